@@ -1,0 +1,43 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Content-addressed blob storage for page bodies, files, PDFs and spec versions: events carry the
+ * SHA-256 hash, never the bytes. Adapters: filesystem (embedded) and GridFS (distributed); both pass
+ * `blob-store.contract.ts`.
+ */
+export interface BlobInfo {
+  /** Lower-case hex SHA-256 of the content. */
+  hash: string;
+  size: number;
+}
+
+export interface BlobStore {
+  /** Stores the bytes (idempotent: the same content is stored once) and returns their hash. */
+  put(content: Buffer | Uint8Array | Readable): Promise<BlobInfo>;
+  /** Streams the content; throws `BlobNotFoundError` for an unknown hash. */
+  get(hash: string): Promise<Readable>;
+  /** Convenience for small blobs: the whole content in memory. */
+  read(hash: string): Promise<Buffer>;
+  /** Size of a stored blob, or null when it is not stored. */
+  stat(hash: string): Promise<BlobInfo | null>;
+  health(): Promise<{ ok: boolean; detail?: string }>;
+  close(): Promise<void>;
+}
+
+export class BlobNotFoundError extends Error {
+  override readonly name = 'BlobNotFoundError';
+  constructor(readonly hash: string) {
+    super(`no blob with hash ${hash}`);
+  }
+}
+
+/** A hash argument that is not 64 lower-case hex digits. */
+export class BlobHashError extends Error {
+  override readonly name = 'BlobHashError';
+  constructor(hash: unknown) {
+    super(`invalid blob hash ${JSON.stringify(String(hash).slice(0, 80))}: expected 64 hex digits`);
+  }
+}
+
+export const BLOB_HASH = /^[0-9a-f]{64}$/;
+export const BLOB_STORE = Symbol('BLOB_STORE');

@@ -1,0 +1,32 @@
+import type { ExpectedRevision } from './event-store.port';
+
+/** The stream was not in the state the append expected: someone else wrote first. */
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    /** Current revision of the stream, or 'no_stream' when it does not exist. */
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream '${stream}' expected to be at ${String(expected)} but is at ${String(actual)}`);
+  }
+}
+
+/** Bad input to the store itself (invalid stream name, empty batch, oversized event, bad page size). */
+export class EventStoreInputError extends Error {
+  override readonly name = 'EventStoreInputError';
+}
+
+/** The store cannot be reached or was closed. */
+export class EventStoreUnavailableError extends Error {
+  override readonly name = 'EventStoreUnavailableError';
+  constructor(message: string, readonly cause?: unknown) {
+    super(message);
+  }
+}
+
+/** The embedded data directory is already opened by another live process. */
+export class DataDirectoryLockedError extends Error {
+  override readonly name = 'DataDirectoryLockedError';
+}

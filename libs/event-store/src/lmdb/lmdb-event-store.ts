@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type {
+  AppendResult,
+  EventStore,
+  EventStoreHealth,
+  ExpectedRevision,
+  LogPosition,
+  LogSubscription,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  SubscriptionMessage,
+} from '../event-store.port';
+import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
+import {
+  assertExpectedRevision,
+  assertStreamName,
+  expectationHolds,
+  pageSize,
+  serializeBatch,
+  type SerializedEvent,
+} from '../validation';
+import { ProcessLock } from './process-lock';
+
+/** One event as stored in the `log` database, keyed by its global position. */
+interface StoredEvent {
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  /** JSON text of the data and metadata, as the caller's event was serialized. */
+  data: string;
+  metadata: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+interface StreamHead {
+  revision: number;
+  position: number;
+}
+
+type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; actual: number | null };
+
+const LAST_REVISION = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The embedded event store on LMDB.
+ *
+ * Layout, three databases in one environment:
+ * - `log`: position (1, 2, 3…) → StoredEvent — the whole log in commit order;
+ * - `streams`: stream name → StreamHead — current revision, for the expected-revision check;
+ * - `stream-index`: [stream, revision] → position — for stream reads in both directions.
+ *
+ * Appends run as lmdb-js asynchronous transaction callbacks: every callback queued in the same event
+ * turn shares one LMDB write transaction and one disk flush (group commit), while each callback's
+ * check-then-write is atomic because callbacks run one after another inside the write lock.
+ * An append resolves only after its transaction is flushed to disk.
+ */
+export class LmdbEventStore implements EventStore {
+  private readonly root: RootDatabase;
+  private readonly log: Database<StoredEvent, number>;
+  private readonly streams: Database<StreamHead, string>;
+  private readonly streamIndex: Database<number, [string, number]>;
+  private readonly lock: ProcessLock;
+  private head: number;
+  private closed = false;
+  private readonly waiters = new Set<() => void>();
+  private readonly subscriptions = new Set<LmdbSubscription>();
+
+  private constructor(directory: string) {
+    mkdirSync(directory, { recursive: true });
+    this.lock = ProcessLock.acquire(directory);
+    try {
+      this.root = open({ path: directory, maxDbs: 4, encoding: 'msgpack' });
+      this.log = this.root.openDB<StoredEvent, number>({ name: 'log', encoding: 'msgpack' });
+      this.streams = this.root.openDB<StreamHead, string>({ name: 'streams', encoding: 'msgpack' });
+      this.streamIndex = this.root.openDB<number, [string, number]>({ name: 'stream-index', encoding: 'msgpack' });
+      this.head = this.lastPosition();
+    } catch (error) {
+      this.lock.release();
+      throw error;
+    }
+  }
+
+  /** Opens (creating if needed) the store in `directory`; refuses a directory held by another process. */
+  static open(directory: string): LmdbEventStore {
+    return new LmdbEventStore(directory);
+  }
+
+  async appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.assertOpen();
+    assertStreamName(stream);
+    assertExpectedRevision(expected);
+    const batch = serializeBatch(events, randomUUID);
+    const at = Date.now();
+    const outcome = await this.root.transaction(() => this.appendInTransaction(stream, batch, expected, at));
+    if (!outcome.ok) throw new WrongExpectedRevisionError(stream, expected, outcome.actual ?? 'no_stream');
+    await this.root.flushed;
+    this.advanceHead(Number(outcome.result.position));
+    return outcome.result;
+  }
+
+  /** Runs inside the write transaction: reads see earlier callbacks of the same transaction. */
+  private appendInTransaction(stream: string, batch: SerializedEvent[], expected: ExpectedRevision, at: number): AppendOutcome {
+    const current = this.streams.get(stream)?.revision ?? null;
+    if (!expectationHolds(expected, current)) return { ok: false, actual: current };
+    let position = this.lastPosition();
+    let revision = current ?? -1;
+    for (const event of batch) {
+      position += 1;
+      revision += 1;
+      this.log.put(position, { id: event.id, stream, revision, type: event.type, data: event.data, metadata: event.metadata, at });
+      this.streamIndex.put([stream, revision], position);
+    }
+    this.streams.put(stream, { revision, position });
+    return { ok: true, result: { nextExpectedRevision: revision, position: BigInt(position) } };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    assertStreamName(stream);
+    const limit = pageSize(options.maxCount);
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? LAST_REVISION : 0);
+    const range = backwards
+      ? this.streamIndex.getRange({ start: [stream, from], end: [stream, -1], reverse: true, limit })
+      : this.streamIndex.getRange({ start: [stream, from], end: [stream, LAST_REVISION], limit });
+    const events: RecordedEvent[] = [];
+    for (const { value: position } of range) {
+      const stored = this.log.get(position);
+      if (stored) events.push(toRecorded(position, stored));
+    }
+    return events;
+  }
+
+  async streamRevision(stream: string): Promise<number | null> {
+    this.assertOpen();
+    assertStreamName(stream);
+    return this.streams.get(stream)?.revision ?? null;
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    return this.readAfter(options.after === undefined ? 0 : Number(options.after), pageSize(options.maxCount));
+  }
+
+  /** Synchronous page read: the subscription's catch-up and live reads share it. */
+  readAfter(after: number, limit: number): RecordedEvent[] {
+    const events: RecordedEvent[] = [];
+    for (const { key, value } of this.log.getRange({ start: after + 1, limit })) events.push(toRecorded(key, value));
+    return events;
+  }
+
+  async headPosition(): Promise<LogPosition | null> {
+    this.assertOpen();
+    return this.head === 0 ? null : BigInt(this.head);
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): LogSubscription {
+    this.assertOpen();
+    const subscription = new LmdbSubscription(this, options.after === undefined ? 0 : Number(options.after), (s) =>
+      this.subscriptions.delete(s),
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Resolves when the durable head moves past `position`, or the store closes. */
+  waitBeyond(position: number): Promise<void> {
+    if (this.head > position || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        this.waiters.delete(wake);
+        resolve();
+      };
+      this.waiters.add(wake);
+    });
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  async health(): Promise<EventStoreHealth> {
+    return this.closed ? { ok: false, detail: 'closed' } : { ok: true, detail: `lmdb, head position ${this.head}` };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const subscription of this.subscriptions) await subscription.close();
+    this.wakeAll();
+    await this.root.close();
+    this.lock.release();
+  }
+
+  private lastPosition(): number {
+    for (const key of this.log.getKeys({ reverse: true, limit: 1 })) return key;
+    return 0;
+  }
+
+  private advanceHead(position: number): void {
+    if (position <= this.head) return;
+    this.head = position;
+    this.wakeAll();
+  }
+
+  /** Wakes every waiting subscription so it re-checks its state (new events, closed). */
+  wakeAll(): void {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EventStoreUnavailableError('the event store is closed');
+  }
+}
+
+/** Subscription pages through the log from its last delivered position, so it can neither skip nor repeat. */
+class LmdbSubscription implements LogSubscription {
+  private static readonly PAGE = 512;
+  private buffer: RecordedEvent[] = [];
+  private caughtUp = false;
+  private done = false;
+
+  constructor(
+    private readonly store: LmdbEventStore,
+    private last: number,
+    private readonly onClose: (subscription: LmdbSubscription) => void,
+  ) {}
+
+  async next(): Promise<IteratorResult<SubscriptionMessage>> {
+    while (!this.done) {
+      const event = this.buffer.shift();
+      if (event) {
+        this.last = Number(event.position);
+        return { done: false, value: { kind: 'event', event } };
+      }
+      if (this.store.isClosed) break;
+      this.buffer = this.store.readAfter(this.last, LmdbSubscription.PAGE);
+      if (this.buffer.length > 0) continue;
+      if (!this.caughtUp) {
+        this.caughtUp = true;
+        return { done: false, value: { kind: 'caughtUp', position: this.last === 0 ? null : BigInt(this.last) } };
+      }
+      await this.store.waitBeyond(this.last);
+    }
+    this.done = true;
+    return { done: true, value: undefined };
+  }
+
+  async return(): Promise<IteratorResult<SubscriptionMessage>> {
+    await this.close();
+    return { done: true, value: undefined };
+  }
+
+  async close(): Promise<void> {
+    this.done = true;
+    this.buffer = [];
+    this.onClose(this);
+    this.store.wakeAll();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
+    return this;
+  }
+}
+
+function toRecorded(position: number, stored: StoredEvent): RecordedEvent {
+  return {
+    id: stored.id,
+    streamId: stored.stream,
+    revision: stored.revision,
+    position: BigInt(position),
+    type: stored.type,
+    data: JSON.parse(stored.data),
+    metadata: JSON.parse(stored.metadata),
+    recordedAt: new Date(stored.at).toISOString(),
+  };
+}

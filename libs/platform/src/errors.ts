@@ -1,0 +1,35 @@
+/**
+ * Domain errors: what a decider returns (or throws) when a command breaks a rule. They carry the
+ * HTTP status the API answers with, so the HTTP layer maps them without knowing the domain.
+ */
+export type DomainErrorCode = 400 | 403 | 404 | 409 | 412 | 413 | 422 | 429;
+
+export class DomainError extends Error {
+  override readonly name: string = 'DomainError';
+  constructor(
+    readonly status: DomainErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  static invalid(message: string): DomainError {
+    return new DomainError(400, message);
+  }
+  static forbidden(message: string): DomainError {
+    return new DomainError(403, message);
+  }
+  static notFound(message: string): DomainError {
+    return new DomainError(404, message);
+  }
+  static conflict(message: string): DomainError {
+    return new DomainError(409, message);
+  }
+  static preconditionFailed(message: string): DomainError {
+    return new DomainError(412, message);
+  }
+}
+
+export function isDomainError(value: unknown): value is DomainError {
+  return value instanceof DomainError;
+}

@@ -1,0 +1,25 @@
+/** A write would break a unique index (including the primary key `_id`). */
+export class DuplicateKeyError extends Error {
+  override readonly name = 'DuplicateKeyError';
+  constructor(
+    readonly collection: string,
+    /** The index's fields joined by ',' (`_id` for the primary key). */
+    readonly index: string,
+    readonly key: unknown,
+  ) {
+    super(`duplicate key in '${collection}' for index '${index}': ${JSON.stringify(key)}`);
+  }
+}
+
+/** Bad query input: malformed cursor, limit out of range, unsupported operator. */
+export class ReadStoreInputError extends Error {
+  override readonly name = 'ReadStoreInputError';
+}
+
+/** The store cannot be reached. */
+export class ReadStoreUnavailableError extends Error {
+  override readonly name = 'ReadStoreUnavailableError';
+  constructor(message: string, readonly cause?: unknown) {
+    super(message);
+  }
+}

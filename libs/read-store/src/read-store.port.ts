@@ -1,0 +1,98 @@
+/**
+ * The read store port: named collections of JSON documents queried with MongoDB syntax.
+ * Adapters: in-memory on `mingo` (embedded) and MongoDB (distributed). Both pass
+ * `read-store.contract.ts`.
+ *
+ * Documents are plain JSON objects keyed by a string `_id`. Values must be JSON-representable
+ * (strings, finite numbers, booleans, null, arrays, objects); dates are stored as ISO strings.
+ */
+
+export interface Doc {
+  _id: string;
+  [field: string]: unknown;
+}
+
+/** A MongoDB query filter (`$eq`, `$in`, `$gt`, `$regex`, `$and`, `$or`, dotted paths, …). */
+export type Filter = Record<string, unknown>;
+/** A MongoDB update document (`$set`, `$unset`, `$inc`, `$push`, `$pull`, `$addToSet`, …). */
+export type Update = Record<string, unknown>;
+/** Sort order: field → 1 (ascending) or -1 (descending). `_id` is always added as the tie-breaker. */
+export type Sort = Record<string, 1 | -1>;
+
+export interface FindOptions {
+  sort?: Sort;
+  /** Page size, 1..1000; default 50. */
+  limit?: number;
+  /** Opaque cursor from a previous page's `next`. Stable under concurrent writes (keyset pagination). */
+  after?: string;
+  /** When false, `count` is not computed (it is then the number of items on the page). Default true. */
+  count?: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Number of documents matching the filter, across all pages. */
+  count: number;
+  /** Cursor of the next page, absent on the last page. */
+  next?: string;
+}
+
+export interface IndexSpec {
+  /** Indexed fields, in order; 1 ascending, -1 descending. */
+  fields: Record<string, 1 | -1>;
+  unique?: boolean;
+  /**
+   * With `unique`: only documents matching this filter take part (MongoDB partial index),
+   * e.g. `{ deletedAt: null }` so that deleted documents free their slug. Equality and `$exists` only.
+   */
+  partial?: Filter;
+}
+
+/** Operations on one collection. Each call is atomic on its own, or part of a transaction. */
+export interface Collection<T extends Doc = Doc> {
+  get(id: string): Promise<T | null>;
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter?: Filter, options?: FindOptions): Promise<Page<T>>;
+  count(filter?: Filter): Promise<number>;
+  /** Inserts a new document; a duplicate `_id` or unique-index value throws `DuplicateKeyError`. */
+  insert(doc: T): Promise<void>;
+  /** Inserts or replaces the whole document with this `_id`. */
+  put(doc: T): Promise<void>;
+  /**
+   * Applies update operators to the document with this id and returns it as updated, or null
+   * when there is none. With `upsert`, a missing document is created from `{ _id }` plus the update.
+   */
+  update(id: string, update: Update, options?: { upsert?: boolean }): Promise<T | null>;
+  /** Applies update operators to every matching document; returns how many matched. */
+  updateMany(filter: Filter, update: Update): Promise<number>;
+  /** Returns whether a document was deleted. */
+  delete(id: string): Promise<boolean>;
+  deleteMany(filter: Filter): Promise<number>;
+}
+
+/** A unit of work: every write through it commits together or not at all. */
+export interface ReadStoreTransaction {
+  collection<T extends Doc = Doc>(name: string): Collection<T>;
+}
+
+export interface ReadStore {
+  collection<T extends Doc = Doc>(name: string): Collection<T>;
+  /**
+   * Runs `work` so that all its writes commit atomically when it resolves, and none do when it
+   * throws. Reads inside see the transaction's own writes. Used by the projection runner to commit
+   * read-model writes together with their checkpoint.
+   */
+  transaction<R>(work: (tx: ReadStoreTransaction) => Promise<R>): Promise<R>;
+  /** Creates the index if it does not exist; idempotent. A unique index over duplicates throws. */
+  ensureIndex(collection: string, index: IndexSpec): Promise<void>;
+  /** Removes a collection with its documents and indexes. */
+  dropCollection(name: string): Promise<void>;
+  listCollections(): Promise<string[]>;
+  health(): Promise<{ ok: boolean; detail?: string }>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 1000;
+
+export const READ_STORE = Symbol('READ_STORE');
