@@ -111,6 +111,7 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Even
         await expect(store.appendToStream(name, [], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
         await expect(store.appendToStream(name, [{ type: '', data: {} }], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
         await expect(store.appendToStream(name, events(1), -1)).rejects.toBeInstanceOf(EventStoreInputError);
+        await expect(store.appendToStream(name, [{ id: 'not-a-uuid', type: 'T', data: {} }], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
         const huge = { type: 'Huge', data: { text: 'x'.repeat(1024 * 1024) } };
         await expect(store.appendToStream(name, [events(1)[0], huge], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
         await expect(store.readStream(name, { maxCount: 0 })).rejects.toBeInstanceOf(EventStoreInputError);

@@ -3,6 +3,8 @@ import { EventStoreInputError } from './errors';
 
 /** KurrentDB refuses appends over 1 MiB by default; both adapters hold every event under it. */
 export const MAX_EVENT_BYTES = 1024 * 1024 - 64 * 1024;
+/** Event ids are UUIDs: KurrentDB requires it, so the embedded store does too. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STREAM_NAME = /^[A-Za-z0-9_.:@]+-[A-Za-z0-9_.:@-]+$/;
 
 /** Stream names are `<category>-<id>`; the category has no '-' (DESIGN section 4). */
@@ -34,8 +36,8 @@ export function serializeBatch(events: readonly NewEvent[], newId: () => string)
     if (!event || typeof event.type !== 'string' || event.type.length === 0 || event.type.length > 200) {
       throw new EventStoreInputError('every event needs a type of 1..200 characters');
     }
-    if (event.id !== undefined && (typeof event.id !== 'string' || event.id.length === 0 || event.id.length > 100)) {
-      throw new EventStoreInputError(`event '${event.type}' has an invalid id`);
+    if (event.id !== undefined && (typeof event.id !== 'string' || !UUID.test(event.id))) {
+      throw new EventStoreInputError(`event '${event.type}' has an invalid id: event ids must be UUIDs`);
     }
     const data = JSON.stringify(event.data ?? null);
     const metadata = JSON.stringify(event.metadata ?? {});
@@ -44,7 +46,7 @@ export function serializeBatch(events: readonly NewEvent[], newId: () => string)
     if (size > MAX_EVENT_BYTES) {
       throw new EventStoreInputError(`event '${event.type}' is ${size} bytes; events must stay under ${MAX_EVENT_BYTES} bytes`);
     }
-    return { id: event.id ?? newId(), type: event.type, data, metadata };
+    return { id: event.id?.toLowerCase() ?? newId(), type: event.type, data, metadata };
   });
 }
 

@@ -1,0 +1,550 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  FORWARDS,
+  KurrentDBClient,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  excludeSystemEvents,
+  jsonEvent,
+  type AllStreamResolvedEvent,
+  type AllStreamSubscription,
+  type AppendStreamState,
+  type JSONType,
+  type ReadPosition,
+  type ResolvedEvent,
+} from '@kurrent/kurrentdb-client';
+import type {
+  AppendResult,
+  EventStore,
+  EventStoreHealth,
+  ExpectedRevision,
+  LogPosition,
+  LogSubscription,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  SubscriptionMessage,
+} from '../event-store.port';
+import { EventStoreInputError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
+import { assertBatch, assertExpectedRevision, assertStreamName, pageSize } from '../validation';
+import { hasLogPosition, packPosition, unpackPosition, type KurrentDbPosition } from './kurrentdb-position';
+
+/** gRPC status codes the adapter reads on raw errors (`@grpc/grpc-js` `status`). */
+const GRPC_CANCELLED = 1;
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_UNAVAILABLE = 14;
+
+/** Client error `type`s (the client's `ErrorType` values) that mean "the store could not be reached in time". */
+const UNAVAILABLE_TYPES = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader', 'cancelled']);
+const UNAVAILABLE_CODES = new Set([GRPC_UNAVAILABLE, GRPC_DEADLINE_EXCEEDED, GRPC_CANCELLED]);
+/** A starting or overloaded node answers appends with these messages, which the client reports as `UnknownError`. */
+const NOT_READY = /server is (not ready|busy)/i;
+
+export interface KurrentDbEventStoreOptions {
+  /** How long `health()` waits for its probe read, in milliseconds. */
+  healthTimeoutMs?: number;
+}
+
+const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
+
+/**
+ * The distributed event store on KurrentDB (formerly EventStoreDB), through `@kurrent/kurrentdb-client`.
+ *
+ * - Appends are one atomic server-side write per call, sent with `requiresLeader` so that a follower
+ *   refuses them (the client then reconnects to the leader; cluster discovery prefers the leader by default).
+ *   Stream reads, which feed the decide step, also require the leader, so they are never stale.
+ * - Event ids are UUIDs (KurrentDB's own requirement). The server treats a repeated append of the same
+ *   ids at the same expected revision as idempotent: it succeeds without writing twice.
+ * - Positions are KurrentDB's `{ commit, prepare }` packed into one bigint (see `kurrentdb-position.ts`).
+ * - `readAll`, `headPosition` and `subscribeToAll` exclude system events (`$`-prefixed types or streams)
+ *   with the server-side `excludeSystemEvents()` filter, and check again on the client.
+ */
+export class KurrentDbEventStore implements EventStore {
+  private closed = false;
+  private readonly subscriptions = new Set<KurrentDbSubscription>();
+  private readonly healthTimeoutMs: number;
+
+  private constructor(
+    private readonly client: KurrentDBClient,
+    options: KurrentDbEventStoreOptions,
+  ) {
+    this.healthTimeoutMs = options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
+  }
+
+  /**
+   * Creates the store for a connection string such as `kurrentdb://host:2113?tls=false`. The string is
+   * checked here with the client's own parser; the connection itself opens lazily, on the first call.
+   */
+  static connect(connectionString: string, options: KurrentDbEventStoreOptions = {}): KurrentDbEventStore {
+    return new KurrentDbEventStore(parseConnectionString(connectionString), options);
+  }
+
+  async appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.assertOpen();
+    assertStreamName(stream);
+    assertExpectedRevision(expected);
+    assertBatch(events);
+    const batch = events.map((event) =>
+      jsonEvent({
+        id: eventId(event),
+        type: event.type,
+        data: (event.data ?? null) as JSONType,
+        metadata: (event.metadata ?? {}) as JSONType,
+      }),
+    );
+    let result;
+    try {
+      result = await this.client.appendToStream(stream, batch, { streamState: toStreamState(expected), requiresLeader: true });
+    } catch (error) {
+      throw toPortError(error, stream, expected);
+    }
+    if (!result.success) {
+      // Only reachable with `throwOnAppendFailure=false` in the connection string; the client's revision
+      // in that case is not reliable, so ask the stream itself.
+      throw new WrongExpectedRevisionError(stream, expected, (await this.streamRevision(stream)) ?? 'no_stream');
+    }
+    if (!hasLogPosition(result.position)) {
+      throw new Error(`KurrentDB acknowledged the append to '${stream}' without a log position`);
+    }
+    return { nextExpectedRevision: Number(result.nextExpectedRevision), position: packPosition(result.position) };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    assertStreamName(stream);
+    const limit = pageSize(options.maxCount);
+    const backwards = readDirection(options.direction) === 'backwards';
+    const fromRevision = options.fromRevision === undefined ? (backwards ? END : START) : BigInt(revision(options.fromRevision));
+    const events: RecordedEvent[] = [];
+    try {
+      const page = this.client.readStream(stream, {
+        direction: backwards ? BACKWARDS : FORWARDS,
+        fromRevision,
+        maxCount: limit,
+        requiresLeader: true,
+      });
+      for await (const resolved of page) {
+        const event = decodeRecorded(resolved.event);
+        if (!event) throw new Error(`KurrentDB returned an event of '${stream}' without a log position`);
+        events.push(event);
+      }
+    } catch (error) {
+      if (isStreamNotFound(error)) return [];
+      throw toPortError(error, stream);
+    }
+    return events;
+  }
+
+  async streamRevision(stream: string): Promise<number | null> {
+    this.assertOpen();
+    assertStreamName(stream);
+    try {
+      const page = this.client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1, requiresLeader: true });
+      for await (const resolved of page) {
+        if (resolved.event) return Number(resolved.event.revision);
+      }
+      return null;
+    } catch (error) {
+      if (isStreamNotFound(error)) return null;
+      throw toPortError(error, stream);
+    }
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const limit = pageSize(options.maxCount);
+    const after = options.after === undefined ? undefined : logPosition(options.after);
+    const events: RecordedEvent[] = [];
+    // KurrentDB reads $all from a position inclusively: the event at `after` comes back first and is
+    // skipped, so each request asks for one more than it still needs. Pages repeat until the limit is
+    // met or the server returns a short page (the end of the log).
+    let from: ReadPosition = after === undefined ? START : unpackPosition(after);
+    let skipThrough = after;
+    try {
+      while (events.length < limit) {
+        const wanted = limit - events.length + 1;
+        let received = 0;
+        let last: LogPosition | undefined;
+        const page = this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: wanted, filter: excludeSystemEvents() });
+        for await (const resolved of page) {
+          received += 1;
+          const event = decodeRecorded(resolved.event);
+          if (!event) continue;
+          last = event.position;
+          if (skipThrough !== undefined && event.position <= skipThrough) continue;
+          if (isSystemEvent(event)) continue;
+          events.push(event);
+          if (events.length === limit) break;
+        }
+        if (events.length === limit || received < wanted || last === undefined) break;
+        from = unpackPosition(last);
+        skipThrough = last;
+      }
+    } catch (error) {
+      throw toPortError(error);
+    }
+    return events;
+  }
+
+  async headPosition(): Promise<LogPosition | null> {
+    this.assertOpen();
+    const PAGE = 32;
+    let from: ReadPosition = END;
+    let below: LogPosition | undefined;
+    try {
+      for (;;) {
+        let received = 0;
+        let last: LogPosition | undefined;
+        const page = this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: PAGE, filter: excludeSystemEvents() });
+        for await (const resolved of page) {
+          received += 1;
+          const event = decodeRecorded(resolved.event);
+          if (!event) continue;
+          last = event.position;
+          if (below !== undefined && event.position >= below) continue;
+          if (!isSystemEvent(event)) return event.position;
+        }
+        if (received < PAGE || last === undefined) return null;
+        from = unpackPosition(last);
+        below = last;
+      }
+    } catch (error) {
+      throw toPortError(error);
+    }
+  }
+
+  subscribeToAll(options: SubscribeOptions = {}): LogSubscription {
+    this.assertOpen();
+    const after = options.after === undefined ? undefined : logPosition(options.after);
+    const source = this.client.subscribeToAll({
+      fromPosition: after === undefined ? START : unpackPosition(after),
+      filter: excludeSystemEvents(),
+      resolveLinkTos: false,
+    });
+    const subscription = new KurrentDbSubscription(source, after, (s) => this.subscriptions.delete(s));
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async health(): Promise<EventStoreHealth> {
+    if (this.closed) return { ok: false, detail: 'closed' };
+    const probe = (async () => {
+      const page = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, deadline: this.healthTimeoutMs });
+      for await (const resolved of page) void resolved;
+    })();
+    try {
+      await withTimeout(probe, this.healthTimeoutMs, `no answer from KurrentDB within ${this.healthTimeoutMs} ms`);
+      return { ok: true, detail: 'kurrentdb reachable' };
+    } catch (error) {
+      probe.catch(() => undefined);
+      return { ok: false, detail: `kurrentdb: ${messageOf(toPortError(error))}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    await this.client.dispose();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EventStoreUnavailableError('the event store is closed');
+  }
+}
+
+/** The factory the Nest module uses when `EVENTSTORE_URL` is set. */
+export function createKurrentDbEventStore(url: string, options: KurrentDbEventStoreOptions = {}): EventStore {
+  return KurrentDbEventStore.connect(url, options);
+}
+
+/** Marker pushed into the client's stream, in order with its events, when the server says "caught up". */
+const CAUGHT_UP: unique symbol = Symbol('kurrentdb caught up');
+
+/** The client's subscription object, as far as this adapter uses it (a test can supply its own). */
+export type KurrentDbSubscriptionSource = Pick<
+  AllStreamSubscription,
+  'on' | 'once' | 'push' | 'destroy' | 'destroyed' | 'unsubscribe' | typeof Symbol.asyncIterator
+>;
+
+/**
+ * A catch-up subscription to $all as a `LogSubscription`.
+ *
+ * The client's subscription is a Node object-mode stream that signals "caught up" as an event emitted
+ * while it processes the server's message; events it processed earlier may still sit in its buffer.
+ * The listener therefore pushes a marker into the same buffer, so the `caughtUp` message comes out in
+ * order, after every event delivered before it. Reading the stream with for-await pulls one item at a
+ * time, so the stream's high-water mark bounds the buffer and pauses the gRPC call when it is full.
+ */
+export class KurrentDbSubscription implements LogSubscription {
+  private closed = false;
+  private released = false;
+  private readonly iterator: AsyncGenerator<SubscriptionMessage, void, undefined>;
+
+  constructor(
+    private readonly source: KurrentDbSubscriptionSource,
+    private readonly after: LogPosition | undefined,
+    private readonly onRelease: (subscription: KurrentDbSubscription) => void = () => undefined,
+  ) {
+    source.once('caughtUp', () => {
+      if (!source.destroyed) source.push(CAUGHT_UP);
+    });
+    // The client emits errors on the stream without destroying it; destroying it with the error makes
+    // sure a reader that is waiting, or arrives later, sees it (and that nothing goes unhandled).
+    source.on('error', (error: Error) => {
+      if (!source.destroyed) source.destroy(error);
+    });
+    this.iterator = this.messages();
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SubscriptionMessage> {
+    return this.iterator;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.release();
+  }
+
+  private async *messages(): AsyncGenerator<SubscriptionMessage, void, undefined> {
+    let last = this.after;
+    let caughtUp = false;
+    try {
+      for await (const item of this.source as AsyncIterable<AllStreamResolvedEvent | typeof CAUGHT_UP>) {
+        if (this.closed) return;
+        if (item === CAUGHT_UP) {
+          if (!caughtUp) {
+            caughtUp = true;
+            yield { kind: 'caughtUp', position: last ?? null };
+          }
+          continue;
+        }
+        const event = decodeRecorded(item.event);
+        if (!event || isSystemEvent(event)) continue;
+        // Exclusive start, and never a duplicate should the server repeat itself.
+        if (last !== undefined && event.position <= last) continue;
+        last = event.position;
+        yield { kind: 'event', event };
+      }
+    } catch (error) {
+      if (this.closed) return;
+      throw subscriptionError(error);
+    } finally {
+      await this.release();
+    }
+    if (!this.closed) throw new EventStoreUnavailableError('the KurrentDB subscription ended without being closed');
+  }
+
+  private async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    this.onRelease(this);
+    try {
+      await this.source.unsubscribe();
+    } catch {
+      // The call never started or already failed: nothing to cancel.
+    }
+    if (!this.source.destroyed) this.source.destroy();
+  }
+}
+
+/**
+ * Translates a client error into the port's errors: a wrong expected version becomes
+ * `WrongExpectedRevisionError`; an unreachable, timed-out or non-leader server (the client's
+ * `UnavailableError` family, or a raw gRPC error with code 14 as appends throw when the connection
+ * fails, or a node answering "Server Is Not Ready/Busy") becomes `EventStoreUnavailableError`; an
+ * append over the server's size limit becomes
+ * `EventStoreInputError`. Anything else is returned as it came.
+ */
+export function toPortError(error: unknown, stream?: string, expected?: ExpectedRevision): Error {
+  if (
+    error instanceof WrongExpectedRevisionError ||
+    error instanceof EventStoreInputError ||
+    error instanceof EventStoreUnavailableError
+  ) {
+    return error;
+  }
+  const type = errorType(error);
+  if (type === 'wrong-expected-version') {
+    const details = error as { streamName?: unknown; expectedState?: unknown; actualState?: unknown };
+    const name = stream ?? (typeof details.streamName === 'string' ? details.streamName : 'unknown stream');
+    return new WrongExpectedRevisionError(name, expected ?? fromStreamState(details.expectedState), toActualRevision(details.actualState));
+  }
+  if (
+    (type !== undefined && UNAVAILABLE_TYPES.has(type)) ||
+    UNAVAILABLE_CODES.has(grpcCode(error) ?? -1) ||
+    (type === 'unknown' && NOT_READY.test(messageOf(error)))
+  ) {
+    return new EventStoreUnavailableError(`KurrentDB is unavailable: ${messageOf(error)}`, error);
+  }
+  if (type === 'maximum-append-size-exceeded' || type === 'append-record-size-exceeded' || type === 'transaction-max-size-exceeded') {
+    return new EventStoreInputError(`the append is larger than KurrentDB accepts: ${messageOf(error)}`);
+  }
+  return error instanceof Error ? error : new Error(messageOf(error));
+}
+
+/** A failure of a running subscription: always an `EventStoreUnavailableError`, so callers resubscribe. */
+export function subscriptionError(error: unknown): EventStoreUnavailableError {
+  const mapped = toPortError(error);
+  if (mapped instanceof EventStoreUnavailableError) return mapped;
+  return new EventStoreUnavailableError(`the KurrentDB subscription dropped: ${messageOf(error)}`, error);
+}
+
+/** Maps the port's expected revision to the client's stream state. */
+export function toStreamState(expected: ExpectedRevision): AppendStreamState {
+  switch (expected) {
+    case 'no_stream':
+      return NO_STREAM;
+    case 'any':
+      return ANY;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    default:
+      return BigInt(expected);
+  }
+}
+
+/** Builds the client, turning the client's parse errors into `EventStoreInputError`. */
+export function parseConnectionString(connectionString: string): KurrentDBClient {
+  if (typeof connectionString !== 'string' || connectionString.trim() === '') {
+    throw new EventStoreInputError('a KurrentDB connection string is required, such as kurrentdb://localhost:2113?tls=false');
+  }
+  try {
+    return KurrentDBClient.connectionString(connectionString);
+  } catch (error) {
+    throw new EventStoreInputError(`invalid KurrentDB connection string: ${messageOf(error)}`);
+  }
+}
+
+type ClientRecordedEvent = NonNullable<ResolvedEvent['event']> | NonNullable<AllStreamResolvedEvent['event']>;
+
+/** Converts a client record to the port's shape; null when it carries no log position. */
+export function decodeRecorded(record: ClientRecordedEvent | undefined): RecordedEvent | null {
+  if (!record || !hasLogPosition(record.position as KurrentDbPosition | undefined)) return null;
+  return {
+    id: record.id,
+    streamId: record.streamId,
+    revision: Number(record.revision),
+    position: packPosition(record.position as KurrentDbPosition),
+    type: record.type,
+    data: decodeData(record.data),
+    metadata: decodeMetadata(record.metadata),
+    recordedAt: isoDate(record.created),
+  };
+}
+
+function isSystemEvent(event: RecordedEvent): boolean {
+  return event.type.startsWith('$') || event.streamId.startsWith('$');
+}
+
+/** JSON events arrive parsed; anything else arrives as bytes, which are parsed when they hold JSON. */
+function decodeData(data: unknown): unknown {
+  if (!(data instanceof Uint8Array)) return data;
+  const text = Buffer.from(data).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function decodeMetadata(metadata: unknown): Record<string, unknown> {
+  if (metadata instanceof Uint8Array) {
+    if (metadata.length === 0) return {};
+    try {
+      return decodeMetadata(JSON.parse(Buffer.from(metadata).toString('utf8')));
+    } catch {
+      return {};
+    }
+  }
+  if (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata)) return metadata as Record<string, unknown>;
+  return {};
+}
+
+function isoDate(created: unknown): string {
+  const date = created instanceof Date ? created : new Date(typeof created === 'number' ? created : Number.NaN);
+  return Number.isNaN(date.getTime()) ? new Date(0).toISOString() : date.toISOString();
+}
+
+/** Ids were checked to be UUIDs by `assertBatch`; KurrentDB stores them in lower case. */
+function eventId(event: NewEvent): string {
+  return event.id?.toLowerCase() ?? randomUUID();
+}
+
+function readDirection(direction: unknown): 'forwards' | 'backwards' {
+  if (direction === undefined || direction === 'forwards') return 'forwards';
+  if (direction === 'backwards') return 'backwards';
+  throw new EventStoreInputError(`invalid direction '${String(direction)}': expected forwards or backwards`);
+}
+
+function revision(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new EventStoreInputError(`invalid revision ${String(value)}: expected a non-negative integer`);
+  }
+  return value;
+}
+
+function logPosition(value: unknown): LogPosition {
+  if (typeof value !== 'bigint' || value < 0n) {
+    throw new EventStoreInputError(`invalid log position ${String(value)}: expected a non-negative bigint`);
+  }
+  try {
+    unpackPosition(value);
+  } catch {
+    throw new EventStoreInputError(`invalid log position ${String(value)}: not a KurrentDB position`);
+  }
+  return value;
+}
+
+function isStreamNotFound(error: unknown): boolean {
+  return errorType(error) === 'stream-not-found';
+}
+
+function errorType(error: unknown): string | undefined {
+  const type = (error as { type?: unknown } | null | undefined)?.type;
+  return typeof type === 'string' ? type : undefined;
+}
+
+function grpcCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+function fromStreamState(state: unknown): ExpectedRevision {
+  if (state === NO_STREAM || state === ANY || state === STREAM_EXISTS) return state;
+  if (typeof state === 'bigint' && state >= 0n) return Number(state);
+  if (typeof state === 'number' && Number.isSafeInteger(state) && state >= 0) return state;
+  return 'any';
+}
+
+/** The client reports the current revision as a bigint, or 'no_stream'; negative values mean no stream too. */
+function toActualRevision(state: unknown): number | 'no_stream' {
+  if (typeof state === 'bigint') return state >= 0n ? Number(state) : 'no_stream';
+  if (typeof state === 'number' && Number.isSafeInteger(state)) return state >= 0 ? state : 'no_stream';
+  return 'no_stream';
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  if (typeof message === 'string' && message) return message;
+  const details = (error as { details?: unknown } | null | undefined)?.details;
+  if (typeof details === 'string' && details) return details;
+  return String(error);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EventStoreUnavailableError(message)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
