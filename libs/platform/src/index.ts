@@ -1,1 +1,4 @@
 export * from './errors';
+export * from './ids';
+export * from './clock';
+export * from './config';

@@ -19,7 +19,7 @@ export class ReadStoreInputError extends Error {
 /** The store cannot be reached. */
 export class ReadStoreUnavailableError extends Error {
   override readonly name = 'ReadStoreUnavailableError';
-  constructor(message: string, readonly cause?: unknown) {
+  constructor(message: string, override readonly cause?: unknown) {
     super(message);
   }
 }

@@ -1,0 +1,127 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { blobStoreContract } from '../blob-store.contract';
+import { BlobHashError } from '../blob-store.port';
+import { BlobStoreClosedError, FsBlobStore } from './fs-blob-store';
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+const roots: string[] = [];
+function tempRoot(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fs-blob-store-'));
+  roots.push(dir);
+  return join(dir, 'blobs');
+}
+
+afterAll(() => {
+  for (const dir of roots) rmSync(dir, { recursive: true, force: true });
+});
+
+blobStoreContract('fs', async () => new FsBlobStore(tempRoot()));
+
+describe('FsBlobStore', () => {
+  let root: string;
+  let store: FsBlobStore;
+
+  beforeEach(() => {
+    root = tempRoot();
+    store = new FsBlobStore(root);
+  });
+
+  afterEach(async () => {
+    await store.close();
+  });
+
+  const tmpFiles = (): string[] => readdirSync(join(root, 'tmp'));
+
+  it('given a put, then the blob is the file root/ab/cd/<hash> and no file is left in tmp', async () => {
+    const content = Buffer.from('hello');
+    const { hash } = await store.put(content);
+    const path = join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
+    expect(statSync(path).size).toBe(5);
+    expect(tmpFiles()).toEqual([]);
+    await store.put(Readable.from([content]));
+    expect(tmpFiles()).toEqual([]);
+  });
+
+  it('given a Readable that fails midway, then no blob and no temporary file remain', async () => {
+    const input = new PassThrough();
+    const putting = store.put(input);
+    input.write(randomBytes(64 * 1024));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(tmpFiles()).toHaveLength(1);
+    input.destroy(new Error('connection reset'));
+    await expect(putting).rejects.toThrow('connection reset');
+    expect(tmpFiles()).toEqual([]);
+    const entries = readdirSync(root).filter((name) => name !== 'tmp');
+    expect(entries).toEqual([]);
+  });
+
+  it('given a stream of something other than bytes, then put rejects with TypeError and leaves nothing', async () => {
+    await expect(store.put(Readable.from([{ not: 'bytes' }]))).rejects.toBeInstanceOf(TypeError);
+    await expect(store.put('text' as unknown as Buffer)).rejects.toBeInstanceOf(TypeError);
+    expect(tmpFiles()).toEqual([]);
+  });
+
+  it('given a stream of strings, then they are stored as UTF-8', async () => {
+    const info = await store.put(Readable.from(['héllo ', 'wörld']));
+    expect(info).toEqual({ hash: sha256(Buffer.from('héllo wörld')), size: Buffer.byteLength('héllo wörld') });
+  });
+
+  it('given temporary files left by a crashed process, when the store is first used, then they are removed', async () => {
+    const tmp = join(root, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    // A dead process, an earlier incarnation of this pid, and an old file of unknown origin.
+    writeFileSync(join(tmp, '999999999.1.deadbeef.tmp'), 'partial');
+    writeFileSync(join(tmp, `${process.pid}.1.cafe.tmp`), 'partial');
+    writeFileSync(join(tmp, 'unknown.tmp'), 'partial');
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(join(tmp, 'unknown.tmp'), old, old);
+    // A recent file of unknown origin may belong to a live put elsewhere: kept.
+    writeFileSync(join(tmp, 'recent.tmp'), 'partial');
+    await store.put(Buffer.from('x'));
+    expect(tmpFiles()).toEqual(['recent.tmp']);
+  });
+
+  it('given a blob whose final path already exists, when putting it, then the existing file is kept', async () => {
+    const content = Buffer.from('same');
+    const { hash } = await store.put(content);
+    const path = join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
+    const before = statSync(path).ino;
+    await store.put(Readable.from([content]));
+    expect(statSync(path).ino).toBe(before);
+    expect(tmpFiles()).toEqual([]);
+  });
+
+  it('given a traversal attempt, then BlobHashError and no file system access outside the root', async () => {
+    await expect(store.read('../../../../etc/passwd')).rejects.toBeInstanceOf(BlobHashError);
+    expect(existsSync(join(root, 'tmp'))).toBe(false);
+  });
+
+  it('given a closed store, then calls reject and health reports it', async () => {
+    await store.close();
+    await expect(store.put(Buffer.from('x'))).rejects.toBeInstanceOf(BlobStoreClosedError);
+    await expect(store.stat(sha256(Buffer.from('x')))).rejects.toBeInstanceOf(BlobStoreClosedError);
+    expect(await store.health()).toEqual({ ok: false, detail: expect.any(String) });
+  });
+
+  it('given a put under way, when closing, then close waits for it', async () => {
+    const input = new PassThrough();
+    const putting = store.put(input);
+    const closing = store.close();
+    input.end(Buffer.from('late'));
+    expect(await putting).toEqual({ hash: sha256(Buffer.from('late')), size: 4 });
+    await closing;
+  });
+
+  it('given a root that cannot be created, then health is not ok', async () => {
+    const file = join(tempRoot(), '..', 'a-file');
+    writeFileSync(file, 'x');
+    const broken = new FsBlobStore(join(file, 'blobs'));
+    expect(await broken.health()).toEqual({ ok: false, detail: expect.any(String) });
+    await broken.close();
+  });
+});

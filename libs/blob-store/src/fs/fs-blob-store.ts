@@ -1,0 +1,282 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobStore } from '../blob-store.port';
+
+/**
+ * The embedded blob store: content-addressed files under `rootDir` (normally `DATA_DIR/blobs`),
+ * laid out as `root/ab/cd/<hash>` by the first two byte pairs of the hex SHA-256.
+ *
+ * A put streams the content into a temporary file in `root/tmp/` while hashing it, fsyncs the
+ * file, renames it onto its final path (atomic: a blob is either absent or complete under its hash;
+ * if it is already there, the temporary file is dropped) and fsyncs the directory so the rename
+ * survives a crash. Temporary files left behind by a crashed process are removed on first use.
+ */
+
+/** Temporary files of another live process are only considered abandoned after this long. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+/** This process incarnation: a pid alone repeats across restarts (pid 1 in a container). */
+const INCARNATION = `${process.pid}.${Math.round(performance.timeOrigin)}`;
+
+/** The store was closed. */
+export class BlobStoreClosedError extends Error {
+  override readonly name = 'BlobStoreClosedError';
+  constructor() {
+    super('the filesystem blob store is closed');
+  }
+}
+
+export class FsBlobStore implements BlobStore {
+  private readonly tmpDir: string;
+  private ready: Promise<void> | undefined;
+  private closed = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(readonly rootDir: string) {
+    if (typeof rootDir !== 'string' || rootDir === '') throw new TypeError('FsBlobStore needs a root directory');
+    this.tmpDir = join(rootDir, 'tmp');
+  }
+
+  put(content: Buffer | Uint8Array | Readable): Promise<BlobInfo> {
+    if (!(content instanceof Uint8Array) && !(content instanceof Readable)) {
+      return Promise.reject(new TypeError('blob content must be a Buffer, a Uint8Array or a Readable stream'));
+    }
+    return this.track(async () => {
+      await this.init();
+      return content instanceof Uint8Array ? this.putBytes(content) : this.putStream(content);
+    });
+  }
+
+  get(hash: string): Promise<Readable> {
+    return this.track(async () => {
+      const path = this.pathOf(hash);
+      let handle: FileHandle;
+      try {
+        handle = await open(path, 'r');
+      } catch (error) {
+        throw notFoundOr(error, hash);
+      }
+      return handle.createReadStream();
+    });
+  }
+
+  read(hash: string): Promise<Buffer> {
+    return this.track(async () => {
+      const path = this.pathOf(hash);
+      try {
+        return await readFile(path);
+      } catch (error) {
+        throw notFoundOr(error, hash);
+      }
+    });
+  }
+
+  stat(hash: string): Promise<BlobInfo | null> {
+    return this.track(async () => {
+      const path = this.pathOf(hash);
+      try {
+        const info = await stat(path);
+        return info.isFile() ? { hash, size: info.size } : null;
+      } catch (error) {
+        if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return null;
+        throw error;
+      }
+    });
+  }
+
+  async health(): Promise<{ ok: boolean; detail?: string }> {
+    if (this.closed) return { ok: false, detail: 'the filesystem blob store is closed' };
+    try {
+      await this.init();
+      await access(this.rootDir, fsConstants.R_OK | fsConstants.W_OK);
+      await access(this.tmpDir, fsConstants.R_OK | fsConstants.W_OK);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, detail: `blob directory not usable: ${(error as Error)?.message ?? String(error)}` };
+    }
+  }
+
+  /** Refuses new calls and waits for the ones under way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private track<R>(run: () => Promise<R>): Promise<R> {
+    if (this.closed) return Promise.reject(new BlobStoreClosedError());
+    const promise = run();
+    this.inFlight.add(promise);
+    const done = (): void => {
+      this.inFlight.delete(promise);
+    };
+    promise.then(done, done);
+    return promise;
+  }
+
+  /** Where a blob lives; refuses anything that is not a lower-case hex SHA-256. */
+  private pathOf(hash: string): string {
+    if (typeof hash !== 'string' || !BLOB_HASH.test(hash)) throw new BlobHashError(hash);
+    return join(this.rootDir, hash.slice(0, 2), hash.slice(2, 4), hash);
+  }
+
+  private init(): Promise<void> {
+    this.ready ??= (async () => {
+      await mkdir(this.tmpDir, { recursive: true, mode: DIR_MODE });
+      await this.removeStaleTemporaries();
+    })().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  /**
+   * Deletes temporary files no live put can own: those of an earlier incarnation of this pid, of a
+   * process that is gone, and any older than `ABANDONED_AFTER_MS`.
+   */
+  private async removeStaleTemporaries(): Promise<void> {
+    const now = Date.now();
+    for (const name of await readdir(this.tmpDir)) {
+      const path = join(this.tmpDir, name);
+      const match = /^(\d+)\.(\d+)\./.exec(name);
+      let stale: boolean;
+      if (match && `${match[1]}.${match[2]}` === INCARNATION) {
+        stale = false;
+      } else if (match && Number(match[1]) === process.pid) {
+        stale = true;
+      } else if (match && !processAlive(Number(match[1]))) {
+        stale = true;
+      } else {
+        try {
+          stale = now - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
+        } catch {
+          continue;
+        }
+      }
+      if (stale) await unlink(path).catch(() => undefined);
+    }
+  }
+
+  private async putBytes(content: Uint8Array): Promise<BlobInfo> {
+    const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    // Already stored: nothing to write.
+    if (await this.exists(hash)) return { hash, size: bytes.length };
+    return this.writeBlob(async (handle) => {
+      await writeAll(handle, bytes);
+      return { hash, size: bytes.length };
+    });
+  }
+
+  private putStream(content: Readable): Promise<BlobInfo> {
+    return this.writeBlob(async (handle) => {
+      const hasher = createHash('sha256');
+      let size = 0;
+      for await (const chunk of content as AsyncIterable<unknown>) {
+        const bytes = toBytes(chunk);
+        hasher.update(bytes);
+        size += bytes.length;
+        await writeAll(handle, bytes);
+      }
+      return { hash: hasher.digest('hex'), size };
+    });
+  }
+
+  /**
+   * Writes a temporary file with `write`, makes it durable and moves it under its hash. On any
+   * failure the temporary file is removed and nothing appears under a hash.
+   */
+  private async writeBlob(write: (handle: FileHandle) => Promise<BlobInfo>): Promise<BlobInfo> {
+    const tmpPath = join(this.tmpDir, `${INCARNATION}.${randomBytes(8).toString('hex')}.tmp`);
+    let handle: FileHandle | undefined = await open(tmpPath, 'wx', FILE_MODE);
+    let moved = false;
+    try {
+      const info = await write(handle);
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      const finalPath = this.pathOf(info.hash);
+      if (await this.exists(info.hash)) return info;
+      const dir = join(this.rootDir, info.hash.slice(0, 2), info.hash.slice(2, 4));
+      const created = await mkdir(dir, { recursive: true, mode: DIR_MODE });
+      if (created !== undefined) {
+        // New fan-out directories: make their entries durable too.
+        await syncDirectory(this.rootDir);
+        await syncDirectory(join(this.rootDir, info.hash.slice(0, 2)));
+      }
+      await rename(tmpPath, finalPath);
+      moved = true;
+      await syncDirectory(dir);
+      await syncDirectory(this.tmpDir);
+      return info;
+    } finally {
+      if (handle) await handle.close().catch(() => undefined);
+      if (!moved) await unlink(tmpPath).catch(() => undefined);
+    }
+  }
+
+  private async exists(hash: string): Promise<boolean> {
+    try {
+      return (await stat(this.pathOf(hash))).isFile();
+    } catch (error) {
+      if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR')) return false;
+      throw error;
+    }
+  }
+}
+
+function toBytes(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
+  throw new TypeError('blob stream chunks must be bytes (Buffer, Uint8Array) or strings');
+}
+
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/** fsync of a directory, so that entries created or renamed in it survive a crash (no-op where unsupported). */
+async function syncDirectory(path: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, 'r');
+    await handle.sync();
+  } catch (error) {
+    // Windows cannot open or fsync directories; some filesystems refuse directory fsync.
+    if (!isCode(error, 'EISDIR') && !isCode(error, 'EPERM') && !isCode(error, 'EINVAL') && !isCode(error, 'EBADF')) {
+      throw error;
+    }
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isCode(error, 'EPERM');
+  }
+}
+
+function notFoundOr(error: unknown, hash: string): unknown {
+  return isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR') || isCode(error, 'EISDIR') ? new BlobNotFoundError(hash) : error;
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === code;
+}

@@ -1,0 +1,279 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  GridFSBucket,
+  MongoClient,
+  WriteConcern,
+  type Collection,
+  type Db,
+  type GridFSBucketWriteStream,
+  type GridFSChunk,
+  type GridFSFile,
+  type MongoClientOptions,
+  type ObjectId,
+} from 'mongodb';
+import {
+  checkMongoUrl,
+  connectWithRetry,
+  databaseNameProblem,
+  DEFAULT_DATABASE,
+  defaultClientOptions,
+  messageOf,
+  MongoUrlProblem,
+  type ConnectRetryOptions,
+} from '../../../read-store/src/mongodb/mongo-connection';
+import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobStore } from '../blob-store.port';
+
+/**
+ * The distributed blob store: content-addressed blobs in the GridFS bucket `blobs`, each file named
+ * by the lower-case hex SHA-256 of its content. An upload is written under a provisional name and
+ * renamed to its hash only once complete, so a blob is never visible under its hash before all its
+ * bytes are stored. A unique index on the file name keeps one copy per content even when the same
+ * bytes are put concurrently.
+ */
+
+export const BUCKET_NAME = 'blobs';
+const PROVISIONAL_PREFIX = 'tmp-';
+const HEALTH_TIMEOUT_MS = 2000;
+/** How long a failed upload waits for its in-flight chunk writes before deleting its chunks. */
+const ABORT_SETTLE_MS = 2000;
+
+/** The connection string is malformed. The message names the problem, never the credentials. */
+export class BlobStoreConfigError extends Error {
+  override readonly name = 'BlobStoreConfigError';
+}
+
+/** MongoDB cannot be reached. */
+export class BlobStoreUnavailableError extends Error {
+  override readonly name = 'BlobStoreUnavailableError';
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+  }
+}
+
+export interface GridFsBlobStoreOptions extends ConnectRetryOptions {
+  /** Database name; overrides the URL path. Default: the URL path, else `docs_platform`. */
+  database?: string;
+  /** Extra driver options; they override the adapter's defaults. */
+  clientOptions?: MongoClientOptions;
+}
+
+export class GridFsBlobStore implements BlobStore {
+  private readonly bucket: GridFSBucket;
+  private readonly files: Collection<GridFSFile>;
+  private readonly chunks: Collection<GridFSChunk>;
+  private indexes: Promise<void> | undefined;
+  /** The client this store opened itself (through `connect`) and so closes. */
+  private ownClient: MongoClient | undefined;
+  private redact: (text: string) => string = (text) => text;
+  private closed = false;
+
+  /** A store on a database whose client belongs to the caller: `close()` leaves it open. */
+  constructor(private readonly db: Db) {
+    this.bucket = new GridFSBucket(db, { bucketName: BUCKET_NAME, writeConcern: new WriteConcern('majority') });
+    this.files = db.collection<GridFSFile>(`${BUCKET_NAME}.files`);
+    this.chunks = db.collection<GridFSChunk>(`${BUCKET_NAME}.chunks`);
+  }
+
+  /**
+   * Validates the URL (`BlobStoreConfigError` when malformed), then connects, retrying with backoff
+   * on a fresh client each time (`BlobStoreUnavailableError` when every attempt failed).
+   */
+  static async connect(url: string, options: GridFsBlobStoreOptions = {}): Promise<GridFsBlobStore> {
+    let checked;
+    try {
+      checked = checkMongoUrl(url);
+    } catch (error) {
+      if (error instanceof MongoUrlProblem) throw new BlobStoreConfigError(error.message);
+      throw error;
+    }
+    const database = options.database ?? checked.database ?? DEFAULT_DATABASE;
+    const problem = databaseNameProblem(database);
+    if (problem) throw new BlobStoreConfigError(`GridFS blob store: ${problem}`);
+    const clientOptions: MongoClientOptions = { ...defaultClientOptions(url), ...options.clientOptions };
+    let client: MongoClient;
+    try {
+      client = await connectWithRetry(() => new MongoClient(url, clientOptions), options);
+    } catch (error) {
+      throw new BlobStoreUnavailableError(`cannot connect to MongoDB: ${checked.redact(messageOf(error))}`, error);
+    }
+    const store = new GridFsBlobStore(client.db(database));
+    store.ownClient = client;
+    store.redact = checked.redact;
+    return store;
+  }
+
+  async put(content: Buffer | Uint8Array | Readable): Promise<BlobInfo> {
+    this.checkOpen();
+    if (content instanceof Uint8Array) {
+      // Bytes in memory: hash first, and skip the upload when the blob is already stored.
+      const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+      const hash = createHash('sha256').update(bytes).digest('hex');
+      await this.ensureIndexes();
+      const existing = await this.stat(hash);
+      if (existing) return existing;
+      return this.upload(Readable.from([bytes]));
+    }
+    if (isReadable(content)) {
+      await this.ensureIndexes();
+      return this.upload(content);
+    }
+    throw new TypeError('blob content must be a Buffer, a Uint8Array or a Readable stream');
+  }
+
+  async get(hash: string): Promise<Readable> {
+    const file = await this.findFile(hash);
+    if (!file) throw new BlobNotFoundError(hash);
+    // By id rather than by name: the file found is the one streamed, with no second lookup.
+    return this.bucket.openDownloadStream(file._id);
+  }
+
+  async read(hash: string): Promise<Buffer> {
+    const stream = await this.get(hash);
+    const parts: Buffer[] = [];
+    for await (const chunk of stream) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+    return Buffer.concat(parts);
+  }
+
+  async stat(hash: string): Promise<BlobInfo | null> {
+    const file = await this.findFile(hash);
+    return file ? { hash, size: Number(file.length) } : null;
+  }
+
+  async health(): Promise<{ ok: boolean; detail?: string }> {
+    if (this.closed) return { ok: false, detail: 'the GridFS blob store is closed' };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.db.command({ ping: 1 }, { timeoutMS: HEALTH_TIMEOUT_MS }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+          timer.unref();
+        }),
+      ]);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, detail: `MongoDB ping failed: ${this.redact(messageOf(error))}` };
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.ownClient?.close();
+  }
+
+  /** Streams `source` into a provisional file, then publishes it under its hash. */
+  private async upload(source: Readable): Promise<BlobInfo> {
+    const provisional = `${PROVISIONAL_PREFIX}${randomBytes(12).toString('hex')}`;
+    const upload = this.bucket.openUploadStream(provisional);
+    const digest = createHash('sha256');
+    let size = 0;
+    const hashing = new Transform({
+      transform(chunk: unknown, _encoding: BufferEncoding, callback: TransformCallback): void {
+        const bytes = toBuffer(chunk);
+        if (!bytes) {
+          callback(new TypeError('a blob stream must yield Buffers, Uint8Arrays or strings'));
+          return;
+        }
+        digest.update(bytes);
+        size += bytes.length;
+        callback(null, bytes);
+      },
+    });
+    try {
+      await pipeline(source, hashing, upload);
+    } catch (error) {
+      await this.discardUpload(upload);
+      throw error;
+    }
+    const hash = digest.digest('hex');
+    try {
+      if (await this.findFile(hash)) {
+        await this.deleteFile(upload.id);
+      } else {
+        await this.bucket.rename(upload.id, hash);
+      }
+    } catch (error) {
+      await this.deleteFile(upload.id);
+      // Another put of the same content was renamed first: the unique index refused ours.
+      if (errorCode(error) !== 11000) throw error;
+    }
+    return { hash, size };
+  }
+
+  /** Removes whatever a failed upload wrote: its chunks and, if it got that far, its files entry. */
+  private async discardUpload(upload: GridFSBucketWriteStream): Promise<void> {
+    if (!upload.state.streamEnd && !upload.state.aborted) {
+      // Refuse further chunk writes; abort() also deletes the chunks written so far.
+      await upload.abort().catch(() => undefined);
+    }
+    // A chunk write already in flight when the input failed may land after that delete.
+    const deadline = Date.now() + ABORT_SETTLE_MS;
+    while (upload.state.outstandingRequests > 0 && !upload.state.errored && Date.now() < deadline) {
+      await sleep(20);
+    }
+    await this.deleteFile(upload.id);
+  }
+
+  private async deleteFile(id: ObjectId): Promise<void> {
+    // Best effort: a leftover provisional file is never visible under a hash.
+    await this.files.deleteOne({ _id: id }).catch(() => undefined);
+    await this.chunks.deleteMany({ files_id: id }).catch(() => undefined);
+  }
+
+  private async findFile(hash: string): Promise<GridFSFile | null> {
+    if (typeof hash !== 'string' || !BLOB_HASH.test(hash)) throw new BlobHashError(hash);
+    this.checkOpen();
+    return this.files.findOne({ filename: hash }, { projection: { _id: 1, length: 1, filename: 1 } });
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new BlobStoreUnavailableError('the GridFS blob store is closed');
+  }
+
+  /** One copy per hash: a unique index on the file name (provisional names are random). */
+  private ensureIndexes(): Promise<void> {
+    if (!this.indexes) {
+      this.indexes = this.files
+        .createIndex({ filename: 1 }, { name: 'filename_1', unique: true })
+        .then(() => undefined);
+      // A failure is reported to this caller; the next put tries again.
+      this.indexes.catch(() => {
+        this.indexes = undefined;
+      });
+    }
+    return this.indexes;
+  }
+}
+
+export async function createGridFsBlobStore(url: string): Promise<GridFsBlobStore> {
+  return GridFsBlobStore.connect(url);
+}
+
+function isReadable(value: unknown): value is Readable {
+  if (value instanceof Readable) return true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Readable).pipe === 'function' &&
+    typeof (value as Readable)[Symbol.asyncIterator] === 'function'
+  );
+}
+
+function toBuffer(chunk: unknown): Buffer | undefined {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
+  return undefined;
+}
+
+function errorCode(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = Number((error as { code?: unknown }).code);
+  return Number.isFinite(code) ? code : undefined;
+}

@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+
+/** Everything the service reads from its environment (DESIGN section 2), validated once at start. */
+export interface AppConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Absolute base of every `urls.*` member, without a trailing slash. */
+  publicUrl: string;
+  adminToken: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Absent: embedded LMDB. */
+  eventStoreUrl: string | undefined;
+  /** Absent: embedded in-memory read models and filesystem blobs. */
+  mongodbUrl: string | undefined;
+  /** How long a write waits for its events to reach the read models before answering anyway. */
+  readYourWritesTimeoutMs: number;
+  /** Requests per minute per token (or per address without one). */
+  rateLimitPerMinute: number;
+  /** Largest accepted request body in bytes. */
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  try {
+    const url = new URL(publicUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, got '${publicUrl}'`);
+  }
+  const logLevel = (env.LOG_LEVEL || 'info') as AppConfig['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  return {
+    port,
+    host,
+    dataDir: resolve(env.DATA_DIR || './data'),
+    publicUrl,
+    adminToken,
+    logLevel,
+    eventStoreUrl: env.EVENTSTORE_URL || undefined,
+    mongodbUrl: env.MONGODB_URL || undefined,
+    readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 600_000),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer in ${min}..${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * An opaque random id: 20 base-62 characters (about 119 bits), generated on the command side.
+ * Ids carry no meaning and no order; callers never parse them.
+ */
+export function newId(length = 20): string {
+  const bytes = randomBytes(length * 2);
+  let id = '';
+  for (let i = 0; i < bytes.length && id.length < length; i++) {
+    // 62 * 4 = 248: bytes at or above it are dropped so every character is equally likely.
+    if (bytes[i] < 248) id += ALPHABET[bytes[i] % 62];
+  }
+  return id.length === length ? id : newId(length);
+}
+
+/** A secret for bearer tokens: 32 random bytes, base64url, with a recognisable prefix. */
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBytes(32).toString('base64url')}`;
+}
+
+/** What may appear in a path segment that names a resource by id. */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,0 +1,883 @@
+/**
+ * The embedded read store: named collections of JSON documents held in process memory, queried
+ * with MongoDB syntax through mingo. Read models are rebuilt from the event log at start, so
+ * nothing here is persisted.
+ *
+ * - A collection is a `Map` from `_id` to document; `get`/`insert`/`put`/`update`/`delete` by id
+ *   cost one map access plus the upkeep of the collection's unique indexes, never a scan.
+ *   `find`/`findOne`/`count`/`updateMany`/`deleteMany` scan with a compiled mingo query.
+ * - Documents are copied on the way in (which also refuses what JSON cannot represent) and on the
+ *   way out, so no caller ever holds a reference into stored state.
+ * - Unique indexes map a canonical key string to the `_id` that holds it.
+ * - A transaction writes into its own overlay (copy-on-write per document, tombstones for
+ *   deletions, unique-index additions and removals), sees its own writes, and on success applies
+ *   the overlay synchronously in one go. Transactions run one at a time through a queue; writes
+ *   made outside a transaction are one-operation transactions and queue behind running ones.
+ *   Reads outside a transaction never wait: they see the last committed state. Consequence: work
+ *   inside `transaction()` must go through its `tx` handle: a write through the store itself, or a
+ *   nested `transaction()`, would wait for the enclosing transaction to end, which never comes.
+ */
+import { Query } from 'mingo';
+import {
+  DuplicateKeyError,
+  ReadStoreInputError,
+  ReadStoreUnavailableError,
+} from '../errors';
+import type {
+  Collection,
+  Doc,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  Page,
+  ReadStore,
+  ReadStoreTransaction,
+  Update,
+} from '../read-store.port';
+import { afterCursorFilter, checkLimit, decodeCursor, encodeCursor, normalizeSort, type SortSpec } from '../pagination';
+import { cloneIn, cloneOut } from './json-value';
+import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
+import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
+
+const QUERY_OPTIONS = { scriptEnabled: false } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Committed state
+
+interface IndexDefinition {
+  /** Identity of the index: its fields with directions. */
+  readonly key: string;
+  /** Canonical form of the whole spec, to tell an idempotent repeat from a conflicting one. */
+  readonly canonical: string;
+  /** The fields joined by ',' (the name `DuplicateKeyError` reports). */
+  readonly name: string;
+  readonly fields: string[];
+  readonly paths: string[][];
+  readonly unique: boolean;
+  readonly partial?: Query;
+}
+
+interface UniqueIndex {
+  readonly definition: IndexDefinition;
+  /** Canonical key → `_id` of the document holding it. */
+  readonly entries: Map<string, string>;
+}
+
+class CollectionState {
+  readonly docs = new Map<string, Doc>();
+  readonly indexes: IndexDefinition[] = [];
+  readonly unique: UniqueIndex[] = [];
+  constructor(readonly name: string) {}
+}
+
+/** The keys a document takes in a unique index, or null when a partial filter leaves it out. */
+function indexKeys(definition: IndexDefinition, doc: Doc): string[] | null {
+  if (definition.partial && !definition.partial.test(doc)) return null;
+  const { paths } = definition;
+  if (paths.length === 1) {
+    const value = resolvePath(doc, paths[0]);
+    if (!Array.isArray(value)) return [JSON.stringify([value === undefined ? null : value])];
+  }
+  // Compound and/or multikey: one key per combination of array elements (MongoDB's multikey rule).
+  let tuples: unknown[][] = [[]];
+  for (const path of paths) {
+    const value = resolvePath(doc, path);
+    const choices = Array.isArray(value) ? (value.length > 0 ? dedupe(value) : [[]]) : [value === undefined ? null : value];
+    const next: unknown[][] = [];
+    for (const tuple of tuples) for (const choice of choices) next.push([...tuple, choice]);
+    tuples = next;
+  }
+  return [...new Set(tuples.map((tuple) => JSON.stringify(tuple)))];
+}
+
+function dedupe(values: unknown[]): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const value of values) seen.set(JSON.stringify(value), value);
+  return [...seen.values()];
+}
+
+function duplicateKey(collection: string, definition: IndexDefinition, key: string): DuplicateKeyError {
+  const values = JSON.parse(key) as unknown[];
+  const keyValue: Record<string, unknown> = {};
+  definition.fields.forEach((field, i) => (keyValue[field] = values[i]));
+  return new DuplicateKeyError(collection, definition.name, keyValue);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** What reads need from a collection: committed state, or committed state under an overlay. */
+interface DocSource {
+  lookup(id: string): Doc | undefined;
+  all(): Iterable<Doc>;
+}
+
+const EMPTY_SOURCE: DocSource = { lookup: () => undefined, all: () => [] };
+
+function committedSource(state: CollectionState | undefined): DocSource {
+  if (!state) return EMPTY_SOURCE;
+  return { lookup: (id) => state.docs.get(id), all: () => state.docs.values() };
+}
+
+function compileFilter(filter: Filter | undefined): Query | null {
+  if (filter === undefined || filter === null) return null;
+  if (typeof filter !== 'object' || Array.isArray(filter)) throw new ReadStoreInputError('filter must be an object');
+  if (Object.keys(filter).length === 0) return null;
+  try {
+    return new Query(filter, QUERY_OPTIONS);
+  } catch (error) {
+    throw new ReadStoreInputError(`invalid filter: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+function test(query: Query | null, doc: Doc): boolean {
+  if (query === null) return true;
+  try {
+    return query.test(doc);
+  } catch (error) {
+    throw new ReadStoreInputError(`invalid filter: ${(error as Error)?.message ?? String(error)}`);
+  }
+}
+
+/** The `_id` a filter of the exact form `{ _id: '<string>' }` selects, for a direct lookup. */
+function idOnly(filter: Filter | undefined): string | undefined {
+  if (!filter || typeof filter !== 'object') return undefined;
+  let id: string | undefined;
+  for (const key in filter) {
+    if (key !== '_id' || id !== undefined) return undefined;
+    const value = (filter as Record<string, unknown>)[key];
+    if (typeof value !== 'string') return undefined;
+    id = value;
+  }
+  return id;
+}
+
+/** Documents of `source` matching `filter`, each visited once. */
+function matching(source: DocSource, filter: Filter | undefined): Doc[] {
+  const id = idOnly(filter);
+  if (id !== undefined) {
+    const doc = source.lookup(id);
+    return doc ? [doc] : [];
+  }
+  const query = compileFilter(filter);
+  const out: Doc[] = [];
+  for (const doc of source.all()) if (test(query, doc)) out.push(doc);
+  return out;
+}
+
+function sortComparator(sort: SortSpec): (a: Doc, b: Doc) => number {
+  const keys = sort.map(([field, direction]) => ({ segments: splitPath(field, 'sort'), direction }));
+  return (a, b) => {
+    for (const { segments, direction } of keys) {
+      const order = compareValues(sortKeyValue(a, segments), sortKeyValue(b, segments));
+      if (order !== 0) return order * direction;
+    }
+    return 0;
+  };
+}
+
+function checkId(id: unknown, what = '_id'): string {
+  if (typeof id !== 'string') throw new ReadStoreInputError(`${what} must be a string`);
+  return id;
+}
+
+function readDoc<T extends Doc>(doc: Doc | undefined): T | null {
+  return doc ? (cloneOut(doc) as T) : null;
+}
+
+function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, options: FindOptions = {}): Page<T> {
+  if (options === null || typeof options !== 'object') throw new ReadStoreInputError('find options must be an object');
+  const limit = checkLimit(options.limit);
+  const sort = normalizeSort(options.sort);
+  const afterQuery =
+    options.after === undefined || options.after === null
+      ? null
+      : compileFilter(afterCursorFilter(sort, decodeCursor(options.after, sort)));
+  const id = idOnly(filter);
+  const query = id === undefined ? compileFilter(filter) : null;
+  const candidates: Iterable<Doc> = id === undefined ? source.all() : [source.lookup(id)].filter((d): d is Doc => !!d);
+  let count = 0;
+  const selected: Doc[] = [];
+  for (const doc of candidates) {
+    if (!test(query, doc)) continue;
+    count++;
+    if (afterQuery === null || test(afterQuery, doc)) selected.push(doc);
+  }
+  selected.sort(sortComparator(sort));
+  const hasMore = selected.length > limit;
+  const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => cloneOut(doc) as T);
+  const page: Page<T> = { items, count: options.count === false ? items.length : count };
+  if (hasMore) page.next = encodeCursor(items[items.length - 1], sort);
+  return page;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing: transactions and their overlays
+
+interface Write {
+  readonly id: string;
+  readonly before: Doc | null;
+  readonly after: Doc | null;
+}
+
+/** One transaction's pending writes to one collection. */
+class CollectionOverlay implements DocSource {
+  /** `_id` → new document, or null for a deletion. */
+  readonly writes = new Map<string, Doc | null>();
+  /** Per unique index of the base: keys this transaction gives to documents. */
+  private readonly added: Map<string, string>[];
+  /** Per unique index of the base: keys this transaction takes away from committed documents. */
+  private readonly removed: Set<string>[];
+
+  constructor(
+    readonly name: string,
+    readonly base: CollectionState | undefined,
+  ) {
+    const count = base ? base.unique.length : 0;
+    this.added = Array.from({ length: count }, () => new Map());
+    this.removed = Array.from({ length: count }, () => new Set());
+  }
+
+  lookup(id: string): Doc | undefined {
+    const written = this.writes.get(id);
+    if (written !== undefined) return written ?? undefined;
+    return this.base?.docs.get(id);
+  }
+
+  *all(): Iterable<Doc> {
+    if (this.base) {
+      for (const [id, doc] of this.base.docs) if (!this.writes.has(id)) yield doc;
+    }
+    for (const doc of this.writes.values()) if (doc) yield doc;
+  }
+
+  private owner(index: number, key: string): string | undefined {
+    const added = this.added[index].get(key);
+    if (added !== undefined) return added;
+    if (this.removed[index].has(key)) return undefined;
+    return this.base?.unique[index].entries.get(key);
+  }
+
+  /**
+   * Applies a batch of writes to the overlay, all or none: every unique index is checked against
+   * committed state, the overlay and the batch itself before anything changes.
+   */
+  apply(batch: Write[]): void {
+    const unique = this.base?.unique ?? [];
+    const keysOf: Array<Array<{ before: string[] | null; after: string[] | null }>> = [];
+    for (let i = 0; i < unique.length; i++) {
+      const definition = unique[i].definition;
+      const perWrite = batch.map((write) => ({
+        before: write.before ? indexKeys(definition, write.before) : null,
+        after: write.after ? indexKeys(definition, write.after) : null,
+      }));
+      keysOf.push(perWrite);
+      const released = new Set<string>();
+      for (const keys of perWrite) if (keys.before) for (const key of keys.before) released.add(key);
+      const taken = new Map<string, string>();
+      for (let w = 0; w < batch.length; w++) {
+        const after = perWrite[w].after;
+        if (!after) continue;
+        const id = batch[w].id;
+        for (const key of after) {
+          const other = taken.get(key);
+          if (other !== undefined && other !== id) throw duplicateKey(this.name, definition, key);
+          taken.set(key, id);
+          const owner = this.owner(i, key);
+          if (owner !== undefined && owner !== id && !released.has(key)) throw duplicateKey(this.name, definition, key);
+        }
+      }
+    }
+    for (let i = 0; i < unique.length; i++) {
+      const entries = unique[i].entries;
+      const added = this.added[i];
+      const removed = this.removed[i];
+      for (let w = 0; w < batch.length; w++) {
+        const before = keysOf[i][w].before;
+        if (!before) continue;
+        const id = batch[w].id;
+        for (const key of before) {
+          if (added.get(key) === id) added.delete(key);
+          if (entries.get(key) === id) removed.add(key);
+        }
+      }
+      for (let w = 0; w < batch.length; w++) {
+        const after = keysOf[i][w].after;
+        if (after) for (const key of after) added.set(key, batch[w].id);
+      }
+    }
+    for (const { id, after } of batch) this.writes.set(id, after);
+  }
+
+  /** Applies the overlay to committed state (synchronous). */
+  commitTo(state: CollectionState): void {
+    for (let i = 0; i < state.unique.length; i++) {
+      const entries = state.unique[i].entries;
+      for (const key of this.removed[i]) entries.delete(key);
+      for (const [key, id] of this.added[i]) entries.set(key, id);
+    }
+    for (const [id, doc] of this.writes) {
+      if (doc) state.docs.set(id, doc);
+      else state.docs.delete(id);
+    }
+  }
+}
+
+class Transaction {
+  readonly overlays = new Map<string, CollectionOverlay>();
+  private readonly handles = new Map<string, TransactionalCollection<Doc>>();
+  /** Set once the transaction can no longer be used (ended, or failed on a write). */
+  ended = false;
+  failure: unknown = undefined;
+
+  constructor(readonly store: MemoryReadStore) {}
+
+  overlay(name: string): CollectionOverlay {
+    let overlay = this.overlays.get(name);
+    if (!overlay) {
+      overlay = new CollectionOverlay(name, this.store.state(name));
+      this.overlays.set(name, overlay);
+    }
+    return overlay;
+  }
+
+  /** The overlay to read from (without creating one for a collection this transaction never wrote). */
+  source(name: string): DocSource {
+    return this.overlays.get(name) ?? committedSource(this.store.state(name));
+  }
+
+  handle<T extends Doc>(name: string): Collection<T> {
+    let handle = this.handles.get(name);
+    if (!handle) {
+      handle = new TransactionalCollection(this, checkCollectionName(name));
+      this.handles.set(name, handle);
+    }
+    return handle as unknown as Collection<T>;
+  }
+
+  check(): void {
+    if (this.failure !== undefined) {
+      throw new ReadStoreInputError(`the transaction was aborted by an earlier failed write: ${describe(this.failure)}`);
+    }
+    if (this.ended) throw new ReadStoreInputError('the transaction has ended: use it only inside its work function');
+    this.store.checkAlive();
+  }
+
+  /** Runs a write; a failed write aborts the whole transaction, as in MongoDB. */
+  write<R>(run: () => R): R {
+    this.check();
+    try {
+      return run();
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
+  }
+
+  /** Applies every overlay to committed state, synchronously. */
+  commit(): void {
+    for (const [name, overlay] of this.overlays) {
+      if (overlay.writes.size === 0) continue;
+      overlay.commitTo(this.store.stateForWrite(name));
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** MongoDB's rules: a non-empty name without `$` or NUL, not in the reserved `system.` namespace. */
+function checkCollectionName(name: string): string {
+  if (
+    typeof name !== 'string' ||
+    name.length === 0 ||
+    name.length > 120 ||
+    name.includes('$') ||
+    name.includes('\0') ||
+    name.startsWith('system.')
+  ) {
+    throw new ReadStoreInputError(`invalid collection name ${JSON.stringify(String(name).slice(0, 130))}`);
+  }
+  return name;
+}
+
+// The write operations, on an overlay; shared by transactions and one-operation writes.
+
+/** Inserts a document already copied by `cloneDocument`. */
+function insertInto(overlay: CollectionOverlay, copy: Doc): void {
+  if (overlay.lookup(copy._id)) throw new DuplicateKeyError(overlay.name, '_id', { _id: copy._id });
+  overlay.apply([{ id: copy._id, before: null, after: copy }]);
+}
+
+/** Stores a document already copied by `cloneDocument`. */
+function putInto(overlay: CollectionOverlay, copy: Doc): void {
+  overlay.apply([{ id: copy._id, before: overlay.lookup(copy._id) ?? null, after: copy }]);
+}
+
+function updateIn(overlay: CollectionOverlay, id: string, parsed: ParsedUpdate, upsert: boolean): Doc | null {
+  const before = overlay.lookup(id);
+  if (!before && !upsert) return null;
+  const after = applyUpdate(before ?? { _id: id }, parsed, !before);
+  overlay.apply([{ id, before: before ?? null, after }]);
+  return after;
+}
+
+function updateManyIn(overlay: CollectionOverlay, filter: Filter, parsed: ParsedUpdate): number {
+  const targets = matching(overlay, filter);
+  overlay.apply(targets.map((before) => ({ id: before._id, before, after: applyUpdate(before, parsed, false) })));
+  return targets.length;
+}
+
+function deleteIn(overlay: CollectionOverlay, id: string): boolean {
+  const before = overlay.lookup(id);
+  if (!before) return false;
+  overlay.apply([{ id, before, after: null }]);
+  return true;
+}
+
+function deleteManyIn(overlay: CollectionOverlay, filter: Filter): number {
+  const targets = matching(overlay, filter);
+  overlay.apply(targets.map((before) => ({ id: before._id, before, after: null })));
+  return targets.length;
+}
+
+function cloneDocument(doc: Doc): Doc {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ReadStoreInputError('a document must be an object');
+  }
+  const copy = cloneIn(doc, 'document');
+  checkId(copy._id, 'document _id');
+  return copy;
+}
+
+function checkUpsertOption(options: { upsert?: boolean } | undefined): boolean {
+  if (options === undefined || options === null) return false;
+  if (typeof options !== 'object') throw new ReadStoreInputError('update options must be an object');
+  return options.upsert === true;
+}
+
+function checkFilter(filter: Filter): Filter {
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
+    throw new ReadStoreInputError('filter must be an object');
+  }
+  return filter;
+}
+
+/** A collection seen through a transaction. */
+class TransactionalCollection<T extends Doc> implements Collection<T> {
+  constructor(
+    private readonly tx: Transaction,
+    private readonly name: string,
+  ) {}
+
+  private read<R>(run: (source: DocSource) => R): Promise<R> {
+    try {
+      this.tx.check();
+      return Promise.resolve(run(this.tx.source(this.name)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private write<R>(run: (overlay: CollectionOverlay) => R): Promise<R> {
+    try {
+      return Promise.resolve(this.tx.write(() => run(this.tx.overlay(this.name))));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  get(id: string): Promise<T | null> {
+    return this.read((source) => readDoc<T>(source.lookup(checkId(id))));
+  }
+
+  findOne(filter: Filter): Promise<T | null> {
+    return this.read((source) => readDoc<T>(firstMatch(source, checkFilter(filter))));
+  }
+
+  find(filter?: Filter, options?: FindOptions): Promise<Page<T>> {
+    return this.read((source) => findIn<T>(source, filter, options));
+  }
+
+  count(filter?: Filter): Promise<number> {
+    return this.read((source) => countIn(source, filter));
+  }
+
+  insert(doc: T): Promise<void> {
+    return this.write((overlay) => insertInto(overlay, cloneDocument(doc)));
+  }
+
+  put(doc: T): Promise<void> {
+    return this.write((overlay) => putInto(overlay, cloneDocument(doc)));
+  }
+
+  update(id: string, update: Update, options?: { upsert?: boolean }): Promise<T | null> {
+    return this.write((overlay) => {
+      checkId(id);
+      const upsert = checkUpsertOption(options);
+      return readDoc<T>(updateIn(overlay, id, parseUpdate(update), upsert) ?? undefined);
+    });
+  }
+
+  updateMany(filter: Filter, update: Update): Promise<number> {
+    return this.write((overlay) => updateManyIn(overlay, checkFilter(filter), parseUpdate(update)));
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.write((overlay) => deleteIn(overlay, checkId(id)));
+  }
+
+  deleteMany(filter: Filter): Promise<number> {
+    return this.write((overlay) => deleteManyIn(overlay, checkFilter(filter)));
+  }
+}
+
+function firstMatch(source: DocSource, filter: Filter): Doc | undefined {
+  const id = idOnly(filter);
+  if (id !== undefined) return source.lookup(id);
+  const query = compileFilter(filter);
+  for (const doc of source.all()) if (test(query, doc)) return doc;
+  return undefined;
+}
+
+function countIn(source: DocSource, filter: Filter | undefined): number {
+  if (filter !== undefined && filter !== null) checkFilter(filter);
+  const id = idOnly(filter);
+  if (id !== undefined) return source.lookup(id) ? 1 : 0;
+  const query = compileFilter(filter);
+  let count = 0;
+  for (const doc of source.all()) if (test(query, doc)) count++;
+  return count;
+}
+
+/** A collection outside any transaction: reads see committed state, each write is its own transaction. */
+class StoreCollection<T extends Doc> implements Collection<T> {
+  constructor(
+    private readonly store: MemoryReadStore,
+    private readonly name: string,
+  ) {}
+
+  private read<R>(run: (source: DocSource) => R): Promise<R> {
+    try {
+      this.store.checkOpen();
+      return Promise.resolve(run(committedSource(this.store.state(this.name))));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private write<R>(run: (overlay: CollectionOverlay) => R): Promise<R> {
+    return this.store.writeOnce(this.name, run);
+  }
+
+  get(id: string): Promise<T | null> {
+    return this.read((source) => readDoc<T>(source.lookup(checkId(id))));
+  }
+
+  findOne(filter: Filter): Promise<T | null> {
+    return this.read((source) => readDoc<T>(firstMatch(source, checkFilter(filter))));
+  }
+
+  find(filter?: Filter, options?: FindOptions): Promise<Page<T>> {
+    return this.read((source) => findIn<T>(source, filter, options));
+  }
+
+  count(filter?: Filter): Promise<number> {
+    return this.read((source) => countIn(source, filter));
+  }
+
+  insert(doc: T): Promise<void> {
+    return attempt(() => {
+      const copy = cloneDocument(doc);
+      return this.write((overlay) => insertInto(overlay, copy));
+    });
+  }
+
+  put(doc: T): Promise<void> {
+    return attempt(() => {
+      const copy = cloneDocument(doc);
+      return this.write((overlay) => putInto(overlay, copy));
+    });
+  }
+
+  update(id: string, update: Update, options?: { upsert?: boolean }): Promise<T | null> {
+    return attempt(() => {
+      checkId(id);
+      const upsert = checkUpsertOption(options);
+      const parsed = parseUpdate(update);
+      return this.write((overlay) => readDoc<T>(updateIn(overlay, id, parsed, upsert) ?? undefined));
+    });
+  }
+
+  updateMany(filter: Filter, update: Update): Promise<number> {
+    return attempt(() => {
+      checkFilter(filter);
+      const parsed = parseUpdate(update);
+      return this.write((overlay) => updateManyIn(overlay, filter, parsed));
+    });
+  }
+
+  delete(id: string): Promise<boolean> {
+    return attempt(() => {
+      checkId(id);
+      return this.write((overlay) => deleteIn(overlay, id));
+    });
+  }
+
+  deleteMany(filter: Filter): Promise<number> {
+    return attempt(() => {
+      checkFilter(filter);
+      return this.write((overlay) => deleteManyIn(overlay, filter));
+    });
+  }
+}
+
+/** Turns a synchronous throw into a rejected promise. */
+function attempt<R>(run: () => Promise<R>): Promise<R> {
+  try {
+    return run();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class MemoryReadStore implements ReadStore {
+  private readonly collections = new Map<string, CollectionState>();
+  private readonly handles = new Map<string, StoreCollection<Doc>>();
+  /** Tail of the queue that serializes transactions and writes. */
+  private tail: Promise<void> = Promise.resolve();
+  /** Queued or running queue entries; 0 means a write may run at once. */
+  private pending = 0;
+  /** Set by `close()`: new calls are refused, work already accepted still runs. */
+  private closing = false;
+  /** Set once accepted work has drained: nothing runs any more. */
+  private closed = false;
+
+  collection<T extends Doc = Doc>(name: string): Collection<T> {
+    let handle = this.handles.get(name);
+    if (!handle) {
+      handle = new StoreCollection(this, checkCollectionName(name));
+      this.handles.set(name, handle);
+    }
+    return handle as unknown as Collection<T>;
+  }
+
+  transaction<R>(work: (tx: ReadStoreTransaction) => Promise<R>): Promise<R> {
+    try {
+      this.checkOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (typeof work !== 'function') return Promise.reject(new ReadStoreInputError('transaction work must be a function'));
+    return this.enqueue(async () => {
+      const tx = new Transaction(this);
+      const handle: ReadStoreTransaction = { collection: <T extends Doc = Doc>(name: string) => tx.handle<T>(name) };
+      let result: R;
+      try {
+        result = await work(handle);
+      } finally {
+        tx.ended = true;
+      }
+      if (tx.failure !== undefined) throw tx.failure;
+      this.checkAlive();
+      tx.commit();
+      return result;
+    });
+  }
+
+  ensureIndex(collection: string, index: IndexSpec): Promise<void> {
+    try {
+      this.checkOpen();
+      checkCollectionName(collection);
+      const definition = indexDefinition(index);
+      return this.enqueue(async () => this.createIndex(collection, definition));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  dropCollection(name: string): Promise<void> {
+    try {
+      this.checkOpen();
+      checkCollectionName(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.enqueue(async () => {
+      this.checkAlive();
+      this.collections.delete(name);
+    });
+  }
+
+  async listCollections(): Promise<string[]> {
+    this.checkOpen();
+    return [...this.collections.keys()].sort();
+  }
+
+  async health(): Promise<{ ok: boolean; detail?: string }> {
+    return this.closing ? { ok: false, detail: 'the memory read store is closed' } : { ok: true };
+  }
+
+  /** Refuses new calls, lets transactions and writes already accepted finish, then drops all data. */
+  async close(): Promise<void> {
+    if (this.closing) {
+      await this.tail;
+      return;
+    }
+    this.closing = true;
+    await this.tail;
+    this.closed = true;
+    this.collections.clear();
+    this.handles.clear();
+  }
+
+  // -- internals used by transactions and collection handles -------------------------------------
+
+  /** @internal Refuses a new call once `close()` has been called. */
+  checkOpen(): void {
+    if (this.closing) throw new ReadStoreUnavailableError('the memory read store is closed');
+  }
+
+  /** @internal Refuses to run anything once the store has closed (accepted work may finish while closing). */
+  checkAlive(): void {
+    if (this.closed) throw new ReadStoreUnavailableError('the memory read store is closed');
+  }
+
+  /** @internal Committed state of a collection, if it exists. */
+  state(name: string): CollectionState | undefined {
+    return this.collections.get(name);
+  }
+
+  /** @internal Committed state of a collection, created when missing. */
+  stateForWrite(name: string): CollectionState {
+    let state = this.collections.get(name);
+    if (!state) {
+      state = new CollectionState(name);
+      this.collections.set(name, state);
+    }
+    return state;
+  }
+
+  /** @internal A write outside any transaction: a one-operation transaction, run at once when the queue is idle. */
+  writeOnce<R>(name: string, run: (overlay: CollectionOverlay) => R): Promise<R> {
+    try {
+      this.checkOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const once = (): R => {
+      this.checkAlive();
+      const overlay = new CollectionOverlay(name, this.collections.get(name));
+      const result = run(overlay);
+      if (overlay.writes.size > 0) overlay.commitTo(this.stateForWrite(name));
+      return result;
+    };
+    if (this.pending === 0) {
+      try {
+        return Promise.resolve(once());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.enqueue(async () => once());
+  }
+
+  private enqueue<R>(run: () => Promise<R>): Promise<R> {
+    this.pending++;
+    const result = this.tail.then(run);
+    const settled = (): void => {
+      this.pending--;
+    };
+    this.tail = result.then(settled, settled);
+    return result;
+  }
+
+  private createIndex(name: string, definition: IndexDefinition): void {
+    this.checkAlive();
+    if (definition.fields.length === 1 && definition.fields[0] === '_id') return;
+    const existing = this.collections.get(name)?.indexes.find((d) => d.key === definition.key);
+    if (existing) {
+      if (existing.canonical === definition.canonical) return;
+      throw new ReadStoreInputError(
+        `an index on ${definition.key} already exists in '${name}' with different options`,
+      );
+    }
+    const state = this.collections.get(name);
+    if (definition.unique) {
+      const entries = new Map<string, string>();
+      for (const doc of state?.docs.values() ?? []) {
+        for (const key of indexKeys(definition, doc) ?? []) {
+          const owner = entries.get(key);
+          if (owner !== undefined && owner !== doc._id) throw duplicateKey(name, definition, key);
+          entries.set(key, doc._id);
+        }
+      }
+      const target = this.stateForWrite(name);
+      target.indexes.push(definition);
+      target.unique.push({ definition, entries });
+    } else {
+      this.stateForWrite(name).indexes.push(definition);
+    }
+  }
+}
+
+function indexDefinition(index: IndexSpec): IndexDefinition {
+  if (index === null || typeof index !== 'object') throw new ReadStoreInputError('index must be an object');
+  const { fields, unique, partial } = index;
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields) || Object.keys(fields).length === 0) {
+    throw new ReadStoreInputError('index fields must name at least one field');
+  }
+  const names = Object.keys(fields);
+  for (const field of names) {
+    splitPath(field, 'index field');
+    if (field.startsWith('$')) throw new ReadStoreInputError(`invalid index field '${field}'`);
+    const direction = (fields as Record<string, unknown>)[field];
+    if (direction !== 1 && direction !== -1) throw new ReadStoreInputError(`index direction of '${field}' must be 1 or -1`);
+  }
+  if (unique !== undefined && typeof unique !== 'boolean') throw new ReadStoreInputError('index unique must be a boolean');
+  let partialQuery: Query | undefined;
+  if (partial !== undefined) {
+    checkPartialFilter(partial);
+    partialQuery = compileFilter(cloneIn(partial, 'partial filter')) ?? undefined;
+  }
+  const key = JSON.stringify(names.map((field) => [field, fields[field]]));
+  return {
+    key,
+    canonical: JSON.stringify([key, unique === true, partial ?? null]),
+    name: names.join(','),
+    fields: names,
+    paths: names.map((field) => splitPath(field)),
+    unique: unique === true,
+    partial: partialQuery,
+  };
+}
+
+/** Partial filters may use equality (including `null` for null-or-missing), `$eq`, `$exists` and `$and`. */
+function checkPartialFilter(filter: unknown): void {
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) {
+    throw new ReadStoreInputError('a partial index filter must be an object');
+  }
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$and') {
+      if (!Array.isArray(value) || value.length === 0) throw new ReadStoreInputError('$and in a partial filter needs a list');
+      value.forEach(checkPartialFilter);
+      continue;
+    }
+    if (key.startsWith('$')) throw new ReadStoreInputError(`${key} is not supported in a partial index filter`);
+    splitPath(key, 'partial filter');
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const operators = Object.keys(value);
+      if (operators.some((op) => op.startsWith('$'))) {
+        for (const op of operators) {
+          const operand = (value as Record<string, unknown>)[op];
+          if (op === '$exists' && typeof operand === 'boolean') continue;
+          if (op === '$eq') continue;
+          throw new ReadStoreInputError(`${op} is not supported in a partial index filter (equality and $exists only)`);
+        }
+      }
+    }
+  }
+}

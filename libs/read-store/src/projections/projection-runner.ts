@@ -1,0 +1,274 @@
+import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
+import type { ReadStore } from '../read-store.port';
+import type { Projection } from './projection';
+
+export interface ProjectionRunnerOptions {
+  /** Name of the checkpoint; one runner per name. Default 'main'. */
+  name?: string;
+  /** Most events applied in one read-store transaction. Default 500. */
+  batchSize?: number;
+  /** Backoff after a dropped subscription or a failed batch: doubles from `initialMs` up to `maxMs`. */
+  backoff?: { initialMs: number; maxMs: number };
+  logger?: { warn(message: string, context?: object): void; error(message: string, context?: object): void };
+  /** Test hook: called inside the batch transaction after the projections' writes, before the checkpoint write. */
+  beforeCheckpoint?: (lastEvent: RecordedEvent) => void;
+}
+
+export interface ProjectionStatus {
+  running: boolean;
+  caughtUp: boolean;
+  checkpoint: LogPosition | null;
+  head: LogPosition | null;
+  /** Events known to be unapplied, where the store's positions count events (LMDB); otherwise null. */
+  lagEvents: number | null;
+  lastError: string | null;
+}
+
+export interface RebuildProgress {
+  applied: number;
+  position: LogPosition | null;
+  head: LogPosition | null;
+  /** 0..1, from positions. */
+  fraction: number;
+}
+
+export const CHECKPOINTS = '_checkpoints';
+
+interface CheckpointDoc {
+  _id: string;
+  position: string | null;
+  updatedAt: string;
+  [key: string]: unknown;
+}
+
+const IDLE = Symbol('idle');
+const nextTurn = () => new Promise<typeof IDLE>((resolve) => setImmediate(() => resolve(IDLE)));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs projections against the log (DESIGN section 5): subscribes from the stored checkpoint,
+ * applies events in batches, and commits each batch's read-model writes together with the new
+ * checkpoint in one read-store transaction. After a dropped subscription or a failed batch it
+ * resubscribes from the checkpoint with backoff. Callers can wait until a position is applied
+ * (read-your-writes), and can rebuild every read model from the start of the log.
+ */
+export class ProjectionRunner {
+  private readonly name: string;
+  private readonly batchSize: number;
+  private readonly backoff: { initialMs: number; maxMs: number };
+  private checkpoint: LogPosition | null = null;
+  private running = false;
+  private caughtUp = false;
+  private lastError: string | null = null;
+  private loop: Promise<void> | null = null;
+  private subscription: LogSubscription | null = null;
+  private readonly waiters = new Set<{ position: LogPosition; resolve: (applied: boolean) => void }>();
+  private readonly caughtUpWaiters: Array<() => void> = [];
+  /** Event type → the projections that handle it, computed on first sight of each type. */
+  private readonly routes = new Map<string, readonly Projection[]>();
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly reads: ReadStore,
+    private readonly projections: readonly Projection[],
+    private readonly options: ProjectionRunnerOptions = {},
+  ) {
+    this.name = options.name ?? 'main';
+    this.batchSize = options.batchSize ?? 500;
+    this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
+    const names = new Set<string>();
+    for (const projection of projections) {
+      if (names.has(projection.name)) throw new Error(`two projections are named '${projection.name}'`);
+      names.add(projection.name);
+    }
+  }
+
+  /** Loads the checkpoint and starts applying events in the background. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    await this.ensureIndexes();
+    this.checkpoint = await this.loadCheckpoint();
+    this.running = true;
+    this.caughtUp = false;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.subscription?.close();
+    await this.loop;
+    this.loop = null;
+    for (const waiter of this.waiters) waiter.resolve(false);
+    this.waiters.clear();
+  }
+
+  /** The last applied position. */
+  position(): LogPosition | null {
+    return this.checkpoint;
+  }
+
+  async status(): Promise<ProjectionStatus> {
+    const head = await this.events.headPosition();
+    const checkpoint = this.checkpoint;
+    const counted = head !== null && head < 1n << 64n;
+    return {
+      running: this.running,
+      caughtUp: this.caughtUp,
+      checkpoint,
+      head,
+      lagEvents: counted ? Number(head - (checkpoint ?? 0n)) : null,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Resolves true once `position` is applied, or false after `timeoutMs` (or when stopped). */
+  waitFor(position: LogPosition, timeoutMs: number): Promise<boolean> {
+    if (this.checkpoint !== null && this.checkpoint >= position) return Promise.resolve(true);
+    if (!this.running) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = {
+        position,
+        resolve: (applied: boolean) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(applied);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      timer.unref?.();
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Resolves once the runner has applied everything that existed when it caught up. */
+  whenCaughtUp(): Promise<void> {
+    if (this.caughtUp) return Promise.resolve();
+    return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
+  }
+
+  /**
+   * Replays the whole log into fresh read models: drops the projections' collections and the
+   * checkpoint, then applies every event from the start. Stops the runner first; restart it after.
+   */
+  async rebuild(onProgress?: (progress: RebuildProgress) => void): Promise<{ applied: number }> {
+    await this.stop();
+    for (const collection of new Set(this.projections.flatMap((p) => p.collections))) await this.reads.dropCollection(collection);
+    await this.reads.collection(CHECKPOINTS).delete(this.name);
+    this.checkpoint = null;
+    await this.ensureIndexes();
+    const head = await this.events.headPosition();
+    let applied = 0;
+    for (;;) {
+      const page = await this.events.readAll({ after: this.checkpoint ?? undefined, maxCount: this.batchSize });
+      if (page.length === 0) break;
+      await this.applyBatch(page);
+      applied += page.length;
+      onProgress?.({ applied, position: this.checkpoint, head, fraction: fraction(this.checkpoint, head) });
+    }
+    return { applied };
+  }
+
+  private async run(): Promise<void> {
+    let delay = this.backoff.initialMs;
+    while (this.running) {
+      try {
+        await this.consume();
+        delay = this.backoff.initialMs;
+      } catch (error) {
+        if (!this.running) break;
+        this.lastError = String((error as Error)?.message ?? error);
+        this.options.logger?.warn('projection subscription failed; resubscribing from checkpoint', {
+          runner: this.name,
+          checkpoint: this.checkpoint?.toString() ?? null,
+          error: this.lastError,
+          retryInMs: delay,
+        });
+        await sleep(delay);
+        delay = Math.min(delay * 2, this.backoff.maxMs);
+      }
+    }
+  }
+
+  /** One subscription's life: batches events while they arrive back to back, flushes when idle. */
+  private async consume(): Promise<void> {
+    const subscription = this.events.subscribeToAll({ after: this.checkpoint ?? undefined });
+    const iterator = subscription[Symbol.asyncIterator]();
+    this.subscription = subscription;
+    const batch: RecordedEvent[] = [];
+    try {
+      let pending = iterator.next();
+      while (this.running) {
+        let result: IteratorResult<SubscriptionMessage> | typeof IDLE =
+          batch.length > 0 ? await Promise.race([pending, nextTurn()]) : await pending;
+        if (result === IDLE) {
+          await this.applyBatch(batch.splice(0));
+          result = await pending;
+        }
+        if (result.done) {
+          if (this.running) throw new Error('the subscription ended');
+          return;
+        }
+        pending = iterator.next();
+        const message = result.value;
+        if (message.kind === 'event') {
+          batch.push(message.event);
+          if (batch.length >= this.batchSize) await this.applyBatch(batch.splice(0));
+        } else {
+          await this.applyBatch(batch.splice(0));
+          this.markCaughtUp();
+        }
+      }
+    } finally {
+      this.subscription = null;
+      await subscription.close();
+    }
+  }
+
+  private async applyBatch(batch: RecordedEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    const last = batch[batch.length - 1];
+    await this.reads.transaction(async (tx) => {
+      for (const event of batch) {
+        for (const projection of this.route(event.type)) await projection.apply(event, tx);
+      }
+      this.options.beforeCheckpoint?.(last);
+      await tx
+        .collection<CheckpointDoc>(CHECKPOINTS)
+        .put({ _id: this.name, position: last.position.toString(), updatedAt: new Date().toISOString() });
+    });
+    this.checkpoint = last.position;
+    this.lastError = null;
+    for (const waiter of this.waiters) if (waiter.position <= last.position) waiter.resolve(true);
+  }
+
+  private route(type: string): readonly Projection[] {
+    let projections = this.routes.get(type);
+    if (!projections) {
+      projections = this.projections.filter((p) => !p.handles || p.handles.includes(type));
+      this.routes.set(type, projections);
+    }
+    return projections;
+  }
+
+  private markCaughtUp(): void {
+    this.caughtUp = true;
+    this.caughtUpWaiters.splice(0).forEach((resolve) => resolve());
+  }
+
+  private async loadCheckpoint(): Promise<LogPosition | null> {
+    const stored = await this.reads.collection<CheckpointDoc>(CHECKPOINTS).get(this.name);
+    return stored?.position ? BigInt(stored.position) : null;
+  }
+
+  private async ensureIndexes(): Promise<void> {
+    for (const projection of this.projections) {
+      for (const { collection, ...index } of projection.indexes ?? []) await this.reads.ensureIndex(collection, index);
+    }
+  }
+}
+
+function fraction(position: LogPosition | null, head: LogPosition | null): number {
+  if (head === null || head === 0n) return 1;
+  if (position === null) return 0;
+  return Math.min(1, Number((position * 10_000n) / head) / 10_000);
+}
