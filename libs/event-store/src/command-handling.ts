@@ -17,6 +17,8 @@ export interface HandleCommandOptions<TCommand, TEvent extends DomainEvent, TSta
   ifMatch?: number;
   /** How many times a concurrency conflict is resolved by reloading and deciding again. Default 3. */
   maxRetries?: number;
+  /** Called on every concurrency conflict met (for metrics), before any retry. */
+  onConflict?: () => void;
   /** Upgrades old event shapes on read (DESIGN section 4). */
   upcast?: (event: DomainEvent) => TEvent;
 }
@@ -62,7 +64,7 @@ export async function loadAggregate<TCommand, TEvent extends DomainEvent, TState
 export async function handleCommand<TCommand, TEvent extends DomainEvent, TState>(
   options: HandleCommandOptions<TCommand, TEvent, TState>,
 ): Promise<CommandOutcome<TEvent, TState>> {
-  const { store, stream, decider, command, metadata = {}, ifMatch, maxRetries = 3, upcast } = options;
+  const { store, stream, decider, command, metadata = {}, ifMatch, maxRetries = 3, upcast, onConflict } = options;
   for (let attempt = 0; ; attempt++) {
     const { state, revision } = await loadAggregate(store, stream, decider, upcast);
     if (ifMatch !== undefined && ifMatch !== revision) {
@@ -80,6 +82,7 @@ export async function handleCommand<TCommand, TEvent extends DomainEvent, TState
       const next = decided.reduce(decider.evolve, state);
       return { events: decided, state: next, revision: result.nextExpectedRevision, position: result.position };
     } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) onConflict?.();
       const retry = error instanceof WrongExpectedRevisionError && ifMatch === undefined && attempt < maxRetries;
       if (!retry) throw error;
     }

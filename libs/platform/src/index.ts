@@ -2,3 +2,5 @@ export * from './errors';
 export * from './ids';
 export * from './clock';
 export * from './config';
+export * from './logging';
+export * from './http';

@@ -1,0 +1,113 @@
+import 'reflect-metadata';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyRequest } from 'fastify';
+import type { AppConfig } from '../../../libs/platform/src/config';
+import { systemClock, type Clock } from '../../../libs/platform/src/clock';
+import { newId } from '../../../libs/platform/src/ids';
+import { JsonNestLogger, log, requestContext } from '../../../libs/platform/src/logging';
+import { ADMIN_TOKEN_HASH, AuthGuard, hashToken } from '../../../libs/platform/src/http/auth';
+import { ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
+import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
+import { createValidationPipe } from '../../../libs/platform/src/http/validation';
+import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtime/src/runtime.module';
+import { openStores, type Stores } from '../../../libs/runtime/src/stores';
+import { IdentityModule } from '../../../libs/identity/src/identity.module';
+import { allProjections } from '../../../libs/runtime/src/all-projections';
+import { setUpOpenApi } from './openapi';
+import { RUNTIME, SystemController } from './system.controller';
+
+/** The bounded contexts served over HTTP. */
+const contextModules = [IdentityModule];
+
+@Module({})
+class AppModule {
+  static forRuntime(runtime: Runtime, adminTokenHash: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [RuntimeModule.forRuntime(runtime), CqrsModule.forRoot(), ...contextModules],
+      controllers: [SystemController],
+      providers: [
+        { provide: RUNTIME, useValue: runtime },
+        { provide: ADMIN_TOKEN_HASH, useValue: adminTokenHash },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+      ],
+    };
+  }
+}
+
+export interface Service {
+  app: NestFastifyApplication;
+  runtime: Runtime;
+  /** Stops accepting requests, stops the projections, closes the stores. */
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the API on the configured stores: not listening yet, projections not started (the caller
+ * starts them, then listens). Used by `main.ts` and by tests that need a handle on the internals.
+ */
+export async function createService(options: {
+  config: AppConfig;
+  adminToken: string;
+  clock?: Clock;
+  stores?: Stores;
+  runProjections?: boolean;
+}): Promise<Service> {
+  const { config } = options;
+  const stores = options.stores ?? (await openStores(config));
+  const runtime = createRuntime({
+    config,
+    stores,
+    clock: options.clock ?? systemClock,
+    projections: allProjections,
+    runProjections: options.runProjections ?? stores.mode === 'embedded',
+  });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId();
+    },
+    trustProxy: stores.mode === 'distributed',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, hashToken(options.adminToken)), adapter, {
+    logger: new JsonNestLogger(),
+    bufferLogs: false,
+  });
+  app.useGlobalPipes(createValidationPipe());
+  const fastify = app.getHttpAdapter().getInstance();
+  // Only JSON bodies: anything else is 415 (Fastify's default text/plain parser would let strings through).
+  fastify.removeContentTypeParser(['text/plain']);
+  // Errors Fastify raises before a route handler runs (body too large, bad JSON, bad media type) get the envelope too.
+  fastify.setErrorHandler((error, request, reply) => sendError(reply, error, request.id));
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    requestContext.run({ requestId: request.id }, done);
+  });
+  fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    runtime.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    runtime.metrics.httpDuration.observe({ method: request.method, route }, seconds);
+    log.info({ requestId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    done();
+  });
+  new RateLimiter(config.rateLimitPerMinute, runtime.clock).register(fastify);
+  setUpOpenApi(app);
+  await app.init();
+  return {
+    app,
+    runtime,
+    async close() {
+      await app.close();
+      await runtime.runner?.stop();
+      await stores.close();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength } from 'class-validator';
+import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
+import { CreateUser, IssueToken, RevokeToken } from './identity.commands';
+import { GetUser } from './identity.queries';
+
+export class CreateUserBody {
+  @IsEmail({}, { message: 'email must be an e-mail address' })
+  @MaxLength(254)
+  email!: string;
+
+  @IsString()
+  @Length(1, 100)
+  displayName!: string;
+
+  @IsOptional()
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }, { message: 'photoURL must be an http(s) URL' })
+  @MaxLength(2048)
+  photoURL?: string;
+}
+
+@Controller('v1/admin')
+@AdminOnly()
+export class AdminIdentityController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
+
+  /** `POST /v1/admin/users` → 201 `{ user, token }`: the token is shown this once. */
+  @Post('users')
+  @HttpCode(201)
+  async createUser(@Body() body: CreateUserBody, @CurrentCaller() caller: Caller) {
+    const { userId } = await this.commandBus.execute(new CreateUser(body.email, body.displayName, body.photoURL ?? null, caller));
+    const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
+    return { user: await this.queryBus.execute(new GetUser(userId)), token, tokenId };
+  }
+
+  /** `POST /v1/admin/users/{userId}/tokens` → 201 `{ id, token }`. */
+  @Post('users/:userId/tokens')
+  @HttpCode(201)
+  async issueToken(@Param('userId') userId: string, @CurrentCaller() caller: Caller) {
+    const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
+    return { id: tokenId, token };
+  }
+
+  /** `DELETE /v1/admin/tokens/{tokenId}` → 204; the token stops working at once. */
+  @Delete('tokens/:tokenId')
+  @HttpCode(204)
+  async revokeToken(@Param('tokenId') tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
+    await this.commandBus.execute(new RevokeToken(tokenId, caller));
+  }
+}
+
+@Controller('v1/user')
+export class CurrentUserController {
+  constructor(private readonly queryBus: QueryBus) {}
+
+  /** `GET /v1/user` → the caller as an embedded user object. */
+  @Get()
+  me(@CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new GetUser(userOf(caller).userId));
+  }
+}
+

@@ -1,0 +1,16 @@
+/**
+ * Identity: users and their access tokens (DESIGN section 8).
+ *
+ * Streams:
+ * - `user-<userId>`: the user;
+ * - `emailclaim-<sha256(email)>`: who holds an e-mail address, so that two users can never be
+ *   created with the same address, even concurrently (the claim is appended with `no_stream`);
+ * - `accesstoken-<tokenId>`: one token's life. Only the SHA-256 of a token is ever stored.
+ */
+export type IdentityEvent =
+  | { type: 'UserCreated'; data: { userId: string; email: string; displayName: string; photoURL: string | null; createdAt: string } }
+  | { type: 'EmailClaimed'; data: { email: string; userId: string } }
+  | { type: 'AccessTokenIssued'; data: { tokenId: string; userId: string; tokenHash: string; issuedAt: string } }
+  | { type: 'AccessTokenRevoked'; data: { tokenId: string; userId: string; tokenHash: string; revokedAt: string } };
+
+export const IDENTITY_EVENT_TYPES = ['UserCreated', 'EmailClaimed', 'AccessTokenIssued', 'AccessTokenRevoked'] as const;

@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { TokenVerifier } from '../../platform/src/http/auth';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { normalizeEmail } from './identity.decider';
+import { TOKENS, USERS, type TokenDoc, type UserDoc } from './identity.projections';
+
+/** The embedded user object (interface document, convention 6). */
+export interface UserObject {
+  object: 'user';
+  id: string;
+  displayName: string;
+  email: string;
+  photoURL?: string;
+  urls: { location: string };
+}
+
+/** Identity's exported queries: other contexts read users only through these. */
+@Injectable()
+export class UserQueries {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  byId(userId: string): Promise<UserDoc | null> {
+    return this.reads.collection<UserDoc>(USERS).get(userId);
+  }
+
+  byEmail(email: string): Promise<UserDoc | null> {
+    return this.reads.collection<UserDoc>(USERS).findOne({ email: normalizeEmail(email) });
+  }
+
+  async byIds(userIds: readonly string[]): Promise<Map<string, UserDoc>> {
+    const page = await this.reads.collection<UserDoc>(USERS).find({ _id: { $in: [...new Set(userIds)] } }, { limit: 1000, count: false });
+    return new Map(page.items.map((user) => [user._id, user]));
+  }
+
+  present(user: UserDoc): UserObject {
+    return {
+      object: 'user',
+      id: user._id,
+      displayName: user.displayName,
+      email: user.email,
+      ...(user.photoURL ? { photoURL: user.photoURL } : {}),
+      urls: { location: `${this.config.publicUrl}/v1/users/${user._id}` },
+    };
+  }
+}
+
+export class GetUser {
+  constructor(readonly userId: string) {}
+}
+
+@QueryHandler(GetUser)
+export class GetUserHandler implements IQueryHandler<GetUser, UserObject> {
+  constructor(private readonly users: UserQueries) {}
+
+  async execute({ userId }: GetUser): Promise<UserObject> {
+    const user = await this.users.byId(userId);
+    if (!user) throw DomainError.notFound(`no user ${userId}`);
+    return this.users.present(user);
+  }
+}
+
+/** Bearer token → caller: two point reads (token by hash, then its user). */
+@Injectable()
+export class ReadModelTokenVerifier implements TokenVerifier {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  async verify(tokenHash: string) {
+    const token = await this.reads.collection<TokenDoc>(TOKENS).get(tokenHash);
+    if (!token) return null;
+    const user = await this.reads.collection<UserDoc>(USERS).get(token.userId);
+    if (!user) return null;
+    return {
+      kind: 'user' as const,
+      userId: user._id,
+      tokenId: token.tokenId,
+      user: { id: user._id, displayName: user.displayName, email: user.email, photoURL: user.photoURL },
+    };
+  }
+}
+

@@ -1,0 +1,117 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  createParamDecorator,
+  Inject,
+  Injectable,
+  SetMetadata,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiError } from './error-envelope';
+
+/** The embedded user object of the interface document (convention 6), minus `urls`, which callers add. */
+export interface UserSummary {
+  id: string;
+  displayName: string;
+  email: string;
+  photoURL: string | null;
+}
+
+/** Who is calling: a user through one of their tokens, or the administrator through ADMIN_TOKEN. */
+export type Caller =
+  | { kind: 'user'; userId: string; tokenId: string; user: UserSummary }
+  | { kind: 'admin' };
+
+/** Event metadata's actor (DESIGN section 4). */
+export interface Actor {
+  type: 'user' | 'integration' | 'system';
+  id: string;
+  label: string;
+}
+
+export function actorOf(caller: Caller): Actor {
+  return caller.kind === 'admin'
+    ? { type: 'system', id: 'admin', label: 'Administrator' }
+    : { type: 'user', id: caller.userId, label: caller.user.displayName };
+}
+
+/** Tokens are stored only as SHA-256 hashes; this is the one place that hashes them. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Looks a token hash up; implemented by the identity context. */
+export interface TokenVerifier {
+  verify(tokenHash: string): Promise<Extract<Caller, { kind: 'user' }> | null>;
+}
+export const TOKEN_VERIFIER = Symbol('TOKEN_VERIFIER');
+export const ADMIN_TOKEN_HASH = Symbol('ADMIN_TOKEN_HASH');
+
+const PUBLIC = 'auth:public';
+const ADMIN_ONLY = 'auth:admin';
+/** No token needed (health, docs, SAML endpoints). */
+export const Public = () => SetMetadata(PUBLIC, true);
+/** Only ADMIN_TOKEN (the `/v1/admin/*` extensions). */
+export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
+
+interface AuthenticatedRequest {
+  headers: Record<string, string | string[] | undefined>;
+  caller?: Caller;
+}
+
+/**
+ * Every route needs `Authorization: Bearer <token>` unless marked @Public: 401 otherwise.
+ * ADMIN_TOKEN authorizes only @AdminOnly routes; user tokens everything else.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(TOKEN_VERIFIER) private readonly tokens: TokenVerifier,
+    @Inject(ADMIN_TOKEN_HASH) private readonly adminTokenHash: string,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw new ApiError(401, 'missing bearer token: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
+    const hash = hashToken(token);
+    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
+    if (sameHash(hash, this.adminTokenHash)) {
+      if (!adminOnly) throw new ApiError(403, 'the admin token only authorizes /v1/admin routes; use a user token');
+      request.caller = { kind: 'admin' };
+      return true;
+    }
+    const caller = await this.tokens.verify(hash);
+    if (!caller) throw new ApiError(401, 'invalid or revoked token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    if (adminOnly) throw new ApiError(403, 'this route needs the admin token');
+    request.caller = caller;
+    return true;
+  }
+}
+
+export function bearerToken(header: string | string[] | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+/** The authenticated caller of the current request. */
+export const CurrentCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
+  const caller = context.switchToHttp().getRequest<AuthenticatedRequest>().caller;
+  if (!caller) throw new ApiError(401, 'not authenticated');
+  return caller;
+});
+
+/** The caller as a user; the admin token is refused (403) on user routes by the guard already. */
+export function userOf(caller: Caller): Extract<Caller, { kind: 'user' }> {
+  if (caller.kind !== 'user') throw new ApiError(403, 'this route needs a user token');
+  return caller;
+}

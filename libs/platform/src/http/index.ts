@@ -1,0 +1,6 @@
+export * from './error-envelope';
+export * from './validation';
+export * from './list';
+export * from './auth';
+export * from './rate-limit';
+export * from './etag';

@@ -1,0 +1,83 @@
+import type { Decider, DomainEvent } from '../../event-store/src/decider';
+import { handleCommand, type CommandOutcome } from '../../event-store/src/command-handling';
+import type { EventStore } from '../../event-store/src/event-store.port';
+import { WrongExpectedRevisionError } from '../../event-store/src/errors';
+import { actorOf, type Caller } from '../../platform/src/http/auth';
+import type { Clock } from '../../platform/src/clock';
+import { requestContext } from '../../platform/src/logging';
+import type { Metrics } from './metrics';
+import type { ReadYourWrites } from './read-your-writes';
+
+/** Where a command comes from: stamped on every event it appends (DESIGN section 4). */
+export interface CommandContext {
+  caller: Caller;
+  source?: 'api' | 'integration' | 'system';
+  /** The request that caused it; defaults to the current request's id. */
+  requestId?: string;
+}
+
+export const SCHEMA_VERSION = 1;
+
+/**
+ * The glue every command handler uses: `handleCommand` with metadata, metrics and the
+ * read-your-writes wait, so a handler is one call.
+ */
+export class CommandRunner {
+  constructor(
+    private readonly store: EventStore,
+    private readonly readYourWrites: ReadYourWrites,
+    private readonly clock: Clock,
+    private readonly metrics: Metrics,
+  ) {}
+
+  now(): Date {
+    return this.clock.now();
+  }
+
+  async run<C, E extends DomainEvent, S>(
+    stream: string,
+    decider: Decider<C, E, S>,
+    command: C,
+    context: CommandContext,
+    options: { ifMatch?: number; wait?: boolean } = {},
+  ): Promise<CommandOutcome<E, S>> {
+    const requestId = context.requestId ?? requestContext.getStore()?.requestId ?? 'none';
+    const metadata = {
+      actor: actorOf(context.caller),
+      source: context.source ?? 'api',
+      occurredAt: this.clock.now().toISOString(),
+      requestId,
+      correlationId: requestId,
+      causationId: requestId,
+      schemaVersion: SCHEMA_VERSION,
+    };
+    let outcome: CommandOutcome<E, S>;
+    try {
+      outcome = await handleCommand({
+        store: this.store,
+        stream,
+        decider,
+        command,
+        metadata,
+        ifMatch: options.ifMatch,
+        onConflict: () => this.metrics.conflicts.inc(),
+      });
+    } catch (error) {
+      this.metrics.appends.inc({ outcome: error instanceof WrongExpectedRevisionError ? 'conflict' : 'rejected' });
+      throw error;
+    }
+    if (outcome.events.length > 0) {
+      this.metrics.appends.inc({ outcome: 'appended' });
+      this.metrics.appendedEvents.inc(outcome.events.length);
+      if (options.wait !== false) await this.readYourWrites.wait(outcome.position);
+    }
+    return outcome;
+  }
+
+  /** Waits for a position produced outside `run` (several commands in one request). */
+  waitFor(position: bigint | undefined): Promise<void> {
+    return this.readYourWrites.wait(position);
+  }
+}
+
+export const COMMAND_RUNNER = Symbol('COMMAND_RUNNER');

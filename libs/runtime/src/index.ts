@@ -1,0 +1,6 @@
+export * from './stores';
+export * from './metrics';
+export * from './read-your-writes';
+export * from './command-runner';
+export * from './runtime.module';
+export * from './health';

@@ -1,0 +1,53 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Prometheus metrics of one process (`GET /metrics`). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  readonly appends = new Counter({
+    name: 'eventstore_appends_total',
+    help: 'Event batches appended, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly appendedEvents = new Counter({ name: 'eventstore_events_appended_total', help: 'Events appended', registers: [this.registry] });
+  readonly conflicts = new Counter({
+    name: 'command_concurrency_conflicts_total',
+    help: 'Concurrency conflicts met by commands (each retry counts)',
+    registers: [this.registry],
+  });
+  readonly readYourWritesWait = new Histogram({
+    name: 'read_your_writes_wait_seconds',
+    help: 'Time a write waited for the read models to apply its events',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+  readonly readYourWritesTimeouts = new Counter({
+    name: 'read_your_writes_timeouts_total',
+    help: 'Writes answered before the read models had applied them',
+    registers: [this.registry],
+  });
+  readonly projectionLag = new Gauge({
+    name: 'projection_lag_events',
+    help: 'Events appended but not yet applied to the read models (embedded mode)',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}
+
+export const METRICS = Symbol('METRICS');

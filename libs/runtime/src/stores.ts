@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import type { AppConfig } from '../../platform/src/config';
+import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
+import { KurrentDbEventStore } from '../../event-store/src/kurrentdb/kurrentdb-event-store';
+import type { EventStore } from '../../event-store/src/event-store.port';
+import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
+import { MongoReadStore } from '../../read-store/src/mongodb/mongo-read-store';
+import type { ReadStore } from '../../read-store/src/read-store.port';
+import { FsBlobStore } from '../../blob-store/src/fs/fs-blob-store';
+import { GridFsBlobStore } from '../../blob-store/src/gridfs/gridfs-blob-store';
+import type { BlobStore } from '../../blob-store/src/blob-store.port';
+
+export type StoreMode = 'embedded' | 'distributed';
+
+export interface Stores {
+  mode: StoreMode;
+  events: EventStore;
+  reads: ReadStore;
+  blobs: BlobStore;
+  close(): Promise<void>;
+}
+
+/**
+ * The configured adapters (DESIGN section 2): `EVENTSTORE_URL` and `MONGODB_URL` absent means the
+ * embedded stores in `DATA_DIR`. The two URLs go together: a half-distributed setup would keep
+ * read models in one process's memory while other processes write the log.
+ */
+export async function openStores(config: AppConfig): Promise<Stores> {
+  if (Boolean(config.eventStoreUrl) !== Boolean(config.mongodbUrl)) {
+    throw new Error('set both EVENTSTORE_URL and MONGODB_URL for distributed mode, or neither for embedded mode');
+  }
+  if (config.eventStoreUrl && config.mongodbUrl) {
+    const events = KurrentDbEventStore.connect(config.eventStoreUrl);
+    const reads = await MongoReadStore.connect(config.mongodbUrl);
+    const blobs = await GridFsBlobStore.connect(config.mongodbUrl);
+    return { mode: 'distributed', events, reads, blobs, close: closeAll(events, reads, blobs) };
+  }
+  const events = LmdbEventStore.open(join(config.dataDir, 'events'));
+  const reads = new MemoryReadStore();
+  const blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
+  return { mode: 'embedded', events, reads, blobs, close: closeAll(events, reads, blobs) };
+}
+
+function closeAll(...stores: Array<{ close(): Promise<void> }>): () => Promise<void> {
+  return async () => {
+    for (const store of stores) await store.close();
+  };
+}
