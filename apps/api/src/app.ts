@@ -15,12 +15,13 @@ import { createValidationPipe } from '../../../libs/platform/src/http/validation
 import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtime/src/runtime.module';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
 import { IdentityModule } from '../../../libs/identity/src/identity.module';
+import { OrganizationModule } from '../../../libs/organizations/src/organization.module';
 import { allProjections } from '../../../libs/runtime/src/all-projections';
 import { setUpOpenApi } from './openapi';
 import { RUNTIME, SystemController } from './system.controller';
 
 /** The bounded contexts served over HTTP. */
-const contextModules = [IdentityModule];
+const contextModules = [IdentityModule, OrganizationModule];
 
 @Module({})
 class AppModule {

@@ -68,7 +68,7 @@ export async function handleCommand<TCommand, TEvent extends DomainEvent, TState
   for (let attempt = 0; ; attempt++) {
     const { state, revision } = await loadAggregate(store, stream, decider, upcast);
     if (ifMatch !== undefined && ifMatch !== revision) {
-      throw DomainError.preconditionFailed(`'${stream}' has changed since revision ${ifMatch}; it is at ${revision ?? 'none'}`);
+      throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
     }
     const decided = decider.decide(command, state);
     if (isDomainError(decided)) throw decided;

@@ -4,3 +4,5 @@ export * from './clock';
 export * from './config';
 export * from './logging';
 export * from './http';
+export * from './audit-catalog';
+export * from './permissions';

@@ -19,7 +19,7 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) =>
-      message.startsWith(error.property) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`,
+      message.startsWith(path) ? message : message.startsWith(error.property) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`,
     );
     return [...own, ...describe(error.children ?? [], path)];
   });

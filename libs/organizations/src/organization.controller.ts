@@ -1,0 +1,67 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { ListQuery } from '../../platform/src/http/list';
+import { CreateOrganization, UpdateOrganization } from './organization.commands';
+import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.dto';
+import type { OrganizationChanges } from './organization.events';
+import { GetOrganization, GetUserProfile, ListOrganizations, OrganizationsByEmailDomain } from './organization.queries';
+
+@Controller('v1')
+export class OrganizationController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
+
+  /** `POST /v1/orgs` (extension) → 201: the caller becomes its admin. */
+  @Post('orgs')
+  @HttpCode(201)
+  async create(@Body() body: CreateOrganizationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { organizationId } = await this.commandBus.execute(new CreateOrganization(body.title, body.emailDomains ?? [], caller));
+    return this.read(organizationId, caller, reply);
+  }
+
+  /** `GET /v1/orgs`: the organizations the caller belongs to. */
+  @Get('orgs')
+  list(@Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new ListOrganizations(userOf(caller).userId, query.page, query.limit));
+  }
+
+  @Get('orgs/:organizationId')
+  get(@Param('organizationId') organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.read(organizationId, caller, reply);
+  }
+
+  /** Admins only; `If-Match` with the ETag makes it conditional (412 when stale). */
+  @Patch('orgs/:organizationId')
+  async update(
+    @Param('organizationId') organizationId: string,
+    @Body() body: UpdateOrganizationBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const changes = { ...body } as OrganizationChanges;
+    await this.commandBus.execute(new UpdateOrganization(organizationId, changes, caller, parseIfMatch(ifMatch)));
+    return this.read(organizationId, caller, reply);
+  }
+
+  @Get('email-domains/:emailDomain/orgs')
+  byEmailDomain(@Param('emailDomain') emailDomain: string, @CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new OrganizationsByEmailDomain(emailDomain, caller));
+  }
+
+  @Get('users/:userId')
+  user(@Param('userId') userId: string, @CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new GetUserProfile(userId, caller));
+  }
+
+  private async read(organizationId: string, caller: Caller, reply: FastifyReply) {
+    const { organization, revision } = await this.queryBus.execute(new GetOrganization(organizationId, caller));
+    void reply.header('etag', etagOf(revision));
+    return organization;
+  }
+}

@@ -1,0 +1,185 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { organizationPermissions, type OrganizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
+import type { DefaultContent } from './organization.events';
+import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
+
+/** The Organization resource of the interface document. */
+export interface OrganizationObject {
+  object: 'organization';
+  id: string;
+  title: string;
+  createdAt: string;
+  emailDomains: string[];
+  hostname?: string;
+  type: 'business';
+  defaultRole: OrganizationRole;
+  defaultContent: DefaultContent;
+  sso: boolean;
+  ai: boolean;
+  inviteLinks: boolean;
+  plan: 'free';
+  urls: { location: string; app: string; logo?: string };
+  internal_isOnNewTrial: true;
+  permissions: OrganizationPermissions;
+}
+
+/** Membership facts other contexts need (audit, spaces, …): the organizations context's exported query. */
+@Injectable()
+export class OrganizationMembership {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  /** null: no such organization. `member: false`: it exists but the user does not belong to it. */
+  async roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
+    const [organization, member] = await Promise.all([
+      this.reads.collection(ORGANIZATIONS).get(organizationId),
+      this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId)),
+    ]);
+    if (!organization) return null;
+    return member && !member.disabled ? { member: true, role: member.role } : { member: false, role: null };
+  }
+
+  /** The member's role, or 404 for callers outside the organization (it must not leak that it exists). */
+  async requireMember(organizationId: string, caller: Caller): Promise<OrganizationRole> {
+    const access = caller.kind === 'user' ? await this.roleOf(organizationId, caller.userId) : null;
+    if (!access?.member) throw DomainError.notFound(`no organization ${organizationId}`);
+    return access.role;
+  }
+
+  async shareAnOrganization(userId: string, otherUserId: string): Promise<boolean> {
+    const mine = await this.reads.collection<MemberDoc>(MEMBERS).find({ userId }, { limit: 1000, count: false });
+    const ids = mine.items.map((m) => memberId(m.organizationId, otherUserId));
+    return ids.length > 0 && (await this.reads.collection(MEMBERS).count({ _id: { $in: ids }, disabled: false })) > 0;
+  }
+}
+
+@Injectable()
+export class OrganizationPresenter {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  present(organization: OrganizationDoc, role: OrganizationRole): OrganizationObject {
+    const base = this.config.publicUrl;
+    return {
+      object: 'organization',
+      id: organization._id,
+      title: organization.title,
+      createdAt: organization.createdAt,
+      emailDomains: organization.emailDomains,
+      ...(organization.hostname ? { hostname: organization.hostname } : {}),
+      type: 'business',
+      defaultRole: organization.defaultRole,
+      defaultContent: organization.defaultContent,
+      sso: organization.sso,
+      ai: organization.ai,
+      inviteLinks: organization.inviteLinks,
+      plan: 'free',
+      urls: { location: `${base}/v1/orgs/${organization._id}`, app: `${base}/o/${organization._id}`, ...(organization.logo ? { logo: organization.logo } : {}) },
+      internal_isOnNewTrial: true,
+      permissions: organizationPermissions(role),
+    };
+  }
+}
+
+export class GetOrganization {
+  constructor(readonly organizationId: string, readonly caller: Caller) {}
+}
+
+@QueryHandler(GetOrganization)
+export class GetOrganizationHandler implements IQueryHandler<GetOrganization, { organization: OrganizationObject; revision: number }> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly presenter: OrganizationPresenter,
+  ) {}
+
+  async execute({ organizationId, caller }: GetOrganization) {
+    const role = await this.membership.requireMember(organizationId, caller);
+    const organization = await this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId);
+    if (!organization) throw DomainError.notFound(`no organization ${organizationId}`);
+    return { organization: this.presenter.present(organization, role), revision: organization.revision };
+  }
+}
+
+export class ListOrganizations {
+  constructor(readonly userId: string, readonly page: string | undefined, readonly limit: number | undefined) {}
+}
+
+/** The caller's organizations, most recently joined first; the cursor runs over their memberships. */
+@QueryHandler(ListOrganizations)
+export class ListOrganizationsHandler implements IQueryHandler<ListOrganizations, ListEnvelope<OrganizationObject>> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly presenter: OrganizationPresenter,
+  ) {}
+
+  async execute({ userId, page, limit }: ListOrganizations) {
+    const memberships = await this.reads
+      .collection<MemberDoc>(MEMBERS)
+      .find({ userId, disabled: false }, { sort: { joinedAt: -1 }, limit, after: page });
+    const organizations = await this.reads
+      .collection<OrganizationDoc>(ORGANIZATIONS)
+      .find({ _id: { $in: memberships.items.map((m) => m.organizationId) } }, { limit: 1000, count: false });
+    const byId = new Map(organizations.items.map((o) => [o._id, o]));
+    const items = memberships.items.flatMap((m) => {
+      const organization = byId.get(m.organizationId);
+      return organization ? [this.presenter.present(organization, m.role)] : [];
+    });
+    return listEnvelope({ items, count: memberships.count, next: memberships.next });
+  }
+}
+
+export class OrganizationsByEmailDomain {
+  constructor(readonly emailDomain: string, readonly caller: Caller) {}
+}
+
+/**
+ * Organizations that list an e-mail domain. A caller sees those they belong to, and all of them
+ * when the domain is their own e-mail's (so people can find their company's organization); others
+ * get an empty list, which reveals nothing.
+ */
+@QueryHandler(OrganizationsByEmailDomain)
+export class OrganizationsByEmailDomainHandler implements IQueryHandler<OrganizationsByEmailDomain, { organizations: OrganizationObject[] }> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly presenter: OrganizationPresenter,
+  ) {}
+
+  async execute({ emailDomain, caller }: OrganizationsByEmailDomain) {
+    if (caller.kind !== 'user') return { organizations: [] };
+    const domain = emailDomain.toLowerCase();
+    const ownDomain = caller.user.email.split('@')[1]?.toLowerCase() === domain;
+    const found = await this.reads.collection<OrganizationDoc>(ORGANIZATIONS).find({ emailDomains: domain }, { limit: 1000, sort: { createdAt: 1 } });
+    const roles = await this.reads
+      .collection<MemberDoc>(MEMBERS)
+      .find({ _id: { $in: found.items.map((o) => memberId(o._id, caller.userId)) } }, { limit: 1000, count: false });
+    const roleByOrganization = new Map(roles.items.map((m) => [m.organizationId, m.role]));
+    const visible = found.items.filter((o) => ownDomain || roleByOrganization.has(o._id));
+    return { organizations: visible.map((o) => this.presenter.present(o, roleByOrganization.get(o._id) ?? null)) };
+  }
+}
+
+export class GetUserProfile {
+  constructor(readonly userId: string, readonly caller: Caller) {}
+}
+
+/** `GET /v1/users/{userId}`: yourself, or someone you share an organization with; 404 otherwise. */
+@QueryHandler(GetUserProfile)
+export class GetUserProfileHandler implements IQueryHandler<GetUserProfile, UserObject> {
+  constructor(
+    private readonly users: UserQueries,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  async execute({ userId, caller }: GetUserProfile) {
+    const visible = caller.kind === 'user' && (caller.userId === userId || (await this.membership.shareAnOrganization(caller.userId, userId)));
+    const user = visible ? await this.users.byId(userId) : null;
+    if (!user) throw DomainError.notFound(`no user ${userId}`);
+    return this.users.present(user);
+  }
+}
