@@ -7,9 +7,9 @@ import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../../libs/platform/src/config';
 import { systemClock, type Clock } from '../../../libs/platform/src/clock';
 import { newId } from '../../../libs/platform/src/ids';
-import { JsonNestLogger, log, requestContext } from '../../../libs/platform/src/logging';
+import { configureLogging, JsonNestLogger, log, requestContext } from '../../../libs/platform/src/logging';
 import { ADMIN_TOKEN_HASH, AuthGuard, hashToken } from '../../../libs/platform/src/http/auth';
-import { ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
+import { ApiError, ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
 import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
 import { createValidationPipe } from '../../../libs/platform/src/http/validation';
 import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtime/src/runtime.module';
@@ -61,6 +61,7 @@ export async function createService(options: {
   runProjections?: boolean;
 }): Promise<Service> {
   const { config } = options;
+  configureLogging(config.logLevel);
   const stores = options.stores ?? (await openStores(config));
   const runtime = createRuntime({
     config,
@@ -100,6 +101,14 @@ export async function createService(options: {
     done();
   });
   new RateLimiter(config.rateLimitPerMinute, runtime.clock).register(fastify);
+  // While the projections replay the log at start, /v1 would serve incomplete read models: answer 503 instead.
+  let ready = runtime.runner === null;
+  void runtime.runner?.whenCaughtUp().then(() => (ready = true));
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (ready || !request.url.startsWith('/v1')) return;
+    sendError(reply, new ApiError(503, 'the service is starting: read models are being rebuilt from the event log', { 'Retry-After': '1' }), request.id);
+    return reply;
+  });
   setUpOpenApi(app);
   await app.init();
   return {

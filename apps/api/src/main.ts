@@ -28,12 +28,15 @@ async function main(): Promise<void> {
   configureLogging(config.logLevel);
   const service = await createService({ config, adminToken: adminToken(config) });
   const { runner } = service.runtime;
-  if (runner) {
-    await runner.start();
-    await runner.whenCaughtUp();
-  }
+  // Listen first: /health reports progress while the projections replay the log; /v1 answers 503 until they catch up.
   await service.app.listen({ port: config.port, host: config.host });
   log.info({ url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, mode: service.runtime.stores.mode }, 'listening');
+  if (runner) {
+    const started = Date.now();
+    await runner.start();
+    await runner.whenCaughtUp();
+    log.info({ ms: Date.now() - started, checkpoint: runner.position()?.toString() ?? null }, 'read models caught up');
+  }
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
