@@ -3,7 +3,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../../libs/platform/src/config';
 import { systemClock, type Clock } from '../../../libs/platform/src/clock';
 import { newId } from '../../../libs/platform/src/ids';
@@ -16,6 +16,7 @@ import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtim
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
 import { IdentityModule } from '../../../libs/identity/src/identity.module';
 import { OrganizationModule } from '../../../libs/organizations/src/organization.module';
+
 import { allProjections } from '../../../libs/runtime/src/all-projections';
 import { setUpOpenApi } from './openapi';
 import { RUNTIME, SystemController } from './system.controller';
@@ -77,17 +78,22 @@ export async function createService(options: {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId();
     },
     trustProxy: stores.mode === 'distributed',
+    // The router rejects malformed URLs and over-long parameters before any hook runs.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('x-request-id', request.id);
+      sendError(reply, error, request.id);
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, hashToken(options.adminToken)), adapter, {
     logger: new JsonNestLogger(),
     bufferLogs: false,
+    // Nest's parsers would accept urlencoded bodies; Fastify's own JSON parser is the only one kept.
+    bodyParser: false,
   });
   app.useGlobalPipes(createValidationPipe());
   const fastify = app.getHttpAdapter().getInstance();
   // Only JSON bodies: anything else is 415 (Fastify's default text/plain parser would let strings through).
   fastify.removeContentTypeParser(['text/plain']);
-  // Errors Fastify raises before a route handler runs (body too large, bad JSON, bad media type) get the envelope too.
-  fastify.setErrorHandler((error, request, reply) => sendError(reply, error, request.id));
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     requestContext.run({ requestId: request.id }, done);

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, IsUrl, Length, Matches, MaxLength } from 'class-validator';
 import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
+import { IdParam } from '../../platform/src/http/id-param';
 import { CreateUser, IssueToken, RevokeToken } from './identity.commands';
 import { GetUser } from './identity.queries';
 
@@ -12,6 +13,7 @@ export class CreateUserBody {
 
   @IsString()
   @Length(1, 100)
+  @Matches(/\S/, { message: 'displayName must not be blank' })
   displayName!: string;
 
   @IsOptional()
@@ -40,7 +42,7 @@ export class AdminIdentityController {
   /** `POST /v1/admin/users/{userId}/tokens` → 201 `{ id, token }`. */
   @Post('users/:userId/tokens')
   @HttpCode(201)
-  async issueToken(@Param('userId') userId: string, @CurrentCaller() caller: Caller) {
+  async issueToken(@Param('userId', new IdParam('user')) userId: string, @CurrentCaller() caller: Caller) {
     const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
     return { id: tokenId, token };
   }
@@ -48,7 +50,7 @@ export class AdminIdentityController {
   /** `DELETE /v1/admin/tokens/{tokenId}` → 204; the token stops working at once. */
   @Delete('tokens/:tokenId')
   @HttpCode(204)
-  async revokeToken(@Param('tokenId') tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
+  async revokeToken(@Param('tokenId', new IdParam('token')) tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
     await this.commandBus.execute(new RevokeToken(tokenId, caller));
   }
 }

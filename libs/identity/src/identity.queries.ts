@@ -13,7 +13,7 @@ export interface UserObject {
   id: string;
   displayName: string;
   email: string;
-  photoURL?: string;
+  photoURL: string | null;
   urls: { location: string };
 }
 
@@ -44,7 +44,7 @@ export class UserQueries {
       id: user._id,
       displayName: user.displayName,
       email: user.email,
-      ...(user.photoURL ? { photoURL: user.photoURL } : {}),
+      photoURL: user.photoURL,
       urls: { location: `${this.config.publicUrl}/v1/users/${user._id}` },
     };
   }

@@ -3,6 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { IdParam } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { CreateOrganization, UpdateOrganization } from './organization.commands';
 import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.dto';
@@ -31,14 +32,14 @@ export class OrganizationController {
   }
 
   @Get('orgs/:organizationId')
-  get(@Param('organizationId') organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(@Param('organizationId', new IdParam('organization')) organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(organizationId, caller, reply);
   }
 
   /** Admins only; `If-Match` with the ETag makes it conditional (412 when stale). */
   @Patch('orgs/:organizationId')
   async update(
-    @Param('organizationId') organizationId: string,
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
     @Body() body: UpdateOrganizationBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
@@ -55,7 +56,7 @@ export class OrganizationController {
   }
 
   @Get('users/:userId')
-  user(@Param('userId') userId: string, @CurrentCaller() caller: Caller) {
+  user(@Param('userId', new IdParam('user')) userId: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetUserProfile(userId, caller));
   }
 

@@ -95,7 +95,7 @@ export class AuthGuard implements CanActivate {
 
 export function bearerToken(header: string | string[] | undefined): string | null {
   if (typeof header !== 'string') return null;
-  const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(header);
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : null;
 }
 

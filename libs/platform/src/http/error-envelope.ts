@@ -30,6 +30,8 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'the request body must be JSON (Content-Type: application/json)',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'the request body is empty but Content-Type is application/json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'the request body is not valid JSON',
+  FST_ERR_BAD_URL: 'the request URL is malformed',
+  FST_ERR_MAX_PARAM_LENGTH: 'a path segment of the request URL is too long',
 };
 
 /**
@@ -46,6 +48,9 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof ApiError) return envelope(error.status, error.message, error.headers);
   if (error instanceof DomainError) return envelope(error.status, error.message);
   if (error instanceof HttpException) {
+    // Nest wraps Fastify's own 4xx errors (body parsing, media type) and keeps the original as the cause.
+    const cause = error.cause as { code?: string } | undefined;
+    if (cause?.code && cause.code in FASTIFY_MESSAGES) return envelope(error.getStatus(), FASTIFY_MESSAGES[cause.code]);
     const status = error.getStatus();
     const response = error.getResponse();
     const message =

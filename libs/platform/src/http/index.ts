@@ -4,3 +4,4 @@ export * from './list';
 export * from './auth';
 export * from './rate-limit';
 export * from './etag';
+export * from './id-param';
