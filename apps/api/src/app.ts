@@ -16,13 +16,18 @@ import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtim
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
 import { IdentityModule } from '../../../libs/identity/src/identity.module';
 import { OrganizationModule } from '../../../libs/organizations/src/organization.module';
-
+import { OrganizationMembership } from '../../../libs/organizations/src/organization.queries';
+import { AuditModule } from '../../../libs/audit/src/audit.module';
 import { allProjections } from '../../../libs/runtime/src/all-projections';
 import { setUpOpenApi } from './openapi';
 import { RUNTIME, SystemController } from './system.controller';
 
 /** The bounded contexts served over HTTP. */
-const contextModules = [IdentityModule, OrganizationModule];
+const contextModules = [
+  IdentityModule,
+  OrganizationModule,
+  AuditModule.register({ imports: [OrganizationModule], access: { useExisting: OrganizationMembership } }),
+];
 
 @Module({})
 class AppModule {

@@ -1,9 +1,14 @@
 import type { Projection } from '../../read-store/src/projections/projection';
 import { identityProjection } from '../../identity/src/identity.projections';
 import { organizationProjection } from '../../organizations/src/organization.projections';
+import { organizationAuditCatalog } from '../../organizations/src/organization.audit';
+import { auditProjection, combineAuditCatalogs } from '../../audit/src/audit.projection';
+
+/** How every context's events read in the audit log. */
+export const auditCatalog = combineAuditCatalogs(organizationAuditCatalog);
 
 /**
  * Every projection of every bounded context: the composition root's one list. The embedded API
  * and the distributed projector run exactly these, so their read models are the same.
  */
-export const allProjections: readonly Projection[] = [identityProjection, organizationProjection];
+export const allProjections: readonly Projection[] = [identityProjection, organizationProjection, auditProjection(auditCatalog)];

@@ -1,0 +1,186 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
+import type { NewEvent } from '../../../libs/event-store/src/event-store.port';
+import { runCli, USAGE } from './cli';
+
+/** Captured output of one run. */
+function buffers() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: { write: (text: string) => out.push(text), isTTY: false }, stderr: { write: (text: string) => err.push(text), isTTY: false } },
+    stdout: () => out.join(''),
+    stderr: () => err.join(''),
+  };
+}
+
+const ADMIN = { type: 'system', id: 'admin', label: 'Administrator' };
+const ALICE_ID = 'u-alice';
+
+describe('cli', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'cli-'));
+    env = { DATA_DIR: dataDir };
+    const store = LmdbEventStore.open(join(dataDir, 'events'));
+    const meta = { actor: ADMIN, source: 'api', occurredAt: '2024-05-01T10:00:00.000Z' };
+    await store.appendToStream(`user-${ALICE_ID}`, [{ type: 'UserCreated', data: { userId: ALICE_ID, email: 'alice@example.com', displayName: 'Alice', photoURL: null, createdAt: '2024-05-01T10:00:00.000Z' }, metadata: meta }], 'no_stream');
+    await store.appendToStream('user-u-bob', [{ type: 'UserCreated', data: { userId: 'u-bob', email: 'bob@example.com', displayName: 'Bob', photoURL: null, createdAt: '2024-05-01T10:00:00.000Z' }, metadata: meta }], 'no_stream');
+    await store.appendToStream('accesstoken-t1', [{ type: 'AccessTokenIssued', data: { tokenId: 't1', userId: ALICE_ID, tokenHash: 'h1', issuedAt: '2024-05-01T10:00:01.000Z' }, metadata: { ...meta, actor: { type: 'user', id: ALICE_ID, label: 'Alice  Liddell' } } }], 'no_stream');
+    // A long stream, so that the rebuild goes through several batches and reports progress on the way.
+    const bulk: NewEvent[] = Array.from({ length: 1200 }, (_, i) => ({ type: 'NoteWritten', data: { i }, metadata: meta }));
+    await store.appendToStream('note-bulk', bulk, 'no_stream');
+    await store.close();
+  });
+
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  describe('history', () => {
+    it('prints a stream’s events, one line each: revision position recordedAt type actor data', async () => {
+      const run = buffers();
+      expect(await runCli(['history', 'accesstoken-t1'], run.io, env)).toBe(0);
+      expect(run.stdout()).toMatch(/^0 3 \d{4}-\d{2}-\d{2}T[\d:.]+Z AccessTokenIssued Alice Liddell \{"tokenId":"t1","userId":"u-alice","tokenHash":"h1","issuedAt":"2024-05-01T10:00:01.000Z"\}\n$/);
+      expect(run.stderr()).toBe('');
+    });
+
+    it('prints every event of a long stream, in order', async () => {
+      const run = buffers();
+      expect(await runCli(['history', 'note-bulk'], run.io, env)).toBe(0);
+      const lines = run.stdout().trimEnd().split('\n');
+      expect(lines).toHaveLength(1200);
+      expect(lines[0]).toMatch(/^0 4 \S+ NoteWritten Administrator \{"i":0\}$/);
+      expect(lines[1199]).toMatch(/^1199 1203 \S+ NoteWritten Administrator \{"i":1199\}$/);
+    });
+
+    it('prints JSON lines with --json', async () => {
+      const run = buffers();
+      expect(await runCli(['history', '--json', `user-${ALICE_ID}`], run.io, env)).toBe(0);
+      const lines = run.stdout().trimEnd().split('\n').map((line) => JSON.parse(line));
+      expect(lines).toEqual([
+        {
+          object: 'event',
+          id: expect.any(String),
+          streamId: `user-${ALICE_ID}`,
+          revision: 0,
+          position: '1',
+          type: 'UserCreated',
+          data: expect.objectContaining({ userId: ALICE_ID, displayName: 'Alice' }),
+          metadata: expect.objectContaining({ actor: ADMIN }),
+          recordedAt: expect.any(String),
+        },
+      ]);
+    });
+
+    it('given an unknown stream, then a message and exit 1', async () => {
+      const run = buffers();
+      expect(await runCli(['history', 'space-nothing'], run.io, env)).toBe(1);
+      expect(run.stderr()).toBe("no stream 'space-nothing'\n");
+      expect(run.stdout()).toBe('');
+    });
+
+    it('given no stream name, an invalid one, or an unknown option, then usage and exit 64', async () => {
+      for (const args of [['history'], ['history', 'nodash'], ['history', 'user-x', '--yaml'], ['history', 'a-1', 'b-2']]) {
+        const run = buffers();
+        expect(await runCli(args, run.io, env)).toBe(64);
+        expect(run.stderr()).toContain('Usage: npm run cli');
+      }
+    });
+  });
+
+  describe('rebuild', () => {
+    it('replays the log, reporting progress and a summary with the documents per collection', async () => {
+      const run = buffers();
+      expect(await runCli(['rebuild'], run.io, env)).toBe(0);
+      const progress = run.stderr().trimEnd().split('\n');
+      expect(progress).toEqual([
+        'rebuilding read models: 40% (500 events)',
+        'rebuilding read models: 80% (1000 events)',
+        'rebuilding read models: 100% (1203 events)',
+        expect.stringMatching(/^rebuilt read models from 1203 events in \d+\.\d s$/),
+      ]);
+      const out = run.stdout();
+      expect(out).toContain('Embedded mode: the service keeps its read models in memory and rebuilds them from the event log at every start');
+      expect(out).toContain('a check that every event still applies');
+      expect(out).toMatch(/Replayed 1203 events in \d+\.\d s\./);
+      // One line per collection of every projection (the list grows with the contexts).
+      expect(out).toMatch(/Documents per collection:\n( {2}\S+ +\d+\n)+/);
+      expect(out).toMatch(/^ {2}access_tokens +1$/m);
+      expect(out).toMatch(/^ {2}users +2$/m);
+      expect(out).toContain('The whole log replays without error.');
+    });
+
+    it('releases the data directory when done, so it can run again', async () => {
+      const run = buffers();
+      expect(await runCli(['rebuild'], run.io, env)).toBe(0);
+    });
+
+    it('reports a projection that fails and exits 1', async () => {
+      const run = buffers();
+      const failing = { name: 'failing', collections: ['things'], handles: ['NoteWritten'], apply: async () => Promise.reject(new Error('cannot apply NoteWritten')) };
+      expect(await runCli(['rebuild'], run.io, env, { projections: [failing] })).toBe(1);
+      expect(run.stderr()).toContain('rebuild failed: cannot apply NoteWritten');
+    });
+
+    it('rejects arguments with usage and exit 64', async () => {
+      const run = buffers();
+      expect(await runCli(['rebuild', '--fast'], run.io, env)).toBe(64);
+      expect(run.stderr()).toContain("rebuild takes no arguments, got '--fast'");
+    });
+  });
+
+  describe('a data directory held by a running service', () => {
+    let service: LmdbEventStore;
+    beforeAll(() => {
+      service = LmdbEventStore.open(join(dataDir, 'events'));
+    });
+    afterAll(() => service.close());
+
+    it('makes rebuild exit 2, showing the lock message and a hint to stop the service', async () => {
+      const run = buffers();
+      expect(await runCli(['rebuild'], run.io, env)).toBe(2);
+      expect(run.stderr()).toContain(`the data directory ${join(dataDir, 'events')} is in use by process ${process.pid}`);
+      expect(run.stderr()).toContain('The embedded service locks its data directory while it runs. Stop it');
+    });
+
+    it('makes history exit 2, pointing at the admin endpoint', async () => {
+      const run = buffers();
+      expect(await runCli(['history', 'user-u-bob'], run.io, env)).toBe(2);
+      expect(run.stderr()).toContain('GET /v1/admin/streams/user-u-bob');
+    });
+  });
+
+  describe('command line', () => {
+    it('prints usage for --help, help and no command (exit 0)', async () => {
+      for (const args of [['--help'], ['help'], [], ['history', '--help']]) {
+        const run = buffers();
+        expect(await runCli(args, run.io, env)).toBe(0);
+        expect(run.stdout()).toBe(USAGE);
+      }
+    });
+
+    it('prints usage for an unknown command (exit 64)', async () => {
+      const run = buffers();
+      expect(await runCli(['compact'], run.io, env)).toBe(64);
+      expect(run.stderr()).toBe(`unknown command 'compact'\n\n${USAGE}`);
+      expect(await runCli(['toString'], buffers().io, env)).toBe(64);
+    });
+
+    it('given a missing data directory, then a message and exit 1, creating nothing', async () => {
+      const missing = join(dataDir, 'nowhere');
+      const run = buffers();
+      expect(await runCli(['rebuild'], run.io, { DATA_DIR: missing })).toBe(1);
+      expect(run.stderr()).toContain(`no event log at ${join(missing, 'events')}`);
+      expect(existsSync(missing)).toBe(false);
+    });
+
+    it('given a bad configuration, then the message and exit 78', async () => {
+      const run = buffers();
+      expect(await runCli(['rebuild'], run.io, { ...env, PORT: 'eighty' })).toBe(78);
+      expect(run.stderr()).toBe("configuration error: PORT must be an integer in 0..65535, got 'eighty'\n");
+    });
+  });
+});

@@ -1,0 +1,218 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DataDirectoryLockedError, EventStoreInputError } from '../../../libs/event-store/src/errors';
+import type { EventStore, RecordedEvent } from '../../../libs/event-store/src/event-store.port';
+import { KurrentDbEventStore } from '../../../libs/event-store/src/kurrentdb/kurrentdb-event-store';
+import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
+import { ConfigError, loadConfig, type AppConfig } from '../../../libs/platform/src/config';
+import type { Projection } from '../../../libs/read-store/src/projections/projection';
+import { ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
+import { rebuildProgressReporter } from '../../../libs/read-store/src/projections/rebuild-progress';
+import { allProjections } from '../../../libs/runtime/src/all-projections';
+import { openStores, type Stores } from '../../../libs/runtime/src/stores';
+import { presentEvent, streamEvents } from '../../../libs/audit/src/stream-history';
+
+/** Where the CLI writes: process.stdout/stderr, or a test's buffers. */
+export interface Output {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliIo {
+  stdout: Output;
+  stderr: Output;
+}
+
+/** What the commands open; tests and other entry points may substitute them. */
+export interface CliDependencies {
+  openStores?: (config: AppConfig) => Promise<Stores>;
+  openEventStore?: (config: AppConfig) => EventStore;
+  projections?: readonly Projection[];
+}
+
+/** Exit codes (sysexits.h where one fits). */
+export const EXIT = {
+  ok: 0,
+  /** The command failed, or the stream does not exist. */
+  failed: 1,
+  /** The embedded data directory is held by a running service. */
+  locked: 2,
+  usage: 64,
+  config: 78,
+} as const;
+
+export const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  rebuild                         Replay the whole event log into fresh read models, with progress,
+                                  then print the events applied, the time taken and the documents
+                                  per collection.
+  history <streamName> [--json]   Print a stream's events, oldest first, one per line:
+                                  revision position recordedAt type actor data
+                                  (--json: one JSON object per line).
+  help, --help                    Show this help.
+
+Configuration comes from the environment, as for the service: DATA_DIR (default ./data) in
+embedded mode; EVENTSTORE_URL and MONGODB_URL in distributed mode.
+
+Exit codes: 0 done, 1 failed or no such stream, 2 data directory in use by a running service,
+64 bad usage, 78 bad configuration.
+`;
+
+type Command = (args: string[], io: CliIo, config: AppConfig, dependencies?: CliDependencies) => Promise<number>;
+
+/** Parses the command line, loads the configuration from `env`, runs the command; resolves to the exit code. */
+export async function runCli(args: readonly string[], io: CliIo, env: NodeJS.ProcessEnv = process.env, dependencies: CliDependencies = {}): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  const run = COMMANDS[command];
+  if (!run) {
+    io.stderr.write(`unknown command '${command}'\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  let config: AppConfig;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr.write(`configuration error: ${error.message}\n`);
+    return EXIT.config;
+  }
+  return run(rest, io, config, dependencies);
+}
+
+/**
+ * `rebuild`: replays the whole log into fresh read models through the same projections the
+ * service runs (DESIGN section 5).
+ */
+export async function rebuild(args: string[], io: CliIo, config: AppConfig, dependencies: CliDependencies = {}): Promise<number> {
+  if (args.length > 0) return usageError(io, `rebuild takes no arguments, got '${args.join(' ')}'`);
+  const embedded = isEmbedded(config);
+  if (embedded && !hasEmbeddedLog(config, io)) return EXIT.failed;
+  let stores: Stores;
+  try {
+    stores = await (dependencies.openStores ?? openStores)(config);
+  } catch (error) {
+    return openFailed(error, io, 'Stop it (Ctrl-C in its terminal, or SIGTERM its process), then run the rebuild again.');
+  }
+  try {
+    if (stores.mode === 'embedded') {
+      io.stdout.write(
+        `Embedded mode: the service keeps its read models in memory and rebuilds them from the event log at every start,\n` +
+          `so there is nothing on disk to rebuild. This run replays the whole log in ${join(config.dataDir, 'events')} into fresh\n` +
+          `in-memory read models and then discards them: a check that every event still applies.\n\n`,
+      );
+    } else {
+      io.stdout.write(
+        `Distributed mode: rebuilding the MongoDB read models from KurrentDB. Stop the projector first (it would keep\n` +
+          `applying events while the collections are dropped and refilled) and start it again afterwards: it continues from\n` +
+          `the rebuilt checkpoint. Until the rebuild ends, API reads see incomplete read models.\n\n`,
+      );
+    }
+    const projections = dependencies.projections ?? allProjections;
+    const runner = new ProjectionRunner(stores.events, stores.reads, projections);
+    const progress = rebuildProgressReporter(io.stderr);
+    const started = performance.now();
+    const { applied } = await runner.rebuild((p) => progress.update(p));
+    const seconds = (performance.now() - started) / 1000;
+    progress.finish(applied, seconds);
+    const collections = [...new Set(projections.flatMap((p) => p.collections))].sort();
+    const counts: Array<[string, number]> = [];
+    for (const name of collections) counts.push([name, await stores.reads.collection(name).count()]);
+    const width = Math.max(0, ...collections.map((name) => name.length));
+    io.stdout.write(`Replayed ${applied} ${applied === 1 ? 'event' : 'events'} in ${seconds.toFixed(1)} s.\n`);
+    io.stdout.write(`Documents per collection:\n${counts.map(([name, count]) => `  ${name.padEnd(width)}  ${count}\n`).join('')}`);
+    if (stores.mode === 'embedded') io.stdout.write(`\nThe whole log replays without error.\n`);
+    return EXIT.ok;
+  } catch (error) {
+    io.stderr.write(`\nrebuild failed: ${messageOf(error)}\n`);
+    return EXIT.failed;
+  } finally {
+    await stores.close();
+  }
+}
+
+/** `history <streamName> [--json]`: a stream's events, oldest first. */
+export async function history(args: string[], io: CliIo, config: AppConfig, dependencies: CliDependencies = {}): Promise<number> {
+  const flags = args.filter((arg) => arg.startsWith('-'));
+  const names = args.filter((arg) => !arg.startsWith('-'));
+  const unknown = flags.filter((flag) => flag !== '--json');
+  if (unknown.length > 0) return usageError(io, `unknown option '${unknown[0]}' for history`);
+  if (names.length !== 1) return usageError(io, names.length === 0 ? 'history needs a stream name, such as space-<id>' : `history takes one stream name, got ${names.length}`);
+  const [stream] = names;
+  const json = flags.includes('--json');
+  if (isEmbedded(config) && !hasEmbeddedLog(config, io)) return EXIT.failed;
+  let store: EventStore;
+  try {
+    store = (dependencies.openEventStore ?? openEventStore)(config);
+  } catch (error) {
+    return openFailed(error, io, `Stop it first, or read the stream through it: GET /v1/admin/streams/${stream} with the admin token.`);
+  }
+  try {
+    if ((await store.streamRevision(stream)) === null) {
+      io.stderr.write(`no stream '${stream}'\n`);
+      return EXIT.failed;
+    }
+    for await (const event of streamEvents(store, stream)) io.stdout.write(`${json ? JSON.stringify(presentEvent(event)) : historyLine(event)}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof EventStoreInputError) return usageError(io, error.message);
+    io.stderr.write(`history failed: ${messageOf(error)}\n`);
+    return EXIT.failed;
+  } finally {
+    await store.close();
+  }
+}
+
+const COMMANDS: Readonly<Record<string, Command>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, Command>, { rebuild, history }),
+);
+
+/** `revision position recordedAt type actor.label data`, on one line whatever the values hold. */
+export function historyLine(event: RecordedEvent): string {
+  const actor = event.metadata.actor as { label?: unknown } | undefined;
+  const label = typeof actor?.label === 'string' && actor.label.trim() ? actor.label.replace(/\s+/g, ' ').trim() : '-';
+  return `${event.revision} ${event.position} ${event.recordedAt} ${event.type} ${label} ${JSON.stringify(event.data) ?? 'null'}`;
+}
+
+function isEmbedded(config: AppConfig): boolean {
+  return !config.eventStoreUrl && !config.mongodbUrl;
+}
+
+/** In embedded mode the log must exist: opening a missing one would create an empty store in a mistyped DATA_DIR. */
+function hasEmbeddedLog(config: AppConfig, io: CliIo): boolean {
+  const directory = join(config.dataDir, 'events');
+  if (existsSync(directory)) return true;
+  io.stderr.write(`no event log at ${directory}: set DATA_DIR to the service's data directory\n`);
+  return false;
+}
+
+function openEventStore(config: AppConfig): EventStore {
+  return config.eventStoreUrl ? KurrentDbEventStore.connect(config.eventStoreUrl) : LmdbEventStore.open(join(config.dataDir, 'events'));
+}
+
+function openFailed(error: unknown, io: CliIo, hint: string): number {
+  if (error instanceof DataDirectoryLockedError || (error as Error)?.name === 'DataDirectoryLockedError') {
+    io.stderr.write(`${(error as Error).message}\n\nThe embedded service locks its data directory while it runs. ${hint}\n`);
+    return EXIT.locked;
+  }
+  io.stderr.write(`could not open the stores: ${messageOf(error)}\n`);
+  return EXIT.failed;
+}
+
+function usageError(io: CliIo, message: string): number {
+  io.stderr.write(`${message}\n\n${USAGE}`);
+  return EXIT.usage;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

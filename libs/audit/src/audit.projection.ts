@@ -1,0 +1,145 @@
+import type { RecordedEvent } from '../../event-store/src/event-store.port';
+import type { AuditCatalog, AuditEntry, AuditMapper } from '../../platform/src/audit-catalog';
+import type { Actor } from '../../platform/src/http/auth';
+import { log } from '../../platform/src/logging';
+import { positionKey, type Projection } from '../../read-store/src/projections/projection';
+import type { Doc } from '../../read-store/src/read-store.port';
+
+/** One document per audited event, keyed by the event's id. */
+export const AUDIT_EVENTS = 'audit_events';
+/** The last label seen for each target, keyed `<type>:<id>`: entries whose event carries no label borrow it. */
+export const AUDIT_TARGET_LABELS = 'audit_target_labels';
+
+export interface AuditEventDoc extends Doc {
+  organizationId: string;
+  /** ISO 8601 UTC (normalized, so that string comparison is time order). */
+  occurredAt: string;
+  action: string;
+  actor: Actor;
+  source: string;
+  target: { type: string; id: string; label: string };
+  /** `positionKey` of the event: the log order, newest last. */
+  position: string;
+}
+
+export interface TargetLabelDoc extends Doc {
+  label: string;
+  /** `positionKey` of the event that set the label: an older event never overwrites a newer label. */
+  _position: string;
+}
+
+const UNKNOWN_ACTOR: Actor = { type: 'system', id: 'unknown', label: 'unknown' };
+const ACTOR_TYPES: ReadonlySet<string> = new Set(['user', 'integration', 'system']);
+
+/**
+ * Merges the catalogs of the bounded contexts into one. An event type described twice is a wiring
+ * mistake (two contexts claiming one event), so it throws at start rather than picking one.
+ */
+export function combineAuditCatalogs(...catalogs: AuditCatalog[]): AuditCatalog {
+  const combined: Record<string, AuditMapper> = {};
+  for (const catalog of catalogs) {
+    for (const [type, mapper] of Object.entries(catalog)) {
+      if (Object.prototype.hasOwnProperty.call(combined, type)) throw new Error(`two audit catalogs describe the event type '${type}'`);
+      combined[type] = mapper;
+    }
+  }
+  return Object.freeze(combined);
+}
+
+/**
+ * The organization audit log (DESIGN section 8): every event the catalog describes becomes one
+ * `audit_events` document, put by event id so that applying an event twice changes nothing.
+ * When the catalog gives the target no label, the last label seen for that target is used (a
+ * member removal then still reads with the member's name), or the target id when none was seen.
+ */
+export function auditProjection(catalog: AuditCatalog): Projection {
+  return {
+    name: 'audit',
+    collections: [AUDIT_EVENTS, AUDIT_TARGET_LABELS],
+    indexes: [
+      { collection: AUDIT_EVENTS, fields: { organizationId: 1, position: -1 } },
+      { collection: AUDIT_EVENTS, fields: { organizationId: 1, action: 1, position: -1 } },
+      { collection: AUDIT_EVENTS, fields: { organizationId: 1, 'actor.id': 1, position: -1 } },
+      { collection: AUDIT_EVENTS, fields: { organizationId: 1, 'target.id': 1, position: -1 } },
+      { collection: AUDIT_EVENTS, fields: { organizationId: 1, occurredAt: -1 } },
+    ],
+    handles: Object.keys(catalog),
+    async apply(event, tx) {
+      const entry = describe(catalog, event);
+      if (entry === null) return;
+      const events = tx.collection<AuditEventDoc>(AUDIT_EVENTS);
+      if (await events.get(event.id)) return;
+      const position = positionKey(event.position);
+      const labels = tx.collection<TargetLabelDoc>(AUDIT_TARGET_LABELS);
+      const labelId = `${entry.target.type}:${entry.target.id}`;
+      const known = await labels.get(labelId);
+      let label: string;
+      if (entry.target.label !== undefined) {
+        label = entry.target.label;
+        if (!known || known._position < position) await labels.put({ _id: labelId, label, _position: position });
+      } else {
+        label = known?.label ?? entry.target.id;
+      }
+      await events.put({
+        _id: event.id,
+        organizationId: entry.organizationId,
+        occurredAt: occurredAt(event),
+        action: entry.action,
+        actor: actorOf(event.metadata.actor),
+        source: typeof event.metadata.source === 'string' && event.metadata.source ? event.metadata.source : 'system',
+        target: { type: entry.target.type, id: entry.target.id, label },
+        position,
+      });
+    },
+  };
+}
+
+/**
+ * The catalog's entry for an event, checked. A mapper that throws or answers something malformed
+ * would otherwise stop every read model behind this event (the runner retries a failed batch
+ * forever), so the event is left out of the audit log and the problem logged; it stays readable
+ * in the admin stream history.
+ */
+function describe(catalog: AuditCatalog, event: RecordedEvent): (AuditEntry & { target: { label?: string } }) | null {
+  if (!Object.prototype.hasOwnProperty.call(catalog, event.type)) return null;
+  let entry: AuditEntry | null;
+  try {
+    entry = catalog[event.type](event);
+  } catch (error) {
+    log.warn({ eventId: event.id, eventType: event.type, err: error }, 'audit catalog failed to describe an event; it is left out of the audit log');
+    return null;
+  }
+  if (entry === null || entry === undefined) return null;
+  const { action, organizationId, target } = entry;
+  if (!nonEmpty(action) || !nonEmpty(organizationId) || !target || !nonEmpty(target.type) || !nonEmpty(target.id)) {
+    log.warn({ eventId: event.id, eventType: event.type }, 'audit catalog described an event without action, organization or target; it is left out of the audit log');
+    return null;
+  }
+  const label = nonEmpty(target.label) ? target.label : undefined;
+  return { action, organizationId, target: { type: target.type, id: target.id, ...(label !== undefined ? { label } : {}) } };
+}
+
+function nonEmpty(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
+/** When it happened: the command's time, else the store's; always normalized ISO 8601 UTC. */
+function occurredAt(event: RecordedEvent): string {
+  for (const candidate of [event.metadata.occurredAt, event.recordedAt]) {
+    if (typeof candidate !== 'string') continue;
+    const time = Date.parse(candidate);
+    if (Number.isFinite(time)) return new Date(time).toISOString();
+  }
+  return event.recordedAt;
+}
+
+function actorOf(value: unknown): Actor {
+  if (!value || typeof value !== 'object') return UNKNOWN_ACTOR;
+  const { type, id, label } = value as Record<string, unknown>;
+  if (!nonEmpty(id)) return UNKNOWN_ACTOR;
+  return {
+    type: typeof type === 'string' && ACTOR_TYPES.has(type) ? (type as Actor['type']) : 'system',
+    id,
+    label: nonEmpty(label) ? label : id,
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * What the audit context needs to know about organizations: whether a user belongs to one and with
+ * which role. The organizations context provides the implementation (its membership query); the
+ * audit context depends only on this port.
+ */
+export interface OrganizationAccess {
+  /**
+   * The user's standing in the organization: null when there is no such organization,
+   * `member: false` when it exists but the user does not belong to it (or is disabled).
+   */
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: string | null } | null>;
+}
+
+export const ORGANIZATION_ACCESS = Symbol('ORGANIZATION_ACCESS');
+
+/** Only organization admins read the audit log. */
+export const AUDIT_READER_ROLE = 'admin';
