@@ -30,7 +30,13 @@ export async function healthReport(runtime: Runtime): Promise<HealthReport> {
   const head: LogPosition | null = eventStore.ok ? await stores.events.headPosition().catch(() => null) : null;
   let projections: HealthReport['projections'];
   if (runtime.runner) {
-    const status = await runtime.runner.status();
+    const status = await runtime.runner.status().catch((error: Error) => ({
+      caughtUp: false,
+      checkpoint: runtime.runner!.position(),
+      head: null,
+      lagEvents: null,
+      lastError: error.message,
+    }));
     projections = {
       caughtUp: status.caughtUp,
       checkpoint: status.checkpoint?.toString() ?? null,

@@ -4,3 +4,4 @@ export * from './read-your-writes';
 export * from './command-runner';
 export * from './runtime.module';
 export * from './health';
+export * from './projector';

@@ -36,7 +36,10 @@ export function createRuntime(options: {
   const { config, stores, clock, projections } = options;
   const metrics = new Metrics();
   const runner = options.runProjections
-    ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: log })
+    ? new ProjectionRunner(stores.events, stores.reads, projections, {
+        // pino takes (context, message); the runner speaks (message, context).
+        logger: { warn: (message, context) => log.warn(context ?? {}, message), error: (message, context) => log.error(context ?? {}, message) },
+      })
     : null;
   const readYourWrites = runner
     ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics)

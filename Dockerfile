@@ -1,0 +1,38 @@
+# One image for every process of the service:
+#   API (default):  node dist/apps/api/src/main.js         port 8080 (PORT)
+#   projector:      node dist/apps/projector/src/main.js   port 8081 (PROJECTOR_PORT), /health and /metrics only
+# Debian (glibc) rather than Alpine: lmdb and msgpackr ship prebuilt native binaries for glibc.
+
+# ---- build: install everything, compile, then drop the dev dependencies --------------------------
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+# swagger-ui-dist's install-time analytics stay off.
+ENV SCARF_ANALYTICS=false
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY apps ./apps
+COPY libs ./libs
+COPY bench ./bench
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund
+
+# ---- runtime: compiled code and production dependencies only, as the unprivileged `node` user ------
+FROM node:22-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# DATA_DIR (./data) for embedded mode (`docker run -v docs-data:/app/data ...`); distributed mode
+# keeps everything in KurrentDB and MongoDB and never writes here.
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 8080
+# The API's /health: 200 once the stores answer and the read models have caught up. The projector
+# serves /health on PROJECTOR_PORT; set HEALTHCHECK_URL (or override the check, as docker-compose.yml does).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:' + (process.env.PORT || 8080) + '/health', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/apps/api/src/main.js"]

@@ -1,0 +1,61 @@
+import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
+import { configureLogging, log } from '../../../libs/platform/src/logging';
+import { projectorPort, runProjector } from '../../../libs/runtime/src/projector';
+
+/**
+ * The distributed mode's projector process (DESIGN sections 2 and 5): applies the event log to the
+ * MongoDB read models and commits the checkpoint the API replicas poll for read-your-writes.
+ * Serves `GET /health` and `GET /metrics` on `PROJECTOR_PORT` (8081).
+ */
+export function distributedOnly(config: AppConfig): void {
+  if (config.eventStoreUrl && config.mongodbUrl) return;
+  if (!config.eventStoreUrl && !config.mongodbUrl) {
+    throw new Error(
+      'the projector runs in distributed mode only: set EVENTSTORE_URL and MONGODB_URL. ' +
+        'In embedded mode (neither set) the API process (npm start) runs the projections itself.',
+    );
+  }
+  throw new Error(`the projector needs both EVENTSTORE_URL and MONGODB_URL; ${config.eventStoreUrl ? 'MONGODB_URL' : 'EVENTSTORE_URL'} is not set`);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  configureLogging(config.logLevel);
+  distributedOnly(config);
+  const port = projectorPort();
+  const controller = new AbortController();
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      log.warn({ signal }, 'second signal: exiting without waiting for a clean stop');
+      process.exit(1);
+    }
+    signalled = true;
+    log.info({ signal }, 'shutting down');
+    controller.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  const projector = await runProjector({ config, port, signal: controller.signal });
+  log.info({ port: projector.port, url: projector.url, mode: projector.runtime.stores.mode }, 'projector started');
+  projector.runtime.runner!.whenCaughtUp().then(
+    () => log.info({ checkpoint: projector.runtime.runner!.position()?.toString() ?? null }, 'projections caught up'),
+    () => undefined,
+  );
+  try {
+    await projector.closed;
+  } catch (error) {
+    log.error({ err: error }, `the projector did not stop cleanly: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  log.info('projector stopped');
+  process.exit(0);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    log.fatal({ err: error }, `could not start: ${(error as Error).message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,214 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
+import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
+import { loadConfig, type AppConfig } from '../../platform/src/config';
+import { configureLogging } from '../../platform/src/logging';
+import { DEFAULT_PROJECTOR_PORT, projectorPort, runProjector, type Projector } from './projector';
+import { openStores, type Stores } from './stores';
+import { createRuntime } from './runtime.module';
+import { allProjections } from './all-projections';
+import { systemClock } from '../../platform/src/clock';
+
+function userCreated(userId: string) {
+  return {
+    type: 'UserCreated',
+    data: { userId, email: `${userId}@b.c`, displayName: userId.toUpperCase(), photoURL: null, createdAt: '2026-01-01T00:00:00.000Z' },
+  };
+}
+
+/** A plain request without keep-alive, so nothing stays open after the test. */
+function call(url: string, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('runProjector', () => {
+  let directory: string;
+  let config: AppConfig;
+  let stores: Stores;
+  let controller: AbortController;
+  let projector: Projector | undefined;
+
+  beforeAll(() => configureLogging('silent'));
+
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'projector-'));
+    config = loadConfig({ DATA_DIR: directory, HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+    stores = await openStores(config);
+    controller = new AbortController();
+    projector = undefined;
+  });
+
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    controller.abort();
+    await projector?.closed.catch(() => undefined);
+    await stores.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('runs on the embedded stores when given no URLs', () => {
+    expect(stores.mode).toBe('embedded');
+  });
+
+  it('applies events appended before and after it starts, and commits the checkpoint with them', async () => {
+    const before = await stores.events.appendToStream('user-u1', [userCreated('u1')], 'no_stream');
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    const runner = projector.runtime.runner!;
+    await runner.whenCaughtUp();
+
+    expect(await stores.reads.collection('users').get('u1')).toMatchObject({
+      _id: 'u1',
+      email: 'u1@b.c',
+      displayName: 'U1',
+      photoURL: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    expect(await stores.reads.collection(CHECKPOINTS).get('main')).toMatchObject({ _id: 'main', position: before.position.toString() });
+
+    const after = await stores.events.appendToStream('user-u2', [userCreated('u2')], 'no_stream');
+    expect(await runner.waitFor(after.position, 5000)).toBe(true);
+    expect(await stores.reads.collection('users').get('u2')).toMatchObject({ _id: 'u2', email: 'u2@b.c' });
+    expect(await stores.reads.collection(CHECKPOINTS).get('main')).toMatchObject({ position: after.position.toString() });
+  });
+
+  it("lets a process that does not project (an API replica) wait for its writes through the projector's checkpoint", async () => {
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    await projector.runtime.runner!.whenCaughtUp();
+    const api = createRuntime({ config, stores, clock: systemClock, projections: allProjections, runProjections: false });
+    expect(api.runner).toBeNull();
+
+    const { position } = await stores.events.appendToStream('user-u3', [userCreated('u3')], 'no_stream');
+    await api.commands.waitFor(position);
+    expect(await stores.reads.collection('users').get('u3')).toMatchObject({ _id: 'u3' });
+    expect((await api.metrics.readYourWritesTimeouts.get()).values[0]?.value ?? 0).toBe(0);
+  });
+
+  it('answers /health with 200 once caught up, in the API health report shape', async () => {
+    await stores.events.appendToStream('user-u1', [userCreated('u1')], 'no_stream');
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    await projector.runtime.runner!.whenCaughtUp();
+
+    const response = await call(`${projector.url}/health`);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    const report = JSON.parse(response.body);
+    expect(report).toMatchObject({
+      status: 'ok',
+      mode: 'embedded',
+      stores: { eventStore: { ok: true }, readStore: { ok: true }, blobStore: { ok: true } },
+      projections: { caughtUp: true, checkpoint: '1', head: '1', lagEvents: 0, lastError: null },
+    });
+  });
+
+  it('answers /health with 503 when a store does not answer', async () => {
+    const failing: Stores = { ...stores, blobs: Object.assign(Object.create(stores.blobs), { health: async () => ({ ok: false, detail: 'disk gone' }) }) };
+    projector = await runProjector({ config, stores: failing, signal: controller.signal, port: 0 });
+    await projector.runtime.runner!.whenCaughtUp();
+
+    const response = await call(`${projector.url}/health`);
+    expect(response.status).toBe(503);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 'unavailable', stores: { blobStore: { ok: false, detail: 'disk gone' } } });
+  });
+
+  it('answers /health with 503, and still serves /metrics, when the event store stops answering', async () => {
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    await projector.runtime.runner!.whenCaughtUp();
+    jest.spyOn(stores.events, 'health').mockRejectedValue(new Error('connection refused'));
+    jest.spyOn(stores.events, 'headPosition').mockRejectedValue(new Error('connection refused'));
+
+    const health = await call(`${projector.url}/health`);
+    expect(health.status).toBe(503);
+    expect(JSON.parse(health.body)).toMatchObject({
+      status: 'unavailable',
+      stores: { eventStore: { ok: false, detail: 'connection refused' } },
+      projections: { caughtUp: false, lastError: 'connection refused' },
+    });
+    const metrics = await call(`${projector.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toContain('projection_caught_up');
+  });
+
+  it('serves Prometheus metrics, and only GET /health and GET /metrics', async () => {
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    await projector.runtime.runner!.whenCaughtUp();
+
+    const metrics = await call(`${projector.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
+    expect(metrics.body).toMatch(/^projection_caught_up 1$/m);
+    expect(metrics.body).toMatch(/^projection_lag_events 0$/m);
+    expect(metrics.body).toContain('process_cpu_user_seconds_total');
+
+    const unknown = await call(`${projector.url}/v1/orgs`);
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toEqual({ error: { code: 404, message: expect.stringContaining('/v1/orgs') } });
+    const post = await call(`${projector.url}/health`, 'POST');
+    expect(post.status).toBe(405);
+    expect(post.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('stops the runner, closes the endpoint and closes the stores when its signal is aborted', async () => {
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    const runner = projector.runtime.runner!;
+    await runner.whenCaughtUp();
+    const { url } = projector;
+
+    controller.abort();
+    await projector.closed;
+
+    expect(await runner.waitFor(1_000_000n, 60_000)).toBe(false); // answers at once: the runner no longer runs
+    await expect(call(`${url}/health`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect((stores.events as LmdbEventStore).isClosed).toBe(true);
+    expect(await stores.reads.health()).toMatchObject({ ok: false });
+    expect(await stores.blobs.health()).toMatchObject({ ok: false });
+    await expect(projector.stop()).resolves.toBeUndefined(); // idempotent
+  });
+
+  it('stops at once when its signal is already aborted', async () => {
+    controller.abort();
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    await projector.closed;
+    expect((stores.events as LmdbEventStore).isClosed).toBe(true);
+  });
+
+  it('closes the stores and fails when its port is taken', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (blocker.address() as AddressInfo).port;
+      await expect(runProjector({ config, stores, signal: controller.signal, port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      expect((stores.events as LmdbEventStore).isClosed).toBe(true);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
+
+describe('projectorPort', () => {
+  it('reads PROJECTOR_PORT, 8081 by default', () => {
+    expect(projectorPort({})).toBe(DEFAULT_PROJECTOR_PORT);
+    expect(DEFAULT_PROJECTOR_PORT).toBe(8081);
+    expect(projectorPort({ PROJECTOR_PORT: '' })).toBe(8081);
+    expect(projectorPort({ PROJECTOR_PORT: '9100' })).toBe(9100);
+  });
+
+  it('refuses a value that is not a port', () => {
+    for (const bad of ['x', '-1', '65536', '80.5']) {
+      expect(() => projectorPort({ PROJECTOR_PORT: bad })).toThrow(/PROJECTOR_PORT must be an integer in 0\.\.65535/);
+    }
+  });
+});
