@@ -1,0 +1,296 @@
+/**
+ * `npm run bench`: HTTP throughput and latency of the API, end to end, on the embedded stores.
+ *
+ * The service runs as a user runs it (`node dist/apps/api/src/main.js`, fresh DATA_DIR, LOG_LEVEL=warn)
+ * in a child process; autocannon drives it from this process. The reference is a bare Fastify 5
+ * server (bench/support/reference-server.ts, its own process by default so that, like the service,
+ * it does not share an event loop with autocannon; BENCH_REFERENCE=inline runs it in this process)
+ * answering the very JSON body the service returned for the organization.
+ *
+ * - reference: GET on the bare route;
+ * - GET /v1/orgs/{id} on the service (bearer token);
+ * - PATCH /v1/orgs/{id} with a title that changes on every request, so every request appends an
+ *   event: every connection on the same organization (the target), then, as a diagnostic without a
+ *   target, one organization per connection (no optimistic-concurrency conflicts between connections).
+ *
+ * Targets (issue 3): GET ≥ 60% of the reference's requests/s; PATCH ≥ 2,000 writes/s with p99 < 50 ms
+ * at 10 connections. Any failed PATCH (non-2xx or connection error) makes the run invalid, and so
+ * does a stream that did not grow by the number of successful PATCHes. Latency percentiles cover
+ * every response (autocannon's own histogram has whole-millisecond resolution and skips non-2xx).
+ * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
+ * BENCH_SERVICE_NODE_OPTIONS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+import { randomBytes } from 'node:crypto';
+import { availableParallelism, cpus } from 'node:os';
+import { join } from 'node:path';
+import type autocannon from 'autocannon';
+import { load, loadInterleaved, type LoadResult } from './support/load';
+import { startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
+import { listenReference } from './support/reference-server';
+
+const SECONDS = positive('BENCH_SECONDS', 10);
+const CONNECTIONS = Math.max(1, Math.round(positive('BENCH_CONNECTIONS', 10)));
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+/** The reference and the service GET are measured in this many alternating slices of BENCH_SECONDS / BENCH_ROUNDS. */
+const ROUNDS = Math.max(1, Math.round(positive('BENCH_ROUNDS', 5)));
+const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
+
+/** The child processes, stopped on the way out whatever happens (also on Ctrl-C). */
+let service: ServiceProcess | undefined;
+let reference: ReferenceProcess | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the service`);
+    void Promise.allSettled([reference?.stop(), service?.stop()]).then(() => process.exit(130));
+  });
+}
+
+const GET_RATIO_TARGET = 0.6;
+const PATCH_RATE_TARGET = 2000;
+const PATCH_P99_TARGET_MS = 50;
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
+  return value;
+}
+
+interface Reply {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+async function call(method: string, url: string, token?: string, body?: unknown): Promise<Reply> {
+  const response = await fetch(url, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+async function expectStatus(expected: number, reply: Promise<Reply>, what: string): Promise<Reply> {
+  const answer = await reply;
+  if (answer.status !== expected) throw new Error(`${what}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer;
+}
+
+/** The log head (last global position) from `/health`: it grows by one for every appended event. */
+async function logHead(api: ServiceProcess): Promise<number | null> {
+  const { body } = await call('GET', `${api.baseUrl}/health`);
+  const head = (body as { projections?: { head?: string | null } }).projections?.head;
+  return head === null || head === undefined ? null : Number(head);
+}
+
+/** The organization stream's revision, from the ETag of a GET (DESIGN section 6: ETag = stream revision). */
+async function streamRevision(api: ServiceProcess, organizationId: string, token: string): Promise<number> {
+  const reply = await expectStatus(200, call('GET', `${api.baseUrl}/v1/orgs/${organizationId}`, token), 'GET organization');
+  const etag = reply.headers.get('etag') ?? '';
+  const match = /"(\d+)"/.exec(etag);
+  if (!match) throw new Error(`GET organization: no revision ETag (got '${etag}')`);
+  return Number(match[1]);
+}
+
+interface Row {
+  name: string;
+  result: LoadResult;
+  ratio?: number;
+  verdicts: { ok: boolean; text: string }[];
+}
+
+const fixed = (n: number, digits = 1) => n.toFixed(digits);
+const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function printTable(rows: Row[]): void {
+  const columns = ['measure', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors', 'vs bare', 'targets'];
+  const cells = rows.map((row) => [
+    row.name,
+    thousands(row.result.requestsPerSecond),
+    fixed(row.result.p50, 2),
+    fixed(row.result.p99, 2),
+    thousands(row.result.total),
+    String(row.result.non2xx),
+    String(row.result.errors),
+    row.ratio === undefined ? '' : `${fixed(row.ratio * 100, 0)}%`,
+    row.verdicts.map((v) => v.text).join('; '),
+  ]);
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (i === 0 || i === values.length - 1 ? v.padEnd(widths[i]) : v.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  console.log(line(columns));
+  for (const row of cells) console.log(line(row));
+}
+
+async function main(): Promise<void> {
+  const cores = availableParallelism();
+  console.log(`\nbench (API)  node ${process.version}, ${cores} core(s) (${cpus()[0]?.model.trim() ?? 'unknown cpu'})`);
+  console.log(
+    `${SECONDS}s measured per run after a ${WARMUP_SECONDS}s warm-up (reference and service GET alternate in ${ROUNDS} slices each), ` +
+      `${CONNECTIONS} connection(s), no pipelining, HTTP/1.1 keep-alive on 127.0.0.1; req/s = completed requests / measured seconds.`,
+  );
+  console.log(
+    `The service (its own node process), the bare Fastify reference and autocannon (this process) share these ${cores} core(s): ` +
+      'the load generator takes CPU from the server, so the figures are lower bounds of what the service does on its own.\n',
+  );
+
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  let invalid = false;
+  try {
+    service = await startService({
+      mainJs: MAIN_JS,
+      nodeArgs: (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+    });
+    const live = service;
+    console.log(`service: pid ${live.pid} at ${live.baseUrl}, data in ${live.dataDir}`);
+
+    const runId = randomBytes(3).toString('hex');
+    const created = await expectStatus(
+      201,
+      call('POST', `${live.baseUrl}/v1/admin/users`, live.adminToken, { email: `bench-${runId}@example.com`, displayName: 'Bench User' }),
+      'POST /v1/admin/users',
+    );
+    const token = (created.body as { token?: unknown }).token;
+    if (typeof token !== 'string') throw new Error(`POST /v1/admin/users: no token in ${JSON.stringify(created.body)}`);
+    const org = await expectStatus(201, call('POST', `${live.baseUrl}/v1/orgs`, token, { title: `Bench org ${runId}` }), 'POST /v1/orgs');
+    const organizationId = (org.body as { id?: unknown }).id;
+    if (typeof organizationId !== 'string') throw new Error(`POST /v1/orgs: no id in ${JSON.stringify(org.body)}`);
+    const orgPath = `/v1/orgs/${organizationId}`;
+    const captured = await expectStatus(200, call('GET', `${live.baseUrl}${orgPath}`, token), `GET ${orgPath}`);
+    const auth = { authorization: `Bearer ${token}` };
+
+    // Reference: the same body from a bare Fastify route.
+    let inline: Awaited<ReturnType<typeof listenReference>> | undefined;
+    let referenceUrl: string;
+    if (process.env.BENCH_REFERENCE === 'inline') {
+      inline = await listenReference(captured.body);
+      referenceUrl = `http://127.0.0.1:${inline.port}`;
+    } else {
+      reference = await startReference(captured.body);
+      referenceUrl = reference.baseUrl;
+    }
+    const check = await expectStatus(200, call('GET', `${referenceUrl}${orgPath}`), 'reference GET');
+    if (JSON.stringify(check.body) !== JSON.stringify(captured.body)) throw new Error('the reference does not answer the same body as the service');
+    console.log(`reference: bare Fastify ${inline ? 'in this process' : 'in its own process'} at ${referenceUrl}, ${JSON.stringify(captured.body).length}-byte body`);
+
+    process.stdout.write('running: reference GET and service GET (alternating) … ');
+    const [bare, get] = await loadInterleaved(
+      [
+        { url: `${referenceUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
+        { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
+      ],
+      SECONDS,
+      WARMUP_SECONDS,
+      ROUNDS,
+    );
+    await inline?.server.close();
+    await reference?.stop();
+    reference = undefined;
+    const getInvalid = (result: LoadResult) => (result.non2xx + result.errors > 0 ? [{ ok: false, text: `INVALID (${result.non2xx} non-2xx, ${result.errors} errors)` }] : []);
+    rows.push({ name: 'bare Fastify GET /v1/orgs/:id (reference)', result: bare, verdicts: getInvalid(bare) });
+    const ratio = get.requestsPerSecond / bare.requestsPerSecond;
+    rows.push({
+      name: `service GET /v1/orgs/{id}`,
+      result: get,
+      ratio,
+      verdicts: [{ ok: ratio >= GET_RATIO_TARGET, text: `${ratio >= GET_RATIO_TARGET ? 'met' : 'MISSED'} (≥ ${GET_RATIO_TARGET * 100}% of bare)` }, ...getInvalid(get)],
+    });
+
+    // PATCH: every request carries a title never sent before, so every one appends an event.
+    let sequence = 0;
+    const failures: { status: number; body: string }[] = [];
+    const patchTo = (path: string): autocannon.Request => ({
+      method: 'PATCH',
+      path,
+      headers: { ...auth, 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: JSON.stringify({ title: `Bench org ${runId} #${++sequence}` }) }),
+    });
+    const recordFailure = (status: number, body: string) => {
+      if ((status < 200 || status >= 300) && failures.length < 10) failures.push({ status, body: body.slice(0, 300) });
+    };
+    const writes = async (name: string, organizationIds: string[], target: boolean): Promise<boolean> => {
+      const headBefore = await logHead(live);
+      const before = await Promise.all(organizationIds.map((id) => streamRevision(live, id, token)));
+      failures.length = 0;
+      const paths = organizationIds.map((id) => `/v1/orgs/${id}`);
+      const result = await load(
+        { url: `${live.baseUrl}${paths[0]}`, connections: CONNECTIONS, requestsFor: (connection) => [patchTo(paths[connection % paths.length])], onResponse: recordFailure },
+        SECONDS,
+        WARMUP_SECONDS,
+      );
+      const failed = result.non2xx + result.errors + result.warmupFailures;
+      const verdicts = target
+        ? [
+            { ok: result.requestsPerSecond >= PATCH_RATE_TARGET, text: `${result.requestsPerSecond >= PATCH_RATE_TARGET ? 'met' : 'MISSED'} (≥ ${thousands(PATCH_RATE_TARGET)}/s)` },
+            { ok: result.p99 < PATCH_P99_TARGET_MS, text: `${result.p99 < PATCH_P99_TARGET_MS ? 'met' : 'MISSED'} (p99 < ${PATCH_P99_TARGET_MS} ms)` },
+          ]
+        : [{ ok: true, text: 'diagnostic, no target' }];
+      if (failed > 0) verdicts.push({ ok: false, text: `INVALID (${failed} failed)` });
+      rows.push({ name, result, verdicts });
+
+      const headAfter = await logHead(live);
+      const after = await Promise.all(organizationIds.map((id) => streamRevision(live, id, token)));
+      const succeeded = result.warmup2xx + Object.entries(result.statusCodes).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
+      const appended = after.reduce((sum, revision, i) => sum + revision - before[i], 0);
+      const streams = organizationIds.length === 1 ? 'the organization stream' : `the ${organizationIds.length} organization streams`;
+      notes.push(
+        `${name}: ${thousands(succeeded)} PATCHes answered 2xx (warm-up included); ${streams} grew by ${thousands(appended)} events ` +
+          `(now ${after.map((r) => thousands(r + 1)).join(', ')}); log head ${headBefore ?? 'none'} → ${headAfter ?? 'none'}.`,
+      );
+      // Requests still in flight when autocannon stops (at most one per connection, per run) are applied but never counted.
+      let ok = true;
+      if (appended < succeeded || appended > succeeded + 2 * CONNECTIONS) {
+        notes.push(`  MISMATCH: ${thousands(succeeded)} successful PATCHes but ${thousands(appended)} events appended.`);
+        ok = false;
+      }
+      if (failed > 0) {
+        notes.push(`  failures: ${result.non2xx} non-2xx and ${result.errors} connection errors/timeouts measured, ${result.warmupFailures} during warm-up; status codes ${JSON.stringify(result.statusCodes)}; first ones:`);
+        for (const failure of failures) notes.push(`    ${failure.status} ${failure.body}`);
+      }
+      return ok;
+    };
+
+    process.stdout.write('service PATCH (one organization) … ');
+    if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org`, [organizationId], true))) invalid = true;
+    const spread: string[] = [];
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const created = await expectStatus(201, call('POST', `${live.baseUrl}/v1/orgs`, token, { title: `Bench org ${runId} c${i}` }), 'POST /v1/orgs');
+      spread.push((created.body as { id: string }).id);
+    }
+    process.stdout.write('service PATCH (one organization per connection) …\n\n');
+    if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org/conn`, spread, false))) invalid = true;
+
+    printTable(rows);
+    console.log('');
+    for (const note of notes) console.log(note);
+
+    const serviceOutput = live.output().trim();
+    if (serviceOutput) console.log(`\nservice output (warn and above, last lines):\n${serviceOutput.split('\n').slice(-10).join('\n')}`);
+
+    const missed = rows.flatMap((row) => row.verdicts).filter((v) => !v.ok);
+    if (missed.length > 0 || invalid) process.exitCode = 1;
+    console.log(missed.length > 0 || invalid ? '\nresult: target(s) MISSED or run invalid' : '\nresult: all targets met');
+  } finally {
+    await reference?.stop();
+    await service?.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,129 @@
+import autocannon = require('autocannon');
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  headers?: Record<string, string>;
+  /** The request sequence of every connection (autocannon `requests`). */
+  requests?: autocannon.Request[];
+  /** Per connection (called with its index, counted from 0 in each run): its requests instead of `requests`. */
+  requestsFor?: (connection: number) => autocannon.Request[];
+  /** Called with every response (warm-up included). */
+  onResponse?: (status: number, body: string) => void;
+}
+
+export interface LoadResult {
+  /** Average: completed requests / measured seconds. */
+  requestsPerSecond: number;
+  /** Latency percentiles over every response of the measured runs (ms, sub-millisecond resolution). */
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  statusCodes: Record<string, number>;
+  seconds: number;
+  /** 2xx answers during the warm-up (not counted in the figures above). */
+  warmup2xx: number;
+  warmupFailures: number;
+}
+
+interface Run {
+  result: autocannon.Result;
+  latencies: Float64Array;
+}
+
+/**
+ * One autocannon run of `seconds`. Latencies are collected from the `response` events: autocannon's
+ * own histogram truncates them to whole milliseconds (too coarse for a sub-millisecond GET) and
+ * leaves non-2xx answers out.
+ */
+function run(options: LoadOptions, seconds: number): Promise<Run> {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  let connection = 0;
+  const { requestsFor, onResponse } = options;
+  const withHook = (requests: autocannon.Request[]) =>
+    onResponse ? requests.map((request) => ({ ...request, onResponse: (status: number, body: string) => onResponse(status, body) })) : requests;
+  return new Promise<Run>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        pipelining: 1,
+        duration: seconds,
+        headers: options.headers,
+        requests: options.requests || onResponse ? withHook(options.requests ?? [{}]) : undefined,
+        setupClient: requestsFor ? (client) => client.setRequests(withHook(requestsFor(connection++))) : undefined,
+      },
+      (error: unknown, result: autocannon.Result) => {
+        if (error) reject(error instanceof Error ? error : new Error(String(error)));
+        else resolve({ result, latencies: latencies.slice(0, count).sort() });
+      },
+    );
+    instance.on('response', (_client: autocannon.Client, _status: number, _bytes: number, responseTime: number) => {
+      if (count === latencies.length) {
+        const bigger = new Float64Array(latencies.length * 2);
+        bigger.set(latencies);
+        latencies = bigger;
+      }
+      latencies[count++] = responseTime;
+    });
+  });
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function combine(runs: Run[], warmup?: Run): LoadResult {
+  const latencies = new Float64Array(runs.reduce((n, r) => n + r.latencies.length, 0));
+  let offset = 0;
+  for (const r of runs) {
+    latencies.set(r.latencies, offset);
+    offset += r.latencies.length;
+  }
+  latencies.sort();
+  const statusCodes: Record<string, number> = {};
+  for (const { result } of runs) {
+    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + (stats.count ?? 0);
+  }
+  const sum = (pick: (result: autocannon.Result) => number) => runs.reduce((n, r) => n + pick(r.result), 0);
+  const seconds = sum((r) => r.duration);
+  const total = sum((r) => r.requests.total);
+  return {
+    requestsPerSecond: total / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    total,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    statusCodes,
+    seconds,
+    warmup2xx: warmup?.result['2xx'] ?? 0,
+    warmupFailures: warmup ? warmup.result.non2xx + warmup.result.errors : 0,
+  };
+}
+
+/** A warm-up run of `warmupSeconds` (reported apart), then the measured run of `seconds`. */
+export async function load(options: LoadOptions, seconds: number, warmupSeconds: number): Promise<LoadResult> {
+  const warmup = warmupSeconds > 0 ? await run(options, warmupSeconds) : undefined;
+  return combine([await run(options, seconds)], warmup);
+}
+
+/**
+ * Several targets compared under the same conditions: each warmed up, then measured in `rounds`
+ * alternating slices of `seconds / rounds` (A B A B …), so that a change in the machine's load
+ * during the benchmark (other processes on shared cores) affects them alike.
+ */
+export async function loadInterleaved(targets: LoadOptions[], seconds: number, warmupSeconds: number, rounds: number): Promise<LoadResult[]> {
+  const warmups: (Run | undefined)[] = [];
+  for (const target of targets) warmups.push(warmupSeconds > 0 ? await run(target, warmupSeconds) : undefined);
+  const runs: Run[][] = targets.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, target] of targets.entries()) runs[i].push(await run(target, seconds / rounds));
+  }
+  return targets.map((_, i) => combine(runs[i], warmups[i]));
+}

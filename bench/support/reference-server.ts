@@ -1,0 +1,36 @@
+/**
+ * The reference for the API benchmark: a bare Fastify 5 server with one route, `GET /v1/orgs/:id`,
+ * answering the organization body the real service returned (serialized per request, as the service
+ * does). No Nest, no guards, no validation, no hooks, no logging: what remains of the service's time
+ * above this is its own overhead.
+ *
+ * Run as a child process by the benchmark (body in BENCH_REFERENCE_BODY, listening port sent back
+ * over IPC), or in process through `listenReference` (BENCH_REFERENCE=inline).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+
+export async function listenReference(body: unknown, host = '127.0.0.1'): Promise<{ server: FastifyInstance; port: number }> {
+  const server = Fastify({ logger: false });
+  server.get('/v1/orgs/:id', async () => body);
+  await server.listen({ port: 0, host });
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { server, port };
+}
+
+if (require.main === module) {
+  const raw = process.env.BENCH_REFERENCE_BODY;
+  if (!raw) throw new Error('BENCH_REFERENCE_BODY is not set');
+  listenReference(JSON.parse(raw) as unknown)
+    .then(({ server, port }) => {
+      process.send?.({ port });
+      const close = () => void server.close().then(() => process.exit(0));
+      process.on('SIGTERM', close);
+      process.on('SIGINT', close);
+      process.on('disconnect', close);
+    })
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
