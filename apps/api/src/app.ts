@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../../libs/platform/src/config';
 import { systemClock, type Clock } from '../../../libs/platform/src/clock';
 import { newId } from '../../../libs/platform/src/ids';
-import { configureLogging, JsonNestLogger, log, requestContext } from '../../../libs/platform/src/logging';
+import { configureLogging, JsonNestLogger, log } from '../../../libs/platform/src/logging';
 import { ADMIN_TOKEN_HASH, AuthGuard, hashToken } from '../../../libs/platform/src/http/auth';
 import { ApiError, ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
 import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
@@ -54,6 +54,10 @@ export interface Service {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Request ids need to be unique, not secret: a random per-process prefix and a counter. */
+const requestIdPrefix = newId(8);
+let requestCounter = 0;
+const nextRequestId = () => `${requestIdPrefix}-${(++requestCounter).toString(36)}`;
 
 /**
  * Builds the API on the configured stores: not listening yet, projections not started (the caller
@@ -80,8 +84,10 @@ export async function createService(options: {
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newId();
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
+    // No Nest middleware is used: @fastify/middie would only add a hook to every request.
+    skipMiddie: true,
     trustProxy: stores.mode === 'distributed',
     // The router rejects malformed URLs and over-long parameters before any hook runs.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
@@ -101,24 +107,23 @@ export async function createService(options: {
   fastify.removeContentTypeParser(['text/plain']);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    requestContext.run({ requestId: request.id }, done);
+    done();
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
-    const seconds = reply.elapsedTime / 1000;
-    runtime.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    runtime.metrics.httpDuration.observe({ method: request.method, route }, seconds);
-    log.info({ requestId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    runtime.metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (log.isLevelEnabled('info')) {
+      log.info({ requestId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    }
     done();
   });
   new RateLimiter(config.rateLimitPerMinute, runtime.clock).register(fastify);
   // While the projections replay the log at start, /v1 would serve incomplete read models: answer 503 instead.
   let ready = runtime.runner === null;
   void runtime.runner?.whenCaughtUp().then(() => (ready = true));
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (ready || !request.url.startsWith('/v1')) return;
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (ready || !request.url.startsWith('/v1')) return done();
     sendError(reply, new ApiError(503, 'the service is starting: read models are being rebuilt from the event log', { 'Retry-After': '1' }), request.id);
-    return reply;
   });
   setUpOpenApi(app);
   await app.init();

@@ -99,10 +99,12 @@ export class GetOrganizationHandler implements IQueryHandler<GetOrganization, { 
   ) {}
 
   async execute({ organizationId, caller }: GetOrganization) {
-    const role = await this.membership.requireMember(organizationId, caller);
-    const organization = await this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId);
-    if (!organization) throw DomainError.notFound(`no organization ${organizationId}`);
-    return { organization: this.presenter.present(organization, role), revision: organization.revision };
+    const [organization, member] = await Promise.all([
+      this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId),
+      caller.kind === 'user' ? this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, caller.userId)) : null,
+    ]);
+    if (!organization || !member || member.disabled) throw DomainError.notFound(`no organization ${organizationId}`);
+    return { organization: this.presenter.present(organization, member.role), revision: organization.revision };
   }
 }
 

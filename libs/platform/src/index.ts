@@ -6,3 +6,4 @@ export * from './logging';
 export * from './http';
 export * from './audit-catalog';
 export * from './permissions';
+export * from './keyed-mutex';

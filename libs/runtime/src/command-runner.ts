@@ -1,10 +1,9 @@
 import type { Decider, DomainEvent } from '../../event-store/src/decider';
-import { handleCommand, type CommandOutcome } from '../../event-store/src/command-handling';
+import { CommandProcessor, type CommandOutcome } from '../../event-store/src/command-processor';
 import type { EventStore } from '../../event-store/src/event-store.port';
 import { WrongExpectedRevisionError } from '../../event-store/src/errors';
 import { actorOf, type Caller } from '../../platform/src/http/auth';
 import type { Clock } from '../../platform/src/clock';
-import { requestContext } from '../../platform/src/logging';
 import type { Metrics } from './metrics';
 import type { ReadYourWrites } from './read-your-writes';
 
@@ -12,7 +11,7 @@ import type { ReadYourWrites } from './read-your-writes';
 export interface CommandContext {
   caller: Caller;
   source?: 'api' | 'integration' | 'system';
-  /** The request that caused it; defaults to the current request's id. */
+  /** The request that caused it; defaults to the caller's request. */
   requestId?: string;
 }
 
@@ -23,12 +22,21 @@ export const SCHEMA_VERSION = 1;
  * read-your-writes wait, so a handler is one call.
  */
 export class CommandRunner {
+  private readonly processor: CommandProcessor;
+
   constructor(
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly readYourWrites: ReadYourWrites,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.processor = new CommandProcessor(store, { onConflict: () => this.metrics.conflicts.inc() });
+  }
+
+  /** A stream's current state (cached, caught up with the store), for checks before a command. */
+  load<C, E extends DomainEvent, S>(stream: string, decider: Decider<C, E, S>): Promise<{ state: S; revision: number | null }> {
+    return this.processor.load(stream, decider);
+  }
 
   now(): Date {
     return this.clock.now();
@@ -41,7 +49,7 @@ export class CommandRunner {
     context: CommandContext,
     options: { ifMatch?: number; wait?: boolean } = {},
   ): Promise<CommandOutcome<E, S>> {
-    const requestId = context.requestId ?? requestContext.getStore()?.requestId ?? 'none';
+    const requestId = context.requestId ?? context.caller.requestId ?? 'none';
     const metadata = {
       actor: actorOf(context.caller),
       source: context.source ?? 'api',
@@ -53,15 +61,7 @@ export class CommandRunner {
     };
     let outcome: CommandOutcome<E, S>;
     try {
-      outcome = await handleCommand({
-        store: this.store,
-        stream,
-        decider,
-        command,
-        metadata,
-        ifMatch: options.ifMatch,
-        onConflict: () => this.metrics.conflicts.inc(),
-      });
+      outcome = await this.processor.submit({ stream, decider, command, metadata, ifMatch: options.ifMatch });
     } catch (error) {
       this.metrics.appends.inc({ outcome: error instanceof WrongExpectedRevisionError ? 'conflict' : 'rejected' });
       throw error;
@@ -69,14 +69,14 @@ export class CommandRunner {
     if (outcome.events.length > 0) {
       this.metrics.appends.inc({ outcome: 'appended' });
       this.metrics.appendedEvents.inc(outcome.events.length);
-      if (options.wait !== false) await this.readYourWrites.wait(outcome.position);
+      if (options.wait !== false) await this.readYourWrites.wait(outcome.position, requestId);
     }
     return outcome;
   }
 
   /** Waits for a position produced outside `run` (several commands in one request). */
-  waitFor(position: bigint | undefined): Promise<void> {
-    return this.readYourWrites.wait(position);
+  waitFor(position: bigint | undefined, requestId?: string): Promise<void> {
+    return this.readYourWrites.wait(position, requestId);
   }
 }
 

@@ -45,8 +45,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Label children by method, route and status: looked up once, not hashed on every request. */
+  private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let children = this.requestChildren.get(key);
+    if (!children) {
+      children = {
+        count: this.httpRequests.labels(method, route, String(status)),
+        duration: this.httpDuration.labels(method, route),
+      };
+      this.requestChildren.set(key, children);
+    }
+    children.count.inc();
+    children.duration.observe(seconds);
   }
 }
 

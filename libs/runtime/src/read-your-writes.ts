@@ -11,7 +11,8 @@ import type { Metrics } from './metrics';
  * logged and counted, and the write still answers (its events are durable).
  */
 export interface ReadYourWrites {
-  wait(position: LogPosition | undefined): Promise<void>;
+  /** `requestId` labels the time-out warning, if any. */
+  wait(position: LogPosition | undefined, requestId?: string): Promise<void>;
 }
 export const READ_YOUR_WRITES = Symbol('READ_YOUR_WRITES');
 
@@ -23,12 +24,12 @@ export class InProcessReadYourWrites implements ReadYourWrites {
     private readonly metrics: Metrics,
   ) {}
 
-  async wait(position: LogPosition | undefined): Promise<void> {
+  async wait(position: LogPosition | undefined, requestId?: string): Promise<void> {
     if (position === undefined) return;
     const stop = this.metrics.readYourWritesWait.startTimer();
     const applied = await this.runner.waitFor(position, this.timeoutMs);
     stop();
-    if (!applied) timedOut(this.metrics, position, this.timeoutMs);
+    if (!applied) timedOut(this.metrics, position, this.timeoutMs, requestId);
   }
 }
 
@@ -50,7 +51,7 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
     private readonly checkpointName = 'main',
   ) {}
 
-  async wait(position: LogPosition | undefined): Promise<void> {
+  async wait(position: LogPosition | undefined, requestId?: string): Promise<void> {
     if (position === undefined) return;
     if (this.applied !== null && this.applied >= position) return;
     const stop = this.metrics.readYourWritesWait.startTimer();
@@ -59,7 +60,7 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
       void this.poll();
     });
     stop();
-    if (!ok) timedOut(this.metrics, position, this.timeoutMs);
+    if (!ok) timedOut(this.metrics, position, this.timeoutMs, requestId);
   }
 
   private async poll(): Promise<void> {
@@ -89,7 +90,7 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
   }
 }
 
-function timedOut(metrics: Metrics, position: LogPosition, timeoutMs: number): void {
+function timedOut(metrics: Metrics, position: LogPosition, timeoutMs: number, requestId?: string): void {
   metrics.readYourWritesTimeouts.inc();
-  log.warn({ position: position.toString(), timeoutMs }, 'read models did not apply a write within the read-your-writes timeout');
+  log.warn({ requestId, position: position.toString(), timeoutMs }, 'read models did not apply a write within the read-your-writes timeout');
 }

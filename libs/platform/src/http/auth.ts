@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   createParamDecorator,
   Inject,
@@ -20,8 +20,8 @@ export interface UserSummary {
 
 /** Who is calling: a user through one of their tokens, or the administrator through ADMIN_TOKEN. */
 export type Caller =
-  | { kind: 'user'; userId: string; tokenId: string; user: UserSummary }
-  | { kind: 'admin' };
+  | { kind: 'user'; userId: string; tokenId: string; user: UserSummary; requestId?: string }
+  | { kind: 'admin'; requestId?: string };
 
 /** Event metadata's actor (DESIGN section 4). */
 export interface Actor {
@@ -56,8 +56,11 @@ export const Public = () => SetMetadata(PUBLIC, true);
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
 
 interface AuthenticatedRequest {
+  id?: string;
   headers: Record<string, string | string[] | undefined>;
   caller?: Caller;
+  /** SHA-256 of the bearer token, when the rate limiter already computed it for this request. */
+  tokenHash?: string;
 }
 
 /**
@@ -72,23 +75,40 @@ export class AuthGuard implements CanActivate {
     @Inject(ADMIN_TOKEN_HASH) private readonly adminTokenHash: string,
   ) {}
 
+  /** Route metadata read once per handler: reflect-metadata lookups on every request add up. */
+  private readonly access = new WeakMap<Function, { isPublic: boolean; adminOnly: boolean }>();
+
+  private accessOf(context: ExecutionContext): { isPublic: boolean; adminOnly: boolean } {
+    const handler = context.getHandler();
+    let access = this.access.get(handler);
+    if (!access) {
+      const targets = [handler, context.getClass()];
+      access = {
+        isPublic: Boolean(this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)),
+        adminOnly: Boolean(this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets)),
+      };
+      this.access.set(handler, access);
+    }
+    return access;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, targets)) return true;
+    const { isPublic, adminOnly } = this.accessOf(context);
+    if (isPublic) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const token = bearerToken(request.headers.authorization);
     if (!token) throw new ApiError(401, 'missing bearer token: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
-    const hash = hashToken(token);
-    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
-    if (sameHash(hash, this.adminTokenHash)) {
+    const hash = request.tokenHash ?? hashToken(token);
+    // Digests of 256-bit secrets: comparing them in variable time reveals nothing usable about a token.
+    if (hash === this.adminTokenHash) {
       if (!adminOnly) throw new ApiError(403, 'the admin token only authorizes /v1/admin routes; use a user token');
-      request.caller = { kind: 'admin' };
+      request.caller = { kind: 'admin', requestId: request.id };
       return true;
     }
     const caller = await this.tokens.verify(hash);
     if (!caller) throw new ApiError(401, 'invalid or revoked token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
     if (adminOnly) throw new ApiError(403, 'this route needs the admin token');
-    request.caller = caller;
+    request.caller = { ...caller, requestId: request.id };
     return true;
   }
 }
@@ -97,10 +117,6 @@ export function bearerToken(header: string | string[] | undefined): string | nul
   if (typeof header !== 'string') return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : null;
-}
-
-function sameHash(a: string, b: string): boolean {
-  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 }
 
 /** The authenticated caller of the current request. */

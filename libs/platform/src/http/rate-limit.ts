@@ -38,10 +38,13 @@ export class RateLimiter {
   }
 
   register(fastify: FastifyInstance, prefix = '/v1'): void {
-    fastify.addHook('onRequest', async (request, reply) => {
-      if (!request.url.startsWith(prefix)) return;
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (!request.url.startsWith(prefix)) return done();
       const token = bearerToken(request.headers.authorization);
-      const key = token ? `t:${hashToken(token)}` : `a:${request.ip}`;
+      // The hash is kept on the request so the auth guard does not compute it again.
+      const tokenHash = token ? hashToken(token) : undefined;
+      if (tokenHash) (request as { tokenHash?: string }).tokenHash = tokenHash;
+      const key = tokenHash ? `t:${tokenHash}` : `a:${request.ip}`;
       const { allowed, remaining, resetAt } = this.take(key);
       void reply.headers({
         'x-ratelimit-limit': String(this.perMinute),
@@ -51,8 +54,9 @@ export class RateLimiter {
       if (!allowed) {
         const retryAfter = Math.max(1, Math.ceil(resetAt - this.clock.now().getTime() / 1000));
         sendError(reply, new ApiError(429, `rate limit of ${this.perMinute} requests per minute exceeded`, { 'Retry-After': String(retryAfter) }), request.id);
-        return reply;
+        return;
       }
+      done();
     });
   }
 }
