@@ -15,7 +15,7 @@ module.exports = {
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
   transformIgnorePatterns: [
     // glob and its dependencies are ESM too; @fastify/static (Swagger UI on Fastify) requires glob.
-    '/node_modules/(?!(@nestjs|cookie|file-type|strtok3|token-types|@tokenizer|uint8array-extras|load-esm|glob|minimatch|path-scurry|lru-cache|minipass|jackspeak|foreground-child|package-json-from-dist|balanced-match|brace-expansion|@isaacs|content-disposition)/)',
+    '/node_modules/(?!(@nestjs|cookie|file-type|strtok3|token-types|@tokenizer|uint8array-extras|load-esm|glob|minimatch|path-scurry|lru-cache|minipass|jackspeak|foreground-child|package-json-from-dist|balanced-match|brace-expansion|@isaacs|content-disposition|jose)/)',
   ],
   testTimeout: 60000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
