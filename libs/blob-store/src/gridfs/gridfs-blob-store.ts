@@ -22,6 +22,7 @@ import {
   defaultClientOptions,
   messageOf,
   MongoUrlProblem,
+  pingMongo,
   type ConnectRetryOptions,
 } from '../../../read-store/src/mongodb/mongo-connection';
 import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobStore } from '../blob-store.port';
@@ -36,7 +37,6 @@ import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobSt
 
 export const BUCKET_NAME = 'blobs';
 const PROVISIONAL_PREFIX = 'tmp-';
-const HEALTH_TIMEOUT_MS = 2000;
 /** How long a failed upload waits for its in-flight chunk writes before deleting its chunks. */
 const ABORT_SETTLE_MS = 2000;
 
@@ -144,21 +144,7 @@ export class GridFsBlobStore implements BlobStore {
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (this.closed) return { ok: false, detail: 'the GridFS blob store is closed' };
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.db.command({ ping: 1 }, { timeoutMS: HEALTH_TIMEOUT_MS }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
-          timer.unref();
-        }),
-      ]);
-      return { ok: true };
-    } catch (error) {
-      return { ok: false, detail: `MongoDB ping failed: ${this.redact(messageOf(error))}` };
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
+    return pingMongo(this.db, this.redact);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoClient, type MongoClientOptions } from 'mongodb';
+import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 
 /**
  * Connection plumbing shared by the MongoDB read store and the GridFS blob store: connection-string
@@ -165,4 +165,25 @@ function redactText(text: string, secrets: string[]): string {
   let result = text;
   for (const secret of secrets) result = result.split(secret).join('***');
   return result;
+}
+
+const PING_TIMEOUT_MS = 2000;
+
+/** Health of a MongoDB connection: a ping answered within two seconds. Shared by the read store and GridFS. */
+export async function pingMongo(db: Db, redact: (text: string) => string): Promise<{ ok: boolean; detail?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      db.command({ ping: 1 }, { timeoutMS: PING_TIMEOUT_MS }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+        timer.unref();
+      }),
+    ]);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, detail: `MongoDB ping failed: ${redact(messageOf(error))}` };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
 }

@@ -40,6 +40,7 @@ import {
   defaultClientOptions,
   messageOf,
   MongoUrlProblem,
+  pingMongo,
   type ConnectRetryOptions,
 } from './mongo-connection';
 
@@ -67,7 +68,6 @@ const TRANSACTION_OPTIONS: TransactionOptions = {
   readPreference: 'primary',
 };
 
-const HEALTH_TIMEOUT_MS = 2000;
 
 /** Server error codes meaning "this node cannot serve right now" (network, shutdown, failover). */
 const UNAVAILABLE_CODES = new Set([
@@ -280,21 +280,7 @@ export class MongoReadStore implements ReadStore {
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (this.closed) return { ok: false, detail: 'the MongoDB read store is closed' };
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.db.command({ ping: 1 }, { timeoutMS: HEALTH_TIMEOUT_MS }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
-          timer.unref();
-        }),
-      ]);
-      return { ok: true };
-    } catch (error) {
-      return { ok: false, detail: `MongoDB ping failed: ${this.redact(messageOf(error))}` };
-    } finally {
-      if (timer) clearTimeout(timer);
-    }
+    return pingMongo(this.db, this.redact);
   }
 
   async close(): Promise<void> {
