@@ -21,4 +21,18 @@ export const organizationAuditCatalog: AuditCatalog = {
     const data = event.data as Data<'MemberAdded'>;
     return { action: 'member.added', organizationId: data.organizationId, target: { type: 'member', id: data.userId } };
   },
+  MemberRoleChanged: (event) => member('member.role_changed', event.data as Data<'MemberRoleChanged'>),
+  MemberRemoved: (event) => member('member.removed', event.data as Data<'MemberRemoved'>),
+  MemberSsoEnabled: (event) => member('member.sso_enabled', event.data as Data<'MemberSsoEnabled'>),
+  LinkInviteCreated: (event) => linkInvite('invite_link.created', event.data as Data<'LinkInviteCreated'>),
+  LinkInviteDeleted: (event) => linkInvite('invite_link.deleted', event.data as Data<'LinkInviteDeleted'>),
+  // MemberSeen (pings) is activity, not a change: it stays out of the audit log.
 };
+
+function member(action: string, data: { organizationId: string; userId: string }) {
+  return { action, organizationId: data.organizationId, target: { type: 'member', id: data.userId } };
+}
+
+function linkInvite(action: string, data: { organizationId: string; inviteId: string }) {
+  return { action, organizationId: data.organizationId, target: { type: 'link-invite', id: data.inviteId } };
+}

@@ -8,7 +8,7 @@ const when = (events: OrganizationEvent[], command: OrganizationCommand) => orga
 
 const created: OrganizationEvent[] = [
   { type: 'OrganizationCreated', data: { organizationId: 'o1', title: 'Acme', emailDomains: ['acme.io'], createdBy: 'ada', createdAt: now } },
-  { type: 'MemberAdded', data: { organizationId: 'o1', userId: 'ada', role: 'admin', sso: false, joinedAt: now } },
+  { type: 'MemberAdded', data: { organizationId: 'o1', userId: 'ada', role: 'admin', sso: false, joinedAt: now, via: 'creation' } },
 ];
 const withEditor: OrganizationEvent[] = [
   ...created,

@@ -28,7 +28,22 @@ export type OrganizationEvent =
       data: { organizationId: string; title: string; emailDomains: string[]; createdBy: string; createdAt: string };
     }
   | { type: 'OrganizationUpdated'; data: { organizationId: string; changes: OrganizationChanges; updatedAt: string } }
-  | { type: 'MemberAdded'; data: { organizationId: string; userId: string; role: OrganizationRole; sso: boolean; joinedAt: string } };
+  | { type: 'MemberAdded'; data: { organizationId: string; userId: string; role: OrganizationRole; sso: boolean; joinedAt: string; via?: MemberSource } }
+  | { type: 'MemberRoleChanged'; data: { organizationId: string; userId: string; role: OrganizationRole } }
+  | { type: 'MemberRemoved'; data: { organizationId: string; userId: string } }
+  | { type: 'MemberSsoEnabled'; data: { organizationId: string; userId: string } }
+  | { type: 'LinkInviteCreated'; data: { organizationId: string; inviteId: string; role: OrganizationRole; createdBy: string; createdAt: string } }
+  | { type: 'LinkInviteDeleted'; data: { organizationId: string; inviteId: string } };
+
+/** How a member came in. */
+export type MemberSource = 'creation' | 'invite' | 'link' | 'sso';
+
+/**
+ * `memberseen-<organizationId>.<userId>`: when a member was last seen. Kept out of the
+ * organization stream so that pings neither grow it nor change its ETag; at most one event per
+ * member per minute (see SEEN_INTERVAL_MS).
+ */
+export type MemberSeenEvent = { type: 'MemberSeen'; data: { organizationId: string; userId: string; seenAt: string } };
 
 export type HostnameEvent =
   | { type: 'HostnameClaimed'; data: { hostname: string; organizationId: string } }

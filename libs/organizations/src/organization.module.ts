@@ -3,6 +3,28 @@ import { IdentityModule } from '../../identity/src/identity.module';
 import { CreateOrganizationHandler, UpdateOrganizationHandler } from './organization.commands';
 import { OrganizationController } from './organization.controller';
 import {
+  ChangeMemberRoleHandler,
+  CreateLinkInviteHandler,
+  DeleteLinkInviteHandler,
+  EnableMemberSsoHandler,
+  InviteMembersHandler,
+  JoinByLinkHandler,
+  JoinBySsoHandler,
+  RecordMemberSeenHandler,
+  RemoveMemberHandler,
+} from './member.commands';
+import { MemberController } from './member.controller';
+import {
+  GetLinkInviteHandler,
+  GetMemberHandler,
+  LinkInvitePresenter,
+  ListLinkInvitesHandler,
+  ListMemberSpacesHandler,
+  ListMembersHandler,
+  MemberDirectory,
+} from './member.queries';
+import { VisitorClaimsSigner } from './visitor-claims';
+import {
   GetOrganizationHandler,
   GetUserProfileHandler,
   ListOrganizationsHandler,
@@ -13,8 +35,25 @@ import {
 
 @Module({
   imports: [IdentityModule],
-  controllers: [OrganizationController],
+  controllers: [OrganizationController, MemberController],
   providers: [
+    InviteMembersHandler,
+    JoinByLinkHandler,
+    JoinBySsoHandler,
+    ChangeMemberRoleHandler,
+    RemoveMemberHandler,
+    EnableMemberSsoHandler,
+    CreateLinkInviteHandler,
+    DeleteLinkInviteHandler,
+    RecordMemberSeenHandler,
+    ListMembersHandler,
+    GetMemberHandler,
+    ListMemberSpacesHandler,
+    ListLinkInvitesHandler,
+    GetLinkInviteHandler,
+    MemberDirectory,
+    LinkInvitePresenter,
+    VisitorClaimsSigner,
     CreateOrganizationHandler,
     UpdateOrganizationHandler,
     GetOrganizationHandler,
@@ -24,6 +63,6 @@ import {
     OrganizationMembership,
     OrganizationPresenter,
   ],
-  exports: [OrganizationMembership, OrganizationPresenter],
+  exports: [OrganizationMembership, OrganizationPresenter, MemberDirectory],
 })
 export class OrganizationModule {}

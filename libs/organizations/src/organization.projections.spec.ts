@@ -52,6 +52,9 @@ describe('organization projection', () => {
       lastSeenAt: null,
       sso: false,
       disabled: false,
+      displayName: '',
+      email: '',
+      nameLower: '',
     });
   });
 

@@ -2,10 +2,13 @@ import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import type { Projection } from '../../read-store/src/projections/projection';
 import type { Doc } from '../../read-store/src/read-store.port';
-import type { DefaultContent, OrganizationEvent } from './organization.events';
+import { USERS, type UserDoc } from '../../identity/src/identity.projections';
+import type { DefaultContent, MemberSeenEvent, OrganizationEvent } from './organization.events';
+import { DEFAULT_ORGANIZATION_SETTINGS } from './organization.decider';
 
 export const ORGANIZATIONS = 'organizations';
 export const MEMBERS = 'members';
+export const LINK_INVITES = 'link_invites';
 
 export interface OrganizationDoc extends Doc {
   title: string;
@@ -32,6 +35,17 @@ export interface MemberDoc extends Doc {
   lastSeenAt: string | null;
   sso: boolean;
   disabled: boolean;
+  /** Copied from the user when they joined, for search and sorting by name. */
+  displayName: string;
+  email: string;
+  nameLower: string;
+}
+
+export interface LinkInviteDoc extends Doc {
+  organizationId: string;
+  role: OrganizationRole;
+  createdBy: string;
+  createdAt: string;
 }
 
 export const memberId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
@@ -44,11 +58,30 @@ export const organizationProjection: Projection = {
     { collection: ORGANIZATIONS, fields: { emailDomains: 1 } },
     { collection: MEMBERS, fields: { userId: 1, joinedAt: -1 } },
     { collection: MEMBERS, fields: { organizationId: 1, joinedAt: -1 } },
+    { collection: LINK_INVITES, fields: { organizationId: 1, createdAt: -1 } },
   ],
-  handles: ['OrganizationCreated', 'OrganizationUpdated', 'MemberAdded'],
+  handles: [
+    'OrganizationCreated',
+    'OrganizationUpdated',
+    'MemberAdded',
+    'MemberRoleChanged',
+    'MemberRemoved',
+    'MemberSsoEnabled',
+    'MemberSeen',
+    'LinkInviteCreated',
+    'LinkInviteDeleted',
+  ],
   async apply(recorded: RecordedEvent, tx) {
-    const event = recorded as unknown as OrganizationEvent;
+    const event = recorded as unknown as OrganizationEvent | MemberSeenEvent;
     const organizations = tx.collection<OrganizationDoc>(ORGANIZATIONS);
+    const members = tx.collection<MemberDoc>(MEMBERS);
+    if (event.type === 'MemberSeen') {
+      const { organizationId, userId, seenAt } = event.data;
+      if (await members.get(memberId(organizationId, userId))) await members.update(memberId(organizationId, userId), { $set: { lastSeenAt: seenAt } });
+      return;
+    }
+    // Every event of the organization stream moves its revision, which is the organization's ETag.
+    const bumpRevision = () => organizations.update(event.data.organizationId, { $set: { revision: recorded.revision } });
     switch (event.type) {
       case 'OrganizationCreated': {
         const { organizationId, title, emailDomains, createdAt } = event.data;
@@ -58,13 +91,7 @@ export const organizationProjection: Projection = {
           createdAt,
           updatedAt: createdAt,
           emailDomains,
-          hostname: null,
-          defaultRole: null,
-          defaultContent: null,
-          logo: null,
-          sso: false,
-          ai: false,
-          inviteLinks: true,
+          ...DEFAULT_ORGANIZATION_SETTINGS,
           revision: recorded.revision,
         });
         return;
@@ -76,7 +103,9 @@ export const organizationProjection: Projection = {
         return;
       case 'MemberAdded': {
         const { organizationId, userId, role, sso, joinedAt } = event.data;
-        await tx.collection<MemberDoc>(MEMBERS).put({
+        const user = await tx.collection<UserDoc>(USERS).get(userId);
+        const displayName = user?.displayName ?? '';
+        await members.put({
           _id: memberId(organizationId, userId),
           organizationId,
           userId,
@@ -85,10 +114,35 @@ export const organizationProjection: Projection = {
           lastSeenAt: null,
           sso,
           disabled: false,
+          displayName,
+          email: user?.email ?? '',
+          nameLower: displayName.toLowerCase(),
         });
-        await organizations.update(organizationId, { $set: { revision: recorded.revision } });
+        await bumpRevision();
         return;
       }
+      case 'MemberRoleChanged':
+        await members.update(memberId(event.data.organizationId, event.data.userId), { $set: { role: event.data.role } });
+        await bumpRevision();
+        return;
+      case 'MemberRemoved':
+        await members.delete(memberId(event.data.organizationId, event.data.userId));
+        await bumpRevision();
+        return;
+      case 'MemberSsoEnabled':
+        await members.update(memberId(event.data.organizationId, event.data.userId), { $set: { sso: true } });
+        await bumpRevision();
+        return;
+      case 'LinkInviteCreated': {
+        const { organizationId, inviteId, role, createdBy, createdAt } = event.data;
+        await tx.collection<LinkInviteDoc>(LINK_INVITES).put({ _id: inviteId, organizationId, role, createdBy, createdAt });
+        await bumpRevision();
+        return;
+      }
+      case 'LinkInviteDeleted':
+        await tx.collection(LINK_INVITES).delete(event.data.inviteId);
+        await bumpRevision();
+        return;
     }
   },
 };

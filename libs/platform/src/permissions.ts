@@ -60,3 +60,34 @@ export function organizationPermissions(role: OrganizationRole): OrganizationPer
     listIntegrations: member,
   };
 }
+
+export const TEAM_ROLES = ['owner', 'member'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+export interface TeamPermissions {
+  /** Rename or delete the team, manage its members. */
+  admin: boolean;
+  view: boolean;
+}
+
+/**
+ * Teams: organization admins manage every team; a team's owners manage that team; every member of
+ * the organization except guests sees its teams.
+ *
+ * | may                              | org admin | team owner | team member | other member | guest |
+ * |----------------------------------|:---------:|:----------:|:-----------:|:------------:|:-----:|
+ * | see the team and its members     |     ✓     |     ✓      |      ✓      |      ✓       |       |
+ * | rename/delete it, manage members |     ✓     |     ✓      |             |              |       |
+ * | create a team                    |     ✓     |  (org role create and above)            |       |
+ */
+export function teamPermissions(organizationRole: OrganizationRole, teamRole: TeamRole | null): TeamPermissions {
+  return {
+    admin: organizationRole === 'admin' || teamRole === 'owner',
+    view: organizationRole !== null || teamRole !== null,
+  };
+}
+
+/** Creating teams is part of `ownTeam` in the organization permissions: role create and above. */
+export function mayCreateTeam(organizationRole: OrganizationRole): boolean {
+  return organizationPermissions(organizationRole).ownTeam;
+}

@@ -1,0 +1,225 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
+import { READ_STORE, type ReadStore, type Filter, type Sort } from '../../read-store/src/read-store.port';
+import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
+import { LINK_INVITES, MEMBERS, memberId, type LinkInviteDoc, type MemberDoc } from './organization.projections';
+import { OrganizationMembership } from './organization.queries';
+
+/** The Member resource of the interface document. */
+export interface MemberObject {
+  object: 'member';
+  id: string;
+  role: OrganizationRole;
+  user: UserObject;
+  disabled: boolean;
+  joinedAt: string;
+  lastSeenAt: string | null;
+  sso: boolean;
+  spaces: number;
+  teams: number;
+}
+
+/** Per-member counts kept by other contexts (teams, spaces), joined in at read time. */
+export interface MemberCounts {
+  teamCountsByUser(organizationId: string, userIds: readonly string[]): Promise<Map<string, number>>;
+}
+export const MEMBER_TEAM_COUNTS = Symbol('MEMBER_TEAM_COUNTS');
+
+/** Presents members; exported for other contexts (team memberships embed the Member object). */
+@Injectable()
+export class MemberDirectory {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly users: UserQueries,
+    @Inject(MEMBER_TEAM_COUNTS) private readonly teamCounts: MemberCounts,
+  ) {}
+
+  async present(organizationId: string, userIds: readonly string[]): Promise<Map<string, MemberObject>> {
+    const docs = await this.reads
+      .collection<MemberDoc>(MEMBERS)
+      .find({ _id: { $in: userIds.map((id) => memberId(organizationId, id)) } }, { limit: 1000, count: false });
+    return this.presentDocs(organizationId, docs.items);
+  }
+
+  async presentDocs(organizationId: string, docs: readonly MemberDoc[]): Promise<Map<string, MemberObject>> {
+    const ids = docs.map((d) => d.userId);
+    const [users, teams] = await Promise.all([this.users.byIds(ids), this.teamCounts.teamCountsByUser(organizationId, ids)]);
+    const result = new Map<string, MemberObject>();
+    for (const doc of docs) {
+      const user = users.get(doc.userId);
+      if (!user) continue;
+      result.set(doc.userId, {
+        object: 'member',
+        id: doc.userId,
+        role: doc.role,
+        user: this.users.present(user),
+        disabled: doc.disabled,
+        joinedAt: doc.joinedAt,
+        lastSeenAt: doc.lastSeenAt,
+        sso: doc.sso,
+        spaces: 0,
+        teams: teams.get(doc.userId) ?? 0,
+      });
+    }
+    return result;
+  }
+}
+
+/** Reading members needs `listMembers` (every role but guests); people outside get 404. */
+async function requireListMembers(membership: OrganizationMembership, organizationId: string, caller: Caller): Promise<OrganizationRole> {
+  const role = await membership.requireMember(organizationId, caller);
+  if (!organizationPermissions(role).listMembers) throw DomainError.forbidden('guests may not list members');
+  return role;
+}
+
+export interface MemberListOptions {
+  page?: string;
+  limit?: number;
+  order: 'asc' | 'desc';
+  role?: OrganizationRole | 'guest';
+  search?: string;
+  sort: 'joinedAt' | 'lastSeenAt' | 'name';
+}
+
+export class ListMembers {
+  constructor(readonly organizationId: string, readonly caller: Caller, readonly options: MemberListOptions) {}
+}
+
+const SORT_FIELD = { joinedAt: 'joinedAt', lastSeenAt: 'lastSeenAt', name: 'nameLower' } as const;
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+@QueryHandler(ListMembers)
+export class ListMembersHandler implements IQueryHandler<ListMembers, ListEnvelope<MemberObject>> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly directory: MemberDirectory,
+  ) {}
+
+  async execute({ organizationId, caller, options }: ListMembers) {
+    await requireListMembers(this.membership, organizationId, caller);
+    const filter: Filter = { organizationId, disabled: false };
+    if (options.role !== undefined) filter.role = options.role === 'guest' ? null : options.role;
+    if (options.search) {
+      const pattern = escapeRegex(options.search);
+      filter.$or = [{ displayName: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }];
+    }
+    // Sorting by last seen lists only members who were ever seen.
+    if (options.sort === 'lastSeenAt') filter.lastSeenAt = { $ne: null };
+    const direction = options.order === 'asc' ? 1 : -1;
+    const sort: Sort = { [SORT_FIELD[options.sort]]: direction };
+    const page = await this.reads.collection<MemberDoc>(MEMBERS).find(filter, { sort, limit: options.limit, after: options.page });
+    const presented = await this.directory.presentDocs(organizationId, page.items);
+    const items = page.items.flatMap((doc) => presented.get(doc.userId) ?? []);
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+}
+
+export class GetMember {
+  constructor(readonly organizationId: string, readonly userId: string, readonly caller: Caller) {}
+}
+
+@QueryHandler(GetMember)
+export class GetMemberHandler implements IQueryHandler<GetMember, MemberObject> {
+  constructor(
+    private readonly membership: OrganizationMembership,
+    private readonly directory: MemberDirectory,
+  ) {}
+
+  async execute({ organizationId, userId, caller }: GetMember) {
+    const role = await this.membership.requireMember(organizationId, caller);
+    const self = caller.kind === 'user' && caller.userId === userId;
+    if (!self && !organizationPermissions(role).listMembers) throw DomainError.forbidden('guests may not list members');
+    const member = (await this.directory.present(organizationId, [userId])).get(userId);
+    if (!member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+    return member;
+  }
+}
+
+export class ListMemberSpaces {
+  constructor(readonly organizationId: string, readonly userId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
+}
+
+/** `GET /members/{userId}/spaces`: `{ permission, space }` items; spaces arrive with the spaces context. */
+@QueryHandler(ListMemberSpaces)
+export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces, ListEnvelope<never>> {
+  constructor(
+    private readonly membership: OrganizationMembership,
+    private readonly directory: MemberDirectory,
+  ) {}
+
+  async execute({ organizationId, userId, caller }: ListMemberSpaces) {
+    await requireListMembers(this.membership, organizationId, caller);
+    if (!(await this.directory.present(organizationId, [userId])).has(userId)) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+    return listEnvelope<never>({ items: [], count: 0 });
+  }
+}
+
+/** A link invite (extension, DESIGN section 8). */
+export interface LinkInviteObject {
+  object: 'link-invite';
+  id: string;
+  role: OrganizationRole;
+  createdAt: string;
+  urls: { location: string; join: string };
+}
+
+@Injectable()
+export class LinkInvitePresenter {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  present(invite: LinkInviteDoc): LinkInviteObject {
+    const base = `${this.config.publicUrl}/v1/orgs/${invite.organizationId}`;
+    return { object: 'link-invite', id: invite._id, role: invite.role, createdAt: invite.createdAt, urls: { location: `${base}/link-invites/${invite._id}`, join: `${base}/invites/${invite._id}` } };
+  }
+}
+
+export class ListLinkInvites {
+  constructor(readonly organizationId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
+}
+
+/** Link invites are an admin's business: 403 for other members. */
+async function requireAdminRole(membership: OrganizationMembership, organizationId: string, caller: Caller): Promise<void> {
+  const role = await membership.requireMember(organizationId, caller);
+  if (role !== 'admin') throw DomainError.forbidden(`only admins of organization ${organizationId} may manage invites`);
+}
+
+@QueryHandler(ListLinkInvites)
+export class ListLinkInvitesHandler implements IQueryHandler<ListLinkInvites, ListEnvelope<LinkInviteObject>> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly presenter: LinkInvitePresenter,
+  ) {}
+
+  async execute({ organizationId, caller, page, limit }: ListLinkInvites) {
+    await requireAdminRole(this.membership, organizationId, caller);
+    const found = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).find({ organizationId }, { sort: { createdAt: -1 }, limit, after: page });
+    return listEnvelope({ items: found.items.map((i) => this.presenter.present(i)), count: found.count, next: found.next });
+  }
+}
+
+export class GetLinkInvite {
+  constructor(readonly organizationId: string, readonly inviteId: string, readonly caller: Caller) {}
+}
+
+@QueryHandler(GetLinkInvite)
+export class GetLinkInviteHandler implements IQueryHandler<GetLinkInvite, LinkInviteObject> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly presenter: LinkInvitePresenter,
+  ) {}
+
+  async execute({ organizationId, inviteId, caller }: GetLinkInvite) {
+    await requireAdminRole(this.membership, organizationId, caller);
+    const invite = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).get(inviteId);
+    if (!invite || invite.organizationId !== organizationId) throw DomainError.notFound(`no invite ${inviteId}`);
+    return this.presenter.present(invite);
+  }
+}
