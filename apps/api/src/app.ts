@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -17,6 +17,10 @@ import { openStores, type Stores } from '../../../libs/runtime/src/stores';
 import { IdentityModule } from '../../../libs/identity/src/identity.module';
 import { OrganizationModule } from '../../../libs/organizations/src/organization.module';
 import { OrganizationMembership } from '../../../libs/organizations/src/organization.queries';
+import { visitorClaimsKey, VISITOR_CLAIMS_KEY } from '../../../libs/organizations/src/visitor-claims';
+import { MEMBER_TEAM_COUNTS } from '../../../libs/organizations/src/member.queries';
+import { TeamModule } from '../../../libs/teams/src/team.module';
+import { TeamDirectory } from '../../../libs/teams/src/team.queries';
 import { AuditModule } from '../../../libs/audit/src/audit.module';
 import { allProjections } from '../../../libs/runtime/src/all-projections';
 import { setUpOpenApi } from './openapi';
@@ -26,19 +30,40 @@ import { RUNTIME, SystemController } from './system.controller';
 const contextModules = [
   IdentityModule,
   OrganizationModule,
+  TeamModule,
   AuditModule.register({ imports: [OrganizationModule], access: { useExisting: OrganizationMembership } }),
 ];
 
+/** Secrets derived from the admin token, for every module. */
+@Global()
+@Module({})
+class SecretsModule {
+  static forAdminToken(adminToken: string): DynamicModule {
+    const providers = [
+      { provide: ADMIN_TOKEN_HASH, useValue: hashToken(adminToken) },
+      { provide: VISITOR_CLAIMS_KEY, useValue: visitorClaimsKey(adminToken) },
+    ];
+    return { module: SecretsModule, providers, exports: providers.map((p) => p.provide) };
+  }
+}
+
+/** How contexts see each other's per-member counts, bound once here (no module cycles). */
+@Global()
+@Module({
+  providers: [TeamDirectory, { provide: MEMBER_TEAM_COUNTS, useExisting: TeamDirectory }],
+  exports: [MEMBER_TEAM_COUNTS],
+})
+class MemberCountsModule {}
+
 @Module({})
 class AppModule {
-  static forRuntime(runtime: Runtime, adminTokenHash: string): DynamicModule {
+  static forRuntime(runtime: Runtime, adminToken: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [RuntimeModule.forRuntime(runtime), CqrsModule.forRoot(), ...contextModules],
+      imports: [RuntimeModule.forRuntime(runtime), SecretsModule.forAdminToken(adminToken), MemberCountsModule, CqrsModule.forRoot(), ...contextModules],
       controllers: [SystemController],
       providers: [
         { provide: RUNTIME, useValue: runtime },
-        { provide: ADMIN_TOKEN_HASH, useValue: adminTokenHash },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
       ],
@@ -95,7 +120,7 @@ export async function createService(options: {
       sendError(reply, error, request.id);
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, hashToken(options.adminToken)), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, options.adminToken), adapter, {
     logger: new JsonNestLogger(),
     bufferLogs: false,
     // Nest's parsers would accept urlencoded bodies; Fastify's own JSON parser is the only one kept.

@@ -3,12 +3,14 @@ import { identityProjection } from '../../identity/src/identity.projections';
 import { organizationProjection } from '../../organizations/src/organization.projections';
 import { organizationAuditCatalog } from '../../organizations/src/organization.audit';
 import { auditProjection, combineAuditCatalogs } from '../../audit/src/audit.projection';
+import { teamProjection } from '../../teams/src/team.projections';
+import { teamAuditCatalog } from '../../teams/src/team.audit';
 
 /** How every context's events read in the audit log. */
-export const auditCatalog = combineAuditCatalogs(organizationAuditCatalog);
+export const auditCatalog = combineAuditCatalogs(organizationAuditCatalog, teamAuditCatalog);
 
 /**
  * Every projection of every bounded context: the composition root's one list. The embedded API
  * and the distributed projector run exactly these, so their read models are the same.
  */
-export const allProjections: readonly Projection[] = [identityProjection, organizationProjection, auditProjection(auditCatalog)];
+export const allProjections: readonly Projection[] = [identityProjection, organizationProjection, teamProjection, auditProjection(auditCatalog)];

@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../platform/src/config';
+import { systemClock } from '../../platform/src/clock';
+import type { Caller } from '../../platform/src/http/auth';
+import { configureLogging } from '../../platform/src/logging';
+import { createRuntime, type Runtime } from '../../runtime/src/runtime.module';
+import { openStores } from '../../runtime/src/stores';
+import { identityProjection } from '../../identity/src/identity.projections';
+import { UserQueries } from '../../identity/src/identity.queries';
+import { organizationProjection } from '../../organizations/src/organization.projections';
+import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { CreateTeamHandler, CreateTeam, RemoveUserFromAllTeams, RemoveUserFromAllTeamsHandler, UpdateTeamMembers, UpdateTeamMembersHandler } from './team.commands';
+import { TeamMemberResolver } from './team.member-resolver';
+import { TEAM_MEMBERSHIPS, TEAMS, teamProjection } from './team.projections';
+import { TeamPresenter } from './team.queries';
+import { TeamsForSso } from './team.sso';
+
+/**
+ * The command side on the embedded stores, below HTTP: what the end-to-end specs cannot reach
+ * (the SSO binding) or reach only through another context (the sweep after a member leaves).
+ */
+describe('team commands on the embedded stores', () => {
+  let directory: string;
+  let runtime: Runtime;
+  let membership: OrganizationMembership;
+  let sso: TeamsForSso;
+  let createTeam: CreateTeamHandler;
+  let updateMembers: UpdateTeamMembersHandler;
+  let sweep: RemoveUserFromAllTeamsHandler;
+
+  const caller = (userId: string): Caller => ({ kind: 'user', userId, tokenId: 'token', user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null } });
+  const now = () => new Date().toISOString();
+
+  /** Users and organizations, appended as their contexts would append them. */
+  async function seed(): Promise<void> {
+    const { events } = runtime.stores;
+    for (const userId of ['ada', 'mia', 'eve', 'zed']) {
+      await events.appendToStream(`user-${userId}`, [{ type: 'UserCreated', data: { userId, email: `${userId}@example.com`, displayName: userId, photoURL: null, createdAt: now() } }], 'no_stream');
+    }
+    const organization = (organizationId: string, members: Array<[string, string]>) =>
+      events.appendToStream(
+        `organization-${organizationId}`,
+        [
+          { type: 'OrganizationCreated', data: { organizationId, title: organizationId, emailDomains: [], createdBy: members[0][0], createdAt: now() } },
+          ...members.map(([userId, role]) => ({ type: 'MemberAdded', data: { organizationId, userId, role, sso: false, joinedAt: now() } })),
+        ],
+        'no_stream',
+      );
+    await organization('o1', [
+      ['ada', 'admin'],
+      ['mia', 'edit'],
+      ['eve', 'read'],
+    ]);
+    const last = await organization('o2', [
+      ['zed', 'admin'],
+      ['mia', 'edit'],
+    ]);
+    await runtime.commands.waitFor(last.position);
+  }
+
+  beforeAll(async () => {
+    configureLogging('silent');
+    directory = mkdtempSync(join(tmpdir(), 'team-commands-'));
+    const config = loadConfig({ DATA_DIR: directory });
+    const stores = await openStores(config);
+    runtime = createRuntime({ config, stores, clock: systemClock, projections: [identityProjection, organizationProjection, teamProjection], runProjections: true });
+    await runtime.runner!.start();
+    await runtime.runner!.whenCaughtUp();
+    membership = new OrganizationMembership(stores.reads);
+    const resolver = new TeamMemberResolver(new UserQueries(stores.reads, config), membership);
+    sso = new TeamsForSso(stores.reads, runtime.commands, membership, new TeamPresenter());
+    createTeam = new CreateTeamHandler(runtime.commands, membership, resolver);
+    updateMembers = new UpdateTeamMembersHandler(runtime.commands, membership, resolver);
+    sweep = new RemoveUserFromAllTeamsHandler(runtime.commands, stores.reads);
+    await seed();
+  });
+
+  afterAll(async () => {
+    await runtime.runner?.stop();
+    await runtime.stores.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const membersOf = async (teamId: string) =>
+    (await runtime.stores.reads.collection(TEAM_MEMBERSHIPS).find({ teamId }, { sort: { addedRevision: 1 }, limit: 100 })).items.map((m) => [m.userId, m.role]);
+  const streamTypes = async (teamId: string) => (await runtime.stores.events.readStream(`team-${teamId}`)).map((e) => e.type);
+
+  describe('TeamsForSso (the SSO context’s SsoTeams port)', () => {
+    it('finds a live team of the organization as a Team object, and nothing elsewhere', async () => {
+      const { teamId } = await createTeam.execute(new CreateTeam('o1', 'Default team', [], caller('ada')));
+      expect(await sso.findTeam('o1', teamId)).toEqual({
+        object: 'team',
+        id: teamId,
+        title: 'Default team',
+        members: 1,
+        spaces: 0,
+        createdAt: expect.any(String),
+        permissions: { admin: true, view: true },
+      });
+      expect(await sso.findTeam('o2', teamId)).toBeNull();
+      expect(await sso.findTeam('o1', 'unknownTeam')).toBeNull();
+    });
+
+    it('adds a member of the organization as member, once; refuses people outside (400) and unknown teams (404)', async () => {
+      const { teamId } = await createTeam.execute(new CreateTeam('o1', 'SSO joins', [], caller('ada')));
+      const system: Caller = { kind: 'admin' };
+      await sso.addMember('o1', teamId, 'eve', system);
+      await sso.addMember('o1', teamId, 'eve', system);
+      await sso.addMember('o1', teamId, 'ada', system); // the owner stays owner
+      expect(await membersOf(teamId)).toEqual([
+        ['ada', 'owner'],
+        ['eve', 'member'],
+      ]);
+      await expect(sso.addMember('o1', teamId, 'zed', system)).rejects.toMatchObject({ status: 400 });
+      await expect(sso.addMember('o1', 'unknownTeam', 'eve', system)).rejects.toMatchObject({ status: 404 });
+      const [added] = await runtime.stores.events.readStream(`team-${teamId}`, { fromRevision: 2 });
+      expect(added.metadata).toMatchObject({ source: 'system' });
+    });
+  });
+
+  describe('RemoveUserFromAllTeams', () => {
+    it('removes the user from every live team of the organization they are in, even after the read models dropped them', async () => {
+      const a = await createTeam.execute(new CreateTeam('o1', 'Sweep a', ['mia'], caller('ada')));
+      const b = await createTeam.execute(new CreateTeam('o1', 'Sweep b', ['eve'], caller('ada')));
+      await updateMembers.execute(new UpdateTeamMembers('o1', b.teamId, { memberships: { 'mia@example.com': { role: 'owner' } } }, caller('ada')));
+      const elsewhere = await createTeam.execute(new CreateTeam('o2', 'Sweep elsewhere', ['mia'], caller('zed')));
+      // The organization removes mia: its projection (and this context's) react to MemberRemoved first.
+      const removal = await runtime.stores.events.appendToStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }], 'any');
+      await runtime.commands.waitFor(removal.position);
+      expect(await runtime.stores.reads.collection(TEAM_MEMBERSHIPS).count({ organizationId: 'o1', userId: 'mia' })).toBe(0);
+
+      expect(await sweep.execute(new RemoveUserFromAllTeams('o1', 'mia', caller('ada')))).toEqual({ teams: 2 });
+      expect((await streamTypes(a.teamId)).at(-1)).toBe('TeamMemberRemoved');
+      expect((await streamTypes(b.teamId)).at(-1)).toBe('TeamMemberRemoved');
+      expect(await membersOf(elsewhere.teamId)).toEqual([
+        ['zed', 'owner'],
+        ['mia', 'member'],
+      ]);
+      expect((await runtime.stores.reads.collection(TEAMS).get(b.teamId))?.members).toBe(2);
+      // Nothing left to do a second time.
+      expect(await sweep.execute(new RemoveUserFromAllTeams('o1', 'mia', caller('ada')))).toEqual({ teams: 0 });
+    });
+  });
+});

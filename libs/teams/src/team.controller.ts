@@ -1,0 +1,140 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Put, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { IdParam } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { CreateTeam, DeleteTeam, RemoveTeamMember, RenameTeam, SetTeamMember, UpdateTeamMembers } from './team.commands';
+import { CreateTeamBody, MemberTeamsQuery, RenameTeamBody, SetTeamMemberBody, TeamListQuery, UpdateTeamMembersBody } from './team.dto';
+import { GetTeam, ListMemberTeams, ListTeamMembers, ListTeams } from './team.queries';
+
+/**
+ * Teams: `/v1/orgs/{organizationId}/teams…` and `/v1/orgs/{organizationId}/members/{userId}/teams`.
+ * Writes to a team accept `If-Match` with the team's ETag (its stream revision): 412 when stale.
+ */
+@Controller('v1/orgs/:organizationId')
+export class TeamController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
+
+  @Get('teams')
+  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: TeamListQuery, @CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new ListTeams(organizationId, caller, { page: query.page, limit: query.limit, owner: query.owner, title: query.title }));
+  }
+
+  /** `PUT /teams` creates a team → 201: members with role create and above; the creator becomes its owner. */
+  @Put('teams')
+  @HttpCode(201)
+  async create(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Body() body: CreateTeamBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { teamId } = await this.commandBus.execute(new CreateTeam(organizationId, body.title, body.members ?? [], caller));
+    return this.read(organizationId, teamId, caller, reply);
+  }
+
+  @Get('teams/:teamId')
+  get(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('teamId', new IdParam('team')) teamId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.read(organizationId, teamId, caller, reply);
+  }
+
+  @Patch('teams/:teamId')
+  async rename(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('teamId', new IdParam('team')) teamId: string,
+    @Body() body: RenameTeamBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commandBus.execute(new RenameTeam(organizationId, teamId, body.title, caller, parseIfMatch(ifMatch)));
+    return this.read(organizationId, teamId, caller, reply);
+  }
+
+  @Delete('teams/:teamId')
+  @HttpCode(204)
+  async delete(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('teamId', new IdParam('team')) teamId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commandBus.execute(new DeleteTeam(organizationId, teamId, caller, parseIfMatch(ifMatch)));
+  }
+
+  @Get('teams/:teamId/members')
+  members(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('teamId', new IdParam('team')) teamId: string,
+    @Query() query: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
+    return this.queryBus.execute(new ListTeamMembers(organizationId, teamId, caller, query.page, query.limit));
+  }
+
+  /** Bulk update → 204; a user in both `add` and `remove` is removed. */
+  @Put('teams/:teamId/members')
+  @HttpCode(204)
+  async updateMembers(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('teamId', new IdParam('team')) teamId: string,
+    @Body() body: UpdateTeamMembersBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    const update = { add: body.add, remove: body.remove, memberships: body.memberships };
+    await this.commandBus.execute(new UpdateTeamMembers(organizationId, teamId, update, caller, parseIfMatch(ifMatch)));
+  }
+
+  /** Adds the member (as `member` unless `role` says otherwise) or changes their role → 204. */
+  @Put('teams/:teamId/members/:userId')
+  @HttpCode(204)
+  async setMember(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('teamId', new IdParam('team')) teamId: string,
+    @Param('userId', new IdParam('member')) userId: string,
+    @Body() body: SetTeamMemberBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commandBus.execute(new SetTeamMember(organizationId, teamId, userId, body.role, caller, parseIfMatch(ifMatch)));
+  }
+
+  @Delete('teams/:teamId/members/:userId')
+  @HttpCode(204)
+  async removeMember(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('teamId', new IdParam('team')) teamId: string,
+    @Param('userId', new IdParam('member')) userId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commandBus.execute(new RemoveTeamMember(organizationId, teamId, userId, caller, parseIfMatch(ifMatch)));
+  }
+
+  @Get('members/:userId/teams')
+  memberTeams(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('userId', new IdParam('member')) userId: string,
+    @Query() query: MemberTeamsQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
+    return this.queryBus.execute(new ListMemberTeams(organizationId, userId, caller, { page: query.page, limit: query.limit, title: query.title }));
+  }
+
+  private async read(organizationId: string, teamId: string, caller: Caller, reply: FastifyReply) {
+    const { team, revision } = await this.queryBus.execute(new GetTeam(organizationId, teamId, caller));
+    void reply.header('etag', etagOf(revision));
+    return team;
+  }
+}
