@@ -18,10 +18,15 @@ export interface UserSummary {
   photoURL: string | null;
 }
 
-/** Who is calling: a user through one of their tokens, or the administrator through ADMIN_TOKEN. */
+/**
+ * Who is calling: a user through one of their tokens, the administrator through ADMIN_TOKEN, or
+ * the service itself acting on a verified outside event (a SAML login). The guard never produces
+ * `system`; code that acts on its own behalf does.
+ */
 export type Caller =
   | { kind: 'user'; userId: string; tokenId: string; user: UserSummary; requestId?: string }
-  | { kind: 'admin'; requestId?: string };
+  | { kind: 'admin'; requestId?: string }
+  | { kind: 'system'; id: string; label: string; requestId?: string };
 
 /** Event metadata's actor (DESIGN section 4). */
 export interface Actor {
@@ -31,9 +36,14 @@ export interface Actor {
 }
 
 export function actorOf(caller: Caller): Actor {
-  return caller.kind === 'admin'
-    ? { type: 'system', id: 'admin', label: 'Administrator' }
-    : { type: 'user', id: caller.userId, label: caller.user.displayName };
+  switch (caller.kind) {
+    case 'admin':
+      return { type: 'system', id: 'admin', label: 'Administrator' };
+    case 'system':
+      return { type: 'system', id: caller.id, label: caller.label };
+    case 'user':
+      return { type: 'user', id: caller.userId, label: caller.user.displayName };
+  }
 }
 
 /** Tokens are stored only as SHA-256 hashes; this is the one place that hashes them. */
