@@ -21,6 +21,9 @@ import { visitorClaimsKey, VISITOR_CLAIMS_KEY } from '../../../libs/organization
 import { MEMBER_TEAM_COUNTS } from '../../../libs/organizations/src/member.queries';
 import { TeamModule } from '../../../libs/teams/src/team.module';
 import { TeamDirectory } from '../../../libs/teams/src/team.queries';
+import { TeamsForSso } from '../../../libs/teams/src/team.sso';
+import { SsoModule } from '../../../libs/sso/src/sso.module';
+import { registerSamlFormParser } from '../../../libs/sso/src/saml-form-parser';
 import { AuditModule } from '../../../libs/audit/src/audit.module';
 import { allProjections } from '../../../libs/runtime/src/all-projections';
 import { setUpOpenApi } from './openapi';
@@ -32,6 +35,7 @@ const contextModules = [
   OrganizationModule,
   TeamModule,
   AuditModule.register({ imports: [OrganizationModule], access: { useExisting: OrganizationMembership } }),
+  SsoModule.register({ imports: [TeamModule], teams: { useExisting: TeamsForSso } }),
 ];
 
 /** Secrets derived from the admin token, for every module. */
@@ -130,6 +134,8 @@ export async function createService(options: {
   const fastify = app.getHttpAdapter().getInstance();
   // Only JSON bodies: anything else is 415 (Fastify's default text/plain parser would let strings through).
   fastify.removeContentTypeParser(['text/plain']);
+  // The one exception: identity providers POST SAML responses as forms to the ACS route.
+  registerSamlFormParser(fastify);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();

@@ -5,12 +5,14 @@ import { organizationAuditCatalog } from '../../organizations/src/organization.a
 import { auditProjection, combineAuditCatalogs } from '../../audit/src/audit.projection';
 import { teamProjection } from '../../teams/src/team.projections';
 import { teamAuditCatalog } from '../../teams/src/team.audit';
+import { samlProviderProjection } from '../../sso/src/saml-provider.projections';
+import { ssoAuditCatalog } from '../../sso/src/sso.audit';
 
 /** How every context's events read in the audit log. */
-export const auditCatalog = combineAuditCatalogs(organizationAuditCatalog, teamAuditCatalog);
+export const auditCatalog = combineAuditCatalogs(organizationAuditCatalog, teamAuditCatalog, ssoAuditCatalog);
 
 /**
  * Every projection of every bounded context: the composition root's one list. The embedded API
  * and the distributed projector run exactly these, so their read models are the same.
  */
-export const allProjections: readonly Projection[] = [identityProjection, organizationProjection, teamProjection, auditProjection(auditCatalog)];
+export const allProjections: readonly Projection[] = [identityProjection, organizationProjection, teamProjection, samlProviderProjection, auditProjection(auditCatalog)];

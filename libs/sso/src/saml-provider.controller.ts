@@ -1,0 +1,86 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { IdParam } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { CreateSamlProvider, DeleteSamlProvider, UpdateSamlProvider } from './saml-provider.commands';
+import { CreateSamlProviderBody, UpdateSamlProviderBody } from './saml-provider.dto';
+import type { SamlProviderChanges } from './saml-provider.events';
+import { GetSamlProvider, ListSamlProviders, ListSsoOptions } from './saml-provider.queries';
+
+/** SAML providers of an organization (admins only) and its public list of ways to sign in. */
+@Controller('v1/orgs/:organizationId')
+export class SamlProviderController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+  ) {}
+
+  @Get('saml')
+  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new ListSamlProviders(organizationId, caller, query.page, query.limit));
+  }
+
+  @Post('saml')
+  @HttpCode(201)
+  async create(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Body() body: CreateSamlProviderBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { providerId } = await this.commandBus.execute(new CreateSamlProvider(organizationId, { ...body }, caller));
+    return this.read(organizationId, providerId, caller, reply);
+  }
+
+  @Get('saml/:samlProviderId')
+  get(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('samlProviderId', new IdParam('SAML provider')) providerId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.read(organizationId, providerId, caller, reply);
+  }
+
+  /** `If-Match` with the ETag makes it conditional (412 when stale). */
+  @Patch('saml/:samlProviderId')
+  async update(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('samlProviderId', new IdParam('SAML provider')) providerId: string,
+    @Body() body: UpdateSamlProviderBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const changes = { ...body } as SamlProviderChanges;
+    await this.commandBus.execute(new UpdateSamlProvider(organizationId, providerId, changes, caller, parseIfMatch(ifMatch)));
+    return this.read(organizationId, providerId, caller, reply);
+  }
+
+  @Delete('saml/:samlProviderId')
+  @HttpCode(204)
+  async remove(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Param('samlProviderId', new IdParam('SAML provider')) providerId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ): Promise<void> {
+    await this.commandBus.execute(new DeleteSamlProvider(organizationId, providerId, caller, parseIfMatch(ifMatch)));
+  }
+
+  /** `{ items: [{ id, label, startURL }] }`: public, since a login page shows it before anyone is signed in. */
+  @Get('sso')
+  @Public()
+  sso(@Param('organizationId', new IdParam('organization')) organizationId: string) {
+    return this.queryBus.execute(new ListSsoOptions(organizationId));
+  }
+
+  private async read(organizationId: string, providerId: string, caller: Caller, reply: FastifyReply) {
+    const { provider, revision } = await this.queryBus.execute(new GetSamlProvider(organizationId, providerId, caller));
+    void reply.header('etag', etagOf(revision));
+    return provider;
+  }
+}

@@ -1,0 +1,106 @@
+import { IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ID_PATTERN } from '../../platform/src/ids';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
+import { IsX509Certificate } from './certificate';
+
+/** Present and not null: the member is being set. Absent: unchanged. Null passes only where a member is nullable. */
+const given = (_: object, value: unknown) => value !== undefined;
+const givenAndNotNull = (_: object, value: unknown) => value !== undefined && value !== null;
+
+const ROLE_MESSAGE = `defaultRole must be one of ${ORGANIZATION_ROLES.join(', ')} or null`;
+
+/**
+ * `POST /v1/orgs/{organizationId}/saml` (limits from the interface document). Every member but
+ * `label` is optional and nullable; a provider can be created first and completed later, but a login
+ * needs its `ssoURL` and `certificate`.
+ */
+export class CreateSamlProviderBody {
+  @IsString()
+  @Length(1, 30)
+  @Matches(/\S/, { message: 'label must not be blank' })
+  label!: string;
+
+  /** The identity provider's entity ID; when set, assertions must name it as their Issuer. */
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @Length(1, 1024)
+  entityID?: string | null;
+
+  /** The identity provider's signing certificate (X.509, PEM). */
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @MaxLength(10000)
+  @IsX509Certificate()
+  certificate?: string | null;
+
+  /** Where /start sends the browser with the AuthnRequest (HTTP-Redirect binding). */
+  @ValidateIf(givenAndNotNull)
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }, { message: 'ssoURL must be an http(s) URL' })
+  @MaxLength(2048)
+  ssoURL?: string | null;
+
+  /** A team of the organization. */
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @Matches(ID_PATTERN, { message: 'defaultTeam must be a team ID' })
+  defaultTeam?: string | null;
+
+  /** Role of people joining through this provider; null: guest. Absent on creation: `read`. */
+  @ValidateIf(givenAndNotNull)
+  @IsIn(ORGANIZATION_ROLES, { message: ROLE_MESSAGE })
+  defaultRole?: OrganizationRole;
+}
+
+/** `PATCH /v1/orgs/{organizationId}/saml/{samlProviderId}`: the same members, all optional. */
+export class UpdateSamlProviderBody {
+  @ValidateIf(given)
+  @IsString()
+  @Length(1, 30)
+  @Matches(/\S/, { message: 'label must not be blank' })
+  label?: string;
+
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @Length(1, 1024)
+  entityID?: string | null;
+
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @MaxLength(10000)
+  @IsX509Certificate()
+  certificate?: string | null;
+
+  @ValidateIf(givenAndNotNull)
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }, { message: 'ssoURL must be an http(s) URL' })
+  @MaxLength(2048)
+  ssoURL?: string | null;
+
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @Matches(ID_PATTERN, { message: 'defaultTeam must be a team ID' })
+  defaultTeam?: string | null;
+
+  @ValidateIf(givenAndNotNull)
+  @IsIn(ORGANIZATION_ROLES, { message: ROLE_MESSAGE })
+  defaultRole?: OrganizationRole;
+}
+
+/** `GET /v1/sso/saml/{providerId}/start`: an optional RelayState, returned by the provider to the ACS (SAML caps it at 80 bytes). */
+export class StartSamlLoginQuery {
+  @ValidateIf(given)
+  @IsString()
+  @Length(1, 80)
+  RelayState?: string;
+}
+
+/** `POST /v1/sso/saml/{providerId}/acs`, form-encoded (SAML HTTP-POST binding). */
+export class SamlResponseBody {
+  @IsString({ message: 'SAMLResponse must be a base64-encoded SAML response' })
+  @Length(1, 1_000_000)
+  SAMLResponse!: string;
+
+  @ValidateIf(given)
+  @IsString()
+  @MaxLength(1024)
+  RelayState?: string;
+}

@@ -1,0 +1,133 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import type { OrganizationRole } from '../../platform/src/permissions';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { SAML_PROVIDERS, type SamlProviderDoc } from './saml-provider.projections';
+import { samlServiceUrls, type SamlServiceUrls } from './saml-service';
+import { requireSsoAdmin } from './sso-access';
+import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
+
+/** The SAML provider resource of the interface document. Unset settings are absent. */
+export interface SamlProviderObject {
+  object: 'saml-provider';
+  id: string;
+  label: string;
+  ssoURL?: string;
+  entityID?: string;
+  certificate?: string;
+  /** The Team object, while the team exists. */
+  defaultTeam?: { id: string; object: 'team'; [k: string]: unknown };
+  defaultRole: OrganizationRole;
+  createdAt: string;
+  status: 'active';
+  service: SamlServiceUrls;
+  urls: { location: string };
+}
+
+/** One way to sign in to an organization, as a login page lists them. */
+export interface SsoOption {
+  id: string;
+  label: string;
+  startURL: string;
+}
+
+@Injectable()
+export class SamlProviderPresenter {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
+  ) {}
+
+  async present(provider: SamlProviderDoc): Promise<SamlProviderObject> {
+    const team = provider.defaultTeam === null ? null : await this.teams.findTeam(provider.organizationId, provider.defaultTeam);
+    return {
+      object: 'saml-provider',
+      id: provider._id,
+      label: provider.label,
+      ...(provider.ssoURL !== null ? { ssoURL: provider.ssoURL } : {}),
+      ...(provider.entityID !== null ? { entityID: provider.entityID } : {}),
+      ...(provider.certificate !== null ? { certificate: provider.certificate } : {}),
+      ...(team ? { defaultTeam: team } : {}),
+      defaultRole: provider.defaultRole,
+      createdAt: provider.createdAt,
+      status: 'active',
+      service: samlServiceUrls(this.config.publicUrl, provider._id),
+      urls: { location: `${this.config.publicUrl}/v1/orgs/${provider.organizationId}/saml/${provider._id}` },
+    };
+  }
+}
+
+export class ListSamlProviders {
+  constructor(readonly organizationId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
+}
+
+/** Admins only; oldest first. */
+@QueryHandler(ListSamlProviders)
+export class ListSamlProvidersHandler implements IQueryHandler<ListSamlProviders, ListEnvelope<SamlProviderObject>> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly presenter: SamlProviderPresenter,
+  ) {}
+
+  async execute({ organizationId, caller, page, limit }: ListSamlProviders) {
+    await requireSsoAdmin(this.membership, organizationId, caller);
+    const found = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).find({ organizationId }, { sort: { createdAt: 1 }, limit, after: page });
+    const items = await Promise.all(found.items.map((provider) => this.presenter.present(provider)));
+    return listEnvelope({ items, count: found.count, next: found.next });
+  }
+}
+
+export class GetSamlProvider {
+  constructor(readonly organizationId: string, readonly providerId: string, readonly caller: Caller) {}
+}
+
+@QueryHandler(GetSamlProvider)
+export class GetSamlProviderHandler implements IQueryHandler<GetSamlProvider, { provider: SamlProviderObject; revision: number }> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly presenter: SamlProviderPresenter,
+  ) {}
+
+  async execute({ organizationId, providerId, caller }: GetSamlProvider) {
+    await requireSsoAdmin(this.membership, organizationId, caller);
+    const provider = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).get(providerId);
+    if (!provider || provider.organizationId !== organizationId) throw DomainError.notFound(`no SAML provider ${providerId}`);
+    return { provider: await this.presenter.present(provider), revision: provider.revision };
+  }
+}
+
+export class ListSsoOptions {
+  constructor(readonly organizationId: string) {}
+}
+
+/**
+ * `GET /v1/orgs/{organizationId}/sso`: how to sign in to the organization, for a login page, so
+ * anyone may read it (no token): the providers ready for logins (with an SSO URL and a certificate),
+ * oldest first, each with only its id, label and start URL. 404 for an unknown organization.
+ */
+@QueryHandler(ListSsoOptions)
+export class ListSsoOptionsHandler implements IQueryHandler<ListSsoOptions, { items: SsoOption[] }> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  async execute({ organizationId }: ListSsoOptions) {
+    // roleOf answers null only when the organization does not exist (no user is needed to tell).
+    if ((await this.membership.roleOf(organizationId, '')) === null) throw DomainError.notFound(`no organization ${organizationId}`);
+    const found = await this.reads
+      .collection<SamlProviderDoc>(SAML_PROVIDERS)
+      .find({ organizationId, ssoURL: { $ne: null }, certificate: { $ne: null } }, { sort: { createdAt: 1 }, limit: 1000, count: false });
+    return {
+      items: found.items.map((provider) => ({ id: provider._id, label: provider.label, startURL: samlServiceUrls(this.config.publicUrl, provider._id).startURL })),
+    };
+  }
+}
