@@ -1,3 +1,4 @@
+import { OmitType } from '@nestjs/swagger';
 import { IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '../../platform/src/ids';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
@@ -51,38 +52,13 @@ export class CreateSamlProviderBody {
   defaultRole?: OrganizationRole;
 }
 
-/** `PATCH /v1/orgs/{organizationId}/saml/{samlProviderId}`: the same members, all optional. */
-export class UpdateSamlProviderBody {
+/** `PATCH /v1/orgs/{organizationId}/saml/{samlProviderId}`: the same members and rules, all optional. */
+export class UpdateSamlProviderBody extends OmitType(CreateSamlProviderBody, ['label'] as const) {
   @ValidateIf(given)
   @IsString()
   @Length(1, 30)
   @Matches(/\S/, { message: 'label must not be blank' })
   label?: string;
-
-  @ValidateIf(givenAndNotNull)
-  @IsString()
-  @Length(1, 1024)
-  entityID?: string | null;
-
-  @ValidateIf(givenAndNotNull)
-  @IsString()
-  @MaxLength(10000)
-  @IsX509Certificate()
-  certificate?: string | null;
-
-  @ValidateIf(givenAndNotNull)
-  @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }, { message: 'ssoURL must be an http(s) URL' })
-  @MaxLength(2048)
-  ssoURL?: string | null;
-
-  @ValidateIf(givenAndNotNull)
-  @IsString()
-  @Matches(ID_PATTERN, { message: 'defaultTeam must be a team ID' })
-  defaultTeam?: string | null;
-
-  @ValidateIf(givenAndNotNull)
-  @IsIn(ORGANIZATION_ROLES, { message: ROLE_MESSAGE })
-  defaultRole?: OrganizationRole;
 }
 
 /** `GET /v1/sso/saml/{providerId}/start`: an optional RelayState, returned by the provider to the ACS (SAML caps it at 80 bytes). */
