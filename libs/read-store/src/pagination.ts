@@ -101,8 +101,8 @@ function invalidCursor(): ReadStoreInputError {
 /** MongoDB `$type` aliases in sort order (after null). */
 const TYPE_ORDER = ['number', 'string', 'object', 'array', 'bool'] as const;
 
-/** Position of a value's type in the sort order: 0 null/missing, 1 number, … 5 boolean. */
-function typeRank(value: unknown): number {
+/** Position of a value's type in MongoDB's sort order: null/missing < numbers < strings < objects < arrays < booleans. */
+export function typeRank(value: unknown): number {
   if (value === null || value === undefined) return 0;
   switch (typeof value) {
     case 'number':

@@ -15,13 +15,7 @@ import {
   type ObjectId,
 } from 'mongodb';
 import {
-  checkMongoUrl,
-  connectWithRetry,
-  databaseNameProblem,
-  DEFAULT_DATABASE,
-  defaultClientOptions,
-  messageOf,
-  MongoUrlProblem,
+  openMongoDatabase,
   pingMongo,
   type ConnectRetryOptions,
 } from '../../../read-store/src/mongodb/mongo-connection';
@@ -82,26 +76,15 @@ export class GridFsBlobStore implements BlobStore {
    * on a fresh client each time (`BlobStoreUnavailableError` when every attempt failed).
    */
   static async connect(url: string, options: GridFsBlobStoreOptions = {}): Promise<GridFsBlobStore> {
-    let checked;
-    try {
-      checked = checkMongoUrl(url);
-    } catch (error) {
-      if (error instanceof MongoUrlProblem) throw new BlobStoreConfigError(error.message);
-      throw error;
-    }
-    const database = options.database ?? checked.database ?? DEFAULT_DATABASE;
-    const problem = databaseNameProblem(database);
-    if (problem) throw new BlobStoreConfigError(`GridFS blob store: ${problem}`);
-    const clientOptions: MongoClientOptions = { ...defaultClientOptions(url), ...options.clientOptions };
-    let client: MongoClient;
-    try {
-      client = await connectWithRetry(() => new MongoClient(url, clientOptions), options);
-    } catch (error) {
-      throw new BlobStoreUnavailableError(`cannot connect to MongoDB: ${checked.redact(messageOf(error))}`, error);
-    }
+    const { client, database, redact } = await openMongoDatabase(
+      url,
+      options,
+      { invalid: (message) => new BlobStoreConfigError(message), unavailable: (message, cause) => new BlobStoreUnavailableError(message, cause) },
+      'GridFS blob store',
+    );
     const store = new GridFsBlobStore(client.db(database));
     store.ownClient = client;
-    store.redact = checked.redact;
+    store.redact = redact;
     return store;
   }
 

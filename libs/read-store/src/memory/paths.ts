@@ -1,3 +1,4 @@
+import { typeRank } from '../pagination';
 /** Dotted field paths and MongoDB's value order, for the memory read store. */
 import { ReadStoreInputError } from '../errors';
 
@@ -51,20 +52,6 @@ export function isIndex(segment: string): boolean {
   return /^(0|[1-9]\d{0,8})$/.test(segment);
 }
 
-/** Position of a value's type in MongoDB's sort order: null/missing < numbers < strings < objects < arrays < booleans. */
-export function typeRank(value: unknown): number {
-  if (value === null || value === undefined) return 0;
-  switch (typeof value) {
-    case 'number':
-      return 1;
-    case 'string':
-      return 2;
-    case 'boolean':
-      return 5;
-    default:
-      return Array.isArray(value) ? 4 : 3;
-  }
-}
 
 /**
  * Compares two JSON values in sort order. Null and missing are equal; values of different types

@@ -187,3 +187,39 @@ export async function pingMongo(db: Db, redact: (text: string) => string): Promi
     if (timer) clearTimeout(timer);
   }
 }
+
+export interface OpenedDatabase {
+  client: MongoClient;
+  database: string;
+  redact: (text: string) => string;
+}
+
+/**
+ * The connect sequence both MongoDB adapters share: check the URL, pick and check the database
+ * name, connect with retries on fresh clients. Errors are built by the caller, so each adapter
+ * reports them in its own port's terms.
+ */
+export async function openMongoDatabase(
+  url: string,
+  options: ConnectRetryOptions & { database?: string; clientOptions?: MongoClientOptions },
+  errors: { invalid(message: string): Error; unavailable(message: string, cause: unknown): Error },
+  label: string,
+): Promise<OpenedDatabase> {
+  let checked: CheckedMongoUrl;
+  try {
+    checked = checkMongoUrl(url);
+  } catch (error) {
+    if (error instanceof MongoUrlProblem) throw errors.invalid(error.message);
+    throw error;
+  }
+  const database = options.database ?? checked.database ?? DEFAULT_DATABASE;
+  const problem = databaseNameProblem(database);
+  if (problem) throw errors.invalid(`${label}: ${problem}`);
+  const clientOptions: MongoClientOptions = { ...defaultClientOptions(url), ...options.clientOptions };
+  try {
+    const client = await connectWithRetry(() => new MongoClient(url, clientOptions), options);
+    return { client, database, redact: checked.redact };
+  } catch (error) {
+    throw errors.unavailable(`cannot connect to MongoDB: ${checked.redact(messageOf(error))}`, error);
+  }
+}

@@ -33,13 +33,8 @@ import type {
   Update,
 } from '../read-store.port';
 import {
-  checkMongoUrl,
-  connectWithRetry,
-  databaseNameProblem,
-  DEFAULT_DATABASE,
-  defaultClientOptions,
   messageOf,
-  MongoUrlProblem,
+  openMongoDatabase,
   pingMongo,
   type ConnectRetryOptions,
 } from './mongo-connection';
@@ -156,32 +151,21 @@ export class MongoReadStore implements ReadStore {
    * `ReadStoreUnavailableError` when every attempt failed.
    */
   static async connect(url: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
-    let checked;
-    try {
-      checked = checkMongoUrl(url);
-    } catch (error) {
-      if (error instanceof MongoUrlProblem) throw new ReadStoreInputError(error.message);
-      throw error;
-    }
-    const database = options.database ?? checked.database ?? DEFAULT_DATABASE;
-    const problem = databaseNameProblem(database);
-    if (problem) throw new ReadStoreInputError(`MongoDB read store: ${problem}`);
-    const clientOptions: MongoClientOptions = { ...defaultClientOptions(url), ...options.clientOptions };
-    let client: MongoClient;
-    try {
-      client = await connectWithRetry(() => new MongoClient(url, clientOptions), options);
-    } catch (error) {
-      throw new ReadStoreUnavailableError(`cannot connect to MongoDB: ${checked.redact(messageOf(error))}`, error);
-    }
+    const { client, database, redact } = await openMongoDatabase(
+      url,
+      options,
+      { invalid: (message) => new ReadStoreInputError(message), unavailable: (message, cause) => new ReadStoreUnavailableError(message, cause) },
+      'MongoDB read store',
+    );
     if (options.requireReplicaSet !== false) {
       try {
         await requireReplicaSet(client);
       } catch (error) {
         await client.close().catch(() => undefined);
-        throw error instanceof ReadStoreInputError ? error : translateError(error, undefined, checked.redact);
+        throw error instanceof ReadStoreInputError ? error : translateError(error, undefined, redact);
       }
     }
-    return new MongoReadStore(client, client.db(database), checked.redact);
+    return new MongoReadStore(client, client.db(database), redact);
   }
 
   /** The database this store works in. */
