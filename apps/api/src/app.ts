@@ -25,6 +25,7 @@ import { TeamsForSso } from '../../../libs/teams/src/team.sso';
 import { SsoModule } from '../../../libs/sso/src/sso.module';
 import { registerSamlFormParser } from '../../../libs/sso/src/saml-form-parser';
 import { AuditModule } from '../../../libs/audit/src/audit.module';
+import { SpacesModule } from '../../../libs/spaces/src/spaces.module';
 import { allProjections } from '../../../libs/runtime/src/all-projections';
 import { setUpOpenApi } from './openapi';
 import { RUNTIME, SystemController } from './system.controller';
@@ -34,6 +35,7 @@ const contextModules = [
   IdentityModule,
   OrganizationModule,
   TeamModule,
+  SpacesModule,
   AuditModule.register({ imports: [OrganizationModule], access: { useExisting: OrganizationMembership } }),
   SsoModule.register({ imports: [TeamModule], teams: { useExisting: TeamsForSso } }),
 ];

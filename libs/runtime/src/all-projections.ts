@@ -7,12 +7,14 @@ import { teamProjection } from '../../teams/src/team.projections';
 import { teamAuditCatalog } from '../../teams/src/team.audit';
 import { samlProviderProjection } from '../../sso/src/saml-provider.projections';
 import { ssoAuditCatalog } from '../../sso/src/sso.audit';
+import { spaceProjection } from '../../spaces/src/space.projections';
+import { spaceAuditCatalog } from '../../spaces/src/space.audit';
 
 /** How every context's events read in the audit log. */
-export const auditCatalog = combineAuditCatalogs(organizationAuditCatalog, teamAuditCatalog, ssoAuditCatalog);
+export const auditCatalog = combineAuditCatalogs(organizationAuditCatalog, teamAuditCatalog, ssoAuditCatalog, spaceAuditCatalog);
 
 /**
  * Every projection of every bounded context: the composition root's one list. The embedded API
  * and the distributed projector run exactly these, so their read models are the same.
  */
-export const allProjections: readonly Projection[] = [identityProjection, organizationProjection, teamProjection, samlProviderProjection, auditProjection(auditCatalog)];
+export const allProjections: readonly Projection[] = [identityProjection, organizationProjection, teamProjection, samlProviderProjection, spaceProjection, auditProjection(auditCatalog)];

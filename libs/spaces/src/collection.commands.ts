@@ -1,0 +1,166 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../platform/src/errors';
+import { newId } from '../../platform/src/ids';
+import { userOf, type Caller } from '../../platform/src/http/auth';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { keyBetween, positionAmong, type PositionRequest } from './ordering';
+import { readAll, SpaceAccess } from './space.access';
+import { siblingSpaces } from './space.commands';
+import { spaceDecider, spaceStream } from './space.decider';
+import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
+import type { CollectionChanges } from './space.events';
+import { collectionRole } from './space.permissions';
+import { COLLECTIONS, LIVE_COLLECTION, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
+
+/** The live collections under one parent (top level: null) of an organization, in order. */
+async function siblingCollections(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Array<{ id: string; position: string }>> {
+  const collections = await readAll<CollectionDoc>(reads, COLLECTIONS, { organizationId, parentKey: parent ?? '', ...LIVE_COLLECTION }, { position: 1 });
+  return collections.filter((collection) => collection._id !== except).map((collection) => ({ id: collection._id, position: collection.position }));
+}
+
+/** Follow-up commands of one request run by the service itself: stamped with the caller, decided without a permission check. */
+@Injectable()
+export class CollectionCommands {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly access: SpaceAccess,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  private now(): string {
+    return this.commands.now().toISOString();
+  }
+
+  private run(collectionId: string, command: CollectionCommand, caller: Caller, ifMatch?: number) {
+    return this.commands.run(collectionStream(collectionId), collectionDecider, command, { caller }, { ifMatch });
+  }
+
+  /** `POST /orgs/{organizationId}/collections`: at the end of its parent (role create there, or in the organization). */
+  async create(organizationId: string, body: { title?: string; parent?: string | null }, caller: Caller): Promise<string> {
+    const userId = userOf(caller).userId;
+    const standing = await this.access.requireMember(organizationId, caller);
+    const parent = body.parent ?? null;
+    const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
+    const position = positionAmong(await siblingCollections(this.reads, organizationId, parent), undefined, 'collection');
+    const collectionId = newId();
+    await this.run(
+      collectionId,
+      { kind: 'CreateCollection', collectionId, organizationId, title: body.title ?? 'Untitled', parent, position, by: { userId, role: collectionRole(standing, chain) }, now: this.now() },
+      caller,
+    );
+    return collectionId;
+  }
+
+  async update(collectionId: string, changes: CollectionChanges, caller: Caller, ifMatch?: number): Promise<void> {
+    const { role } = await this.access.collection(collectionId, caller);
+    await this.run(collectionId, { kind: 'UpdateCollection', collectionId, changes, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller, ifMatch);
+  }
+
+  /**
+   * `POST /collections/{collectionId}/move`: into another collection of the organization (not into
+   * itself or a descendant: 400), null for the top level, absent to stay; `position` among sibling collections.
+   */
+  async move(collectionId: string, body: { parent?: string | null; position?: PositionRequest }, caller: Caller, ifMatch?: number): Promise<void> {
+    const { collection, standing, role } = await this.access.collection(collectionId, caller);
+    const parent = body.parent === undefined ? collection.parent : body.parent;
+    const chain = parent === null ? [] : await this.access.destination(collection.organizationId, parent);
+    const position = positionAmong(await siblingCollections(this.reads, collection.organizationId, parent, collectionId), body.position, 'collection');
+    await this.run(
+      collectionId,
+      {
+        kind: 'MoveCollection',
+        collectionId,
+        parent,
+        ancestorsOfParent: chain.map((ancestor) => ancestor._id),
+        position,
+        by: { userId: userOf(caller).userId, role },
+        targetRole: collectionRole(standing, chain),
+        now: this.now(),
+      },
+      caller,
+      ifMatch,
+    );
+  }
+
+  /**
+   * `POST /collections/{collectionId}/transfer`: the collection goes to the top level of the target
+   * organization (where the caller must be an admin) with everything inside it: its descendant
+   * collections keep their parents, its spaces (deleted ones too) stay in their collections.
+   */
+  async transfer(collectionId: string, organizationId: string, caller: Caller, ifMatch?: number): Promise<void> {
+    const userId = userOf(caller).userId;
+    const { collection, role } = await this.access.collection(collectionId, caller);
+    const target = await this.membership.roleOf(organizationId, userId);
+    if (!target) throw DomainError.invalid(`organization must be an existing organization; ${organizationId} is not`);
+    const position = positionAmong(await siblingCollections(this.reads, organizationId, null, collectionId), undefined, 'collection');
+    // Read the subtree before the root moves (the read models then still list it under the source organization).
+    const descendants = await this.descendants(collection.organizationId, collectionId);
+    await this.run(collectionId, { kind: 'TransferCollection', collectionId, organizationId, position, by: { userId, role }, targetOrganizationRole: target.member ? target.role : null, now: this.now() }, caller, ifMatch);
+    const now = this.now();
+    for (const descendant of descendants) {
+      await this.commands.run(collectionStream(descendant), collectionDecider, { kind: 'TransferCollectionWithParent', collectionId: descendant, organizationId, now }, { caller });
+    }
+    for (const parent of [collectionId, ...descendants]) {
+      const spaces = await readAll<SpaceDoc>(this.reads, SPACES, { parent, purgedAt: { $exists: false } }, { position: 1 });
+      for (const space of spaces) {
+        await this.commands.run(spaceStream(space._id), spaceDecider, { kind: 'TransferSpaceWithCollection', spaceId: space._id, organizationId, parent, now }, { caller });
+      }
+    }
+  }
+
+  /**
+   * `DELETE /collections/{collectionId}`: what was inside moves up one level. Its spaces (deleted
+   * ones too, so that a restore finds a live parent) and collections go to the deleted collection's
+   * parent (the top level when it had none), after that parent's existing children and in their
+   * own order; then the collection is deleted. Children that arrive while this runs are moved by a
+   * second sweep after the deletion, so no space or collection is left pointing to a deleted parent.
+   */
+  async delete(collectionId: string, caller: Caller, ifMatch?: number): Promise<void> {
+    const { collection, role } = await this.access.collection(collectionId, caller);
+    if (role !== 'admin') throw DomainError.forbidden(`only members with role admin on collection ${collectionId} may delete it`);
+    if (ifMatch !== undefined) {
+      const { revision } = await this.commands.load(collectionStream(collectionId), collectionDecider);
+      if (revision !== ifMatch) throw DomainError.preconditionFailed(`collection ${collectionId} is at revision ${revision}, not ${ifMatch}`);
+    }
+    await this.moveChildrenUp(collection, caller);
+    await this.run(collectionId, { kind: 'DeleteCollection', collectionId, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller);
+    await this.moveChildrenUp(collection, caller);
+  }
+
+  private async moveChildrenUp(collection: CollectionDoc, caller: Caller): Promise<void> {
+    const { organizationId, parent } = collection;
+    const from = collection._id;
+    const now = this.now();
+    const spaces = await readAll<SpaceDoc>(this.reads, SPACES, { parent: from, purgedAt: { $exists: false } }, { position: 1 });
+    let last = (await siblingSpaces(this.reads, organizationId, parent)).at(-1)?.position ?? '';
+    for (const space of spaces) {
+      last = keyBetween(last, null);
+      await this.commands.run(spaceStream(space._id), spaceDecider, { kind: 'ReparentSpace', spaceId: space._id, from, parent, position: last, now }, { caller });
+    }
+    const collections = await readAll<CollectionDoc>(this.reads, COLLECTIONS, { parent: from, ...LIVE_COLLECTION }, { position: 1 });
+    last = (await siblingCollections(this.reads, organizationId, parent)).at(-1)?.position ?? '';
+    for (const child of collections) {
+      last = keyBetween(last, null);
+      await this.commands.run(collectionStream(child._id), collectionDecider, { kind: 'ReparentCollection', collectionId: child._id, from, parent, position: last, now }, { caller });
+    }
+  }
+
+  /** Live collections below this one, parents before children. */
+  private async descendants(organizationId: string, collectionId: string): Promise<string[]> {
+    const all = await readAll<CollectionDoc>(this.reads, COLLECTIONS, { organizationId, ...LIVE_COLLECTION });
+    const children = new Map<string, string[]>();
+    for (const collection of all) if (collection.parent !== null) children.set(collection.parent, [...(children.get(collection.parent) ?? []), collection._id]);
+    const found: string[] = [];
+    const queue = [...(children.get(collectionId) ?? [])];
+    while (queue.length > 0) {
+      const next = queue.shift()!;
+      if (found.includes(next) || next === collectionId) continue;
+      found.push(next);
+      queue.push(...(children.get(next) ?? []));
+    }
+    return found;
+  }
+}

@@ -1,0 +1,101 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { IdParam } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { CollectionCommands } from './collection.commands';
+import { CollectionListQuery, CreateCollectionBody, MoveCollectionBody, positionRequest, TransferBody, UpdateCollectionBody } from './space.dto';
+import type { CollectionChanges } from './space.events';
+import { SpaceQueries } from './space.queries';
+
+/** Collections: `/v1/orgs/{organizationId}/collections` and `/v1/collections/{collectionId}…`. */
+@Controller('v1')
+export class CollectionController {
+  constructor(
+    private readonly commands: CollectionCommands,
+    private readonly queries: SpaceQueries,
+  ) {}
+
+  @Get('orgs/:organizationId/collections')
+  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: CollectionListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.organizationCollections(organizationId, caller, { page: query.page, limit: query.limit, nested: query.nested !== 'false' });
+  }
+
+  @Post('orgs/:organizationId/collections')
+  @HttpCode(201)
+  async create(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Body() body: CreateCollectionBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const collectionId = await this.commands.create(organizationId, { title: body.title, parent: body.parent }, caller);
+    return this.read(collectionId, caller, reply);
+  }
+
+  @Get('collections/:collectionId')
+  get(@Param('collectionId', new IdParam('collection')) collectionId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.read(collectionId, caller, reply);
+  }
+
+  @Patch('collections/:collectionId')
+  async update(
+    @Param('collectionId', new IdParam('collection')) collectionId: string,
+    @Body() body: UpdateCollectionBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const changes: CollectionChanges = {};
+    if (body.title !== undefined) changes.title = body.title;
+    if (body.description !== undefined) changes.description = body.description;
+    if (body.defaultLevel !== undefined) changes.defaultLevel = body.defaultLevel;
+    await this.commands.update(collectionId, changes, caller, parseIfMatch(ifMatch));
+    return this.read(collectionId, caller, reply);
+  }
+
+  /** → 204; its spaces and collections move up to its parent (see CollectionCommands.delete). */
+  @Delete('collections/:collectionId')
+  @HttpCode(204)
+  async delete(@Param('collectionId', new IdParam('collection')) collectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.delete(collectionId, caller, parseIfMatch(ifMatch));
+  }
+
+  @Get('collections/:collectionId/spaces')
+  spaces(@Param('collectionId', new IdParam('collection')) collectionId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.collectionSpaces(collectionId, caller, { page: query.page, limit: query.limit });
+  }
+
+  @Post('collections/:collectionId/move')
+  @HttpCode(200)
+  async move(
+    @Param('collectionId', new IdParam('collection')) collectionId: string,
+    @Body() body: MoveCollectionBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.move(collectionId, { parent: body.parent, position: positionRequest(body.position, 'collection') }, caller, parseIfMatch(ifMatch));
+    return this.read(collectionId, caller, reply);
+  }
+
+  @Post('collections/:collectionId/transfer')
+  @HttpCode(200)
+  async transfer(
+    @Param('collectionId', new IdParam('collection')) collectionId: string,
+    @Body() body: TransferBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.transfer(collectionId, body.organization, caller, parseIfMatch(ifMatch));
+    return this.read(collectionId, caller, reply);
+  }
+
+  private async read(collectionId: string, caller: Caller, reply: FastifyReply) {
+    const { collection, revision } = await this.queries.collection(collectionId, caller);
+    void reply.header('etag', etagOf(revision));
+    return collection;
+  }
+}

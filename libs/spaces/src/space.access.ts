@@ -1,0 +1,261 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { CLOCK, type Clock } from '../../platform/src/clock';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { withinRetention } from './space.decider';
+import type { DefaultLevel, EditMode, SpaceVisibility } from './space.events';
+import {
+  collectionPermissions,
+  collectionRole,
+  spacePermissions,
+  spaceRole,
+  visibilityGrantsRead,
+  type CollectionPermissions,
+  type ContentRole,
+  type OrganizationStanding,
+  type SpacePermissions,
+} from './space.permissions';
+import { COLLECTIONS, LIVE_COLLECTION, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
+
+/** Deepest collection nesting followed when walking up (a guard, not a product limit). */
+const MAX_DEPTH = 100;
+
+/** The Space resource of the interface document. */
+export interface SpaceObject {
+  object: 'space';
+  id: string;
+  title: string;
+  emoji?: string;
+  visibility: SpaceVisibility;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt?: string;
+  editMode: EditMode;
+  urls: { location: string; app: string; public?: string };
+  organization: string;
+  parent?: string;
+  defaultLevel: DefaultLevel;
+  comments: number;
+  changeRequests: number;
+  changeRequestsOpen: number;
+  changeRequestsDraft: number;
+  permissions: SpacePermissions;
+}
+
+/** The Collection resource of the interface document. */
+export interface CollectionObject {
+  object: 'collection';
+  id: string;
+  title: string;
+  description?: string;
+  organization: string;
+  parent?: string;
+  defaultLevel: DefaultLevel;
+  urls: { location: string; app: string };
+  permissions: CollectionPermissions;
+}
+
+export interface ShareLinkObject {
+  object: 'share-link';
+  key: string;
+  space: string;
+  createdAt: string;
+  urls: { location: string; space: string };
+}
+
+export interface SpaceView {
+  space: SpaceDoc;
+  standing: OrganizationStanding;
+  role: ContentRole;
+  permissions: SpacePermissions;
+}
+
+export interface CollectionView {
+  collection: CollectionDoc;
+  standing: OrganizationStanding;
+  role: ContentRole;
+  /** The collection itself, then its parents up to the top level. */
+  chain: CollectionDoc[];
+  permissions: CollectionPermissions;
+}
+
+/** Reads every page of a query (bounded result sets: one organization's collections, one parent's children). */
+export async function readAll<T extends { _id: string }>(reads: ReadStore, collection: string, filter: Filter, sort?: Record<string, 1 | -1>): Promise<T[]> {
+  const all: T[] = [];
+  let after: string | undefined;
+  do {
+    const page = await reads.collection<T & { _id: string }>(collection).find(filter, { sort, limit: 1000, after, count: false });
+    all.push(...page.items);
+    after = page.next;
+  } while (after !== undefined);
+  return all;
+}
+
+/**
+ * Who may see what: the caller's standing in the content's organization, their effective role
+ * through the collection tree (space.permissions.ts), and what visibility and share keys allow.
+ * A resource the caller may not see is 404, as if it did not exist.
+ */
+@Injectable()
+export class SpaceAccess {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async standing(organizationId: string, caller: Caller): Promise<OrganizationStanding> {
+    if (caller.kind !== 'user') return { member: false, role: null };
+    const found = await this.membership.roleOf(organizationId, caller.userId);
+    return found?.member ? { member: true, role: found.role } : { member: false, role: null };
+  }
+
+  /** The standing of a member (guests included); 404 for people outside the organization. */
+  async requireMember(organizationId: string, caller: Caller): Promise<OrganizationStanding> {
+    const standing = await this.standing(organizationId, caller);
+    if (!standing.member) throw DomainError.notFound(`no organization ${organizationId}`);
+    return standing;
+  }
+
+  /** The live collection and its live ancestors, nearest first; empty for null. */
+  async chain(collectionId: string | null): Promise<CollectionDoc[]> {
+    const chain: CollectionDoc[] = [];
+    let next = collectionId;
+    while (next !== null && chain.length < MAX_DEPTH) {
+      const collection = await this.reads.collection<CollectionDoc>(COLLECTIONS).get(next);
+      if (!collection || collection.deletedAt !== undefined) break;
+      chain.push(collection);
+      next = collection.parent;
+    }
+    return chain;
+  }
+
+  /** The same walk over an organization's collections already in memory. */
+  static chainFrom(collections: ReadonlyMap<string, CollectionDoc>, collectionId: string | null): CollectionDoc[] {
+    const chain: CollectionDoc[] = [];
+    let next = collectionId;
+    while (next !== null && chain.length < MAX_DEPTH) {
+      const collection = collections.get(next);
+      if (!collection) break;
+      chain.push(collection);
+      next = collection.parent;
+    }
+    return chain;
+  }
+
+  async collectionsOf(organizationId: string): Promise<Map<string, CollectionDoc>> {
+    const all = await readAll<CollectionDoc>(this.reads, COLLECTIONS, { organizationId, ...LIVE_COLLECTION });
+    return new Map(all.map((collection) => [collection._id, collection]));
+  }
+
+  /** Whether the share key is a live share link of the space. */
+  async validShareKey(spaceId: string, shareKey: string | undefined): Promise<boolean> {
+    if (shareKey === undefined) return false;
+    const link = await this.reads.collection<ShareLinkDoc>(SPACE_SHARE_LINKS).get(shareKey);
+    return link !== null && link.spaceId === spaceId;
+  }
+
+  /** Role and permissions of a standing on a space, given its parents. */
+  static spaceAccess(standing: OrganizationStanding, space: SpaceDoc, parents: readonly CollectionDoc[], validShareKey: boolean): { role: ContentRole; permissions: SpacePermissions } {
+    const role = spaceRole(standing, space, parents);
+    return { role, permissions: spacePermissions(role, visibilityGrantsRead(space.visibility, validShareKey)) };
+  }
+
+  /**
+   * A space the caller may see: 404 when it does not exist, was purged or deleted more than 7
+   * days ago, when it is deleted and the caller is not an admin of it (only they may restore it),
+   * or when neither their role nor its visibility (with `shareKey`) lets them read it.
+   */
+  async space(spaceId: string, caller: Caller, shareKey?: string): Promise<SpaceView> {
+    const space = await this.reads.collection<SpaceDoc>(SPACES).get(spaceId);
+    const missing = DomainError.notFound(`no space ${spaceId}`);
+    if (!space || space.purgedAt !== undefined) throw missing;
+    if (space.deletedAt !== undefined && !withinRetention(space.deletedAt, this.clock.now().toISOString())) throw missing;
+    const [standing, parents, validKey] = await Promise.all([this.standing(space.organizationId, caller), this.chain(space.parent), this.validShareKey(spaceId, shareKey)]);
+    const { role, permissions } = SpaceAccess.spaceAccess(standing, space, parents, validKey);
+    if (!permissions.view) throw missing;
+    if (space.deletedAt !== undefined && role !== 'admin') throw missing;
+    return { space, standing, role, permissions };
+  }
+
+  /** A live collection the caller has a role on: 404 otherwise. */
+  async collection(collectionId: string, caller: Caller): Promise<CollectionView> {
+    const collection = await this.reads.collection<CollectionDoc>(COLLECTIONS).get(collectionId);
+    if (!collection || collection.deletedAt !== undefined) throw DomainError.notFound(`no collection ${collectionId}`);
+    const [standing, chain] = await Promise.all([this.standing(collection.organizationId, caller), this.chain(collectionId)]);
+    const role = collectionRole(standing, chain);
+    const permissions = collectionPermissions(role);
+    if (!permissions.view) throw DomainError.notFound(`no collection ${collectionId}`);
+    return { collection, standing, role, chain, permissions };
+  }
+
+  /**
+   * A destination collection named in a body (`parent`): a live collection of that organization,
+   * else 400 naming the field. Returns it with its ancestors, nearest first.
+   */
+  async destination(organizationId: string, parent: string, field = 'parent'): Promise<CollectionDoc[]> {
+    const chain = await this.chain(parent);
+    if (chain.length === 0 || chain[0].organizationId !== organizationId) throw DomainError.invalid(`${field} must be a collection of organization ${organizationId}; ${parent} is not`);
+    return chain;
+  }
+}
+
+@Injectable()
+export class SpacePresenter {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  space(space: SpaceDoc, permissions: SpacePermissions): SpaceObject {
+    const base = this.config.publicUrl;
+    const listed = space.visibility === 'public' || space.visibility === 'unlisted';
+    return {
+      object: 'space',
+      id: space._id,
+      title: space.title,
+      ...(space.emoji !== null ? { emoji: space.emoji } : {}),
+      visibility: space.visibility,
+      createdAt: space.createdAt,
+      updatedAt: space.updatedAt,
+      ...(space.deletedAt !== undefined ? { deletedAt: space.deletedAt } : {}),
+      editMode: space.editMode,
+      urls: { location: `${base}/v1/spaces/${space._id}`, app: `${base}/s/${space._id}`, ...(listed ? { public: `${base}/public/spaces/${space._id}` } : {}) },
+      organization: space.organizationId,
+      ...(space.parent !== null ? { parent: space.parent } : {}),
+      defaultLevel: space.defaultLevel,
+      // Counters of contexts that do not exist yet (comments, change requests).
+      comments: 0,
+      changeRequests: 0,
+      changeRequestsOpen: 0,
+      changeRequestsDraft: 0,
+      permissions,
+    };
+  }
+
+  collection(collection: CollectionDoc, permissions: CollectionPermissions): CollectionObject {
+    const base = this.config.publicUrl;
+    return {
+      object: 'collection',
+      id: collection._id,
+      title: collection.title,
+      ...(collection.description !== null ? { description: collection.description } : {}),
+      organization: collection.organizationId,
+      ...(collection.parent !== null ? { parent: collection.parent } : {}),
+      defaultLevel: collection.defaultLevel,
+      urls: { location: `${base}/v1/collections/${collection._id}`, app: `${base}/o/${collection.organizationId}/c/${collection._id}` },
+      permissions,
+    };
+  }
+
+  shareLink(link: ShareLinkDoc): ShareLinkObject {
+    const base = this.config.publicUrl;
+    return {
+      object: 'share-link',
+      key: link._id,
+      space: link.spaceId,
+      createdAt: link.createdAt,
+      urls: { location: `${base}/v1/spaces/${link.spaceId}/share-links/${link._id}`, space: `${base}/v1/spaces/${link.spaceId}?shareKey=${link._id}` },
+    };
+  }
+}

@@ -1,0 +1,160 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../platform/src/errors';
+import { newId } from '../../platform/src/ids';
+import { userOf, type Caller } from '../../platform/src/http/auth';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { positionAmong, type PositionRequest } from './ordering';
+import { readAll, SpaceAccess } from './space.access';
+import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
+import type { SpaceChanges } from './space.events';
+import { collectionRole } from './space.permissions';
+import { SPACES, type SpaceDoc } from './space.projections';
+
+/** The spaces under one parent (top level: null) of an organization, in order, purged ones left out. */
+export async function siblingSpaces(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Array<{ id: string; position: string }>> {
+  const spaces = await readAll<SpaceDoc>(reads, SPACES, { organizationId, parentKey: parent ?? '', purgedAt: { $exists: false } }, { position: 1 });
+  return spaces.filter((space) => space._id !== except).map((space) => ({ id: space._id, position: space.position }));
+}
+
+/**
+ * The space commands: each reads what the rule needs from the read models (the caller's role
+ * through the collection tree, sibling positions), then lets the space stream decide.
+ */
+@Injectable()
+export class SpaceCommands {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly access: SpaceAccess,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  private now(): string {
+    return this.commands.now().toISOString();
+  }
+
+  private run(spaceId: string, command: SpaceCommand, caller: Caller, ifMatch?: number) {
+    return this.commands.run(spaceStream(spaceId), spaceDecider, command, { caller }, { ifMatch });
+  }
+
+  /** `POST /orgs/{organizationId}/spaces`: at the end of its parent; `in-collection` inside a collection, else `private`. */
+  async create(organizationId: string, body: { title?: string; emoji?: string | null; parent?: string | null }, caller: Caller): Promise<string> {
+    const userId = userOf(caller).userId;
+    const standing = await this.access.requireMember(organizationId, caller);
+    const parent = body.parent ?? null;
+    const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
+    const role = collectionRole(standing, chain);
+    const position = positionAmong(await siblingSpaces(this.reads, organizationId, parent), undefined, 'space');
+    const spaceId = newId();
+    await this.run(
+      spaceId,
+      {
+        kind: 'CreateSpace',
+        spaceId,
+        organizationId,
+        title: body.title ?? 'Untitled',
+        emoji: body.emoji ?? null,
+        visibility: parent === null ? 'private' : 'in-collection',
+        editMode: 'live',
+        defaultLevel: null,
+        parent,
+        position,
+        by: { userId, role },
+        now: this.now(),
+      },
+      caller,
+    );
+    return spaceId;
+  }
+
+  async update(spaceId: string, changes: SpaceChanges, caller: Caller, ifMatch?: number): Promise<void> {
+    const { role } = await this.access.space(spaceId, caller);
+    await this.run(spaceId, { kind: 'UpdateSpace', spaceId, changes, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller, ifMatch);
+  }
+
+  /** Soft delete: `deletedAt` is set; restorable for 7 days, then purged by SpacePurgeJob. */
+  async delete(spaceId: string, caller: Caller, ifMatch?: number): Promise<void> {
+    const { role } = await this.access.space(spaceId, caller);
+    await this.run(spaceId, { kind: 'DeleteSpace', spaceId, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller, ifMatch);
+  }
+
+  async restore(spaceId: string, caller: Caller, ifMatch?: number): Promise<void> {
+    const { role } = await this.access.space(spaceId, caller);
+    await this.run(spaceId, { kind: 'RestoreSpace', spaceId, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller, ifMatch);
+  }
+
+  /**
+   * A copy of the space right after it among its siblings: same title, emoji, visibility, edit
+   * mode and default level (share links are not copied). Needs read access to the source and
+   * role create on its parent (or in the organization at the top level).
+   */
+  async duplicate(spaceId: string, caller: Caller): Promise<string> {
+    const userId = userOf(caller).userId;
+    const { space, standing } = await this.access.space(spaceId, caller);
+    if (space.deletedAt !== undefined) throw DomainError.conflict(`space ${spaceId} is deleted; restore it first`);
+    const role = collectionRole(standing, await this.access.chain(space.parent));
+    const position = positionAmong(await siblingSpaces(this.reads, space.organizationId, space.parent), { after: spaceId }, 'space');
+    const copyId = newId();
+    await this.run(
+      copyId,
+      {
+        kind: 'CreateSpace',
+        spaceId: copyId,
+        organizationId: space.organizationId,
+        title: space.title,
+        emoji: space.emoji,
+        visibility: space.visibility,
+        editMode: space.editMode,
+        defaultLevel: space.defaultLevel,
+        parent: space.parent,
+        position,
+        duplicatedFrom: spaceId,
+        by: { userId, role },
+        now: this.now(),
+      },
+      caller,
+    );
+    return copyId;
+  }
+
+  /**
+   * `POST /spaces/{spaceId}/move`: `parent` a collection of the same organization, null for the top
+   * level, absent to stay in the current parent; `position` before and/or after a sibling space there.
+   */
+  async move(spaceId: string, body: { parent?: string | null; position?: PositionRequest }, caller: Caller, ifMatch?: number): Promise<void> {
+    const { space, standing, role } = await this.access.space(spaceId, caller);
+    const parent = body.parent === undefined ? space.parent : body.parent;
+    const chain = parent === null ? [] : await this.access.destination(space.organizationId, parent);
+    const position = positionAmong(await siblingSpaces(this.reads, space.organizationId, parent, spaceId), body.position, 'space');
+    await this.run(
+      spaceId,
+      { kind: 'MoveSpace', spaceId, parent, position, by: { userId: userOf(caller).userId, role }, targetRole: collectionRole(standing, chain), now: this.now() },
+      caller,
+      ifMatch,
+    );
+  }
+
+  /** To the top level of another organization where the caller is an admin; it leaves its collection. */
+  async transfer(spaceId: string, organizationId: string, caller: Caller, ifMatch?: number): Promise<void> {
+    const userId = userOf(caller).userId;
+    const { role } = await this.access.space(spaceId, caller);
+    const target = await this.membership.roleOf(organizationId, userId);
+    if (!target) throw DomainError.invalid(`organization must be an existing organization; ${organizationId} is not`);
+    const position = positionAmong(await siblingSpaces(this.reads, organizationId, null, spaceId), undefined, 'space');
+    await this.run(spaceId, { kind: 'TransferSpace', spaceId, organizationId, position, by: { userId, role }, targetOrganizationRole: target.member ? target.role : null, now: this.now() }, caller, ifMatch);
+  }
+
+  async createShareLink(spaceId: string, caller: Caller): Promise<string> {
+    const { role } = await this.access.space(spaceId, caller);
+    const shareKey = newId(32);
+    await this.run(spaceId, { kind: 'CreateShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller);
+    return shareKey;
+  }
+
+  async revokeShareLink(spaceId: string, shareKey: string, caller: Caller): Promise<void> {
+    const { role } = await this.access.space(spaceId, caller);
+    await this.run(spaceId, { kind: 'RevokeShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller);
+  }
+}

@@ -1,0 +1,140 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { IdParam } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { SpaceCommands } from './space.commands';
+import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, TransferBody, UpdateSpaceBody } from './space.dto';
+import type { SpaceChanges } from './space.events';
+import { SpaceQueries } from './space.queries';
+
+/**
+ * Spaces: `/v1/orgs/{organizationId}/spaces` and `/v1/spaces/{spaceId}…`, plus the share-link
+ * extension `/v1/spaces/{spaceId}/share-links`. Writes accept `If-Match` with the space's ETag.
+ */
+@Controller('v1')
+export class SpaceController {
+  constructor(
+    private readonly commands: SpaceCommands,
+    private readonly queries: SpaceQueries,
+  ) {}
+
+  @Get('orgs/:organizationId/spaces')
+  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.organizationSpaces(organizationId, caller, { page: query.page, limit: query.limit });
+  }
+
+  @Post('orgs/:organizationId/spaces')
+  @HttpCode(201)
+  async create(
+    @Param('organizationId', new IdParam('organization')) organizationId: string,
+    @Body() body: CreateSpaceBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const spaceId = await this.commands.create(organizationId, { title: body.title, emoji: body.emoji, parent: body.parent }, caller);
+    return this.read(spaceId, caller, reply);
+  }
+
+  @Get('spaces/:spaceId')
+  get(@Param('spaceId', new IdParam('space')) spaceId: string, @Query() query: GetSpaceQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.read(spaceId, caller, reply, query.shareKey);
+  }
+
+  @Patch('spaces/:spaceId')
+  async update(
+    @Param('spaceId', new IdParam('space')) spaceId: string,
+    @Body() body: UpdateSpaceBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const changes: SpaceChanges = {};
+    if (body.title !== undefined) changes.title = body.title;
+    if (body.emoji !== undefined) changes.emoji = body.emoji;
+    if (body.editMode !== undefined) changes.editMode = body.editMode;
+    if (body.defaultLevel !== undefined) changes.defaultLevel = body.defaultLevel;
+    if (body.visibility !== undefined) changes.visibility = body.visibility;
+    await this.commands.update(spaceId, changes, caller, parseIfMatch(ifMatch));
+    return this.read(spaceId, caller, reply);
+  }
+
+  /** Soft delete → 204: restorable for 7 days. */
+  @Delete('spaces/:spaceId')
+  @HttpCode(204)
+  async delete(@Param('spaceId', new IdParam('space')) spaceId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.delete(spaceId, caller, parseIfMatch(ifMatch));
+  }
+
+  @Post('spaces/:spaceId/restore')
+  @HttpCode(200)
+  async restore(
+    @Param('spaceId', new IdParam('space')) spaceId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.restore(spaceId, caller, parseIfMatch(ifMatch));
+    return this.read(spaceId, caller, reply);
+  }
+
+  /** → 201 with the copy. */
+  @Post('spaces/:spaceId/duplicate')
+  @HttpCode(201)
+  async duplicate(@Param('spaceId', new IdParam('space')) spaceId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const copyId = await this.commands.duplicate(spaceId, caller);
+    return this.read(copyId, caller, reply);
+  }
+
+  @Post('spaces/:spaceId/move')
+  @HttpCode(200)
+  async move(
+    @Param('spaceId', new IdParam('space')) spaceId: string,
+    @Body() body: MoveSpaceBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.move(spaceId, { parent: body.parent, position: positionRequest(body.position, 'space') }, caller, parseIfMatch(ifMatch));
+    return this.read(spaceId, caller, reply);
+  }
+
+  @Post('spaces/:spaceId/transfer')
+  @HttpCode(200)
+  async transfer(
+    @Param('spaceId', new IdParam('space')) spaceId: string,
+    @Body() body: TransferBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.transfer(spaceId, body.organization, caller, parseIfMatch(ifMatch));
+    return this.read(spaceId, caller, reply);
+  }
+
+  @Get('spaces/:spaceId/share-links')
+  shareLinks(@Param('spaceId', new IdParam('space')) spaceId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.shareLinks(spaceId, caller, { page: query.page, limit: query.limit });
+  }
+
+  /** → 201 with the share link; its `key` is the `shareKey` of `GET /spaces/{spaceId}`. */
+  @Post('spaces/:spaceId/share-links')
+  @HttpCode(201)
+  async createShareLink(@Param('spaceId', new IdParam('space')) spaceId: string, @CurrentCaller() caller: Caller) {
+    const shareKey = await this.commands.createShareLink(spaceId, caller);
+    return this.queries.shareLink(spaceId, shareKey);
+  }
+
+  @Delete('spaces/:spaceId/share-links/:shareKey')
+  @HttpCode(204)
+  async revokeShareLink(@Param('spaceId', new IdParam('space')) spaceId: string, @Param('shareKey', new IdParam('share link')) shareKey: string, @CurrentCaller() caller: Caller) {
+    await this.commands.revokeShareLink(spaceId, shareKey, caller);
+  }
+
+  private async read(spaceId: string, caller: Caller, reply: FastifyReply, shareKey?: string) {
+    const { space, revision } = await this.queries.space(spaceId, caller, shareKey);
+    void reply.header('etag', etagOf(revision));
+    return space;
+  }
+}

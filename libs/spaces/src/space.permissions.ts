@@ -1,0 +1,120 @@
+import { atLeast, roleRank, type OrganizationRole } from '../../platform/src/permissions';
+import type { DefaultLevel, SpaceVisibility } from './space.events';
+
+/** A role on a space or collection; null: none (the caller may still read what visibility allows). */
+export type ContentRole = OrganizationRole;
+
+/** The caller as the organizations context sees them in the content's organization. */
+export interface OrganizationStanding {
+  /** Belongs to the organization (with a role, or as a guest). */
+  member: boolean;
+  /** Their organization role; null for guests and people outside. */
+  role: OrganizationRole;
+}
+
+const highest = (roles: readonly OrganizationRole[]): OrganizationRole => roles.reduce<OrganizationRole>((best, role) => (roleRank(role) > roleRank(best) ? role : best), null);
+
+/**
+ * The effective role on a collection: organization admins are admins everywhere; other members
+ * with a role get the highest of their organization role and the `defaultLevel` of the collection
+ * and of every collection above it (a default level only ever raises). Guests and people outside
+ * get none (team and per-member grants are not part of this context yet).
+ *
+ * `chain` is the collection itself, then its parent, and so on up.
+ */
+export function collectionRole(standing: OrganizationStanding, chain: ReadonlyArray<{ defaultLevel: DefaultLevel }>): ContentRole {
+  if (!standing.member || standing.role === null) return null;
+  if (standing.role === 'admin') return 'admin';
+  return highest([standing.role, ...chain.map((collection) => collection.defaultLevel)]);
+}
+
+/**
+ * The effective role on a space: as for collections, over the space's own `defaultLevel` and its
+ * parent collections'. An `in-collection` space ignores its own default level: access follows the
+ * parent collection.
+ */
+export function spaceRole(
+  standing: OrganizationStanding,
+  space: { visibility: SpaceVisibility; defaultLevel: DefaultLevel },
+  parents: ReadonlyArray<{ defaultLevel: DefaultLevel }>,
+): ContentRole {
+  const own = space.visibility === 'in-collection' ? [] : [space];
+  return collectionRole(standing, [...own, ...parents]);
+}
+
+/**
+ * Whether a caller without a role on the space may read it, by visibility:
+ *
+ * | visibility     | listed for them | readable by id | with a valid share key |
+ * |----------------|:---------------:|:--------------:|:----------------------:|
+ * | public         |        ✓        |       ✓        |           ✓            |
+ * | unlisted       |                 |       ✓        |           ✓            |
+ * | share-link     |                 |                |           ✓            |
+ * | visitor-auth   |                 |                |  (visitor JWTs come with sites) |
+ * | in-collection  |                 |                |                        |
+ * | private        |                 |                |                        |
+ */
+export function visibilityGrantsRead(visibility: SpaceVisibility, hasValidShareKey: boolean): boolean {
+  switch (visibility) {
+    case 'public':
+    case 'unlisted':
+      return true;
+    case 'share-link':
+      return hasValidShareKey;
+    case 'visitor-auth':
+    case 'in-collection':
+    case 'private':
+      return false;
+  }
+}
+
+export interface SpacePermissions {
+  view: boolean;
+  access: boolean;
+  admin: boolean;
+  viewInviteLinks: boolean;
+  edit: boolean;
+  triggerGitSync: boolean;
+  comment: boolean;
+  merge: boolean;
+  review: boolean;
+}
+
+/**
+ * What the caller may do with a space, from their effective role (and read access by visibility):
+ *
+ * | permission              | admin | create | review | edit | comment | read | none (visibility allows) |
+ * |-------------------------|:-----:|:------:|:------:|:----:|:-------:|:----:|:------------------------:|
+ * | view, access            |   ✓   |   ✓    |   ✓    |  ✓   |    ✓    |  ✓   |            ✓             |
+ * | comment                 |   ✓   |   ✓    |   ✓    |  ✓   |    ✓    |      |                          |
+ * | edit, triggerGitSync    |   ✓   |   ✓    |   ✓    |  ✓   |         |      |                          |
+ * | review, merge           |   ✓   |   ✓    |   ✓    |      |         |      |                          |
+ * | admin, viewInviteLinks  |   ✓   |        |        |      |         |      |                          |
+ */
+export function spacePermissions(role: ContentRole, readable: boolean): SpacePermissions {
+  const view = role !== null || readable;
+  return {
+    view,
+    access: view,
+    admin: role === 'admin',
+    viewInviteLinks: role === 'admin',
+    edit: atLeast(role, 'edit'),
+    triggerGitSync: atLeast(role, 'edit'),
+    comment: atLeast(role, 'comment'),
+    merge: atLeast(role, 'review'),
+    review: atLeast(role, 'review'),
+  };
+}
+
+export interface CollectionPermissions {
+  view: boolean;
+  admin: boolean;
+  viewInviteLinks: boolean;
+  /** Create spaces and collections inside it. */
+  create: boolean;
+}
+
+/** Collections: members with a role see them; `create` and above create inside; `admin` administrates. */
+export function collectionPermissions(role: ContentRole): CollectionPermissions {
+  return { view: role !== null, admin: role === 'admin', viewInviteLinks: role === 'admin', create: atLeast(role, 'create') };
+}

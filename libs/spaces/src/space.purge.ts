@@ -1,0 +1,78 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../platform/src/clock';
+import type { Caller } from '../../platform/src/http/auth';
+import { log } from '../../platform/src/logging';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { readAll } from './space.access';
+import { SPACE_RETENTION_MS, spaceDecider, spaceStream } from './space.decider';
+import { SPACES, type SpaceDoc } from './space.projections';
+
+/** The service acting on its own behalf: stamped as the actor of purges. */
+export const RETENTION_ACTOR: Caller = { kind: 'system', id: 'space-retention', label: 'Space retention' };
+
+/** How often the scheduled purge runs. */
+export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * Permanently removes spaces deleted more than 7 days ago: each such space's stream decides
+ * `PurgeSpace` (the decider checks the window again, so a space restored meanwhile stays) and
+ * appends `SpacePurged`. Running it twice, or in several processes, purges nothing twice.
+ */
+@Injectable()
+export class SpacePurgeJob {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  async runOnce(now: Date): Promise<{ purged: string[] }> {
+    const cutoff = new Date(now.getTime() - SPACE_RETENTION_MS).toISOString();
+    const due = await readAll<SpaceDoc>(this.reads, SPACES, { deletedAt: { $lt: cutoff }, purgedAt: { $exists: false } });
+    const purged: string[] = [];
+    for (const space of due) {
+      const outcome = await this.commands.run(
+        spaceStream(space._id),
+        spaceDecider,
+        { kind: 'PurgeSpace', spaceId: space._id, now: now.toISOString() },
+        { caller: RETENTION_ACTOR, source: 'system', requestId: `purge-${now.toISOString()}` },
+      );
+      if (outcome.events.length > 0) purged.push(space._id);
+    }
+    return { purged };
+  }
+}
+
+/** Runs SpacePurgeJob on an interval against the injected clock (first run at start). */
+@Injectable()
+export class SpacePurgeScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly job: SpacePurgeJob,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.tick(), PURGE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** One run unless one is still going; failures are logged and retried at the next tick. */
+  tick(): Promise<unknown> {
+    if (!this.running) {
+      this.running = this.job
+        .runOnce(this.clock.now())
+        .catch((error: unknown) => log.error({ err: error }, 'space purge failed'))
+        .finally(() => (this.running = null));
+    }
+    return this.running;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
+import { collectionPermissions, collectionRole } from './space.permissions';
+import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
+
+export interface Paging {
+  page?: string;
+  limit?: number;
+}
+
+/** The read side of spaces and collections, with per-caller permissions. */
+@Injectable()
+export class SpaceQueries {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly access: SpaceAccess,
+    private readonly presenter: SpacePresenter,
+  ) {}
+
+  /** `GET /spaces/{spaceId}`, with `shareKey` granting read access to a share-link space. */
+  async space(spaceId: string, caller: Caller, shareKey?: string): Promise<{ space: SpaceObject; revision: number }> {
+    const { space, permissions } = await this.access.space(spaceId, caller, shareKey);
+    return { space: this.presenter.space(space, permissions), revision: space.revision };
+  }
+
+  /**
+   * `GET /orgs/{organizationId}/spaces`: live spaces, top level first and then by collection, each
+   * group in its sibling order. Members with a role see every space; guests only public ones.
+   */
+  async organizationSpaces(organizationId: string, caller: Caller, paging: Paging): Promise<ListEnvelope<SpaceObject>> {
+    const standing = await this.access.requireMember(organizationId, caller);
+    const filter: Filter = { organizationId, ...LIVE_SPACE, ...(standing.role === null ? { visibility: 'public' } : {}) };
+    const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { parentKey: 1, position: 1 }, limit: paging.limit, after: paging.page });
+    const collections = await this.access.collectionsOf(organizationId);
+    const items = page.items.map((space) => {
+      const { permissions } = SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false);
+      return this.presenter.space(space, permissions);
+    });
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  /** `GET /collections/{collectionId}/spaces`: its live spaces in sibling order. */
+  async collectionSpaces(collectionId: string, caller: Caller, paging: Paging): Promise<ListEnvelope<SpaceObject>> {
+    const { standing, chain } = await this.access.collection(collectionId, caller);
+    const page = await this.reads.collection<SpaceDoc>(SPACES).find({ parent: collectionId, ...LIVE_SPACE }, { sort: { position: 1 }, limit: paging.limit, after: paging.page });
+    const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions));
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  async collection(collectionId: string, caller: Caller): Promise<{ collection: CollectionObject; revision: number }> {
+    const { collection, permissions } = await this.access.collection(collectionId, caller);
+    return { collection: this.presenter.collection(collection, permissions), revision: collection.revision };
+  }
+
+  /**
+   * `GET /orgs/{organizationId}/collections`: `nested` true (default) lists every live collection,
+   * top level first and then by parent, each group in sibling order; false only the top level.
+   * Guests have no role on collections and see none.
+   */
+  async organizationCollections(organizationId: string, caller: Caller, options: Paging & { nested: boolean }): Promise<ListEnvelope<CollectionObject>> {
+    const standing = await this.access.requireMember(organizationId, caller);
+    if (standing.role === null) return listEnvelope<CollectionObject>({ items: [], count: 0 });
+    const filter: Filter = { organizationId, ...LIVE_COLLECTION, ...(options.nested ? {} : { parentKey: '' }) };
+    const page = await this.reads.collection<CollectionDoc>(COLLECTIONS).find(filter, { sort: { parentKey: 1, position: 1 }, limit: options.limit, after: options.page });
+    const collections = await this.access.collectionsOf(organizationId);
+    const items = page.items.map((collection) =>
+      this.presenter.collection(collection, collectionPermissions(collectionRole(standing, SpaceAccess.chainFrom(collections, collection._id)))),
+    );
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  /** `GET /spaces/{spaceId}/share-links`: admins of the space only (403 for others who see it). */
+  async shareLinks(spaceId: string, caller: Caller, paging: Paging): Promise<ListEnvelope<ShareLinkObject>> {
+    const { permissions } = await this.access.space(spaceId, caller);
+    if (!permissions.viewInviteLinks) throw DomainError.forbidden(`only admins of space ${spaceId} may see its share links`);
+    const page = await this.reads.collection<ShareLinkDoc>(SPACE_SHARE_LINKS).find({ spaceId }, { sort: { createdRevision: 1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: page.items.map((link) => this.presenter.shareLink(link)), count: page.count, next: page.next });
+  }
+
+  async shareLink(spaceId: string, shareKey: string): Promise<ShareLinkObject> {
+    const link = await this.reads.collection<ShareLinkDoc>(SPACE_SHARE_LINKS).get(shareKey);
+    if (!link || link.spaceId !== spaceId) throw DomainError.notFound(`no share link ${shareKey} on space ${spaceId}`);
+    return this.presenter.shareLink(link);
+  }
+}

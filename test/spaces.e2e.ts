@@ -1,0 +1,412 @@
+/**
+ * Spaces through HTTP against the embedded service: `/v1/orgs/{organizationId}/spaces`,
+ * `/v1/spaces/{spaceId}…` (patch, soft delete and restore, duplicate, move, transfer), visibility
+ * as seen by each kind of caller, share links (an extension) and the audit log.
+ *
+ * The people: ada creates the organization (admin); rita (read), cora (create) and gus (guest,
+ * role null) are invited; zed is outside (his own organization). ada also owns a second
+ * organization (transfers succeed) and is a reader in zed's (transfers are refused there).
+ * The 7-day window is tested in space.decider.spec.ts and space.purge.spec.ts with explicit times.
+ */
+import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+
+interface Person {
+  id: string;
+  token: string;
+}
+interface Space {
+  object: 'space';
+  id: string;
+  title: string;
+  emoji?: string;
+  visibility: string;
+  editMode: string;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt?: string;
+  urls: { location: string; app: string; public?: string };
+  organization: string;
+  parent?: string;
+  defaultLevel: string | null;
+  comments: number;
+  changeRequests: number;
+  changeRequestsOpen: number;
+  changeRequestsDraft: number;
+  permissions: Record<string, boolean>;
+}
+
+let service: RunningService;
+let organizationId: string;
+let secondOrganizationId: string;
+let zedOrganizationId: string;
+const people: Record<'ada' | 'rita' | 'cora' | 'gus' | 'zed', Person> = {} as never;
+
+const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  service.request(method, path, { token: person?.token, body, headers });
+
+function expectStatus(response: Response, status: number): void {
+  expect({ status: response.status, body: response.body }).toEqual({ status, body: status === 204 ? '' : expect.anything() });
+}
+
+async function createSpace(by: Person, body: Record<string, unknown> = {}, organization = () => organizationId): Promise<Space> {
+  const response = await call(by, 'POST', `/v1/orgs/${organization()}/spaces`, body);
+  if (response.status !== 201) throw new Error(`POST /spaces answered ${response.status}: ${response.text.slice(0, 500)}`);
+  return response.body;
+}
+
+async function createCollection(by: Person, body: Record<string, unknown> = {}): Promise<{ id: string }> {
+  const response = await call(by, 'POST', `/v1/orgs/${organizationId}/collections`, body);
+  if (response.status !== 201) throw new Error(`POST /collections answered ${response.status}: ${response.text.slice(0, 500)}`);
+  return response.body;
+}
+
+async function listIds(by: Person, path: string): Promise<string[]> {
+  const response = await call(by, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=1000`);
+  expectStatus(response, 200);
+  return (response.body.items as Space[]).map((space) => space.id);
+}
+
+async function invite(by: Person, organization: string, invitations: Array<{ email: string; role: string | null }>): Promise<string[]> {
+  const invited = await call(by, 'POST', `/v1/orgs/${organization}/invites`, { emails: invitations });
+  if (invited.status !== 200) throw new Error(`POST /invites answered ${invited.status}: ${invited.text.slice(0, 300)}`);
+  return invited.body.users;
+}
+
+beforeAll(async () => {
+  service = await startService();
+  const ada = await service.createUser('ada@spaces.example', 'Ada Admin');
+  const zed = await service.createUser('zed@elsewhere.example', 'Zed Outside');
+  people.ada = { id: ada.user.id, token: ada.token };
+  people.zed = { id: zed.user.id, token: zed.token };
+  organizationId = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Spaces Inc' })).body.id;
+  secondOrganizationId = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Spaces Two' })).body.id;
+  zedOrganizationId = (await call(people.zed, 'POST', '/v1/orgs', { title: 'Elsewhere' })).body.id;
+  const names = ['rita', 'cora', 'gus'] as const;
+  const ids = await invite(people.ada, organizationId, [
+    { email: 'rita@spaces.example', role: 'read' },
+    { email: 'cora@spaces.example', role: 'create' },
+    { email: 'gus@spaces.example', role: null },
+  ]);
+  for (const [i, name] of names.entries()) {
+    const issued = await service.request('POST', `/v1/admin/users/${ids[i]}/tokens`, { token: service.adminToken });
+    people[name] = { id: ids[i], token: issued.body.token };
+  }
+  await invite(people.zed, zedOrganizationId, [{ email: 'ada@spaces.example', role: 'read' }]);
+});
+
+afterAll(cleanUpServices);
+
+describe('POST /v1/orgs/{organizationId}/spaces and GET /v1/spaces/{spaceId}', () => {
+  it('creates a space with every field of the interface document, absolute urls and the caller’s permissions', async () => {
+    const created = await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Handbook', emoji: '📘' });
+    expectStatus(created, 201);
+    const space: Space = created.body;
+    expect(space).toEqual({
+      object: 'space',
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{1,64}$/),
+      title: 'Handbook',
+      emoji: '📘',
+      visibility: 'private',
+      editMode: 'live',
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      urls: { location: `${service.url}/v1/spaces/${space.id}`, app: `${service.url}/s/${space.id}` },
+      organization: organizationId,
+      defaultLevel: null,
+      comments: 0,
+      changeRequests: 0,
+      changeRequestsOpen: 0,
+      changeRequestsDraft: 0,
+      permissions: { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true },
+    });
+    expect(new Date(space.createdAt).toISOString()).toBe(space.createdAt);
+    expect(created.headers.etag).toBe('"0"');
+    const read = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
+    expectStatus(read, 200);
+    expect(read.body).toEqual(space);
+  });
+
+  it('computes permissions per caller: a reader reads, a creator edits but does not administrate', async () => {
+    const space = await createSpace(people.ada, { title: 'Per caller' });
+    const rita = await call(people.rita, 'GET', `/v1/spaces/${space.id}`);
+    expect(rita.body.permissions).toEqual({ view: true, access: true, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false });
+    const cora = await call(people.cora, 'GET', `/v1/spaces/${space.id}`);
+    expect(cora.body.permissions).toMatchObject({ admin: false, edit: true, comment: true, review: true, merge: true });
+  });
+
+  it('refuses readers and guests (403), people outside (404), unknown parents and bad bodies (400), no token (401)', async () => {
+    expectError(await call(people.rita, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'No' }), 403);
+    expectError(await call(people.gus, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'No' }), 403);
+    expectError(await call(people.zed, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'No' }), 404);
+    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { parent: 'nosuchcollection' }), 400, /parent/);
+    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: '' }), 400, /title/);
+    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', extra: 1 }), 400, /extra/);
+    expectError(await call(null, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x' }), 401);
+    expectError(await call(people.ada, 'GET', '/v1/spaces/nosuchspace'), 404);
+    expectError(await call(people.ada, 'GET', '/v1/spaces/bad%20id'), 404);
+  });
+
+  it('lets a creator create a space in a collection, in-collection by default', async () => {
+    const collection = await createCollection(people.ada, { title: 'Guides' });
+    const space = await createSpace(people.cora, { title: 'Inside', parent: collection.id });
+    expect(space).toMatchObject({ parent: collection.id, visibility: 'in-collection' });
+    expect(space.permissions.admin).toBe(false);
+  });
+});
+
+describe('GET /v1/orgs/{organizationId}/spaces', () => {
+  it('pages through the live spaces, leaving deleted ones out', async () => {
+    const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Paging' })).body.id as string;
+    const spaces = [];
+    for (let i = 0; i < 5; i++) spaces.push(await createSpace(people.ada, { title: `Page ${i}` }, () => organization));
+    expectStatus(await call(people.ada, 'DELETE', `/v1/spaces/${spaces[2].id}`), 204);
+    const seen: string[] = [];
+    let page: string | undefined;
+    let pages = 0;
+    do {
+      const response = await call(people.ada, 'GET', `/v1/orgs/${organization}/spaces?limit=2${page ? `&page=${encodeURIComponent(page)}` : ''}`);
+      expectStatus(response, 200);
+      expect(response.body.count).toBe(4);
+      seen.push(...response.body.items.map((space: Space) => space.id));
+      page = response.body.next?.page;
+      pages++;
+    } while (page !== undefined && pages < 10);
+    expect(pages).toBe(2);
+    expect(seen).toEqual([spaces[0], spaces[1], spaces[3], spaces[4]].map((space) => space.id));
+    expectError(await call(people.ada, 'GET', `/v1/orgs/${organization}/spaces?limit=0`), 400, /limit/);
+    expectError(await call(people.ada, 'GET', `/v1/orgs/${organization}/spaces?limit=1001`), 400, /limit/);
+    expectError(await call(people.zed, 'GET', `/v1/orgs/${organization}/spaces`), 404);
+  });
+});
+
+describe('PATCH /v1/spaces/{spaceId}', () => {
+  it('changes title, emoji, editMode, defaultLevel and visibility, with If-Match', async () => {
+    const space = await createSpace(people.ada, { title: 'Patch me' });
+    const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { title: 'Patched', emoji: '🔒', editMode: 'locked', defaultLevel: 'edit', visibility: 'public' }, { 'if-match': '"0"' });
+    expectStatus(patched, 200);
+    expect(patched.body).toMatchObject({ title: 'Patched', emoji: '🔒', editMode: 'locked', defaultLevel: 'edit', visibility: 'public', urls: { public: `${service.url}/public/spaces/${space.id}` } });
+    expect(patched.headers.etag).toBe('"1"');
+    // defaultLevel edit raises a reader to edit on this space.
+    expect((await call(people.rita, 'GET', `/v1/spaces/${space.id}`)).body.permissions).toMatchObject({ edit: true, admin: false });
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { title: 'Stale' }, { 'if-match': '"0"' }), 412);
+    const back = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { editMode: 'live', defaultLevel: null, emoji: null });
+    expect(back.body).toMatchObject({ editMode: 'live', defaultLevel: null });
+    expect(back.body.emoji).toBeUndefined();
+  });
+
+  it('lets editors rename but only admins change editMode, defaultLevel or visibility; validates values', async () => {
+    const space = await createSpace(people.ada, { title: 'Rules' });
+    expectStatus(await call(people.cora, 'PATCH', `/v1/spaces/${space.id}`, { title: 'Renamed by cora' }), 200);
+    expectError(await call(people.cora, 'PATCH', `/v1/spaces/${space.id}`, { editMode: 'locked' }), 403);
+    expectError(await call(people.rita, 'PATCH', `/v1/spaces/${space.id}`, { title: 'No' }), 403);
+    expectError(await call(people.zed, 'PATCH', `/v1/spaces/${space.id}`, { title: 'No' }), 404);
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { editMode: 'frozen' }), 400, /editMode/);
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { defaultLevel: 'owner' }), 400, /defaultLevel/);
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { visibility: 'secret' }), 400, /visibility/);
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { visibility: 'in-collection' }), 400, /in-collection/);
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.title).toBe('Renamed by cora');
+  });
+});
+
+describe('DELETE and POST /restore', () => {
+  it('soft-deletes (deletedAt set, hidden from lists, only admins still see it) and restores within the window', async () => {
+    const space = await createSpace(people.ada, { title: 'Deleted soon' });
+    expectError(await call(people.rita, 'DELETE', `/v1/spaces/${space.id}`), 403);
+    expectStatus(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}`), 204);
+    const deleted = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
+    expectStatus(deleted, 200);
+    expect(new Date(deleted.body.deletedAt).toISOString()).toBe(deleted.body.deletedAt);
+    expectError(await call(people.rita, 'GET', `/v1/spaces/${space.id}`), 404);
+    expect(await listIds(people.ada, `/v1/orgs/${organizationId}/spaces`)).not.toContain(space.id);
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { title: 'No' }), 409, /deleted/);
+    expectError(await call(people.rita, 'POST', `/v1/spaces/${space.id}/restore`), 404);
+
+    const restored = await call(people.ada, 'POST', `/v1/spaces/${space.id}/restore`);
+    expectStatus(restored, 200);
+    expect(restored.body.deletedAt).toBeUndefined();
+    expect(restored.body.title).toBe('Deleted soon');
+    expect(await listIds(people.ada, `/v1/orgs/${organizationId}/spaces`)).toContain(space.id);
+    expectStatus(await call(people.rita, 'GET', `/v1/spaces/${space.id}`), 200);
+  });
+});
+
+describe('POST /duplicate', () => {
+  it('creates a copy with the same title right after the original', async () => {
+    const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Dup' })).body.id as string;
+    const a = await createSpace(people.ada, { title: 'Original', emoji: '🧪' }, () => organization);
+    const b = await createSpace(people.ada, { title: 'Next' }, () => organization);
+    const copy = await call(people.ada, 'POST', `/v1/spaces/${a.id}/duplicate`);
+    expectStatus(copy, 201);
+    expect(copy.body).toMatchObject({ title: 'Original', emoji: '🧪', visibility: a.visibility, organization });
+    expect(copy.body.id).not.toBe(a.id);
+    expect(await listIds(people.ada, `/v1/orgs/${organization}/spaces`)).toEqual([a.id, copy.body.id, b.id]);
+    expectError(await call(people.zed, 'POST', `/v1/spaces/${a.id}/duplicate`), 404);
+  });
+});
+
+describe('POST /move', () => {
+  it('places a space before or after a sibling and into a collection; lists show that order', async () => {
+    const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Moves' })).body.id as string;
+    const [a, b, c] = [await createSpace(people.ada, { title: 'a' }, () => organization), await createSpace(people.ada, { title: 'b' }, () => organization), await createSpace(people.ada, { title: 'c' }, () => organization)];
+    const list = () => listIds(people.ada, `/v1/orgs/${organization}/spaces`);
+    expect(await list()).toEqual([a.id, b.id, c.id]);
+    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${c.id}/move`, { position: { before: { type: 'space', space: a.id } } }), 200);
+    expect(await list()).toEqual([c.id, a.id, b.id]);
+    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${c.id}/move`, { position: { after: { type: 'space', space: a.id } } }), 200);
+    expect(await list()).toEqual([a.id, c.id, b.id]);
+    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${a.id}/move`, { position: { after: { type: 'space', space: c.id }, before: { type: 'space', space: b.id } } }), 200);
+    expect(await list()).toEqual([c.id, a.id, b.id]);
+
+    const collection = (await call(people.ada, 'POST', `/v1/orgs/${organization}/collections`, { title: 'Box' })).body.id as string;
+    const moved = await call(people.ada, 'POST', `/v1/spaces/${b.id}/move`, { parent: collection });
+    expectStatus(moved, 200);
+    expect(moved.body.parent).toBe(collection);
+    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${c.id}/move`, { parent: collection, position: { before: { type: 'space', space: b.id } } }), 200);
+    expect(await listIds(people.ada, `/v1/collections/${collection}/spaces`)).toEqual([c.id, b.id]);
+    expect(await list()).toEqual([a.id, c.id, b.id]);
+    const out = await call(people.ada, 'POST', `/v1/spaces/${b.id}/move`, { parent: null });
+    expect(out.body.parent).toBeUndefined();
+    expect(await listIds(people.ada, `/v1/collections/${collection}/spaces`)).toEqual([c.id]);
+  });
+
+  it('refuses unknown siblings and collections (400), bad shapes (400) and non-admins (403)', async () => {
+    const space = await createSpace(people.ada, { title: 'Mover' });
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: { type: 'space', space: 'nosuchspace' } } }), 400, /nosuchspace/);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { parent: 'nosuchcollection' }), 400, /parent/);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: 'x' } }), 400, /position/);
+    expectError(await call(people.cora, 'POST', `/v1/spaces/${space.id}/move`, { parent: null }), 403);
+  });
+});
+
+describe('POST /transfer', () => {
+  it('moves the space to another organization where the caller is an admin, leaving its collection', async () => {
+    const collection = await createCollection(people.ada, { title: 'Leaving' });
+    const space = await createSpace(people.ada, { title: 'Travels', parent: collection.id });
+    const transferred = await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: secondOrganizationId });
+    expectStatus(transferred, 200);
+    expect(transferred.body).toMatchObject({ organization: secondOrganizationId, visibility: 'private' });
+    expect(transferred.body.parent).toBeUndefined();
+    expect(await listIds(people.ada, `/v1/orgs/${secondOrganizationId}/spaces`)).toContain(space.id);
+    expect(await listIds(people.ada, `/v1/orgs/${organizationId}/spaces`)).not.toContain(space.id);
+    expect(await listIds(people.ada, `/v1/collections/${collection.id}/spaces`)).not.toContain(space.id);
+    // Members of the first organization lost access with it.
+    expectError(await call(people.rita, 'GET', `/v1/spaces/${space.id}`), 404);
+  });
+
+  it('refuses organizations where the caller is not an admin (403), outside ones and the same one (400)', async () => {
+    const space = await createSpace(people.ada, { title: 'Stays' });
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: zedOrganizationId }), 403, /admins/);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: organizationId }), 400);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: 'nosuchorganization' }), 400);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, {}), 400, /organization/);
+    expectError(await call(people.cora, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: secondOrganizationId }), 403);
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.organization).toBe(organizationId);
+  });
+});
+
+describe('visibility as seen by admin, reader, guest, outsider and share-key holder', () => {
+  const visibilities = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
+  // What GET answers for: ada (admin), rita (reader), gus (guest), zed (outside), zed with a share key.
+  const expected: Record<(typeof visibilities)[number], [number, number, number, number, number]> = {
+    public: [200, 200, 200, 200, 200],
+    unlisted: [200, 200, 200, 200, 200],
+    'share-link': [200, 200, 404, 404, 200],
+    'visitor-auth': [200, 200, 404, 404, 404],
+    'in-collection': [200, 200, 404, 404, 404],
+    private: [200, 200, 404, 404, 404],
+  };
+
+  it.each(visibilities)('%s', async (visibility) => {
+    const collection = await createCollection(people.ada, { title: `Vis ${visibility}` });
+    const space = await createSpace(people.ada, { title: `Vis ${visibility}`, parent: collection.id });
+    expectStatus(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { visibility }), 200);
+    const link = await call(people.ada, 'POST', `/v1/spaces/${space.id}/share-links`);
+    expectStatus(link, 201);
+    const statuses = [
+      (await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).status,
+      (await call(people.rita, 'GET', `/v1/spaces/${space.id}`)).status,
+      (await call(people.gus, 'GET', `/v1/spaces/${space.id}`)).status,
+      (await call(people.zed, 'GET', `/v1/spaces/${space.id}`)).status,
+      (await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${link.body.key}`)).status,
+    ];
+    expect(statuses).toEqual(expected[visibility]);
+    const guestList = await listIds(people.gus, `/v1/orgs/${organizationId}/spaces`);
+    expect(guestList.includes(space.id)).toBe(visibility === 'public');
+    expect(await listIds(people.rita, `/v1/orgs/${organizationId}/spaces`)).toContain(space.id);
+  });
+
+  it('gives non-members read-only permissions through visibility', async () => {
+    const space = await createSpace(people.ada, { title: 'Public one' });
+    await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { visibility: 'public' });
+    expect((await call(people.zed, 'GET', `/v1/spaces/${space.id}`)).body.permissions).toEqual({
+      view: true,
+      access: true,
+      admin: false,
+      viewInviteLinks: false,
+      edit: false,
+      triggerGitSync: false,
+      comment: false,
+      merge: false,
+      review: false,
+    });
+    expectError(await call(people.zed, 'PATCH', `/v1/spaces/${space.id}`, { title: 'No' }), 403);
+  });
+});
+
+describe('share links: POST/GET /v1/spaces/{spaceId}/share-links, DELETE …/{shareKey}', () => {
+  it('creates, lists and revokes share links; a revoked key grants nothing', async () => {
+    const space = await createSpace(people.ada, { title: 'Shared' });
+    await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { visibility: 'share-link' });
+    const first = await call(people.ada, 'POST', `/v1/spaces/${space.id}/share-links`);
+    const second = await call(people.ada, 'POST', `/v1/spaces/${space.id}/share-links`);
+    expectStatus(first, 201);
+    expect(first.body).toEqual({
+      object: 'share-link',
+      key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      space: space.id,
+      createdAt: expect.any(String),
+      urls: { location: `${service.url}/v1/spaces/${space.id}/share-links/${first.body.key}`, space: `${service.url}/v1/spaces/${space.id}?shareKey=${first.body.key}` },
+    });
+    const listed = await call(people.ada, 'GET', `/v1/spaces/${space.id}/share-links`);
+    expectStatus(listed, 200);
+    expect(listed.body).toEqual({ count: 2, items: [first.body, second.body] });
+    expectError(await call(people.rita, 'GET', `/v1/spaces/${space.id}/share-links`), 403);
+    expectError(await call(people.rita, 'POST', `/v1/spaces/${space.id}/share-links`), 403);
+    expectError(await call(people.zed, 'GET', `/v1/spaces/${space.id}/share-links`), 404);
+    // A key of another space grants nothing here.
+    const other = await createSpace(people.ada, { title: 'Other' });
+    const otherKey = (await call(people.ada, 'POST', `/v1/spaces/${other.id}/share-links`)).body.key;
+    expectError(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${otherKey}`), 404);
+
+    expectStatus(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${first.body.key}`), 200);
+    expectStatus(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${first.body.key}`), 204);
+    expectError(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${first.body.key}`), 404);
+    expectStatus(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${second.body.key}`), 200);
+    expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${first.body.key}`), 404);
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/share-links`)).body.count).toBe(1);
+  });
+});
+
+describe('audit log', () => {
+  it('records every change of a space', async () => {
+    const space = await createSpace(people.ada, { title: 'Audited' });
+    const collection = await createCollection(people.ada, { title: 'Audit box' });
+    await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { title: 'Audited 2' });
+    await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { parent: collection.id });
+    const key = (await call(people.ada, 'POST', `/v1/spaces/${space.id}/share-links`)).body.key;
+    await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`);
+    await call(people.ada, 'DELETE', `/v1/spaces/${space.id}`);
+    await call(people.ada, 'POST', `/v1/spaces/${space.id}/restore`);
+    const copy = (await call(people.ada, 'POST', `/v1/spaces/${space.id}/duplicate`)).body;
+    await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: secondOrganizationId });
+    const log = await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${space.id}&limit=100`);
+    expectStatus(log, 200);
+    const actions = (log.body.items as Array<{ action: string; target: { type: string; id: string } }>).map((item) => item.action).sort();
+    expect(actions).toEqual(
+      ['space.created', 'space.updated', 'space.moved', 'space.share_link_created', 'space.share_link_revoked', 'space.deleted', 'space.restored', 'space.transferred'].sort(),
+    );
+    expect(log.body.items[0].target).toMatchObject({ type: 'space', id: space.id });
+    const duplicated = await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${copy.id}`);
+    expect(duplicated.body.items.map((item: { action: string }) => item.action)).toEqual(['space.duplicated']);
+  });
+});
