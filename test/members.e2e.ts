@@ -195,6 +195,35 @@ describe('members and invites', () => {
     });
   });
 
+  it("counts and lists the spaces each member has a role on, with that role", async () => {
+    const open = (await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: ada.token, body: { title: 'Handbook' } })).body;
+    await service.request('PATCH', `/v1/spaces/${open.id}`, { token: ada.token, body: { defaultLevel: 'comment' } });
+    const closed = (await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: ada.token, body: { title: 'Admins only' } })).body;
+    const adaSpaces = (await as(ada.token).get(`/members/${ada.user.id}/spaces`)).body;
+    expect(adaSpaces.count).toBe(2);
+    expect(adaSpaces.items.map((i: { permission: string; space: { id: string } }) => [i.space.id, i.permission])).toEqual([
+      [closed.id, 'admin'],
+      [open.id, 'admin'],
+    ]);
+    expect(adaSpaces.items[0].space).toMatchObject({ object: 'space', id: closed.id, title: 'Admins only', permissions: expect.any(Object) });
+    // bob (read): his organization role on every space, raised to comment where that is the space's default level
+    const bobSpaces = (await as(ada.token).get(`/members/${users.bob.id}/spaces?order=asc`)).body;
+    expect(bobSpaces.items.map((i: { permission: string; space: { id: string } }) => [i.space.id, i.permission])).toEqual([
+      [open.id, 'comment'],
+      [closed.id, 'read'],
+    ]);
+    expect((await as(ada.token).get(`/members/${users.bob.id}`)).body.spaces).toBe(2);
+    expect((await as(ada.token).get(`/members/${ada.user.id}`)).body.spaces).toBe(2);
+    const firstPage = (await as(ada.token).get(`/members/${ada.user.id}/spaces?limit=1`)).body;
+    expect(firstPage.items).toHaveLength(1);
+    const secondPage = (await as(ada.token).get(`/members/${ada.user.id}/spaces?limit=1&page=${encodeURIComponent(firstPage.next.page)}`)).body;
+    expect(secondPage.items.map((i: { space: { id: string } }) => i.space.id)).toEqual([open.id]);
+    expect(secondPage.next).toBeUndefined();
+    expectError(await as(ada.token).get(`/members/${ada.user.id}/spaces?page=garbage`), 400);
+    await service.request('DELETE', `/v1/spaces/${closed.id}`, { token: ada.token });
+    expect((await as(ada.token).get(`/members/${ada.user.id}`)).body.spaces).toBe(1);
+  });
+
   it('leaves an audit event for each change', async () => {
     const actions = new Set((await as(ada.token).get('/audit-events?limit=1000')).body.items.map((e: { action: string }) => e.action));
     for (const action of ['member.added', 'member.role_changed', 'member.removed', 'member.sso_enabled', 'invite_link.created', 'invite_link.deleted']) {

@@ -18,7 +18,9 @@ import { IdentityModule } from '../../../libs/identity/src/identity.module';
 import { OrganizationModule } from '../../../libs/organizations/src/organization.module';
 import { OrganizationMembership } from '../../../libs/organizations/src/organization.queries';
 import { visitorClaimsKey, VISITOR_CLAIMS_KEY } from '../../../libs/organizations/src/visitor-claims';
-import { MEMBER_TEAM_COUNTS } from '../../../libs/organizations/src/member.queries';
+import { MEMBER_SPACES, MEMBER_TEAM_COUNTS } from '../../../libs/organizations/src/member.queries';
+import { MemberSpaces } from '../../../libs/spaces/src/member-spaces';
+import { SpacePresenter } from '../../../libs/spaces/src/space.access';
 import { TeamModule } from '../../../libs/teams/src/team.module';
 import { TeamDirectory } from '../../../libs/teams/src/team.queries';
 import { TeamsForSso } from '../../../libs/teams/src/team.sso';
@@ -53,11 +55,17 @@ class SecretsModule {
   }
 }
 
-/** How contexts see each other's per-member counts, bound once here (no module cycles). */
+/** How contexts see each other's per-member data (teams, spaces), bound once here (no module cycles). */
 @Global()
 @Module({
-  providers: [TeamDirectory, { provide: MEMBER_TEAM_COUNTS, useExisting: TeamDirectory }],
-  exports: [MEMBER_TEAM_COUNTS],
+  providers: [
+    TeamDirectory,
+    { provide: MEMBER_TEAM_COUNTS, useExisting: TeamDirectory },
+    SpacePresenter,
+    MemberSpaces,
+    { provide: MEMBER_SPACES, useExisting: MemberSpaces },
+  ],
+  exports: [MEMBER_TEAM_COUNTS, MEMBER_SPACES],
 })
 class MemberCountsModule {}
 

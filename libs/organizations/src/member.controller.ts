@@ -4,7 +4,7 @@ import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth
 import { IdParam } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { ChangeMemberRole, CreateLinkInvite, DeleteLinkInvite, EnableMemberSso, InviteMembers, JoinByLink, RecordMemberSeen, RemoveMember } from './member.commands';
-import { InviteBody, LinkInviteBody, MemberListQuery, UpdateMemberBody } from './member.dto';
+import { InviteBody, LinkInviteBody, MemberListQuery, MemberSpacesQuery, UpdateMemberBody } from './member.dto';
 import { GetLinkInvite, GetMember, ListLinkInvites, ListMembers, ListMemberSpaces } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 
@@ -59,10 +59,10 @@ export class MemberController {
   spaces(
     @Param('organizationId', new IdParam('organization')) organizationId: string,
     @Param('userId', new IdParam('member')) userId: string,
-    @Query() query: ListQuery,
+    @Query() query: MemberSpacesQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queryBus.execute(new ListMemberSpaces(organizationId, userId, caller, query.page, query.limit));
+    return this.queryBus.execute(new ListMemberSpaces(organizationId, userId, caller, query.page, query.limit, query.order));
   }
 
   /** Records the caller as seen (at most once a minute in the log) and returns signed visitor claims. */

@@ -27,6 +27,12 @@ export class MemberListQuery extends ListQuery {
   sort?: 'joinedAt' | 'lastSeenAt' | 'name';
 }
 
+export class MemberSpacesQuery extends ListQuery {
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
+  order?: 'asc' | 'desc';
+}
+
 export class UpdateMemberBody {
   /** A role, or null for guest. Required. */
   @ValidateIf((_: object, value: unknown) => value !== null)

@@ -30,6 +30,18 @@ export interface MemberCounts {
 }
 export const MEMBER_TEAM_COUNTS = Symbol('MEMBER_TEAM_COUNTS');
 
+/** Members' spaces, from the spaces context: counts for member objects, and `GET /members/{userId}/spaces`. */
+export interface MemberSpacesSource {
+  spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>>;
+  list(
+    organizationId: string,
+    member: { userId: string; role: OrganizationRole },
+    caller: { member: boolean; role: OrganizationRole },
+    options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
+  ): Promise<ListEnvelope<unknown>>;
+}
+export const MEMBER_SPACES = Symbol('MEMBER_SPACES');
+
 /** Presents members; exported for other contexts (team memberships embed the Member object). */
 @Injectable()
 export class MemberDirectory {
@@ -37,6 +49,7 @@ export class MemberDirectory {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly users: UserQueries,
     @Inject(MEMBER_TEAM_COUNTS) private readonly teamCounts: MemberCounts,
+    @Inject(MEMBER_SPACES) private readonly spaces: MemberSpacesSource,
   ) {}
 
   async present(organizationId: string, userIds: readonly string[]): Promise<Map<string, MemberObject>> {
@@ -48,7 +61,11 @@ export class MemberDirectory {
 
   async presentDocs(organizationId: string, docs: readonly MemberDoc[]): Promise<Map<string, MemberObject>> {
     const ids = docs.map((d) => d.userId);
-    const [users, teams] = await Promise.all([this.users.byIds(ids), this.teamCounts.teamCountsByUser(organizationId, ids)]);
+    const [users, teams, spaces] = await Promise.all([
+      this.users.byIds(ids),
+      this.teamCounts.teamCountsByUser(organizationId, ids),
+      this.spaces.spaceCountsByUser(organizationId, docs.map((d) => ({ userId: d.userId, role: d.role }))),
+    ]);
     const result = new Map<string, MemberObject>();
     for (const doc of docs) {
       const user = users.get(doc.userId);
@@ -62,7 +79,7 @@ export class MemberDirectory {
         joinedAt: doc.joinedAt,
         lastSeenAt: doc.lastSeenAt,
         sso: doc.sso,
-        spaces: 0,
+        spaces: spaces.get(doc.userId) ?? 0,
         teams: teams.get(doc.userId) ?? 0,
       });
     }
@@ -142,21 +159,30 @@ export class GetMemberHandler implements IQueryHandler<GetMember, MemberObject> 
 }
 
 export class ListMemberSpaces {
-  constructor(readonly organizationId: string, readonly userId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+    readonly caller: Caller,
+    readonly page?: string,
+    readonly limit?: number,
+    readonly order?: 'asc' | 'desc',
+  ) {}
 }
 
-/** `GET /members/{userId}/spaces`: `{ permission, space }` items; spaces arrive with the spaces context. */
+/** `GET /members/{userId}/spaces`: `{ permission, space }` for each space the member has a role on and the caller may see. */
 @QueryHandler(ListMemberSpaces)
-export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces, ListEnvelope<never>> {
+export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces, ListEnvelope<unknown>> {
   constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly membership: OrganizationMembership,
-    private readonly directory: MemberDirectory,
+    @Inject(MEMBER_SPACES) private readonly spaces: MemberSpacesSource,
   ) {}
 
-  async execute({ organizationId, userId, caller }: ListMemberSpaces) {
-    await requireListMembers(this.membership, organizationId, caller);
-    if (!(await this.directory.present(organizationId, [userId])).has(userId)) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-    return listEnvelope<never>({ items: [], count: 0 });
+  async execute({ organizationId, userId, caller, page, limit, order }: ListMemberSpaces) {
+    const callerRole = await requireListMembers(this.membership, organizationId, caller);
+    const member = await this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId));
+    if (!member || member.disabled) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+    return this.spaces.list(organizationId, { userId, role: member.role }, { member: true, role: callerRole }, { page, limit, order });
   }
 }
 

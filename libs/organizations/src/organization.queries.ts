@@ -94,7 +94,6 @@ export class GetOrganization {
 export class GetOrganizationHandler implements IQueryHandler<GetOrganization, { organization: OrganizationObject; revision: number }> {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
     private readonly presenter: OrganizationPresenter,
   ) {}
 

@@ -1,0 +1,106 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../platform/src/errors';
+import type { OrganizationRole } from '../../platform/src/permissions';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { readAll, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
+import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
+import type { OrganizationStanding } from './space.permissions';
+
+/** A member's access to one space: `GET /v1/orgs/{id}/members/{userId}/spaces` items. */
+export interface MemberSpaceItem {
+  permission: OrganizationRole;
+  space: SpaceObject;
+}
+
+export interface MemberSpacesPage {
+  next?: { page: string };
+  count: number;
+  items: MemberSpaceItem[];
+}
+
+/**
+ * Which spaces members have a role on (their effective role through the collection tree), for the
+ * organizations context's member objects (`spaces` count) and member space lists. The
+ * organizations context passes the members' roles in, so this reads only spaces and collections.
+ */
+@Injectable()
+export class MemberSpaces {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly presenter: SpacePresenter,
+  ) {}
+
+  async spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (members.length === 0) return counts;
+    const { spaces, collections } = await this.contentOf(organizationId);
+    for (const member of members) {
+      const standing: OrganizationStanding = { member: true, role: member.role };
+      counts.set(member.userId, spaces.filter((space) => this.roleOf(standing, space, collections) !== null).length);
+    }
+    return counts;
+  }
+
+  /**
+   * The member's spaces with their role on each, newest first by default. Only spaces the caller
+   * may see are listed, each with the caller's permissions, as every space object is.
+   */
+  async list(
+    organizationId: string,
+    member: { userId: string; role: OrganizationRole },
+    caller: OrganizationStanding,
+    options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
+  ): Promise<MemberSpacesPage> {
+    const { spaces, collections } = await this.contentOf(organizationId);
+    const standing: OrganizationStanding = { member: true, role: member.role };
+    const direction = options.order === 'asc' ? 1 : -1;
+    const rows = spaces
+      .map((space) => {
+        const parents = SpaceAccess.chainFrom(collections, space.parent);
+        const role = SpaceAccess.spaceAccess(standing, space, parents, false).role;
+        const { permissions } = SpaceAccess.spaceAccess(caller, space, parents, false);
+        return { space, role, permissions };
+      })
+      .filter((row) => row.role !== null && row.permissions.view)
+      .sort((a, b) => direction * (compare(a.space.createdAt, b.space.createdAt) || compare(a.space._id, b.space._id)));
+    const after = options.page === undefined ? null : decodeCursor(options.page);
+    const start = after === null ? 0 : rows.findIndex((row) => direction * (compare(row.space.createdAt, after[0]) || compare(row.space._id, after[1])) > 0);
+    const limit = options.limit ?? 50;
+    const pageRows = start < 0 ? [] : rows.slice(start, start + limit);
+    const last = pageRows.at(-1);
+    const more = start >= 0 && start + limit < rows.length;
+    return {
+      ...(more && last ? { next: { page: encodeCursor([last.space.createdAt, last.space._id]) } } : {}),
+      count: rows.length,
+      items: pageRows.map((row) => ({ permission: row.role as OrganizationRole, space: this.presenter.space(row.space, row.permissions) })),
+    };
+  }
+
+  private roleOf(standing: OrganizationStanding, space: SpaceDoc, collections: ReadonlyMap<string, CollectionDoc>) {
+    return SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false).role;
+  }
+
+  private async contentOf(organizationId: string) {
+    const [spaces, collections] = await Promise.all([
+      readAll<SpaceDoc>(this.reads, SPACES, { organizationId, ...LIVE_SPACE }),
+      readAll<CollectionDoc>(this.reads, COLLECTIONS, { organizationId, ...LIVE_COLLECTION }),
+    ]);
+    return { spaces, collections: new Map(collections.map((collection) => [collection._id, collection])) };
+  }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function encodeCursor(key: [string, string]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(key) && key.length === 2 && key.every((part) => typeof part === 'string')) return key as [string, string];
+  } catch {
+    // falls through to the error below
+  }
+  throw DomainError.invalid('invalid page cursor: use the `next` value of a previous page');
+}
