@@ -55,7 +55,7 @@ class SecretsModule {
   }
 }
 
-/** How contexts see each other's per-member data (teams, spaces), bound once here (no module cycles). */
+/** How contexts see each other's per-member data (teams, spaces), bound once here (no module cycles); TeamDirectory also serves the spaces context (team grants). */
 @Global()
 @Module({
   providers: [
@@ -65,7 +65,7 @@ class SecretsModule {
     MemberSpaces,
     { provide: MEMBER_SPACES, useExisting: MemberSpaces },
   ],
-  exports: [MEMBER_TEAM_COUNTS, MEMBER_SPACES],
+  exports: [TeamDirectory, MEMBER_TEAM_COUNTS, MEMBER_SPACES],
 })
 class MemberCountsModule {}
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
+import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore, type Filter, type Sort } from '../../read-store/src/read-store.port';
@@ -36,7 +36,7 @@ export interface MemberSpacesSource {
   list(
     organizationId: string,
     member: { userId: string; role: OrganizationRole },
-    caller: { member: boolean; role: OrganizationRole },
+    caller: { userId: string; member: boolean; role: OrganizationRole },
     options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
   ): Promise<ListEnvelope<unknown>>;
 }
@@ -182,7 +182,7 @@ export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces, 
     const callerRole = await requireListMembers(this.membership, organizationId, caller);
     const member = await this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId));
     if (!member || member.disabled) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-    return this.spaces.list(organizationId, { userId, role: member.role }, { member: true, role: callerRole }, { page, limit, order });
+    return this.spaces.list(organizationId, { userId, role: member.role }, { userId: userOf(caller).userId, member: true, role: callerRole }, { page, limit, order });
   }
 }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { TeamDirectory } from '../../teams/src/team.queries';
 import { readAll, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
 import type { OrganizationStanding } from './space.permissions';
@@ -19,23 +20,28 @@ export interface MemberSpacesPage {
 }
 
 /**
- * Which spaces members have a role on (their effective role through the collection tree), for the
- * organizations context's member objects (`spaces` count) and member space lists. The
- * organizations context passes the members' roles in, so this reads only spaces and collections.
+ * Which spaces members have a role on (their effective role through the collection tree and the
+ * roles spaces grant to their teams), for the organizations context's member objects (`spaces`
+ * count) and member space lists. The organizations context passes the members' roles in, so this
+ * reads only spaces, collections and (through the teams context's TeamDirectory) team memberships.
  */
 @Injectable()
 export class MemberSpaces {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: SpacePresenter,
+    private readonly teams: TeamDirectory,
   ) {}
 
   async spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     if (members.length === 0) return counts;
-    const { spaces, collections } = await this.contentOf(organizationId);
+    const [{ spaces, collections }, teamIds] = await Promise.all([
+      this.contentOf(organizationId),
+      this.teams.teamIdsByUser(organizationId, members.map((member) => member.userId)),
+    ]);
     for (const member of members) {
-      const standing: OrganizationStanding = { member: true, role: member.role };
+      const standing: OrganizationStanding = { member: true, role: member.role, teams: teamIds.get(member.userId) ?? [] };
       counts.set(member.userId, spaces.filter((space) => this.roleOf(standing, space, collections) !== null).length);
     }
     return counts;
@@ -48,17 +54,18 @@ export class MemberSpaces {
   async list(
     organizationId: string,
     member: { userId: string; role: OrganizationRole },
-    caller: OrganizationStanding,
+    caller: { userId: string; member: boolean; role: OrganizationRole },
     options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
   ): Promise<MemberSpacesPage> {
-    const { spaces, collections } = await this.contentOf(organizationId);
-    const standing: OrganizationStanding = { member: true, role: member.role };
+    const [{ spaces, collections }, teamIds] = await Promise.all([this.contentOf(organizationId), this.teams.teamIdsByUser(organizationId, [member.userId, caller.userId])]);
+    const standing: OrganizationStanding = { member: true, role: member.role, teams: teamIds.get(member.userId) ?? [] };
+    const callerStanding: OrganizationStanding = { member: caller.member, role: caller.role, teams: caller.member ? (teamIds.get(caller.userId) ?? []) : [] };
     const direction = options.order === 'asc' ? 1 : -1;
     const rows = spaces
       .map((space) => {
         const parents = SpaceAccess.chainFrom(collections, space.parent);
         const role = SpaceAccess.spaceAccess(standing, space, parents, false).role;
-        const { permissions } = SpaceAccess.spaceAccess(caller, space, parents, false);
+        const { permissions } = SpaceAccess.spaceAccess(callerStanding, space, parents, false);
         return { space, role, permissions };
       })
       .filter((row) => row.role !== null && row.permissions.view)

@@ -5,6 +5,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { TeamDirectory } from '../../teams/src/team.queries';
 import { withinRetention } from './space.decider';
 import type { DefaultLevel, EditMode, SpaceVisibility } from './space.events';
 import {
@@ -105,12 +106,16 @@ export class SpaceAccess {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly membership: OrganizationMembership,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly teams: TeamDirectory,
   ) {}
 
+  /** The caller's standing in the organization, with the teams they are in there. */
   async standing(organizationId: string, caller: Caller): Promise<OrganizationStanding> {
-    if (caller.kind !== 'user') return { member: false, role: null };
+    const outside: OrganizationStanding = { member: false, role: null, teams: [] };
+    if (caller.kind !== 'user') return outside;
     const found = await this.membership.roleOf(organizationId, caller.userId);
-    return found?.member ? { member: true, role: found.role } : { member: false, role: null };
+    if (!found?.member) return outside;
+    return { member: true, role: found.role, teams: await this.teams.teamIdsOf(organizationId, caller.userId) };
   }
 
   /** The standing of a member (guests included); 404 for people outside the organization. */

@@ -43,6 +43,8 @@ export const spaceAuditCatalog: AuditCatalog = {
   SpaceTransferred: space<'SpaceTransferred'>('space.transferred', undefined, (data) => data.fromOrganizationId),
   ShareLinkCreated: space<'ShareLinkCreated'>('space.share_link_created'),
   ShareLinkRevoked: space<'ShareLinkRevoked'>('space.share_link_revoked'),
+  SpaceTeamAccessSet: space<'SpaceTeamAccessSet'>('space.team_access_set'),
+  SpaceTeamAccessRemoved: space<'SpaceTeamAccessRemoved'>('space.team_access_removed'),
   CollectionCreated: collection<'CollectionCreated'>('collection.created', (data) => data.title),
   CollectionUpdated: collection<'CollectionUpdated'>('collection.updated'),
   CollectionMoved: collection<'CollectionMoved'>('collection.moved'),

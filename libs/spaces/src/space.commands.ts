@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
-import { newId } from '../../platform/src/ids';
+import { ID_PATTERN, newId } from '../../platform/src/ids';
+import type { OrganizationRole } from '../../platform/src/permissions';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { TeamDirectory } from '../../teams/src/team.queries';
 import { positionAmong, type PositionRequest } from './ordering';
 import { readAll, SpaceAccess } from './space.access';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
@@ -29,6 +31,7 @@ export class SpaceCommands {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly access: SpaceAccess,
     private readonly membership: OrganizationMembership,
+    private readonly teams: TeamDirectory,
   ) {}
 
   private now(): string {
@@ -156,5 +159,25 @@ export class SpaceCommands {
   async revokeShareLink(spaceId: string, shareKey: string, caller: Caller): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
     await this.run(spaceId, { kind: 'RevokeShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller);
+  }
+
+  /**
+   * `PUT /spaces/{spaceId}/teams/{teamId}` (extension): admins of the space grant `role` to a live
+   * team of its organization (checked in the teams read model); the same role again changes nothing.
+   */
+  async setTeamAccess(spaceId: string, teamId: string, role: Exclude<OrganizationRole, null>, caller: Caller): Promise<void> {
+    const { space, role: callerRole } = await this.access.space(spaceId, caller);
+    const live = ID_PATTERN.test(teamId) && (await this.teams.liveTeam(space.organizationId, teamId));
+    await this.run(
+      spaceId,
+      { kind: 'SetSpaceTeamAccess', spaceId, teamId, role, teamOrganizationId: live ? space.organizationId : null, by: { userId: userOf(caller).userId, role: callerRole } },
+      caller,
+    );
+  }
+
+  /** `DELETE /spaces/{spaceId}/teams/{teamId}` (extension): 404 when the team has no access to the space. */
+  async removeTeamAccess(spaceId: string, teamId: string, caller: Caller): Promise<void> {
+    const { role } = await this.access.space(spaceId, caller);
+    await this.run(spaceId, { kind: 'RemoveSpaceTeamAccess', spaceId, teamId, by: { userId: userOf(caller).userId, role } }, caller);
   }
 }

@@ -1,17 +1,18 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { IdParam } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { SpaceCommands } from './space.commands';
-import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, TransferBody, UpdateSpaceBody } from './space.dto';
+import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, SetSpaceTeamBody, TransferBody, UpdateSpaceBody } from './space.dto';
 import type { SpaceChanges } from './space.events';
 import { SpaceQueries } from './space.queries';
 
 /**
  * Spaces: `/v1/orgs/{organizationId}/spaces` and `/v1/spaces/{spaceId}…`, plus the share-link
- * extension `/v1/spaces/{spaceId}/share-links`. Writes accept `If-Match` with the space's ETag.
+ * extension `/v1/spaces/{spaceId}/share-links` and the team-access extension
+ * `/v1/spaces/{spaceId}/teams`. Writes accept `If-Match` with the space's ETag (team access aside).
  */
 @Controller('v1')
 export class SpaceController {
@@ -130,6 +131,26 @@ export class SpaceController {
   @HttpCode(204)
   async revokeShareLink(@Param('spaceId', new IdParam('space')) spaceId: string, @Param('shareKey', new IdParam('share link')) shareKey: string, @CurrentCaller() caller: Caller) {
     await this.commands.revokeShareLink(spaceId, shareKey, caller);
+  }
+
+  /** Team access (extension): `{ items: [{ team, role }] }`. */
+  @Get('spaces/:spaceId/teams')
+  teams(@Param('spaceId', new IdParam('space')) spaceId: string, @CurrentCaller() caller: Caller) {
+    return this.queries.teamAccess(spaceId, caller);
+  }
+
+  /** → 200 with the space's team access. `teamId` is not an IdParam: anything but a live team of the organization is 400. */
+  @Put('spaces/:spaceId/teams/:teamId')
+  @HttpCode(200)
+  async setTeam(@Param('spaceId', new IdParam('space')) spaceId: string, @Param('teamId') teamId: string, @Body() body: SetSpaceTeamBody, @CurrentCaller() caller: Caller) {
+    await this.commands.setTeamAccess(spaceId, teamId, body.role, caller);
+    return this.queries.teamAccess(spaceId, caller);
+  }
+
+  @Delete('spaces/:spaceId/teams/:teamId')
+  @HttpCode(204)
+  async removeTeam(@Param('spaceId', new IdParam('space')) spaceId: string, @Param('teamId', new IdParam('team')) teamId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.removeTeamAccess(spaceId, teamId, caller);
   }
 
   private async read(spaceId: string, caller: Caller, reply: FastifyReply, shareKey?: string) {

@@ -127,6 +127,47 @@ describe('space decider', () => {
   });
 });
 
+describe('space decider: team access', () => {
+  const set = (teamId: string, role: 'edit' | 'read', by: SpaceActor = admin, teamOrganizationId: string | null = 'o1'): SpaceCommand => ({
+    kind: 'SetSpaceTeamAccess',
+    spaceId: 's1',
+    teamId,
+    role,
+    teamOrganizationId,
+    by,
+  });
+  const remove = (teamId: string, by: SpaceActor = admin): SpaceCommand => ({ kind: 'RemoveSpaceTeamAccess', spaceId: 's1', teamId, by });
+  const granted: SpaceEvent = { type: 'SpaceTeamAccessSet', data: { spaceId: 's1', organizationId: 'o1', teamId: 't1', role: 'edit' } };
+  const removed: SpaceEvent = { type: 'SpaceTeamAccessRemoved', data: { spaceId: 's1', organizationId: 'o1', teamId: 't1' } };
+
+  it('given a space, when an admin grants a team of its organization a role, then SpaceTeamAccessSet', () => {
+    expect(when([created], set('t1', 'edit'))).toEqual([granted]);
+    expect(given([created, granted]).teamRoles).toEqual({ t1: 'edit' });
+  });
+
+  it('given the same role already granted, then nothing; a different role is set again', () => {
+    expect(when([created, granted], set('t1', 'edit'))).toEqual([]);
+    expect(when([created, granted], set('t1', 'read'))).toEqual([{ ...granted, data: { ...granted.data, role: 'read' } }]);
+  });
+
+  it('refuses non-admins (403), teams outside the organization or not live (400), deleted or missing spaces', () => {
+    expect(status(when([created], set('t1', 'edit', editor)))).toBe(403);
+    expect(status(when([created], set('t1', 'edit', admin, 'o2')))).toBe(400);
+    expect(status(when([created], set('t1', 'edit', admin, null)))).toBe(400);
+    expect(status(when([created, deleted], set('t1', 'edit')))).toBe(409);
+    expect(status(when([], set('t1', 'edit')))).toBe(404);
+    expect(status(when([created, granted], remove('t1', editor)))).toBe(403);
+  });
+
+  it('removes a team that has access; a team without access is 404', () => {
+    expect(when([created, granted], remove('t1'))).toEqual([removed]);
+    expect(given([created, granted, removed]).teamRoles).toEqual({});
+    expect(status(when([created], remove('t1')))).toBe(404);
+    expect(status(when([created, granted, removed], remove('t1')))).toBe(404);
+    expect(status(when([created], remove('constructor')))).toBe(404);
+  });
+});
+
 describe('collection decider', () => {
   const collectionCreated: CollectionEvent = {
     type: 'CollectionCreated',

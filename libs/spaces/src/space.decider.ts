@@ -1,5 +1,5 @@
 import { DomainError } from '../../platform/src/errors';
-import { atLeast } from '../../platform/src/permissions';
+import { atLeast, type OrganizationRole } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
 import type { ContentRole } from './space.permissions';
 import type { DefaultLevel, EditMode, SpaceChanges, SpaceEvent, SpaceVisibility } from './space.events';
@@ -22,6 +22,8 @@ export interface SpaceState {
   position: string;
   deletedAt: string | null;
   shareKeys: string[];
+  /** Roles granted to teams, by team id. */
+  teamRoles: Record<string, Exclude<OrganizationRole, null>>;
 }
 
 /** Who asks, with their effective role on the space as the handler computed it from the read models. */
@@ -61,7 +63,13 @@ export type SpaceCommand =
   /** Part of a collection's transfer (already decided there): the space follows, staying in `parent`. */
   | { kind: 'TransferSpaceWithCollection'; spaceId: string; organizationId: string; parent: string; now: string }
   | { kind: 'CreateShareLink'; spaceId: string; shareKey: string; by: SpaceActor; now: string }
-  | { kind: 'RevokeShareLink'; spaceId: string; shareKey: string; by: SpaceActor; now: string };
+  | { kind: 'RevokeShareLink'; spaceId: string; shareKey: string; by: SpaceActor; now: string }
+  /**
+   * `teamOrganizationId`: the organization of the team as the teams read model has it, null when
+   * there is no live team `teamId`; the team must belong to the space's organization.
+   */
+  | { kind: 'SetSpaceTeamAccess'; spaceId: string; teamId: string; role: Exclude<OrganizationRole, null>; teamOrganizationId: string | null; by: SpaceActor }
+  | { kind: 'RemoveSpaceTeamAccess'; spaceId: string; teamId: string; by: SpaceActor };
 
 /** Whether a space deleted at `deletedAt` is still restorable at `now` (deleted within the last 7 days). */
 export function withinRetention(deletedAt: string, now: string): boolean {
@@ -102,6 +110,7 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
     position: '',
     deletedAt: null,
     shareKeys: [],
+    teamRoles: {},
   }),
 
   evolve(state, event) {
@@ -126,6 +135,12 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
         return { ...state, shareKeys: [...state.shareKeys, event.data.shareKey] };
       case 'ShareLinkRevoked':
         return { ...state, shareKeys: state.shareKeys.filter((key) => key !== event.data.shareKey) };
+      case 'SpaceTeamAccessSet':
+        return { ...state, teamRoles: { ...state.teamRoles, [event.data.teamId]: event.data.role } };
+      case 'SpaceTeamAccessRemoved': {
+        const { [event.data.teamId]: _removed, ...teamRoles } = state.teamRoles;
+        return { ...state, teamRoles };
+      }
     }
   },
 
@@ -217,9 +232,28 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
         if (!state.shareKeys.includes(command.shareKey)) return DomainError.notFound(`no share link ${command.shareKey} on space ${spaceId}`);
         return [{ type: 'ShareLinkRevoked', data: { spaceId, organizationId, shareKey: command.shareKey, revokedAt: command.now } }];
       }
+      case 'SetSpaceTeamAccess': {
+        const live = requireLive(state, spaceId);
+        if (live) return live;
+        const denied = requireRole(command.by, 'admin', spaceId, 'manage its team access');
+        if (denied) return denied;
+        if (command.teamOrganizationId !== organizationId) return DomainError.invalid(`teamId must be a team of organization ${organizationId}; ${command.teamId} is not`);
+        if (hasTeam(state, command.teamId) && state.teamRoles[command.teamId] === command.role) return [];
+        return [{ type: 'SpaceTeamAccessSet', data: { spaceId, organizationId, teamId: command.teamId, role: command.role } }];
+      }
+      case 'RemoveSpaceTeamAccess': {
+        const live = requireLive(state, spaceId);
+        if (live) return live;
+        const denied = requireRole(command.by, 'admin', spaceId, 'manage its team access');
+        if (denied) return denied;
+        if (!hasTeam(state, command.teamId)) return DomainError.notFound(`team ${command.teamId} has no access to space ${spaceId}`);
+        return [{ type: 'SpaceTeamAccessRemoved', data: { spaceId, organizationId, teamId: command.teamId } }];
+      }
     }
   },
 };
+
+const hasTeam = (state: SpaceState, teamId: string) => Object.prototype.hasOwnProperty.call(state.teamRoles, teamId);
 
 function moved(spaceId: string, organizationId: string, visibility: SpaceVisibility, parent: string | null, position: string, now: string): Extract<SpaceEvent, { type: 'SpaceMoved' }> {
   return { type: 'SpaceMoved', data: { spaceId, organizationId, parent, position, visibility: visibilityFor(visibility, parent), movedAt: now } };

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsOptional, IsString, Length, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
-import { ORGANIZATION_ROLES } from '../../platform/src/permissions';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import type { PositionRequest } from './ordering';
 import { EDIT_MODES, SPACE_VISIBILITIES, type DefaultLevel, type EditMode, type SpaceVisibility } from './space.events';
 
@@ -110,6 +110,12 @@ export class TransferBody {
   @IsString({ message: 'organization must be an organization id' })
   @Matches(ID_PATTERN, { message: 'organization must be an organization id' })
   organization!: string;
+}
+
+/** `PUT /spaces/{spaceId}/teams/{teamId}` (extension): the role the space grants to the team's members. */
+export class SetSpaceTeamBody {
+  @IsIn(ORGANIZATION_ROLES, { message: `role must be one of ${ORGANIZATION_ROLES.join(', ')}` })
+  role!: Exclude<OrganizationRole, null>;
 }
 
 export class GetSpaceQuery {

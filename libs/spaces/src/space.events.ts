@@ -25,7 +25,8 @@ export interface CollectionChanges {
 
 /**
  * Spaces. One stream per space, `space-<spaceId>`: the space, its place among its siblings
- * (`parent` collection and `position`, a fractional sort key), its deletion state and its share links.
+ * (`parent` collection and `position`, a fractional sort key), its deletion state, its share links
+ * and the roles it grants to teams.
  */
 export type SpaceEvent =
   | {
@@ -77,7 +78,10 @@ export type SpaceEvent =
       };
     }
   | { type: 'ShareLinkCreated'; data: { spaceId: string; organizationId: string; shareKey: string; createdBy: string; createdAt: string } }
-  | { type: 'ShareLinkRevoked'; data: { spaceId: string; organizationId: string; shareKey: string; revokedAt: string } };
+  | { type: 'ShareLinkRevoked'; data: { spaceId: string; organizationId: string; shareKey: string; revokedAt: string } }
+  /** A team of the space's organization gets (or changes) a role on the space (extension). */
+  | { type: 'SpaceTeamAccessSet'; data: { spaceId: string; organizationId: string; teamId: string; role: Exclude<OrganizationRole, null> } }
+  | { type: 'SpaceTeamAccessRemoved'; data: { spaceId: string; organizationId: string; teamId: string } };
 
 /** Collections. One stream per collection, `collection-<collectionId>`. */
 export type CollectionEvent =

@@ -10,7 +10,12 @@ export interface OrganizationStanding {
   member: boolean;
   /** Their organization role; null for guests and people outside. */
   role: OrganizationRole;
+  /** The ids of the organization's teams they are in (the teams context's memberships); empty for people outside. */
+  teams: readonly string[];
 }
+
+/** Roles granted on a space to teams, by team id (`PUT /spaces/{spaceId}/teams/{teamId}`). */
+export type TeamRoles = Readonly<Record<string, Exclude<OrganizationRole, null>>>;
 
 const highest = (roles: readonly OrganizationRole[]): OrganizationRole => roles.reduce<OrganizationRole>((best, role) => (roleRank(role) > roleRank(best) ? role : best), null);
 
@@ -18,7 +23,7 @@ const highest = (roles: readonly OrganizationRole[]): OrganizationRole => roles.
  * The effective role on a collection: organization admins are admins everywhere; other members
  * with a role get the highest of their organization role and the `defaultLevel` of the collection
  * and of every collection above it (a default level only ever raises). Guests and people outside
- * get none (team and per-member grants are not part of this context yet).
+ * get none (collections take no team or per-member grants; spaces take team grants, see `spaceRole`).
  *
  * `chain` is the collection itself, then its parent, and so on up.
  */
@@ -28,18 +33,26 @@ export function collectionRole(standing: OrganizationStanding, chain: ReadonlyAr
   return highest([standing.role, ...chain.map((collection) => collection.defaultLevel)]);
 }
 
+/** The highest role the space grants to the teams the member is in; null for people outside the organization. */
+export function teamGrantedRole(standing: OrganizationStanding, teamRoles: TeamRoles | undefined): ContentRole {
+  if (!standing.member || teamRoles === undefined) return null;
+  return highest(standing.teams.map((teamId) => (Object.prototype.hasOwnProperty.call(teamRoles, teamId) ? teamRoles[teamId] : null)));
+}
+
 /**
  * The effective role on a space: as for collections, over the space's own `defaultLevel` and its
  * parent collections'. An `in-collection` space ignores its own default level: access follows the
- * parent collection.
+ * parent collection. On top of that, the highest role the space grants to a team the member is
+ * in (`teamRoles`; teams only hold members of the organization, guests included, and a team grant
+ * is the one way a guest gets a role on a space).
  */
 export function spaceRole(
   standing: OrganizationStanding,
-  space: { visibility: SpaceVisibility; defaultLevel: DefaultLevel },
+  space: { visibility: SpaceVisibility; defaultLevel: DefaultLevel; teamRoles?: TeamRoles },
   parents: ReadonlyArray<{ defaultLevel: DefaultLevel }>,
 ): ContentRole {
   const own = space.visibility === 'in-collection' ? [] : [space];
-  return collectionRole(standing, [...own, ...parents]);
+  return highest([collectionRole(standing, [...own, ...parents]), teamGrantedRole(standing, space.teamRoles)]);
 }
 
 /**

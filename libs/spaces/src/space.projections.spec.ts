@@ -66,4 +66,26 @@ describe('space projection', () => {
     expect(space.map((event) => spaceAuditCatalog[event.type](event)?.action)).toEqual(['space.created', 'space.updated', 'space.share_link_created', 'space.moved', 'space.deleted']);
     expect(spaceAuditCatalog.SpaceCreated({ ...space[0], data: { ...space[0].data as object, duplicatedFrom: 's0' } })).toMatchObject({ action: 'space.duplicated' });
   });
+
+  it('keeps the roles granted to teams; applied twice is a no-op', async () => {
+    const access = stream('space-s1', [
+      [space[0].type, space[0].data as object],
+      ['SpaceTeamAccessSet', { ...s, teamId: 't1', role: 'edit' }],
+      ['SpaceTeamAccessSet', { ...s, teamId: 't2', role: 'read' }],
+      ['SpaceTeamAccessSet', { ...s, teamId: 't1', role: 'admin' }],
+      ['SpaceTeamAccessRemoved', { ...s, teamId: 't2' }],
+    ]);
+    const once = new MemoryReadStore();
+    await apply(once, access);
+    expect((await snapshot(once)).spaces).toEqual([expect.objectContaining({ _id: 's1', teamRoles: { t1: 'admin' }, revision: 4 })]);
+    await apply(once, access);
+    await apply(once, [access[1]]);
+    expect((await snapshot(once)).spaces).toEqual([expect.objectContaining({ _id: 's1', teamRoles: { t1: 'admin' }, revision: 4 })]);
+    expect(access.slice(1).map((event) => spaceAuditCatalog[event.type](event)?.action)).toEqual([
+      'space.team_access_set',
+      'space.team_access_set',
+      'space.team_access_set',
+      'space.team_access_removed',
+    ]);
+  });
 });

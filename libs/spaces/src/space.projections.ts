@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { Projection } from '../../read-store/src/projections/projection';
 import type { Doc } from '../../read-store/src/read-store.port';
 import type { CollectionEvent, DefaultLevel, EditMode, SpaceEvent, SpaceVisibility } from './space.events';
+import type { TeamRoles } from './space.permissions';
 
 export const SPACES = 'spaces';
 export const COLLECTIONS = 'collections';
@@ -23,6 +24,8 @@ export interface SpaceDoc extends Doc {
   createdAt: string;
   updatedAt: string;
   duplicatedFrom?: string;
+  /** Roles granted to teams of the organization, by team id; absent on documents projected before team access existed (none). */
+  teamRoles?: TeamRoles;
   /** Set while deleted (restorable for 7 days). */
   deletedAt?: string;
   /** Set once permanently removed: the document stays as a tombstone so that a replay cannot revive it. */
@@ -71,6 +74,8 @@ const SPACE_EVENTS: ReadonlySet<string> = new Set<SpaceEvent['type']>([
   'SpaceTransferred',
   'ShareLinkCreated',
   'ShareLinkRevoked',
+  'SpaceTeamAccessSet',
+  'SpaceTeamAccessRemoved',
 ]);
 const COLLECTION_EVENTS: ReadonlySet<string> = new Set<CollectionEvent['type']>(['CollectionCreated', 'CollectionUpdated', 'CollectionMoved', 'CollectionTransferred', 'CollectionDeleted']);
 
@@ -119,6 +124,7 @@ export const spaceProjection: Projection = {
           createdAt,
           updatedAt: createdAt,
           ...(duplicatedFrom ? { duplicatedFrom } : {}),
+          teamRoles: {},
           revision,
         });
         return;
@@ -159,6 +165,14 @@ export const spaceProjection: Projection = {
           await links.delete(event.data.shareKey);
           await spaces.update(spaceId, { $set: { revision } });
           return;
+        case 'SpaceTeamAccessSet':
+          await spaces.update(spaceId, { $set: { teamRoles: { ...space.teamRoles, [event.data.teamId]: event.data.role }, revision } });
+          return;
+        case 'SpaceTeamAccessRemoved': {
+          const { [event.data.teamId]: _removed, ...teamRoles } = space.teamRoles ?? {};
+          await spaces.update(spaceId, { $set: { teamRoles, revision } });
+          return;
+        }
       }
       return;
     }

@@ -1,11 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
+import type { OrganizationRole } from '../../platform/src/permissions';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
 import { collectionPermissions, collectionRole } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
+
+/** An item of `GET /spaces/{spaceId}/teams` (extension). */
+export interface SpaceTeamItem {
+  team: string;
+  role: Exclude<OrganizationRole, null>;
+}
 
 export interface Paging {
   page?: string;
@@ -85,5 +92,16 @@ export class SpaceQueries {
     const link = await this.reads.collection<ShareLinkDoc>(SPACE_SHARE_LINKS).get(shareKey);
     if (!link || link.spaceId !== spaceId) throw DomainError.notFound(`no share link ${shareKey} on space ${spaceId}`);
     return this.presenter.shareLink(link);
+  }
+
+  /**
+   * `GET /spaces/{spaceId}/teams` (extension): the roles the space grants to teams, by team id.
+   * Members of its organization who may see the space read them (403 for others who see it).
+   */
+  async teamAccess(spaceId: string, caller: Caller): Promise<{ items: SpaceTeamItem[] }> {
+    const { space, standing } = await this.access.space(spaceId, caller);
+    if (!standing.member) throw DomainError.forbidden(`only members of organization ${space.organizationId} may see the teams of space ${spaceId}`);
+    const teamRoles = space.teamRoles ?? {};
+    return { items: Object.keys(teamRoles).sort().map((team) => ({ team, role: teamRoles[team] })) };
   }
 }

@@ -8,7 +8,10 @@ import { SpaceController } from './space.controller';
 import { SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
 import { SpaceQueries } from './space.queries';
 
-/** The spaces and collections context: needs OrganizationMembership (organizations). */
+/**
+ * The spaces and collections context: needs OrganizationMembership (organizations) and TeamDirectory
+ * (teams: memberships and live teams, for team access), which the app provides globally.
+ */
 @Module({
   imports: [OrganizationModule],
   controllers: [SpaceController, CollectionController],

@@ -22,3 +22,11 @@ export interface OrganizationMemberRemoved {
   type: 'MemberRemoved';
   data: { organizationId: string; userId: string };
 }
+
+/**
+ * The spaces context's team-access events this context counts (`spaces` on Team objects). Only the
+ * shape relied upon is written here.
+ */
+export type SpaceTeamAccessEvent =
+  | { type: 'SpaceTeamAccessSet'; data: { spaceId: string; teamId: string } }
+  | { type: 'SpaceTeamAccessRemoved'; data: { spaceId: string; teamId: string } };

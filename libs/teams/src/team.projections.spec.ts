@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { TEAM_MEMBERSHIPS, TEAMS, teamProjection } from './team.projections';
+import { TEAM_MEMBERSHIPS, TEAM_SPACES, TEAMS, teamProjection } from './team.projections';
 import { teamAuditCatalog } from './team.audit';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -123,6 +123,53 @@ describe('team projection', () => {
     const before = await snapshot(store);
     await apply(store, stream('organization-o1', [['MemberRemoved', { organizationId: 'o1', userId: 'nobody' }]]));
     expect(await snapshot(store)).toEqual(before);
+  });
+});
+
+describe('team projection: spaces granting the team a role', () => {
+  const grants = (spaceId: string, events: Array<[string, object]>, from = 0) =>
+    events.map(([type, data], index) => at(`space-${spaceId}`, from + index, type, { spaceId, organizationId: 'o1', ...data }));
+  const s1 = grants('s1', [
+    ['SpaceTeamAccessSet', { teamId: 't1', role: 'edit' }],
+    ['SpaceTeamAccessSet', { teamId: 't2', role: 'read' }],
+    ['SpaceTeamAccessSet', { teamId: 't1', role: 'admin' }],
+  ], 1);
+  const s2 = grants('s2', [
+    ['SpaceTeamAccessSet', { teamId: 't1', role: 'read' }],
+    ['SpaceTeamAccessRemoved', { teamId: 't1' }],
+    ['SpaceTeamAccessSet', { teamId: 't2', role: 'read' }],
+  ], 1);
+  const s3 = grants('s3', [['SpaceTeamAccessSet', { teamId: 't1', role: 'comment' }]], 1);
+  const spaces = async (store: MemoryReadStore) => (await snapshot(store)).teams.map((team) => [team._id, team.spaces]);
+
+  it('given grants and removals, then each team counts the spaces granting it a role', async () => {
+    const store = new MemoryReadStore();
+    await apply(store, [...team1, ...team2, ...s1, ...s2, ...s3]);
+    expect(await spaces(store)).toEqual([
+      ['t1', 2],
+      ['t2', 2],
+    ]);
+    expect(await store.collection(TEAM_SPACES).count({ granted: true })).toBe(4);
+  });
+
+  it('given grants recorded before the team document, then the team counts them when created', async () => {
+    const store = new MemoryReadStore();
+    await apply(store, [...s3, ...team1]);
+    expect(await spaces(store)).toEqual([['t1', 1]]);
+  });
+
+  it('given the events applied twice, or an older one again, then nothing changes', async () => {
+    const once = new MemoryReadStore();
+    await apply(once, [...team1, ...team2, ...s1, ...s2, ...s3]);
+    const twice = new MemoryReadStore();
+    await apply(twice, [...team1, ...team2, ...s1, ...s2, ...s3]);
+    await apply(twice, [...team1, ...team2, ...s1, ...s2, ...s3]);
+    await apply(twice, [s2[0]]); // the grant removed later, applied again
+    expect(await snapshot(twice)).toEqual(await snapshot(once));
+    expect(await spaces(twice)).toEqual([
+      ['t1', 2],
+      ['t2', 2],
+    ]);
   });
 });
 

@@ -2,10 +2,11 @@ import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { TeamRole } from '../../platform/src/permissions';
 import type { Projection } from '../../read-store/src/projections/projection';
 import type { Collection, Doc, ReadStoreTransaction } from '../../read-store/src/read-store.port';
-import type { OrganizationMemberRemoved, TeamEvent } from './team.events';
+import type { OrganizationMemberRemoved, SpaceTeamAccessEvent, TeamEvent } from './team.events';
 
 export const TEAMS = 'teams';
 export const TEAM_MEMBERSHIPS = 'team_memberships';
+export const TEAM_SPACES = 'team_spaces';
 
 export interface TeamDoc extends Doc {
   organizationId: string;
@@ -16,7 +17,7 @@ export interface TeamDoc extends Doc {
   createdBy: string;
   /** Number of `team_memberships` of the team, recounted whenever they change. */
   members: number;
-  /** Spaces shared with the team arrive with the spaces context. */
+  /** Number of spaces granting the team a role (`team_spaces` with `granted`), recounted whenever they change. */
   spaces: number;
   /** Revision of the team's stream: its ETag, and the guard that makes applying an event twice a no-op. */
   revision: number;
@@ -39,8 +40,25 @@ export interface TeamMembershipDoc extends Doc {
 
 export const teamMembershipId = (teamId: string, userId: string) => `${teamId}:${userId}`;
 
+/**
+ * `_id` is `<teamId>:<spaceId>`: whether the space grants the team a role, from the spaces
+ * context's team-access events. Kept (with `granted: false`) once the grant is removed, so that
+ * the space-stream `revision` guards against an older event applied again.
+ */
+export interface TeamSpaceDoc extends Doc {
+  teamId: string;
+  spaceId: string;
+  granted: boolean;
+  /** Revision of the space stream last applied. */
+  revision: number;
+}
+
+export const teamSpaceId = (teamId: string, spaceId: string) => `${teamId}:${spaceId}`;
+
 /** Documents of teams that are not deleted. */
 export const LIVE_TEAM = { deletedAt: { $exists: false } } as const;
+
+const SPACE_TEAM_EVENTS: ReadonlySet<string> = new Set<SpaceTeamAccessEvent['type']>(['SpaceTeamAccessSet', 'SpaceTeamAccessRemoved']);
 
 const TEAM_EVENTS: ReadonlySet<string> = new Set<TeamEvent['type']>([
   'TeamCreated',
@@ -58,22 +76,28 @@ const TEAM_EVENTS: ReadonlySet<string> = new Set<TeamEvent['type']>([
  * Replay safety: a team-stream event whose revision the team document has already reached is
  * skipped, so applying an event twice changes nothing; `members` is recounted from
  * `team_memberships` rather than incremented. `MemberRemoved` only deletes and recounts, which is
- * idempotent by itself.
+ * idempotent by itself. The spaces context's team-access events set `team_spaces` documents,
+ * skipped when their space-stream revision is already reached, and `spaces` is recounted from them.
  */
 export const teamProjection: Projection = {
   name: 'teams',
-  collections: [TEAMS, TEAM_MEMBERSHIPS],
+  collections: [TEAMS, TEAM_MEMBERSHIPS, TEAM_SPACES],
   indexes: [
     { collection: TEAMS, fields: { organizationId: 1, titleLower: 1 } },
     { collection: TEAM_MEMBERSHIPS, fields: { teamId: 1, addedRevision: 1 } },
     { collection: TEAM_MEMBERSHIPS, fields: { organizationId: 1, userId: 1, titleLower: 1 } },
+    { collection: TEAM_SPACES, fields: { teamId: 1, granted: 1 } },
   ],
-  handles: [...TEAM_EVENTS, 'MemberRemoved'],
+  handles: [...TEAM_EVENTS, 'MemberRemoved', ...SPACE_TEAM_EVENTS],
   async apply(recorded: RecordedEvent, tx) {
     const teams = tx.collection<TeamDoc>(TEAMS);
     const memberships = tx.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
     if (recorded.type === 'MemberRemoved') {
       await dropDepartedMember((recorded as unknown as OrganizationMemberRemoved).data, tx);
+      return;
+    }
+    if (SPACE_TEAM_EVENTS.has(recorded.type)) {
+      await applySpaceTeamAccess(recorded as unknown as SpaceTeamAccessEvent, recorded.revision, tx);
       return;
     }
     if (!TEAM_EVENTS.has(recorded.type)) return;
@@ -91,7 +115,7 @@ export const teamProjection: Projection = {
         createdAt,
         createdBy,
         members: await memberships.count({ teamId }),
-        spaces: 0,
+        spaces: await tx.collection<TeamSpaceDoc>(TEAM_SPACES).count({ teamId, granted: true }),
         revision: recorded.revision,
       });
       return;
@@ -146,4 +170,16 @@ async function dropDepartedMember({ organizationId, userId }: OrganizationMember
   if (teamIds.length === 0) return;
   await memberships.deleteMany({ organizationId, userId });
   for (const teamId of teamIds) await recount(teams, memberships, teamId);
+}
+
+/** A space granted the team a role, or stopped granting one: the grant is recorded and the team's spaces recounted. */
+async function applySpaceTeamAccess(event: SpaceTeamAccessEvent, revision: number, tx: ReadStoreTransaction): Promise<void> {
+  const grants = tx.collection<TeamSpaceDoc>(TEAM_SPACES);
+  const { teamId, spaceId } = event.data;
+  const id = teamSpaceId(teamId, spaceId);
+  const grant = await grants.get(id);
+  if (grant && grant.revision >= revision) return;
+  await grants.put({ _id: id, teamId, spaceId, granted: event.type === 'SpaceTeamAccessSet', revision });
+  const team = await tx.collection<TeamDoc>(TEAMS).get(teamId);
+  if (team) await tx.collection<TeamDoc>(TEAMS).update(teamId, { $set: { spaces: await grants.count({ teamId, granted: true }) } });
 }

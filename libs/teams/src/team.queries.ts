@@ -41,7 +41,8 @@ const titleContains = (title: string | undefined): Filter => (title ? { titleLow
 
 /**
  * The teams context's exported query: per-member team counts, which the organizations context
- * shows as `teams` on its Member objects.
+ * shows as `teams` on its Member objects, and team memberships and live teams, which the spaces
+ * context reads for the roles spaces grant to teams.
  */
 @Injectable()
 export class TeamDirectory {
@@ -72,6 +73,26 @@ export class TeamDirectory {
       after = page.next;
     } while (after !== undefined);
     return teamIds;
+  }
+
+  /** The ids of the organization's teams each user is in; users in none map to []. */
+  async teamIdsByUser(organizationId: string, userIds: readonly string[]): Promise<Map<string, string[]>> {
+    const teamIds = new Map<string, string[]>(userIds.map((userId) => [userId, []]));
+    if (userIds.length === 0) return teamIds;
+    const filter = { organizationId, userId: { $in: [...new Set(userIds)] } };
+    let after: string | undefined;
+    do {
+      const page = await this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).find(filter, { limit: 1000, after, count: false });
+      for (const membership of page.items) teamIds.get(membership.userId)?.push(membership.teamId);
+      after = page.next;
+    } while (after !== undefined);
+    return teamIds;
+  }
+
+  /** Whether `teamId` is a live (not deleted) team of the organization. */
+  async liveTeam(organizationId: string, teamId: string): Promise<boolean> {
+    const team = await this.reads.collection<TeamDoc>(TEAMS).get(teamId);
+    return team !== null && team.deletedAt === undefined && team.organizationId === organizationId;
   }
 
   /** The user's role in each of these teams where they have one. */

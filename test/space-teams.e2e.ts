@@ -1,0 +1,93 @@
+import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+
+/**
+ * Team access on spaces (extension): `GET|PUT|DELETE /v1/spaces/{spaceId}/teams…`, the effective
+ * role it gives team members, the Team object's `spaces` count and the audit log, through HTTP.
+ */
+describe('team access on spaces', () => {
+  let service: RunningService;
+  let organizationId: string;
+  const people: Record<string, { id: string; token: string }> = {};
+  let teamId: string;
+  let spaceId: string;
+
+  const call = (token: string, method: string, path: string, body?: unknown): Promise<Response> => service.request(method, path, { token, ...(body !== undefined ? { body } : {}) });
+  const tokenFor = async (userId: string) => (await service.request('POST', `/v1/admin/users/${userId}/tokens`, { token: service.adminToken })).body.token as string;
+  const memberSpaces = async (userId: string) =>
+    (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}/spaces`)).body.items as Array<{ permission: string; space: { id: string } }>;
+
+  beforeAll(async () => {
+    service = await startService();
+    const ada = await service.createUser('ada@space-teams.example', 'Ada Admin');
+    people.ada = { id: ada.user.id, token: ada.token };
+    organizationId = (await call(ada.token, 'POST', '/v1/orgs', { title: 'Acme' })).body.id;
+    const invited = await call(ada.token, 'POST', `/v1/orgs/${organizationId}/invites`, {
+      emails: [
+        { email: 'rita@space-teams.example', role: 'read' },
+        { email: 'eve@space-teams.example', role: 'edit' },
+      ],
+    });
+    expect(invited.status).toBe(200);
+    const [rita, eve] = invited.body.users as string[];
+    people.rita = { id: rita, token: await tokenFor(rita) };
+    people.eve = { id: eve, token: await tokenFor(eve) };
+    const team = await call(ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Writers', members: [rita] });
+    expect(team.status).toBe(201);
+    teamId = team.body.id;
+    const space = await call(ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Handbook' });
+    expect(space.status).toBe(201);
+    spaceId = space.body.id;
+  });
+  afterAll(cleanUpServices);
+
+  it('starts with no team access: a read member reads, without edit', async () => {
+    expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ items: [] });
+    const read = await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`);
+    expect(read.status).toBe(200);
+    expect(read.body.permissions).toMatchObject({ view: true, edit: false });
+    expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('read');
+  });
+
+  it('only admins of the space grant access (403), to live teams of its organization (400), with a role (400); unknown spaces are 404', async () => {
+    expectError(await call(people.eve.token, 'PUT', `/v1/spaces/${spaceId}/teams/${teamId}`, { role: 'edit' }), 403);
+    expectError(await call(people.ada.token, 'PUT', `/v1/spaces/${spaceId}/teams/nosuchteam0000000000`, { role: 'edit' }), 400, /teamId/);
+    expectError(await call(people.ada.token, 'PUT', `/v1/spaces/${spaceId}/teams/${teamId}`, { role: null }), 400, /role/);
+    expectError(await call(people.ada.token, 'PUT', `/v1/spaces/${spaceId}/teams/${teamId}`, { role: 'owner' }), 400, /role/);
+    expectError(await call(people.ada.token, 'PUT', `/v1/spaces/nosuchspace000000000/teams/${teamId}`, { role: 'edit' }), 404);
+    expectError(await call(people.ada.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`), 404);
+  });
+
+  it('a read member in a team granted edit edits the space; the team counts the space', async () => {
+    const set = await call(people.ada.token, 'PUT', `/v1/spaces/${spaceId}/teams/${teamId}`, { role: 'edit' });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ items: [{ team: teamId, role: 'edit' }] });
+    const again = await call(people.ada.token, 'PUT', `/v1/spaces/${spaceId}/teams/${teamId}`, { role: 'edit' });
+    expect(again.body).toEqual(set.body);
+    expect((await call(people.eve.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual(set.body);
+
+    const read = await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`);
+    expect(read.body.permissions).toMatchObject({ view: true, edit: true, comment: true, admin: false });
+    expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('edit');
+    expect((await call(people.rita.token, 'PATCH', `/v1/spaces/${spaceId}`, { title: 'Handbook 2' })).status).toBe(200);
+    expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ id: teamId, spaces: 1 });
+    // Still not an admin of the space: team access stays with admins.
+    expectError(await call(people.rita.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`), 403);
+  });
+
+  it('removing the grant (204) returns the member to read, and the team to no spaces', async () => {
+    const removed = await call(people.ada.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`);
+    expect(removed.status).toBe(204);
+    expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ items: [] });
+    expect((await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`)).body.permissions).toMatchObject({ view: true, edit: false });
+    expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('read');
+    expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ spaces: 0 });
+    expectError(await call(people.ada.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`), 404);
+  });
+
+  it('records the changes in the audit log', async () => {
+    const log = await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${spaceId}&limit=100`);
+    expect(log.status).toBe(200);
+    const actions = (log.body.items as Array<{ action: string }>).map((item) => item.action).sort();
+    expect(actions).toEqual(['space.created', 'space.team_access_removed', 'space.team_access_set', 'space.updated']);
+  });
+});
