@@ -209,12 +209,6 @@ export class ListLinkInvites {
   constructor(readonly organizationId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
 }
 
-/** Link invites are an admin's business: 403 for other members. */
-async function requireAdminRole(membership: OrganizationMembership, organizationId: string, caller: Caller): Promise<void> {
-  const role = await membership.requireMember(organizationId, caller);
-  if (role !== 'admin') throw DomainError.forbidden(`only admins of organization ${organizationId} may manage invites`);
-}
-
 @QueryHandler(ListLinkInvites)
 export class ListLinkInvitesHandler implements IQueryHandler<ListLinkInvites, ListEnvelope<LinkInviteObject>> {
   constructor(
@@ -224,7 +218,7 @@ export class ListLinkInvitesHandler implements IQueryHandler<ListLinkInvites, Li
   ) {}
 
   async execute({ organizationId, caller, page, limit }: ListLinkInvites) {
-    await requireAdminRole(this.membership, organizationId, caller);
+    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
     const found = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).find({ organizationId }, { sort: { createdAt: -1 }, limit, after: page });
     return listEnvelope({ items: found.items.map((i) => this.presenter.present(i)), count: found.count, next: found.next });
   }
@@ -243,7 +237,7 @@ export class GetLinkInviteHandler implements IQueryHandler<GetLinkInvite, LinkIn
   ) {}
 
   async execute({ organizationId, inviteId, caller }: GetLinkInvite) {
-    await requireAdminRole(this.membership, organizationId, caller);
+    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
     const invite = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).get(inviteId);
     if (!invite || invite.organizationId !== organizationId) throw DomainError.notFound(`no invite ${inviteId}`);
     return this.presenter.present(invite);

@@ -52,6 +52,15 @@ export class OrganizationMembership {
     return access.role;
   }
 
+  /**
+   * For admin-only reads and writes: 404 for callers outside the organization (it must not leak
+   * that it exists), 403 for members below admin. `may` completes "only admins … may …".
+   */
+  async requireAdmin(organizationId: string, caller: Caller, may: string): Promise<void> {
+    const role = await this.requireMember(organizationId, caller);
+    if (role !== 'admin') throw DomainError.forbidden(`only admins of organization ${organizationId} may ${may}`);
+  }
+
   async shareAnOrganization(userId: string, otherUserId: string): Promise<boolean> {
     const mine = await this.reads.collection<MemberDoc>(MEMBERS).find({ userId }, { limit: 1000, count: false });
     const ids = mine.items.map((m) => memberId(m.organizationId, otherUserId));

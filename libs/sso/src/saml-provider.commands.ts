@@ -9,7 +9,6 @@ import { OrganizationMembership } from '../../organizations/src/organization.que
 import { normalizeCertificate } from './certificate';
 import { samlProviderDecider, samlProviderStream } from './saml-provider.decider';
 import type { SamlProviderChanges, SamlProviderSettings } from './saml-provider.events';
-import { requireSsoAdmin } from './sso-access';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 
 /** The members of POST /saml; absent ones take their defaults (null, and `read` for defaultRole). */
@@ -35,7 +34,7 @@ export class CreateSamlProviderHandler implements ICommandHandler<CreateSamlProv
   ) {}
 
   async execute({ organizationId, input, caller }: CreateSamlProvider) {
-    await requireSsoAdmin(this.membership, organizationId, caller);
+    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
     const settings: SamlProviderSettings = {
       label: input.label,
       entityID: input.entityID ?? null,
@@ -71,7 +70,7 @@ export class UpdateSamlProviderHandler implements ICommandHandler<UpdateSamlProv
   ) {}
 
   async execute({ organizationId, providerId, changes, caller, ifMatch }: UpdateSamlProvider): Promise<void> {
-    await requireSsoAdmin(this.membership, organizationId, caller);
+    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
     const normalized: SamlProviderChanges = { ...changes, ...(changes.certificate !== undefined ? { certificate: certificateOf(changes.certificate) } : {}) };
     if (normalized.defaultTeam) {
       // An unknown provider is a 404 before an unknown team is a 400.
@@ -95,7 +94,7 @@ export class DeleteSamlProviderHandler implements ICommandHandler<DeleteSamlProv
   ) {}
 
   async execute({ organizationId, providerId, caller, ifMatch }: DeleteSamlProvider): Promise<void> {
-    await requireSsoAdmin(this.membership, organizationId, caller);
+    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
     await this.commands.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'DeleteSamlProvider', providerId, organizationId }, { caller }, { ifMatch });
   }
 }

@@ -9,7 +9,6 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
 import { SAML_PROVIDERS, type SamlProviderDoc } from './saml-provider.projections';
 import { samlServiceUrls, type SamlServiceUrls } from './saml-service';
-import { requireSsoAdmin } from './sso-access';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 
 /** The SAML provider resource of the interface document. Unset settings are absent. */
@@ -76,7 +75,7 @@ export class ListSamlProvidersHandler implements IQueryHandler<ListSamlProviders
   ) {}
 
   async execute({ organizationId, caller, page, limit }: ListSamlProviders) {
-    await requireSsoAdmin(this.membership, organizationId, caller);
+    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
     const found = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).find({ organizationId }, { sort: { createdAt: 1 }, limit, after: page });
     const items = await Promise.all(found.items.map((provider) => this.presenter.present(provider)));
     return listEnvelope({ items, count: found.count, next: found.next });
@@ -96,7 +95,7 @@ export class GetSamlProviderHandler implements IQueryHandler<GetSamlProvider, { 
   ) {}
 
   async execute({ organizationId, providerId, caller }: GetSamlProvider) {
-    await requireSsoAdmin(this.membership, organizationId, caller);
+    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
     const provider = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).get(providerId);
     if (!provider || provider.organizationId !== organizationId) throw DomainError.notFound(`no SAML provider ${providerId}`);
     return { provider: await this.presenter.present(provider), revision: provider.revision };
