@@ -2,24 +2,17 @@ import { DomainError } from '../../platform/src/errors';
 import { atLeast, type OrganizationRole } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
 import type { ContentRole } from './space.permissions';
-import type { DefaultLevel, EditMode, SpaceChanges, SpaceEvent, SpaceVisibility } from './space.events';
+import type { SpaceChanges, SpaceEvent, SpaceSettings, SpaceVisibility } from './space.events';
 
 export const spaceStream = (spaceId: string) => `space-${spaceId}`;
 
 /** Deleted spaces are restorable for 7 days, then permanently removed (interface document, Limits). */
 export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-export interface SpaceState {
+export interface SpaceState extends SpaceSettings {
   exists: boolean;
   purged: boolean;
   organizationId: string;
-  title: string;
-  emoji: string | null;
-  visibility: SpaceVisibility;
-  editMode: EditMode;
-  defaultLevel: DefaultLevel;
-  parent: string | null;
-  position: string;
   deletedAt: string | null;
   shareKeys: string[];
   /** Roles granted to teams, by team id. */
@@ -34,21 +27,14 @@ export interface SpaceActor {
 
 export type SpaceCommand =
   /** `by.role` is the role on the destination (the parent collection, else the organization). */
-  | {
+  | (SpaceSettings & {
       kind: 'CreateSpace';
       spaceId: string;
       organizationId: string;
-      title: string;
-      emoji: string | null;
-      visibility: SpaceVisibility;
-      editMode: EditMode;
-      defaultLevel: DefaultLevel;
-      parent: string | null;
-      position: string;
       duplicatedFrom?: string;
       by: SpaceActor;
       now: string;
-    }
+    })
   | { kind: 'UpdateSpace'; spaceId: string; changes: SpaceChanges; by: SpaceActor; now: string }
   | { kind: 'DeleteSpace'; spaceId: string; by: SpaceActor; now: string }
   | { kind: 'RestoreSpace'; spaceId: string; by: SpaceActor; now: string }

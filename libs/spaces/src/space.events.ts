@@ -9,6 +9,19 @@ export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];
 export const EDIT_MODES = ['live', 'locked'] as const;
 export type EditMode = (typeof EDIT_MODES)[number];
 
+/** A space's own settings and place: what creation sets, and what the state and read model hold. */
+export interface SpaceSettings {
+  title: string;
+  emoji: string | null;
+  visibility: SpaceVisibility;
+  editMode: EditMode;
+  defaultLevel: DefaultLevel;
+  /** Parent collection; null at the top level. */
+  parent: string | null;
+  /** Fractional sort key among its siblings. */
+  position: string;
+}
+
 export interface SpaceChanges {
   title?: string;
   emoji?: string | null;
@@ -31,16 +44,9 @@ export interface CollectionChanges {
 export type SpaceEvent =
   | {
       type: 'SpaceCreated';
-      data: {
+      data: SpaceSettings & {
         spaceId: string;
         organizationId: string;
-        title: string;
-        emoji: string | null;
-        visibility: SpaceVisibility;
-        editMode: EditMode;
-        defaultLevel: DefaultLevel;
-        parent: string | null;
-        position: string;
         createdBy: string;
         createdAt: string;
         /** Set when the space is a copy of another (`POST /spaces/{spaceId}/duplicate`). */

@@ -1,25 +1,17 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { Projection } from '../../read-store/src/projections/projection';
 import type { Doc } from '../../read-store/src/read-store.port';
-import type { CollectionEvent, DefaultLevel, EditMode, SpaceEvent, SpaceVisibility } from './space.events';
+import type { CollectionEvent, DefaultLevel, SpaceEvent, SpaceSettings } from './space.events';
 import type { TeamRoles } from './space.permissions';
 
 export const SPACES = 'spaces';
 export const COLLECTIONS = 'collections';
 export const SPACE_SHARE_LINKS = 'space_share_links';
 
-export interface SpaceDoc extends Doc {
+export interface SpaceDoc extends Doc, SpaceSettings {
   organizationId: string;
-  title: string;
-  emoji: string | null;
-  visibility: SpaceVisibility;
-  editMode: EditMode;
-  defaultLevel: DefaultLevel;
-  parent: string | null;
   /** `parent` or '' at the top level: organization lists sort by it, then by position. */
   parentKey: string;
-  /** Fractional sort key among its siblings. */
-  position: string;
   createdBy: string;
   createdAt: string;
   updatedAt: string;
