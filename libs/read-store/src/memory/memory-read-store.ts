@@ -464,25 +464,14 @@ function checkFilter(filter: Filter): Filter {
   return filter;
 }
 
-/** A collection seen through a transaction. */
-class TransactionalCollection<T extends Doc> implements Collection<T> {
-  constructor(
-    private readonly tx: Transaction,
-    private readonly name: string,
-  ) {}
+/** The reads both collection views share; they differ only in which documents a read sees. */
+abstract class ReadableCollection<T extends Doc> {
+  /** The documents a read sees; throws when the store or transaction is no longer usable. */
+  protected abstract source(): DocSource;
 
-  private read<R>(run: (source: DocSource) => R): Promise<R> {
+  protected read<R>(run: (source: DocSource) => R): Promise<R> {
     try {
-      this.tx.check();
-      return Promise.resolve(run(this.tx.source(this.name)));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  private write<R>(run: (overlay: CollectionOverlay) => R): Promise<R> {
-    try {
-      return Promise.resolve(this.tx.write(() => run(this.tx.overlay(this.name))));
+      return Promise.resolve(run(this.source()));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -502,6 +491,29 @@ class TransactionalCollection<T extends Doc> implements Collection<T> {
 
   count(filter?: Filter): Promise<number> {
     return this.read((source) => countIn(source, filter));
+  }
+}
+
+/** A collection seen through a transaction. */
+class TransactionalCollection<T extends Doc> extends ReadableCollection<T> implements Collection<T> {
+  constructor(
+    private readonly tx: Transaction,
+    private readonly name: string,
+  ) {
+    super();
+  }
+
+  protected source(): DocSource {
+    this.tx.check();
+    return this.tx.source(this.name);
+  }
+
+  private write<R>(run: (overlay: CollectionOverlay) => R): Promise<R> {
+    try {
+      return Promise.resolve(this.tx.write(() => run(this.tx.overlay(this.name))));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   insert(doc: T): Promise<void> {
@@ -552,39 +564,21 @@ function countIn(source: DocSource, filter: Filter | undefined): number {
 }
 
 /** A collection outside any transaction: reads see committed state, each write is its own transaction. */
-class StoreCollection<T extends Doc> implements Collection<T> {
+class StoreCollection<T extends Doc> extends ReadableCollection<T> implements Collection<T> {
   constructor(
     private readonly store: MemoryReadStore,
     private readonly name: string,
-  ) {}
+  ) {
+    super();
+  }
 
-  private read<R>(run: (source: DocSource) => R): Promise<R> {
-    try {
-      this.store.checkOpen();
-      return Promise.resolve(run(committedSource(this.store.state(this.name))));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  protected source(): DocSource {
+    this.store.checkOpen();
+    return committedSource(this.store.state(this.name));
   }
 
   private write<R>(run: (overlay: CollectionOverlay) => R): Promise<R> {
     return this.store.writeOnce(this.name, run);
-  }
-
-  get(id: string): Promise<T | null> {
-    return this.read((source) => readDoc<T>(source.lookup(checkId(id))));
-  }
-
-  findOne(filter: Filter): Promise<T | null> {
-    return this.read((source) => readDoc<T>(firstMatch(source, checkFilter(filter))));
-  }
-
-  find(filter?: Filter, options?: FindOptions): Promise<Page<T>> {
-    return this.read((source) => findIn<T>(source, filter, options));
-  }
-
-  count(filter?: Filter): Promise<number> {
-    return this.read((source) => countIn(source, filter));
   }
 
   insert(doc: T): Promise<void> {
