@@ -8,10 +8,10 @@ import type { AppConfig } from '../../../libs/platform/src/config';
 import { systemClock, type Clock } from '../../../libs/platform/src/clock';
 import { newId } from '../../../libs/platform/src/ids';
 import { configureLogging, JsonNestLogger, log } from '../../../libs/platform/src/logging';
-import { ADMIN_TOKEN_HASH, AuthGuard, hashToken } from '../../../libs/platform/src/http/auth';
-import { ApiError, ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
+import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '../../../libs/platform/src/http/auth';
+import { registerFrontDoor } from '../../../libs/platform/src/http/front-door';
+import { ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
 import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
-import { createValidationPipe } from '../../../libs/platform/src/http/validation';
 import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtime/src/runtime.module';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
 import { IdentityModule } from '../../../libs/identity/src/identity.module';
@@ -47,10 +47,7 @@ const contextModules = [
 @Module({})
 class SecretsModule {
   static forAdminToken(adminToken: string): DynamicModule {
-    const providers = [
-      { provide: ADMIN_TOKEN_HASH, useValue: hashToken(adminToken) },
-      { provide: VISITOR_CLAIMS_KEY, useValue: visitorClaimsKey(adminToken) },
-    ];
+    const providers = [{ provide: VISITOR_CLAIMS_KEY, useValue: visitorClaimsKey(adminToken) }];
     return { module: SecretsModule, providers, exports: providers.map((p) => p.provide) };
   }
 }
@@ -140,15 +137,20 @@ export async function createService(options: {
     // Nest's parsers would accept urlencoded bodies; Fastify's own JSON parser is the only one kept.
     bodyParser: false,
   });
-  app.useGlobalPipes(createValidationPipe());
   const fastify = app.getHttpAdapter().getInstance();
   // Only JSON bodies: anything else is 415 (Fastify's default text/plain parser would let strings through).
   fastify.removeContentTypeParser(['text/plain']);
   // The one exception: identity providers POST SAML responses as forms to the ACS route.
   registerSamlFormParser(fastify);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-request-id', request.id);
-    done();
+  // While the projections replay the log at start, /v1 would serve incomplete read models: the front door answers 503 instead.
+  let ready = runtime.runner === null;
+  void runtime.runner?.whenCaughtUp().then(() => (ready = true));
+  registerFrontDoor(fastify, {
+    prefix: '/v1',
+    rateLimiter: new RateLimiter(config.rateLimitPerMinute, runtime.clock),
+    tokens: app.get<TokenVerifier>(TOKEN_VERIFIER, { strict: false }),
+    adminTokenHash: hashToken(options.adminToken),
+    isReady: () => ready,
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
@@ -157,14 +159,6 @@ export async function createService(options: {
       log.info({ requestId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     }
     done();
-  });
-  new RateLimiter(config.rateLimitPerMinute, runtime.clock).register(fastify);
-  // While the projections replay the log at start, /v1 would serve incomplete read models: answer 503 instead.
-  let ready = runtime.runner === null;
-  void runtime.runner?.whenCaughtUp().then(() => (ready = true));
-  fastify.addHook('onRequest', (request, reply, done) => {
-    if (ready || !request.url.startsWith('/v1')) return done();
-    sendError(reply, new ApiError(503, 'the service is starting: read models are being rebuilt from the event log', { 'Retry-After': '1' }), request.id);
   });
   setUpOpenApi(app);
   await app.init();

@@ -1,10 +1,11 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery, type ListEnvelope } from '../../platform/src/http/list';
 import { GetAuditEvent, ListAuditEvents, type AuditEventObject } from './audit.queries';
+import { Valid } from '../../platform/src/http/validation';
 
 /** Query of `GET /v1/orgs/{organizationId}/audit-events`: the filters plus `page` and `limit`. */
 export class AuditEventsQuery extends ListQuery {
@@ -44,8 +45,8 @@ export class AuditEventsController {
   /** `GET /v1/orgs/{organizationId}/audit-events` → `{ next?, count, items }`, newest first; admins only. */
   @Get()
   list(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Query() query: AuditEventsQuery,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Query(Valid) query: AuditEventsQuery,
     @CurrentCaller() caller: Caller,
   ): Promise<ListEnvelope<AuditEventObject>> {
     const { page, limit, from, to, action, actor, target } = query;
@@ -55,8 +56,8 @@ export class AuditEventsController {
   /** `GET /v1/orgs/{organizationId}/audit-events/{auditEventId}` → one entry, or 404. */
   @Get(':auditEventId')
   get(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('auditEventId', new IdParam('audit event')) auditEventId: string,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('auditEventId', 'audit event') auditEventId: string,
     @CurrentCaller() caller: Caller,
   ): Promise<AuditEventObject> {
     return this.queryBus.execute(new GetAuditEvent(organizationId, auditEventId, caller));

@@ -11,9 +11,11 @@ import { EVENT_STORE } from '../../event-store/src/event-store.port';
 import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
 import type { AuditCatalog } from '../../platform/src/audit-catalog';
 import { APP_CONFIG, loadConfig } from '../../platform/src/config';
-import { ADMIN_TOKEN_HASH, AuthGuard, hashToken, TOKEN_VERIFIER, type Caller, type TokenVerifier } from '../../platform/src/http/auth';
+import { AuthGuard, hashToken, TOKEN_VERIFIER, type Caller, type TokenVerifier } from '../../platform/src/http/auth';
+import { registerFrontDoor } from '../../platform/src/http/front-door';
+import { RateLimiter } from '../../platform/src/http/rate-limit';
+import { systemClock } from '../../platform/src/clock';
 import { ErrorEnvelopeFilter } from '../../platform/src/http/error-envelope';
-import { createValidationPipe } from '../../platform/src/http/validation';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
 import { READ_STORE } from '../../read-store/src/read-store.port';
@@ -63,7 +65,6 @@ class TestStoresModule {
       { provide: EVENT_STORE, useValue: events },
       { provide: READ_STORE, useValue: reads },
       { provide: TOKEN_VERIFIER, useValue: tokens },
-      { provide: ADMIN_TOKEN_HASH, useValue: hashToken(ADMIN_TOKEN) },
     ];
     return { module: TestStoresModule, global: true, providers, exports: providers.map((p) => p.provide) };
   }
@@ -98,7 +99,13 @@ describe('audit HTTP', () => {
       ],
     }).compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false });
-    app.useGlobalPipes(createValidationPipe());
+    registerFrontDoor(app.getHttpAdapter().getInstance(), {
+      prefix: '/v1',
+      rateLimiter: new RateLimiter(10_000, systemClock),
+      tokens,
+      adminTokenHash: hashToken(ADMIN_TOKEN),
+      isReady: () => true,
+    });
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
   });

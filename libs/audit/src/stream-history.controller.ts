@@ -4,6 +4,7 @@ import { DomainError } from '../../platform/src/errors';
 import { AdminOnly } from '../../platform/src/http/auth';
 import { ListQuery, type ListEnvelope } from '../../platform/src/http/list';
 import { readStreamHistory, type EventObject } from './stream-history';
+import { Valid } from '../../platform/src/http/validation';
 
 /** Admin history (DESIGN section 8): the raw events of any stream, straight from the event store. */
 @Controller('v1/admin/streams')
@@ -16,7 +17,7 @@ export class StreamHistoryController {
    * invalid stream name or cursor, 404 for a stream that does not exist.
    */
   @Get(':streamName')
-  async history(@Param('streamName') streamName: string, @Query() query: ListQuery): Promise<ListEnvelope<EventObject>> {
+  async history(@Param('streamName') streamName: string, @Query(Valid) query: ListQuery): Promise<ListEnvelope<EventObject>> {
     const page = await readStreamHistory(this.events, streamName, { page: query.page, limit: query.limit });
     if (!page) throw DomainError.notFound(`no stream ${streamName}`);
     return page;

@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { IsEmail, IsOptional, IsString, IsUrl, Length, Matches, MaxLength } from 'class-validator';
 import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { CreateUser, IssueToken, RevokeToken } from './identity.commands';
 import { GetUser } from './identity.queries';
+import { Valid } from '../../platform/src/http/validation';
 
 export class CreateUserBody {
   @IsEmail({}, { message: 'email must be an e-mail address' })
@@ -33,7 +34,7 @@ export class AdminIdentityController {
   /** `POST /v1/admin/users` → 201 `{ user, token }`: the token is shown this once. */
   @Post('users')
   @HttpCode(201)
-  async createUser(@Body() body: CreateUserBody, @CurrentCaller() caller: Caller) {
+  async createUser(@Body(Valid) body: CreateUserBody, @CurrentCaller() caller: Caller) {
     const { userId } = await this.commandBus.execute(new CreateUser(body.email, body.displayName, body.photoURL ?? null, caller));
     const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
     return { user: await this.queryBus.execute(new GetUser(userId)), token, tokenId };
@@ -42,7 +43,7 @@ export class AdminIdentityController {
   /** `POST /v1/admin/users/{userId}/tokens` → 201 `{ id, token }`. */
   @Post('users/:userId/tokens')
   @HttpCode(201)
-  async issueToken(@Param('userId', new IdParam('user')) userId: string, @CurrentCaller() caller: Caller) {
+  async issueToken(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
     const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
     return { id: tokenId, token };
   }
@@ -50,7 +51,7 @@ export class AdminIdentityController {
   /** `DELETE /v1/admin/tokens/{tokenId}` → 204; the token stops working at once. */
   @Delete('tokens/:tokenId')
   @HttpCode(204)
-  async revokeToken(@Param('tokenId', new IdParam('token')) tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
+  async revokeToken(@PathId('tokenId', 'token') tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
     await this.commandBus.execute(new RevokeToken(tokenId, caller));
   }
 }

@@ -3,12 +3,13 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { CreateOrganization, UpdateOrganization } from './organization.commands';
 import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.dto';
 import type { OrganizationChanges } from './organization.events';
 import { GetOrganization, GetUserProfile, ListOrganizations, OrganizationsByEmailDomain } from './organization.queries';
+import { Valid } from '../../platform/src/http/validation';
 
 @Controller('v1')
 export class OrganizationController {
@@ -20,27 +21,27 @@ export class OrganizationController {
   /** `POST /v1/orgs` (extension) → 201: the caller becomes its admin. */
   @Post('orgs')
   @HttpCode(201)
-  async create(@Body() body: CreateOrganizationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async create(@Body(Valid) body: CreateOrganizationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const { organizationId } = await this.commandBus.execute(new CreateOrganization(body.title, body.emailDomains ?? [], caller));
     return this.read(organizationId, caller, reply);
   }
 
   /** `GET /v1/orgs`: the organizations the caller belongs to. */
   @Get('orgs')
-  list(@Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+  list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListOrganizations(userOf(caller).userId, query.page, query.limit));
   }
 
   @Get('orgs/:organizationId')
-  get(@Param('organizationId', new IdParam('organization')) organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(organizationId, caller, reply);
   }
 
   /** Admins only; `If-Match` with the ETag makes it conditional (412 when stale). */
   @Patch('orgs/:organizationId')
   async update(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Body() body: UpdateOrganizationBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: UpdateOrganizationBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -56,7 +57,7 @@ export class OrganizationController {
   }
 
   @Get('users/:userId')
-  user(@Param('userId', new IdParam('user')) userId: string, @CurrentCaller() caller: Caller) {
+  user(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetUserProfile(userId, caller));
   }
 

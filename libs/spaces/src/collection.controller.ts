@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { CollectionCommands } from './collection.commands';
 import { CollectionListQuery, CreateCollectionBody, MoveCollectionBody, positionRequest, TransferBody, UpdateCollectionBody } from './space.dto';
 import type { CollectionChanges } from './space.events';
 import { SpaceQueries } from './space.queries';
+import { Valid } from '../../platform/src/http/validation';
 
 /** Collections: `/v1/orgs/{organizationId}/collections` and `/v1/collections/{collectionId}…`. */
 @Controller('v1')
@@ -18,15 +19,15 @@ export class CollectionController {
   ) {}
 
   @Get('orgs/:organizationId/collections')
-  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: CollectionListQuery, @CurrentCaller() caller: Caller) {
+  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: CollectionListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.organizationCollections(organizationId, caller, { page: query.page, limit: query.limit, nested: query.nested !== 'false' });
   }
 
   @Post('orgs/:organizationId/collections')
   @HttpCode(201)
   async create(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Body() body: CreateCollectionBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: CreateCollectionBody,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -35,14 +36,14 @@ export class CollectionController {
   }
 
   @Get('collections/:collectionId')
-  get(@Param('collectionId', new IdParam('collection')) collectionId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(@PathId('collectionId', 'collection') collectionId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(collectionId, caller, reply);
   }
 
   @Patch('collections/:collectionId')
   async update(
-    @Param('collectionId', new IdParam('collection')) collectionId: string,
-    @Body() body: UpdateCollectionBody,
+    @PathId('collectionId', 'collection') collectionId: string,
+    @Body(Valid) body: UpdateCollectionBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -58,20 +59,20 @@ export class CollectionController {
   /** → 204; its spaces and collections move up to its parent (see CollectionCommands.delete). */
   @Delete('collections/:collectionId')
   @HttpCode(204)
-  async delete(@Param('collectionId', new IdParam('collection')) collectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async delete(@PathId('collectionId', 'collection') collectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
     await this.commands.delete(collectionId, caller, parseIfMatch(ifMatch));
   }
 
   @Get('collections/:collectionId/spaces')
-  spaces(@Param('collectionId', new IdParam('collection')) collectionId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+  spaces(@PathId('collectionId', 'collection') collectionId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.collectionSpaces(collectionId, caller, { page: query.page, limit: query.limit });
   }
 
   @Post('collections/:collectionId/move')
   @HttpCode(200)
   async move(
-    @Param('collectionId', new IdParam('collection')) collectionId: string,
-    @Body() body: MoveCollectionBody,
+    @PathId('collectionId', 'collection') collectionId: string,
+    @Body(Valid) body: MoveCollectionBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -83,8 +84,8 @@ export class CollectionController {
   @Post('collections/:collectionId/transfer')
   @HttpCode(200)
   async transfer(
-    @Param('collectionId', new IdParam('collection')) collectionId: string,
-    @Body() body: TransferBody,
+    @PathId('collectionId', 'collection') collectionId: string,
+    @Body(Valid) body: TransferBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,

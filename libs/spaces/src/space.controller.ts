@@ -2,12 +2,13 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, P
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { SpaceCommands } from './space.commands';
 import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, SetSpaceTeamBody, TransferBody, UpdateSpaceBody } from './space.dto';
 import type { SpaceChanges } from './space.events';
 import { SpaceQueries } from './space.queries';
+import { Valid } from '../../platform/src/http/validation';
 
 /**
  * Spaces: `/v1/orgs/{organizationId}/spaces` and `/v1/spaces/{spaceId}…`, plus the share-link
@@ -22,15 +23,15 @@ export class SpaceController {
   ) {}
 
   @Get('orgs/:organizationId/spaces')
-  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.organizationSpaces(organizationId, caller, { page: query.page, limit: query.limit });
   }
 
   @Post('orgs/:organizationId/spaces')
   @HttpCode(201)
   async create(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Body() body: CreateSpaceBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: CreateSpaceBody,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -39,14 +40,14 @@ export class SpaceController {
   }
 
   @Get('spaces/:spaceId')
-  get(@Param('spaceId', new IdParam('space')) spaceId: string, @Query() query: GetSpaceQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: GetSpaceQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(spaceId, caller, reply, query.shareKey);
   }
 
   @Patch('spaces/:spaceId')
   async update(
-    @Param('spaceId', new IdParam('space')) spaceId: string,
-    @Body() body: UpdateSpaceBody,
+    @PathId('spaceId', 'space') spaceId: string,
+    @Body(Valid) body: UpdateSpaceBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -64,14 +65,14 @@ export class SpaceController {
   /** Soft delete → 204: restorable for 7 days. */
   @Delete('spaces/:spaceId')
   @HttpCode(204)
-  async delete(@Param('spaceId', new IdParam('space')) spaceId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async delete(@PathId('spaceId', 'space') spaceId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
     await this.commands.delete(spaceId, caller, parseIfMatch(ifMatch));
   }
 
   @Post('spaces/:spaceId/restore')
   @HttpCode(200)
   async restore(
-    @Param('spaceId', new IdParam('space')) spaceId: string,
+    @PathId('spaceId', 'space') spaceId: string,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -83,7 +84,7 @@ export class SpaceController {
   /** → 201 with the copy. */
   @Post('spaces/:spaceId/duplicate')
   @HttpCode(201)
-  async duplicate(@Param('spaceId', new IdParam('space')) spaceId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async duplicate(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const copyId = await this.commands.duplicate(spaceId, caller);
     return this.read(copyId, caller, reply);
   }
@@ -91,8 +92,8 @@ export class SpaceController {
   @Post('spaces/:spaceId/move')
   @HttpCode(200)
   async move(
-    @Param('spaceId', new IdParam('space')) spaceId: string,
-    @Body() body: MoveSpaceBody,
+    @PathId('spaceId', 'space') spaceId: string,
+    @Body(Valid) body: MoveSpaceBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -104,8 +105,8 @@ export class SpaceController {
   @Post('spaces/:spaceId/transfer')
   @HttpCode(200)
   async transfer(
-    @Param('spaceId', new IdParam('space')) spaceId: string,
-    @Body() body: TransferBody,
+    @PathId('spaceId', 'space') spaceId: string,
+    @Body(Valid) body: TransferBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -115,41 +116,41 @@ export class SpaceController {
   }
 
   @Get('spaces/:spaceId/share-links')
-  shareLinks(@Param('spaceId', new IdParam('space')) spaceId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+  shareLinks(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.shareLinks(spaceId, caller, { page: query.page, limit: query.limit });
   }
 
   /** → 201 with the share link; its `key` is the `shareKey` of `GET /spaces/{spaceId}`. */
   @Post('spaces/:spaceId/share-links')
   @HttpCode(201)
-  async createShareLink(@Param('spaceId', new IdParam('space')) spaceId: string, @CurrentCaller() caller: Caller) {
+  async createShareLink(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller) {
     const shareKey = await this.commands.createShareLink(spaceId, caller);
     return this.queries.shareLink(spaceId, shareKey);
   }
 
   @Delete('spaces/:spaceId/share-links/:shareKey')
   @HttpCode(204)
-  async revokeShareLink(@Param('spaceId', new IdParam('space')) spaceId: string, @Param('shareKey', new IdParam('share link')) shareKey: string, @CurrentCaller() caller: Caller) {
+  async revokeShareLink(@PathId('spaceId', 'space') spaceId: string, @PathId('shareKey', 'share link') shareKey: string, @CurrentCaller() caller: Caller) {
     await this.commands.revokeShareLink(spaceId, shareKey, caller);
   }
 
   /** Team access (extension): `{ items: [{ team, role }] }`. */
   @Get('spaces/:spaceId/teams')
-  teams(@Param('spaceId', new IdParam('space')) spaceId: string, @CurrentCaller() caller: Caller) {
+  teams(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller) {
     return this.queries.teamAccess(spaceId, caller);
   }
 
-  /** → 200 with the space's team access. `teamId` is not an IdParam: anything but a live team of the organization is 400. */
+  /** → 200 with the space's team access. `teamId` is not a PathId: anything but a live team of the organization is 400. */
   @Put('spaces/:spaceId/teams/:teamId')
   @HttpCode(200)
-  async setTeam(@Param('spaceId', new IdParam('space')) spaceId: string, @Param('teamId') teamId: string, @Body() body: SetSpaceTeamBody, @CurrentCaller() caller: Caller) {
+  async setTeam(@PathId('spaceId', 'space') spaceId: string, @Param('teamId') teamId: string, @Body(Valid) body: SetSpaceTeamBody, @CurrentCaller() caller: Caller) {
     await this.commands.setTeamAccess(spaceId, teamId, body.role, caller);
     return this.queries.teamAccess(spaceId, caller);
   }
 
   @Delete('spaces/:spaceId/teams/:teamId')
   @HttpCode(204)
-  async removeTeam(@Param('spaceId', new IdParam('space')) spaceId: string, @Param('teamId', new IdParam('team')) teamId: string, @CurrentCaller() caller: Caller) {
+  async removeTeam(@PathId('spaceId', 'space') spaceId: string, @PathId('teamId', 'team') teamId: string, @CurrentCaller() caller: Caller) {
     await this.commands.removeTeamAccess(spaceId, teamId, caller);
   }
 

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Query, Redirect, Req } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Post, Query, Redirect, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { Public } from '../../platform/src/http/auth';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { SamlResponseBody, StartSamlLoginQuery } from './saml-provider.dto';
 import { ConsumeSamlResponse, StartSamlLogin } from './saml-login';
 import { samlLoginCaller } from './sso.caller';
+import { Valid } from '../../platform/src/http/validation';
 
 /**
  * The SAML login, for browsers on their way to and back from the identity provider, so no token:
@@ -20,7 +21,7 @@ export class SamlLoginController {
   @Get('start')
   @Redirect()
   @Header('Cache-Control', 'no-store')
-  async start(@Param('providerId', new IdParam('SAML provider')) providerId: string, @Query() query: StartSamlLoginQuery, @Req() request: FastifyRequest) {
+  async start(@PathId('providerId', 'SAML provider') providerId: string, @Query(Valid) query: StartSamlLoginQuery, @Req() request: FastifyRequest) {
     const { url } = await this.commandBus.execute(new StartSamlLogin(providerId, query.RelayState, samlLoginCaller(request.id)));
     return { url, statusCode: 302 };
   }
@@ -29,7 +30,7 @@ export class SamlLoginController {
   @Post('acs')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  async acs(@Param('providerId', new IdParam('SAML provider')) providerId: string, @Body() body: SamlResponseBody, @Req() request: FastifyRequest) {
+  async acs(@PathId('providerId', 'SAML provider') providerId: string, @Body(Valid) body: SamlResponseBody, @Req() request: FastifyRequest) {
     const login = await this.commandBus.execute(new ConsumeSamlResponse(providerId, body.SAMLResponse, samlLoginCaller(request.id)));
     return body.RelayState === undefined ? login : { ...login, relayState: body.RelayState };
   }

@@ -1,14 +1,15 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { CreateSamlProvider, DeleteSamlProvider, UpdateSamlProvider } from './saml-provider.commands';
 import { CreateSamlProviderBody, UpdateSamlProviderBody } from './saml-provider.dto';
 import type { SamlProviderChanges } from './saml-provider.events';
 import { GetSamlProvider, ListSamlProviders, ListSsoOptions } from './saml-provider.queries';
+import { Valid } from '../../platform/src/http/validation';
 
 /** SAML providers of an organization (admins only) and its public list of ways to sign in. */
 @Controller('v1/orgs/:organizationId')
@@ -19,15 +20,15 @@ export class SamlProviderController {
   ) {}
 
   @Get('saml')
-  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: ListQuery, @CurrentCaller() caller: Caller) {
+  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListSamlProviders(organizationId, caller, query.page, query.limit));
   }
 
   @Post('saml')
   @HttpCode(201)
   async create(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Body() body: CreateSamlProviderBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: CreateSamlProviderBody,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -37,8 +38,8 @@ export class SamlProviderController {
 
   @Get('saml/:samlProviderId')
   get(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('samlProviderId', new IdParam('SAML provider')) providerId: string,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('samlProviderId', 'SAML provider') providerId: string,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -48,9 +49,9 @@ export class SamlProviderController {
   /** `If-Match` with the ETag makes it conditional (412 when stale). */
   @Patch('saml/:samlProviderId')
   async update(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('samlProviderId', new IdParam('SAML provider')) providerId: string,
-    @Body() body: UpdateSamlProviderBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('samlProviderId', 'SAML provider') providerId: string,
+    @Body(Valid) body: UpdateSamlProviderBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -63,8 +64,8 @@ export class SamlProviderController {
   @Delete('saml/:samlProviderId')
   @HttpCode(204)
   async remove(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('samlProviderId', new IdParam('SAML provider')) providerId: string,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('samlProviderId', 'SAML provider') providerId: string,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ): Promise<void> {
@@ -74,7 +75,7 @@ export class SamlProviderController {
   /** `{ items: [{ id, label, startURL }] }`: public, since a login page shows it before anyone is signed in. */
   @Get('sso')
   @Public()
-  sso(@Param('organizationId', new IdParam('organization')) organizationId: string) {
+  sso(@PathId('organizationId', 'organization') organizationId: string) {
     return this.queryBus.execute(new ListSsoOptions(organizationId));
   }
 

@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Put, Query, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { IdParam } from '../../platform/src/http/id-param';
+import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { CreateTeam, DeleteTeam, RemoveTeamMember, RenameTeam, SetTeamMember, UpdateTeamMembers } from './team.commands';
 import { CreateTeamBody, MemberTeamsQuery, RenameTeamBody, SetTeamMemberBody, TeamListQuery, UpdateTeamMembersBody } from './team.dto';
 import { GetTeam, ListMemberTeams, ListTeamMembers, ListTeams } from './team.queries';
+import { Valid } from '../../platform/src/http/validation';
 
 /**
  * Teams: `/v1/orgs/{organizationId}/teams…` and `/v1/orgs/{organizationId}/members/{userId}/teams`.
@@ -21,7 +22,7 @@ export class TeamController {
   ) {}
 
   @Get('teams')
-  list(@Param('organizationId', new IdParam('organization')) organizationId: string, @Query() query: TeamListQuery, @CurrentCaller() caller: Caller) {
+  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: TeamListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListTeams(organizationId, caller, { page: query.page, limit: query.limit, owner: query.owner, title: query.title }));
   }
 
@@ -29,8 +30,8 @@ export class TeamController {
   @Put('teams')
   @HttpCode(201)
   async create(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Body() body: CreateTeamBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: CreateTeamBody,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -40,8 +41,8 @@ export class TeamController {
 
   @Get('teams/:teamId')
   get(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('teamId', new IdParam('team')) teamId: string,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('teamId', 'team') teamId: string,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -50,9 +51,9 @@ export class TeamController {
 
   @Patch('teams/:teamId')
   async rename(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('teamId', new IdParam('team')) teamId: string,
-    @Body() body: RenameTeamBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('teamId', 'team') teamId: string,
+    @Body(Valid) body: RenameTeamBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -64,8 +65,8 @@ export class TeamController {
   @Delete('teams/:teamId')
   @HttpCode(204)
   async delete(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('teamId', new IdParam('team')) teamId: string,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('teamId', 'team') teamId: string,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
@@ -74,9 +75,9 @@ export class TeamController {
 
   @Get('teams/:teamId/members')
   members(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('teamId', new IdParam('team')) teamId: string,
-    @Query() query: ListQuery,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('teamId', 'team') teamId: string,
+    @Query(Valid) query: ListQuery,
     @CurrentCaller() caller: Caller,
   ) {
     return this.queryBus.execute(new ListTeamMembers(organizationId, teamId, caller, query.page, query.limit));
@@ -86,9 +87,9 @@ export class TeamController {
   @Put('teams/:teamId/members')
   @HttpCode(204)
   async updateMembers(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('teamId', new IdParam('team')) teamId: string,
-    @Body() body: UpdateTeamMembersBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('teamId', 'team') teamId: string,
+    @Body(Valid) body: UpdateTeamMembersBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
@@ -100,10 +101,10 @@ export class TeamController {
   @Put('teams/:teamId/members/:userId')
   @HttpCode(204)
   async setMember(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('teamId', new IdParam('team')) teamId: string,
-    @Param('userId', new IdParam('member')) userId: string,
-    @Body() body: SetTeamMemberBody,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('teamId', 'team') teamId: string,
+    @PathId('userId', 'member') userId: string,
+    @Body(Valid) body: SetTeamMemberBody,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
@@ -113,9 +114,9 @@ export class TeamController {
   @Delete('teams/:teamId/members/:userId')
   @HttpCode(204)
   async removeMember(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('teamId', new IdParam('team')) teamId: string,
-    @Param('userId', new IdParam('member')) userId: string,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('teamId', 'team') teamId: string,
+    @PathId('userId', 'member') userId: string,
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
@@ -124,9 +125,9 @@ export class TeamController {
 
   @Get('members/:userId/teams')
   memberTeams(
-    @Param('organizationId', new IdParam('organization')) organizationId: string,
-    @Param('userId', new IdParam('member')) userId: string,
-    @Query() query: MemberTeamsQuery,
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('userId', 'member') userId: string,
+    @Query(Valid) query: MemberTeamsQuery,
     @CurrentCaller() caller: Caller,
   ) {
     return this.queryBus.execute(new ListMemberTeams(organizationId, userId, caller, { page: query.page, limit: query.limit, title: query.title }));

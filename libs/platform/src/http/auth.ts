@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
   createParamDecorator,
-  Inject,
   Injectable,
   SetMetadata,
   type CanActivate,
@@ -56,7 +55,6 @@ export interface TokenVerifier {
   verify(tokenHash: string): Promise<Extract<Caller, { kind: 'user' }> | null>;
 }
 export const TOKEN_VERIFIER = Symbol('TOKEN_VERIFIER');
-export const ADMIN_TOKEN_HASH = Symbol('ADMIN_TOKEN_HASH');
 
 const PUBLIC = 'auth:public';
 const ADMIN_ONLY = 'auth:admin';
@@ -65,25 +63,25 @@ export const Public = () => SetMetadata(PUBLIC, true);
 /** Only ADMIN_TOKEN (the `/v1/admin/*` extensions). */
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
 
-interface AuthenticatedRequest {
-  id?: string;
+/**
+ * What the front door (front-door.ts) found out about a request before routing reached a handler:
+ * `caller` when a valid token was sent, `tokenRejected` when a token was sent but is unknown or revoked.
+ */
+export interface AuthenticatedRequest {
+  id: string;
   headers: Record<string, string | string[] | undefined>;
-  caller?: Caller;
-  /** SHA-256 of the bearer token, when the rate limiter already computed it for this request. */
-  tokenHash?: string;
+  caller: Caller | null;
+  tokenRejected: boolean;
 }
 
 /**
  * Every route needs `Authorization: Bearer <token>` unless marked @Public: 401 otherwise.
- * ADMIN_TOKEN authorizes only @AdminOnly routes; user tokens everything else.
+ * ADMIN_TOKEN authorizes only @AdminOnly routes; user tokens everything else. The token itself
+ * was verified by the front door; this guard only applies the route's rule, synchronously.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    @Inject(TOKEN_VERIFIER) private readonly tokens: TokenVerifier,
-    @Inject(ADMIN_TOKEN_HASH) private readonly adminTokenHash: string,
-  ) {}
+  constructor(private readonly reflector: Reflector) {}
 
   /** Route metadata read once per handler: reflect-metadata lookups on every request add up. */
   private readonly access = new WeakMap<Function, { isPublic: boolean; adminOnly: boolean }>();
@@ -102,23 +100,20 @@ export class AuthGuard implements CanActivate {
     return access;
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean {
     const { isPublic, adminOnly } = this.accessOf(context);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const token = bearerToken(request.headers.authorization);
-    if (!token) throw new ApiError(401, 'missing bearer token: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
-    const hash = request.tokenHash ?? hashToken(token);
-    // Digests of 256-bit secrets: comparing them in variable time reveals nothing usable about a token.
-    if (hash === this.adminTokenHash) {
-      if (!adminOnly) throw new ApiError(403, 'the admin token only authorizes /v1/admin routes; use a user token');
-      request.caller = { kind: 'admin', requestId: request.id };
-      return true;
+    const caller = request.caller;
+    if (!caller) {
+      if (request.tokenRejected) throw new ApiError(401, 'invalid or revoked token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      throw new ApiError(401, 'missing bearer token: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
     }
-    const caller = await this.tokens.verify(hash);
-    if (!caller) throw new ApiError(401, 'invalid or revoked token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-    if (adminOnly) throw new ApiError(403, 'this route needs the admin token');
-    request.caller = { ...caller, requestId: request.id };
+    if (caller.kind === 'admin') {
+      if (!adminOnly) throw new ApiError(403, 'the admin token only authorizes /v1/admin routes; use a user token');
+    } else if (adminOnly) {
+      throw new ApiError(403, 'this route needs the admin token');
+    }
     return true;
   }
 }

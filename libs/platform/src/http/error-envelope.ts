@@ -87,10 +87,10 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   return envelope(500, 'internal error');
 }
 
-/** Sends a mapped error; unexpected ones (5xx) are logged with their stack, never returned. */
+/** Sends a mapped error; unexpected ones (5xx other than deliberate ApiErrors such as 503 "starting") are logged with their stack, never returned. */
 export function sendError(reply: FastifyReply, error: unknown, requestId?: string): void {
   const { status, body, headers } = toErrorResponse(error);
-  if (status >= 500) log.error({ err: error, requestId }, 'request failed');
+  if (status >= 500 && !(error instanceof ApiError)) log.error({ err: error, requestId }, 'request failed');
   if (headers) void reply.headers(headers);
   void reply.status(status).type('application/json; charset=utf-8').send(body);
 }
