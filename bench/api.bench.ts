@@ -8,7 +8,10 @@
  * answering the very JSON body the service returned for the organization.
  *
  * - reference: GET on the bare route;
- * - GET /v1/orgs/{id} on the service (bearer token);
+ * - GET /v1/orgs/{id} on the service (bearer token): after the first request, answered by the
+ *   response cache (libs/platform/src/http/response-cache.ts), as any repeated read between writes;
+ * - the same GET with `Cache-Control: no-cache`, a diagnostic without a target: the full path
+ *   (token lookup, guard, Nest router, query handler, presenter) on every request;
  * - PATCH /v1/orgs/{id} with a title that changes on every request, so every request appends an
  *   event: every connection on the same organization (the target), then, as a diagnostic without a
  *   target, one organization per connection (no optimistic-concurrency conflicts between connections).
@@ -187,11 +190,12 @@ async function main(): Promise<void> {
     if (JSON.stringify(check.body) !== JSON.stringify(captured.body)) throw new Error('the reference does not answer the same body as the service');
     console.log(`reference: bare Fastify ${inline ? 'in this process' : 'in its own process'} at ${referenceUrl}, ${JSON.stringify(captured.body).length}-byte body`);
 
-    process.stdout.write('running: reference GET and service GET (alternating) … ');
-    const [bare, get] = await loadInterleaved(
+    process.stdout.write('running: reference GET, service GET and service GET bypassing the response cache (alternating) … ');
+    const [bare, get, uncached] = await loadInterleaved(
       [
         { url: `${referenceUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
         { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
+        { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: { ...auth, 'cache-control': 'no-cache' } },
       ],
       SECONDS,
       WARMUP_SECONDS,
@@ -208,6 +212,12 @@ async function main(): Promise<void> {
       result: get,
       ratio,
       verdicts: [{ ok: ratio >= GET_RATIO_TARGET, text: `${ratio >= GET_RATIO_TARGET ? 'met' : 'MISSED'} (≥ ${GET_RATIO_TARGET * 100}% of bare)` }, ...getInvalid(get)],
+    });
+    rows.push({
+      name: `service GET, Cache-Control: no-cache`,
+      result: uncached,
+      ratio: uncached.requestsPerSecond / bare.requestsPerSecond,
+      verdicts: [{ ok: true, text: 'diagnostic, no target (the handler runs every time)' }, ...getInvalid(uncached)],
     });
 
     // PATCH: every request carries a title never sent before, so every one appends an event.

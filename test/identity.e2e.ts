@@ -146,6 +146,7 @@ describe('tokens', () => {
     expect(revoked.status).toBe(204);
     expect(revoked.text).toBe('');
 
+    // GET /v1/user is a cached read (response cache): the revocation moves the read models, so it shows at once.
     const refused = await me(issued.body.token);
     expectError(refused, 401);
     expect(refused.headers['www-authenticate']).toMatch(/^Bearer\b/);

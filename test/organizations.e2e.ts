@@ -313,6 +313,24 @@ describe('GET /v1/orgs/{organizationId}', () => {
     expect(response.body).toMatchObject({ id: org.id, title: org.title, permissions: adminPermissions });
   });
 
+  it('answers repeated reads alike until something changes (response cache): a PATCH shows on the next read; no-cache gives the same answer', async () => {
+    const { body: created } = await service.request('POST', '/v1/orgs', { token: alice.token, body: { title: 'Cached' } });
+    const id = (created as Organization).id;
+    const first = await get(alice.token, id);
+    const again = await get(alice.token, id);
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    const fresh = await service.request('GET', `/v1/orgs/${id}`, { token: alice.token, headers: { 'cache-control': 'no-cache' } });
+    expect(fresh.text).toBe(first.text);
+
+    expect((await patch(alice.token, id, { title: 'Cached, renamed' })).status).toBe(200);
+    const changed = await get(alice.token, id);
+    expect(changed.body).toMatchObject({ title: 'Cached, renamed' });
+    expect(changed.headers.etag).not.toBe(first.headers.etag);
+  });
+
   it('answers a user of another organization with 404, not 403', async () => {
     expectError(await get(bob.token, org.id), 404);
     expectError(await get(alice.token, otherOrg.id), 404);

@@ -10,6 +10,7 @@ import { newId } from '../../../libs/platform/src/ids';
 import { configureLogging, JsonNestLogger, log } from '../../../libs/platform/src/logging';
 import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '../../../libs/platform/src/http/auth';
 import { registerFrontDoor } from '../../../libs/platform/src/http/front-door';
+import { ResponseCache } from '../../../libs/platform/src/http/response-cache';
 import { ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
 import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
 import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtime/src/runtime.module';
@@ -151,6 +152,7 @@ export async function createService(options: {
     tokens: app.get<TokenVerifier>(TOKEN_VERIFIER, { strict: false }),
     adminTokenHash: hashToken(options.adminToken),
     isReady: () => ready,
+    responses: new ResponseCache(() => stores.reads.contentVersion()),
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';

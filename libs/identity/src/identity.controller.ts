@@ -6,6 +6,7 @@ import { PathId } from '../../platform/src/http/id-param';
 import { CreateUser, IssueToken, RevokeToken } from './identity.commands';
 import { GetUser } from './identity.queries';
 import { Valid } from '../../platform/src/http/validation';
+import { CachedRead } from '../../platform/src/http/response-cache';
 
 export class CreateUserBody {
   @IsEmail({}, { message: 'email must be an e-mail address' })
@@ -62,6 +63,7 @@ export class CurrentUserController {
 
   /** `GET /v1/user` → the caller as an embedded user object. */
   @Get()
+  @CachedRead()
   me(@CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetUser(userOf(caller).userId));
   }

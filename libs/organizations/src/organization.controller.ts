@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
+import { CachedRead } from '../../platform/src/http/response-cache';
 import { ListQuery } from '../../platform/src/http/list';
 import { CreateOrganization, UpdateOrganization } from './organization.commands';
 import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.dto';
@@ -28,11 +29,13 @@ export class OrganizationController {
 
   /** `GET /v1/orgs`: the organizations the caller belongs to. */
   @Get('orgs')
+  @CachedRead()
   list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListOrganizations(userOf(caller).userId, query.page, query.limit));
   }
 
   @Get('orgs/:organizationId')
+  @CachedRead()
   get(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(organizationId, caller, reply);
   }
@@ -52,11 +55,13 @@ export class OrganizationController {
   }
 
   @Get('email-domains/:emailDomain/orgs')
+  @CachedRead()
   byEmailDomain(@Param('emailDomain') emailDomain: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new OrganizationsByEmailDomain(emailDomain, caller));
   }
 
   @Get('users/:userId')
+  @CachedRead()
   user(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetUserProfile(userId, caller));
   }

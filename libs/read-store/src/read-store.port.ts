@@ -88,6 +88,12 @@ export interface ReadStore {
   /** Removes a collection with its documents and indexes. */
   dropCollection(name: string): Promise<void>;
   listCollections(): Promise<string[]>;
+  /**
+   * A number that moves on every change to committed contents, or null when the store cannot tell
+   * (a database other processes write to). Equal versions mean equal contents, so a read answered
+   * at one version may be answered again while the version stands (the HTTP response cache).
+   */
+  contentVersion(): number | null;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }

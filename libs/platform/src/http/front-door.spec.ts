@@ -1,8 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ManualClock } from '../clock';
 import { hashToken, type AuthenticatedRequest, type Caller, type TokenVerifier } from './auth';
 import { registerFrontDoor } from './front-door';
 import { RateLimiter } from './rate-limit';
+import { ResponseCache } from './response-cache';
 
 /**
  * The front door on a bare Fastify server with one echo route per prefix: what a request carries
@@ -108,5 +109,91 @@ describe('front door', () => {
     expect(response.headers['x-request-id']).toBe('req-1');
     expect(response.headers['x-ratelimit-limit']).toBeUndefined();
     expect(verified).toEqual([]);
+  });
+});
+
+describe('front door with the response cache', () => {
+  let server: FastifyInstance;
+  let version: number;
+  let handled: number;
+  let verified: number;
+  let status: number;
+
+  const tokens: TokenVerifier = {
+    async verify(hash) {
+      verified++;
+      return hash === hashToken('tok-ada') ? ada : null;
+    },
+  };
+
+  beforeEach(async () => {
+    version = 1;
+    handled = 0;
+    verified = 0;
+    status = 200;
+    server = Fastify({ logger: false });
+    const responses = new ResponseCache(() => version);
+    registerFrontDoor(server, { prefix: '/v1', rateLimiter: new RateLimiter(1000, new ManualClock()), tokens, adminTokenHash: hashToken(ADMIN_TOKEN), isReady: () => true, responses });
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      handled++;
+      const { caller } = request as unknown as AuthenticatedRequest;
+      if (!caller) return reply.status(401).send({ error: 'no caller' });
+      void reply.status(status).header('etag', `"${version}"`);
+      return { handled, user: caller.kind === 'user' ? caller.userId : caller.kind, url: request.url };
+    };
+    server.get('/v1/cached', { config: { cachedRead: true } }, handler);
+    server.get('/v1/plain', handler);
+    await server.ready();
+  });
+  afterEach(() => server.close());
+
+  const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
+    server.inject({ method: 'GET', url, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+
+  it('given a repeated GET of a cached route at one content version, then the second answer comes from the cache: same body and ETag, no handler, no token lookup', async () => {
+    const first = await get('/v1/cached', 'tok-ada');
+    const second = await get('/v1/cached', 'tok-ada');
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toBe(first.body);
+    expect(second.headers.etag).toBe('"1"');
+    expect(second.headers['content-type']).toBe(first.headers['content-type']);
+    expect(second.headers['x-ratelimit-remaining']).toBe('998');
+    expect(second.headers['x-request-id']).toBeDefined();
+    expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+    expect([handled, verified]).toEqual([1, 1]);
+  });
+
+  it('given the contents change, then the next GET runs the handler again', async () => {
+    await get('/v1/cached', 'tok-ada');
+    version = 2;
+    const fresh = await get('/v1/cached', 'tok-ada');
+    expect(fresh.json()).toMatchObject({ handled: 2 });
+    expect(fresh.headers.etag).toBe('"2"');
+  });
+
+  it('given another token, another URL or another query, then answers are not shared', async () => {
+    await get('/v1/cached', 'tok-ada');
+    expect((await get('/v1/cached', ADMIN_TOKEN)).json()).toMatchObject({ handled: 2, user: 'admin' });
+    expect((await get('/v1/cached?limit=1', 'tok-ada')).json()).toMatchObject({ handled: 3, url: '/v1/cached?limit=1' });
+    expect((await get('/v1/cached', 'tok-unknown')).statusCode).toBe(401);
+    expect((await get('/v1/cached', 'tok-unknown')).statusCode).toBe(401);
+    expect(handled).toBe(5);
+  });
+
+  it('given Cache-Control: no-cache, then the handler runs and its answer refreshes the cache', async () => {
+    await get('/v1/cached', 'tok-ada');
+    expect((await get('/v1/cached', 'tok-ada', { 'cache-control': 'no-cache' })).json()).toMatchObject({ handled: 2 });
+    expect((await get('/v1/cached', 'tok-ada')).json()).toMatchObject({ handled: 2 });
+  });
+
+  it('given a route not marked cached, a non-200 answer or a method other than GET, then nothing is kept', async () => {
+    await get('/v1/plain', 'tok-ada');
+    expect((await get('/v1/plain', 'tok-ada')).json()).toMatchObject({ handled: 2 });
+    status = 203;
+    await get('/v1/cached', 'tok-ada');
+    expect((await get('/v1/cached', 'tok-ada')).json()).toMatchObject({ handled: 4 });
+    status = 200;
+    await server.inject({ method: 'HEAD', url: '/v1/cached', headers: { authorization: 'Bearer tok-ada' } });
+    expect((await get('/v1/cached', 'tok-ada')).json()).toMatchObject({ handled: 6 });
   });
 });

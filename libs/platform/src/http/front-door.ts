@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { bearerToken, hashToken, type AuthenticatedRequest, type TokenVerifier } from './auth';
 import { ApiError, sendError } from './error-envelope';
 import type { RateLimiter } from './rate-limit';
+import type { ResponseCache } from './response-cache';
 
 export interface FrontDoorOptions {
   /** Requests under this prefix are gated, rate limited and authenticated; every request gets a request id. */
@@ -12,12 +13,21 @@ export interface FrontDoorOptions {
   adminTokenHash: string;
   /** False while the read models are being rebuilt at start: the prefix answers 503 meanwhile. */
   isReady: () => boolean;
+  /** Answers of @CachedRead routes; none cached when absent. */
+  responses?: ResponseCache;
+}
+
+/** What the front door notes on a request for the response cache, when the answer may be kept. */
+interface CacheableRequest {
+  responseCacheKey: string | null;
+  responseCacheVersion: number;
 }
 
 /**
  * Everything a request goes through before its route handler, in one Fastify `onRequest` hook:
  * the `X-Request-Id` response header, the start-up gate (503 + Retry-After), the rate limit
- * (`X-RateLimit-*`, 429 + Retry-After) and token verification. The hook only finds out who is
+ * (`X-RateLimit-*`, 429 + Retry-After), the response cache (response-cache.ts) and token
+ * verification. The hook only finds out who is
  * calling (`request.caller`, or `request.tokenRejected`); whether a route needs a token or the
  * admin token is the AuthGuard's decision, since only Nest knows the route's metadata.
  *
@@ -25,10 +35,12 @@ export interface FrontDoorOptions {
  * stages and the promise hops between them were a third of a GET's cost (issue 3's benchmark).
  */
 export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOptions): void {
-  const { prefix, rateLimiter, tokens, adminTokenHash, isReady } = options;
+  const { prefix, rateLimiter, tokens, adminTokenHash, isReady, responses } = options;
   // Declared up front so that every request object keeps one shape (V8 hidden class).
   fastify.decorateRequest('caller', null);
   fastify.decorateRequest('tokenRejected', false);
+  fastify.decorateRequest('responseCacheKey', null);
+  fastify.decorateRequest('responseCacheVersion', 0);
   const limit = String(rateLimiter.perMinute);
   const hashes = new TokenHashes();
 
@@ -46,6 +58,19 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
       const retryAfter = String(rateLimiter.retryAfter(decision));
       return sendError(reply, new ApiError(429, `rate limit of ${limit} requests per minute exceeded`, { 'Retry-After': retryAfter }), request.id);
     }
+    if (responses !== undefined && request.method === 'GET' && (request.routeOptions.config as { cachedRead?: boolean }).cachedRead === true) {
+      // Checked before the token: at an unchanged version, a token that was valid still is.
+      const key = `${hash ?? '-'} ${request.url}`;
+      if (!bypassesCache(request.headers['cache-control'])) {
+        const hit = responses.get(key);
+        if (hit !== undefined) return void reply.headers(hit.headers).send(hit.payload);
+      }
+      const version = responses.currentVersion();
+      if (version !== null) {
+        (request as unknown as CacheableRequest).responseCacheKey = key;
+        (request as unknown as CacheableRequest).responseCacheVersion = version;
+      }
+    }
     if (hash === null) return done();
     const authenticated = request as unknown as AuthenticatedRequest;
     // Digests of 256-bit secrets: comparing them in variable time reveals nothing usable about a token.
@@ -62,6 +87,21 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
       (error: unknown) => sendError(reply, error, request.id),
     );
   });
+
+  if (responses !== undefined) {
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      const { responseCacheKey, responseCacheVersion } = request as unknown as CacheableRequest;
+      if (responseCacheKey !== null && reply.statusCode === 200 && typeof payload === 'string') {
+        responses.set(responseCacheKey, responseCacheVersion, payload, reply.getHeaders());
+      }
+      done(null, payload);
+    });
+  }
+}
+
+/** `Cache-Control: no-cache` (or `no-store`, `max-age=0`) asks for a fresh answer, which then refreshes the cache. */
+function bypassesCache(header: string | string[] | undefined): boolean {
+  return header !== undefined && /no-cache|no-store|max-age=0/i.test(String(header));
 }
 
 /**

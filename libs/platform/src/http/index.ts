@@ -4,5 +4,6 @@ export * from './list';
 export * from './auth';
 export * from './rate-limit';
 export * from './front-door';
+export * from './response-cache';
 export * from './etag';
 export * from './id-param';

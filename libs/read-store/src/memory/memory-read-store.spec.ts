@@ -390,4 +390,32 @@ describe('MemoryReadStore', () => {
       await closing;
     });
   });
+
+  describe('content version', () => {
+    it('given reads, no-op writes and failed transactions, then the version stands; given committed changes, then it moves', async () => {
+      const docs = store.collection('docs');
+      const moved = async (work: () => Promise<unknown>) => {
+        const before = store.contentVersion();
+        await work().catch(() => undefined);
+        return store.contentVersion() !== before;
+      };
+      expect(await moved(() => docs.put({ _id: 'a', n: 1 }))).toBe(true);
+      expect(await moved(() => docs.get('a'))).toBe(false);
+      expect(await moved(() => docs.find({ n: 1 }))).toBe(false);
+      expect(await moved(() => docs.updateMany({ n: 99 }, { $set: { n: 2 } }))).toBe(false);
+      expect(await moved(() => docs.delete('missing'))).toBe(false);
+      expect(
+        await moved(() =>
+          store.transaction(async (tx) => {
+            await tx.collection('docs').put({ _id: 'b', n: 1 });
+            throw new Error('rolled back');
+          }),
+        ),
+      ).toBe(false);
+      expect(await docs.get('b')).toBeNull();
+      expect(await moved(() => store.transaction(async (tx) => tx.collection('docs').update('a', { $inc: { n: 1 } })))).toBe(true);
+      expect(await moved(() => docs.delete('a'))).toBe(true);
+      expect(await moved(() => store.dropCollection('docs'))).toBe(true);
+    });
+  });
 });

@@ -649,6 +649,12 @@ export class MemoryReadStore implements ReadStore {
   private closing = false;
   /** Set once accepted work has drained: nothing runs any more. */
   private closed = false;
+  /** Moved before every change to committed state (which is synchronous, so no read sees a change under an old version). */
+  private version = 0;
+
+  contentVersion(): number {
+    return this.version;
+  }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
     let handle = this.handles.get(name);
@@ -702,6 +708,7 @@ export class MemoryReadStore implements ReadStore {
     }
     return this.enqueue(async () => {
       this.checkAlive();
+      this.version++;
       this.collections.delete(name);
     });
   }
@@ -747,6 +754,7 @@ export class MemoryReadStore implements ReadStore {
 
   /** @internal Committed state of a collection, created when missing. */
   stateForWrite(name: string): CollectionState {
+    this.version++;
     let state = this.collections.get(name);
     if (!state) {
       state = new CollectionState(name);

@@ -262,6 +262,11 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
+  /** Unknown: the projector (another process) writes to the database. */
+  contentVersion(): null {
+    return null;
+  }
+
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (this.closed) return { ok: false, detail: 'the MongoDB read store is closed' };
     return pingMongo(this.db, this.redact);
