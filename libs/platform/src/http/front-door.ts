@@ -59,14 +59,12 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
       return sendError(reply, new ApiError(429, `rate limit of ${limit} requests per minute exceeded`, { 'Retry-After': retryAfter }), request.id);
     }
     if (responses !== undefined && request.method === 'GET' && (request.routeOptions.config as { cachedRead?: boolean }).cachedRead === true) {
-      // Checked before the token: at an unchanged version, a token that was valid still is.
-      const key = `${hash ?? '-'} ${request.url}`;
-      if (!bypassesCache(request.headers['cache-control'])) {
-        const hit = responses.get(key);
-        if (hit !== undefined) return void reply.headers(hit.headers).send(hit.payload);
-      }
       const version = responses.currentVersion();
       if (version !== null) {
+        // Checked before the token: at an unchanged version, a token that was valid still is.
+        const key = `${hash ?? '-'} ${request.url}`;
+        const hit = bypassesCache(request.headers['cache-control']) ? undefined : responses.get(key);
+        if (hit !== undefined) return void reply.headers(hit.headers).send(hit.payload);
         (request as unknown as CacheableRequest).responseCacheKey = key;
         (request as unknown as CacheableRequest).responseCacheVersion = version;
       }

@@ -4,7 +4,7 @@ import { DomainError } from '../errors';
 import { ID_PATTERN } from '../ids';
 
 /** The id in a path parameter, or 404: anything that cannot be an id of ours is simply not found. */
-export function pathId(value: unknown, resource: string): string {
+function pathId(value: unknown, resource: string): string {
   if (typeof value !== 'string' || !ID_PATTERN.test(value)) {
     throw DomainError.notFound(`no ${resource} ${JSON.stringify(String(value).slice(0, 64))}`);
   }

@@ -1,20 +1,5 @@
 import { BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
 
-/**
- * Validation for every body and query DTO: unknown members are refused, values are converted to
- * the DTO's types, and the message names the offending field (with its path for nested members).
- */
-export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    transformOptions: { enableImplicitConversion: false },
-    validateCustomDecorators: false,
-    exceptionFactory: (errors) => new BadRequestException(describe(errors).join('; ')),
-  });
-}
-
 function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
@@ -26,9 +11,18 @@ function describe(errors: ValidationError[], parent = ''): string[] {
 }
 
 /**
- * The pipe every body and query DTO goes through: `@Body(Valid)`, `@Query(Valid)`. Attached to those
- * parameters rather than installed globally, because a global pipe puts every parameter of every
- * route (path ids, the caller, the reply) through an asynchronous pipe chain on every request.
- * app.spec.ts checks that no route takes a body or query without it.
+ * The pipe every body and query DTO goes through: `@Body(Valid)`, `@Query(Valid)`. Unknown members
+ * are refused, values are converted to the DTO's types, and the message names the offending field
+ * (with its path for nested members). Attached to those parameters rather than installed globally,
+ * because a global pipe puts every parameter of every route (path ids, the caller, the reply)
+ * through an asynchronous pipe chain on every request. app.spec.ts checks that no route takes a
+ * body or query without it.
  */
-export const Valid = createValidationPipe();
+export const Valid = new ValidationPipe({
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  transform: true,
+  transformOptions: { enableImplicitConversion: false },
+  validateCustomDecorators: false,
+  exceptionFactory: (errors) => new BadRequestException(describe(errors).join('; ')),
+});
