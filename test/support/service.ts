@@ -38,6 +38,10 @@ const SERVICE_VARIABLES = [
   'READ_YOUR_WRITES_TIMEOUT_MS',
   'RATE_LIMIT_PER_MINUTE',
   'BODY_LIMIT_BYTES',
+  'AUTH_FAILURES_PER_MINUTE',
+  'TRUST_PROXY_HOPS',
+  'SAML_FAILED_LOGINS_PER_MINUTE',
+  'DNS_SERVERS',
   'SERVICE_NAME',
 ];
 
@@ -331,7 +335,7 @@ function delay(ms: number): Promise<void> {
 }
 
 /**
- * Asserts DESIGN section 6's error envelope: status, `{ error: { code: <status>, message } }` and
+ * Asserts the error envelope: status, `{ error: { code: <status>, message } }` and
  * nothing else, a JSON content type, a request id, and (when given) what the message must contain.
  */
 export function expectError(response: Response, status: number, message?: RegExp | string): void {

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
@@ -11,7 +12,8 @@ import { configureLogging, JsonNestLogger, log } from '../../../libs/platform/sr
 import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '../../../libs/platform/src/http/auth';
 import { registerFrontDoor } from '../../../libs/platform/src/http/front-door';
 import { ResponseCache } from '../../../libs/platform/src/http/response-cache';
-import { ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
+import { answerClientError, ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
+import { registerJsonBodyParser } from '../../../libs/platform/src/http/json-body';
 import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
 import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtime/src/runtime.module';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
@@ -125,12 +127,16 @@ export async function createService(options: {
     },
     // No Nest middleware is used: @fastify/middie would only add a hook to every request.
     skipMiddie: true,
-    trustProxy: stores.mode === 'distributed',
+    // X-Forwarded-For is believed only from the configured number of proxies: believed from anyone,
+    // it would let every request claim a new client address and escape the per-address limits.
+    trustProxy: config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < config.trustProxyHops : false,
     // The router rejects malformed URLs and over-long parameters before any hook runs.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('x-request-id', request.id);
       sendError(reply, error, request.id);
     },
+    // What the HTTP parser refuses (bad requests, 431 for over-long request lines and headers) in the envelope too.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => answerClientError(error, socket, nextRequestId()),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, options.adminToken), adapter, {
     logger: new JsonNestLogger(),
@@ -139,16 +145,26 @@ export async function createService(options: {
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // A request without Host is answered by the front door (in the envelope) rather than by Node (an empty 400).
+  (fastify.server as { requireHostHeader?: boolean }).requireHostHeader = false;
   // Only JSON bodies: anything else is 415 (Fastify's default text/plain parser would let strings through).
   fastify.removeContentTypeParser(['text/plain']);
+  // Depth, Unicode and prototype keys checked while parsing, before any DTO transformation (json-body.ts).
+  registerJsonBodyParser(fastify);
   // The one exception: identity providers POST SAML responses as forms to the ACS route.
   registerSamlFormParser(fastify);
+  // Node answers an `Expect` other than 100-continue with an empty 417 unless someone listens.
+  fastify.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify({ error: { code: 417, message: 'only Expect: 100-continue is supported' } });
+    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': nextRequestId() }).end(body);
+  });
   // While the projections replay the log at start, /v1 would serve incomplete read models: the front door answers 503 instead.
   let ready = runtime.runner === null;
   void runtime.runner?.whenCaughtUp().then(() => (ready = true));
   registerFrontDoor(fastify, {
     prefix: '/v1',
     rateLimiter: new RateLimiter(config.rateLimitPerMinute, runtime.clock),
+    authFailures: new RateLimiter(config.authFailuresPerMinute, runtime.clock),
     tokens: app.get<TokenVerifier>(TOKEN_VERIFIER, { strict: false }),
     adminTokenHash: hashToken(options.adminToken),
     isReady: () => ready,

@@ -1,6 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ref } from '../../platform/src/platform.schemas';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { IsEmail, IsOptional, IsString, IsUrl, Length, Matches, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength } from 'class-validator';
+import { NotBlank } from '../../platform/src/http/validation';
 import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { CreateUser, IssueToken, RevokeToken } from './identity.commands';
@@ -15,7 +18,7 @@ export class CreateUserBody {
 
   @IsString()
   @Length(1, 100)
-  @Matches(/\S/, { message: 'displayName must not be blank' })
+  @NotBlank()
   displayName!: string;
 
   @IsOptional()
@@ -34,6 +37,7 @@ export class AdminIdentityController {
 
   /** `POST /v1/admin/users` → 201 `{ user, token }`: the token is shown this once. */
   @Post('users')
+  @ApiCreatedResponse({ description: 'created', schema: ref('CreatedUser') })
   @HttpCode(201)
   async createUser(@Body(Valid) body: CreateUserBody, @CurrentCaller() caller: Caller) {
     const { userId } = await this.commandBus.execute(new CreateUser(body.email, body.displayName, body.photoURL ?? null, caller));
@@ -43,6 +47,7 @@ export class AdminIdentityController {
 
   /** `POST /v1/admin/users/{userId}/tokens` → 201 `{ id, token }`. */
   @Post('users/:userId/tokens')
+  @ApiCreatedResponse({ description: 'created', schema: ref('IssuedToken') })
   @HttpCode(201)
   async issueToken(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
     const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
@@ -51,6 +56,7 @@ export class AdminIdentityController {
 
   /** `DELETE /v1/admin/tokens/{tokenId}` → 204; the token stops working at once. */
   @Delete('tokens/:tokenId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async revokeToken(@PathId('tokenId', 'token') tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
     await this.commandBus.execute(new RevokeToken(tokenId, caller));
@@ -63,6 +69,7 @@ export class CurrentUserController {
 
   /** `GET /v1/user` → the caller as an embedded user object. */
   @Get()
+  @ApiOkResponse({ description: 'OK', schema: ref('User') })
   @CachedRead()
   me(@CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetUser(userOf(caller).userId));

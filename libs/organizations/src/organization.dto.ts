@@ -16,6 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
+import { NotBlank } from '../../platform/src/http/validation';
 
 /** Present and not null: the member is being set. Absent: unchanged. Null passes only where a member is nullable. */
 const given = (_: object, value: unknown) => value !== undefined;
@@ -24,6 +25,7 @@ const givenAndNotNull = (_: object, value: unknown) => value !== undefined && va
 export class CreateOrganizationBody {
   @IsString()
   @Length(2, 255)
+  @NotBlank()
   title!: string;
 
   @ValidateIf(given)
@@ -46,6 +48,7 @@ export class UpdateOrganizationBody {
   @ValidateIf(given)
   @IsString()
   @Length(2, 255)
+  @NotBlank()
   title?: string;
 
   @ValidateIf(given)

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 
-/** Everything the service reads from its environment (DESIGN section 2), validated once at start. */
+/** Everything the service reads from its environment, validated once at start. */
 export interface AppConfig {
   port: number;
   host: string;
@@ -17,8 +17,16 @@ export interface AppConfig {
   readYourWritesTimeoutMs: number;
   /** Requests per minute per token (or per address without one). */
   rateLimitPerMinute: number;
+  /** Rejected bearer tokens per minute per client address before the address is refused (429). */
+  authFailuresPerMinute: number;
+  /** Reverse proxies in front of the service whose X-Forwarded-For is trusted for the client address; 0: none. */
+  trustProxyHops: number;
   /** Largest accepted request body in bytes. */
   bodyLimitBytes: number;
+  /** Failed SAML logins (any 4xx from the ACS) per minute per client address before the address is refused (429). */
+  samlFailedLoginsPerMinute: number;
+  /** DNS servers (`ip` or `ip:port`) used for domain verification; empty: the system's. */
+  dnsServers: string[];
 }
 
 export class ConfigError extends Error {
@@ -52,7 +60,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mongodbUrl: env.MONGODB_URL || undefined,
     readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
+    trustProxyHops: integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    samlFailedLoginsPerMinute: integer(env, 'SAML_FAILED_LOGINS_PER_MINUTE', 20, 1, 1_000_000),
+    dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
   };
 }
 

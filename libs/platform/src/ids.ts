@@ -21,5 +21,19 @@ export function newSecret(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
 }
 
-/** What may appear in a path segment that names a resource by id. */
+/**
+ * A loose id shape for ids inside bodies and queries. Path ids are checked against the exact shape
+ * of their kind (ID_SHAPES) instead.
+ */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The exact shapes of the ids the service generates, by kind. */
+export const ID_SHAPES = {
+  /** `newId()`: organizations, users, tokens, teams, spaces, collections, invites, SAML providers. */
+  entity: /^[0-9A-Za-z]{20}$/,
+  /** `newId(32)`: share keys of share links. */
+  shareKey: /^[0-9A-Za-z]{32}$/,
+  /** Event ids (audit event ids): UUIDs, which both event stores require. */
+  event: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+} as const;
+export type IdKind = keyof typeof ID_SHAPES;

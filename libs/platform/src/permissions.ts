@@ -10,13 +10,21 @@ export function isOrganizationRole(value: unknown): value is OrganizationRole {
   return value === null || (typeof value === 'string' && (ORGANIZATION_ROLES as readonly string[]).includes(value));
 }
 
-/** Roles from most to least powerful: a role can do everything the roles after it can. */
+/**
+ * Roles from most to least powerful: a role can do everything the roles after it can. A guest
+ * (null) ranks 0; anything that is not a role (undefined, a stray string, a prototype key read from
+ * a record) ranks -1, below every real role, so a corrupt or missing value never grants anything.
+ */
 export function roleRank(role: OrganizationRole): number {
-  return role === null ? 0 : ORGANIZATION_ROLES.length - ORGANIZATION_ROLES.indexOf(role);
+  if (role === null) return 0;
+  const index = typeof role === 'string' ? ORGANIZATION_ROLES.indexOf(role) : -1;
+  return index === -1 ? -1 : ORGANIZATION_ROLES.length - index;
 }
 
+/** Whether `role` may do what `required` may; false when either is not a role. */
 export function atLeast(role: OrganizationRole, required: Exclude<OrganizationRole, null>): boolean {
-  return roleRank(role) >= roleRank(required);
+  const needed = roleRank(required);
+  return needed > 0 && roleRank(role) >= needed;
 }
 
 export interface OrganizationPermissions {
@@ -44,8 +52,9 @@ export interface OrganizationPermissions {
  * | admin, viewBilling, ingestConversations | ✓ | | | | | | |
  */
 export function organizationPermissions(role: OrganizationRole): OrganizationPermissions {
-  const member = role !== null;
-  const creator = role !== null && atLeast(role, 'create');
+  // Rank rather than `!== null`: a value that is not a role is no member.
+  const member = roleRank(role) > 0;
+  const creator = atLeast(role, 'create');
   const admin = role === 'admin';
   return {
     view: true,
@@ -83,7 +92,7 @@ export interface TeamPermissions {
 export function teamPermissions(organizationRole: OrganizationRole, teamRole: TeamRole | null): TeamPermissions {
   return {
     admin: organizationRole === 'admin' || teamRole === 'owner',
-    view: organizationRole !== null || teamRole !== null,
+    view: roleRank(organizationRole) > 0 || teamRole === 'owner' || teamRole === 'member',
   };
 }
 

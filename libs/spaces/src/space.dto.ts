@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsOptional, IsString, Length, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
+import { NotBlank } from '../../platform/src/http/validation';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import type { PositionRequest } from './ordering';
 import { EDIT_MODES, SPACE_VISIBILITIES, type DefaultLevel, type EditMode, type SpaceVisibility } from './space.events';
@@ -16,7 +17,7 @@ export const MAX_DESCRIPTION = 2048;
 export const MAX_EMOJI = 32;
 
 const Title = () =>
-  applyDecorators(ValidateIf(given), IsString(), Length(1, MAX_TITLE, { message: `title must be 1 to ${MAX_TITLE} characters long` }), Matches(/\S/, { message: 'title must not be blank' }));
+  applyDecorators(ValidateIf(given), IsString(), Length(1, MAX_TITLE, { message: `title must be 1 to ${MAX_TITLE} characters long` }), NotBlank());
 /** A collection id, or null (the top level). */
 const ParentId = () => applyDecorators(ValidateIf(set), IsString(), Matches(ID_PATTERN, { message: 'parent must be a collection id or null' }));
 const DefaultLevelField = () => applyDecorators(ValidateIf(set), IsIn(ORGANIZATION_ROLES, { message: `defaultLevel must be one of ${ORGANIZATION_ROLES.join(', ')} or null` }));
@@ -82,7 +83,7 @@ export class UpdateSpaceBody {
   @Length(1, MAX_EMOJI, { message: `emoji must be 1 to ${MAX_EMOJI} characters long` })
   emoji?: string | null;
 
-  /** An extension: the interface document lists the values but not how they are set. */
+  /** An extension: how a space's visibility is set. */
   @ValidateIf(given)
   @IsIn(SPACE_VISIBILITIES, { message: `visibility must be one of ${SPACE_VISIBILITIES.join(', ')}` })
   visibility?: SpaceVisibility;
@@ -147,7 +148,7 @@ export class UpdateCollectionBody {
 }
 
 export class CollectionListQuery extends ListQuery {
-  /** DESIGN section 7: true (default) lists nested collections too; false only top-level ones. */
+  /** True (default) lists nested collections too; false only top-level ones. */
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'nested must be true or false' })
   nested?: 'true' | 'false';

@@ -2,7 +2,9 @@ import { OmitType } from '@nestjs/swagger';
 import { IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '../../platform/src/ids';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
+import { NotBlank } from '../../platform/src/http/validation';
 import { IsX509Certificate } from './certificate';
+import { SAML_RESPONSE_MAX_BASE64_LENGTH } from './saml-xml-limits';
 
 /** Present and not null: the member is being set. Absent: unchanged. Null passes only where a member is nullable. */
 const given = (_: object, value: unknown) => value !== undefined;
@@ -18,7 +20,7 @@ const ROLE_MESSAGE = `defaultRole must be one of ${ORGANIZATION_ROLES.join(', ')
 export class CreateSamlProviderBody {
   @IsString()
   @Length(1, 30)
-  @Matches(/\S/, { message: 'label must not be blank' })
+  @NotBlank()
   label!: string;
 
   /** The identity provider's entity ID; when set, assertions must name it as their Issuer. */
@@ -57,7 +59,7 @@ export class UpdateSamlProviderBody extends OmitType(CreateSamlProviderBody, ['l
   @ValidateIf(given)
   @IsString()
   @Length(1, 30)
-  @Matches(/\S/, { message: 'label must not be blank' })
+  @NotBlank()
   label?: string;
 }
 
@@ -69,10 +71,10 @@ export class StartSamlLoginQuery {
   RelayState?: string;
 }
 
-/** `POST /v1/sso/saml/{providerId}/acs`, form-encoded (SAML HTTP-POST binding). */
+/** `POST /v1/sso/saml/{providerId}/acs`, form-encoded (SAML HTTP-POST binding); size and depth limits in saml-xml-limits.ts. */
 export class SamlResponseBody {
   @IsString({ message: 'SAMLResponse must be a base64-encoded SAML response' })
-  @Length(1, 1_000_000)
+  @Length(1, SAML_RESPONSE_MAX_BASE64_LENGTH)
   SAMLResponse!: string;
 
   @ValidateIf(given)

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
+import { NotBlank } from '../../platform/src/http/validation';
 import { TEAM_ROLES, type TeamRole } from '../../platform/src/permissions';
 
 const given = (_: object, value: unknown) => value !== undefined;
@@ -34,7 +35,7 @@ export class MemberTeamsQuery extends ListQuery {
 }
 
 /** A title of 1..64 characters, not only white space. */
-const TeamTitle = () => applyDecorators(IsString(), Length(1, 64, { message: 'title must be 1 to 64 characters long' }), Matches(/\S/, { message: 'title must not be blank' }));
+const TeamTitle = () => applyDecorators(IsString(), Length(1, 64, { message: 'title must be 1 to 64 characters long' }), NotBlank());
 
 export class CreateTeamBody {
   @TeamTitle()

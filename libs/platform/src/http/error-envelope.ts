@@ -1,9 +1,11 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../errors';
 import { log } from '../logging';
 
-/** The one error shape of the API (DESIGN section 6). */
+/** The one error shape of the API. */
 export interface ErrorBody {
   error: { code: number; message: string };
 }
@@ -104,4 +106,42 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const request = http.getRequest<{ id?: string }>();
     sendError(reply, exception, request?.id);
   }
+}
+
+/** What Node's HTTP parser reports (its `clientError` event), as a status and a message. */
+export function clientErrorOf(code: string | undefined): { status: number; message: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, message: 'the request line and headers are too large' };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, message: 'the chunk extensions of the request body are too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, message: 'the request did not arrive in time' };
+    default:
+      return { status: 400, message: 'the request is not valid HTTP/1.1' };
+  }
+}
+
+/** A whole HTTP/1.1 response carrying the envelope, for answers written to the socket before any request object exists. */
+export function rawErrorResponse(status: number, message: string, requestId: string): string {
+  const body = JSON.stringify({ error: { code: status, message } } satisfies ErrorBody);
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what the HTTP parser refuses (malformed requests, over-long
+ * request lines or headers, slow requests) is answered in the envelope too, then the connection is
+ * closed, as the parser's state is unknown.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex, requestId: string): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = clientErrorOf(error.code);
+  // Written then destroyed, as Node and Fastify do: small enough to leave in one write.
+  if (socket.writable) socket.write(rawErrorResponse(status, message, requestId));
+  socket.destroy();
 }

@@ -19,27 +19,47 @@ describe('front door', () => {
   let clock: ManualClock;
   let verified: string[];
   let verifierFails: boolean;
+  let revoked: Set<string>;
 
   const tokens: TokenVerifier = {
     async verify(hash) {
       verified.push(hash);
       if (verifierFails) throw new Error('read store down');
-      return hash === hashToken('tok-ada') ? ada : null;
+      return hash === hashToken('tok-ada') && !revoked.has(hash) ? ada : null;
     },
   };
+
+  /** The same door with a larger request budget, to see the failure budget alone. */
+  async function freshServer(perMinute: number): Promise<FastifyInstance> {
+    await server.close();
+    const fresh = Fastify({ logger: false, genReqId: () => 'req-1' });
+    registerFrontDoor(fresh, { prefix: '/v1', rateLimiter: new RateLimiter(perMinute, clock), authFailures: new RateLimiter(2, clock), tokens, adminTokenHash: hashToken(ADMIN_TOKEN), isReady: () => ready });
+    fresh.get('/v1/echo', async (request: unknown) => ({ caller: (request as AuthenticatedRequest).caller, tokenRejected: (request as AuthenticatedRequest).tokenRejected }));
+    await fresh.ready();
+    return fresh;
+  }
 
   beforeEach(async () => {
     ready = true;
     verified = [];
+    revoked = new Set();
     verifierFails = false;
     clock = new ManualClock(new Date('2026-11-22T10:00:30.000Z'));
     server = Fastify({ logger: false, genReqId: () => 'req-1' });
-    registerFrontDoor(server, { prefix: '/v1', rateLimiter: new RateLimiter(3, clock), tokens, adminTokenHash: hashToken(ADMIN_TOKEN), isReady: () => ready });
+    registerFrontDoor(server, {
+      prefix: '/v1',
+      rateLimiter: new RateLimiter(3, clock),
+      authFailures: new RateLimiter(2, clock),
+      tokens,
+      adminTokenHash: hashToken(ADMIN_TOKEN),
+      isReady: () => ready,
+    });
     const echo = async (request: unknown) => {
       const { caller, tokenRejected } = request as AuthenticatedRequest;
       return { caller, tokenRejected };
     };
     server.get('/v1/echo', echo);
+    server.get('/v1/things/:thingId', echo);
     server.get('/health', echo);
     await server.ready();
   });
@@ -79,7 +99,9 @@ describe('front door', () => {
     expect(response.json()).toEqual({ error: { code: 500, message: 'internal error' } });
   });
 
-  it('given the fourth request of a token in one window, then 429 with Retry-After until the window ends; the next window starts afresh', async () => {
+  it('given the fourth request of a verified token in one window, then 429 with Retry-After until the window ends; the next window starts afresh', async () => {
+    // The token's first request, before it is known valid, counts against the address.
+    expect((await get('/v1/echo', 'tok-ada')).headers['x-ratelimit-remaining']).toBe('2');
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await get('/v1/echo', 'tok-ada')).statusCode);
     expect(statuses).toEqual([200, 200, 200, 429]);
@@ -87,10 +109,78 @@ describe('front door', () => {
     expect(refused.headers['retry-after']).toBe('30');
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
     expect(refused.json()).toEqual({ error: { code: 429, message: 'rate limit of 3 requests per minute exceeded' } });
-    // Another caller (here: no token, so by address) has its own budget.
+    // Another caller (here: no token, so by address, which has one request left) has its own budget.
     expect((await get('/v1/echo')).statusCode).toBe(200);
     clock.advance(30_000);
     expect((await get('/v1/echo', 'tok-ada')).statusCode).toBe(200);
+  });
+
+  it('given a made-up token on every request, then they all count against the client address', async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await get('/v1/echo', `made-up-${i}`)).statusCode);
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    // The third is refused by the failure budget, the fourth by the address's request budget.
+    expect(statuses.slice(2)).toEqual([429, 429]);
+    expect((await get('/v1/echo')).statusCode).toBe(429);
+  });
+
+  it('given a token once verified valid, then it has a budget of its own, apart from the address', async () => {
+    await get('/v1/echo', 'tok-ada');
+    for (let i = 0; i < 3; i++) expect((await get('/v1/echo', 'tok-ada')).statusCode).toBe(200);
+    expect((await get('/v1/echo')).headers['x-ratelimit-remaining']).toBe('1');
+  });
+
+  it('given a verified token that is then revoked, then the next request is refused and it counts against the address again', async () => {
+    await get('/v1/echo', 'tok-ada');
+    await get('/v1/echo', 'tok-ada');
+    revoked.add(hashToken('tok-ada'));
+    expect((await get('/v1/echo', 'tok-ada')).json()).toEqual({ caller: null, tokenRejected: true });
+    expect(verified).toHaveLength(3);
+    // The address already spent one request (the token's first): the next one by address is its second.
+    expect((await get('/v1/echo', 'tok-ada')).headers['x-ratelimit-remaining']).toBe('1');
+  });
+
+  it('given more rejected tokens from an address than its failure budget, then 429 with Retry-After and no lookup, until the window ends', async () => {
+    server = await freshServer(100);
+    expect((await get('/v1/echo', 'guess-1')).json()).toEqual({ caller: null, tokenRejected: true });
+    expect((await get('/v1/echo', 'guess-2')).json()).toEqual({ caller: null, tokenRejected: true });
+    const lookups = verified.length;
+    const refused = await get('/v1/echo', 'guess-3');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('30');
+    expect(refused.json()).toEqual({ error: { code: 429, message: 'too many rejected tokens from this address: at most 2 per minute' } });
+    expect(verified).toHaveLength(lookups);
+    // Requests without a token are no guesses; nor is the admin token.
+    expect((await get('/v1/echo')).statusCode).toBe(200);
+    expect((await get('/v1/echo', ADMIN_TOKEN)).statusCode).toBe(200);
+    clock.advance(30_000);
+    expect((await get('/v1/echo', 'guess-4')).json()).toEqual({ caller: null, tokenRejected: true });
+  });
+
+  it('given the failure budget of an address is spent, then a token verified before still works from it', async () => {
+    server = await freshServer(100);
+    await get('/v1/echo', 'tok-ada');
+    await get('/v1/echo', 'guess-1');
+    await get('/v1/echo', 'guess-2');
+    expect((await get('/v1/echo', 'guess-3')).statusCode).toBe(429);
+    expect((await get('/v1/echo', 'tok-ada')).json()).toMatchObject({ caller: { userId: 'u-ada' } });
+  });
+
+  it.each([
+    ['a C1 control in a query value', '/v1/echo?title=a%C2%85b', /^query parameter title must be well-formed Unicode/],
+    ['NUL in a query name', '/v1/echo?a%00=1', /^query parameter names must be well-formed Unicode/],
+    ['a C0 control in a path parameter', '/v1/things/a%1Bb', /^path parameter thingId must be well-formed Unicode/],
+    ['DEL in a repeated query value', '/v1/echo?x=1&x=%7F', /^query parameter x must be/],
+    ['a query value whose escapes encode a lone surrogate', '/v1/echo?title=%ED%A0%80', /^the query string must be well-formed Unicode/],
+    ['a query value whose escapes are not UTF-8 at all', '/v1/echo?title=%FF', /^the query string must be well-formed Unicode/],
+    ['a query parameter named __proto__', '/v1/echo?__proto__=1', /^query parameter __proto__ is not allowed/],
+    ['a query parameter named constructor', '/v1/echo?constructor=1', /^query parameter constructor is not allowed/],
+    ['a query parameter named toString', '/v1/echo?toString=x', /^query parameter toString is not allowed/],
+  ])('given %s, then 400 naming it', async (_label, url, message) => {
+    const response = await get(url, 'tok-ada');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: { code: 400, message: expect.stringMatching(message) } });
+    expect(verified).toEqual([]);
   });
 
   it('given the read models are still being rebuilt, then the prefix answers 503 with Retry-After and other paths are served', async () => {
@@ -157,7 +247,8 @@ describe('front door with the response cache', () => {
     expect(second.body).toBe(first.body);
     expect(second.headers.etag).toBe('"1"');
     expect(second.headers['content-type']).toBe(first.headers['content-type']);
-    expect(second.headers['x-ratelimit-remaining']).toBe('998');
+    // The first request counted against the address (the token was not known valid yet), the second against the token.
+    expect(second.headers['x-ratelimit-remaining']).toBe('999');
     expect(second.headers['x-request-id']).toBeDefined();
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     expect([handled, verified]).toEqual([1, 1]);

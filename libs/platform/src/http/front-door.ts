@@ -1,13 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import { bearerToken, hashToken, type AuthenticatedRequest, type TokenVerifier } from './auth';
 import { ApiError, sendError } from './error-envelope';
-import type { RateLimiter } from './rate-limit';
+import { fieldPath, isAcceptableText, isPrototypeMemberName, TEXT_RULE } from './input-text';
+import { systemClock } from '../clock';
+import { RateLimiter, type RateLimitDecision } from './rate-limit';
 import type { ResponseCache } from './response-cache';
+
+/** Rejected tokens a client address may send per minute (AUTH_FAILURES_PER_MINUTE). */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
 
 export interface FrontDoorOptions {
   /** Requests under this prefix are gated, rate limited and authenticated; every request gets a request id. */
   prefix: string;
   rateLimiter: RateLimiter;
+  /**
+   * Rejected tokens per client address: past its budget, an address's unverified tokens are refused
+   * (429) without a lookup. Default: DEFAULT_AUTH_FAILURES_PER_MINUTE on the system clock.
+   */
+  authFailures?: RateLimiter;
   tokens: TokenVerifier;
   /** SHA-256 of ADMIN_TOKEN. */
   adminTokenHash: string;
@@ -26,38 +36,53 @@ interface CacheableRequest {
 /**
  * Everything a request goes through before its route handler, in one Fastify `onRequest` hook:
  * the `X-Request-Id` response header, the start-up gate (503 + Retry-After), the rate limit
- * (`X-RateLimit-*`, 429 + Retry-After), the response cache (response-cache.ts) and token
- * verification. The hook only finds out who is
+ * (`X-RateLimit-*`, 429 + Retry-After), the text rule for path parameters and query values (400),
+ * the response cache (response-cache.ts) and token verification. The hook only finds out who is
  * calling (`request.caller`, or `request.tokenRejected`); whether a route needs a token or the
  * admin token is the AuthGuard's decision, since only Nest knows the route's metadata.
  *
  * One hook rather than a hook each plus an asynchronous Nest guard: each stage is cheap, but the
  * stages and the promise hops between them were a third of a GET's cost (issue 3's benchmark).
+ *
+ * Rate limits: a token has a budget of its own only once it has been verified valid; any other
+ * token counts against the client address, so a made-up token per request buys no fresh budget.
+ * Rejected tokens also count against the address's failure budget (`authFailures`): once it is
+ * spent, unverified tokens from the address are refused with 429 before any lookup, so tokens
+ * cannot be guessed at speed.
  */
 export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOptions): void {
   const { prefix, rateLimiter, tokens, adminTokenHash, isReady, responses } = options;
+  const authFailures = options.authFailures ?? new RateLimiter(DEFAULT_AUTH_FAILURES_PER_MINUTE, systemClock);
   // Declared up front so that every request object keeps one shape (V8 hidden class).
   fastify.decorateRequest('caller', null);
   fastify.decorateRequest('tokenRejected', false);
   fastify.decorateRequest('responseCacheKey', null);
   fastify.decorateRequest('responseCacheVersion', 0);
   const limit = String(rateLimiter.perMinute);
-  const hashes = new TokenHashes();
+  const verified = new VerifiedTokens();
 
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      // Node's own answer to this is an empty 400; the server is told to let it through to here.
+      void reply.header('connection', 'close');
+      return sendError(reply, new ApiError(400, 'an HTTP/1.1 request needs a Host header'), request.id);
+    }
     if (!request.url.startsWith(prefix)) return done();
     if (!isReady()) {
       return sendError(reply, new ApiError(503, 'the service is starting: read models are being rebuilt from the event log', { 'Retry-After': '1' }), request.id);
     }
     const token = bearerToken(request.headers.authorization);
-    const hash = token === null ? null : hashes.of(token);
-    const decision = rateLimiter.take(hash === null ? `a:${request.ip}` : `t:${hash}`);
+    const known = token === null ? undefined : verified.hashOf(token);
+    const decision = rateLimiter.take(known === undefined ? `a:${request.ip}` : `t:${known}`);
     void reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', String(decision.remaining)).header('x-ratelimit-reset', String(decision.resetAt));
     if (!decision.allowed) {
       const retryAfter = String(rateLimiter.retryAfter(decision));
       return sendError(reply, new ApiError(429, `rate limit of ${limit} requests per minute exceeded`, { 'Retry-After': retryAfter }), request.id);
     }
+    const problem = requestTextProblem(request.params, request.query, request.url);
+    if (problem !== null) return sendError(reply, new ApiError(400, problem), request.id);
+    const hash = token === null ? null : (known ?? hashToken(token));
     if (responses !== undefined && request.method === 'GET' && (request.routeOptions.config as { cachedRead?: boolean }).cachedRead === true) {
       const version = responses.currentVersion();
       if (version !== null) {
@@ -69,22 +94,41 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
         (request as unknown as CacheableRequest).responseCacheVersion = version;
       }
     }
-    if (hash === null) return done();
+    if (token === null || hash === null) return done();
     const authenticated = request as unknown as AuthenticatedRequest;
     // Digests of 256-bit secrets: comparing them in variable time reveals nothing usable about a token.
     if (hash === adminTokenHash) {
+      verified.remember(token, hash);
       authenticated.caller = { kind: 'admin', requestId: request.id };
       return done();
     }
+    const failures = request.ip;
+    if (known === undefined) {
+      const budget = authFailures.peek(failures);
+      if (!budget.allowed) return refuseGuessing(reply, budget, request.id);
+    }
     tokens.verify(hash).then(
       (user) => {
-        if (user) authenticated.caller = { kind: 'user', userId: user.userId, tokenId: user.tokenId, user: user.user, requestId: request.id };
-        else authenticated.tokenRejected = true;
+        if (user) {
+          verified.remember(token, hash);
+          authenticated.caller = { kind: 'user', userId: user.userId, tokenId: user.tokenId, user: user.user, requestId: request.id };
+          return done();
+        }
+        // Revoked or unknown: the token loses its own budget and counts as a failure of the address.
+        verified.forget(token);
+        authenticated.tokenRejected = true;
+        const failure = authFailures.take(failures);
+        if (!failure.allowed) return refuseGuessing(reply, failure, request.id);
         done();
       },
       (error: unknown) => sendError(reply, error, request.id),
     );
   });
+
+  function refuseGuessing(reply: Parameters<typeof sendError>[0], budget: RateLimitDecision, requestId: string): void {
+    const retryAfter = String(authFailures.retryAfter(budget));
+    sendError(reply, new ApiError(429, `too many rejected tokens from this address: at most ${authFailures.perMinute} per minute`, { 'Retry-After': retryAfter }), requestId);
+  }
 
   if (responses !== undefined) {
     fastify.addHook('onSend', (request, reply, payload, done) => {
@@ -103,21 +147,66 @@ function bypassesCache(header: string | string[] | undefined): boolean {
 }
 
 /**
- * SHA-256 of the bearer tokens seen lately, so that a busy client's token is hashed once rather than
- * on every request. Bounded; forgotten all at once when full. It holds tokens the process sees on
- * every request anyway, and never decides validity: the token read model does, on every request.
+ * Path parameters and query values (and names) that break the text rule (input-text.ts), and query
+ * parameters named like `Object.prototype` members, as a 400 message naming the parameter, or
+ * null. Bodies are checked by their parser.
  */
-class TokenHashes {
+export function requestTextProblem(params: unknown, query: unknown, url = ''): string | null {
+  // The query parser keeps a value whose escapes are not UTF-8 (`%ED%A0%80`, a lone surrogate) as its
+  // raw text rather than refusing it: refused here, so that no handler sees text the client did not mean.
+  const queryStart = url.indexOf('?');
+  if (queryStart !== -1 && url.includes('%', queryStart) && !isPercentEncodedUtf8(url.slice(queryStart + 1))) {
+    return `the query string ${TEXT_RULE} (its %-escapes must encode UTF-8)`;
+  }
+  if (params !== null && typeof params === 'object') {
+    for (const name in params) {
+      const value = (params as Record<string, unknown>)[name];
+      if (typeof value === 'string' && !isAcceptableText(value)) return `path parameter ${name} ${TEXT_RULE}`;
+    }
+  }
+  if (query !== null && typeof query === 'object') {
+    for (const name in query) {
+      if (!isAcceptableText(name)) return `query parameter names ${TEXT_RULE}`;
+      if (isPrototypeMemberName(name)) return `query parameter ${name} is not allowed`;
+      const value = (query as Record<string, unknown>)[name];
+      const values = Array.isArray(value) ? value : [value];
+      for (const each of values) if (typeof each === 'string' && !isAcceptableText(each)) return `query parameter ${fieldPath([name])} ${TEXT_RULE}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * The bearer tokens verified valid lately, with their SHA-256, so that a busy client's token is
+ * hashed once rather than on every request and has a rate-limit budget of its own. Only tokens the
+ * verifier accepted get in, so made-up tokens neither fill it nor earn a budget. Bounded; forgotten
+ * all at once when full. It never decides validity: the verifier does, on every request, and a
+ * token it rejects is dropped at once.
+ */
+class VerifiedTokens {
   private hashes = new Map<string, string>();
   constructor(private readonly capacity = 10_000) {}
 
-  of(token: string): string {
-    let hash = this.hashes.get(token);
-    if (hash === undefined) {
-      if (this.hashes.size >= this.capacity) this.hashes = new Map();
-      hash = hashToken(token);
-      this.hashes.set(token, hash);
-    }
-    return hash;
+  hashOf(token: string): string | undefined {
+    return this.hashes.get(token);
+  }
+
+  remember(token: string, hash: string): void {
+    if (this.hashes.has(token)) return;
+    if (this.hashes.size >= this.capacity) this.hashes = new Map();
+    this.hashes.set(token, hash);
+  }
+
+  forget(token: string): void {
+    this.hashes.delete(token);
+  }
+}
+
+function isPercentEncodedUtf8(queryString: string): boolean {
+  try {
+    decodeURIComponent(queryString);
+    return true;
+  } catch {
+    return false;
   }
 }

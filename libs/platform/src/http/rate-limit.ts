@@ -9,7 +9,7 @@ export interface RateLimitDecision {
 
 /**
  * Per-caller rate limiting over fixed one-minute windows, keyed by the front door: by token (its
- * hash) when one is sent, otherwise by client address. State is per process: with N API replicas
+ * hash) when it is one already verified valid, otherwise by client address. State is per process: with N API replicas
  * the effective limit is N times higher, which the README states.
  */
 export class RateLimiter {
@@ -22,13 +22,7 @@ export class RateLimiter {
   ) {}
 
   take(key: string): RateLimitDecision {
-    const now = this.clock.now().getTime();
-    const start = now - (now % 60_000);
-    if (start !== this.currentWindow) {
-      // A new window: forget every old counter at once, so memory stays bounded by one minute of callers.
-      this.windows = new Map();
-      this.currentWindow = start;
-    }
+    const start = this.roll();
     let window = this.windows.get(key);
     if (!window) {
       window = { used: 0 };
@@ -37,6 +31,24 @@ export class RateLimiter {
     const allowed = window.used < this.perMinute;
     if (allowed) window.used += 1;
     return { allowed, remaining: Math.max(0, this.perMinute - window.used), resetAt: (start + 60_000) / 1000 };
+  }
+
+  /** What `take` would decide for `key`, without taking from its budget. */
+  peek(key: string): RateLimitDecision {
+    const start = this.roll();
+    const used = this.windows.get(key)?.used ?? 0;
+    return { allowed: used < this.perMinute, remaining: Math.max(0, this.perMinute - used), resetAt: (start + 60_000) / 1000 };
+  }
+
+  /** The start of the current window; a new window forgets every old counter at once, so memory stays bounded by one minute of callers. */
+  private roll(): number {
+    const now = this.clock.now().getTime();
+    const start = now - (now % 60_000);
+    if (start !== this.currentWindow) {
+      this.windows = new Map();
+      this.currentWindow = start;
+    }
+    return start;
   }
 
   /** Seconds until the current window ends (at least 1), for `Retry-After`. */

@@ -1,4 +1,5 @@
 import { BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { buildMessage, ValidateBy, type ValidationOptions } from 'class-validator';
 
 function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
@@ -26,3 +27,28 @@ export const Valid = new ValidationPipe({
   validateCustomDecorators: false,
   exceptionFactory: (errors) => new BadRequestException(describe(errors).join('; ')),
 });
+
+/** Nothing a reader would see: white space (Unicode's, as String.prototype.trim knows it), control and format characters (such as U+200B). */
+const BLANK = /^[\s\p{Cc}\p{Cf}]*$/u;
+
+/** Whether a text shows nothing when displayed. */
+export function isBlank(text: string): boolean {
+  return BLANK.test(text);
+}
+
+/**
+ * `@NotBlank()`: a string must show something, not only white space or invisible characters. The
+ * one rule for titles, names and labels in every context; other types are left to the type checks.
+ */
+export function NotBlank(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'notBlank',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !isBlank(value),
+        defaultMessage: buildMessage((each) => `${each}$property must not be blank`, options),
+      },
+    },
+    options,
+  );
+}
