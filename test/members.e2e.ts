@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type RunningService } from './support/service';
 
 /** Members, invites, link invites, ping, and the permission rules around them, through HTTP. */
@@ -14,25 +15,22 @@ describe('members and invites', () => {
     patch: (path: string, body: unknown) => service.request('PATCH', `/v1/orgs/${organizationId}${path}`, { token, body }),
     delete: (path: string) => service.request('DELETE', `/v1/orgs/${organizationId}${path}`, { token }),
   });
-  const tokenFor = async (userId: string) => (await service.request('POST', `/v1/admin/users/${userId}/tokens`, { token: service.adminToken })).body.token as string;
 
   beforeAll(async () => {
     service = await startService();
     ada = await service.createUser('ada@acme.io', 'Ada Admin');
     organizationId = (await service.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Acme' } })).body.id;
-    const invited = await as(ada.token).post('/invites', {
-      emails: ['bob@acme.io', { email: 'eve@acme.io', role: 'edit' }, { email: 'gus@acme.io', role: null }],
-      role: 'read',
-    });
-    expect(invited.status).toBe(200);
-    expect(invited.body).toEqual({ users: [expect.any(String), expect.any(String), expect.any(String)], invited: 3 });
-    const [bob, eve, gus] = invited.body.users as string[];
-    for (const [name, id] of Object.entries({ bob, eve, gus })) users[name] = { id, token: await tokenFor(id) };
+    const people = { bob: { email: 'bob@acme.io', role: 'read' }, eve: { email: 'eve@acme.io', role: 'edit' }, gus: { email: 'gus@acme.io', role: null } };
+    for (const [name, { email }] of Object.entries(people)) {
+      const created = await service.createUser(email, name[0].toUpperCase() + name.slice(1));
+      users[name] = { id: created.user.id, token: created.token };
+    }
+    await joinAs(service, organizationId, ada.token, Object.entries(people).map(([name, { email, role }]) => ({ token: users[name].token, email, role })));
   });
   afterAll(cleanUpServices);
 
   describe('invites', () => {
-    it('creates unknown users by e-mail and gives each the role asked for', async () => {
+    it('members join with the role of the invitation they accepted', async () => {
       const members = (await as(ada.token).get('/members?sort=name&order=asc')).body;
       expect(members.items.map((m: { user: { email: string }; role: string | null }) => [m.user.email, m.role])).toEqual([
         ['ada@acme.io', 'admin'],
@@ -40,10 +38,6 @@ describe('members and invites', () => {
         ['eve@acme.io', 'edit'],
         ['gus@acme.io', null],
       ]);
-    });
-
-    it('inviting people already in the organization invites nobody', async () => {
-      expect((await as(ada.token).post('/invites', { emails: ['bob@acme.io'] })).body).toEqual({ users: [users.bob.id], invited: 0 });
     });
 
     it('refuses bad bodies and non-admins', async () => {
@@ -88,11 +82,13 @@ describe('members and invites', () => {
         user: expect.objectContaining({ object: 'user', id: users.eve.id, email: 'eve@acme.io' }),
         disabled: false,
         joinedAt: expect.any(String),
-        lastSeenAt: null,
         sso: false,
         spaces: 0,
         teams: 0,
       });
+      // Never seen, no photo: the members are left out rather than sent as null.
+      expect(member).not.toHaveProperty('lastSeenAt');
+      expect(member.user).not.toHaveProperty('photoURL');
       expect((await as(users.bob.token).get(`/members/${users.eve.id}/spaces`)).body).toEqual({ count: 0, items: [] });
     });
 
@@ -195,6 +191,168 @@ describe('members and invites', () => {
     });
   });
 
+  describe('invitations by e-mail: pending until the person accepts', () => {
+    let inviting: string;
+    const org = (token: string) => ({
+      invite: (body: unknown) => service.request('POST', `/v1/orgs/${inviting}/invites`, { token, body }),
+      members: () => service.request('GET', `/v1/orgs/${inviting}/members?limit=1000`, { token }),
+      pending: (query = '') => service.request('GET', `/v1/orgs/${inviting}/pending-invites${query}`, { token }),
+      revoke: (id: string) => service.request('DELETE', `/v1/orgs/${inviting}/pending-invites/${id}`, { token }),
+    });
+    const mine = (token: string, query = '') => service.request('GET', `/v1/user/invites${query}`, { token });
+    const accept = (token: string, id: string) => service.request('POST', `/v1/user/invites/${id}`, { token });
+    const decline = (token: string, id: string) => service.request('DELETE', `/v1/user/invites/${id}`, { token });
+    const memberIds = async () => (await org(ada.token).members()).body.items.map((m: { id: string }) => m.id).sort();
+    const invitationTo = async (token: string) => (await mine(token)).body.items.find((i: { organization: { id: string } }) => i.organization.id === inviting);
+
+    beforeAll(async () => {
+      inviting = (await service.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Invites Inc' } })).body.id;
+    });
+
+    it('answers { invites, invited } alike for an address with an account, one without, a member and one already invited', async () => {
+      await service.createUser('has-account@invites.example', 'Has Account');
+      const answers = [];
+      for (const email of ['has-account@invites.example', 'no-account@invites.example', 'ada@acme.io', 'has-account@invites.example']) {
+        const response = await org(ada.token).invite({ emails: [email], role: 'edit' });
+        expect(response.status).toBe(200);
+        answers.push(response.body);
+      }
+      for (const answer of answers) expect(answer).toEqual({ invites: [expect.stringMatching(/^[A-Za-z0-9_-]{1,64}$/)], invited: 1 });
+      // Inviting a pending address again refreshes its invitation under the same id.
+      expect(answers[3].invites).toEqual(answers[0].invites);
+      expect(await memberIds()).toEqual([ada.user.id]);
+    });
+
+    it('creates no account: the address can still register, and the new account sees the invitation', async () => {
+      const registered = await service.createUser('no-account@invites.example', 'Late Comer');
+      const invitation = await invitationTo(registered.token);
+      expect(invitation).toEqual({ object: 'organization-invite', id: expect.any(String), organization: { id: inviting, title: 'Invites Inc' }, role: 'edit', sso: false, invitedAt: expect.any(String) });
+      expect(await memberIds()).not.toContain(registered.user.id);
+    });
+
+    it('lists the caller’s invitations, matched by e-mail whatever its case, paged like other lists', async () => {
+      const zoe = await service.createUser('zoe@invites.example', 'Zoe');
+      expect((await mine(zoe.token)).body).toEqual({ count: 0, items: [] });
+      await org(ada.token).invite({ emails: ['Zoe@INVITES.example'], role: 'comment', sso: true });
+      await service.request('POST', `/v1/orgs/${organizationId}/invites`, { token: ada.token, body: { emails: ['zoe@invites.example'] } });
+      const first = (await mine(zoe.token, '?limit=1')).body;
+      expect(first).toMatchObject({ count: 2, items: [expect.objectContaining({ object: 'organization-invite' })], next: { page: expect.any(String) } });
+      const second = (await mine(zoe.token, `?limit=1&page=${encodeURIComponent(first.next.page)}`)).body;
+      expect(second.next).toBeUndefined();
+      expect([first.items[0].organization.id, second.items[0].organization.id].sort()).toEqual([inviting, organizationId].sort());
+      const toInviting = [first.items[0], second.items[0]].find((i) => i.organization.id === inviting);
+      expect(toInviting).toMatchObject({ role: 'comment', sso: true });
+      expectError(await mine(zoe.token, '?limit=0'), 400, /limit/);
+    });
+
+    it('accepting joins the caller with the invited role and answers their Member object; the invitation is then gone', async () => {
+      const carl = await service.createUser('carl@invites.example', 'Carl');
+      await org(ada.token).invite({ emails: [{ email: 'carl@invites.example', role: 'review' }] });
+      const invitation = await invitationTo(carl.token);
+      const accepted = await accept(carl.token, invitation.id);
+      expect(accepted.status).toBe(200);
+      expect(accepted.body).toMatchObject({ object: 'member', id: carl.user.id, role: 'review', sso: false, user: expect.objectContaining({ id: carl.user.id }) });
+      expect(await memberIds()).toContain(carl.user.id);
+      expect(await invitationTo(carl.token)).toBeUndefined();
+      expectError(await accept(carl.token, invitation.id), 404);
+    });
+
+    it('accepting or declining someone else’s invitation, or an unknown one, is 404 and changes nothing', async () => {
+      const dora = await service.createUser('dora@invites.example', 'Dora');
+      const mallory = await service.createUser('mallory@invites.example', 'Mallory');
+      await org(ada.token).invite({ emails: ['dora@invites.example'] });
+      const invitation = await invitationTo(dora.token);
+      expectError(await accept(mallory.token, invitation.id), 404);
+      expectError(await decline(mallory.token, invitation.id), 404);
+      expectError(await accept(mallory.token, 'noSuchInvitation0000'), 404);
+      expectError(await decline(mallory.token, 'noSuchInvitation0000'), 404);
+      expect(await memberIds()).not.toContain(mallory.user.id);
+      expect((await invitationTo(dora.token)).id).toBe(invitation.id);
+    });
+
+    it('declining answers 204; nobody joins and the invitation is gone', async () => {
+      const fred = await service.createUser('fred@invites.example', 'Fred');
+      await org(ada.token).invite({ emails: ['fred@invites.example'] });
+      const invitation = await invitationTo(fred.token);
+      const declined = await decline(fred.token, invitation.id);
+      expect(declined.status).toBe(204);
+      expect(await invitationTo(fred.token)).toBeUndefined();
+      expect(await memberIds()).not.toContain(fred.user.id);
+      expectError(await accept(fred.token, invitation.id), 404);
+    });
+
+    it('admins list pending invitations and revoke them (204); others may not', async () => {
+      const hank = await service.createUser('hank@invites.example', 'Hank');
+      const sent = (await org(ada.token).invite({ emails: ['hank@invites.example'], role: 'read', sso: true })).body.invites[0];
+      const listed = await org(ada.token).pending('?limit=1000');
+      expect(listed.status).toBe(200);
+      expect(listed.body.items).toContainEqual({ object: 'pending-invite', id: sent, email: 'hank@invites.example', role: 'read', sso: true, invitedBy: ada.user.id, invitedAt: expect.any(String) });
+      expectError(await org(hank.token).pending(), 404);
+      expectError(await org(hank.token).revoke(sent), 404);
+      const revoked = await org(ada.token).revoke(sent);
+      expect(revoked.status).toBe(204);
+      expect((await org(ada.token).pending('?limit=1000')).body.items.map((i: { id: string }) => i.id)).not.toContain(sent);
+      expectError(await accept(hank.token, sent), 404);
+      expectError(await org(ada.token).revoke(sent), 404);
+      expect(await memberIds()).not.toContain(hank.user.id);
+    });
+
+    it('a member below admin may neither list nor revoke pending invitations (403)', async () => {
+      const ivy = await service.createUser('ivy@invites.example', 'Ivy');
+      await joinAs(service, inviting, ada.token, [{ token: ivy.token, email: 'ivy@invites.example', role: 'edit' }]);
+      const sent = (await org(ada.token).invite({ emails: ['someone@invites.example'] })).body.invites[0];
+      expectError(await org(ivy.token).pending(), 403);
+      expectError(await org(ivy.token).revoke(sent), 403);
+    });
+
+    it('leaves an audit event for each step of an invitation, naming the invitation, not the address', async () => {
+      const events = (await service.request('GET', `/v1/orgs/${inviting}/audit-events?limit=1000`, { token: ada.token })).body.items as Array<{ action: string; target: object }>;
+      const actions = new Set(events.map((e) => e.action));
+      for (const action of ['member.invited', 'member.invitation_accepted', 'member.invitation_declined', 'member.invitation_revoked']) expect(actions).toContain(action);
+      for (const event of events.filter((e) => e.action.startsWith('member.invit'))) {
+        expect(event.target).toMatchObject({ type: 'invitation', id: expect.any(String) });
+        expect(JSON.stringify(event.target)).not.toContain('@');
+      }
+    });
+  });
+
+  describe('ids named like Object.prototype members', () => {
+    const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const stream = async () => (await service.request('GET', `/v1/admin/streams/organization-${organizationId}?limit=1000`, { token: service.adminToken })).body.count as number;
+    const memberCount = async () => (await as(ada.token).get('/members')).body.count as number;
+
+    it.each(NAMES)('an outsider joining through the link invite %s gets 404 and does not join', async (name) => {
+      const outsider = await service.createUser(undefined, 'Outsider');
+      const [events, members] = [await stream(), await memberCount()];
+      expectError(await as(outsider.token).post(`/invites/${name}`), 404);
+      expectError(await as(outsider.token).get(`/members/${outsider.user.id}`), 404);
+      expectError(await service.request('GET', `/v1/orgs/${organizationId}`, { token: outsider.token }), 404);
+      expect([await stream(), await memberCount()]).toEqual([events, members]);
+    });
+
+    it.each(NAMES)('an admin acting on the member, link invite or pending invitation %s gets 404 and nothing is written', async (name) => {
+      const events = await stream();
+      expectError(await as(ada.token).patch(`/members/${name}`, { role: 'admin' }), 404);
+      expectError(await as(ada.token).delete(`/members/${name}`), 404);
+      expectError(await as(ada.token).post(`/members/${name}/sso`), 404);
+      expectError(await as(ada.token).delete(`/link-invites/${name}`), 404);
+      expectError(await as(ada.token).delete(`/pending-invites/${name}`), 404);
+      expect(await stream()).toBe(events);
+    });
+
+    it.each(NAMES)('answering the invitation %s is 404', async (name) => {
+      expectError(await service.request('POST', `/v1/user/invites/${name}`, { token: users.bob.token }), 404);
+      expectError(await service.request('DELETE', `/v1/user/invites/${name}`, { token: users.bob.token }), 404);
+    });
+
+    it('the organization keeps its admin: a phantom admin cannot let the last one step down', async () => {
+      expectError(await as(ada.token).patch('/members/__proto__', { role: 'admin' }), 404);
+      expectError(await as(ada.token).patch(`/members/${ada.user.id}`, { role: 'edit' }), 409, /last admin/);
+      expectError(await as(ada.token).delete(`/members/${ada.user.id}`), 409, /last admin/);
+      expect((await as(ada.token).get('/members?role=admin')).body.items.map((m: { id: string }) => m.id)).toEqual([ada.user.id]);
+    });
+  });
+
   it("counts and lists the spaces each member has a role on, with that role", async () => {
     const open = (await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: ada.token, body: { title: 'Handbook' } })).body;
     await service.request('PATCH', `/v1/spaces/${open.id}`, { token: ada.token, body: { defaultLevel: 'comment' } });
@@ -226,7 +384,7 @@ describe('members and invites', () => {
 
   it('leaves an audit event for each change', async () => {
     const actions = new Set((await as(ada.token).get('/audit-events?limit=1000')).body.items.map((e: { action: string }) => e.action));
-    for (const action of ['member.added', 'member.role_changed', 'member.removed', 'member.sso_enabled', 'invite_link.created', 'invite_link.deleted']) {
+    for (const action of ['member.added', 'member.invited', 'member.invitation_accepted', 'member.role_changed', 'member.removed', 'member.sso_enabled', 'invite_link.created', 'invite_link.deleted']) {
       expect(actions).toContain(action);
     }
   });

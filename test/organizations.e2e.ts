@@ -1,11 +1,9 @@
 /**
- * Organizations through HTTP against the embedded service: POST /v1/orgs (DESIGN section 8),
- * GET /v1/orgs, GET and PATCH /v1/orgs/{organizationId} with ETag / If-Match (DESIGN section 6),
+ * Organizations through HTTP against the embedded service: POST /v1/orgs,
+ * GET /v1/orgs, GET and PATCH /v1/orgs/{organizationId} with ETag / If-Match,
  * GET /v1/email-domains/{emailDomain}/orgs, GET /v1/users/{userId}, and what survives a restart.
- *
- * Not covered: a 403 for a member below admin. The only member an organization can have so far is
- * its creator (an admin); invites come in a later issue, so non-members are covered instead (404).
  */
+import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService, type UserObject } from './support/service';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -130,6 +128,8 @@ function expectOrganizationShape(organization: Organization) {
   expect(organization.urls.app).toMatch(/^https?:\/\/[^/]+/);
   expect(new URL(organization.urls.app).href).toBeTruthy();
   expect(Object.keys(organization.permissions).sort()).toEqual([...PERMISSION_KEYS].sort());
+  // Of the internal members, only this one leaves the service, and always as true.
+  expect(Object.entries(organization).filter(([key]) => key.startsWith('internal_'))).toEqual([['internal_isOnNewTrial', true]]);
   for (const key of PERMISSION_KEYS) expect({ key, value: typeof organization.permissions[key] }).toEqual({ key, value: 'boolean' });
 }
 
@@ -513,11 +513,19 @@ describe('PATCH /v1/orgs/{organizationId}', () => {
 
     it.each([
       ['unquoted', '5'],
-      ['not a revision', '"abc"'],
       ['a word', 'garbage'],
-      ['a list', '"1", "2"'],
+      ['a list of two revisions', '"1", "2"'],
+    ])('answers a malformed If-Match (%s) with 400, and nothing changes', async (_label, ifMatch) => {
+      const before = await current(org);
+      expectError(await patch(alice.token, org.id, { title: 'Malformed Precondition' }, ifMatch), 400);
+      expect(await current(org)).toEqual(before);
+    });
+
+    it.each([
+      ['not a revision', '"abc"'],
       ['an empty quoted string', '""'],
-    ])('answers a malformed If-Match (%s) with 412, and nothing changes', async (_label, ifMatch) => {
+      ['a weak tag (If-Match compares strongly)', 'W/"1"'],
+    ])('answers a well-formed If-Match that cannot match (%s) with 412, and nothing changes', async (_label, ifMatch) => {
       const before = await current(org);
       expectError(await patch(alice.token, org.id, { title: 'Malformed Precondition' }, ifMatch), 412);
       expect(await current(org)).toEqual(before);
@@ -605,6 +613,20 @@ describe('PATCH /v1/orgs/{organizationId}', () => {
       expectError(await patch(bob.token, org.id, { title: 'Hijacked' }), 404);
       expectError(await patch(bob.token, org.id, { title: 'Hijacked' }, before.etag), 404);
       expect(await current(org)).toEqual(before);
+    });
+
+    it('answers a member below admin with 403, someone only invited with 404, and nothing changes', async () => {
+      const organization = await createOrg(alice, 'Alice Editors');
+      const [dave, erin] = await Promise.all([service.createUser(uniqueEmail('dave'), 'Dave'), service.createUser(uniqueEmail('erin'), 'Erin')]);
+      await joinAs(service, organization.id, alice.token, [{ token: dave.token, email: dave.user.email, role: 'edit' }]);
+      await service.request('POST', `/v1/orgs/${organization.id}/invites`, { token: alice.token, body: { emails: [erin.user.email], role: 'admin' } });
+      const before = await current(organization);
+      expectError(await patch(dave.token, organization.id, { title: 'Mine' }), 403);
+      expectError(await patch(erin.token, organization.id, { title: 'Mine' }), 404);
+      expect(await current(organization)).toEqual(before);
+      const seenByDave = ok(await get(dave.token, organization.id));
+      expectOrganizationShape(seenByDave);
+      expect(seenByDave.permissions.admin).toBe(false);
     });
 
     it('answers an unknown or impossible id with 404', async () => {

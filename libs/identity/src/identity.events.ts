@@ -1,5 +1,5 @@
 /**
- * Identity: users and their access tokens (DESIGN section 8).
+ * Identity: users and their access tokens.
  *
  * Streams:
  * - `user-<userId>`: the user;

@@ -7,13 +7,14 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { normalizeEmail } from './identity.decider';
 import { TOKENS, USERS, type TokenDoc, type UserDoc } from './identity.projections';
 
-/** The embedded user object (interface document, convention 6). */
+/** The embedded user object. */
 export interface UserObject {
   object: 'user';
   id: string;
   displayName: string;
   email: string;
-  photoURL: string | null;
+  /** Absent when the user has no photo. */
+  photoURL?: string;
   urls: { location: string };
 }
 
@@ -44,7 +45,7 @@ export class UserQueries {
       id: user._id,
       displayName: user.displayName,
       email: user.email,
-      photoURL: user.photoURL,
+      ...(user.photoURL ? { photoURL: user.photoURL } : {}),
       urls: { location: `${this.config.publicUrl}/v1/users/${user._id}` },
     };
   }

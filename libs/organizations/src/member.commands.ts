@@ -5,10 +5,8 @@ import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { CreateUser } from '../../identity/src/identity.commands';
-import { UserQueries } from '../../identity/src/identity.queries';
 import { RemoveUserFromAllTeams } from '../../teams/src/team.commands';
-import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type NewMember } from './organization.decider';
+import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type ProposedInvitation } from './organization.decider';
 
 export interface Invitation {
   email: string;
@@ -26,17 +24,16 @@ export class InviteMembers {
 }
 
 /**
- * `POST /v1/orgs/{organizationId}/invites`: admins add people by e-mail. Addresses nobody has
- * yet become users (named after the address until they say otherwise). The role is the
- * invitation's own, else the request's, else the organization's default role, else `read`.
+ * `POST /v1/orgs/{organizationId}/invites`: admins invite people by e-mail. Each address gets a
+ * pending invitation (its pending one is refreshed), and nobody joins until they accept it. No
+ * account is looked up or created: the answer, one invitation id per address, reads the same
+ * whether an address has an account, is a member already or was invited before, so it tells the
+ * admin nothing about other people. The role is the invitation's own, else the request's, else the
+ * organization's default role, else `read`.
  */
 @CommandHandler(InviteMembers)
-export class InviteMembersHandler implements ICommandHandler<InviteMembers, { users: string[]; invited: number }> {
-  constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly commandBus: CommandBus,
-    private readonly users: UserQueries,
-  ) {}
+export class InviteMembersHandler implements ICommandHandler<InviteMembers, { invites: string[]; invited: number }> {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
 
   async execute({ organizationId, invitations, role, sso, caller }: InviteMembers) {
     const byUserId = userOf(caller).userId;
@@ -45,17 +42,52 @@ export class InviteMembersHandler implements ICommandHandler<InviteMembers, { us
     const denied = requireAdmin(state, organizationId, byUserId);
     if (denied) throw denied;
     const fallback: OrganizationRole = role !== undefined ? role : (state.fields.defaultRole ?? 'read');
-    const members: NewMember[] = [];
-    for (const invitation of invitations) {
-      const existing = await this.users.byEmail(invitation.email);
-      const userId =
-        existing?._id ??
-        (await this.commandBus.execute(new CreateUser(invitation.email, invitation.email.split('@')[0], null, caller))).userId;
-      members.push({ userId, role: invitation.role !== undefined ? invitation.role : fallback, sso });
-    }
+    const proposed: ProposedInvitation[] = invitations.map((invitation) => ({
+      invitationId: newId(),
+      email: invitation.email,
+      role: invitation.role !== undefined ? invitation.role : fallback,
+    }));
     const now = this.commands.now().toISOString();
-    const outcome = await this.commands.run(stream, organizationDecider, { kind: 'AddMembers', organizationId, members, byUserId, now }, { caller });
-    return { users: members.map((m) => m.userId), invited: outcome.events.length };
+    const outcome = await this.commands.run(stream, organizationDecider, { kind: 'InviteByEmail', organizationId, invitations: proposed, sso, byUserId, now }, { caller });
+    const invites = outcome.events.flatMap((event) => (event.type === 'MemberInvited' ? [event.data.invitationId] : []));
+    return { invites, invited: invites.length };
+  }
+}
+
+export class AnswerInvitation {
+  constructor(
+    readonly organizationId: string,
+    readonly invitationId: string,
+    readonly answer: 'accept' | 'decline',
+    readonly caller: Caller,
+  ) {}
+}
+
+/** `POST|DELETE /v1/user/invites/{inviteId}`: the invitee accepts (joins) or declines; anyone else gets 404. */
+@CommandHandler(AnswerInvitation)
+export class AnswerInvitationHandler implements ICommandHandler<AnswerInvitation, void> {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+
+  async execute({ organizationId, invitationId, answer, caller }: AnswerInvitation): Promise<void> {
+    const { userId, user } = userOf(caller);
+    const now = this.commands.now().toISOString();
+    const kind = answer === 'accept' ? 'AcceptInvitation' : 'DeclineInvitation';
+    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind, organizationId, invitationId, userId, email: user.email, now }, { caller });
+  }
+}
+
+export class RevokeInvitation {
+  constructor(readonly organizationId: string, readonly invitationId: string, readonly caller: Caller) {}
+}
+
+@CommandHandler(RevokeInvitation)
+export class RevokeInvitationHandler implements ICommandHandler<RevokeInvitation, void> {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+
+  async execute({ organizationId, invitationId, caller }: RevokeInvitation): Promise<void> {
+    const byUserId = userOf(caller).userId;
+    const now = this.commands.now().toISOString();
+    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'RevokeInvitation', organizationId, invitationId, byUserId, now }, { caller });
   }
 }
 
@@ -179,7 +211,7 @@ export class RecordMemberSeenHandler implements ICommandHandler<RecordMemberSeen
   async execute({ organizationId, caller }: RecordMemberSeen): Promise<void> {
     const userId = userOf(caller).userId;
     const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
-    if (!state.exists || !(userId in state.members)) throw DomainError.notFound(`no organization ${organizationId}`);
+    if (!state.exists || !state.members.has(userId)) throw DomainError.notFound(`no organization ${organizationId}`);
     const now = this.commands.now().toISOString();
     await this.commands.run(memberSeenStream(organizationId, userId), memberSeenDecider, { kind: 'RecordSeen', organizationId, userId, now }, { caller });
   }

@@ -1,11 +1,24 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse } from '@nestjs/swagger';
+import { listOf, ref } from '../../platform/src/platform.schemas';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import { ChangeMemberRole, CreateLinkInvite, DeleteLinkInvite, EnableMemberSso, InviteMembers, JoinByLink, RecordMemberSeen, RemoveMember } from './member.commands';
+import {
+  AnswerInvitation,
+  ChangeMemberRole,
+  CreateLinkInvite,
+  DeleteLinkInvite,
+  EnableMemberSso,
+  InviteMembers,
+  JoinByLink,
+  RecordMemberSeen,
+  RemoveMember,
+  RevokeInvitation,
+} from './member.commands';
 import { InviteBody, LinkInviteBody, MemberListQuery, MemberSpacesQuery, UpdateMemberBody } from './member.dto';
-import { GetLinkInvite, GetMember, ListLinkInvites, ListMembers, ListMemberSpaces } from './member.queries';
+import { GetLinkInvite, GetMember, InvitationLocator, ListLinkInvites, ListMembers, ListMemberSpaces, ListPendingInvites, ListUserInvites } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { Valid } from '../../platform/src/http/validation';
 
@@ -19,6 +32,7 @@ export class MemberController {
   ) {}
 
   @Get('members')
+  @ApiOkResponse({ description: 'OK', schema: listOf('Member') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: MemberListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(
       new ListMembers(organizationId, caller, { page: query.page, limit: query.limit, order: query.order ?? 'desc', role: query.role, search: query.search, sort: query.sort ?? 'joinedAt' }),
@@ -26,12 +40,14 @@ export class MemberController {
   }
 
   @Get('members/:userId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Member') })
   get(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetMember(organizationId, userId, caller));
   }
 
   /** Admins change roles (null: guest); the last admin cannot be demoted (409). */
   @Patch('members/:userId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Member') })
   async update(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('userId', 'member') userId: string,
@@ -44,12 +60,14 @@ export class MemberController {
 
   /** Admins remove anyone, anyone removes themselves; never the last admin (409). */
   @Delete('members/:userId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async remove(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
     await this.commandBus.execute(new RemoveMember(organizationId, userId, caller));
   }
 
   @Post('members/:userId/sso')
+  @ApiOkResponse({ description: 'OK', schema: ref('Member') })
   @HttpCode(200)
   async sso(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
     await this.commandBus.execute(new EnableMemberSso(organizationId, userId, caller));
@@ -57,6 +75,7 @@ export class MemberController {
   }
 
   @Get('members/:userId/spaces')
+  @ApiOkResponse({ description: 'OK', schema: listOf('MemberSpace') })
   spaces(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('userId', 'member') userId: string,
@@ -68,6 +87,7 @@ export class MemberController {
 
   /** Records the caller as seen (at most once a minute in the log) and returns signed visitor claims. */
   @Post('ping')
+  @ApiOkResponse({ description: 'OK', schema: ref('VisitorClaims') })
   @HttpCode(200)
   async ping(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller) {
     await this.commandBus.execute(new RecordMemberSeen(organizationId, caller));
@@ -75,15 +95,36 @@ export class MemberController {
     return { serviceVisitorClaims: await this.claims.sign(user.userId, organizationId, user.user.email) };
   }
 
-  /** `POST /invites` (extension): `{ users: string[], invited: number }`. */
+  /**
+   * `POST /invites` (extension): invites by e-mail, pending until each person accepts. Answers
+   * `{ invites: string[], invited: number }`, one invitation per address, the same whoever the
+   * addresses belong to.
+   */
   @Post('invites')
+  @ApiOkResponse({ description: 'OK', schema: ref('Invited') })
   @HttpCode(200)
   invite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: InviteBody, @CurrentCaller() caller: Caller) {
     return this.commandBus.execute(new InviteMembers(organizationId, body.emails, body.role, body.sso ?? false, caller));
   }
 
+  /** Admins list the pending invitations by e-mail. */
+  @Get('pending-invites')
+  @ApiOkResponse({ description: 'OK', schema: listOf('PendingInvite') })
+  pendingInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new ListPendingInvites(organizationId, caller, query.page, query.limit));
+  }
+
+  /** Admins revoke a pending invitation: 204. */
+  @Delete('pending-invites/:inviteId')
+  @ApiNoContentResponse({ description: 'revoked' })
+  @HttpCode(204)
+  async revokeInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
+    await this.commandBus.execute(new RevokeInvitation(organizationId, inviteId, caller));
+  }
+
   /** Joins the caller through a link invite; answers with the caller as a member. */
   @Post('invites/:inviteId')
+  @ApiOkResponse({ description: 'the caller, now a member', schema: ref('Member') })
   @HttpCode(200)
   async join(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
     await this.commandBus.execute(new JoinByLink(organizationId, inviteId, caller));
@@ -91,11 +132,13 @@ export class MemberController {
   }
 
   @Get('link-invites')
+  @ApiOkResponse({ description: 'OK', schema: listOf('LinkInvite') })
   linkInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListLinkInvites(organizationId, caller, query.page, query.limit));
   }
 
   @Post('link-invites')
+  @ApiCreatedResponse({ description: 'created', schema: ref('LinkInvite') })
   @HttpCode(201)
   async createLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: LinkInviteBody, @CurrentCaller() caller: Caller) {
     const { inviteId } = await this.commandBus.execute(new CreateLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller));
@@ -103,14 +146,52 @@ export class MemberController {
   }
 
   @Get('link-invites/:inviteId')
+  @ApiOkResponse({ description: 'OK', schema: ref('LinkInvite') })
   linkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetLinkInvite(organizationId, inviteId, caller));
   }
 
-  /** 205, as the interface document gives it. */
+  /** 205 (Reset Content), as clients of this route expect. */
   @Delete('link-invites/:inviteId')
+  @ApiResponse({ status: 205, description: 'deleted' })
   @HttpCode(205)
   async deleteLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
     await this.commandBus.execute(new DeleteLinkInvite(organizationId, inviteId, caller));
+  }
+}
+
+/** The caller's own invitations by e-mail (extension): `/v1/user/invites…`. */
+@Controller('v1/user/invites')
+export class UserInvitationController {
+  constructor(
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
+    private readonly invitations: InvitationLocator,
+  ) {}
+
+  /** `{ next?, count, items: organization-invite[] }`: pending invitations to the caller's e-mail. */
+  @Get()
+  @ApiOkResponse({ description: 'OK', schema: listOf('OrganizationInvite') })
+  list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queryBus.execute(new ListUserInvites(caller, query.page, query.limit));
+  }
+
+  /** Accepts: the caller joins with the invited role; answers the caller's Member object. */
+  @Post(':inviteId')
+  @ApiOkResponse({ description: 'the caller, now a member', schema: ref('Member') })
+  @HttpCode(200)
+  async accept(@PathId('inviteId', 'invitation') inviteId: string, @CurrentCaller() caller: Caller) {
+    const organizationId = await this.invitations.organizationOf(inviteId, caller);
+    await this.commandBus.execute(new AnswerInvitation(organizationId, inviteId, 'accept', caller));
+    return this.queryBus.execute(new GetMember(organizationId, userOf(caller).userId, caller));
+  }
+
+  /** Declines: 204. */
+  @Delete(':inviteId')
+  @ApiNoContentResponse({ description: 'declined' })
+  @HttpCode(204)
+  async decline(@PathId('inviteId', 'invitation') inviteId: string, @CurrentCaller() caller: Caller) {
+    const organizationId = await this.invitations.organizationOf(inviteId, caller);
+    await this.commandBus.execute(new AnswerInvitation(organizationId, inviteId, 'decline', caller));
   }
 }

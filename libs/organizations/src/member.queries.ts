@@ -7,10 +7,11 @@ import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore, type Filter, type Sort } from '../../read-store/src/read-store.port';
 import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
-import { LINK_INVITES, MEMBERS, memberId, type LinkInviteDoc, type MemberDoc } from './organization.projections';
+import { normalizeEmail } from '../../identity/src/identity.decider';
+import { INVITATIONS, LINK_INVITES, MEMBERS, memberId, ORGANIZATIONS, type InvitationDoc, type LinkInviteDoc, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { OrganizationMembership } from './organization.queries';
 
-/** The Member resource of the interface document. */
+/** The Member resource. */
 export interface MemberObject {
   object: 'member';
   id: string;
@@ -18,7 +19,8 @@ export interface MemberObject {
   user: UserObject;
   disabled: boolean;
   joinedAt: string;
-  lastSeenAt: string | null;
+  /** Absent for a member never seen. */
+  lastSeenAt?: string;
   sso: boolean;
   spaces: number;
   teams: number;
@@ -77,7 +79,7 @@ export class MemberDirectory {
         user: this.users.present(user),
         disabled: doc.disabled,
         joinedAt: doc.joinedAt,
-        lastSeenAt: doc.lastSeenAt,
+        ...(doc.lastSeenAt ? { lastSeenAt: doc.lastSeenAt } : {}),
         sso: doc.sso,
         spaces: spaces.get(doc.userId) ?? 0,
         teams: teams.get(doc.userId) ?? 0,
@@ -107,7 +109,11 @@ export class ListMembers {
   constructor(readonly organizationId: string, readonly caller: Caller, readonly options: MemberListOptions) {}
 }
 
-const SORT_FIELD = { joinedAt: 'joinedAt', lastSeenAt: 'lastSeenAt', name: 'nameLower' } as const;
+const SORT_FIELD = new Map<MemberListOptions['sort'], string>([
+  ['joinedAt', 'joinedAt'],
+  ['lastSeenAt', 'lastSeenAt'],
+  ['name', 'nameLower'],
+]);
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 @QueryHandler(ListMembers)
@@ -129,7 +135,7 @@ export class ListMembersHandler implements IQueryHandler<ListMembers, ListEnvelo
     // Sorting by last seen lists only members who were ever seen.
     if (options.sort === 'lastSeenAt') filter.lastSeenAt = { $ne: null };
     const direction = options.order === 'asc' ? 1 : -1;
-    const sort: Sort = { [SORT_FIELD[options.sort]]: direction };
+    const sort: Sort = { [SORT_FIELD.get(options.sort) ?? 'joinedAt']: direction };
     const page = await this.reads.collection<MemberDoc>(MEMBERS).find(filter, { sort, limit: options.limit, after: options.page });
     const presented = await this.directory.presentDocs(organizationId, page.items);
     const items = page.items.flatMap((doc) => presented.get(doc.userId) ?? []);
@@ -186,7 +192,7 @@ export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces, 
   }
 }
 
-/** A link invite (extension, DESIGN section 8). */
+/** A link invite (extension). */
 export interface LinkInviteObject {
   object: 'link-invite';
   id: string;
@@ -241,5 +247,91 @@ export class GetLinkInviteHandler implements IQueryHandler<GetLinkInvite, LinkIn
     const invite = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).get(inviteId);
     if (!invite || invite.organizationId !== organizationId) throw DomainError.notFound(`no invite ${inviteId}`);
     return this.presenter.present(invite);
+  }
+}
+
+// ---- invitations by e-mail --------------------------------------------------------------------
+
+/** A pending invitation as its organization's admins see it. */
+export interface PendingInviteObject {
+  object: 'pending-invite';
+  id: string;
+  email: string;
+  role: OrganizationRole;
+  sso: boolean;
+  invitedBy: string;
+  invitedAt: string;
+}
+
+export class ListPendingInvites {
+  constructor(readonly organizationId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
+}
+
+/** `GET /v1/orgs/{organizationId}/pending-invites`: admins only, newest first. */
+@QueryHandler(ListPendingInvites)
+export class ListPendingInvitesHandler implements IQueryHandler<ListPendingInvites, ListEnvelope<PendingInviteObject>> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  async execute({ organizationId, caller, page, limit }: ListPendingInvites) {
+    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
+    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ organizationId }, { sort: { invitedAt: -1 }, limit, after: page });
+    const items = found.items.map(
+      (i): PendingInviteObject => ({ object: 'pending-invite', id: i._id, email: i.email, role: i.role, sso: i.sso, invitedBy: i.invitedBy, invitedAt: i.invitedAt }),
+    );
+    return listEnvelope({ items, count: found.count, next: found.next });
+  }
+}
+
+/** A pending invitation as the person invited sees it. */
+export interface UserInviteObject {
+  object: 'organization-invite';
+  id: string;
+  organization: { id: string; title: string };
+  role: OrganizationRole;
+  sso: boolean;
+  invitedAt: string;
+}
+
+export class ListUserInvites {
+  constructor(readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
+}
+
+/** `GET /v1/user/invites`: the caller's pending invitations, matched by their e-mail (case-insensitively), newest first. */
+@QueryHandler(ListUserInvites)
+export class ListUserInvitesHandler implements IQueryHandler<ListUserInvites, ListEnvelope<UserInviteObject>> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  async execute({ caller, page, limit }: ListUserInvites) {
+    const email = normalizeEmail(userOf(caller).user.email);
+    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ email }, { sort: { invitedAt: -1 }, limit, after: page });
+    const organizations = await this.reads
+      .collection<OrganizationDoc>(ORGANIZATIONS)
+      .find({ _id: { $in: [...new Set(found.items.map((i) => i.organizationId))] } }, { limit: 1000, count: false });
+    const titles = new Map(organizations.items.map((o) => [o._id, o.title]));
+    const items = found.items.flatMap((i): UserInviteObject[] => {
+      const title = titles.get(i.organizationId);
+      if (title === undefined) return [];
+      return [{ object: 'organization-invite', id: i._id, organization: { id: i.organizationId, title }, role: i.role, sso: i.sso, invitedAt: i.invitedAt }];
+    });
+    return listEnvelope({ items, count: found.count, next: found.next });
+  }
+}
+
+/**
+ * Which organization an invitation of the caller's belongs to, so its answer goes to that
+ * organization's stream; 404 when there is none for them (whether it is someone else's or does
+ * not exist). The organization's decider checks the invitee again.
+ */
+@Injectable()
+export class InvitationLocator {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  async organizationOf(invitationId: string, caller: Caller): Promise<string> {
+    const invitation = await this.reads.collection<InvitationDoc>(INVITATIONS).get(invitationId);
+    if (!invitation || invitation.email !== normalizeEmail(userOf(caller).user.email)) throw DomainError.notFound(`no invitation ${invitationId}`);
+    return invitation.organizationId;
   }
 }

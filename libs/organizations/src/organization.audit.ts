@@ -26,6 +26,10 @@ export const organizationAuditCatalog: AuditCatalog = {
   MemberSsoEnabled: (event) => member('member.sso_enabled', event.data as Data<'MemberSsoEnabled'>),
   LinkInviteCreated: (event) => linkInvite('invite_link.created', event.data as Data<'LinkInviteCreated'>),
   LinkInviteDeleted: (event) => linkInvite('invite_link.deleted', event.data as Data<'LinkInviteDeleted'>),
+  MemberInvited: (event) => invitation('member.invited', event.data as Data<'MemberInvited'>),
+  InvitationAccepted: (event) => invitation('member.invitation_accepted', event.data as Data<'InvitationAccepted'>),
+  InvitationDeclined: (event) => invitation('member.invitation_declined', event.data as Data<'InvitationDeclined'>),
+  InvitationRevoked: (event) => invitation('member.invitation_revoked', event.data as Data<'InvitationRevoked'>),
   // MemberSeen (pings) is activity, not a change: it stays out of the audit log.
 };
 
@@ -35,4 +39,9 @@ function member(action: string, data: { organizationId: string; userId: string }
 
 function linkInvite(action: string, data: { organizationId: string; inviteId: string }) {
   return { action, organizationId: data.organizationId, target: { type: 'link-invite', id: data.inviteId } };
+}
+
+/** The target is the invitation, not the address: the audit log does not spread e-mail addresses further. */
+function invitation(action: string, data: { organizationId: string; invitationId: string }) {
+  return { action, organizationId: data.organizationId, target: { type: 'invitation', id: data.invitationId } };
 }

@@ -1,4 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
@@ -21,6 +23,7 @@ export class OrganizationController {
 
   /** `POST /v1/orgs` (extension) → 201: the caller becomes its admin. */
   @Post('orgs')
+  @ApiCreatedResponse({ description: 'created', schema: ref('Organization'), headers: etagHeader })
   @HttpCode(201)
   async create(@Body(Valid) body: CreateOrganizationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const { organizationId } = await this.commandBus.execute(new CreateOrganization(body.title, body.emailDomains ?? [], caller));
@@ -29,12 +32,14 @@ export class OrganizationController {
 
   /** `GET /v1/orgs`: the organizations the caller belongs to. */
   @Get('orgs')
+  @ApiOkResponse({ description: 'OK', schema: listOf('Organization') })
   @CachedRead()
   list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListOrganizations(userOf(caller).userId, query.page, query.limit));
   }
 
   @Get('orgs/:organizationId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Organization'), headers: etagHeader })
   @CachedRead()
   get(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(organizationId, caller, reply);
@@ -42,6 +47,7 @@ export class OrganizationController {
 
   /** Admins only; `If-Match` with the ETag makes it conditional (412 when stale). */
   @Patch('orgs/:organizationId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Organization'), headers: etagHeader })
   async update(
     @PathId('organizationId', 'organization') organizationId: string,
     @Body(Valid) body: UpdateOrganizationBody,
@@ -55,12 +61,14 @@ export class OrganizationController {
   }
 
   @Get('email-domains/:emailDomain/orgs')
+  @ApiOkResponse({ description: 'OK', schema: ref('OrganizationsByEmailDomain') })
   @CachedRead()
   byEmailDomain(@Param('emailDomain') emailDomain: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new OrganizationsByEmailDomain(emailDomain, caller));
   }
 
   @Get('users/:userId')
+  @ApiOkResponse({ description: 'OK', schema: ref('User') })
   @CachedRead()
   user(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new GetUserProfile(userId, caller));

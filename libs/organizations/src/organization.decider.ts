@@ -1,6 +1,7 @@
 import { DomainError } from '../../platform/src/errors';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
+import { normalizeEmail } from '../../identity/src/identity.decider';
 import type { HostnameEvent, MemberSeenEvent, MemberSource, OrganizationChanges, OrganizationEvent } from './organization.events';
 
 export const organizationStream = (organizationId: string) => `organization-${organizationId}`;
@@ -10,26 +11,45 @@ export const memberSeenStream = (organizationId: string, userId: string) => `mem
 export interface MemberState {
   role: OrganizationRole;
   sso: boolean;
+  /**
+   * The member agreed to single sign-on: they joined by accepting an invitation that asked for it,
+   * or through an SSO login. An admin marking them as SSO (`MemberSsoEnabled`) is not consent.
+   */
+  ssoConsent: boolean;
 }
 
+/** A pending invitation by e-mail (the address normalized). */
+export interface InvitationState {
+  email: string;
+  role: OrganizationRole;
+  sso: boolean;
+}
+
+/**
+ * Maps, not plain objects: their keys come from requests (user ids, invite ids), and a plain
+ * object answers `in` and `[]` for `__proto__`, `constructor` or `toString` as if they were there.
+ */
 export interface OrganizationState {
   exists: boolean;
   fields: Required<OrganizationChanges>;
-  members: Record<string, MemberState>;
-  linkInvites: Record<string, { role: OrganizationRole }>;
-}
-
-export interface NewMember {
-  userId: string;
-  role: OrganizationRole;
-  sso: boolean;
+  members: ReadonlyMap<string, MemberState>;
+  linkInvites: ReadonlyMap<string, { role: OrganizationRole }>;
+  /** Pending invitations by e-mail, by invitation id. */
+  invitations: ReadonlyMap<string, InvitationState>;
 }
 
 export type OrganizationCommand =
   | { kind: 'CreateOrganization'; organizationId: string; title: string; emailDomains: string[]; creatorId: string; now: string }
   | { kind: 'UpdateOrganization'; organizationId: string; changes: OrganizationChanges; byUserId: string; now: string }
-  /** Invitations by an admin: users already in the organization are left as they are. */
-  | { kind: 'AddMembers'; organizationId: string; members: NewMember[]; byUserId: string; now: string }
+  /**
+   * An admin invites people by e-mail. Each address gets a pending invitation: a new one under the
+   * proposed id, or its pending one refreshed under its own id. Nobody joins until they accept.
+   */
+  | { kind: 'InviteByEmail'; organizationId: string; invitations: ProposedInvitation[]; sso: boolean; byUserId: string; now: string }
+  /** The invitee (the caller whose e-mail the invitation names) accepts or declines it. */
+  | { kind: 'AcceptInvitation'; organizationId: string; invitationId: string; userId: string; email: string; now: string }
+  | { kind: 'DeclineInvitation'; organizationId: string; invitationId: string; userId: string; email: string; now: string }
+  | { kind: 'RevokeInvitation'; organizationId: string; invitationId: string; byUserId: string; now: string }
   | { kind: 'JoinByLink'; organizationId: string; inviteId: string; userId: string; now: string }
   /** A SAML login: the service itself adds the user (or marks an existing member as SSO). */
   | { kind: 'JoinBySso'; organizationId: string; userId: string; role: OrganizationRole; now: string }
@@ -38,6 +58,12 @@ export type OrganizationCommand =
   | { kind: 'EnableMemberSso'; organizationId: string; userId: string; byUserId: string }
   | { kind: 'CreateLinkInvite'; organizationId: string; inviteId: string; role: OrganizationRole; byUserId: string; now: string }
   | { kind: 'DeleteLinkInvite'; organizationId: string; inviteId: string; byUserId: string };
+
+export interface ProposedInvitation {
+  invitationId: string;
+  email: string;
+  role: OrganizationRole;
+}
 
 /** Settings of a new organization (before its title and domains): the decider and the read model start from these. */
 export const DEFAULT_ORGANIZATION_SETTINGS: Readonly<Required<Omit<OrganizationChanges, 'title' | 'emailDomains'>>> = {
@@ -52,14 +78,21 @@ export const DEFAULT_ORGANIZATION_SETTINGS: Readonly<Required<Omit<OrganizationC
 
 const initialFields = (): Required<OrganizationChanges> => ({ title: '', emailDomains: [], ...DEFAULT_ORGANIZATION_SETTINGS });
 
-const without = <T>(record: Record<string, T>, key: string): Record<string, T> => {
-  const { [key]: _removed, ...rest } = record;
-  return rest;
+const withEntry = <T>(map: ReadonlyMap<string, T>, key: string, value: T): Map<string, T> => new Map(map).set(key, value);
+const withoutEntry = <T>(map: ReadonlyMap<string, T>, key: string): Map<string, T> => {
+  const copy = new Map(map);
+  copy.delete(key);
+  return copy;
+};
+/** Applies `change` to the entry if there is one; an event about a missing entry changes nothing. */
+const updated = <T>(map: ReadonlyMap<string, T>, key: string, change: (value: T) => T): ReadonlyMap<string, T> => {
+  const current = map.get(key);
+  return current === undefined ? map : withEntry(map, key, change(current));
 };
 
-/** The organization aggregate: its settings, who belongs with which role, and its link invites. */
+/** The organization aggregate: its settings, who belongs with which role, its invitations and link invites. */
 export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent, OrganizationState> = {
-  initialState: () => ({ exists: false, fields: initialFields(), members: {}, linkInvites: {} }),
+  initialState: () => ({ exists: false, fields: initialFields(), members: new Map(), linkInvites: new Map(), invitations: new Map() }),
 
   evolve(state, event) {
     switch (event.type) {
@@ -67,18 +100,30 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
         return { ...state, exists: true, fields: { ...state.fields, title: event.data.title, emailDomains: event.data.emailDomains } };
       case 'OrganizationUpdated':
         return { ...state, fields: { ...state.fields, ...event.data.changes } };
-      case 'MemberAdded':
-        return { ...state, members: { ...state.members, [event.data.userId]: { role: event.data.role, sso: event.data.sso } } };
+      case 'MemberAdded': {
+        const { userId, role, sso, via, ssoConsent } = event.data;
+        return { ...state, members: withEntry(state.members, userId, { role, sso, ssoConsent: ssoConsent ?? via === 'sso' }) };
+      }
       case 'MemberRoleChanged':
-        return { ...state, members: { ...state.members, [event.data.userId]: { ...state.members[event.data.userId], role: event.data.role } } };
+        return { ...state, members: updated(state.members, event.data.userId, (m) => ({ ...m, role: event.data.role })) };
       case 'MemberRemoved':
-        return { ...state, members: without(state.members, event.data.userId) };
+        return { ...state, members: withoutEntry(state.members, event.data.userId) };
       case 'MemberSsoEnabled':
-        return { ...state, members: { ...state.members, [event.data.userId]: { ...state.members[event.data.userId], sso: true } } };
+        return { ...state, members: updated(state.members, event.data.userId, (m) => ({ ...m, sso: true })) };
       case 'LinkInviteCreated':
-        return { ...state, linkInvites: { ...state.linkInvites, [event.data.inviteId]: { role: event.data.role } } };
+        return { ...state, linkInvites: withEntry(state.linkInvites, event.data.inviteId, { role: event.data.role }) };
       case 'LinkInviteDeleted':
-        return { ...state, linkInvites: without(state.linkInvites, event.data.inviteId) };
+        return { ...state, linkInvites: withoutEntry(state.linkInvites, event.data.inviteId) };
+      case 'MemberInvited': {
+        const { invitationId, email, role, sso } = event.data;
+        return { ...state, invitations: withEntry(state.invitations, invitationId, { email, role, sso }) };
+      }
+      case 'InvitationAccepted':
+      case 'InvitationDeclined':
+      case 'InvitationRevoked':
+        return { ...state, invitations: withoutEntry(state.invitations, event.data.invitationId) };
+      default:
+        return state;
     }
   },
 
@@ -91,22 +136,34 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
           type: 'OrganizationCreated',
           data: { organizationId, title: command.title, emailDomains: unique(command.emailDomains), createdBy: command.creatorId, createdAt: command.now },
         },
-        memberAdded(organizationId, { userId: command.creatorId, role: 'admin', sso: false }, command.now, 'creation'),
+        memberAdded(organizationId, command.creatorId, 'admin', false, command.now, 'creation'),
       ];
     }
     if (command.kind === 'JoinByLink') {
       if (!state.exists) return DomainError.notFound(`no organization ${organizationId}`);
-      const invite = state.linkInvites[command.inviteId];
+      const invite = state.linkInvites.get(command.inviteId);
       if (!invite) return DomainError.notFound(`no invite ${command.inviteId}`);
       if (!state.fields.inviteLinks) return DomainError.forbidden('this organization does not accept joining by link');
-      if (command.userId in state.members) return [];
-      return [memberAdded(organizationId, { userId: command.userId, role: invite.role, sso: false }, command.now, 'link')];
+      if (state.members.has(command.userId)) return [];
+      return [memberAdded(organizationId, command.userId, invite.role, false, command.now, 'link')];
     }
     if (command.kind === 'JoinBySso') {
       if (!state.exists) return DomainError.notFound(`no organization ${organizationId}`);
-      const member = state.members[command.userId];
-      if (!member) return [memberAdded(organizationId, { userId: command.userId, role: command.role, sso: true }, command.now, 'sso')];
+      const member = state.members.get(command.userId);
+      if (!member) return [memberAdded(organizationId, command.userId, command.role, true, command.now, 'sso')];
       return member.sso ? [] : [{ type: 'MemberSsoEnabled', data: { organizationId, userId: command.userId } }];
+    }
+    if (command.kind === 'AcceptInvitation' || command.kind === 'DeclineInvitation') {
+      // Only the person invited may answer; to anyone else the invitation does not exist.
+      const invitation = state.exists ? state.invitations.get(command.invitationId) : undefined;
+      if (!invitation || invitation.email !== normalizeEmail(command.email)) return DomainError.notFound(`no invitation ${command.invitationId}`);
+      const { invitationId, userId, now } = command;
+      if (command.kind === 'DeclineInvitation') return [{ type: 'InvitationDeclined', data: { organizationId, invitationId, userId, declinedAt: now } }];
+      const accepted: OrganizationEvent = { type: 'InvitationAccepted', data: { organizationId, invitationId, userId, acceptedAt: now } };
+      // Someone already in the organization keeps their membership as it is.
+      if (state.members.has(userId)) return [accepted];
+      const joined = memberAdded(organizationId, userId, invitation.role, invitation.sso, now, 'invite', { invitationId, ssoConsent: invitation.sso });
+      return [accepted, joined];
     }
     if (command.kind === 'RemoveMember' && command.userId === command.byUserId) {
       // Anyone may leave, except the last admin.
@@ -122,66 +179,86 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
         const changes = changedFields(state.fields, requested);
         return Object.keys(changes).length === 0 ? [] : [{ type: 'OrganizationUpdated', data: { organizationId, changes, updatedAt: command.now } }];
       }
-      case 'AddMembers':
-        return uniqueBy(command.members, (m) => m.userId)
-          .filter((m) => !(m.userId in state.members))
-          .map((m) => memberAdded(organizationId, m, command.now, 'invite'));
+      case 'InviteByEmail': {
+        const pendingByEmail = new Map([...state.invitations].map(([id, invitation]) => [invitation.email, id]));
+        return uniqueBy(command.invitations, (i) => normalizeEmail(i.email)).map((proposed): OrganizationEvent => {
+          const email = normalizeEmail(proposed.email);
+          const invitationId = pendingByEmail.get(email) ?? proposed.invitationId;
+          return {
+            type: 'MemberInvited',
+            data: { organizationId, invitationId, email, role: proposed.role, sso: command.sso, invitedBy: command.byUserId, invitedAt: command.now },
+          };
+        });
+      }
+      case 'RevokeInvitation':
+        if (!state.invitations.has(command.invitationId)) return DomainError.notFound(`no invitation ${command.invitationId}`);
+        return [{ type: 'InvitationRevoked', data: { organizationId, invitationId: command.invitationId, revokedBy: command.byUserId, revokedAt: command.now } }];
       case 'ChangeMemberRole': {
-        const member = state.members[command.userId];
+        const member = state.members.get(command.userId);
         if (!member) return DomainError.notFound(`no member ${command.userId} in organization ${organizationId}`);
         if (member.role === command.role) return [];
         if (member.role === 'admin' && adminCount(state) === 1) return DomainError.conflict('the last admin of an organization cannot be demoted');
         return [{ type: 'MemberRoleChanged', data: { organizationId, userId: command.userId, role: command.role } }];
       }
       case 'RemoveMember':
-        if (!(command.userId in state.members)) return DomainError.notFound(`no member ${command.userId} in organization ${organizationId}`);
+        if (!state.members.has(command.userId)) return DomainError.notFound(`no member ${command.userId} in organization ${organizationId}`);
         return removeMember(state, organizationId, command.userId);
       case 'EnableMemberSso': {
-        const member = state.members[command.userId];
+        const member = state.members.get(command.userId);
         if (!member) return DomainError.notFound(`no member ${command.userId} in organization ${organizationId}`);
         return member.sso ? [] : [{ type: 'MemberSsoEnabled', data: { organizationId, userId: command.userId } }];
       }
       case 'CreateLinkInvite':
-        if (command.inviteId in state.linkInvites) return DomainError.conflict(`invite ${command.inviteId} already exists`);
+        if (state.linkInvites.has(command.inviteId)) return DomainError.conflict(`invite ${command.inviteId} already exists`);
         return [{ type: 'LinkInviteCreated', data: { organizationId, inviteId: command.inviteId, role: command.role, createdBy: command.byUserId, createdAt: command.now } }];
       case 'DeleteLinkInvite':
-        if (!(command.inviteId in state.linkInvites)) return DomainError.notFound(`no invite ${command.inviteId}`);
+        if (!state.linkInvites.has(command.inviteId)) return DomainError.notFound(`no invite ${command.inviteId}`);
         return [{ type: 'LinkInviteDeleted', data: { organizationId, inviteId: command.inviteId } }];
     }
   },
 };
 
-function memberAdded(organizationId: string, member: NewMember, joinedAt: string, via: MemberSource): OrganizationEvent {
-  return { type: 'MemberAdded', data: { organizationId, userId: member.userId, role: member.role, sso: member.sso, joinedAt, via } };
+function memberAdded(
+  organizationId: string,
+  userId: string,
+  role: OrganizationRole,
+  sso: boolean,
+  joinedAt: string,
+  via: MemberSource,
+  invitation?: { invitationId: string; ssoConsent: boolean },
+): OrganizationEvent {
+  return { type: 'MemberAdded', data: { organizationId, userId, role, sso, joinedAt, via, ...invitation } };
 }
 
 function removeMember(state: OrganizationState, organizationId: string, userId: string): OrganizationEvent[] | DomainError {
-  if (state.members[userId]?.role === 'admin' && adminCount(state) === 1) {
-    return DomainError.conflict('the last admin of an organization cannot be removed');
-  }
+  const member = state.members.get(userId);
+  if (!member) return DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+  if (member.role === 'admin' && adminCount(state) === 1) return DomainError.conflict('the last admin of an organization cannot be removed');
   return [{ type: 'MemberRemoved', data: { organizationId, userId } }];
 }
 
-const adminCount = (state: OrganizationState) => Object.values(state.members).filter((m) => m.role === 'admin').length;
+const adminCount = (state: OrganizationState) => [...state.members.values()].filter((m) => m.role === 'admin').length;
 
 /** 404 for non-members (they may not learn the organization exists). */
 export function requireMember(state: OrganizationState, organizationId: string, userId: string): DomainError | null {
-  return state.exists && userId in state.members ? null : DomainError.notFound(`no organization ${organizationId}`);
+  return state.exists && state.members.has(userId) ? null : DomainError.notFound(`no organization ${organizationId}`);
 }
 
 /** 404 for non-members, 403 for members below admin. */
 export function requireAdmin(state: OrganizationState, organizationId: string, userId: string): DomainError | null {
-  const notMember = requireMember(state, organizationId, userId);
-  if (notMember) return notMember;
-  if (state.members[userId].role !== 'admin') return DomainError.forbidden(`only admins of organization ${organizationId} may do this`);
+  const member = state.exists ? state.members.get(userId) : undefined;
+  if (!member) return DomainError.notFound(`no organization ${organizationId}`);
+  if (member.role !== 'admin') return DomainError.forbidden(`only admins of organization ${organizationId} may do this`);
   return null;
 }
 
+/** Only known settings, compared with the current ones: a request's other keys never reach an event. */
 function changedFields(current: Required<OrganizationChanges>, requested: OrganizationChanges): OrganizationChanges {
-  const changes: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(requested)) {
+  const changes: Partial<Record<keyof OrganizationChanges, unknown>> = {};
+  for (const key of Object.keys(current) as Array<keyof OrganizationChanges>) {
+    const value = Object.hasOwn(requested, key) ? requested[key] : undefined;
     if (value === undefined) continue;
-    if (JSON.stringify(current[key as keyof OrganizationChanges]) !== JSON.stringify(value)) changes[key] = value;
+    if (JSON.stringify(current[key]) !== JSON.stringify(value)) changes[key] = value;
   }
   return changes as OrganizationChanges;
 }

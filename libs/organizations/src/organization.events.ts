@@ -28,14 +28,38 @@ export type OrganizationEvent =
       data: { organizationId: string; title: string; emailDomains: string[]; createdBy: string; createdAt: string };
     }
   | { type: 'OrganizationUpdated'; data: { organizationId: string; changes: OrganizationChanges; updatedAt: string } }
-  | { type: 'MemberAdded'; data: { organizationId: string; userId: string; role: OrganizationRole; sso: boolean; joinedAt: string; via?: MemberSource } }
+  | { type: 'MemberAdded'; data: MemberAddedData }
   | { type: 'MemberRoleChanged'; data: { organizationId: string; userId: string; role: OrganizationRole } }
   | { type: 'MemberRemoved'; data: { organizationId: string; userId: string } }
   | { type: 'MemberSsoEnabled'; data: { organizationId: string; userId: string } }
   | { type: 'LinkInviteCreated'; data: { organizationId: string; inviteId: string; role: OrganizationRole; createdBy: string; createdAt: string } }
-  | { type: 'LinkInviteDeleted'; data: { organizationId: string; inviteId: string } };
+  | { type: 'LinkInviteDeleted'; data: { organizationId: string; inviteId: string } }
+  /** An invitation by e-mail, pending until the person accepts it; inviting a pending address again refreshes it under the same id. */
+  | {
+      type: 'MemberInvited';
+      data: { organizationId: string; invitationId: string; email: string; role: OrganizationRole; sso: boolean; invitedBy: string; invitedAt: string };
+    }
+  | { type: 'InvitationAccepted'; data: { organizationId: string; invitationId: string; userId: string; acceptedAt: string } }
+  | { type: 'InvitationDeclined'; data: { organizationId: string; invitationId: string; userId: string; declinedAt: string } }
+  | { type: 'InvitationRevoked'; data: { organizationId: string; invitationId: string; revokedBy: string; revokedAt: string } };
 
-/** How a member came in. */
+export interface MemberAddedData {
+  organizationId: string;
+  userId: string;
+  role: OrganizationRole;
+  sso: boolean;
+  joinedAt: string;
+  via?: MemberSource;
+  /** The invitation the member accepted (`via: 'invite'`). */
+  invitationId?: string;
+  /**
+   * Whether the member agreed to SSO: they accepted an invitation that asked for it. Absent on
+   * older events and on SSO logins, where `via: 'sso'` is the consent.
+   */
+  ssoConsent?: boolean;
+}
+
+/** How a member came in (`invite`: by accepting an invitation by e-mail). */
 export type MemberSource = 'creation' | 'invite' | 'link' | 'sso';
 
 /**

@@ -3,6 +3,7 @@ import { IdentityModule } from '../../identity/src/identity.module';
 import { CreateOrganizationHandler, UpdateOrganizationHandler } from './organization.commands';
 import { OrganizationController } from './organization.controller';
 import {
+  AnswerInvitationHandler,
   ChangeMemberRoleHandler,
   CreateLinkInviteHandler,
   DeleteLinkInviteHandler,
@@ -12,12 +13,16 @@ import {
   JoinBySsoHandler,
   RecordMemberSeenHandler,
   RemoveMemberHandler,
+  RevokeInvitationHandler,
 } from './member.commands';
-import { MemberController } from './member.controller';
+import { MemberController, UserInvitationController } from './member.controller';
 import {
   GetLinkInviteHandler,
   GetMemberHandler,
+  InvitationLocator,
   LinkInvitePresenter,
+  ListPendingInvitesHandler,
+  ListUserInvitesHandler,
   ListLinkInvitesHandler,
   ListMemberSpacesHandler,
   ListMembersHandler,
@@ -35,9 +40,14 @@ import {
 
 @Module({
   imports: [IdentityModule],
-  controllers: [OrganizationController, MemberController],
+  controllers: [OrganizationController, MemberController, UserInvitationController],
   providers: [
     InviteMembersHandler,
+    AnswerInvitationHandler,
+    RevokeInvitationHandler,
+    ListPendingInvitesHandler,
+    ListUserInvitesHandler,
+    InvitationLocator,
     JoinByLinkHandler,
     JoinBySsoHandler,
     ChangeMemberRoleHandler,

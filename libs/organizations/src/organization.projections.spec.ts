@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { MEMBERS, ORGANIZATIONS, organizationProjection } from './organization.projections';
+import { INVITATIONS, MEMBERS, ORGANIZATIONS, organizationProjection } from './organization.projections';
 
 const now = '2026-01-01T00:00:00.000Z';
 const recorded = (revision: number, type: string, data: object): RecordedEvent => ({
@@ -66,5 +66,16 @@ describe('organization projection', () => {
     await apply(twice, history);
     expect(await twice.collection(ORGANIZATIONS).get('o1')).toEqual(await once.collection(ORGANIZATIONS).get('o1'));
     expect(await twice.collection(MEMBERS).count()).toBe(1);
+  });
+
+  it('given an invitation, then it is pending until answered, and a refresh replaces it', async () => {
+    const store = new MemoryReadStore();
+    const invited = (revision: number, role: string) =>
+      recorded(revision, 'MemberInvited', { organizationId: 'o1', invitationId: 'i1', email: 'carl@acme.io', role, sso: false, invitedBy: 'ada', invitedAt: now });
+    await apply(store, [...history, invited(3, 'read'), invited(4, 'edit')]);
+    expect(await store.collection(INVITATIONS).get('i1')).toEqual({ _id: 'i1', organizationId: 'o1', email: 'carl@acme.io', role: 'edit', sso: false, invitedBy: 'ada', invitedAt: now });
+    await apply(store, [recorded(5, 'InvitationAccepted', { organizationId: 'o1', invitationId: 'i1', userId: 'carl', acceptedAt: now })]);
+    expect(await store.collection(INVITATIONS).get('i1')).toBeNull();
+    expect(await store.collection(ORGANIZATIONS).get('o1')).toMatchObject({ revision: 5 });
   });
 });

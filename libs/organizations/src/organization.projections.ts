@@ -9,6 +9,8 @@ import { DEFAULT_ORGANIZATION_SETTINGS } from './organization.decider';
 export const ORGANIZATIONS = 'organizations';
 export const MEMBERS = 'members';
 export const LINK_INVITES = 'link_invites';
+/** Pending invitations by e-mail; an answered or revoked one is deleted. */
+export const INVITATIONS = 'organization_invitations';
 
 export interface OrganizationDoc extends Doc {
   title: string;
@@ -48,17 +50,30 @@ export interface LinkInviteDoc extends Doc {
   createdAt: string;
 }
 
+/** `_id` is the invitation id. */
+export interface InvitationDoc extends Doc {
+  organizationId: string;
+  /** Normalized (lower case): the invitee's pending invitations are found by it. */
+  email: string;
+  role: OrganizationRole;
+  sso: boolean;
+  invitedBy: string;
+  invitedAt: string;
+}
+
 export const memberId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
 
 /** Organizations and members, from the organization streams. Every write is a put or an update keyed by id: replay-safe. */
 export const organizationProjection: Projection = {
   name: 'organizations',
-  collections: [ORGANIZATIONS, MEMBERS],
+  collections: [ORGANIZATIONS, MEMBERS, LINK_INVITES, INVITATIONS],
   indexes: [
     { collection: ORGANIZATIONS, fields: { emailDomains: 1 } },
     { collection: MEMBERS, fields: { userId: 1, joinedAt: -1 } },
     { collection: MEMBERS, fields: { organizationId: 1, joinedAt: -1 } },
     { collection: LINK_INVITES, fields: { organizationId: 1, createdAt: -1 } },
+    { collection: INVITATIONS, fields: { email: 1, invitedAt: -1 } },
+    { collection: INVITATIONS, fields: { organizationId: 1, invitedAt: -1 } },
   ],
   handles: [
     'OrganizationCreated',
@@ -70,6 +85,10 @@ export const organizationProjection: Projection = {
     'MemberSeen',
     'LinkInviteCreated',
     'LinkInviteDeleted',
+    'MemberInvited',
+    'InvitationAccepted',
+    'InvitationDeclined',
+    'InvitationRevoked',
   ],
   async apply(recorded: RecordedEvent, tx) {
     const event = recorded as unknown as OrganizationEvent | MemberSeenEvent;
@@ -141,6 +160,18 @@ export const organizationProjection: Projection = {
       }
       case 'LinkInviteDeleted':
         await tx.collection(LINK_INVITES).delete(event.data.inviteId);
+        await bumpRevision();
+        return;
+      case 'MemberInvited': {
+        const { invitationId, organizationId, email, role, sso, invitedBy, invitedAt } = event.data;
+        await tx.collection<InvitationDoc>(INVITATIONS).put({ _id: invitationId, organizationId, email, role, sso, invitedBy, invitedAt });
+        await bumpRevision();
+        return;
+      }
+      case 'InvitationAccepted':
+      case 'InvitationDeclined':
+      case 'InvitationRevoked':
+        await tx.collection(INVITATIONS).delete(event.data.invitationId);
         await bumpRevision();
         return;
     }

@@ -10,7 +10,7 @@ import { UserQueries, type UserObject } from '../../identity/src/identity.querie
 import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
 
-/** The Organization resource of the interface document. */
+/** The Organization resource. */
 export interface OrganizationObject {
   object: 'organization';
   id: string;

@@ -13,7 +13,7 @@ export function visitorClaimsKey(adminToken: string): Uint8Array {
 
 /**
  * `serviceVisitorClaims` of `POST /ping`: an HS256 JWT naming the user and the organization, valid
- * for an hour, that a client can attach to the user (interface document, Authentication 4).
+ * for an hour, that a client can attach to the user.
  */
 @Injectable()
 export class VisitorClaimsSigner {
