@@ -6,9 +6,14 @@
  * and a self-signed certificate made with node-forge, responses signed with xml-crypto) answers it,
  * and the form-encoded POST to `/v1/sso/saml/{providerId}/acs` logs the user in, or is refused with
  * 401 when the response is tampered with, unsigned, expired, for another audience or destination,
- * or replayed.
+ * or replayed. A provider signs in only identities bound to it, consenting members and addresses in
+ * the organization's verified domains (`/v1/orgs/{organizationId}/verified-domains`, checked
+ * through a local DNS responder); everyone else is refused with 403 and shows in the audit log.
  */
+import { request as httpRequest } from 'node:http';
 import { authnRequestOf, FakeIdp, generateKeyPair, type ResponseOptions } from '../libs/sso/src/testing/fake-idp';
+import { FakeDns } from '../libs/sso/src/testing/fake-dns';
+import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService, type UserObject } from './support/service';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -49,24 +54,28 @@ let mallory: Caller;
 let organizationId: string;
 let otherOrganizationId: string;
 let idp: FakeIdp;
+let dns: FakeDns;
+/** Failed ACS attempts allowed per client address and minute: above what the other tests' refusals add up to from 127.0.0.1. */
+const FAILED_LOGINS_PER_MINUTE = 100;
 
 beforeAll(async () => {
-  service = await startService();
+  dns = await FakeDns.start();
+  service = await startService({ env: { DNS_SERVERS: dns.server, SAML_FAILED_LOGINS_PER_MINUTE: String(FAILED_LOGINS_PER_MINUTE) } });
   idp = new FakeIdp('https://idp.example.test/metadata');
   ada = await service.createUser(uniqueEmail('ada'), 'Ada Admin');
   mallory = await service.createUser(uniqueEmail('mallory'), 'Mallory');
   organizationId = (await service.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Acme' } })).body.id;
   otherOrganizationId = (await service.request('POST', '/v1/orgs', { token: mallory.token, body: { title: 'Elsewhere' } })).body.id;
   const eveEmail = uniqueEmail('eve');
-  const invited = await service.request('POST', `/v1/orgs/${organizationId}/invites`, { token: ada.token, body: { emails: [{ email: eveEmail, role: 'edit' }] } });
-  expect(invited.status).toBe(200);
-  const eveId = invited.body.users[0] as string;
-  const issued = await service.request('POST', `/v1/admin/users/${eveId}/tokens`, { token: service.adminToken });
-  expect(issued.status).toBe(201);
-  eve = { user: { id: eveId }, token: issued.body.token, email: eveEmail };
+  const eveUser = await service.createUser(eveEmail, 'Eve');
+  await joinAs(service, organizationId, ada.token, [{ token: eveUser.token, email: eveEmail, role: 'edit' }]);
+  eve = { user: { id: eveUser.user.id }, token: eveUser.token, email: eveEmail };
 });
 
-afterAll(cleanUpServices);
+afterAll(async () => {
+  await cleanUpServices();
+  await dns?.close();
+});
 
 // ---- helpers --------------------------------------------------------------------------------------
 
@@ -86,8 +95,8 @@ function ok(response: Response): SamlProvider {
 }
 
 /** A complete provider for the test identity provider. */
-async function createLoginProvider(overrides: Record<string, unknown> = {}): Promise<SamlProvider> {
-  return created(await create({ label: 'Test IdP', entityID: idp.entityID, certificate: idp.certificate, ssoURL: SSO_URL, ...overrides }));
+async function createLoginProvider(overrides: Record<string, unknown> = {}, organization = organizationId): Promise<SamlProvider> {
+  return created(await create({ label: 'Test IdP', entityID: idp.entityID, certificate: idp.certificate, ssoURL: SSO_URL, ...overrides }, ada.token, organization));
 }
 
 /** `GET /start` as a browser would (no token), without following the redirect (`service.request` would). */
@@ -105,9 +114,9 @@ async function startLogin(provider: SamlProvider, relayState?: string): Promise<
 }
 
 /** The identity provider's answer to a new login through the provider. */
-async function answer(provider: SamlProvider, options: Partial<ResponseOptions> & { nameID: string }): Promise<string> {
+async function answer(provider: SamlProvider, options: Partial<ResponseOptions> & { nameID: string }, signer = idp): Promise<string> {
   const { requestId } = await startLogin(provider);
-  return idp.response({ audience: provider.service.entityID, acsURL: provider.service.acsURL, inResponseTo: requestId, ...options });
+  return signer.response({ audience: provider.service.entityID, acsURL: provider.service.acsURL, inResponseTo: requestId, ...options });
 }
 
 /** The browser's form POST to the ACS (SAML HTTP-POST binding). */
@@ -322,6 +331,8 @@ describe('SAML login', () => {
     teamId = team.body.id;
     provider = await createLoginProvider({ defaultRole: 'comment', defaultTeam: teamId });
     expect(provider.defaultTeam).toMatchObject({ object: 'team', id: teamId, title: 'SSO people' });
+    // The logins below are of addresses in acme.example.com: the organization may sign them in once it verified the domain.
+    expect((await verifyByAdmin(organizationId, 'acme.example.com')).status).toBe(200);
   });
 
   it('GET /start redirects to the ssoURL with a deflated AuthnRequest from our entity ID, and carries RelayState', async () => {
@@ -337,14 +348,14 @@ describe('SAML login', () => {
     expectError(await service.request('GET', `/v1/sso/saml/${provider.id}/start?next=/x`), 400, /next/);
   });
 
-  it('a valid response logs a newcomer in: { user, token }, the token works, they are an SSO member with the default role, in the default team', async () => {
+  it('a valid response logs a newcomer in (an address in a verified domain): { user, token }, the token works, they are an SSO member with the default role, in the default team', async () => {
     const email = uniqueEmail('grace');
     const samlResponse = await answer(provider, { nameID: email, attributes: { displayName: 'Grace Hopper' } });
     const response = await postToAcs(provider, { SAMLResponse: samlResponse, RelayState: '/docs' });
     expect({ status: response.status, body: response.body }).toEqual({
       status: 200,
       body: {
-        user: { object: 'user', id: expect.stringMatching(ID), displayName: 'Grace Hopper', email, photoURL: null, urls: { location: expect.any(String) } },
+        user: { object: 'user', id: expect.stringMatching(ID), displayName: 'Grace Hopper', email, urls: { location: expect.any(String) } },
         token: expect.any(String),
         relayState: '/docs',
       },
@@ -359,7 +370,7 @@ describe('SAML login', () => {
     expect(teamMembers.body.items.map((item: { organization: { id: string } }) => item.organization.id)).toContain(user.id);
   });
 
-  it('an existing member logging in keeps their role and becomes an SSO member', async () => {
+  it('an existing member (an address in a verified domain) logging in keeps their role and becomes an SSO member', async () => {
     const response = await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: eve.email.toUpperCase() }) });
     expect(response.status).toBe(200);
     expect(response.body.user.id).toBe(eve.user.id);
@@ -443,6 +454,234 @@ describe('SAML login', () => {
     expectError(await service.request('POST', '/v1/orgs', { token: ada.token, rawBody: 'title=Formed', contentType: 'application/x-www-form-urlencoded' }), 415);
   });
 });
+
+// ---- verified domains ------------------------------------------------------------------------------
+
+describe('/v1/orgs/{organizationId}/verified-domains', () => {
+  const domains = (organization: string, suffix = '') => `/v1/orgs/${organization}/verified-domains${suffix}`;
+  let organization: string;
+
+  beforeAll(async () => {
+    organization = await newOrganization('Domains');
+  });
+
+  it('adds a pending domain (201) with a random TXT record to publish, and lists it', async () => {
+    const domain = `${unique()}.example`;
+    const added = await service.request('POST', domains(organization), { token: ada.token, body: { domain: domain.toUpperCase() } });
+    expect({ status: added.status, body: added.body }).toEqual({
+      status: 201,
+      body: {
+        object: 'verified-domain',
+        domain,
+        status: 'pending',
+        txtRecord: { name: `_docs-platform-verification.${domain}`, value: expect.stringMatching(/^docs-platform-verification=[A-Za-z0-9_-]{32}$/) },
+      },
+    });
+    const other = await service.request('POST', domains(organization), { token: ada.token, body: { domain: `${unique()}.example` } });
+    expect(other.body.txtRecord.value).not.toBe(added.body.txtRecord.value);
+    const list = await service.request('GET', domains(organization), { token: ada.token });
+    expect(list.status).toBe(200);
+    expect(list.body.items).toContainEqual(added.body);
+    expect(list.body.count).toBe(list.body.items.length);
+    expectError(await service.request('POST', domains(organization), { token: ada.token, body: { domain } }), 409, /already added/);
+  });
+
+  it('refuses what is not a domain name: 400; unknown members: 400', async () => {
+    for (const domain of ['localhost', 'not a domain', 'a..b', '', '__proto__', 42]) {
+      expectError(await service.request('POST', domains(organization), { token: ada.token, body: { domain } }), 400, /domain/);
+    }
+    expectError(await service.request('POST', domains(organization), { token: ada.token, body: { domain: 'ok.example', verified: true } }), 400, /verified/);
+  });
+
+  it('verifies a domain once its TXT record holds the token (DNS, through DNS_SERVERS): 409 before, 200 after', async () => {
+    const domain = `${unique()}.example`;
+    const added = await service.request('POST', domains(organization), { token: ada.token, body: { domain } });
+    expectError(await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token }), 409, /no TXT record at _docs-platform-verification\./);
+    dns.records.set(added.body.txtRecord.name, ['docs-platform-verification=someone-elses-token']);
+    expectError(await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token }), 409, /not verified/);
+    dns.records.set(added.body.txtRecord.name, ['v=spf1 -all', added.body.txtRecord.value]);
+    const verified = await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token });
+    expect({ status: verified.status, body: verified.body }).toEqual({
+      status: 200,
+      body: { ...added.body, status: 'verified', verifiedAt: expect.any(String), method: 'dns-txt' },
+    });
+    expect((await service.request('GET', domains(organization), { token: ada.token })).body.items).toContainEqual(verified.body);
+  });
+
+  it('removes a domain: 204, then 404', async () => {
+    const domain = `${unique()}.example`;
+    await service.request('POST', domains(organization), { token: ada.token, body: { domain } });
+    const removed = await service.request('DELETE', domains(organization, `/${domain}`), { token: ada.token });
+    expect({ status: removed.status, text: removed.text }).toEqual({ status: 204, text: '' });
+    expectError(await service.request('DELETE', domains(organization, `/${domain}`), { token: ada.token }), 404);
+    expectError(await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token }), 404);
+    expectError(await service.request('DELETE', domains(organization, '/__proto__'), { token: ada.token }), 404);
+  });
+
+  it('is for admins: 403 for other members, 404 outside, 401 without a token', async () => {
+    expectError(await service.request('GET', domains(organizationId), { token: eve.token }), 403, /admin/);
+    expectError(await service.request('POST', domains(organizationId), { token: eve.token, body: { domain: 'eve.example' } }), 403);
+    expectError(await service.request('GET', domains(organizationId), { token: mallory.token }), 404);
+    expectError(await service.request('GET', domains(organizationId)), 401);
+  });
+
+  it('the service administrator verifies a domain without DNS: 200, method admin; user tokens may not; unknown organizations 404', async () => {
+    const domain = `${unique()}.example`;
+    const verified = await verifyByAdmin(organization, domain);
+    expect({ status: verified.status, body: verified.body }).toEqual({
+      status: 200,
+      body: expect.objectContaining({ object: 'verified-domain', domain, status: 'verified', method: 'admin', verifiedAt: expect.any(String) }),
+    });
+    expectError(await verifyByAdmin(organization, `${unique()}.example`, ada.token), 403);
+    expectError(await verifyByAdmin('noSuchOrganization', domain), 404);
+    expectError(await verifyByAdmin(organization, 'not_a_domain'), 404);
+    const actions = await auditActions(organization, ada.token);
+    expect(actions).toContainEqual(expect.objectContaining({ action: 'verified_domain.verified', target: expect.objectContaining({ type: 'verified-domain', id: domain }) }));
+  });
+});
+
+// ---- whom a provider may sign in ---------------------------------------------------------------------
+
+describe('whom a SAML provider may sign in', () => {
+  const NOT_ALLOWED = /may sign in only members of its organization who agreed to single sign-on, and addresses in domains the organization has verified/;
+
+  it("refuses an organization's own provider signing in someone else's account (takeover): 403, no token, the victim unaffected, the refusal in the attacker organization's audit log", async () => {
+    const attacker = await service.createUser(uniqueEmail('attacker', 'attacker.example'), 'Attacker');
+    const attackerOrganization = await newOrganization('Attack', attacker.token);
+    const attackerIdp = new FakeIdp('https://attacker.example.test/idp', generateKeyPair('Attacker'));
+    const provider = created(await create({ label: 'Mine', entityID: attackerIdp.entityID, certificate: attackerIdp.certificate, ssoURL: SSO_URL }, attacker.token, attackerOrganization));
+    const victimEmail = (await service.request('GET', '/v1/user', { token: ada.token })).body.email as string;
+
+    const response = await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: victimEmail }, attackerIdp) });
+    expectError(response, 403, NOT_ALLOWED);
+    expect(response.body.token).toBeUndefined();
+    expect(JSON.stringify(response.body)).not.toContain(ada.user.id);
+    // A persistent NameID with the victim's address as attribute fares no better.
+    const viaAttribute = await answer(provider, { nameID: 'victim-1', nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', attributes: { email: victimEmail } }, attackerIdp);
+    expectError(await postToAcs(provider, { SAMLResponse: viaAttribute }), 403, NOT_ALLOWED);
+
+    expect((await service.request('GET', '/v1/user', { token: ada.token })).body.id).toBe(ada.user.id);
+    expectError(await service.request('GET', `/v1/orgs/${attackerOrganization}/members/${ada.user.id}`, { token: attacker.token }), 404);
+    const refusals = (await auditActions(attackerOrganization, attacker.token)).filter((entry) => entry.action === 'saml_login.refused');
+    expect(refusals).toHaveLength(2);
+    expect(refusals[0]).toMatchObject({ target: { type: 'saml-provider', id: provider.id }, actor: { type: 'system', id: 'sso' } });
+    expect(JSON.stringify(refusals)).not.toContain(victimEmail);
+  });
+
+  it('refuses an address that has no account, outside the verified domains: 403, and no account is created', async () => {
+    const provider = await createLoginProvider();
+    const email = uniqueEmail('nobody', 'unverified.example.org');
+    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: email }) }), 403, NOT_ALLOWED);
+    // The address is still free: the service administrator can create its account.
+    expect((await service.request('POST', '/v1/admin/users', { token: service.adminToken, body: { email, displayName: 'Nobody' } })).status).toBe(201);
+  });
+
+  it('creates the account of an address in a domain verified by the service administrator and binds the NameID: the next login signs in the same user', async () => {
+    const organization = await newOrganization('Verified');
+    const domain = `${unique()}.example`;
+    expect((await verifyByAdmin(organization, domain)).status).toBe(200);
+    const provider = await createLoginProvider({}, organization);
+    const persistent = { nameID: `emp-${unique()}`, nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' };
+    const email = `newcomer@${domain}`;
+    const first = await postToAcs(provider, { SAMLResponse: await answer(provider, { ...persistent, attributes: { email } }) });
+    expect({ status: first.status, email: first.body.user?.email }).toEqual({ status: 200, email });
+    const second = await postToAcs(provider, { SAMLResponse: await answer(provider, { ...persistent, attributes: { email } }) });
+    expect({ status: second.status, id: second.body.user?.id }).toEqual({ status: 200, id: first.body.user.id });
+    const actions = await auditActions(organization, ada.token);
+    expect(actions).toContainEqual(expect.objectContaining({ action: 'saml_identity.bound', target: expect.objectContaining({ type: 'member', id: first.body.user.id }) }));
+  });
+
+  it('signs in a member who consented (accepted an invitation with sso: true); not one an admin merely marked as SSO: 403', async () => {
+    const organization = await newOrganization('Consent');
+    const provider = await createLoginProvider({}, organization);
+    const carolEmail = uniqueEmail('carol', 'consent.example.net');
+    const carol = await service.createUser(carolEmail, 'Carol');
+    await joinAs(service, organization, ada.token, [{ token: carol.token, email: carolEmail, role: 'edit' }], { sso: true });
+    const login = await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: carolEmail }) });
+    expect({ status: login.status, id: login.body.user?.id }).toEqual({ status: 200, id: carol.user.id });
+
+    const daveEmail = uniqueEmail('dave', 'consent.example.net');
+    const dave = await service.createUser(daveEmail, 'Dave');
+    await joinAs(service, organization, ada.token, [{ token: dave.token, email: daveEmail, role: 'edit' }]);
+    expect((await service.request('POST', `/v1/orgs/${organization}/members/${dave.user.id}/sso`, { token: ada.token })).status).toBe(200);
+    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: daveEmail }) }), 403, NOT_ALLOWED);
+  });
+
+  it('accepts exactly one of ten valid answers posted at once to one AuthnRequest; the others 401 already answered', async () => {
+    const organization = await newOrganization('Race');
+    const domain = `${unique()}.example`;
+    await verifyByAdmin(organization, domain);
+    const provider = await createLoginProvider({}, organization);
+    const { requestId } = await startLogin(provider);
+    const answers = Array.from({ length: 10 }, (_, i) =>
+      idp.response({ audience: provider.service.entityID, acsURL: provider.service.acsURL, inResponseTo: requestId, nameID: `racer${i}@${domain}` }),
+    );
+    const responses = await Promise.all(answers.map((SAMLResponse) => postToAcs(provider, { SAMLResponse })));
+    expect(responses.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(401)]);
+    for (const loser of responses.filter((r) => r.status === 401)) expectError(loser, 401, /already answered/);
+  });
+
+  it('answers a deeply nested SAMLResponse with 400, before parsing it', async () => {
+    const provider = await createLoginProvider();
+    const nested = (depth: number) => Buffer.from(`${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`).toString('base64');
+    expectError(await postToAcs(provider, { SAMLResponse: nested(65) }), 400, /nested deeper than 64 elements/);
+    // ~930 KB of base64 (100,000 levels): refused for its size, as JSON since the form would exceed the body limit.
+    const huge = nested(100_000);
+    expect(huge.length).toBeGreaterThan(900_000);
+    expectError(await service.request('POST', `/v1/sso/saml/${provider.id}/acs`, { body: { SAMLResponse: huge } }), 400, /SAMLResponse/);
+  });
+
+  it(`answers 429 with Retry-After once an address failed ${FAILED_LOGINS_PER_MINUTE} times within a minute, other addresses unaffected`, async () => {
+    const provider = await createLoginProvider();
+    const acs = `/v1/sso/saml/${provider.id}/acs`;
+    const junk = { SAMLResponse: Buffer.from('<x/>').toString('base64') };
+    for (let i = 0; i < FAILED_LOGINS_PER_MINUTE; i++) {
+      expect((await postFromAddress('127.0.0.7', acs, junk)).status).toBe(401);
+    }
+    const limited = await postFromAddress('127.0.0.7', acs, junk);
+    expect({ status: limited.status, code: limited.body?.error?.code, retryAfter: Number(limited.headers['retry-after']) }).toEqual({
+      status: 429,
+      code: 429,
+      retryAfter: expect.any(Number),
+    });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.body.error.message).toMatch(/too many failed SAML logins/);
+    expect((await postFromAddress('127.0.0.8', acs, junk)).status).toBe(401);
+  });
+});
+
+const verifyByAdmin = (organization: string, domain: string, token = service.adminToken) =>
+  service.request('POST', `/v1/admin/orgs/${organization}/verified-domains/${domain}`, { token });
+
+async function newOrganization(title: string, token = ada.token): Promise<string> {
+  const response = await service.request('POST', '/v1/orgs', { token, body: { title } });
+  expect(response.status).toBe(201);
+  return response.body.id;
+}
+
+async function auditActions(organization: string, token: string): Promise<Array<{ action: string; target: { type: string; id: string } }>> {
+  const log = await service.request('GET', `/v1/orgs/${organization}/audit-events?limit=1000`, { token });
+  expect(log.status).toBe(200);
+  return log.body.items;
+}
+
+/** A POST from another loopback address (the failed-login limit counts per client address). */
+function postFromAddress(localAddress: string, path: string, fields: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+  const url = new URL(path, service.url);
+  const payload = new URLSearchParams(fields).toString();
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(payload) } },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
+}
 
 function ok200(response: Response): unknown {
   expect(response.status).toBe(200);

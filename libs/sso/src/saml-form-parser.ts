@@ -20,12 +20,18 @@ export function registerSamlFormParser(fastify: FastifyInstance): void {
   });
 }
 
-/** Form fields as strings; a repeated field becomes an array (which validation then refuses). */
+/**
+ * Form fields as strings; a repeated field becomes an array (which validation then refuses).
+ * Collected in a Map (names come from the request); handed on as a prototype-less object, so a
+ * field named `__proto__` or `constructor` is an ordinary (unknown, refused) member.
+ */
 export function parseForm(body: string): Record<string, string | string[]> {
-  const fields: Record<string, string | string[]> = Object.create(null);
+  const fields = new Map<string, string | string[]>();
   for (const [name, value] of new URLSearchParams(body)) {
-    const previous = fields[name];
-    fields[name] = previous === undefined ? value : ([] as string[]).concat(previous, value);
+    const previous = fields.get(name);
+    fields.set(name, previous === undefined ? value : ([] as string[]).concat(previous, value));
   }
-  return fields;
+  const form: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of fields) Object.defineProperty(form, name, { value, enumerable: true, writable: true, configurable: true });
+  return form;
 }

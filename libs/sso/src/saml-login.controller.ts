@@ -1,4 +1,6 @@
-import { Body, Controller, Get, Header, HttpCode, Post, Query, Redirect, Req } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Post, Query, Redirect, Req } from '@nestjs/common';
+import { ApiFoundResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ref } from '../../platform/src/platform.schemas';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { Public } from '../../platform/src/http/auth';
@@ -7,18 +9,24 @@ import { SamlResponseBody, StartSamlLoginQuery } from './saml-provider.dto';
 import { ConsumeSamlResponse, StartSamlLogin } from './saml-login';
 import { samlLoginCaller } from './sso.caller';
 import { Valid } from '../../platform/src/http/validation';
+import { SAML_FAILURE_LIMITER, type SamlFailureLimiter } from './saml-failure-limiter';
 
 /**
  * The SAML login, for browsers on their way to and back from the identity provider, so no token:
  * `start` redirects to the provider with an AuthnRequest; the provider posts its response to `acs`,
- * which answers `{ user, token }` (plus `relayState` when the login carried one).
+ * which answers `{ user, token }` (plus `relayState` when the login carried one). Failed ACS
+ * attempts are counted per client address (SamlFailureLimiter): past the limit, 429.
  */
 @Controller('v1/sso/saml/:providerId')
 @Public()
 export class SamlLoginController {
-  constructor(private readonly commandBus: CommandBus) {}
+  constructor(
+    private readonly commandBus: CommandBus,
+    @Inject(SAML_FAILURE_LIMITER) private readonly failures: SamlFailureLimiter,
+  ) {}
 
   @Get('start')
+  @ApiFoundResponse({ description: 'to the identity provider, with a SAML AuthnRequest', headers: { Location: { description: 'the identity provider’s SSO URL', schema: { type: 'string', format: 'uri' } } } })
   @Redirect()
   @Header('Cache-Control', 'no-store')
   async start(@PathId('providerId', 'SAML provider') providerId: string, @Query(Valid) query: StartSamlLoginQuery, @Req() request: FastifyRequest) {
@@ -28,10 +36,20 @@ export class SamlLoginController {
 
   /** Form-encoded (SAML HTTP-POST binding) or JSON: `SAMLResponse`, optional `RelayState`. */
   @Post('acs')
+  @ApiOkResponse({ description: 'signed in: the user and a new token', schema: ref('SamlLogin') })
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   async acs(@PathId('providerId', 'SAML provider') providerId: string, @Body(Valid) body: SamlResponseBody, @Req() request: FastifyRequest) {
-    const login = await this.commandBus.execute(new ConsumeSamlResponse(providerId, body.SAMLResponse, samlLoginCaller(request.id)));
+    this.failures.check(request.ip);
+    let login: object;
+    try {
+      login = await this.commandBus.execute(new ConsumeSamlResponse(providerId, body.SAMLResponse, samlLoginCaller(request.id)));
+    } catch (error) {
+      // Refusals count (forged, replayed, unknown provider, not allowed); store outages do not.
+      const status = (error as { status?: unknown }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) this.failures.recordFailure(request.ip);
+      throw error;
+    }
     return body.RelayState === undefined ? login : { ...login, relayState: body.RelayState };
   }
 }

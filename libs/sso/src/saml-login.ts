@@ -11,18 +11,27 @@ import { CreateUser, IssueToken } from '../../identity/src/identity.commands';
 import type { UserDoc } from '../../identity/src/identity.projections';
 import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
 import { JoinBySso } from '../../organizations/src/member.commands';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { organizationDecider, organizationStream, type OrganizationState } from '../../organizations/src/organization.decider';
+import { decideSamlAccess, samlSubjectKey, type SamlAccessDecision } from './saml-access';
 import {
   loginSettings,
+  nameIdHash,
   samlAssertionDecider,
   samlAssertionStream,
+  samlIdentityDecider,
+  samlIdentityStream,
   samlProviderDecider,
   samlProviderStream,
+  samlRefusalDecider,
+  samlRefusalStream,
   samlRequestDecider,
   samlRequestStream,
   type SamlLoginSettings,
 } from './saml-provider.decider';
-import { SAML_REQUEST_ID, SAML_REQUEST_TTL_MS, samlClient, samlRejected, verifySamlResponse } from './saml-response';
+import type { SamlAccessBasis, SamlRefusalReason } from './saml-provider.events';
+import { SAML_REQUEST_ID, SAML_REQUEST_TTL_MS, samlClient, samlRejected, verifySamlResponse, type VerifiedAssertion } from './saml-response';
+import { checkSamlResponseShape } from './saml-xml-limits';
+import { emailDomainOf, verifiedDomainNames, verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { samlServiceUrls } from './saml-service';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 
@@ -30,7 +39,8 @@ import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
  * node-saml's store of issued AuthnRequest ids, kept in the event log (`samlrequest-<id>` streams)
  * rather than in process memory, so that the replica answering the identity provider's POST knows
  * the request another replica issued. A request belongs to one provider, is answered once, and
- * expires after SAML_REQUEST_TTL_MS.
+ * expires after SAML_REQUEST_TTL_MS. node-saml's own `removeAsync` calls record nothing: the login
+ * consumes the request itself with `consume`, once the answer is verified, atomically.
  */
 export class EventLogSamlRequests implements CacheProvider {
   constructor(
@@ -48,21 +58,33 @@ export class EventLogSamlRequests implements CacheProvider {
   async getAsync(requestId: string): Promise<string | null> {
     if (typeof requestId !== 'string' || !SAML_REQUEST_ID.test(requestId)) return null;
     const { state } = await this.commands.load(samlRequestStream(requestId), samlRequestDecider);
-    if (!state.issued || state.consumed || state.issued.providerId !== this.providerId) return null;
+    // A consumed request still passes here: `consume` alone decides "already answered", atomically, so
+    // that every losing answer gets the same 403 whether it arrives before or after the winner's append.
+    if (!state.issued || state.issued.providerId !== this.providerId) return null;
     if (this.commands.now().getTime() - Date.parse(state.issued.issuedAt) >= SAML_REQUEST_TTL_MS) return null;
     return state.issued.issuedAt;
   }
 
   async removeAsync(requestId: string | null): Promise<string | null> {
-    if (typeof requestId !== 'string' || !SAML_REQUEST_ID.test(requestId)) return null;
-    const outcome = await this.commands.run(
-      samlRequestStream(requestId),
-      samlRequestDecider,
-      { kind: 'ConsumeSamlRequest', requestId },
-      { caller: this.caller, source: 'system' },
-      { wait: false },
-    );
-    return outcome.events.length > 0 ? requestId : null;
+    return requestId;
+  }
+
+  /**
+   * Marks the request answered. Of concurrent answers (in this process they are decided one after
+   * another; across replicas the append's expected revision makes the loser re-decide) exactly one
+   * wins; the others get 401 "already answered", like any replayed response.
+   */
+  async consume(requestId: string): Promise<void> {
+    if (!SAML_REQUEST_ID.test(requestId)) throw samlRejected('it answers a login request that is unknown, expired or already answered');
+    const command = { kind: 'ConsumeSamlRequest' as const, requestId, providerId: this.providerId, now: this.commands.now().toISOString(), ttlMs: SAML_REQUEST_TTL_MS };
+    try {
+      await this.commands.run(samlRequestStream(requestId), samlRequestDecider, command, { caller: this.caller, source: 'system' }, { wait: false });
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 404) throw samlRejected('it answers a login request that is unknown, expired or already answered');
+      if (error instanceof DomainError) throw samlRejected(error.message);
+      if ((error as { name?: string }).name === 'WrongExpectedRevisionError') throw samlRejected('the login request was already answered');
+      throw error;
+    }
   }
 }
 
@@ -101,11 +123,22 @@ export class ConsumeSamlResponse {
   constructor(readonly providerId: string, readonly samlResponse: string, readonly caller: Caller) {}
 }
 
+/** What a login finds out about whom the assertion names, read from the event log (current on every replica) and the user directory. */
+interface SamlSubject {
+  subjectKey: string;
+  nameIdHash: string;
+  emailDomain: string | null;
+  organization: OrganizationState;
+  decision: SamlAccessDecision;
+}
+
 /**
- * `POST /v1/sso/saml/{providerId}/acs`: verifies the identity provider's response (see
- * verifySamlResponse), records its assertion as used (a replay, on any replica, is refused), then
- * finds or creates the user by e-mail, joins them to the organization as an SSO member with the
- * provider's default role (adding newcomers to its default team), and issues them a token.
+ * `POST /v1/sso/saml/{providerId}/acs`: checks the response's size and shape (400), verifies it
+ * (see verifySamlResponse), consumes the AuthnRequest it answers (401 when another answer won),
+ * records its assertion as used (a replay, on any replica, is refused), then decides whom it may
+ * sign in (decideSamlAccess; 403, recorded for the organization's audit log, when nobody). The
+ * user (created only for an address in a verified domain) joins the organization as an SSO member
+ * with the provider's default role (newcomers to its default team) and gets a token.
  */
 @CommandHandler(ConsumeSamlResponse)
 export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlResponse, { user: UserObject; token: string }> {
@@ -114,21 +147,31 @@ export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlRe
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commandBus: CommandBus,
     private readonly users: UserQueries,
-    private readonly membership: OrganizationMembership,
     @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
   ) {}
 
   async execute({ providerId, samlResponse, caller }: ConsumeSamlResponse) {
+    checkSamlResponseShape(samlResponse);
     const settings = await loadProvider(this.commands, providerId);
     if (!settings) throw samlRejected(`SAML provider ${providerId} is not ready for logins (it needs an ssoURL and a certificate)`);
     const service = samlServiceUrls(this.config.publicUrl, providerId);
-    const saml = samlClient(settings, service, new EventLogSamlRequests(providerId, this.commands, caller));
-    const verified = await verifySamlResponse(saml, settings, service, samlResponse);
+    const requests = new EventLogSamlRequests(providerId, this.commands, caller);
+    const verified = await verifySamlResponse(samlClient(settings, service, requests), settings, service, samlResponse);
+    await requests.consume(verified.requestId);
     await this.consumeAssertion(verified.assertionId, providerId, caller);
 
-    const user = await this.findOrCreateUser(verified.email, verified.displayName, caller);
     const { organizationId } = settings;
-    const wasMember = (await this.membership.roleOf(organizationId, user._id))?.member ?? false;
+    const subject = await this.subjectOf(settings, verified);
+    const { decision } = subject;
+    if (!decision.allowed) {
+      await this.recordRefusal(settings, subject, decision.reason, caller);
+      throw DomainError.forbidden(
+        'this identity provider may sign in only members of its organization who agreed to single sign-on, and addresses in domains the organization has verified',
+      );
+    }
+    const user = decision.userId === null ? await this.createUser(verified.email, verified.displayName, caller) : await this.existingUser(decision.userId);
+    if (decision.bind) await this.bind(settings, subject, user._id, decision.basis, caller);
+    const wasMember = subject.organization.members.has(user._id);
     await this.commandBus.execute(new JoinBySso(organizationId, user._id, settings.defaultRole, caller));
     if (!wasMember && settings.defaultTeam !== null) await this.addToDefaultTeam(organizationId, settings.defaultTeam, user._id, caller);
     const { token } = await this.commandBus.execute(new IssueToken(user._id, caller));
@@ -145,9 +188,55 @@ export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlRe
     }
   }
 
-  private async findOrCreateUser(email: string, displayName: string | null, caller: Caller): Promise<UserDoc> {
-    const existing = await this.users.byEmail(email);
-    if (existing) return existing;
+  private async subjectOf(settings: SamlLoginSettings, verified: VerifiedAssertion): Promise<SamlSubject> {
+    const subjectKey = samlSubjectKey(verified.nameID, verified.nameIDFormat);
+    const [identity, organization, domains, emailUser] = await Promise.all([
+      this.commands.load(samlIdentityStream(settings.providerId, subjectKey), samlIdentityDecider),
+      this.commands.load(organizationStream(settings.organizationId), organizationDecider),
+      this.commands.load(verifiedDomainsStream(settings.organizationId), verifiedDomainsDecider),
+      this.users.byEmail(verified.email),
+    ]);
+    const verifiedDomains = verifiedDomainNames(domains.state);
+    const boundUserId = identity.state.binding?.userId ?? null;
+    const boundUser = boundUserId === null || boundUserId === emailUser?._id ? null : await this.users.byId(boundUserId);
+    const candidates = [emailUser, boundUser].filter((user): user is UserDoc => user !== null);
+    const inDomain = (email: string) => {
+      const domain = emailDomainOf(email);
+      return domain !== null && verifiedDomains.has(domain);
+    };
+    const emailDomain = emailDomainOf(verified.email);
+    const decision = decideSamlAccess({
+      boundUserId,
+      emailUserId: emailUser?._id ?? null,
+      emailInVerifiedDomain: inDomain(verified.email),
+      consentingMembers: new Set(candidates.filter((user) => organization.state.members.get(user._id)?.ssoConsent === true).map((user) => user._id)),
+      usersInVerifiedDomains: new Set(candidates.filter((user) => inDomain(user.email)).map((user) => user._id)),
+    });
+    return { subjectKey, nameIdHash: nameIdHash(subjectKey), emailDomain, organization: organization.state, decision };
+  }
+
+  /** Appended before the 403 is answered, and waited for, so the organization's audit log shows it at once. */
+  private async recordRefusal(settings: SamlLoginSettings, subject: SamlSubject, reason: SamlRefusalReason, caller: Caller): Promise<void> {
+    const { providerId, organizationId } = settings;
+    log.warn({ providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain }, 'SAML login refused: the provider may not sign in this identity');
+    const command = { kind: 'RecordSamlLoginRefusal' as const, providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain, now: this.commands.now().toISOString() };
+    await this.commands.run(samlRefusalStream(providerId), samlRefusalDecider, command, { caller, source: 'system' });
+  }
+
+  private async bind(settings: SamlLoginSettings, subject: SamlSubject, userId: string, basis: SamlAccessBasis, caller: Caller): Promise<void> {
+    const { providerId, organizationId } = settings;
+    const command = { kind: 'BindSamlIdentity' as const, providerId, organizationId, nameIdHash: subject.nameIdHash, userId, basis, now: this.commands.now().toISOString() };
+    await this.commands.run(samlIdentityStream(providerId, subject.subjectKey), samlIdentityDecider, command, { caller, source: 'system' }, { wait: false });
+  }
+
+  private async existingUser(userId: string): Promise<UserDoc> {
+    const user = await this.users.byId(userId);
+    if (!user) throw DomainError.conflict(`user ${userId} is not available; log in again`);
+    return user;
+  }
+
+  /** Only for an address in a verified domain (decideSamlAccess). */
+  private async createUser(email: string, displayName: string | null, caller: Caller): Promise<UserDoc> {
     try {
       const { userId } = await this.commandBus.execute(new CreateUser(email, displayName ?? email.split('@')[0], null, caller));
       const created = await this.users.byId(userId);
@@ -163,7 +252,6 @@ export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlRe
     }
     throw DomainError.conflict(`the user with e-mail ${email} is being created by another request; log in again`);
   }
-
   /** Best effort: the login succeeds even if the team is gone or the teams context refuses. */
   private async addToDefaultTeam(organizationId: string, teamId: string, userId: string, caller: Caller): Promise<void> {
     try {

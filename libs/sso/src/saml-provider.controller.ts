@@ -1,4 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth';
@@ -20,11 +22,13 @@ export class SamlProviderController {
   ) {}
 
   @Get('saml')
+  @ApiOkResponse({ description: 'OK', schema: listOf('SamlProvider') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListSamlProviders(organizationId, caller, query.page, query.limit));
   }
 
   @Post('saml')
+  @ApiCreatedResponse({ description: 'created', schema: ref('SamlProvider'), headers: etagHeader })
   @HttpCode(201)
   async create(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -37,6 +41,7 @@ export class SamlProviderController {
   }
 
   @Get('saml/:samlProviderId')
+  @ApiOkResponse({ description: 'OK', schema: ref('SamlProvider'), headers: etagHeader })
   get(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('samlProviderId', 'SAML provider') providerId: string,
@@ -48,6 +53,7 @@ export class SamlProviderController {
 
   /** `If-Match` with the ETag makes it conditional (412 when stale). */
   @Patch('saml/:samlProviderId')
+  @ApiOkResponse({ description: 'OK', schema: ref('SamlProvider'), headers: etagHeader })
   async update(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('samlProviderId', 'SAML provider') providerId: string,
@@ -62,6 +68,7 @@ export class SamlProviderController {
   }
 
   @Delete('saml/:samlProviderId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async remove(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -74,6 +81,7 @@ export class SamlProviderController {
 
   /** `{ items: [{ id, label, startURL }] }`: public, since a login page shows it before anyone is signed in. */
   @Get('sso')
+  @ApiOkResponse({ description: 'OK', schema: ref('SsoOptions') })
   @Public()
   sso(@PathId('organizationId', 'organization') organizationId: string) {
     return this.queryBus.execute(new ListSsoOptions(organizationId));

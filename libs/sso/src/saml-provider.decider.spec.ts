@@ -1,7 +1,11 @@
 import { DomainError } from '../../platform/src/errors';
-import type { SamlAssertionEvent, SamlProviderEvent, SamlProviderSettings, SamlRequestEvent } from './saml-provider.events';
+import type { SamlAssertionEvent, SamlIdentityEvent, SamlProviderEvent, SamlProviderSettings, SamlRefusalEvent, SamlRequestEvent } from './saml-provider.events';
 import {
   loginSettings,
+  nameIdHash,
+  samlIdentityDecider,
+  samlIdentityStream,
+  samlRefusalDecider,
   samlAssertionDecider,
   samlAssertionStream,
   samlProviderDecider,
@@ -96,12 +100,30 @@ describe('SAML request decider', () => {
     expect(samlRequestDecider.decide({ kind: 'IssueSamlRequest', requestId: '_r1', providerId: 'p1', issuedAt: now }, state(issued))).toMatchObject({ status: 409 });
   });
 
-  it('given an issued request, when answered, then it is consumed once; answering it again or an unknown one changes nothing', () => {
-    const consumed = samlRequestDecider.decide({ kind: 'ConsumeSamlRequest', requestId: '_r1' }, state(issued)) as SamlRequestEvent[];
+  const consume = (requestId = '_r1', overrides: object = {}) =>
+    ({ kind: 'ConsumeSamlRequest' as const, requestId, providerId: 'p1', now: '2026-01-01T00:10:00.000Z', ttlMs: 3_600_000, ...overrides });
+
+  it('given an issued request, when answered, then it is consumed', () => {
+    const consumed = samlRequestDecider.decide(consume(), state(issued)) as SamlRequestEvent[];
     expect(consumed).toEqual([{ type: 'SamlRequestConsumed', data: { requestId: '_r1', providerId: 'p1' } }]);
     expect(state([...issued, ...consumed]).consumed).toBe(true);
-    expect(samlRequestDecider.decide({ kind: 'ConsumeSamlRequest', requestId: '_r1' }, state([...issued, ...consumed]))).toEqual([]);
-    expect(samlRequestDecider.decide({ kind: 'ConsumeSamlRequest', requestId: '_r2' }, state([]))).toEqual([]);
+  });
+
+  it('given a consumed request, when answered again, then 403 already answered (only one answer wins)', () => {
+    const consumed: SamlRequestEvent[] = [...issued, { type: 'SamlRequestConsumed', data: { requestId: '_r1', providerId: 'p1' } }];
+    expect(samlRequestDecider.decide(consume(), state(consumed))).toEqual(DomainError.forbidden('the login request was already answered'));
+  });
+
+  it('given a request never issued, when answered, then 404 and no event', () => {
+    expect(samlRequestDecider.decide(consume('_r2'), state([]))).toMatchObject({ status: 404 });
+  });
+
+  it("given a request of another provider, when answered at this provider's ACS, then 404", () => {
+    expect(samlRequestDecider.decide(consume('_r1', { providerId: 'p2' }), state(issued))).toMatchObject({ status: 404 });
+  });
+
+  it('given a request older than its time to live, when answered, then 403', () => {
+    expect(samlRequestDecider.decide(consume('_r1', { now: '2026-01-01T01:00:00.000Z' }), state(issued))).toEqual(DomainError.forbidden('the login request has expired'));
   });
 });
 
@@ -122,5 +144,51 @@ describe('SAML assertion decider', () => {
   it('names assertion streams by the hash of the id, whatever characters the identity provider used', () => {
     expect(samlAssertionStream('id with spaces/and:colons')).toMatch(/^samlassertion-[0-9a-f]{64}$/);
     expect(samlAssertionStream('a')).not.toBe(samlAssertionStream('b'));
+  });
+});
+
+describe('SAML identity (NameID binding) decider', () => {
+  const state = (events: SamlIdentityEvent[]) => events.reduce(samlIdentityDecider.evolve, samlIdentityDecider.initialState());
+  const bind = (userId: string) => ({ kind: 'BindSamlIdentity' as const, providerId: 'p1', organizationId: 'o1', nameIdHash: 'h1', userId, basis: 'verified-domain' as const, now });
+  const bound: SamlIdentityEvent[] = [
+    { type: 'SamlIdentityBound', data: { providerId: 'p1', organizationId: 'o1', nameIdHash: 'h1', userId: 'u1', basis: 'verified-domain', boundAt: now } },
+  ];
+
+  it('given an unbound NameID, when bound, then it names the user', () => {
+    expect(samlIdentityDecider.decide(bind('u1'), state([]))).toEqual(bound);
+    expect(state(bound).binding).toEqual({ providerId: 'p1', organizationId: 'o1', userId: 'u1', basis: 'verified-domain', boundAt: now });
+  });
+
+  it('given a NameID bound to the user, when bound again, then nothing changes', () => {
+    expect(samlIdentityDecider.decide(bind('u1'), state(bound))).toEqual([]);
+  });
+
+  it('given a NameID bound to a user, when bound to another, then 409: it is never rebound', () => {
+    expect(samlIdentityDecider.decide(bind('u2'), state(bound))).toMatchObject({ status: 409 });
+  });
+
+  it('names binding streams by a hash of provider and NameID, whatever characters the NameID has', () => {
+    expect(samlIdentityStream('p1', 'CN=Ada, O=Acme/\u0000')).toMatch(/^samlidentity-[0-9a-f]{64}$/);
+    expect(samlIdentityStream('p1', 'ada')).not.toBe(samlIdentityStream('p2', 'ada'));
+    expect(nameIdHash('ada@acme.io')).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('SAML refusal decider', () => {
+  it('records every refused login with hashes and the e-mail domain, never the assertion', () => {
+    const command = {
+      kind: 'RecordSamlLoginRefusal' as const,
+      providerId: 'p1',
+      organizationId: 'o1',
+      reason: 'identity-not-allowed' as const,
+      nameIdHash: 'h1',
+      emailDomain: 'victim.example',
+      now,
+    };
+    const refused = samlRefusalDecider.decide(command, samlRefusalDecider.initialState()) as SamlRefusalEvent[];
+    expect(refused).toEqual([
+      { type: 'SamlLoginRefused', data: { providerId: 'p1', organizationId: 'o1', reason: 'identity-not-allowed', nameIdHash: 'h1', emailDomain: 'victim.example', refusedAt: now } },
+    ]);
+    expect(samlRefusalDecider.decide(command, refused.reduce(samlRefusalDecider.evolve, samlRefusalDecider.initialState()))).toHaveLength(1);
   });
 });

@@ -1,12 +1,31 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../platform/src/errors';
 import type { Decider } from '../../event-store/src/decider';
-import type { SamlAssertionEvent, SamlProviderChanges, SamlProviderEvent, SamlProviderSettings, SamlRequestEvent } from './saml-provider.events';
+import type {
+  SamlAccessBasis,
+  SamlAssertionEvent,
+  SamlIdentityEvent,
+  SamlProviderChanges,
+  SamlProviderEvent,
+  SamlProviderSettings,
+  SamlRefusalEvent,
+  SamlRefusalReason,
+  SamlRequestEvent,
+} from './saml-provider.events';
 
 export const samlProviderStream = (providerId: string) => `samlprovider-${providerId}`;
 export const samlRequestStream = (requestId: string) => `samlrequest-${requestId}`;
 /** Assertion IDs are chosen by identity providers: the stream is named by their hash. */
-export const samlAssertionStream = (assertionId: string) => `samlassertion-${createHash('sha256').update(assertionId).digest('hex')}`;
+export const samlAssertionStream = (assertionId: string) => `samlassertion-${sha256(assertionId)}`;
+/** NameIDs are chosen by identity providers too: the stream is named by a hash of the provider and the NameID. */
+export const samlIdentityStream = (providerId: string, nameId: string) => `samlidentity-${sha256(`${providerId}\n${nameId}`)}`;
+export const samlRefusalStream = (providerId: string) => `samlrefusals-${providerId}`;
+/** How a NameID shows in events and the audit log: never in clear. */
+export const nameIdHash = (nameId: string) => sha256(nameId);
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
 
 // ---- SAML provider ----------------------------------------------------------------------------
 
@@ -94,9 +113,14 @@ export interface SamlRequestState {
 
 export type SamlRequestCommand =
   | { kind: 'IssueSamlRequest'; requestId: string; providerId: string; issuedAt: string }
-  | { kind: 'ConsumeSamlRequest'; requestId: string };
+  /** `ttlMs`: how long after its issue the request may be answered. */
+  | { kind: 'ConsumeSamlRequest'; requestId: string; providerId: string; now: string; ttlMs: number };
 
-/** An AuthnRequest is issued once and answered at most once. */
+/**
+ * An AuthnRequest is issued once and answered at most once. Answering consumes it; every other
+ * answer, even one decided in the same batch or appended by another replica meanwhile (the append
+ * carries the expected revision, so the loser re-decides against the consumed state), is refused.
+ */
 export const samlRequestDecider: Decider<SamlRequestCommand, SamlRequestEvent, SamlRequestState> = {
   initialState: () => ({ issued: null, consumed: false }),
   evolve: (state, event) =>
@@ -106,7 +130,10 @@ export const samlRequestDecider: Decider<SamlRequestCommand, SamlRequestEvent, S
       if (state.issued) return DomainError.conflict(`SAML request ${command.requestId} already exists`);
       return [{ type: 'SamlRequestIssued', data: { requestId: command.requestId, providerId: command.providerId, issuedAt: command.issuedAt } }];
     }
-    if (!state.issued || state.consumed) return [];
+    // A request of another provider does not exist for this one.
+    if (!state.issued || state.issued.providerId !== command.providerId) return DomainError.notFound(`no login request ${command.requestId}`);
+    if (state.consumed) return DomainError.forbidden('the login request was already answered');
+    if (Date.parse(command.now) - Date.parse(state.issued.issuedAt) >= command.ttlMs) return DomainError.forbidden('the login request has expired');
     return [{ type: 'SamlRequestConsumed', data: { requestId: command.requestId, providerId: state.issued.providerId } }];
   },
 };
@@ -126,5 +153,64 @@ export const samlAssertionDecider: Decider<SamlAssertionCommand, SamlAssertionEv
   decide(command, state) {
     if (state.consumed) return DomainError.conflict('this SAML assertion was already used');
     return [{ type: 'SamlAssertionConsumed', data: { assertionId: command.assertionId, providerId: command.providerId } }];
+  },
+};
+
+// ---- NameID bindings -----------------------------------------------------------------------------
+
+export interface SamlIdentityState {
+  binding: { providerId: string; organizationId: string; userId: string; basis: SamlAccessBasis; boundAt: string } | null;
+}
+
+export type SamlIdentityCommand = {
+  kind: 'BindSamlIdentity';
+  providerId: string;
+  organizationId: string;
+  nameIdHash: string;
+  userId: string;
+  basis: SamlAccessBasis;
+  now: string;
+};
+
+/** A provider's NameID names one user for good: bound once, never rebound to someone else. */
+export const samlIdentityDecider: Decider<SamlIdentityCommand, SamlIdentityEvent, SamlIdentityState> = {
+  initialState: () => ({ binding: null }),
+  evolve: (_state, event) => {
+    const { providerId, organizationId, userId, basis, boundAt } = event.data;
+    return { binding: { providerId, organizationId, userId, basis, boundAt } };
+  },
+  decide(command, state) {
+    if (state.binding !== null) {
+      if (state.binding.userId === command.userId) return [];
+      return DomainError.conflict('this identity of the SAML provider already signs in another user');
+    }
+    const { providerId, organizationId, nameIdHash, userId, basis, now } = command;
+    return [{ type: 'SamlIdentityBound', data: { providerId, organizationId, nameIdHash, userId, basis, boundAt: now } }];
+  },
+};
+
+// ---- refused logins ------------------------------------------------------------------------------
+
+export interface SamlRefusalState {
+  refusals: number;
+}
+
+export type SamlRefusalCommand = {
+  kind: 'RecordSamlLoginRefusal';
+  providerId: string;
+  organizationId: string;
+  reason: SamlRefusalReason;
+  nameIdHash: string;
+  emailDomain: string | null;
+  now: string;
+};
+
+/** The provider's refused logins, for the organization's audit log: every refusal is recorded. */
+export const samlRefusalDecider: Decider<SamlRefusalCommand, SamlRefusalEvent, SamlRefusalState> = {
+  initialState: () => ({ refusals: 0 }),
+  evolve: (state) => ({ refusals: state.refusals + 1 }),
+  decide(command) {
+    const { providerId, organizationId, reason, nameIdHash, emailDomain, now } = command;
+    return [{ type: 'SamlLoginRefused', data: { providerId, organizationId, reason, nameIdHash, emailDomain, refusedAt: now } }];
   },
 };

@@ -37,3 +37,34 @@ export type SamlRequestEvent =
  * with expected revision `no_stream`, so a second use of the same assertion, on any replica, conflicts.
  */
 export type SamlAssertionEvent = { type: 'SamlAssertionConsumed'; data: { assertionId: string; providerId: string } };
+
+/**
+ * `samlidentity-<sha256(providerId, NameID)>`: which user a provider's NameID signs in. Bound on the
+ * first login the organization was allowed to make for that user (a consenting member, or an address
+ * in a verified domain); created with expected revision `no_stream`, so one NameID never names two users.
+ */
+export type SamlIdentityEvent = {
+  type: 'SamlIdentityBound';
+  data: { providerId: string; organizationId: string; nameIdHash: string; userId: string; basis: SamlAccessBasis; boundAt: string };
+};
+
+/** Why a provider may sign someone in. */
+export type SamlAccessBasis = 'consenting-member' | 'verified-domain';
+
+/**
+ * Why a validly signed login was refused:
+ * - `identity-not-allowed`: the NameID is bound to nobody, and the address is neither a consenting
+ *   member's nor in a domain the organization verified (whether an account exists is not told);
+ * - `binding-no-longer-allowed`: the NameID's user left the organization (or never consented again)
+ *   and their address is not in a verified domain.
+ */
+export type SamlRefusalReason = 'identity-not-allowed' | 'binding-no-longer-allowed';
+
+/**
+ * `samlrefusals-<providerId>`: logins through the provider that were signed correctly but named
+ * someone the organization may not sign in. Only hashes and the e-mail domain are kept, never the assertion.
+ */
+export type SamlRefusalEvent = {
+  type: 'SamlLoginRefused';
+  data: { providerId: string; organizationId: string; reason: SamlRefusalReason; nameIdHash: string; emailDomain: string | null; refusedAt: string };
+};

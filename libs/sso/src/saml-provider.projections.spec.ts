@@ -88,6 +88,36 @@ describe('SSO audit catalog', () => {
       target: { type: 'saml-provider', id: 'p1', label: 'Okta SSO' },
     });
     expect(ssoAuditCatalog.SamlProviderDeleted(history[3])).toEqual({ action: 'saml_provider.deleted', organizationId: 'o1', target: { type: 'saml-provider', id: 'p2' } });
-    expect(Object.keys(ssoAuditCatalog).sort()).toEqual(['SamlProviderCreated', 'SamlProviderDeleted', 'SamlProviderUpdated']);
+    expect(Object.keys(ssoAuditCatalog).sort()).toEqual([
+      'SamlIdentityBound',
+      'SamlLoginRefused',
+      'SamlProviderCreated',
+      'SamlProviderDeleted',
+      'SamlProviderUpdated',
+      'VerifiedDomainAdded',
+      'VerifiedDomainConfirmed',
+      'VerifiedDomainRemoved',
+    ]);
+  });
+
+  it('shows refused logins to the organization, against the provider, without the identity in clear', () => {
+    const refused = recorded('samlrefusals-p1', 0, 'SamlLoginRefused', {
+      providerId: 'p1',
+      organizationId: 'o1',
+      reason: 'identity-not-allowed',
+      nameIdHash: 'h',
+      emailDomain: 'victim.example',
+      refusedAt: now,
+    });
+    expect(ssoAuditCatalog.SamlLoginRefused(refused)).toEqual({ action: 'saml_login.refused', organizationId: 'o1', target: { type: 'saml-provider', id: 'p1' } });
+  });
+
+  it('shows domain verification as verified_domain.*', () => {
+    const confirmed = recorded('verifieddomains-o1', 1, 'VerifiedDomainConfirmed', { organizationId: 'o1', domain: 'acme.io', method: 'admin', verifiedAt: now });
+    expect(ssoAuditCatalog.VerifiedDomainConfirmed(confirmed)).toEqual({
+      action: 'verified_domain.verified',
+      organizationId: 'o1',
+      target: { type: 'verified-domain', id: 'acme.io', label: 'acme.io' },
+    });
   });
 });

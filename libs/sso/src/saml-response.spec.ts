@@ -78,11 +78,18 @@ describe('AuthnRequest (GET /start)', () => {
 });
 
 describe('SAML response verification', () => {
-  it('accepts a response whose assertion is signed, and consumes the request it answers', async () => {
+  it('accepts a response whose assertion is signed: who it names (NameID, e-mail) and the request it answers', async () => {
     const requestId = await startLogin();
     const verified = await respond({ inResponseTo: requestId, assertionId: '_assertion1', attributes: { displayName: 'Ada Lovelace' } });
-    expect(verified).toEqual({ assertionId: '_assertion1', requestId, issuer: idp.entityID, email: 'ada@acme.io', displayName: 'Ada Lovelace' });
-    expect(requests.requests.has(requestId)).toBe(false);
+    expect(verified).toEqual({
+      assertionId: '_assertion1',
+      requestId,
+      issuer: idp.entityID,
+      nameID: 'ada@acme.io',
+      nameIDFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+      email: 'ada@acme.io',
+      displayName: 'Ada Lovelace',
+    });
   });
 
   it('accepts a signed Response around an unsigned assertion, and both signed', async () => {
@@ -96,7 +103,7 @@ describe('SAML response verification', () => {
       nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
       attributes: { email: 'grace@acme.io', givenName: 'Grace', sn: 'Hopper' },
     });
-    expect(verified).toMatchObject({ email: 'grace@acme.io', displayName: 'Grace Hopper' });
+    expect(verified).toMatchObject({ nameID: 'f81d4fae-7dec', email: 'grace@acme.io', displayName: 'Grace Hopper' });
   });
 
   it('refuses an unsigned response', async () => {

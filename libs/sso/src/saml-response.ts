@@ -14,6 +14,7 @@ export const SAML_CLOCK_SKEW_MS = 60 * 1000;
 /** What a request id may look like before it names a stream (ours are `_` and 40 hex digits). */
 export const SAML_REQUEST_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_ASSERTION_ID_LENGTH = 1024;
+const MAX_NAME_ID_LENGTH = 1024;
 
 const EMAIL_ATTRIBUTES = [
   'email',
@@ -64,6 +65,9 @@ export interface VerifiedAssertion {
   /** The AuthnRequest it answers. */
   requestId: string;
   issuer: string | null;
+  /** The subject's NameID (what a binding to a user is keyed by) and its format. */
+  nameID: string;
+  nameIDFormat: string | null;
   email: string;
   displayName: string | null;
 }
@@ -90,8 +94,8 @@ export async function verifySamlResponse(saml: SAML, settings: SamlLoginSettings
   if (!profile) throw samlRejected('the identity provider authenticated nobody');
   const requestId = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : null;
   if (requestId === null) throw samlRejected(`it answers no login request of ours: start logins at ${service.startURL}`);
-  // node-saml consumed the request only when the assertion repeats InResponseTo: an answered request is never answered again.
-  await saml.cacheProvider.removeAsync(requestId);
+  // The request is not consumed here: the caller does it atomically (EventLogSamlRequests.consume), so that of
+  // several valid answers to one request only one is accepted.
 
   const response = await parseXml(Buffer.from(samlResponse, 'base64').toString('utf8'));
   const destination = attribute(response.Response, 'Destination');
@@ -112,9 +116,12 @@ export async function verifySamlResponse(saml: SAML, settings: SamlLoginSettings
   if (settings.entityID !== null && issuer !== settings.entityID) {
     throw samlRejected(`the assertion was issued by ${issuer ?? 'no issuer'}, not by the provider's entityID ${settings.entityID}`);
   }
+  const nameID = firstString(profile.nameID);
+  if (nameID === null || nameID.length > MAX_NAME_ID_LENGTH) throw samlRejected('the assertion names no subject (a NameID of at most 1024 characters)');
+  const nameIDFormat = typeof profile.nameIDFormat === 'string' ? profile.nameIDFormat : null;
   const email = emailOf(profile);
   if (email === null) throw samlRejected('the assertion names no e-mail address (a NameID in emailAddress format, or an email attribute)');
-  return { assertionId, requestId, issuer, email, displayName: displayNameOf(profile) };
+  return { assertionId, requestId, issuer, nameID, nameIDFormat, email, displayName: displayNameOf(profile) };
 }
 
 /** node-saml's reasons, in words a person configuring an identity provider can act on. */

@@ -7,18 +7,30 @@ import { CreateSamlProviderHandler, DeleteSamlProviderHandler, UpdateSamlProvide
 import { SamlProviderController } from './saml-provider.controller';
 import { GetSamlProviderHandler, ListSamlProvidersHandler, ListSsoOptionsHandler, SamlProviderPresenter } from './saml-provider.queries';
 import { SSO_TEAMS } from './sso-teams.port';
+import { CLOCK, type Clock } from '../../platform/src/clock';
+import { SAML_FAILURE_LIMITER, SamlFailureLimiter } from './saml-failure-limiter';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import {
+  AddVerifiedDomainHandler,
+  CheckVerifiedDomainHandler,
+  ListVerifiedDomainsHandler,
+  RemoveVerifiedDomainHandler,
+  VerifyDomainByAdminHandler,
+} from './verified-domain.commands';
+import { AdminVerifiedDomainController, VerifiedDomainController } from './verified-domain.controller';
+import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
 
 /** How `SSO_TEAMS` is provided: any provider form but the token itself. */
 export type SsoTeamsProvider = Omit<ClassProvider, 'provide'> | Omit<ValueProvider, 'provide'> | Omit<FactoryProvider, 'provide'> | Omit<ExistingProvider, 'provide'>;
 
 /**
- * Single sign-on: SAML providers of organizations, and the SAML login. Needs `SSO_TEAMS`, which
+ * Single sign-on: SAML providers of organizations, their verified e-mail domains, and the SAML login. Needs `SSO_TEAMS`, which
  * `register` supplies, typically `SsoModule.register({ imports: [TeamsModule], teams: { useExisting: TeamsForSso } })`
  * (or from a global module when used as is).
  */
 @Module({
   imports: [IdentityModule, OrganizationModule],
-  controllers: [SamlProviderController, SamlLoginController],
+  controllers: [SamlProviderController, SamlLoginController, VerifiedDomainController, AdminVerifiedDomainController],
   providers: [
     SamlProviderPresenter,
     CreateSamlProviderHandler,
@@ -29,6 +41,17 @@ export type SsoTeamsProvider = Omit<ClassProvider, 'provide'> | Omit<ValueProvid
     ListSsoOptionsHandler,
     StartSamlLoginHandler,
     ConsumeSamlResponseHandler,
+    AddVerifiedDomainHandler,
+    CheckVerifiedDomainHandler,
+    RemoveVerifiedDomainHandler,
+    VerifyDomainByAdminHandler,
+    ListVerifiedDomainsHandler,
+    {
+      provide: SAML_FAILURE_LIMITER,
+      useFactory: (clock: Clock, config: AppConfig) => new SamlFailureLimiter(config.samlFailedLoginsPerMinute, clock),
+      inject: [CLOCK, APP_CONFIG],
+    },
+    { provide: TXT_RESOLVER, useFactory: (config: AppConfig) => txtResolver(config.dnsServers), inject: [APP_CONFIG] },
   ],
 })
 export class SsoModule {

@@ -1,0 +1,26 @@
+import { closedObject, dateTime, ref, roleOrGuest, url, type JsonSchema } from '../../platform/src/platform.schemas';
+
+/** Response schemas of the SSO context (SAML providers and logins), for the OpenAPI document. */
+export const ssoSchemas: Record<string, JsonSchema> = {
+  SamlProvider: closedObject(
+    {
+      object: { type: 'string', enum: ['saml-provider'] },
+      id: { type: 'string' },
+      label: { type: 'string' },
+      ssoURL: url,
+      entityID: { type: 'string' },
+      certificate: { type: 'string', description: 'the identity provider’s signing certificate, PEM' },
+      defaultTeam: ref('Team'),
+      defaultRole: roleOrGuest,
+      createdAt: dateTime,
+      status: { type: 'string', enum: ['active'] },
+      service: closedObject({ entityID: url, startURL: url, acsURL: url }),
+      urls: closedObject({ location: url }),
+    },
+    ['ssoURL', 'entityID', 'certificate', 'defaultTeam'],
+  ),
+  /** `GET /v1/orgs/{organizationId}/sso`: the ways to sign in, for login pages. */
+  SsoOptions: closedObject({ items: { type: 'array', items: closedObject({ id: { type: 'string' }, label: { type: 'string' }, startURL: url }) } }),
+  /** `POST /v1/sso/saml/{providerId}/acs`: the user and a new token for them. */
+  SamlLogin: closedObject({ user: ref('User'), token: { type: 'string' }, relayState: { type: 'string' } }, ['relayState']),
+};
