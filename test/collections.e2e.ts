@@ -3,8 +3,9 @@
  * move up to the deleted collection's parent), spaces of a collection, move (never into its own
  * subtree), transfer, the `nested` flag of the organization list, permissions and the audit log.
  *
- * ada creates the organization (admin) and a second one; rita (read) and gus (guest) are invited.
+ * ada creates the organization (admin) and a second one; rita (read) and gus (guest) are invited and accept.
  */
+import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
 interface Person {
@@ -39,8 +40,10 @@ function expectStatus(response: Response, status: number): void {
 async function organization(title: string): Promise<string> {
   const response = await call(ada, 'POST', '/v1/orgs', { title });
   const organizationId = response.body.id as string;
-  const invited = await call(ada, 'POST', `/v1/orgs/${organizationId}/invites`, { emails: [{ email: 'rita@collections.example', role: 'read' }, { email: 'gus@collections.example', role: null }] });
-  if (invited.status !== 200) throw new Error(`POST /invites answered ${invited.status}`);
+  await joinAs(service, organizationId, ada.token, [
+    { token: rita.token, email: 'rita@collections.example', role: 'read' },
+    { token: gus.token, email: 'gus@collections.example', role: null },
+  ]);
   return organizationId;
 }
 
@@ -68,14 +71,11 @@ beforeAll(async () => {
   const z = await service.createUser('zed@elsewhere.example', 'Zed Outside');
   ada = { id: a.user.id, token: a.token };
   zed = { id: z.user.id, token: z.token };
-  const first = await organization('Collections Inc');
-  const invited = await call(ada, 'GET', `/v1/orgs/${first}/members?limit=10`);
-  const member = (email: string) => invited.body.items.find((m: { user: { email: string } }) => m.user.email === email).user.id as string;
-  const token = async (userId: string) => (await service.request('POST', `/v1/admin/users/${userId}/tokens`, { token: service.adminToken })).body.token as string;
-  rita = { id: member('rita@collections.example'), token: '' };
-  rita.token = await token(rita.id);
-  gus = { id: member('gus@collections.example'), token: '' };
-  gus.token = await token(gus.id);
+  const r = await service.createUser('rita@collections.example', 'Rita Reader');
+  const g = await service.createUser('gus@collections.example', 'Gus Guest');
+  rita = { id: r.user.id, token: r.token };
+  gus = { id: g.user.id, token: g.token };
+  await organization('Collections Inc');
   secondOrganizationId = (await call(ada, 'POST', '/v1/orgs', { title: 'Second' })).body.id;
 });
 
@@ -236,5 +236,99 @@ describe('audit log', () => {
     await call(ada, 'DELETE', `/v1/collections/${collection.id}`);
     const second = await call(ada, 'GET', `/v1/orgs/${secondOrganizationId}/audit-events?target=${collection.id}`);
     expect(second.body.items.map((item: { action: string }) => item.action)).toEqual(['collection.deleted']);
+  });
+});
+
+describe('If-Match on collection writes', () => {
+  const write = (method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, path, { token: ada.token, body, headers: { 'if-match': ifMatch } });
+
+  it('PATCH with the current ETag changes the collection (200, next ETag); with a stale one 412 and nothing changes', async () => {
+    const collection = await createCollection(await organization('If-Match patch'), { title: 'Before' });
+    const patched = await write('PATCH', `/v1/collections/${collection.id}`, '"0"', { title: 'After' });
+    expectStatus(patched, 200);
+    expect(patched.headers.etag).toBe('"1"');
+    expectError(await write('PATCH', `/v1/collections/${collection.id}`, '"0"', { title: 'Stale' }), 412);
+    expect((await call(ada, 'GET', `/v1/collections/${collection.id}`)).body.title).toBe('After');
+  });
+
+  it('POST /move with the current ETag moves it; with a stale one 412 and it stays', async () => {
+    const organizationId = await organization('If-Match move');
+    const box = await createCollection(organizationId, { title: 'Box' });
+    const collection = await createCollection(organizationId, { title: 'Mover' });
+    expectError(await write('POST', `/v1/collections/${collection.id}/move`, '"1"', { parent: box.id }), 412);
+    expect((await call(ada, 'GET', `/v1/collections/${collection.id}`)).body.parent).toBeUndefined();
+    const moved = await write('POST', `/v1/collections/${collection.id}/move`, '"0"', { parent: box.id });
+    expectStatus(moved, 200);
+    expect(moved.body.parent).toBe(box.id);
+    expect(moved.headers.etag).toBe('"1"');
+  });
+
+  it('POST /transfer with a stale ETag is 412 and it stays; with the current one it goes', async () => {
+    const organizationId = await organization('If-Match transfer');
+    const collection = await createCollection(organizationId, { title: 'Traveller' });
+    expectError(await write('POST', `/v1/collections/${collection.id}/transfer`, '"3"', { organization: secondOrganizationId }), 412);
+    expect((await call(ada, 'GET', `/v1/collections/${collection.id}`)).body.organization).toBe(organizationId);
+    const moved = await write('POST', `/v1/collections/${collection.id}/transfer`, '"0"', { organization: secondOrganizationId });
+    expectStatus(moved, 200);
+    expect(moved.body.organization).toBe(secondOrganizationId);
+  });
+
+  it('DELETE with a stale ETag is 412 and the collection and its spaces stay; with the current one 204', async () => {
+    const organizationId = await organization('If-Match delete');
+    const collection = await createCollection(organizationId, { title: 'Doomed' });
+    const space = await createSpace(organizationId, { title: 'inside', parent: collection.id });
+    expectStatus(await call(ada, 'PATCH', `/v1/collections/${collection.id}`, { description: 'now at 1' }), 200);
+    expectError(await write('DELETE', `/v1/collections/${collection.id}`, '"0"'), 412);
+    expectStatus(await call(ada, 'GET', `/v1/collections/${collection.id}`), 200);
+    expect((await call(ada, 'GET', `/v1/spaces/${space.id}`)).body.parent).toBe(collection.id);
+    expectStatus(await write('DELETE', `/v1/collections/${collection.id}`, '"1"'), 204);
+    expectError(await call(ada, 'GET', `/v1/collections/${collection.id}`), 404);
+  });
+});
+
+describe('POST /v1/collections/{collectionId}/transfer to an organization the caller is not in', () => {
+  it('answers 404 no organization <id> whether or not it exists, and the collection stays', async () => {
+    const organizationId = await organization('Oracle');
+    const hidden = (await call(zed, 'POST', '/v1/orgs', { title: 'Not ada’s' })).body.id as string;
+    const collection = await createCollection(organizationId, { title: 'Stays' });
+    const existing = await call(ada, 'POST', `/v1/collections/${collection.id}/transfer`, { organization: hidden });
+    const missing = await call(ada, 'POST', `/v1/collections/${collection.id}/transfer`, { organization: 'nosuchorganization0' });
+    expect({ status: existing.status, body: existing.body }).toEqual({ status: 404, body: { error: { code: 404, message: `no organization ${hidden}` } } });
+    expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: { error: { code: 404, message: 'no organization nosuchorganization0' } } });
+    expect((await call(ada, 'GET', `/v1/collections/${collection.id}`)).body.organization).toBe(organizationId);
+  });
+});
+
+describe('concurrent creates, then moves next to each collection', () => {
+  it('creates many collections at once and then places one before and after each of them as asked, never answering 5xx', async () => {
+    const organizationId = await organization('Crowd');
+    const created = await Promise.all(Array.from({ length: 30 }, (_, i) => call(ada, 'POST', `/v1/orgs/${organizationId}/collections`, { title: `crowd ${i}` })));
+    expect(created.map((response) => response.status)).toEqual(created.map(() => 201));
+    const list = () => ids(`/v1/orgs/${organizationId}/collections`);
+    let order = await list();
+    const mover = order[0];
+    for (const [i, anchor] of [...order].entries()) {
+      if (anchor === mover) continue;
+      const where = i % 2 === 0 ? 'before' : 'after';
+      const moved = await call(ada, 'POST', `/v1/collections/${mover}/move`, { position: { [where]: { type: 'collection', collection: anchor } } });
+      expect({ anchor, where, status: moved.status }).toEqual({ anchor, where, status: 200 });
+      const expected = order.filter((id) => id !== mover);
+      expected.splice(expected.indexOf(anchor) + (where === 'after' ? 1 : 0), 0, mover);
+      order = await list();
+      expect(order).toEqual(expected);
+    }
+  });
+});
+
+describe('ids named like Object.prototype members', () => {
+  it.each(['__proto__', 'constructor', 'toString'])('%s names no parent or sibling collection: 400, and nothing changes', async (id) => {
+    const organizationId = await organization(`Proto ${id}`);
+    const collection = await createCollection(organizationId, { title: 'Box' });
+    expectError(await call(ada, 'POST', `/v1/orgs/${organizationId}/collections`, { title: 'x', parent: id }), 400, /parent/);
+    expectError(await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { parent: id }), 400, /parent/);
+    expectError(await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { position: { before: { type: 'collection', collection: id } } }), 400, /position/);
+    expectError(await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { position: { after: { type: 'collection', collection: id } } }), 400, /position/);
+    expect((await call(ada, 'GET', `/v1/collections/${collection.id}`)).headers.etag).toBe('"0"');
+    expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([collection.id]);
   });
 });

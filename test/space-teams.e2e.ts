@@ -1,3 +1,4 @@
+import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
 /**
@@ -12,7 +13,6 @@ describe('team access on spaces', () => {
   let spaceId: string;
 
   const call = (token: string, method: string, path: string, body?: unknown): Promise<Response> => service.request(method, path, { token, ...(body !== undefined ? { body } : {}) });
-  const tokenFor = async (userId: string) => (await service.request('POST', `/v1/admin/users/${userId}/tokens`, { token: service.adminToken })).body.token as string;
   const memberSpaces = async (userId: string) =>
     (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}/spaces`)).body.items as Array<{ permission: string; space: { id: string } }>;
 
@@ -21,16 +21,14 @@ describe('team access on spaces', () => {
     const ada = await service.createUser('ada@space-teams.example', 'Ada Admin');
     people.ada = { id: ada.user.id, token: ada.token };
     organizationId = (await call(ada.token, 'POST', '/v1/orgs', { title: 'Acme' })).body.id;
-    const invited = await call(ada.token, 'POST', `/v1/orgs/${organizationId}/invites`, {
-      emails: [
-        { email: 'rita@space-teams.example', role: 'read' },
-        { email: 'eve@space-teams.example', role: 'edit' },
-      ],
-    });
-    expect(invited.status).toBe(200);
-    const [rita, eve] = invited.body.users as string[];
-    people.rita = { id: rita, token: await tokenFor(rita) };
-    people.eve = { id: eve, token: await tokenFor(eve) };
+    const [ritaUser, eveUser] = [await service.createUser('rita@space-teams.example', 'Rita'), await service.createUser('eve@space-teams.example', 'Eve')];
+    await joinAs(service, organizationId, ada.token, [
+      { token: ritaUser.token, email: 'rita@space-teams.example', role: 'read' },
+      { token: eveUser.token, email: 'eve@space-teams.example', role: 'edit' },
+    ]);
+    const [rita, eve] = [ritaUser.user.id, eveUser.user.id];
+    people.rita = { id: rita, token: ritaUser.token };
+    people.eve = { id: eve, token: eveUser.token };
     const team = await call(ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Writers', members: [rita] });
     expect(team.status).toBe(201);
     teamId = team.body.id;
@@ -41,7 +39,7 @@ describe('team access on spaces', () => {
   afterAll(cleanUpServices);
 
   it('starts with no team access: a read member reads, without edit', async () => {
-    expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ items: [] });
+    expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ count: 0, items: [] });
     const read = await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`);
     expect(read.status).toBe(200);
     expect(read.body.permissions).toMatchObject({ view: true, edit: false });
@@ -60,7 +58,7 @@ describe('team access on spaces', () => {
   it('a read member in a team granted edit edits the space; the team counts the space', async () => {
     const set = await call(people.ada.token, 'PUT', `/v1/spaces/${spaceId}/teams/${teamId}`, { role: 'edit' });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ items: [{ team: teamId, role: 'edit' }] });
+    expect(set.body).toEqual({ count: 1, items: [{ team: teamId, role: 'edit' }] });
     const again = await call(people.ada.token, 'PUT', `/v1/spaces/${spaceId}/teams/${teamId}`, { role: 'edit' });
     expect(again.body).toEqual(set.body);
     expect((await call(people.eve.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual(set.body);
@@ -77,11 +75,34 @@ describe('team access on spaces', () => {
   it('removing the grant (204) returns the member to read, and the team to no spaces', async () => {
     const removed = await call(people.ada.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`);
     expect(removed.status).toBe(204);
-    expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ items: [] });
+    expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ count: 0, items: [] });
     expect((await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`)).body.permissions).toMatchObject({ view: true, edit: false });
     expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('read');
     expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ spaces: 0 });
     expectError(await call(people.ada.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`), 404);
+  });
+
+  it('lists team access in the list envelope, page by page', async () => {
+    const second = await call(people.ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Second' });
+    const third = await call(people.ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Third' });
+    const space = await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Paged' });
+    const teams = [teamId, second.body.id as string, third.body.id as string];
+    for (const team of teams) expect((await call(people.ada.token, 'PUT', `/v1/spaces/${space.body.id}/teams/${team}`, { role: 'read' })).status).toBe(200);
+    const put = await call(people.ada.token, 'PUT', `/v1/spaces/${space.body.id}/teams/${teamId}`, { role: 'comment' });
+    expect(put.body).toMatchObject({ count: 3 });
+    const seen: string[] = [];
+    let page: string | undefined;
+    for (let i = 0; i < 5; i++) {
+      const listed = await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?limit=2${page ? `&page=${page}` : ''}`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.count).toBe(3);
+      seen.push(...listed.body.items.map((item: { team: string }) => item.team));
+      page = listed.body.next?.page;
+      if (page === undefined) break;
+    }
+    expect(seen).toEqual([...teams].sort());
+    expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?page=nonsense`), 400, /cursor/);
+    expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?limit=0`), 400, /limit/);
   });
 
   it('records the changes in the audit log', async () => {

@@ -8,6 +8,7 @@
  * organization (transfers succeed) and is a reader in zed's (transfers are refused there).
  * The 7-day window is tested in space.decider.spec.ts and space.purge.spec.ts with explicit times.
  */
+import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
 interface Person {
@@ -66,12 +67,6 @@ async function listIds(by: Person, path: string): Promise<string[]> {
   return (response.body.items as Space[]).map((space) => space.id);
 }
 
-async function invite(by: Person, organization: string, invitations: Array<{ email: string; role: string | null }>): Promise<string[]> {
-  const invited = await call(by, 'POST', `/v1/orgs/${organization}/invites`, { emails: invitations });
-  if (invited.status !== 200) throw new Error(`POST /invites answered ${invited.status}: ${invited.text.slice(0, 300)}`);
-  return invited.body.users;
-}
-
 beforeAll(async () => {
   service = await startService();
   const ada = await service.createUser('ada@spaces.example', 'Ada Admin');
@@ -81,17 +76,17 @@ beforeAll(async () => {
   organizationId = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Spaces Inc' })).body.id;
   secondOrganizationId = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Spaces Two' })).body.id;
   zedOrganizationId = (await call(people.zed, 'POST', '/v1/orgs', { title: 'Elsewhere' })).body.id;
-  const names = ['rita', 'cora', 'gus'] as const;
-  const ids = await invite(people.ada, organizationId, [
-    { email: 'rita@spaces.example', role: 'read' },
-    { email: 'cora@spaces.example', role: 'create' },
-    { email: 'gus@spaces.example', role: null },
-  ]);
-  for (const [i, name] of names.entries()) {
-    const issued = await service.request('POST', `/v1/admin/users/${ids[i]}/tokens`, { token: service.adminToken });
-    people[name] = { id: ids[i], token: issued.body.token };
+  const invitations = [
+    { name: 'rita', email: 'rita@spaces.example', role: 'read' },
+    { name: 'cora', email: 'cora@spaces.example', role: 'create' },
+    { name: 'gus', email: 'gus@spaces.example', role: null },
+  ] as const;
+  for (const { name, email } of invitations) {
+    const created = await service.createUser(email, name);
+    people[name] = { id: created.user.id, token: created.token };
   }
-  await invite(people.zed, zedOrganizationId, [{ email: 'ada@spaces.example', role: 'read' }]);
+  await joinAs(service, organizationId, ada.token, invitations.map(({ name, email, role }) => ({ token: people[name].token, email, role })));
+  await joinAs(service, zedOrganizationId, zed.token, [{ token: ada.token, email: 'ada@spaces.example', role: 'read' }]);
 });
 
 afterAll(cleanUpServices);
@@ -293,11 +288,11 @@ describe('POST /transfer', () => {
     expectError(await call(people.rita, 'GET', `/v1/spaces/${space.id}`), 404);
   });
 
-  it('refuses organizations where the caller is not an admin (403), outside ones and the same one (400)', async () => {
+  it('refuses organizations where the caller is not an admin (403), unknown ones (404) and the same one (400)', async () => {
     const space = await createSpace(people.ada, { title: 'Stays' });
     expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: zedOrganizationId }), 403, /admins/);
     expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: organizationId }), 400);
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: 'nosuchorganization' }), 400);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: 'nosuchorganization' }), 404);
     expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, {}), 400, /organization/);
     expectError(await call(people.cora, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: secondOrganizationId }), 403);
     expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.organization).toBe(organizationId);
@@ -408,5 +403,72 @@ describe('audit log', () => {
     expect(log.body.items[0].target).toMatchObject({ type: 'space', id: space.id });
     const duplicated = await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${copy.id}`);
     expect(duplicated.body.items.map((item: { action: string }) => item.action)).toEqual(['space.duplicated']);
+  });
+});
+
+describe('POST /transfer to an organization the caller is not in', () => {
+  it('answers 404 no organization <id> whether or not it exists, and the space stays', async () => {
+    const hidden = (await call(people.zed, 'POST', '/v1/orgs', { title: 'Hidden from ada' })).body.id as string;
+    const space = await createSpace(people.ada, { title: 'Not leaving' });
+    const existing = await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: hidden });
+    const missing = await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: 'nosuchorganization0' });
+    expect({ status: existing.status, body: existing.body }).toEqual({ status: 404, body: { error: { code: 404, message: `no organization ${hidden}` } } });
+    expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: { error: { code: 404, message: 'no organization nosuchorganization0' } } });
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.organization).toBe(organizationId);
+  });
+});
+
+describe('concurrent creates, then moves next to each space', () => {
+  it('creates many spaces at once and then places one before and after each of them as asked, never answering 5xx', async () => {
+    const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Crowd' })).body.id as string;
+    // Created at once, many compute the same key at the end of the list.
+    const created = await Promise.all(Array.from({ length: 60 }, (_, i) => call(people.ada, 'POST', `/v1/orgs/${organization}/spaces`, { title: `crowd ${i}` })));
+    expect(created.map((response) => response.status)).toEqual(created.map(() => 201));
+    const list = () => listIds(people.ada, `/v1/orgs/${organization}/spaces`);
+    let order = await list();
+    expect([...order].sort()).toEqual(created.map((response) => response.body.id as string).sort());
+    const mover = order[0];
+    for (const [i, anchor] of [...order].entries()) {
+      if (anchor === mover) continue;
+      const where = i % 2 === 0 ? 'before' : 'after';
+      const moved = await call(people.ada, 'POST', `/v1/spaces/${mover}/move`, { position: { [where]: { type: 'space', space: anchor } } });
+      expect({ anchor, where, status: moved.status }).toEqual({ anchor, where, status: 200 });
+      const expected = order.filter((id) => id !== mover);
+      expected.splice(expected.indexOf(anchor) + (where === 'after' ? 1 : 0), 0, mover);
+      order = await list();
+      expect(order).toEqual(expected);
+    }
+  });
+
+  it('places a space between two neighbours that share a key, and duplicates right after one of them', async () => {
+    const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Crowd 2' })).body.id as string;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => call(people.ada, 'POST', `/v1/orgs/${organization}/spaces`, { title: `pair ${i}` })));
+    const list = () => listIds(people.ada, `/v1/orgs/${organization}/spaces`);
+    const order = await list();
+    const [mover, a, b] = [order[order.length - 1], order[5], order[6]];
+    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${mover}/move`, { position: { after: { type: 'space', space: a }, before: { type: 'space', space: b } } }), 200);
+    const placed = await list();
+    expect(placed.slice(5, 8)).toEqual([a, mover, b]);
+    const copy = await call(people.ada, 'POST', `/v1/spaces/${order[10]}/duplicate`);
+    expectStatus(copy, 201);
+    const withCopy = await list();
+    expect(withCopy[withCopy.indexOf(order[10]) + 1]).toBe(copy.body.id);
+    expect(withCopy.filter((id) => id !== copy.body.id)).toEqual(placed);
+  });
+});
+
+describe('ids named like Object.prototype members', () => {
+  it.each(['__proto__', 'constructor', 'toString'])('%s names no parent, sibling, team or share link: 400 or 404, and nothing changes', async (id) => {
+    const space = await createSpace(people.ada, { title: `Proto ${id}` });
+    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', parent: id }), 400, /parent/);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { parent: id }), 400, /parent/);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: { type: 'space', space: id } } }), 400, /position/);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { after: { type: 'space', space: id } } }), 400, /position/);
+    expectError(await call(people.ada, 'PUT', `/v1/spaces/${space.id}/teams/${id}`, { role: 'admin' }), 400, /teamId/);
+    expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/teams/${id}`), 404);
+    expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${id}`), 404);
+    const after = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
+    expect(after.headers.etag).toBe('"0"');
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/teams`)).body).toEqual({ count: 0, items: [] });
   });
 });

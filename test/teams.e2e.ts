@@ -3,8 +3,9 @@
  * members, `GET /members/{userId}/teams`, and how teams follow members leaving the organization.
  *
  * The people: ada creates the organization (admin); olga (role create), mia (edit), eve (read)
- * and gus (guest, role null) are invited (POST /invites, DESIGN section 8); zed is outside.
+ * and gus (guest, role null) are invited (POST /invites) and accept; zed is outside.
  */
+import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -121,19 +122,11 @@ beforeAll(async () => {
     { name: 'eve', email: 'eve@teams.example', role: 'read' },
     { name: 'gus', email: 'gus@teams.example', role: null },
   ] as const;
-  const invited = await service.request('POST', `/v1/orgs/${organizationId}/invites`, {
-    token: ada.token,
-    body: { emails: invitations.map(({ email, role }) => ({ email, role })) },
-  });
-  if (invited.status !== 200) {
-    // The multi-user cases (every permission case below) need the organizations context's invite endpoint.
-    throw new Error(`POST /v1/orgs/{id}/invites answered ${invited.status} (${invited.text.slice(0, 300)}): the team e2e cases need it to create members`);
+  for (const { name, email } of invitations) {
+    const created = await service.createUser(email, name);
+    people[name] = { id: created.user.id, token: created.token, email };
   }
-  const userIds = invited.body.users as string[];
-  for (const [i, { name, email }] of invitations.entries()) {
-    const issued = await service.request('POST', `/v1/admin/users/${userIds[i]}/tokens`, { token: service.adminToken });
-    people[name] = { id: userIds[i], token: issued.body.token, email };
-  }
+  await joinAs(service, organizationId, ada.token, invitations.map(({ name, email, role }) => ({ token: people[name].token, email, role })));
 });
 
 afterAll(cleanUpServices);
@@ -461,7 +454,7 @@ describe('PUT /teams/{teamId}/members/{userId}', () => {
 
   it('answers a bad role with 400, unknown users and users outside the organization with 400 naming them', async () => {
     expectError(await as(people.olga).put(`/teams/${team.id}/members/${people.mia.id}`, { role: 'admin' }), 400, /role/);
-    expectError(await as(people.olga).put(`/teams/${team.id}/members/nobody123`), 400, /nobody123/);
+    expectError(await as(people.olga).put(`/teams/${team.id}/members/nobody00000000000123`), 400, /nobody00000000000123/);
     expectError(await as(people.olga).put(`/teams/${team.id}/members/${people.zed.id}`), 400, new RegExp(people.zed.id));
     expect(await membersOf(team.id)).not.toContainEqual([people.zed.id, expect.anything()]);
   });
@@ -654,8 +647,9 @@ describe('counts and history', () => {
   });
 
   it('takes someone who leaves the organization out of its teams; invited again, they start in no team', async () => {
-    const invited = await service.request('POST', `/v1/orgs/${organizationId}/invites`, { token: people.ada.token, body: { emails: [{ email: 'leo@teams.example', role: 'edit' }] } });
-    const leo = invited.body.users[0] as string;
+    const leoUser = await service.createUser('leo@teams.example', 'Leo');
+    await joinAs(service, organizationId, people.ada.token, [{ token: leoUser.token, email: 'leo@teams.example', role: 'edit' }]);
+    const leo = leoUser.user.id;
     const team = await createTeam(people.olga, unique('Left behind'), [leo, people.mia.id]);
     expect((await getTeam(team.id)).members).toBe(3);
     expectStatus(await as(people.ada).delete(`/members/${leo}`), 204);
@@ -666,10 +660,26 @@ describe('counts and history', () => {
     ]);
     expectError(await as(people.ada).get(`/members/${leo}/teams`), 404);
     // Back in the organization: the team stream agrees that they left, so adding them counts again.
-    await service.request('POST', `/v1/orgs/${organizationId}/invites`, { token: people.ada.token, body: { emails: ['leo@teams.example'] } });
+    await joinAs(service, organizationId, people.ada.token, [{ token: leoUser.token, email: 'leo@teams.example' }]);
     expect((await as(people.ada).get(`/members/${leo}/teams`)).body.count).toBe(0);
     expectStatus(await as(people.olga).put(`/teams/${team.id}/members/${leo}`), 204);
     expect((await getTeam(team.id)).members).toBe(3);
     expect((await as(people.ada).get(`/members/${leo}/teams`)).body.items.map((item: MemberTeamItem) => item.team.id)).toEqual([team.id]);
+  });
+});
+
+describe('user ids named like Object.prototype members', () => {
+  it.each(['__proto__', 'constructor', 'toString'])('%s is nobody: removing, setting or bulk-changing them answers 404 or 400 and appends nothing', async (userId) => {
+    const team = await createTeam(people.olga, unique(`Proto ${userId}`), [people.mia.id]);
+    expectError(await as(people.olga).delete(`/teams/${team.id}/members/${userId}`), 404);
+    expectError(await as(people.olga).put(`/teams/${team.id}/members/${userId}`, { role: 'owner' }), 404);
+    expectError(await as(people.olga).put(`/teams/${team.id}/members`, { remove: [userId] }), 400, new RegExp(userId));
+    expectError(await as(people.olga).put(`/teams/${team.id}/members`, { add: [userId] }), 400, new RegExp(userId));
+    const after = await as(people.olga).get(`/teams/${team.id}`);
+    expect(after.headers.etag).toBe('"2"');
+    expect(await membersOf(team.id)).toEqual([
+      [people.olga.id, 'owner'],
+      [people.mia.id, 'member'],
+    ]);
   });
 });

@@ -1,4 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { listOf, ref } from '../../platform/src/platform.schemas';
 import { QueryBus } from '@nestjs/cqrs';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
@@ -44,6 +46,7 @@ export class AuditEventsController {
 
   /** `GET /v1/orgs/{organizationId}/audit-events` → `{ next?, count, items }`, newest first; admins only. */
   @Get()
+  @ApiOkResponse({ description: 'OK', schema: listOf('AuditEvent') })
   list(
     @PathId('organizationId', 'organization') organizationId: string,
     @Query(Valid) query: AuditEventsQuery,
@@ -55,6 +58,7 @@ export class AuditEventsController {
 
   /** `GET /v1/orgs/{organizationId}/audit-events/{auditEventId}` → one entry, or 404. */
   @Get(':auditEventId')
+  @ApiOkResponse({ description: 'OK', schema: ref('AuditEvent') })
   get(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('auditEventId', 'audit event') auditEventId: string,

@@ -43,7 +43,7 @@ const tokens: TokenVerifier = {
 };
 const roles: Record<string, string | null> = { 'u-admin': 'admin', 'u-editor': 'edit' };
 const access: OrganizationAccess = {
-  roleOf: async (organizationId, userId) => (organizationId !== 'o1' ? null : userId in roles ? { member: true, role: roles[userId] } : { member: false, role: null }),
+  roleOf: async (organizationId, userId) => (organizationId !== 'org00000000000000001' ? null : userId in roles ? { member: true, role: roles[userId] } : { member: false, role: null }),
 };
 
 const catalog: AuditCatalog = {
@@ -82,9 +82,9 @@ describe('audit HTTP', () => {
     const actor = { type: 'user', id: 'u-admin', label: 'Ada Admin' };
     const at = (hour: number) => ({ actor, source: 'api', occurredAt: `2024-05-01T${String(hour).padStart(2, '0')}:00:00.000Z` });
     for (let i = 1; i <= 3; i++) {
-      await events.appendToStream(`space-s${i}`, [{ type: 'SpaceCreated', data: { organizationId: 'o1', spaceId: `s${i}`, title: `Space ${i}` }, metadata: at(8 + i) }], 'no_stream');
+      await events.appendToStream(`space-s${i}`, [{ type: 'SpaceCreated', data: { organizationId: 'org00000000000000001', spaceId: `s${i}`, title: `Space ${i}` }, metadata: at(8 + i) }], 'no_stream');
     }
-    await events.appendToStream('space-s1', [{ type: 'SpaceDeleted', data: { organizationId: 'o1', spaceId: 's1' }, metadata: at(12) }], 0);
+    await events.appendToStream('space-s1', [{ type: 'SpaceDeleted', data: { organizationId: 'org00000000000000001', spaceId: 's1' }, metadata: at(12) }], 0);
     await events.appendToStream('space-x', [{ type: 'SpaceCreated', data: { organizationId: 'o2', spaceId: 'x', title: 'Other' }, metadata: at(13) }], 'no_stream');
     for (const e of await events.readAll()) eventIds.push(e.id);
 
@@ -123,7 +123,7 @@ describe('audit HTTP', () => {
 
   describe('GET /v1/orgs/{organizationId}/audit-events', () => {
     it('lists the organization’s log newest first for its admins', async () => {
-      const { status, body } = await get('/v1/orgs/o1/audit-events', 'tok-admin');
+      const { status, body } = await get('/v1/orgs/org00000000000000001/audit-events', 'tok-admin');
       expect(status).toBe(200);
       expect(body.count).toBe(4);
       expect(body.next).toBeUndefined();
@@ -141,18 +141,18 @@ describe('audit HTTP', () => {
         actor: { type: 'user', id: 'u-admin', label: 'Ada Admin' },
         source: 'api',
         target: { type: 'space', id: 's1', label: 'Space 1' },
-        urls: { location: `https://docs.example.com/v1/orgs/o1/audit-events/${eventIds[3]}` },
+        urls: { location: `https://docs.example.com/v1/orgs/org00000000000000001/audit-events/${eventIds[3]}` },
       });
     });
 
     it('filters and paginates', async () => {
-      const first = await get('/v1/orgs/o1/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1', 'tok-admin');
+      const first = await get('/v1/orgs/org00000000000000001/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1', 'tok-admin');
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ count: 2, items: [{ target: { id: 's3' } }], next: { page: expect.any(String) } });
-      const second = await get(`/v1/orgs/o1/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1&page=${first.body.next.page}`, 'tok-admin');
+      const second = await get(`/v1/orgs/org00000000000000001/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1&page=${first.body.next.page}`, 'tok-admin');
       expect(second.body).toMatchObject({ count: 2, items: [{ target: { id: 's2' } }] });
       expect(second.body.next).toBeUndefined();
-      const byTarget = await get('/v1/orgs/o1/audit-events?target=s1&actor=u-admin&to=2024-05-01', 'tok-admin');
+      const byTarget = await get('/v1/orgs/org00000000000000001/audit-events?target=s1&actor=u-admin&to=2024-05-01', 'tok-admin');
       expect(byTarget.body.count).toBe(2);
     });
 
@@ -165,36 +165,36 @@ describe('audit HTTP', () => {
       ['an unknown parameter', 'sort=asc', /property sort should not exist/],
       ['a repeated filter', 'action=a&action=b', /action must be a string/],
     ])('answers 400 to %s', async (_, query, message) => {
-      const { status, body } = await get(`/v1/orgs/o1/audit-events?${query}`, 'tok-admin');
+      const { status, body } = await get(`/v1/orgs/org00000000000000001/audit-events?${query}`, 'tok-admin');
       expect(status).toBe(400);
       expect(body.error.code).toBe(400);
       expect(body.error.message).toMatch(message);
     });
 
     it('answers 401 without a token, 403 to other members, 404 to non-members, unknown organizations and the admin token', async () => {
-      expect((await get('/v1/orgs/o1/audit-events')).status).toBe(401);
-      expect(await get('/v1/orgs/o1/audit-events', 'tok-editor')).toEqual({ status: 403, body: { error: { code: 403, message: 'only admins of organization o1 may read its audit log' } } });
-      expect(await get('/v1/orgs/o1/audit-events', 'tok-stranger')).toEqual({ status: 404, body: { error: { code: 404, message: 'no organization o1' } } });
-      expect((await get('/v1/orgs/o404/audit-events', 'tok-admin')).status).toBe(404);
+      expect((await get('/v1/orgs/org00000000000000001/audit-events')).status).toBe(401);
+      expect(await get('/v1/orgs/org00000000000000001/audit-events', 'tok-editor')).toEqual({ status: 403, body: { error: { code: 403, message: 'only admins of organization org00000000000000001 may read its audit log' } } });
+      expect(await get('/v1/orgs/org00000000000000001/audit-events', 'tok-stranger')).toEqual({ status: 404, body: { error: { code: 404, message: 'no organization org00000000000000001' } } });
+      expect((await get('/v1/orgs/org00000000000000404/audit-events', 'tok-admin')).status).toBe(404);
       expect((await get('/v1/orgs/o%201/audit-events', 'tok-admin')).status).toBe(404);
-      expect((await get('/v1/orgs/o1/audit-events', ADMIN_TOKEN)).status).toBe(403);
+      expect((await get('/v1/orgs/org00000000000000001/audit-events', ADMIN_TOKEN)).status).toBe(403);
     });
   });
 
   describe('GET /v1/orgs/{organizationId}/audit-events/{auditEventId}', () => {
     it('returns one entry', async () => {
-      const { status, body } = await get(`/v1/orgs/o1/audit-events/${eventIds[0]}`, 'tok-admin');
+      const { status, body } = await get(`/v1/orgs/org00000000000000001/audit-events/${eventIds[0]}`, 'tok-admin');
       expect(status).toBe(200);
       expect(body).toMatchObject({ object: 'audit-event', id: eventIds[0], action: 'space.created', target: { id: 's1', label: 'Space 1' } });
     });
 
     it('answers 404 for an unknown entry or one of another organization, 403 to non-admins', async () => {
-      expect((await get('/v1/orgs/o1/audit-events/nope', 'tok-admin')).status).toBe(404);
-      expect((await get(`/v1/orgs/o1/audit-events/${'x'.repeat(65)}`, 'tok-admin')).status).toBe(404);
-      expect((await get('/v1/orgs/o1/audit-events/a.b', 'tok-admin')).status).toBe(404);
-      expect((await get(`/v1/orgs/o1/audit-events/${eventIds[4]}`, 'tok-admin')).status).toBe(404);
-      expect((await get(`/v1/orgs/o1/audit-events/${eventIds[0]}`, 'tok-editor')).status).toBe(403);
-      expect((await get(`/v1/orgs/o1/audit-events/${eventIds[0]}`, 'tok-stranger')).status).toBe(404);
+      expect((await get('/v1/orgs/org00000000000000001/audit-events/nope', 'tok-admin')).status).toBe(404);
+      expect((await get(`/v1/orgs/org00000000000000001/audit-events/${'x'.repeat(65)}`, 'tok-admin')).status).toBe(404);
+      expect((await get('/v1/orgs/org00000000000000001/audit-events/a.b', 'tok-admin')).status).toBe(404);
+      expect((await get(`/v1/orgs/org00000000000000001/audit-events/${eventIds[4]}`, 'tok-admin')).status).toBe(404);
+      expect((await get(`/v1/orgs/org00000000000000001/audit-events/${eventIds[0]}`, 'tok-editor')).status).toBe(403);
+      expect((await get(`/v1/orgs/org00000000000000001/audit-events/${eventIds[0]}`, 'tok-stranger')).status).toBe(404);
     });
   });
 
@@ -212,7 +212,7 @@ describe('audit HTTP', () => {
           revision: 0,
           position: '1',
           type: 'SpaceCreated',
-          data: { organizationId: 'o1', spaceId: 's1', title: 'Space 1' },
+          data: { organizationId: 'org00000000000000001', spaceId: 's1', title: 'Space 1' },
           metadata: { actor: { type: 'user', id: 'u-admin', label: 'Ada Admin' }, source: 'api', occurredAt: '2024-05-01T09:00:00.000Z' },
           recordedAt: expect.any(String),
         },

@@ -154,6 +154,15 @@ describe('audit projection', () => {
     }
   });
 
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('given an event of type %s, which no catalog describes, then no combined mapper and no audit entry', async (type) => {
+    const combined = combineAuditCatalogs(catalog);
+    expect(combined[type]).toBeUndefined();
+    const reads = new MemoryReadStore();
+    const projection = auditProjection(combined);
+    await reads.transaction(async (tx) => projection.apply(event(type, { organizationId: 'o1', spaceId: 's1', title: 'x' }), tx));
+    expect(await auditDocs(reads)).toEqual([]);
+  });
+
   it('combines catalogs and refuses an event type described twice', () => {
     const a: AuditCatalog = { A: () => null };
     const b: AuditCatalog = { B: () => null };

@@ -36,7 +36,8 @@ const ACTOR_TYPES: ReadonlySet<string> = new Set(['user', 'integration', 'system
  * mistake (two contexts claiming one event), so it throws at start rather than picking one.
  */
 export function combineAuditCatalogs(...catalogs: AuditCatalog[]): AuditCatalog {
-  const combined: Record<string, AuditMapper> = {};
+  // Without a prototype, no event type (such as `constructor`) finds a mapper it was not given.
+  const combined: Record<string, AuditMapper> = Object.create(null);
   for (const catalog of catalogs) {
     for (const [type, mapper] of Object.entries(catalog)) {
       if (Object.prototype.hasOwnProperty.call(combined, type)) throw new Error(`two audit catalogs describe the event type '${type}'`);
@@ -47,7 +48,7 @@ export function combineAuditCatalogs(...catalogs: AuditCatalog[]): AuditCatalog 
 }
 
 /**
- * The organization audit log (DESIGN section 8): every event the catalog describes becomes one
+ * The organization audit log: every event the catalog describes becomes one
  * `audit_events` document, put by event id so that applying an event twice changes nothing.
  * When the catalog gives the target no label, the last label seen for that target is used (a
  * member removal then still reads with the member's name), or the target id when none was seen.

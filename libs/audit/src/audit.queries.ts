@@ -8,7 +8,7 @@ import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/re
 import { AUDIT_EVENTS, type AuditEventDoc } from './audit.projection';
 import { AUDIT_READER_ROLE, ORGANIZATION_ACCESS, type OrganizationAccess } from './organization-access';
 
-/** An entry of an organization's audit log (DESIGN section 8). */
+/** An entry of an organization's audit log. */
 export interface AuditEventObject {
   object: 'audit-event';
   id: string;

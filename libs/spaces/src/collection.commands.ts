@@ -5,17 +5,17 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
-import { keyBetween, positionAmong, type PositionRequest } from './ordering';
+import { keyBetween, placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
 import { readAll, SpaceAccess } from './space.access';
 import { siblingSpaces } from './space.commands';
 import { spaceDecider, spaceStream } from './space.decider';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
 import type { CollectionChanges } from './space.events';
-import { collectionRole } from './space.permissions';
+import { collectionRole, contentRole } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
 
-/** The live collections under one parent (top level: null) of an organization, in order. */
-async function siblingCollections(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Array<{ id: string; position: string }>> {
+/** The live collections under one parent (top level: null) of an organization, in (position, id) order. */
+async function siblingCollections(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Sibling[]> {
   const collections = await readAll<CollectionDoc>(reads, COLLECTIONS, { organizationId, parentKey: parent ?? '', ...LIVE_COLLECTION }, { position: 1 });
   return collections.filter((collection) => collection._id !== except).map((collection) => ({ id: collection._id, position: collection.position }));
 }
@@ -44,7 +44,7 @@ export class CollectionCommands {
     const standing = await this.access.requireMember(organizationId, caller);
     const parent = body.parent ?? null;
     const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
-    const position = positionAmong(await siblingCollections(this.reads, organizationId, parent), undefined, 'collection');
+    const position = positionAtEnd(await siblingCollections(this.reads, organizationId, parent));
     const collectionId = newId();
     await this.run(
       collectionId,
@@ -67,38 +67,51 @@ export class CollectionCommands {
     const { collection, standing, role } = await this.access.collection(collectionId, caller);
     const parent = body.parent === undefined ? collection.parent : body.parent;
     const chain = parent === null ? [] : await this.access.destination(collection.organizationId, parent);
-    const position = positionAmong(await siblingCollections(this.reads, collection.organizationId, parent, collectionId), body.position, 'collection');
-    await this.run(
+    const placement = placeAmong(await siblingCollections(this.reads, collection.organizationId, parent, collectionId), body.position, 'collection');
+    const command: CollectionCommand = {
+      kind: 'MoveCollection',
       collectionId,
-      {
-        kind: 'MoveCollection',
-        collectionId,
-        parent,
-        ancestorsOfParent: chain.map((ancestor) => ancestor._id),
-        position,
-        by: { userId: userOf(caller).userId, role },
-        targetRole: collectionRole(standing, chain),
-        now: this.now(),
-      },
-      caller,
-      ifMatch,
-    );
+      parent,
+      ancestorsOfParent: chain.map((ancestor) => ancestor._id),
+      position: placement.position,
+      by: { userId: userOf(caller).userId, role },
+      targetRole: collectionRole(standing, chain),
+      now: this.now(),
+    };
+    if (placement.renumber.length > 0) {
+      // Siblings sharing a key take new ones first, and only once the move itself would be accepted.
+      const { state, revision } = await this.commands.load(collectionStream(collectionId), collectionDecider);
+      if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
+      const decided = collectionDecider.decide(command, state);
+      if (decided instanceof DomainError) throw decided;
+      const now = this.now();
+      for (const entry of placement.renumber) {
+        await this.commands.run(
+          collectionStream(entry.id),
+          collectionDecider,
+          { kind: 'RepositionCollection', collectionId: entry.id, parent, from: entry.from, position: entry.position, now },
+          { caller },
+        );
+      }
+    }
+    await this.run(collectionId, command, caller, ifMatch);
   }
 
   /**
    * `POST /collections/{collectionId}/transfer`: the collection goes to the top level of the target
    * organization (where the caller must be an admin) with everything inside it: its descendant
-   * collections keep their parents, its spaces (deleted ones too) stay in their collections.
+   * collections keep their parents, its spaces (deleted ones too) stay in their collections. A
+   * target the caller does not belong to is 404 whether or not it exists.
    */
   async transfer(collectionId: string, organizationId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const userId = userOf(caller).userId;
     const { collection, role } = await this.access.collection(collectionId, caller);
     const target = await this.membership.roleOf(organizationId, userId);
-    if (!target) throw DomainError.invalid(`organization must be an existing organization; ${organizationId} is not`);
-    const position = positionAmong(await siblingCollections(this.reads, organizationId, null, collectionId), undefined, 'collection');
+    const targetMember = target?.member === true;
+    const position = targetMember ? positionAtEnd(await siblingCollections(this.reads, organizationId, null, collectionId)) : '';
     // Read the subtree before the root moves (the read models then still list it under the source organization).
     const descendants = await this.descendants(collection.organizationId, collectionId);
-    await this.run(collectionId, { kind: 'TransferCollection', collectionId, organizationId, position, by: { userId, role }, targetOrganizationRole: target.member ? target.role : null, now: this.now() }, caller, ifMatch);
+    await this.run(collectionId, { kind: 'TransferCollection', collectionId, organizationId, position, by: { userId, role }, targetMember, targetOrganizationRole: targetMember ? contentRole(target.role) : null, now: this.now() }, caller, ifMatch);
     const now = this.now();
     for (const descendant of descendants) {
       await this.commands.run(collectionStream(descendant), collectionDecider, { kind: 'TransferCollectionWithParent', collectionId: descendant, organizationId, now }, { caller });

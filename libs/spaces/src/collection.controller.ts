@@ -1,4 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
@@ -19,11 +21,13 @@ export class CollectionController {
   ) {}
 
   @Get('orgs/:organizationId/collections')
+  @ApiOkResponse({ description: 'OK', schema: listOf('Collection') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: CollectionListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.organizationCollections(organizationId, caller, { page: query.page, limit: query.limit, nested: query.nested !== 'false' });
   }
 
   @Post('orgs/:organizationId/collections')
+  @ApiCreatedResponse({ description: 'created', schema: ref('Collection'), headers: etagHeader })
   @HttpCode(201)
   async create(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -36,11 +40,13 @@ export class CollectionController {
   }
 
   @Get('collections/:collectionId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Collection'), headers: etagHeader })
   get(@PathId('collectionId', 'collection') collectionId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(collectionId, caller, reply);
   }
 
   @Patch('collections/:collectionId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Collection'), headers: etagHeader })
   async update(
     @PathId('collectionId', 'collection') collectionId: string,
     @Body(Valid) body: UpdateCollectionBody,
@@ -58,17 +64,20 @@ export class CollectionController {
 
   /** → 204; its spaces and collections move up to its parent (see CollectionCommands.delete). */
   @Delete('collections/:collectionId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async delete(@PathId('collectionId', 'collection') collectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
     await this.commands.delete(collectionId, caller, parseIfMatch(ifMatch));
   }
 
   @Get('collections/:collectionId/spaces')
+  @ApiOkResponse({ description: 'OK', schema: listOf('Space') })
   spaces(@PathId('collectionId', 'collection') collectionId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.collectionSpaces(collectionId, caller, { page: query.page, limit: query.limit });
   }
 
   @Post('collections/:collectionId/move')
+  @ApiOkResponse({ description: 'OK', schema: ref('Collection'), headers: etagHeader })
   @HttpCode(200)
   async move(
     @PathId('collectionId', 'collection') collectionId: string,
@@ -82,6 +91,7 @@ export class CollectionController {
   }
 
   @Post('collections/:collectionId/transfer')
+  @ApiOkResponse({ description: 'OK', schema: ref('Collection'), headers: etagHeader })
   @HttpCode(200)
   async transfer(
     @PathId('collectionId', 'collection') collectionId: string,

@@ -1,7 +1,6 @@
 import { DomainError } from '../../platform/src/errors';
-import { atLeast } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
-import type { ContentRole } from './space.permissions';
+import { atLeast, type ContentRole } from './space.permissions';
 import type { CollectionChanges, CollectionEvent, DefaultLevel } from './space.events';
 
 export const collectionStream = (collectionId: string) => `collection-${collectionId}`;
@@ -34,8 +33,13 @@ export type CollectionCommand =
   | { kind: 'MoveCollection'; collectionId: string; parent: string | null; ancestorsOfParent: readonly string[]; position: string; by: CollectionActor; targetRole: ContentRole; now: string }
   /** Its parent collection was deleted: it moves to `parent` if it is still in `from`. */
   | { kind: 'ReparentCollection'; collectionId: string; from: string; parent: string | null; position: string; now: string }
-  /** To another organization, at its top level; `targetOrganizationRole` must be admin. */
-  | { kind: 'TransferCollection'; collectionId: string; organizationId: string; position: string; by: CollectionActor; targetOrganizationRole: ContentRole; now: string }
+  /** Part of a sibling's move (already decided there): a new key, if it is still in `parent` at `from`. */
+  | { kind: 'RepositionCollection'; collectionId: string; parent: string | null; from: string; position: string; now: string }
+  /**
+   * To another organization, at its top level: the caller must belong to it (`targetMember`, false
+   * too when there is no such organization) as an admin (`targetOrganizationRole`).
+   */
+  | { kind: 'TransferCollection'; collectionId: string; organizationId: string; position: string; by: CollectionActor; targetMember: boolean; targetOrganizationRole: ContentRole; now: string }
   /** A descendant of a transferred collection follows it, keeping its parent. */
   | { kind: 'TransferCollectionWithParent'; collectionId: string; organizationId: string; now: string }
   | { kind: 'DeleteCollection'; collectionId: string; by: CollectionActor; now: string };
@@ -113,9 +117,14 @@ export const collectionDecider: Decider<CollectionCommand, CollectionEvent, Coll
         return [
           { type: 'CollectionMoved', data: { collectionId, organizationId, parent: command.parent, position: command.position, movedAt: command.now, reason: 'collection-deleted' } },
         ];
+      case 'RepositionCollection':
+        if (!state.exists || state.deleted || state.parent !== command.parent || state.position !== command.from) return [];
+        return [{ type: 'CollectionMoved', data: { collectionId, organizationId, parent: state.parent, position: command.position, movedAt: command.now, reason: 'reordered' } }];
       case 'TransferCollection': {
         const denied = requireLive(state, collectionId) ?? requireAdmin(command.by, collectionId, 'transfer it');
         if (denied) return denied;
+        // People outside the target learn nothing about it: an existing organization answers as a missing one.
+        if (!command.targetMember) return DomainError.notFound(`no organization ${command.organizationId}`);
         if (command.targetOrganizationRole !== 'admin') return DomainError.forbidden(`only admins of organization ${command.organizationId} may transfer collections into it`);
         if (command.organizationId === organizationId) return DomainError.invalid(`collection ${collectionId} already belongs to organization ${organizationId}`);
         return [

@@ -5,7 +5,7 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { TeamDirectory } from '../../teams/src/team.queries';
 import { readAll, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
-import type { OrganizationStanding } from './space.permissions';
+import { contentRole, type OrganizationStanding } from './space.permissions';
 
 /** A member's access to one space: `GET /v1/orgs/{id}/members/{userId}/spaces` items. */
 export interface MemberSpaceItem {
@@ -41,7 +41,7 @@ export class MemberSpaces {
       this.teams.teamIdsByUser(organizationId, members.map((member) => member.userId)),
     ]);
     for (const member of members) {
-      const standing: OrganizationStanding = { member: true, role: member.role, teams: teamIds.get(member.userId) ?? [] };
+      const standing: OrganizationStanding = { member: true, role: contentRole(member.role), teams: teamIds.get(member.userId) ?? [] };
       counts.set(member.userId, spaces.filter((space) => this.roleOf(standing, space, collections) !== null).length);
     }
     return counts;
@@ -58,8 +58,8 @@ export class MemberSpaces {
     options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
   ): Promise<MemberSpacesPage> {
     const [{ spaces, collections }, teamIds] = await Promise.all([this.contentOf(organizationId), this.teams.teamIdsByUser(organizationId, [member.userId, caller.userId])]);
-    const standing: OrganizationStanding = { member: true, role: member.role, teams: teamIds.get(member.userId) ?? [] };
-    const callerStanding: OrganizationStanding = { member: caller.member, role: caller.role, teams: caller.member ? (teamIds.get(caller.userId) ?? []) : [] };
+    const standing: OrganizationStanding = { member: true, role: contentRole(member.role), teams: teamIds.get(member.userId) ?? [] };
+    const callerStanding: OrganizationStanding = { member: caller.member, role: contentRole(caller.role), teams: caller.member ? (teamIds.get(caller.userId) ?? []) : [] };
     const direction = options.order === 'asc' ? 1 : -1;
     const rows = spaces
       .map((space) => {

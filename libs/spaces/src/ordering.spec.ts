@@ -1,4 +1,31 @@
-import { keyBetween, positionAmong } from './ordering';
+import { compareSiblings, keyBetween, placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
+
+/** A small seeded generator (mulberry32): the property runs are random but reproducible. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Siblings as concurrent creates and moves leave them: keys from keyBetween, many of them shared. */
+function siblingsFrom(next: () => number): Sibling[] {
+  const keys: string[] = [];
+  let last = '';
+  for (let i = 0, n = 1 + Math.floor(next() * 6); i < n; i++) keys.push((last = keyBetween(last, null)));
+  const count = Math.floor(next() * 12);
+  return Array.from({ length: count }, (_, i) => ({ id: `s${Math.floor(next() * 1e6).toString(36)}${i}`, position: keys[Math.floor(next() * keys.length)] }));
+}
+
+/** The siblings with the item placed and the renumbering applied, in (position, id) order. */
+function apply(siblings: readonly Sibling[], id: string, placement: ReturnType<typeof placeAmong>): Sibling[] {
+  const renumbered = new Map(placement.renumber.map((entry) => [entry.id, entry.position]));
+  return [...siblings.map((sibling) => ({ id: sibling.id, position: renumbered.get(sibling.id) ?? sibling.position })), { id, position: placement.position }].sort(compareSiblings);
+}
 
 describe('sibling ordering', () => {
   it('always finds a key strictly between two keys, however often the same gap is split', () => {
@@ -18,19 +45,64 @@ describe('sibling ordering', () => {
     }
   });
 
+  it('never throws for equal or inverted bounds: it answers a key after the lower one', () => {
+    expect(keyBetween('V', 'V') > 'V').toBe(true);
+    expect(keyBetween('k', 'F') > 'k').toBe(true);
+  });
+
   it('places at the end, before, after, or between neighbours; unknown siblings are 400', () => {
     const siblings = [
       { id: 'a', position: 'F' },
       { id: 'b', position: 'V' },
     ];
-    expect(positionAmong(siblings, undefined, 'space') > 'V').toBe(true);
-    const first = positionAmong(siblings, { before: 'a' }, 'space');
+    expect(placeAmong(siblings, undefined, 'space')).toEqual({ position: expect.any(String), renumber: [] });
+    expect(placeAmong(siblings, undefined, 'space').position > 'V').toBe(true);
+    const first = placeAmong(siblings, { before: 'a' }, 'space').position;
     expect(first < 'F').toBe(true);
-    const middle = positionAmong(siblings, { after: 'a' }, 'space');
+    const middle = placeAmong(siblings, { after: 'a' }, 'space').position;
     expect(middle > 'F' && middle < 'V').toBe(true);
-    expect(positionAmong(siblings, { after: 'a', before: 'b' }, 'space')).toBe(middle);
-    expect(() => positionAmong(siblings, { after: 'b', before: 'a' }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => positionAmong(siblings, { before: 'zz' }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
-    expect(positionAmong([], undefined, 'space')).toBe(keyBetween('', null));
+    expect(placeAmong(siblings, { after: 'a', before: 'b' }, 'space').position).toBe(middle);
+    expect(() => placeAmong(siblings, { after: 'b', before: 'a' }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => placeAmong(siblings, { before: 'zz' }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
+    expect(placeAmong([], undefined, 'space').position).toBe(keyBetween('', null));
+    expect(positionAtEnd(siblings)).toBe(placeAmong(siblings, undefined, 'space').position);
+  });
+
+  it.each(['__proto__', 'constructor', 'toString'])('refuses a position naming %s, which is no sibling (400)', (id) => {
+    const siblings = [{ id: 'a', position: 'F' }];
+    expect(() => placeAmong(siblings, { before: id }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => placeAmong(siblings, { after: id }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
+  });
+
+  it('orders siblings that share a key by id, whatever order they come in', () => {
+    const tied = [
+      { id: 'c', position: 'V' },
+      { id: 'a', position: 'V' },
+      { id: 'b', position: 'F' },
+    ];
+    const placed = placeAmong(tied, { after: 'a' }, 'space');
+    expect(apply(tied, 'x', placed).map((sibling) => sibling.id)).toEqual(['b', 'a', 'x', 'c']);
+    expect(placed.renumber).toEqual([{ id: 'c', from: 'V', position: expect.any(String) }]);
+  });
+
+  it('for any siblings, shared keys included, and any request, puts the item exactly where asked and keeps the others in order', () => {
+    const next = random(20260101);
+    for (let run = 0; run < 1000; run++) {
+      const siblings = siblingsFrom(next);
+      const order = [...siblings].sort(compareSiblings).map((sibling) => sibling.id);
+      const anchor = order[Math.floor(next() * order.length)];
+      const index = order.indexOf(anchor);
+      const choice = order.length === 0 ? 0 : Math.floor(next() * 4);
+      const request: PositionRequest | undefined =
+        choice === 0 ? undefined : choice === 1 ? { before: anchor } : choice === 2 ? { after: anchor } : index + 1 < order.length ? { after: anchor, before: order[index + 1] } : { after: anchor };
+      const placement = placeAmong(siblings, request, 'space');
+      const expected = [...order];
+      expected.splice(request?.after !== undefined ? index + 1 : request?.before !== undefined ? index : order.length, 0, 'x');
+      const result = apply(siblings, 'x', placement);
+      expect({ run, siblings, request, order: result.map((sibling) => sibling.id) }).toEqual({ run, siblings, request, order: expected });
+      for (const sibling of result) expect(sibling.position.endsWith('0')).toBe(false);
+      // Only siblings that shared a key with the gap's upper neighbour are renumbered.
+      for (const entry of placement.renumber) expect(siblings.find((sibling) => sibling.id === entry.id)?.position).toBe(entry.from);
+    }
   });
 });

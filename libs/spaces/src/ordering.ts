@@ -2,15 +2,20 @@ import { DomainError } from '../../platform/src/errors';
 
 /**
  * Sibling order: every space and collection carries a `position`, a fractional sort key (digits
- * 0-9A-Za-z, compared as strings, never ending in '0'). A key strictly between any two keys always
- * exists, so moving one item never renumbers its siblings.
+ * 0-9A-Za-z, compared as strings, never ending in '0'). Siblings are ordered by (position, id):
+ * concurrent creates or moves can compute the same key, and the id then decides, the same way in
+ * every list (the read store breaks sort ties by `_id`). A key strictly between two different keys
+ * always exists, so a move renumbers nothing unless it lands between two siblings that share a key.
  */
 const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** A key strictly between `a` and `b` (`''` is before everything, null after everything). Requires a < b. */
+/**
+ * A key strictly between `a` and `b` (`''` is before everything, null after everything). When
+ * there is none (`a >= b`, which ties under concurrency produce) it never throws: it answers a key
+ * just after `a`, and callers that need a strict order renumber (`placeAmong` does).
+ */
 export function keyBetween(a: string, b: string | null): string {
-  if (b !== null && a >= b) throw new Error(`keyBetween: ${a} is not before ${b}`);
-  return midpoint(a, b);
+  return midpoint(a, b !== null && a >= b ? null : b);
 }
 
 function midpoint(a: string, b: string | null): string {
@@ -32,29 +37,68 @@ export interface PositionRequest {
   after?: string;
 }
 
+export interface Sibling {
+  id: string;
+  position: string;
+}
+
 /**
- * The key for an item placed among `siblings` (sorted by position, the item itself left out):
- * at the end without a request; just before `before`; just after `after`; between both when both
- * are given (they must then be neighbours in that order). 400 when a named sibling is not there.
+ * Where an item goes: its `position`, and the siblings that need a new key for it to fit (only when
+ * it lands between two siblings that share a key; each keeps its place relative to the others).
  */
-export function positionAmong(siblings: ReadonlyArray<{ id: string; position: string }>, request: PositionRequest | undefined, kind: string): string {
+export interface Placement {
+  position: string;
+  renumber: Array<{ id: string; from: string; position: string }>;
+}
+
+/** The (position, id) order of siblings. */
+export function compareSiblings(a: Sibling, b: Sibling): number {
+  if (a.position !== b.position) return a.position < b.position ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * The place of an item among `siblings` (the item itself left out): at the end without a request;
+ * just before `before`; just after `after`; between both when both are given (they must then be
+ * neighbours in that order). 400 when a named sibling is not there.
+ */
+export function placeAmong(siblings: readonly Sibling[], request: PositionRequest | undefined, kind: string): Placement {
+  const sorted = [...siblings].sort(compareSiblings);
   const indexOf = (id: string) => {
-    const index = siblings.findIndex((sibling) => sibling.id === id);
+    const index = sorted.findIndex((sibling) => sibling.id === id);
     if (index < 0) throw DomainError.invalid(`position names ${kind} ${id}, which is not a sibling at the destination`);
     return index;
   };
-  const last = siblings.at(-1)?.position ?? '';
-  if (!request || (request.before === undefined && request.after === undefined)) return keyBetween(last, null);
-  if (request.before !== undefined && request.after !== undefined) {
+  let at = sorted.length;
+  if (request?.before !== undefined && request.after !== undefined) {
     const after = indexOf(request.after);
-    const before = indexOf(request.before);
-    if (before !== after + 1) throw DomainError.invalid(`position.after (${request.after}) and position.before (${request.before}) must be neighbours in that order`);
-    return keyBetween(siblings[after].position, siblings[before].position);
+    at = indexOf(request.before);
+    if (at !== after + 1) throw DomainError.invalid(`position.after (${request.after}) and position.before (${request.before}) must be neighbours in that order`);
+  } else if (request?.before !== undefined) {
+    at = indexOf(request.before);
+  } else if (request?.after !== undefined) {
+    at = indexOf(request.after) + 1;
   }
-  if (request.before !== undefined) {
-    const before = indexOf(request.before);
-    return keyBetween(before > 0 ? siblings[before - 1].position : '', siblings[before].position);
+  const low = at > 0 ? sorted[at - 1].position : '';
+  const high = at < sorted.length ? sorted[at].position : null;
+  if (high === null || low < high) return { position: keyBetween(low, high), renumber: [] };
+  // Between two siblings that share a key: the item takes a key after it, and the siblings after
+  // the gap that share it take keys after the item's, in their order, below the next different key.
+  let end = at;
+  while (end < sorted.length && sorted[end].position === high) end++;
+  const upper = end < sorted.length ? sorted[end].position : null;
+  const position = keyBetween(high, upper);
+  const renumber: Placement['renumber'] = [];
+  let last = position;
+  for (const sibling of sorted.slice(at, end)) {
+    last = keyBetween(last, upper);
+    renumber.push({ id: sibling.id, from: sibling.position, position: last });
   }
-  const after = indexOf(request.after!);
-  return keyBetween(siblings[after].position, after + 1 < siblings.length ? siblings[after + 1].position : null);
+  return { position, renumber };
+}
+
+/** The key of an item placed after every sibling: never needs a renumbering. */
+export function positionAtEnd(siblings: readonly Sibling[]): string {
+  const last = siblings.reduce((highest, sibling) => (sibling.position > highest ? sibling.position : highest), '');
+  return keyBetween(last, null);
 }

@@ -11,6 +11,7 @@ import type { DefaultLevel, EditMode, SpaceVisibility } from './space.events';
 import {
   collectionPermissions,
   collectionRole,
+  contentRole,
   spacePermissions,
   spaceRole,
   visibilityGrantsRead,
@@ -24,7 +25,7 @@ import { COLLECTIONS, LIVE_COLLECTION, SPACE_SHARE_LINKS, SPACES, type Collectio
 /** Deepest collection nesting followed when walking up (a guard, not a product limit). */
 const MAX_DEPTH = 100;
 
-/** The Space resource of the interface document. */
+/** The Space resource. */
 export interface SpaceObject {
   object: 'space';
   id: string;
@@ -46,7 +47,7 @@ export interface SpaceObject {
   permissions: SpacePermissions;
 }
 
-/** The Collection resource of the interface document. */
+/** The Collection resource. */
 export interface CollectionObject {
   object: 'collection';
   id: string;
@@ -115,7 +116,7 @@ export class SpaceAccess {
     if (caller.kind !== 'user') return outside;
     const found = await this.membership.roleOf(organizationId, caller.userId);
     if (!found?.member) return outside;
-    return { member: true, role: found.role, teams: await this.teams.teamIdsOf(organizationId, caller.userId) };
+    return { member: true, role: contentRole(found.role), teams: await this.teams.teamIdsOf(organizationId, caller.userId) };
   }
 
   /** The standing of a member (guests included); 404 for people outside the organization. */

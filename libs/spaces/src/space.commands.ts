@@ -7,15 +7,15 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
 import { TeamDirectory } from '../../teams/src/team.queries';
-import { positionAmong, type PositionRequest } from './ordering';
+import { placeAmong, positionAtEnd, type Placement, type PositionRequest, type Sibling } from './ordering';
 import { readAll, SpaceAccess } from './space.access';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
 import type { SpaceChanges } from './space.events';
-import { collectionRole } from './space.permissions';
+import { collectionRole, contentRole } from './space.permissions';
 import { SPACES, type SpaceDoc } from './space.projections';
 
-/** The spaces under one parent (top level: null) of an organization, in order, purged ones left out. */
-export async function siblingSpaces(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Array<{ id: string; position: string }>> {
+/** The spaces under one parent (top level: null) of an organization, in (position, id) order, purged ones left out. */
+export async function siblingSpaces(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Sibling[]> {
   const spaces = await readAll<SpaceDoc>(reads, SPACES, { organizationId, parentKey: parent ?? '', purgedAt: { $exists: false } }, { position: 1 });
   return spaces.filter((space) => space._id !== except).map((space) => ({ id: space._id, position: space.position }));
 }
@@ -42,6 +42,29 @@ export class SpaceCommands {
     return this.commands.run(spaceStream(spaceId), spaceDecider, command, { caller }, { ifMatch });
   }
 
+  /**
+   * Places a space by `placement`: when it lands between siblings that share a key, those siblings
+   * first take new keys, and only once the space's own command would be accepted (rules and
+   * If-Match), so a refused move changes nothing.
+   */
+  private async place(spaceId: string, parent: string | null, placement: Placement, command: SpaceCommand, caller: Caller, ifMatch?: number) {
+    if (placement.renumber.length > 0) {
+      const { state, revision } = await this.commands.load(spaceStream(spaceId), spaceDecider);
+      if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
+      const decided = spaceDecider.decide(command, state);
+      if (decided instanceof DomainError) throw decided;
+      const now = this.now();
+      const outcomes = await Promise.all(
+        placement.renumber.map((entry) =>
+          this.commands.run(spaceStream(entry.id), spaceDecider, { kind: 'RepositionSpace', spaceId: entry.id, parent, from: entry.from, position: entry.position, now }, { caller }, { wait: false }),
+        ),
+      );
+      const positions = outcomes.flatMap((outcome) => (outcome.position !== undefined ? [outcome.position] : []));
+      await this.commands.waitFor(positions.reduce<bigint | undefined>((last, position) => (last === undefined || position > last ? position : last), undefined), caller.requestId);
+    }
+    return this.run(spaceId, command, caller, ifMatch);
+  }
+
   /** `POST /orgs/{organizationId}/spaces`: at the end of its parent; `in-collection` inside a collection, else `private`. */
   async create(organizationId: string, body: { title?: string; emoji?: string | null; parent?: string | null }, caller: Caller): Promise<string> {
     const userId = userOf(caller).userId;
@@ -49,7 +72,7 @@ export class SpaceCommands {
     const parent = body.parent ?? null;
     const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
     const role = collectionRole(standing, chain);
-    const position = positionAmong(await siblingSpaces(this.reads, organizationId, parent), undefined, 'space');
+    const position = positionAtEnd(await siblingSpaces(this.reads, organizationId, parent));
     const spaceId = newId();
     await this.run(
       spaceId,
@@ -98,10 +121,12 @@ export class SpaceCommands {
     const { space, standing } = await this.access.space(spaceId, caller);
     if (space.deletedAt !== undefined) throw DomainError.conflict(`space ${spaceId} is deleted; restore it first`);
     const role = collectionRole(standing, await this.access.chain(space.parent));
-    const position = positionAmong(await siblingSpaces(this.reads, space.organizationId, space.parent), { after: spaceId }, 'space');
+    const placement = placeAmong(await siblingSpaces(this.reads, space.organizationId, space.parent), { after: spaceId }, 'space');
     const copyId = newId();
-    await this.run(
+    await this.place(
       copyId,
+      space.parent,
+      placement,
       {
         kind: 'CreateSpace',
         spaceId: copyId,
@@ -112,7 +137,7 @@ export class SpaceCommands {
         editMode: space.editMode,
         defaultLevel: space.defaultLevel,
         parent: space.parent,
-        position,
+        position: placement.position,
         duplicatedFrom: spaceId,
         by: { userId, role },
         now: this.now(),
@@ -130,23 +155,34 @@ export class SpaceCommands {
     const { space, standing, role } = await this.access.space(spaceId, caller);
     const parent = body.parent === undefined ? space.parent : body.parent;
     const chain = parent === null ? [] : await this.access.destination(space.organizationId, parent);
-    const position = positionAmong(await siblingSpaces(this.reads, space.organizationId, parent, spaceId), body.position, 'space');
-    await this.run(
+    const placement = placeAmong(await siblingSpaces(this.reads, space.organizationId, parent, spaceId), body.position, 'space');
+    await this.place(
       spaceId,
-      { kind: 'MoveSpace', spaceId, parent, position, by: { userId: userOf(caller).userId, role }, targetRole: collectionRole(standing, chain), now: this.now() },
+      parent,
+      placement,
+      { kind: 'MoveSpace', spaceId, parent, position: placement.position, by: { userId: userOf(caller).userId, role }, targetRole: collectionRole(standing, chain), now: this.now() },
       caller,
       ifMatch,
     );
   }
 
-  /** To the top level of another organization where the caller is an admin; it leaves its collection. */
+  /**
+   * To the top level of another organization where the caller is an admin; it leaves its
+   * collection. A target the caller does not belong to is 404 whether or not it exists, as every
+   * organization route answers people outside it.
+   */
   async transfer(spaceId: string, organizationId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const userId = userOf(caller).userId;
     const { role } = await this.access.space(spaceId, caller);
     const target = await this.membership.roleOf(organizationId, userId);
-    if (!target) throw DomainError.invalid(`organization must be an existing organization; ${organizationId} is not`);
-    const position = positionAmong(await siblingSpaces(this.reads, organizationId, null, spaceId), undefined, 'space');
-    await this.run(spaceId, { kind: 'TransferSpace', spaceId, organizationId, position, by: { userId, role }, targetOrganizationRole: target.member ? target.role : null, now: this.now() }, caller, ifMatch);
+    const targetMember = target?.member === true;
+    const position = targetMember ? positionAtEnd(await siblingSpaces(this.reads, organizationId, null, spaceId)) : '';
+    await this.run(
+      spaceId,
+      { kind: 'TransferSpace', spaceId, organizationId, position, by: { userId, role }, targetMember, targetOrganizationRole: targetMember ? contentRole(target.role) : null, now: this.now() },
+      caller,
+      ifMatch,
+    );
   }
 
   async createShareLink(spaceId: string, caller: Caller): Promise<string> {

@@ -1,4 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
@@ -23,11 +25,13 @@ export class SpaceController {
   ) {}
 
   @Get('orgs/:organizationId/spaces')
+  @ApiOkResponse({ description: 'OK', schema: listOf('Space') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.organizationSpaces(organizationId, caller, { page: query.page, limit: query.limit });
   }
 
   @Post('orgs/:organizationId/spaces')
+  @ApiCreatedResponse({ description: 'created', schema: ref('Space'), headers: etagHeader })
   @HttpCode(201)
   async create(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -40,11 +44,13 @@ export class SpaceController {
   }
 
   @Get('spaces/:spaceId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Space'), headers: etagHeader })
   get(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: GetSpaceQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(spaceId, caller, reply, query.shareKey);
   }
 
   @Patch('spaces/:spaceId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Space'), headers: etagHeader })
   async update(
     @PathId('spaceId', 'space') spaceId: string,
     @Body(Valid) body: UpdateSpaceBody,
@@ -64,12 +70,14 @@ export class SpaceController {
 
   /** Soft delete → 204: restorable for 7 days. */
   @Delete('spaces/:spaceId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async delete(@PathId('spaceId', 'space') spaceId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
     await this.commands.delete(spaceId, caller, parseIfMatch(ifMatch));
   }
 
   @Post('spaces/:spaceId/restore')
+  @ApiOkResponse({ description: 'OK', schema: ref('Space'), headers: etagHeader })
   @HttpCode(200)
   async restore(
     @PathId('spaceId', 'space') spaceId: string,
@@ -83,6 +91,7 @@ export class SpaceController {
 
   /** → 201 with the copy. */
   @Post('spaces/:spaceId/duplicate')
+  @ApiCreatedResponse({ description: 'created', schema: ref('Space'), headers: etagHeader })
   @HttpCode(201)
   async duplicate(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const copyId = await this.commands.duplicate(spaceId, caller);
@@ -90,6 +99,7 @@ export class SpaceController {
   }
 
   @Post('spaces/:spaceId/move')
+  @ApiOkResponse({ description: 'OK', schema: ref('Space'), headers: etagHeader })
   @HttpCode(200)
   async move(
     @PathId('spaceId', 'space') spaceId: string,
@@ -103,6 +113,7 @@ export class SpaceController {
   }
 
   @Post('spaces/:spaceId/transfer')
+  @ApiOkResponse({ description: 'OK', schema: ref('Space'), headers: etagHeader })
   @HttpCode(200)
   async transfer(
     @PathId('spaceId', 'space') spaceId: string,
@@ -116,12 +127,14 @@ export class SpaceController {
   }
 
   @Get('spaces/:spaceId/share-links')
+  @ApiOkResponse({ description: 'OK', schema: listOf('ShareLink') })
   shareLinks(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.shareLinks(spaceId, caller, { page: query.page, limit: query.limit });
   }
 
   /** → 201 with the share link; its `key` is the `shareKey` of `GET /spaces/{spaceId}`. */
   @Post('spaces/:spaceId/share-links')
+  @ApiCreatedResponse({ description: 'created', schema: ref('ShareLink') })
   @HttpCode(201)
   async createShareLink(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller) {
     const shareKey = await this.commands.createShareLink(spaceId, caller);
@@ -129,19 +142,22 @@ export class SpaceController {
   }
 
   @Delete('spaces/:spaceId/share-links/:shareKey')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async revokeShareLink(@PathId('spaceId', 'space') spaceId: string, @PathId('shareKey', 'share link') shareKey: string, @CurrentCaller() caller: Caller) {
     await this.commands.revokeShareLink(spaceId, shareKey, caller);
   }
 
-  /** Team access (extension): `{ items: [{ team, role }] }`. */
+  /** Team access (extension): `{ next?, count, items: [{ team, role }] }`, by team id. */
   @Get('spaces/:spaceId/teams')
-  teams(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.teamAccess(spaceId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SpaceTeamAccess') })
+  teams(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.teamAccess(spaceId, caller, { page: query.page, limit: query.limit });
   }
 
-  /** → 200 with the space's team access. `teamId` is not a PathId: anything but a live team of the organization is 400. */
+  /** → 200 with the first page of the space's team access. `teamId` is not a PathId: anything but a live team of the organization is 400. */
   @Put('spaces/:spaceId/teams/:teamId')
+  @ApiOkResponse({ description: 'OK', schema: ref('SpaceTeamAccess') })
   @HttpCode(200)
   async setTeam(@PathId('spaceId', 'space') spaceId: string, @Param('teamId') teamId: string, @Body(Valid) body: SetSpaceTeamBody, @CurrentCaller() caller: Caller) {
     await this.commands.setTeamAccess(spaceId, teamId, body.role, caller);
@@ -149,6 +165,7 @@ export class SpaceController {
   }
 
   @Delete('spaces/:spaceId/teams/:teamId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async removeTeam(@PathId('spaceId', 'space') spaceId: string, @PathId('teamId', 'team') teamId: string, @CurrentCaller() caller: Caller) {
     await this.commands.removeTeamAccess(spaceId, teamId, caller);

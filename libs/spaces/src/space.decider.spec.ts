@@ -98,12 +98,13 @@ describe('space decider', () => {
   });
 
   it('transfers to another organization only for an admin of both, clearing the collection', () => {
-    const transfer = (by: SpaceActor, targetOrganizationRole: 'admin' | 'edit' | null, organizationId = 'o2'): SpaceCommand => ({
+    const transfer = (by: SpaceActor, targetOrganizationRole: 'admin' | 'edit' | null, organizationId = 'o2', targetMember = true): SpaceCommand => ({
       kind: 'TransferSpace',
       spaceId: 's1',
       organizationId,
       position: 'V',
       by,
+      targetMember,
       targetOrganizationRole,
       now: t0,
     });
@@ -114,6 +115,12 @@ describe('space decider', () => {
     expect(status(when([created], transfer(admin, null)))).toBe(403);
     expect(status(when([created], transfer(editor, 'admin')))).toBe(403);
     expect(status(when([created], transfer(admin, 'admin', 'o1')))).toBe(400);
+  });
+
+  it('answers a transfer into an organization the caller is not in as if it did not exist (404), after the space’s own rule', () => {
+    const outside: SpaceCommand = { kind: 'TransferSpace', spaceId: 's1', organizationId: 'o3', position: '', by: admin, targetMember: false, targetOrganizationRole: null, now: t0 };
+    expect(when([created], outside)).toEqual(DomainError.notFound('no organization o3'));
+    expect(status(when([created], { ...outside, by: editor }))).toBe(403);
   });
 
   it('creates and revokes share links (admins only); an unknown key is 404', () => {
@@ -142,7 +149,7 @@ describe('space decider: team access', () => {
 
   it('given a space, when an admin grants a team of its organization a role, then SpaceTeamAccessSet', () => {
     expect(when([created], set('t1', 'edit'))).toEqual([granted]);
-    expect(given([created, granted]).teamRoles).toEqual({ t1: 'edit' });
+    expect(given([created, granted]).teamRoles).toEqual(new Map([['t1', 'edit']]));
   });
 
   it('given the same role already granted, then nothing; a different role is set again', () => {
@@ -161,10 +168,57 @@ describe('space decider: team access', () => {
 
   it('removes a team that has access; a team without access is 404', () => {
     expect(when([created, granted], remove('t1'))).toEqual([removed]);
-    expect(given([created, granted, removed]).teamRoles).toEqual({});
+    expect(given([created, granted, removed]).teamRoles).toEqual(new Map());
     expect(status(when([created], remove('t1')))).toBe(404);
     expect(status(when([created, granted, removed], remove('t1')))).toBe(404);
     expect(status(when([created], remove('constructor')))).toBe(404);
+  });
+});
+
+describe('space decider: ids named like Object.prototype members', () => {
+  const prototypeIds = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+  const granted: SpaceEvent = { type: 'SpaceTeamAccessSet', data: { spaceId: 's1', organizationId: 'o1', teamId: 't1', role: 'edit' } };
+
+  it.each(prototypeIds)('given no grant to team %s, when removing it, then 404 and no event', (teamId) => {
+    expect(when([created, granted], { kind: 'RemoveSpaceTeamAccess', spaceId: 's1', teamId, by: admin })).toEqual(DomainError.notFound(`team ${teamId} has no access to space s1`));
+  });
+
+  it.each(prototypeIds)('given team %s is no live team of the organization, when granting it a role, then 400 and no event', (teamId) => {
+    expect(status(when([created], { kind: 'SetSpaceTeamAccess', spaceId: 's1', teamId, role: 'edit', teamOrganizationId: null, by: admin }))).toBe(400);
+  });
+
+  it.each(prototypeIds)('given no share link %s, when revoking it, then 404 and no event', (shareKey) => {
+    expect(status(when([created], { kind: 'RevokeShareLink', spaceId: 's1', shareKey, by: admin, now: t0 }))).toBe(404);
+  });
+});
+
+describe('space decider: roles that are not roles', () => {
+  const notRoles = [undefined, 'owner', 'superadmin', 'constructor'] as unknown as SpaceActor['role'][];
+
+  it.each(notRoles)('given an actor whose role is %p, when they change, move, delete or create, then 403 and no event', (role) => {
+    const by: SpaceActor = { userId: 'x', role };
+    expect(status(when([created], { kind: 'UpdateSpace', spaceId: 's1', changes: { title: 'New' }, by, now: t0 }))).toBe(403);
+    expect(status(when([created], { kind: 'DeleteSpace', spaceId: 's1', by, now: t0 }))).toBe(403);
+    expect(status(when([created], { kind: 'MoveSpace', spaceId: 's1', parent: null, position: 'k', by, targetRole: 'admin', now: t0 }))).toBe(403);
+    expect(status(when([created], { kind: 'MoveSpace', spaceId: 's1', parent: 'c2', position: 'k', by: admin, targetRole: role, now: t0 }))).toBe(403);
+    const create: SpaceCommand = { kind: 'CreateSpace', spaceId: 's2', organizationId: 'o1', title: 'T', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: null, position: 'V', by, now: t0 };
+    expect(status(when([], create))).toBe(403);
+  });
+});
+
+describe('space decider: renumbering for a sibling’s move', () => {
+  const reposition = (parent: string | null, from: string): SpaceCommand => ({ kind: 'RepositionSpace', spaceId: 's1', parent, from, position: 'W', now: t0 });
+
+  it('given the space still at that key in that parent, then it takes the new key, in the same place', () => {
+    expect(when([created], reposition('c1', 'V'))).toEqual([
+      { type: 'SpaceMoved', data: { spaceId: 's1', organizationId: 'o1', parent: 'c1', position: 'W', visibility: 'in-collection', movedAt: t0, reason: 'reordered' } },
+    ]);
+  });
+
+  it('given the space moved meanwhile (another key or parent) or never created, then no event', () => {
+    expect(when([created], reposition('c1', 'U'))).toEqual([]);
+    expect(when([created], reposition(null, 'V'))).toEqual([]);
+    expect(when([], reposition('c1', 'V'))).toEqual([]);
   });
 });
 
@@ -183,6 +237,22 @@ describe('collection decider', () => {
     expect(decide([collectionCreated], move('c2', ['c2']))).toEqual([{ type: 'CollectionMoved', data: { collectionId: 'c1', organizationId: 'o1', parent: 'c2', position: 'k', movedAt: t0 } }]);
   });
 
+  it('renumbers for a sibling’s move only a live collection still at that key in that parent', () => {
+    const reposition = (parent: string | null, from: string): CollectionCommand => ({ kind: 'RepositionCollection', collectionId: 'c1', parent, from, position: 'W', now: t0 });
+    expect(decide([collectionCreated], reposition(null, 'V'))).toEqual([
+      { type: 'CollectionMoved', data: { collectionId: 'c1', organizationId: 'o1', parent: null, position: 'W', movedAt: t0, reason: 'reordered' } },
+    ]);
+    expect(decide([collectionCreated], reposition(null, 'U'))).toEqual([]);
+    expect(decide([collectionCreated], reposition('c2', 'V'))).toEqual([]);
+    expect(decide([], reposition(null, 'V'))).toEqual([]);
+  });
+
+  it.each([undefined, 'owner', 'constructor'])('treats a role %p that is not a role as none: no creating, no moving into a collection (403)', (role) => {
+    const notRole = role as unknown as 'admin';
+    expect(status(decide([], { kind: 'CreateCollection', collectionId: 'c9', organizationId: 'o1', title: 'T', parent: null, position: 'V', by: { userId: 'x', role: notRole }, now: t0 }))).toBe(403);
+    expect(status(decide([collectionCreated], { kind: 'MoveCollection', collectionId: 'c1', parent: 'c2', ancestorsOfParent: ['c2'], position: 'k', by, targetRole: notRole, now: t0 }))).toBe(403);
+  });
+
   it('only admins update, move, transfer and delete; a deleted collection is gone', () => {
     const reader = { userId: 'rita', role: 'read' as const };
     expect(status(decide([collectionCreated], { kind: 'UpdateCollection', collectionId: 'c1', changes: { title: 'x' }, by: reader, now: t0 }))).toBe(403);
@@ -190,6 +260,9 @@ describe('collection decider', () => {
     const gone: CollectionEvent = { type: 'CollectionDeleted', data: { collectionId: 'c1', organizationId: 'o1', title: 'Box', deletedAt: t0 } };
     expect(decide([collectionCreated], { kind: 'DeleteCollection', collectionId: 'c1', by, now: t0 })).toEqual([gone]);
     expect(status(decide([collectionCreated, gone], { kind: 'UpdateCollection', collectionId: 'c1', changes: { title: 'x' }, by, now: t0 }))).toBe(404);
-    expect(status(decide([collectionCreated], { kind: 'TransferCollection', collectionId: 'c1', organizationId: 'o2', position: 'V', by, targetOrganizationRole: 'read', now: t0 }))).toBe(403);
+    expect(status(decide([collectionCreated], { kind: 'TransferCollection', collectionId: 'c1', organizationId: 'o2', position: 'V', by, targetMember: true, targetOrganizationRole: 'read', now: t0 }))).toBe(403);
+    expect(decide([collectionCreated], { kind: 'TransferCollection', collectionId: 'c1', organizationId: 'o3', position: '', by, targetMember: false, targetOrganizationRole: null, now: t0 })).toEqual(
+      DomainError.notFound('no organization o3'),
+    );
   });
 });

@@ -1,12 +1,12 @@
 import { DomainError } from '../../platform/src/errors';
-import { atLeast, type OrganizationRole } from '../../platform/src/permissions';
+import type { OrganizationRole } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
-import type { ContentRole } from './space.permissions';
+import { atLeast, type ContentRole } from './space.permissions';
 import type { SpaceChanges, SpaceEvent, SpaceSettings, SpaceVisibility } from './space.events';
 
 export const spaceStream = (spaceId: string) => `space-${spaceId}`;
 
-/** Deleted spaces are restorable for 7 days, then permanently removed (interface document, Limits). */
+/** Deleted spaces are restorable for 7 days, then permanently removed. */
 export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface SpaceState extends SpaceSettings {
@@ -15,8 +15,8 @@ export interface SpaceState extends SpaceSettings {
   organizationId: string;
   deletedAt: string | null;
   shareKeys: string[];
-  /** Roles granted to teams, by team id. */
-  teamRoles: Record<string, Exclude<OrganizationRole, null>>;
+  /** Roles granted to teams, by team id (a Map: request-supplied ids never meet Object.prototype). */
+  teamRoles: ReadonlyMap<string, Exclude<OrganizationRole, null>>;
 }
 
 /** Who asks, with their effective role on the space as the handler computed it from the read models. */
@@ -44,8 +44,16 @@ export type SpaceCommand =
   | { kind: 'MoveSpace'; spaceId: string; parent: string | null; position: string; by: SpaceActor; targetRole: ContentRole; now: string }
   /** Its collection was deleted: the space moves to `parent` if it is still in `from`. */
   | { kind: 'ReparentSpace'; spaceId: string; from: string; parent: string | null; position: string; now: string }
-  /** `targetOrganizationRole`: the caller's role in the target organization (admin needed). Leaves its collection. */
-  | { kind: 'TransferSpace'; spaceId: string; organizationId: string; position: string; by: SpaceActor; targetOrganizationRole: ContentRole; now: string }
+  /**
+   * Part of a sibling's move (already decided there): the space shares its key with the siblings
+   * the move lands between and takes a new one, if it is still in `parent` at `from`.
+   */
+  | { kind: 'RepositionSpace'; spaceId: string; parent: string | null; from: string; position: string; now: string }
+  /**
+   * `targetMember`: whether the caller belongs to the target organization (false too when there is
+   * no such organization); `targetOrganizationRole`: their role there (admin needed). Leaves its collection.
+   */
+  | { kind: 'TransferSpace'; spaceId: string; organizationId: string; position: string; by: SpaceActor; targetMember: boolean; targetOrganizationRole: ContentRole; now: string }
   /** Part of a collection's transfer (already decided there): the space follows, staying in `parent`. */
   | { kind: 'TransferSpaceWithCollection'; spaceId: string; organizationId: string; parent: string; now: string }
   | { kind: 'CreateShareLink'; spaceId: string; shareKey: string; by: SpaceActor; now: string }
@@ -96,7 +104,7 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
     position: '',
     deletedAt: null,
     shareKeys: [],
-    teamRoles: {},
+    teamRoles: new Map(),
   }),
 
   evolve(state, event) {
@@ -122,9 +130,10 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
       case 'ShareLinkRevoked':
         return { ...state, shareKeys: state.shareKeys.filter((key) => key !== event.data.shareKey) };
       case 'SpaceTeamAccessSet':
-        return { ...state, teamRoles: { ...state.teamRoles, [event.data.teamId]: event.data.role } };
+        return { ...state, teamRoles: new Map(state.teamRoles).set(event.data.teamId, event.data.role) };
       case 'SpaceTeamAccessRemoved': {
-        const { [event.data.teamId]: _removed, ...teamRoles } = state.teamRoles;
+        const teamRoles = new Map(state.teamRoles);
+        teamRoles.delete(event.data.teamId);
         return { ...state, teamRoles };
       }
     }
@@ -191,11 +200,18 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
         const event = moved(spaceId, organizationId, state.visibility, command.parent, command.position, command.now);
         return [{ ...event, data: { ...event.data, reason: 'collection-deleted' } }];
       }
+      case 'RepositionSpace': {
+        if (!state.exists || state.purged || state.parent !== command.parent || state.position !== command.from) return [];
+        const event = moved(spaceId, organizationId, state.visibility, state.parent, command.position, command.now);
+        return [{ ...event, data: { ...event.data, reason: 'reordered' } }];
+      }
       case 'TransferSpace': {
         const live = requireLive(state, spaceId);
         if (live) return live;
         const denied = requireRole(command.by, 'admin', spaceId, 'transfer it');
         if (denied) return denied;
+        // People outside the target learn nothing about it: an existing organization answers as a missing one.
+        if (!command.targetMember) return DomainError.notFound(`no organization ${command.organizationId}`);
         if (command.targetOrganizationRole !== 'admin') return DomainError.forbidden(`only admins of organization ${command.organizationId} may transfer spaces into it`);
         if (command.organizationId === organizationId) return DomainError.invalid(`space ${spaceId} already belongs to organization ${organizationId}`);
         return [transferred(spaceId, organizationId, command.organizationId, null, command.position, visibilityFor(state.visibility, null), command.now)];
@@ -224,7 +240,7 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
         const denied = requireRole(command.by, 'admin', spaceId, 'manage its team access');
         if (denied) return denied;
         if (command.teamOrganizationId !== organizationId) return DomainError.invalid(`teamId must be a team of organization ${organizationId}; ${command.teamId} is not`);
-        if (hasTeam(state, command.teamId) && state.teamRoles[command.teamId] === command.role) return [];
+        if (state.teamRoles.get(command.teamId) === command.role) return [];
         return [{ type: 'SpaceTeamAccessSet', data: { spaceId, organizationId, teamId: command.teamId, role: command.role } }];
       }
       case 'RemoveSpaceTeamAccess': {
@@ -232,14 +248,12 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
         if (live) return live;
         const denied = requireRole(command.by, 'admin', spaceId, 'manage its team access');
         if (denied) return denied;
-        if (!hasTeam(state, command.teamId)) return DomainError.notFound(`team ${command.teamId} has no access to space ${spaceId}`);
+        if (!state.teamRoles.has(command.teamId)) return DomainError.notFound(`team ${command.teamId} has no access to space ${spaceId}`);
         return [{ type: 'SpaceTeamAccessRemoved', data: { spaceId, organizationId, teamId: command.teamId } }];
       }
     }
   },
 };
-
-const hasTeam = (state: SpaceState, teamId: string) => Object.prototype.hasOwnProperty.call(state.teamRoles, teamId);
 
 function moved(spaceId: string, organizationId: string, visibility: SpaceVisibility, parent: string | null, position: string, now: string): Extract<SpaceEvent, { type: 'SpaceMoved' }> {
   return { type: 'SpaceMoved', data: { spaceId, organizationId, parent, position, visibility: visibilityFor(visibility, parent), movedAt: now } };

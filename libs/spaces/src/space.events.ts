@@ -67,8 +67,11 @@ export type SpaceEvent =
         /** The visibility after the move: `in-collection` becomes `private` outside collections. */
         visibility: SpaceVisibility;
         movedAt: string;
-        /** `collection-deleted`: moved up because its collection was deleted. */
-        reason?: 'collection-deleted';
+        /**
+         * `collection-deleted`: moved up because its collection was deleted; `reordered`: given a new
+         * key, in the same place, so that a sibling could move next to it.
+         */
+        reason?: 'collection-deleted' | 'reordered';
       };
     }
   | {
@@ -108,7 +111,7 @@ export type CollectionEvent =
   | { type: 'CollectionUpdated'; data: { collectionId: string; organizationId: string; changes: CollectionChanges; updatedAt: string } }
   | {
       type: 'CollectionMoved';
-      data: { collectionId: string; organizationId: string; parent: string | null; position: string; movedAt: string; reason?: 'collection-deleted' };
+      data: { collectionId: string; organizationId: string; parent: string | null; position: string; movedAt: string; reason?: 'collection-deleted' | 'reordered' };
     }
   | {
       type: 'CollectionTransferred';

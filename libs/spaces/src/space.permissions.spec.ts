@@ -1,4 +1,4 @@
-import { spaceRole, type OrganizationStanding } from './space.permissions';
+import { collectionPermissions, collectionRole, spacePermissions, spaceRole, type ContentRole, type OrganizationStanding } from './space.permissions';
 
 const reader: OrganizationStanding = { member: true, role: 'read', teams: ['t1', 't2'] };
 const space = { visibility: 'private' as const, defaultLevel: null, teamRoles: { t1: 'edit' as const, t2: 'comment' as const, t9: 'admin' as const } };
@@ -17,5 +17,26 @@ describe('spaceRole with team grants', () => {
     expect(spaceRole({ member: true, role: null, teams: [] }, space, [])).toBeNull();
     expect(spaceRole({ member: false, role: null, teams: ['t9'] }, space, [])).toBeNull();
     expect(spaceRole({ member: true, role: null, teams: ['constructor', 'toString'] }, space, [])).toBeNull();
+  });
+});
+
+describe('roles that are not roles', () => {
+  const notRoles = [undefined, 'owner', 'superadmin', 'constructor'] as unknown as ContentRole[];
+
+  it.each(notRoles)('a member whose organization role is %p has no role on collections or spaces', (role) => {
+    const member: OrganizationStanding = { member: true, role, teams: [] };
+    expect(collectionRole(member, [{ defaultLevel: null }])).toBeNull();
+    expect(spaceRole(member, { visibility: 'private', defaultLevel: null }, [])).toBeNull();
+  });
+
+  it.each(notRoles)('a default level or team grant %p raises nobody, and never above admin', (role) => {
+    const reader: OrganizationStanding = { member: true, role: 'read', teams: ['t1'] };
+    expect(collectionRole(reader, [{ defaultLevel: role as never }])).toBe('read');
+    expect(spaceRole(reader, { visibility: 'private', defaultLevel: role as never, teamRoles: { t1: role as never } }, [])).toBe('read');
+  });
+
+  it.each(notRoles)('a role %p grants no permission on a space or collection', (role) => {
+    expect(spacePermissions(role, false)).toEqual({ view: false, access: false, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false });
+    expect(collectionPermissions(role)).toEqual({ view: false, admin: false, viewInviteLinks: false, create: false });
   });
 });

@@ -1,4 +1,4 @@
-import { atLeast, roleRank, type OrganizationRole } from '../../platform/src/permissions';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import type { DefaultLevel, SpaceVisibility } from './space.events';
 
 /** A role on a space or collection; null: none (the caller may still read what visibility allows). */
@@ -17,7 +17,34 @@ export interface OrganizationStanding {
 /** Roles granted on a space to teams, by team id (`PUT /spaces/{spaceId}/teams/{teamId}`). */
 export type TeamRoles = Readonly<Record<string, Exclude<OrganizationRole, null>>>;
 
-const highest = (roles: readonly OrganizationRole[]): OrganizationRole => roles.reduce<OrganizationRole>((best, role) => (roleRank(role) > roleRank(best) ? role : best), null);
+/**
+ * A role as these rules read it: one of the organization roles, else null. Roles come from read
+ * models and request bodies; anything else (undefined, a misspelt or retired role) must grant
+ * nothing rather than rank somewhere by accident.
+ */
+export function contentRole(value: unknown): ContentRole {
+  return typeof value === 'string' && (ORGANIZATION_ROLES as readonly string[]).includes(value) ? (value as ContentRole) : null;
+}
+
+/** Higher is more powerful; no role (and anything that is not a role) ranks 0, below every role. */
+function rank(role: unknown): number {
+  const known = contentRole(role);
+  return known === null ? 0 : ORGANIZATION_ROLES.length - ORGANIZATION_ROLES.indexOf(known);
+}
+
+/** Whether `role` is `required` or more powerful; never for something that is not a role. */
+export function atLeast(role: unknown, required: Exclude<OrganizationRole, null>): boolean {
+  return rank(role) > 0 && rank(role) >= rank(required);
+}
+
+const highest = (roles: readonly unknown[]): ContentRole => roles.reduce<ContentRole>((best, role) => (rank(role) > rank(best) ? contentRole(role) : best), null);
+
+/** The role granted to `teamId` in `teamRoles`, own entries only (a team id such as `constructor` finds nothing). */
+export function grantedTo(teamRoles: TeamRoles | ReadonlyMap<string, unknown> | undefined, teamId: string): ContentRole {
+  if (teamRoles === undefined) return null;
+  if (teamRoles instanceof Map) return contentRole(teamRoles.get(teamId));
+  return Object.prototype.hasOwnProperty.call(teamRoles, teamId) ? contentRole((teamRoles as TeamRoles)[teamId]) : null;
+}
 
 /**
  * The effective role on a collection: organization admins are admins everywhere; other members
@@ -28,15 +55,16 @@ const highest = (roles: readonly OrganizationRole[]): OrganizationRole => roles.
  * `chain` is the collection itself, then its parent, and so on up.
  */
 export function collectionRole(standing: OrganizationStanding, chain: ReadonlyArray<{ defaultLevel: DefaultLevel }>): ContentRole {
-  if (!standing.member || standing.role === null) return null;
-  if (standing.role === 'admin') return 'admin';
-  return highest([standing.role, ...chain.map((collection) => collection.defaultLevel)]);
+  const role = contentRole(standing.role);
+  if (!standing.member || role === null) return null;
+  if (role === 'admin') return 'admin';
+  return highest([role, ...chain.map((collection) => collection.defaultLevel)]);
 }
 
 /** The highest role the space grants to the teams the member is in; null for people outside the organization. */
 export function teamGrantedRole(standing: OrganizationStanding, teamRoles: TeamRoles | undefined): ContentRole {
   if (!standing.member || teamRoles === undefined) return null;
-  return highest(standing.teams.map((teamId) => (Object.prototype.hasOwnProperty.call(teamRoles, teamId) ? teamRoles[teamId] : null)));
+  return highest(standing.teams.map((teamId) => grantedTo(teamRoles, teamId)));
 }
 
 /**
@@ -104,7 +132,8 @@ export interface SpacePermissions {
  * | review, merge           |   ✓   |   ✓    |   ✓    |      |         |      |                          |
  * | admin, viewInviteLinks  |   ✓   |        |        |      |         |      |                          |
  */
-export function spacePermissions(role: ContentRole, readable: boolean): SpacePermissions {
+export function spacePermissions(given: ContentRole, readable: boolean): SpacePermissions {
+  const role = contentRole(given);
   const view = role !== null || readable;
   return {
     view,
@@ -128,6 +157,7 @@ export interface CollectionPermissions {
 }
 
 /** Collections: members with a role see them; `create` and above create inside; `admin` administrates. */
-export function collectionPermissions(role: ContentRole): CollectionPermissions {
+export function collectionPermissions(given: ContentRole): CollectionPermissions {
+  const role = contentRole(given);
   return { view: role !== null, admin: role === 'admin', viewInviteLinks: role === 'admin', create: atLeast(role, 'create') };
 }

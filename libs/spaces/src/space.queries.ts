@@ -3,9 +3,9 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
-import { collectionPermissions, collectionRole } from './space.permissions';
+import { collectionPermissions, collectionRole, grantedTo } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
 
 /** An item of `GET /spaces/{spaceId}/teams` (extension). */
@@ -95,13 +95,39 @@ export class SpaceQueries {
   }
 
   /**
-   * `GET /spaces/{spaceId}/teams` (extension): the roles the space grants to teams, by team id.
-   * Members of its organization who may see the space read them (403 for others who see it).
+   * `GET /spaces/{spaceId}/teams` (extension): the roles the space grants to teams, by team id, in
+   * the list envelope. Members of its organization who may see the space read them (403 for others
+   * who see it). The grants live on the space document, so a page is a slice of its sorted team
+   * ids and the cursor the last id of the previous page.
    */
-  async teamAccess(spaceId: string, caller: Caller): Promise<{ items: SpaceTeamItem[] }> {
+  async teamAccess(spaceId: string, caller: Caller, paging: Paging = {}): Promise<ListEnvelope<SpaceTeamItem>> {
     const { space, standing } = await this.access.space(spaceId, caller);
     if (!standing.member) throw DomainError.forbidden(`only members of organization ${space.organizationId} may see the teams of space ${spaceId}`);
     const teamRoles = space.teamRoles ?? {};
-    return { items: Object.keys(teamRoles).sort().map((team) => ({ team, role: teamRoles[team] })) };
+    const all = Object.keys(teamRoles)
+      .sort()
+      .flatMap((team): SpaceTeamItem[] => {
+        const role = grantedTo(teamRoles, team);
+        return role === null ? [] : [{ team, role }];
+      });
+    const after = paging.page === undefined ? null : decodeTeamCursor(paging.page);
+    const start = after === null ? 0 : all.findIndex((item) => item.team > after);
+    const limit = paging.limit ?? DEFAULT_PAGE_LIMIT;
+    const items = start < 0 ? [] : all.slice(start, start + limit);
+    const more = start >= 0 && start + limit < all.length;
+    return listEnvelope({ items, count: all.length, next: more ? encodeTeamCursor(items[items.length - 1].team) : undefined });
   }
+}
+
+const TEAM_CURSOR = /^team:[A-Za-z0-9_-]{1,64}$/;
+
+function encodeTeamCursor(teamId: string): string {
+  return Buffer.from(`team:${teamId}`, 'utf8').toString('base64url');
+}
+
+/** The team id a cursor of `GET /spaces/{spaceId}/teams` resumes after; anything else is a 400. */
+function decodeTeamCursor(cursor: string): string {
+  const text = /^[A-Za-z0-9_-]{1,128}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!TEAM_CURSOR.test(text)) throw DomainError.invalid('invalid page cursor: use the `next.page` value of a previous page');
+  return text.slice('team:'.length);
 }

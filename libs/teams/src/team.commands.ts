@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
-import type { TeamRole } from '../../platform/src/permissions';
+import { isOrganizationRole, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
@@ -10,11 +10,11 @@ import { planMemberChanges, requireMayCreateTeam, requireTeamAdmin, teamDecider,
 import { TeamMemberResolver } from './team.member-resolver';
 import { LIVE_TEAM, TEAMS, type TeamDoc } from './team.projections';
 
-/** The caller with their organization role; 404 for people outside the organization. */
+/** The caller with their organization role (anything that is not a role counts as none); 404 for people outside the organization. */
 async function actorIn(membership: OrganizationMembership, organizationId: string, caller: Caller): Promise<TeamActor> {
   const userId = userOf(caller).userId;
   const organizationRole = await membership.requireMember(organizationId, caller);
-  return { userId, organizationRole };
+  return { userId, organizationRole: isOrganizationRole(organizationRole) ? organizationRole : null };
 }
 
 export class CreateTeam {

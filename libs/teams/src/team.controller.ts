@@ -1,4 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
@@ -22,12 +24,14 @@ export class TeamController {
   ) {}
 
   @Get('teams')
+  @ApiOkResponse({ description: 'OK', schema: listOf('Team') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: TeamListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(new ListTeams(organizationId, caller, { page: query.page, limit: query.limit, owner: query.owner, title: query.title }));
   }
 
   /** `PUT /teams` creates a team → 201: members with role create and above; the creator becomes its owner. */
   @Put('teams')
+  @ApiCreatedResponse({ description: 'created', schema: ref('Team'), headers: etagHeader })
   @HttpCode(201)
   async create(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -40,6 +44,7 @@ export class TeamController {
   }
 
   @Get('teams/:teamId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Team'), headers: etagHeader })
   get(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('teamId', 'team') teamId: string,
@@ -50,6 +55,7 @@ export class TeamController {
   }
 
   @Patch('teams/:teamId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Team'), headers: etagHeader })
   async rename(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('teamId', 'team') teamId: string,
@@ -63,6 +69,7 @@ export class TeamController {
   }
 
   @Delete('teams/:teamId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async delete(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -74,6 +81,7 @@ export class TeamController {
   }
 
   @Get('teams/:teamId/members')
+  @ApiOkResponse({ description: 'OK', schema: listOf('TeamMembership') })
   members(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('teamId', 'team') teamId: string,
@@ -85,6 +93,7 @@ export class TeamController {
 
   /** Bulk update → 204; a user in both `add` and `remove` is removed. */
   @Put('teams/:teamId/members')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async updateMembers(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -99,6 +108,7 @@ export class TeamController {
 
   /** Adds the member (as `member` unless `role` says otherwise) or changes their role → 204. */
   @Put('teams/:teamId/members/:userId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async setMember(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -112,6 +122,7 @@ export class TeamController {
   }
 
   @Delete('teams/:teamId/members/:userId')
+  @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async removeMember(
     @PathId('organizationId', 'organization') organizationId: string,
@@ -124,6 +135,7 @@ export class TeamController {
   }
 
   @Get('members/:userId/teams')
+  @ApiOkResponse({ description: 'OK', schema: listOf('MemberTeam') })
   memberTeams(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('userId', 'member') userId: string,

@@ -105,7 +105,7 @@ describe('team decider', () => {
     });
 
     it('and has no members left', () => {
-      expect(given(deleted).members).toEqual({});
+      expect(given(deleted).members).toEqual(new Map());
     });
 
     it('except the sweep of a departed member, which finds nothing to do', () => {
@@ -153,7 +153,7 @@ describe('team decider', () => {
 
     it('given changed members, then later decisions see them', () => {
       const events = [...created, added('eve', 'member'), roleChanged('mia', 'owner'), removed('olga')];
-      expect(given(events).members).toEqual({ mia: 'owner', eve: 'member' });
+      expect(given(events).members).toEqual(new Map([['mia', 'owner'], ['eve', 'member']]));
       // olga is no longer owner: 403; mia now is.
       expect(when(events, rename(olga))).toMatchObject({ status: 403 });
       expect(when(events, rename(mia))).toEqual([{ type: 'TeamRenamed', data: { ...ids, title: 'Editors' } }]);
@@ -227,5 +227,36 @@ describe('planMemberChanges', () => {
 
   it('plans nothing for an empty update', () => {
     expect(planMemberChanges({ add: [], remove: [], memberships: [] })).toEqual([]);
+  });
+});
+
+describe('team decider with user ids named like Object.prototype members', () => {
+  const prototypeIds = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+
+  it.each(prototypeIds)('given a team without %s, when removing them, then 404 and no event', (userId) => {
+    expect(when(created, { kind: 'RemoveTeamMember', ...ids, userId, by: ada })).toEqual(DomainError.notFound(`no member ${userId} in team t1`));
+  });
+
+  it.each(prototypeIds)('given a team without %s, when a bulk change names them, then removing appends nothing and setting or adding adds them', (userId) => {
+    expect(when(created, change(ada, [{ op: 'remove', userId }]))).toEqual([]);
+    expect(when(created, change(ada, [{ op: 'set', userId, role: 'owner' }]))).toEqual([added(userId, 'owner')]);
+    expect(when(created, change(ada, [{ op: 'add', userId }]))).toEqual([added(userId, 'member')]);
+  });
+
+  it.each(prototypeIds)('given a team without %s, when the organization sweep names them, then nothing, and an SSO login adds them', (userId) => {
+    expect(when(created, { kind: 'RemoveDepartedMember', ...ids, userId })).toEqual([]);
+    expect(when(created, { kind: 'JoinTeamBySso', ...ids, userId, now })).toEqual([added(userId, 'member')]);
+  });
+
+  it.each(prototypeIds)('given %s joined, then they are a member like any other and leave like any other', (userId) => {
+    const joined = [...created, added(userId, 'owner')];
+    expect(given(joined).members.get(userId)).toBe('owner');
+    expect(when(joined, rename(as(userId, 'read')))).toEqual([{ type: 'TeamRenamed', data: { ...ids, title: 'Editors' } }]);
+    expect(when(joined, { kind: 'RemoveTeamMember', ...ids, userId, by: ada })).toEqual([removed(userId)]);
+    expect(given([...joined, removed(userId)]).members.has(userId)).toBe(false);
+  });
+
+  it('given an actor named constructor outside the team, then they are no owner of it (403)', () => {
+    expect(when(created, rename(as('constructor', 'read')))).toMatchObject({ status: 403 });
   });
 });

@@ -10,8 +10,8 @@ export interface TeamState {
   deleted: boolean;
   organizationId: string;
   title: string;
-  /** userId → team role. */
-  members: Record<string, TeamRole>;
+  /** userId → team role (a Map: user ids come from requests and must never meet Object.prototype). */
+  members: ReadonlyMap<string, TeamRole>;
 }
 
 /**
@@ -45,8 +45,9 @@ export type TeamCommand =
   /** The user left the organization (already decided there): they leave the team too, if they are in it. */
   | { kind: 'RemoveDepartedMember'; teamId: string; organizationId: string; userId: string };
 
-const without = <T>(record: Record<string, T>, key: string): Record<string, T> => {
-  const { [key]: _removed, ...rest } = record;
+const without = <T>(map: ReadonlyMap<string, T>, key: string): Map<string, T> => {
+  const rest = new Map(map);
+  rest.delete(key);
   return rest;
 };
 
@@ -59,7 +60,7 @@ export function requireTeam(state: TeamState, organizationId: string, teamId: st
 export function requireTeamAdmin(state: TeamState, organizationId: string, teamId: string, by: TeamActor): DomainError | null {
   const missing = requireTeam(state, organizationId, teamId);
   if (missing) return missing;
-  if (!teamPermissions(by.organizationRole, state.members[by.userId] ?? null).admin) {
+  if (!teamPermissions(by.organizationRole, state.members.get(by.userId) ?? null).admin) {
     return DomainError.forbidden(`only organization admins and owners of team ${teamId} may change it`);
   }
   return null;
@@ -72,7 +73,7 @@ export function requireMayCreateTeam(organizationId: string, by: TeamActor): Dom
 
 /** The team aggregate: its title, whether it is deleted, who belongs with which role. */
 export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
-  initialState: () => ({ exists: false, deleted: false, organizationId: '', title: '', members: {} }),
+  initialState: () => ({ exists: false, deleted: false, organizationId: '', title: '', members: new Map() }),
 
   evolve(state, event) {
     switch (event.type) {
@@ -81,10 +82,10 @@ export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
       case 'TeamRenamed':
         return { ...state, title: event.data.title };
       case 'TeamDeleted':
-        return { ...state, deleted: true, members: {} };
+        return { ...state, deleted: true, members: new Map() };
       case 'TeamMemberAdded':
       case 'TeamMemberRoleChanged':
-        return { ...state, members: { ...state.members, [event.data.userId]: event.data.role } };
+        return { ...state, members: new Map(state.members).set(event.data.userId, event.data.role) };
       case 'TeamMemberRemoved':
         return { ...state, members: without(state.members, event.data.userId) };
     }
@@ -133,16 +134,16 @@ export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
           const denied = requireTeamAdmin(state, organizationId, teamId, command.by);
           if (denied) return denied;
         }
-        if (!(command.userId in state.members)) return DomainError.notFound(`no member ${command.userId} in team ${teamId}`);
+        if (!state.members.has(command.userId)) return DomainError.notFound(`no member ${command.userId} in team ${teamId}`);
         return [{ type: 'TeamMemberRemoved', data: { teamId, organizationId, userId: command.userId } }];
       }
       case 'JoinTeamBySso': {
         const missing = requireTeam(state, organizationId, teamId);
         if (missing) return missing;
-        return command.userId in state.members ? [] : [memberAdded(teamId, organizationId, command.userId, 'member', command.now)];
+        return state.members.has(command.userId) ? [] : [memberAdded(teamId, organizationId, command.userId, 'member', command.now)];
       }
       case 'RemoveDepartedMember':
-        if (requireTeam(state, organizationId, teamId) || !(command.userId in state.members)) return [];
+        if (requireTeam(state, organizationId, teamId) || !state.members.has(command.userId)) return [];
         return [{ type: 'TeamMemberRemoved', data: { teamId, organizationId, userId: command.userId } }];
     }
   },
@@ -153,7 +154,7 @@ function memberAdded(teamId: string, organizationId: string, userId: string, rol
 }
 
 function memberChangeEvents(state: TeamState, teamId: string, organizationId: string, change: MemberChange, now: string): TeamEvent[] {
-  const current = state.members[change.userId];
+  const current = state.members.get(change.userId);
   const { userId } = change;
   switch (change.op) {
     case 'add':
@@ -169,8 +170,8 @@ function memberChangeEvents(state: TeamState, teamId: string, organizationId: st
 /**
  * A bulk update (`PUT /teams/{teamId}/members`) as one change per user, users already resolved
  * to ids: `memberships` set roles (joining with that role when needed), `add` joins as member
- * unless `memberships` names the user too, and `remove` wins over both (the interface document's
- * rule for a user in both `add` and `remove`).
+ * unless `memberships` names the user too, and `remove` wins over both (a user in both `add` and
+ * `remove` is removed).
  */
 export function planMemberChanges(request: { add: readonly string[]; remove: readonly string[]; memberships: ReadonlyArray<readonly [string, TeamRole]> }): MemberChange[] {
   const changes = new Map<string, MemberChange>();

@@ -3,13 +3,13 @@ import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { DomainError } from '../../platform/src/errors';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
+import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
 import { MemberDirectory, type MemberObject } from '../../organizations/src/member.queries';
 import { LIVE_TEAM, TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
 
-/** The Team resource of the interface document. */
+/** The Team resource. */
 export interface TeamObject {
   object: 'team';
   id: string;
@@ -21,7 +21,7 @@ export interface TeamObject {
   permissions: TeamPermissions;
 }
 
-/** The Team membership item of the interface document. */
+/** An item of `GET /teams/{teamId}/members`. */
 export interface TeamMembershipItem {
   organization: MemberObject;
   team: { role: TeamRole };
@@ -137,7 +137,9 @@ export class TeamAccess {
   /** The caller and their organization role; 404 for people outside the organization. */
   async viewer(organizationId: string, caller: Caller): Promise<TeamViewer> {
     const userId = userOf(caller).userId;
-    return { userId, organizationRole: await this.membership.requireMember(organizationId, caller) };
+    const organizationRole = await this.membership.requireMember(organizationId, caller);
+    // Anything that is not a role (a member document without one) counts as none.
+    return { userId, organizationRole: isOrganizationRole(organizationRole) ? organizationRole : null };
   }
 
   /** A live team of the organization the caller may see: 404 when there is none (or the caller is outside), 403 without `view`. */

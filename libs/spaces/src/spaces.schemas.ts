@@ -1,0 +1,54 @@
+import { booleans, closedObject, dateTime, listOf, ref, role, roleOrGuest, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { EDIT_MODES, SPACE_VISIBILITIES } from './space.events';
+
+/** Response schemas of the spaces context (spaces, collections, share links, team access), for the OpenAPI document. */
+export const spaceSchemas: Record<string, JsonSchema> = {
+  Space: closedObject(
+    {
+      object: { type: 'string', enum: ['space'] },
+      id: { type: 'string' },
+      title: { type: 'string' },
+      emoji: { type: 'string' },
+      visibility: { type: 'string', enum: [...SPACE_VISIBILITIES] },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      deletedAt: dateTime,
+      editMode: { type: 'string', enum: [...EDIT_MODES] },
+      urls: closedObject({ location: url, app: url, public: url }, ['public']),
+      organization: { type: 'string' },
+      parent: { type: 'string', description: 'the collection it is in; absent at the top level' },
+      defaultLevel: roleOrGuest,
+      comments: { type: 'integer', minimum: 0 },
+      changeRequests: { type: 'integer', minimum: 0 },
+      changeRequestsOpen: { type: 'integer', minimum: 0 },
+      changeRequestsDraft: { type: 'integer', minimum: 0 },
+      permissions: booleans('view', 'access', 'admin', 'viewInviteLinks', 'edit', 'triggerGitSync', 'comment', 'merge', 'review'),
+    },
+    ['emoji', 'deletedAt', 'parent'],
+  ),
+  Collection: closedObject(
+    {
+      object: { type: 'string', enum: ['collection'] },
+      id: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      organization: { type: 'string' },
+      parent: { type: 'string', description: 'the collection it is in; absent at the top level' },
+      defaultLevel: roleOrGuest,
+      urls: closedObject({ location: url, app: url }),
+      permissions: booleans('view', 'admin', 'viewInviteLinks', 'create'),
+    },
+    ['description', 'parent'],
+  ),
+  ShareLink: closedObject({
+    object: { type: 'string', enum: ['share-link'] },
+    key: { type: 'string', description: 'the `shareKey` of `GET /v1/spaces/{spaceId}`' },
+    space: { type: 'string' },
+    createdAt: dateTime,
+    urls: closedObject({ location: url, space: url }),
+  }),
+  /** `GET /v1/spaces/{spaceId}/teams`: the roles the space grants to teams. */
+  SpaceTeamAccess: listOf(closedObject({ team: { type: 'string' }, role })),
+  /** An item of `GET /v1/orgs/{organizationId}/members/{userId}/spaces`. */
+  MemberSpace: closedObject({ permission: roleOrGuest, space: ref('Space') }),
+};
