@@ -1,0 +1,327 @@
+/**
+ * Who may call what, generated from the service's own OpenAPI document: every operation × every
+ * kind of caller, each expected outcome derived from ONE declared rule per operation (RULES below).
+ * An operation of the document without a rule fails the suite: a new endpoint must say who may
+ * call it.
+ *
+ * Expected outcomes: 401 without a token or with a bad one (public routes aside); 404 for anything
+ * inside an organization to people outside it (its existence is not revealed), including other
+ * organizations' admins; 403 for members below the role needed (or 404 where the resource itself is
+ * invisible to them, say a private space to a guest); a documented 2xx for allowed callers.
+ * Writes run on a fresh organization for each allowed caller, so that one caller's success cannot
+ * hide or cause another's outcome.
+ */
+import { ADMIN_TOKEN, envelopeProblem, fillPath, operationsOf, startInProcess, type InProcessApi, type Operation } from './support/api-spec';
+import { expectStatus, joinWithRole, organizationFixture, samlResponseFor, type OrganizationFixture } from './support/api-spec-fixtures';
+
+const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
+type Role = (typeof ROLES)[number];
+/** Callers: no token, a bad token, the service's ADMIN_TOKEN, users outside, a guest, each role, another organization's admin. */
+const CALLERS = ['anonymous', 'badToken', 'service', 'outsider', 'otherAdmin', 'guest', 'read', 'comment', 'edit', 'review', 'create', 'admin'] as const;
+type CallerName = (typeof CALLERS)[number];
+
+interface Context {
+  api: InProcessApi;
+  org: MatrixFixture;
+  caller: CallerName;
+  user?: User;
+  unique: string;
+}
+
+interface Rule {
+  /**
+   * Who is allowed: `public` (no token needed), `adminToken` (only the service's ADMIN_TOKEN), `user`
+   * (any user token, inside the organization or not), `guest` (every member, guests included) or
+   * the lowest organization role allowed.
+   */
+  allow: 'public' | 'adminToken' | 'user' | 'guest' | Role;
+  /** What members below `allow` get (default 403); `guest` overrides it for guests. */
+  below?: 403 | 404;
+  guest?: 403 | 404;
+  /** Also tried with `{userId}` the caller's own: members from this role up succeed (anyone leaves, reads themselves). */
+  self?: 'guest' | Role;
+  body?: (ctx: Context) => unknown;
+  /** Run before the request, as the organization's owner (e.g. delete the space that `restore` restores). */
+  setup?: (ctx: Context) => Promise<Record<string, string> | void>;
+  /** False: the request leaves the organization usable by the next caller, so no fresh one is needed. */
+  fresh?: boolean;
+  /** The status allowed callers get when the operation cannot succeed here (no DNS for domain checks); authorization passed. */
+  allowedStatus?: number;
+}
+
+interface User {
+  id: string;
+  token: string;
+  email: string;
+}
+
+interface MatrixFixture extends OrganizationFixture {
+  victim: User;
+}
+
+/** Private spaces and collections without a default level are invisible to guests: 404, as if absent. */
+const space = (allow: Role, extra: Partial<Rule> = {}): Rule => ({ allow, guest: 404, ...extra });
+
+const RULES: Record<string, Rule> = {
+  'GET /health': { allow: 'public' },
+  'GET /metrics': { allow: 'public' },
+
+  'POST /v1/admin/users': { allow: 'adminToken', body: (c) => ({ email: `new-${c.unique}@example.com`, displayName: 'New' }), fresh: false },
+  'POST /v1/admin/users/{userId}/tokens': { allow: 'adminToken', fresh: false },
+  'DELETE /v1/admin/tokens/{tokenId}': {
+    allow: 'adminToken',
+    setup: async (c) => ({ tokenId: expectStatus(await c.api.request({ method: 'POST', url: `/v1/admin/users/${c.org.victim.id}/tokens`, token: ADMIN_TOKEN }), 201, 'issuing a token').id }),
+    fresh: false,
+  },
+  'GET /v1/admin/streams/{streamName}': { allow: 'adminToken' },
+  'POST /v1/admin/orgs/{organizationId}/verified-domains/{domain}': { allow: 'adminToken' },
+
+  'GET /v1/user': { allow: 'user' },
+  'POST /v1/orgs': { allow: 'user', body: () => ({ title: 'Another' }), fresh: false },
+  'GET /v1/orgs': { allow: 'user' },
+  'GET /v1/email-domains/{emailDomain}/orgs': { allow: 'user' },
+  'GET /v1/orgs/{organizationId}': { allow: 'guest' },
+  'PATCH /v1/orgs/{organizationId}': { allow: 'admin', body: () => ({ title: 'Renamed' }) },
+  /** A user's profile: people who share an organization with them. */
+  'GET /v1/users/{userId}': { allow: 'guest' },
+
+  'GET /v1/orgs/{organizationId}/members': { allow: 'read' },
+  'GET /v1/orgs/{organizationId}/members/{userId}': { allow: 'read', self: 'guest' },
+  'PATCH /v1/orgs/{organizationId}/members/{userId}': { allow: 'admin', body: () => ({ role: 'edit' }) },
+  'DELETE /v1/orgs/{organizationId}/members/{userId}': { allow: 'admin', self: 'guest' },
+  'POST /v1/orgs/{organizationId}/members/{userId}/sso': { allow: 'admin' },
+  'GET /v1/orgs/{organizationId}/members/{userId}/spaces': { allow: 'read' },
+  'GET /v1/orgs/{organizationId}/members/{userId}/teams': { allow: 'read' },
+  'POST /v1/orgs/{organizationId}/ping': { allow: 'guest', fresh: false },
+  'POST /v1/orgs/{organizationId}/invites': { allow: 'admin', body: (c) => ({ emails: [`invited-${c.unique}@example.com`] }) },
+  'GET /v1/orgs/{organizationId}/pending-invites': { allow: 'admin' },
+  'DELETE /v1/orgs/{organizationId}/pending-invites/{inviteId}': { allow: 'admin', setup: async (c) => ({ inviteId: await invitation(c, `pending-${c.unique}@example.com`) }) },
+  /** Joining by link: any user, member or not (members stay as they are). */
+  'POST /v1/orgs/{organizationId}/invites/{inviteId}': { allow: 'user' },
+  'GET /v1/orgs/{organizationId}/link-invites': { allow: 'admin' },
+  'POST /v1/orgs/{organizationId}/link-invites': { allow: 'admin', body: () => ({ role: 'read' }) },
+  'GET /v1/orgs/{organizationId}/link-invites/{inviteId}': { allow: 'admin' },
+  'DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}': { allow: 'admin' },
+
+  /** The caller's own invitations by e-mail. */
+  'GET /v1/user/invites': { allow: 'user' },
+  'POST /v1/user/invites/{inviteId}': { allow: 'user', setup: async (c) => (c.user ? { inviteId: await invitation(c, c.user.email) } : undefined) },
+  'DELETE /v1/user/invites/{inviteId}': { allow: 'user', setup: async (c) => (c.user ? { inviteId: await invitation(c, c.user.email) } : undefined) },
+
+  /** Guests list only the teams they are in (an empty list when none): not refused. */
+  'GET /v1/orgs/{organizationId}/teams': { allow: 'guest' },
+  'PUT /v1/orgs/{organizationId}/teams': { allow: 'create', body: () => ({ title: 'New team' }) },
+  'GET /v1/orgs/{organizationId}/teams/{teamId}': { allow: 'read' },
+  /** The team's owner is the organization's owner: other members manage it only as organization admins. */
+  'PATCH /v1/orgs/{organizationId}/teams/{teamId}': { allow: 'admin', body: () => ({ title: 'Renamed' }) },
+  'DELETE /v1/orgs/{organizationId}/teams/{teamId}': { allow: 'admin' },
+  'GET /v1/orgs/{organizationId}/teams/{teamId}/members': { allow: 'read' },
+  'PUT /v1/orgs/{organizationId}/teams/{teamId}/members': { allow: 'admin', body: (c) => ({ add: [c.org.victim.id] }) },
+  'PUT /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}': { allow: 'admin', body: () => ({ role: 'owner' }) },
+  'DELETE /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}': { allow: 'admin' },
+
+  /** Guests see the public spaces only: an empty list here. */
+  'GET /v1/orgs/{organizationId}/spaces': { allow: 'guest' },
+  'POST /v1/orgs/{organizationId}/spaces': { allow: 'create', body: () => ({ title: 'New space' }) },
+  'GET /v1/spaces/{spaceId}': space('read'),
+  'PATCH /v1/spaces/{spaceId}': space('edit', { body: () => ({ title: 'Renamed' }) }),
+  'DELETE /v1/spaces/{spaceId}': space('admin'),
+  /** A deleted space is invisible to all but its admins. */
+  'POST /v1/spaces/{spaceId}/restore': space('admin', { below: 404, setup: async (c) => void expectStatus(await c.api.request({ method: 'DELETE', url: `/v1/spaces/${c.org.spaceId}`, token: owner.token }), 204, 'deleting the space') }),
+  'POST /v1/spaces/{spaceId}/duplicate': space('create'),
+  'POST /v1/spaces/{spaceId}/move': space('admin', { body: () => ({}) }),
+  'POST /v1/spaces/{spaceId}/transfer': space('admin', { body: (c) => ({ organization: ownOrganization(c) }) }),
+  'GET /v1/spaces/{spaceId}/share-links': space('admin'),
+  'POST /v1/spaces/{spaceId}/share-links': space('admin'),
+  'DELETE /v1/spaces/{spaceId}/share-links/{shareKey}': space('admin'),
+  'GET /v1/spaces/{spaceId}/teams': space('read'),
+  'PUT /v1/spaces/{spaceId}/teams/{teamId}': space('admin', { body: () => ({ role: 'read' }) }),
+  'DELETE /v1/spaces/{spaceId}/teams/{teamId}': space('admin', {
+    setup: async (c) => void expectStatus(await c.api.request({ method: 'PUT', url: `/v1/spaces/${c.org.spaceId}/teams/${c.org.teamId}`, token: owner.token, body: { role: 'read' } }), 200, 'granting the team access'),
+  }),
+
+  /** Guests have no role on collections: an empty list here. */
+  'GET /v1/orgs/{organizationId}/collections': { allow: 'guest' },
+  'POST /v1/orgs/{organizationId}/collections': { allow: 'create', body: () => ({ title: 'New collection' }) },
+  'GET /v1/collections/{collectionId}': space('read'),
+  'PATCH /v1/collections/{collectionId}': space('admin', { body: () => ({ title: 'Renamed' }) }),
+  'DELETE /v1/collections/{collectionId}': space('admin'),
+  'GET /v1/collections/{collectionId}/spaces': space('read'),
+  'POST /v1/collections/{collectionId}/move': space('admin', { body: () => ({}) }),
+  'POST /v1/collections/{collectionId}/transfer': space('admin', { body: (c) => ({ organization: ownOrganization(c) }) }),
+
+  'GET /v1/orgs/{organizationId}/audit-events': { allow: 'admin' },
+  'GET /v1/orgs/{organizationId}/audit-events/{auditEventId}': { allow: 'admin' },
+
+  'GET /v1/orgs/{organizationId}/saml': { allow: 'admin' },
+  'POST /v1/orgs/{organizationId}/saml': { allow: 'admin', body: () => ({ label: 'Another IdP' }) },
+  'GET /v1/orgs/{organizationId}/saml/{samlProviderId}': { allow: 'admin' },
+  'PATCH /v1/orgs/{organizationId}/saml/{samlProviderId}': { allow: 'admin', body: () => ({ label: 'Renamed' }) },
+  'DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}': { allow: 'admin' },
+  /** For login pages: no token needed. */
+  'GET /v1/orgs/{organizationId}/sso': { allow: 'public' },
+  'GET /v1/sso/saml/{providerId}/start': { allow: 'public' },
+  'POST /v1/sso/saml/{providerId}/acs': {
+    allow: 'public',
+    fresh: false,
+    body: () => ({ SAMLResponse: samlResponse }),
+    // The identity provider signs in addresses of a domain the organization has verified (here through the admin route).
+    setup: async (c) => {
+      const domain = `sso-${c.org.organizationId.toLowerCase()}.example.com`;
+      await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/verified-domains`, token: owner.token, body: { domain } });
+      await c.api.request({ method: 'POST', url: `/v1/admin/orgs/${c.org.organizationId}/verified-domains/${domain}`, token: ADMIN_TOKEN });
+      samlResponse = await samlResponseFor(c.api, c.org.samlProviderId, `sso-${c.unique}@${domain}`);
+    },
+  },
+
+  'GET /v1/orgs/{organizationId}/verified-domains': { allow: 'admin' },
+  'POST /v1/orgs/{organizationId}/verified-domains': { allow: 'admin', body: (c) => ({ domain: `verify-${c.unique}.example.com` }) },
+  /** No DNS TXT record can be published from a test: admins get as far as 409 (not verified). */
+  'POST /v1/orgs/{organizationId}/verified-domains/{domain}/verify': { allow: 'admin', allowedStatus: 409, setup: async (c) => ({ domain: await verifiedDomain(c) }) },
+  'DELETE /v1/orgs/{organizationId}/verified-domains/{domain}': { allow: 'admin', setup: async (c) => ({ domain: await verifiedDomain(c) }) },
+};
+
+let owner: User;
+let samlResponse = '';
+const ownOrganizations = new Map<string, string>();
+
+/** The caller's own organization (they are its admin), as the destination of a transfer. */
+function ownOrganization(c: Context): string {
+  return (c.user && ownOrganizations.get(c.user.id)) ?? 'noSuchOrganization';
+}
+
+/** An e-mail invitation to the organization, by its owner; its id. */
+async function invitation(c: Context, email: string): Promise<string> {
+  const answer = expectStatus(await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/invites`, token: owner.token, body: { emails: [email] } }), 200, 'inviting by e-mail');
+  return (answer.invites ?? answer.users)[0];
+}
+
+async function verifiedDomain(c: Context): Promise<string> {
+  const domain = `verify-${c.unique}.example.com`;
+  expectStatus(await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/verified-domains`, token: owner.token, body: { domain } }), 201, 'adding a domain');
+  return domain;
+}
+
+const rank = (role: 'guest' | Role) => (role === 'guest' ? 0 : ROLES.length - ROLES.indexOf(role));
+
+/** The outcome the rule gives a caller: 'success' or the error status. */
+function expectedOutcome(rule: Rule, caller: CallerName, self: boolean): 'success' | number {
+  if (rule.allow === 'public') return 'success';
+  if (caller === 'anonymous' || caller === 'badToken') return 401;
+  if (rule.allow === 'adminToken') return caller === 'service' ? 'success' : 403;
+  if (caller === 'service') return 403;
+  if (rule.allow === 'user') return 'success';
+  if (caller === 'outsider' || caller === 'otherAdmin') return 404;
+  const needed = self ? rule.self! : rule.allow;
+  if (rank(caller) >= rank(needed)) return 'success';
+  return caller === 'guest' ? (rule.guest ?? rule.below ?? 403) : (rule.below ?? 403);
+}
+
+describe('the authorization matrix, for every operation of the OpenAPI document', () => {
+  let api: InProcessApi;
+  const users = {} as Record<CallerName | 'victim', User>;
+  let shared: MatrixFixture;
+  let counter = 0;
+
+  async function newFixture(): Promise<MatrixFixture> {
+    const org = await organizationFixture(api, owner);
+    const victim = users.victim;
+    await Promise.all([
+      ...(['guest', ...ROLES] as const).map((role) => joinWithRole(api, owner, org.organizationId, users[role], role === 'guest' ? null : role)),
+      joinWithRole(api, owner, org.organizationId, victim, 'read'),
+    ]);
+    expectStatus(await api.request({ method: 'PUT', url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`, token: owner.token, body: {} }), 204, 'adding the victim to the team');
+    return { ...org, victim, ids: { ...org.ids, userId: victim.id } };
+  }
+
+  beforeAll(async () => {
+    api = await startInProcess();
+    owner = await api.createUser('Owner');
+    for (const name of ['outsider', 'otherAdmin', 'guest', ...ROLES, 'victim'] as const) users[name] = await api.createUser(name);
+    // Every user owns an organization of their own (the destination of transfers); the other admin's is "another organization".
+    for (const name of ['outsider', 'otherAdmin', 'guest', ...ROLES] as const) {
+      ownOrganizations.set(users[name].id, expectStatus(await api.request({ method: 'POST', url: '/v1/orgs', token: users[name].token, body: { title: `${name}'s own` } }), 201, 'creating an own organization').id);
+    }
+    shared = await newFixture();
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('declares a rule for every operation of the document', () => {
+    const missing = operationsOf(api.document)
+      .map((o) => o.key)
+      .filter((key) => !RULES[key]);
+    expect(missing).toEqual([]);
+  });
+
+  it('gives every caller the outcome its operation’s rule says', async () => {
+    const failures: string[] = [];
+    const statuses: Record<number, number> = {};
+    let requests = 0;
+    const started = Date.now();
+    const operations = operationsOf(api.document).filter((o) => RULES[o.key]);
+
+    async function attempt(operation: Operation, rule: Rule, caller: CallerName, self: boolean, fixture: MatrixFixture) {
+      const user = caller in users ? users[caller as keyof typeof users] : undefined;
+      const ctx: Context = { api, org: fixture, caller, user, unique: `${Date.now().toString(36)}${++counter}` };
+      const bound = (await rule.setup?.(ctx)) ?? {};
+      const ids: Record<string, string> = { ...fixture.ids, ...(self && user ? { userId: user.id } : {}), ...bound };
+      const token = caller === 'anonymous' ? undefined : caller === 'badToken' ? 'not-a-token-of-ours' : caller === 'service' ? ADMIN_TOKEN : user!.token;
+      const body = rule.body?.(ctx);
+      // Bad tokens are rate limited per address: each comes from an address of its own.
+      const remoteAddress = caller === 'badToken' ? `10.${counter % 250}.${(counter >> 8) % 250}.${(counter >> 16) % 250 + 1}` : undefined;
+      const response = await api.request({ method: operation.method, url: fillPath(operation.path, ids), token, body, remoteAddress });
+      requests++;
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+      const expected = expectedOutcome(rule, caller, self);
+      const scenario = `${operation.key}${self ? ' (own userId)' : ''} as ${caller}`;
+      if (expected === 'success' && rule.allowedStatus !== undefined) {
+        if (response.status !== rule.allowedStatus) failures.push(`${scenario}: expected ${rule.allowedStatus}, got ${response.status} ${response.text.slice(0, 120)}`);
+      } else if (expected === 'success') {
+        if (!operation.successes.includes(response.status)) failures.push(`${scenario}: expected ${operation.successes.join('/')}, got ${response.status} ${response.text.slice(0, 120)}`);
+        else {
+          const problem = api.responseProblem(operation, response);
+          if (problem) failures.push(`${scenario}: ${problem}`);
+        }
+      } else if (response.status !== expected) {
+        failures.push(`${scenario}: expected ${expected}, got ${response.status} ${response.text.slice(0, 120)}`);
+      } else {
+        const problem = envelopeProblem(response);
+        if (problem) failures.push(`${scenario}: ${problem}`);
+      }
+    }
+
+    for (const operation of operations) {
+      const rule = RULES[operation.key];
+      const writes = rule.fresh ?? operation.method !== 'GET';
+      for (const self of rule.self ? [false, true] : [false]) {
+        // Refused callers first, on one organization; then each allowed caller on a fresh one.
+        const ordered = [...CALLERS].sort((a, b) => Number(expectedOutcome(rule, a, self) === 'success') - Number(expectedOutcome(rule, b, self) === 'success'));
+        let refusedOn: MatrixFixture | undefined;
+        for (const caller of ordered) {
+          const allowed = expectedOutcome(rule, caller, self) === 'success';
+          const fixture = !writes ? shared : allowed ? await newFixture() : (refusedOn ??= await newFixture());
+          try {
+            await attempt(operation, rule, caller, self, fixture);
+          } catch (error) {
+            failures.push(`${operation.key} as ${caller}: ${(error as Error).message.slice(0, 200)}`);
+          }
+        }
+      }
+    }
+
+    const histogram = Object.entries(statuses)
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ');
+    console.log(
+      [
+        `authorization matrix: ${operations.length} operations × ${CALLERS.length} callers, ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `statuses: ${histogram}`,
+        `failures: ${failures.length}`,
+        ...failures.map((failure) => `  ${failure}`),
+      ].join('\n'),
+    );
+    expect(failures).toEqual([]);
+  }, 300_000);
+});

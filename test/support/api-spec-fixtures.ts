@@ -1,0 +1,115 @@
+/**
+ * Organizations with one of everything, for the suites generated from the OpenAPI document: each
+ * path parameter name of the document maps to a real id the owner may act on.
+ */
+import { authnRequestOf, FakeIdp } from '../../libs/sso/src/testing/fake-idp';
+import type { ApiResponse, InProcessApi } from './api-spec';
+
+export interface Caller {
+  id: string;
+  token: string;
+}
+
+export interface OrganizationFixture {
+  organizationId: string;
+  spaceId: string;
+  collectionId: string;
+  teamId: string;
+  samlProviderId: string;
+  inviteId: string;
+  shareKey: string;
+  auditEventId: string;
+  emailDomain: string;
+  /** Path parameter name → value. */
+  ids: Record<string, string>;
+}
+
+let idp: FakeIdp | undefined;
+/** One identity provider (an RSA key pair) for every fixture: generating keys is slow. */
+export function identityProvider(): FakeIdp {
+  return (idp ??= new FakeIdp('https://idp.example.test/metadata'));
+}
+
+let organizations = 0;
+
+/** Throws unless the answer has the status expected; returns its body. */
+export function expectStatus(response: ApiResponse, status: number, what: string): any {
+  if (response.status !== status) throw new Error(`${what} answered ${response.status} (expected ${status}): ${response.text.slice(0, 300)}`);
+  return response.body;
+}
+
+export async function organizationFixture(api: InProcessApi, owner: Caller, options: { saml?: boolean; title?: string } = {}): Promise<OrganizationFixture> {
+  const n = ++organizations;
+  const token = owner.token;
+  const emailDomain = `org${n}-${Date.now().toString(36)}.example.com`;
+  const org = expectStatus(await api.request({ method: 'POST', url: '/v1/orgs', token, body: { title: options.title ?? `Org ${n}`, emailDomains: [emailDomain] } }), 201, 'creating an organization');
+  const organizationId = org.id as string;
+  const base = `/v1/orgs/${organizationId}`;
+  expectStatus(await api.request({ method: 'PATCH', url: base, token, body: { inviteLinks: true } }), 200, 'allowing link invites');
+  const [space, collection, team, invite] = await Promise.all([
+    api.request({ method: 'POST', url: `${base}/spaces`, token, body: { title: `Space ${n}` } }),
+    api.request({ method: 'POST', url: `${base}/collections`, token, body: { title: `Collection ${n}` } }),
+    api.request({ method: 'PUT', url: `${base}/teams`, token, body: { title: `Team ${n}` } }),
+    api.request({ method: 'POST', url: `${base}/link-invites`, token, body: { role: 'read' } }),
+  ]);
+  const spaceId = expectStatus(space, 201, 'creating a space').id as string;
+  const collectionId = expectStatus(collection, 201, 'creating a collection').id as string;
+  const teamId = expectStatus(team, 201, 'creating a team').id as string;
+  const inviteId = expectStatus(invite, 201, 'creating a link invite').id as string;
+  let samlProviderId = '';
+  if (options.saml !== false) {
+    const provider = await api.request({
+      method: 'POST',
+      url: `${base}/saml`,
+      token,
+      body: { label: `IdP ${n}`, entityID: identityProvider().entityID, certificate: identityProvider().certificate, ssoURL: 'https://idp.example.test/sso' },
+    });
+    samlProviderId = expectStatus(provider, 201, 'registering a SAML provider').id as string;
+  }
+  const shareKey = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/share-links`, token }), 201, 'creating a share link').key as string;
+  const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
+  const auditEventId = audit.items[0]?.id as string;
+  return {
+    organizationId,
+    spaceId,
+    collectionId,
+    teamId,
+    samlProviderId,
+    inviteId,
+    shareKey,
+    auditEventId,
+    emailDomain,
+    ids: {
+      organizationId,
+      spaceId,
+      collectionId,
+      teamId,
+      samlProviderId,
+      providerId: samlProviderId,
+      inviteId,
+      shareKey,
+      auditEventId,
+      emailDomain,
+      domain: emailDomain,
+      userId: owner.id,
+      streamName: `organization-${organizationId}`,
+    },
+  };
+}
+
+/** Joins `user` to the organization with `role` (null: guest) through a link invite. */
+export async function joinWithRole(api: InProcessApi, owner: Caller, organizationId: string, user: Caller, role: string | null): Promise<void> {
+  const base = `/v1/orgs/${organizationId}`;
+  const invite = expectStatus(await api.request({ method: 'POST', url: `${base}/link-invites`, token: owner.token, body: { role } }), 201, `creating a ${role} link invite`);
+  const joined = expectStatus(await api.request({ method: 'POST', url: `${base}/invites/${invite.id}`, token: user.token }), 200, `joining as ${role}`);
+  if (joined.role !== role) throw new Error(`joined with role ${joined.role}, not ${role}`);
+}
+
+/** A signed SAML response answering a login just started at the provider, as the identity provider would post it. */
+export async function samlResponseFor(api: InProcessApi, providerId: string, email: string): Promise<string> {
+  const start = await api.request({ method: 'GET', url: `/v1/sso/saml/${providerId}/start` });
+  if (start.status !== 302) throw new Error(`starting a SAML login answered ${start.status}: ${start.text}`);
+  const { id } = authnRequestOf(String(start.headers.location));
+  const provider = `${api.publicUrl}/v1/sso/saml/${providerId}`;
+  return identityProvider().response({ audience: provider, acsURL: `${provider}/acs`, inResponseTo: id, nameID: email });
+}
