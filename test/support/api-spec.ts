@@ -8,37 +8,14 @@
  *   api.responseProblem(operation, response);           // null, or why the answer breaks the document
  *   await api.close();
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { loadConfig } from '../../libs/platform/src/config';
-import { createService, type Service } from '../../apps/api/src/app';
+import type { Service } from '../../apps/api/src/app';
+import { apiSpec, type ApiRequest, type ApiResponse } from '../../libs/testing/src/api-spec';
+
+export type { ApiRequest, ApiResponse } from '../../libs/testing/src/api-spec';
 
 export const ADMIN_TOKEN = 'admin-token-for-generated-suites-0123456789';
-
-export interface ApiResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON, or the text when the answer is not JSON. */
-  body: any;
-  text: string;
-}
-
-export interface ApiRequest {
-  method: string;
-  url: string;
-  token?: string;
-  /** Serialized as JSON. */
-  body?: unknown;
-  /** Sent as is (`contentType` defaults to JSON). */
-  rawBody?: string | Buffer;
-  contentType?: string;
-  headers?: Record<string, string>;
-  /** The client's address (rate limits without a valid token count per address). */
-  remoteAddress?: string;
-}
 
 export interface InProcessApi {
   service: Service;
@@ -53,57 +30,20 @@ export interface InProcessApi {
   close(): Promise<void>;
 }
 
-let users = 0;
-
+/** The in-process start of the test kit (libs/testing), with the OpenAPI document and its response validators. */
 export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessApi> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'api-generated-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', ...env });
-  const service = await createService({ config, adminToken: ADMIN_TOKEN });
-  await service.runtime.runner!.start();
-  await service.runtime.runner!.whenCaughtUp();
-
-  async function request({ method, url, token, body, rawBody, contentType, headers, remoteAddress }: ApiRequest): Promise<ApiResponse> {
-    const sent: Record<string, string> = { ...headers };
-    if (token !== undefined) sent.authorization = `Bearer ${token}`;
-    let payload: string | Buffer | undefined;
-    if (rawBody !== undefined) payload = rawBody;
-    else if (body !== undefined) payload = JSON.stringify(body);
-    if (payload !== undefined) sent['content-type'] = contentType ?? 'application/json';
-    const response = await service.app.inject({ method: method as 'GET', url, headers: sent, ...(remoteAddress ? { remoteAddress } : {}), ...(payload !== undefined ? { payload } : {}) });
-    let parsed: unknown = response.body;
-    if (String(response.headers['content-type'] ?? '').includes('json') && response.body !== '') {
-      try {
-        parsed = JSON.parse(response.body);
-      } catch {
-        parsed = response.body;
-      }
-    }
-    return { status: response.statusCode, headers: response.headers as ApiResponse['headers'], body: parsed, text: response.body };
-  }
-
-  const documentResponse = await request({ method: 'GET', url: '/v1/openapi.json' });
-  const document = documentResponse.body as OpenApiDocument;
+  const api = await apiSpec({ env, adminToken: ADMIN_TOKEN });
+  const request = ({ method, url, ...options }: ApiRequest) => api.request(method, url, options);
+  const document = (await request({ method: 'GET', url: '/v1/openapi.json' })).body as OpenApiDocument;
   const validators = responseValidators(document);
-
   return {
-    service,
+    service: api.service,
     document,
-    publicUrl: config.publicUrl,
+    publicUrl: api.publicUrl,
     request,
-    async createUser(displayName) {
-      const n = ++users;
-      const email = `user${n}-${Date.now()}@example.com`;
-      const created = await request({ method: 'POST', url: '/v1/admin/users', token: ADMIN_TOKEN, body: { email, displayName } });
-      if (created.status !== 201) throw new Error(`creating a user answered ${created.status}: ${created.text}`);
-      return { id: created.body.user.id, token: created.body.token, email };
-    },
-    responseProblem(operation, response) {
-      return validators(operation, response);
-    },
-    async close() {
-      await service.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    createUser: (displayName) => api.createUser(displayName),
+    responseProblem: (operation, response) => validators(operation, response),
+    close: () => api.close(),
   };
 }
 

@@ -1,10 +1,9 @@
-import { DomainError } from '../../platform/src/errors';
+import { deciderSpec } from '../../testing/src';
 import type { OrganizationEvent } from './organization.events';
 import { hostnameDecider, organizationDecider, type OrganizationCommand } from './organization.decider';
 
 const now = '2026-01-01T00:00:00.000Z';
-const given = (events: OrganizationEvent[]) => events.reduce(organizationDecider.evolve, organizationDecider.initialState());
-const when = (events: OrganizationEvent[], command: OrganizationCommand) => organizationDecider.decide(command, given(events));
+const spec = deciderSpec(organizationDecider);
 
 const created: OrganizationEvent[] = [
   { type: 'OrganizationCreated', data: { organizationId: 'o1', title: 'Acme', emailDomains: ['acme.io'], createdBy: 'ada', createdAt: now } },
@@ -14,62 +13,75 @@ const withEditor: OrganizationEvent[] = [
   ...created,
   { type: 'MemberAdded', data: { organizationId: 'o1', userId: 'eve', role: 'edit', sso: false, joinedAt: now } },
 ];
+const renamed: OrganizationEvent[] = [...created, { type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { title: 'Acme Inc' }, updatedAt: now } }];
 const update = (changes: object, byUserId = 'ada'): OrganizationCommand => ({ kind: 'UpdateOrganization', organizationId: 'o1', changes, byUserId, now });
 
 describe('organization decider', () => {
   it('given nothing, when creating, then the organization is created with its creator as admin', () => {
-    expect(when([], { kind: 'CreateOrganization', organizationId: 'o1', title: 'Acme', emailDomains: ['ACME.io', 'acme.io'], creatorId: 'ada', now })).toEqual(created);
+    spec.given([]).when({ kind: 'CreateOrganization', organizationId: 'o1', title: 'Acme', emailDomains: ['ACME.io', 'acme.io'], creatorId: 'ada', now }).then(created);
   });
 
   it('given an organization, when creating it again, then 409', () => {
-    expect(when(created, { kind: 'CreateOrganization', organizationId: 'o1', title: 'X', emailDomains: [], creatorId: 'ada', now })).toEqual(
-      DomainError.conflict('organization o1 already exists'),
-    );
+    spec.given(created).when({ kind: 'CreateOrganization', organizationId: 'o1', title: 'X', emailDomains: [], creatorId: 'ada', now }).thenFails(409, 'organization o1 already exists');
   });
 
   it('given an organization, when its admin changes fields, then only the changed ones are recorded', () => {
-    expect(when(created, update({ title: 'Acme', ai: true, hostname: 'acme', emailDomains: ['acme.io'] }))).toEqual([
-      { type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { ai: true, hostname: 'acme' }, updatedAt: now } },
-    ]);
+    spec
+      .given(created)
+      .when(update({ title: 'Acme', ai: true, hostname: 'acme', emailDomains: ['acme.io'] }))
+      .then([{ type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { ai: true, hostname: 'acme' }, updatedAt: now } }]);
   });
 
   it('given an organization, when nothing would change, then no event', () => {
-    expect(when(created, update({ title: 'Acme', inviteLinks: true, defaultRole: null }))).toEqual([]);
+    spec.given(created).when(update({ title: 'Acme', inviteLinks: true, defaultRole: null })).thenNothing();
   });
 
-  it('given a changed organization, then later decisions see the change', () => {
-    const events = [...created, { type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { title: 'Acme Inc' }, updatedAt: now } } as OrganizationEvent];
-    expect(when(events, update({ title: 'Acme Inc' }))).toEqual([]);
-    expect(given(events).fields.title).toBe('Acme Inc');
+  it('given a changed organization, when changed to the same value, then no event (later decisions see the change)', () => {
+    spec.given(renamed).when(update({ title: 'Acme Inc' })).thenNothing();
+  });
+
+  it('given a changed organization, then the state holds the change', () => {
+    spec.given(renamed).thenState((state) => expect(state.fields.title).toBe('Acme Inc'));
   });
 
   it('given a member below admin, when changing the organization, then 403', () => {
-    expect(when(withEditor, update({ title: 'Mine' }, 'eve'))).toMatchObject({ status: 403 });
+    spec.given(withEditor).when(update({ title: 'Mine' }, 'eve')).thenFails(403);
   });
 
-  it('given a non-member or no organization, when changing it, then 404', () => {
-    expect(when(created, update({ title: 'Mine' }, 'mallory'))).toMatchObject({ status: 404 });
-    expect(when([], update({ title: 'Mine' }))).toMatchObject({ status: 404 });
+  it('given a non-member, when changing the organization, then 404', () => {
+    spec.given(created).when(update({ title: 'Mine' }, 'mallory')).thenFails(404);
+  });
+
+  it('given no organization, when changing it, then 404', () => {
+    spec.given([]).when(update({ title: 'Mine' })).thenFails(404);
   });
 });
 
 describe('hostname claim decider', () => {
+  const hostnames = deciderSpec(hostnameDecider);
   const claim = (organizationId: string) => ({ kind: 'ClaimHostname' as const, hostname: 'acme', organizationId });
   const claimed = [{ type: 'HostnameClaimed' as const, data: { hostname: 'acme', organizationId: 'o1' } }];
-  const state = (events: typeof claimed) => events.reduce(hostnameDecider.evolve, hostnameDecider.initialState());
 
   it('given a free hostname, when claimed, then it is held', () => {
-    expect(hostnameDecider.decide(claim('o1'), state([]))).toEqual(claimed);
+    hostnames.given([]).when(claim('o1')).then(claimed);
   });
+
   it('given a hostname held by another organization, when claimed, then 409', () => {
-    expect(hostnameDecider.decide(claim('o2'), state(claimed))).toMatchObject({ status: 409 });
+    hostnames.given(claimed).when(claim('o2')).thenFails(409);
   });
+
   it('given a hostname held by the same organization, when claimed again, then nothing happens', () => {
-    expect(hostnameDecider.decide(claim('o1'), state(claimed))).toEqual([]);
+    hostnames.given(claimed).when(claim('o1')).thenNothing();
   });
-  it('given a held hostname, when released by its holder, then it is free again; by another, nothing', () => {
-    const released = hostnameDecider.decide({ kind: 'ReleaseHostname', hostname: 'acme', organizationId: 'o1' }, state(claimed));
-    expect(released).toEqual([{ type: 'HostnameReleased', data: { hostname: 'acme', organizationId: 'o1' } }]);
-    expect(hostnameDecider.decide({ kind: 'ReleaseHostname', hostname: 'acme', organizationId: 'o2' }, state(claimed))).toEqual([]);
+
+  it('given a held hostname, when released by its holder, then it is free again', () => {
+    hostnames
+      .given(claimed)
+      .when({ kind: 'ReleaseHostname', hostname: 'acme', organizationId: 'o1' })
+      .then([{ type: 'HostnameReleased', data: { hostname: 'acme', organizationId: 'o1' } }]);
+  });
+
+  it('given a held hostname, when released by another organization, then nothing happens', () => {
+    hostnames.given(claimed).when({ kind: 'ReleaseHostname', hostname: 'acme', organizationId: 'o2' }).thenNothing();
   });
 });

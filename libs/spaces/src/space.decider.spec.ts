@@ -1,12 +1,11 @@
-import { DomainError } from '../../platform/src/errors';
+import { deciderSpec } from '../../testing/src';
 import { collectionDecider, type CollectionCommand } from './collection.decider';
 import { spaceDecider, type SpaceActor, type SpaceCommand } from './space.decider';
 import type { CollectionEvent, SpaceEvent } from './space.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const at = (days: number, ms = 0) => new Date(Date.parse(t0) + days * 86_400_000 + ms).toISOString();
-const given = (events: SpaceEvent[]) => events.reduce(spaceDecider.evolve, spaceDecider.initialState());
-const when = (events: SpaceEvent[], command: SpaceCommand) => spaceDecider.decide(command, given(events));
+const spec = deciderSpec(spaceDecider);
 const admin: SpaceActor = { userId: 'ada', role: 'admin' };
 const editor: SpaceActor = { userId: 'eve', role: 'edit' };
 const reader: SpaceActor = { userId: 'rita', role: 'read' };
@@ -16,10 +15,9 @@ const created: SpaceEvent = {
   data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', emoji: null, visibility: 'in-collection', editMode: 'live', defaultLevel: null, parent: 'c1', position: 'V', createdBy: 'ada', createdAt: t0 },
 };
 const deleted: SpaceEvent = { type: 'SpaceDeleted', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', deletedAt: t0 } };
-const status = (result: SpaceEvent[] | DomainError | CollectionEvent[]) => (result instanceof DomainError ? result.status : 'ok');
 
 describe('space decider', () => {
-  it('creates only for role create and above, and in-collection only inside a collection', () => {
+  describe('CreateSpace', () => {
     const create = (by: SpaceActor, parent: string | null, visibility: 'private' | 'in-collection'): SpaceCommand => ({
       kind: 'CreateSpace',
       spaceId: 's1',
@@ -34,70 +32,135 @@ describe('space decider', () => {
       by,
       now: t0,
     });
-    expect(when([], create(admin, 'c1', 'in-collection'))).toEqual([created]);
-    expect(status(when([], create(editor, null, 'private')))).toBe(403);
-    expect(status(when([], create(admin, null, 'in-collection')))).toBe(400);
-    expect(status(when([created], create(admin, 'c1', 'in-collection')))).toBe(409);
+
+    it('given nothing, when an admin creates a space in a collection, then SpaceCreated', () => {
+      spec.given([]).when(create(admin, 'c1', 'in-collection')).then([created]);
+    });
+
+    it('given nothing, when a member below role create creates a space, then 403', () => {
+      spec.given([]).when(create(editor, null, 'private')).thenFails(403);
+    });
+
+    it('given nothing, when creating an in-collection space outside any collection, then 400', () => {
+      spec.given([]).when(create(admin, null, 'in-collection')).thenFails(400);
+    });
+
+    it('given a space, when creating it again, then 409', () => {
+      spec.given([created]).when(create(admin, 'c1', 'in-collection')).thenFails(409);
+    });
   });
 
-  it('lets editors change title and emoji, only admins editMode, defaultLevel and visibility; no-op changes append nothing', () => {
-    expect(when([created], { kind: 'UpdateSpace', spaceId: 's1', changes: { title: 'New' }, by: editor, now: t0 })).toEqual([
-      { type: 'SpaceUpdated', data: { spaceId: 's1', organizationId: 'o1', changes: { title: 'New' }, updatedAt: t0 } },
-    ]);
-    expect(status(when([created], { kind: 'UpdateSpace', spaceId: 's1', changes: { editMode: 'locked' }, by: editor, now: t0 }))).toBe(403);
-    expect(status(when([created], { kind: 'UpdateSpace', spaceId: 's1', changes: { title: 'New' }, by: reader, now: t0 }))).toBe(403);
-    expect(when([created], { kind: 'UpdateSpace', spaceId: 's1', changes: { title: 'Docs', editMode: 'live' }, by: admin, now: t0 })).toEqual([]);
-    expect(status(when([created, deleted], { kind: 'UpdateSpace', spaceId: 's1', changes: { title: 'x' }, by: admin, now: t0 }))).toBe(409);
+  describe('UpdateSpace', () => {
+    const update = (changes: Extract<SpaceCommand, { kind: 'UpdateSpace' }>['changes'], by: SpaceActor): SpaceCommand => ({ kind: 'UpdateSpace', spaceId: 's1', changes, by, now: t0 });
+
+    it('given a space, when an editor changes its title, then SpaceUpdated', () => {
+      spec.given([created]).when(update({ title: 'New' }, editor)).then([{ type: 'SpaceUpdated', data: { spaceId: 's1', organizationId: 'o1', changes: { title: 'New' }, updatedAt: t0 } }]);
+    });
+
+    it('given a space, when an editor changes its edit mode, then 403 (admins only)', () => {
+      spec.given([created]).when(update({ editMode: 'locked' }, editor)).thenFails(403);
+    });
+
+    it('given a space, when a reader changes its title, then 403', () => {
+      spec.given([created]).when(update({ title: 'New' }, reader)).thenFails(403);
+    });
+
+    it('given a space, when nothing would change, then no event', () => {
+      spec.given([created]).when(update({ title: 'Docs', editMode: 'live' }, admin)).thenNothing();
+    });
+
+    it('given a deleted space, when changing it, then 409', () => {
+      spec.given([created, deleted]).when(update({ title: 'x' }, admin)).thenFails(409);
+    });
   });
 
   describe('the 7-day window', () => {
     const restore = (now: string, by = admin): SpaceCommand => ({ kind: 'RestoreSpace', spaceId: 's1', by, now });
     const purge = (now: string): SpaceCommand => ({ kind: 'PurgeSpace', spaceId: 's1', now });
+    const restoredAt = (when: string): SpaceEvent => ({ type: 'SpaceRestored', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', restoredAt: when } });
+    const purged: SpaceEvent = { type: 'SpacePurged', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', purgedAt: at(8) } };
 
-    it('restores a space deleted within the last 7 days, up to exactly 7 days', () => {
-      const restored = { type: 'SpaceRestored', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', restoredAt: at(7) } };
-      expect(when([created, deleted], restore(at(7)))).toEqual([restored]);
-      expect(when([created, deleted], restore(at(1)))).toEqual([{ ...restored, data: { ...restored.data, restoredAt: at(1) } }]);
+    it('given a space deleted exactly 7 days ago, when restored, then SpaceRestored', () => {
+      spec.given([created, deleted]).when(restore(at(7))).then([restoredAt(at(7))]);
     });
 
-    it('refuses the restore once more than 7 days have passed: the space is gone (404)', () => {
-      const refused = when([created, deleted], restore(at(7, 1)));
-      expect(refused).toBeInstanceOf(DomainError);
-      expect(refused).toMatchObject({ status: 404, message: expect.stringMatching(/more than 7 days/) });
+    it('given a space deleted a day ago, when restored, then SpaceRestored', () => {
+      spec.given([created, deleted]).when(restore(at(1))).then([restoredAt(at(1))]);
     });
 
-    it('purges only after the window, once, and never a restored space', () => {
-      expect(when([created, deleted], purge(at(7)))).toEqual([]);
-      expect(when([created, deleted], purge(at(7, 1)))).toEqual([{ type: 'SpacePurged', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', purgedAt: at(7, 1) } }]);
-      const purged: SpaceEvent = { type: 'SpacePurged', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', purgedAt: at(8) } };
-      expect(when([created, deleted, purged], purge(at(9)))).toEqual([]);
-      expect(status(when([created, deleted, purged], restore(at(9))))).toBe(404);
-      const restored: SpaceEvent = { type: 'SpaceRestored', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', restoredAt: at(1) } };
-      expect(when([created, deleted, restored], purge(at(30)))).toEqual([]);
+    it('given a space deleted more than 7 days ago, when restored, then the space is gone (404)', () => {
+      spec.given([created, deleted]).when(restore(at(7, 1))).thenFails(404, /more than 7 days/);
     });
 
-    it('only admins delete and restore; deleting twice appends nothing', () => {
-      expect(status(when([created], { kind: 'DeleteSpace', spaceId: 's1', by: editor, now: t0 }))).toBe(403);
-      expect(when([created, deleted], { kind: 'DeleteSpace', spaceId: 's1', by: admin, now: t0 })).toEqual([]);
-      expect(status(when([created, deleted], restore(at(1), editor)))).toBe(403);
+    it('given a space deleted exactly 7 days ago, when purged, then nothing (still restorable)', () => {
+      spec.given([created, deleted]).when(purge(at(7))).thenNothing();
+    });
+
+    it('given a space deleted more than 7 days ago, when purged, then SpacePurged', () => {
+      spec.given([created, deleted]).when(purge(at(7, 1))).then([{ type: 'SpacePurged', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', purgedAt: at(7, 1) } }]);
+    });
+
+    it('given a purged space, when purged again, then nothing', () => {
+      spec.given([created, deleted, purged]).when(purge(at(9))).thenNothing();
+    });
+
+    it('given a purged space, when restored, then 404', () => {
+      spec.given([created, deleted, purged]).when(restore(at(9))).thenFails(404);
+    });
+
+    it('given a restored space, when purged, then nothing', () => {
+      spec.given([created, deleted, restoredAt(at(1))]).when(purge(at(30))).thenNothing();
+    });
+
+    it('given a space, when an editor deletes it, then 403 (admins only)', () => {
+      spec.given([created]).when({ kind: 'DeleteSpace', spaceId: 's1', by: editor, now: t0 }).thenFails(403);
+    });
+
+    it('given a deleted space, when deleted again, then nothing', () => {
+      spec.given([created, deleted]).when({ kind: 'DeleteSpace', spaceId: 's1', by: admin, now: t0 }).thenNothing();
+    });
+
+    it('given a deleted space, when an editor restores it, then 403 (admins only)', () => {
+      spec.given([created, deleted]).when(restore(at(1), editor)).thenFails(403);
     });
   });
 
-  it('moves: admin on the space, create on the destination; leaving collections turns in-collection into private', () => {
-    const move = (parent: string | null, targetRole: 'admin' | 'read' | null): SpaceCommand => ({ kind: 'MoveSpace', spaceId: 's1', parent, position: 'k', by: admin, targetRole, now: t0 });
-    expect(when([created], move(null, null))).toEqual([{ type: 'SpaceMoved', data: { spaceId: 's1', organizationId: 'o1', parent: null, position: 'k', visibility: 'private', movedAt: t0 } }]);
-    expect(status(when([created], move('c2', 'read')))).toBe(403);
-    expect(when([created], move('c2', 'admin'))).toMatchObject([{ data: { parent: 'c2', visibility: 'in-collection' } }]);
-    expect(status(when([created], { kind: 'MoveSpace', spaceId: 's1', parent: null, position: 'k', by: editor, targetRole: 'admin', now: t0 }))).toBe(403);
+  describe('MoveSpace', () => {
+    const move = (parent: string | null, targetRole: 'admin' | 'read' | null, by = admin): SpaceCommand => ({ kind: 'MoveSpace', spaceId: 's1', parent, position: 'k', by, targetRole, now: t0 });
+
+    it('given a space in a collection, when an admin moves it to the top level, then it leaves the collection and turns private', () => {
+      spec
+        .given([created])
+        .when(move(null, null))
+        .then([{ type: 'SpaceMoved', data: { spaceId: 's1', organizationId: 'o1', parent: null, position: 'k', visibility: 'private', movedAt: t0 } }]);
+    });
+
+    it('given a space, when moved into a collection where the mover cannot create, then 403', () => {
+      spec.given([created]).when(move('c2', 'read')).thenFails(403);
+    });
+
+    it('given a space, when moved into a collection where the mover is admin, then it stays in-collection there', () => {
+      spec.given([created]).when(move('c2', 'admin')).thenMatches([{ data: { parent: 'c2', visibility: 'in-collection' } }]);
+    });
+
+    it('given a space, when an editor of it moves it, then 403 (admin on the space needed)', () => {
+      spec.given([created]).when(move(null, 'admin', editor)).thenFails(403);
+    });
   });
 
-  it('reparents only a space still in the deleted collection', () => {
+  describe('ReparentSpace (its collection was deleted)', () => {
     const reparent = (from: string): SpaceCommand => ({ kind: 'ReparentSpace', spaceId: 's1', from, parent: null, position: 'k', now: t0 });
-    expect(when([created], reparent('c1'))).toMatchObject([{ type: 'SpaceMoved', data: { parent: null, visibility: 'private', reason: 'collection-deleted' } }]);
-    expect(when([created], reparent('c9'))).toEqual([]);
+
+    it('given a space still in the deleted collection, then it moves out, private', () => {
+      spec.given([created]).when(reparent('c1')).thenMatches([{ type: 'SpaceMoved', data: { parent: null, visibility: 'private', reason: 'collection-deleted' } }]);
+    });
+
+    it('given a space in another collection, then no event', () => {
+      spec.given([created]).when(reparent('c9')).thenNothing();
+    });
   });
 
-  it('transfers to another organization only for an admin of both, clearing the collection', () => {
+  describe('TransferSpace', () => {
     const transfer = (by: SpaceActor, targetOrganizationRole: 'admin' | 'edit' | null, organizationId = 'o2', targetMember = true): SpaceCommand => ({
       kind: 'TransferSpace',
       spaceId: 's1',
@@ -108,29 +171,61 @@ describe('space decider', () => {
       targetOrganizationRole,
       now: t0,
     });
-    expect(when([created], transfer(admin, 'admin'))).toEqual([
-      { type: 'SpaceTransferred', data: { spaceId: 's1', fromOrganizationId: 'o1', organizationId: 'o2', parent: null, position: 'V', visibility: 'private', transferredAt: t0 } },
-    ]);
-    expect(status(when([created], transfer(admin, 'edit')))).toBe(403);
-    expect(status(when([created], transfer(admin, null)))).toBe(403);
-    expect(status(when([created], transfer(editor, 'admin')))).toBe(403);
-    expect(status(when([created], transfer(admin, 'admin', 'o1')))).toBe(400);
-  });
-
-  it('answers a transfer into an organization the caller is not in as if it did not exist (404), after the space’s own rule', () => {
     const outside: SpaceCommand = { kind: 'TransferSpace', spaceId: 's1', organizationId: 'o3', position: '', by: admin, targetMember: false, targetOrganizationRole: null, now: t0 };
-    expect(when([created], outside)).toEqual(DomainError.notFound('no organization o3'));
-    expect(status(when([created], { ...outside, by: editor }))).toBe(403);
+
+    it('given a space, when an admin of both organizations transfers it, then it moves there, out of its collection', () => {
+      spec
+        .given([created])
+        .when(transfer(admin, 'admin'))
+        .then([{ type: 'SpaceTransferred', data: { spaceId: 's1', fromOrganizationId: 'o1', organizationId: 'o2', parent: null, position: 'V', visibility: 'private', transferredAt: t0 } }]);
+    });
+
+    it('given a space, when the target role is below admin, then 403', () => {
+      spec.given([created]).when(transfer(admin, 'edit')).thenFails(403);
+    });
+
+    it('given a space, when the caller has no role in the target, then 403', () => {
+      spec.given([created]).when(transfer(admin, null)).thenFails(403);
+    });
+
+    it('given a space, when an editor of it transfers it, then 403', () => {
+      spec.given([created]).when(transfer(editor, 'admin')).thenFails(403);
+    });
+
+    it('given a space, when transferred to its own organization, then 400', () => {
+      spec.given([created]).when(transfer(admin, 'admin', 'o1')).thenFails(400);
+    });
+
+    it('given a space, when transferred into an organization the caller is not in, then 404 as if it did not exist', () => {
+      spec.given([created]).when(outside).thenFails(404, 'no organization o3');
+    });
+
+    it('given a space, when an editor transfers it into an organization they are not in, then the space’s own rule first (403)', () => {
+      spec.given([created]).when({ ...outside, by: editor }).thenFails(403);
+    });
   });
 
-  it('creates and revokes share links (admins only); an unknown key is 404', () => {
+  describe('share links', () => {
     const link: SpaceEvent = { type: 'ShareLinkCreated', data: { spaceId: 's1', organizationId: 'o1', shareKey: 'k1', createdBy: 'ada', createdAt: t0 } };
-    expect(when([created], { kind: 'CreateShareLink', spaceId: 's1', shareKey: 'k1', by: admin, now: t0 })).toEqual([link]);
-    expect(status(when([created], { kind: 'CreateShareLink', spaceId: 's1', shareKey: 'k1', by: editor, now: t0 }))).toBe(403);
-    expect(when([created, link], { kind: 'RevokeShareLink', spaceId: 's1', shareKey: 'k1', by: admin, now: t0 })).toEqual([
-      { type: 'ShareLinkRevoked', data: { spaceId: 's1', organizationId: 'o1', shareKey: 'k1', revokedAt: t0 } },
-    ]);
-    expect(status(when([created], { kind: 'RevokeShareLink', spaceId: 's1', shareKey: 'k1', by: admin, now: t0 }))).toBe(404);
+
+    it('given a space, when an admin creates a share link, then ShareLinkCreated', () => {
+      spec.given([created]).when({ kind: 'CreateShareLink', spaceId: 's1', shareKey: 'k1', by: admin, now: t0 }).then([link]);
+    });
+
+    it('given a space, when an editor creates a share link, then 403', () => {
+      spec.given([created]).when({ kind: 'CreateShareLink', spaceId: 's1', shareKey: 'k1', by: editor, now: t0 }).thenFails(403);
+    });
+
+    it('given a share link, when an admin revokes it, then ShareLinkRevoked', () => {
+      spec
+        .given([created, link])
+        .when({ kind: 'RevokeShareLink', spaceId: 's1', shareKey: 'k1', by: admin, now: t0 })
+        .then([{ type: 'ShareLinkRevoked', data: { spaceId: 's1', organizationId: 'o1', shareKey: 'k1', revokedAt: t0 } }]);
+    });
+
+    it('given no share link, when revoking its key, then 404', () => {
+      spec.given([created]).when({ kind: 'RevokeShareLink', spaceId: 's1', shareKey: 'k1', by: admin, now: t0 }).thenFails(404);
+    });
   });
 });
 
@@ -148,30 +243,63 @@ describe('space decider: team access', () => {
   const removed: SpaceEvent = { type: 'SpaceTeamAccessRemoved', data: { spaceId: 's1', organizationId: 'o1', teamId: 't1' } };
 
   it('given a space, when an admin grants a team of its organization a role, then SpaceTeamAccessSet', () => {
-    expect(when([created], set('t1', 'edit'))).toEqual([granted]);
-    expect(given([created, granted]).teamRoles).toEqual(new Map([['t1', 'edit']]));
+    spec.given([created]).when(set('t1', 'edit')).then([granted]);
   });
 
-  it('given the same role already granted, then nothing; a different role is set again', () => {
-    expect(when([created, granted], set('t1', 'edit'))).toEqual([]);
-    expect(when([created, granted], set('t1', 'read'))).toEqual([{ ...granted, data: { ...granted.data, role: 'read' } }]);
+  it('given a grant, then the state holds the team’s role', () => {
+    spec.given([created, granted]).thenState((state) => expect(state.teamRoles).toEqual(new Map([['t1', 'edit']])));
   });
 
-  it('refuses non-admins (403), teams outside the organization or not live (400), deleted or missing spaces', () => {
-    expect(status(when([created], set('t1', 'edit', editor)))).toBe(403);
-    expect(status(when([created], set('t1', 'edit', admin, 'o2')))).toBe(400);
-    expect(status(when([created], set('t1', 'edit', admin, null)))).toBe(400);
-    expect(status(when([created, deleted], set('t1', 'edit')))).toBe(409);
-    expect(status(when([], set('t1', 'edit')))).toBe(404);
-    expect(status(when([created, granted], remove('t1', editor)))).toBe(403);
+  it('given the same role already granted, when granted again, then nothing', () => {
+    spec.given([created, granted]).when(set('t1', 'edit')).thenNothing();
   });
 
-  it('removes a team that has access; a team without access is 404', () => {
-    expect(when([created, granted], remove('t1'))).toEqual([removed]);
-    expect(given([created, granted, removed]).teamRoles).toEqual(new Map());
-    expect(status(when([created], remove('t1')))).toBe(404);
-    expect(status(when([created, granted, removed], remove('t1')))).toBe(404);
-    expect(status(when([created], remove('constructor')))).toBe(404);
+  it('given a role granted, when a different role is granted, then it is set again', () => {
+    spec.given([created, granted]).when(set('t1', 'read')).then([{ ...granted, data: { ...granted.data, role: 'read' } }]);
+  });
+
+  it('given a space, when a non-admin grants a role, then 403', () => {
+    spec.given([created]).when(set('t1', 'edit', editor)).thenFails(403);
+  });
+
+  it('given a space, when granting a team of another organization, then 400', () => {
+    spec.given([created]).when(set('t1', 'edit', admin, 'o2')).thenFails(400);
+  });
+
+  it('given a space, when granting a team that is not live, then 400', () => {
+    spec.given([created]).when(set('t1', 'edit', admin, null)).thenFails(400);
+  });
+
+  it('given a deleted space, when granting a role, then 409', () => {
+    spec.given([created, deleted]).when(set('t1', 'edit')).thenFails(409);
+  });
+
+  it('given no space, when granting a role, then 404', () => {
+    spec.given([]).when(set('t1', 'edit')).thenFails(404);
+  });
+
+  it('given a grant, when a non-admin removes it, then 403', () => {
+    spec.given([created, granted]).when(remove('t1', editor)).thenFails(403);
+  });
+
+  it('given a grant, when an admin removes it, then SpaceTeamAccessRemoved', () => {
+    spec.given([created, granted]).when(remove('t1')).then([removed]);
+  });
+
+  it('given a removed grant, then the state holds no role', () => {
+    spec.given([created, granted, removed]).thenState((state) => expect(state.teamRoles).toEqual(new Map()));
+  });
+
+  it('given a team without access, when removing it, then 404', () => {
+    spec.given([created]).when(remove('t1')).thenFails(404);
+  });
+
+  it('given a removed grant, when removed again, then 404', () => {
+    spec.given([created, granted, removed]).when(remove('t1')).thenFails(404);
+  });
+
+  it('given a space, when removing a team named constructor, then 404', () => {
+    spec.given([created]).when(remove('constructor')).thenFails(404);
   });
 });
 
@@ -180,29 +308,43 @@ describe('space decider: ids named like Object.prototype members', () => {
   const granted: SpaceEvent = { type: 'SpaceTeamAccessSet', data: { spaceId: 's1', organizationId: 'o1', teamId: 't1', role: 'edit' } };
 
   it.each(prototypeIds)('given no grant to team %s, when removing it, then 404 and no event', (teamId) => {
-    expect(when([created, granted], { kind: 'RemoveSpaceTeamAccess', spaceId: 's1', teamId, by: admin })).toEqual(DomainError.notFound(`team ${teamId} has no access to space s1`));
+    spec.given([created, granted]).when({ kind: 'RemoveSpaceTeamAccess', spaceId: 's1', teamId, by: admin }).thenFails(404, `team ${teamId} has no access to space s1`);
   });
 
   it.each(prototypeIds)('given team %s is no live team of the organization, when granting it a role, then 400 and no event', (teamId) => {
-    expect(status(when([created], { kind: 'SetSpaceTeamAccess', spaceId: 's1', teamId, role: 'edit', teamOrganizationId: null, by: admin }))).toBe(400);
+    spec.given([created]).when({ kind: 'SetSpaceTeamAccess', spaceId: 's1', teamId, role: 'edit', teamOrganizationId: null, by: admin }).thenFails(400);
   });
 
   it.each(prototypeIds)('given no share link %s, when revoking it, then 404 and no event', (shareKey) => {
-    expect(status(when([created], { kind: 'RevokeShareLink', spaceId: 's1', shareKey, by: admin, now: t0 }))).toBe(404);
+    spec.given([created]).when({ kind: 'RevokeShareLink', spaceId: 's1', shareKey, by: admin, now: t0 }).thenFails(404);
   });
 });
 
 describe('space decider: roles that are not roles', () => {
   const notRoles = [undefined, 'owner', 'superadmin', 'constructor'] as unknown as SpaceActor['role'][];
+  const actor = (role: SpaceActor['role']): SpaceActor => ({ userId: 'x', role });
 
-  it.each(notRoles)('given an actor whose role is %p, when they change, move, delete or create, then 403 and no event', (role) => {
-    const by: SpaceActor = { userId: 'x', role };
-    expect(status(when([created], { kind: 'UpdateSpace', spaceId: 's1', changes: { title: 'New' }, by, now: t0 }))).toBe(403);
-    expect(status(when([created], { kind: 'DeleteSpace', spaceId: 's1', by, now: t0 }))).toBe(403);
-    expect(status(when([created], { kind: 'MoveSpace', spaceId: 's1', parent: null, position: 'k', by, targetRole: 'admin', now: t0 }))).toBe(403);
-    expect(status(when([created], { kind: 'MoveSpace', spaceId: 's1', parent: 'c2', position: 'k', by: admin, targetRole: role, now: t0 }))).toBe(403);
-    const create: SpaceCommand = { kind: 'CreateSpace', spaceId: 's2', organizationId: 'o1', title: 'T', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: null, position: 'V', by, now: t0 };
-    expect(status(when([], create))).toBe(403);
+  it.each(notRoles)('given an actor whose role is %p, when they change a space, then 403 and no event', (role) => {
+    spec.given([created]).when({ kind: 'UpdateSpace', spaceId: 's1', changes: { title: 'New' }, by: actor(role), now: t0 }).thenFails(403);
+  });
+
+  it.each(notRoles)('given an actor whose role is %p, when they delete a space, then 403 and no event', (role) => {
+    spec.given([created]).when({ kind: 'DeleteSpace', spaceId: 's1', by: actor(role), now: t0 }).thenFails(403);
+  });
+
+  it.each(notRoles)('given an actor whose role is %p, when they move a space, then 403 and no event', (role) => {
+    spec.given([created]).when({ kind: 'MoveSpace', spaceId: 's1', parent: null, position: 'k', by: actor(role), targetRole: 'admin', now: t0 }).thenFails(403);
+  });
+
+  it.each(notRoles)('given a target role %p, when an admin moves a space there, then 403 and no event', (role) => {
+    spec.given([created]).when({ kind: 'MoveSpace', spaceId: 's1', parent: 'c2', position: 'k', by: admin, targetRole: role, now: t0 }).thenFails(403);
+  });
+
+  it.each(notRoles)('given an actor whose role is %p, when they create a space, then 403 and no event', (role) => {
+    spec
+      .given([])
+      .when({ kind: 'CreateSpace', spaceId: 's2', organizationId: 'o1', title: 'T', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: null, position: 'V', by: actor(role), now: t0 })
+      .thenFails(403);
   });
 });
 
@@ -210,59 +352,118 @@ describe('space decider: renumbering for a sibling’s move', () => {
   const reposition = (parent: string | null, from: string): SpaceCommand => ({ kind: 'RepositionSpace', spaceId: 's1', parent, from, position: 'W', now: t0 });
 
   it('given the space still at that key in that parent, then it takes the new key, in the same place', () => {
-    expect(when([created], reposition('c1', 'V'))).toEqual([
-      { type: 'SpaceMoved', data: { spaceId: 's1', organizationId: 'o1', parent: 'c1', position: 'W', visibility: 'in-collection', movedAt: t0, reason: 'reordered' } },
-    ]);
+    spec
+      .given([created])
+      .when(reposition('c1', 'V'))
+      .then([{ type: 'SpaceMoved', data: { spaceId: 's1', organizationId: 'o1', parent: 'c1', position: 'W', visibility: 'in-collection', movedAt: t0, reason: 'reordered' } }]);
   });
 
-  it('given the space moved meanwhile (another key or parent) or never created, then no event', () => {
-    expect(when([created], reposition('c1', 'U'))).toEqual([]);
-    expect(when([created], reposition(null, 'V'))).toEqual([]);
-    expect(when([], reposition('c1', 'V'))).toEqual([]);
+  it('given the space moved meanwhile to another key, then no event', () => {
+    spec.given([created]).when(reposition('c1', 'U')).thenNothing();
+  });
+
+  it('given the space moved meanwhile to another parent, then no event', () => {
+    spec.given([created]).when(reposition(null, 'V')).thenNothing();
+  });
+
+  it('given no space, then no event', () => {
+    spec.given([]).when(reposition('c1', 'V')).thenNothing();
   });
 });
 
 describe('collection decider', () => {
+  const collections = deciderSpec(collectionDecider);
   const collectionCreated: CollectionEvent = {
     type: 'CollectionCreated',
     data: { collectionId: 'c1', organizationId: 'o1', title: 'Box', description: null, defaultLevel: null, parent: null, position: 'V', createdBy: 'ada', createdAt: t0 },
   };
-  const decide = (events: CollectionEvent[], command: CollectionCommand) => collectionDecider.decide(command, events.reduce(collectionDecider.evolve, collectionDecider.initialState()));
+  const gone: CollectionEvent = { type: 'CollectionDeleted', data: { collectionId: 'c1', organizationId: 'o1', title: 'Box', deletedAt: t0 } };
   const by = { userId: 'ada', role: 'admin' as const };
+  const reader = { userId: 'rita', role: 'read' as const };
 
-  it('refuses moving a collection into itself or a descendant (400)', () => {
+  describe('MoveCollection', () => {
     const move = (parent: string, ancestorsOfParent: string[]): CollectionCommand => ({ kind: 'MoveCollection', collectionId: 'c1', parent, ancestorsOfParent, position: 'k', by, targetRole: 'admin', now: t0 });
-    expect(status(decide([collectionCreated], move('c1', [])))).toBe(400);
-    expect(status(decide([collectionCreated], move('c3', ['c3', 'c2', 'c1'])))).toBe(400);
-    expect(decide([collectionCreated], move('c2', ['c2']))).toEqual([{ type: 'CollectionMoved', data: { collectionId: 'c1', organizationId: 'o1', parent: 'c2', position: 'k', movedAt: t0 } }]);
+
+    it('given a collection, when moved into itself, then 400', () => {
+      collections.given([collectionCreated]).when(move('c1', [])).thenFails(400);
+    });
+
+    it('given a collection, when moved into a descendant, then 400', () => {
+      collections.given([collectionCreated]).when(move('c3', ['c3', 'c2', 'c1'])).thenFails(400);
+    });
+
+    it('given a collection, when moved into another collection, then CollectionMoved', () => {
+      collections.given([collectionCreated]).when(move('c2', ['c2'])).then([{ type: 'CollectionMoved', data: { collectionId: 'c1', organizationId: 'o1', parent: 'c2', position: 'k', movedAt: t0 } }]);
+    });
   });
 
-  it('renumbers for a sibling’s move only a live collection still at that key in that parent', () => {
+  describe('RepositionCollection (a sibling’s move)', () => {
     const reposition = (parent: string | null, from: string): CollectionCommand => ({ kind: 'RepositionCollection', collectionId: 'c1', parent, from, position: 'W', now: t0 });
-    expect(decide([collectionCreated], reposition(null, 'V'))).toEqual([
-      { type: 'CollectionMoved', data: { collectionId: 'c1', organizationId: 'o1', parent: null, position: 'W', movedAt: t0, reason: 'reordered' } },
-    ]);
-    expect(decide([collectionCreated], reposition(null, 'U'))).toEqual([]);
-    expect(decide([collectionCreated], reposition('c2', 'V'))).toEqual([]);
-    expect(decide([], reposition(null, 'V'))).toEqual([]);
+
+    it('given a live collection still at that key in that parent, then it takes the new key', () => {
+      collections
+        .given([collectionCreated])
+        .when(reposition(null, 'V'))
+        .then([{ type: 'CollectionMoved', data: { collectionId: 'c1', organizationId: 'o1', parent: null, position: 'W', movedAt: t0, reason: 'reordered' } }]);
+    });
+
+    it('given a collection at another key, then no event', () => {
+      collections.given([collectionCreated]).when(reposition(null, 'U')).thenNothing();
+    });
+
+    it('given a collection in another parent, then no event', () => {
+      collections.given([collectionCreated]).when(reposition('c2', 'V')).thenNothing();
+    });
+
+    it('given no collection, then no event', () => {
+      collections.given([]).when(reposition(null, 'V')).thenNothing();
+    });
   });
 
-  it.each([undefined, 'owner', 'constructor'])('treats a role %p that is not a role as none: no creating, no moving into a collection (403)', (role) => {
+  describe.each([undefined, 'owner', 'constructor'])('given a role %p that is not a role, it counts as none', (role) => {
     const notRole = role as unknown as 'admin';
-    expect(status(decide([], { kind: 'CreateCollection', collectionId: 'c9', organizationId: 'o1', title: 'T', parent: null, position: 'V', by: { userId: 'x', role: notRole }, now: t0 }))).toBe(403);
-    expect(status(decide([collectionCreated], { kind: 'MoveCollection', collectionId: 'c1', parent: 'c2', ancestorsOfParent: ['c2'], position: 'k', by, targetRole: notRole, now: t0 }))).toBe(403);
+
+    it('when creating a collection, then 403', () => {
+      collections.given([]).when({ kind: 'CreateCollection', collectionId: 'c9', organizationId: 'o1', title: 'T', parent: null, position: 'V', by: { userId: 'x', role: notRole }, now: t0 }).thenFails(403);
+    });
+
+    it('when moving a collection into a collection with that role, then 403', () => {
+      collections
+        .given([collectionCreated])
+        .when({ kind: 'MoveCollection', collectionId: 'c1', parent: 'c2', ancestorsOfParent: ['c2'], position: 'k', by, targetRole: notRole, now: t0 })
+        .thenFails(403);
+    });
   });
 
-  it('only admins update, move, transfer and delete; a deleted collection is gone', () => {
-    const reader = { userId: 'rita', role: 'read' as const };
-    expect(status(decide([collectionCreated], { kind: 'UpdateCollection', collectionId: 'c1', changes: { title: 'x' }, by: reader, now: t0 }))).toBe(403);
-    expect(status(decide([collectionCreated], { kind: 'DeleteCollection', collectionId: 'c1', by: reader, now: t0 }))).toBe(403);
-    const gone: CollectionEvent = { type: 'CollectionDeleted', data: { collectionId: 'c1', organizationId: 'o1', title: 'Box', deletedAt: t0 } };
-    expect(decide([collectionCreated], { kind: 'DeleteCollection', collectionId: 'c1', by, now: t0 })).toEqual([gone]);
-    expect(status(decide([collectionCreated, gone], { kind: 'UpdateCollection', collectionId: 'c1', changes: { title: 'x' }, by, now: t0 }))).toBe(404);
-    expect(status(decide([collectionCreated], { kind: 'TransferCollection', collectionId: 'c1', organizationId: 'o2', position: 'V', by, targetMember: true, targetOrganizationRole: 'read', now: t0 }))).toBe(403);
-    expect(decide([collectionCreated], { kind: 'TransferCollection', collectionId: 'c1', organizationId: 'o3', position: '', by, targetMember: false, targetOrganizationRole: null, now: t0 })).toEqual(
-      DomainError.notFound('no organization o3'),
-    );
+  describe('admins only', () => {
+    it('given a collection, when a reader updates it, then 403', () => {
+      collections.given([collectionCreated]).when({ kind: 'UpdateCollection', collectionId: 'c1', changes: { title: 'x' }, by: reader, now: t0 }).thenFails(403);
+    });
+
+    it('given a collection, when a reader deletes it, then 403', () => {
+      collections.given([collectionCreated]).when({ kind: 'DeleteCollection', collectionId: 'c1', by: reader, now: t0 }).thenFails(403);
+    });
+
+    it('given a collection, when an admin deletes it, then CollectionDeleted', () => {
+      collections.given([collectionCreated]).when({ kind: 'DeleteCollection', collectionId: 'c1', by, now: t0 }).then([gone]);
+    });
+
+    it('given a deleted collection, when updated, then 404: it is gone', () => {
+      collections.given([collectionCreated, gone]).when({ kind: 'UpdateCollection', collectionId: 'c1', changes: { title: 'x' }, by, now: t0 }).thenFails(404);
+    });
+
+    it('given a collection, when transferred to an organization where the caller is only a reader, then 403', () => {
+      collections
+        .given([collectionCreated])
+        .when({ kind: 'TransferCollection', collectionId: 'c1', organizationId: 'o2', position: 'V', by, targetMember: true, targetOrganizationRole: 'read', now: t0 })
+        .thenFails(403);
+    });
+
+    it('given a collection, when transferred to an organization the caller is not in, then 404 as if it did not exist', () => {
+      collections
+        .given([collectionCreated])
+        .when({ kind: 'TransferCollection', collectionId: 'c1', organizationId: 'o3', position: '', by, targetMember: false, targetOrganizationRole: null, now: t0 })
+        .thenFails(404, 'no organization o3');
+    });
   });
 });

@@ -1,87 +1,84 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
+import { inStream, projectionSpec, recordEvents } from '../../testing/src';
 import { COLLECTIONS, SPACE_SHARE_LINKS, SPACES, spaceProjection } from './space.projections';
 import { spaceAuditCatalog } from './space.audit';
+import type { SpaceEvent } from './space.events';
 
 const now = '2026-01-01T00:00:00.000Z';
-let position = 0n;
-function stream(streamId: string, events: Array<[string, object]>): RecordedEvent[] {
-  return events.map(([type, data], revision) => ({ id: `${streamId}#${revision}`, streamId, revision, position: ++position, type, data, metadata: {}, recordedAt: now }));
-}
+const spec = projectionSpec(spaceProjection);
 
 const s = { spaceId: 's1', organizationId: 'o1' };
-const space = stream('space-s1', [
-  ['SpaceCreated', { ...s, title: 'Docs', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: 'c1', position: 'V', createdBy: 'ada', createdAt: now }],
-  ['SpaceUpdated', { ...s, changes: { title: 'Docs 2', editMode: 'locked' }, updatedAt: now }],
-  ['ShareLinkCreated', { ...s, shareKey: 'k1', createdBy: 'ada', createdAt: now }],
-  ['SpaceMoved', { ...s, parent: null, position: 'a', visibility: 'private', movedAt: now }],
-  ['SpaceDeleted', { ...s, title: 'Docs 2', deletedAt: now }],
+const spaceCreated: SpaceEvent = {
+  type: 'SpaceCreated',
+  data: { ...s, title: 'Docs', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: 'c1', position: 'V', createdBy: 'ada', createdAt: now },
+};
+const space = inStream('space-s1', [
+  spaceCreated,
+  { type: 'SpaceUpdated', data: { ...s, changes: { title: 'Docs 2', editMode: 'locked' }, updatedAt: now } },
+  { type: 'ShareLinkCreated', data: { ...s, shareKey: 'k1', createdBy: 'ada', createdAt: now } },
+  { type: 'SpaceMoved', data: { ...s, parent: null, position: 'a', visibility: 'private', movedAt: now } },
+  { type: 'SpaceDeleted', data: { ...s, title: 'Docs 2', deletedAt: now } },
 ]);
-const purged = stream('space-s1', [...Array(5).fill(['SpaceRestored', {}]), ['SpacePurged', { ...s, title: 'Docs 2', purgedAt: now }]]).slice(5);
-const collection = stream('collection-c1', [
-  ['CollectionCreated', { collectionId: 'c1', organizationId: 'o1', title: 'Box', description: null, defaultLevel: null, parent: null, position: 'V', createdBy: 'ada', createdAt: now }],
-  ['CollectionDeleted', { collectionId: 'c1', organizationId: 'o1', title: 'Box', deletedAt: now }],
+const collection = inStream('collection-c1', [
+  { type: 'CollectionCreated', data: { collectionId: 'c1', organizationId: 'o1', title: 'Box', description: null, defaultLevel: null, parent: null, position: 'V', createdBy: 'ada', createdAt: now } },
+  { type: 'CollectionDeleted', data: { collectionId: 'c1', organizationId: 'o1', title: 'Box', deletedAt: now } },
 ]);
-
-async function apply(store: MemoryReadStore, events: RecordedEvent[]): Promise<void> {
-  await store.transaction(async (tx) => {
-    for (const event of events) await spaceProjection.apply(event, tx);
-  });
-}
-
-const snapshot = async (store: MemoryReadStore) => ({
-  spaces: (await store.collection(SPACES).find({}, { limit: 100 })).items,
-  collections: (await store.collection(COLLECTIONS).find({}, { limit: 100 })).items,
-  links: (await store.collection(SPACE_SHARE_LINKS).find({}, { limit: 100 })).items,
-});
+const purged = inStream('space-s1', [{ type: 'SpacePurged', data: { ...s, title: 'Docs 2', purgedAt: now } }]);
+const access = inStream('space-s1', [
+  spaceCreated,
+  { type: 'SpaceTeamAccessSet', data: { ...s, teamId: 't1', role: 'edit' } },
+  { type: 'SpaceTeamAccessSet', data: { ...s, teamId: 't2', role: 'read' } },
+  { type: 'SpaceTeamAccessSet', data: { ...s, teamId: 't1', role: 'admin' } },
+  { type: 'SpaceTeamAccessRemoved', data: { ...s, teamId: 't2' } },
+]);
 
 describe('space projection', () => {
-  it('given the events, then the documents', async () => {
-    const store = new MemoryReadStore();
-    await apply(store, [...space, ...collection]);
-    const { spaces, collections, links } = await snapshot(store);
-    expect(spaces).toEqual([
-      expect.objectContaining({ _id: 's1', title: 'Docs 2', editMode: 'locked', parent: null, parentKey: '', position: 'a', deletedAt: now, revision: 4 }),
-    ]);
-    expect(collections).toEqual([expect.objectContaining({ _id: 'c1', deletedAt: now, revision: 1 })]);
-    expect(links).toEqual([expect.objectContaining({ _id: 'k1', spaceId: 's1', createdRevision: 2 })]);
+  it('given a space created, changed, shared, moved and deleted, then its document', async () => {
+    await spec.given([...space, ...collection]).then({
+      [SPACES]: [expect.objectContaining({ _id: 's1', title: 'Docs 2', editMode: 'locked', parent: null, parentKey: '', position: 'a', deletedAt: now, revision: 4 })],
+    });
   });
 
-  it('applied twice is a no-op, and a purge leaves a tombstone that replays cannot revive', async () => {
-    const once = new MemoryReadStore();
-    await apply(once, [...space, ...collection]);
-    const twice = new MemoryReadStore();
-    await apply(twice, [...space, ...collection]);
-    await apply(twice, [...space, ...collection]);
-    expect(await snapshot(twice)).toEqual(await snapshot(once));
-
-    await apply(once, purged);
-    await apply(once, [...space, ...purged]);
-    const after = await snapshot(once);
-    expect(after.spaces).toEqual([expect.objectContaining({ _id: 's1', purgedAt: now, revision: 5 })]);
-    expect(after.links).toEqual([]);
+  it('given a collection created and deleted, then its document', async () => {
+    await spec.given([...space, ...collection]).then({ [COLLECTIONS]: [expect.objectContaining({ _id: 'c1', deletedAt: now, revision: 1 })] });
   });
 
-  it('describes every event in the audit log', () => {
-    expect(space.map((event) => spaceAuditCatalog[event.type](event)?.action)).toEqual(['space.created', 'space.updated', 'space.share_link_created', 'space.moved', 'space.deleted']);
-    expect(spaceAuditCatalog.SpaceCreated({ ...space[0], data: { ...space[0].data as object, duplicatedFrom: 's0' } })).toMatchObject({ action: 'space.duplicated' });
+  it('given a share link created, then its document', async () => {
+    await spec.given([...space, ...collection]).then({ [SPACE_SHARE_LINKS]: [expect.objectContaining({ _id: 'k1', spaceId: 's1', createdRevision: 2 })] });
   });
 
-  it('keeps the roles granted to teams; applied twice is a no-op', async () => {
-    const access = stream('space-s1', [
-      [space[0].type, space[0].data as object],
-      ['SpaceTeamAccessSet', { ...s, teamId: 't1', role: 'edit' }],
-      ['SpaceTeamAccessSet', { ...s, teamId: 't2', role: 'read' }],
-      ['SpaceTeamAccessSet', { ...s, teamId: 't1', role: 'admin' }],
-      ['SpaceTeamAccessRemoved', { ...s, teamId: 't2' }],
-    ]);
-    const once = new MemoryReadStore();
-    await apply(once, access);
-    expect((await snapshot(once)).spaces).toEqual([expect.objectContaining({ _id: 's1', teamRoles: { t1: 'admin' }, revision: 4 })]);
-    await apply(once, access);
-    await apply(once, [access[1]]);
-    expect((await snapshot(once)).spaces).toEqual([expect.objectContaining({ _id: 's1', teamRoles: { t1: 'admin' }, revision: 4 })]);
-    expect(access.slice(1).map((event) => spaceAuditCatalog[event.type](event)?.action)).toEqual([
+  it('given the events applied twice, then the documents are unchanged', async () => {
+    await spec.given([...space, ...collection]).thenIdempotent();
+  });
+
+  it('given a purged space, then a tombstone is left that replaying the space’s events cannot revive', async () => {
+    await spec.given([...space, ...collection, ...purged]).then({ [SPACES]: [expect.objectContaining({ _id: 's1', purgedAt: now, revision: 5 })] });
+  });
+
+  it('given a purged space, then its share links are gone', async () => {
+    await spec.given([...space, ...collection, ...purged]).then({ [SPACE_SHARE_LINKS]: [] });
+  });
+
+  it('given roles granted to teams and removed, then the space keeps the roles still granted', async () => {
+    await spec.given(access).then({ [SPACES]: [expect.objectContaining({ _id: 's1', teamRoles: { t1: 'admin' }, revision: 4 })] });
+  });
+
+  it('given roles granted to teams, when an older grant is delivered again, then nothing changes', async () => {
+    await spec.given(access).redelivered(1).then({ [SPACES]: [expect.objectContaining({ _id: 's1', teamRoles: { t1: 'admin' }, revision: 4 })] });
+  });
+});
+
+describe('space audit catalog', () => {
+  it('describes every space event in the audit log', () => {
+    expect(recordEvents(space).map((event) => spaceAuditCatalog[event.type](event)?.action)).toEqual(['space.created', 'space.updated', 'space.share_link_created', 'space.moved', 'space.deleted']);
+  });
+
+  it('describes a space created as a duplicate as space.duplicated', () => {
+    const [recorded] = recordEvents(space);
+    expect(spaceAuditCatalog.SpaceCreated({ ...recorded, data: { ...(recorded.data as object), duplicatedFrom: 's0' } })).toMatchObject({ action: 'space.duplicated' });
+  });
+
+  it('describes team access changes', () => {
+    expect(recordEvents(access.slice(1)).map((event) => spaceAuditCatalog[event.type](event)?.action)).toEqual([
       'space.team_access_set',
       'space.team_access_set',
       'space.team_access_set',

@@ -1,93 +1,69 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
+import { inStream, projectionSpec, recordEvents } from '../../testing/src';
+import type { SamlProviderEvent } from './saml-provider.events';
 import { SAML_PROVIDERS, samlProviderProjection } from './saml-provider.projections';
 import { ssoAuditCatalog } from './sso.audit';
 
 const now = '2026-01-01T00:00:00.000Z';
-let position = 0;
-const recorded = (streamId: string, revision: number, type: string, data: object): RecordedEvent => ({
-  id: `e${++position}`,
-  streamId,
-  revision,
-  position: BigInt(position),
-  type,
-  data,
-  metadata: {},
-  recordedAt: now,
-});
-const created = (providerId: string, label: string) => ({
-  providerId,
-  organizationId: 'o1',
-  label,
-  entityID: null,
-  certificate: null,
-  ssoURL: null,
-  defaultTeam: null,
-  defaultRole: 'read',
-  createdAt: now,
+const spec = projectionSpec(samlProviderProjection);
+const created = (providerId: string, label: string): SamlProviderEvent => ({
+  type: 'SamlProviderCreated',
+  data: { providerId, organizationId: 'o1', label, entityID: null, certificate: null, ssoURL: null, defaultTeam: null, defaultRole: 'read', createdAt: now },
 });
 const history = [
-  recorded('samlprovider-p1', 0, 'SamlProviderCreated', created('p1', 'Okta')),
-  recorded('samlprovider-p2', 0, 'SamlProviderCreated', created('p2', 'Entra')),
-  recorded('samlprovider-p1', 1, 'SamlProviderUpdated', { providerId: 'p1', organizationId: 'o1', changes: { label: 'Okta SSO', ssoURL: 'https://idp.example.test/sso', defaultRole: null } }),
-  recorded('samlprovider-p2', 1, 'SamlProviderDeleted', { providerId: 'p2', organizationId: 'o1' }),
+  ...inStream('samlprovider-p1', [created('p1', 'Okta')]),
+  ...inStream('samlprovider-p2', [created('p2', 'Entra')]),
+  ...inStream('samlprovider-p1', [
+    { type: 'SamlProviderUpdated', data: { providerId: 'p1', organizationId: 'o1', changes: { label: 'Okta SSO', ssoURL: 'https://idp.example.test/sso', defaultRole: null } } },
+  ]),
+  ...inStream('samlprovider-p2', [{ type: 'SamlProviderDeleted', data: { providerId: 'p2', organizationId: 'o1' } }]),
 ];
 
 describe('SAML provider projection', () => {
-  const apply = (store: MemoryReadStore, events: RecordedEvent[]) =>
-    store.transaction(async (tx) => {
-      for (const event of events) await samlProviderProjection.apply(event, tx);
-    });
-  const documents = async (store: MemoryReadStore) => (await store.collection(SAML_PROVIDERS).find({}, { limit: 100 })).items;
-
   it('given providers created, changed and deleted, then one document per remaining provider with its latest settings and revision', async () => {
-    const store = new MemoryReadStore();
-    await apply(store, history);
-    expect(await documents(store)).toEqual([
-      {
-        _id: 'p1',
-        _position: expect.any(String),
-        organizationId: 'o1',
-        label: 'Okta SSO',
-        entityID: null,
-        certificate: null,
-        ssoURL: 'https://idp.example.test/sso',
-        defaultTeam: null,
-        defaultRole: null,
-        createdAt: now,
-        revision: 1,
-      },
-    ]);
+    await spec.given(history).then({
+      [SAML_PROVIDERS]: [
+        {
+          _id: 'p1',
+          _position: expect.any(String),
+          organizationId: 'o1',
+          label: 'Okta SSO',
+          entityID: null,
+          certificate: null,
+          ssoURL: 'https://idp.example.test/sso',
+          defaultTeam: null,
+          defaultRole: null,
+          createdAt: now,
+          revision: 1,
+        },
+      ],
+    });
   });
 
   it('given the same events applied twice, then the documents are unchanged', async () => {
-    const once = new MemoryReadStore();
-    await apply(once, history);
-    const twice = new MemoryReadStore();
-    await apply(twice, history);
-    await apply(twice, history);
-    expect(await documents(twice)).toEqual(await documents(once));
+    await spec.given(history).thenIdempotent();
   });
 
-  it('ignores the login streams (requests, assertions)', () => {
-    expect(samlProviderProjection.handles).not.toContain('SamlRequestIssued');
-    expect(samlProviderProjection.handles).not.toContain('SamlAssertionConsumed');
+  it.each(['SamlRequestIssued', 'SamlAssertionConsumed'])('ignores the login streams: not %s', (type) => {
+    expect(samlProviderProjection.handles).not.toContain(type);
   });
 });
 
 describe('SSO audit catalog', () => {
-  it('describes provider changes as saml_provider.* actions on the organization, and logins not at all', () => {
-    expect(ssoAuditCatalog.SamlProviderCreated(history[0])).toEqual({
-      action: 'saml_provider.created',
-      organizationId: 'o1',
-      target: { type: 'saml-provider', id: 'p1', label: 'Okta' },
-    });
-    expect(ssoAuditCatalog.SamlProviderUpdated(history[2])).toEqual({
-      action: 'saml_provider.updated',
-      organizationId: 'o1',
-      target: { type: 'saml-provider', id: 'p1', label: 'Okta SSO' },
-    });
-    expect(ssoAuditCatalog.SamlProviderDeleted(history[3])).toEqual({ action: 'saml_provider.deleted', organizationId: 'o1', target: { type: 'saml-provider', id: 'p2' } });
+  const [providerCreated, , providerUpdated, providerDeleted] = recordEvents(history);
+
+  it('describes a provider created as saml_provider.created on the organization, labelled', () => {
+    expect(ssoAuditCatalog.SamlProviderCreated(providerCreated)).toEqual({ action: 'saml_provider.created', organizationId: 'o1', target: { type: 'saml-provider', id: 'p1', label: 'Okta' } });
+  });
+
+  it('describes a provider changed as saml_provider.updated, with its new label', () => {
+    expect(ssoAuditCatalog.SamlProviderUpdated(providerUpdated)).toEqual({ action: 'saml_provider.updated', organizationId: 'o1', target: { type: 'saml-provider', id: 'p1', label: 'Okta SSO' } });
+  });
+
+  it('describes a provider deleted as saml_provider.deleted', () => {
+    expect(ssoAuditCatalog.SamlProviderDeleted(providerDeleted)).toEqual({ action: 'saml_provider.deleted', organizationId: 'o1', target: { type: 'saml-provider', id: 'p2' } });
+  });
+
+  it('describes provider, identity binding, refusal and domain events, and logins not at all', () => {
     expect(Object.keys(ssoAuditCatalog).sort()).toEqual([
       'SamlIdentityBound',
       'SamlLoginRefused',
@@ -101,19 +77,16 @@ describe('SSO audit catalog', () => {
   });
 
   it('shows refused logins to the organization, against the provider, without the identity in clear', () => {
-    const refused = recorded('samlrefusals-p1', 0, 'SamlLoginRefused', {
-      providerId: 'p1',
-      organizationId: 'o1',
-      reason: 'identity-not-allowed',
-      nameIdHash: 'h',
-      emailDomain: 'victim.example',
-      refusedAt: now,
-    });
+    const [refused] = recordEvents(
+      inStream('samlrefusals-p1', [
+        { type: 'SamlLoginRefused', data: { providerId: 'p1', organizationId: 'o1', reason: 'identity-not-allowed', nameIdHash: 'h', emailDomain: 'victim.example', refusedAt: now } },
+      ]),
+    );
     expect(ssoAuditCatalog.SamlLoginRefused(refused)).toEqual({ action: 'saml_login.refused', organizationId: 'o1', target: { type: 'saml-provider', id: 'p1' } });
   });
 
   it('shows domain verification as verified_domain.*', () => {
-    const confirmed = recorded('verifieddomains-o1', 1, 'VerifiedDomainConfirmed', { organizationId: 'o1', domain: 'acme.io', method: 'admin', verifiedAt: now });
+    const [confirmed] = recordEvents(inStream('verifieddomains-o1', [{ type: 'VerifiedDomainConfirmed', data: { organizationId: 'o1', domain: 'acme.io', method: 'admin', verifiedAt: now } }]));
     expect(ssoAuditCatalog.VerifiedDomainConfirmed(confirmed)).toEqual({
       action: 'verified_domain.verified',
       organizationId: 'o1',
