@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import { LmdbEventStore } from '../libs/event-store/src/lmdb/lmdb-event-store';
 import { MemoryReadStore } from '../libs/read-store/src/memory/memory-read-store';
-import { documentProjection, type ProjectedDoc, type Projection } from '../libs/read-store/src/projections/projection';
+import { documentProjection, type DomainEvent, type ProjectedDoc, type Projection } from '../libs/read-store/src/projections/projection';
 import { ProjectionRunner } from '../libs/read-store/src/projections/projection-runner';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -103,7 +103,7 @@ interface SpaceDoc extends ProjectedDoc {
   title: string;
   versions: number;
 }
-const spaces = documentProjection<SpaceDoc>({
+const spaces = documentProjection<DomainEvent, SpaceDoc>({
   name: 'spaces',
   collection: 'spaces',
   handles: ['SpaceCreated', 'SpaceRenamed'],

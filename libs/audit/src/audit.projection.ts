@@ -2,15 +2,14 @@ import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { AuditCatalog, AuditEntry, AuditMapper } from '../../platform/src/audit-catalog';
 import type { Actor } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
-import { positionKey, type Projection } from '../../read-store/src/projections/projection';
-import type { Doc } from '../../read-store/src/read-store.port';
+import { multiDocumentProjection, positionKey, type DomainEvent, type ProjectedDoc, type Projection } from '../../read-store/src/projections/projection';
 
 /** One document per audited event, keyed by the event's id. */
 export const AUDIT_EVENTS = 'audit_events';
 /** The last label seen for each target, keyed `<type>:<id>`: entries whose event carries no label borrow it. */
 export const AUDIT_TARGET_LABELS = 'audit_target_labels';
 
-export interface AuditEventDoc extends Doc {
+export interface AuditEventDoc extends ProjectedDoc {
   organizationId: string;
   /** ISO 8601 UTC (normalized, so that string comparison is time order). */
   occurredAt: string;
@@ -22,10 +21,9 @@ export interface AuditEventDoc extends Doc {
   position: string;
 }
 
-export interface TargetLabelDoc extends Doc {
+/** Its `_position` is that of the event that set the label: an older event never overwrites a newer label. */
+export interface TargetLabelDoc extends ProjectedDoc {
   label: string;
-  /** `positionKey` of the event that set the label: an older event never overwrites a newer label. */
-  _position: string;
 }
 
 const UNKNOWN_ACTOR: Actor = { type: 'system', id: 'unknown', label: 'unknown' };
@@ -48,13 +46,15 @@ export function combineAuditCatalogs(...catalogs: AuditCatalog[]): AuditCatalog 
 }
 
 /**
- * The organization audit log: every event the catalog describes becomes one
- * `audit_events` document, put by event id so that applying an event twice changes nothing.
+ * The organization audit log: every event the catalog describes becomes one `audit_events`
+ * document keyed by the event's id. Writes are guarded by the event's log position, and an event
+ * whose audit document exists is skipped whole, so applying it twice changes nothing.
  * When the catalog gives the target no label, the last label seen for that target is used (a
  * member removal then still reads with the member's name), or the target id when none was seen.
  */
 export function auditProjection(catalog: AuditCatalog): Projection {
-  return {
+  // The catalog maps events of every context by type name: the events stay untyped here.
+  return multiDocumentProjection<DomainEvent>({
     name: 'audit',
     collections: [AUDIT_EVENTS, AUDIT_TARGET_LABELS],
     indexes: [
@@ -65,23 +65,20 @@ export function auditProjection(catalog: AuditCatalog): Projection {
       { collection: AUDIT_EVENTS, fields: { organizationId: 1, occurredAt: -1 } },
     ],
     handles: Object.keys(catalog),
-    async apply(event, tx) {
+    guard: (event) => ({ collection: AUDIT_EVENTS, id: event.id }),
+    async apply(event, documents) {
       const entry = describe(catalog, event);
       if (entry === null) return;
-      const events = tx.collection<AuditEventDoc>(AUDIT_EVENTS);
-      if (await events.get(event.id)) return;
-      const position = positionKey(event.position);
-      const labels = tx.collection<TargetLabelDoc>(AUDIT_TARGET_LABELS);
+      const labels = documents.collection<TargetLabelDoc>(AUDIT_TARGET_LABELS);
       const labelId = `${entry.target.type}:${entry.target.id}`;
-      const known = await labels.get(labelId);
       let label: string;
       if (entry.target.label !== undefined) {
         label = entry.target.label;
-        if (!known || known._position < position) await labels.put({ _id: labelId, label, _position: position });
+        await labels.put({ _id: labelId, label });
       } else {
-        label = known?.label ?? entry.target.id;
+        label = (await labels.get(labelId))?.label ?? entry.target.id;
       }
-      await events.put({
+      await documents.collection<AuditEventDoc>(AUDIT_EVENTS).put({
         _id: event.id,
         organizationId: entry.organizationId,
         occurredAt: occurredAt(event),
@@ -89,10 +86,10 @@ export function auditProjection(catalog: AuditCatalog): Projection {
         actor: actorOf(event.metadata.actor),
         source: typeof event.metadata.source === 'string' && event.metadata.source ? event.metadata.source : 'system',
         target: { type: entry.target.type, id: entry.target.id, label },
-        position,
+        position: positionKey(event.position),
       });
     },
-  };
+  });
 }
 
 /**

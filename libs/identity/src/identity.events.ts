@@ -9,8 +9,19 @@
  */
 export type IdentityEvent =
   | { type: 'UserCreated'; data: { userId: string; email: string; displayName: string; photoURL: string | null; createdAt: string } }
+  /**
+   * The user's profile changed; absent members are unchanged. No command appends it yet: it is the
+   * event that readers copying a user's name (the organizations' member profiles) follow.
+   */
+  | { type: 'UserUpdated'; data: { userId: string; changes: UserProfileChanges; updatedAt: string } }
   | { type: 'EmailClaimed'; data: { email: string; userId: string } }
   | { type: 'AccessTokenIssued'; data: { tokenId: string; userId: string; tokenHash: string; issuedAt: string } }
   | { type: 'AccessTokenRevoked'; data: { tokenId: string; userId: string; tokenHash: string; revokedAt: string } };
 
-export const IDENTITY_EVENT_TYPES = ['UserCreated', 'EmailClaimed', 'AccessTokenIssued', 'AccessTokenRevoked'] as const;
+/** What a profile update may change. The address is not here: it is claimed through its own stream. */
+export interface UserProfileChanges {
+  displayName?: string;
+  photoURL?: string | null;
+}
+
+export const IDENTITY_EVENT_TYPES = ['UserCreated', 'UserUpdated', 'EmailClaimed', 'AccessTokenIssued', 'AccessTokenRevoked'] as const;

@@ -1,46 +1,47 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import type { Projection } from '../../read-store/src/projections/projection';
-import type { Doc } from '../../read-store/src/read-store.port';
+import { multiDocumentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
 import type { IdentityEvent } from './identity.events';
 
 export const USERS = 'users';
 /** Keyed by token hash: verifying a request is one point read. */
 export const TOKENS = 'access_tokens';
 
-export interface UserDoc extends Doc {
+export interface UserDoc extends ProjectedDoc {
   email: string;
   displayName: string;
   photoURL: string | null;
   createdAt: string;
 }
 
-export interface TokenDoc extends Doc {
+export interface TokenDoc extends ProjectedDoc {
   tokenId: string;
   userId: string;
   issuedAt: string;
 }
 
-export const identityProjection: Projection = {
+/** Users and tokens, one document each. Writes are guarded by the event's log position. */
+export const identityProjection = multiDocumentProjection<IdentityEvent>({
   name: 'identity',
   collections: [USERS, TOKENS],
   indexes: [{ collection: USERS, fields: { email: 1 }, unique: true }],
-  handles: ['UserCreated', 'AccessTokenIssued', 'AccessTokenRevoked'],
-  async apply(recorded: RecordedEvent, tx) {
-    const event = recorded as unknown as IdentityEvent;
+  handles: ['UserCreated', 'UserUpdated', 'AccessTokenIssued', 'AccessTokenRevoked'],
+  async apply(event, documents) {
     switch (event.type) {
       case 'UserCreated': {
         const { userId, email, displayName, photoURL, createdAt } = event.data;
-        await tx.collection<UserDoc>(USERS).put({ _id: userId, email, displayName, photoURL, createdAt });
+        await documents.collection<UserDoc>(USERS).put({ _id: userId, email, displayName, photoURL, createdAt });
         return;
       }
+      case 'UserUpdated':
+        await documents.collection<UserDoc>(USERS).update(event.data.userId, { $set: { ...event.data.changes } });
+        return;
       case 'AccessTokenIssued': {
         const { tokenId, userId, tokenHash, issuedAt } = event.data;
-        await tx.collection<TokenDoc>(TOKENS).put({ _id: tokenHash, tokenId, userId, issuedAt });
+        await documents.collection<TokenDoc>(TOKENS).put({ _id: tokenHash, tokenId, userId, issuedAt });
         return;
       }
       case 'AccessTokenRevoked':
-        await tx.collection(TOKENS).delete(event.data.tokenHash);
+        await documents.collection<TokenDoc>(TOKENS).delete(event.data.tokenHash);
         return;
     }
   },
-};
+});

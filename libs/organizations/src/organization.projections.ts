@@ -1,8 +1,5 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { OrganizationRole } from '../../platform/src/permissions';
-import type { Projection } from '../../read-store/src/projections/projection';
-import type { Doc } from '../../read-store/src/read-store.port';
-import { USERS, type UserDoc } from '../../identity/src/identity.projections';
+import { multiDocumentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
 import type { DefaultContent, MemberSeenEvent, OrganizationEvent } from './organization.events';
 import { DEFAULT_ORGANIZATION_SETTINGS } from './organization.decider';
 
@@ -11,8 +8,10 @@ export const MEMBERS = 'members';
 export const LINK_INVITES = 'link_invites';
 /** Pending invitations by e-mail; an answered or revoked one is deleted. */
 export const INVITATIONS = 'organization_invitations';
+/** This context's copy of each user's name and address, from identity's events (see MemberProfileDoc). */
+export const MEMBER_PROFILES = 'member_profiles';
 
-export interface OrganizationDoc extends Doc {
+export interface OrganizationDoc extends ProjectedDoc {
   title: string;
   createdAt: string;
   updatedAt: string;
@@ -29,7 +28,7 @@ export interface OrganizationDoc extends Doc {
 }
 
 /** `_id` is `<organizationId>:<userId>`. */
-export interface MemberDoc extends Doc {
+export interface MemberDoc extends ProjectedDoc {
   organizationId: string;
   userId: string;
   role: OrganizationRole;
@@ -37,13 +36,13 @@ export interface MemberDoc extends Doc {
   lastSeenAt: string | null;
   sso: boolean;
   disabled: boolean;
-  /** Copied from the user when they joined, for search and sorting by name. */
+  /** Copied from the user's member profile, and kept current: members are searched and sorted by name. */
   displayName: string;
   email: string;
   nameLower: string;
 }
 
-export interface LinkInviteDoc extends Doc {
+export interface LinkInviteDoc extends ProjectedDoc {
   organizationId: string;
   role: OrganizationRole;
   createdBy: string;
@@ -51,7 +50,7 @@ export interface LinkInviteDoc extends Doc {
 }
 
 /** `_id` is the invitation id. */
-export interface InvitationDoc extends Doc {
+export interface InvitationDoc extends ProjectedDoc {
   organizationId: string;
   /** Normalized (lower case): the invitee's pending invitations are found by it. */
   email: string;
@@ -61,12 +60,41 @@ export interface InvitationDoc extends Doc {
   invitedAt: string;
 }
 
+/**
+ * `_id` is the user id: what this context knows of a user, from identity's events, so that member
+ * documents carry the user's name without reading identity's read models. `organizations` lists
+ * the member documents that copy it, so a change reaches them by id.
+ */
+export interface MemberProfileDoc extends ProjectedDoc {
+  displayName: string;
+  email: string;
+  organizations: string[];
+}
+
 export const memberId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
 
-/** Organizations and members, from the organization streams. Every write is a put or an update keyed by id: replay-safe. */
-export const organizationProjection: Projection = {
+/**
+ * The identity context's events this projection copies names and addresses from. Only the shape
+ * relied upon is written here.
+ */
+export type UserProfileEvent =
+  | { type: 'UserCreated'; data: { userId: string; email: string; displayName: string } }
+  | { type: 'UserUpdated'; data: { userId: string; changes: { displayName?: string } } };
+
+type OrganizationsInput = OrganizationEvent | MemberSeenEvent | UserProfileEvent;
+
+/** The member fields copied from a profile. */
+const copied = (profile: { displayName: string; email: string }) => ({ displayName: profile.displayName, email: profile.email, nameLower: profile.displayName.toLowerCase() });
+
+/**
+ * Organizations, members, invitations and member profiles, from the organization streams, the
+ * members' `memberseen-*` streams and identity's user events. Every write is guarded by the
+ * event's log position; an organization-stream event is skipped whole once the organization
+ * document (which every such event writes: its revision is the ETag) has seen it.
+ */
+export const organizationProjection = multiDocumentProjection<OrganizationsInput>({
   name: 'organizations',
-  collections: [ORGANIZATIONS, MEMBERS, LINK_INVITES, INVITATIONS],
+  collections: [ORGANIZATIONS, MEMBERS, LINK_INVITES, INVITATIONS, MEMBER_PROFILES],
   indexes: [
     { collection: ORGANIZATIONS, fields: { emailDomains: 1 } },
     { collection: MEMBERS, fields: { userId: 1, joinedAt: -1 } },
@@ -89,41 +117,60 @@ export const organizationProjection: Projection = {
     'InvitationAccepted',
     'InvitationDeclined',
     'InvitationRevoked',
+    'UserCreated',
+    'UserUpdated',
   ],
-  async apply(recorded: RecordedEvent, tx) {
-    const event = recorded as unknown as OrganizationEvent | MemberSeenEvent;
-    const organizations = tx.collection<OrganizationDoc>(ORGANIZATIONS);
-    const members = tx.collection<MemberDoc>(MEMBERS);
-    if (event.type === 'MemberSeen') {
-      const { organizationId, userId, seenAt } = event.data;
-      if (await members.get(memberId(organizationId, userId))) await members.update(memberId(organizationId, userId), { $set: { lastSeenAt: seenAt } });
-      return;
-    }
-    // Every event of the organization stream moves its revision, which is the organization's ETag.
-    const bumpRevision = () => organizations.update(event.data.organizationId, { $set: { revision: recorded.revision } });
+  guard(event) {
     switch (event.type) {
+      case 'MemberSeen':
+        return { collection: MEMBERS, id: memberId(event.data.organizationId, event.data.userId) };
+      case 'UserCreated':
+      case 'UserUpdated':
+        return { collection: MEMBER_PROFILES, id: event.data.userId };
+      default:
+        return { collection: ORGANIZATIONS, id: event.data.organizationId };
+    }
+  },
+  async apply(event, documents) {
+    const organizations = documents.collection<OrganizationDoc>(ORGANIZATIONS);
+    const members = documents.collection<MemberDoc>(MEMBERS);
+    const profiles = documents.collection<MemberProfileDoc>(MEMBER_PROFILES);
+    const revision = event.revision;
+    switch (event.type) {
+      case 'MemberSeen': {
+        const { organizationId, userId, seenAt } = event.data;
+        await members.update(memberId(organizationId, userId), { $set: { lastSeenAt: seenAt } });
+        return;
+      }
+      case 'UserCreated':
+      case 'UserUpdated': {
+        const { userId } = event.data;
+        const before = await profiles.get(userId);
+        const profile = {
+          displayName: event.type === 'UserCreated' ? event.data.displayName : (event.data.changes.displayName ?? before?.displayName ?? ''),
+          email: event.type === 'UserCreated' ? event.data.email : (before?.email ?? ''),
+          organizations: before?.organizations ?? [],
+        };
+        await profiles.put({ _id: userId, ...profile });
+        // The user's member documents follow, whether they joined before or after the change.
+        for (const organizationId of profile.organizations) await members.update(memberId(organizationId, userId), { $set: copied(profile) });
+        return;
+      }
       case 'OrganizationCreated': {
         const { organizationId, title, emailDomains, createdAt } = event.data;
-        await organizations.put({
-          _id: organizationId,
-          title,
-          createdAt,
-          updatedAt: createdAt,
-          emailDomains,
-          ...DEFAULT_ORGANIZATION_SETTINGS,
-          revision: recorded.revision,
-        });
+        await organizations.put({ _id: organizationId, title, createdAt, updatedAt: createdAt, emailDomains, ...DEFAULT_ORGANIZATION_SETTINGS, revision });
         return;
       }
       case 'OrganizationUpdated':
-        await organizations.update(event.data.organizationId, {
-          $set: { ...event.data.changes, updatedAt: event.data.updatedAt, revision: recorded.revision },
-        });
+        await organizations.update(event.data.organizationId, { $set: { ...event.data.changes, updatedAt: event.data.updatedAt, revision } });
         return;
+    }
+    // Every other event of the organization stream moves its revision too: the organization's ETag.
+    await organizations.update(event.data.organizationId, { $set: { revision } });
+    switch (event.type) {
       case 'MemberAdded': {
         const { organizationId, userId, role, sso, joinedAt } = event.data;
-        const user = await tx.collection<UserDoc>(USERS).get(userId);
-        const displayName = user?.displayName ?? '';
+        const profile = await profiles.get(userId);
         await members.put({
           _id: memberId(organizationId, userId),
           organizationId,
@@ -133,47 +180,44 @@ export const organizationProjection: Projection = {
           lastSeenAt: null,
           sso,
           disabled: false,
-          displayName,
-          email: user?.email ?? '',
-          nameLower: displayName.toLowerCase(),
+          ...copied(profile ?? { displayName: '', email: '' }),
         });
-        await bumpRevision();
+        const listed = profile?.organizations ?? [];
+        if (!listed.includes(organizationId)) {
+          await profiles.put({ displayName: '', email: '', ...profile, _id: userId, organizations: [...listed, organizationId] });
+        }
         return;
       }
       case 'MemberRoleChanged':
         await members.update(memberId(event.data.organizationId, event.data.userId), { $set: { role: event.data.role } });
-        await bumpRevision();
         return;
-      case 'MemberRemoved':
-        await members.delete(memberId(event.data.organizationId, event.data.userId));
-        await bumpRevision();
+      case 'MemberRemoved': {
+        const { organizationId, userId } = event.data;
+        await members.delete(memberId(organizationId, userId));
+        await profiles.update(userId, { $pull: { organizations: organizationId } });
         return;
+      }
       case 'MemberSsoEnabled':
         await members.update(memberId(event.data.organizationId, event.data.userId), { $set: { sso: true } });
-        await bumpRevision();
         return;
       case 'LinkInviteCreated': {
         const { organizationId, inviteId, role, createdBy, createdAt } = event.data;
-        await tx.collection<LinkInviteDoc>(LINK_INVITES).put({ _id: inviteId, organizationId, role, createdBy, createdAt });
-        await bumpRevision();
+        await documents.collection<LinkInviteDoc>(LINK_INVITES).put({ _id: inviteId, organizationId, role, createdBy, createdAt });
         return;
       }
       case 'LinkInviteDeleted':
-        await tx.collection(LINK_INVITES).delete(event.data.inviteId);
-        await bumpRevision();
+        await documents.collection<LinkInviteDoc>(LINK_INVITES).delete(event.data.inviteId);
         return;
       case 'MemberInvited': {
         const { invitationId, organizationId, email, role, sso, invitedBy, invitedAt } = event.data;
-        await tx.collection<InvitationDoc>(INVITATIONS).put({ _id: invitationId, organizationId, email, role, sso, invitedBy, invitedAt });
-        await bumpRevision();
+        await documents.collection<InvitationDoc>(INVITATIONS).put({ _id: invitationId, organizationId, email, role, sso, invitedBy, invitedAt });
         return;
       }
       case 'InvitationAccepted':
       case 'InvitationDeclined':
       case 'InvitationRevoked':
-        await tx.collection(INVITATIONS).delete(event.data.invitationId);
-        await bumpRevision();
+        await documents.collection<InvitationDoc>(INVITATIONS).delete(event.data.invitationId);
         return;
     }
   },
-};
+});

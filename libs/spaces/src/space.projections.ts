@@ -1,6 +1,4 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import type { Projection } from '../../read-store/src/projections/projection';
-import type { Doc } from '../../read-store/src/read-store.port';
+import { isOneOf, multiDocumentProjection, type ProjectionDocuments, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
 import type { CollectionEvent, DefaultLevel, SpaceEvent, SpaceSettings } from './space.events';
 import type { TeamRoles } from './space.permissions';
 
@@ -8,7 +6,7 @@ export const SPACES = 'spaces';
 export const COLLECTIONS = 'collections';
 export const SPACE_SHARE_LINKS = 'space_share_links';
 
-export interface SpaceDoc extends Doc, SpaceSettings {
+export interface SpaceDoc extends ProjectedDoc, SpaceSettings {
   organizationId: string;
   /** `parent` or '' at the top level: organization lists sort by it, then by position. */
   parentKey: string;
@@ -22,11 +20,11 @@ export interface SpaceDoc extends Doc, SpaceSettings {
   deletedAt?: string;
   /** Set once permanently removed: the document stays as a tombstone so that a replay cannot revive it. */
   purgedAt?: string;
-  /** Revision of the space's stream: its ETag, and the guard that makes applying an event twice a no-op. */
+  /** Revision of the space's stream: its ETag. */
   revision: number;
 }
 
-export interface CollectionDoc extends Doc {
+export interface CollectionDoc extends ProjectedDoc {
   organizationId: string;
   title: string;
   description: string | null;
@@ -43,7 +41,7 @@ export interface CollectionDoc extends Doc {
 }
 
 /** `_id` is the share key. */
-export interface ShareLinkDoc extends Doc {
+export interface ShareLinkDoc extends ProjectedDoc {
   spaceId: string;
   organizationId: string;
   createdBy: string;
@@ -56,7 +54,7 @@ export interface ShareLinkDoc extends Doc {
 export const LIVE_SPACE = { deletedAt: { $exists: false }, purgedAt: { $exists: false } } as const;
 export const LIVE_COLLECTION = { deletedAt: { $exists: false } } as const;
 
-const SPACE_EVENTS: ReadonlySet<string> = new Set<SpaceEvent['type']>([
+const SPACE_EVENTS: ReadonlyArray<SpaceEvent['type']> = [
   'SpaceCreated',
   'SpaceUpdated',
   'SpaceDeleted',
@@ -68,18 +66,18 @@ const SPACE_EVENTS: ReadonlySet<string> = new Set<SpaceEvent['type']>([
   'ShareLinkRevoked',
   'SpaceTeamAccessSet',
   'SpaceTeamAccessRemoved',
-]);
-const COLLECTION_EVENTS: ReadonlySet<string> = new Set<CollectionEvent['type']>(['CollectionCreated', 'CollectionUpdated', 'CollectionMoved', 'CollectionTransferred', 'CollectionDeleted']);
+];
+const COLLECTION_EVENTS: ReadonlyArray<CollectionEvent['type']> = ['CollectionCreated', 'CollectionUpdated', 'CollectionMoved', 'CollectionTransferred', 'CollectionDeleted'];
 
 /**
  * Spaces, collections and share links, from the space and collection streams.
  *
- * Replay safety: an event whose stream revision its document has already reached is skipped, so
- * applying an event twice changes nothing. Share links live in the space stream and are guarded by
- * the space document's revision. Deletions and purges keep tombstones, so events replayed after
- * them find a document and are skipped too.
+ * Every write is guarded by the event's log position, and an event is skipped whole once its
+ * space or collection document (which every event of the stream writes: its revision is the ETag)
+ * has seen it, so share links deleted by a newer event are not brought back by an older one.
+ * Deletions and purges keep tombstones, so that events applied again after them are skipped too.
  */
-export const spaceProjection: Projection = {
+export const spaceProjection = multiDocumentProjection<SpaceEvent | CollectionEvent>({
   name: 'spaces',
   collections: [SPACES, COLLECTIONS, SPACE_SHARE_LINKS],
   indexes: [
@@ -90,127 +88,127 @@ export const spaceProjection: Projection = {
     { collection: SPACE_SHARE_LINKS, fields: { spaceId: 1, createdRevision: 1 } },
   ],
   handles: [...SPACE_EVENTS, ...COLLECTION_EVENTS],
-  async apply(recorded: RecordedEvent, tx) {
-    if (SPACE_EVENTS.has(recorded.type)) {
-      const spaces = tx.collection<SpaceDoc>(SPACES);
-      const links = tx.collection<ShareLinkDoc>(SPACE_SHARE_LINKS);
-      const event = recorded as unknown as SpaceEvent;
-      const { spaceId } = event.data;
-      const space = await spaces.get(spaceId);
-      if (space && space.revision >= recorded.revision) return;
-      const revision = recorded.revision;
-      if (event.type === 'SpaceCreated') {
-        const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, createdBy, createdAt, duplicatedFrom } = event.data;
-        await spaces.put({
-          _id: spaceId,
-          organizationId,
-          title,
-          emoji,
-          visibility,
-          editMode,
-          defaultLevel,
-          parent,
-          parentKey: parent ?? '',
-          position,
-          createdBy,
-          createdAt,
-          updatedAt: createdAt,
-          ...(duplicatedFrom ? { duplicatedFrom } : {}),
-          teamRoles: {},
-          revision,
-        });
-        return;
-      }
-      if (!space) return;
-      switch (event.type) {
-        case 'SpaceUpdated':
-          await spaces.update(spaceId, { $set: { ...event.data.changes, updatedAt: event.data.updatedAt, revision } });
-          return;
-        case 'SpaceDeleted':
-          await spaces.update(spaceId, { $set: { deletedAt: event.data.deletedAt, updatedAt: event.data.deletedAt, revision } });
-          return;
-        case 'SpaceRestored':
-          await spaces.update(spaceId, { $set: { updatedAt: event.data.restoredAt, revision }, $unset: { deletedAt: '' } });
-          return;
-        case 'SpacePurged':
-          await links.deleteMany({ spaceId });
-          await spaces.update(spaceId, { $set: { purgedAt: event.data.purgedAt, revision } });
-          return;
-        case 'SpaceMoved': {
-          const { parent, position, visibility, movedAt } = event.data;
-          await spaces.update(spaceId, { $set: { parent, parentKey: parent ?? '', position, visibility, updatedAt: movedAt, revision } });
-          return;
-        }
-        case 'SpaceTransferred': {
-          const { organizationId, parent, position, visibility, transferredAt } = event.data;
-          await links.updateMany({ spaceId }, { $set: { organizationId } });
-          await spaces.update(spaceId, { $set: { organizationId, parent, parentKey: parent ?? '', position, visibility, updatedAt: transferredAt, revision } });
-          return;
-        }
-        case 'ShareLinkCreated': {
-          const { shareKey, organizationId, createdBy, createdAt } = event.data;
-          await links.put({ _id: shareKey, spaceId, organizationId, createdBy, createdAt, createdRevision: revision });
-          await spaces.update(spaceId, { $set: { revision } });
-          return;
-        }
-        case 'ShareLinkRevoked':
-          await links.delete(event.data.shareKey);
-          await spaces.update(spaceId, { $set: { revision } });
-          return;
-        case 'SpaceTeamAccessSet':
-          await spaces.update(spaceId, { $set: { teamRoles: { ...space.teamRoles, [event.data.teamId]: event.data.role }, revision } });
-          return;
-        case 'SpaceTeamAccessRemoved': {
-          const { [event.data.teamId]: _removed, ...teamRoles } = space.teamRoles ?? {};
-          await spaces.update(spaceId, { $set: { teamRoles, revision } });
-          return;
-        }
-      }
-      return;
-    }
-    if (!COLLECTION_EVENTS.has(recorded.type)) return;
-    const collections = tx.collection<CollectionDoc>(COLLECTIONS);
-    const event = recorded as unknown as CollectionEvent;
-    const { collectionId } = event.data;
-    const collection = await collections.get(collectionId);
-    if (collection && collection.revision >= recorded.revision) return;
-    const revision = recorded.revision;
-    if (event.type === 'CollectionCreated') {
-      const { organizationId, title, description, defaultLevel, parent, position, createdBy, createdAt } = event.data;
-      await collections.put({
-        _id: collectionId,
-        organizationId,
-        title,
-        description,
-        defaultLevel,
-        parent,
-        parentKey: parent ?? '',
-        position,
-        createdBy,
-        createdAt,
-        updatedAt: createdAt,
-        revision,
-      });
-      return;
-    }
-    if (!collection) return;
-    switch (event.type) {
-      case 'CollectionUpdated':
-        await collections.update(collectionId, { $set: { ...event.data.changes, updatedAt: event.data.updatedAt, revision } });
-        return;
-      case 'CollectionMoved': {
-        const { parent, position, movedAt } = event.data;
-        await collections.update(collectionId, { $set: { parent, parentKey: parent ?? '', position, updatedAt: movedAt, revision } });
-        return;
-      }
-      case 'CollectionTransferred': {
-        const { organizationId, parent, position, transferredAt } = event.data;
-        await collections.update(collectionId, { $set: { organizationId, parent, parentKey: parent ?? '', position, updatedAt: transferredAt, revision } });
-        return;
-      }
-      case 'CollectionDeleted':
-        await collections.update(collectionId, { $set: { deletedAt: event.data.deletedAt, updatedAt: event.data.deletedAt, revision } });
-        return;
-    }
+  guard: (event) => (isOneOf(event, SPACE_EVENTS) ? { collection: SPACES, id: event.data.spaceId } : { collection: COLLECTIONS, id: event.data.collectionId }),
+  async apply(event, documents) {
+    if (isOneOf(event, SPACE_EVENTS)) await applySpaceEvent(event, documents);
+    else await applyCollectionEvent(event, documents);
   },
-};
+});
+
+async function applySpaceEvent(event: Recorded<SpaceEvent>, documents: ProjectionDocuments): Promise<void> {
+  const spaces = documents.collection<SpaceDoc>(SPACES);
+  const links = documents.collection<ShareLinkDoc>(SPACE_SHARE_LINKS);
+  const { spaceId } = event.data;
+  const revision = event.revision;
+  if (event.type === 'SpaceCreated') {
+    const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, createdBy, createdAt, duplicatedFrom } = event.data;
+    await spaces.put({
+      _id: spaceId,
+      organizationId,
+      title,
+      emoji,
+      visibility,
+      editMode,
+      defaultLevel,
+      parent,
+      parentKey: parent ?? '',
+      position,
+      createdBy,
+      createdAt,
+      updatedAt: createdAt,
+      ...(duplicatedFrom ? { duplicatedFrom } : {}),
+      teamRoles: {},
+      revision,
+    });
+    return;
+  }
+  const space = await spaces.get(spaceId);
+  if (!space) return;
+  switch (event.type) {
+    case 'SpaceUpdated':
+      await spaces.update(spaceId, { $set: { ...event.data.changes, updatedAt: event.data.updatedAt, revision } });
+      return;
+    case 'SpaceDeleted':
+      await spaces.update(spaceId, { $set: { deletedAt: event.data.deletedAt, updatedAt: event.data.deletedAt, revision } });
+      return;
+    case 'SpaceRestored':
+      await spaces.update(spaceId, { $set: { updatedAt: event.data.restoredAt, revision }, $unset: { deletedAt: '' } });
+      return;
+    case 'SpacePurged':
+      await links.deleteMany({ spaceId });
+      await spaces.update(spaceId, { $set: { purgedAt: event.data.purgedAt, revision } });
+      return;
+    case 'SpaceMoved': {
+      const { parent, position, visibility, movedAt } = event.data;
+      await spaces.update(spaceId, { $set: { parent, parentKey: parent ?? '', position, visibility, updatedAt: movedAt, revision } });
+      return;
+    }
+    case 'SpaceTransferred': {
+      const { organizationId, parent, position, visibility, transferredAt } = event.data;
+      await links.updateMany({ spaceId }, { $set: { organizationId } });
+      await spaces.update(spaceId, { $set: { organizationId, parent, parentKey: parent ?? '', position, visibility, updatedAt: transferredAt, revision } });
+      return;
+    }
+    case 'ShareLinkCreated': {
+      const { shareKey, organizationId, createdBy, createdAt } = event.data;
+      await links.put({ _id: shareKey, spaceId, organizationId, createdBy, createdAt, createdRevision: revision });
+      await spaces.update(spaceId, { $set: { revision } });
+      return;
+    }
+    case 'ShareLinkRevoked':
+      await links.delete(event.data.shareKey);
+      await spaces.update(spaceId, { $set: { revision } });
+      return;
+    case 'SpaceTeamAccessSet':
+      await spaces.update(spaceId, { $set: { teamRoles: { ...space.teamRoles, [event.data.teamId]: event.data.role }, revision } });
+      return;
+    case 'SpaceTeamAccessRemoved': {
+      const { [event.data.teamId]: _removed, ...teamRoles } = space.teamRoles ?? {};
+      await spaces.update(spaceId, { $set: { teamRoles, revision } });
+      return;
+    }
+  }
+}
+
+async function applyCollectionEvent(event: Recorded<CollectionEvent>, documents: ProjectionDocuments): Promise<void> {
+  const collections = documents.collection<CollectionDoc>(COLLECTIONS);
+  const { collectionId } = event.data;
+  const revision = event.revision;
+  if (event.type === 'CollectionCreated') {
+    const { organizationId, title, description, defaultLevel, parent, position, createdBy, createdAt } = event.data;
+    await collections.put({
+      _id: collectionId,
+      organizationId,
+      title,
+      description,
+      defaultLevel,
+      parent,
+      parentKey: parent ?? '',
+      position,
+      createdBy,
+      createdAt,
+      updatedAt: createdAt,
+      revision,
+    });
+    return;
+  }
+  if (!(await collections.get(collectionId))) return;
+  switch (event.type) {
+    case 'CollectionUpdated':
+      await collections.update(collectionId, { $set: { ...event.data.changes, updatedAt: event.data.updatedAt, revision } });
+      return;
+    case 'CollectionMoved': {
+      const { parent, position, movedAt } = event.data;
+      await collections.update(collectionId, { $set: { parent, parentKey: parent ?? '', position, updatedAt: movedAt, revision } });
+      return;
+    }
+    case 'CollectionTransferred': {
+      const { organizationId, parent, position, transferredAt } = event.data;
+      await collections.update(collectionId, { $set: { organizationId, parent, parentKey: parent ?? '', position, updatedAt: transferredAt, revision } });
+      return;
+    }
+    case 'CollectionDeleted':
+      await collections.update(collectionId, { $set: { deletedAt: event.data.deletedAt, updatedAt: event.data.deletedAt, revision } });
+      return;
+  }
+}

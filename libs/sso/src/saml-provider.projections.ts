@@ -15,21 +15,20 @@ export interface SamlProviderDoc extends ProjectedDoc, SamlProviderSettings {
  * SAML providers, one document each, from `samlprovider-*` streams. Writes are guarded by the
  * event's log position (documentProjection), so applying an event twice changes nothing.
  */
-export const samlProviderProjection = documentProjection<SamlProviderDoc>({
+export const samlProviderProjection = documentProjection<SamlProviderEvent, SamlProviderDoc>({
   name: 'saml-providers',
   collection: SAML_PROVIDERS,
   handles: ['SamlProviderCreated', 'SamlProviderUpdated', 'SamlProviderDeleted'],
   indexes: [{ fields: { organizationId: 1, createdAt: 1 } }],
-  documentId: (event) => (event.data as { providerId: string }).providerId,
-  evolve(document, recorded) {
-    const event = recorded as unknown as SamlProviderEvent;
+  documentId: (event) => event.data.providerId,
+  evolve(document, event) {
     switch (event.type) {
       case 'SamlProviderCreated': {
         const { providerId, ...fields } = event.data;
-        return { _id: providerId, ...fields, revision: recorded.revision };
+        return { _id: providerId, ...fields, revision: event.revision };
       }
       case 'SamlProviderUpdated':
-        return document && { ...document, ...event.data.changes, revision: recorded.revision };
+        return document && { ...document, ...event.data.changes, revision: event.revision };
       case 'SamlProviderDeleted':
         return null;
     }

@@ -1,14 +1,12 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { TeamRole } from '../../platform/src/permissions';
-import type { Projection } from '../../read-store/src/projections/projection';
-import type { Collection, Doc, ReadStoreTransaction } from '../../read-store/src/read-store.port';
+import { multiDocumentProjection, type ProjectedDoc, type ProjectionDocuments, type Recorded } from '../../read-store/src/projections/projection';
 import type { OrganizationMemberRemoved, SpaceTeamAccessEvent, TeamEvent } from './team.events';
 
 export const TEAMS = 'teams';
 export const TEAM_MEMBERSHIPS = 'team_memberships';
 export const TEAM_SPACES = 'team_spaces';
 
-export interface TeamDoc extends Doc {
+export interface TeamDoc extends ProjectedDoc {
   organizationId: string;
   title: string;
   /** For the case-insensitive title filter and the title order of lists. */
@@ -19,14 +17,14 @@ export interface TeamDoc extends Doc {
   members: number;
   /** Number of spaces granting the team a role (`team_spaces` with `granted`), recounted whenever they change. */
   spaces: number;
-  /** Revision of the team's stream: its ETag, and the guard that makes applying an event twice a no-op. */
+  /** Revision of the team's stream: its ETag. */
   revision: number;
   /** Set on deletion; a deleted team keeps its document (a tombstone) and loses its memberships. */
   deletedAt?: string;
 }
 
 /** `_id` is `<teamId>:<userId>`. */
-export interface TeamMembershipDoc extends Doc {
+export interface TeamMembershipDoc extends ProjectedDoc {
   teamId: string;
   organizationId: string;
   userId: string;
@@ -43,14 +41,12 @@ export const teamMembershipId = (teamId: string, userId: string) => `${teamId}:$
 /**
  * `_id` is `<teamId>:<spaceId>`: whether the space grants the team a role, from the spaces
  * context's team-access events. Kept (with `granted: false`) once the grant is removed, so that
- * the space-stream `revision` guards against an older event applied again.
+ * its `_position` keeps an older grant applied again from reviving it.
  */
-export interface TeamSpaceDoc extends Doc {
+export interface TeamSpaceDoc extends ProjectedDoc {
   teamId: string;
   spaceId: string;
   granted: boolean;
-  /** Revision of the space stream last applied. */
-  revision: number;
 }
 
 export const teamSpaceId = (teamId: string, spaceId: string) => `${teamId}:${spaceId}`;
@@ -58,28 +54,19 @@ export const teamSpaceId = (teamId: string, spaceId: string) => `${teamId}:${spa
 /** Documents of teams that are not deleted. */
 export const LIVE_TEAM = { deletedAt: { $exists: false } } as const;
 
-const SPACE_TEAM_EVENTS: ReadonlySet<string> = new Set<SpaceTeamAccessEvent['type']>(['SpaceTeamAccessSet', 'SpaceTeamAccessRemoved']);
-
-const TEAM_EVENTS: ReadonlySet<string> = new Set<TeamEvent['type']>([
-  'TeamCreated',
-  'TeamRenamed',
-  'TeamDeleted',
-  'TeamMemberAdded',
-  'TeamMemberRoleChanged',
-  'TeamMemberRemoved',
-]);
+type TeamsInput = TeamEvent | OrganizationMemberRemoved | SpaceTeamAccessEvent;
 
 /**
  * Teams and team memberships, from the team streams, plus the organizations context's
- * `MemberRemoved` (someone who leaves an organization leaves its teams).
+ * `MemberRemoved` (someone who leaves an organization leaves its teams) and the spaces context's
+ * team-access events (`spaces` counts).
  *
- * Replay safety: a team-stream event whose revision the team document has already reached is
- * skipped, so applying an event twice changes nothing; `members` is recounted from
- * `team_memberships` rather than incremented. `MemberRemoved` only deletes and recounts, which is
- * idempotent by itself. The spaces context's team-access events set `team_spaces` documents,
- * skipped when their space-stream revision is already reached, and `spaces` is recounted from them.
+ * Every write is guarded by the event's log position. A team-stream event is skipped whole once
+ * the team document (which every such event writes: its revision is the ETag) has seen it, so an
+ * older event applied again brings back no membership; a team-access event likewise once its
+ * `team_spaces` document has. `members` and `spaces` are recounted, never incremented.
  */
-export const teamProjection: Projection = {
+export const teamProjection = multiDocumentProjection<TeamsInput>({
   name: 'teams',
   collections: [TEAMS, TEAM_MEMBERSHIPS, TEAM_SPACES],
   indexes: [
@@ -88,41 +75,50 @@ export const teamProjection: Projection = {
     { collection: TEAM_MEMBERSHIPS, fields: { organizationId: 1, userId: 1, titleLower: 1 } },
     { collection: TEAM_SPACES, fields: { teamId: 1, granted: 1 } },
   ],
-  handles: [...TEAM_EVENTS, 'MemberRemoved', ...SPACE_TEAM_EVENTS],
-  async apply(recorded: RecordedEvent, tx) {
-    const teams = tx.collection<TeamDoc>(TEAMS);
-    const memberships = tx.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
-    if (recorded.type === 'MemberRemoved') {
-      await dropDepartedMember((recorded as unknown as OrganizationMemberRemoved).data, tx);
-      return;
+  handles: ['TeamCreated', 'TeamRenamed', 'TeamDeleted', 'TeamMemberAdded', 'TeamMemberRoleChanged', 'TeamMemberRemoved', 'MemberRemoved', 'SpaceTeamAccessSet', 'SpaceTeamAccessRemoved'],
+  guard(event) {
+    switch (event.type) {
+      case 'MemberRemoved':
+        return null;
+      case 'SpaceTeamAccessSet':
+      case 'SpaceTeamAccessRemoved':
+        return { collection: TEAM_SPACES, id: teamSpaceId(event.data.teamId, event.data.spaceId) };
+      default:
+        return { collection: TEAMS, id: event.data.teamId };
     }
-    if (SPACE_TEAM_EVENTS.has(recorded.type)) {
-      await applySpaceTeamAccess(recorded as unknown as SpaceTeamAccessEvent, recorded.revision, tx);
-      return;
+  },
+  async apply(event, documents) {
+    const teams = documents.collection<TeamDoc>(TEAMS);
+    const memberships = documents.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
+    const revision = event.revision;
+    switch (event.type) {
+      case 'MemberRemoved':
+        await dropDepartedMember(event.data, documents);
+        return;
+      case 'SpaceTeamAccessSet':
+      case 'SpaceTeamAccessRemoved':
+        await applySpaceTeamAccess(event, documents);
+        return;
+      case 'TeamCreated': {
+        const { teamId, organizationId, title, createdBy, createdAt } = event.data;
+        await teams.put({
+          _id: teamId,
+          organizationId,
+          title,
+          titleLower: title.toLowerCase(),
+          createdAt,
+          createdBy,
+          members: await memberships.count({ teamId }),
+          spaces: await documents.collection<TeamSpaceDoc>(TEAM_SPACES).count({ teamId, granted: true }),
+          revision,
+        });
+        return;
+      }
     }
-    if (!TEAM_EVENTS.has(recorded.type)) return;
-    const event = recorded as unknown as TeamEvent;
     const { teamId } = event.data;
-    const team = await teams.get(teamId);
-    if (team && team.revision >= recorded.revision) return;
-    if (event.type === 'TeamCreated') {
-      const { organizationId, title, createdBy, createdAt } = event.data;
-      await teams.put({
-        _id: teamId,
-        organizationId,
-        title,
-        titleLower: title.toLowerCase(),
-        createdAt,
-        createdBy,
-        members: await memberships.count({ teamId }),
-        spaces: await tx.collection<TeamSpaceDoc>(TEAM_SPACES).count({ teamId, granted: true }),
-        revision: recorded.revision,
-      });
-      return;
-    }
     // Every other event follows TeamCreated in its stream; without the team there is nothing to change.
+    const team = await teams.get(teamId);
     if (!team) return;
-    const revision = recorded.revision;
     switch (event.type) {
       case 'TeamRenamed': {
         const titleLower = event.data.title.toLowerCase();
@@ -137,7 +133,7 @@ export const teamProjection: Projection = {
       case 'TeamMemberAdded': {
         const { organizationId, userId, role, addedAt } = event.data;
         await memberships.put({ _id: teamMembershipId(teamId, userId), teamId, organizationId, userId, role, addedAt, addedRevision: revision, titleLower: team.titleLower });
-        await recount(teams, memberships, teamId, { revision });
+        await recount(documents, teamId, { revision });
         return;
       }
       case 'TeamMemberRoleChanged':
@@ -146,20 +142,20 @@ export const teamProjection: Projection = {
         return;
       case 'TeamMemberRemoved':
         await memberships.delete(teamMembershipId(teamId, event.data.userId));
-        await recount(teams, memberships, teamId, { revision });
+        await recount(documents, teamId, { revision });
         return;
     }
   },
-};
+});
 
-async function recount(teams: Collection<TeamDoc>, memberships: Collection<TeamMembershipDoc>, teamId: string, also: Partial<TeamDoc> = {}): Promise<void> {
-  await teams.update(teamId, { $set: { ...also, members: await memberships.count({ teamId }) } });
+async function recount(documents: ProjectionDocuments, teamId: string, also: Partial<TeamDoc> = {}): Promise<void> {
+  const members = await documents.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).count({ teamId });
+  await documents.collection<TeamDoc>(TEAMS).update(teamId, { $set: { ...also, members } });
 }
 
 /** The user left the organization: their memberships of its teams go, and those teams are recounted. */
-async function dropDepartedMember({ organizationId, userId }: OrganizationMemberRemoved['data'], tx: ReadStoreTransaction): Promise<void> {
-  const teams = tx.collection<TeamDoc>(TEAMS);
-  const memberships = tx.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
+async function dropDepartedMember({ organizationId, userId }: OrganizationMemberRemoved['data'], documents: ProjectionDocuments): Promise<void> {
+  const memberships = documents.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
   const teamIds: string[] = [];
   let after: string | undefined;
   do {
@@ -169,17 +165,13 @@ async function dropDepartedMember({ organizationId, userId }: OrganizationMember
   } while (after !== undefined);
   if (teamIds.length === 0) return;
   await memberships.deleteMany({ organizationId, userId });
-  for (const teamId of teamIds) await recount(teams, memberships, teamId);
+  for (const teamId of teamIds) await recount(documents, teamId);
 }
 
 /** A space granted the team a role, or stopped granting one: the grant is recorded and the team's spaces recounted. */
-async function applySpaceTeamAccess(event: SpaceTeamAccessEvent, revision: number, tx: ReadStoreTransaction): Promise<void> {
-  const grants = tx.collection<TeamSpaceDoc>(TEAM_SPACES);
+async function applySpaceTeamAccess(event: Recorded<SpaceTeamAccessEvent>, documents: ProjectionDocuments): Promise<void> {
+  const grants = documents.collection<TeamSpaceDoc>(TEAM_SPACES);
   const { teamId, spaceId } = event.data;
-  const id = teamSpaceId(teamId, spaceId);
-  const grant = await grants.get(id);
-  if (grant && grant.revision >= revision) return;
-  await grants.put({ _id: id, teamId, spaceId, granted: event.type === 'SpaceTeamAccessSet', revision });
-  const team = await tx.collection<TeamDoc>(TEAMS).get(teamId);
-  if (team) await tx.collection<TeamDoc>(TEAMS).update(teamId, { $set: { spaces: await grants.count({ teamId, granted: true }) } });
+  await grants.put({ _id: teamSpaceId(teamId, spaceId), teamId, spaceId, granted: event.type === 'SpaceTeamAccessSet' });
+  await documents.collection<TeamDoc>(TEAMS).update(teamId, { $set: { spaces: await grants.count({ teamId, granted: true }) } });
 }

@@ -13,19 +13,19 @@ interface SpaceDoc extends ProjectedDoc {
   title: string;
   renames: number;
 }
-const spaces = documentProjection<SpaceDoc>({
+type SpaceEvent = { type: 'SpaceCreated'; data: { title: string } } | { type: 'SpaceRenamed'; data: { title: string } } | { type: 'SpaceDeleted'; data: object };
+const spaces = documentProjection<SpaceEvent, SpaceDoc>({
   name: 'spaces',
   collection: 'spaces',
   handles: ['SpaceCreated', 'SpaceRenamed', 'SpaceDeleted'],
   indexes: [{ fields: { title: 1 } }],
   documentId: (event) => event.streamId.slice('space-'.length),
   evolve(doc, event) {
-    const data = event.data as { title?: string };
     switch (event.type) {
       case 'SpaceCreated':
-        return { _id: '', title: data.title!, renames: 0 };
+        return { _id: '', title: event.data.title, renames: 0 };
       case 'SpaceRenamed':
-        return doc && { ...doc, title: data.title!, renames: doc.renames + 1 };
+        return doc && { ...doc, title: event.data.title, renames: doc.renames + 1 };
       default:
         return null;
     }
