@@ -2,6 +2,15 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfig } from '../../../libs/platform/src/config';
 import { distributedOnly } from './main';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { configureLogging } from '../../../libs/platform/src/logging';
+import { runProjector } from '../../../libs/runtime/src/projector';
+import { openStores } from '../../../libs/runtime/src/stores';
+import { TeamCommands } from '../../../libs/teams/src/team.commands';
+import { collectionDecider, collectionStream } from '../../../libs/spaces/src/collection.decider';
+import { spaceDecider, spaceStream } from '../../../libs/spaces/src/space.decider';
+import { createContextServices } from '../../api/src/app';
 
 const REGISTER = join(__dirname, '..', '..', '..', 'test', 'support', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
@@ -47,5 +56,41 @@ describe('projector main', () => {
       .find((line) => line.level === 'fatal');
     expect(fatal?.msg).toMatch(/could not start: the projector runs in distributed mode only: set EVENTSTORE_URL and MONGODB_URL/);
     expect(fatal?.msg).toMatch(/the API process \(npm start\) runs the projections itself/);
+  });
+});
+
+describe('the projector runs the reactors with the contexts’ services (on embedded stores)', () => {
+  it('reacts with the real reactors: a deleted collection’s space moves up; the team reactor reaches TeamCommands', async () => {
+    configureLogging('silent');
+    const directory = mkdtempSync(join(tmpdir(), 'projector-reactors-'));
+    const config = loadConfig({ DATA_DIR: directory, HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+    const stores = await openStores(config);
+    let services: Awaited<ReturnType<typeof createContextServices>> | undefined;
+    const projector = await runProjector({
+      config,
+      stores,
+      port: 0,
+      services: async (runtime) => (services = await createContextServices(runtime, 'admin-token-for-tests-0123456789')),
+    });
+    try {
+      expect(services!.get(TeamCommands)).toBeInstanceOf(TeamCommands);
+      await projector.runtime.runner!.whenCaughtUp();
+      const caller = { kind: 'admin', requestId: 'test' } as never;
+      const by = { userId: 'ada', role: 'admin' as const };
+      const now = '2026-01-01T00:00:00.000Z';
+      const { commands } = projector.runtime;
+      await commands.run(collectionStream('c1'), collectionDecider, { kind: 'CreateCollection', collectionId: 'c1', organizationId: 'o1', title: 'c1', parent: null, position: 'a0', by, now }, { caller });
+      await commands.run(
+        spaceStream('s1'),
+        spaceDecider,
+        { kind: 'CreateSpace', spaceId: 's1', organizationId: 'o1', title: 's1', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: 'c1', position: 'a0', by, now },
+        { caller },
+      );
+      await commands.run(collectionStream('c1'), collectionDecider, { kind: 'DeleteCollection', collectionId: 'c1', by, now }, { caller });
+      expect(await stores.reads.collection('spaces').get('s1')).toMatchObject({ parent: null });
+    } finally {
+      await projector.stop();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { actorOf, type Caller } from '../../platform/src/http/auth';
 import type { Clock } from '../../platform/src/clock';
 import type { Metrics } from './metrics';
 import type { ReadYourWrites } from './read-your-writes';
+import { currentReaction } from './reaction-scope';
 
 /** Where a command comes from: stamped on every event it appends (DESIGN section 4). */
 export interface CommandContext {
@@ -49,14 +50,16 @@ export class CommandRunner {
     context: CommandContext,
     options: { ifMatch?: number; wait?: boolean } = {},
   ): Promise<CommandOutcome<E, S>> {
-    const requestId = context.requestId ?? context.caller.requestId ?? 'none';
+    // Inside a reaction, what it appends is caused by the triggering event and shares its correlation.
+    const reaction = currentReaction();
+    const requestId = context.requestId ?? context.caller.requestId ?? reaction?.correlationId ?? 'none';
     const metadata = {
       actor: actorOf(context.caller),
-      source: context.source ?? 'api',
+      source: context.source ?? (reaction ? 'system' : 'api'),
       occurredAt: this.clock.now().toISOString(),
       requestId,
-      correlationId: requestId,
-      causationId: requestId,
+      correlationId: reaction?.correlationId ?? requestId,
+      causationId: reaction?.causationId ?? requestId,
       schemaVersion: SCHEMA_VERSION,
     };
     let outcome: CommandOutcome<E, S>;
@@ -69,14 +72,16 @@ export class CommandRunner {
     if (outcome.events.length > 0) {
       this.metrics.appends.inc({ outcome: 'appended' });
       this.metrics.appendedEvents.inc(outcome.events.length);
-      if (options.wait !== false) await this.readYourWrites.wait(outcome.position, requestId);
+      if (outcome.position !== undefined) reaction?.appended(outcome.position);
+      // A reaction waits for the projections only: waiting for the reactors would wait for itself.
+      if (options.wait !== false) await this.readYourWrites.wait(outcome.position, requestId, { types: outcome.events.map((event) => event.type), cascades: !reaction });
     }
     return outcome;
   }
 
   /** Waits for a position produced outside `run` (several commands in one request). */
   waitFor(position: bigint | undefined, requestId?: string): Promise<void> {
-    return this.readYourWrites.wait(position, requestId);
+    return this.readYourWrites.wait(position, requestId, { cascades: !currentReaction() });
   }
 }
 

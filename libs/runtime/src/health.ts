@@ -1,6 +1,7 @@
 import type { LogPosition } from '../../event-store/src/event-store.port';
 import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
 import type { Runtime } from './runtime.module';
+import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor';
 
 export interface HealthReport {
   status: 'ok' | 'starting' | 'unavailable';
@@ -13,12 +14,24 @@ export interface HealthReport {
     lagEvents: number | null;
     lastError: string | null;
   };
+  /** Each reactor: caught up once it has processed the log as it was when it subscribed. */
+  reactors: Array<{
+    name: string;
+    caughtUp: boolean;
+    checkpoint: string | null;
+    lagEvents: number | null;
+    /** The error of a reaction being retried: the reactor is stuck behind it. */
+    failing: string | null;
+  }>;
 }
 
 /**
- * `/health`: store connectivity and projection lag. `ok` (200) once every store answers and the
- * projections have caught up; `starting` while they catch up; `unavailable` when a store does not
- * answer (both 503).
+ * `/health`: store connectivity, projection and reactor lag. `ok` (200) once every store answers
+ * and the projections have caught up; `starting` while they catch up; `unavailable` when a store
+ * does not answer (both 503). Reactors are reported (caught up, lag, a failing reaction) without
+ * deciding the status: the read models are complete without them, and a reactor stuck on a failing
+ * reaction must not take the service out of rotation (`reactor_caught_up` and `reactor_lag_events`
+ * are what to alert on).
  */
 export async function healthReport(runtime: Runtime): Promise<HealthReport> {
   const { stores } = runtime;
@@ -56,11 +69,39 @@ export async function healthReport(runtime: Runtime): Promise<HealthReport> {
       lastError: null,
     };
   }
+  const reactors = await reactorHealth(runtime, head, readStore.ok);
   const storesOk = eventStore.ok && readStore.ok && blobStore.ok;
   return {
     status: !storesOk ? 'unavailable' : projections.caughtUp ? 'ok' : 'starting',
     mode: stores.mode,
     stores: { eventStore, readStore, blobStore },
     projections,
+    reactors,
   };
+}
+
+async function reactorHealth(runtime: Runtime, head: LogPosition | null, readStoreOk: boolean): Promise<HealthReport['reactors']> {
+  const { metrics } = runtime;
+  const counted = head !== null && head < 1n << 64n;
+  const lag = (checkpoint: LogPosition | null) => (counted ? Math.max(0, Number(head - (checkpoint ?? 0n))) : null);
+  const report: HealthReport['reactors'] = [];
+  if (runtime.runner) {
+    for (const reactor of runtime.reactors) {
+      const status = await reactor.status().catch(() => null);
+      const checkpoint = status?.checkpoint ?? reactor.position();
+      report.push({ name: reactor.name, caughtUp: status?.caughtUp ?? false, checkpoint: checkpoint?.toString() ?? null, lagEvents: lag(checkpoint), failing: status?.failing ?? null });
+    }
+  } else {
+    // Another process (the projector) runs them: their checkpoint documents tell.
+    for (const name of runtime.reactorNames) {
+      const stored = readStoreOk ? ((await runtime.stores.reads.collection(CHECKPOINTS).get(reactorCheckpointId(name)).catch(() => null)) as ReactorCheckpointDoc | null) : null;
+      const checkpoint = typeof stored?.position === 'string' ? BigInt(stored.position) : null;
+      report.push({ name, caughtUp: head === null || (checkpoint !== null && checkpoint >= head), checkpoint: checkpoint?.toString() ?? null, lagEvents: lag(checkpoint), failing: stored?.failing ?? null });
+    }
+  }
+  for (const reactor of report) {
+    if (reactor.lagEvents !== null) metrics.reactorLag.set({ reactor: reactor.name }, reactor.lagEvents);
+    metrics.reactorCaughtUp.set({ reactor: reactor.name }, reactor.caughtUp && reactor.failing === null ? 1 : 0);
+  }
+  return report;
 }

@@ -5,3 +5,4 @@ export * from './command-runner';
 export * from './runtime.module';
 export * from './health';
 export * from './projector';
+export * from './reactor';

@@ -44,6 +44,24 @@ export class Metrics {
     help: 'Events appended but not yet applied to the read models (embedded mode)',
     registers: [this.registry],
   });
+  readonly reactorLag = new Gauge({
+    name: 'reactor_lag_events',
+    help: 'Events appended but not yet processed by the reactor (where the store counts positions in events)',
+    labelNames: ['reactor'] as const,
+    registers: [this.registry],
+  });
+  readonly reactorFailures = new Counter({
+    name: 'reactor_failures_total',
+    help: 'Failed reaction attempts (each retry counts)',
+    labelNames: ['reactor'] as const,
+    registers: [this.registry],
+  });
+  readonly reactorCaughtUp = new Gauge({
+    name: 'reactor_caught_up',
+    help: '1 once the reactor has processed everything that existed when it subscribed and no reaction is failing, else 0',
+    labelNames: ['reactor'] as const,
+    registers: [this.registry],
+  });
 
   /** Label children by method, route and status: looked up once, not hashed on every request. */
   private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();

@@ -12,6 +12,29 @@ import { openStores, type Stores } from './stores';
 import { createRuntime } from './runtime.module';
 import { allProjections } from './all-projections';
 import { systemClock } from '../../platform/src/clock';
+import type { Decider } from '../../event-store/src/decider';
+import type { Reactor } from './reactor';
+import { healthReport } from './health';
+
+/** Registers a user (the users projection shows it); a reactor then welcomes them, once. */
+const userDecider: Decider<{ userId: string }, ReturnType<typeof userCreated>, null> = {
+  initialState: () => null,
+  evolve: () => null,
+  decide: ({ userId }) => [userCreated(userId)],
+};
+const welcomeDecider: Decider<{ userId: string }, { type: 'Welcomed'; data: { userId: string } }, boolean> = {
+  initialState: () => false,
+  evolve: () => true,
+  decide: ({ userId }, welcomed) => (welcomed ? [] : [{ type: 'Welcomed', data: { userId } }]),
+};
+const welcomer: Reactor = {
+  name: 'welcomer',
+  handles: ['UserCreated'],
+  async react(event, { commands, caller }) {
+    const { userId } = event.data as { userId: string };
+    await commands.run(`welcome-${userId}`, welcomeDecider, { userId }, { caller });
+  },
+};
 
 function userCreated(userId: string) {
   return {
@@ -95,6 +118,35 @@ describe('runProjector', () => {
     await api.commands.waitFor(position);
     expect(await stores.reads.collection('users').get('u3')).toMatchObject({ _id: 'u3' });
     expect((await api.metrics.readYourWritesTimeouts.get()).values[0]?.value ?? 0).toBe(0);
+  });
+
+  it('runs the reactors after the projections, on their own checkpoints, lag in /health and /metrics; an API replica waits for their cascades', async () => {
+    await stores.events.appendToStream('user-u0', [userCreated('u0')], 'no_stream');
+    projector = await runProjector({ config, stores, signal: controller.signal, port: 0, reactors: [welcomer] });
+    const [reactor] = projector.runtime.reactors;
+    await projector.runtime.runner!.whenCaughtUp();
+    await reactor.whenCaughtUp();
+    expect((await stores.events.readStream('welcome-u0')).map((event) => event.type)).toEqual(['Welcomed']);
+
+    // A write through an API replica (no projections, no reactors here) answers once the projector has reacted and projected the reaction.
+    const api = createRuntime({ config, stores, clock: systemClock, projections: allProjections, runProjections: false, reactors: [welcomer] });
+    expect(api.reactors).toEqual([]);
+    await api.commands.run('user-u5', userDecider, { userId: 'u5' }, { caller: { kind: 'admin', requestId: 'write-u5' } as never });
+    const [welcomed] = await stores.events.readStream('welcome-u5');
+    expect(welcomed.metadata).toMatchObject({ correlationId: 'write-u5', actor: { type: 'system', id: 'reactor-welcomer' } });
+    const checkpoints = stores.reads.collection(CHECKPOINTS);
+    expect(BigInt((await checkpoints.get('reactor-welcomer'))!.position as string)).toBeGreaterThanOrEqual(welcomed.position);
+    expect(BigInt((await checkpoints.get('main'))!.position as string)).toBeGreaterThanOrEqual(welcomed.position);
+    expect((await api.metrics.readYourWritesTimeouts.get()).values[0]?.value ?? 0).toBe(0);
+
+    await reactor.waitFor((await stores.events.headPosition())!, 5000);
+    const health = JSON.parse((await call(`${projector.url}/health`)).body);
+    expect(health.reactors).toEqual([{ name: 'welcomer', caughtUp: true, checkpoint: expect.any(String), lagEvents: 0, failing: null }]);
+    const metrics = (await call(`${projector.url}/metrics`)).body;
+    expect(metrics).toMatch(/^reactor_lag_events\{reactor="welcomer"\} 0$/m);
+    expect(metrics).toMatch(/^reactor_caught_up\{reactor="welcomer"\} 1$/m);
+    // The API replica reads the reactors' state from their checkpoints.
+    expect((await healthReport(api)).reactors).toEqual([expect.objectContaining({ name: 'welcomer', caughtUp: true, lagEvents: 0 })]);
   });
 
   it('answers /health with 200 once caught up, in the API health report shape', async () => {

@@ -5,6 +5,8 @@ import { ConfigError, type AppConfig } from '../../platform/src/config';
 import { systemClock, type Clock } from '../../platform/src/clock';
 import { log } from '../../platform/src/logging';
 import { allProjections } from './all-projections';
+import { allReactors } from './all-reactors';
+import type { Reactor, ServiceToken } from './reactor';
 import { healthReport, type HealthReport } from './health';
 import { createRuntime, type Runtime } from './runtime.module';
 import { openStores, type Stores } from './stores';
@@ -37,9 +39,10 @@ export interface Projector {
 /**
  * The projector process's work (DESIGN sections 2 and 5): opens the configured stores, runs every
  * projection against the log through a `ProjectionRunner` (checkpoint committed with the
- * read-model writes, resubscribing with backoff after a drop), and serves `GET /health` and
- * `GET /metrics` on a small HTTP endpoint. API processes in distributed mode do not project: they
- * wait for their writes by polling the checkpoint this runner commits.
+ * read-model writes, resubscribing with backoff after a drop), runs every reactor once the
+ * projections have caught up (each with its own checkpoint), and serves `GET /health` and
+ * `GET /metrics` on a small HTTP endpoint. API processes in distributed mode neither project nor
+ * react: they wait for their writes (and the cascades they set off) by polling the checkpoints.
  *
  * The health endpoint listens before the runner catches up, so it answers 503 `starting` while a
  * long log is replayed and 200 once caught up. Aborting `signal` (or calling `stop()`) stops the
@@ -52,13 +55,27 @@ export async function runProjector(options: {
   /** Defaults to `PROJECTOR_PORT`, else 8081. */
   port?: number;
   clock?: Clock;
+  /** Defaults to every reactor (`allReactors`). */
+  reactors?: readonly Reactor[];
+  /** The contexts' services the reactions call (a Nest container), built on this runtime; closed on stop. */
+  services?: (runtime: Runtime) => Promise<{ get<T>(token: ServiceToken<T>): T; close(): Promise<void> }>;
+  /** Options for each ReactorRunner (tests: shorter backoff). */
+  reactorOptions?: Parameters<typeof createRuntime>[0]['reactorOptions'];
 }): Promise<Projector> {
   const { config, signal } = options;
   const port = options.port ?? projectorPort();
   const stores = options.stores ?? (await openStores(config));
   let runtime: Runtime;
   try {
-    runtime = createRuntime({ config, stores, clock: options.clock ?? systemClock, projections: allProjections, runProjections: true });
+    runtime = createRuntime({
+      config,
+      stores,
+      clock: options.clock ?? systemClock,
+      projections: allProjections,
+      reactors: options.reactors ?? allReactors,
+      reactorOptions: options.reactorOptions,
+      runProjections: true,
+    });
   } catch (error) {
     await stores.close().catch(() => undefined);
     throw error;
@@ -78,12 +95,19 @@ export async function runProjector(options: {
     });
   });
 
+  let services: Awaited<ReturnType<NonNullable<typeof options.services>>> | null = null;
   try {
+    if (options.services) {
+      services = await options.services(runtime);
+      runtime.bindServices(services.get.bind(services));
+    }
     await listen(server, port, config.host);
     await runner.start();
   } catch (error) {
     await closeServer(server).catch(() => undefined);
+    await runtime.stopReactors().catch(() => undefined);
     await runner.stop().catch(() => undefined);
+    await services?.close().catch(() => undefined);
     await stores.close().catch(() => undefined);
     throw error;
   }
@@ -101,7 +125,9 @@ export async function runProjector(options: {
     stopping ??= (async () => {
       signal?.removeEventListener('abort', onAbort);
       const errors: unknown[] = [];
+      await runtime.stopReactors().catch((e: unknown) => errors.push(e));
       await runner.stop().catch((e: unknown) => errors.push(e));
+      await services?.close().catch((e: unknown) => errors.push(e));
       await closeServer(server).catch((e: unknown) => errors.push(e));
       await stores.close().catch((e: unknown) => errors.push(e));
       if (errors.length === 0) return resolveClosed();

@@ -4,43 +4,96 @@ import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner'
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { log } from '../../platform/src/logging';
 import type { Metrics } from './metrics';
+import { reactorCheckpointId, type ReactorCheckpointDoc, type ReactorRunner } from './reactor';
 
 /**
  * Read-your-writes (DESIGN section 5): a write answers only once the read models have applied its
- * events, so the response and any GET after it show the change. The wait is bounded; a time-out is
- * logged and counted, and the write still answers (its events are durable).
+ * events and the cascades they set off, so the response and any GET after it show the change. The
+ * wait is bounded; a time-out is logged and counted, and the write still answers (its events are
+ * durable).
+ *
+ * The cascade wait, in rounds: once the projections have passed the target (first the write's
+ * position), every reactor concerned must have reacted up to it; the highest position those
+ * reactions appended becomes the next target, until a round appends nothing beyond the target.
+ * A reactor whose reaction is failing is not waited for: the write answers as timed out.
  */
 export interface ReadYourWrites {
   /** `requestId` labels the time-out warning, if any. */
-  wait(position: LogPosition | undefined, requestId?: string): Promise<void>;
+  wait(position: LogPosition | undefined, requestId?: string, options?: WaitOptions): Promise<void>;
+}
+
+export interface WaitOptions {
+  /** Types of the write's events: the first round waits only for reactors handling one of them. Absent: every reactor. */
+  types?: readonly string[];
+  /** False: the projections only (inside a reaction, which must not wait for the reactors). Default true. */
+  cascades?: boolean;
+}
+
+/** The reactors the first round waits for: those handling one of the write's event types. */
+function concerned<T extends { handles: readonly string[] }>(reactors: readonly T[], types: readonly string[] | undefined): T[] {
+  return types === undefined ? [...reactors] : reactors.filter((reactor) => reactor.handles.some((type) => types.includes(type)));
 }
 export const READ_YOUR_WRITES = Symbol('READ_YOUR_WRITES');
 
-/** Embedded mode: the projector runs in this process. */
+/** Embedded mode, and reactions in the projector: the projections and reactors run in this process. */
 export class InProcessReadYourWrites implements ReadYourWrites {
   constructor(
     private readonly runner: ProjectionRunner,
     private readonly timeoutMs: number,
     private readonly metrics: Metrics,
+    private readonly reactors: readonly ReactorRunner[] = [],
   ) {}
 
-  async wait(position: LogPosition | undefined, requestId?: string): Promise<void> {
+  async wait(position: LogPosition | undefined, requestId?: string, options: WaitOptions = {}): Promise<void> {
     if (position === undefined) return;
     const stop = this.metrics.readYourWritesWait.startTimer();
-    const applied = await this.runner.waitFor(position, this.timeoutMs);
+    const applied = await this.settle(position, Date.now() + this.timeoutMs, options);
     stop();
     if (!applied) timedOut(this.metrics, position, this.timeoutMs, requestId);
   }
+
+  private async settle(position: LogPosition, deadline: number, options: WaitOptions): Promise<boolean> {
+    let target = position;
+    let reactors = options.cascades === false ? [] : concerned(this.reactors, options.types);
+    for (;;) {
+      if (!(await this.runner.waitFor(target, Math.max(0, deadline - Date.now())))) return false;
+      if (reactors.length === 0) return true;
+      const reacted = await Promise.all(reactors.map((reactor) => reactor.waitFor(target, Math.max(0, deadline - Date.now()))));
+      if (reacted.some((result) => !result.passed)) return false;
+      const next = reacted.reduce<LogPosition>((highest, result) => (result.appended !== null && result.appended > highest ? result.appended : highest), target);
+      if (next <= target) return true;
+      target = next;
+      // What the reactions appended may set off any reactor.
+      reactors = [...this.reactors];
+    }
+  }
+}
+
+interface ReactorSeen {
+  handles: readonly string[];
+  position: LogPosition | null;
+  appended: LogPosition | null;
+  failing: boolean;
+}
+
+interface PollingWaiter {
+  target: LogPosition;
+  /** The reactors this round waits for, once the projections have passed the target. */
+  reactors: readonly string[];
+  resolve: (ok: boolean) => void;
+  deadline: number;
 }
 
 /**
- * Distributed mode: the projector is another process. Its checkpoint is committed with the read
- * models it covers, so polling the checkpoint document is an exact test of "applied". Concurrent
- * waiters share one poll loop.
+ * Distributed mode: the projector (projections and reactors) is another process. Its checkpoints
+ * are committed with what they cover (the projections' with the read models; each reactor's after
+ * its reactions, with the highest position they appended), so polling the checkpoint documents is
+ * an exact test of "applied". Concurrent waiters share one poll loop.
  */
 export class CheckpointPollingReadYourWrites implements ReadYourWrites {
   private applied: LogPosition | null = null;
-  private readonly waiters = new Set<{ position: LogPosition; resolve: (ok: boolean) => void; deadline: number }>();
+  private readonly seen = new Map<string, ReactorSeen>();
+  private readonly waiters = new Set<PollingWaiter>();
   private polling = false;
 
   constructor(
@@ -49,14 +102,20 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
     private readonly metrics: Metrics,
     private readonly intervalMs = 5,
     private readonly checkpointName = 'main',
-  ) {}
+    /** The reactors the projector runs: their names and the event types they handle. */
+    reactors: ReadonlyArray<{ name: string; handles: readonly string[] }> = [],
+  ) {
+    for (const reactor of reactors) this.seen.set(reactor.name, { handles: reactor.handles, position: null, appended: null, failing: false });
+  }
 
-  async wait(position: LogPosition | undefined, requestId?: string): Promise<void> {
+  async wait(position: LogPosition | undefined, requestId?: string, options: WaitOptions = {}): Promise<void> {
     if (position === undefined) return;
-    if (this.applied !== null && this.applied >= position) return;
+    const reactors =
+      options.cascades === false ? [] : concerned([...this.seen].map(([name, seen]) => ({ name, handles: seen.handles })), options.types).map((r) => r.name);
+    if (reactors.length === 0 && this.applied !== null && this.applied >= position) return;
     const stop = this.metrics.readYourWritesWait.startTimer();
     const ok = await new Promise<boolean>((resolve) => {
-      this.waiters.add({ position, resolve, deadline: Date.now() + this.timeoutMs });
+      this.waiters.add({ target: position, reactors, resolve, deadline: Date.now() + this.timeoutMs });
       void this.poll();
     });
     stop();
@@ -68,24 +127,60 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
     this.polling = true;
     try {
       while (this.waiters.size > 0) {
-        try {
-          const checkpoint = await this.reads.collection(CHECKPOINTS).get(this.checkpointName);
-          if (typeof checkpoint?.position === 'string') this.applied = BigInt(checkpoint.position);
-        } catch (error) {
-          log.warn({ err: error }, 'could not read the projector checkpoint');
-        }
+        await this.readCheckpoints();
         const now = Date.now();
         for (const waiter of [...this.waiters]) {
-          const done = this.applied !== null && this.applied >= waiter.position;
-          if (done || now >= waiter.deadline) {
+          const done = this.advance(waiter);
+          if (done !== null || now >= waiter.deadline) {
             this.waiters.delete(waiter);
-            waiter.resolve(done);
+            waiter.resolve(done === true);
           }
         }
         if (this.waiters.size > 0) await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
       }
     } finally {
       this.polling = false;
+    }
+  }
+
+  private async readCheckpoints(): Promise<void> {
+    const checkpoints = this.reads.collection(CHECKPOINTS);
+    try {
+      const checkpoint = await checkpoints.get(this.checkpointName);
+      if (typeof checkpoint?.position === 'string') this.applied = BigInt(checkpoint.position);
+    } catch (error) {
+      log.warn({ err: error }, 'could not read the projector checkpoint');
+    }
+    if (![...this.waiters].some((waiter) => waiter.reactors.length > 0)) return;
+    await Promise.all(
+      [...this.seen].map(async ([name, seen]) => {
+        try {
+          const doc = (await checkpoints.get(reactorCheckpointId(name))) as ReactorCheckpointDoc | null;
+          seen.position = typeof doc?.position === 'string' ? BigInt(doc.position) : null;
+          seen.appended = typeof doc?.appended === 'string' ? BigInt(doc.appended) : null;
+          seen.failing = typeof doc?.failing === 'string';
+        } catch (error) {
+          log.warn({ err: error, reactor: name }, 'could not read a reactor checkpoint');
+        }
+      }),
+    );
+  }
+
+  /** Moves a waiter on as far as the checkpoints allow: true done, false given up (a failing reactor), null still waiting. */
+  private advance(waiter: PollingWaiter): boolean | null {
+    for (;;) {
+      if (this.applied === null || this.applied < waiter.target) return null;
+      if (waiter.reactors.length === 0) return true;
+      let next = waiter.target;
+      for (const name of waiter.reactors) {
+        const seen = this.seen.get(name)!;
+        if (seen.position === null || seen.position < waiter.target) return seen.failing ? false : null;
+        // The highest position appended up to the reactor's checkpoint: at least what this write set off.
+        if (seen.appended !== null && seen.appended > next) next = seen.appended;
+      }
+      if (next <= waiter.target) return true;
+      waiter.target = next;
+      waiter.reactors = [...this.seen.keys()];
     }
   }
 }

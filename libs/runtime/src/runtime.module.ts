@@ -11,6 +11,7 @@ import { CommandRunner, COMMAND_RUNNER } from './command-runner';
 import { Metrics, METRICS } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
 import type { Stores } from './stores';
+import { ReactorRunner, type Reactor, type Services, type ServiceToken } from './reactor';
 
 export const PROJECTION_RUNNER = Symbol('PROJECTION_RUNNER');
 export const STORES = Symbol('STORES');
@@ -22,30 +23,92 @@ export interface Runtime {
   metrics: Metrics;
   /** Present where this process runs the projections (embedded mode, or the projector). */
   runner: ProjectionRunner | null;
+  /** The reactors this process runs (where it runs the projections): they start once the projections have caught up. */
+  reactors: readonly ReactorRunner[];
+  /** Every reactor of the service, run here or not. */
+  reactorNames: readonly string[];
   commands: CommandRunner;
+  /** What reactions get as `services`: bound once the process's Nest container exists. */
+  bindServices(get: <T>(token: ServiceToken<T>) => T): void;
+  /** Stops the reactors (and keeps them from starting). */
+  stopReactors(): Promise<void>;
 }
 
-/** Wires stores, projections, read-your-writes and the command runner for one process. */
+// pino takes (context, message); the runners speak (message, context).
+const runnerLogger = { warn: (message: string, context?: object) => log.warn(context ?? {}, message), error: (message: string, context?: object) => log.error(context ?? {}, message) };
+
+/**
+ * Wires stores, projections, reactors, read-your-writes and the command runner for one process.
+ * Reactors run where the projections run (they wait for the read models before reacting); a
+ * process that does not run them (the distributed API) still knows them, to wait for their
+ * checkpoints after a write.
+ */
 export function createRuntime(options: {
   config: AppConfig;
   stores: Stores;
   clock: Clock;
   projections: readonly Projection[];
   runProjections: boolean;
+  reactors?: readonly Reactor[];
+  /** Options for each ReactorRunner (tests: shorter backoff). */
+  reactorOptions?: Partial<ConstructorParameters<typeof ReactorRunner>[5]>;
 }): Runtime {
   const { config, stores, clock, projections } = options;
+  const reactors = options.reactors ?? [];
+  const names = new Set<string>();
+  for (const reactor of reactors) {
+    if (names.has(reactor.name)) throw new Error(`two reactors are named '${reactor.name}'`);
+    names.add(reactor.name);
+  }
   const metrics = new Metrics();
-  const runner = options.runProjections
-    ? new ProjectionRunner(stores.events, stores.reads, projections, {
-        // pino takes (context, message); the runner speaks (message, context).
-        logger: { warn: (message, context) => log.warn(context ?? {}, message), error: (message, context) => log.error(context ?? {}, message) },
-      })
-    : null;
+  const runner = options.runProjections ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: runnerLogger }) : null;
+  const reactorRunners: ReactorRunner[] = [];
   const readYourWrites = runner
-    ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics)
-    : new CheckpointPollingReadYourWrites(stores.reads, config.readYourWritesTimeoutMs, metrics);
+    ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics, reactorRunners)
+    : new CheckpointPollingReadYourWrites(stores.reads, config.readYourWritesTimeoutMs, metrics, undefined, undefined, reactors);
   const commands = new CommandRunner(stores.events, readYourWrites, clock, metrics);
-  return { config, stores, clock, metrics, runner, commands };
+  let bound: (<T>(token: ServiceToken<T>) => T) | null = null;
+  const services: Services = {
+    get(token) {
+      if (!bound) throw new Error(`no services in this process yet: cannot give ${token.name}`);
+      return bound(token);
+    },
+  };
+  if (runner) {
+    for (const reactor of reactors) {
+      reactorRunners.push(
+        new ReactorRunner(stores.events, stores.reads, reactor, commands, services, { projections: runner, metrics, logger: runnerLogger, ...options.reactorOptions }),
+      );
+    }
+  }
+  let reactorsStopped = false;
+  // Reactors start once the read models have caught up: their reactions read them, and replaying
+  // the log's reactions against half-built read models would only make them wait.
+  if (runner && reactorRunners.length > 0) {
+    void runner.whenCaughtUp().then(async () => {
+      for (const reactor of reactorRunners) {
+        if (reactorsStopped) return;
+        await reactor.start().catch((error: unknown) => log.error({ err: error, reactor: reactor.name }, 'could not start a reactor'));
+      }
+    });
+  }
+  return {
+    config,
+    stores,
+    clock,
+    metrics,
+    runner,
+    reactors: reactorRunners,
+    reactorNames: reactors.map((reactor) => reactor.name),
+    commands,
+    bindServices(get) {
+      bound = get;
+    },
+    async stopReactors() {
+      reactorsStopped = true;
+      await Promise.all(reactorRunners.map((reactor) => reactor.stop()));
+    },
+  };
 }
 
 /** Makes the runtime's parts injectable everywhere (global module). */

@@ -5,17 +5,15 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
-import { keyBetween, placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
+import { placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
 import { readAll, SpaceAccess } from './space.access';
-import { siblingSpaces } from './space.commands';
-import { spaceDecider, spaceStream } from './space.decider';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
 import type { CollectionChanges } from './space.events';
 import { collectionRole, contentRole } from './space.permissions';
-import { COLLECTIONS, LIVE_COLLECTION, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
+import { COLLECTIONS, LIVE_COLLECTION, type CollectionDoc } from './space.projections';
 
 /** The live collections under one parent (top level: null) of an organization, in (position, id) order. */
-async function siblingCollections(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Sibling[]> {
+export async function siblingCollections(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Sibling[]> {
   const collections = await readAll<CollectionDoc>(reads, COLLECTIONS, { organizationId, parentKey: parent ?? '', ...LIVE_COLLECTION }, { position: 1 });
   return collections.filter((collection) => collection._id !== except).map((collection) => ({ id: collection._id, position: collection.position }));
 }
@@ -100,80 +98,29 @@ export class CollectionCommands {
   /**
    * `POST /collections/{collectionId}/transfer`: the collection goes to the top level of the target
    * organization (where the caller must be an admin) with everything inside it: its descendant
-   * collections keep their parents, its spaces (deleted ones too) stay in their collections. A
-   * target the caller does not belong to is 404 whether or not it exists.
+   * collections keep their parents, its spaces (deleted ones too) stay in their collections; the
+   * collection reactor (collection.reactors.ts) moves them, and the answer waits for it. A target the
+   * caller does not belong to is 404 whether or not it exists.
    */
   async transfer(collectionId: string, organizationId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const userId = userOf(caller).userId;
-    const { collection, role } = await this.access.collection(collectionId, caller);
+    const { role } = await this.access.collection(collectionId, caller);
     const target = await this.membership.roleOf(organizationId, userId);
     const targetMember = target?.member === true;
     const position = targetMember ? positionAtEnd(await siblingCollections(this.reads, organizationId, null, collectionId)) : '';
-    // Read the subtree before the root moves (the read models then still list it under the source organization).
-    const descendants = await this.descendants(collection.organizationId, collectionId);
     await this.run(collectionId, { kind: 'TransferCollection', collectionId, organizationId, position, by: { userId, role }, targetMember, targetOrganizationRole: targetMember ? contentRole(target.role) : null, now: this.now() }, caller, ifMatch);
-    const now = this.now();
-    for (const descendant of descendants) {
-      await this.commands.run(collectionStream(descendant), collectionDecider, { kind: 'TransferCollectionWithParent', collectionId: descendant, organizationId, now }, { caller });
-    }
-    for (const parent of [collectionId, ...descendants]) {
-      const spaces = await readAll<SpaceDoc>(this.reads, SPACES, { parent, purgedAt: { $exists: false } }, { position: 1 });
-      for (const space of spaces) {
-        await this.commands.run(spaceStream(space._id), spaceDecider, { kind: 'TransferSpaceWithCollection', spaceId: space._id, organizationId, parent, now }, { caller });
-      }
-    }
   }
 
   /**
    * `DELETE /collections/{collectionId}`: what was inside moves up one level. Its spaces (deleted
    * ones too, so that a restore finds a live parent) and collections go to the deleted collection's
    * parent (the top level when it had none), after that parent's existing children and in their
-   * own order; then the collection is deleted. Children that arrive while this runs are moved by a
-   * second sweep after the deletion, so no space or collection is left pointing to a deleted parent.
+   * own order: the collection reactor does it in reaction to `CollectionDeleted` (and moves up
+   * whatever arrives in a deleted collection later), and the answer waits for it.
    */
   async delete(collectionId: string, caller: Caller, ifMatch?: number): Promise<void> {
-    const { collection, role } = await this.access.collection(collectionId, caller);
+    const { role } = await this.access.collection(collectionId, caller);
     if (role !== 'admin') throw DomainError.forbidden(`only members with role admin on collection ${collectionId} may delete it`);
-    if (ifMatch !== undefined) {
-      const { revision } = await this.commands.load(collectionStream(collectionId), collectionDecider);
-      if (revision !== ifMatch) throw DomainError.preconditionFailed(`collection ${collectionId} is at revision ${revision}, not ${ifMatch}`);
-    }
-    await this.moveChildrenUp(collection, caller);
-    await this.run(collectionId, { kind: 'DeleteCollection', collectionId, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller);
-    await this.moveChildrenUp(collection, caller);
-  }
-
-  private async moveChildrenUp(collection: CollectionDoc, caller: Caller): Promise<void> {
-    const { organizationId, parent } = collection;
-    const from = collection._id;
-    const now = this.now();
-    const spaces = await readAll<SpaceDoc>(this.reads, SPACES, { parent: from, purgedAt: { $exists: false } }, { position: 1 });
-    let last = (await siblingSpaces(this.reads, organizationId, parent)).at(-1)?.position ?? '';
-    for (const space of spaces) {
-      last = keyBetween(last, null);
-      await this.commands.run(spaceStream(space._id), spaceDecider, { kind: 'ReparentSpace', spaceId: space._id, from, parent, position: last, now }, { caller });
-    }
-    const collections = await readAll<CollectionDoc>(this.reads, COLLECTIONS, { parent: from, ...LIVE_COLLECTION }, { position: 1 });
-    last = (await siblingCollections(this.reads, organizationId, parent)).at(-1)?.position ?? '';
-    for (const child of collections) {
-      last = keyBetween(last, null);
-      await this.commands.run(collectionStream(child._id), collectionDecider, { kind: 'ReparentCollection', collectionId: child._id, from, parent, position: last, now }, { caller });
-    }
-  }
-
-  /** Live collections below this one, parents before children. */
-  private async descendants(organizationId: string, collectionId: string): Promise<string[]> {
-    const all = await readAll<CollectionDoc>(this.reads, COLLECTIONS, { organizationId, ...LIVE_COLLECTION });
-    const children = new Map<string, string[]>();
-    for (const collection of all) if (collection.parent !== null) children.set(collection.parent, [...(children.get(collection.parent) ?? []), collection._id]);
-    const found: string[] = [];
-    const queue = [...(children.get(collectionId) ?? [])];
-    while (queue.length > 0) {
-      const next = queue.shift()!;
-      if (found.includes(next) || next === collectionId) continue;
-      found.push(next);
-      queue.push(...(children.get(next) ?? []));
-    }
-    return found;
+    await this.run(collectionId, { kind: 'DeleteCollection', collectionId, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller, ifMatch);
   }
 }

@@ -1,6 +1,7 @@
 import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
 import type { ReadStore } from '../read-store.port';
 import type { Projection } from './projection';
+import { IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
 
 export interface ProjectionRunnerOptions {
   /** Name of the checkpoint; one runner per name. Default 'main'. */
@@ -41,10 +42,6 @@ interface CheckpointDoc {
   [key: string]: unknown;
 }
 
-const IDLE = Symbol('idle');
-const nextTurn = () => new Promise<typeof IDLE>((resolve) => setImmediate(() => resolve(IDLE)));
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Runs projections against the log (DESIGN section 5): subscribes from the stored checkpoint,
  * applies events in batches, and commits each batch's read-model writes together with the new
@@ -55,7 +52,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class ProjectionRunner {
   private readonly name: string;
   private readonly batchSize: number;
-  private readonly backoff: { initialMs: number; maxMs: number };
+  private readonly backoff: Backoff;
   private checkpoint: LogPosition | null = null;
   private running = false;
   private caughtUp = false;
@@ -169,24 +166,20 @@ export class ProjectionRunner {
   }
 
   private async run(): Promise<void> {
-    let delay = this.backoff.initialMs;
-    while (this.running) {
-      try {
-        await this.consume();
-        delay = this.backoff.initialMs;
-      } catch (error) {
-        if (!this.running) break;
+    await retryWithBackoff({
+      backoff: this.backoff,
+      isRunning: () => this.running,
+      attempt: () => this.consume(),
+      onFailure: (error, retryInMs) => {
         this.lastError = String((error as Error)?.message ?? error);
         this.options.logger?.warn('projection subscription failed; resubscribing from checkpoint', {
           runner: this.name,
           checkpoint: this.checkpoint?.toString() ?? null,
           error: this.lastError,
-          retryInMs: delay,
+          retryInMs,
         });
-        await sleep(delay);
-        delay = Math.min(delay * 2, this.backoff.maxMs);
-      }
-    }
+      },
+    });
   }
 
   /** One subscription's life: batches events while they arrive back to back, flushes when idle. */

@@ -1,0 +1,419 @@
+import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../event-store/src/event-store.port';
+import type { Caller } from '../../platform/src/http/auth';
+import type { ReadStore } from '../../read-store/src/read-store.port';
+import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
+import { IDLE, nextTurn, retryWithBackoff, sleep, type Backoff } from '../../read-store/src/projections/backoff';
+import type { CommandRunner } from './command-runner';
+import type { Metrics } from './metrics';
+import { runInReaction } from './reaction-scope';
+
+/** A class (or other token) the process's dependency container can give an instance of. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ServiceToken<T> = abstract new (...args: any[]) => T;
+
+/** The services of the process's bounded contexts (Nest providers), for reactions that call a context's command service. */
+export interface Services {
+  get<T>(token: ServiceToken<T>): T;
+}
+
+/** What a reaction has at hand. */
+export interface ReactionContext {
+  /** The system actor of this reactor: stamped on what it appends. */
+  caller: Caller;
+  /** The triggering event's correlation id (its request's), carried on by what the reaction appends. */
+  correlationId: string;
+  /** The triggering event's id: the cause of what the reaction appends. */
+  causationId: string;
+  /** Commands run here wait for the projections (not for the reactors) and stamp cause and correlation. */
+  commands: CommandRunner;
+  /** The read models, applied at least up to the triggering event. */
+  reads: ReadStore;
+  services: Services;
+}
+
+/**
+ * A reactor issues commands in reaction to events (a process step: cascades, purges, integration
+ * events), where a projection writes read models. Delivery is at least once: after a crash between
+ * a reaction and its checkpoint the event is delivered again, so `react` must be idempotent (the
+ * commands it issues append nothing when their effect is already there) and must check that what
+ * it reacts to still holds (a reactor replaying old events must not undo later changes).
+ */
+export interface Reactor {
+  /** Names its checkpoint (`_checkpoints/reactor-<name>`): renaming it replays the whole log. */
+  name: string;
+  /** Event types it reacts to; others only move its checkpoint. */
+  handles: readonly string[];
+  react(event: RecordedEvent, context: ReactionContext): Promise<void>;
+}
+
+export const reactorCheckpointId = (name: string) => `reactor-${name}`;
+
+export interface ReactorCheckpointDoc {
+  _id: string;
+  position: string | null;
+  /** Highest log position appended by the reactions up to `position`: what read-your-writes waits for next. */
+  appended: string | null;
+  /** The error of a reaction being retried, else null: read-your-writes does not wait for a failing reactor. */
+  failing: string | null;
+  updatedAt: string;
+  [key: string]: unknown;
+}
+
+export interface ReactorStatus {
+  name: string;
+  running: boolean;
+  caughtUp: boolean;
+  checkpoint: LogPosition | null;
+  head: LogPosition | null;
+  /** Events not yet processed, where the store's positions count events (LMDB); otherwise null. */
+  lagEvents: number | null;
+  /** Highest position appended by its reactions. */
+  appended: LogPosition | null;
+  /** The error of the reaction being retried, if one is. */
+  failing: string | null;
+  lastError: string | null;
+}
+
+export interface ReactorRunnerOptions {
+  /** Before a reaction, the projections must have applied its event (the reaction reads the read models). */
+  projections?: { waitFor(position: LogPosition, timeoutMs: number): Promise<boolean> };
+  /** Longest wait for the projections before a reaction counts as failed (and is retried). Default 30 s. */
+  projectionsTimeoutMs?: number;
+  /** After a dropped subscription or a failed checkpoint write. Default 100 ms .. 5 s. */
+  backoff?: Backoff;
+  /** Between attempts of a failing reaction. Default 100 ms .. 30 s. */
+  retry?: Backoff;
+  /** Events processed before the checkpoint is written even while more keep coming. Default 500. */
+  checkpointEvery?: number;
+  metrics?: Metrics;
+  logger?: { warn(message: string, context?: object): void; error(message: string, context?: object): void };
+  /** Test hook: after a reaction, before its checkpoint is written. */
+  afterReaction?: (event: RecordedEvent) => void | Promise<void>;
+}
+
+/** Kept per reactor: which positions the reactions appended, by triggering position (bounded). */
+const HISTORY_LIMIT = 10_000;
+
+/**
+ * Runs one reactor against the log: subscribes from its own checkpoint, reacts to the events it
+ * handles one at a time and in order, and records the checkpoint after each reaction (after each
+ * quiet moment, or every `checkpointEvery` events, for the events it skips). A failing reaction is
+ * retried with backoff and the checkpoint stays before it, so nothing is skipped; requests are not
+ * held up by it (read-your-writes does not wait for a failing reactor). After a dropped
+ * subscription it resubscribes from the checkpoint.
+ *
+ * It remembers, by triggering position, the highest position its reactions appended, so that a
+ * write can wait for the cascades its events set off (`waitFor`).
+ */
+export class ReactorRunner {
+  readonly name: string;
+  private readonly backoff: Backoff;
+  private readonly retry: Backoff;
+  private readonly checkpointEvery: number;
+  private readonly handled: ReadonlySet<string>;
+  private checkpoint: LogPosition | null = null;
+  private saved: LogPosition | null = null;
+  /** Highest position appended by reactions up to the checkpoint. */
+  private appended: LogPosition | null = null;
+  /** (trigger, appended-so-far) for each reaction that appended, oldest first; `floor` stands for those dropped. */
+  private history: Array<{ trigger: LogPosition; appended: LogPosition }> = [];
+  private floor: LogPosition | null = null;
+  private running = false;
+  /** Set by stop(): a start() still loading its checkpoint then does not start. */
+  private stopRequested = false;
+  private caughtUp = false;
+  private failing: string | null = null;
+  private lastError: string | null = null;
+  private loop: Promise<void> | null = null;
+  private subscription: LogSubscription | null = null;
+  private abort = new AbortController();
+  private readonly waiters = new Set<{ position: LogPosition; resolve: (passed: boolean) => void }>();
+  private readonly caughtUpWaiters: Array<() => void> = [];
+  private readonly caller: Caller;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly reads: ReadStore,
+    private readonly reactor: Reactor,
+    private readonly commands: CommandRunner,
+    private readonly services: Services,
+    private readonly options: ReactorRunnerOptions = {},
+  ) {
+    this.name = reactor.name;
+    this.handled = new Set(reactor.handles);
+    this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
+    this.retry = options.retry ?? { initialMs: 100, maxMs: 30_000 };
+    this.checkpointEvery = options.checkpointEvery ?? 500;
+    this.caller = { kind: 'system', id: `reactor-${reactor.name}`, label: `Reactor ${reactor.name}` };
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.stopRequested = false;
+    const stored = await this.reads.collection<ReactorCheckpointDoc>(CHECKPOINTS).get(reactorCheckpointId(this.name));
+    this.checkpoint = stored?.position ? BigInt(stored.position) : null;
+    this.saved = this.checkpoint;
+    this.appended = stored?.appended ? BigInt(stored.appended) : null;
+    this.floor = this.appended;
+    this.history = [];
+    if (this.stopRequested) return;
+    this.abort = new AbortController();
+    this.running = true;
+    this.caughtUp = false;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopRequested = true;
+    this.running = false;
+    this.abort.abort();
+    await this.subscription?.close();
+    await this.loop;
+    this.loop = null;
+    for (const waiter of this.waiters) waiter.resolve(false);
+    this.waiters.clear();
+  }
+
+  /** The event types its reactor handles. */
+  get handles(): readonly string[] {
+    return this.reactor.handles;
+  }
+
+  position(): LogPosition | null {
+    return this.checkpoint;
+  }
+
+  isFailing(): boolean {
+    return this.failing !== null;
+  }
+
+  async status(): Promise<ReactorStatus> {
+    const head = await this.events.headPosition();
+    const counted = head !== null && head < 1n << 64n;
+    return {
+      name: this.name,
+      running: this.running,
+      caughtUp: this.caughtUp,
+      checkpoint: this.checkpoint,
+      head,
+      lagEvents: counted ? Math.max(0, Number(head - (this.checkpoint ?? 0n))) : null,
+      appended: this.appended,
+      failing: this.failing,
+      lastError: this.lastError,
+    };
+  }
+
+  /** Resolves once the checkpoint has caught up with the log head as it was at subscription. */
+  whenCaughtUp(): Promise<void> {
+    if (this.caughtUp) return Promise.resolve();
+    return new Promise((resolve) => this.caughtUpWaiters.push(resolve));
+  }
+
+  /**
+   * Resolves `{ passed: true, appended }` once every event up to `position` has been reacted to;
+   * `appended` is the highest position the reactions to those events appended (null: none). False
+   * after `timeoutMs`, when stopped, or at once while a reaction is failing.
+   */
+  async waitFor(position: LogPosition, timeoutMs: number): Promise<{ passed: boolean; appended: LogPosition | null }> {
+    const passed = await this.passed(position, timeoutMs);
+    return { passed, appended: passed ? this.appendedFor(position) : null };
+  }
+
+  private passed(position: LogPosition, timeoutMs: number): Promise<boolean> {
+    if (this.checkpoint !== null && this.checkpoint >= position) return Promise.resolve(true);
+    if (!this.running || this.failing !== null) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = {
+        position,
+        resolve: (passed: boolean) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(passed);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      timer.unref?.();
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Highest position appended by reactions to events at or before `position`. */
+  private appendedFor(position: LogPosition): LogPosition | null {
+    let low = 0;
+    let high = this.history.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.history[middle].trigger <= position) low = middle + 1;
+      else high = middle;
+    }
+    return low === 0 ? this.floor : this.history[low - 1].appended;
+  }
+
+  private async run(): Promise<void> {
+    await retryWithBackoff({
+      backoff: this.backoff,
+      isRunning: () => this.running,
+      attempt: () => this.consume(),
+      signal: this.abort.signal,
+      onFailure: (error, retryInMs) => {
+        this.lastError = String((error as Error)?.message ?? error);
+        this.options.logger?.warn('reactor subscription failed; resubscribing from checkpoint', {
+          reactor: this.name,
+          checkpoint: this.checkpoint?.toString() ?? null,
+          error: this.lastError,
+          retryInMs,
+        });
+      },
+    });
+  }
+
+  private async consume(): Promise<void> {
+    const subscription = this.events.subscribeToAll({ after: this.checkpoint ?? undefined });
+    const iterator = subscription[Symbol.asyncIterator]();
+    this.subscription = subscription;
+    try {
+      let pending = iterator.next();
+      let unsaved = 0;
+      while (this.running) {
+        let result: IteratorResult<SubscriptionMessage> | typeof IDLE = unsaved > 0 ? await Promise.race([pending, nextTurn()]) : await pending;
+        if (result === IDLE) {
+          await this.save();
+          unsaved = 0;
+          result = await pending;
+        }
+        if (result.done) {
+          if (this.running) throw new Error('the subscription ended');
+          return;
+        }
+        pending = iterator.next();
+        const message = result.value;
+        if (message.kind === 'caughtUp') {
+          if (unsaved > 0) await this.save();
+          unsaved = 0;
+          this.markCaughtUp();
+          continue;
+        }
+        const { event } = message;
+        if (this.checkpoint !== null && event.position <= this.checkpoint) continue;
+        if (this.handled.has(event.type)) {
+          if (!(await this.reactUntilDone(event))) return; // stopped while retrying
+          await this.options.afterReaction?.(event);
+          this.advance(event.position);
+          await this.save();
+          unsaved = 0;
+        } else {
+          this.advance(event.position);
+          if (++unsaved >= this.checkpointEvery) {
+            await this.save();
+            unsaved = 0;
+          }
+        }
+      }
+    } finally {
+      this.subscription = null;
+      await subscription.close();
+    }
+  }
+
+  /** Reacts, retrying with backoff until it succeeds; false when stopped meanwhile. */
+  private async reactUntilDone(event: RecordedEvent): Promise<boolean> {
+    let delay = this.retry.initialMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.reactOnce(event);
+        if (this.failing !== null) {
+          this.failing = null;
+          this.options.logger?.warn('reaction succeeded after retries', { reactor: this.name, event: event.id, type: event.type, attempts: attempt });
+        }
+        return true;
+      } catch (error) {
+        const message = String((error as Error)?.message ?? error);
+        this.options.metrics?.reactorFailures.inc({ reactor: this.name });
+        this.lastError = message;
+        const first = this.failing === null;
+        this.failing = message;
+        // Whoever waits for this reactor stops waiting: a failing reaction must not hold requests up.
+        for (const waiter of this.waiters) waiter.resolve(false);
+        this.options.logger?.error('reaction failed; retrying with backoff', {
+          reactor: this.name,
+          event: event.id,
+          type: event.type,
+          position: event.position.toString(),
+          attempt,
+          error: message,
+          retryInMs: delay,
+        });
+        if (first) await this.saveFailing().catch(() => undefined);
+        await sleep(delay, this.abort.signal);
+        if (!this.running) return false;
+        delay = Math.min(delay * 2, this.retry.maxMs);
+      }
+    }
+  }
+
+  private async reactOnce(event: RecordedEvent): Promise<void> {
+    if (this.options.projections) {
+      const timeoutMs = this.options.projectionsTimeoutMs ?? 30_000;
+      if (!(await this.options.projections.waitFor(event.position, timeoutMs))) {
+        throw new Error(`the projections did not apply position ${event.position} within ${timeoutMs} ms`);
+      }
+    }
+    const correlationId = typeof event.metadata.correlationId === 'string' ? event.metadata.correlationId : event.id;
+    const context: ReactionContext = {
+      caller: { ...this.caller, requestId: correlationId },
+      correlationId,
+      causationId: event.id,
+      commands: this.commands,
+      reads: this.reads,
+      services: this.services,
+    };
+    let appended: LogPosition | null = null;
+    await runInReaction(
+      {
+        reactor: this.name,
+        correlationId,
+        causationId: event.id,
+        appended: (position) => {
+          if (appended === null || position > appended) appended = position;
+        },
+      },
+      () => this.reactor.react(event, context),
+    );
+    const last = appended as LogPosition | null;
+    if (last !== null && (this.appended === null || last > this.appended)) {
+      this.appended = last;
+      this.history.push({ trigger: event.position, appended: last });
+      if (this.history.length > HISTORY_LIMIT) this.floor = this.history.splice(0, this.history.length - HISTORY_LIMIT).at(-1)!.appended;
+    }
+  }
+
+  private advance(position: LogPosition): void {
+    this.checkpoint = position;
+    for (const waiter of this.waiters) if (waiter.position <= position) waiter.resolve(true);
+  }
+
+  private async save(): Promise<void> {
+    if (this.checkpoint === this.saved && this.failing === null) return;
+    await this.write();
+    this.saved = this.checkpoint;
+  }
+
+  private saveFailing(): Promise<void> {
+    return this.write();
+  }
+
+  private async write(): Promise<void> {
+    await this.reads.collection<ReactorCheckpointDoc>(CHECKPOINTS).put({
+      _id: reactorCheckpointId(this.name),
+      position: this.checkpoint?.toString() ?? null,
+      appended: this.appended?.toString() ?? null,
+      failing: this.failing,
+      updatedAt: new Date().toISOString(),
+    });
+  }
+
+  private markCaughtUp(): void {
+    this.caughtUp = true;
+    this.caughtUpWaiters.splice(0).forEach((resolve) => resolve());
+  }
+}

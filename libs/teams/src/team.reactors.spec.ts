@@ -1,0 +1,65 @@
+import type { RecordedEvent } from '../../event-store/src/event-store.port';
+import type { Caller } from '../../platform/src/http/auth';
+import { allReactors } from '../../runtime/src/all-reactors';
+import type { ReactionContext } from '../../runtime/src/reactor';
+import { organizationStream } from '../../organizations/src/organization.decider';
+import { TeamCommands } from './team.commands';
+import { teamMembershipReactor } from './team.reactors';
+
+const memberRemoved = (organizationId: string, userId: string): RecordedEvent => ({
+  id: 'e1',
+  streamId: organizationStream(organizationId),
+  revision: 3,
+  position: 10n,
+  type: 'MemberRemoved',
+  data: { organizationId, userId },
+  metadata: { correlationId: 'req-1' },
+  recordedAt: '2026-01-01T00:00:00.000Z',
+});
+
+/** A reaction context whose organization stream has `members`, and whose TeamCommands records calls. */
+function contextWith(members: string[]) {
+  const calls: Array<[string, string, Caller]> = [];
+  const teams = { removeUserFromAllTeams: async (organizationId: string, userId: string, caller: Caller) => void calls.push([organizationId, userId, caller]) };
+  const loaded: string[] = [];
+  const caller: Caller = { kind: 'system', id: 'reactor-team-departed-members', label: 'Reactor', requestId: 'req-1' };
+  const context = {
+    caller,
+    correlationId: 'req-1',
+    causationId: 'e1',
+    commands: {
+      load: async (stream: string) => {
+        loaded.push(stream);
+        return { state: { members: new Map(members.map((id) => [id, { role: 'read' }])) }, revision: 3 };
+      },
+    },
+    reads: {},
+    services: {
+      get: (token: unknown) => {
+        expect(token).toBe(TeamCommands);
+        return teams;
+      },
+    },
+  } as unknown as ReactionContext;
+  return { context, calls, loaded, caller };
+}
+
+describe('teamMembershipReactor', () => {
+  it('is registered, and reacts to MemberRemoved only', () => {
+    expect(allReactors).toContain(teamMembershipReactor);
+    expect(teamMembershipReactor.handles).toEqual(['MemberRemoved']);
+  });
+
+  it('takes a member who left the organization out of every team of it, as its system actor', async () => {
+    const { context, calls, loaded, caller } = contextWith(['ada']);
+    await teamMembershipReactor.react(memberRemoved('o1', 'bob'), context);
+    expect(loaded).toEqual([organizationStream('o1')]);
+    expect(calls).toEqual([['o1', 'bob', caller]]);
+  });
+
+  it('leaves alone someone who has rejoined since: a redelivered or replayed removal undoes nothing that came after', async () => {
+    const { context, calls } = contextWith(['ada', 'bob']);
+    await teamMembershipReactor.react(memberRemoved('o1', 'bob'), context);
+    expect(calls).toEqual([]);
+  });
+});

@@ -1,0 +1,20 @@
+import type { Reactor } from '../../runtime/src/reactor';
+import { organizationDecider, organizationStream } from '../../organizations/src/organization.decider';
+import { TeamCommands } from './team.commands';
+
+/**
+ * A member who left the organization (`MemberRemoved`) leaves every team of it, so the team streams
+ * agree with the organization. Idempotent: a team without the user appends nothing. Someone who has
+ * rejoined since is left alone: the teams they are in now are not the ones the removal ended (a
+ * replayed or redelivered removal must not undo what came after it).
+ */
+export const teamMembershipReactor: Reactor = {
+  name: 'team-departed-members',
+  handles: ['MemberRemoved'],
+  async react(event, { commands, services, caller }) {
+    const { organizationId, userId } = event.data as { organizationId: string; userId: string };
+    const { state } = await commands.load(organizationStream(organizationId), organizationDecider);
+    if (state.members.has(userId)) return;
+    await services.get(TeamCommands).removeUserFromAllTeams(organizationId, userId, caller);
+  },
+};
