@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
-import { CqrsModule } from '@nestjs/cqrs';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../../libs/platform/src/config';
@@ -32,6 +31,8 @@ import { registerSamlFormParser } from '../../../libs/sso/src/saml-form-parser';
 import { AuditModule } from '../../../libs/audit/src/audit.module';
 import { SpacesModule } from '../../../libs/spaces/src/spaces.module';
 import { allProjections } from '../../../libs/runtime/src/all-projections';
+import { allReactors } from '../../../libs/runtime/src/all-reactors';
+import type { ServiceToken } from '../../../libs/runtime/src/reactor';
 import { setUpOpenApi } from './openapi';
 import { RUNTIME, SystemController } from './system.controller';
 
@@ -69,12 +70,17 @@ class SecretsModule {
 })
 class MemberCountsModule {}
 
+/** What the contexts need around them: the API's container has it, and so has the projector's (for reactions). */
+function contextImports(runtime: Runtime, adminToken: string) {
+  return [RuntimeModule.forRuntime(runtime), SecretsModule.forAdminToken(adminToken), MemberCountsModule, ...contextModules];
+}
+
 @Module({})
 class AppModule {
   static forRuntime(runtime: Runtime, adminToken: string): DynamicModule {
     return {
       module: AppModule,
-      imports: [RuntimeModule.forRuntime(runtime), SecretsModule.forAdminToken(adminToken), MemberCountsModule, CqrsModule.forRoot(), ...contextModules],
+      imports: contextImports(runtime, adminToken),
       controllers: [SystemController],
       providers: [
         { provide: RUNTIME, useValue: runtime },
@@ -83,6 +89,22 @@ class AppModule {
       ],
     };
   }
+}
+
+@Module({})
+class ContextServicesModule {
+  static forRuntime(runtime: Runtime, adminToken: string): DynamicModule {
+    return { module: ContextServicesModule, imports: contextImports(runtime, adminToken) };
+  }
+}
+
+/**
+ * The contexts' services without HTTP, for a process that reacts but does not serve the API (the
+ * distributed projector): reactions call the contexts' command services from it.
+ */
+export async function createContextServices(runtime: Runtime, adminToken: string): Promise<{ get<T>(token: ServiceToken<T>): T; close(): Promise<void> }> {
+  const context = await NestFactory.createApplicationContext(ContextServicesModule.forRuntime(runtime, adminToken), { logger: new JsonNestLogger(), bufferLogs: false });
+  return { get: (token) => context.get(token, { strict: false }), close: () => context.close() };
 }
 
 export interface Service {
@@ -117,6 +139,7 @@ export async function createService(options: {
     stores,
     clock: options.clock ?? systemClock,
     projections: allProjections,
+    reactors: allReactors,
     runProjections: options.runProjections ?? stores.mode === 'embedded',
   });
   const adapter = new FastifyAdapter({
@@ -144,6 +167,8 @@ export async function createService(options: {
     // Nest's parsers would accept urlencoded bodies; Fastify's own JSON parser is the only one kept.
     bodyParser: false,
   });
+  // Reactions reach the contexts' command services through the container.
+  runtime.bindServices((token) => app.get(token, { strict: false }));
   const fastify = app.getHttpAdapter().getInstance();
   // A request without Host is answered by the front door (in the envelope) rather than by Node (an empty 400).
   (fastify.server as { requireHostHeader?: boolean }).requireHostHeader = false;
@@ -159,6 +184,7 @@ export async function createService(options: {
     response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': nextRequestId() }).end(body);
   });
   // While the projections replay the log at start, /v1 would serve incomplete read models: the front door answers 503 instead.
+  // (Reactors catching up do not make reads incomplete: a write meanwhile waits for them, bounded.)
   let ready = runtime.runner === null;
   void runtime.runner?.whenCaughtUp().then(() => (ready = true));
   registerFrontDoor(fastify, {
@@ -185,6 +211,7 @@ export async function createService(options: {
     runtime,
     async close() {
       await app.close();
+      await runtime.stopReactors();
       await runtime.runner?.stop();
       await stores.close();
     },

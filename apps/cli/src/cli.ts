@@ -91,7 +91,7 @@ export async function runCli(args: readonly string[], io: CliIo, env: NodeJS.Pro
 
 /**
  * `rebuild`: replays the whole log into fresh read models through the same projections the
- * service runs (DESIGN section 5).
+ * service runs.
  */
 export async function rebuild(args: string[], io: CliIo, config: AppConfig, dependencies: CliDependencies = {}): Promise<number> {
   if (args.length > 0) return usageError(io, `rebuild takes no arguments, got '${args.join(' ')}'`);

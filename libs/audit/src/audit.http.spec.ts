@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { CqrsModule } from '@nestjs/cqrs';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { EVENT_STORE } from '../../event-store/src/event-store.port';
@@ -92,7 +91,7 @@ describe('audit HTTP', () => {
     await new ProjectionRunner(events, reads, [auditProjection(catalog)]).rebuild();
 
     const moduleRef = await Test.createTestingModule({
-      imports: [TestStoresModule.with(events, reads), CqrsModule.forRoot(), AuditModule.register({ access: { useValue: access } })],
+      imports: [TestStoresModule.with(events, reads), AuditModule.register({ access: { useValue: access } })],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

@@ -1,6 +1,6 @@
 import { Module, type ClassProvider, type DynamicModule, type ExistingProvider, type FactoryProvider, type ModuleMetadata, type Provider, type ValueProvider } from '@nestjs/common';
 import { AuditEventsController } from './audit.controller';
-import { AuditAccessPolicy, AuditQueries, GetAuditEventHandler, ListAuditEventsHandler } from './audit.queries';
+import { AuditAccessPolicy, AuditLog, AuditQueries } from './audit.queries';
 import { ORGANIZATION_ACCESS } from './organization-access';
 import { StreamHistoryController } from './stream-history.controller';
 
@@ -18,8 +18,8 @@ export type OrganizationAccessProvider =
  */
 @Module({
   controllers: [AuditEventsController, StreamHistoryController],
-  providers: [AuditQueries, AuditAccessPolicy, ListAuditEventsHandler, GetAuditEventHandler],
-  exports: [AuditQueries],
+  providers: [AuditLog, AuditAccessPolicy, AuditQueries],
+  exports: [AuditLog],
 })
 export class AuditModule {
   static register(options: { imports?: ModuleMetadata['imports']; access?: OrganizationAccessProvider }): DynamicModule {

@@ -6,7 +6,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { ReadStoreInputError } from '../../read-store/src/errors';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import { auditProjection } from './audit.projection';
-import { AuditAccessPolicy, AuditQueries, parseTimeBound } from './audit.queries';
+import { AuditAccessPolicy, AuditLog, parseTimeBound } from './audit.queries';
 import type { OrganizationAccess } from './organization-access';
 
 const config = loadConfig({ PUBLIC_URL: 'https://docs.example.com' });
@@ -51,13 +51,13 @@ function history(): RecordedEvent[] {
   }));
 }
 
-async function givenAuditLog(): Promise<AuditQueries> {
+async function givenAuditLog(): Promise<AuditLog> {
   const reads = new MemoryReadStore();
   const projection = auditProjection(catalog);
   await reads.transaction(async (tx) => {
     for (const event of history()) await projection.apply(event, tx);
   });
-  return new AuditQueries(reads, config);
+  return new AuditLog(reads, config);
 }
 
 const ids = (page: { items: Array<{ id: string }> }) => page.items.map((item) => item.id);

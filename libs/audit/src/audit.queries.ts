@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Actor, Caller } from '../../platform/src/http/auth';
@@ -70,9 +69,9 @@ export function parseTimeBound(value: string, name: 'from' | 'to'): string {
   return iso;
 }
 
-/** The audit context's reads: filtering, paging and presenting audit documents. */
+/** The audit log as stored: filtering, paging and presenting audit documents, for any organization. */
 @Injectable()
-export class AuditQueries {
+export class AuditLog {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -131,46 +130,24 @@ export class AuditAccessPolicy {
   }
 }
 
-export class ListAuditEvents {
-  constructor(
-    readonly organizationId: string,
-    readonly caller: Caller,
-    readonly filters: AuditEventFilters = {},
-    readonly page: PageRequest = {},
-  ) {}
-}
-
-export class GetAuditEvent {
-  constructor(
-    readonly organizationId: string,
-    readonly auditEventId: string,
-    readonly caller: Caller,
-  ) {}
-}
-
-@QueryHandler(ListAuditEvents)
-export class ListAuditEventsHandler implements IQueryHandler<ListAuditEvents, ListEnvelope<AuditEventObject>> {
+/** The audit context's queries, one method per query, each checking who may read first. */
+@Injectable()
+export class AuditQueries {
   constructor(
     private readonly access: AuditAccessPolicy,
-    private readonly audit: AuditQueries,
+    private readonly log: AuditLog,
   ) {}
 
-  async execute({ organizationId, caller, filters, page }: ListAuditEvents): Promise<ListEnvelope<AuditEventObject>> {
+  /** `GET /v1/orgs/{organizationId}/audit-events`: newest first; admins only. */
+  async list(organizationId: string, caller: Caller, filters: AuditEventFilters = {}, page: PageRequest = {}): Promise<ListEnvelope<AuditEventObject>> {
     await this.access.requireReader(organizationId, caller);
-    return this.audit.list(organizationId, filters, page);
+    return this.log.list(organizationId, filters, page);
   }
-}
 
-@QueryHandler(GetAuditEvent)
-export class GetAuditEventHandler implements IQueryHandler<GetAuditEvent, AuditEventObject> {
-  constructor(
-    private readonly access: AuditAccessPolicy,
-    private readonly audit: AuditQueries,
-  ) {}
-
-  async execute({ organizationId, auditEventId, caller }: GetAuditEvent): Promise<AuditEventObject> {
+  /** `GET /v1/orgs/{organizationId}/audit-events/{auditEventId}`: one entry, or 404. */
+  async get(organizationId: string, auditEventId: string, caller: Caller): Promise<AuditEventObject> {
     await this.access.requireReader(organizationId, caller);
-    const event = await this.audit.get(organizationId, auditEventId);
+    const event = await this.log.get(organizationId, auditEventId);
     if (!event) throw DomainError.notFound(`no audit event ${auditEventId} in organization ${organizationId}`);
     return event;
   }

@@ -1,5 +1,4 @@
-import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import { newId, newSecret } from '../../platform/src/ids';
 import { hashToken, type Caller } from '../../platform/src/http/auth';
@@ -7,54 +6,40 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import { emailClaimDecider, emailClaimStream, tokenDecider, tokenStream, userDecider, userStream } from './identity.decider';
 import { UserQueries } from './identity.queries';
 
-export class CreateUser {
-  constructor(readonly email: string, readonly displayName: string, readonly photoURL: string | null, readonly caller: Caller) {}
-}
-export class IssueToken {
-  constructor(readonly userId: string, readonly caller: Caller) {}
-}
-export class RevokeToken {
-  constructor(readonly tokenId: string, readonly caller: Caller) {}
-}
-
-@CommandHandler(CreateUser)
-export class CreateUserHandler implements ICommandHandler<CreateUser, { userId: string }> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  /** Claims the address first: a second user with it fails there, before any user stream exists. */
-  async execute({ email, displayName, photoURL, caller }: CreateUser): Promise<{ userId: string }> {
-    const userId = newId();
-    const context = { caller };
-    await this.commands.run(emailClaimStream(email), emailClaimDecider, { kind: 'ClaimEmail', email, userId }, context, { wait: false });
-    const now = this.commands.now().toISOString();
-    await this.commands.run(userStream(userId), userDecider, { kind: 'CreateUser', userId, email, displayName, photoURL, now }, context);
-    return { userId };
-  }
-}
-
-@CommandHandler(IssueToken)
-export class IssueTokenHandler implements ICommandHandler<IssueToken, { tokenId: string; token: string }> {
+/**
+ * The identity commands: users and their tokens. Exported, since a SAML login creates users and
+ * issues their tokens as the service.
+ */
+@Injectable()
+export class IdentityCommands {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     private readonly users: UserQueries,
   ) {}
 
-  async execute({ userId, caller }: IssueToken): Promise<{ tokenId: string; token: string }> {
+  private now(): string {
+    return this.commands.now().toISOString();
+  }
+
+  /** Claims the address first: a second user with it fails there, before any user stream exists. */
+  async createUser(email: string, displayName: string, photoURL: string | null, caller: Caller): Promise<string> {
+    const userId = newId();
+    const context = { caller };
+    await this.commands.run(emailClaimStream(email), emailClaimDecider, { kind: 'ClaimEmail', email, userId }, context, { wait: false });
+    await this.commands.run(userStream(userId), userDecider, { kind: 'CreateUser', userId, email, displayName, photoURL, now: this.now() }, context);
+    return userId;
+  }
+
+  /** A new bearer token for the user: only its hash is recorded, so the answer is the one place it appears. */
+  async issueToken(userId: string, caller: Caller): Promise<{ tokenId: string; token: string }> {
     if (!(await this.users.byId(userId))) throw DomainError.notFound(`no user ${userId}`);
     const tokenId = newId();
     const token = newSecret('dpt');
-    const now = this.commands.now().toISOString();
-    await this.commands.run(tokenStream(tokenId), tokenDecider, { kind: 'IssueToken', tokenId, userId, tokenHash: hashToken(token), now }, { caller });
+    await this.commands.run(tokenStream(tokenId), tokenDecider, { kind: 'IssueToken', tokenId, userId, tokenHash: hashToken(token), now: this.now() }, { caller });
     return { tokenId, token };
   }
-}
 
-@CommandHandler(RevokeToken)
-export class RevokeTokenHandler implements ICommandHandler<RevokeToken, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ tokenId, caller }: RevokeToken): Promise<void> {
-    await this.commands.run(tokenStream(tokenId), tokenDecider, { kind: 'RevokeToken', tokenId, now: this.commands.now().toISOString() }, { caller });
+  async revokeToken(tokenId: string, caller: Caller): Promise<void> {
+    await this.commands.run(tokenStream(tokenId), tokenDecider, { kind: 'RevokeToken', tokenId, now: this.now() }, { caller });
   }
 }
-

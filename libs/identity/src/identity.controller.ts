@@ -1,13 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import { ref } from '../../platform/src/platform.schemas';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength } from 'class-validator';
 import { NotBlank } from '../../platform/src/http/validation';
 import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
-import { CreateUser, IssueToken, RevokeToken } from './identity.commands';
-import { GetUser } from './identity.queries';
+import { IdentityCommands } from './identity.commands';
+import { UserQueries } from './identity.queries';
 import { Valid } from '../../platform/src/http/validation';
 import { CachedRead } from '../../platform/src/http/response-cache';
 
@@ -31,8 +30,8 @@ export class CreateUserBody {
 @AdminOnly()
 export class AdminIdentityController {
   constructor(
-    private readonly commandBus: CommandBus,
-    private readonly queryBus: QueryBus,
+    private readonly commands: IdentityCommands,
+    private readonly queries: UserQueries,
   ) {}
 
   /** `POST /v1/admin/users` → 201 `{ user, token }`: the token is shown this once. */
@@ -40,9 +39,9 @@ export class AdminIdentityController {
   @ApiCreatedResponse({ description: 'created', schema: ref('CreatedUser') })
   @HttpCode(201)
   async createUser(@Body(Valid) body: CreateUserBody, @CurrentCaller() caller: Caller) {
-    const { userId } = await this.commandBus.execute(new CreateUser(body.email, body.displayName, body.photoURL ?? null, caller));
-    const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
-    return { user: await this.queryBus.execute(new GetUser(userId)), token, tokenId };
+    const userId = await this.commands.createUser(body.email, body.displayName, body.photoURL ?? null, caller);
+    const { tokenId, token } = await this.commands.issueToken(userId, caller);
+    return { user: await this.queries.get(userId), token, tokenId };
   }
 
   /** `POST /v1/admin/users/{userId}/tokens` → 201 `{ id, token }`. */
@@ -50,7 +49,7 @@ export class AdminIdentityController {
   @ApiCreatedResponse({ description: 'created', schema: ref('IssuedToken') })
   @HttpCode(201)
   async issueToken(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
-    const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
+    const { tokenId, token } = await this.commands.issueToken(userId, caller);
     return { id: tokenId, token };
   }
 
@@ -59,20 +58,20 @@ export class AdminIdentityController {
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async revokeToken(@PathId('tokenId', 'token') tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
-    await this.commandBus.execute(new RevokeToken(tokenId, caller));
+    await this.commands.revokeToken(tokenId, caller);
   }
 }
 
 @Controller('v1/user')
 export class CurrentUserController {
-  constructor(private readonly queryBus: QueryBus) {}
+  constructor(private readonly queries: UserQueries) {}
 
   /** `GET /v1/user` → the caller as an embedded user object. */
   @Get()
   @ApiOkResponse({ description: 'OK', schema: ref('User') })
   @CachedRead()
   me(@CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new GetUser(userOf(caller).userId));
+    return this.queries.get(userOf(caller).userId);
   }
 }
 

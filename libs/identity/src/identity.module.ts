@@ -1,20 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TOKEN_VERIFIER } from '../../platform/src/http/auth';
-import { CreateUserHandler, IssueTokenHandler, RevokeTokenHandler } from './identity.commands';
+import { IdentityCommands } from './identity.commands';
 import { AdminIdentityController, CurrentUserController } from './identity.controller';
-import { GetUserHandler, ReadModelTokenVerifier, UserQueries } from './identity.queries';
+import { ReadModelTokenVerifier, UserQueries } from './identity.queries';
 
+/** Users and their tokens. IdentityCommands is exported for the SAML login, which creates users and issues tokens. */
 @Module({
   controllers: [AdminIdentityController, CurrentUserController],
-  providers: [
-    CreateUserHandler,
-    IssueTokenHandler,
-    RevokeTokenHandler,
-    GetUserHandler,
-    UserQueries,
-    ReadModelTokenVerifier,
-    { provide: TOKEN_VERIFIER, useExisting: ReadModelTokenVerifier },
-  ],
-  exports: [UserQueries, TOKEN_VERIFIER],
+  providers: [IdentityCommands, UserQueries, ReadModelTokenVerifier, { provide: TOKEN_VERIFIER, useExisting: ReadModelTokenVerifier }],
+  exports: [IdentityCommands, UserQueries, TOKEN_VERIFIER],
 })
 export class IdentityModule {}

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { TokenVerifier } from '../../platform/src/http/auth';
@@ -18,7 +17,7 @@ export interface UserObject {
   urls: { location: string };
 }
 
-/** Identity's exported queries: other contexts read users only through these. */
+/** The identity queries, exported: other contexts read users only through these. */
 @Injectable()
 export class UserQueries {
   constructor(
@@ -39,6 +38,13 @@ export class UserQueries {
     return new Map(page.items.map((user) => [user._id, user]));
   }
 
+  /** `GET /v1/user` and the user of `POST /v1/admin/users`: 404 for an unknown user. */
+  async get(userId: string): Promise<UserObject> {
+    const user = await this.byId(userId);
+    if (!user) throw DomainError.notFound(`no user ${userId}`);
+    return this.present(user);
+  }
+
   present(user: UserDoc): UserObject {
     return {
       object: 'user',
@@ -48,21 +54,6 @@ export class UserQueries {
       ...(user.photoURL ? { photoURL: user.photoURL } : {}),
       urls: { location: `${this.config.publicUrl}/v1/users/${user._id}` },
     };
-  }
-}
-
-export class GetUser {
-  constructor(readonly userId: string) {}
-}
-
-@QueryHandler(GetUser)
-export class GetUserHandler implements IQueryHandler<GetUser, UserObject> {
-  constructor(private readonly users: UserQueries) {}
-
-  async execute({ userId }: GetUser): Promise<UserObject> {
-    const user = await this.users.byId(userId);
-    if (!user) throw DomainError.notFound(`no user ${userId}`);
-    return this.users.present(user);
   }
 }
 

@@ -1,44 +1,47 @@
-import { Inject } from '@nestjs/common';
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { RemoveUserFromAllTeams } from '../../teams/src/team.commands';
-import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type ProposedInvitation } from './organization.decider';
+import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type ProposedInvitation } from './organization.decider';
+import { InvitationLocator } from './member.queries';
 
 export interface Invitation {
   email: string;
   role?: OrganizationRole;
 }
 
-export class InviteMembers {
-  constructor(
-    readonly organizationId: string,
-    readonly invitations: Invitation[],
-    readonly role: OrganizationRole | undefined,
-    readonly sso: boolean,
-    readonly caller: Caller,
-  ) {}
-}
-
 /**
- * `POST /v1/orgs/{organizationId}/invites`: admins invite people by e-mail. Each address gets a
- * pending invitation (its pending one is refreshed), and nobody joins until they accept it. No
- * account is looked up or created: the answer, one invitation id per address, reads the same
- * whether an address has an account, is a member already or was invited before, so it tells the
- * admin nothing about other people. The role is the invitation's own, else the request's, else the
- * organization's default role, else `read`.
+ * The member commands: invitations, link invites, roles, removal, SSO membership and presence,
+ * each decided by the organization stream. Exported, since a SAML login joins people as SSO members.
  */
-@CommandHandler(InviteMembers)
-export class InviteMembersHandler implements ICommandHandler<InviteMembers, { invites: string[]; invited: number }> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+@Injectable()
+export class MemberCommands {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly invitations: InvitationLocator,
+  ) {}
 
-  async execute({ organizationId, invitations, role, sso, caller }: InviteMembers) {
+  private now(): string {
+    return this.commands.now().toISOString();
+  }
+
+  private run(organizationId: string, command: OrganizationCommand, caller: Caller) {
+    return this.commands.run(organizationStream(organizationId), organizationDecider, command, { caller });
+  }
+
+  /**
+   * `POST /v1/orgs/{organizationId}/invites`: admins invite people by e-mail. Each address gets a
+   * pending invitation (its pending one is refreshed), and nobody joins until they accept it. No
+   * account is looked up or created: the answer, one invitation id per address, reads the same
+   * whether an address has an account, is a member already or was invited before, so it tells the
+   * admin nothing about other people. The role is the invitation's own, else the request's, else the
+   * organization's default role, else `read`.
+   */
+  async invite(organizationId: string, invitations: Invitation[], role: OrganizationRole | undefined, sso: boolean, caller: Caller): Promise<{ invites: string[]; invited: number }> {
     const byUserId = userOf(caller).userId;
-    const stream = organizationStream(organizationId);
-    const { state } = await this.commands.load(stream, organizationDecider);
+    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
     const denied = requireAdmin(state, organizationId, byUserId);
     if (denied) throw denied;
     const fallback: OrganizationRole = role !== undefined ? role : (state.fields.defaultRole ?? 'read');
@@ -47,172 +50,76 @@ export class InviteMembersHandler implements ICommandHandler<InviteMembers, { in
       email: invitation.email,
       role: invitation.role !== undefined ? invitation.role : fallback,
     }));
-    const now = this.commands.now().toISOString();
-    const outcome = await this.commands.run(stream, organizationDecider, { kind: 'InviteByEmail', organizationId, invitations: proposed, sso, byUserId, now }, { caller });
+    const outcome = await this.run(organizationId, { kind: 'InviteByEmail', organizationId, invitations: proposed, sso, byUserId, now: this.now() }, caller);
     const invites = outcome.events.flatMap((event) => (event.type === 'MemberInvited' ? [event.data.invitationId] : []));
     return { invites, invited: invites.length };
   }
-}
 
-export class AnswerInvitation {
-  constructor(
-    readonly organizationId: string,
-    readonly invitationId: string,
-    readonly answer: 'accept' | 'decline',
-    readonly caller: Caller,
-  ) {}
-}
+  /** `POST /v1/user/invites/{inviteId}`: the invitee joins with the invited role; anyone else gets 404. Answers the organization joined. */
+  async acceptInvitation(invitationId: string, caller: Caller): Promise<string> {
+    return this.answerInvitation(invitationId, 'AcceptInvitation', caller);
+  }
 
-/** `POST|DELETE /v1/user/invites/{inviteId}`: the invitee accepts (joins) or declines; anyone else gets 404. */
-@CommandHandler(AnswerInvitation)
-export class AnswerInvitationHandler implements ICommandHandler<AnswerInvitation, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+  /** `DELETE /v1/user/invites/{inviteId}`: the invitee declines; anyone else gets 404. */
+  async declineInvitation(invitationId: string, caller: Caller): Promise<void> {
+    await this.answerInvitation(invitationId, 'DeclineInvitation', caller);
+  }
 
-  async execute({ organizationId, invitationId, answer, caller }: AnswerInvitation): Promise<void> {
+  private async answerInvitation(invitationId: string, kind: 'AcceptInvitation' | 'DeclineInvitation', caller: Caller): Promise<string> {
+    const organizationId = await this.invitations.organizationOf(invitationId, caller);
     const { userId, user } = userOf(caller);
-    const now = this.commands.now().toISOString();
-    const kind = answer === 'accept' ? 'AcceptInvitation' : 'DeclineInvitation';
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind, organizationId, invitationId, userId, email: user.email, now }, { caller });
+    await this.run(organizationId, { kind, organizationId, invitationId, userId, email: user.email, now: this.now() }, caller);
+    return organizationId;
   }
-}
 
-export class RevokeInvitation {
-  constructor(readonly organizationId: string, readonly invitationId: string, readonly caller: Caller) {}
-}
-
-@CommandHandler(RevokeInvitation)
-export class RevokeInvitationHandler implements ICommandHandler<RevokeInvitation, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, invitationId, caller }: RevokeInvitation): Promise<void> {
+  async revokeInvitation(organizationId: string, invitationId: string, caller: Caller): Promise<void> {
     const byUserId = userOf(caller).userId;
-    const now = this.commands.now().toISOString();
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'RevokeInvitation', organizationId, invitationId, byUserId, now }, { caller });
+    await this.run(organizationId, { kind: 'RevokeInvitation', organizationId, invitationId, byUserId, now: this.now() }, caller);
   }
-}
 
-export class JoinByLink {
-  constructor(readonly organizationId: string, readonly inviteId: string, readonly caller: Caller) {}
-}
-
-@CommandHandler(JoinByLink)
-export class JoinByLinkHandler implements ICommandHandler<JoinByLink, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, inviteId, caller }: JoinByLink): Promise<void> {
+  async joinByLink(organizationId: string, inviteId: string, caller: Caller): Promise<void> {
     const userId = userOf(caller).userId;
-    const now = this.commands.now().toISOString();
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'JoinByLink', organizationId, inviteId, userId, now }, { caller });
+    await this.run(organizationId, { kind: 'JoinByLink', organizationId, inviteId, userId, now: this.now() }, caller);
   }
-}
 
-export class JoinBySso {
-  constructor(readonly organizationId: string, readonly userId: string, readonly role: OrganizationRole, readonly caller: Caller) {}
-}
-
-/** Used by the SSO context after a verified SAML login: joins the user as an SSO member (or marks them as one). */
-@CommandHandler(JoinBySso)
-export class JoinBySsoHandler implements ICommandHandler<JoinBySso, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, userId, role, caller }: JoinBySso): Promise<void> {
-    const now = this.commands.now().toISOString();
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'JoinBySso', organizationId, userId, role, now }, { caller });
+  /** For the SSO context after a verified SAML login: joins the user as an SSO member (or marks them as one). */
+  async joinBySso(organizationId: string, userId: string, role: OrganizationRole, caller: Caller): Promise<void> {
+    await this.run(organizationId, { kind: 'JoinBySso', organizationId, userId, role, now: this.now() }, caller);
   }
-}
 
-export class ChangeMemberRole {
-  constructor(readonly organizationId: string, readonly userId: string, readonly role: OrganizationRole, readonly caller: Caller) {}
-}
-
-@CommandHandler(ChangeMemberRole)
-export class ChangeMemberRoleHandler implements ICommandHandler<ChangeMemberRole, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, userId, role, caller }: ChangeMemberRole): Promise<void> {
+  async changeRole(organizationId: string, userId: string, role: OrganizationRole, caller: Caller): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'ChangeMemberRole', organizationId, userId, role, byUserId }, { caller });
+    await this.run(organizationId, { kind: 'ChangeMemberRole', organizationId, userId, role, byUserId }, caller);
   }
-}
 
-export class RemoveMember {
-  constructor(readonly organizationId: string, readonly userId: string, readonly caller: Caller) {}
-}
-
-/** Removes the member, then takes them out of every team of the organization so the team streams agree. */
-@CommandHandler(RemoveMember)
-export class RemoveMemberHandler implements ICommandHandler<RemoveMember, void> {
-  constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly commandBus: CommandBus,
-  ) {}
-
-  async execute({ organizationId, userId, caller }: RemoveMember): Promise<void> {
+  /** The organization side only: taking the member out of its teams follows from their `MemberRemoved` in the teams context. */
+  async remove(organizationId: string, userId: string, caller: Caller): Promise<void> {
     const byUserId = userOf(caller).userId;
-    const outcome = await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'RemoveMember', organizationId, userId, byUserId }, { caller });
-    if (outcome.events.length > 0) await this.commandBus.execute(new RemoveUserFromAllTeams(organizationId, userId, caller));
+    await this.run(organizationId, { kind: 'RemoveMember', organizationId, userId, byUserId }, caller);
   }
-}
 
-export class EnableMemberSso {
-  constructor(readonly organizationId: string, readonly userId: string, readonly caller: Caller) {}
-}
-
-@CommandHandler(EnableMemberSso)
-export class EnableMemberSsoHandler implements ICommandHandler<EnableMemberSso, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, userId, caller }: EnableMemberSso): Promise<void> {
+  async enableSso(organizationId: string, userId: string, caller: Caller): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'EnableMemberSso', organizationId, userId, byUserId }, { caller });
+    await this.run(organizationId, { kind: 'EnableMemberSso', organizationId, userId, byUserId }, caller);
   }
-}
 
-export class CreateLinkInvite {
-  constructor(readonly organizationId: string, readonly role: OrganizationRole, readonly caller: Caller) {}
-}
-
-@CommandHandler(CreateLinkInvite)
-export class CreateLinkInviteHandler implements ICommandHandler<CreateLinkInvite, { inviteId: string }> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, role, caller }: CreateLinkInvite) {
+  async createLinkInvite(organizationId: string, role: OrganizationRole, caller: Caller): Promise<string> {
     const inviteId = newId();
     const byUserId = userOf(caller).userId;
-    const now = this.commands.now().toISOString();
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'CreateLinkInvite', organizationId, inviteId, role, byUserId, now }, { caller });
-    return { inviteId };
+    await this.run(organizationId, { kind: 'CreateLinkInvite', organizationId, inviteId, role, byUserId, now: this.now() }, caller);
+    return inviteId;
   }
-}
 
-export class DeleteLinkInvite {
-  constructor(readonly organizationId: string, readonly inviteId: string, readonly caller: Caller) {}
-}
-
-@CommandHandler(DeleteLinkInvite)
-export class DeleteLinkInviteHandler implements ICommandHandler<DeleteLinkInvite, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, inviteId, caller }: DeleteLinkInvite): Promise<void> {
+  async deleteLinkInvite(organizationId: string, inviteId: string, caller: Caller): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'DeleteLinkInvite', organizationId, inviteId, byUserId }, { caller });
+    await this.run(organizationId, { kind: 'DeleteLinkInvite', organizationId, inviteId, byUserId }, caller);
   }
-}
 
-export class RecordMemberSeen {
-  constructor(readonly organizationId: string, readonly caller: Caller) {}
-}
-
-/** `POST /ping`: members only; at most one MemberSeen per member per minute reaches the log. */
-@CommandHandler(RecordMemberSeen)
-export class RecordMemberSeenHandler implements ICommandHandler<RecordMemberSeen, void> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ organizationId, caller }: RecordMemberSeen): Promise<void> {
+  /** `POST /ping`: members only; at most one MemberSeen per member per minute reaches the log. */
+  async recordSeen(organizationId: string, caller: Caller): Promise<void> {
     const userId = userOf(caller).userId;
     const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
     if (!state.exists || !state.members.has(userId)) throw DomainError.notFound(`no organization ${organizationId}`);
-    const now = this.commands.now().toISOString();
-    await this.commands.run(memberSeenStream(organizationId, userId), memberSeenDecider, { kind: 'RecordSeen', organizationId, userId, now }, { caller });
+    await this.commands.run(memberSeenStream(organizationId, userId), memberSeenDecider, { kind: 'RecordSeen', organizationId, userId, now: this.now() }, { caller });
   }
 }

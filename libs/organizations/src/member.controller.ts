@@ -1,24 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse } from '@nestjs/swagger';
 import { listOf, ref } from '../../platform/src/platform.schemas';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import {
-  AnswerInvitation,
-  ChangeMemberRole,
-  CreateLinkInvite,
-  DeleteLinkInvite,
-  EnableMemberSso,
-  InviteMembers,
-  JoinByLink,
-  RecordMemberSeen,
-  RemoveMember,
-  RevokeInvitation,
-} from './member.commands';
+import { MemberCommands } from './member.commands';
 import { InviteBody, LinkInviteBody, MemberListQuery, MemberSpacesQuery, UpdateMemberBody } from './member.dto';
-import { GetLinkInvite, GetMember, InvitationLocator, ListLinkInvites, ListMembers, ListMemberSpaces, ListPendingInvites, ListUserInvites } from './member.queries';
+import { MemberQueries } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { Valid } from '../../platform/src/http/validation';
 
@@ -26,23 +14,28 @@ import { Valid } from '../../platform/src/http/validation';
 @Controller('v1/orgs/:organizationId')
 export class MemberController {
   constructor(
-    private readonly commandBus: CommandBus,
-    private readonly queryBus: QueryBus,
+    private readonly commands: MemberCommands,
+    private readonly queries: MemberQueries,
     private readonly claims: VisitorClaimsSigner,
   ) {}
 
   @Get('members')
   @ApiOkResponse({ description: 'OK', schema: listOf('Member') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: MemberListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(
-      new ListMembers(organizationId, caller, { page: query.page, limit: query.limit, order: query.order ?? 'desc', role: query.role, search: query.search, sort: query.sort ?? 'joinedAt' }),
-    );
+    return this.queries.list(organizationId, caller, {
+      page: query.page,
+      limit: query.limit,
+      order: query.order ?? 'desc',
+      role: query.role,
+      search: query.search,
+      sort: query.sort ?? 'joinedAt',
+    });
   }
 
   @Get('members/:userId')
   @ApiOkResponse({ description: 'OK', schema: ref('Member') })
   get(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new GetMember(organizationId, userId, caller));
+    return this.queries.get(organizationId, userId, caller);
   }
 
   /** Admins change roles (null: guest); the last admin cannot be demoted (409). */
@@ -54,8 +47,8 @@ export class MemberController {
     @Body(Valid) body: UpdateMemberBody,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commandBus.execute(new ChangeMemberRole(organizationId, userId, body.role, caller));
-    return this.queryBus.execute(new GetMember(organizationId, userId, caller));
+    await this.commands.changeRole(organizationId, userId, body.role, caller);
+    return this.queries.get(organizationId, userId, caller);
   }
 
   /** Admins remove anyone, anyone removes themselves; never the last admin (409). */
@@ -63,15 +56,15 @@ export class MemberController {
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async remove(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
-    await this.commandBus.execute(new RemoveMember(organizationId, userId, caller));
+    await this.commands.remove(organizationId, userId, caller);
   }
 
   @Post('members/:userId/sso')
   @ApiOkResponse({ description: 'OK', schema: ref('Member') })
   @HttpCode(200)
   async sso(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
-    await this.commandBus.execute(new EnableMemberSso(organizationId, userId, caller));
-    return this.queryBus.execute(new GetMember(organizationId, userId, caller));
+    await this.commands.enableSso(organizationId, userId, caller);
+    return this.queries.get(organizationId, userId, caller);
   }
 
   @Get('members/:userId/spaces')
@@ -82,7 +75,7 @@ export class MemberController {
     @Query(Valid) query: MemberSpacesQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queryBus.execute(new ListMemberSpaces(organizationId, userId, caller, query.page, query.limit, query.order));
+    return this.queries.spaces(organizationId, userId, caller, { page: query.page, limit: query.limit, order: query.order });
   }
 
   /** Records the caller as seen (at most once a minute in the log) and returns signed visitor claims. */
@@ -90,7 +83,7 @@ export class MemberController {
   @ApiOkResponse({ description: 'OK', schema: ref('VisitorClaims') })
   @HttpCode(200)
   async ping(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller) {
-    await this.commandBus.execute(new RecordMemberSeen(organizationId, caller));
+    await this.commands.recordSeen(organizationId, caller);
     const user = userOf(caller);
     return { serviceVisitorClaims: await this.claims.sign(user.userId, organizationId, user.user.email) };
   }
@@ -104,14 +97,14 @@ export class MemberController {
   @ApiOkResponse({ description: 'OK', schema: ref('Invited') })
   @HttpCode(200)
   invite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: InviteBody, @CurrentCaller() caller: Caller) {
-    return this.commandBus.execute(new InviteMembers(organizationId, body.emails, body.role, body.sso ?? false, caller));
+    return this.commands.invite(organizationId, body.emails, body.role, body.sso ?? false, caller);
   }
 
   /** Admins list the pending invitations by e-mail. */
   @Get('pending-invites')
   @ApiOkResponse({ description: 'OK', schema: listOf('PendingInvite') })
   pendingInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListPendingInvites(organizationId, caller, query.page, query.limit));
+    return this.queries.pendingInvites(organizationId, caller, { page: query.page, limit: query.limit });
   }
 
   /** Admins revoke a pending invitation: 204. */
@@ -119,7 +112,7 @@ export class MemberController {
   @ApiNoContentResponse({ description: 'revoked' })
   @HttpCode(204)
   async revokeInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    await this.commandBus.execute(new RevokeInvitation(organizationId, inviteId, caller));
+    await this.commands.revokeInvitation(organizationId, inviteId, caller);
   }
 
   /** Joins the caller through a link invite; answers with the caller as a member. */
@@ -127,28 +120,28 @@ export class MemberController {
   @ApiOkResponse({ description: 'the caller, now a member', schema: ref('Member') })
   @HttpCode(200)
   async join(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    await this.commandBus.execute(new JoinByLink(organizationId, inviteId, caller));
-    return this.queryBus.execute(new GetMember(organizationId, userOf(caller).userId, caller));
+    await this.commands.joinByLink(organizationId, inviteId, caller);
+    return this.queries.get(organizationId, userOf(caller).userId, caller);
   }
 
   @Get('link-invites')
   @ApiOkResponse({ description: 'OK', schema: listOf('LinkInvite') })
   linkInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListLinkInvites(organizationId, caller, query.page, query.limit));
+    return this.queries.linkInvites(organizationId, caller, { page: query.page, limit: query.limit });
   }
 
   @Post('link-invites')
   @ApiCreatedResponse({ description: 'created', schema: ref('LinkInvite') })
   @HttpCode(201)
   async createLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: LinkInviteBody, @CurrentCaller() caller: Caller) {
-    const { inviteId } = await this.commandBus.execute(new CreateLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller));
-    return this.queryBus.execute(new GetLinkInvite(organizationId, inviteId, caller));
+    const inviteId = await this.commands.createLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller);
+    return this.queries.linkInvite(organizationId, inviteId, caller);
   }
 
   @Get('link-invites/:inviteId')
   @ApiOkResponse({ description: 'OK', schema: ref('LinkInvite') })
   linkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new GetLinkInvite(organizationId, inviteId, caller));
+    return this.queries.linkInvite(organizationId, inviteId, caller);
   }
 
   /** 205 (Reset Content), as clients of this route expect. */
@@ -156,7 +149,7 @@ export class MemberController {
   @ApiResponse({ status: 205, description: 'deleted' })
   @HttpCode(205)
   async deleteLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    await this.commandBus.execute(new DeleteLinkInvite(organizationId, inviteId, caller));
+    await this.commands.deleteLinkInvite(organizationId, inviteId, caller);
   }
 }
 
@@ -164,16 +157,15 @@ export class MemberController {
 @Controller('v1/user/invites')
 export class UserInvitationController {
   constructor(
-    private readonly commandBus: CommandBus,
-    private readonly queryBus: QueryBus,
-    private readonly invitations: InvitationLocator,
+    private readonly commands: MemberCommands,
+    private readonly queries: MemberQueries,
   ) {}
 
   /** `{ next?, count, items: organization-invite[] }`: pending invitations to the caller's e-mail. */
   @Get()
   @ApiOkResponse({ description: 'OK', schema: listOf('OrganizationInvite') })
   list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListUserInvites(caller, query.page, query.limit));
+    return this.queries.userInvites(caller, { page: query.page, limit: query.limit });
   }
 
   /** Accepts: the caller joins with the invited role; answers the caller's Member object. */
@@ -181,9 +173,8 @@ export class UserInvitationController {
   @ApiOkResponse({ description: 'the caller, now a member', schema: ref('Member') })
   @HttpCode(200)
   async accept(@PathId('inviteId', 'invitation') inviteId: string, @CurrentCaller() caller: Caller) {
-    const organizationId = await this.invitations.organizationOf(inviteId, caller);
-    await this.commandBus.execute(new AnswerInvitation(organizationId, inviteId, 'accept', caller));
-    return this.queryBus.execute(new GetMember(organizationId, userOf(caller).userId, caller));
+    const organizationId = await this.commands.acceptInvitation(inviteId, caller);
+    return this.queries.get(organizationId, userOf(caller).userId, caller);
   }
 
   /** Declines: 204. */
@@ -191,7 +182,6 @@ export class UserInvitationController {
   @ApiNoContentResponse({ description: 'declined' })
   @HttpCode(204)
   async decline(@PathId('inviteId', 'invitation') inviteId: string, @CurrentCaller() caller: Caller) {
-    const organizationId = await this.invitations.organizationOf(inviteId, caller);
-    await this.commandBus.execute(new AnswerInvitation(organizationId, inviteId, 'decline', caller));
+    await this.commands.declineInvitation(inviteId, caller);
   }
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import { userOf, type Caller } from '../../platform/src/http/auth';
@@ -105,92 +104,12 @@ export interface MemberListOptions {
   sort: 'joinedAt' | 'lastSeenAt' | 'name';
 }
 
-export class ListMembers {
-  constructor(readonly organizationId: string, readonly caller: Caller, readonly options: MemberListOptions) {}
-}
-
 const SORT_FIELD = new Map<MemberListOptions['sort'], string>([
   ['joinedAt', 'joinedAt'],
   ['lastSeenAt', 'lastSeenAt'],
   ['name', 'nameLower'],
 ]);
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-@QueryHandler(ListMembers)
-export class ListMembersHandler implements IQueryHandler<ListMembers, ListEnvelope<MemberObject>> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
-    private readonly directory: MemberDirectory,
-  ) {}
-
-  async execute({ organizationId, caller, options }: ListMembers) {
-    await requireListMembers(this.membership, organizationId, caller);
-    const filter: Filter = { organizationId, disabled: false };
-    if (options.role !== undefined) filter.role = options.role === 'guest' ? null : options.role;
-    if (options.search) {
-      const pattern = escapeRegex(options.search);
-      filter.$or = [{ displayName: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }];
-    }
-    // Sorting by last seen lists only members who were ever seen.
-    if (options.sort === 'lastSeenAt') filter.lastSeenAt = { $ne: null };
-    const direction = options.order === 'asc' ? 1 : -1;
-    const sort: Sort = { [SORT_FIELD.get(options.sort) ?? 'joinedAt']: direction };
-    const page = await this.reads.collection<MemberDoc>(MEMBERS).find(filter, { sort, limit: options.limit, after: options.page });
-    const presented = await this.directory.presentDocs(organizationId, page.items);
-    const items = page.items.flatMap((doc) => presented.get(doc.userId) ?? []);
-    return listEnvelope({ items, count: page.count, next: page.next });
-  }
-}
-
-export class GetMember {
-  constructor(readonly organizationId: string, readonly userId: string, readonly caller: Caller) {}
-}
-
-@QueryHandler(GetMember)
-export class GetMemberHandler implements IQueryHandler<GetMember, MemberObject> {
-  constructor(
-    private readonly membership: OrganizationMembership,
-    private readonly directory: MemberDirectory,
-  ) {}
-
-  async execute({ organizationId, userId, caller }: GetMember) {
-    const role = await this.membership.requireMember(organizationId, caller);
-    const self = caller.kind === 'user' && caller.userId === userId;
-    if (!self && !organizationPermissions(role).listMembers) throw DomainError.forbidden('guests may not list members');
-    const member = (await this.directory.present(organizationId, [userId])).get(userId);
-    if (!member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-    return member;
-  }
-}
-
-export class ListMemberSpaces {
-  constructor(
-    readonly organizationId: string,
-    readonly userId: string,
-    readonly caller: Caller,
-    readonly page?: string,
-    readonly limit?: number,
-    readonly order?: 'asc' | 'desc',
-  ) {}
-}
-
-/** `GET /members/{userId}/spaces`: `{ permission, space }` for each space the member has a role on and the caller may see. */
-@QueryHandler(ListMemberSpaces)
-export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces, ListEnvelope<unknown>> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
-    @Inject(MEMBER_SPACES) private readonly spaces: MemberSpacesSource,
-  ) {}
-
-  async execute({ organizationId, userId, caller, page, limit, order }: ListMemberSpaces) {
-    const callerRole = await requireListMembers(this.membership, organizationId, caller);
-    const member = await this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId));
-    if (!member || member.disabled) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-    return this.spaces.list(organizationId, { userId, role: member.role }, { userId: userOf(caller).userId, member: true, role: callerRole }, { page, limit, order });
-  }
-}
 
 /** A link invite (extension). */
 export interface LinkInviteObject {
@@ -211,45 +130,6 @@ export class LinkInvitePresenter {
   }
 }
 
-export class ListLinkInvites {
-  constructor(readonly organizationId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
-}
-
-@QueryHandler(ListLinkInvites)
-export class ListLinkInvitesHandler implements IQueryHandler<ListLinkInvites, ListEnvelope<LinkInviteObject>> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
-    private readonly presenter: LinkInvitePresenter,
-  ) {}
-
-  async execute({ organizationId, caller, page, limit }: ListLinkInvites) {
-    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
-    const found = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).find({ organizationId }, { sort: { createdAt: -1 }, limit, after: page });
-    return listEnvelope({ items: found.items.map((i) => this.presenter.present(i)), count: found.count, next: found.next });
-  }
-}
-
-export class GetLinkInvite {
-  constructor(readonly organizationId: string, readonly inviteId: string, readonly caller: Caller) {}
-}
-
-@QueryHandler(GetLinkInvite)
-export class GetLinkInviteHandler implements IQueryHandler<GetLinkInvite, LinkInviteObject> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
-    private readonly presenter: LinkInvitePresenter,
-  ) {}
-
-  async execute({ organizationId, inviteId, caller }: GetLinkInvite) {
-    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
-    const invite = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).get(inviteId);
-    if (!invite || invite.organizationId !== organizationId) throw DomainError.notFound(`no invite ${inviteId}`);
-    return this.presenter.present(invite);
-  }
-}
-
 // ---- invitations by e-mail --------------------------------------------------------------------
 
 /** A pending invitation as its organization's admins see it. */
@@ -263,28 +143,6 @@ export interface PendingInviteObject {
   invitedAt: string;
 }
 
-export class ListPendingInvites {
-  constructor(readonly organizationId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
-}
-
-/** `GET /v1/orgs/{organizationId}/pending-invites`: admins only, newest first. */
-@QueryHandler(ListPendingInvites)
-export class ListPendingInvitesHandler implements IQueryHandler<ListPendingInvites, ListEnvelope<PendingInviteObject>> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
-  ) {}
-
-  async execute({ organizationId, caller, page, limit }: ListPendingInvites) {
-    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
-    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ organizationId }, { sort: { invitedAt: -1 }, limit, after: page });
-    const items = found.items.map(
-      (i): PendingInviteObject => ({ object: 'pending-invite', id: i._id, email: i.email, role: i.role, sso: i.sso, invitedBy: i.invitedBy, invitedAt: i.invitedAt }),
-    );
-    return listEnvelope({ items, count: found.count, next: found.next });
-  }
-}
-
 /** A pending invitation as the person invited sees it. */
 export interface UserInviteObject {
   object: 'organization-invite';
@@ -293,31 +151,6 @@ export interface UserInviteObject {
   role: OrganizationRole;
   sso: boolean;
   invitedAt: string;
-}
-
-export class ListUserInvites {
-  constructor(readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
-}
-
-/** `GET /v1/user/invites`: the caller's pending invitations, matched by their e-mail (case-insensitively), newest first. */
-@QueryHandler(ListUserInvites)
-export class ListUserInvitesHandler implements IQueryHandler<ListUserInvites, ListEnvelope<UserInviteObject>> {
-  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
-
-  async execute({ caller, page, limit }: ListUserInvites) {
-    const email = normalizeEmail(userOf(caller).user.email);
-    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ email }, { sort: { invitedAt: -1 }, limit, after: page });
-    const organizations = await this.reads
-      .collection<OrganizationDoc>(ORGANIZATIONS)
-      .find({ _id: { $in: [...new Set(found.items.map((i) => i.organizationId))] } }, { limit: 1000, count: false });
-    const titles = new Map(organizations.items.map((o) => [o._id, o.title]));
-    const items = found.items.flatMap((i): UserInviteObject[] => {
-      const title = titles.get(i.organizationId);
-      if (title === undefined) return [];
-      return [{ object: 'organization-invite', id: i._id, organization: { id: i.organizationId, title }, role: i.role, sso: i.sso, invitedAt: i.invitedAt }];
-    });
-    return listEnvelope({ items, count: found.count, next: found.next });
-  }
 }
 
 /**
@@ -333,5 +166,94 @@ export class InvitationLocator {
     const invitation = await this.reads.collection<InvitationDoc>(INVITATIONS).get(invitationId);
     if (!invitation || invitation.email !== normalizeEmail(userOf(caller).user.email)) throw DomainError.notFound(`no invitation ${invitationId}`);
     return invitation.organizationId;
+  }
+}
+
+/** The read side of members and invitations. */
+@Injectable()
+export class MemberQueries {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly directory: MemberDirectory,
+    @Inject(MEMBER_SPACES) private readonly memberSpaces: MemberSpacesSource,
+    private readonly linkInvitePresenter: LinkInvitePresenter,
+  ) {}
+
+  /** `GET /members`: active members, filtered and sorted as asked. */
+  async list(organizationId: string, caller: Caller, options: MemberListOptions): Promise<ListEnvelope<MemberObject>> {
+    await requireListMembers(this.membership, organizationId, caller);
+    const filter: Filter = { organizationId, disabled: false };
+    if (options.role !== undefined) filter.role = options.role === 'guest' ? null : options.role;
+    if (options.search) {
+      const pattern = escapeRegex(options.search);
+      filter.$or = [{ displayName: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }];
+    }
+    // Sorting by last seen lists only members who were ever seen.
+    if (options.sort === 'lastSeenAt') filter.lastSeenAt = { $ne: null };
+    const direction = options.order === 'asc' ? 1 : -1;
+    const sort: Sort = { [SORT_FIELD.get(options.sort) ?? 'joinedAt']: direction };
+    const page = await this.reads.collection<MemberDoc>(MEMBERS).find(filter, { sort, limit: options.limit, after: options.page });
+    const presented = await this.directory.presentDocs(organizationId, page.items);
+    const items = page.items.flatMap((doc) => presented.get(doc.userId) ?? []);
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  /** `GET /members/{userId}`: guests may read only themselves. */
+  async get(organizationId: string, userId: string, caller: Caller): Promise<MemberObject> {
+    const role = await this.membership.requireMember(organizationId, caller);
+    const self = caller.kind === 'user' && caller.userId === userId;
+    if (!self && !organizationPermissions(role).listMembers) throw DomainError.forbidden('guests may not list members');
+    const member = (await this.directory.present(organizationId, [userId])).get(userId);
+    if (!member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+    return member;
+  }
+
+  /** `GET /members/{userId}/spaces`: `{ permission, space }` for each space the member has a role on and the caller may see. */
+  async spaces(organizationId: string, userId: string, caller: Caller, options: { page?: string; limit?: number; order?: 'asc' | 'desc' }): Promise<ListEnvelope<unknown>> {
+    const callerRole = await requireListMembers(this.membership, organizationId, caller);
+    const member = await this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId));
+    if (!member || member.disabled) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+    return this.memberSpaces.list(organizationId, { userId, role: member.role }, { userId: userOf(caller).userId, member: true, role: callerRole }, options);
+  }
+
+  /** `GET /link-invites`: admins only, newest first. */
+  async linkInvites(organizationId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<LinkInviteObject>> {
+    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
+    const found = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).find({ organizationId }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: found.items.map((i) => this.linkInvitePresenter.present(i)), count: found.count, next: found.next });
+  }
+
+  async linkInvite(organizationId: string, inviteId: string, caller: Caller): Promise<LinkInviteObject> {
+    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
+    const invite = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).get(inviteId);
+    if (!invite || invite.organizationId !== organizationId) throw DomainError.notFound(`no invite ${inviteId}`);
+    return this.linkInvitePresenter.present(invite);
+  }
+
+  /** `GET /v1/orgs/{organizationId}/pending-invites`: admins only, newest first. */
+  async pendingInvites(organizationId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<PendingInviteObject>> {
+    await this.membership.requireAdmin(organizationId, caller, 'manage invites');
+    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ organizationId }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
+    const items = found.items.map(
+      (i): PendingInviteObject => ({ object: 'pending-invite', id: i._id, email: i.email, role: i.role, sso: i.sso, invitedBy: i.invitedBy, invitedAt: i.invitedAt }),
+    );
+    return listEnvelope({ items, count: found.count, next: found.next });
+  }
+
+  /** `GET /v1/user/invites`: the caller's pending invitations, matched by their e-mail (case-insensitively), newest first. */
+  async userInvites(caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<UserInviteObject>> {
+    const email = normalizeEmail(userOf(caller).user.email);
+    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ email }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
+    const organizations = await this.reads
+      .collection<OrganizationDoc>(ORGANIZATIONS)
+      .find({ _id: { $in: [...new Set(found.items.map((i) => i.organizationId))] } }, { limit: 1000, count: false });
+    const titles = new Map(organizations.items.map((o) => [o._id, o.title]));
+    const items = found.items.flatMap((i): UserInviteObject[] => {
+      const title = titles.get(i.organizationId);
+      if (title === undefined) return [];
+      return [{ object: 'organization-invite', id: i._id, organization: { id: i.organizationId, title }, role: i.role, sso: i.sso, invitedAt: i.invitedAt }];
+    });
+    return listEnvelope({ items, count: found.count, next: found.next });
   }
 }

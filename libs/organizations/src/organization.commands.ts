@@ -1,5 +1,4 @@
-import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Inject, Injectable } from '@nestjs/common';
 import { newId } from '../../platform/src/ids';
 import { KeyedMutex } from '../../platform/src/keyed-mutex';
 import { userOf, type Caller } from '../../platform/src/http/auth';
@@ -7,51 +6,39 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import type { OrganizationChanges } from './organization.events';
 import { hostnameDecider, hostnameStream, organizationDecider, organizationStream, requireAdmin } from './organization.decider';
 
-export class CreateOrganization {
-  constructor(readonly title: string, readonly emailDomains: string[], readonly caller: Caller) {}
-}
-
-@CommandHandler(CreateOrganization)
-export class CreateOrganizationHandler implements ICommandHandler<CreateOrganization, { organizationId: string }> {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  async execute({ title, emailDomains, caller }: CreateOrganization) {
-    const organizationId = newId();
-    const creatorId = userOf(caller).userId;
-    const now = this.commands.now().toISOString();
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'CreateOrganization', organizationId, title, emailDomains, creatorId, now }, { caller });
-    return { organizationId };
-  }
-}
-
-export class UpdateOrganization {
-  constructor(
-    readonly organizationId: string,
-    readonly changes: OrganizationChanges,
-    readonly caller: Caller,
-    readonly ifMatch: number | undefined,
-  ) {}
-}
-
-/**
- * A new hostname is claimed before the organization changes (so a taken one fails with 409 and
- * nothing changes), released again if the change is refused, and the old one is released after.
- * Hostname changes of one organization run one at a time, so "previous" is really the hostname
- * the change replaces. (With several API replicas two concurrent hostname changes of the same
- * organization could still interleave; the README says so.)
- */
-@CommandHandler(UpdateOrganization)
-export class UpdateOrganizationHandler implements ICommandHandler<UpdateOrganization, void> {
+/** The organization commands: creating one and changing its settings (with its hostname claim). */
+@Injectable()
+export class OrganizationCommands {
+  /** Hostname changes of one organization run one at a time (see `update`). */
   private readonly hostnameChanges = new KeyedMutex();
 
   constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
 
-  async execute(update: UpdateOrganization): Promise<void> {
-    if (update.changes.hostname === undefined) return this.apply(update);
-    return this.hostnameChanges.run(update.organizationId, () => this.apply(update));
+  private now(): string {
+    return this.commands.now().toISOString();
   }
 
-  private async apply({ organizationId, changes, caller, ifMatch }: UpdateOrganization): Promise<void> {
+  /** `POST /v1/orgs`: the caller becomes its admin. */
+  async create(title: string, emailDomains: string[], caller: Caller): Promise<string> {
+    const organizationId = newId();
+    const creatorId = userOf(caller).userId;
+    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'CreateOrganization', organizationId, title, emailDomains, creatorId, now: this.now() }, { caller });
+    return organizationId;
+  }
+
+  /**
+   * A new hostname is claimed before the organization changes (so a taken one fails with 409 and
+   * nothing changes), released again if the change is refused, and the old one is released after.
+   * Hostname changes of one organization run one at a time, so "previous" is really the hostname
+   * the change replaces. (With several API replicas two concurrent hostname changes of the same
+   * organization could still interleave; the README says so.)
+   */
+  async update(organizationId: string, changes: OrganizationChanges, caller: Caller, ifMatch?: number): Promise<void> {
+    if (changes.hostname === undefined) return this.applyUpdate(organizationId, changes, caller, ifMatch);
+    return this.hostnameChanges.run(organizationId, () => this.applyUpdate(organizationId, changes, caller, ifMatch));
+  }
+
+  private async applyUpdate(organizationId: string, changes: OrganizationChanges, caller: Caller, ifMatch: number | undefined): Promise<void> {
     const byUserId = userOf(caller).userId;
     const context = { caller };
     const stream = organizationStream(organizationId);
@@ -62,9 +49,8 @@ export class UpdateOrganizationHandler implements ICommandHandler<UpdateOrganiza
     const next = changes.hostname;
     const claiming = typeof next === 'string' && next !== previous;
     if (claiming) await this.commands.run(hostnameStream(next), hostnameDecider, { kind: 'ClaimHostname', hostname: next, organizationId }, context, { wait: false });
-    const now = this.commands.now().toISOString();
     try {
-      await this.commands.run(stream, organizationDecider, { kind: 'UpdateOrganization', organizationId, changes, byUserId, now }, context, { ifMatch });
+      await this.commands.run(stream, organizationDecider, { kind: 'UpdateOrganization', organizationId, changes, byUserId, now: this.now() }, context, { ifMatch });
     } catch (error) {
       if (claiming) await this.commands.run(hostnameStream(next), hostnameDecider, { kind: 'ReleaseHostname', hostname: next, organizationId }, context, { wait: false });
       throw error;

@@ -1,24 +1,23 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
+import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { CachedRead } from '../../platform/src/http/response-cache';
 import { ListQuery } from '../../platform/src/http/list';
-import { CreateOrganization, UpdateOrganization } from './organization.commands';
+import { OrganizationCommands } from './organization.commands';
 import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.dto';
 import type { OrganizationChanges } from './organization.events';
-import { GetOrganization, GetUserProfile, ListOrganizations, OrganizationsByEmailDomain } from './organization.queries';
+import { OrganizationQueries } from './organization.queries';
 import { Valid } from '../../platform/src/http/validation';
 
 @Controller('v1')
 export class OrganizationController {
   constructor(
-    private readonly commandBus: CommandBus,
-    private readonly queryBus: QueryBus,
+    private readonly commands: OrganizationCommands,
+    private readonly queries: OrganizationQueries,
   ) {}
 
   /** `POST /v1/orgs` (extension) → 201: the caller becomes its admin. */
@@ -26,7 +25,7 @@ export class OrganizationController {
   @ApiCreatedResponse({ description: 'created', schema: ref('Organization'), headers: etagHeader })
   @HttpCode(201)
   async create(@Body(Valid) body: CreateOrganizationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { organizationId } = await this.commandBus.execute(new CreateOrganization(body.title, body.emailDomains ?? [], caller));
+    const organizationId = await this.commands.create(body.title, body.emailDomains ?? [], caller);
     return this.read(organizationId, caller, reply);
   }
 
@@ -35,7 +34,7 @@ export class OrganizationController {
   @ApiOkResponse({ description: 'OK', schema: listOf('Organization') })
   @CachedRead()
   list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListOrganizations(userOf(caller).userId, query.page, query.limit));
+    return this.queries.list(caller, { page: query.page, limit: query.limit });
   }
 
   @Get('orgs/:organizationId')
@@ -56,7 +55,7 @@ export class OrganizationController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const changes = { ...body } as OrganizationChanges;
-    await this.commandBus.execute(new UpdateOrganization(organizationId, changes, caller, parseIfMatch(ifMatch)));
+    await this.commands.update(organizationId, changes, caller, parseIfMatch(ifMatch));
     return this.read(organizationId, caller, reply);
   }
 
@@ -64,18 +63,18 @@ export class OrganizationController {
   @ApiOkResponse({ description: 'OK', schema: ref('OrganizationsByEmailDomain') })
   @CachedRead()
   byEmailDomain(@Param('emailDomain') emailDomain: string, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new OrganizationsByEmailDomain(emailDomain, caller));
+    return this.queries.byEmailDomain(emailDomain, caller);
   }
 
   @Get('users/:userId')
   @ApiOkResponse({ description: 'OK', schema: ref('User') })
   @CachedRead()
   user(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new GetUserProfile(userId, caller));
+    return this.queries.userProfile(userId, caller);
   }
 
   private async read(organizationId: string, caller: Caller, reply: FastifyReply) {
-    const { organization, revision } = await this.queryBus.execute(new GetOrganization(organizationId, caller));
+    const { organization, revision } = await this.queries.get(organizationId, caller);
     void reply.header('etag', etagOf(revision));
     return organization;
   }

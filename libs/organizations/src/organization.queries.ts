@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
+import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
@@ -95,18 +94,18 @@ export class OrganizationPresenter {
   }
 }
 
-export class GetOrganization {
-  constructor(readonly organizationId: string, readonly caller: Caller) {}
-}
-
-@QueryHandler(GetOrganization)
-export class GetOrganizationHandler implements IQueryHandler<GetOrganization, { organization: OrganizationObject; revision: number }> {
+/** The read side of organizations, with the caller's permissions. */
+@Injectable()
+export class OrganizationQueries {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: OrganizationPresenter,
+    private readonly users: UserQueries,
+    private readonly membership: OrganizationMembership,
   ) {}
 
-  async execute({ organizationId, caller }: GetOrganization) {
+  /** `GET /v1/orgs/{organizationId}`: members only (404 for everyone else). */
+  async get(organizationId: string, caller: Caller): Promise<{ organization: OrganizationObject; revision: number }> {
     const [organization, member] = await Promise.all([
       this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId),
       caller.kind === 'user' ? this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, caller.userId)) : null,
@@ -114,24 +113,13 @@ export class GetOrganizationHandler implements IQueryHandler<GetOrganization, { 
     if (!organization || !member || member.disabled) throw DomainError.notFound(`no organization ${organizationId}`);
     return { organization: this.presenter.present(organization, member.role), revision: organization.revision };
   }
-}
 
-export class ListOrganizations {
-  constructor(readonly userId: string, readonly page: string | undefined, readonly limit: number | undefined) {}
-}
-
-/** The caller's organizations, most recently joined first; the cursor runs over their memberships. */
-@QueryHandler(ListOrganizations)
-export class ListOrganizationsHandler implements IQueryHandler<ListOrganizations, ListEnvelope<OrganizationObject>> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly presenter: OrganizationPresenter,
-  ) {}
-
-  async execute({ userId, page, limit }: ListOrganizations) {
+  /** `GET /v1/orgs`: the caller's organizations, most recently joined first; the cursor runs over their memberships. */
+  async list(caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<OrganizationObject>> {
+    const userId = userOf(caller).userId;
     const memberships = await this.reads
       .collection<MemberDoc>(MEMBERS)
-      .find({ userId, disabled: false }, { sort: { joinedAt: -1 }, limit, after: page });
+      .find({ userId, disabled: false }, { sort: { joinedAt: -1 }, limit: paging.limit, after: paging.page });
     const organizations = await this.reads
       .collection<OrganizationDoc>(ORGANIZATIONS)
       .find({ _id: { $in: memberships.items.map((m) => m.organizationId) } }, { limit: 1000, count: false });
@@ -142,25 +130,13 @@ export class ListOrganizationsHandler implements IQueryHandler<ListOrganizations
     });
     return listEnvelope({ items, count: memberships.count, next: memberships.next });
   }
-}
 
-export class OrganizationsByEmailDomain {
-  constructor(readonly emailDomain: string, readonly caller: Caller) {}
-}
-
-/**
- * Organizations that list an e-mail domain. A caller sees those they belong to, and all of them
- * when the domain is their own e-mail's (so people can find their company's organization); others
- * get an empty list, which reveals nothing.
- */
-@QueryHandler(OrganizationsByEmailDomain)
-export class OrganizationsByEmailDomainHandler implements IQueryHandler<OrganizationsByEmailDomain, { organizations: OrganizationObject[] }> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly presenter: OrganizationPresenter,
-  ) {}
-
-  async execute({ emailDomain, caller }: OrganizationsByEmailDomain) {
+  /**
+   * `GET /v1/email-domains/{emailDomain}/orgs`: organizations that list an e-mail domain. A caller
+   * sees those they belong to, and all of them when the domain is their own e-mail's (so people can
+   * find their company's organization); others get an empty list, which reveals nothing.
+   */
+  async byEmailDomain(emailDomain: string, caller: Caller): Promise<{ organizations: OrganizationObject[] }> {
     if (caller.kind !== 'user') return { organizations: [] };
     const domain = emailDomain.toLowerCase();
     const ownDomain = caller.user.email.split('@')[1]?.toLowerCase() === domain;
@@ -172,21 +148,9 @@ export class OrganizationsByEmailDomainHandler implements IQueryHandler<Organiza
     const visible = found.items.filter((o) => ownDomain || roleByOrganization.has(o._id));
     return { organizations: visible.map((o) => this.presenter.present(o, roleByOrganization.get(o._id) ?? null)) };
   }
-}
 
-export class GetUserProfile {
-  constructor(readonly userId: string, readonly caller: Caller) {}
-}
-
-/** `GET /v1/users/{userId}`: yourself, or someone you share an organization with; 404 otherwise. */
-@QueryHandler(GetUserProfile)
-export class GetUserProfileHandler implements IQueryHandler<GetUserProfile, UserObject> {
-  constructor(
-    private readonly users: UserQueries,
-    private readonly membership: OrganizationMembership,
-  ) {}
-
-  async execute({ userId, caller }: GetUserProfile) {
+  /** `GET /v1/users/{userId}`: yourself, or someone you share an organization with; 404 otherwise. */
+  async userProfile(userId: string, caller: Caller): Promise<UserObject> {
     const visible = caller.kind === 'user' && (caller.userId === userId || (await this.membership.shareAnOrganization(caller.userId, userId)));
     const user = visible ? await this.users.byId(userId) : null;
     if (!user) throw DomainError.notFound(`no user ${userId}`);

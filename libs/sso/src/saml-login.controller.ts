@@ -1,12 +1,11 @@
 import { Body, Controller, Get, Header, HttpCode, Inject, Post, Query, Redirect, Req } from '@nestjs/common';
 import { ApiFoundResponse, ApiOkResponse } from '@nestjs/swagger';
 import { ref } from '../../platform/src/platform.schemas';
-import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { Public } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { SamlResponseBody, StartSamlLoginQuery } from './saml-provider.dto';
-import { ConsumeSamlResponse, StartSamlLogin } from './saml-login';
+import { SamlLoginCommands } from './saml-login';
 import { samlLoginCaller } from './sso.caller';
 import { Valid } from '../../platform/src/http/validation';
 import { SAML_FAILURE_LIMITER, type SamlFailureLimiter } from './saml-failure-limiter';
@@ -21,7 +20,7 @@ import { SAML_FAILURE_LIMITER, type SamlFailureLimiter } from './saml-failure-li
 @Public()
 export class SamlLoginController {
   constructor(
-    private readonly commandBus: CommandBus,
+    private readonly commands: SamlLoginCommands,
     @Inject(SAML_FAILURE_LIMITER) private readonly failures: SamlFailureLimiter,
   ) {}
 
@@ -30,7 +29,7 @@ export class SamlLoginController {
   @Redirect()
   @Header('Cache-Control', 'no-store')
   async start(@PathId('providerId', 'SAML provider') providerId: string, @Query(Valid) query: StartSamlLoginQuery, @Req() request: FastifyRequest) {
-    const { url } = await this.commandBus.execute(new StartSamlLogin(providerId, query.RelayState, samlLoginCaller(request.id)));
+    const { url } = await this.commands.start(providerId, query.RelayState, samlLoginCaller(request.id));
     return { url, statusCode: 302 };
   }
 
@@ -43,7 +42,7 @@ export class SamlLoginController {
     this.failures.check(request.ip);
     let login: object;
     try {
-      login = await this.commandBus.execute(new ConsumeSamlResponse(providerId, body.SAMLResponse, samlLoginCaller(request.id)));
+      login = await this.commands.consume(providerId, body.SAMLResponse, samlLoginCaller(request.id));
     } catch (error) {
       // Refusals count (forged, replayed, unknown provider, not allowed); store outages do not.
       const status = (error as { status?: unknown }).status;

@@ -1,16 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Inject } from '@nestjs/common';
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Inject, Injectable } from '@nestjs/common';
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { CreateUser, IssueToken } from '../../identity/src/identity.commands';
+import { IdentityCommands } from '../../identity/src/identity.commands';
 import type { UserDoc } from '../../identity/src/identity.projections';
 import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
-import { JoinBySso } from '../../organizations/src/member.commands';
+import { MemberCommands } from '../../organizations/src/member.commands';
 import { organizationDecider, organizationStream, type OrganizationState } from '../../organizations/src/organization.decider';
 import { decideSamlAccess, samlSubjectKey, type SamlAccessDecision } from './saml-access';
 import {
@@ -95,34 +94,6 @@ async function loadProvider(commands: CommandRunner, providerId: string): Promis
   return loginSettings(providerId, state);
 }
 
-export class StartSamlLogin {
-  constructor(readonly providerId: string, readonly relayState: string | undefined, readonly caller: Caller) {}
-}
-
-/**
- * `GET /v1/sso/saml/{providerId}/start`: a new AuthnRequest, recorded for the InResponseTo check,
- * and the URL that carries it to the identity provider (HTTP-Redirect binding). 409 while the
- * provider lacks its SSO URL or certificate.
- */
-@CommandHandler(StartSamlLogin)
-export class StartSamlLoginHandler implements ICommandHandler<StartSamlLogin, { url: string }> {
-  constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  async execute({ providerId, relayState, caller }: StartSamlLogin) {
-    const settings = await loadProvider(this.commands, providerId);
-    if (!settings) throw DomainError.conflict(`SAML provider ${providerId} is not ready for logins: it needs an ssoURL and a certificate`);
-    const saml = samlClient(settings, samlServiceUrls(this.config.publicUrl, providerId), new EventLogSamlRequests(providerId, this.commands, caller));
-    return { url: await saml.getAuthorizeUrlAsync(relayState ?? '', undefined, {}) };
-  }
-}
-
-export class ConsumeSamlResponse {
-  constructor(readonly providerId: string, readonly samlResponse: string, readonly caller: Caller) {}
-}
-
 /** What a login finds out about whom the assertion names, read from the event log (current on every replica) and the user directory. */
 interface SamlSubject {
   subjectKey: string;
@@ -133,24 +104,42 @@ interface SamlSubject {
 }
 
 /**
- * `POST /v1/sso/saml/{providerId}/acs`: checks the response's size and shape (400), verifies it
- * (see verifySamlResponse), consumes the AuthnRequest it answers (401 when another answer won),
- * records its assertion as used (a replay, on any replica, is refused), then decides whom it may
- * sign in (decideSamlAccess; 403, recorded for the organization's audit log, when nobody). The
- * user (created only for an address in a verified domain) joins the organization as an SSO member
- * with the provider's default role (newcomers to its default team) and gets a token.
+ * The SAML login commands. The user, their membership and their token come from the identity and
+ * organizations contexts' exported commands, acting as the service (the caller is the system actor
+ * `SAML login`).
  */
-@CommandHandler(ConsumeSamlResponse)
-export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlResponse, { user: UserObject; token: string }> {
+@Injectable()
+export class SamlLoginCommands {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly commandBus: CommandBus,
+    private readonly identity: IdentityCommands,
+    private readonly members: MemberCommands,
     private readonly users: UserQueries,
     @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
   ) {}
 
-  async execute({ providerId, samlResponse, caller }: ConsumeSamlResponse) {
+  /**
+   * `GET /v1/sso/saml/{providerId}/start`: a new AuthnRequest, recorded for the InResponseTo check,
+   * and the URL that carries it to the identity provider (HTTP-Redirect binding). 409 while the
+   * provider lacks its SSO URL or certificate.
+   */
+  async start(providerId: string, relayState: string | undefined, caller: Caller): Promise<{ url: string }> {
+    const settings = await loadProvider(this.commands, providerId);
+    if (!settings) throw DomainError.conflict(`SAML provider ${providerId} is not ready for logins: it needs an ssoURL and a certificate`);
+    const saml = samlClient(settings, samlServiceUrls(this.config.publicUrl, providerId), new EventLogSamlRequests(providerId, this.commands, caller));
+    return { url: await saml.getAuthorizeUrlAsync(relayState ?? '', undefined, {}) };
+  }
+
+  /**
+   * `POST /v1/sso/saml/{providerId}/acs`: checks the response's size and shape (400), verifies it
+   * (see verifySamlResponse), consumes the AuthnRequest it answers (401 when another answer won),
+   * records its assertion as used (a replay, on any replica, is refused), then decides whom it may
+   * sign in (decideSamlAccess; 403, recorded for the organization's audit log, when nobody). The
+   * user (created only for an address in a verified domain) joins the organization as an SSO member
+   * with the provider's default role (newcomers to its default team) and gets a token.
+   */
+  async consume(providerId: string, samlResponse: string, caller: Caller): Promise<{ user: UserObject; token: string }> {
     checkSamlResponseShape(samlResponse);
     const settings = await loadProvider(this.commands, providerId);
     if (!settings) throw samlRejected(`SAML provider ${providerId} is not ready for logins (it needs an ssoURL and a certificate)`);
@@ -172,9 +161,9 @@ export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlRe
     const user = decision.userId === null ? await this.createUser(verified.email, verified.displayName, caller) : await this.existingUser(decision.userId);
     if (decision.bind) await this.bind(settings, subject, user._id, decision.basis, caller);
     const wasMember = subject.organization.members.has(user._id);
-    await this.commandBus.execute(new JoinBySso(organizationId, user._id, settings.defaultRole, caller));
+    await this.members.joinBySso(organizationId, user._id, settings.defaultRole, caller);
     if (!wasMember && settings.defaultTeam !== null) await this.addToDefaultTeam(organizationId, settings.defaultTeam, user._id, caller);
-    const { token } = await this.commandBus.execute(new IssueToken(user._id, caller));
+    const { token } = await this.identity.issueToken(user._id, caller);
     return { user: this.users.present(user), token };
   }
 
@@ -238,7 +227,7 @@ export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlRe
   /** Only for an address in a verified domain (decideSamlAccess). */
   private async createUser(email: string, displayName: string | null, caller: Caller): Promise<UserDoc> {
     try {
-      const { userId } = await this.commandBus.execute(new CreateUser(email, displayName ?? email.split('@')[0], null, caller));
+      const userId = await this.identity.createUser(email, displayName ?? email.split('@')[0], null, caller);
       const created = await this.users.byId(userId);
       if (created) return created;
     } catch (error) {
@@ -252,6 +241,7 @@ export class ConsumeSamlResponseHandler implements ICommandHandler<ConsumeSamlRe
     }
     throw DomainError.conflict(`the user with e-mail ${email} is being created by another request; log in again`);
   }
+
   /** Best effort: the login succeeds even if the team is gone or the teams context refuses. */
   private async addToDefaultTeam(organizationId: string, teamId: string, userId: string, caller: Caller): Promise<void> {
     try {

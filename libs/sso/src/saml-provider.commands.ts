@@ -1,5 +1,4 @@
-import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import { newId } from '../../platform/src/ids';
 import type { Caller } from '../../platform/src/http/auth';
@@ -21,20 +20,19 @@ export interface SamlProviderInput {
   defaultRole?: OrganizationRole;
 }
 
-export class CreateSamlProvider {
-  constructor(readonly organizationId: string, readonly input: SamlProviderInput, readonly caller: Caller) {}
-}
+const MANAGE = 'manage its SAML providers';
 
-@CommandHandler(CreateSamlProvider)
-export class CreateSamlProviderHandler implements ICommandHandler<CreateSamlProvider, { providerId: string }> {
+/** The SAML provider commands: organization admins only; a default team must be a team of the organization. */
+@Injectable()
+export class SamlProviderCommands {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     private readonly membership: OrganizationMembership,
     @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
   ) {}
 
-  async execute({ organizationId, input, caller }: CreateSamlProvider) {
-    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
+  async create(organizationId: string, input: SamlProviderInput, caller: Caller): Promise<string> {
+    await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const settings: SamlProviderSettings = {
       label: input.label,
       entityID: input.entityID ?? null,
@@ -47,30 +45,11 @@ export class CreateSamlProviderHandler implements ICommandHandler<CreateSamlProv
     const providerId = newId();
     const now = this.commands.now().toISOString();
     await this.commands.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'CreateSamlProvider', providerId, organizationId, settings, now }, { caller });
-    return { providerId };
+    return providerId;
   }
-}
 
-export class UpdateSamlProvider {
-  constructor(
-    readonly organizationId: string,
-    readonly providerId: string,
-    readonly changes: SamlProviderChanges,
-    readonly caller: Caller,
-    readonly ifMatch: number | undefined,
-  ) {}
-}
-
-@CommandHandler(UpdateSamlProvider)
-export class UpdateSamlProviderHandler implements ICommandHandler<UpdateSamlProvider, void> {
-  constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly membership: OrganizationMembership,
-    @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
-  ) {}
-
-  async execute({ organizationId, providerId, changes, caller, ifMatch }: UpdateSamlProvider): Promise<void> {
-    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
+  async update(organizationId: string, providerId: string, changes: SamlProviderChanges, caller: Caller, ifMatch?: number): Promise<void> {
+    await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const normalized: SamlProviderChanges = { ...changes, ...(changes.certificate !== undefined ? { certificate: certificateOf(changes.certificate) } : {}) };
     if (normalized.defaultTeam) {
       // An unknown provider is a 404 before an unknown team is a 400.
@@ -80,21 +59,9 @@ export class UpdateSamlProviderHandler implements ICommandHandler<UpdateSamlProv
     }
     await this.commands.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'UpdateSamlProvider', providerId, organizationId, changes: normalized }, { caller }, { ifMatch });
   }
-}
 
-export class DeleteSamlProvider {
-  constructor(readonly organizationId: string, readonly providerId: string, readonly caller: Caller, readonly ifMatch: number | undefined) {}
-}
-
-@CommandHandler(DeleteSamlProvider)
-export class DeleteSamlProviderHandler implements ICommandHandler<DeleteSamlProvider, void> {
-  constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly membership: OrganizationMembership,
-  ) {}
-
-  async execute({ organizationId, providerId, caller, ifMatch }: DeleteSamlProvider): Promise<void> {
-    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
+  async delete(organizationId: string, providerId: string, caller: Caller, ifMatch?: number): Promise<void> {
+    await this.membership.requireAdmin(organizationId, caller, MANAGE);
     await this.commands.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'DeleteSamlProvider', providerId, organizationId }, { caller }, { ifMatch });
   }
 }

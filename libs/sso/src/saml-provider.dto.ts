@@ -13,9 +13,8 @@ const givenAndNotNull = (_: object, value: unknown) => value !== undefined && va
 const ROLE_MESSAGE = `defaultRole must be one of ${ORGANIZATION_ROLES.join(', ')} or null`;
 
 /**
- * `POST /v1/orgs/{organizationId}/saml` (limits from the interface document). Every member but
- * `label` is optional and nullable; a provider can be created first and completed later, but a login
- * needs its `ssoURL` and `certificate`.
+ * `POST /v1/orgs/{organizationId}/saml`. Every member but `label` is optional and nullable; a
+ * provider can be created first and completed later, but a login needs its `ssoURL` and `certificate`.
  */
 export class CreateSamlProviderBody {
   @IsString()

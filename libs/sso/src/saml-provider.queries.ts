@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
@@ -11,7 +10,7 @@ import { SAML_PROVIDERS, type SamlProviderDoc } from './saml-provider.projection
 import { samlServiceUrls, type SamlServiceUrls } from './saml-service';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 
-/** The SAML provider resource of the interface document. Unset settings are absent. */
+/** The SAML provider resource. Unset settings are absent. */
 export interface SamlProviderObject {
   object: 'saml-provider';
   id: string;
@@ -61,65 +60,37 @@ export class SamlProviderPresenter {
   }
 }
 
-export class ListSamlProviders {
-  constructor(readonly organizationId: string, readonly caller: Caller, readonly page?: string, readonly limit?: number) {}
-}
-
-/** Admins only; oldest first. */
-@QueryHandler(ListSamlProviders)
-export class ListSamlProvidersHandler implements IQueryHandler<ListSamlProviders, ListEnvelope<SamlProviderObject>> {
+/** The read side of SAML providers: admins read them in full; anyone reads how to sign in. */
+@Injectable()
+export class SamlProviderQueries {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly membership: OrganizationMembership,
     private readonly presenter: SamlProviderPresenter,
   ) {}
 
-  async execute({ organizationId, caller, page, limit }: ListSamlProviders) {
+  /** Admins only; oldest first. */
+  async list(organizationId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<SamlProviderObject>> {
     await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
-    const found = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).find({ organizationId }, { sort: { createdAt: 1 }, limit, after: page });
+    const found = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).find({ organizationId }, { sort: { createdAt: 1 }, limit: paging.limit, after: paging.page });
     const items = await Promise.all(found.items.map((provider) => this.presenter.present(provider)));
     return listEnvelope({ items, count: found.count, next: found.next });
   }
-}
 
-export class GetSamlProvider {
-  constructor(readonly organizationId: string, readonly providerId: string, readonly caller: Caller) {}
-}
-
-@QueryHandler(GetSamlProvider)
-export class GetSamlProviderHandler implements IQueryHandler<GetSamlProvider, { provider: SamlProviderObject; revision: number }> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
-    private readonly presenter: SamlProviderPresenter,
-  ) {}
-
-  async execute({ organizationId, providerId, caller }: GetSamlProvider) {
+  async get(organizationId: string, providerId: string, caller: Caller): Promise<{ provider: SamlProviderObject; revision: number }> {
     await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
     const provider = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).get(providerId);
     if (!provider || provider.organizationId !== organizationId) throw DomainError.notFound(`no SAML provider ${providerId}`);
     return { provider: await this.presenter.present(provider), revision: provider.revision };
   }
-}
 
-export class ListSsoOptions {
-  constructor(readonly organizationId: string) {}
-}
-
-/**
- * `GET /v1/orgs/{organizationId}/sso`: how to sign in to the organization, for a login page, so
- * anyone may read it (no token): the providers ready for logins (with an SSO URL and a certificate),
- * oldest first, each with only its id, label and start URL. 404 for an unknown organization.
- */
-@QueryHandler(ListSsoOptions)
-export class ListSsoOptionsHandler implements IQueryHandler<ListSsoOptions, { items: SsoOption[] }> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly membership: OrganizationMembership,
-  ) {}
-
-  async execute({ organizationId }: ListSsoOptions) {
+  /**
+   * `GET /v1/orgs/{organizationId}/sso`: how to sign in to the organization, for a login page, so
+   * anyone may read it (no token): the providers ready for logins (with an SSO URL and a certificate),
+   * oldest first, each with only its id, label and start URL. 404 for an unknown organization.
+   */
+  async ssoOptions(organizationId: string): Promise<{ items: SsoOption[] }> {
     // roleOf answers null only when the organization does not exist (no user is needed to tell).
     if ((await this.membership.roleOf(organizationId, '')) === null) throw DomainError.notFound(`no organization ${organizationId}`);
     const found = await this.reads

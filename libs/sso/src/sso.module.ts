@@ -1,22 +1,16 @@
 import { Module, type ClassProvider, type DynamicModule, type ExistingProvider, type FactoryProvider, type ModuleMetadata, type Provider, type ValueProvider } from '@nestjs/common';
 import { IdentityModule } from '../../identity/src/identity.module';
 import { OrganizationModule } from '../../organizations/src/organization.module';
-import { ConsumeSamlResponseHandler, StartSamlLoginHandler } from './saml-login';
+import { SamlLoginCommands } from './saml-login';
 import { SamlLoginController } from './saml-login.controller';
-import { CreateSamlProviderHandler, DeleteSamlProviderHandler, UpdateSamlProviderHandler } from './saml-provider.commands';
+import { SamlProviderCommands } from './saml-provider.commands';
 import { SamlProviderController } from './saml-provider.controller';
-import { GetSamlProviderHandler, ListSamlProvidersHandler, ListSsoOptionsHandler, SamlProviderPresenter } from './saml-provider.queries';
+import { SamlProviderPresenter, SamlProviderQueries } from './saml-provider.queries';
 import { SSO_TEAMS } from './sso-teams.port';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { SAML_FAILURE_LIMITER, SamlFailureLimiter } from './saml-failure-limiter';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import {
-  AddVerifiedDomainHandler,
-  CheckVerifiedDomainHandler,
-  ListVerifiedDomainsHandler,
-  RemoveVerifiedDomainHandler,
-  VerifyDomainByAdminHandler,
-} from './verified-domain.commands';
+import { VerifiedDomainCommands, VerifiedDomainQueries } from './verified-domain.commands';
 import { AdminVerifiedDomainController, VerifiedDomainController } from './verified-domain.controller';
 import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
 
@@ -32,20 +26,12 @@ export type SsoTeamsProvider = Omit<ClassProvider, 'provide'> | Omit<ValueProvid
   imports: [IdentityModule, OrganizationModule],
   controllers: [SamlProviderController, SamlLoginController, VerifiedDomainController, AdminVerifiedDomainController],
   providers: [
+    SamlProviderCommands,
+    SamlProviderQueries,
     SamlProviderPresenter,
-    CreateSamlProviderHandler,
-    UpdateSamlProviderHandler,
-    DeleteSamlProviderHandler,
-    ListSamlProvidersHandler,
-    GetSamlProviderHandler,
-    ListSsoOptionsHandler,
-    StartSamlLoginHandler,
-    ConsumeSamlResponseHandler,
-    AddVerifiedDomainHandler,
-    CheckVerifiedDomainHandler,
-    RemoveVerifiedDomainHandler,
-    VerifyDomainByAdminHandler,
-    ListVerifiedDomainsHandler,
+    SamlLoginCommands,
+    VerifiedDomainCommands,
+    VerifiedDomainQueries,
     {
       provide: SAML_FAILURE_LIMITER,
       useFactory: (clock: Clock, config: AppConfig) => new SamlFailureLimiter(config.samlFailedLoginsPerMinute, clock),

@@ -1,5 +1,4 @@
 import { Body, Controller, createParamDecorator, Delete, Get, HttpCode, Post, type ExecutionContext } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { DomainError } from '../../platform/src/errors';
@@ -7,7 +6,7 @@ import { AdminOnly, CurrentCaller, type Caller } from '../../platform/src/http/a
 import { PathId } from '../../platform/src/http/id-param';
 import { Valid } from '../../platform/src/http/validation';
 import { closedObject, dateTime, listOf, type JsonSchema } from '../../platform/src/platform.schemas';
-import { AddVerifiedDomain, CheckVerifiedDomain, ListVerifiedDomains, RemoveVerifiedDomain, VerifyDomainByAdmin } from './verified-domain.commands';
+import { VerifiedDomainCommands, VerifiedDomainQueries } from './verified-domain.commands';
 import { normalizeDomain } from './verified-domain.decider';
 
 /** `POST /v1/orgs/{organizationId}/verified-domains`. */
@@ -51,14 +50,14 @@ const PathDomain = () =>
 @Controller('v1/orgs/:organizationId/verified-domains')
 export class VerifiedDomainController {
   constructor(
-    private readonly commandBus: CommandBus,
-    private readonly queryBus: QueryBus,
+    private readonly commands: VerifiedDomainCommands,
+    private readonly queries: VerifiedDomainQueries,
   ) {}
 
   @Get()
   @ApiOkResponse({ description: 'the domains, in the order they were added', schema: listOf(VERIFIED_DOMAIN) })
   list(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListVerifiedDomains(organizationId, caller));
+    return this.queries.list(organizationId, caller);
   }
 
   /** 201 with the TXT record to publish. */
@@ -68,21 +67,21 @@ export class VerifiedDomainController {
   add(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: AddVerifiedDomainBody, @CurrentCaller() caller: Caller) {
     const domain = normalizeDomain(body.domain);
     if (domain === null) throw DomainError.invalid('domain must be a domain name such as example.com');
-    return this.commandBus.execute(new AddVerifiedDomain(organizationId, domain, caller));
+    return this.commands.add(organizationId, domain, caller);
   }
 
   @Post(':domain/verify')
   @ApiOkResponse({ description: 'verified (409 while the TXT record is missing)', schema: VERIFIED_DOMAIN })
   @HttpCode(200)
   verify(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller) {
-    return this.commandBus.execute(new CheckVerifiedDomain(organizationId, domain, caller));
+    return this.commands.check(organizationId, domain, caller);
   }
 
   @Delete(':domain')
   @ApiNoContentResponse({ description: 'removed' })
   @HttpCode(204)
   async remove(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller): Promise<void> {
-    await this.commandBus.execute(new RemoveVerifiedDomain(organizationId, domain, caller));
+    await this.commands.remove(organizationId, domain, caller);
   }
 }
 
@@ -90,12 +89,12 @@ export class VerifiedDomainController {
 @Controller('v1/admin/orgs/:organizationId/verified-domains')
 @AdminOnly()
 export class AdminVerifiedDomainController {
-  constructor(private readonly commandBus: CommandBus) {}
+  constructor(private readonly commands: VerifiedDomainCommands) {}
 
   @Post(':domain')
   @ApiOkResponse({ description: 'verified by the administrator', schema: VERIFIED_DOMAIN })
   @HttpCode(200)
   verify(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller) {
-    return this.commandBus.execute(new VerifyDomainByAdmin(organizationId, domain, caller));
+    return this.commands.verifyByAdmin(organizationId, domain, caller);
   }
 }

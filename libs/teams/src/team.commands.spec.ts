@@ -11,7 +11,7 @@ import { identityProjection } from '../../identity/src/identity.projections';
 import { UserQueries } from '../../identity/src/identity.queries';
 import { organizationProjection } from '../../organizations/src/organization.projections';
 import { OrganizationMembership } from '../../organizations/src/organization.queries';
-import { CreateTeamHandler, CreateTeam, RemoveUserFromAllTeams, RemoveUserFromAllTeamsHandler, UpdateTeamMembers, UpdateTeamMembersHandler } from './team.commands';
+import { TeamCommands } from './team.commands';
 import { TeamMemberResolver } from './team.member-resolver';
 import { TEAM_MEMBERSHIPS, TEAMS, teamProjection } from './team.projections';
 import { TeamPresenter } from './team.queries';
@@ -26,9 +26,7 @@ describe('team commands on the embedded stores', () => {
   let runtime: Runtime;
   let membership: OrganizationMembership;
   let sso: TeamsForSso;
-  let createTeam: CreateTeamHandler;
-  let updateMembers: UpdateTeamMembersHandler;
-  let sweep: RemoveUserFromAllTeamsHandler;
+  let teams: TeamCommands;
 
   const caller = (userId: string): Caller => ({ kind: 'user', userId, tokenId: 'token', user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null } });
   const now = () => new Date().toISOString();
@@ -71,9 +69,7 @@ describe('team commands on the embedded stores', () => {
     membership = new OrganizationMembership(stores.reads);
     const resolver = new TeamMemberResolver(new UserQueries(stores.reads, config), membership);
     sso = new TeamsForSso(stores.reads, runtime.commands, membership, new TeamPresenter());
-    createTeam = new CreateTeamHandler(runtime.commands, membership, resolver);
-    updateMembers = new UpdateTeamMembersHandler(runtime.commands, membership, resolver);
-    sweep = new RemoveUserFromAllTeamsHandler(runtime.commands, stores.reads);
+    teams = new TeamCommands(runtime.commands, stores.reads, membership, resolver);
     await seed();
   });
 
@@ -89,7 +85,7 @@ describe('team commands on the embedded stores', () => {
 
   describe('TeamsForSso (the SSO context’s SsoTeams port)', () => {
     it('finds a live team of the organization as a Team object, and nothing elsewhere', async () => {
-      const { teamId } = await createTeam.execute(new CreateTeam('o1', 'Default team', [], caller('ada')));
+      const teamId = await teams.create('o1', 'Default team', [], caller('ada'));
       expect(await sso.findTeam('o1', teamId)).toEqual({
         object: 'team',
         id: teamId,
@@ -104,7 +100,7 @@ describe('team commands on the embedded stores', () => {
     });
 
     it('adds a member of the organization as member, once; refuses people outside (400) and unknown teams (404)', async () => {
-      const { teamId } = await createTeam.execute(new CreateTeam('o1', 'SSO joins', [], caller('ada')));
+      const teamId = await teams.create('o1', 'SSO joins', [], caller('ada'));
       const system: Caller = { kind: 'admin' };
       await sso.addMember('o1', teamId, 'eve', system);
       await sso.addMember('o1', teamId, 'eve', system);
@@ -120,27 +116,29 @@ describe('team commands on the embedded stores', () => {
     });
   });
 
-  describe('RemoveUserFromAllTeams', () => {
+  describe('removeUserFromAllTeams', () => {
     it('removes the user from every live team of the organization they are in, even after the read models dropped them', async () => {
-      const a = await createTeam.execute(new CreateTeam('o1', 'Sweep a', ['mia'], caller('ada')));
-      const b = await createTeam.execute(new CreateTeam('o1', 'Sweep b', ['eve'], caller('ada')));
-      await updateMembers.execute(new UpdateTeamMembers('o1', b.teamId, { memberships: { 'mia@example.com': { role: 'owner' } } }, caller('ada')));
-      const elsewhere = await createTeam.execute(new CreateTeam('o2', 'Sweep elsewhere', ['mia'], caller('zed')));
+      const a = await teams.create('o1', 'Sweep a', ['mia'], caller('ada'));
+      const b = await teams.create('o1', 'Sweep b', ['eve'], caller('ada'));
+      await teams.updateMembers('o1', b, { memberships: { 'mia@example.com': { role: 'owner' } } }, caller('ada'));
+      const elsewhere = await teams.create('o2', 'Sweep elsewhere', ['mia'], caller('zed'));
       // The organization removes mia: its projection (and this context's) react to MemberRemoved first.
       const removal = await runtime.stores.events.appendToStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }], 'any');
       await runtime.commands.waitFor(removal.position);
       expect(await runtime.stores.reads.collection(TEAM_MEMBERSHIPS).count({ organizationId: 'o1', userId: 'mia' })).toBe(0);
 
-      expect(await sweep.execute(new RemoveUserFromAllTeams('o1', 'mia', caller('ada')))).toEqual({ teams: 2 });
-      expect((await streamTypes(a.teamId)).at(-1)).toBe('TeamMemberRemoved');
-      expect((await streamTypes(b.teamId)).at(-1)).toBe('TeamMemberRemoved');
-      expect(await membersOf(elsewhere.teamId)).toEqual([
+      await teams.removeUserFromAllTeams('o1', 'mia', caller('ada'));
+      expect((await streamTypes(a)).at(-1)).toBe('TeamMemberRemoved');
+      expect((await streamTypes(b)).at(-1)).toBe('TeamMemberRemoved');
+      expect(await membersOf(elsewhere)).toEqual([
         ['zed', 'owner'],
         ['mia', 'member'],
       ]);
-      expect((await runtime.stores.reads.collection(TEAMS).get(b.teamId))?.members).toBe(2);
+      expect((await runtime.stores.reads.collection(TEAMS).get(b))?.members).toBe(2);
       // Nothing left to do a second time.
-      expect(await sweep.execute(new RemoveUserFromAllTeams('o1', 'mia', caller('ada')))).toEqual({ teams: 0 });
+      const lengths = await Promise.all([a, b].map(async (teamId) => (await streamTypes(teamId)).length));
+      await teams.removeUserFromAllTeams('o1', 'mia', caller('ada'));
+      expect(await Promise.all([a, b].map(async (teamId) => (await streamTypes(teamId)).length))).toEqual(lengths);
     });
   });
 });

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { DomainError } from '../../platform/src/errors';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
@@ -162,30 +161,24 @@ export interface TeamListOptions {
   title?: string;
 }
 
-export class ListTeams {
-  constructor(
-    readonly organizationId: string,
-    readonly caller: Caller,
-    readonly options: TeamListOptions,
-  ) {}
-}
-
-/**
- * `GET /teams`, by title. Guests see the teams they are in. With `owner`: every team when that
- * member is an organization admin, else the teams they own; an `owner` outside the organization
- * manages none.
- */
-@QueryHandler(ListTeams)
-export class ListTeamsHandler implements IQueryHandler<ListTeams, ListEnvelope<TeamObject>> {
+/** The read side of teams, with the caller's permissions. */
+@Injectable()
+export class TeamQueries {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly access: TeamAccess,
     private readonly membership: OrganizationMembership,
     private readonly directory: TeamDirectory,
     private readonly presenter: TeamPresenter,
+    private readonly memberDirectory: MemberDirectory,
   ) {}
 
-  async execute({ organizationId, caller, options }: ListTeams) {
+  /**
+   * `GET /teams`, by title. Guests see the teams they are in. With `owner`: every team when that
+   * member is an organization admin, else the teams they own; an `owner` outside the organization
+   * manages none.
+   */
+  async list(organizationId: string, caller: Caller, options: TeamListOptions): Promise<ListEnvelope<TeamObject>> {
     const viewer = await this.access.viewer(organizationId, caller);
     const restrictions: Filter[] = [];
     if (viewer.organizationRole === null) restrictions.push({ _id: { $in: await this.directory.teamIdsOf(organizationId, viewer.userId) } });
@@ -200,84 +193,29 @@ export class ListTeamsHandler implements IQueryHandler<ListTeams, ListEnvelope<T
     const items = page.items.map((team) => this.presenter.present(team, teamPermissions(viewer.organizationRole, roles.get(team._id) ?? null)));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
-}
 
-export class GetTeam {
-  constructor(
-    readonly organizationId: string,
-    readonly teamId: string,
-    readonly caller: Caller,
-  ) {}
-}
-
-@QueryHandler(GetTeam)
-export class GetTeamHandler implements IQueryHandler<GetTeam, { team: TeamObject; revision: number }> {
-  constructor(
-    private readonly access: TeamAccess,
-    private readonly presenter: TeamPresenter,
-  ) {}
-
-  async execute({ organizationId, teamId, caller }: GetTeam) {
+  async get(organizationId: string, teamId: string, caller: Caller): Promise<{ team: TeamObject; revision: number }> {
     const { team, permissions } = await this.access.team(organizationId, teamId, caller);
     return { team: this.presenter.present(team, permissions), revision: team.revision };
   }
-}
 
-export class ListTeamMembers {
-  constructor(
-    readonly organizationId: string,
-    readonly teamId: string,
-    readonly caller: Caller,
-    readonly page?: string,
-    readonly limit?: number,
-  ) {}
-}
-
-/** `GET /teams/{teamId}/members`: in the order they joined, each with the organization's Member object. */
-@QueryHandler(ListTeamMembers)
-export class ListTeamMembersHandler implements IQueryHandler<ListTeamMembers, ListEnvelope<TeamMembershipItem>> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly access: TeamAccess,
-    private readonly members: MemberDirectory,
-  ) {}
-
-  async execute({ organizationId, teamId, caller, page, limit }: ListTeamMembers) {
+  /** `GET /teams/{teamId}/members`: in the order they joined, each with the organization's Member object. */
+  async members(organizationId: string, teamId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<TeamMembershipItem>> {
     const { permissions } = await this.access.team(organizationId, teamId, caller);
-    const found = await this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).find({ teamId }, { sort: { addedRevision: 1 }, limit, after: page });
-    const presented = await this.members.present(organizationId, found.items.map((m) => m.userId));
+    const found = await this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).find({ teamId }, { sort: { addedRevision: 1 }, limit: paging.limit, after: paging.page });
+    const presented = await this.memberDirectory.present(organizationId, found.items.map((m) => m.userId));
     const items = found.items.flatMap((membership): TeamMembershipItem[] => {
       const member = presented.get(membership.userId);
       return member ? [{ organization: member, team: { role: membership.role }, permissions: { view: permissions.view } }] : [];
     });
     return listEnvelope({ items, count: found.count, next: found.next });
   }
-}
 
-export class ListMemberTeams {
-  constructor(
-    readonly organizationId: string,
-    readonly userId: string,
-    readonly caller: Caller,
-    readonly options: { page?: string; limit?: number; title?: string },
-  ) {}
-}
-
-/**
- * `GET /members/{userId}/teams`, by title: the member's teams with their role in each. Members of
- * the organization see anyone's; guests only their own (403 otherwise); people outside get 404.
- */
-@QueryHandler(ListMemberTeams)
-export class ListMemberTeamsHandler implements IQueryHandler<ListMemberTeams, ListEnvelope<MemberTeamItem>> {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly access: TeamAccess,
-    private readonly membership: OrganizationMembership,
-    private readonly directory: TeamDirectory,
-    private readonly presenter: TeamPresenter,
-  ) {}
-
-  async execute({ organizationId, userId, caller, options }: ListMemberTeams) {
+  /**
+   * `GET /members/{userId}/teams`, by title: the member's teams with their role in each. Members of
+   * the organization see anyone's; guests only their own (403 otherwise); people outside get 404.
+   */
+  async memberTeams(organizationId: string, userId: string, caller: Caller, options: { page?: string; limit?: number; title?: string }): Promise<ListEnvelope<MemberTeamItem>> {
     const viewer = await this.access.viewer(organizationId, caller);
     const self = viewer.userId === userId;
     if (!self && viewer.organizationRole === null) throw DomainError.forbidden('guests may only list their own teams');
