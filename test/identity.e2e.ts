@@ -164,6 +164,44 @@ describe('tokens', () => {
   });
 });
 
+describe('PATCH /v1/user (extension): the caller changes their own profile', () => {
+  const update = (token: string, body: unknown) => service.request('PATCH', '/v1/user', { token, body });
+
+  it('answers the changed user, and GET /v1/user shows the change at once', async () => {
+    const ada = await service.createUser(uniqueEmail('ada'), 'Ada');
+    const changed = await update(ada.token, { displayName: 'Ada Lovelace', photoURL: 'https://example.com/ada.png' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ ...ada.user, displayName: 'Ada Lovelace', photoURL: 'https://example.com/ada.png' });
+    expect((await me(ada.token)).body).toEqual(changed.body);
+  });
+
+  it('removes the photo with photoURL null (the member omits it)', async () => {
+    const ada = await service.createUser(uniqueEmail('ada'), 'Ada');
+    await update(ada.token, { photoURL: 'https://example.com/ada.png' });
+    expect((await update(ada.token, { photoURL: null })).body).toEqual(ada.user);
+  });
+
+  it('shows the new name in the organizations the user belongs to: member search finds it', async () => {
+    const ada = await service.createUser(uniqueEmail('ada'), 'Ada');
+    const organization = (await service.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Renamers' } })).body.id as string;
+    await update(ada.token, { displayName: 'Augusta' });
+    const found = await service.request('GET', `/v1/orgs/${organization}/members?search=augusta`, { token: ada.token });
+    expect(found.body.items.map((m: { user: { displayName: string } }) => m.user.displayName)).toEqual(['Augusta']);
+    expect((await service.request('GET', `/v1/orgs/${organization}/members?search=ada`, { token: ada.token })).body.items.filter((m: { user: { displayName: string } }) => m.user.displayName === 'Ada')).toEqual([]);
+  });
+
+  it.each([
+    ['a blank name', { displayName: '   ' }, /displayName/],
+    ['a name over 100 characters', { displayName: 'x'.repeat(101) }, /displayName/],
+    ['a photo that is not an http(s) URL', { photoURL: 'javascript:alert(1)' }, /photoURL/],
+    ['the e-mail (changed only through its claim)', { email: 'other@example.com' }, /email/],
+  ])('answers %s with 400 naming the field, and nothing changes', async (_label, body, field) => {
+    const ada = await service.createUser(uniqueEmail('ada'), 'Ada');
+    expectError(await update(ada.token, body), 400, field);
+    expect((await me(ada.token)).body).toEqual(ada.user);
+  });
+});
+
 describe('the admin token', () => {
   it('is generated on first start, printed once and stored in DATA_DIR/admin-token with mode 0600', async () => {
     const file = join(service.dataDir, 'admin-token');

@@ -4,6 +4,7 @@ import { newId, newSecret } from '../../platform/src/ids';
 import { hashToken, type Caller } from '../../platform/src/http/auth';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { emailClaimDecider, emailClaimStream, tokenDecider, tokenStream, userDecider, userStream } from './identity.decider';
+import type { UserProfileChanges } from './identity.events';
 import { UserQueries } from './identity.queries';
 
 /**
@@ -28,6 +29,11 @@ export class IdentityCommands {
     await this.commands.run(emailClaimStream(email), emailClaimDecider, { kind: 'ClaimEmail', email, userId }, context, { wait: false });
     await this.commands.run(userStream(userId), userDecider, { kind: 'CreateUser', userId, email, displayName, photoURL, now: this.now() }, context);
     return userId;
+  }
+
+  /** `PATCH /v1/user`: the caller's own display name and photo. */
+  async updateProfile(userId: string, changes: UserProfileChanges, caller: Caller): Promise<void> {
+    await this.commands.run(userStream(userId), userDecider, { kind: 'UpdateUserProfile', userId, changes, now: this.now() }, { caller });
   }
 
   /** A new bearer token for the user: only its hash is recorded, so the answer is the one place it appears. */

@@ -1,7 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import { ref } from '../../platform/src/platform.schemas';
-import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength } from 'class-validator';
+import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
 import { NotBlank } from '../../platform/src/http/validation';
 import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
@@ -24,6 +24,20 @@ export class CreateUserBody {
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }, { message: 'photoURL must be an http(s) URL' })
   @MaxLength(2048)
   photoURL?: string;
+}
+
+/** `PATCH /v1/user` (extension): the caller's own profile; members left out stay as they are, `photoURL: null` removes the photo. */
+export class UpdateUserBody {
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  @NotBlank()
+  displayName?: string;
+
+  @ValidateIf((_, value) => value !== undefined && value !== null)
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }, { message: 'photoURL must be an http(s) URL or null' })
+  @MaxLength(2048)
+  photoURL?: string | null;
 }
 
 @Controller('v1/admin')
@@ -64,7 +78,10 @@ export class AdminIdentityController {
 
 @Controller('v1/user')
 export class CurrentUserController {
-  constructor(private readonly queries: UserQueries) {}
+  constructor(
+    private readonly commands: IdentityCommands,
+    private readonly queries: UserQueries,
+  ) {}
 
   /** `GET /v1/user` → the caller as an embedded user object. */
   @Get()
@@ -73,5 +90,13 @@ export class CurrentUserController {
   me(@CurrentCaller() caller: Caller) {
     return this.queries.get(userOf(caller).userId);
   }
-}
 
+  /** `PATCH /v1/user` (extension) → the caller, changed. */
+  @Patch()
+  @ApiOkResponse({ description: 'OK', schema: ref('User') })
+  async update(@Body(Valid) body: UpdateUserBody, @CurrentCaller() caller: Caller) {
+    const userId = userOf(caller).userId;
+    await this.commands.updateProfile(userId, { displayName: body.displayName, photoURL: body.photoURL }, caller);
+    return this.queries.get(userId);
+  }
+}

@@ -10,6 +10,35 @@ describe('user decider', () => {
       .when({ kind: 'CreateUser', userId: 'u1', email: ' Ada@Example.COM ', displayName: 'Ada', photoURL: null, now })
       .then([{ type: 'UserCreated', data: { userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, createdAt: now } }]);
   });
+
+  const created: EventOf<typeof userDecider>[] = [{ type: 'UserCreated', data: { userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, createdAt: now } }];
+
+  it('given a user, when created again, then 409', () => {
+    deciderSpec(userDecider).given(created).when({ kind: 'CreateUser', userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, now }).thenFails(409);
+  });
+
+  it('given a user, when their profile is updated, then UserUpdated with only what changed', () => {
+    deciderSpec(userDecider)
+      .given(created)
+      .when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'Ada L.', photoURL: null }, now })
+      .then([{ type: 'UserUpdated', data: { userId: 'u1', changes: { displayName: 'Ada L.' }, updatedAt: now } }]);
+  });
+
+  it('given a user, when the update changes nothing, then nothing', () => {
+    deciderSpec(userDecider).given(created).when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'Ada' }, now }).thenNothing();
+  });
+
+  it('given a renamed user, when renamed back, then UserUpdated (the state follows updates)', () => {
+    const renamed: EventOf<typeof userDecider>[] = [...created, { type: 'UserUpdated', data: { userId: 'u1', changes: { displayName: 'Ada L.' }, updatedAt: now } }];
+    deciderSpec(userDecider)
+      .given(renamed)
+      .when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'Ada' }, now })
+      .then([{ type: 'UserUpdated', data: { userId: 'u1', changes: { displayName: 'Ada' }, updatedAt: now } }]);
+  });
+
+  it('given no user, when a profile is updated, then 404', () => {
+    deciderSpec(userDecider).given([]).when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'X' }, now }).thenFails(404);
+  });
 });
 
 describe('e-mail claim decider', () => {

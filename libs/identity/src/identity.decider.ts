@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../platform/src/errors';
 import type { Decider } from '../../event-store/src/decider';
-import type { IdentityEvent } from './identity.events';
+import type { IdentityEvent, UserProfileChanges } from './identity.events';
 
 type Event<T extends IdentityEvent['type']> = Extract<IdentityEvent, { type: T }>;
 
@@ -15,13 +15,29 @@ export const emailClaimStream = (email: string) => `emailclaim-${createHash('sha
 
 export interface UserState {
   exists: boolean;
+  displayName: string;
+  photoURL: string | null;
 }
-export type UserCommand = { kind: 'CreateUser'; userId: string; email: string; displayName: string; photoURL: string | null; now: string };
+export type UserCommand =
+  | { kind: 'CreateUser'; userId: string; email: string; displayName: string; photoURL: string | null; now: string }
+  /** The user changes their own profile; members left out stay as they are. */
+  | { kind: 'UpdateUserProfile'; userId: string; changes: UserProfileChanges; now: string };
 
-export const userDecider: Decider<UserCommand, Event<'UserCreated'>, UserState> = {
-  initialState: () => ({ exists: false }),
-  evolve: (state, event) => (event.type === 'UserCreated' ? { exists: true } : state),
+export const userDecider: Decider<UserCommand, Event<'UserCreated' | 'UserUpdated'>, UserState> = {
+  initialState: () => ({ exists: false, displayName: '', photoURL: null }),
+  evolve(state, event) {
+    if (event.type === 'UserCreated') return { exists: true, displayName: event.data.displayName, photoURL: event.data.photoURL };
+    return { ...state, ...event.data.changes };
+  },
   decide(command, state) {
+    if (command.kind === 'UpdateUserProfile') {
+      if (!state.exists) return DomainError.notFound(`no user ${command.userId}`);
+      const changes: UserProfileChanges = {};
+      if (command.changes.displayName !== undefined && command.changes.displayName !== state.displayName) changes.displayName = command.changes.displayName;
+      if (command.changes.photoURL !== undefined && command.changes.photoURL !== state.photoURL) changes.photoURL = command.changes.photoURL;
+      if (Object.keys(changes).length === 0) return [];
+      return [{ type: 'UserUpdated', data: { userId: command.userId, changes, updatedAt: command.now } }];
+    }
     if (state.exists) return DomainError.conflict(`user ${command.userId} already exists`);
     return [
       {

@@ -9,10 +9,7 @@
  */
 export type IdentityEvent =
   | { type: 'UserCreated'; data: { userId: string; email: string; displayName: string; photoURL: string | null; createdAt: string } }
-  /**
-   * The user's profile changed; absent members are unchanged. No command appends it yet: it is the
-   * event that readers copying a user's name (the organizations' member profiles) follow.
-   */
+  /** The user changed their profile (`PATCH /v1/user`); absent members are unchanged. */
   | { type: 'UserUpdated'; data: { userId: string; changes: UserProfileChanges; updatedAt: string } }
   | { type: 'EmailClaimed'; data: { email: string; userId: string } }
   | { type: 'AccessTokenIssued'; data: { tokenId: string; userId: string; tokenHash: string; issuedAt: string } }
