@@ -16,7 +16,7 @@
  *   event: every connection on the same organization (the target), then, as a diagnostic without a
  *   target, one organization per connection (no optimistic-concurrency conflicts between connections).
  *
- * Targets (issue 3): GET ≥ 60% of the reference's requests/s; PATCH ≥ 2,000 writes/s with p99 < 50 ms
+ * Targets (docs/architecture.md, Benchmarks): GET ≥ 60% of the reference's requests/s; PATCH ≥ 2,000 writes/s with p99 < 50 ms
  * at 10 connections. Any failed PATCH (non-2xx or connection error) makes the run invalid, and so
  * does a stream that did not grow by the number of successful PATCHes. Latency percentiles cover
  * every response (autocannon's own histogram has whole-millisecond resolution and skips non-2xx).
@@ -96,7 +96,7 @@ async function logHead(api: ServiceProcess): Promise<number | null> {
   return head === null || head === undefined ? null : Number(head);
 }
 
-/** The organization stream's revision, from the ETag of a GET (DESIGN section 6: ETag = stream revision). */
+/** The organization stream's revision, from the ETag of a GET (docs/architecture.md, HTTP conventions: ETag = stream revision). */
 async function streamRevision(api: ServiceProcess, organizationId: string, token: string): Promise<number> {
   const reply = await expectStatus(200, call('GET', `${api.baseUrl}/v1/orgs/${organizationId}`, token), 'GET organization');
   const etag = reply.headers.get('etag') ?? '';

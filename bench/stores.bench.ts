@@ -8,7 +8,7 @@
  * - replay rate of projections into the memory read store (ProjectionRunner.rebuild);
  * - raw lmdb: the same number of concurrent writers doing a plain `put` and awaiting the flush.
  *
- * Targets (issue 2): ≥ 20,000 appends/s at 100 appenders; replay ≥ 100,000 events/s.
+ * Targets (docs/architecture.md, Benchmarks): ≥ 20,000 appends/s at 100 appenders; replay ≥ 100,000 events/s.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

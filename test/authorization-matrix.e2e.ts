@@ -77,6 +77,7 @@ const RULES: Record<string, Rule> = {
   'POST /v1/admin/orgs/{organizationId}/verified-domains/{domain}': { allow: 'adminToken' },
 
   'GET /v1/user': { allow: 'user' },
+  'PATCH /v1/user': { allow: 'user', body: () => ({ displayName: 'Renamed' }), fresh: false },
   'POST /v1/orgs': { allow: 'user', body: () => ({ title: 'Another' }), fresh: false },
   'GET /v1/orgs': { allow: 'user' },
   'GET /v1/email-domains/{emailDomain}/orgs': { allow: 'user' },

@@ -92,7 +92,7 @@ beforeAll(async () => {
 afterAll(cleanUpServices);
 
 describe('POST /v1/orgs/{organizationId}/spaces and GET /v1/spaces/{spaceId}', () => {
-  it('creates a space with every field of the interface document, absolute urls and the caller’s permissions', async () => {
+  it('creates a space with every documented Space field, absolute urls and the caller’s permissions', async () => {
     const created = await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Handbook', emoji: '📘' });
     expectStatus(created, 201);
     const space: Space = created.body;

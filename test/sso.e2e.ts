@@ -1,6 +1,6 @@
 /**
  * Single sign-on through HTTP against the embedded service: SAML providers
- * (`/v1/orgs/{organizationId}/saml`, every limit of the interface document, admins only), the public
+ * (`/v1/orgs/{organizationId}/saml`, every documented limit, admins only), the public
  * `/v1/orgs/{organizationId}/sso` list, and real SAML logins: `GET /v1/sso/saml/{providerId}/start`
  * redirects to the identity provider with an AuthnRequest; a test identity provider (an RSA key
  * and a self-signed certificate made with node-forge, responses signed with xml-crypto) answers it,
@@ -11,8 +11,8 @@
  * through a local DNS responder); everyone else is refused with 403 and shows in the audit log.
  */
 import { request as httpRequest } from 'node:http';
-import { authnRequestOf, FakeIdp, generateKeyPair, type ResponseOptions } from '../libs/sso/src/testing/fake-idp';
-import { FakeDns } from '../libs/sso/src/testing/fake-dns';
+import { authnRequestOf, FakeIdp, generateKeyPair, type ResponseOptions } from '../libs/testing/src/fake-idp';
+import { FakeDns } from '../libs/testing/src/fake-dns';
 import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService, type UserObject } from './support/service';
 

@@ -2,7 +2,7 @@
  * Organizations with one of everything, for the suites generated from the OpenAPI document: each
  * path parameter name of the document maps to a real id the owner may act on.
  */
-import { authnRequestOf, FakeIdp } from '../../libs/sso/src/testing/fake-idp';
+import { authnRequestOf, FakeIdp } from '../../libs/testing/src/fake-idp';
 import type { ApiResponse, InProcessApi } from './api-spec';
 
 export interface Caller {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -14,73 +14,20 @@ import { ResponseCache } from '../../../libs/platform/src/http/response-cache';
 import { answerClientError, ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
 import { registerJsonBodyParser } from '../../../libs/platform/src/http/json-body';
 import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
-import { createRuntime, RuntimeModule, type Runtime } from '../../../libs/runtime/src/runtime.module';
+import { createRuntime, type Runtime } from '../../../libs/runtime/src/runtime.module';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
-import { IdentityModule } from '../../../libs/identity/src/identity.module';
-import { OrganizationModule } from '../../../libs/organizations/src/organization.module';
-import { OrganizationMembership } from '../../../libs/organizations/src/organization.queries';
-import { visitorClaimsKey, VISITOR_CLAIMS_KEY } from '../../../libs/organizations/src/visitor-claims';
-import { MEMBER_SPACES, MEMBER_TEAM_COUNTS } from '../../../libs/organizations/src/member.queries';
-import { MemberSpaces } from '../../../libs/spaces/src/member-spaces';
-import { SpacePresenter } from '../../../libs/spaces/src/space.access';
-import { TeamModule } from '../../../libs/teams/src/team.module';
-import { TeamDirectory } from '../../../libs/teams/src/team.queries';
-import { TeamsForSso } from '../../../libs/teams/src/team.sso';
-import { SsoModule } from '../../../libs/sso/src/sso.module';
-import { registerSamlFormParser } from '../../../libs/sso/src/saml-form-parser';
-import { AuditModule } from '../../../libs/audit/src/audit.module';
-import { SpacesModule } from '../../../libs/spaces/src/spaces.module';
-import { allProjections } from '../../../libs/runtime/src/all-projections';
-import { allReactors } from '../../../libs/runtime/src/all-reactors';
-import type { ServiceToken } from '../../../libs/runtime/src/reactor';
+import type { Composition, ContextManifest, PortBinding } from '../../../libs/runtime/src/context';
+import { composeService, service } from '../../../libs/composition/src/contexts';
 import { setUpOpenApi } from './openapi';
 import { RUNTIME, SystemController } from './system.controller';
 
-/** The bounded contexts served over HTTP. */
-const contextModules = [
-  IdentityModule,
-  OrganizationModule,
-  TeamModule,
-  SpacesModule,
-  AuditModule.register({ imports: [OrganizationModule], access: { useExisting: OrganizationMembership } }),
-  SsoModule.register({ imports: [TeamModule], teams: { useExisting: TeamsForSso } }),
-];
-
-/** Secrets derived from the admin token, for every module. */
-@Global()
-@Module({})
-class SecretsModule {
-  static forAdminToken(adminToken: string): DynamicModule {
-    const providers = [{ provide: VISITOR_CLAIMS_KEY, useValue: visitorClaimsKey(adminToken) }];
-    return { module: SecretsModule, providers, exports: providers.map((p) => p.provide) };
-  }
-}
-
-/** How contexts see each other's per-member data (teams, spaces), bound once here (no module cycles); TeamDirectory also serves the spaces context (team grants). */
-@Global()
-@Module({
-  providers: [
-    TeamDirectory,
-    { provide: MEMBER_TEAM_COUNTS, useExisting: TeamDirectory },
-    SpacePresenter,
-    MemberSpaces,
-    { provide: MEMBER_SPACES, useExisting: MemberSpaces },
-  ],
-  exports: [TeamDirectory, MEMBER_TEAM_COUNTS, MEMBER_SPACES],
-})
-class MemberCountsModule {}
-
-/** What the contexts need around them: the API's container has it, and so has the projector's (for reactions). */
-function contextImports(runtime: Runtime, adminToken: string) {
-  return [RuntimeModule.forRuntime(runtime), SecretsModule.forAdminToken(adminToken), MemberCountsModule, ...contextModules];
-}
-
 @Module({})
 class AppModule {
-  static forRuntime(runtime: Runtime, adminToken: string): DynamicModule {
+  static forRuntime(runtime: Runtime, adminToken: string, composition: Composition): DynamicModule {
     return {
       module: AppModule,
-      imports: contextImports(runtime, adminToken),
+      // Every context's module and the port bindings (the composition root); the same in the projector's container.
+      imports: composition.modules(runtime, { adminToken }),
       controllers: [SystemController],
       providers: [
         { provide: RUNTIME, useValue: runtime },
@@ -89,22 +36,6 @@ class AppModule {
       ],
     };
   }
-}
-
-@Module({})
-class ContextServicesModule {
-  static forRuntime(runtime: Runtime, adminToken: string): DynamicModule {
-    return { module: ContextServicesModule, imports: contextImports(runtime, adminToken) };
-  }
-}
-
-/**
- * The contexts' services without HTTP, for a process that reacts but does not serve the API (the
- * distributed projector): reactions call the contexts' command services from it.
- */
-export async function createContextServices(runtime: Runtime, adminToken: string): Promise<{ get<T>(token: ServiceToken<T>): T; close(): Promise<void> }> {
-  const context = await NestFactory.createApplicationContext(ContextServicesModule.forRuntime(runtime, adminToken), { logger: new JsonNestLogger(), bufferLogs: false });
-  return { get: (token) => context.get(token, { strict: false }), close: () => context.close() };
 }
 
 export interface Service {
@@ -130,16 +61,20 @@ export async function createService(options: {
   clock?: Clock;
   stores?: Stores;
   runProjections?: boolean;
+  /** The contexts and their port bindings; the composition root's by default (tests: a different wiring). */
+  wiring?: { contexts: readonly ContextManifest[]; bindings: readonly PortBinding[] };
 }): Promise<Service> {
   const { config } = options;
   configureLogging(config.logLevel);
+  // Composed before the stores open: a wiring mistake (an unbound port) stops the start with its message.
+  const composition = options.wiring ? composeService(options.wiring.contexts, options.wiring.bindings) : service();
   const stores = options.stores ?? (await openStores(config));
   const runtime = createRuntime({
     config,
     stores,
     clock: options.clock ?? systemClock,
-    projections: allProjections,
-    reactors: allReactors,
+    projections: composition.projections,
+    reactors: composition.reactors,
     runProjections: options.runProjections ?? stores.mode === 'embedded',
   });
   const adapter = new FastifyAdapter({
@@ -161,7 +96,7 @@ export async function createService(options: {
     // What the HTTP parser refuses (bad requests, 431 for over-long request lines and headers) in the envelope too.
     clientErrorHandler: (error: Error & { code?: string }, socket) => answerClientError(error, socket, nextRequestId()),
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, options.adminToken), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRuntime(runtime, options.adminToken, composition), adapter, {
     logger: new JsonNestLogger(),
     bufferLogs: false,
     // Nest's parsers would accept urlencoded bodies; Fastify's own JSON parser is the only one kept.
@@ -176,8 +111,8 @@ export async function createService(options: {
   fastify.removeContentTypeParser(['text/plain']);
   // Depth, Unicode and prototype keys checked while parsing, before any DTO transformation (json-body.ts).
   registerJsonBodyParser(fastify);
-  // The one exception: identity providers POST SAML responses as forms to the ACS route.
-  registerSamlFormParser(fastify);
+  // What contexts' routes need beyond JSON (the SAML login's form posts).
+  for (const context of composition.contexts) context.configureHttp?.(fastify);
   // Node answers an `Expect` other than 100-continue with an empty 417 unless someone listens.
   fastify.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify({ error: { code: 417, message: 'only Expect: 100-continue is supported' } });

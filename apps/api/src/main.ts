@@ -6,7 +6,7 @@ import { configureLogging, log } from '../../../libs/platform/src/logging';
 import { createService } from './app';
 
 /**
- * The admin token (DESIGN section 8): ADMIN_TOKEN, or in embedded mode one generated on first
+ * The admin token (docs/architecture.md, Extensions): ADMIN_TOKEN, or in embedded mode one generated on first
  * start, stored in DATA_DIR/admin-token (0600) and printed once. Distributed mode needs it set,
  * since every API replica must accept the same one.
  */

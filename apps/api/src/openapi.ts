@@ -6,30 +6,19 @@ import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 // Where @Type() records nested DTO classes; class-transformer does not export it from its main entry.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage.js') as typeof import('class-transformer/types/storage');
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ID_PATTERN } from '../../../libs/platform/src/ids';
 import { TEAM_ROLES } from '../../../libs/platform/src/permissions';
 import { platformSchemas, ref, type JsonSchema } from '../../../libs/platform/src/platform.schemas';
-import { identitySchemas } from '../../../libs/identity/src/identity.schemas';
-import { organizationSchemas } from '../../../libs/organizations/src/organizations.schemas';
-import { teamSchemas } from '../../../libs/teams/src/teams.schemas';
-import { spaceSchemas } from '../../../libs/spaces/src/spaces.schemas';
-import { ssoSchemas } from '../../../libs/sso/src/sso.schemas';
-import { auditSchemas } from '../../../libs/audit/src/audit.schemas';
-import { MAX_TEAM_ENTRIES } from '../../../libs/teams/src/team.dto';
+import { CONTEXTS } from '../../../libs/composition/src/contexts';
+import { MAX_TEAM_ENTRIES } from '../../../libs/teams/src';
 
 /** Response schemas of every context, under `components.schemas`. */
 const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   ...platformSchemas,
-  ...identitySchemas,
-  ...organizationSchemas,
-  ...teamSchemas,
-  ...spaceSchemas,
-  ...ssoSchemas,
-  ...auditSchemas,
+  ...Object.assign({}, ...CONTEXTS.map((context) => context.schemas ?? {})),
   Health: {
     type: 'object',
     required: ['status'],

@@ -9,9 +9,9 @@ import { ConfigError, loadConfig, type AppConfig } from '../../../libs/platform/
 import type { Projection } from '../../../libs/read-store/src/projections/projection';
 import { ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
 import { rebuildProgressReporter } from '../../../libs/read-store/src/projections/rebuild-progress';
-import { allProjections } from '../../../libs/runtime/src/all-projections';
+import { service } from '../../../libs/composition/src/contexts';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
-import { presentEvent, streamEvents } from '../../../libs/audit/src/stream-history';
+import { presentEvent, streamEvents } from '../../../libs/audit/src';
 
 /** Where the CLI writes: process.stdout/stderr, or a test's buffers. */
 export interface Output {
@@ -117,7 +117,7 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
           `the rebuilt checkpoint. Until the rebuild ends, API reads see incomplete read models.\n\n`,
       );
     }
-    const projections = dependencies.projections ?? allProjections;
+    const projections = dependencies.projections ?? service().projections;
     const runner = new ProjectionRunner(stores.events, stores.reads, projections);
     const progress = rebuildProgressReporter(io.stderr);
     const started = performance.now();

@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os';
 import { configureLogging } from '../../../libs/platform/src/logging';
 import { runProjector } from '../../../libs/runtime/src/projector';
 import { openStores } from '../../../libs/runtime/src/stores';
-import { TeamCommands } from '../../../libs/teams/src/team.commands';
-import { collectionDecider, collectionStream } from '../../../libs/spaces/src/collection.decider';
-import { spaceDecider, spaceStream } from '../../../libs/spaces/src/space.decider';
-import { createContextServices } from '../../api/src/app';
+import { TeamCommands } from '../../../libs/teams/src';
+import { collectionDecider, collectionStream, spaceDecider, spaceStream } from '../../../libs/spaces/src';
+import { createContextServices, service } from '../../../libs/composition/src/contexts';
 
 const REGISTER = join(__dirname, '..', '..', '..', 'test', 'support', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
@@ -70,6 +69,8 @@ describe('the projector runs the reactors with the contexts’ services (on embe
       config,
       stores,
       port: 0,
+      projections: service().projections,
+      reactors: service().reactors,
       services: async (runtime) => (services = await createContextServices(runtime, 'admin-token-for-tests-0123456789')),
     });
     try {

@@ -2,10 +2,10 @@ import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
 import { configureLogging, log } from '../../../libs/platform/src/logging';
 import { newId } from '../../../libs/platform/src/ids';
 import { projectorPort, runProjector } from '../../../libs/runtime/src/projector';
-import { createContextServices } from '../../api/src/app';
+import { createContextServices, service } from '../../../libs/composition/src/contexts';
 
 /**
- * The distributed mode's projector process (DESIGN sections 2 and 5): applies the event log to the
+ * The distributed mode's projector process (docs/architecture.md, Modes and Reactors): applies the event log to the
  * MongoDB read models and commits the checkpoint the API replicas poll for read-your-writes, and
  * runs the reactors (their commands go through the contexts' services, in a Nest container
  * without HTTP).
@@ -43,7 +43,8 @@ async function main(): Promise<void> {
 
   // The admin token only derives secrets the API signs with; the projector signs nothing.
   const adminToken = config.adminToken ?? newId(32);
-  const projector = await runProjector({ config, port, signal: controller.signal, services: (runtime) => createContextServices(runtime, adminToken) });
+  const { projections, reactors } = service();
+  const projector = await runProjector({ config, port, signal: controller.signal, projections, reactors, services: (runtime) => createContextServices(runtime, adminToken) });
   log.info({ port: projector.port, url: projector.url, mode: projector.runtime.stores.mode }, 'projector started');
   projector.runtime.runner!.whenCaughtUp().then(
     () => log.info({ checkpoint: projector.runtime.runner!.position()?.toString() ?? null }, 'projections caught up'),

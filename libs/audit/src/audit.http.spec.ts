@@ -20,7 +20,7 @@ import { ProjectionRunner } from '../../read-store/src/projections/projection-ru
 import { READ_STORE } from '../../read-store/src/read-store.port';
 import { auditProjection } from './audit.projection';
 import { AuditModule } from './audit.module';
-import type { OrganizationAccess } from './organization-access';
+import { ORGANIZATION_ACCESS, type OrganizationAccess } from './organization-access';
 
 /**
  * The audit context's two controllers over HTTP, with the platform's guard, validation pipe and
@@ -64,6 +64,8 @@ class TestStoresModule {
       { provide: EVENT_STORE, useValue: events },
       { provide: READ_STORE, useValue: reads },
       { provide: TOKEN_VERIFIER, useValue: tokens },
+      // The port the composition root binds to the organizations context.
+      { provide: ORGANIZATION_ACCESS, useValue: access },
     ];
     return { module: TestStoresModule, global: true, providers, exports: providers.map((p) => p.provide) };
   }
@@ -91,7 +93,7 @@ describe('audit HTTP', () => {
     await new ProjectionRunner(events, reads, [auditProjection(catalog)]).rebuild();
 
     const moduleRef = await Test.createTestingModule({
-      imports: [TestStoresModule.with(events, reads), AuditModule.register({ access: { useValue: access } })],
+      imports: [TestStoresModule.with(events, reads), AuditModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

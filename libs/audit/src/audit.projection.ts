@@ -1,5 +1,8 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { AuditCatalog, AuditEntry, AuditMapper } from '../../platform/src/audit-catalog';
+
+// Merging catalogs is the composition root's work; kept importable from here for the audit specs.
+export { combineAuditCatalogs } from '../../platform/src/audit-catalog';
 import type { Actor } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { multiDocumentProjection, positionKey, type DomainEvent, type ProjectedDoc, type Projection } from '../../read-store/src/projections/projection';
@@ -28,22 +31,6 @@ export interface TargetLabelDoc extends ProjectedDoc {
 
 const UNKNOWN_ACTOR: Actor = { type: 'system', id: 'unknown', label: 'unknown' };
 const ACTOR_TYPES: ReadonlySet<string> = new Set(['user', 'integration', 'system']);
-
-/**
- * Merges the catalogs of the bounded contexts into one. An event type described twice is a wiring
- * mistake (two contexts claiming one event), so it throws at start rather than picking one.
- */
-export function combineAuditCatalogs(...catalogs: AuditCatalog[]): AuditCatalog {
-  // Without a prototype, no event type (such as `constructor`) finds a mapper it was not given.
-  const combined: Record<string, AuditMapper> = Object.create(null);
-  for (const catalog of catalogs) {
-    for (const [type, mapper] of Object.entries(catalog)) {
-      if (Object.prototype.hasOwnProperty.call(combined, type)) throw new Error(`two audit catalogs describe the event type '${type}'`);
-      combined[type] = mapper;
-    }
-  }
-  return Object.freeze(combined);
-}
 
 /**
  * The organization audit log: every event the catalog describes becomes one `audit_events`

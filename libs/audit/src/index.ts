@@ -5,3 +5,4 @@ export * from './audit.controller';
 export * from './stream-history';
 export * from './stream-history.controller';
 export * from './audit.module';
+export * from './audit.context';

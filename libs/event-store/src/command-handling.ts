@@ -20,7 +20,7 @@ export interface HandleCommandOptions<TCommand, TEvent extends DomainEvent, TSta
   maxRetries?: number;
   /** Called on every concurrency conflict met (for metrics), before any retry. */
   onConflict?: () => void;
-  /** Upgrades old event shapes on read (DESIGN section 4). */
+  /** Upgrades old event shapes on read (docs/architecture.md, Messages and streams). */
   upcast?: (event: DomainEvent) => TEvent;
 }
 

@@ -11,7 +11,7 @@ export interface CommandRequest<TCommand, TEvent extends DomainEvent, TState> {
   metadata?: EventMetadata;
   /** The revision the client last saw (`If-Match`): another revision fails with 412, without retry. */
   ifMatch?: number;
-  /** Upgrades old event shapes on read (DESIGN section 4). */
+  /** Upgrades old event shapes on read (docs/architecture.md, Messages and streams). */
   upcast?: (event: DomainEvent) => TEvent;
 }
 
@@ -51,7 +51,7 @@ interface Pending {
 const PAGE = 1000;
 
 /**
- * The one way commands change state (DESIGN section 4): load the stream, fold `evolve`, `decide`,
+ * The one way commands change state (docs/architecture.md, Command processor): load the stream, fold `evolve`, `decide`,
  * append with the expected revision (`no_stream` for creation); on a concurrency conflict, reload
  * and decide again a bounded number of times, then fail with the typed conflict.
  *

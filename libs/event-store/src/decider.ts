@@ -8,7 +8,7 @@ export interface DomainEvent<TType extends string = string, TData = unknown> {
 }
 
 /**
- * A functional decider (DESIGN section 4): pure, no I/O, no clock, no random ids; time and new ids
+ * A functional decider (docs/architecture.md, Deciders): pure, no I/O, no clock, no random ids; time and new ids
  * arrive on the command.
  */
 export interface Decider<TCommand, TEvent extends DomainEvent, TState> {

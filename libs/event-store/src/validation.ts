@@ -7,7 +7,7 @@ export const MAX_EVENT_BYTES = 1024 * 1024 - 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const STREAM_NAME = /^[A-Za-z0-9_.:@]+-[A-Za-z0-9_.:@-]+$/;
 
-/** Stream names are `<category>-<id>`; the category has no '-' (DESIGN section 4). */
+/** Stream names are `<category>-<id>`; the category has no '-' (docs/architecture.md, Messages and streams). */
 export function assertStreamName(stream: string): void {
   if (typeof stream !== 'string' || stream.length > 512 || !STREAM_NAME.test(stream) || stream.startsWith('$')) {
     throw new EventStoreInputError(`invalid stream name '${String(stream).slice(0, 100)}': expected <category>-<id>`);

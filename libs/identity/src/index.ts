@@ -5,3 +5,5 @@ export * from './identity.commands';
 export * from './identity.queries';
 export * from './identity.controller';
 export * from './identity.module';
+export * from './identity.context';
+export * from './identity.sso';

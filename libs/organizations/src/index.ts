@@ -12,3 +12,5 @@ export * from './member.dto';
 export * from './member.controller';
 export * from './visitor-claims';
 export * from './organization.module';
+export * from './organization.ports';
+export * from './organizations.context';

@@ -5,8 +5,8 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore, type Filter, type Sort } from '../../read-store/src/read-store.port';
-import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
-import { normalizeEmail } from '../../identity/src/identity.decider';
+import { UserQueries, type UserObject } from '../../identity/src';
+import { normalizeEmail } from '../../identity/src';
 import { INVITATIONS, LINK_INVITES, MEMBERS, memberId, ORGANIZATIONS, type InvitationDoc, type LinkInviteDoc, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { OrganizationMembership } from './organization.queries';
 

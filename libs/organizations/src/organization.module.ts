@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { IdentityModule } from '../../identity/src/identity.module';
+import { IdentityModule } from '../../identity/src';
 import { OrganizationCommands } from './organization.commands';
 import { OrganizationController } from './organization.controller';
 import { MemberCommands } from './member.commands';
@@ -7,6 +7,7 @@ import { MemberController, UserInvitationController } from './member.controller'
 import { InvitationLocator, LinkInvitePresenter, MemberDirectory, MemberQueries } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { OrganizationMembership, OrganizationPresenter, OrganizationQueries } from './organization.queries';
+import { OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 
 /**
  * Organizations and their members. Exports the membership facts and Member objects other contexts
@@ -26,7 +27,9 @@ import { OrganizationMembership, OrganizationPresenter, OrganizationQueries } fr
     InvitationLocator,
     LinkInvitePresenter,
     VisitorClaimsSigner,
+    OrganizationsForSso,
+    OrganizationsForTeams,
   ],
-  exports: [OrganizationMembership, OrganizationPresenter, MemberDirectory, MemberCommands],
+  exports: [OrganizationMembership, OrganizationPresenter, MemberDirectory, MemberCommands, OrganizationsForSso, OrganizationsForTeams],
 })
 export class OrganizationModule {}

@@ -5,7 +5,7 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
+import { UserQueries, type UserObject } from '../../identity/src';
 import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
 

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 
 /**
- * How a domain event shows in an organization's audit log (DESIGN section 8). Each bounded
+ * How a domain event shows in an organization's audit log (docs/architecture.md, Extensions). Each bounded
  * context exports a catalog for its own event types; the audit context combines them. Events
  * that concern no organization (a user's own tokens, say) map to null and stay out of it; they
  * remain readable in the admin stream history.
@@ -17,3 +17,19 @@ export type AuditMapper = (event: RecordedEvent) => AuditEntry | null;
 
 /** Event type → how to describe it. */
 export type AuditCatalog = Readonly<Record<string, AuditMapper>>;
+
+/**
+ * Merges the catalogs of the bounded contexts into one. An event type described twice is a wiring
+ * mistake (two contexts claiming one event), so it throws at start rather than picking one.
+ */
+export function combineAuditCatalogs(...catalogs: AuditCatalog[]): AuditCatalog {
+  // Without a prototype, no event type (such as `constructor`) finds a mapper it was not given.
+  const combined: Record<string, AuditMapper> = Object.create(null);
+  for (const catalog of catalogs) {
+    for (const [type, mapper] of Object.entries(catalog)) {
+      if (Object.prototype.hasOwnProperty.call(combined, type)) throw new Error(`two audit catalogs describe the event type '${type}'`);
+      combined[type] = mapper;
+    }
+  }
+  return Object.freeze(combined);
+}

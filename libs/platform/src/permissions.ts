@@ -1,5 +1,5 @@
 /**
- * The permission model (interface document, conventions 4 and 5): one table from which every
+ * The permission model (docs/architecture.md, Permissions): one table from which every
  * `permissions` object is filled and every 403 decided. The README shows the same table.
  */
 export const ORGANIZATION_ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;

@@ -8,7 +8,7 @@ import type { Metrics } from './metrics';
 import type { ReadYourWrites } from './read-your-writes';
 import { currentReaction } from './reaction-scope';
 
-/** Where a command comes from: stamped on every event it appends (DESIGN section 4). */
+/** Where a command comes from: stamped on every event it appends (docs/architecture.md, Messages and streams). */
 export interface CommandContext {
   caller: Caller;
   source?: 'api' | 'integration' | 'system';

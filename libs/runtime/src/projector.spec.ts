@@ -10,7 +10,7 @@ import { configureLogging } from '../../platform/src/logging';
 import { DEFAULT_PROJECTOR_PORT, projectorPort, runProjector, type Projector } from './projector';
 import { openStores, type Stores } from './stores';
 import { createRuntime } from './runtime.module';
-import { allProjections } from './all-projections';
+import type { Projection } from '../../read-store/src/projections/projection';
 import { systemClock } from '../../platform/src/clock';
 import type { Decider } from '../../event-store/src/decider';
 import type { Reactor } from './reactor';
@@ -42,6 +42,18 @@ function userCreated(userId: string) {
     data: { userId, email: `${userId}@b.c`, displayName: userId.toUpperCase(), photoURL: null, createdAt: '2026-01-01T00:00:00.000Z' },
   };
 }
+
+/** The users read model, the way a context would project it (runtime knows no context). */
+const usersProjection: Projection = {
+  name: 'users',
+  collections: ['users'],
+  handles: ['UserCreated'],
+  async apply(event, tx) {
+    const { userId, ...user } = event.data as { userId: string };
+    await tx.collection('users').put({ _id: userId, ...user });
+  },
+};
+const allProjections = [usersProjection];
 
 /** A plain request without keep-alive, so nothing stays open after the test. */
 function call(url: string, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
@@ -89,7 +101,7 @@ describe('runProjector', () => {
 
   it('applies events appended before and after it starts, and commits the checkpoint with them', async () => {
     const before = await stores.events.appendToStream('user-u1', [userCreated('u1')], 'no_stream');
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0 });
     const runner = projector.runtime.runner!;
     await runner.whenCaughtUp();
 
@@ -109,7 +121,7 @@ describe('runProjector', () => {
   });
 
   it("lets a process that does not project (an API replica) wait for its writes through the projector's checkpoint", async () => {
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0 });
     await projector.runtime.runner!.whenCaughtUp();
     const api = createRuntime({ config, stores, clock: systemClock, projections: allProjections, runProjections: false });
     expect(api.runner).toBeNull();
@@ -122,7 +134,7 @@ describe('runProjector', () => {
 
   it('runs the reactors after the projections, on their own checkpoints, lag in /health and /metrics; an API replica waits for their cascades', async () => {
     await stores.events.appendToStream('user-u0', [userCreated('u0')], 'no_stream');
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0, reactors: [welcomer] });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0, reactors: [welcomer] });
     const [reactor] = projector.runtime.reactors;
     await projector.runtime.runner!.whenCaughtUp();
     await reactor.whenCaughtUp();
@@ -151,7 +163,7 @@ describe('runProjector', () => {
 
   it('answers /health with 200 once caught up, in the API health report shape', async () => {
     await stores.events.appendToStream('user-u1', [userCreated('u1')], 'no_stream');
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0 });
     await projector.runtime.runner!.whenCaughtUp();
 
     const response = await call(`${projector.url}/health`);
@@ -168,7 +180,7 @@ describe('runProjector', () => {
 
   it('answers /health with 503 when a store does not answer', async () => {
     const failing: Stores = { ...stores, blobs: Object.assign(Object.create(stores.blobs), { health: async () => ({ ok: false, detail: 'disk gone' }) }) };
-    projector = await runProjector({ config, stores: failing, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores: failing, projections: allProjections, signal: controller.signal, port: 0 });
     await projector.runtime.runner!.whenCaughtUp();
 
     const response = await call(`${projector.url}/health`);
@@ -177,7 +189,7 @@ describe('runProjector', () => {
   });
 
   it('answers /health with 503, and still serves /metrics, when the event store stops answering', async () => {
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0 });
     await projector.runtime.runner!.whenCaughtUp();
     jest.spyOn(stores.events, 'health').mockRejectedValue(new Error('connection refused'));
     jest.spyOn(stores.events, 'headPosition').mockRejectedValue(new Error('connection refused'));
@@ -195,7 +207,7 @@ describe('runProjector', () => {
   });
 
   it('serves Prometheus metrics, and only GET /health and GET /metrics', async () => {
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0 });
     await projector.runtime.runner!.whenCaughtUp();
 
     const metrics = await call(`${projector.url}/metrics`);
@@ -214,7 +226,7 @@ describe('runProjector', () => {
   });
 
   it('stops the runner, closes the endpoint and closes the stores when its signal is aborted', async () => {
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0 });
     const runner = projector.runtime.runner!;
     await runner.whenCaughtUp();
     const { url } = projector;
@@ -232,7 +244,7 @@ describe('runProjector', () => {
 
   it('stops at once when its signal is already aborted', async () => {
     controller.abort();
-    projector = await runProjector({ config, stores, signal: controller.signal, port: 0 });
+    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0 });
     await projector.closed;
     expect((stores.events as LmdbEventStore).isClosed).toBe(true);
   });
@@ -242,7 +254,7 @@ describe('runProjector', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
       const port = (blocker.address() as AddressInfo).port;
-      await expect(runProjector({ config, stores, signal: controller.signal, port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(runProjector({ config, stores, projections: allProjections, signal: controller.signal, port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
       expect((stores.events as LmdbEventStore).isClosed).toBe(true);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));

@@ -4,9 +4,8 @@ import { Gauge } from 'prom-client';
 import { ConfigError, type AppConfig } from '../../platform/src/config';
 import { systemClock, type Clock } from '../../platform/src/clock';
 import { log } from '../../platform/src/logging';
-import { allProjections } from './all-projections';
-import { allReactors } from './all-reactors';
-import type { Reactor, ServiceToken } from './reactor';
+import type { Projection } from '../../read-store/src/projections/projection';
+import type { Reactor, Services } from './reactor';
 import { healthReport, type HealthReport } from './health';
 import { createRuntime, type Runtime } from './runtime.module';
 import { openStores, type Stores } from './stores';
@@ -37,7 +36,7 @@ export interface Projector {
 }
 
 /**
- * The projector process's work (DESIGN sections 2 and 5): opens the configured stores, runs every
+ * The projector process's work (docs/architecture.md, Modes and Projections): opens the configured stores, runs every
  * projection against the log through a `ProjectionRunner` (checkpoint committed with the
  * read-model writes, resubscribing with backoff after a drop), runs every reactor once the
  * projections have caught up (each with its own checkpoint), and serves `GET /health` and
@@ -55,10 +54,12 @@ export async function runProjector(options: {
   /** Defaults to `PROJECTOR_PORT`, else 8081. */
   port?: number;
   clock?: Clock;
-  /** Defaults to every reactor (`allReactors`). */
+  /** Every projection of the service (the composition root's). */
+  projections: readonly Projection[];
+  /** Every reactor of the service (the composition root's); none when absent. */
   reactors?: readonly Reactor[];
   /** The contexts' services the reactions call (a Nest container), built on this runtime; closed on stop. */
-  services?: (runtime: Runtime) => Promise<{ get<T>(token: ServiceToken<T>): T; close(): Promise<void> }>;
+  services?: (runtime: Runtime) => Promise<Services & { close(): Promise<void> }>;
   /** Options for each ReactorRunner (tests: shorter backoff). */
   reactorOptions?: Parameters<typeof createRuntime>[0]['reactorOptions'];
 }): Promise<Projector> {
@@ -71,8 +72,8 @@ export async function runProjector(options: {
       config,
       stores,
       clock: options.clock ?? systemClock,
-      projections: allProjections,
-      reactors: options.reactors ?? allReactors,
+      projections: options.projections,
+      reactors: options.reactors ?? [],
       reactorOptions: options.reactorOptions,
       runProjections: true,
     });

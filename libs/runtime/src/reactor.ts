@@ -7,9 +7,8 @@ import type { CommandRunner } from './command-runner';
 import type { Metrics } from './metrics';
 import { runInReaction } from './reaction-scope';
 
-/** A class (or other token) the process's dependency container can give an instance of. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ServiceToken<T> = abstract new (...args: any[]) => T;
+/** A class the process's dependency container can give an instance of, or a port token (the caller names its type). */
+export type ServiceToken<T> = (abstract new (...args: any[]) => T) | symbol;
 
 /** The services of the process's bounded contexts (Nest providers), for reactions that call a context's command service. */
 export interface Services {

@@ -173,7 +173,11 @@ describe('InProcessReadYourWrites (embedded mode: the projector runs in this pro
     const runner = fakeRunner(true);
     const readYourWrites = new InProcessReadYourWrites(runner as unknown as ProjectionRunner, 1234, metrics);
     await readYourWrites.wait(42n);
-    expect(runner.waitFor).toHaveBeenCalledWith(42n, 1234);
+    // The time left is the deadline minus now: at most the configured 1234 ms, a little less under load.
+    expect(runner.waitFor).toHaveBeenCalledWith(42n, expect.any(Number));
+    const timeoutMs = runner.waitFor.mock.calls[0][1];
+    expect(timeoutMs).toBeLessThanOrEqual(1234);
+    expect(timeoutMs).toBeGreaterThan(1000);
     expect(await counterValue(metrics.readYourWritesTimeouts)).toBe(0);
     expect(await waitCount(metrics.readYourWritesWait)).toBe(1);
   });

@@ -70,7 +70,7 @@ export function createRuntime(options: {
   let bound: (<T>(token: ServiceToken<T>) => T) | null = null;
   const services: Services = {
     get(token) {
-      if (!bound) throw new Error(`no services in this process yet: cannot give ${token.name}`);
+      if (!bound) throw new Error(`no services in this process yet: cannot give ${typeof token === 'symbol' ? token.description : token.name}`);
       return bound(token);
     },
   };

@@ -21,7 +21,7 @@ export interface Stores {
 }
 
 /**
- * The configured adapters (DESIGN section 2): `EVENTSTORE_URL` and `MONGODB_URL` absent means the
+ * The configured adapters (docs/architecture.md, Modes): `EVENTSTORE_URL` and `MONGODB_URL` absent means the
  * embedded stores in `DATA_DIR`. The two URLs go together: a half-distributed setup would keep
  * read models in one process's memory while other processes write the log.
  */

@@ -4,7 +4,7 @@ import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { OrganizationMembership } from '../../organizations/src';
 import { placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
 import { readAll, SpaceAccess } from './space.access';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';

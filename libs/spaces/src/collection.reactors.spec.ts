@@ -5,7 +5,8 @@ import { createService, type Service } from '../../../apps/api/src/app';
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import { loadConfig } from '../../platform/src/config';
 import type { Caller } from '../../platform/src/http/auth';
-import { allReactors } from '../../runtime/src/all-reactors';
+import { service as composedService } from '../../composition/src/contexts';
+import { spacesContext } from './spaces.context';
 import type { ReactionContext } from '../../runtime/src/reactor';
 import { runInReaction } from '../../runtime/src/reaction-scope';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
@@ -64,8 +65,8 @@ describe('collection reactor (embedded: in the API process)', () => {
   }
 
   it('is registered with the service: the API process runs every reactor', () => {
-    expect(service.runtime.reactors.map((reactor) => reactor.name)).toEqual(allReactors.map((reactor) => reactor.name));
-    expect(allReactors).toContain(collectionReactor);
+    expect(service.runtime.reactors.map((reactor) => reactor.name)).toEqual(composedService().reactors.map((reactor) => reactor.name));
+    expect(spacesContext.reactors).toContain(collectionReactor);
   });
 
   it('moves a deleted collection’s spaces and sub-collections up to its parent; the delete answers once they show; redelivery appends nothing', async () => {

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { SpaceCounters } from './space-counters';
 import { DomainError } from '../../platform/src/errors';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { TeamDirectory } from '../../teams/src/team.queries';
+import { TeamDirectory } from '../../teams/src';
 import { readAll, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
 import { contentRole, type OrganizationStanding } from './space.permissions';
@@ -31,6 +32,7 @@ export class MemberSpaces {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: SpacePresenter,
     private readonly teams: TeamDirectory,
+    private readonly counters: SpaceCounters,
   ) {}
 
   async spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
@@ -74,12 +76,13 @@ export class MemberSpaces {
     const start = after === null ? 0 : rows.findIndex((row) => direction * (compare(row.space.createdAt, after[0]) || compare(row.space._id, after[1])) > 0);
     const limit = options.limit ?? 50;
     const pageRows = start < 0 ? [] : rows.slice(start, start + limit);
+    const counts = await this.counters.forSpaces(pageRows.map((row) => row.space._id));
     const last = pageRows.at(-1);
     const more = start >= 0 && start + limit < rows.length;
     return {
       ...(more && last ? { next: { page: encodeCursor([last.space.createdAt, last.space._id]) } } : {}),
       count: rows.length,
-      items: pageRows.map((row) => ({ permission: row.role as OrganizationRole, space: this.presenter.space(row.space, row.permissions) })),
+      items: pageRows.map((row) => ({ permission: row.role as OrganizationRole, space: this.presenter.space(row.space, row.permissions, counts.get(row.space._id)) })),
     };
   }
 

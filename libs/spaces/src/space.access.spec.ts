@@ -3,8 +3,8 @@ import { ManualClock } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { OrganizationMembership } from '../../organizations/src/organization.queries';
-import type { TeamDirectory } from '../../teams/src/team.queries';
+import type { OrganizationMembership } from '../../organizations/src';
+import type { TeamDirectory } from '../../teams/src';
 import { SpaceAccess } from './space.access';
 import { spaceProjection } from './space.projections';
 

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { NO_COUNTS, type SpaceCounts } from './space-counters';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
-import { TeamDirectory } from '../../teams/src/team.queries';
+import { OrganizationMembership } from '../../organizations/src';
+import { TeamDirectory } from '../../teams/src';
 import { withinRetention } from './space.decider';
 import type { DefaultLevel, EditMode, SpaceVisibility } from './space.events';
 import {
@@ -213,7 +214,7 @@ export class SpaceAccess {
 export class SpacePresenter {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  space(space: SpaceDoc, permissions: SpacePermissions): SpaceObject {
+  space(space: SpaceDoc, permissions: SpacePermissions, counts: Readonly<SpaceCounts> = NO_COUNTS): SpaceObject {
     const base = this.config.publicUrl;
     const listed = space.visibility === 'public' || space.visibility === 'unlisted';
     return {
@@ -230,11 +231,10 @@ export class SpacePresenter {
       organization: space.organizationId,
       ...(space.parent !== null ? { parent: space.parent } : {}),
       defaultLevel: space.defaultLevel,
-      // Counters of contexts that do not exist yet (comments, change requests).
-      comments: 0,
-      changeRequests: 0,
-      changeRequestsOpen: 0,
-      changeRequestsDraft: 0,
+      comments: counts.comments,
+      changeRequests: counts.changeRequests,
+      changeRequestsOpen: counts.changeRequestsOpen,
+      changeRequestsDraft: counts.changeRequestsDraft,
       permissions,
     };
   }

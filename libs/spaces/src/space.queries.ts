@@ -5,6 +5,7 @@ import type { OrganizationRole } from '../../platform/src/permissions';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
+import { SpaceCounters } from './space-counters';
 import { collectionPermissions, collectionRole, grantedTo } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
 
@@ -26,12 +27,14 @@ export class SpaceQueries {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly access: SpaceAccess,
     private readonly presenter: SpacePresenter,
+    private readonly counters: SpaceCounters,
   ) {}
 
   /** `GET /spaces/{spaceId}`, with `shareKey` granting read access to a share-link space. */
   async space(spaceId: string, caller: Caller, shareKey?: string): Promise<{ space: SpaceObject; revision: number }> {
     const { space, permissions } = await this.access.space(spaceId, caller, shareKey);
-    return { space: this.presenter.space(space, permissions), revision: space.revision };
+    const counts = await this.counters.forSpaces([spaceId]);
+    return { space: this.presenter.space(space, permissions, counts.get(spaceId)), revision: space.revision };
   }
 
   /**
@@ -42,10 +45,10 @@ export class SpaceQueries {
     const standing = await this.access.requireMember(organizationId, caller);
     const filter: Filter = { organizationId, ...LIVE_SPACE, ...(standing.role === null ? { visibility: 'public' } : {}) };
     const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { parentKey: 1, position: 1 }, limit: paging.limit, after: paging.page });
-    const collections = await this.access.collectionsOf(organizationId);
+    const [collections, counts] = await Promise.all([this.access.collectionsOf(organizationId), this.counters.forSpaces(page.items.map((space) => space._id))]);
     const items = page.items.map((space) => {
       const { permissions } = SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false);
-      return this.presenter.space(space, permissions);
+      return this.presenter.space(space, permissions, counts.get(space._id));
     });
     return listEnvelope({ items, count: page.count, next: page.next });
   }
@@ -54,7 +57,8 @@ export class SpaceQueries {
   async collectionSpaces(collectionId: string, caller: Caller, paging: Paging): Promise<ListEnvelope<SpaceObject>> {
     const { standing, chain } = await this.access.collection(collectionId, caller);
     const page = await this.reads.collection<SpaceDoc>(SPACES).find({ parent: collectionId, ...LIVE_SPACE }, { sort: { position: 1 }, limit: paging.limit, after: paging.page });
-    const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions));
+    const counts = await this.counters.forSpaces(page.items.map((space) => space._id));
+    const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions, counts.get(space._id)));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { normalizeCertificate } from './certificate';
 import { parseForm } from './saml-form-parser';
-import { generateKeyPair } from './testing/fake-idp';
+import { generateKeyPair } from '../../testing/src/fake-idp';
 
 const { certificate, privateKey } = generateKeyPair('Certificate spec');
 const pem = certificate.replace(/\r\n/g, '\n').trim();

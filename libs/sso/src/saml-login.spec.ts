@@ -7,11 +7,8 @@ import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { CommandRunner } from '../../runtime/src/command-runner';
 import { Metrics } from '../../runtime/src/metrics';
-import type { IdentityCommands } from '../../identity/src/identity.commands';
-import type { UserDoc } from '../../identity/src/identity.projections';
-import type { UserQueries } from '../../identity/src/identity.queries';
-import type { MemberCommands } from '../../organizations/src/member.commands';
-import { organizationDecider, organizationStream } from '../../organizations/src/organization.decider';
+import type { UserDoc } from '../../identity/src';
+import { organizationDecider, organizationStream, OrganizationsForSso, type MemberCommands, type OrganizationMembership } from '../../organizations/src';
 import { normalizeCertificate } from './certificate';
 import { SamlLoginCommands } from './saml-login';
 import { nameIdHash, samlAssertionStream, samlIdentityStream, samlProviderDecider, samlProviderStream, samlRefusalStream, samlRequestStream } from './saml-provider.decider';
@@ -20,7 +17,7 @@ import { samlServiceUrls } from './saml-service';
 import { samlLoginCaller } from './sso.caller';
 import type { SsoTeams } from './sso-teams.port';
 import { verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
-import { authnRequestOf, FakeIdp, type ResponseOptions } from './testing/fake-idp';
+import { authnRequestOf, FakeIdp, type ResponseOptions } from '../../testing/src/fake-idp';
 
 const PUBLIC_URL = 'https://docs.example.test';
 const config = { publicUrl: PUBLIC_URL } as AppConfig;
@@ -141,9 +138,9 @@ const login = (replica: CommandRunner) =>
   new SamlLoginCommands(
     replica,
     config,
-    contexts.identity as unknown as IdentityCommands,
-    contexts.members as unknown as MemberCommands,
-    contexts.directory as unknown as UserQueries,
+    { ...contexts.directory, ...contexts.identity },
+    // Organizations' own binding of the port, on this replica: membership and consent come from the organization's stream.
+    new OrganizationsForSso(replica, {} as OrganizationMembership, contexts.members as unknown as MemberCommands),
     teams,
   );
 const start = (providerId: string, replica = replicaA) => login(replica).start(providerId, undefined, samlLoginCaller('r-start'));

@@ -6,11 +6,8 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { IdentityCommands } from '../../identity/src/identity.commands';
-import type { UserDoc } from '../../identity/src/identity.projections';
-import { UserQueries, type UserObject } from '../../identity/src/identity.queries';
-import { MemberCommands } from '../../organizations/src/member.commands';
-import { organizationDecider, organizationStream, type OrganizationState } from '../../organizations/src/organization.decider';
+import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
+import { SSO_USERS, type SsoUser, type SsoUsers } from './sso-users.port';
 import { decideSamlAccess, samlSubjectKey, type SamlAccessDecision } from './saml-access';
 import {
   loginSettings,
@@ -99,13 +96,14 @@ interface SamlSubject {
   subjectKey: string;
   nameIdHash: string;
   emailDomain: string | null;
-  organization: OrganizationState;
+  /** Of the users the assertion may name, the organization's members (with their SSO consent). */
+  members: ReadonlyMap<string, { ssoConsent: boolean }>;
   decision: SamlAccessDecision;
 }
 
 /**
  * The SAML login commands. The user, their membership and their token come from the identity and
- * organizations contexts' exported commands, acting as the service (the caller is the system actor
+ * organizations contexts through the SSO_USERS and SSO_ORGANIZATIONS ports, acting as the service (the caller is the system actor
  * `SAML login`).
  */
 @Injectable()
@@ -113,9 +111,8 @@ export class SamlLoginCommands {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly identity: IdentityCommands,
-    private readonly members: MemberCommands,
-    private readonly users: UserQueries,
+    @Inject(SSO_USERS) private readonly users: SsoUsers,
+    @Inject(SSO_ORGANIZATIONS) private readonly organizations: SsoOrganizations,
     @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
   ) {}
 
@@ -139,7 +136,7 @@ export class SamlLoginCommands {
    * user (created only for an address in a verified domain) joins the organization as an SSO member
    * with the provider's default role (newcomers to its default team) and gets a token.
    */
-  async consume(providerId: string, samlResponse: string, caller: Caller): Promise<{ user: UserObject; token: string }> {
+  async consume(providerId: string, samlResponse: string, caller: Caller): Promise<{ user: ReturnType<SsoUsers['present']>; token: string }> {
     checkSamlResponseShape(samlResponse);
     const settings = await loadProvider(this.commands, providerId);
     if (!settings) throw samlRejected(`SAML provider ${providerId} is not ready for logins (it needs an ssoURL and a certificate)`);
@@ -160,10 +157,10 @@ export class SamlLoginCommands {
     }
     const user = decision.userId === null ? await this.createUser(verified.email, verified.displayName, caller) : await this.existingUser(decision.userId);
     if (decision.bind) await this.bind(settings, subject, user._id, decision.basis, caller);
-    const wasMember = subject.organization.members.has(user._id);
-    await this.members.joinBySso(organizationId, user._id, settings.defaultRole, caller);
+    const wasMember = subject.members.has(user._id);
+    await this.organizations.joinBySso(organizationId, user._id, settings.defaultRole, caller);
     if (!wasMember && settings.defaultTeam !== null) await this.addToDefaultTeam(organizationId, settings.defaultTeam, user._id, caller);
-    const { token } = await this.identity.issueToken(user._id, caller);
+    const { token } = await this.users.issueToken(user._id, caller);
     return { user: this.users.present(user), token };
   }
 
@@ -179,16 +176,16 @@ export class SamlLoginCommands {
 
   private async subjectOf(settings: SamlLoginSettings, verified: VerifiedAssertion): Promise<SamlSubject> {
     const subjectKey = samlSubjectKey(verified.nameID, verified.nameIDFormat);
-    const [identity, organization, domains, emailUser] = await Promise.all([
+    const [identity, domains, emailUser] = await Promise.all([
       this.commands.load(samlIdentityStream(settings.providerId, subjectKey), samlIdentityDecider),
-      this.commands.load(organizationStream(settings.organizationId), organizationDecider),
       this.commands.load(verifiedDomainsStream(settings.organizationId), verifiedDomainsDecider),
       this.users.byEmail(verified.email),
     ]);
     const verifiedDomains = verifiedDomainNames(domains.state);
     const boundUserId = identity.state.binding?.userId ?? null;
     const boundUser = boundUserId === null || boundUserId === emailUser?._id ? null : await this.users.byId(boundUserId);
-    const candidates = [emailUser, boundUser].filter((user): user is UserDoc => user !== null);
+    const candidates = [emailUser, boundUser].filter((user): user is SsoUser => user !== null);
+    const members = await this.organizations.membersAmong(settings.organizationId, candidates.map((user) => user._id));
     const inDomain = (email: string) => {
       const domain = emailDomainOf(email);
       return domain !== null && verifiedDomains.has(domain);
@@ -198,10 +195,10 @@ export class SamlLoginCommands {
       boundUserId,
       emailUserId: emailUser?._id ?? null,
       emailInVerifiedDomain: inDomain(verified.email),
-      consentingMembers: new Set(candidates.filter((user) => organization.state.members.get(user._id)?.ssoConsent === true).map((user) => user._id)),
+      consentingMembers: new Set(candidates.filter((user) => members.get(user._id)?.ssoConsent === true).map((user) => user._id)),
       usersInVerifiedDomains: new Set(candidates.filter((user) => inDomain(user.email)).map((user) => user._id)),
     });
-    return { subjectKey, nameIdHash: nameIdHash(subjectKey), emailDomain, organization: organization.state, decision };
+    return { subjectKey, nameIdHash: nameIdHash(subjectKey), emailDomain, members, decision };
   }
 
   /** Appended before the 403 is answered, and waited for, so the organization's audit log shows it at once. */
@@ -218,16 +215,16 @@ export class SamlLoginCommands {
     await this.commands.run(samlIdentityStream(providerId, subject.subjectKey), samlIdentityDecider, command, { caller, source: 'system' }, { wait: false });
   }
 
-  private async existingUser(userId: string): Promise<UserDoc> {
+  private async existingUser(userId: string): Promise<SsoUser> {
     const user = await this.users.byId(userId);
     if (!user) throw DomainError.conflict(`user ${userId} is not available; log in again`);
     return user;
   }
 
   /** Only for an address in a verified domain (decideSamlAccess). */
-  private async createUser(email: string, displayName: string | null, caller: Caller): Promise<UserDoc> {
+  private async createUser(email: string, displayName: string | null, caller: Caller): Promise<SsoUser> {
     try {
-      const userId = await this.identity.createUser(email, displayName ?? email.split('@')[0], null, caller);
+      const userId = await this.users.createUser(email, displayName ?? email.split('@')[0], null, caller);
       const created = await this.users.byId(userId);
       if (created) return created;
     } catch (error) {

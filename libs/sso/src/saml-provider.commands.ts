@@ -4,7 +4,7 @@ import { newId } from '../../platform/src/ids';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
 import { normalizeCertificate } from './certificate';
 import { samlProviderDecider, samlProviderStream } from './saml-provider.decider';
 import type { SamlProviderChanges, SamlProviderSettings } from './saml-provider.events';
@@ -27,7 +27,7 @@ const MANAGE = 'manage its SAML providers';
 export class SamlProviderCommands {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly membership: OrganizationMembership,
+    @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
     @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
   ) {}
 

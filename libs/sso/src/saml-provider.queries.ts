@@ -5,7 +5,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
 import { SAML_PROVIDERS, type SamlProviderDoc } from './saml-provider.projections';
 import { samlServiceUrls, type SamlServiceUrls } from './saml-service';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
@@ -66,7 +66,7 @@ export class SamlProviderQueries {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly membership: OrganizationMembership,
+    @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
     private readonly presenter: SamlProviderPresenter,
   ) {}
 

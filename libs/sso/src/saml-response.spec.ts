@@ -3,7 +3,7 @@ import { normalizeCertificate } from './certificate';
 import type { SamlLoginSettings } from './saml-provider.decider';
 import { samlClient, verifySamlResponse } from './saml-response';
 import { samlServiceUrls } from './saml-service';
-import { authnRequestOf, FakeIdp, generateKeyPair, signElement, type ResponseOptions } from './testing/fake-idp';
+import { authnRequestOf, FakeIdp, generateKeyPair, signElement, type ResponseOptions } from '../../testing/src/fake-idp';
 
 /** node-saml's request store, in memory (the service keeps it in the event log: see saml-login.spec.ts). */
 class MemoryRequests implements CacheProvider {

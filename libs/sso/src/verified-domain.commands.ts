@@ -4,7 +4,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
 import { verifiedDomainsDecider, verifiedDomainsStream, type DomainVerificationState, type VerifiedDomainsState } from './verified-domain.decider';
 import { checkVerificationRecord, TXT_RESOLVER, verificationRecordName, verificationRecordValue, type TxtResolver } from './verified-domain.dns';
 import type { DomainVerificationMethod } from './verified-domain.events';
@@ -47,7 +47,7 @@ const MANAGE = 'manage its verified domains';
 export class VerifiedDomainCommands {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly membership: OrganizationMembership,
+    @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
     @Inject(TXT_RESOLVER) private readonly resolver: TxtResolver,
   ) {}
 
@@ -103,7 +103,7 @@ export class VerifiedDomainCommands {
 export class VerifiedDomainQueries {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly membership: OrganizationMembership,
+    @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
   ) {}
 
   /** `GET /v1/orgs/{organizationId}/verified-domains` (admins), in the order they were added. */

@@ -1,5 +1,5 @@
 import { checkVerificationRecord, txtResolver, type TxtResolver } from './verified-domain.dns';
-import { FakeDns } from './testing/fake-dns';
+import { FakeDns } from '../../testing/src/fake-dns';
 
 let dns: FakeDns;
 let resolver: TxtResolver;

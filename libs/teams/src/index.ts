@@ -9,3 +9,5 @@ export * from './team.sso';
 export * from './team.dto';
 export * from './team.controller';
 export * from './team.module';
+export * from './team-organizations.port';
+export * from './teams.context';

@@ -4,7 +4,7 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { isOrganizationRole, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { OrganizationMembership } from '../../organizations/src';
 import { planMemberChanges, requireMayCreateTeam, requireTeamAdmin, teamDecider, teamStream, type MemberChange, type TeamActor, type TeamCommand } from './team.decider';
 import { TeamMemberResolver } from './team.member-resolver';
 import { LIVE_TEAM, TEAMS, type TeamDoc } from './team.projections';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
-import { UserQueries } from '../../identity/src/identity.queries';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { UserQueries } from '../../identity/src';
+import { OrganizationMembership } from '../../organizations/src';
 
 /** Most entries a 400 lists by name; the rest are counted. */
 const NAMED = 20;

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { IdentityModule } from '../../identity/src/identity.module';
-import { OrganizationModule } from '../../organizations/src/organization.module';
+import { IdentityModule } from '../../identity/src';
+import { OrganizationModule } from '../../organizations/src';
 import { TeamCommands } from './team.commands';
 import { TeamController } from './team.controller';
 import { TeamMemberResolver } from './team.member-resolver';

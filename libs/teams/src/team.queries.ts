@@ -4,8 +4,8 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
-import { MemberDirectory, type MemberObject } from '../../organizations/src/member.queries';
+import { OrganizationMembership } from '../../organizations/src';
+import { MemberDirectory, type MemberObject } from '../../organizations/src';
 import { LIVE_TEAM, TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
 
 /** The Team resource. */

@@ -1,8 +1,9 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { Caller } from '../../platform/src/http/auth';
-import { allReactors } from '../../runtime/src/all-reactors';
+import { teamsContext } from './teams.context';
+import { TEAM_ORGANIZATIONS } from './team-organizations.port';
 import type { ReactionContext } from '../../runtime/src/reactor';
-import { organizationStream } from '../../organizations/src/organization.decider';
+import { organizationStream } from '../../organizations/src';
 import { TeamCommands } from './team.commands';
 import { teamMembershipReactor } from './team.reactors';
 
@@ -22,20 +23,23 @@ function contextWith(members: string[]) {
   const calls: Array<[string, string, Caller]> = [];
   const teams = { removeUserFromAllTeams: async (organizationId: string, userId: string, caller: Caller) => void calls.push([organizationId, userId, caller]) };
   const loaded: string[] = [];
+  // The port as organizations binds it: membership read from the organization's stream.
+  const organizations = {
+    isMember: async (organizationId: string, userId: string) => {
+      loaded.push(organizationStream(organizationId));
+      return members.includes(userId);
+    },
+  };
   const caller: Caller = { kind: 'system', id: 'reactor-team-departed-members', label: 'Reactor', requestId: 'req-1' };
   const context = {
     caller,
     correlationId: 'req-1',
     causationId: 'e1',
-    commands: {
-      load: async (stream: string) => {
-        loaded.push(stream);
-        return { state: { members: new Map(members.map((id) => [id, { role: 'read' }])) }, revision: 3 };
-      },
-    },
+    commands: {},
     reads: {},
     services: {
       get: (token: unknown) => {
+        if (token === TEAM_ORGANIZATIONS) return organizations;
         expect(token).toBe(TeamCommands);
         return teams;
       },
@@ -46,7 +50,7 @@ function contextWith(members: string[]) {
 
 describe('teamMembershipReactor', () => {
   it('is registered, and reacts to MemberRemoved only', () => {
-    expect(allReactors).toContain(teamMembershipReactor);
+    expect(teamsContext.reactors).toContain(teamMembershipReactor);
     expect(teamMembershipReactor.handles).toEqual(['MemberRemoved']);
   });
 

@@ -1,5 +1,5 @@
 import type { Reactor } from '../../runtime/src/reactor';
-import { organizationDecider, organizationStream } from '../../organizations/src/organization.decider';
+import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
 import { TeamCommands } from './team.commands';
 
 /**
@@ -11,10 +11,9 @@ import { TeamCommands } from './team.commands';
 export const teamMembershipReactor: Reactor = {
   name: 'team-departed-members',
   handles: ['MemberRemoved'],
-  async react(event, { commands, services, caller }) {
+  async react(event, { services, caller }) {
     const { organizationId, userId } = event.data as { organizationId: string; userId: string };
-    const { state } = await commands.load(organizationStream(organizationId), organizationDecider);
-    if (state.members.has(userId)) return;
+    if (await services.get<TeamOrganizations>(TEAM_ORGANIZATIONS).isMember(organizationId, userId)) return;
     await services.get(TeamCommands).removeUserFromAllTeams(organizationId, userId, caller);
   },
 };

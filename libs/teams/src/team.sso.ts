@@ -4,7 +4,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { teamPermissions } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src/organization.queries';
+import { OrganizationMembership } from '../../organizations/src';
 import { teamDecider, teamStream } from './team.decider';
 import { TEAMS, type TeamDoc } from './team.projections';
 import { TeamPresenter, type TeamObject } from './team.queries';

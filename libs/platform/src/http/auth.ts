@@ -9,7 +9,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import { ApiError } from './error-envelope';
 
-/** The embedded user object of the interface document (convention 6), minus `urls`, which callers add. */
+/** The embedded user object of the platform's API, minus `urls`, which callers add. */
 export interface UserSummary {
   id: string;
   displayName: string;
@@ -27,7 +27,7 @@ export type Caller =
   | { kind: 'admin'; requestId?: string }
   | { kind: 'system'; id: string; label: string; requestId?: string };
 
-/** Event metadata's actor (DESIGN section 4). */
+/** Event metadata's actor (docs/architecture.md, Messages and streams). */
 export interface Actor {
   type: 'user' | 'integration' | 'system';
   id: string;

@@ -42,7 +42,7 @@ interface CacheableRequest {
  * admin token is the AuthGuard's decision, since only Nest knows the route's metadata.
  *
  * One hook rather than a hook each plus an asynchronous Nest guard: each stage is cheap, but the
- * stages and the promise hops between them were a third of a GET's cost (issue 3's benchmark).
+ * stages and the promise hops between them were a third of a GET's cost (the API benchmark, docs/architecture.md, Benchmarks).
  *
  * Rate limits: a token has a budget of its own only once it has been verified valid; any other
  * token counts against the client address, so a made-up token per request buys no fresh budget.

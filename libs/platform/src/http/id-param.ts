@@ -43,7 +43,7 @@ export function pathId(value: unknown, resource: string, kind: IdKind): string {
  *
  * Checked while Nest extracts the argument rather than in a pipe: one pipe on any parameter makes
  * Nest resolve the route's arguments through promises, which cost a GET about a tenth of its time
- * (issue 3's benchmark). The enhancer documents the parameter in the OpenAPI document, as
+ * (the API benchmark, docs/architecture.md, Benchmarks). The enhancer documents the parameter in the OpenAPI document, as
  * `@Param` would.
  */
 export function PathId(name: string, resource: string, kind: IdKind | undefined = PATH_ID_KINDS[name]): ParameterDecorator {

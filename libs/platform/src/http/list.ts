@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
-/** `page` and `limit`, shared by every list endpoint (interface document, convention 2). */
+/** `page` and `limit`, shared by every list endpoint (docs/architecture.md, HTTP conventions). */
 export class ListQuery {
   @IsOptional()
   @IsString()

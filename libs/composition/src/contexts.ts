@@ -1,0 +1,70 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TOKEN_VERIFIER } from '../../platform/src/http/auth';
+import { JsonNestLogger } from '../../platform/src/logging';
+import { compose, type Composition, type ContextManifest, type PortBinding } from '../../runtime/src/context';
+import type { ServiceToken, Services } from '../../runtime/src/reactor';
+import type { Runtime } from '../../runtime/src/runtime.module';
+import { identityContext, ReadModelTokenVerifier, UsersForSso } from '../../identity/src';
+import { MEMBER_SPACES, MEMBER_TEAM_COUNTS, OrganizationMembership, organizationsContext, OrganizationsForSso, OrganizationsForTeams, VISITOR_CLAIMS_KEY, visitorClaimsKey } from '../../organizations/src';
+import { TEAM_ORGANIZATIONS, TeamDirectory, teamsContext, TeamsForSso } from '../../teams/src';
+import { MemberSpaces, SPACE_COUNT_SOURCES, spacesContext } from '../../spaces/src';
+import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
+
+/**
+ * The composition root: the one list of bounded contexts, and how the ports they declare are bound
+ * to what other contexts provide. The API, the projector and the CLI all take the service from here,
+ * so adding a context is its folder plus one line in CONTEXTS (and a binding for each port it needs
+ * or implements). It is a library rather than part of an app because all three apps share it and no
+ * app may import another.
+ */
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, auditContext, ssoContext];
+
+/** Port (declared by its consumer) → what implements it. */
+export const BINDINGS: readonly PortBinding[] = [
+  // The front door verifies bearer tokens against identity's read model.
+  { port: TOKEN_VERIFIER, use: ReadModelTokenVerifier },
+  // Signs visitor claims; every replica derives the same key from the admin token.
+  { port: VISITOR_CLAIMS_KEY, value: ({ adminToken }) => visitorClaimsKey(adminToken) },
+  { port: MEMBER_TEAM_COUNTS, use: TeamDirectory },
+  { port: MEMBER_SPACES, use: MemberSpaces },
+  { port: ORGANIZATION_ACCESS, use: OrganizationMembership },
+  { port: TEAM_ORGANIZATIONS, use: OrganizationsForTeams },
+  { port: SSO_TEAMS, use: TeamsForSso },
+  { port: SSO_ORGANIZATIONS, use: OrganizationsForSso },
+  { port: SSO_USERS, use: UsersForSso },
+  // No context keeps per-space counts yet (comments and change requests will each add a source).
+  { port: SPACE_COUNT_SOURCES, useAll: [] },
+];
+
+/** Ports the entry points inject themselves. */
+const HOST_NEEDS = [TOKEN_VERIFIER];
+
+let composed: Composition | null = null;
+
+/** The service composed from CONTEXTS and BINDINGS, checked once (an unbound port throws, naming the context and the port). */
+export function service(): Composition {
+  return (composed ??= compose(CONTEXTS, BINDINGS, HOST_NEEDS));
+}
+
+/** Composes other contexts or bindings (tests of the wiring itself). */
+export function composeService(contexts: readonly ContextManifest[], bindings: readonly PortBinding[]): Composition {
+  return compose(contexts, bindings, HOST_NEEDS);
+}
+
+@Module({})
+class ContextServicesModule {
+  static forRuntime(runtime: Runtime, adminToken: string, composition: Composition): DynamicModule {
+    return { module: ContextServicesModule, imports: composition.modules(runtime, { adminToken }) };
+  }
+}
+
+/**
+ * The contexts' services without HTTP, for a process that reacts but does not serve the API (the
+ * distributed projector): reactions call the contexts' command services from it.
+ */
+export async function createContextServices(runtime: Runtime, adminToken: string, composition: Composition = service()): Promise<Services & { close(): Promise<void> }> {
+  const context = await NestFactory.createApplicationContext(ContextServicesModule.forRuntime(runtime, adminToken, composition), { logger: new JsonNestLogger(), bufferLogs: false });
+  return { get: <T>(token: ServiceToken<T>) => context.get<T>(token, { strict: false }), close: () => context.close() };
+}

@@ -1,0 +1,15 @@
+import type { ContextManifest } from '../../runtime/src/context';
+import { identitySchemas } from './identity.schemas';
+import { IdentityModule } from './identity.module';
+import { identityProjection } from './identity.projections';
+import { ReadModelTokenVerifier } from './identity.queries';
+import { UsersForSso } from './identity.sso';
+
+/** Users and their access tokens: the front door verifies bearer tokens through ReadModelTokenVerifier. */
+export const identityContext: ContextManifest = {
+  name: 'identity',
+  module: IdentityModule,
+  projections: [identityProjection],
+  provides: [ReadModelTokenVerifier, UsersForSso],
+  schemas: identitySchemas,
+};

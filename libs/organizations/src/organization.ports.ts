@@ -1,0 +1,53 @@
+/** The organizations context's implementations of ports other contexts declare (teams, sso); the composition root binds them. */
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '../../platform/src/http/auth';
+import type { OrganizationRole } from '../../platform/src/permissions';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { MemberCommands } from './member.commands';
+import { organizationDecider, organizationStream } from './organization.decider';
+import { OrganizationMembership } from './organization.queries';
+
+/** What organizations offer the teams context's reactions (its TEAM_ORGANIZATIONS port, bound at the composition root). */
+@Injectable()
+export class OrganizationsForTeams {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+
+  /** From the organization's stream: a replayed removal must see whether the user has rejoined since. */
+  async isMember(organizationId: string, userId: string): Promise<boolean> {
+    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
+    return state.members.has(userId);
+  }
+}
+
+/** What organizations offer single sign-on (the sso context's SSO_ORGANIZATIONS port, bound at the composition root). */
+@Injectable()
+export class OrganizationsForSso {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly membership: OrganizationMembership,
+    private readonly members: MemberCommands,
+  ) {}
+
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
+    return this.membership.roleOf(organizationId, userId);
+  }
+
+  requireAdmin(organizationId: string, caller: Caller, may: string): Promise<void> {
+    return this.membership.requireAdmin(organizationId, caller, may);
+  }
+
+  /** From the organization's stream, not the read model: a login decides on the current membership on every replica. */
+  async membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, { ssoConsent: boolean }>> {
+    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
+    const found = new Map<string, { ssoConsent: boolean }>();
+    for (const userId of userIds) {
+      const member = state.members.get(userId);
+      if (member) found.set(userId, { ssoConsent: member.ssoConsent === true });
+    }
+    return found;
+  }
+
+  joinBySso(organizationId: string, userId: string, role: OrganizationRole, caller: Caller): Promise<void> {
+    return this.members.joinBySso(organizationId, userId, role, caller);
+  }
+}

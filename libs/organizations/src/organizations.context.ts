@@ -1,0 +1,20 @@
+import type { ContextManifest } from '../../runtime/src/context';
+import { organizationSchemas } from './organizations.schemas';
+import { MEMBER_SPACES, MEMBER_TEAM_COUNTS } from './member.queries';
+import { organizationAuditCatalog } from './organization.audit';
+import { OrganizationModule } from './organization.module';
+import { organizationProjection } from './organization.projections';
+import { OrganizationMembership } from './organization.queries';
+import { OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { VISITOR_CLAIMS_KEY } from './visitor-claims';
+
+/** Organizations, members and invitations. Member objects show counts other contexts keep (teams, spaces). */
+export const organizationsContext: ContextManifest = {
+  name: 'organizations',
+  module: OrganizationModule,
+  projections: [organizationProjection],
+  audit: organizationAuditCatalog,
+  needs: [VISITOR_CLAIMS_KEY, MEMBER_TEAM_COUNTS, MEMBER_SPACES],
+  provides: [OrganizationMembership, OrganizationsForSso, OrganizationsForTeams],
+  schemas: organizationSchemas,
+};

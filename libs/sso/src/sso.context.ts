@@ -1,0 +1,21 @@
+import type { ContextManifest } from '../../runtime/src/context';
+import { ssoSchemas } from './sso.schemas';
+import { registerSamlFormParser } from './saml-form-parser';
+import { samlProviderProjection } from './saml-provider.projections';
+import { ssoAuditCatalog } from './sso.audit';
+import { SSO_TEAMS } from './sso-teams.port';
+import { SSO_ORGANIZATIONS } from './sso-organizations.port';
+import { SSO_USERS } from './sso-users.port';
+import { SsoModule } from './sso.module';
+
+/** SAML providers, verified domains and the SAML login. */
+export const ssoContext: ContextManifest = {
+  name: 'sso',
+  module: SsoModule,
+  projections: [samlProviderProjection],
+  audit: ssoAuditCatalog,
+  needs: [SSO_TEAMS, SSO_ORGANIZATIONS, SSO_USERS],
+  schemas: ssoSchemas,
+  // Identity providers POST SAML responses as forms to the ACS route: the one non-JSON body.
+  configureHttp: registerSamlFormParser,
+};
