@@ -1,8 +1,9 @@
 /**
  * Import boundaries (npm run lint, part of npm test). A bounded context is reachable from outside
- * its folder only through its index.ts: other contexts reach its services through ports they
- * declare themselves, bound at the composition root (libs/composition). The infrastructure
- * libraries below may be imported anywhere, deeply; they import no context.
+ * its folder only through its index.ts, and another context may take only types from it: a context
+ * uses another's services through ports it declares itself, bound at the composition root
+ * (libs/composition). The infrastructure libraries below may be imported anywhere, deeply; they
+ * import no context.
  */
 const tsParser = require('@typescript-eslint/parser');
 
@@ -21,6 +22,11 @@ const anyContext = {
   message: 'infrastructure libraries know no bounded context: the composition root (libs/composition) lists them',
 };
 
+/** A context's index (`'../../teams/src'`), as an esquery regex on an import's source. */
+const contextIndex = `/^(\\.\\.\\/)+(libs\\/)?(?!(${infrastructure})\\/)[^\\/.]+\\/src(\\/index)?$/`;
+const valueFromContext =
+  "a bounded context takes only types from another context's index ('import type'): to use its services, declare a port in your context and bind it in libs/composition/src/contexts.ts";
+
 module.exports = [
   { ignores: ['dist/**', 'node_modules/**', 'data/**'] },
   {
@@ -33,5 +39,20 @@ module.exports = [
   {
     files: ['libs/{platform,event-store,read-store,blob-store,runtime}/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals, anyContext] }] },
+  },
+  {
+    // Inside a context, values (classes, functions, tokens) from another context are refused; specs may
+    // wire contexts together as the composition root does.
+    files: ['libs/*/src/**/*.ts'],
+    ignores: [`libs/{${INFRASTRUCTURE.join(',')}}/**`, '**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportDeclaration[importKind!='type'][source.value=${contextIndex}]`, message: valueFromContext },
+        { selector: `ExportNamedDeclaration[exportKind!='type'][source.value=${contextIndex}]`, message: valueFromContext },
+        { selector: `ExportAllDeclaration[exportKind!='type'][source.value=${contextIndex}]`, message: valueFromContext },
+        { selector: `ImportExpression[source.value=${contextIndex}]`, message: valueFromContext },
+      ],
+    },
   },
 ];

@@ -1,7 +1,7 @@
 /**
  * What the audit context needs to know about organizations: whether a user belongs to one and with
- * which role. The organizations context provides the implementation (its membership query); the
- * audit context depends only on this port.
+ * which role. The organizations context implements it (OrganizationsForAudit, bound at the
+ * composition root); the audit context depends only on this port.
  */
 export interface OrganizationAccess {
   /**

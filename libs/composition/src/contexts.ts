@@ -5,10 +5,21 @@ import { JsonNestLogger } from '../../platform/src/logging';
 import { compose, type Composition, type ContextManifest, type PortBinding } from '../../runtime/src/context';
 import type { ServiceToken, Services } from '../../runtime/src/reactor';
 import type { Runtime } from '../../runtime/src/runtime.module';
-import { identityContext, ReadModelTokenVerifier, UsersForSso } from '../../identity/src';
-import { MEMBER_SPACES, MEMBER_TEAM_COUNTS, OrganizationMembership, organizationsContext, OrganizationsForSso, OrganizationsForTeams, VISITOR_CLAIMS_KEY, visitorClaimsKey } from '../../organizations/src';
-import { TEAM_ORGANIZATIONS, TeamDirectory, teamsContext, TeamsForSso } from '../../teams/src';
-import { MemberSpaces, SPACE_COUNT_SOURCES, spacesContext } from '../../spaces/src';
+import { identityContext, ReadModelTokenVerifier, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
+import {
+  MEMBER_SPACES,
+  MEMBER_TEAM_COUNTS,
+  ORGANIZATION_USERS,
+  organizationsContext,
+  OrganizationsForAudit,
+  OrganizationsForSpaces,
+  OrganizationsForSso,
+  OrganizationsForTeams,
+  VISITOR_CLAIMS_KEY,
+  visitorClaimsKey,
+} from '../../organizations/src';
+import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
+import { MemberSpaces, SPACE_COUNT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, spacesContext } from '../../spaces/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
 
@@ -21,21 +32,33 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  */
 export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, auditContext, ssoContext];
 
-/** Port (declared by its consumer) → what implements it. */
+/**
+ * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
+ * manifest's `provides`). The one way a context uses another: no context imports another's module.
+ */
 export const BINDINGS: readonly PortBinding[] = [
   // The front door verifies bearer tokens against identity's read model.
   { port: TOKEN_VERIFIER, use: ReadModelTokenVerifier },
   // Signs visitor claims; every replica derives the same key from the admin token.
   { port: VISITOR_CLAIMS_KEY, value: ({ adminToken }) => visitorClaimsKey(adminToken) },
-  { port: MEMBER_TEAM_COUNTS, use: TeamDirectory },
+  // organizations needs
+  { port: ORGANIZATION_USERS, use: UsersForOrganizations },
+  { port: MEMBER_TEAM_COUNTS, use: TeamsForOrganizations },
   { port: MEMBER_SPACES, use: MemberSpaces },
-  { port: ORGANIZATION_ACCESS, use: OrganizationMembership },
+  // teams needs
   { port: TEAM_ORGANIZATIONS, use: OrganizationsForTeams },
+  { port: TEAM_USERS, use: UsersForTeams },
+  // spaces needs
+  { port: SPACE_ORGANIZATIONS, use: OrganizationsForSpaces },
+  { port: SPACE_TEAMS, use: TeamsForSpaces },
+  // No context keeps per-space counts yet (comments and change requests will each add a source).
+  { port: SPACE_COUNT_SOURCES, useAll: [] },
+  // audit needs
+  { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
+  // sso needs
   { port: SSO_TEAMS, use: TeamsForSso },
   { port: SSO_ORGANIZATIONS, use: OrganizationsForSso },
   { port: SSO_USERS, use: UsersForSso },
-  // No context keeps per-space counts yet (comments and change requests will each add a source).
-  { port: SPACE_COUNT_SOURCES, useAll: [] },
 ];
 
 /** Ports the entry points inject themselves. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { normalizeEmail } from '../../platform/src/email';
 import { DomainError } from '../../platform/src/errors';
 import type { Decider } from '../../event-store/src/decider';
 import type { IdentityEvent, UserProfileChanges } from './identity.events';
@@ -7,8 +8,7 @@ type Event<T extends IdentityEvent['type']> = Extract<IdentityEvent, { type: T }
 
 export const userStream = (userId: string) => `user-${userId}`;
 export const tokenStream = (tokenId: string) => `accesstoken-${tokenId}`;
-/** E-mail addresses compare case-insensitively; the claim stream is named by the normalized address's hash. */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+/** The claim stream is named by the normalized address's hash. */
 export const emailClaimStream = (email: string) => `emailclaim-${createHash('sha256').update(normalizeEmail(email)).digest('hex')}`;
 
 // ---- user -------------------------------------------------------------------------------------

@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
 import { IdentityCommands } from './identity.commands';
 import { AdminIdentityController, CurrentUserController } from './identity.controller';
+import { UsersForOrganizations, UsersForTeams } from './identity.ports';
 import { ReadModelTokenVerifier, UserQueries } from './identity.queries';
 import { UsersForSso } from './identity.sso';
 
 /**
- * Users and their tokens. IdentityCommands is exported for the SAML login, which creates users and issues tokens;
- * ReadModelTokenVerifier for the front door (bound to TOKEN_VERIFIER at the composition root).
+ * Users and their tokens. It exports only what implements other ports (its manifest's `provides`):
+ * ReadModelTokenVerifier for the front door (TOKEN_VERIFIER), and the users other contexts read.
  */
 @Module({
   controllers: [AdminIdentityController, CurrentUserController],
-  providers: [IdentityCommands, UserQueries, ReadModelTokenVerifier, UsersForSso],
-  exports: [IdentityCommands, UserQueries, ReadModelTokenVerifier, UsersForSso],
+  providers: [IdentityCommands, UserQueries, ReadModelTokenVerifier, UsersForSso, UsersForOrganizations, UsersForTeams],
+  exports: [ReadModelTokenVerifier, UsersForSso, UsersForOrganizations, UsersForTeams],
 })
 export class IdentityModule {}

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { TokenVerifier } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { normalizeEmail } from './identity.decider';
+import { normalizeEmail } from '../../platform/src/email';
 import { TOKENS, USERS, type TokenDoc, type UserDoc } from './identity.projections';
 
 /** The embedded user object. */
@@ -17,7 +17,7 @@ export interface UserObject {
   urls: { location: string };
 }
 
-/** The identity queries, exported: other contexts read users only through these. */
+/** The identity queries; other contexts read users through their ports, which identity's adapters answer with these. */
 @Injectable()
 export class UserQueries {
   constructor(

@@ -7,3 +7,4 @@ export * from './identity.controller';
 export * from './identity.module';
 export * from './identity.context';
 export * from './identity.sso';
+export * from './identity.ports';

@@ -13,4 +13,5 @@ export * from './member.controller';
 export * from './visitor-claims';
 export * from './organization.module';
 export * from './organization.ports';
+export * from './organization-users.port';
 export * from './organizations.context';

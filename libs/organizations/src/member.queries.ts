@@ -5,17 +5,17 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore, type Filter, type Sort } from '../../read-store/src/read-store.port';
-import { UserQueries, type UserObject } from '../../identity/src';
-import { normalizeEmail } from '../../identity/src';
+import { normalizeEmail } from '../../platform/src/email';
 import { INVITATIONS, LINK_INVITES, MEMBERS, memberId, ORGANIZATIONS, type InvitationDoc, type LinkInviteDoc, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { OrganizationMembership } from './organization.queries';
+import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
 
 /** The Member resource. */
 export interface MemberObject {
   object: 'member';
   id: string;
   role: OrganizationRole;
-  user: UserObject;
+  user: PresentedUser;
   disabled: boolean;
   joinedAt: string;
   /** Absent for a member never seen. */
@@ -43,12 +43,12 @@ export interface MemberSpacesSource {
 }
 export const MEMBER_SPACES = Symbol('MEMBER_SPACES');
 
-/** Presents members; exported for other contexts (team memberships embed the Member object). */
+/** Presents members (team memberships embed the Member object too, through the teams context's port). */
 @Injectable()
 export class MemberDirectory {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly users: UserQueries,
+    @Inject(ORGANIZATION_USERS) private readonly users: OrganizationUsers,
     @Inject(MEMBER_TEAM_COUNTS) private readonly teamCounts: MemberCounts,
     @Inject(MEMBER_SPACES) private readonly spaces: MemberSpacesSource,
   ) {}

@@ -1,7 +1,7 @@
 import { DomainError } from '../../platform/src/errors';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
-import { normalizeEmail } from '../../identity/src';
+import { normalizeEmail } from '../../platform/src/email';
 import type { HostnameEvent, MemberSeenEvent, MemberSource, OrganizationChanges, OrganizationEvent } from './organization.events';
 
 export const organizationStream = (organizationId: string) => `organization-${organizationId}`;

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { IdentityModule } from '../../identity/src';
 import { OrganizationCommands } from './organization.commands';
 import { OrganizationController } from './organization.controller';
 import { MemberCommands } from './member.commands';
@@ -7,14 +6,14 @@ import { MemberController, UserInvitationController } from './member.controller'
 import { InvitationLocator, LinkInvitePresenter, MemberDirectory, MemberQueries } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { OrganizationMembership, OrganizationPresenter, OrganizationQueries } from './organization.queries';
-import { OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { OrganizationsForAudit, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 
 /**
- * Organizations and their members. Exports the membership facts and Member objects other contexts
- * read, and MemberCommands for the SAML login, which joins people as SSO members.
+ * Organizations and their members. It exports only the classes that implement other contexts'
+ * ports (its manifest's `provides`); what it needs of other contexts (users, members' team and space
+ * counts) comes through its own ports, bound at the composition root.
  */
 @Module({
-  imports: [IdentityModule],
   controllers: [OrganizationController, MemberController, UserInvitationController],
   providers: [
     OrganizationCommands,
@@ -29,7 +28,9 @@ import { OrganizationsForSso, OrganizationsForTeams } from './organization.ports
     VisitorClaimsSigner,
     OrganizationsForSso,
     OrganizationsForTeams,
+    OrganizationsForSpaces,
+    OrganizationsForAudit,
   ],
-  exports: [OrganizationMembership, OrganizationPresenter, MemberDirectory, MemberCommands, OrganizationsForSso, OrganizationsForTeams],
+  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit],
 })
 export class OrganizationModule {}

@@ -1,25 +1,66 @@
-/** The organizations context's implementations of ports other contexts declare (teams, sso); the composition root binds them. */
+/**
+ * The organizations context's implementations of ports other contexts declare (teams, spaces, audit,
+ * sso), each matched structurally so that the consumer does not import this context; the composition
+ * root binds them.
+ */
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { MemberCommands } from './member.commands';
+import { MemberDirectory, type MemberObject } from './member.queries';
 import { organizationDecider, organizationStream } from './organization.decider';
 import { OrganizationMembership } from './organization.queries';
 
-/** What organizations offer the teams context's reactions (its TEAM_ORGANIZATIONS port, bound at the composition root). */
+/** What organizations offer the teams context (its TEAM_ORGANIZATIONS port). */
 @Injectable()
 export class OrganizationsForTeams {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly membership: OrganizationMembership,
+    private readonly members: MemberDirectory,
+  ) {}
 
   /** From the organization's stream: a replayed removal must see whether the user has rejoined since. */
   async isMember(organizationId: string, userId: string): Promise<boolean> {
     const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
     return state.members.has(userId);
   }
+
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
+    return this.membership.roleOf(organizationId, userId);
+  }
+
+  requireMember(organizationId: string, caller: Caller): Promise<OrganizationRole> {
+    return this.membership.requireMember(organizationId, caller);
+  }
+
+  presentMembers(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, MemberObject>> {
+    return this.members.present(organizationId, userIds);
+  }
 }
 
-/** What organizations offer single sign-on (the sso context's SSO_ORGANIZATIONS port, bound at the composition root). */
+/** What organizations offer the spaces context (its SPACE_ORGANIZATIONS port). */
+@Injectable()
+export class OrganizationsForSpaces {
+  constructor(private readonly membership: OrganizationMembership) {}
+
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
+    return this.membership.roleOf(organizationId, userId);
+  }
+}
+
+/** What organizations offer the audit context (its ORGANIZATION_ACCESS port). */
+@Injectable()
+export class OrganizationsForAudit {
+  constructor(private readonly membership: OrganizationMembership) {}
+
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
+    return this.membership.roleOf(organizationId, userId);
+  }
+}
+
+/** What organizations offer single sign-on (the sso context's SSO_ORGANIZATIONS port). */
 @Injectable()
 export class OrganizationsForSso {
   constructor(

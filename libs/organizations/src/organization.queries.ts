@@ -5,9 +5,9 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { UserQueries, type UserObject } from '../../identity/src';
 import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
+import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
 
 /** The Organization resource. */
 export interface OrganizationObject {
@@ -29,7 +29,7 @@ export interface OrganizationObject {
   permissions: OrganizationPermissions;
 }
 
-/** Membership facts other contexts need (audit, spaces, …): the organizations context's exported query. */
+/** Membership facts: the organizations context's own checks, and what its adapters answer other contexts' ports with (organization.ports.ts). */
 @Injectable()
 export class OrganizationMembership {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
@@ -100,7 +100,7 @@ export class OrganizationQueries {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: OrganizationPresenter,
-    private readonly users: UserQueries,
+    @Inject(ORGANIZATION_USERS) private readonly users: OrganizationUsers,
     private readonly membership: OrganizationMembership,
   ) {}
 
@@ -150,7 +150,7 @@ export class OrganizationQueries {
   }
 
   /** `GET /v1/users/{userId}`: yourself, or someone you share an organization with; 404 otherwise. */
-  async userProfile(userId: string, caller: Caller): Promise<UserObject> {
+  async userProfile(userId: string, caller: Caller): Promise<PresentedUser> {
     const visible = caller.kind === 'user' && (caller.userId === userId || (await this.membership.shareAnOrganization(caller.userId, userId)));
     const user = visible ? await this.users.byId(userId) : null;
     if (!user) throw DomainError.notFound(`no user ${userId}`);

@@ -4,8 +4,8 @@ import { MEMBER_SPACES, MEMBER_TEAM_COUNTS } from './member.queries';
 import { organizationAuditCatalog } from './organization.audit';
 import { OrganizationModule } from './organization.module';
 import { organizationProjection } from './organization.projections';
-import { OrganizationMembership } from './organization.queries';
-import { OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { OrganizationsForAudit, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { ORGANIZATION_USERS } from './organization-users.port';
 import { VISITOR_CLAIMS_KEY } from './visitor-claims';
 
 /** Organizations, members and invitations. Member objects show counts other contexts keep (teams, spaces). */
@@ -14,7 +14,7 @@ export const organizationsContext: ContextManifest = {
   module: OrganizationModule,
   projections: [organizationProjection],
   audit: organizationAuditCatalog,
-  needs: [VISITOR_CLAIMS_KEY, MEMBER_TEAM_COUNTS, MEMBER_SPACES],
-  provides: [OrganizationMembership, OrganizationsForSso, OrganizationsForTeams],
+  needs: [VISITOR_CLAIMS_KEY, ORGANIZATION_USERS, MEMBER_TEAM_COUNTS, MEMBER_SPACES],
+  provides: [OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForSso],
   schemas: organizationSchemas,
 };

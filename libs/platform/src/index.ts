@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './ids';
+export * from './email';
 export * from './clock';
 export * from './config';
 export * from './logging';

@@ -4,7 +4,7 @@ import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src';
+import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
 import { readAll, SpaceAccess } from './space.access';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
@@ -25,7 +25,7 @@ export class CollectionCommands {
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly access: SpaceAccess,
-    private readonly membership: OrganizationMembership,
+    @Inject(SPACE_ORGANIZATIONS) private readonly membership: SpaceOrganizations,
   ) {}
 
   private now(): string {

@@ -7,6 +7,8 @@ export * from './space.projections';
 export * from './space.audit';
 export * from './space.access';
 export * from './space-counters';
+export * from './space-organizations.port';
+export * from './space-teams.port';
 export * from './space.commands';
 export * from './collection.commands';
 export * from './space.queries';

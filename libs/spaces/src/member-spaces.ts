@@ -3,7 +3,7 @@ import { SpaceCounters } from './space-counters';
 import { DomainError } from '../../platform/src/errors';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { TeamDirectory } from '../../teams/src';
+import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { readAll, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
 import { contentRole, type OrganizationStanding } from './space.permissions';
@@ -24,14 +24,14 @@ export interface MemberSpacesPage {
  * Which spaces members have a role on (their effective role through the collection tree and the
  * roles spaces grant to their teams), for the organizations context's member objects (`spaces`
  * count) and member space lists. The organizations context passes the members' roles in, so this
- * reads only spaces, collections and (through the teams context's TeamDirectory) team memberships.
+ * reads only spaces, collections and (through the SPACE_TEAMS port) team memberships.
  */
 @Injectable()
 export class MemberSpaces {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: SpacePresenter,
-    private readonly teams: TeamDirectory,
+    @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
     private readonly counters: SpaceCounters,
   ) {}
 

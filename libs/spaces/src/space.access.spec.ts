@@ -3,8 +3,8 @@ import { ManualClock } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { OrganizationMembership } from '../../organizations/src';
-import type { TeamDirectory } from '../../teams/src';
+import type { SpaceOrganizations } from './space-organizations.port';
+import type { SpaceTeams } from './space-teams.port';
 import { SpaceAccess } from './space.access';
 import { spaceProjection } from './space.projections';
 
@@ -17,8 +17,8 @@ function accessWith(roles: Record<string, OrganizationRole | undefined>, clock: 
   const reads = new MemoryReadStore();
   const membership = {
     roleOf: async (_organizationId: string, userId: string) => (Object.prototype.hasOwnProperty.call(roles, userId) ? { member: true, role: roles[userId] as OrganizationRole } : { member: false, role: null }),
-  } as unknown as OrganizationMembership;
-  const teams = { teamIdsOf: async () => [] } as unknown as TeamDirectory;
+  } as SpaceOrganizations;
+  const teams = { teamIdsOf: async () => [] } as unknown as SpaceTeams;
   return { reads, access: new SpaceAccess(reads, membership, clock, teams) };
 }
 

@@ -5,8 +5,8 @@ import { CLOCK, type Clock } from '../../platform/src/clock';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { OrganizationMembership } from '../../organizations/src';
-import { TeamDirectory } from '../../teams/src';
+import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
+import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { withinRetention } from './space.decider';
 import type { DefaultLevel, EditMode, SpaceVisibility } from './space.events';
 import {
@@ -106,9 +106,9 @@ export async function readAll<T extends { _id: string }>(reads: ReadStore, colle
 export class SpaceAccess {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
+    @Inject(SPACE_ORGANIZATIONS) private readonly membership: SpaceOrganizations,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly teams: TeamDirectory,
+    @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
   ) {}
 
   /** The caller's standing in the organization, with the teams they are in there. */

@@ -5,8 +5,8 @@ import type { OrganizationRole } from '../../platform/src/permissions';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src';
-import { TeamDirectory } from '../../teams/src';
+import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
+import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { placeAmong, positionAtEnd, type Placement, type PositionRequest, type Sibling } from './ordering';
 import { readAll, SpaceAccess } from './space.access';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
@@ -30,8 +30,8 @@ export class SpaceCommands {
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly access: SpaceAccess,
-    private readonly membership: OrganizationMembership,
-    private readonly teams: TeamDirectory,
+    @Inject(SPACE_ORGANIZATIONS) private readonly membership: SpaceOrganizations,
+    @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
   ) {}
 
   private now(): string {

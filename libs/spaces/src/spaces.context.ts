@@ -3,6 +3,8 @@ import { spaceSchemas } from './spaces.schemas';
 import { collectionReactor } from './collection.reactors';
 import { MemberSpaces } from './member-spaces';
 import { SPACE_COUNT_SOURCES } from './space-counters';
+import { SPACE_ORGANIZATIONS } from './space-organizations.port';
+import { SPACE_TEAMS } from './space-teams.port';
 import { spaceAuditCatalog } from './space.audit';
 import { spaceProjection } from './space.projections';
 import { SpacesModule } from './spaces.module';
@@ -14,7 +16,7 @@ export const spacesContext: ContextManifest = {
   projections: [spaceProjection],
   reactors: [collectionReactor],
   audit: spaceAuditCatalog,
-  needs: [{ port: SPACE_COUNT_SOURCES, many: true }],
+  needs: [SPACE_ORGANIZATIONS, SPACE_TEAMS, { port: SPACE_COUNT_SOURCES, many: true }],
   provides: [MemberSpaces],
   schemas: spaceSchemas,
 };

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { OrganizationModule } from '../../organizations/src';
 import { CollectionCommands } from './collection.commands';
 import { CollectionController } from './collection.controller';
 import { SpaceAccess, SpacePresenter } from './space.access';
@@ -9,16 +8,16 @@ import { SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
 import { SpaceQueries } from './space.queries';
 import { MemberSpaces } from './member-spaces';
 import { SpaceCounters } from './space-counters';
-import { TeamModule } from '../../teams/src';
 
 /**
- * The spaces and collections context: needs OrganizationMembership (organizations) and TeamDirectory
- * (teams: memberships and live teams, for team access), which the app provides globally.
+ * The spaces and collections context. What it needs of organizations (membership) and teams
+ * (memberships and live teams, for the roles spaces grant to teams) comes through its own ports,
+ * SPACE_ORGANIZATIONS and SPACE_TEAMS, bound at the composition root, so it imports no other
+ * context's module. It exports MemberSpaces, which implements the organizations' MEMBER_SPACES port.
  */
 @Module({
-  imports: [OrganizationModule, TeamModule],
   controllers: [SpaceController, CollectionController],
   providers: [SpaceAccess, SpacePresenter, SpaceCounters, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces],
-  exports: [SpaceAccess, SpaceQueries, SpacePurgeJob, MemberSpaces],
+  exports: [MemberSpaces],
 })
 export class SpacesModule {}

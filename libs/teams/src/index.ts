@@ -10,4 +10,6 @@ export * from './team.dto';
 export * from './team.controller';
 export * from './team.module';
 export * from './team-organizations.port';
+export * from './team-users.port';
+export * from './team.ports';
 export * from './teams.context';

@@ -7,10 +7,8 @@ import type { Caller } from '../../platform/src/http/auth';
 import { configureLogging } from '../../platform/src/logging';
 import { createRuntime, type Runtime } from '../../runtime/src/runtime.module';
 import { openStores } from '../../runtime/src/stores';
-import { identityProjection } from '../../identity/src';
-import { UserQueries } from '../../identity/src';
-import { organizationProjection } from '../../organizations/src';
-import { OrganizationMembership } from '../../organizations/src';
+import { identityProjection, UserQueries, UsersForTeams } from '../../identity/src';
+import { organizationProjection, OrganizationMembership, OrganizationsForTeams, type MemberDirectory } from '../../organizations/src';
 import { TeamCommands } from './team.commands';
 import { TeamMemberResolver } from './team.member-resolver';
 import { TEAM_MEMBERSHIPS, TEAMS, teamProjection } from './team.projections';
@@ -24,7 +22,6 @@ import { TeamsForSso } from './team.sso';
 describe('team commands on the embedded stores', () => {
   let directory: string;
   let runtime: Runtime;
-  let membership: OrganizationMembership;
   let sso: TeamsForSso;
   let teams: TeamCommands;
 
@@ -66,10 +63,11 @@ describe('team commands on the embedded stores', () => {
     runtime = createRuntime({ config, stores, clock: systemClock, projections: [identityProjection, organizationProjection, teamProjection], runProjections: true });
     await runtime.runner!.start();
     await runtime.runner!.whenCaughtUp();
-    membership = new OrganizationMembership(stores.reads);
-    const resolver = new TeamMemberResolver(new UserQueries(stores.reads, config), membership);
-    sso = new TeamsForSso(stores.reads, runtime.commands, membership, new TeamPresenter());
-    teams = new TeamCommands(runtime.commands, stores.reads, membership, resolver);
+    // The teams context's ports, bound to what organizations and identity provide (Member objects are not presented here).
+    const organizations = new OrganizationsForTeams(runtime.commands, new OrganizationMembership(stores.reads), {} as MemberDirectory);
+    const resolver = new TeamMemberResolver(new UsersForTeams(new UserQueries(stores.reads, config)), organizations);
+    sso = new TeamsForSso(stores.reads, runtime.commands, organizations, new TeamPresenter());
+    teams = new TeamCommands(runtime.commands, stores.reads, organizations, resolver);
     await seed();
   });
 

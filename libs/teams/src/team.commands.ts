@@ -4,9 +4,9 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { isOrganizationRole, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src';
 import { planMemberChanges, requireMayCreateTeam, requireTeamAdmin, teamDecider, teamStream, type MemberChange, type TeamActor, type TeamCommand } from './team.decider';
 import { TeamMemberResolver } from './team.member-resolver';
+import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
 import { LIVE_TEAM, TEAMS, type TeamDoc } from './team.projections';
 
 /** `PUT /teams/{teamId}/members`: entries are user ids or e-mail addresses. */
@@ -28,7 +28,7 @@ export class TeamCommands {
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
+    @Inject(TEAM_ORGANIZATIONS) private readonly membership: TeamOrganizations,
     private readonly resolver: TeamMemberResolver,
   ) {}
 

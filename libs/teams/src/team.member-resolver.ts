@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
-import { UserQueries } from '../../identity/src';
-import { OrganizationMembership } from '../../organizations/src';
+import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
+import { TEAM_USERS, type TeamUsers } from './team-users.port';
 
 /** Most entries a 400 lists by name; the rest are counted. */
 const NAMED = 20;
@@ -22,13 +22,13 @@ function names(entries: readonly string[]): string {
 /**
  * Who a team change is about: entries (user ids, or e-mail addresses) resolved through the
  * identity context, and whether those users belong to the organization (the organizations
- * context's exported query). Team membership requires organization membership.
+ * context), both through the teams context's ports. Team membership requires organization membership.
  */
 @Injectable()
 export class TeamMemberResolver {
   constructor(
-    private readonly users: UserQueries,
-    private readonly membership: OrganizationMembership,
+    @Inject(TEAM_USERS) private readonly users: TeamUsers,
+    @Inject(TEAM_ORGANIZATIONS) private readonly membership: TeamOrganizations,
   ) {}
 
   /** Each entry → its user id; `unknown` lists the entries that name nobody. */

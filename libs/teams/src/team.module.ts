@@ -1,21 +1,19 @@
 import { Module } from '@nestjs/common';
-import { IdentityModule } from '../../identity/src';
-import { OrganizationModule } from '../../organizations/src';
 import { TeamCommands } from './team.commands';
 import { TeamController } from './team.controller';
 import { TeamMemberResolver } from './team.member-resolver';
+import { TeamsForOrganizations, TeamsForSpaces } from './team.ports';
 import { TeamsForSso } from './team.sso';
 import { TeamAccess, TeamDirectory, TeamPresenter, TeamQueries } from './team.queries';
 
 /**
- * The teams context: needs OrganizationMembership and MemberDirectory (organizations) and UserQueries
- * (identity). TeamCommands is exported so that what other contexts decide (a member leaving the
- * organization) can reach the team streams.
+ * The teams context. What it needs of organizations and identity comes through its ports
+ * (TEAM_ORGANIZATIONS, TEAM_USERS), bound at the composition root; it exports only the classes that
+ * implement other contexts' ports (its manifest's `provides`).
  */
 @Module({
-  imports: [IdentityModule, OrganizationModule],
   controllers: [TeamController],
-  providers: [TeamCommands, TeamQueries, TeamMemberResolver, TeamDirectory, TeamPresenter, TeamAccess, TeamsForSso],
-  exports: [TeamCommands, TeamDirectory, TeamsForSso],
+  providers: [TeamCommands, TeamQueries, TeamMemberResolver, TeamDirectory, TeamPresenter, TeamAccess, TeamsForSso, TeamsForOrganizations, TeamsForSpaces],
+  exports: [TeamsForSso, TeamsForOrganizations, TeamsForSpaces],
 })
 export class TeamModule {}

@@ -4,9 +4,8 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { OrganizationMembership } from '../../organizations/src';
-import { MemberDirectory, type MemberObject } from '../../organizations/src';
 import { LIVE_TEAM, TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
+import { TEAM_ORGANIZATIONS, type OrganizationMemberObject, type TeamOrganizations } from './team-organizations.port';
 
 /** The Team resource. */
 export interface TeamObject {
@@ -22,7 +21,7 @@ export interface TeamObject {
 
 /** An item of `GET /teams/{teamId}/members`. */
 export interface TeamMembershipItem {
-  organization: MemberObject;
+  organization: OrganizationMemberObject;
   team: { role: TeamRole };
   permissions: { view: boolean };
 }
@@ -39,9 +38,9 @@ const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'
 const titleContains = (title: string | undefined): Filter => (title ? { titleLower: { $regex: escapeRegex(title.toLowerCase()) } } : {});
 
 /**
- * The teams context's exported query: per-member team counts, which the organizations context
- * shows as `teams` on its Member objects, and team memberships and live teams, which the spaces
- * context reads for the roles spaces grant to teams.
+ * Team memberships and live teams: the teams context's own reads, and what its adapters answer
+ * other contexts' ports with (team.ports.ts: the `teams` count of organizations' Member objects, the
+ * roles spaces grant to teams).
  */
 @Injectable()
 export class TeamDirectory {
@@ -129,7 +128,7 @@ export interface TeamViewer {
 export class TeamAccess {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly membership: OrganizationMembership,
+    @Inject(TEAM_ORGANIZATIONS) private readonly membership: TeamOrganizations,
     private readonly directory: TeamDirectory,
   ) {}
 
@@ -167,10 +166,9 @@ export class TeamQueries {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly access: TeamAccess,
-    private readonly membership: OrganizationMembership,
+    @Inject(TEAM_ORGANIZATIONS) private readonly organizations: TeamOrganizations,
     private readonly directory: TeamDirectory,
     private readonly presenter: TeamPresenter,
-    private readonly memberDirectory: MemberDirectory,
   ) {}
 
   /**
@@ -183,7 +181,7 @@ export class TeamQueries {
     const restrictions: Filter[] = [];
     if (viewer.organizationRole === null) restrictions.push({ _id: { $in: await this.directory.teamIdsOf(organizationId, viewer.userId) } });
     if (options.owner !== undefined) {
-      const owner = await this.membership.roleOf(organizationId, options.owner);
+      const owner = await this.organizations.roleOf(organizationId, options.owner);
       if (!owner?.member) return listEnvelope<TeamObject>({ items: [], count: 0 });
       if (owner.role !== 'admin') restrictions.push({ _id: { $in: await this.directory.teamIdsOf(organizationId, options.owner, 'owner') } });
     }
@@ -203,7 +201,7 @@ export class TeamQueries {
   async members(organizationId: string, teamId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<TeamMembershipItem>> {
     const { permissions } = await this.access.team(organizationId, teamId, caller);
     const found = await this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).find({ teamId }, { sort: { addedRevision: 1 }, limit: paging.limit, after: paging.page });
-    const presented = await this.memberDirectory.present(organizationId, found.items.map((m) => m.userId));
+    const presented = await this.organizations.presentMembers(organizationId, found.items.map((m) => m.userId));
     const items = found.items.flatMap((membership): TeamMembershipItem[] => {
       const member = presented.get(membership.userId);
       return member ? [{ organization: member, team: { role: membership.role }, permissions: { view: permissions.view } }] : [];
@@ -219,7 +217,7 @@ export class TeamQueries {
     const viewer = await this.access.viewer(organizationId, caller);
     const self = viewer.userId === userId;
     if (!self && viewer.organizationRole === null) throw DomainError.forbidden('guests may only list their own teams');
-    if (!self && !(await this.membership.roleOf(organizationId, userId))?.member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+    if (!self && !(await this.organizations.roleOf(organizationId, userId))?.member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
     const found = await this.reads
       .collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS)
       .find({ organizationId, userId, ...titleContains(options.title) }, { sort: { titleLower: 1 }, limit: options.limit, after: options.page });

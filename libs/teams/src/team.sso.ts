@@ -4,22 +4,21 @@ import type { Caller } from '../../platform/src/http/auth';
 import { teamPermissions } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { OrganizationMembership } from '../../organizations/src';
 import { teamDecider, teamStream } from './team.decider';
 import { TEAMS, type TeamDoc } from './team.projections';
 import { TeamPresenter, type TeamObject } from './team.queries';
+import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
 
 /**
- * What single sign-on needs from teams (the SSO context's `SsoTeams` port, matched structurally so
- * that neither context imports the other): bind it with
- * `SsoModule.register({ imports: [TeamModule], teams: { useExisting: TeamsForSso } })`.
+ * What single sign-on needs from teams (the sso context's SSO_TEAMS port, matched structurally so
+ * that neither context imports the other; bound at the composition root).
  */
 @Injectable()
 export class TeamsForSso {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly membership: OrganizationMembership,
+    @Inject(TEAM_ORGANIZATIONS) private readonly membership: TeamOrganizations,
     private readonly presenter: TeamPresenter,
   ) {}
 

@@ -2,11 +2,12 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { teamSchemas } from './teams.schemas';
 import { teamAuditCatalog } from './team.audit';
 import { TeamModule } from './team.module';
+import { TeamsForOrganizations, TeamsForSpaces } from './team.ports';
 import { teamProjection } from './team.projections';
-import { TeamDirectory } from './team.queries';
 import { teamMembershipReactor } from './team.reactors';
 import { TeamsForSso } from './team.sso';
 import { TEAM_ORGANIZATIONS } from './team-organizations.port';
+import { TEAM_USERS } from './team-users.port';
 
 /** Teams and team membership; a member leaving the organization leaves its teams (reactor). */
 export const teamsContext: ContextManifest = {
@@ -15,7 +16,7 @@ export const teamsContext: ContextManifest = {
   projections: [teamProjection],
   reactors: [teamMembershipReactor],
   audit: teamAuditCatalog,
-  needs: [TEAM_ORGANIZATIONS],
-  provides: [TeamDirectory, TeamsForSso],
+  needs: [TEAM_ORGANIZATIONS, TEAM_USERS],
+  provides: [TeamsForOrganizations, TeamsForSpaces, TeamsForSso],
   schemas: teamSchemas,
 };

@@ -1,0 +1,41 @@
+/**
+ * The identity context's implementations of ports other contexts declare (organizations, teams),
+ * matched structurally so that the consumer does not import this context; the composition root
+ * binds them. (UsersForSso, for the sso context, is in identity.sso.ts.)
+ */
+import { Injectable } from '@nestjs/common';
+import type { UserDoc } from './identity.projections';
+import { UserQueries, type UserObject } from './identity.queries';
+
+/** What identity offers the organizations context (its ORGANIZATION_USERS port). */
+@Injectable()
+export class UsersForOrganizations {
+  constructor(private readonly users: UserQueries) {}
+
+  byId(userId: string): Promise<UserDoc | null> {
+    return this.users.byId(userId);
+  }
+
+  byIds(userIds: readonly string[]): Promise<Map<string, UserDoc>> {
+    return this.users.byIds(userIds);
+  }
+
+  /** The users it presents are the ones it found (UserDoc). */
+  present(user: { _id: string }): UserObject {
+    return this.users.present(user as UserDoc);
+  }
+}
+
+/** What identity offers the teams context (its TEAM_USERS port): who the entries of a team change name. */
+@Injectable()
+export class UsersForTeams {
+  constructor(private readonly users: UserQueries) {}
+
+  byIds(userIds: readonly string[]): Promise<Map<string, UserDoc>> {
+    return this.users.byIds(userIds);
+  }
+
+  byEmail(email: string): Promise<UserDoc | null> {
+    return this.users.byEmail(email);
+  }
+}
