@@ -321,8 +321,11 @@ function defaultsOf(query: Function): Record<string, unknown> {
   return Object.assign({}, ...chain.map((type) => QUERY_DEFAULTS[type.name] ?? {}));
 }
 
-/** The service's own OpenAPI document at `/v1/openapi.json`, with an interactive page at `/docs`. */
+/**
+ * The service's own OpenAPI document at `/v1/openapi.json`, with an interactive page at `/docs`.
+ * Built on the first request for it, once: converting every DTO's metadata costs start-up time that
+ * most starts never need (openapi.spec.ts builds it in every test run).
+ */
 export function setUpOpenApi(app: NestFastifyApplication): void {
-  const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
 }

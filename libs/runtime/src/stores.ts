@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../../platform/src/config';
 import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import { KurrentDbEventStore } from '../../event-store/src/kurrentdb/kurrentdb-event-store';
 import type { EventStore } from '../../event-store/src/event-store.port';
+import type * as KurrentDbAdapter from '../../event-store/src/kurrentdb/kurrentdb-event-store';
+import type * as MongoAdapter from '../../read-store/src/mongodb/mongo-read-store';
+import type * as GridFsAdapter from '../../blob-store/src/gridfs/gridfs-blob-store';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { MongoReadStore } from '../../read-store/src/mongodb/mongo-read-store';
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { FsBlobStore } from '../../blob-store/src/fs/fs-blob-store';
-import { GridFsBlobStore } from '../../blob-store/src/gridfs/gridfs-blob-store';
 import type { BlobStore } from '../../blob-store/src/blob-store.port';
 
 export type StoreMode = 'embedded' | 'distributed';
@@ -30,6 +30,11 @@ export async function openStores(config: AppConfig): Promise<Stores> {
     throw new Error('set both EVENTSTORE_URL and MONGODB_URL for distributed mode, or neither for embedded mode');
   }
   if (config.eventStoreUrl && config.mongodbUrl) {
+    // Loaded only here: their clients (gRPC, the MongoDB driver) take about half a second to load,
+    // which embedded mode, the common start, never needs. The type imports above are erased.
+    const { KurrentDbEventStore } = require('../../event-store/src/kurrentdb/kurrentdb-event-store') as typeof KurrentDbAdapter;
+    const { MongoReadStore } = require('../../read-store/src/mongodb/mongo-read-store') as typeof MongoAdapter;
+    const { GridFsBlobStore } = require('../../blob-store/src/gridfs/gridfs-blob-store') as typeof GridFsAdapter;
     const events = KurrentDbEventStore.connect(config.eventStoreUrl);
     const reads = await MongoReadStore.connect(config.mongodbUrl);
     const blobs = await GridFsBlobStore.connect(config.mongodbUrl);
