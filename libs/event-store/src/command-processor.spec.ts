@@ -51,6 +51,18 @@ describe('CommandProcessor', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
+  it('given commands that fit the batch limit alone but not together, then each is appended on its own', async () => {
+    const pad = (bytes: number) => ({ pad: 'x'.repeat(bytes) });
+    const outcomes = await Promise.allSettled([
+      processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 }, metadata: pad(600_000) }),
+      processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 2 }, metadata: pad(2_000_000) }),
+      processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 3 }, metadata: pad(600_000) }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'EventStoreInputError' });
+    expect((await store.readStream('counter-1')).map((e) => e.data)).toEqual([{ limit: 10 }, { by: 1 }, { by: 3 }]);
+  });
+
   it('given concurrent commands on one stream, then they are decided in order and appended in one batch', async () => {
     const outcomes = await Promise.all([1, 2, 3].map((by) => processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by }, metadata: { by } })));
     expect(appends).toBe(1);

@@ -1,7 +1,7 @@
 import { DomainError, isDomainError } from '../../platform/src/errors';
 import type { Decider, DomainEvent } from './decider';
 import type { EventMetadata, EventStore, LogPosition, NewEvent } from './event-store.port';
-import { WrongExpectedRevisionError } from './errors';
+import { EventStoreInputError, WrongExpectedRevisionError } from './errors';
 
 export interface CommandRequest<TCommand, TEvent extends DomainEvent, TState> {
   stream: string;
@@ -152,6 +152,12 @@ export class CommandProcessor {
         return;
       } catch (error) {
         this.cache.delete(stream);
+        if (error instanceof EventStoreInputError && batch.length > 1) {
+          // Commands that fit the event store's batch limit alone can exceed it together: each is
+          // decided and appended on its own, so only a command too large by itself fails.
+          for (const pending of batch) await this.process(stream, [pending]);
+          return;
+        }
         if (!(error instanceof WrongExpectedRevisionError)) {
           batch.forEach((p) => p.reject(error));
           return;

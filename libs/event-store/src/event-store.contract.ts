@@ -117,6 +117,20 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Even
         await expect(store.readStream(name, { maxCount: 0 })).rejects.toBeInstanceOf(EventStoreInputError);
         expect(await store.streamRevision(name)).toBeNull();
       });
+
+      it('refuses a batch over the batch limit though each event fits, and accepts the same events one batch each', async () => {
+        // Two 600 KB events: each under KurrentDB's 1 MiB maximum append size, together over it.
+        const name = stream();
+        const big = (n: number): NewEvent => ({ type: 'Big', data: { n, text: 'x'.repeat(600 * 1024) }, metadata: { actor: 'test' } });
+        const error = await store.appendToStream(name, [big(0), big(1)], 'no_stream').catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(EventStoreInputError);
+        expect((error as Error).message).toMatch(/batch limit of \d+ bytes/);
+        expect(await store.streamRevision(name)).toBeNull();
+        await store.appendToStream(name, [big(0)], 'no_stream');
+        const result = await store.appendToStream(name, [big(1)], 0);
+        expect(result.nextExpectedRevision).toBe(1);
+        expect((await store.readStream(name)).map((e) => (e.data as { n: number }).n)).toEqual([0, 1]);
+      });
     });
 
     describe('reading a stream', () => {

@@ -43,6 +43,11 @@ export interface AppendResult {
   nextExpectedRevision: number;
   /** Global position of the last appended event. */
   position: LogPosition;
+  /**
+   * True when the store recognised the events' ids as appended already (a repeated append, which KurrentDB
+   * acknowledges without writing): nothing new was written and `position` is where the events already are.
+   */
+  alreadyAppended?: boolean;
 }
 
 export type Direction = 'forwards' | 'backwards';
@@ -82,7 +87,11 @@ export interface EventStoreHealth {
 }
 
 export interface EventStore {
-  /** Appends a batch atomically: all events or none. Resolves once the batch is durable. */
+  /**
+   * Appends a batch atomically: all events or none. Resolves once the batch is durable. A batch whose
+   * JSON (data and metadata, UTF-8) exceeds the store's batch limit is refused with EventStoreInputError
+   * (docs/architecture.md, Event store limits).
+   */
   appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** One page of a stream's events. An unknown stream yields an empty page. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

@@ -23,6 +23,12 @@ export interface AppConfig {
   trustProxyHops: number;
   /** Largest accepted request body in bytes. */
   bodyLimitBytes: number;
+  /**
+   * Largest append to the event log, in bytes of JSON (data + metadata of every event of one append):
+   * KurrentDB refuses appends over its maximum append size (1 MiB by default), so both modes refuse
+   * larger batches (docs/architecture.md, Event store limits). Same default as the event store's own.
+   */
+  eventBatchLimitBytes: number;
   /** Failed SAML logins (any 4xx from the ACS) per minute per client address before the address is refused (429). */
   samlFailedLoginsPerMinute: number;
   /** DNS servers (`ip` or `ip:port`) used for domain verification; empty: the system's. */
@@ -63,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
     trustProxyHops: integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    eventBatchLimitBytes: integer(env, 'EVENT_BATCH_LIMIT_BYTES', 1024 * 1024 - 64 * 1024, 64 * 1024, 16 * 1024 * 1024),
     samlFailedLoginsPerMinute: integer(env, 'SAML_FAILED_LOGINS_PER_MINUTE', 20, 1, 1_000_000),
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
   };

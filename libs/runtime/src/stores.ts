@@ -35,12 +35,12 @@ export async function openStores(config: AppConfig): Promise<Stores> {
     const { KurrentDbEventStore } = require('../../event-store/src/kurrentdb/kurrentdb-event-store') as typeof KurrentDbAdapter;
     const { MongoReadStore } = require('../../read-store/src/mongodb/mongo-read-store') as typeof MongoAdapter;
     const { GridFsBlobStore } = require('../../blob-store/src/gridfs/gridfs-blob-store') as typeof GridFsAdapter;
-    const events = KurrentDbEventStore.connect(config.eventStoreUrl);
+    const events = KurrentDbEventStore.connect(config.eventStoreUrl, { batchLimitBytes: config.eventBatchLimitBytes });
     const reads = await MongoReadStore.connect(config.mongodbUrl);
     const blobs = await GridFsBlobStore.connect(config.mongodbUrl);
     return { mode: 'distributed', events, reads, blobs, close: closeAll(events, reads, blobs) };
   }
-  const events = LmdbEventStore.open(join(config.dataDir, 'events'));
+  const events = LmdbEventStore.open(join(config.dataDir, 'events'), { batchLimitBytes: config.eventBatchLimitBytes });
   const reads = new MemoryReadStore();
   const blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
   return { mode: 'embedded', events, reads, blobs, close: closeAll(events, reads, blobs) };

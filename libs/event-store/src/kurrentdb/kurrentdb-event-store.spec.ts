@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import {
   ANY,
+  CancelledError,
+  DeadlineExceededError,
   NO_STREAM,
   STREAM_EXISTS,
   UnavailableError,
@@ -10,20 +12,24 @@ import {
   type AllStreamResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
-import type { SubscriptionMessage } from '../event-store.port';
+import type { RecordedEvent, SubscriptionMessage } from '../event-store.port';
 import { EventStoreInputError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
 import { eventStoreContract } from '../event-store.contract';
 import { configuredUrl, describeWith } from '../../../../test/support/external-services';
 import {
+  GRPC_STATUS,
   KurrentDbEventStore,
   KurrentDbSubscription,
   createKurrentDbEventStore,
   decodeRecorded,
+  sharedKurrentDbClients,
   subscriptionError,
+  toAppendResult,
   toPortError,
   toStreamState,
   type KurrentDbSubscriptionSource,
 } from './kurrentdb-event-store';
+import { SharedClients } from './shared-clients';
 
 /** Nothing listens on port 1: connections are refused at once. */
 const UNREACHABLE = 'kurrentdb://127.0.0.1:1?tls=false';
@@ -190,6 +196,56 @@ describe('KurrentDbEventStore without a server', () => {
       );
     });
 
+    it.each([
+      ['CANCELLED', GRPC_STATUS.CANCELLED],
+      ['DEADLINE_EXCEEDED', GRPC_STATUS.DEADLINE_EXCEEDED],
+      ['RESOURCE_EXHAUSTED', GRPC_STATUS.RESOURCE_EXHAUSTED],
+      ['UNAVAILABLE', GRPC_STATUS.UNAVAILABLE],
+    ])('maps gRPC %s (%i), raw or wrapped in the client\'s UnknownError, to EventStoreUnavailableError', (name, code) => {
+      const raw = Object.assign(new Error(`${code} ${name}: no answer`), { code, details: 'no answer' });
+      expect(toPortError(raw)).toBeInstanceOf(EventStoreUnavailableError);
+      expect(toPortError(new UnknownError(raw as never))).toBeInstanceOf(EventStoreUnavailableError);
+    });
+
+    it('maps gRPC UNKNOWN (2) to EventStoreUnavailableError only when its cause is the transport', () => {
+      const unknown = (details: string) => Object.assign(new Error(`2 UNKNOWN: ${details}`), { code: GRPC_STATUS.UNKNOWN, details });
+      for (const transport of ['client error (Connect)', 'read ECONNRESET', 'Connection reset by peer', 'Received RST_STREAM with code 2', 'write after end']) {
+        expect(toPortError(unknown(transport))).toBeInstanceOf(EventStoreUnavailableError);
+        expect(toPortError(new UnknownError(unknown(transport) as never))).toBeInstanceOf(EventStoreUnavailableError);
+      }
+      const other = unknown('Unexpected error in the projection subsystem');
+      expect(toPortError(other)).toBe(other);
+      expect(toPortError(new UnknownError(other as never))).not.toBeInstanceOf(EventStoreUnavailableError);
+    });
+
+    it("maps the read bridge's UnknownError, which has no code, by the status or transport failure its message names", () => {
+      for (const message of [
+        'Unmapped gRPC error: code: Deadline expired before operation could complete, message: ',
+        'Unmapped gRPC error: code: DeadlineExceeded, message: timed out',
+        'Unmapped gRPC error: code: Some resource has been exhausted, message: too many requests',
+        'Unmapped gRPC error: code: ResourceExhausted, message: ',
+        'Unmapped gRPC error: code: The operation was cancelled, message: ',
+        'Unmapped gRPC error: code: The service is currently unavailable, message: ',
+        'gRPC connection error: transport error',
+      ]) {
+        expect(toPortError(new UnknownError(undefined, message))).toBeInstanceOf(EventStoreUnavailableError);
+      }
+      expect(toPortError(new UnknownError(undefined, 'Unmapped gRPC error: code: Client specified an invalid argument'))).not.toBeInstanceOf(
+        EventStoreUnavailableError,
+      );
+    });
+
+    it("maps the client's deadline, cancelled and unavailable classes without a code", () => {
+      expect(toPortError(new DeadlineExceededError(undefined, 'late'))).toBeInstanceOf(EventStoreUnavailableError);
+      expect(toPortError(new CancelledError(undefined, 'cancelled'))).toBeInstanceOf(EventStoreUnavailableError);
+      expect(toPortError(new UnavailableError(undefined, 'down'))).toBeInstanceOf(EventStoreUnavailableError);
+    });
+
+    it('does not take another status for unavailable because its message says so', () => {
+      const invalid = Object.assign(new Error('3 INVALID_ARGUMENT: unavailable feature'), { code: 3 });
+      expect(toPortError(invalid)).toBe(invalid);
+    });
+
     it('maps an append over the server limit to EventStoreInputError', () => {
       expect(toPortError({ type: 'maximum-append-size-exceeded', message: 'too big' })).toBeInstanceOf(EventStoreInputError);
     });
@@ -216,6 +272,115 @@ describe('KurrentDbEventStore without a server', () => {
       expect(toStreamState('stream_exists')).toBe(STREAM_EXISTS);
       expect(toStreamState(0)).toBe(0n);
       expect(toStreamState(41)).toBe(41n);
+    });
+  });
+
+  describe('append results', () => {
+    const at = (revision: number, position: bigint): RecordedEvent => ({
+      id: randomUUID(),
+      streamId: 'space-1',
+      revision,
+      position,
+      type: 'Thing',
+      data: {},
+      metadata: {},
+      recordedAt: new Date(0).toISOString(),
+    });
+    const fakeStore = (events: RecordedEvent[], head: bigint | null = null) => {
+      const reads: unknown[] = [];
+      return {
+        reads,
+        readStream: async (_stream: string, options?: { fromRevision?: number }) => {
+          reads.push(options);
+          return events.filter((e) => e.revision >= (options?.fromRevision ?? 0)).slice(0, 1);
+        },
+        streamRevision: async () => (events.length === 0 ? null : events[events.length - 1].revision),
+        headPosition: async () => head,
+      };
+    };
+
+    it('returns the revision and packed position of a written append', async () => {
+      const result = await toAppendResult({ success: true, nextExpectedRevision: 4n, position: { commit: 90n, prepare: 80n } }, 'space-1', 3, fakeStore([]));
+      expect(result).toEqual({ nextExpectedRevision: 4, position: (90n << 64n) | 80n });
+    });
+
+    it('given an idempotent repeat acknowledged without a position, then it succeeds at the position read back', async () => {
+      const store = fakeStore([at(0, 10n), at(1, 20n), at(2, 30n)]);
+      const result = await toAppendResult({ success: true, nextExpectedRevision: 1n, position: undefined }, 'space-1', 0, store);
+      expect(result).toEqual({ nextExpectedRevision: 1, position: 20n, alreadyAppended: true });
+      expect(store.reads).toEqual([{ fromRevision: 1, maxCount: 1 }]);
+      const noPosition = { commit: (1n << 64n) - 1n, prepare: (1n << 64n) - 1n };
+      await expect(toAppendResult({ success: true, nextExpectedRevision: 2n, position: noPosition }, 'space-1', 'any', store)).resolves.toEqual({
+        nextExpectedRevision: 2,
+        position: 30n,
+        alreadyAppended: true,
+      });
+    });
+
+    it('given a repeat whose event cannot be read back, then it succeeds at the head of the log', async () => {
+      const result = await toAppendResult({ success: true, nextExpectedRevision: 5n }, 'space-1', 4, fakeStore([], 700n));
+      expect(result).toEqual({ nextExpectedRevision: 5, position: 700n, alreadyAppended: true });
+    });
+
+    it('turns an unsuccessful result into a conflict at the revision the stream reports', async () => {
+      const error = await toAppendResult({ success: false, nextExpectedRevision: -1n }, 'space-1', 0, fakeStore([at(0, 10n), at(1, 20n)])).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error).toMatchObject({ stream: 'space-1', expected: 0, actual: 1 });
+    });
+  });
+
+  describe('one client per connection string', () => {
+    it('shares the client, counts its users and disposes it when the last one releases it', async () => {
+      const disposed: Array<[string, boolean]> = [];
+      let created = 0;
+      const clients = new SharedClients<string>(
+        (key) => `${key}#${++created}`,
+        async (client, usedGrpc) => {
+          disposed.push([client, usedGrpc]);
+        },
+      );
+      const a = clients.acquire('k');
+      const b = clients.acquire('k');
+      const other = clients.acquire('other');
+      expect(a.client).toBe('k#1');
+      expect(b.client).toBe(a.client);
+      expect(clients.users('k')).toBe(2);
+      b.usedGrpc();
+      await a.release();
+      await a.release();
+      expect(clients.users('k')).toBe(1);
+      expect(disposed).toEqual([]);
+      await b.release();
+      expect(disposed).toEqual([['k#1', true]]);
+      expect(clients.users('k')).toBe(0);
+      expect(clients.acquire('k').client).toBe('k#3');
+      await other.release();
+      expect(disposed).toContainEqual(['other#2', false]);
+    });
+
+    it('keeps nothing when the connection string is refused', () => {
+      const before = sharedKurrentDbClients.size;
+      expect(() => KurrentDbEventStore.connect('not a url')).toThrow(EventStoreInputError);
+      expect(sharedKurrentDbClients.size).toBe(before);
+    });
+
+    it('gives stores on one connection string one client, and closes its channel with the last store', async () => {
+      const url = 'kurrentdb://127.0.0.1:1?tls=false&connectionName=sharing-test';
+      const first = KurrentDbEventStore.connect(url);
+      const second = KurrentDbEventStore.connect(url);
+      const clientOf = (store: KurrentDbEventStore) => (store as unknown as { client: unknown }).client;
+      expect(clientOf(first)).toBe(clientOf(second));
+      expect(sharedKurrentDbClients.users(url)).toBe(2);
+      await expect(first.appendToStream('test-1', [{ type: 'T', data: {} }], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
+      const client = clientOf(first) as { getChannel(): Promise<{ getConnectivityState(connect: boolean): number }> };
+      await first.close();
+      expect(sharedKurrentDbClients.users(url)).toBe(1);
+      await second.close();
+      expect(sharedKurrentDbClients.users(url)).toBe(0);
+      const SHUTDOWN = 4; // grpc-js connectivityState.SHUTDOWN
+      expect((await client.getChannel()).getConnectivityState(false)).toBe(SHUTDOWN);
     });
   });
 

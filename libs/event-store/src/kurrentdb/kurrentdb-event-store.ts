@@ -32,23 +32,67 @@ import type {
   SubscriptionMessage,
 } from '../event-store.port';
 import { EventStoreInputError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
-import { assertBatch, assertExpectedRevision, assertStreamName, pageSize } from '../validation';
+import { assertBatch, assertExpectedRevision, assertStreamName, batchLimit, pageSize } from '../validation';
 import { hasLogPosition, packPosition, unpackPosition, type KurrentDbPosition } from './kurrentdb-position';
+import { SharedClients, type ClientLease } from './shared-clients';
 
-/** gRPC status codes the adapter reads on raw errors (`@grpc/grpc-js` `status`). */
-const GRPC_CANCELLED = 1;
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_UNAVAILABLE = 14;
+/** gRPC status codes the adapter reads on errors (`@grpc/grpc-js` `status`). */
+export const GRPC_STATUS = {
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  DEADLINE_EXCEEDED: 4,
+  RESOURCE_EXHAUSTED: 8,
+  UNAVAILABLE: 14,
+} as const;
 
 /** Client error `type`s (the client's `ErrorType` values) that mean "the store could not be reached in time". */
 const UNAVAILABLE_TYPES = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader', 'cancelled']);
-const UNAVAILABLE_CODES = new Set([GRPC_UNAVAILABLE, GRPC_DEADLINE_EXCEEDED, GRPC_CANCELLED]);
+/** Statuses that say nothing about the request itself, only that the server did not answer it (in time): retry later. */
+const UNAVAILABLE_CODES = new Set<number>([
+  GRPC_STATUS.CANCELLED,
+  GRPC_STATUS.DEADLINE_EXCEEDED,
+  GRPC_STATUS.RESOURCE_EXHAUSTED,
+  GRPC_STATUS.UNAVAILABLE,
+]);
 /** A starting or overloaded node answers appends with these messages, which the client reports as `UnknownError`. */
 const NOT_READY = /server is (not ready|busy)/i;
+/**
+ * What an `UnknownError` (or gRPC UNKNOWN) says when its cause is the transport, not the request:
+ * grpc-js reports broken connections of streaming calls as UNKNOWN, and the client's native read
+ * bridge reports the gRPC statuses it does not map itself (deadline, resource exhausted, cancelled…)
+ * and connection failures as `UnknownError` with the status in the message and no code.
+ */
+const TRANSPORT_FAILURE =
+  /client error \(connect\)|connection (refused|reset|closed|error)|transport error|grpc connection error|socket hang up|broken pipe|write after end|goaway|rst_stream|stream removed|econn(reset|refused|aborted)|epipe|etimedout|ehostunreach|enotfound|eai_again/i;
+const UNAVAILABLE_STATUS =
+  /\b(deadline_?exceeded|unavailable|resource_?exhausted|cancelled)\b|deadline (exceeded|expired)|service is currently unavailable|resource has been exhausted|operation was cancelled/i;
 
 export interface KurrentDbEventStoreOptions {
   /** How long `health()` waits for its probe read, in milliseconds. */
   healthTimeoutMs?: number;
+  /** Largest append in bytes of JSON (validation.ts, DEFAULT_BATCH_LIMIT_BYTES). */
+  batchLimitBytes?: number;
+}
+
+/** How long closing the last store waits for the client's channel before leaving it to the process exit. */
+const CHANNEL_CLOSE_TIMEOUT_MS = 2_000;
+
+/** The process's KurrentDB clients, one per connection string (see `shared-clients.ts` for why). */
+export const sharedKurrentDbClients = new SharedClients<KurrentDBClient>(parseConnectionString, disposeClient);
+
+/** Cancels the client's calls, then closes its gRPC channel, which `dispose()` leaves open. */
+async function disposeClient(client: KurrentDBClient, usedGrpc: boolean): Promise<void> {
+  await client.dispose();
+  if (!usedGrpc) return;
+  // `getChannel` is protected in the client's types; it answers the channel the calls used (creating a
+  // lazy, unconnected one if a failure had dropped it). Closed whenever it comes, waited for briefly.
+  const getChannel = (client as unknown as { getChannel?: () => Promise<{ close(): void }> }).getChannel;
+  if (typeof getChannel !== 'function') return;
+  const closing = getChannel.call(client).then(
+    (channel) => channel.close(),
+    () => undefined,
+  );
+  await withTimeout(closing, CHANNEL_CLOSE_TIMEOUT_MS, 'the KurrentDB channel did not close in time').catch(() => undefined);
 }
 
 const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
@@ -60,7 +104,11 @@ const DEFAULT_HEALTH_TIMEOUT_MS = 2_000;
  *   refuses them (the client then reconnects to the leader; cluster discovery prefers the leader by default).
  *   Stream reads, which feed the decide step, also require the leader, so they are never stale.
  * - Event ids are UUIDs (KurrentDB's own requirement). The server treats a repeated append of the same
- *   ids at the same expected revision as idempotent: it succeeds without writing twice.
+ *   ids at the same expected revision as idempotent: it succeeds without writing twice, and without a
+ *   log position, which `toAppendResult` resolves.
+ * - Every store on one connection string shares one client, disposed when the last store closes.
+ * - Appends are limited by their total size like the embedded store's (`batchLimitBytes`), under the
+ *   server's maximum append size, so both modes refuse the same batches with the same error.
  * - Positions are KurrentDB's `{ commit, prepare }` packed into one bigint (see `kurrentdb-position.ts`).
  * - `readAll`, `headPosition` and `subscribeToAll` exclude system events (`$`-prefixed types or streams)
  *   with the server-side `excludeSystemEvents()` filter, and check again on the client.
@@ -69,27 +117,33 @@ export class KurrentDbEventStore implements EventStore {
   private closed = false;
   private readonly subscriptions = new Set<KurrentDbSubscription>();
   private readonly healthTimeoutMs: number;
+  private readonly batchLimitBytes: number;
+  private readonly client: KurrentDBClient;
 
   private constructor(
-    private readonly client: KurrentDBClient,
+    private readonly lease: ClientLease<KurrentDBClient>,
     options: KurrentDbEventStoreOptions,
   ) {
+    this.client = lease.client;
     this.healthTimeoutMs = options.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
+    this.batchLimitBytes = batchLimit(options.batchLimitBytes);
   }
 
   /**
    * Creates the store for a connection string such as `kurrentdb://host:2113?tls=false`. The string is
    * checked here with the client's own parser; the connection itself opens lazily, on the first call.
+   * Stores on the same connection string share one client (`sharedKurrentDbClients`).
    */
   static connect(connectionString: string, options: KurrentDbEventStoreOptions = {}): KurrentDbEventStore {
-    return new KurrentDbEventStore(parseConnectionString(connectionString), options);
+    batchLimit(options.batchLimitBytes);
+    return new KurrentDbEventStore(sharedKurrentDbClients.acquire(connectionString), options);
   }
 
   async appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     assertStreamName(stream);
     assertExpectedRevision(expected);
-    assertBatch(events);
+    assertBatch(events, this.batchLimitBytes);
     const batch = events.map((event) =>
       jsonEvent({
         id: eventId(event),
@@ -99,20 +153,13 @@ export class KurrentDbEventStore implements EventStore {
       }),
     );
     let result;
+    this.lease.usedGrpc();
     try {
       result = await this.client.appendToStream(stream, batch, { streamState: toStreamState(expected), requiresLeader: true });
     } catch (error) {
       throw toPortError(error, stream, expected);
     }
-    if (!result.success) {
-      // Only reachable with `throwOnAppendFailure=false` in the connection string; the client's revision
-      // in that case is not reliable, so ask the stream itself.
-      throw new WrongExpectedRevisionError(stream, expected, (await this.streamRevision(stream)) ?? 'no_stream');
-    }
-    if (!hasLogPosition(result.position)) {
-      throw new Error(`KurrentDB acknowledged the append to '${stream}' without a log position`);
-    }
-    return { nextExpectedRevision: Number(result.nextExpectedRevision), position: packPosition(result.position) };
+    return toAppendResult(result, stream, expected, this);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -222,6 +269,7 @@ export class KurrentDbEventStore implements EventStore {
   subscribeToAll(options: SubscribeOptions = {}): LogSubscription {
     this.assertOpen();
     const after = options.after === undefined ? undefined : logPosition(options.after);
+    this.lease.usedGrpc();
     const source = this.client.subscribeToAll({
       fromPosition: after === undefined ? START : unpackPosition(after),
       filter: excludeSystemEvents(),
@@ -251,7 +299,7 @@ export class KurrentDbEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
-    await this.client.dispose();
+    await this.lease.release();
   }
 
   private assertOpen(): void {
@@ -262,6 +310,41 @@ export class KurrentDbEventStore implements EventStore {
 /** The factory the Nest module uses when `EVENTSTORE_URL` is set. */
 export function createKurrentDbEventStore(url: string, options: KurrentDbEventStoreOptions = {}): EventStore {
   return KurrentDbEventStore.connect(url, options);
+}
+
+/** What the client answers to an append, as far as this adapter reads it. */
+export interface ClientAppendResult {
+  success: boolean;
+  nextExpectedRevision: bigint;
+  position?: KurrentDbPosition;
+}
+
+/**
+ * The port's result for the client's answer to an append.
+ *
+ * - `success: false` is only reachable with `throwOnAppendFailure=false` in the connection string; the
+ *   client's revision in that case is not reliable, so the stream itself is asked.
+ * - A success without a log position is KurrentDB acknowledging an idempotent repeat (the same event
+ *   ids at the same expected revision): nothing was written, the events are in the log already. It is
+ *   a success; its position is that of the event at the acknowledged revision, read back, or, should
+ *   that read find nothing, the head of the log, which is at or after it (callers only wait for it).
+ */
+export async function toAppendResult(
+  result: ClientAppendResult,
+  stream: string,
+  expected: ExpectedRevision,
+  store: Pick<EventStore, 'readStream' | 'streamRevision' | 'headPosition'>,
+): Promise<AppendResult> {
+  if (!result.success) {
+    throw new WrongExpectedRevisionError(stream, expected, (await store.streamRevision(stream)) ?? 'no_stream');
+  }
+  const nextExpectedRevision = Number(result.nextExpectedRevision);
+  if (hasLogPosition(result.position)) return { nextExpectedRevision, position: packPosition(result.position) };
+  const [appended] =
+    nextExpectedRevision >= 0 ? await store.readStream(stream, { fromRevision: nextExpectedRevision, maxCount: 1 }) : [];
+  const position = appended?.revision === nextExpectedRevision ? appended.position : await store.headPosition();
+  if (position === null) throw new Error(`KurrentDB acknowledged the append to '${stream}' but its log is empty`);
+  return { nextExpectedRevision, position, alreadyAppended: true };
 }
 
 /** Marker pushed into the client's stream, in order with its events, when the server says "caught up". */
@@ -358,8 +441,9 @@ export class KurrentDbSubscription implements LogSubscription {
 /**
  * Translates a client error into the port's errors: a wrong expected version becomes
  * `WrongExpectedRevisionError`; an unreachable, timed-out or non-leader server (the client's
- * `UnavailableError` family, or a raw gRPC error with code 14 as appends throw when the connection
- * fails, or a node answering "Server Is Not Ready/Busy") becomes `EventStoreUnavailableError`; an
+ * `UnavailableError` family, a gRPC CANCELLED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED or UNAVAILABLE,
+ * an unknown error caused by the transport, or a node answering "Server Is Not Ready/Busy") becomes
+ * `EventStoreUnavailableError` (503, retry later) rather than an internal error; an
  * append over the server's size limit becomes
  * `EventStoreInputError`. Anything else is returned as it came.
  */
@@ -372,22 +456,33 @@ export function toPortError(error: unknown, stream?: string, expected?: Expected
     return error;
   }
   const type = errorType(error);
+  if (type === 'maximum-append-size-exceeded' || type === 'append-record-size-exceeded' || type === 'transaction-max-size-exceeded') {
+    return new EventStoreInputError(`the append is larger than KurrentDB accepts: ${messageOf(error)}`);
+  }
   if (type === 'wrong-expected-version') {
     const details = error as { streamName?: unknown; expectedState?: unknown; actualState?: unknown };
     const name = stream ?? (typeof details.streamName === 'string' ? details.streamName : 'unknown stream');
     return new WrongExpectedRevisionError(name, expected ?? fromStreamState(details.expectedState), toActualRevision(details.actualState));
   }
-  if (
-    (type !== undefined && UNAVAILABLE_TYPES.has(type)) ||
-    UNAVAILABLE_CODES.has(grpcCode(error) ?? -1) ||
-    (type === 'unknown' && NOT_READY.test(messageOf(error)))
-  ) {
+  if (isUnavailable(error, type)) {
     return new EventStoreUnavailableError(`KurrentDB is unavailable: ${messageOf(error)}`, error);
   }
-  if (type === 'maximum-append-size-exceeded' || type === 'append-record-size-exceeded' || type === 'transaction-max-size-exceeded') {
-    return new EventStoreInputError(`the append is larger than KurrentDB accepts: ${messageOf(error)}`);
-  }
   return error instanceof Error ? error : new Error(messageOf(error));
+}
+
+/**
+ * Whether an error means "the server did not answer (in time)" rather than "the request is wrong":
+ * the client's unavailable family, a gRPC status in `UNAVAILABLE_CODES`, or an unknown error (gRPC
+ * UNKNOWN, or the client's `UnknownError`, which its read bridge uses for every status it does not
+ * map and carries no code) whose message names such a status or a transport failure.
+ */
+function isUnavailable(error: unknown, type: string | undefined): boolean {
+  if (type !== undefined && UNAVAILABLE_TYPES.has(type)) return true;
+  const code = grpcCode(error);
+  if (code !== undefined && UNAVAILABLE_CODES.has(code)) return true;
+  if (code !== undefined ? code !== GRPC_STATUS.UNKNOWN : type !== 'unknown') return false;
+  const message = messageOf(error);
+  return NOT_READY.test(message) || TRANSPORT_FAILURE.test(message) || UNAVAILABLE_STATUS.test(message);
 }
 
 /** A failure of a running subscription: always an `EventStoreUnavailableError`, so callers resubscribe. */

@@ -19,6 +19,7 @@ import type {
 import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
 import {
   assertExpectedRevision,
+  batchLimit,
   assertStreamName,
   expectationHolds,
   pageSize,
@@ -43,6 +44,11 @@ interface StoredEvent {
 type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; actual: number | null };
 
 const LAST_REVISION = Number.MAX_SAFE_INTEGER;
+
+export interface LmdbEventStoreOptions {
+  /** Largest append in bytes of JSON, the same rule as KurrentDB's (validation.ts, DEFAULT_BATCH_LIMIT_BYTES). */
+  batchLimitBytes?: number;
+}
 
 /**
  * The embedded event store on LMDB.
@@ -72,7 +78,10 @@ export class LmdbEventStore implements EventStore {
   private readonly waiters = new Set<() => void>();
   private readonly subscriptions = new Set<LmdbSubscription>();
 
-  private constructor(directory: string) {
+  private readonly batchLimitBytes: number;
+
+  private constructor(directory: string, options: LmdbEventStoreOptions) {
+    this.batchLimitBytes = batchLimit(options.batchLimitBytes);
     mkdirSync(directory, { recursive: true });
     this.lock = ProcessLock.acquire(directory);
     try {
@@ -89,8 +98,8 @@ export class LmdbEventStore implements EventStore {
   }
 
   /** Opens (creating if needed) the store in `directory`; refuses a directory held by another process. */
-  static open(directory: string): LmdbEventStore {
-    return new LmdbEventStore(directory);
+  static open(directory: string, options: LmdbEventStoreOptions = {}): LmdbEventStore {
+    return new LmdbEventStore(directory, options);
   }
 
   async appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -99,7 +108,7 @@ export class LmdbEventStore implements EventStore {
     assertExpectedRevision(expected);
     const recordedAt = new Date().toISOString();
     // Prepared before the transaction: the callback runs inside the write lock and must stay short.
-    const batch = serializeBatch(events, randomUUID).map((event) => toStored(event, stream, recordedAt));
+    const batch = serializeBatch(events, randomUUID, this.batchLimitBytes).map((event) => toStored(event, stream, recordedAt));
     const outcome = await this.root.transaction(() => this.appendInTransaction(stream, batch, expected));
     if (!outcome.ok) throw new WrongExpectedRevisionError(stream, expected, outcome.actual ?? 'no_stream');
     await this.root.flushed;
