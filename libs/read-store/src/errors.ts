@@ -23,3 +23,15 @@ export class ReadStoreUnavailableError extends Error {
     super(message);
   }
 }
+
+/**
+ * A transaction was refused for its size or duration (MongoDB: TransactionTooLarge, too large for
+ * the cache, over the transaction lifetime or time limit, write conflicts that kept coming). The same
+ * work in smaller transactions may succeed: the projection runner halves its batch on this error.
+ */
+export class ReadStoreTransactionTooLargeError extends Error {
+  override readonly name = 'ReadStoreTransactionTooLargeError';
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+  }
+}

@@ -9,11 +9,21 @@
  * moves in sort order between pages may be).
  *
  * Sort order follows MongoDB: null and missing are equal and come first ascending (last descending);
- * different types order as null < numbers < strings < objects < arrays < booleans. Comparison
- * operators (`$gt`, `$lt`) only match values of the operand's type, so "strictly after" is the
- * union of "greater within the same type" and "any value of a type that sorts later" (`$type`).
- * Sort fields are expected to hold scalars (or objects); array-valued sort fields are multikey in
- * MongoDB and cannot be paginated by value.
+ * different types order as null < numbers < strings < objects < booleans. Comparison operators
+ * (`$gt`, `$lt`) only match values of the operand's type, so "strictly after" is the union of
+ * "greater within the same type" and "any value of a type that sorts later" (one `$type` each).
+ *
+ * The filter is a top-level `$or` of plain branches, each an AND of equalities on earlier sort keys
+ * and one range or single-type condition on the next, with the caller's filter copied into every
+ * branch: MongoDB plans each branch on the sort index (bounded scans merged in sort order) instead
+ * of scanning and sorting every match, which a nested `$or` under `$and` forced.
+ *
+ * Rules: sort fields hold null/missing, numbers, strings, objects or booleans, never arrays (arrays
+ * are multikey in MongoDB and cannot be paginated by value); null and missing are one value,
+ * matched by their own branch (`$eq: null` / `$ne: null`), never by a range.
+ *
+ * A cursor also carries the first page's `count` with a fingerprint of the filter it counted, so
+ * later pages of the same query do not count again (the count is as of the first page).
  */
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, type Doc, type Filter, type Sort } from './read-store.port';
 import { ReadStoreInputError } from './errors';
@@ -64,9 +74,11 @@ export function checkLimit(limit?: number): number {
 }
 
 /** The cursor of the page that follows `doc` (the last item of a page) in this sort. */
-export function encodeCursor(doc: Doc, sort: SortSpec): string {
+export function encodeCursor(doc: Doc, sort: SortSpec, counted?: { filter: Filter; count: number }): string {
   const payload: unknown[] = [sortFingerprint(sort)];
   for (const [field] of sort) payload.push(sortValue(doc, field));
+  // The count rides after the values, tagged with the filter it counted (another filter recounts).
+  if (counted) payload.push([filterFingerprint(counted.filter), counted.count]);
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
 }
 
@@ -75,6 +87,11 @@ export function encodeCursor(doc: Doc, sort: SortSpec): string {
  * was made for another sort, or is otherwise malformed is a `ReadStoreInputError`.
  */
 export function decodeCursor(cursor: string, sort: SortSpec): unknown[] {
+  return readCursor(cursor, sort).values;
+}
+
+/** The values of a cursor and the count it carries for `filter`, if it carries one for that filter. */
+export function readCursor(cursor: string, sort: SortSpec, filter?: Filter): { values: unknown[]; count?: number } {
   if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !CURSOR_CHARS.test(cursor)) {
     throw invalidCursor();
   }
@@ -84,22 +101,41 @@ export function decodeCursor(cursor: string, sort: SortSpec): unknown[] {
   } catch {
     throw invalidCursor();
   }
-  if (!Array.isArray(payload) || payload.length !== sort.length + 1 || payload[0] !== sortFingerprint(sort)) {
+  if (!Array.isArray(payload) || (payload.length !== sort.length + 1 && payload.length !== sort.length + 2) || payload[0] !== sortFingerprint(sort)) {
     throw invalidCursor();
   }
-  const values = payload.slice(1);
+  const values = payload.slice(1, sort.length + 1);
   for (let i = 0; i < sort.length; i++) {
     if (sort[i][0] === '_id' && typeof values[i] !== 'string') throw invalidCursor();
   }
-  return values;
+  if (payload.length === sort.length + 1) return { values };
+  const counted = payload[sort.length + 1] as unknown;
+  if (!Array.isArray(counted) || counted.length !== 2 || typeof counted[0] !== 'string' || !Number.isSafeInteger(counted[1]) || (counted[1] as number) < 0) {
+    throw invalidCursor();
+  }
+  return filter !== undefined && counted[0] === filterFingerprint(filter) ? { values, count: counted[1] as number } : { values };
+}
+
+/**
+ * `filter` restricted to the documents after the cursor: the cursor's branches, each with the
+ * filter's conditions copied in (so that the `$or` stays at the top level, where MongoDB plans every
+ * branch on an index). A branch that names a field the filter also constrains keeps both under `$and`.
+ */
+export function filterAfter(filter: Filter, sort: SortSpec, values: unknown[]): Filter {
+  const after = afterCursorFilter(sort, values);
+  const branches = (after.$or as Filter[] | undefined) ?? [after];
+  const merged = branches.map((branch) =>
+    Object.keys(branch).some((key) => Object.prototype.hasOwnProperty.call(filter, key)) ? { $and: [filter, branch] } : { ...filter, ...branch },
+  );
+  return merged.length === 1 ? merged[0] : { $or: merged };
 }
 
 function invalidCursor(): ReadStoreInputError {
   return new ReadStoreInputError('invalid page cursor: use the `next` value of a previous page with the same sort');
 }
 
-/** MongoDB `$type` aliases in sort order (after null). */
-const TYPE_ORDER = ['number', 'string', 'object', 'array', 'bool'] as const;
+/** MongoDB `$type` aliases of the sortable types, in sort order after null (no arrays: see above). */
+const TYPE_ORDER = ['number', 'string', 'object', 'bool'] as const;
 
 /** Position of a value's type in MongoDB's sort order: null/missing < numbers < strings < objects < arrays < booleans. */
 export function typeRank(value: unknown): number {
@@ -116,10 +152,15 @@ export function typeRank(value: unknown): number {
   }
 }
 
+/** Index in `TYPE_ORDER` of a rank from `typeRank` (arrays, unsupported, are placed before booleans). */
+function typeSlot(rank: number): number {
+  return rank === 5 ? 4 : rank;
+}
+
 /**
  * A filter matching exactly the documents that sort strictly after the cursor position `values`
- * (one value per `sort` entry): the `$or`, over each sort key, of "equal on every earlier key and
- * strictly after on this one".
+ * (one value per `sort` entry): a flat `$or`, over each sort key, of "equal on every earlier key and
+ * strictly after on this one", one branch per range or type.
  */
 export function afterCursorFilter(sort: SortSpec, values: unknown[]): Filter {
   if (!Array.isArray(values) || values.length !== sort.length) {
@@ -130,13 +171,7 @@ export function afterCursorFilter(sort: SortSpec, values: unknown[]): Filter {
   for (let i = 0; i < sort.length; i++) {
     const [field, direction] = sort[i];
     const value = values[i] === undefined ? null : values[i];
-    const after = strictlyAfter(field, direction, value);
-    if (after !== null) {
-      const clause: Filter = { ...equal };
-      if (after.length === 1) Object.assign(clause, after[0]);
-      else clause.$or = after;
-      clauses.push(clause);
-    }
+    for (const condition of strictlyAfter(field, direction, value)) clauses.push({ ...equal, [field]: condition });
     equal[field] = { $eq: value };
   }
   if (clauses.length === 1) return clauses[0];
@@ -144,26 +179,19 @@ export function afterCursorFilter(sort: SortSpec, values: unknown[]): Filter {
   return { $or: clauses };
 }
 
-/** Alternatives (to be OR-ed) matching values strictly after `value` on `field`, or null for none. */
-function strictlyAfter(field: string, direction: 1 | -1, value: unknown): Filter[] | null {
+/** Conditions on `field` (to be OR-ed) matching values strictly after `value`; none when nothing is. */
+function strictlyAfter(field: string, direction: 1 | -1, value: unknown): Filter[] {
   if (field === '_id' && typeof value === 'string') {
     // `_id` is always a string: no other type can sort around it.
-    return [{ _id: direction === 1 ? { $gt: value } : { $lt: value } }];
+    return [direction === 1 ? { $gt: value } : { $lt: value }];
   }
-  const rank = typeRank(value);
+  const slot = typeSlot(typeRank(value));
   if (direction === 1) {
-    if (rank === 0) return [{ [field]: { $ne: null } }];
-    const alternatives: Filter[] = [{ [field]: { $gt: value } }];
-    const later = TYPE_ORDER.slice(rank);
-    if (later.length > 0) alternatives.push({ [field]: { $type: [...later] } });
-    return alternatives;
+    if (slot === 0) return [{ $ne: null }];
+    return [{ $gt: value }, ...TYPE_ORDER.slice(slot).map((type) => ({ $type: type }))];
   }
-  if (rank === 0) return null;
-  const alternatives: Filter[] = [{ [field]: { $lt: value } }];
-  const earlier = TYPE_ORDER.slice(0, rank - 1);
-  if (earlier.length > 0) alternatives.push({ [field]: { $type: [...earlier] } });
-  alternatives.push({ [field]: { $eq: null } });
-  return alternatives;
+  if (slot === 0) return [];
+  return [{ $lt: value }, ...TYPE_ORDER.slice(0, slot - 1).map((type) => ({ $type: type })), { $eq: null }];
 }
 
 /** The value of a (dotted) sort field in a document, missing as null. */
@@ -186,8 +214,16 @@ function sortValue(doc: Doc, field: string): unknown {
 
 /** A short fingerprint of a sort, so that a cursor made for another sort is refused. */
 function sortFingerprint(sort: SortSpec): string {
+  return fnv1a(sort.map(([field, direction]) => `${field}:${direction}`).join(','));
+}
+
+/** A short fingerprint of a filter, so that a count carried by a cursor is used only for the filter it counted. */
+function filterFingerprint(filter: Filter): string {
+  return fnv1a(JSON.stringify(filter) ?? '');
+}
+
+function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
-  const text = sort.map(([field, direction]) => `${field}:${direction}`).join(',');
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);

@@ -34,7 +34,7 @@ import type {
   ReadStoreTransaction,
   Update,
 } from '../read-store.port';
-import { afterCursorFilter, checkLimit, decodeCursor, encodeCursor, normalizeSort, type SortSpec } from '../pagination';
+import { afterCursorFilter, checkLimit, encodeCursor, normalizeSort, readCursor, type SortSpec } from '../pagination';
 import { cloneIn, cloneOut } from './json-value';
 import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
@@ -189,25 +189,37 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   if (options === null || typeof options !== 'object') throw new ReadStoreInputError('find options must be an object');
   const limit = checkLimit(options.limit);
   const sort = normalizeSort(options.sort);
-  const afterQuery =
-    options.after === undefined || options.after === null
-      ? null
-      : compileFilter(afterCursorFilter(sort, decodeCursor(options.after, sort)));
+  const cursor = options.after === undefined || options.after === null ? undefined : readCursor(options.after, sort, filter ?? {});
+  const afterQuery = cursor === undefined ? null : compileFilter(afterCursorFilter(sort, cursor.values));
   const id = idOnly(filter);
   const query = id === undefined ? compileFilter(filter) : null;
   const candidates: Iterable<Doc> = id === undefined ? source.all() : [source.lookup(id)].filter((d): d is Doc => !!d);
+  // Keeps only the first `limit + 1` documents in sort order (binary insertion) rather than
+  // collecting and sorting every match: a page costs one pass, not a sort of the collection.
+  const compare = sortComparator(sort);
   let count = 0;
   const selected: Doc[] = [];
   for (const doc of candidates) {
     if (!test(query, doc)) continue;
     count++;
-    if (afterQuery === null || test(afterQuery, doc)) selected.push(doc);
+    if (afterQuery !== null && !test(afterQuery, doc)) continue;
+    if (selected.length > limit && compare(doc, selected[limit]) >= 0) continue;
+    let low = 0;
+    let high = selected.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compare(selected[middle], doc) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    selected.splice(low, 0, doc);
+    if (selected.length > limit + 1) selected.pop();
   }
-  selected.sort(sortComparator(sort));
   const hasMore = selected.length > limit;
   const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => cloneOut(doc) as T);
-  const page: Page<T> = { items, count: options.count === false ? items.length : count };
-  if (hasMore) page.next = encodeCursor(items[items.length - 1], sort);
+  // Same count rule as MongoDB: a later page keeps the count its cursor carries (as of the first page).
+  const total = cursor?.count ?? count;
+  const page: Page<T> = { items, count: options.count === false ? items.length : total };
+  if (hasMore) page.next = encodeCursor(items[items.length - 1], sort, options.count === false ? undefined : { filter: filter ?? {}, count: total });
   return page;
 }
 

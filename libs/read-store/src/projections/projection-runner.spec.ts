@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventStore, LogSubscription, NewEvent, RecordedEvent } from '../../../event-store/src/event-store.port';
 import { LmdbEventStore } from '../../../event-store/src/lmdb/lmdb-event-store';
+import { ReadStoreTransactionTooLargeError } from '../errors';
 import { MemoryReadStore } from '../memory/memory-read-store';
-import type { Doc, ReadStore } from '../read-store.port';
+import type { Doc, ReadStore, ReadStoreTransaction } from '../read-store.port';
 import { documentProjection, positionKey, type ProjectedDoc, type Projection } from './projection';
 import { CHECKPOINTS, ProjectionRunner } from './projection-runner';
 
@@ -148,6 +149,44 @@ describe('ProjectionRunner', () => {
     expect((await projector.status()).lastError).toBeNull();
   });
 
+  it('given a store refusing large transactions, then the batch halves until it fits, each event applied once, checkpoint right', async () => {
+    await appendMany(50);
+    const limited = refusingLargeTransactions(reads, 20); // 2 writes per event: at most 9 events + checkpoint
+    const warnings: Array<{ events: number; retryWith: number }> = [];
+    const projector = new ProjectionRunner(events, limited.store, [spaces, totals], {
+      batchSize: 64,
+      backoff: { initialMs: 1, maxMs: 10 },
+      logger: { warn: (_m, context) => warnings.push(context as { events: number; retryWith: number }), error: () => undefined },
+    });
+    runners.push(projector);
+    await projector.start();
+    await projector.whenCaughtUp();
+    expect(await total()).toBe(100);
+    expect((await reads.collection(CHECKPOINTS).get('main'))?.position).toBe('100');
+    expect(await reads.collection('spaces').count()).toBe(50);
+    expect(warnings.slice(0, 3).map((w) => [w.events, w.retryWith])).toEqual([
+      [64, 32],
+      [32, 16],
+      [16, 8],
+    ]);
+    expect(Math.max(...limited.committed())).toBeLessThanOrEqual(9);
+    expect(limited.committed().reduce((a, b) => a + b, 0)).toBe(100);
+    expect((await projector.status()).lastError).toBeNull();
+  });
+
+  it('given one event too large on its own, then the events before it are applied and it is retried with backoff and reported', async () => {
+    await appendMany(5);
+    const limited = refusingLargeTransactions(reads, 20, [7n]);
+    const projector = new ProjectionRunner(events, limited.store, [spaces, totals], { batchSize: 64, backoff: { initialMs: 1, maxMs: 5 } });
+    runners.push(projector);
+    await projector.start();
+    await expect(projector.waitFor(6n, 5000)).resolves.toBe(true);
+    await waitUntil(async () => /too large/.test((await projector.status()).lastError ?? ''));
+    expect(projector.position()).toBe(6n);
+    expect(await total()).toBe(6);
+    await expect(projector.waitFor(7n, 30)).resolves.toBe(false);
+  });
+
   it('given an event applied twice to a document projection, then the second application is a no-op', async () => {
     await events.appendToStream('space-x', [created('X'), renamed('Y')], 'no_stream');
     const recorded = await events.readAll();
@@ -185,6 +224,47 @@ async function snapshot(store: ReadStore, collections: string[]): Promise<Record
   const result: Record<string, Doc[]> = {};
   for (const name of collections) result[name] = (await store.collection(name).find({}, { limit: 1000 })).items;
   return result;
+}
+
+/**
+ * A read store that refuses, as too large, a transaction of more than `maxWrites` writes (the
+ * checkpoint included), or one applying an event at a position of `alwaysTooLarge`; `committed` lists the
+ * events per committed transaction (from checkpoint moves).
+ */
+function refusingLargeTransactions(
+  inner: ReadStore,
+  maxWrites: number,
+  alwaysTooLarge: readonly bigint[] = [],
+): { store: ReadStore; committed: () => number[] } {
+  const committed: number[] = [];
+  let checkpoint = 0n;
+  const store = Object.create(inner) as ReadStore;
+  store.transaction = (work) =>
+    inner.transaction(async (tx) => {
+      let writes = 0;
+      let last = checkpoint;
+      const counting: ReadStoreTransaction = {
+        collection: <T extends Doc = Doc>(name: string) => {
+          const collection = tx.collection<T>(name);
+          const counted = Object.create(collection) as typeof collection;
+          for (const method of ['insert', 'put', 'update', 'updateMany', 'delete', 'deleteMany'] as const) {
+            (counted as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+              writes++;
+              if (name === CHECKPOINTS && method === 'put') last = BigInt((args[0] as { position: string }).position);
+              return (collection[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+            };
+          }
+          return counted;
+        },
+      };
+      const result = await work(counting);
+      const tooLargeEvent = alwaysTooLarge.some((position) => position > checkpoint && position <= last);
+      if (writes > maxWrites || tooLargeEvent) throw new ReadStoreTransactionTooLargeError(`transaction too large: ${writes} writes`);
+      committed.push(Number(last - checkpoint));
+      checkpoint = last;
+      return result;
+    });
+  return { store, committed: () => committed };
 }
 
 /** An event store whose n-th subscriptions fail after delivering the given number of events. */

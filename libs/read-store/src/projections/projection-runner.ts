@@ -1,4 +1,5 @@
 import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
+import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { ReadStore } from '../read-store.port';
 import type { Projection } from './projection';
 import { IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
@@ -6,7 +7,11 @@ import { IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
 export interface ProjectionRunnerOptions {
   /** Name of the checkpoint; one runner per name. Default 'main'. */
   name?: string;
-  /** Most events applied in one read-store transaction. Default 500. */
+  /**
+   * Most events applied in one read-store transaction. Default 500. A transaction the store refuses
+   * as too large (`ReadStoreTransactionTooLargeError`) is retried with half as many events, down to
+   * one; the size then grows back (doubling per committed transaction) up to this value.
+   */
   batchSize?: number;
   /** Backoff after a dropped subscription or a failed batch: doubles from `initialMs` up to `maxMs`. */
   backoff?: { initialMs: number; maxMs: number };
@@ -52,6 +57,8 @@ interface CheckpointDoc {
 export class ProjectionRunner {
   private readonly name: string;
   private readonly batchSize: number;
+  /** Events per transaction now: `batchSize`, or less after the store refused a transaction as too large. */
+  private batchLimit: number;
   private readonly backoff: Backoff;
   private checkpoint: LogPosition | null = null;
   private running = false;
@@ -72,6 +79,7 @@ export class ProjectionRunner {
   ) {
     this.name = options.name ?? 'main';
     this.batchSize = options.batchSize ?? 500;
+    this.batchLimit = this.batchSize;
     this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
     const names = new Set<string>();
     for (const projection of projections) {
@@ -217,7 +225,39 @@ export class ProjectionRunner {
     }
   }
 
+  /**
+   * Applies the events in order, in transactions of at most `batchLimit` events. When the store
+   * refuses a transaction as too large, the same events are retried with half as many per
+   * transaction, down to one: a single event still refused throws (the caller retries it with
+   * backoff and reports it). Each committed transaction moves the checkpoint, so read-your-writes
+   * progresses while a large batch is split.
+   */
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    let start = 0;
+    while (start < batch.length) {
+      const chunk = batch.slice(start, start + this.batchLimit);
+      try {
+        await this.commit(chunk);
+      } catch (error) {
+        if (!(error instanceof ReadStoreTransactionTooLargeError) || chunk.length === 1) throw error;
+        this.batchLimit = Math.max(1, Math.floor(chunk.length / 2));
+        this.options.logger?.warn('projection transaction too large; retrying with fewer events', {
+          runner: this.name,
+          events: chunk.length,
+          retryWith: this.batchLimit,
+          error: error.message,
+        });
+        continue;
+      }
+      start += chunk.length;
+    }
+    // Grow back between batches, doubling, so that one large event does not shrink every later
+    // transaction, and within a batch the size that fitted is kept (no fail-and-halve again per chunk).
+    this.batchLimit = Math.min(this.batchSize, this.batchLimit * 2);
+  }
+
+  private async commit(batch: RecordedEvent[]): Promise<void> {
     if (batch.length === 0) return;
     const last = batch[batch.length - 1];
     await this.reads.transaction(async (tx) => {
