@@ -3,12 +3,13 @@
  *
  *   blobStoreContract('fs', async () => new FsBlobStore(tempDir()));
  *
- * `open` must return a fresh, empty store; each test closes the store it opened.
+ * `open` must return a fresh, empty store; each test closes the store it opened. `abandoned`, when
+ * given, lets the suite plant the provisional uploads a crashed process leaves behind.
  * Test-only: not exported from the library's index.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { BlobHashError, BlobNotFoundError, type BlobStore } from './blob-store.port';
+import { BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobStore } from './blob-store.port';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -34,7 +35,17 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-export function blobStoreContract(adapterName: string, open: () => Promise<BlobStore>): void {
+/** Access to an adapter's provisional uploads, for the sweep rule. */
+export interface AbandonedUploads {
+  /** Leaves, in the storage behind `store`, a provisional upload of `content` made `ageMs` ago by a process that then crashed. */
+  leave(store: BlobStore, content: Buffer, ageMs: number): Promise<void>;
+  /** How many provisional uploads the storage behind `store` holds. */
+  count(store: BlobStore): Promise<number>;
+  /** A new store over the same storage as `store` (a restart). */
+  reopen(store: BlobStore): Promise<BlobStore>;
+}
+
+export function blobStoreContract(adapterName: string, open: () => Promise<BlobStore>, abandoned?: AbandonedUploads): void {
   describe(`BlobStore contract (${adapterName})`, () => {
     let store: BlobStore;
 
@@ -142,6 +153,27 @@ export function blobStoreContract(adapterName: string, open: () => Promise<BlobS
       await expect(store.put(Readable.from(failing()))).rejects.toThrow('client went away');
       expect(await store.stat(sha256(partial))).toBeNull();
     });
+
+    if (abandoned) {
+      it('given provisional uploads left by a crashed process, when a store over the same storage first puts, then those older than the bound are removed and recent ones kept', async () => {
+        const old = randomBytes(10_000);
+        const recent = randomBytes(10_000);
+        await abandoned.leave(store, old, PROVISIONAL_ABANDONED_AFTER_MS + 60_000);
+        await abandoned.leave(store, recent, 60_000);
+        expect(await abandoned.count(store)).toBe(2);
+        const restarted = await abandoned.reopen(store);
+        try {
+          const info = await restarted.put(Buffer.from('after a restart'));
+          expect(await abandoned.count(restarted)).toBe(1);
+          // Neither was ever visible under its hash.
+          expect(await restarted.stat(sha256(old))).toBeNull();
+          expect(await restarted.stat(sha256(recent))).toBeNull();
+          expect((await restarted.read(info.hash)).toString()).toBe('after a restart');
+        } finally {
+          await restarted.close();
+        }
+      });
+    }
 
     it('given an open store, when checking health, then it is ok', async () => {
       expect(await store.health()).toMatchObject({ ok: true });

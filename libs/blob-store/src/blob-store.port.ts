@@ -40,4 +40,12 @@ export class BlobHashError extends Error {
 }
 
 export const BLOB_HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * Every adapter writes a put under a provisional name before publishing it under its hash. A
+ * provisional upload older than this was abandoned (its process crashed before publishing it):
+ * a store removes such uploads when it starts (on its first put). Far longer than any live
+ * upload takes, with room for clock skew between hosts.
+ */
+export const PROVISIONAL_ABANDONED_AFTER_MS = 60 * 60 * 1000;
 export const BLOB_STORE = Symbol('BLOB_STORE');

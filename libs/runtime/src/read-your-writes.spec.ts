@@ -5,6 +5,7 @@ import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import { CHECKPOINTS, ProjectionRunner } from '../../read-store/src/projections/projection-runner';
 import type { Projection } from '../../read-store/src/projections/projection';
+import type { ReadStore } from '../../read-store/src/read-store.port';
 import { configureLogging } from '../../platform/src/logging';
 import { Metrics } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
@@ -78,13 +79,97 @@ describe('CheckpointPollingReadYourWrites (distributed mode: the projector is an
     expect(await waitCount(metrics.readYourWritesWait)).toBe(0);
   });
 
-  it('remembers the last checkpoint seen: a wait for an older position needs no poll', async () => {
-    const readYourWrites = new CheckpointPollingReadYourWrites(reads, 5000, metrics, 1);
-    await putCheckpoint(10n);
-    await readYourWrites.wait(10n);
-    const get = jest.spyOn(reads.collection(CHECKPOINTS), 'get');
-    await readYourWrites.wait(7n);
-    expect(get).not.toHaveBeenCalled();
+  describe('a checkpoint that moves back or disappears (a rebuild)', () => {
+    /** A fake checkpoint source: `get` answers what the test last set (or throws its error). */
+    function fakeCheckpoints(): { reads: ReadStore; set(position: bigint | null): void; fail(error: Error | null): void; readCount: () => number } {
+      let position: bigint | null = null;
+      let failure: Error | null = null;
+      let count = 0;
+      const collection = {
+        get: async (id: string) => {
+          count++;
+          if (failure) throw failure;
+          return id === 'main' && position !== null ? { _id: 'main', position: position.toString() } : null;
+        },
+      };
+      return {
+        reads: { collection: () => collection } as unknown as ReadStore,
+        set: (next) => {
+          position = next;
+        },
+        fail: (error) => {
+          failure = error;
+        },
+        readCount: () => count,
+      };
+    }
+
+    it('given a checkpoint once past the position, when a wait starts, then it reads the checkpoint again', async () => {
+      const source = fakeCheckpoints();
+      const readYourWrites = new CheckpointPollingReadYourWrites(source.reads, 5000, metrics, 1);
+      source.set(10n);
+      await readYourWrites.wait(10n);
+      const before = source.readCount();
+      await readYourWrites.wait(7n);
+      expect(source.readCount()).toBeGreaterThan(before);
+    });
+
+    it('given a checkpoint moved back below the position, when waiting, then the wait lasts until the rebuilt checkpoint reaches it', async () => {
+      const source = fakeCheckpoints();
+      const readYourWrites = new CheckpointPollingReadYourWrites(source.reads, 5000, metrics, 1);
+      source.set(10n);
+      await readYourWrites.wait(10n);
+      source.set(2n);
+      const waiting = readYourWrites.wait(7n);
+      await sleep(20);
+      expect(await state(waiting)).toBe('pending');
+      source.set(7n);
+      await waiting;
+      expect(await counterValue(metrics.readYourWritesTimeouts)).toBe(0);
+    });
+
+    it('given a checkpoint removed, when waiting, then the wait lasts until it is written again past the position', async () => {
+      const source = fakeCheckpoints();
+      const readYourWrites = new CheckpointPollingReadYourWrites(source.reads, 5000, metrics, 1);
+      source.set(10n);
+      await readYourWrites.wait(10n);
+      source.set(null);
+      const waiting = readYourWrites.wait(5n);
+      await sleep(20);
+      expect(await state(waiting)).toBe('pending');
+      source.set(5n);
+      await waiting;
+    });
+
+    it('given read errors after a checkpoint past the position, when waiting, then the remembered position answers nothing', async () => {
+      const source = fakeCheckpoints();
+      const readYourWrites = new CheckpointPollingReadYourWrites(source.reads, 5000, metrics, 1);
+      source.set(10n);
+      await readYourWrites.wait(10n);
+      source.fail(new Error('no primary'));
+      const waiting = readYourWrites.wait(5n);
+      await sleep(20);
+      expect(await state(waiting)).toBe('pending');
+      source.set(3n);
+      source.fail(null);
+      await sleep(20);
+      expect(await state(waiting)).toBe('pending');
+      source.set(6n);
+      await waiting;
+    });
+
+    it('given a checkpoint moved back while a wait polls, then that wait is not answered by the earlier position', async () => {
+      const source = fakeCheckpoints();
+      const readYourWrites = new CheckpointPollingReadYourWrites(source.reads, 5000, metrics, 1);
+      source.set(4n);
+      const waiting = readYourWrites.wait(5n);
+      await sleep(10);
+      source.set(1n);
+      await sleep(10);
+      expect(await state(waiting)).toBe('pending');
+      source.set(5n);
+      await waiting;
+    });
   });
 
   it('times out when the checkpoint never gets there: the write answers anyway and the time-out is counted', async () => {

@@ -89,6 +89,12 @@ interface PollingWaiter {
  * are committed with what they cover (the projections' with the read models; each reactor's after
  * its reactions, with the highest position they appended), so polling the checkpoint documents is
  * an exact test of "applied". Concurrent waiters share one poll loop.
+ *
+ * Every wait reads the checkpoints at least once: nothing is answered from a position remembered
+ * from an earlier poll, which a rebuild (checkpoint moved back or removed) would have made false.
+ * The read store must read them from the primary with majority read concern (the MongoDB read
+ * store does, whatever the URL says): a checkpoint read from a lagging secondary, or one a
+ * failover rolls back, would answer a write before the read models every replica reads show it.
  */
 export class CheckpointPollingReadYourWrites implements ReadYourWrites {
   private applied: LogPosition | null = null;
@@ -112,7 +118,6 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
     if (position === undefined) return;
     const reactors =
       options.cascades === false ? [] : concerned([...this.seen].map(([name, seen]) => ({ name, handles: seen.handles })), options.types).map((r) => r.name);
-    if (reactors.length === 0 && this.applied !== null && this.applied >= position) return;
     const stop = this.metrics.readYourWritesWait.startTimer();
     const ok = await new Promise<boolean>((resolve) => {
       this.waiters.add({ target: position, reactors, resolve, deadline: Date.now() + this.timeoutMs });
@@ -147,8 +152,17 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
     const checkpoints = this.reads.collection(CHECKPOINTS);
     try {
       const checkpoint = await checkpoints.get(this.checkpointName);
-      if (typeof checkpoint?.position === 'string') this.applied = BigInt(checkpoint.position);
+      const position = typeof checkpoint?.position === 'string' ? BigInt(checkpoint.position) : null;
+      // Taken as read even when lower or gone: a rebuild moves the checkpoint back (or removes
+      // it), and a position remembered from before would pass waits the rebuilt read models have
+      // not caught up with.
+      if (this.applied !== null && (position === null || position < this.applied)) {
+        log.info({ from: this.applied.toString(), to: position?.toString() ?? null }, 'the projector checkpoint moved back (a rebuild?)');
+      }
+      this.applied = position;
     } catch (error) {
+      // Unknown until the next successful read: the last one may predate a rebuild.
+      this.applied = null;
       log.warn({ err: error }, 'could not read the projector checkpoint');
     }
     if (![...this.waiters].some((waiter) => waiter.reactors.length > 0)) return;
@@ -160,6 +174,7 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
           seen.appended = typeof doc?.appended === 'string' ? BigInt(doc.appended) : null;
           seen.failing = typeof doc?.failing === 'string';
         } catch (error) {
+          seen.position = null;
           log.warn({ err: error, reactor: name }, 'could not read a reactor checkpoint');
         }
       }),

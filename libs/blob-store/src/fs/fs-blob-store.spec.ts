@@ -20,7 +20,24 @@ afterAll(() => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
 });
 
-blobStoreContract('fs', async () => new FsBlobStore(tempRoot()));
+blobStoreContract('fs', async () => new FsBlobStore(tempRoot()), {
+  // A name without a pid, as an unknown process would leave: only its age makes it abandoned.
+  async leave(store, content, ageMs) {
+    const tmp = join((store as FsBlobStore).rootDir, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const path = join(tmp, `abandoned-${randomBytes(6).toString('hex')}.tmp`);
+    writeFileSync(path, content);
+    const at = new Date(Date.now() - ageMs);
+    utimesSync(path, at, at);
+  },
+  async count(store) {
+    const tmp = join((store as FsBlobStore).rootDir, 'tmp');
+    return existsSync(tmp) ? readdirSync(tmp).length : 0;
+  },
+  async reopen(store) {
+    return new FsBlobStore((store as FsBlobStore).rootDir);
+  },
+});
 
 describe('FsBlobStore', () => {
   let root: string;

@@ -3,7 +3,7 @@ import { constants as fsConstants } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobStore } from '../blob-store.port';
+import { BLOB_HASH, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore } from '../blob-store.port';
 
 /**
  * The embedded blob store: content-addressed files under `rootDir` (normally `DATA_DIR/blobs`),
@@ -16,7 +16,7 @@ import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobSt
  */
 
 /** Temporary files of another live process are only considered abandoned after this long. */
-const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+const ABANDONED_AFTER_MS = PROVISIONAL_ABANDONED_AFTER_MS;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 

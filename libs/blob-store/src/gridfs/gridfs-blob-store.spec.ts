@@ -1,13 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoClient, type Db } from 'mongodb';
+import { GridFSBucket, MongoClient, type Db } from 'mongodb';
 import { MongoDBContainer, type StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { configuredUrl, describeWith } from '../../../../test/support/external-services';
 import { urlHasOption } from '../../../read-store/src/mongodb/mongo-connection';
 import { blobStoreContract } from '../blob-store.contract';
-import { BlobHashError } from '../blob-store.port';
-import { BlobStoreConfigError, BlobStoreUnavailableError, BUCKET_NAME, GridFsBlobStore } from './gridfs-blob-store';
+import { BlobHashError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobStore } from '../blob-store.port';
+import {
+  BlobStoreConfigError,
+  BlobStoreUnavailableError,
+  BUCKET_NAME,
+  GridFsBlobStore,
+  PROVISIONAL_PREFIX,
+  provisionalSweepFilter,
+} from './gridfs-blob-store';
 
 const SECRET = 's3cr3t-Pa55';
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -55,6 +62,22 @@ describe('GridFS blob store without a server', () => {
       await expect(store.put('text' as unknown as Buffer)).rejects.toBeInstanceOf(TypeError);
     });
   });
+
+  describe('the sweep of abandoned provisional uploads', () => {
+    const now = Date.parse('2030-01-01T12:00:00Z');
+    const filter = provisionalSweepFilter(now);
+
+    it('selects provisional names only, by an anchored prefix (served by the filename index)', () => {
+      expect(filter.filename.source).toBe(`^${PROVISIONAL_PREFIX}`);
+      expect(filter.filename.test(`${PROVISIONAL_PREFIX}0123abcd`)).toBe(true);
+      expect(filter.filename.test(sha256(Buffer.from('hello')))).toBe(false);
+      expect(filter.filename.test(`x${PROVISIONAL_PREFIX}0123`)).toBe(false);
+    });
+
+    it('selects uploads that ended more than the shared bound ago', () => {
+      expect(filter.uploadDate.$lt.getTime()).toBe(now - PROVISIONAL_ABANDONED_AFTER_MS);
+    });
+  });
 });
 
 /** The replica set started by testcontainers announces an internal host name: connect directly. */
@@ -95,7 +118,31 @@ describeWith('mongodb')('GridFS blob store', () => {
   });
 
   // The store does not own the shared client: its close() leaves it open.
-  blobStoreContract('gridfs', async () => new GridFsBlobStore(freshDb()));
+  const dbOf = new WeakMap<BlobStore, Db>();
+  const storeOn = (db: Db): GridFsBlobStore => {
+    const store = new GridFsBlobStore(db);
+    dbOf.set(store, db);
+    return store;
+  };
+  blobStoreContract('gridfs', async () => storeOn(freshDb()), {
+    // What a process that crashed between the end of an upload and its rename leaves.
+    async leave(store, content, ageMs) {
+      const db = dbOf.get(store)!;
+      const upload = new GridFSBucket(db, { bucketName: BUCKET_NAME }).openUploadStream(`${PROVISIONAL_PREFIX}${randomBytes(12).toString('hex')}`);
+      await new Promise<void>((resolve, reject) => {
+        upload.once('finish', () => resolve());
+        upload.once('error', reject);
+        upload.end(content);
+      });
+      await db.collection(`${BUCKET_NAME}.files`).updateOne({ _id: upload.id }, { $set: { uploadDate: new Date(Date.now() - ageMs) } });
+    },
+    async count(store) {
+      return dbOf.get(store)!.collection(`${BUCKET_NAME}.files`).countDocuments({ filename: { $regex: `^${PROVISIONAL_PREFIX}` } });
+    },
+    async reopen(store) {
+      return storeOn(dbOf.get(store)!);
+    },
+  });
 
   describe('GridFS specifics', () => {
     let db: Db;

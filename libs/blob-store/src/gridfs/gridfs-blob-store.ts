@@ -15,11 +15,19 @@ import {
   type ObjectId,
 } from 'mongodb';
 import {
+  consistentDb,
   openMongoDatabase,
   pingMongo,
   type ConnectRetryOptions,
 } from '../../../read-store/src/mongodb/mongo-connection';
-import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobStore } from '../blob-store.port';
+import {
+  BLOB_HASH,
+  BlobHashError,
+  BlobNotFoundError,
+  PROVISIONAL_ABANDONED_AFTER_MS,
+  type BlobInfo,
+  type BlobStore,
+} from '../blob-store.port';
 
 /**
  * The distributed blob store: content-addressed blobs in the GridFS bucket `blobs`, each file named
@@ -27,10 +35,14 @@ import { BLOB_HASH, BlobHashError, BlobNotFoundError, type BlobInfo, type BlobSt
  * renamed to its hash only once complete, so a blob is never visible under its hash before all its
  * bytes are stored. A unique index on the file name keeps one copy per content even when the same
  * bytes are put concurrently.
+ *
+ * A crash between the end of an upload and its rename leaves a provisional file (and its chunks)
+ * that nothing will ever rename: the first put of each store deletes those older than
+ * `PROVISIONAL_ABANDONED_AFTER_MS`, as the filesystem adapter does with its temporary files.
  */
 
 export const BUCKET_NAME = 'blobs';
-const PROVISIONAL_PREFIX = 'tmp-';
+export const PROVISIONAL_PREFIX = 'tmp-';
 /** How long a failed upload waits for its in-flight chunk writes before deleting its chunks. */
 const ABORT_SETTLE_MS = 2000;
 
@@ -59,6 +71,7 @@ export class GridFsBlobStore implements BlobStore {
   private readonly files: Collection<GridFSFile>;
   private readonly chunks: Collection<GridFSChunk>;
   private indexes: Promise<void> | undefined;
+  private swept: Promise<void> | undefined;
   /** The client this store opened itself (through `connect`) and so closes. */
   private ownClient: MongoClient | undefined;
   private redact: (text: string) => string = (text) => text;
@@ -82,7 +95,7 @@ export class GridFsBlobStore implements BlobStore {
       { invalid: (message) => new BlobStoreConfigError(message), unavailable: (message, cause) => new BlobStoreUnavailableError(message, cause) },
       'GridFS blob store',
     );
-    const store = new GridFsBlobStore(client.db(database));
+    const store = new GridFsBlobStore(consistentDb(client, database));
     store.ownClient = client;
     store.redact = redact;
     return store;
@@ -94,13 +107,13 @@ export class GridFsBlobStore implements BlobStore {
       // Bytes in memory: hash first, and skip the upload when the blob is already stored.
       const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
       const hash = createHash('sha256').update(bytes).digest('hex');
-      await this.ensureIndexes();
+      await this.prepare();
       const existing = await this.stat(hash);
       if (existing) return existing;
       return this.upload(Readable.from([bytes]));
     }
     if (isReadable(content)) {
-      await this.ensureIndexes();
+      await this.prepare();
       return this.upload(content);
     }
     throw new TypeError('blob content must be a Buffer, a Uint8Array or a Readable stream');
@@ -205,6 +218,31 @@ export class GridFsBlobStore implements BlobStore {
     if (this.closed) throw new BlobStoreUnavailableError('the GridFS blob store is closed');
   }
 
+  /** Before the first put: the unique index, then (once, best effort) the sweep of abandoned uploads. */
+  private async prepare(): Promise<void> {
+    await this.ensureIndexes();
+    // Best effort: a leftover provisional file is never visible under a hash, so a failed sweep
+    // costs space, not correctness; the next store to start tries again.
+    this.swept ??= this.sweepProvisional().then(
+      () => undefined,
+      () => undefined,
+    );
+    await this.swept;
+  }
+
+  /**
+   * Deletes the provisional uploads abandoned before `now - PROVISIONAL_ABANDONED_AFTER_MS`, with
+   * their chunks; returns how many. A live upload's provisional file exists only between the end
+   * of its upload and its rename (GridFS writes the files document last), so the bound leaves it
+   * alone even with clocks apart.
+   */
+  async sweepProvisional(now = Date.now()): Promise<number> {
+    this.checkOpen();
+    const abandoned = await this.files.find(provisionalSweepFilter(now), { projection: { _id: 1 } }).toArray();
+    for (const file of abandoned) await this.deleteFile(file._id);
+    return abandoned.length;
+  }
+
   /** One copy per hash: a unique index on the file name (provisional names are random). */
   private ensureIndexes(): Promise<void> {
     if (!this.indexes) {
@@ -222,6 +260,11 @@ export class GridFsBlobStore implements BlobStore {
 
 export async function createGridFsBlobStore(url: string): Promise<GridFsBlobStore> {
   return GridFsBlobStore.connect(url);
+}
+
+/** The provisional files abandoned at `now`: an anchored prefix, so the filename index serves it. */
+export function provisionalSweepFilter(now: number): { filename: RegExp; uploadDate: { $lt: Date } } {
+  return { filename: new RegExp(`^${PROVISIONAL_PREFIX}`), uploadDate: { $lt: new Date(now - PROVISIONAL_ABANDONED_AFTER_MS) } };
 }
 
 function isReadable(value: unknown): value is Readable {

@@ -1,5 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
+import {
+  MongoClient,
+  MongoServerSelectionError,
+  ReadConcern,
+  ReadPreference,
+  WriteConcern,
+  type Db,
+  type DbOptions,
+  type MongoClientOptions,
+} from 'mongodb';
 
 /**
  * Connection plumbing shared by the MongoDB read store and the GridFS blob store: connection-string
@@ -102,33 +111,59 @@ export interface ConnectRetryOptions {
   retryDelayMs?: number;
 }
 
+export interface ConnectReadiness<C> {
+  /**
+   * Run on each freshly connected client; a rejection counts as a failed attempt (so a replica set
+   * still electing its primary is waited for within the same bounded retries).
+   */
+  ready?: (client: C) => Promise<void>;
+  /** Errors retrying cannot cure (a standalone server, say): thrown at once. Default: none. */
+  fatal?: (error: unknown) => boolean;
+}
+
+/** Every attempt failed: says how many and for how long, and carries the last attempt's error. */
+export class ConnectAttemptsExhausted extends Error {
+  override readonly name = 'ConnectAttemptsExhausted';
+  constructor(
+    readonly attempts: number,
+    readonly elapsedMs: number,
+    override readonly cause: unknown,
+  ) {
+    super(`${attempts} attempt(s) over ${(elapsedMs / 1000).toFixed(1)} s failed; last: ${messageOf(cause)}`);
+  }
+}
+
 /**
  * Connects a client made by `create`, retrying with exponential backoff. A client whose `connect()`
- * failed is closed and discarded: the next attempt uses a fresh one from `create`. Throws the last
- * attempt's error when every attempt failed.
+ * (or `ready` check) failed is closed and discarded: the next attempt uses a fresh one from
+ * `create`. Throws `ConnectAttemptsExhausted` when every attempt failed, and a `fatal` error at once.
  */
 export async function connectWithRetry<C extends { connect(): Promise<unknown>; close(): Promise<void> }>(
   create: () => C,
   options: ConnectRetryOptions = {},
+  readiness: ConnectReadiness<C> = {},
 ): Promise<C> {
   const attempts = Math.max(1, Math.floor(options.attempts ?? 5));
   let delay = Math.max(0, options.retryDelayMs ?? 250);
+  const started = Date.now();
   let lastError: unknown;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const client = create();
     try {
       await client.connect();
+      if (readiness.ready) await readiness.ready(client);
       return client;
     } catch (error) {
       lastError = error;
       await client.close().catch(() => undefined);
+      if (readiness.fatal?.(error)) throw error;
     }
     if (attempt < attempts) {
       await sleep(delay);
       delay = Math.min(delay * 2, 5000);
     }
   }
-  throw lastError;
+  throw new ConnectAttemptsExhausted(attempts, Date.now() - started, lastError);
 }
 
 /** Driver options every adapter uses, unless the URL says otherwise. */
@@ -137,6 +172,25 @@ export function defaultClientOptions(url: string): MongoClientOptions {
   if (!urlHasOption(url, 'serverSelectionTimeoutMS')) options.serverSelectionTimeoutMS = 5000;
   if (!urlHasOption(url, 'appName')) options.appName = 'docs-platform';
   return options;
+}
+
+/**
+ * Reads and writes outside transactions, in the read store and GridFS alike (docs/distributed.md,
+ * Read-your-writes): majority read concern, so that nothing read (the projector's checkpoint, a
+ * read model, a blob) can be rolled back by a failover; primary read preference, so that a read
+ * made once the checkpoint has passed a write sees that write whatever `readPreference` the URL
+ * sets (a secondary may lag); majority write concern, so that a write is seen by majority reads
+ * once acknowledged. They override the URL's `readConcernLevel`, `readPreference` and `w`.
+ */
+export const CONSISTENT_DB_OPTIONS: Readonly<DbOptions> = Object.freeze({
+  readConcern: new ReadConcern('majority'),
+  readPreference: ReadPreference.primary,
+  writeConcern: new WriteConcern('majority'),
+});
+
+/** The database with `CONSISTENT_DB_OPTIONS` (transactions set their own options). */
+export function consistentDb(client: MongoClient, database: string): Db {
+  return client.db(database, { ...CONSISTENT_DB_OPTIONS });
 }
 
 export function messageOf(error: unknown): string {
@@ -204,6 +258,7 @@ export async function openMongoDatabase(
   options: ConnectRetryOptions & { database?: string; clientOptions?: MongoClientOptions },
   errors: { invalid(message: string): Error; unavailable(message: string, cause: unknown): Error },
   label: string,
+  readiness: ConnectReadiness<MongoClient> = {},
 ): Promise<OpenedDatabase> {
   let checked: CheckedMongoUrl;
   try {
@@ -217,9 +272,44 @@ export async function openMongoDatabase(
   if (problem) throw errors.invalid(`${label}: ${problem}`);
   const clientOptions: MongoClientOptions = { ...defaultClientOptions(url), ...options.clientOptions };
   try {
-    const client = await connectWithRetry(() => new MongoClient(url, clientOptions), options);
+    const client = await connectWithRetry(() => new MongoClient(url, clientOptions), options, readiness);
     return { client, database, redact: checked.redact };
   } catch (error) {
-    throw errors.unavailable(`cannot connect to MongoDB: ${checked.redact(messageOf(error))}`, error);
+    if (readiness.fatal?.(error)) throw error;
+    const cause = error instanceof ConnectAttemptsExhausted ? error.cause : error;
+    throw errors.unavailable(`cannot connect to MongoDB: ${checked.redact(messageOf(error))}${hintFor(cause)}`, cause);
+  }
+}
+
+/** What to check when the last attempt could not find a server to talk to. */
+function hintFor(error: unknown): string {
+  if (!(error instanceof MongoServerSelectionError)) return '';
+  return ' (is the server up, and, for a replica set, initiated with a primary elected? `db.hello().isWritablePrimary` must be true)';
+}
+
+/**
+ * Waits for a writable primary and refuses a standalone server. Run inside the connect retries: a
+ * replica set just initiated (or failing over) has no primary for a few seconds, and selecting
+ * the primary for `hello` fails with a server-selection error until it has one, which is retried.
+ * A standalone mongod throws `standalone()` (fatal: transactions will never work there).
+ */
+export async function requireWritablePrimary(
+  client: Pick<MongoClient, 'db'>,
+  standalone: () => Error,
+): Promise<void> {
+  const hello = await client.db('admin').command({ hello: 1 }, { readPreference: 'primary' });
+  const replicaSet = typeof hello.setName === 'string' && hello.setName !== '';
+  const router = hello.msg === 'isdbgrid';
+  const loadBalanced = hello.serviceId !== undefined;
+  if (!replicaSet && !router && !loadBalanced) throw standalone();
+  // Selected as primary yet no longer writable: it is stepping down; try again.
+  if (replicaSet && hello.isWritablePrimary !== true) throw new NotWritablePrimaryYet();
+}
+
+/** The selected member answered `hello` without being the writable primary (a step-down under way). */
+export class NotWritablePrimaryYet extends Error {
+  override readonly name = 'NotWritablePrimaryYet';
+  constructor() {
+    super('the replica set has no writable primary yet');
   }
 }

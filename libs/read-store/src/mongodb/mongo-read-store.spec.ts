@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Long, MongoClient, MongoNetworkError, MongoServerError, ObjectId } from 'mongodb';
 import { MongoDBContainer, type StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { configuredUrl, describeWith } from '../../../../test/support/external-services';
-import { DuplicateKeyError, ReadStoreInputError, ReadStoreUnavailableError } from '../errors';
+import { DuplicateKeyError, ReadStoreInputError, ReadStoreTransactionTooLargeError, ReadStoreUnavailableError } from '../errors';
+import { decodeCursor, filterAfter, normalizeSort } from '../pagination';
 import { readStoreContract } from '../read-store.contract';
 import type { ReadStoreTransaction } from '../read-store.port';
 import { checkMongoUrl, connectWithRetry, urlHasOption } from './mongo-connection';
@@ -197,6 +198,18 @@ describe('MongoDB read store without a server', () => {
       );
     });
 
+    it('given a transaction too large or too long, then ReadStoreTransactionTooLargeError; a bare WriteConflict or BSON size error is not', () => {
+      for (const code of [257, 290, 355]) {
+        expect(translateError(new MongoServerError({ code, errmsg: 'too large' }))).toBeInstanceOf(ReadStoreTransactionTooLargeError);
+      }
+      const exhausted = new MongoServerError({ code: 112, errmsg: 'WriteConflict' });
+      exhausted.addErrorLabel('TransientTransactionError');
+      expect(translateError(exhausted)).toBeInstanceOf(ReadStoreTransactionTooLargeError);
+      const bare = new MongoServerError({ code: 112, errmsg: 'WriteConflict' });
+      expect(translateError(bare)).toBe(bare);
+      expect(translateError(new MongoServerError({ code: 10334, errmsg: 'BSONObj size' }), 'pages')).toBeInstanceOf(ReadStoreInputError);
+    });
+
     it('given an error that is not the driver’s, then it passes through unchanged', () => {
       const own = new Error('from the work function');
       expect(translateError(own, 'pages')).toBe(own);
@@ -289,6 +302,24 @@ describeWith('mongodb')('MongoDB read store', () => {
     });
     afterEach(async () => {
       await store.close();
+    });
+
+    it('given a sort index, when paging after a cursor, then explain shows index scans and no blocking SORT', async () => {
+      const spaces = store.collection('spaces');
+      await store.ensureIndex('spaces', { fields: { organizationId: 1, title: 1, _id: 1 } });
+      for (let i = 0; i < 200; i++) await spaces.insert({ _id: `s${String(i).padStart(3, '0')}`, organizationId: i % 2 ? 'o1' : 'o2', title: `T${i % 17}` });
+      const filter = { organizationId: 'o1' };
+      const first = await spaces.find(filter, { sort: { title: 1 }, limit: 10 });
+      const sort = normalizeSort({ title: 1 });
+      const query = filterAfter(filter, sort, decodeCursor(first.next!, sort));
+      const plan = await admin!.db(store.databaseName).collection('spaces').find(query).sort(Object.fromEntries(sort)).limit(11).explain('queryPlanner');
+      const stages = JSON.stringify(plan.queryPlanner.winningPlan);
+      expect(stages).toContain('IXSCAN');
+      expect(stages).not.toMatch(/"stage":"SORT"/);
+      expect(stages).not.toContain('COLLSCAN');
+      // Later pages carry the count: the same total without counting again.
+      const second = await spaces.find(filter, { sort: { title: 1 }, limit: 10, after: first.next });
+      expect(second.count).toBe(first.count);
     });
 
     it('given a store, then each read-store collection is a MongoDB collection of its database', async () => {

@@ -17,10 +17,10 @@ import {
   type MongoClientOptions,
   type TransactionOptions,
 } from 'mongodb';
-import { DuplicateKeyError, ReadStoreInputError, ReadStoreUnavailableError } from '../errors';
+import { DuplicateKeyError, ReadStoreInputError, ReadStoreTransactionTooLargeError, ReadStoreUnavailableError } from '../errors';
 import { cloneIn } from '../memory/json-value';
 import { parseUpdate } from '../memory/update-engine';
-import { afterCursorFilter, checkLimit, decodeCursor, encodeCursor, normalizeSort } from '../pagination';
+import { checkLimit, encodeCursor, filterAfter, normalizeSort, readCursor } from '../pagination';
 import type {
   Collection,
   Doc,
@@ -35,7 +35,9 @@ import type {
 import {
   messageOf,
   openMongoDatabase,
+  consistentDb,
   pingMongo,
+  requireWritablePrimary,
   type ConnectRetryOptions,
 } from './mongo-connection';
 
@@ -102,6 +104,24 @@ const INPUT_CODES = new Set([
   51108, // invalid regular expression flags
 ]);
 
+/** Codes meaning the transaction is too large or too long: the same work in smaller transactions may pass. */
+const TOO_LARGE_CODES = new Set([
+  257, // TransactionTooLarge
+  290, // TransactionExceededLifetimeLimitSeconds
+  355, // TransactionTooLargeForCache
+]);
+/** Codes that mean the same when raised inside a transaction (or by its commit). */
+const TOO_LARGE_IN_TRANSACTION_CODES = new Set([
+  50, // MaxTimeMSExpired
+  262, // ExceededTimeLimit
+  10334, // BSONObjectTooLarge (the transaction's oplog entry)
+  112, // WriteConflict, once retries are exhausted (the server reports cache pressure this way too)
+  251, // NoSuchTransaction, once retries are exhausted (aborted past its lifetime)
+]);
+/** Transient conflicts retried inside one `transaction()` call before it is reported as too large. */
+const MAX_TRANSIENT_RETRIES = 3;
+const transientRetries = new WeakMap<ClientSession, number>();
+
 const INDEX_OPTIONS_CONFLICT = 85;
 const INDEX_KEY_SPECS_CONFLICT = 86;
 const NAMESPACE_NOT_FOUND = 26;
@@ -156,16 +176,15 @@ export class MongoReadStore implements ReadStore {
       options,
       { invalid: (message) => new ReadStoreInputError(message), unavailable: (message, cause) => new ReadStoreUnavailableError(message, cause) },
       'MongoDB read store',
+      options.requireReplicaSet === false
+        ? {}
+        : {
+            // Inside the connect retries: a replica set electing its primary is waited for.
+            ready: (candidate) => requireWritablePrimary(candidate, standaloneServer),
+            fatal: (error) => error instanceof ReadStoreInputError,
+          },
     );
-    if (options.requireReplicaSet !== false) {
-      try {
-        await requireReplicaSet(client);
-      } catch (error) {
-        await client.close().catch(() => undefined);
-        throw error instanceof ReadStoreInputError ? error : translateError(error, undefined, redact);
-      }
-    }
-    return new MongoReadStore(client, client.db(database), redact);
+    return new MongoReadStore(client, consistentDb(client, database), redact);
   }
 
   /** The database this store works in. */
@@ -288,18 +307,11 @@ export class MongoReadStore implements ReadStore {
   }
 }
 
-/** Throws `ReadStoreInputError` when the server is a standalone mongod (no transactions there). */
-async function requireReplicaSet(client: MongoClient): Promise<void> {
-  const hello = await client.db('admin').command({ hello: 1 });
-  const replicaSet = typeof hello.setName === 'string' && hello.setName !== '';
-  const router = hello.msg === 'isdbgrid';
-  const loadBalanced = hello.serviceId !== undefined;
-  if (!replicaSet && !router && !loadBalanced) {
-    throw new ReadStoreInputError(
-      'the MongoDB server is a standalone mongod: the read store needs a replica set for transactions ' +
-        '(start mongod with --replSet and run rs.initiate(); a single-node replica set will do)',
-    );
-  }
+function standaloneServer(): ReadStoreInputError {
+  return new ReadStoreInputError(
+    'the MongoDB server is a standalone mongod: the read store needs a replica set for transactions ' +
+      '(start mongod with --replSet and run rs.initiate(); a single-node replica set will do)',
+  );
 }
 
 export async function createMongoReadStore(url: string): Promise<MongoReadStore> {
@@ -330,19 +342,21 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     checkFilter(filter);
     const sort = normalizeSort(options.sort);
     const limit = checkLimit(options.limit);
-    const query: Filter =
-      options.after === undefined
-        ? filter
-        : { $and: [filter, afterCursorFilter(sort, decodeCursor(options.after, sort))] };
+    const cursor = options.after === undefined ? undefined : readCursor(options.after, sort, filter);
+    // A flat top-level $or (pagination.ts) so that every branch is planned on the sort index.
+    const query: Filter = cursor === undefined ? filter : filterAfter(filter, sort, cursor.values);
     const found = await this.run((session) =>
       this.native.find(query, { ...session, sort, limit: limit + 1 }).toArray(),
     );
     const items = found.slice(0, limit).map((doc) => toPlainDoc(doc) as T);
-    const next = found.length > limit ? encodeCursor(items[items.length - 1], sort) : undefined;
-    const count =
-      options.count === false
-        ? items.length
-        : await this.run((session) => this.native.countDocuments(filter, session));
+    const more = found.length > limit;
+    // Counted once per query: a single first page counts itself, later pages reuse the count
+    // their cursor carries (countDocuments visits every match, which a page must not cost).
+    let count = items.length;
+    if (options.count !== false && (cursor !== undefined || more)) {
+      count = cursor?.count ?? (await this.run((session) => this.native.countDocuments(filter, session)));
+    }
+    const next = more ? encodeCursor(items[items.length - 1], sort, options.count === false ? undefined : { filter, count }) : undefined;
     return next === undefined ? { items, count } : { items, count, next };
   }
 
@@ -433,6 +447,18 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     try {
       return await operation(scope ? { session: scope.session } : {});
     } catch (error) {
+      if (scope && isTooLargeInTransaction(error)) {
+        // withTransaction retries labelled errors for up to 120 s: a conflict that keeps coming or a
+        // transaction over its size or lifetime will not pass by retrying the same work. A plain
+        // error ends withTransaction at once, and the caller (the projection runner) splits the work.
+        const code = errorCode(error);
+        const retried = transientRetries.get(scope.session) ?? 0;
+        if (isRetriedByTransaction(error) && (code === 112 || code === 251) && retried < MAX_TRANSIENT_RETRIES) {
+          transientRetries.set(scope.session, retried + 1);
+          throw error;
+        }
+        throw new ReadStoreTransactionTooLargeError(`MongoDB refused the transaction: ${messageOf(error)}`, error);
+      }
       if (scope && isRetriedByTransaction(error)) throw error;
       const translated = this.store.translate(error, this.name);
       if (scope && error instanceof MongoServerError && translated instanceof Error) scope.failure = translated;
@@ -470,6 +496,10 @@ export function translateError(error: unknown, collection?: string, redact: (tex
   if (!(error instanceof MongoError)) return error;
   const duplicate = duplicateKeyError(error, collection ?? '');
   if (duplicate) return duplicate;
+  if (isTooLargeInTransaction(error) && (TOO_LARGE_CODES.has(errorCode(error) ?? -1) || isRetriedByTransaction(error))) {
+    // Raised by a commit or after withTransaction's retries ran out (the labels tell a transaction).
+    return new ReadStoreTransactionTooLargeError(`MongoDB refused the transaction: ${redact(error.message)}`, error);
+  }
   if (isUnavailableError(error)) {
     return new ReadStoreUnavailableError(`MongoDB is unavailable: ${redact(error.message)}`, error);
   }
@@ -489,6 +519,12 @@ function isUnavailableError(error: MongoError): boolean {
     error instanceof MongoOperationTimeoutError ||
     (error instanceof MongoServerError && UNAVAILABLE_CODES.has(errorCode(error) ?? -1))
   );
+}
+
+/** Whether the error, raised inside a transaction, means that transaction was too large or too long. */
+export function isTooLargeInTransaction(error: unknown): error is MongoError {
+  const code = errorCode(error);
+  return error instanceof MongoError && code !== undefined && (TOO_LARGE_CODES.has(code) || TOO_LARGE_IN_TRANSACTION_CODES.has(code));
 }
 
 function isRetriedByTransaction(error: unknown): boolean {
