@@ -19,6 +19,24 @@ export type AuditMapper = (event: RecordedEvent) => AuditEntry | null;
 export type AuditCatalog = Readonly<Record<string, AuditMapper>>;
 
 /**
+ * One context's mappers, keyed by its own event union: each mapper receives its event's data with
+ * that event's type, so contexts write no casts, and a misspelt event type does not compile.
+ */
+export type AuditMappers<E extends { type: string; data: unknown }> = {
+  readonly [T in E['type']]?: (data: Extract<E, { type: T }>['data']) => AuditEntry | null;
+};
+
+/** A context's catalog from its typed mappers. */
+export function auditCatalog<E extends { type: string; data: unknown }>(mappers: AuditMappers<E>): AuditCatalog {
+  const catalog: Record<string, AuditMapper> = {};
+  for (const [type, mapper] of Object.entries(mappers) as Array<[string, (data: unknown) => AuditEntry | null]>) {
+    // The catalog is looked up by the event's own type, so its data has that type's shape.
+    catalog[type] = (event) => mapper(event.data);
+  }
+  return catalog;
+}
+
+/**
  * Merges the catalogs of the bounded contexts into one. An event type described twice is a wiring
  * mistake (two contexts claiming one event), so it throws at start rather than picking one.
  */

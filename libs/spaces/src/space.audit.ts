@@ -1,53 +1,35 @@
-import type { AuditCatalog, AuditEntry } from '../../platform/src/audit-catalog';
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
+import { auditCatalog, type AuditEntry } from '../../platform/src/audit-catalog';
 import type { CollectionEvent, SpaceEvent } from './space.events';
-
-type SpaceData<T extends SpaceEvent['type']> = Extract<SpaceEvent, { type: T }>['data'];
-type CollectionData<T extends CollectionEvent['type']> = Extract<CollectionEvent, { type: T }>['data'];
 
 /**
  * Every space event targets its space, every collection event its collection. Transfers are
  * recorded in the organization the resource left (`fromOrganizationId`); what happens to it
  * afterwards shows in the receiving organization's log.
  */
-const space =
-  <T extends SpaceEvent['type']>(action: string | ((data: SpaceData<T>) => string), label?: (data: SpaceData<T>) => string, organization?: (data: SpaceData<T>) => string) =>
-  (event: RecordedEvent): AuditEntry => {
-    const data = event.data as SpaceData<T>;
-    return {
-      action: typeof action === 'string' ? action : action(data),
-      organizationId: organization ? organization(data) : data.organizationId,
-      target: { type: 'space', id: data.spaceId, ...(label ? { label: label(data) } : {}) },
-    };
-  };
+function space(action: string, organizationId: string, spaceId: string, label?: string): AuditEntry {
+  return { action, organizationId, target: { type: 'space', id: spaceId, ...(label ? { label } : {}) } };
+}
 
-const collection =
-  <T extends CollectionEvent['type']>(action: string, label?: (data: CollectionData<T>) => string, organization?: (data: CollectionData<T>) => string) =>
-  (event: RecordedEvent): AuditEntry => {
-    const data = event.data as CollectionData<T>;
-    return {
-      action,
-      organizationId: organization ? organization(data) : data.organizationId,
-      target: { type: 'collection', id: data.collectionId, ...(label ? { label: label(data) } : {}) },
-    };
-  };
+function collection(action: string, organizationId: string, collectionId: string, label?: string): AuditEntry {
+  return { action, organizationId, target: { type: 'collection', id: collectionId, ...(label ? { label } : {}) } };
+}
 
 /** How space and collection events read in the audit log. */
-export const spaceAuditCatalog: AuditCatalog = {
-  SpaceCreated: space<'SpaceCreated'>((data) => (data.duplicatedFrom ? 'space.duplicated' : 'space.created'), (data) => data.title),
-  SpaceUpdated: space<'SpaceUpdated'>('space.updated', undefined),
-  SpaceDeleted: space<'SpaceDeleted'>('space.deleted', (data) => data.title),
-  SpaceRestored: space<'SpaceRestored'>('space.restored', (data) => data.title),
-  SpacePurged: space<'SpacePurged'>('space.purged', (data) => data.title),
-  SpaceMoved: space<'SpaceMoved'>('space.moved'),
-  SpaceTransferred: space<'SpaceTransferred'>('space.transferred', undefined, (data) => data.fromOrganizationId),
-  ShareLinkCreated: space<'ShareLinkCreated'>('space.share_link_created'),
-  ShareLinkRevoked: space<'ShareLinkRevoked'>('space.share_link_revoked'),
-  SpaceTeamAccessSet: space<'SpaceTeamAccessSet'>('space.team_access_set'),
-  SpaceTeamAccessRemoved: space<'SpaceTeamAccessRemoved'>('space.team_access_removed'),
-  CollectionCreated: collection<'CollectionCreated'>('collection.created', (data) => data.title),
-  CollectionUpdated: collection<'CollectionUpdated'>('collection.updated'),
-  CollectionMoved: collection<'CollectionMoved'>('collection.moved'),
-  CollectionTransferred: collection<'CollectionTransferred'>('collection.transferred', undefined, (data) => data.fromOrganizationId),
-  CollectionDeleted: collection<'CollectionDeleted'>('collection.deleted', (data) => data.title),
-};
+export const spaceAuditCatalog = auditCatalog<SpaceEvent | CollectionEvent>({
+  SpaceCreated: (data) => space(data.duplicatedFrom ? 'space.duplicated' : 'space.created', data.organizationId, data.spaceId, data.title),
+  SpaceUpdated: (data) => space('space.updated', data.organizationId, data.spaceId),
+  SpaceDeleted: (data) => space('space.deleted', data.organizationId, data.spaceId, data.title),
+  SpaceRestored: (data) => space('space.restored', data.organizationId, data.spaceId, data.title),
+  SpacePurged: (data) => space('space.purged', data.organizationId, data.spaceId, data.title),
+  SpaceMoved: (data) => space('space.moved', data.organizationId, data.spaceId),
+  SpaceTransferred: (data) => space('space.transferred', data.fromOrganizationId, data.spaceId),
+  ShareLinkCreated: (data) => space('space.share_link_created', data.organizationId, data.spaceId),
+  ShareLinkRevoked: (data) => space('space.share_link_revoked', data.organizationId, data.spaceId),
+  SpaceTeamAccessSet: (data) => space('space.team_access_set', data.organizationId, data.spaceId),
+  SpaceTeamAccessRemoved: (data) => space('space.team_access_removed', data.organizationId, data.spaceId),
+  CollectionCreated: (data) => collection('collection.created', data.organizationId, data.collectionId, data.title),
+  CollectionUpdated: (data) => collection('collection.updated', data.organizationId, data.collectionId),
+  CollectionMoved: (data) => collection('collection.moved', data.organizationId, data.collectionId),
+  CollectionTransferred: (data) => collection('collection.transferred', data.fromOrganizationId, data.collectionId),
+  CollectionDeleted: (data) => collection('collection.deleted', data.organizationId, data.collectionId, data.title),
+});

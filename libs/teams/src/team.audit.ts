@@ -1,27 +1,17 @@
-import type { AuditCatalog, AuditEntry } from '../../platform/src/audit-catalog';
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
+import { auditCatalog, type AuditEntry } from '../../platform/src/audit-catalog';
 import type { TeamEvent } from './team.events';
 
-type Data<T extends TeamEvent['type']> = Extract<TeamEvent, { type: T }>['data'];
-
 /** Every team event targets its team; the label is the title where the event carries it (else the audit log's last known one). */
-const entry =
-  <T extends TeamEvent['type']>(action: string, label?: (data: Data<T>) => string) =>
-  (event: RecordedEvent): AuditEntry => {
-    const data = event.data as Data<T>;
-    return {
-      action,
-      organizationId: data.organizationId,
-      target: { type: 'team', id: data.teamId, ...(label ? { label: label(data) } : {}) },
-    };
-  };
+function team(action: string, data: { organizationId: string; teamId: string }, label?: string): AuditEntry {
+  return { action, organizationId: data.organizationId, target: { type: 'team', id: data.teamId, ...(label ? { label } : {}) } };
+}
 
 /** How team events read in the audit log. */
-export const teamAuditCatalog: AuditCatalog = {
-  TeamCreated: entry<'TeamCreated'>('team.created', (data) => data.title),
-  TeamRenamed: entry<'TeamRenamed'>('team.updated', (data) => data.title),
-  TeamDeleted: entry<'TeamDeleted'>('team.deleted'),
-  TeamMemberAdded: entry<'TeamMemberAdded'>('team.member_added'),
-  TeamMemberRoleChanged: entry<'TeamMemberRoleChanged'>('team.member_updated'),
-  TeamMemberRemoved: entry<'TeamMemberRemoved'>('team.member_removed'),
-};
+export const teamAuditCatalog = auditCatalog<TeamEvent>({
+  TeamCreated: (data) => team('team.created', data, data.title),
+  TeamRenamed: (data) => team('team.updated', data, data.title),
+  TeamDeleted: (data) => team('team.deleted', data),
+  TeamMemberAdded: (data) => team('team.member_added', data),
+  TeamMemberRoleChanged: (data) => team('team.member_updated', data),
+  TeamMemberRemoved: (data) => team('team.member_removed', data),
+});
