@@ -2,7 +2,8 @@ import type { AuditCatalog } from '../../platform/src/audit-catalog';
 import { log } from '../../platform/src/logging';
 import { positionKey } from '../../read-store/src/projections/projection';
 import { projectionSpec, type GivenEvent } from '../../testing/src';
-import { AUDIT_EVENTS, AUDIT_TARGET_LABELS, auditProjection, combineAuditCatalogs } from './audit.projection';
+import { combineAuditCatalogs } from '../../platform/src/audit-catalog';
+import { AUDIT_EVENTS, AUDIT_TARGET_LABELS, auditProjection } from './audit.projection';
 
 const ALICE = { type: 'user', id: 'u-alice', label: 'Alice' };
 

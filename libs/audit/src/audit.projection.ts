@@ -2,7 +2,6 @@ import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { AuditCatalog, AuditEntry, AuditMapper } from '../../platform/src/audit-catalog';
 
 // Merging catalogs is the composition root's work; kept importable from here for the audit specs.
-export { combineAuditCatalogs } from '../../platform/src/audit-catalog';
 import type { Actor } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { multiDocumentProjection, positionKey, type DomainEvent, type ProjectedDoc, type Projection } from '../../read-store/src/projections/projection';

@@ -9,7 +9,7 @@
  *   await spec.given(inStream('team-t1', [created, renamed])).then({ [TEAMS]: [expect.objectContaining({ _id: 't1', title: 'Editors' })] });
  *   await spec.given(team1).redelivered(3, 0).thenIdempotent();                 // out-of-order redelivery changes nothing
  *   await spec.given(history).then(([first]) => ({ [AUDIT_EVENTS]: [expect.objectContaining({ _id: first.id })] }));
- *   projectionSpec(p, { seed: { users: [{ _id: 'u1', displayName: 'Ada' }] } }); // other read models it reads
+ *   projectionSpec(p, { seed: { offsets: [{ _id: 'door-b', offset: 10 }] } }); // its own documents from before the history
  */
 import type { EventMetadata, RecordedEvent } from '../../event-store/src/event-store.port';
 import type { DomainEvent } from '../../event-store/src/decider';
@@ -34,7 +34,10 @@ export interface RecordOptions {
 }
 
 export interface ProjectionSpecOptions extends RecordOptions {
-  /** Documents written before the first event: read models of other projections this one reads. */
+  /**
+   * Documents of the projection's own collections written before the first event (a history that
+   * starts part-way). A projection reads only what it owns, so there is nothing else to seed.
+   */
   seed?: Record<string, Doc[]>;
   /**
    * Apply every event, also types absent from `handles` (the runner never would): for checking
