@@ -8,15 +8,42 @@ const swc = {
   module: { type: 'commonjs' },
   sourceMaps: 'inline',
 };
+/**
+ * Names of the packages in node_modules (nested ones included) whose package.json says "type": "module".
+ * A name is transformed wherever it is installed: transforming a CommonJS copy of the same name is harmless.
+ */
+function esmOnlyPackages() {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const names = new Set();
+  const visit = (folder) => {
+    const entries = fs.existsSync(folder) ? fs.readdirSync(folder) : [];
+    for (const entry of entries) {
+      if (entry.startsWith('.')) continue;
+      const packages = entry.startsWith('@') ? fs.readdirSync(path.join(folder, entry)).map((scoped) => `${entry}/${scoped}`) : [entry];
+      for (const name of packages) {
+        try {
+          const manifest = JSON.parse(fs.readFileSync(path.join(folder, name, 'package.json'), 'utf8'));
+          if (manifest.type === 'module') names.add(name.replace(/[.+]/g, (c) => '\\' + c));
+        } catch {
+          continue; // not a package
+        }
+        visit(path.join(folder, name, 'node_modules'));
+      }
+    }
+  };
+  visit(path.join(__dirname, 'node_modules'));
+  return [...names];
+}
+
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e.ts'],
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
-  transformIgnorePatterns: [
-    // glob and its dependencies are ESM too; @fastify/static (Swagger UI on Fastify) requires glob.
-    '/node_modules/(?!(@nestjs|cookie|file-type|strtok3|token-types|@tokenizer|uint8array-extras|load-esm|glob|minimatch|path-scurry|lru-cache|minipass|jackspeak|foreground-child|package-json-from-dist|balanced-match|brace-expansion|@isaacs|content-disposition|jose)/)',
-  ],
+  // ES-module-only packages (every @nestjs package, the markdown toolchain, ...) are transformed to
+  // CommonJS: Jest's module system cannot require them. Found by their package.json, not listed by hand.
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages().join('|')})/)`],
   testTimeout: 60000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
 };

@@ -118,7 +118,7 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
       );
     }
     const projections = dependencies.projections ?? service().projections;
-    const runner = new ProjectionRunner(stores.events, stores.reads, projections);
+    const runner = new ProjectionRunner(stores.events, stores.reads, projections, { resources: { blobs: stores.blobs } });
     const progress = rebuildProgressReporter(io.stderr);
     const started = performance.now();
     const { applied } = await runner.rebuild((p) => progress.update(p));

@@ -61,7 +61,7 @@ export function createRuntime(options: {
     names.add(reactor.name);
   }
   const metrics = new Metrics();
-  const runner = options.runProjections ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: runnerLogger }) : null;
+  const runner = options.runProjections ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: runnerLogger, resources: { blobs: stores.blobs } }) : null;
   const reactorRunners: ReactorRunner[] = [];
   const readYourWrites = runner
     ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics, reactorRunners)

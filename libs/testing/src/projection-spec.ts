@@ -14,7 +14,7 @@
 import type { EventMetadata, RecordedEvent } from '../../event-store/src/event-store.port';
 import type { DomainEvent } from '../../event-store/src/decider';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { Projection } from '../../read-store/src/projections/projection';
+import type { Projection, ProjectionResources } from '../../read-store/src/projections/projection';
 import type { Doc } from '../../read-store/src/read-store.port';
 
 /** An event of the history; its stream defaults to the spec's `stream` option. */
@@ -44,6 +44,8 @@ export interface ProjectionSpecOptions extends RecordOptions {
    * what `apply` itself does with an event type it was not meant to see.
    */
   ignoreHandles?: boolean;
+  /** What the projection may read besides its collections (a blob store holding the content its events name). */
+  resources?: ProjectionResources;
 }
 
 /**
@@ -104,7 +106,7 @@ export function projectionSpec(projection: Projection, options: ProjectionSpecOp
 
   async function apply(reads: MemoryReadStore, events: readonly RecordedEvent[]): Promise<void> {
     await reads.transaction(async (tx) => {
-      for (const event of events) if (routed(event)) await projection.apply(event, tx);
+      for (const event of events) if (routed(event)) await projection.apply(event, tx, options.resources);
     });
   }
 

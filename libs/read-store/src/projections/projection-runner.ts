@@ -1,7 +1,7 @@
 import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
 import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { ReadStore } from '../read-store.port';
-import type { Projection } from './projection';
+import { NO_PROJECTION_RESOURCES, type Projection, type ProjectionResources } from './projection';
 import { IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
 
 export interface ProjectionRunnerOptions {
@@ -16,6 +16,8 @@ export interface ProjectionRunnerOptions {
   /** Backoff after a dropped subscription or a failed batch: doubles from `initialMs` up to `maxMs`. */
   backoff?: { initialMs: number; maxMs: number };
   logger?: { warn(message: string, context?: object): void; error(message: string, context?: object): void };
+  /** What projections may read besides their collections (the blob store). */
+  resources?: ProjectionResources;
   /** Test hook: called inside the batch transaction after the projections' writes, before the checkpoint write. */
   beforeCheckpoint?: (lastEvent: RecordedEvent) => void;
 }
@@ -262,7 +264,7 @@ export class ProjectionRunner {
     const last = batch[batch.length - 1];
     await this.reads.transaction(async (tx) => {
       for (const event of batch) {
-        for (const projection of this.route(event.type)) await projection.apply(event, tx);
+        for (const projection of this.route(event.type)) await projection.apply(event, tx, this.options.resources ?? NO_PROJECTION_RESOURCES);
       }
       this.options.beforeCheckpoint?.(last);
       await tx

@@ -15,8 +15,25 @@ export interface Projection {
   indexes?: ReadonlyArray<{ collection: string } & IndexSpec>;
   /** Event types it reacts to; others are skipped without a call. Absent means all. */
   handles?: readonly string[];
-  apply(event: RecordedEvent, tx: ReadStoreTransaction): Promise<void>;
+  apply(event: RecordedEvent, tx: ReadStoreTransaction, resources?: ProjectionResources): Promise<void>;
 }
+
+/**
+ * What a projection may read beyond its own collections: the blob store, for content whose events
+ * carry hashes only (a revision's tree). Blobs are immutable and named by their content, so reading
+ * them keeps a projection a pure function of the log; a blob that is gone (its space was purged) is
+ * `BlobNotFoundError`, and the projection must skip, not fail, since a replay meets such events.
+ */
+export interface ProjectionResources {
+  blobs: { read(hash: string): Promise<Buffer> };
+}
+
+/** Resources of a runner that was given none: reading a blob is a wiring mistake, said plainly. */
+export const NO_PROJECTION_RESOURCES: ProjectionResources = {
+  blobs: {
+    read: () => Promise.reject(new Error('this projection runner was started without a blob store')),
+  },
+};
 
 export type { DomainEvent };
 
@@ -98,7 +115,7 @@ export interface MultiDocumentProjectionSpec<E extends DomainEvent> {
    * guarded on its own.
    */
   guard?(event: Recorded<E>): { collection: string; id: string } | null;
-  apply(event: Recorded<E>, documents: ProjectionDocuments): Promise<void>;
+  apply(event: Recorded<E>, documents: ProjectionDocuments, resources: ProjectionResources): Promise<void>;
 }
 
 /**
@@ -113,14 +130,14 @@ export function multiDocumentProjection<E extends DomainEvent>(spec: MultiDocume
     collections: spec.collections,
     indexes: spec.indexes,
     handles: spec.handles,
-    async apply(recorded, tx) {
+    async apply(recorded, tx, resources = NO_PROJECTION_RESOURCES) {
       if (!handles.has(recorded.type)) return;
       // The one place an event of the log becomes a context's event: `handles` lists its types.
       const event = recorded as unknown as Recorded<E>;
       const application = new Application(tx, positionKey(recorded.position), owned, spec.name);
       const guard = spec.guard?.(event);
       if (guard && (await application.seen(guard.collection, guard.id))) return;
-      await spec.apply(event, application);
+      await spec.apply(event, application, resources);
     },
   };
 }
