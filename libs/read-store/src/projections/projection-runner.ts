@@ -1,6 +1,6 @@
 import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
 import { ReadStoreTransactionTooLargeError } from '../errors';
-import type { ReadStore } from '../read-store.port';
+import type { Collection, Doc, Filter, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
 import { NO_PROJECTION_RESOURCES, type Projection, type ProjectionResources } from './projection';
 import { IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
 
@@ -41,6 +41,9 @@ export interface RebuildProgress {
 }
 
 export const CHECKPOINTS = '_checkpoints';
+
+/** Documents one multi-document write touches per round when an event is applied without a transaction. */
+export const UNTRANSACTED_WRITE_CHUNK = 500;
 
 interface CheckpointDoc {
   _id: string;
@@ -230,8 +233,8 @@ export class ProjectionRunner {
   /**
    * Applies the events in order, in transactions of at most `batchLimit` events. When the store
    * refuses a transaction as too large, the same events are retried with half as many per
-   * transaction, down to one: a single event still refused throws (the caller retries it with
-   * backoff and reports it). Each committed transaction moves the checkpoint, so read-your-writes
+   * transaction, down to one; a single event still refused is applied without a transaction
+   * (`commitAlone`). Each committed transaction moves the checkpoint, so read-your-writes
    * progresses while a large batch is split.
    */
   private async applyBatch(batch: RecordedEvent[]): Promise<void> {
@@ -242,7 +245,13 @@ export class ProjectionRunner {
       try {
         await this.commit(chunk);
       } catch (error) {
-        if (!(error instanceof ReadStoreTransactionTooLargeError) || chunk.length === 1) throw error;
+        if (!(error instanceof ReadStoreTransactionTooLargeError)) throw error;
+        if (chunk.length === 1) {
+          this.options.logger?.warn('projection transaction too large for one event; applying it without a transaction', { runner: this.name, position: chunk[0].position.toString(), error: error.message });
+          await this.commitAlone(chunk[0]);
+          start += 1;
+          continue;
+        }
         this.batchLimit = Math.max(1, Math.floor(chunk.length / 2));
         this.options.logger?.warn('projection transaction too large; retrying with fewer events', {
           runner: this.name,
@@ -276,6 +285,21 @@ export class ProjectionRunner {
     for (const waiter of this.waiters) if (waiter.position <= last.position) waiter.resolve(true);
   }
 
+  /**
+   * One event too large for any transaction (an `updateMany` over a huge set): its writes go to the
+   * store directly, multi-document ones in chunks of `UNTRANSACTED_WRITE_CHUNK`, then the checkpoint.
+   * This is safe because every projection write is guarded by position stamps: a crash half-way
+   * applies the event again, and the documents it already stamped are skipped.
+   */
+  private async commitAlone(event: RecordedEvent): Promise<void> {
+    const direct: ReadStoreTransaction = { collection: <T extends Doc = Doc>(name: string) => inChunks(this.reads.collection<T>(name)) };
+    for (const projection of this.route(event.type)) await projection.apply(event, direct, this.options.resources ?? NO_PROJECTION_RESOURCES);
+    await this.reads.collection<CheckpointDoc>(CHECKPOINTS).put({ _id: this.name, position: event.position.toString(), updatedAt: new Date().toISOString() });
+    this.checkpoint = event.position;
+    this.lastError = null;
+    for (const waiter of this.waiters) if (waiter.position <= event.position) waiter.resolve(true);
+  }
+
   private route(type: string): readonly Projection[] {
     let projections = this.routes.get(type);
     if (!projections) {
@@ -300,6 +324,25 @@ export class ProjectionRunner {
       for (const { collection, ...index } of projection.indexes ?? []) await this.reads.ensureIndex(collection, index);
     }
   }
+}
+
+/** The collection with its multi-document writes split into rounds of at most `UNTRANSACTED_WRITE_CHUNK` documents, walked by `_id`. */
+function inChunks<T extends Doc>(collection: Collection<T>): Collection<T> {
+  const chunked = Object.create(collection) as Collection<T>;
+  async function eachChunk(filter: Filter, write: (ids: string[]) => Promise<number>): Promise<number> {
+    let total = 0;
+    let after: string | undefined;
+    do {
+      // Ids first, by keyset on _id: a write that moves documents out of the filter does not shift the walk.
+      const page = await collection.find(filter, { sort: { _id: 1 }, limit: UNTRANSACTED_WRITE_CHUNK, after, count: false });
+      if (page.items.length > 0) total += await write(page.items.map((document) => document._id));
+      after = page.next;
+    } while (after !== undefined);
+    return total;
+  }
+  chunked.updateMany = (filter: Filter, update: Update) => eachChunk(filter, (ids) => collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, update));
+  chunked.deleteMany = (filter: Filter) => eachChunk(filter, (ids) => collection.deleteMany({ $and: [filter, { _id: { $in: ids } }] }));
+  return chunked;
 }
 
 function fraction(position: LogPosition | null, head: LogPosition | null): number {
