@@ -183,7 +183,7 @@ describe('ProjectionRunner', () => {
       collections: ['tags'],
       handles: ['SpaceRenamed'],
       async apply(event, documents) {
-        await documents.collection('tags').updateMany({ space: event.streamId }, { $set: { title: event.data.title } });
+        if (event.type === 'SpaceRenamed') await documents.collection('tags').updateMany({ space: event.streamId }, { $set: { title: event.data.title } });
       },
     });
     const limited = refusingLargeTransactions(reads, 20, [8n]);
