@@ -115,6 +115,17 @@ export function blobStoreContract(adapterName: string, open: () => Promise<BlobS
       expect((await store.read(sha256(content))).equals(content)).toBe(true);
     });
 
+    it('given a stored blob, when deleting it, then it is gone and deleting it again does nothing', async () => {
+      const content = Buffer.from('to be deleted');
+      const { hash } = await store.put(content);
+      await store.delete(hash);
+      expect(await store.stat(hash)).toBeNull();
+      expect(await rejection(store.read(hash))).toBeInstanceOf(BlobNotFoundError);
+      await store.delete(hash);
+      expect((await store.put(content)).hash).toBe(hash);
+      expect((await store.read(hash)).equals(content)).toBe(true);
+    });
+
     it('given an unknown hash, when stat, get and read, then null, BlobNotFoundError and BlobNotFoundError', async () => {
       const hash = sha256(Buffer.from('never stored'));
       expect(await store.stat(hash)).toBeNull();

@@ -20,6 +20,11 @@ export interface BlobStore {
   read(hash: string): Promise<Buffer>;
   /** Size of a stored blob, or null when it is not stored. */
   stat(hash: string): Promise<BlobInfo | null>;
+  /**
+   * Removes the blob; nothing when it is not stored. Content is shared by hash, so only a caller
+   * that knows nothing else references the content may delete it (the content purge, docs/content.md).
+   */
+  delete(hash: string): Promise<void>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }

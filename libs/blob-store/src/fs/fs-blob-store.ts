@@ -89,6 +89,16 @@ export class FsBlobStore implements BlobStore {
     });
   }
 
+  delete(hash: string): Promise<void> {
+    return this.track(async () => {
+      try {
+        await unlink(this.pathOf(hash));
+      } catch (error) {
+        if (!isCode(error, 'ENOENT') && !isCode(error, 'ENOTDIR')) throw error;
+      }
+    });
+  }
+
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (this.closed) return { ok: false, detail: 'the filesystem blob store is closed' };
     try {

@@ -138,6 +138,14 @@ export class GridFsBlobStore implements BlobStore {
     return file ? { hash, size: Number(file.length) } : null;
   }
 
+  async delete(hash: string): Promise<void> {
+    const file = await this.findFile(hash);
+    if (!file) return;
+    // The file document first: once it is gone the blob is invisible, and leftover chunks are only space.
+    await this.files.deleteOne({ _id: file._id });
+    await this.chunks.deleteMany({ files_id: file._id });
+  }
+
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (this.closed) return { ok: false, detail: 'the GridFS blob store is closed' };
     return pingMongo(this.db, this.redact);
