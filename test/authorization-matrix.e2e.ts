@@ -47,6 +47,8 @@ interface Rule {
   fresh?: boolean;
   /** The status allowed callers get when the operation cannot succeed here (no DNS for domain checks); authorization passed. */
   allowedStatus?: number;
+  /** A query string (without `?`) the request carries, computed as the organization's owner (a signed download URL). */
+  query?: (ctx: Context) => Promise<string>;
 }
 
 interface User {
@@ -151,6 +153,33 @@ const RULES: Record<string, Rule> = {
   'POST /v1/collections/{collectionId}/move': space('admin', { body: () => ({}) }),
   'POST /v1/collections/{collectionId}/transfer': space('admin', { body: (c) => ({ organization: ownOrganization(c) }) }),
 
+  'GET /v1/spaces/{spaceId}/content': space('read'),
+  'POST /v1/spaces/{spaceId}/content': space('edit', { body: () => ({ changes: [{ operation: 'insert_page', title: 'Another', document: { markdown: 'x' } }] }) }),
+  /** Authorization passes; the loopback address is then refused (400): imports never reach private networks here. */
+  'POST /v1/spaces/{spaceId}/content/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'GET /v1/spaces/{spaceId}/content/pages': space('read'),
+  'GET /v1/spaces/{spaceId}/content/files': space('read'),
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}': space('read'),
+  /** The signed URL of `downloadURL` is the credential: no token needed. */
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}/download': { allow: 'public', query: signedDownload },
+  'GET /v1/spaces/{spaceId}/content/files/{fileId}/backlinks': space('read'),
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}': space('read'),
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}/links': space('read'),
+  'GET /v1/spaces/{spaceId}/content/page/{pageId}/backlinks': space('read'),
+  'POST /v1/spaces/{spaceId}/content/page/{pageId}/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'GET /v1/spaces/{spaceId}/content/path/{pagePath}': space('read'),
+  'GET /v1/spaces/{spaceId}/links': space('read'),
+  'GET /v1/spaces/{spaceId}/search': space('read', { query: async () => 'query=guide' }),
+  'GET /v1/orgs/{organizationId}/search': { allow: 'guest', query: async () => 'query=guide' },
+  'GET /v1/spaces/{spaceId}/revisions': space('read'),
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}': space('read'),
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/pages': space('read'),
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/files': space('read'),
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}': space('read'),
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}': space('read'),
+  'GET /v1/spaces/{spaceId}/revisions/{revisionId}/changes': space('read'),
+  'POST /v1/spaces/{spaceId}/revisions/{revisionId}/rollback': space('edit', { body: () => ({}) }),
+
   'GET /v1/orgs/{organizationId}/audit-events': { allow: 'admin' },
   'GET /v1/orgs/{organizationId}/audit-events/{auditEventId}': { allow: 'admin' },
 
@@ -185,6 +214,12 @@ const RULES: Record<string, Rule> = {
 let owner: User;
 let samlResponse = '';
 const ownOrganizations = new Map<string, string>();
+
+/** The query of the file's signed download URL, as its space's owner reads it. */
+async function signedDownload(c: Context): Promise<string> {
+  const file = expectStatus(await c.api.request({ method: 'GET', url: `/v1/spaces/${c.org.spaceId}/content/files/${c.org.ids.fileId}`, token: owner.token }), 200, 'reading the file');
+  return new URL(file.downloadURL).search.slice(1);
+}
 
 /** The caller's own organization (they are its admin), as the destination of a transfer. */
 function ownOrganization(c: Context): string {
@@ -272,7 +307,8 @@ describe('the authorization matrix, for every operation of the OpenAPI document'
       const body = rule.body?.(ctx);
       // Bad tokens are rate limited per address: each comes from an address of its own.
       const remoteAddress = caller === 'badToken' ? `10.${counter % 250}.${(counter >> 8) % 250}.${(counter >> 16) % 250 + 1}` : undefined;
-      const response = await api.request({ method: operation.method, url: fillPath(operation.path, ids), token, body, remoteAddress });
+      const query = rule.query ? `?${await rule.query(ctx)}` : '';
+      const response = await api.request({ method: operation.method, url: `${fillPath(operation.path, ids)}${query}`, token, body, remoteAddress });
       requests++;
       statuses[response.status] = (statuses[response.status] ?? 0) + 1;
       const expected = expectedOutcome(rule, caller, self);

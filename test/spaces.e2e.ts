@@ -103,6 +103,7 @@ describe('POST /v1/orgs/{organizationId}/spaces and GET /v1/spaces/{spaceId}', (
       emoji: '📘',
       visibility: 'private',
       editMode: 'live',
+      revision: expect.stringMatching(/^[0-9A-Za-z]{20}$/),
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       urls: { location: `${service.url}/v1/spaces/${space.id}`, app: `${service.url}/s/${space.id}` },

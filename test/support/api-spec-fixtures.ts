@@ -67,6 +67,25 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
     samlProviderId = expectStatus(provider, 201, 'registering a SAML provider').id as string;
   }
   const shareKey = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/share-links`, token }), 201, 'creating a share link').key as string;
+  const written = expectStatus(
+    await api.request({
+      method: 'POST',
+      url: `/v1/spaces/${spaceId}/content`,
+      token,
+      body: {
+        changes: [
+          { operation: 'insert_files', files: [{ name: 'note.txt', base64: Buffer.from('a note').toString('base64'), ref: 'note' }] },
+          { operation: 'insert_page', title: 'Guide', document: { markdown: 'See [the note](./note) and [intro](./intro.md).' }, ref: 'guide' },
+          { operation: 'insert_page', title: 'Intro', document: { markdown: 'Welcome.' }, ref: 'intro', into: 'guide' },
+        ],
+      },
+    }),
+    200,
+    'writing content',
+  );
+  const pageId = written.changes[1].page.id as string;
+  const fileId = written.insertedFiles[0].id as string;
+  const revisionId = written.revision as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
   return {
@@ -93,6 +112,10 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       domain: emailDomain,
       userId: owner.id,
       streamName: `organization-${organizationId}`,
+      pageId,
+      fileId,
+      revisionId,
+      pagePath: 'guide/intro',
     },
   };
 }

@@ -51,7 +51,15 @@ const joinPath = (...parts: unknown[]) =>
   `/${parts
     .map((part) => String(part ?? '').replace(/^\/+|\/+$/g, ''))
     .filter((part) => part !== '')
-    .join('/')}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    .join('/')}`
+    .replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+    .replace(/\/\*$/, `/{${WILDCARD_PARAMETER}}`);
+
+/**
+ * The one wildcard route parameter: a page's path of slugs (`/content/path/*`). Fastify names it
+ * `*` and Swagger `{path}`; the document names it as the interface does.
+ */
+const WILDCARD_PARAMETER = 'pagePath';
 
 /** Every route of every controller, with its body and query DTOs. */
 export function routesOf(app: INestApplication): RouteInfo[] {
@@ -81,7 +89,7 @@ export function routesOf(app: INestApplication): RouteInfo[] {
           const kind = Number(key.split(':')[0]);
           if (kind === RouteParamtypes.BODY) route.body = paramTypes[arg.index];
           else if (kind === RouteParamtypes.QUERY) route.query = paramTypes[arg.index];
-          else if (kind === RouteParamtypes.PARAM && typeof arg.data === 'string') route.plainParams.push(arg.data);
+          else if (kind === RouteParamtypes.PARAM && typeof arg.data === 'string') route.plainParams.push(arg.data === '*' ? WILDCARD_PARAMETER : arg.data);
           else if (kind === RouteParamtypes.HEADERS && typeof arg.data === 'string' && arg.data.toLowerCase() === 'if-match') route.conditional = true;
         }
         routes.push(route);
@@ -266,6 +274,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   document.components.schemas = { ...document.components.schemas, ...requests, ...RESOURCE_SCHEMAS } as never;
 
   const byOperation = new Map(routes.map((route) => [route.operationId, route]));
+  for (const path of Object.keys(document.paths)) {
+    if (!path.endsWith('/{path}')) continue;
+    const renamed = path.replace(/\/\{path\}$/, `/{${WILDCARD_PARAMETER}}`);
+    document.paths[renamed] = document.paths[path];
+    delete document.paths[path];
+    for (const operation of Object.values(document.paths[renamed]) as Array<{ parameters?: Array<{ name: string }> }>) {
+      for (const parameter of operation?.parameters ?? []) if (parameter.name === 'path' || parameter.name === '*') parameter.name = WILDCARD_PARAMETER;
+    }
+  }
   for (const [path, item] of Object.entries(document.paths)) {
     for (const operation of Object.values(item) as Record<string, any>[]) {
       if (!operation || typeof operation !== 'object' || !('responses' in operation)) continue;

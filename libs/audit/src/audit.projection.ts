@@ -19,6 +19,7 @@ export interface AuditEventDoc extends ProjectedDoc {
   actor: Actor;
   source: string;
   target: { type: string; id: string; label: string };
+  details?: Record<string, unknown>;
   /** `positionKey` of the event: the log order, newest last. */
   position: string;
 }
@@ -72,6 +73,7 @@ export function auditProjection(catalog: AuditCatalog): Projection {
         actor: actorOf(event.metadata.actor),
         source: typeof event.metadata.source === 'string' && event.metadata.source ? event.metadata.source : 'system',
         target: { type: entry.target.type, id: entry.target.id, label },
+        ...(entry.details !== undefined ? { details: entry.details } : {}),
         position: positionKey(event.position),
       });
     },
@@ -94,13 +96,13 @@ function describe(catalog: AuditCatalog, event: RecordedEvent): (AuditEntry & { 
     return null;
   }
   if (entry === null || entry === undefined) return null;
-  const { action, organizationId, target } = entry;
+  const { action, organizationId, target, details } = entry;
   if (!nonEmpty(action) || !nonEmpty(organizationId) || !target || !nonEmpty(target.type) || !nonEmpty(target.id)) {
     log.warn({ eventId: event.id, eventType: event.type }, 'audit catalog described an event without action, organization or target; it is left out of the audit log');
     return null;
   }
   const label = nonEmpty(target.label) ? target.label : undefined;
-  return { action, organizationId, target: { type: target.type, id: target.id, ...(label !== undefined ? { label } : {}) } };
+  return { action, organizationId, target: { type: target.type, id: target.id, ...(label !== undefined ? { label } : {}) }, ...(details !== undefined && details !== null && typeof details === 'object' ? { details } : {}) };
 }
 
 function nonEmpty(value: unknown): value is string {

@@ -16,6 +16,8 @@ export interface AuditEventObject {
   actor: Actor;
   source: string;
   target: { type: string; id: string; label: string };
+  /** What the change touched, for events that say more than their target (a content write's pages). */
+  details?: Record<string, unknown>;
   urls: { location: string };
 }
 
@@ -110,6 +112,7 @@ export class AuditLog {
       actor: { type: doc.actor.type, id: doc.actor.id, label: doc.actor.label },
       source: doc.source,
       target: { type: doc.target.type, id: doc.target.id, label: doc.target.label },
+      ...(doc.details !== undefined ? { details: doc.details } : {}),
       urls: { location: `${this.config.publicUrl}/v1/orgs/${encodeURIComponent(doc.organizationId)}/audit-events/${encodeURIComponent(doc._id)}` },
     };
   }

@@ -10,8 +10,9 @@ export const auditSchemas: Record<string, JsonSchema> = {
     actor: closedObject({ type: { type: 'string', enum: ['user', 'integration', 'system'] }, id: { type: 'string' }, label: { type: 'string' } }),
     source: { type: 'string' },
     target: closedObject({ type: { type: 'string' }, id: { type: 'string' }, label: { type: 'string' } }),
+    details: { type: 'object', description: 'what the change touched, for events that say more than their target (the pages a content write created, updated and deleted)' },
     urls: closedObject({ location: url }),
-  }),
+  }, ['details']),
   /** A stored event of the admin stream history. */
   Event: closedObject({
     object: { type: 'string', enum: ['event'] },

@@ -19,7 +19,8 @@ import {
   visitorClaimsKey,
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
-import { MemberSpaces, SPACE_COUNT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, spacesContext } from '../../spaces/src';
+import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForContent, spacesContext } from '../../spaces/src';
+import { CONTENT_SPACES, CONTENT_URL_KEY, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
 
@@ -30,7 +31,7 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, auditContext, ssoContext];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -51,8 +52,12 @@ export const BINDINGS: readonly PortBinding[] = [
   // spaces needs
   { port: SPACE_ORGANIZATIONS, use: OrganizationsForSpaces },
   { port: SPACE_TEAMS, use: TeamsForSpaces },
-  // No context keeps per-space counts yet (comments and change requests will each add a source).
-  { port: SPACE_COUNT_SOURCES, useAll: [] },
+  // Content gives each space its revision (comments and change requests will add their counts).
+  { port: SPACE_FACT_SOURCES, useAll: [ContentForSpaces] },
+  // content needs
+  { port: CONTENT_SPACES, use: SpacesForContent },
+  // Signs download URLs of files; every replica derives the same key from the admin token.
+  { port: CONTENT_URL_KEY, value: ({ adminToken }) => contentUrlKey(adminToken) },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

@@ -11,6 +11,8 @@ export interface AuditEntry {
   action: string;
   organizationId: string;
   target: { type: string; id: string; label?: string };
+  /** What the change touched, when the target alone does not say it (the pages a content write changed). Small: ids and counts. */
+  details?: Record<string, unknown>;
 }
 
 export type AuditMapper = (event: RecordedEvent) => AuditEntry | null;

@@ -2,7 +2,7 @@
  * Domain errors: what a decider returns (or throws) when a command breaks a rule. They carry the
  * HTTP status the API answers with, so the HTTP layer maps them without knowing the domain.
  */
-export type DomainErrorCode = 400 | 403 | 404 | 409 | 412 | 413 | 422 | 429;
+export type DomainErrorCode = 400 | 403 | 404 | 408 | 409 | 412 | 413 | 422 | 429;
 
 export class DomainError extends Error {
   override readonly name: string = 'DomainError';

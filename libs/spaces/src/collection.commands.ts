@@ -6,7 +6,8 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
-import { readAll, SpaceAccess } from './space.access';
+import { readAll } from '../../read-store/src/read-all';
+import { SpaceAccess } from './space.access';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
 import type { CollectionChanges } from './space.events';
 import { collectionRole, contentRole } from './space.permissions';

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
 import { keyBetween } from './ordering';
-import { readAll } from './space.access';
+import { readAll } from '../../read-store/src/read-all';
 import { siblingSpaces } from './space.commands';
 import { spaceDecider, spaceStream } from './space.decider';
 import { siblingCollections } from './collection.commands';

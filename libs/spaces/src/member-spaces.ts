@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SpaceCounters } from './space-counters';
+import { SpaceFactsReader } from './space-facts';
 import { DomainError } from '../../platform/src/errors';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
-import { readAll, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
+import { readAll } from '../../read-store/src/read-all';
+import { SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
 import { contentRole, type OrganizationStanding } from './space.permissions';
 
@@ -32,7 +33,7 @@ export class MemberSpaces {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: SpacePresenter,
     @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
-    private readonly counters: SpaceCounters,
+    private readonly counters: SpaceFactsReader,
   ) {}
 
   async spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NO_COUNTS, type SpaceCounts } from './space-counters';
+import { NO_FACTS, type SpaceFacts } from './space-facts';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { readAll } from '../../read-store/src/read-all';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { withinRetention } from './space.decider';
@@ -37,6 +38,8 @@ export interface SpaceObject {
   updatedAt: string;
   deletedAt?: string;
   editMode: EditMode;
+  /** The id of the active revision: its primary content. */
+  revision?: string;
   urls: { location: string; app: string; public?: string };
   organization: string;
   parent?: string;
@@ -85,17 +88,6 @@ export interface CollectionView {
   permissions: CollectionPermissions;
 }
 
-/** Reads every page of a query (bounded result sets: one organization's collections, one parent's children). */
-export async function readAll<T extends { _id: string }>(reads: ReadStore, collection: string, filter: Filter, sort?: Record<string, 1 | -1>): Promise<T[]> {
-  const all: T[] = [];
-  let after: string | undefined;
-  do {
-    const page = await reads.collection<T & { _id: string }>(collection).find(filter, { sort, limit: 1000, after, count: false });
-    all.push(...page.items);
-    after = page.next;
-  } while (after !== undefined);
-  return all;
-}
 
 /**
  * Who may see what: the caller's standing in the content's organization, their effective role
@@ -178,13 +170,14 @@ export class SpaceAccess {
    */
   async space(spaceId: string, caller: Caller, shareKey?: string): Promise<SpaceView> {
     const space = await this.reads.collection<SpaceDoc>(SPACES).get(spaceId);
-    const missing = DomainError.notFound(`no space ${spaceId}`);
-    if (!space || space.purgedAt !== undefined) throw missing;
-    if (space.deletedAt !== undefined && !withinRetention(space.deletedAt, this.clock.now().toISOString())) throw missing;
+    // Built only when thrown: an error's stack trace costs a read that succeeds.
+    const missing = () => DomainError.notFound(`no space ${spaceId}`);
+    if (!space || space.purgedAt !== undefined) throw missing();
+    if (space.deletedAt !== undefined && !withinRetention(space.deletedAt, this.clock.now().toISOString())) throw missing();
     const [standing, parents, validKey] = await Promise.all([this.standing(space.organizationId, caller), this.chain(space.parent), this.validShareKey(spaceId, shareKey)]);
     const { role, permissions } = SpaceAccess.spaceAccess(standing, space, parents, validKey);
-    if (!permissions.view) throw missing;
-    if (space.deletedAt !== undefined && role !== 'admin') throw missing;
+    if (!permissions.view) throw missing();
+    if (space.deletedAt !== undefined && role !== 'admin') throw missing();
     return { space, standing, role, permissions };
   }
 
@@ -214,7 +207,7 @@ export class SpaceAccess {
 export class SpacePresenter {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  space(space: SpaceDoc, permissions: SpacePermissions, counts: Readonly<SpaceCounts> = NO_COUNTS): SpaceObject {
+  space(space: SpaceDoc, permissions: SpacePermissions, counts: Readonly<SpaceFacts> = NO_FACTS): SpaceObject {
     const base = this.config.publicUrl;
     const listed = space.visibility === 'public' || space.visibility === 'unlisted';
     return {
@@ -227,6 +220,7 @@ export class SpacePresenter {
       updatedAt: space.updatedAt,
       ...(space.deletedAt !== undefined ? { deletedAt: space.deletedAt } : {}),
       editMode: space.editMode,
+      ...(counts.revision !== undefined ? { revision: counts.revision } : {}),
       urls: { location: `${base}/v1/spaces/${space._id}`, app: `${base}/s/${space._id}`, ...(listed ? { public: `${base}/public/spaces/${space._id}` } : {}) },
       organization: space.organizationId,
       ...(space.parent !== null ? { parent: space.parent } : {}),

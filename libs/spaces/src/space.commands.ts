@@ -8,7 +8,8 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { placeAmong, positionAtEnd, type Placement, type PositionRequest, type Sibling } from './ordering';
-import { readAll, SpaceAccess } from './space.access';
+import { readAll } from '../../read-store/src/read-all';
+import { SpaceAccess } from './space.access';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
 import type { SpaceChanges } from './space.events';
 import { collectionRole, contentRole } from './space.permissions';

@@ -4,7 +4,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { readAll } from './space.access';
+import { readAll } from '../../read-store/src/read-all';
 import { SPACE_RETENTION_MS, spaceDecider, spaceStream } from './space.decider';
 import { SPACES, type SpaceDoc } from './space.projections';
 

@@ -5,7 +5,7 @@ import type { OrganizationRole } from '../../platform/src/permissions';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
-import { SpaceCounters } from './space-counters';
+import { SpaceFactsReader } from './space-facts';
 import { collectionPermissions, collectionRole, grantedTo } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
 
@@ -27,7 +27,7 @@ export class SpaceQueries {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly access: SpaceAccess,
     private readonly presenter: SpacePresenter,
-    private readonly counters: SpaceCounters,
+    private readonly counters: SpaceFactsReader,
   ) {}
 
   /** `GET /spaces/{spaceId}`, with `shareKey` granting read access to a share-link space. */

@@ -2,7 +2,8 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { spaceSchemas } from './spaces.schemas';
 import { collectionReactor } from './collection.reactors';
 import { MemberSpaces } from './member-spaces';
-import { SPACE_COUNT_SOURCES } from './space-counters';
+import { SpacesForContent } from './space.ports';
+import { SPACE_FACT_SOURCES } from './space-facts';
 import { SPACE_ORGANIZATIONS } from './space-organizations.port';
 import { SPACE_TEAMS } from './space-teams.port';
 import { spaceAuditCatalog } from './space.audit';
@@ -16,7 +17,7 @@ export const spacesContext: ContextManifest = {
   projections: [spaceProjection],
   reactors: [collectionReactor],
   audit: spaceAuditCatalog,
-  needs: [SPACE_ORGANIZATIONS, SPACE_TEAMS, { port: SPACE_COUNT_SOURCES, many: true }],
-  provides: [MemberSpaces],
+  needs: [SPACE_ORGANIZATIONS, SPACE_TEAMS, { port: SPACE_FACT_SOURCES, many: true }],
+  provides: [MemberSpaces, SpacesForContent],
   schemas: spaceSchemas,
 };

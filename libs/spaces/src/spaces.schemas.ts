@@ -18,13 +18,14 @@ export const spaceSchemas: Record<string, JsonSchema> = {
       organization: { type: 'string' },
       parent: { type: 'string', description: 'the collection it is in; absent at the top level' },
       defaultLevel: roleOrGuest,
+      revision: { type: 'string', description: 'the id of the active revision: the primary content' },
       comments: { type: 'integer', minimum: 0 },
       changeRequests: { type: 'integer', minimum: 0 },
       changeRequestsOpen: { type: 'integer', minimum: 0 },
       changeRequestsDraft: { type: 'integer', minimum: 0 },
       permissions: booleans('view', 'access', 'admin', 'viewInviteLinks', 'edit', 'triggerGitSync', 'comment', 'merge', 'review'),
     },
-    ['emoji', 'deletedAt', 'parent'],
+    ['emoji', 'deletedAt', 'parent', 'revision'],
   ),
   Collection: closedObject(
     {

@@ -136,3 +136,6 @@ export function userOf(caller: Caller): Extract<Caller, { kind: 'user' }> {
   if (caller.kind !== 'user') throw new ApiError(403, 'this route needs a user token');
   return caller;
 }
+
+/** On a @Public route: the caller when the request carried a valid token, else undefined. */
+export const OptionalCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller | undefined => context.switchToHttp().getRequest<AuthenticatedRequest>().caller ?? undefined);

@@ -38,3 +38,25 @@ export function parseIfMatch(header: string | string[] | undefined): number | un
   if (revisions.size > 1) throw new ApiError(400, 'If-Match may name only one revision of the resource');
   return [...revisions][0];
 }
+
+/** A resource whose version is an id (a content revision) rather than a stream revision. */
+export function etagOfId(id: string): string {
+  return `"${id}"`;
+}
+
+/**
+ * `If-Match` for resources versioned by an id (content revisions): absent or `*` → undefined;
+ * otherwise the one id its strong tags name (400 for two ids or a malformed header, 412 when only
+ * weak tags are given: they never match).
+ */
+export function parseIfMatchId(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  if (!IF_MATCH.test(value)) throw new ApiError(400, `If-Match must be * or a list of entity tags such as "revisionId", got ${JSON.stringify(value.trim().slice(0, 40))}`);
+  if (value.trim() === '*') return undefined;
+  const ids = new Set<string>();
+  for (const [, weak, opaque] of value.matchAll(ENTITY_TAG)) if (weak === undefined) ids.add(opaque);
+  if (ids.size === 0) throw new ApiError(412, 'If-Match names no current ETag of the resource (weak tags never match)');
+  if (ids.size > 1) throw new ApiError(400, 'If-Match may name only one revision of the resource');
+  return [...ids][0];
+}

@@ -1,0 +1,19 @@
+import { auditCatalog } from '../../platform/src/audit-catalog';
+import type { ContentEvent } from './content.events';
+
+const ACTIONS = {
+  batch: 'content.updated',
+  import: 'content.imported',
+  rollback: 'content.rolled_back',
+  duplicate: 'content.duplicated',
+} as const;
+
+/** Every content revision is one audit entry on its space, naming the pages it touched. */
+export const contentAuditCatalog = auditCatalog<ContentEvent>({
+  ContentRevisionCreated: (data) => ({
+    action: data.revisionType === 'merge' ? 'content.merged' : ACTIONS[data.source.kind],
+    organizationId: data.organizationId,
+    target: { type: 'space', id: data.spaceId },
+    details: { revision: data.revisionId, pages: data.pages },
+  }),
+});

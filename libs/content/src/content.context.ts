@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { ContextManifest } from '../../runtime/src/context';
+import { CONTENT_SPACES } from './content-spaces.port';
+import { contentAuditCatalog } from './content.audit';
+import { ContentModule } from './content.module';
+import { ContentForSpaces } from './content.ports';
+import { CONTENT_URL_KEY } from './content.presenter';
+import { contentProjection } from './content.projections';
+import { contentReactor } from './content.reactors';
+import { contentSchemas } from './content.schemas';
+
+/** Largest body of a content write: up to 50 changes with bodies and 20 files of 1 MiB (base64) per change. */
+export const CONTENT_WRITE_BODY_LIMIT_BYTES = 48 * 1024 * 1024;
+
+/** The batch write takes larger bodies than the service's default limit; every other route keeps it. */
+function raiseContentWriteLimit(fastify: FastifyInstance): void {
+  fastify.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.includes('POST') && /\/v1\/spaces\/:spaceId\/content$/.test(route.url)) route.bodyLimit = CONTENT_WRITE_BODY_LIMIT_BYTES;
+  });
+}
+
+/** Space content: revisions as content-addressed trees, reads, the batch write, imports, links, search, history. */
+export const contentContext: ContextManifest = {
+  name: 'content',
+  module: ContentModule,
+  projections: [contentProjection],
+  reactors: [contentReactor],
+  audit: contentAuditCatalog,
+  needs: [CONTENT_SPACES, CONTENT_URL_KEY],
+  provides: [ContentForSpaces],
+  schemas: contentSchemas,
+  configureHttp: raiseContentWriteLimit,
+};

@@ -1,0 +1,148 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
+import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
+import { PathId } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { listOf, ref } from '../../platform/src/platform.schemas';
+import { Valid } from '../../platform/src/http/validation';
+import { ContentCommands } from './content.commands';
+import { ContentListQuery, ContentReadQuery, DownloadQuery, ImportBody, LinksQuery, readOptions, SearchQuery, WriteContentBody } from './content.dto';
+import { ContentQueries } from './content.queries';
+
+/**
+ * Space content: `/v1/spaces/{spaceId}/content…` (the interface's "Space content" table), the
+ * batch write `POST /v1/spaces/{spaceId}/content` and the file download (extensions), space links
+ * and space search. Reads take the flags `revision`, `format`, `evaluated`, `metadata`, `computed`.
+ */
+@Controller('v1/spaces/:spaceId')
+export class ContentController {
+  constructor(
+    private readonly commands: ContentCommands,
+    private readonly queries: ContentQueries,
+  ) {}
+
+  @Get('content')
+  @ApiOkResponse({ description: 'OK', schema: ref('Revision') })
+  async revision(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const revision = await this.queries.revision(spaceId, caller, readOptions(query));
+    void reply.header('etag', etagOfId(revision.id));
+    return revision;
+  }
+
+  @Post('content')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'the new revision and what each change did', schema: ref('ContentWriteResult') })
+  async write(
+    @PathId('spaceId', 'space') spaceId: string,
+    @Body(Valid) body: WriteContentBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const outcome = await this.commands.write(spaceId, body.changes, caller, parseIfMatchId(ifMatch));
+    void reply.header('etag', etagOfId(outcome.revisionId));
+    return { revision: outcome.revisionId, changes: outcome.result.changes, insertedFiles: this.queries.presentFiles(outcome.space, outcome.revisionId, outcome.result.insertedFiles) };
+  }
+
+  @Post('content/import')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
+  import(@PathId('spaceId', 'space') spaceId: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
+    return this.commands.import(spaceId, body, caller);
+  }
+
+  @Get('content/pages')
+  @ApiOkResponse({ description: 'OK', schema: ref('RevisionPages') })
+  pages(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.pages(spaceId, caller, readOptions(query));
+  }
+
+  @Get('content/files')
+  @ApiOkResponse({ description: 'OK', schema: listOf('File') })
+  files(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.files(spaceId, caller, readOptions(query), { page: query.page, limit: query.limit });
+  }
+
+  @Get('content/files/:fileId')
+  @ApiOkResponse({ description: 'OK', schema: ref('File') })
+  file(@PathId('spaceId', 'space') spaceId: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.file(spaceId, fileId, caller, readOptions(query));
+  }
+
+  /** The bytes of a file (extension): by the signed URL of `downloadURL`, a token that may read the space, or for anyone when the space is public. */
+  @Get('content/files/:fileId/download')
+  @Public()
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse({ description: 'the file, with its content type', schema: { type: 'string', format: 'binary' } })
+  async download(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('fileId', 'file') fileId: string,
+    @Query(Valid) query: DownloadQuery,
+    @OptionalCaller() caller: Caller | undefined,
+    @Res() reply: FastifyReply,
+  ) {
+    const { file, body } = await this.queries.download(spaceId, fileId, query.revision, { caller, expires: query.expires === undefined ? undefined : Number(query.expires), signature: query.signature });
+    // Served bytes never run as a page of this origin: no sniffing, and active types only as attachments in a sandbox.
+    const active = /^(text\/html|image\/svg\+xml|application\/xhtml\+xml|text\/xml|application\/xml)/i.test(file.contentType);
+    void reply
+      .header('content-type', file.contentType)
+      .header('content-length', String(file.size))
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('cache-control', 'private, max-age=3600, immutable')
+      .header('content-disposition', `${active ? 'attachment' : 'inline'}; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    return reply.send(body);
+  }
+
+  @Get('content/files/:fileId/backlinks')
+  @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
+  fileBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.backlinks(spaceId, { file: fileId }, caller, query);
+  }
+
+  @Get('content/page/:pageId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
+  page(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.page(spaceId, pageId, caller, readOptions(query));
+  }
+
+  @Get('content/page/:pageId/links')
+  @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
+  pageLinks(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.pageLinks(spaceId, pageId, caller, query.status, query);
+  }
+
+  @Get('content/page/:pageId/backlinks')
+  @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
+  pageBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.backlinks(spaceId, { page: pageId }, caller, query);
+  }
+
+  @Post('content/page/:pageId/import')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
+  importIntoPage(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
+    return this.commands.import(spaceId, body, caller, pageId);
+  }
+
+  /** The page at a path of slugs (`a/b/c`), URL-encoded or not. */
+  @Get('content/path/*')
+  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
+  pageByPath(@PathId('spaceId', 'space') spaceId: string, @Param('*') pagePath: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.pageByPath(spaceId, pagePath, caller, readOptions(query));
+  }
+
+  @Get('links')
+  @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
+  links(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.spaceLinks(spaceId, caller, query.status, query);
+  }
+
+  @Get('search')
+  @ApiOkResponse({ description: 'OK', schema: listOf('SearchPageResult') })
+  search(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: SearchQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.searchSpace(spaceId, query.query, caller, query);
+  }
+}

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '../../platform/src/errors';
+import type { ContentEvent, RevisionSource, RevisionType, TouchedPages } from './content.events';
+
+export const contentStream = (spaceId: string) => `content-${spaceId}`;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Every space starts with an empty revision that no event records: its id is derived from the
+ * space id, so the decider, the read models and the first write agree on it without a write at
+ * space creation. The first real revision names it as its parent.
+ */
+export function initialRevisionId(spaceId: string): string {
+  const digest = createHash('sha256').update(`initial-revision:${spaceId}`).digest();
+  let id = '';
+  for (let index = 0; index < 20; index += 1) id += BASE62[digest[index] % 62];
+  return id;
+}
+
+/** The head of a space's main line: its latest revision. */
+export interface ContentState {
+  head: { revisionId: string; tree: string } | null;
+}
+
+/** Facts about the space and the caller, read by the commands service when the command is made. */
+export interface ContentSpaceFacts {
+  organizationId: string;
+  editMode: 'live' | 'locked';
+  deleted: boolean;
+  /** The caller may edit the space's content (a role of `edit` or above); always true for the service itself. */
+  mayEdit: boolean;
+}
+
+export type ContentCommand = {
+  kind: 'CommitRevision';
+  spaceId: string;
+  revisionId: string;
+  /** The revision the new tree was made from: the head the commands service read. */
+  base: string;
+  /** `If-Match`: the revision the client last saw, which must still be the head. */
+  ifMatch?: string;
+  revisionType: RevisionType;
+  tree: string;
+  /** Parents besides `base` (the other side of a merge). */
+  otherParents?: string[];
+  pages: TouchedPages;
+  source: RevisionSource;
+  space: ContentSpaceFacts;
+  by: string | null;
+  now: string;
+};
+
+/** Raised when the head moved between reading it and committing: the commands service rebuilds on the new head. */
+export class StaleBaseError extends DomainError {
+  constructor(spaceId: string, base: string, head: string) {
+    super(409, `the content of space ${spaceId} moved on from revision ${base} to ${head}`);
+  }
+}
+
+/** Pure rule: why this space's content may not be written now, if it may not. */
+export function refuseWrite(spaceId: string, space: ContentSpaceFacts): DomainError | null {
+  if (space.deleted) return DomainError.conflict(`space ${spaceId} is deleted: restore it first`);
+  if (!space.mayEdit) return DomainError.forbidden(`you may not edit the content of space ${spaceId}`);
+  if (space.editMode === 'locked') return DomainError.conflict(`space ${spaceId} is locked: its content cannot be edited`);
+  return null;
+}
+
+export const contentDecider: Decider<ContentCommand, ContentEvent, ContentState> = {
+  initialState: () => ({ head: null }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'ContentRevisionCreated':
+        return { head: { revisionId: event.data.revisionId, tree: event.data.tree } };
+    }
+  },
+  decide: (command, state) => {
+    const refused = refuseWrite(command.spaceId, command.space);
+    if (refused) return refused;
+    const head = state.head?.revisionId ?? initialRevisionId(command.spaceId);
+    if (command.ifMatch !== undefined && command.ifMatch !== head) {
+      return DomainError.preconditionFailed(`the content of space ${command.spaceId} has changed: If-Match names revision ${command.ifMatch} but it is at ${head}`);
+    }
+    if (command.base !== head) return new StaleBaseError(command.spaceId, command.base, head);
+    // The same tree again is no new revision: an empty batch or a write that changes nothing.
+    if (state.head !== null && state.head.tree === command.tree && command.revisionType === 'edits') return [];
+    return [
+      {
+        type: 'ContentRevisionCreated',
+        data: {
+          spaceId: command.spaceId,
+          organizationId: command.space.organizationId,
+          revisionId: command.revisionId,
+          parents: [command.base, ...(command.otherParents ?? [])],
+          revisionType: command.revisionType,
+          tree: command.tree,
+          createdAt: command.now,
+          createdBy: command.by,
+          pages: command.pages,
+          source: command.source,
+        },
+      },
+    ];
+  },
+};

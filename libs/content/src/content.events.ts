@@ -1,0 +1,54 @@
+/**
+ * Space content. One stream per space, `content-<spaceId>`: the space's main line of revisions.
+ * A revision's pages, bodies and files live in the blob store as a Merkle tree (docs/content.md,
+ * "Storage"); the event carries the tree's root hash and ids only, so it stays small whatever the
+ * size of the space.
+ */
+export const REVISION_TYPES = ['edits', 'merge', 'update', 'rollback'] as const;
+export type RevisionType = (typeof REVISION_TYPES)[number];
+
+/** Pages a revision touched, for the audit log: at most `TOUCHED_PAGES_LIMIT` ids per list, with the full counts. */
+export interface TouchedPages {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  counts: { created: number; updated: number; deleted: number };
+}
+
+export const TOUCHED_PAGES_LIMIT = 100;
+
+/** How a revision came to be, for the audit log and the history. */
+export type RevisionSource =
+  | { kind: 'batch' }
+  | { kind: 'import'; source: 'website' | 'markdown' | 'zip'; url: string }
+  | { kind: 'rollback'; to: string; page?: string }
+  | { kind: 'duplicate'; from: string; fromRevision: string };
+
+export interface RevisionData {
+  spaceId: string;
+  organizationId: string;
+  revisionId: string;
+  parents: string[];
+  revisionType: RevisionType;
+  /** Root hash of the revision's tree in the blob store. */
+  tree: string;
+  createdAt: string;
+  /** The user who made it; null for the service itself (a duplicate's copy). */
+  createdBy: string | null;
+  pages: TouchedPages;
+  source: RevisionSource;
+  /** Merge revisions: the change request merged. */
+  mergedFrom?: string;
+}
+
+export type ContentEvent = { type: 'ContentRevisionCreated'; data: RevisionData };
+
+/** Bounds the touched lists of an event (the counts stay exact). */
+export function touchedPages(touched: { created: readonly string[]; updated: readonly string[]; deleted: readonly string[] }): TouchedPages {
+  return {
+    created: touched.created.slice(0, TOUCHED_PAGES_LIMIT),
+    updated: touched.updated.slice(0, TOUCHED_PAGES_LIMIT),
+    deleted: touched.deleted.slice(0, TOUCHED_PAGES_LIMIT),
+    counts: { created: touched.created.length, updated: touched.updated.length, deleted: touched.deleted.length },
+  };
+}

@@ -1,0 +1,209 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { CLOCK, type Clock } from '../../platform/src/clock';
+import type { ContentSpace } from './content-spaces.port';
+import type { RevisionDoc } from './content.projections';
+import type { DocumentNode } from './document/document.model';
+import type { FileEntry, PageView } from './tree/tree.model';
+import type { RevisionTree } from './tree/revision-tree';
+
+/** How long a signed download URL of a non-public space stays valid. */
+export const DOWNLOAD_URL_LIFETIME_SECONDS = 60 * 60;
+
+/** The key that signs download URLs: a port bound at the composition root, derived from the service's secret. */
+export const CONTENT_URL_KEY = Symbol('CONTENT_URL_KEY');
+
+/** The older spelling of a page's type that clients still read (docs/content.md, Pages). */
+const KIND = { document: 'sheet', group: 'group', link: 'link' } as const;
+
+export interface PageObject {
+  id: string;
+  title: string;
+  kind: 'sheet' | 'group' | 'link';
+  type: PageView['type'];
+  createdAt: string;
+  updatedAt: string;
+  emoji?: string;
+  icon?: string;
+  linkTitle?: string;
+  condition?: string;
+  slug?: string;
+  path?: string;
+  description?: string;
+  documentId?: string;
+  hidden?: boolean;
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
+  layout?: Record<string, unknown>;
+  cover?: Record<string, unknown>;
+  variables?: Record<string, string>;
+  target?: unknown;
+  href?: string;
+  pages?: PageObject[];
+  urls?: { app: string };
+  markdown?: string;
+  document?: DocumentNode;
+}
+
+export interface FileObject {
+  object: 'file';
+  id: string;
+  name: string;
+  contentType: string;
+  downloadURL: string;
+  size: number;
+  dimensions?: { width: number; height: number };
+}
+
+export interface RevisionObject {
+  object: 'revision';
+  id: string;
+  parents: string[];
+  type: RevisionDoc['revisionType'];
+  createdAt: string;
+  createdBy?: string;
+  mergedFrom?: string;
+  pages: PageObject[];
+  files: FileObject[];
+  reusableContents: never[];
+  variables: Record<string, string>;
+  urls: { app: string; public?: string };
+}
+
+export interface RevisionSummary {
+  object: 'revision';
+  id: string;
+  parents: string[];
+  type: RevisionDoc['revisionType'];
+  createdAt: string;
+  createdBy?: string;
+  mergedFrom?: string;
+  urls: { location: string; app: string };
+}
+
+/** Wire shapes of content (docs/content.md): pages, files, revisions, with their URLs. */
+@Injectable()
+export class ContentPresenter {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONTENT_URL_KEY) private readonly urlKey: Buffer,
+  ) {}
+
+  /** A page without its body; `children` as nested pages when given (the tree reads), else none. */
+  page(space: Pick<ContentSpace, 'id'>, page: PageView, children?: PageObject[]): PageObject {
+    const app = `${this.config.publicUrl}/s/${space.id}`;
+    const common = {
+      id: page.id,
+      title: page.title,
+      kind: KIND[page.type],
+      type: page.type,
+      createdAt: page.createdAt,
+      updatedAt: page.updatedAt,
+      ...(page.emoji !== undefined ? { emoji: page.emoji } : {}),
+      ...(page.icon !== undefined ? { icon: page.icon } : {}),
+      ...(page.linkTitle !== undefined ? { linkTitle: page.linkTitle } : {}),
+      ...(page.condition !== undefined ? { condition: page.condition } : {}),
+    };
+    if (page.type === 'link') return { ...common, ...(page.target !== undefined ? { target: page.target } : {}), ...(page.href !== undefined ? { href: page.href } : {}), hidden: page.hidden ?? false };
+    return {
+      ...common,
+      slug: page.slug ?? '',
+      path: page.path,
+      ...(page.description !== undefined ? { description: page.description } : {}),
+      ...(page.type === 'document' && page.document !== undefined ? { documentId: page.document } : {}),
+      pages: children ?? [],
+      hidden: page.hidden ?? false,
+      noIndex: page.noIndex ?? false,
+      ...(page.type === 'document' ? { noRobotsIndex: page.noRobotsIndex ?? false } : {}),
+      ...(page.layout !== undefined ? { layout: page.layout } : {}),
+      ...(page.cover !== undefined ? { cover: page.cover } : {}),
+      ...(page.variables !== undefined ? { variables: page.variables } : {}),
+      urls: { app: `${app}/${page.path}` },
+    };
+  }
+
+  /** The whole page tree of a revision, nested. */
+  pageTree(space: Pick<ContentSpace, 'id'>, tree: RevisionTree, parentId: string | null = null): PageObject[] {
+    return tree.children(parentId).map((page) => this.page(space, page, page.type === 'link' ? undefined : this.pageTree(space, tree, page.id)));
+  }
+
+  file(space: Pick<ContentSpace, 'id' | 'visibility'>, revisionId: string, file: FileEntry): FileObject {
+    return {
+      object: 'file',
+      id: file.id,
+      name: file.name,
+      contentType: file.contentType,
+      downloadURL: this.downloadUrl(space, revisionId, file),
+      size: file.size,
+      ...(file.dimensions !== undefined ? { dimensions: file.dimensions } : {}),
+    };
+  }
+
+  revision(space: Pick<ContentSpace, 'id' | 'visibility'>, revision: RevisionDoc, tree: RevisionTree): RevisionObject {
+    return {
+      object: 'revision',
+      id: revision._id,
+      parents: revision.parents,
+      type: revision.revisionType,
+      createdAt: revision.createdAt,
+      ...(revision.createdBy !== null ? { createdBy: revision.createdBy } : {}),
+      ...(revision.mergedFrom !== undefined ? { mergedFrom: revision.mergedFrom } : {}),
+      pages: this.pageTree(space, tree),
+      files: tree.files().map((file) => this.file(space, revision._id, file)),
+      reusableContents: [],
+      variables: tree.variables,
+      urls: this.revisionUrls(space),
+    };
+  }
+
+  revisionSummary(space: Pick<ContentSpace, 'id'>, revision: RevisionDoc): RevisionSummary {
+    return {
+      object: 'revision',
+      id: revision._id,
+      parents: revision.parents,
+      type: revision.revisionType,
+      createdAt: revision.createdAt,
+      ...(revision.createdBy !== null ? { createdBy: revision.createdBy } : {}),
+      ...(revision.mergedFrom !== undefined ? { mergedFrom: revision.mergedFrom } : {}),
+      urls: { location: `${this.config.publicUrl}/v1/spaces/${space.id}/revisions/${revision._id}`, app: `${this.config.publicUrl}/s/${space.id}/~/revisions/${revision._id}` },
+    };
+  }
+
+  private revisionUrls(space: Pick<ContentSpace, 'id' | 'visibility'>) {
+    const base = this.config.publicUrl;
+    const listed = space.visibility === 'public' || space.visibility === 'unlisted';
+    return { app: `${base}/s/${space.id}`, ...(listed ? { public: `${base}/public/spaces/${space.id}` } : {}) };
+  }
+
+  /**
+   * Where a file's bytes are served. Files of public spaces are public; others carry a signature
+   * over the space, file, content hash and expiry, so the URL works without a token until it expires
+   * and cannot be bent to another file.
+   */
+  downloadUrl(space: Pick<ContentSpace, 'id' | 'visibility'>, revisionId: string, file: FileEntry): string {
+    const url = `${this.config.publicUrl}/v1/spaces/${space.id}/content/files/${file.id}/download?revision=${revisionId}`;
+    if (space.visibility === 'public') return url;
+    const expires = Math.floor(this.clock.now().getTime() / 1000) + DOWNLOAD_URL_LIFETIME_SECONDS;
+    return `${url}&expires=${expires}&signature=${this.signature(space.id, revisionId, file.id, expires)}`;
+  }
+
+  /** Whether a download URL's signature is this service's and has not expired. */
+  validDownload(spaceId: string, revisionId: string, fileId: string, expires: number | undefined, signature: string | undefined): boolean {
+    if (expires === undefined || signature === undefined || !Number.isSafeInteger(expires)) return false;
+    if (expires * 1000 < this.clock.now().getTime()) return false;
+    const expected = Buffer.from(this.signature(spaceId, revisionId, fileId, expires));
+    const given = Buffer.from(signature);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
+
+  private signature(spaceId: string, revisionId: string, fileId: string, expires: number): string {
+    return createHmac('sha256', this.urlKey).update(`${spaceId}\n${revisionId}\n${fileId}\n${expires}`).digest('base64url');
+  }
+}
+
+/** The download-URL key, derived from the service's admin secret so that every replica signs alike. */
+export function contentUrlKey(adminToken: string): Buffer {
+  return createHmac('sha256', adminToken).update('content-download-urls').digest();
+}

@@ -1,0 +1,183 @@
+import { BlobNotFoundError } from '../../blob-store/src/blob-store.port';
+import { multiDocumentProjection, type ProjectedDoc, type ProjectionCollection, type ProjectionResources, type Recorded } from '../../read-store/src/projections/projection';
+import type { SpaceEvent } from '../../spaces/src';
+import { initialRevisionId } from './content.decider';
+import type { ContentEvent, RevisionSource, RevisionType } from './content.events';
+import { treeStoreOf } from './content.trees';
+import type { ContentRef } from './document/document.model';
+import { documentReferences } from './document';
+import { RevisionTree } from './tree/revision-tree';
+import { changedPages } from './tree/tree-diff';
+import { EMPTY_TREE_ROOT } from './tree/tree-store';
+
+export const CONTENT_HEADS = 'content_heads';
+export const CONTENT_REVISIONS = 'content_revisions';
+export const CONTENT_LINKS = 'content_links';
+
+/** A space's main line: its latest revision (the primary content). */
+export interface ContentHeadDoc extends ProjectedDoc {
+  revisionId: string;
+  tree: string;
+  updatedAt: string;
+  /** Revision of the `content-<spaceId>` stream (-1 before the first write): the content's ETag is the revision id. */
+  streamRevision: number;
+}
+
+export interface RevisionDoc extends ProjectedDoc {
+  spaceId: string;
+  parents: string[];
+  revisionType: RevisionType;
+  tree: string;
+  createdAt: string;
+  createdBy: string | null;
+  source: RevisionSource | { kind: 'initial' };
+  mergedFrom?: string;
+  /** Order within the space's history: 0 for the initial revision, then the stream revision + 1. */
+  sequence: number;
+  /** Set when the space was purged: the purge reactor removes the blobs only this space's revisions named. */
+  purged?: true;
+}
+
+/** `ok`: the target exists in the revision; `broken`: it does not; `url`: an address, judged when read (`in-app` or `ok`). */
+export type StoredLinkStatus = 'ok' | 'broken' | 'url';
+
+/** One reference from a page of a space's primary content. */
+export interface LinkDoc extends ProjectedDoc {
+  spaceId: string;
+  sourcePage: string;
+  /** The top-level block holding the reference. */
+  key?: string;
+  target: ContentRef;
+  /** `page:<id>`, `file:<id>`, `url:<address>`, …: what backlinks and status updates look up. */
+  targetKey: string;
+  status: StoredLinkStatus;
+}
+
+/** What a reference points at, as one comparable string. */
+export function targetKeyOf(ref: ContentRef, spaceId: string): string {
+  switch (ref.kind) {
+    case 'page':
+      return ref.space && ref.space !== spaceId ? `space:${ref.space}:page:${ref.page}` : `page:${ref.page}`;
+    case 'file':
+      return ref.space && ref.space !== spaceId ? `space:${ref.space}:file:${ref.file}` : `file:${ref.file}`;
+    case 'anchor':
+      return ref.page && (!ref.space || ref.space === spaceId) ? `page:${ref.page}` : `anchor:${ref.anchor}`;
+    case 'url':
+      return `url:${ref.url}`;
+    case 'space':
+      return `space:${ref.space}`;
+    case 'collection':
+      return `collection:${ref.collection}`;
+    case 'user':
+      return `user:${ref.user}`;
+    case 'openapi':
+      return `openapi:${ref.spec}`;
+  }
+}
+
+/** Status of a reference against the revision it sits in; references to other spaces and resources are not checked here. */
+export function statusIn(tree: RevisionTree, targetKey: string): StoredLinkStatus {
+  if (targetKey.startsWith('page:')) return tree.page(targetKey.slice(5)) ? 'ok' : 'broken';
+  if (targetKey.startsWith('file:')) return tree.file(targetKey.slice(5)) ? 'ok' : 'broken';
+  // A relative address resolves to nothing in a revision (an import's link to a file it did not contain).
+  if (targetKey.startsWith('url:')) return /^[a-z][a-z0-9+.-]*:/i.test(targetKey.slice(4)) ? 'url' : 'broken';
+  return 'ok';
+}
+
+const linkId = (spaceId: string, pageId: string, index: number) => `${spaceId}:${pageId}:${index}`;
+
+/** Replaces the outgoing links of every page that changed, and re-judges links into pages and files that appeared or disappeared. */
+async function updateLinks(spaceId: string, before: RevisionTree, after: RevisionTree, links: ProjectionCollection<LinkDoc>, resources: ProjectionResources): Promise<void> {
+  const store = treeStoreOf(resources.blobs);
+  const { upserts, removes } = changedPages(before, after);
+  for (const pageId of removes) await links.deleteMany({ spaceId, sourcePage: pageId });
+  for (const page of upserts) {
+    const previous = before.page(page.id);
+    // A move or a rename leaves the body, and so the page's outgoing links, as they were.
+    if (previous && previous.document === page.document) continue;
+    await links.deleteMany({ spaceId, sourcePage: page.id });
+    if (page.type === 'link' && page.target) {
+      const targetKey = targetKeyOf(page.target, spaceId);
+      await links.put({ _id: linkId(spaceId, page.id, 0), spaceId, sourcePage: page.id, target: page.target, targetKey, status: statusIn(after, targetKey) });
+      continue;
+    }
+    if (!page.document) continue;
+    const references = documentReferences(await store.readDocument(page.document));
+    for (const [index, { ref, key }] of references.entries()) {
+      const targetKey = targetKeyOf(ref, spaceId);
+      await links.put({ _id: linkId(spaceId, page.id, index), spaceId, sourcePage: page.id, ...(key !== undefined ? { key } : {}), target: ref, targetKey, status: statusIn(after, targetKey) });
+    }
+  }
+  const appeared = [...upserts.filter((page) => !before.page(page.id)).map((page) => `page:${page.id}`), ...after.files().filter((file) => !before.file(file.id)).map((file) => `file:${file.id}`)];
+  const vanished = [...removes.map((id) => `page:${id}`), ...before.files().filter((file) => !after.file(file.id)).map((file) => `file:${file.id}`)];
+  if (appeared.length > 0) await links.updateMany({ spaceId, targetKey: { $in: appeared } }, { $set: { status: 'ok' } });
+  if (vanished.length > 0) await links.updateMany({ spaceId, targetKey: { $in: vanished } }, { $set: { status: 'broken' } });
+}
+
+/**
+ * The content read models: each space's head (every space starts with its empty initial
+ * revision, so SpaceCreated writes one), its revisions for the history, and the links of its
+ * primary content, recomputed only for the pages a revision changed (their bodies are read from
+ * the blob store, named by the event's tree hash).
+ */
+export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEvent>({
+  name: 'content',
+  collections: [CONTENT_HEADS, CONTENT_REVISIONS, CONTENT_LINKS],
+  indexes: [
+    { collection: CONTENT_REVISIONS, fields: { spaceId: 1, sequence: -1 } },
+    { collection: CONTENT_REVISIONS, fields: { purged: 1 } },
+    { collection: CONTENT_LINKS, fields: { spaceId: 1, sourcePage: 1 } },
+    { collection: CONTENT_LINKS, fields: { spaceId: 1, targetKey: 1 } },
+    { collection: CONTENT_LINKS, fields: { spaceId: 1, status: 1 } },
+  ],
+  handles: ['SpaceCreated', 'SpacePurged', 'ContentRevisionCreated'],
+  async apply(event: Recorded<ContentEvent | SpaceEvent>, documents, resources) {
+    const heads = documents.collection<ContentHeadDoc>(CONTENT_HEADS);
+    const revisions = documents.collection<RevisionDoc>(CONTENT_REVISIONS);
+    const links = documents.collection<LinkDoc>(CONTENT_LINKS);
+    switch (event.type) {
+      case 'SpaceCreated': {
+        const { spaceId, createdAt } = event.data;
+        const revisionId = initialRevisionId(spaceId);
+        if (await heads.get(spaceId)) return;
+        await heads.put({ _id: spaceId, revisionId, tree: EMPTY_TREE_ROOT, updatedAt: createdAt, streamRevision: -1 });
+        await revisions.put({ _id: revisionId, spaceId, parents: [], revisionType: 'edits', tree: EMPTY_TREE_ROOT, createdAt, createdBy: event.data.createdBy, source: { kind: 'initial' }, sequence: 0 });
+        return;
+      }
+      case 'SpacePurged': {
+        const { spaceId } = event.data;
+        await heads.delete(spaceId);
+        // Kept, marked: they tell the purge reactor which blobs the space named.
+        await revisions.updateMany({ spaceId }, { $set: { purged: true } });
+        await links.deleteMany({ spaceId });
+        return;
+      }
+      case 'ContentRevisionCreated': {
+        const data = event.data;
+        const head = await heads.get(data.spaceId);
+        await revisions.put({
+          _id: data.revisionId,
+          spaceId: data.spaceId,
+          parents: data.parents,
+          revisionType: data.revisionType,
+          tree: data.tree,
+          createdAt: data.createdAt,
+          createdBy: data.createdBy,
+          source: data.source,
+          ...(data.mergedFrom !== undefined ? { mergedFrom: data.mergedFrom } : {}),
+          sequence: event.revision + 1,
+        });
+        await heads.put({ _id: data.spaceId, revisionId: data.revisionId, tree: data.tree, updatedAt: data.createdAt, streamRevision: event.revision });
+        const store = treeStoreOf(resources.blobs);
+        try {
+          const [before, after] = await Promise.all([RevisionTree.load(store, head?.tree ?? EMPTY_TREE_ROOT), RevisionTree.load(store, data.tree)]);
+          await updateLinks(data.spaceId, before, after, links, resources);
+        } catch (error) {
+          // The space was purged and its blobs removed: a replay of its old revisions has nothing to link.
+          if (!(error instanceof BlobNotFoundError)) throw error;
+        }
+        return;
+      }
+    }
+  },
+});

@@ -1,0 +1,165 @@
+import { closedObject, dateTime, listOf, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { REVISION_TYPES } from './content.events';
+
+const object: JsonSchema = { type: 'object' };
+const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
+const pageRef = closedObject({ id: { type: 'string' }, title: { type: 'string' }, path: { type: 'string' } });
+const pageSummary = closedObject({ id: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' }, path: { type: 'string' } });
+const change = (kind: string, extra: Record<string, JsonSchema> = {}, optional: string[] = []): JsonSchema => closedObject({ type: { type: 'string', enum: [kind] }, ...extra }, optional);
+const nullableString: JsonSchema = { type: 'string', nullable: true };
+const valueChange = (value: JsonSchema): JsonSchema => closedObject({ before: value, after: value });
+const fileSummary = closedObject({ id: { type: 'string' }, name: { type: 'string' } });
+
+/** The links envelope: a list with `stats` (totals over every page). */
+function withStats(list: JsonSchema): JsonSchema {
+  const stats = closedObject({ total: { type: 'integer', minimum: 0 }, broken: closedObject({ total: { type: 'integer', minimum: 0 }, changeRequest: { type: 'integer', minimum: 0 } }) });
+  return { ...list, required: [...(list.required as string[]), 'stats'], properties: { ...(list.properties as Record<string, JsonSchema>), stats } };
+}
+
+/** Response schemas of the content context, for the OpenAPI document (docs/content.md gives the shapes). */
+export const contentSchemas: Record<string, JsonSchema> = {
+  Page: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'title', 'kind', 'type', 'createdAt', 'updatedAt'],
+    properties: {
+      id: { type: 'string' },
+      title: { type: 'string' },
+      kind: { type: 'string', enum: ['sheet', 'group', 'link'], description: 'older spelling of type' },
+      type: { type: 'string', enum: ['document', 'group', 'link'] },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      emoji: { type: 'string' },
+      icon: { type: 'string' },
+      linkTitle: { type: 'string' },
+      condition: { type: 'string' },
+      slug: { type: 'string' },
+      path: { type: 'string' },
+      description: { type: 'string' },
+      documentId: { type: 'string', description: 'the hash of the page body' },
+      pages: { type: 'array', items: ref('Page') },
+      hidden: { type: 'boolean' },
+      noIndex: { type: 'boolean' },
+      noRobotsIndex: { type: 'boolean' },
+      layout: object,
+      cover: object,
+      variables: stringMap,
+      target: object,
+      href: { type: 'string' },
+      urls: closedObject({ app: url }),
+      markdown: { type: 'string' },
+      document: object,
+    },
+  },
+  File: closedObject(
+    {
+      object: { type: 'string', enum: ['file'] },
+      id: { type: 'string' },
+      name: { type: 'string' },
+      contentType: { type: 'string' },
+      downloadURL: url,
+      size: { type: 'integer', minimum: 0 },
+      dimensions: closedObject({ width: { type: 'number' }, height: { type: 'number' } }),
+    },
+    ['dimensions'],
+  ),
+  Revision: closedObject(
+    {
+      object: { type: 'string', enum: ['revision'] },
+      id: { type: 'string' },
+      parents: { type: 'array', items: { type: 'string' } },
+      type: { type: 'string', enum: [...REVISION_TYPES] },
+      createdAt: dateTime,
+      createdBy: { type: 'string' },
+      mergedFrom: { type: 'string' },
+      pages: { type: 'array', items: ref('Page') },
+      files: { type: 'array', items: ref('File') },
+      reusableContents: { type: 'array', items: object },
+      variables: stringMap,
+      urls: closedObject({ app: url, public: url }, ['public']),
+    },
+    ['createdBy', 'mergedFrom'],
+  ),
+  RevisionSummary: closedObject(
+    {
+      object: { type: 'string', enum: ['revision'] },
+      id: { type: 'string' },
+      parents: { type: 'array', items: { type: 'string' } },
+      type: { type: 'string', enum: [...REVISION_TYPES] },
+      createdAt: dateTime,
+      createdBy: { type: 'string' },
+      mergedFrom: { type: 'string' },
+      urls: closedObject({ location: url, app: url }),
+    },
+    ['createdBy', 'mergedFrom'],
+  ),
+  RevisionPages: closedObject({ pages: { type: 'array', items: ref('Page') } }),
+  ContentWriteResult: closedObject({
+    revision: { type: 'string' },
+    changes: {
+      type: 'array',
+      items: closedObject({ object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] }, page: pageRef, ref: { type: 'string' } }, ['ref']),
+    },
+    insertedFiles: { type: 'array', items: ref('File') },
+  }),
+  ImportResult: closedObject({ revision: { type: 'string' }, importedResources: { type: 'integer', minimum: 0 }, totalResources: { type: 'integer', minimum: 0 } }),
+  ContentReference: {
+    type: 'object',
+    required: ['kind'],
+    properties: {
+      kind: { type: 'string' },
+      organization: { type: 'string' },
+      space: { type: 'string' },
+      page: { type: 'string' },
+      file: { type: 'string' },
+      node: { type: 'string' },
+      versionContext: closedObject({ type: { type: 'string', enum: ['revision'] }, revision: { type: 'string' } }),
+    },
+  },
+  ContentLinks: withStats(
+    listOf(
+      closedObject({
+        status: { type: 'string', enum: ['ok', 'broken', 'in-app'] },
+        relation: { type: 'string' },
+        targetReference: ref('ContentReference'),
+        locationReferences: { type: 'array', items: ref('ContentReference') },
+      }),
+    ),
+  ),
+  RevisionChanges: closedObject({
+    revision: { type: 'string' },
+    parent: { type: 'string', nullable: true },
+    changes: {
+      type: 'array',
+      items: {
+        oneOf: [
+          change('page_created', { page: pageSummary, parent: nullableString }),
+          change('page_edited', { page: pageSummary, attributes: object, path: valueChange({ type: 'string' }) }, ['path']),
+          change('page_deleted', { page: pageSummary }),
+          change('page_moved', { page: pageSummary, parent: valueChange(nullableString), index: valueChange({ type: 'integer' }), path: valueChange({ type: 'string' }) }),
+          change('file_created', { file: fileSummary }),
+          change('file_edited', { file: fileSummary, attributes: object }),
+          change('file_deleted', { file: fileSummary }),
+          change('variables_edited', { variables: valueChange(stringMap) }),
+        ],
+      },
+    },
+  }),
+  SearchPageResult: closedObject(
+    {
+      id: { type: 'string' },
+      title: { type: 'string' },
+      path: { type: 'string' },
+      description: { type: 'string' },
+      score: { type: 'number' },
+      rank: { type: 'integer', minimum: 1 },
+      sections: {
+        type: 'array',
+        items: closedObject({ id: { type: 'string' }, title: { type: 'string' }, path: { type: 'string' }, body: { type: 'string' }, score: { type: 'number' }, urls: closedObject({ app: url }) }),
+      },
+      urls: closedObject({ app: url }),
+    },
+    ['description'],
+  ),
+  SearchSpaceResult: closedObject({ id: { type: 'string' }, title: { type: 'string' }, score: { type: 'number' }, pages: { type: 'array', items: ref('SearchPageResult') } }),
+};

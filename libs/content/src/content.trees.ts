@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
+import type { DocumentNode } from './document/document.model';
+import { RevisionTree } from './tree/revision-tree';
+import { TreeStore } from './tree/tree-store';
+
+/** Loaded trees kept, counted in pages: a 10,000-page space's tree takes a few megabytes. */
+const LOADED_TREE_PAGES = 200_000;
+
+/**
+ * The revision trees of every space, as the queries and commands read them: a tree is loaded once
+ * per root hash (immutable, so never stale) and kept in an LRU bounded by pages, over the blob
+ * store's own LRU of parsed nodes and bodies. Page bodies are never held in read models.
+ */
+@Injectable()
+export class ContentTrees {
+  readonly store: TreeStore;
+  private readonly loaded = new LRUCache<string, RevisionTree>({ maxSize: LOADED_TREE_PAGES, sizeCalculation: (tree) => Math.max(1, tree.size) });
+  private readonly loading = new Map<string, Promise<RevisionTree>>();
+
+  constructor(@Inject(BLOB_STORE) readonly blobs: BlobStore) {
+    this.store = treeStoreOf(blobs);
+  }
+
+  async tree(rootHash: string): Promise<RevisionTree> {
+    const cached = this.loaded.get(rootHash);
+    if (cached) return cached;
+    let pending = this.loading.get(rootHash);
+    if (!pending) {
+      pending = RevisionTree.load(this.store, rootHash).finally(() => this.loading.delete(rootHash));
+      this.loading.set(rootHash, pending);
+    }
+    const tree = await pending;
+    this.loaded.set(rootHash, tree);
+    return tree;
+  }
+
+  document(hash: string): Promise<DocumentNode> {
+    return this.store.readDocument(hash);
+  }
+}
+
+const stores = new WeakMap<object, TreeStore>();
+
+/** One tree store (and so one cache) per blob store, shared by the queries, the commands and the projections of a process. */
+export function treeStoreOf(blobs: Pick<BlobStore, 'read'> & Partial<BlobStore>): TreeStore {
+  let store = stores.get(blobs);
+  if (!store) {
+    store = new TreeStore(blobs as BlobStore);
+    stores.set(blobs, store);
+  }
+  return store;
+}

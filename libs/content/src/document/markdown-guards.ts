@@ -1,0 +1,200 @@
+/**
+ * Rewrites of hostile markdown before micromark reads it (docs/content.md, "Limits"). micromark is
+ * quadratic in a few places a page can reach:
+ * - many container markers on one line (`> > > > ...`, `- - - - ...`): each re-checks the ones
+ *   before. Lines with more markers than any real page nests keep the first ones, the rest of the
+ *   line becomes their content;
+ * - deep indentation (lists nested hundreds of levels): every line re-checks every level.
+ *   Indentation beyond a budget is cut to it, so deeper items stay at the deepest level;
+ * - many lines in one paragraph (GFM's literal autolinks look back over the paragraph at every
+ *   word), worse when the lines are lazy (continuing a quoted or listed paragraph without its `>`
+ *   or indentation: each one re-reads the paragraph). Past a budget of lines a blank line (a `>`
+ *   line in a quote) ends the paragraph and the next one starts;
+ * - many emphasis or bracket delimiters in one paragraph: each closer looks back over all the
+ *   openers. Delimiters beyond a paragraph's budget are escaped and so read as text.
+ * Code fences, HTML blocks and tables are left alone; an indented code block longer than the
+ * paragraph budget gets an empty line. No real page reaches these budgets.
+ */
+
+/** Container markers (`>`, list bullets) one line may open; deeper ones are flattened. */
+export const MAX_LINE_CONTAINERS = 12;
+/** Emphasis, strikethrough and bracket delimiter runs one paragraph may hold before the rest is text. */
+export const MAX_PARAGRAPH_DELIMITERS = 400;
+/** Lines of one paragraph before a blank line ends it. */
+export const MAX_PARAGRAPH_LINES = 200;
+/** Columns of leading whitespace a line keeps (64 levels of a two-space list). */
+export const MAX_INDENT = 128;
+/** Lazy continuation lines in a row before a blank line ends the paragraph. */
+export const MAX_LAZY_LINES = 64;
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+const TABLE_DELIMITER_ROW = /^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+/** After its container prefix, a line that starts a new inline context: a list item, a heading. */
+const BLOCK_START = /^(?:[-+*][ \t]|\d{1,9}[.)][ \t]|#{1,6}(?:[ \t]|$))/;
+const LIST_MARKER = /^[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
+/** CommonMark's HTML block starts (a block runs to the next blank line and is not parsed inline). */
+const HTML_BLOCK_START =
+  /^ {0,3}<(?:!--|\?|![A-Za-z]|!\[CDATA\[|(?:script|pre|style|textarea)(?:\s|>|$)|\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:\s|\/?>|$)|\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?\/?>[ \t]*$)/i;
+const CONTAINER_PREFIX = /^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)])[ \t])*/;
+
+/** The state of the run of non-blank lines being read. */
+interface Run {
+  /** What the run's first line starts: HTML blocks and tables are not cut. */
+  kind: 'paragraph' | 'html' | 'table';
+  lines: number;
+  delimiters: number;
+  quoted: boolean;
+  listed: boolean;
+  lazyLines: number;
+}
+
+export function guardMarkdown(source: string): string {
+  const lines = source.split(/\r\n|\r|\n/);
+  const out: string[] = [];
+  let changed = false;
+  let fence: { marker: string; length: number } | null = null;
+  let run: Run | null = null;
+  /** Ends the current paragraph before `line`: a blank line, or a bare `>` inside a quote. */
+  const cut = (line: string) => {
+    const quote = /^[ \t]*(?:>[ \t]?)+/.exec(line);
+    out.push(quote ? quote[0].trimEnd() : '');
+    changed = true;
+    run = { kind: 'paragraph', lines: 0, delimiters: 0, quoted: false, listed: false, lazyLines: 0 };
+  };
+  for (const original of lines) {
+    let line = original;
+    const fenceMatch = FENCE.exec(line.replace(CONTAINER_PREFIX, ''));
+    if (fence) {
+      if (fenceMatch && fenceMatch[1][0] === fence.marker && fenceMatch[1].length >= fence.length) fence = null;
+      out.push(line);
+      continue;
+    }
+    if (fenceMatch) {
+      fence = { marker: fenceMatch[1][0], length: fenceMatch[1].length };
+      run = null;
+      out.push(line);
+      continue;
+    }
+    if (line.trim() === '') {
+      run = null;
+      out.push(line);
+      continue;
+    }
+    const capped = capIndent(capContainers(line));
+    if (capped !== line) {
+      line = capped;
+      changed = true;
+    }
+    const content = line.replace(/^[ \t>]*/, '');
+    if (!run) run = { kind: HTML_BLOCK_START.test(line) ? 'html' : 'paragraph', lines: 0, delimiters: 0, quoted: false, listed: false, lazyLines: 0 };
+    const current: Run = run;
+    if (/^[ \t]*>/.test(line)) {
+      current.quoted = true;
+      current.lazyLines = 0;
+    } else if (LIST_MARKER.test(line)) {
+      current.listed = true;
+      current.lazyLines = 0;
+    } else if (current.quoted || (current.listed && !/^[ \t]/.test(line))) {
+      current.lazyLines++;
+    }
+    if (BLOCK_START.test(content)) {
+      current.lines = 0;
+      current.delimiters = 0;
+    } else if (current.kind !== 'table' && line.length < 4096 && line.includes('|') && line.includes('-') && TABLE_DELIMITER_ROW.test(line)) {
+      current.kind = 'table';
+    }
+    if (current.kind === 'paragraph' && (current.lines >= MAX_PARAGRAPH_LINES || current.lazyLines > MAX_LAZY_LINES)) cut(line);
+    const target: Run = run;
+    target.lines++;
+    // Each table row is its own inline content.
+    if (target.kind === 'table') target.delimiters = 0;
+    const escaped = escapeDelimitersBeyond(line, MAX_PARAGRAPH_DELIMITERS - target.delimiters);
+    target.delimiters += escaped.counted;
+    if (escaped.line !== line) {
+      line = escaped.line;
+      changed = true;
+    }
+    out.push(line);
+  }
+  return changed ? out.join('\n') : source;
+}
+
+/** The line with at most `MAX_INDENT` columns of leading whitespace (tabs to the next multiple of 4). */
+function capIndent(line: string): string {
+  let column = 0;
+  let index = 0;
+  while (index < line.length && (line[index] === ' ' || line[index] === '\t')) {
+    column = line[index] === '\t' ? column + 4 - (column % 4) : column + 1;
+    index++;
+  }
+  return column > MAX_INDENT ? ' '.repeat(MAX_INDENT) + line.slice(index) : line;
+}
+
+/** The line with at most `MAX_LINE_CONTAINERS` leading container markers. */
+function capContainers(line: string): string {
+  if (THEMATIC_BREAK.test(line)) return line;
+  let position = 0;
+  let count = 0;
+  let keep = -1;
+  for (;;) {
+    let next = position;
+    while (line[next] === ' ' || line[next] === '\t') next++;
+    const char = line[next];
+    let end = -1;
+    if (char === '>') end = next + 1;
+    else if ((char === '-' || char === '+' || char === '*') && (line[next + 1] === ' ' || line[next + 1] === '\t')) end = next + 1;
+    else {
+      let digits = next;
+      while (digits < line.length && digits - next < 9 && line[digits] >= '0' && line[digits] <= '9') digits++;
+      if (digits > next && (line[digits] === '.' || line[digits] === ')') && (line[digits + 1] === ' ' || line[digits + 1] === '\t')) end = digits + 1;
+    }
+    if (end < 0) break;
+    count++;
+    if (count === MAX_LINE_CONTAINERS) keep = end;
+    position = end;
+  }
+  if (count <= MAX_LINE_CONTAINERS) return line;
+  return `${line.slice(0, keep)} ${line.slice(position).trimStart()}`;
+}
+
+const DELIMITERS = new Set(['*', '_', '~', '[', ']']);
+const isWordCharacter = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}]/u.test(char);
+
+/** Counts the line's delimiter runs; those beyond the budget are escaped with backslashes. */
+function escapeDelimitersBeyond(line: string, budget: number): { line: string; counted: number } {
+  let counted = 0;
+  let out = '';
+  let index = 0;
+  let changed = false;
+  while (index < line.length) {
+    const char = line[index];
+    if (char === '\\') {
+      out += line.slice(index, index + 2);
+      index += 2;
+      continue;
+    }
+    if (!DELIMITERS.has(char)) {
+      out += char;
+      index++;
+      continue;
+    }
+    let end = index + 1;
+    if (char !== '[' && char !== ']') while (line[end] === char) end++;
+    const run = line.slice(index, end);
+    // An underscore inside a word can neither open nor close emphasis: not a delimiter.
+    const intraword = char === '_' && isWordCharacter(line[index - 1]) && isWordCharacter(line[end]);
+    if (!intraword) {
+      counted++;
+      if (counted > budget) {
+        out += run.replace(/./g, '\\$&');
+        changed = true;
+        index = end;
+        continue;
+      }
+    }
+    out += run;
+    index = end;
+  }
+  return { line: changed ? out : line, counted };
+}

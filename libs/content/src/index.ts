@@ -1,0 +1,9 @@
+export * from './content.events';
+export * from './content-spaces.port';
+export * from './content.decider';
+export * from './content.projections';
+export * from './content.ports';
+export * from './content.presenter';
+export * from './content.context';
+// The search index, for its benchmark (bench/content-search.bench.ts).
+export { queryTerms, SpaceSearchIndex, type SearchablePage } from './search/space-search-index';

@@ -1,0 +1,205 @@
+import { BLOB_HASH } from '../../../blob-store/src/blob-store.port';
+import { DomainError } from '../../../platform/src/errors';
+import { ID_PATTERN } from '../../../platform/src/ids';
+import type { ContentRef, DocumentNode } from '../document/document.model';
+import type { FileEntry, PageAttributes, PageType } from './tree.model';
+
+/**
+ * The rules a page or file must satisfy, as pure functions: the editor calls them before changing
+ * anything, so a refused operation leaves the batch as it was.
+ */
+
+export const PAGE_TYPES: readonly PageType[] = ['document', 'group', 'link'];
+
+/** One path segment: lower-case ASCII words joined by single hyphens. */
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Derived slugs are cut at this length: a paragraph-long title should not make a paragraph-long URL. */
+export const SLUG_MAX_LENGTH = 100;
+/** The slug of a title that has no ASCII letter or digit left ('日本語', '!!!'). */
+export const FALLBACK_SLUG = 'page';
+
+const TITLE_MAX_LENGTH = 1000;
+const TEXT_MAX_LENGTH = 10_000;
+
+/**
+ * The slug a title gives: accents transliterated (NFKD, then the combining marks dropped), lower
+ * case, every run of other characters a single hyphen, cut at `SLUG_MAX_LENGTH`; `page` when
+ * nothing is left.
+ */
+export function slugify(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return trimSlug(slug, SLUG_MAX_LENGTH) || FALLBACK_SLUG;
+}
+
+/**
+ * `slug` when no sibling has it, else the first free `slug-2`, `slug-3`, … (the base cut so the
+ * result stays within `SLUG_MAX_LENGTH`).
+ */
+export function uniqueSlug(slug: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(slug)) return slug;
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const candidate = (trimSlug(slug, SLUG_MAX_LENGTH - suffix.length) || FALLBACK_SLUG) + suffix;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+function trimSlug(slug: string, max: number): string {
+  return slug.length <= max ? slug : slug.slice(0, max).replace(/-+$/, '');
+}
+
+export function assertSlug(slug: unknown): asserts slug is string {
+  if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX_LENGTH) {
+    throw DomainError.invalid(`slug must be lower-case ASCII words joined by hyphens (at most ${SLUG_MAX_LENGTH} characters)`);
+  }
+}
+
+export function assertPageId(id: unknown, what = 'page id'): asserts id is string {
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) throw DomainError.invalid(`${what} must match ${ID_PATTERN}`);
+}
+
+export function assertPageType(type: unknown): asserts type is PageType {
+  if (!PAGE_TYPES.includes(type as PageType)) throw DomainError.invalid(`page type must be one of ${PAGE_TYPES.join(', ')}`);
+}
+
+export function assertTimestamp(now: unknown): asserts now is string {
+  if (typeof now !== 'string' || Number.isNaN(Date.parse(now))) throw DomainError.invalid('now must be an ISO timestamp');
+}
+
+/** A zero-based index among `count` siblings, where `count` itself means "last". */
+export function assertIndex(at: unknown, count: number): asserts at is number {
+  if (!Number.isSafeInteger(at) || (at as number) < 0 || (at as number) > count) {
+    throw DomainError.invalid(`at must be an integer from 0 to ${count}`);
+  }
+}
+
+type AttributeCheck = (value: unknown, name: string) => void;
+
+const isString =
+  (max: number): AttributeCheck =>
+  (value, name) => {
+    if (typeof value !== 'string' || value.length > max) throw DomainError.invalid(`${name} must be a string of at most ${max} characters`);
+  };
+const isBoolean: AttributeCheck = (value, name) => {
+  if (typeof value !== 'boolean') throw DomainError.invalid(`${name} must be a boolean`);
+};
+const isObject: AttributeCheck = (value, name) => {
+  if (!isPlainObject(value)) throw DomainError.invalid(`${name} must be an object`);
+};
+const isStringRecord: AttributeCheck = (value, name) => assertStringRecord(value, name);
+
+/** Every attribute a write may set, with its check; the keys of `PageAttributes` exactly. */
+const ATTRIBUTE_CHECKS: Record<keyof PageAttributes, AttributeCheck> = {
+  title: isString(TITLE_MAX_LENGTH),
+  slug: (value) => assertSlug(value),
+  emoji: isString(64),
+  icon: isString(256),
+  description: isString(TEXT_MAX_LENGTH),
+  linkTitle: isString(TITLE_MAX_LENGTH),
+  hidden: isBoolean,
+  noIndex: isBoolean,
+  noRobotsIndex: isBoolean,
+  condition: isString(TEXT_MAX_LENGTH),
+  layout: isObject,
+  cover: isObject,
+  variables: isStringRecord,
+};
+export const ATTRIBUTE_NAMES = Object.keys(ATTRIBUTE_CHECKS) as Array<keyof PageAttributes>;
+
+/**
+ * Checks attributes a write gives: only known names, each of its type. `undefined` means "remove"
+ * in an update, which `title` (always required) refuses; `slug` is checked by the caller, which
+ * knows the page type.
+ */
+export function assertAttributes(attributes: unknown, partial: boolean): asserts attributes is Partial<PageAttributes> {
+  if (!isPlainObject(attributes)) throw DomainError.invalid('attributes must be an object');
+  for (const [name, value] of Object.entries(attributes)) {
+    const check = Object.hasOwn(ATTRIBUTE_CHECKS, name) ? ATTRIBUTE_CHECKS[name as keyof PageAttributes] : undefined;
+    if (!check) throw DomainError.invalid(`unknown page attribute ${name}`);
+    if (value === undefined) {
+      if (name === 'title') throw DomainError.invalid('title cannot be removed');
+      continue;
+    }
+    if (name !== 'slug') check(value, name);
+  }
+  if (!partial && typeof attributes.title !== 'string') throw DomainError.invalid('title is required');
+}
+
+export function assertStringRecord(value: unknown, name: string): asserts value is Record<string, string> {
+  if (!isPlainObject(value)) throw DomainError.invalid(`${name} must be an object of strings`);
+  for (const [key, item] of Object.entries(value)) {
+    if (key === '' || key.length > 256) throw DomainError.invalid(`${name} keys must be 1 to 256 characters`);
+    if (typeof item !== 'string' || item.length > TEXT_MAX_LENGTH) throw DomainError.invalid(`${name}.${key} must be a string`);
+  }
+}
+
+/** A page body, checked for its outer shape; the blocks are the document context's business. */
+export function assertDocument(document: unknown): asserts document is DocumentNode {
+  const body = document as Partial<DocumentNode> | null;
+  if (!isPlainObject(body) || body.object !== 'document' || !isPlainObject(body.data) || !Array.isArray(body.nodes)) {
+    throw DomainError.invalid("document must be { object: 'document', data: {...}, nodes: [...] }");
+  }
+}
+
+/** The body of a document page created without one. */
+export function emptyDocument(): DocumentNode {
+  return { object: 'document', data: {}, nodes: [] };
+}
+
+const CONTENT_REF_FIELDS: Record<ContentRef['kind'], readonly string[]> = {
+  page: ['page'],
+  file: ['file'],
+  anchor: ['anchor'],
+  url: ['url'],
+  space: ['space'],
+  collection: ['collection'],
+  user: ['user'],
+  openapi: ['spec'],
+};
+
+export function assertContentRef(target: unknown): asserts target is ContentRef {
+  const required = isPlainObject(target) && typeof target.kind === 'string' && Object.hasOwn(CONTENT_REF_FIELDS, target.kind) ? CONTENT_REF_FIELDS[target.kind as ContentRef['kind']] : undefined;
+  if (!isPlainObject(target) || !required) throw DomainError.invalid(`target must be a content reference (kind: ${Object.keys(CONTENT_REF_FIELDS).join(', ')})`);
+  for (const field of required) {
+    if (typeof target[field] !== 'string') throw DomainError.invalid(`a ${String(target.kind)} target needs ${field}`);
+  }
+}
+
+export function assertHref(href: unknown): asserts href is string {
+  if (typeof href !== 'string' || href === '' || href.length > 4096) throw DomainError.invalid('href must be a non-empty string');
+}
+
+export function assertFileEntry(entry: unknown): asserts entry is FileEntry {
+  const file = entry as Partial<FileEntry> | null;
+  if (!isPlainObject(file)) throw DomainError.invalid('file must be an object');
+  assertPageId(file.id, 'file id');
+  if (typeof file.name !== 'string' || file.name === '' || file.name.length > 1024) throw DomainError.invalid('file name must be a non-empty string');
+  if (typeof file.contentType !== 'string' || file.contentType === '') throw DomainError.invalid('file contentType must be a non-empty string');
+  if (!Number.isSafeInteger(file.size) || (file.size as number) < 0) throw DomainError.invalid('file size must be a non-negative integer');
+  if (typeof file.hash !== 'string' || !BLOB_HASH.test(file.hash)) throw DomainError.invalid('file hash must be 64 lower-case hex digits');
+  if (file.dimensions !== undefined) {
+    const { width, height } = (file.dimensions ?? {}) as { width?: unknown; height?: unknown };
+    if (!Number.isSafeInteger(width) || !Number.isSafeInteger(height) || (width as number) <= 0 || (height as number) <= 0) {
+      throw DomainError.invalid('file dimensions must be positive integers');
+    }
+  }
+  assertTimestamp(file.createdAt);
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** A copy without the members whose value is `undefined` (an update uses them to remove attributes). */
+export function withoutUndefined<T extends object>(value: T): T {
+  const copy = {} as Record<string, unknown>;
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) copy[key] = item;
+  return copy as T;
+}

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Caller } from '../../platform/src/http/auth';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { readAll } from '../../read-store/src/read-all';
+import { SpaceAccess } from './space.access';
+import { LIVE_SPACE, SPACES, type SpaceDoc } from './space.projections';
+
+/** A space as the content context sees it (its CONTENT_SPACES port, matched structurally). */
+interface SpaceForContent {
+  id: string;
+  organizationId: string;
+  title: string;
+  editMode: 'live' | 'locked';
+  visibility: string;
+  deleted: boolean;
+  createdAt: string;
+}
+
+const forContent = (space: SpaceDoc): SpaceForContent => ({
+  id: space._id,
+  organizationId: space.organizationId,
+  title: space.title,
+  editMode: space.editMode,
+  visibility: space.visibility,
+  deleted: space.deletedAt !== undefined,
+  createdAt: space.createdAt,
+});
+
+/** Implements content's CONTENT_SPACES port with the spaces context's own access rules. */
+@Injectable()
+export class SpacesForContent {
+  constructor(
+    private readonly access: SpaceAccess,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  async spaceFor(spaceId: string, caller: Caller, shareKey?: string) {
+    const { space, permissions } = await this.access.space(spaceId, caller, shareKey);
+    return { ...forContent(space), permissions: { view: permissions.view, edit: permissions.edit, comment: permissions.comment, admin: permissions.admin } };
+  }
+
+  async spaceById(spaceId: string): Promise<SpaceForContent | null> {
+    const space = await this.reads.collection<SpaceDoc>(SPACES).get(spaceId);
+    return space && space.purgedAt === undefined ? forContent(space) : null;
+  }
+
+  async readableSpaces(organizationId: string, caller: Caller): Promise<Array<{ id: string; title: string }>> {
+    const standing = await this.access.requireMember(organizationId, caller);
+    const [spaces, collections] = await Promise.all([readAll<SpaceDoc>(this.reads, SPACES, { organizationId, ...LIVE_SPACE }), this.access.collectionsOf(organizationId)]);
+    return spaces
+      .filter((space) => SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false).permissions.view)
+      .map((space) => ({ id: space._id, title: space.title }));
+  }
+}
