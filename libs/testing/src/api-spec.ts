@@ -55,7 +55,7 @@ export interface AppendedEvent {
 }
 
 export interface ApiSpecOptions {
-  /** Service variables (README), over the defaults: silent logs, a rate limit no test reaches. */
+  /** Service variables (README), over the defaults: silent logs, a rate limit no test reaches, a 30 s read-your-writes wait. */
   env?: Record<string, string>;
   adminToken?: string;
 }
@@ -85,7 +85,9 @@ let users = 0;
 export async function apiSpec(options: ApiSpecOptions = {}): Promise<ApiSpec> {
   const adminToken = options.adminToken ?? DEFAULT_ADMIN_TOKEN;
   const dataDir = mkdtempSync(join(tmpdir(), 'api-spec-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', ...options.env });
+  // A write waits for the read models longer than in production: on a busy test machine a few
+  // seconds of starvation must not turn into a read that misses its own write.
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', READ_YOUR_WRITES_TIMEOUT_MS: '30000', ...options.env });
   let service: Service;
   try {
     service = await createService({ config, adminToken });
