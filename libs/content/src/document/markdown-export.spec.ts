@@ -37,6 +37,10 @@ describe('documentToMarkdown', () => {
     expect(documentToMarkdown(doc(paragraph('{% hint %} costs $$5 * 2 <b>')))).toBe('{\\% hint %} costs \\$\\$5 \\* 2 \\<b>\n');
   });
 
+  it('plain text that GFM would read as a link is cut by an empty comment', () => {
+    expect(documentToMarkdown(doc(paragraph('mail a@b.co or see www.example.com')))).toBe('mail a<!---->@b.co or see www<!---->.example.com\n');
+  });
+
   it('headings are `#` to `###`', () => {
     expect(documentToMarkdown(doc(paragraph('x'), block('heading-1', ['One']), block('heading-2', ['Two']), block('heading-3', ['Three'])))).toBe('x\n\n# One\n\n## Two\n\n### Three\n');
   });

@@ -83,9 +83,6 @@ class MarkdownWriter {
         // `<` before anything may open an autolink (`<%@a>` is an email address), and
         // mdast-util-to-markdown escapes it only before letters: escape every one in text.
         { character: '<', inConstruct: ['phrasing', 'label'] },
-        // GFM reads `_@b.co` as an email address, `_` included, when the underscore is emphasis
-        // that mdast-util-to-markdown chose after escaping: escape `@` before address characters.
-        { character: '@', after: '[\\-.\\w]', inConstruct: 'phrasing', notInConstruct: ['label', 'link', 'autolink'] },
       ],
     };
   }
@@ -286,6 +283,25 @@ function optionalString(value: unknown): string | undefined {
 // ---- inline content ------------------------------------------------------------------------------
 
 /**
+ * Text cut where GFM would find a literal link (`www.`, `http://`, an email's `@`): GFM's reader
+ * links them in the text whatever the escapes, so an empty comment between two text nodes (read
+ * as nothing) keeps plain text plain.
+ */
+function withoutLiteralAutolinks(text: string): string[] {
+  const cuts = new Set<number>();
+  for (const match of text.matchAll(/www(?=\.)|https?(?=:\/\/)|[-.\w+](?=@)/gi)) cuts.add(match.index + match[0].length);
+  if (cuts.size === 0) return [text];
+  const parts: string[] = [];
+  let start = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    parts.push(text.slice(start, cut));
+    start = cut;
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+/**
  * Inline content as mdast phrasing. Marks open and close with a stack: a mark stays open while the
  * next leaves keep it, so `**a *b* c**` rather than `**a** ***b*** **c**`; HTML marks are tag pairs
  * among the same siblings, which is how the reader pairs them again.
@@ -342,7 +358,12 @@ class PhrasingWriter {
       // `<br>` rather than a hard break: it works in headings and table cells too, and at either
       // end of a paragraph, where a trailing backslash or spaces would be lost.
       if (index > 0) this.current().push({ type: 'html', value: '<br>' });
-      if (line !== '') this.current().push(code ? { type: 'inlineCode', value: line } : { type: 'text', value: line });
+      if (line === '') return;
+      if (code) this.current().push({ type: 'inlineCode', value: line });
+      else for (const [index, part] of withoutLiteralAutolinks(line).entries()) {
+        if (index > 0) this.current().push({ type: 'html', value: '<!---->' });
+        this.current().push({ type: 'text', value: part });
+      }
     });
   }
 

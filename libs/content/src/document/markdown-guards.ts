@@ -10,6 +10,9 @@
  *   word), worse when the lines are lazy (continuing a quoted or listed paragraph without its `>`
  *   or indentation: each one re-reads the paragraph). Past a budget of lines a blank line (a `>`
  *   line in a quote) ends the paragraph and the next one starts;
+ * - many list items holding blocks quotes or lists in one list: each new item re-reads the
+ *   containers of the ones before. Past a budget an HTML comment (read as nothing) ends the list
+ *   and the next item starts another;
  * - many emphasis or bracket delimiters in one paragraph: each closer looks back over all the
  *   openers. Delimiters beyond a paragraph's budget are escaped and so read as text.
  * Code fences, HTML blocks and tables are left alone; an indented code block longer than the
@@ -26,6 +29,8 @@ export const MAX_PARAGRAPH_LINES = 200;
 export const MAX_INDENT = 128;
 /** Lazy continuation lines in a row before a blank line ends the paragraph. */
 export const MAX_LAZY_LINES = 64;
+/** Nested quotes and lists in the items of one list before the list is ended. */
+export const MAX_LIST_NESTING_LINES = 200;
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -36,6 +41,10 @@ const LIST_MARKER = /^[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
 /** CommonMark's HTML block starts (a block runs to the next blank line and is not parsed inline). */
 const HTML_BLOCK_START =
   /^ {0,3}<(?:!--|\?|![A-Za-z]|!\[CDATA\[|(?:script|pre|style|textarea)(?:\s|>|$)|\/?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:\s|\/?>|$)|\/?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?\/?>[ \t]*$)/i;
+const QUOTE_PREFIX = /^(?:[ \t]{0,3}>[ \t]?)*/;
+const TOP_LIST_ITEM = /^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
+/** A quote or list inside a list item: on the item's own line or indented under it. */
+const NESTED_CONTAINER = /^(?: {0,3}(?:[-+*]|\d{1,9}[.)])[ \t]+(?:>|(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$))|[ \t]{2,}(?:>|(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)))/;
 const CONTAINER_PREFIX = /^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)])[ \t])*/;
 
 /** The state of the run of non-blank lines being read. */
@@ -55,6 +64,7 @@ export function guardMarkdown(source: string): string {
   let changed = false;
   let fence: { marker: string; length: number } | null = null;
   let run: Run | null = null;
+  const lists = new ListBudget();
   /** Ends the current paragraph before `line`: a blank line, or a bare `>` inside a quote. */
   const cut = (line: string) => {
     const quote = /^[ \t]*(?:>[ \t]?)+/.exec(line);
@@ -78,8 +88,15 @@ export function guardMarkdown(source: string): string {
     }
     if (line.trim() === '') {
       run = null;
+      lists.blank();
       out.push(line);
       continue;
+    }
+    const separator = lists.separatorBefore(line);
+    if (separator) {
+      out.push(...separator);
+      changed = true;
+      run = null;
     }
     const capped = capIndent(capContainers(line));
     if (capped !== line) {
@@ -118,6 +135,36 @@ export function guardMarkdown(source: string): string {
     out.push(line);
   }
   return changed ? out.join('\n') : source;
+}
+
+/** Counts the nested containers of the current list; answers the lines that end it when too many. */
+class ListBudget {
+  private prefix = '';
+  private nested = 0;
+  private afterBlank = true;
+
+  blank(): void {
+    this.afterBlank = true;
+  }
+
+  separatorBefore(line: string): string[] | null {
+    const prefix = QUOTE_PREFIX.exec(line)![0];
+    const rest = line.slice(prefix.length);
+    const quote = prefix.replace(/[ \t]/g, '');
+    const afterBlank = this.afterBlank;
+    this.afterBlank = false;
+    if (quote !== this.prefix) {
+      this.prefix = quote;
+      this.nested = 0;
+    }
+    const topItem = TOP_LIST_ITEM.test(rest);
+    // Text at the margin after a blank line ends the list.
+    if (!topItem && afterBlank && !/^[ \t]/.test(rest)) this.nested = 0;
+    if (NESTED_CONTAINER.test(rest)) this.nested++;
+    if (!topItem || this.nested <= MAX_LIST_NESTING_LINES) return null;
+    this.nested = NESTED_CONTAINER.test(rest) ? 1 : 0;
+    return [quote, `${quote}${quote ? ' ' : ''}<!-- -->`, quote];
+  }
 }
 
 /** The line with at most `MAX_INDENT` columns of leading whitespace (tabs to the next multiple of 4). */

@@ -145,8 +145,8 @@ describe('markdownToDocument', () => {
       expect(bodyOf('see www.example.com')).toEqual([paragraph('see ', link(url('http://www.example.com'), 'www.example.com'), '')]);
     });
 
-    it('an escaped `@` keeps an address as text', () => {
-      expect(bodyOf('write to a\\@example.com')).toEqual([paragraph('write to a@example.com')]);
+    it('an empty comment inside an address keeps it as text', () => {
+      expect(bodyOf('write to a<!---->@example.com')).toEqual([paragraph('write to a@example.com')]);
     });
 
     it('an HTML comment leaves nothing', () => {

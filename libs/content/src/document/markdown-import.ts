@@ -4,6 +4,7 @@ import type { Blockquote, Code, Definition, Heading, Html, List, ListItem, Nodes
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
+import type { Construct, Extension as MicromarkExtension } from 'micromark-util-types';
 import { parse as parseYaml } from 'yaml';
 import { DomainError } from '../../../platform/src/errors';
 import { refOfHref, type LinkResolver } from './content-refs';
@@ -116,15 +117,27 @@ function plainData(value: unknown, depth: number): unknown {
 // ---- mdast -----------------------------------------------------------------------------------------
 
 /**
- * GFM's mdast extensions without the autolink-literal transform: micromark already finds literal
- * URLs and emails while reading (and honours escapes); the transform searches the decoded text
- * again, so `a\@b.co`, written to keep an address as text, would still become a link.
+ * GFM without micromark's literal-autolink constructs: they look back over the whole paragraph at
+ * every word when a `[` is open before it (and often across lines), which is quadratic in the
+ * paragraph. mdast-util-gfm's transform still finds literal URLs and emails afterwards, in linear
+ * time, in the text of the tree.
  */
-const GFM_FROM_MARKDOWN = gfmFromMarkdown().map((extension) => (extension.enter && 'literalAutolink' in extension.enter ? { ...extension, transforms: [] } : extension));
+const LITERAL_AUTOLINKS = new Set(['wwwAutolink', 'protocolAutolink', 'emailAutolink']);
+const GFM_SYNTAX = withoutLiteralAutolinks(gfm());
+const GFM_FROM_MARKDOWN = gfmFromMarkdown();
+
+function withoutLiteralAutolinks(extension: MicromarkExtension): MicromarkExtension {
+  const text: NonNullable<MicromarkExtension['text']> = {};
+  for (const [code, constructs] of Object.entries(extension.text ?? {})) {
+    const kept = (Array.isArray(constructs) ? constructs : [constructs]).filter((construct): construct is Construct => construct !== undefined && !LITERAL_AUTOLINKS.has(construct.name ?? ''));
+    if (kept.length > 0) text[Number(code)] = kept;
+  }
+  return { ...extension, text };
+}
 
 function parseMarkdown(source: string): Root {
   return fromMarkdown(source, {
-    extensions: [gfm(), inlineMathSyntax()],
+    extensions: [GFM_SYNTAX, inlineMathSyntax()],
     mdastExtensions: [...GFM_FROM_MARKDOWN, inlineMathFromMarkdown()],
   });
 }
@@ -395,7 +408,9 @@ class MarkdownImporter {
     // A task box is written on the item's first paragraph: an item without one cannot keep it.
     const tasks = node.children.some((item, index) => typeof item.checked === 'boolean' && startsWithParagraph(contents[index]));
     const type: BlockType = tasks ? 'list-tasks' : node.ordered ? 'list-ordered' : 'list-unordered';
-    const items = node.children.map((item, index) => block('list-item', contents[index], tasks ? { checked: item.checked === true } : undefined));
+    const items = node.children.map((item, index) =>
+      block('list-item', contents[index], tasks ? { checked: item.checked === true && startsWithParagraph(contents[index]) } : undefined),
+    );
     const start = node.ordered && !tasks && typeof node.start === 'number' && node.start !== 1 ? { start: node.start } : undefined;
     return [block(type, items, start)];
   }
