@@ -8,3 +8,4 @@ export * from './http';
 export * from './audit-catalog';
 export * from './permissions';
 export * from './keyed-mutex';
+export * from './plain-object';

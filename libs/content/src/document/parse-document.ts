@@ -1,4 +1,5 @@
 import { DomainError } from '../../../platform/src/errors';
+import { isPlainObject } from '../../../platform/src/plain-object';
 import { hasSafeScheme, readContentRef } from './content-refs';
 import type { Block, BlockType, DocumentNode, Inline, InlineType, Leaf, Mark, Text } from './document.model';
 import { defaultNewKey, mark, normalizeInlineContent, normalizeLeaves, normalizeMarks, textOf } from './document.nodes';
@@ -34,11 +35,6 @@ function fail(path: string, message: string): never {
   throw DomainError.invalid(`${path} ${message}`);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
-}
 
 class DocumentReader {
   private nodes = 0;
@@ -48,7 +44,7 @@ class DocumentReader {
 
   document(value: unknown): DocumentNode {
     const path = 'document';
-    if (!isRecord(value)) fail(path, 'must be an object');
+    if (!isPlainObject(value)) fail(path, 'must be an object');
     if (value.object !== 'document') fail(`${path}.object`, "must be 'document'");
     const data = value.data === undefined ? {} : this.data(value.data, `${path}.data`);
     if (data.schemaVersion !== undefined && (typeof data.schemaVersion !== 'number' || !Number.isInteger(data.schemaVersion))) {
@@ -85,7 +81,7 @@ class DocumentReader {
 
   private block(value: unknown, path: string, depth: number): Block {
     if (depth > DOCUMENT_LIMITS.depth) fail(path, `is nested deeper than ${DOCUMENT_LIMITS.depth} levels`);
-    if (!isRecord(value)) fail(path, 'must be an object');
+    if (!isPlainObject(value)) fail(path, 'must be an object');
     if (value.object !== 'block') fail(`${path}.object`, value.object === 'inline' || value.object === 'text' ? `is ${JSON.stringify(value.object)} where a block is expected` : "must be 'block'");
     this.count(path);
     if (!isBlockType(value.type)) fail(`${path}.type`, `is not a known block type: ${JSON.stringify(String(value.type).slice(0, 40))}`);
@@ -123,13 +119,13 @@ class DocumentReader {
   }
 
   private inlineOrText(value: unknown, path: string, depth: number): Text | Inline {
-    if (isRecord(value) && value.object === 'text') return this.text(value, path, depth);
+    if (isPlainObject(value) && value.object === 'text') return this.text(value, path, depth);
     return this.inline(value, path, depth);
   }
 
   private inline(value: unknown, path: string, depth: number): Inline {
     if (depth > DOCUMENT_LIMITS.depth) fail(path, `is nested deeper than ${DOCUMENT_LIMITS.depth} levels`);
-    if (!isRecord(value)) fail(path, 'must be an object');
+    if (!isPlainObject(value)) fail(path, 'must be an object');
     if (value.object !== 'inline') fail(`${path}.object`, value.object === 'block' ? 'is a block where text or an inline is expected' : "must be 'inline' or 'text'");
     this.count(path);
     if (!isInlineType(value.type)) fail(`${path}.type`, `is not a known inline type: ${JSON.stringify(String(value.type).slice(0, 40))}`);
@@ -161,7 +157,7 @@ class DocumentReader {
 
   private text(value: unknown, path: string, depth: number): Text {
     if (depth > DOCUMENT_LIMITS.depth) fail(path, `is nested deeper than ${DOCUMENT_LIMITS.depth} levels`);
-    if (!isRecord(value)) fail(path, 'must be an object');
+    if (!isPlainObject(value)) fail(path, 'must be an object');
     if (value.object !== 'text') fail(`${path}.object`, "must be 'text'");
     this.count(path);
     const leaves = this.array(value.leaves, `${path}.leaves`).map((item, index) => this.leaf(item, `${path}.leaves[${index}]`));
@@ -174,7 +170,7 @@ class DocumentReader {
   }
 
   private leaf(value: unknown, path: string): Leaf {
-    if (!isRecord(value)) fail(path, 'must be an object');
+    if (!isPlainObject(value)) fail(path, 'must be an object');
     if (value.object !== 'leaf') fail(`${path}.object`, "must be 'leaf'");
     this.count(path);
     if (typeof value.text !== 'string') fail(`${path}.text`, 'must be a string');
@@ -185,7 +181,7 @@ class DocumentReader {
   }
 
   private mark(value: unknown, path: string): Mark {
-    if (!isRecord(value)) fail(path, 'must be an object');
+    if (!isPlainObject(value)) fail(path, 'must be an object');
     if (value.object !== 'mark') fail(`${path}.object`, "must be 'mark'");
     this.count(path);
     if (!isMarkType(value.type)) fail(`${path}.type`, `is not a known mark type: ${JSON.stringify(String(value.type).slice(0, 40))}`);
@@ -296,7 +292,7 @@ class DocumentReader {
 
   /** A JSON object: plain objects, arrays, strings, finite numbers, booleans and null; no prototype keys. */
   private data(value: unknown, path: string): Record<string, unknown> {
-    if (!isRecord(value)) fail(path, 'must be an object');
+    if (!isPlainObject(value)) fail(path, 'must be an object');
     return this.json(value, path, 1) as Record<string, unknown>;
   }
 
@@ -313,7 +309,7 @@ class DocumentReader {
       return value;
     }
     if (Array.isArray(value)) return value.map((item, index) => this.json(item, `${path}[${index}]`, depth + 1));
-    if (!isRecord(value)) fail(path, 'must be JSON data');
+    if (!isPlainObject(value)) fail(path, 'must be JSON data');
     const copy: Record<string, unknown> = {};
     for (const name of Object.keys(value)) {
       if (PROTOTYPE_KEYS.has(name)) fail(`${path}.${name}`, 'is not an allowed data key');

@@ -1,6 +1,7 @@
 import { BLOB_HASH } from '../../../blob-store/src/blob-store.port';
 import { DomainError } from '../../../platform/src/errors';
 import { ID_PATTERN } from '../../../platform/src/ids';
+import { isPlainObject } from '../../../platform/src/plain-object';
 import type { ContentRef, DocumentNode } from '../document/document.model';
 import type { FileEntry, PageAttributes, PageType } from './tree.model';
 
@@ -191,11 +192,6 @@ export function assertFileEntry(entry: unknown): asserts entry is FileEntry {
   assertTimestamp(file.createdAt);
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 /** A copy without the members whose value is `undefined` (an update uses them to remove attributes). */
 export function withoutUndefined<T extends object>(value: T): T {

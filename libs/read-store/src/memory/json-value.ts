@@ -4,6 +4,7 @@
  * with the faster, trusting `cloneOut`. Both are several times faster than `structuredClone` on
  * read-model sized documents.
  */
+import { isPlainObject } from '../../../platform/src/plain-object';
 import { ReadStoreInputError } from '../errors';
 
 /** Deepest nesting accepted (MongoDB's own limit); also stops cyclic structures. */
@@ -60,8 +61,7 @@ function copyIn(value: unknown, depth: number): unknown {
         }
         return out;
       }
-      const proto: unknown = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) {
+      if (!isPlainObject(value)) {
         const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
         throw new JsonValueError(`${typeof name === 'string' && name ? name : 'class'} instance is not a plain object`);
       }
