@@ -93,35 +93,32 @@ export class ContentPresenter {
 
   /** A page without its body; `children` as nested pages when given (the tree reads), else none. */
   page(space: Pick<ContentSpace, 'id'>, page: PageView, children?: PageObject[]): PageObject {
-    const app = `${this.config.publicUrl}/s/${space.id}`;
-    const common = {
-      id: page.id,
-      title: page.title,
-      kind: KIND[page.type],
-      type: page.type,
-      createdAt: page.createdAt,
-      updatedAt: page.updatedAt,
-      ...(page.emoji !== undefined ? { emoji: page.emoji } : {}),
-      ...(page.icon !== undefined ? { icon: page.icon } : {}),
-      ...(page.linkTitle !== undefined ? { linkTitle: page.linkTitle } : {}),
-      ...(page.condition !== undefined ? { condition: page.condition } : {}),
-    };
-    if (page.type === 'link') return { ...common, ...(page.target !== undefined ? { target: page.target } : {}), ...(page.href !== undefined ? { href: page.href } : {}), hidden: page.hidden ?? false };
-    return {
-      ...common,
-      slug: page.slug ?? '',
-      path: page.path,
-      ...(page.description !== undefined ? { description: page.description } : {}),
-      ...(page.type === 'document' && page.document !== undefined ? { documentId: page.document } : {}),
-      pages: children ?? [],
-      hidden: page.hidden ?? false,
-      noIndex: page.noIndex ?? false,
-      ...(page.type === 'document' ? { noRobotsIndex: page.noRobotsIndex ?? false } : {}),
-      ...(page.layout !== undefined ? { layout: page.layout } : {}),
-      ...(page.cover !== undefined ? { cover: page.cover } : {}),
-      ...(page.variables !== undefined ? { variables: page.variables } : {}),
-      urls: { app: `${app}/${page.path}` },
-    };
+    // Assigned member by member rather than spread from conditional objects: this runs for every
+    // page of every read, and each spread allocates and copies an object.
+    const out: PageObject = { id: page.id, title: page.title, kind: KIND[page.type], type: page.type, createdAt: page.createdAt, updatedAt: page.updatedAt };
+    if (page.emoji !== undefined) out.emoji = page.emoji;
+    if (page.icon !== undefined) out.icon = page.icon;
+    if (page.linkTitle !== undefined) out.linkTitle = page.linkTitle;
+    if (page.condition !== undefined) out.condition = page.condition;
+    if (page.type === 'link') {
+      if (page.target !== undefined) out.target = page.target;
+      if (page.href !== undefined) out.href = page.href;
+      out.hidden = page.hidden ?? false;
+      return out;
+    }
+    out.slug = page.slug ?? '';
+    out.path = page.path;
+    if (page.description !== undefined) out.description = page.description;
+    if (page.type === 'document' && page.document !== undefined) out.documentId = page.document;
+    out.pages = children ?? [];
+    out.hidden = page.hidden ?? false;
+    out.noIndex = page.noIndex ?? false;
+    if (page.type === 'document') out.noRobotsIndex = page.noRobotsIndex ?? false;
+    if (page.layout !== undefined) out.layout = page.layout;
+    if (page.cover !== undefined) out.cover = page.cover;
+    if (page.variables !== undefined) out.variables = page.variables;
+    out.urls = { app: `${this.config.publicUrl}/s/${space.id}/${page.path}` };
+    return out;
   }
 
   /** The whole page tree of a revision, nested. */

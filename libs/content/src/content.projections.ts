@@ -3,7 +3,7 @@ import { multiDocumentProjection, type ProjectedDoc, type ProjectionCollection, 
 import type { SpaceEvent } from '../../spaces/src';
 import { initialRevisionId } from './content.decider';
 import type { ContentEvent, RevisionSource, RevisionType } from './content.events';
-import { treeStoreOf } from './content.trees';
+import { loadedTreesOf, treeStoreOf } from './content.trees';
 import type { ContentRef } from './document/document.model';
 import { documentReferences } from './document';
 import { RevisionTree } from './tree/revision-tree';
@@ -168,9 +168,9 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
           sequence: event.revision + 1,
         });
         await heads.put({ _id: data.spaceId, revisionId: data.revisionId, tree: data.tree, updatedAt: data.createdAt, streamRevision: event.revision });
-        const store = treeStoreOf(resources.blobs);
+        const trees = loadedTreesOf(resources.blobs);
         try {
-          const [before, after] = await Promise.all([RevisionTree.load(store, head?.tree ?? EMPTY_TREE_ROOT), RevisionTree.load(store, data.tree)]);
+          const [before, after] = await Promise.all([trees.tree(head?.tree ?? EMPTY_TREE_ROOT), trees.tree(data.tree)]);
           await updateLinks(data.spaceId, before, after, links, resources);
         } catch (error) {
           // The space was purged and its blobs removed: a replay of its old revisions has nothing to link.

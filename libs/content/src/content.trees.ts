@@ -9,19 +9,17 @@ import { TreeStore } from './tree/tree-store';
 const LOADED_TREE_PAGES = 200_000;
 
 /**
- * The revision trees of every space, as the queries and commands read them: a tree is loaded once
- * per root hash (immutable, so never stale) and kept in an LRU bounded by pages, over the blob
- * store's own LRU of parsed nodes and bodies. Page bodies are never held in read models.
+ * The revision trees of every space, as the queries, the commands and the projections read them: a
+ * tree is loaded once per root hash (immutable, so never stale) and kept in an LRU bounded by
+ * pages, over the blob store's own LRU of parsed nodes and bodies. One per blob store, shared by
+ * the whole process: the tree the links projection loads for a new revision is the one the next
+ * read and the next write use. Page bodies are never held in read models.
  */
-@Injectable()
-export class ContentTrees {
-  readonly store: TreeStore;
+export class LoadedTrees {
   private readonly loaded = new LRUCache<string, RevisionTree>({ maxSize: LOADED_TREE_PAGES, sizeCalculation: (tree) => Math.max(1, tree.size) });
   private readonly loading = new Map<string, Promise<RevisionTree>>();
 
-  constructor(@Inject(BLOB_STORE) readonly blobs: BlobStore) {
-    this.store = treeStoreOf(blobs);
-  }
+  constructor(readonly store: TreeStore) {}
 
   async tree(rootHash: string): Promise<RevisionTree> {
     const cached = this.loaded.get(rootHash);
@@ -35,10 +33,38 @@ export class ContentTrees {
     this.loaded.set(rootHash, tree);
     return tree;
   }
+}
+
+/** The process's loaded trees, injectable. */
+@Injectable()
+export class ContentTrees {
+  readonly store: TreeStore;
+  private readonly trees: LoadedTrees;
+
+  constructor(@Inject(BLOB_STORE) readonly blobs: BlobStore) {
+    this.trees = loadedTreesOf(blobs);
+    this.store = this.trees.store;
+  }
+
+  tree(rootHash: string): Promise<RevisionTree> {
+    return this.trees.tree(rootHash);
+  }
 
   document(hash: string): Promise<DocumentNode> {
     return this.store.readDocument(hash);
   }
+}
+
+const loadedTrees = new WeakMap<object, LoadedTrees>();
+
+/** The loaded trees over a blob store (one per store in a process). */
+export function loadedTreesOf(blobs: Pick<BlobStore, 'read'> & Partial<BlobStore>): LoadedTrees {
+  let trees = loadedTrees.get(blobs);
+  if (!trees) {
+    trees = new LoadedTrees(treeStoreOf(blobs));
+    loadedTrees.set(blobs, trees);
+  }
+  return trees;
 }
 
 const stores = new WeakMap<object, TreeStore>();

@@ -11,8 +11,8 @@ import { BLOB_HASH, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTE
  *
  * A put streams the content into a temporary file in `root/tmp/` while hashing it, fsyncs the
  * file, renames it onto its final path (atomic: a blob is either absent or complete under its hash;
- * if it is already there, the temporary file is dropped) and fsyncs the directory so the rename
- * survives a crash. Temporary files left behind by a crashed process are removed on first use.
+ * if it is already there, the temporary file is dropped) and fsyncs the destination directory so
+ * the rename survives a crash. Temporary files left behind by a crashed process are removed on first use.
  */
 
 /** Temporary files of another live process are only considered abandoned after this long. */
@@ -223,8 +223,9 @@ export class FsBlobStore implements BlobStore {
       }
       await rename(tmpPath, finalPath);
       moved = true;
+      // The new name is made durable; the old one in tmp/ is not worth a second fsync: should a
+      // crash bring it back, it is a stale temporary, removed on the next start.
       await syncDirectory(dir);
-      await syncDirectory(this.tmpDir);
       return info;
     } finally {
       if (handle) await handle.close().catch(() => undefined);

@@ -38,6 +38,7 @@ import { afterCursorFilter, checkLimit, encodeCursor, normalizeSort, readCursor,
 import { cloneIn, cloneOut } from './json-value';
 import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
+import { EqualityLookup, scalarEqualities, type Scalar } from './equality-lookups';
 
 const QUERY_OPTIONS = { scriptEnabled: false } as const;
 
@@ -67,7 +68,32 @@ class CollectionState {
   readonly docs = new Map<string, Doc>();
   readonly indexes: IndexDefinition[] = [];
   readonly unique: UniqueIndex[] = [];
+  /** Equality lookups over leading fields of the declared indexes, by their fields joined with ','; built on first use. */
+  readonly lookups = new Map<string, EqualityLookup>();
   constructor(readonly name: string) {}
+
+  /**
+   * The lookup for the longest run of leading index fields that `filter` sets to scalars, and the
+   * values it sets them to; `exact` when those equalities are the whole filter.
+   */
+  lookupFor(filter: Filter): { lookup: EqualityLookup; values: Scalar[]; exact: boolean } | null {
+    if (this.indexes.length === 0) return null;
+    const { equalities, conditions } = scalarEqualities(filter);
+    if (equalities.size === 0) return null;
+    let best: IndexDefinition | undefined;
+    let length = 0;
+    for (const definition of this.indexes) {
+      let n = 0;
+      while (n < definition.fields.length && equalities.has(definition.fields[n])) n++;
+      if (n > length) [best, length] = [definition, n];
+    }
+    if (!best) return null;
+    const fields = best.fields.slice(0, length);
+    const name = fields.join(',');
+    let lookup = this.lookups.get(name);
+    if (!lookup) this.lookups.set(name, (lookup = new EqualityLookup(fields, best.paths.slice(0, length), this.docs.values())));
+    return { lookup, values: fields.map((field) => equalities.get(field)!), exact: conditions === length };
+  }
 }
 
 /** The keys a document takes in a unique index, or null when a partial filter leaves it out. */
@@ -110,13 +136,33 @@ function duplicateKey(collection: string, definition: IndexDefinition, key: stri
 interface DocSource {
   lookup(id: string): Doc | undefined;
   all(): Iterable<Doc>;
+  /** The documents that may match `filter`, through an equality lookup; null when none applies (scan). */
+  candidates(filter: Filter): Candidates | null;
 }
 
-const EMPTY_SOURCE: DocSource = { lookup: () => undefined, all: () => [] };
+interface Candidates {
+  /** Documents that match by construction (the filter is exactly the lookup's equalities). */
+  matching: Iterable<Doc>;
+  /** Documents to test against the filter. */
+  maybe: Iterable<Doc>;
+}
+
+const EMPTY_SOURCE: DocSource = { lookup: () => undefined, all: () => [], candidates: () => null };
 
 function committedSource(state: CollectionState | undefined): DocSource {
   if (!state) return EMPTY_SOURCE;
-  return { lookup: (id) => state.docs.get(id), all: () => state.docs.values() };
+  return {
+    lookup: (id) => state.docs.get(id),
+    all: () => state.docs.values(),
+    candidates(filter) {
+      const plan = state.lookupFor(filter);
+      if (!plan) return null;
+      const { keyed, unkeyed } = plan.lookup.candidates(plan.values);
+      const docsOf = (ids: Iterable<string>) => Array.from(ids, (id) => state.docs.get(id)!);
+      const keyedDocs = keyed ? docsOf(keyed) : [];
+      return plan.exact ? { matching: keyedDocs, maybe: docsOf(unkeyed) } : { matching: [], maybe: [...keyedDocs, ...docsOf(unkeyed)] };
+    },
+  };
 }
 
 function compileFilter(filter: Filter | undefined): Query | null {
@@ -152,16 +198,36 @@ function idOnly(filter: Filter | undefined): string | undefined {
   return id;
 }
 
-/** Documents of `source` matching `filter`, each visited once. */
-function matching(source: DocSource, filter: Filter | undefined): Doc[] {
+/**
+ * Visits each document of `source` matching `filter` once, until `visit` answers true. An `_id`
+ * filter is one map access; scalar equalities on leading index fields go through an equality lookup
+ * (no mingo query at all when they are the whole filter); anything else scans with a mingo query.
+ */
+function eachMatch(source: DocSource, filter: Filter | undefined, visit: (doc: Doc) => boolean | void): void {
   const id = idOnly(filter);
   if (id !== undefined) {
     const doc = source.lookup(id);
-    return doc ? [doc] : [];
+    if (doc) visit(doc);
+    return;
+  }
+  const candidates = filter !== undefined && filter !== null && typeof filter === 'object' && !Array.isArray(filter) ? source.candidates(filter) : null;
+  if (candidates) {
+    for (const doc of candidates.matching) if (visit(doc) === true) return;
+    let query: Query | null | undefined;
+    for (const doc of candidates.maybe) {
+      query ??= compileFilter(filter);
+      if (test(query, doc) && visit(doc) === true) return;
+    }
+    return;
   }
   const query = compileFilter(filter);
+  for (const doc of source.all()) if (test(query, doc) && visit(doc) === true) return;
+}
+
+/** Documents of `source` matching `filter`, each visited once. */
+function matching(source: DocSource, filter: Filter | undefined): Doc[] {
   const out: Doc[] = [];
-  for (const doc of source.all()) if (test(query, doc)) out.push(doc);
+  eachMatch(source, filter, (doc) => void out.push(doc));
   return out;
 }
 
@@ -191,19 +257,15 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   const sort = normalizeSort(options.sort);
   const cursor = options.after === undefined || options.after === null ? undefined : readCursor(options.after, sort, filter ?? {});
   const afterQuery = cursor === undefined ? null : compileFilter(afterCursorFilter(sort, cursor.values));
-  const id = idOnly(filter);
-  const query = id === undefined ? compileFilter(filter) : null;
-  const candidates: Iterable<Doc> = id === undefined ? source.all() : [source.lookup(id)].filter((d): d is Doc => !!d);
   // Keeps only the first `limit + 1` documents in sort order (binary insertion) rather than
   // collecting and sorting every match: a page costs one pass, not a sort of the collection.
   const compare = sortComparator(sort);
   let count = 0;
   const selected: Doc[] = [];
-  for (const doc of candidates) {
-    if (!test(query, doc)) continue;
+  eachMatch(source, filter, (doc) => {
     count++;
-    if (afterQuery !== null && !test(afterQuery, doc)) continue;
-    if (selected.length > limit && compare(doc, selected[limit]) >= 0) continue;
+    if (afterQuery !== null && !test(afterQuery, doc)) return;
+    if (selected.length > limit && compare(doc, selected[limit]) >= 0) return;
     let low = 0;
     let high = selected.length;
     while (low < high) {
@@ -213,7 +275,7 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
     }
     selected.splice(low, 0, doc);
     if (selected.length > limit + 1) selected.pop();
-  }
+  });
   const hasMore = selected.length > limit;
   const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => cloneOut(doc) as T);
   // Same count rule as MongoDB: a later page keeps the count its cursor carries (as of the first page).
@@ -261,6 +323,19 @@ class CollectionOverlay implements DocSource {
       for (const [id, doc] of this.base.docs) if (!this.writes.has(id)) yield doc;
     }
     for (const doc of this.writes.values()) if (doc) yield doc;
+  }
+
+  /** The base's candidates this transaction left alone, and every document it wrote (to test). */
+  candidates(filter: Filter): Candidates | null {
+    const plan = this.base?.lookupFor(filter);
+    if (!plan) return null;
+    const base = this.base!;
+    const { keyed, unkeyed } = plan.lookup.candidates(plan.values);
+    const untouched = (ids: Iterable<string> | undefined) => (ids ? Array.from(ids).filter((id) => !this.writes.has(id)).map((id) => base.docs.get(id)!) : []);
+    const written = [...this.writes.values()].filter((doc): doc is Doc => doc !== null);
+    return plan.exact
+      ? { matching: untouched(keyed), maybe: [...untouched(unkeyed), ...written] }
+      : { matching: [], maybe: [...untouched(keyed), ...untouched(unkeyed), ...written] };
   }
 
   private owner(index: number, key: string): string | undefined {
@@ -329,6 +404,13 @@ class CollectionOverlay implements DocSource {
       for (const [key, id] of this.added[i]) entries.set(key, id);
     }
     for (const [id, doc] of this.writes) {
+      if (state.lookups.size > 0) {
+        const before = state.docs.get(id);
+        for (const lookup of state.lookups.values()) {
+          if (before) lookup.remove(before);
+          if (doc) lookup.add(doc);
+        }
+      }
       if (doc) state.docs.set(id, doc);
       else state.docs.delete(id);
     }
@@ -558,20 +640,15 @@ class TransactionalCollection<T extends Doc> extends ReadableCollection<T> imple
 }
 
 function firstMatch(source: DocSource, filter: Filter): Doc | undefined {
-  const id = idOnly(filter);
-  if (id !== undefined) return source.lookup(id);
-  const query = compileFilter(filter);
-  for (const doc of source.all()) if (test(query, doc)) return doc;
-  return undefined;
+  let first: Doc | undefined;
+  eachMatch(source, filter, (doc) => ((first = doc), true));
+  return first;
 }
 
 function countIn(source: DocSource, filter: Filter | undefined): number {
   if (filter !== undefined && filter !== null) checkFilter(filter);
-  const id = idOnly(filter);
-  if (id !== undefined) return source.lookup(id) ? 1 : 0;
-  const query = compileFilter(filter);
   let count = 0;
-  for (const doc of source.all()) if (test(query, doc)) count++;
+  eachMatch(source, filter, () => void count++);
   return count;
 }
 
