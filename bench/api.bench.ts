@@ -30,6 +30,7 @@ import type autocannon from 'autocannon';
 import { load, loadInterleaved, type LoadResult } from './support/load';
 import { startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference } from './support/reference-server';
+import { positive } from './support/settings';
 
 const SECONDS = positive('BENCH_SECONDS', 10);
 const CONNECTIONS = Math.max(1, Math.round(positive('BENCH_CONNECTIONS', 10)));
@@ -51,14 +52,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const GET_RATIO_TARGET = 0.6;
 const PATCH_RATE_TARGET = 2000;
 const PATCH_P99_TARGET_MS = 50;
-
-function positive(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
-  return value;
-}
 
 interface Reply {
   status: number;

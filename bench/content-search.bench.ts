@@ -38,6 +38,7 @@
 import { Charset, Document as FlexDocument } from 'flexsearch';
 import MiniSearch from 'minisearch';
 import { queryTerms, SpaceSearchIndex, type SearchablePage } from '../libs/content/src';
+import { positiveInteger, seededRandom } from './support/settings';
 
 const PAGES = positiveInteger('BENCH_PAGES', 10_000);
 const QUERIES = positiveInteger('BENCH_QUERIES', 500);
@@ -78,18 +79,6 @@ interface Engine {
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic corpus
-
-/** mulberry32: small, fast, seedable; Math.random cannot be seeded. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FUNCTION_WORDS = (
   'the of and to a in is you that it for on with as are this be can by or from an your not will if when use ' +
@@ -438,14 +427,8 @@ function printTable(results: Measured[]): void {
   for (const row of rows) console.log(line(row));
 }
 
-function positiveInteger(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
 function main(): void {
-  const random = randomSource(SEED);
+  const random = seededRandom(SEED);
   const words = vocabulary(random);
   const sections = generateSpace(PAGES, random, words);
   const queries = generateQueries(QUERIES, random, sections, words);

@@ -47,16 +47,17 @@
  * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; with `--cpu-prof` the phases' boundaries are printed on
  * the monotonic clock of the profile's timestamps, so that the profile can be cut by phase).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { loadInterleaved, type LoadResult } from './support/load';
-import { startService, type ServiceProcess } from './support/processes';
+import { startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
+import { listenReference } from './support/reference-server';
+import { positive, positiveInteger, seededRandom as rng } from './support/settings';
 
 const PAGES = positiveInteger('BENCH_PAGES', 10_000);
 const SECONDS = positive('BENCH_SECONDS', 10);
@@ -84,25 +85,11 @@ const SEARCH_BUILD_TARGET_MS = 3000;
 const SEARCH_P99_TARGET_MS = 20;
 const IMPORT_TARGET_MS = 10_000;
 
-function positive(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
-  return value;
-}
-
-function positiveInteger(name: string, fallback: number): number {
-  const value = positive(name, fallback);
-  if (!Number.isInteger(value)) throw new Error(`${name} must be a whole number, got '${value}'`);
-  return value;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Processes: stopped on the way out whatever happens.
 
 let service: ServiceProcess | undefined;
-let referenceChild: ChildProcess | undefined;
+let referenceChild: ReferenceProcess | undefined;
 let inlineReference: FastifyInstance | undefined;
 let zipServer: Server | undefined;
 
@@ -110,13 +97,7 @@ let zipServer: Server | undefined;
 async function stopReference(): Promise<void> {
   const child = referenceChild;
   referenceChild = undefined;
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
+  await child?.stop();
   await inlineReference?.close();
   inlineReference = undefined;
 }
@@ -213,18 +194,6 @@ interface WriteAnswer {
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic English-like text.
-
-/** mulberry32: a small, fast, seedable generator (the same text on every run). */
-function rng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FUNCTION_WORDS = (
   'the of and to a in is for that with on as by this be are from or it can when each which you your not an at all will if ' +
@@ -522,35 +491,7 @@ const mark = (phase: string) => marks.push({ phase, at: process.hrtime.bigint() 
 // ---------------------------------------------------------------------------------------------
 // The reference: a bare Fastify route of the service's shape answering a fixed JSON body.
 
-async function listenContentReference(body: unknown): Promise<{ server: FastifyInstance; port: number }> {
-  const server = Fastify({ logger: false });
-  server.get('/v1/spaces/:spaceId/content/path/*', async () => body);
-  await server.listen({ port: 0, host: '127.0.0.1' });
-  const address = server.server.address();
-  return { server, port: typeof address === 'object' && address ? address.port : 0 };
-}
-
-/** Forks this very file as the reference (see the end of the file); resolves with its address. */
-function startContentReference(body: unknown): Promise<string> {
-  const child = fork(__filename, ['--reference'], {
-    env: { ...process.env, BENCH_CONTENT_REFERENCE_BODY: JSON.stringify(body) },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  referenceChild = child;
-  return new Promise<string>((done, reject) => {
-    const timer = setTimeout(() => reject(new Error('the reference server did not start within 15 s')), 15_000);
-    child.once('message', (message: unknown) => {
-      clearTimeout(timer);
-      const port = (message as { port?: unknown }).port;
-      if (typeof port === 'number') done(`http://127.0.0.1:${port}`);
-      else reject(new Error(`unexpected message from the reference server: ${JSON.stringify(message)}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the reference server exited with code ${code}`));
-    });
-  });
-}
+const CONTENT_ROUTE = '/v1/spaces/:spaceId/content/path/*';
 
 // ---------------------------------------------------------------------------------------------
 // The zip to import.
@@ -716,11 +657,12 @@ async function main(): Promise<void> {
     if (typeof capturedMarkdown !== 'string' || capturedMarkdown.length === 0) throw new Error(`GET ${pagePath}: no markdown in ${JSON.stringify(captured.body).slice(0, 500)}`);
     let referenceUrl: string;
     if (process.env.BENCH_REFERENCE === 'inline') {
-      const inline = await listenContentReference(captured.body);
+      const inline = await listenReference(captured.body, CONTENT_ROUTE);
       inlineReference = inline.server;
       referenceUrl = `http://127.0.0.1:${inline.port}`;
     } else {
-      referenceUrl = await startContentReference(captured.body);
+      referenceChild = await startReference(captured.body, CONTENT_ROUTE);
+      referenceUrl = referenceChild.baseUrl;
     }
     const check = await expectStatus(200, call('GET', `${referenceUrl}${pagePath}`), 'reference GET');
     if (JSON.stringify(check.body) !== JSON.stringify(captured.body)) throw new Error('the reference does not answer the same body as the service');
@@ -919,28 +861,10 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === '--reference') {
-  // The forked reference server: the body from the environment, the port back over IPC.
-  const raw = process.env.BENCH_CONTENT_REFERENCE_BODY;
-  if (!raw) throw new Error('BENCH_CONTENT_REFERENCE_BODY is not set');
-  listenContentReference(JSON.parse(raw) as unknown)
-    .then(({ server, port }) => {
-      process.send?.({ port });
-      const close = () => void server.close().then(() => process.exit(0));
-      process.on('SIGTERM', close);
-      process.on('SIGINT', close);
-      process.on('disconnect', close);
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
-} else {
-  main().catch(async (error: unknown) => {
-    // Interrupted: the requests failing because the service is gone are not the news.
-    if (interrupted) return;
-    console.error(error);
-    await stopAll().catch(() => undefined);
-    process.exit(1);
-  });
-}
+main().catch(async (error: unknown) => {
+  // Interrupted: the requests failing because the service is gone are not the news.
+  if (interrupted) return;
+  console.error(error);
+  await stopAll().catch(() => undefined);
+  process.exit(1);
+});

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ORGANIZATION_ROUTE } from './reference-server';
 
 /** A port nobody listens on right now (the OS picks it; released before it is handed out). */
 export function freePort(host = '127.0.0.1'): Promise<number> {
@@ -120,16 +121,18 @@ export async function startService(options: { mainJs: string; env?: NodeJS.Proce
 
 export interface ReferenceProcess {
   baseUrl: string;
+  /** Its process id, for its CPU time. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
 /**
  * Starts `reference-server.js` (next to this file) in its own node process, serving `body` at
- * `GET /v1/orgs/:id`; resolves with its address once it listens.
+ * `GET <route>` (`/v1/orgs/:id` by default); resolves with its address once it listens.
  */
-export async function startReference(body: unknown): Promise<ReferenceProcess> {
+export async function startReference(body: unknown, route = ORGANIZATION_ROUTE): Promise<ReferenceProcess> {
   const child = fork(join(__dirname, 'reference-server.js'), [], {
-    env: { ...process.env, BENCH_REFERENCE_BODY: JSON.stringify(body) },
+    env: { ...process.env, BENCH_REFERENCE_BODY: JSON.stringify(body), BENCH_REFERENCE_ROUTE: route },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {
@@ -146,7 +149,7 @@ export async function startReference(body: unknown): Promise<ReferenceProcess> {
         reject(new Error(`the reference server exited with code ${code}`));
       });
     });
-    return { baseUrl: `http://127.0.0.1:${port}`, stop: async () => void (await terminate(child)) };
+    return { baseUrl: `http://127.0.0.1:${port}`, pid: child.pid, stop: async () => void (await terminate(child)) };
   } catch (error) {
     await terminate(child);
     throw error;

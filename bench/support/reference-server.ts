@@ -1,17 +1,20 @@
 /**
- * The reference for the API benchmark: a bare Fastify 5 server with one route, `GET /v1/orgs/:id`,
- * answering the organization body the real service returned (serialized per request, as the service
- * does). No Nest, no guards, no validation, no hooks, no logging: what remains of the service's time
- * above this is its own overhead.
+ * The reference for the benchmarks: a bare Fastify 5 server with one GET route of the service's
+ * shape (`/v1/orgs/:id` by default), answering the body the real service returned (serialized per
+ * request, as the service does). No Nest, no guards, no validation, no hooks, no logging: what
+ * remains of the service's time above this is its own overhead.
  *
- * Run as a child process by the benchmark (body in BENCH_REFERENCE_BODY, listening port sent back
- * over IPC), or in process through `listenReference` (BENCH_REFERENCE=inline).
+ * Run as a child process by a benchmark (body in BENCH_REFERENCE_BODY, route in
+ * BENCH_REFERENCE_ROUTE, listening port sent back over IPC), or in process through
+ * `listenReference` (BENCH_REFERENCE=inline).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 
-export async function listenReference(body: unknown, host = '127.0.0.1'): Promise<{ server: FastifyInstance; port: number }> {
+export const ORGANIZATION_ROUTE = '/v1/orgs/:id';
+
+export async function listenReference(body: unknown, route = ORGANIZATION_ROUTE, host = '127.0.0.1'): Promise<{ server: FastifyInstance; port: number }> {
   const server = Fastify({ logger: false });
-  server.get('/v1/orgs/:id', async () => body);
+  server.get(route, async () => body);
   await server.listen({ port: 0, host });
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -21,7 +24,7 @@ export async function listenReference(body: unknown, host = '127.0.0.1'): Promis
 if (require.main === module) {
   const raw = process.env.BENCH_REFERENCE_BODY;
   if (!raw) throw new Error('BENCH_REFERENCE_BODY is not set');
-  listenReference(JSON.parse(raw) as unknown)
+  listenReference(JSON.parse(raw) as unknown, process.env.BENCH_REFERENCE_ROUTE || ORGANIZATION_ROUTE)
     .then(({ server, port }) => {
       process.send?.({ port });
       const close = () => void server.close().then(() => process.exit(0));
