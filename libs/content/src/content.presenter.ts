@@ -138,7 +138,8 @@ export class ContentPresenter {
     };
   }
 
-  revision(space: Pick<ContentSpace, 'id' | 'visibility'>, revision: RevisionDoc, tree: RevisionTree): RevisionObject {
+  /** What a revision and its summary both show. */
+  private revisionHeader(revision: RevisionDoc): Omit<RevisionSummary, 'urls'> {
     return {
       object: 'revision',
       id: revision._id,
@@ -147,6 +148,12 @@ export class ContentPresenter {
       createdAt: revision.createdAt,
       ...(revision.createdBy !== null ? { createdBy: revision.createdBy } : {}),
       ...(revision.mergedFrom !== undefined ? { mergedFrom: revision.mergedFrom } : {}),
+    };
+  }
+
+  revision(space: Pick<ContentSpace, 'id' | 'visibility'>, revision: RevisionDoc, tree: RevisionTree): RevisionObject {
+    return {
+      ...this.revisionHeader(revision),
       pages: this.pageTree(space, tree),
       files: tree.files().map((file) => this.file(space, revision._id, file)),
       reusableContents: [],
@@ -157,13 +164,7 @@ export class ContentPresenter {
 
   revisionSummary(space: Pick<ContentSpace, 'id'>, revision: RevisionDoc): RevisionSummary {
     return {
-      object: 'revision',
-      id: revision._id,
-      parents: revision.parents,
-      type: revision.revisionType,
-      createdAt: revision.createdAt,
-      ...(revision.createdBy !== null ? { createdBy: revision.createdBy } : {}),
-      ...(revision.mergedFrom !== undefined ? { mergedFrom: revision.mergedFrom } : {}),
+      ...this.revisionHeader(revision),
       urls: { location: `${this.config.publicUrl}/v1/spaces/${space.id}/revisions/${revision._id}`, app: `${this.config.publicUrl}/s/${space.id}/~/revisions/${revision._id}` },
     };
   }
