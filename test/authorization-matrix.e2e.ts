@@ -169,6 +169,40 @@ const RULES: Record<string, Rule> = {
   'POST /v1/spaces/{spaceId}/content/page/{pageId}/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
   'GET /v1/spaces/{spaceId}/content/path/{pagePath}': space('read'),
   'GET /v1/spaces/{spaceId}/links': space('read'),
+
+  'GET /v1/spaces/{spaceId}/change-requests': space('read'),
+  'POST /v1/spaces/{spaceId}/change-requests': space('edit', { body: () => ({ subject: 'Another' }) }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}': space('read'),
+  'PATCH /v1/spaces/{spaceId}/change-requests/{changeRequestId}': space('edit', { body: () => ({ subject: 'Renamed' }) }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge': space('review'),
+  /** Up to date already in a fresh fixture: allowed callers get the request's head back. */
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/update': space('edit'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/changes': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers': space('read'),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers': space('edit', { body: (c) => ({ users: [c.org.victim.id] }) }),
+  'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}': space('edit', {
+    setup: async (c) => void expectStatus(await c.api.request({ method: 'POST', url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/requested-reviewers`, token: owner.token, body: { users: [c.org.victim.id] } }), 200, 'requesting a reviewer'),
+  }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews': space('read'),
+  /** The fixture's author is the owner: every caller allowed to review is someone else. */
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews': space('review', { body: () => ({ status: 'approved' }) }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}': space('read', { setup: async (c) => ({ reviewId: await review(c) }) }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download': { allow: 'public', query: signedPdf },
+  /** Guests read the requests of the spaces they can see: none here, an empty list. */
+  'GET /v1/orgs/{organizationId}/change-requests': { allow: 'guest' },
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content': space('read'),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content': space('edit', { body: () => ({ changes: [{ operation: 'insert_page', title: 'Another', document: { markdown: 'x' } }] }) }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/backlinks': space('read'),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/path/{pagePath}': space('read'),
   'GET /v1/spaces/{spaceId}/search': space('read', { query: async () => 'query=guide' }),
   'GET /v1/orgs/{organizationId}/search': { allow: 'guest', query: async () => 'query=guide' },
   'GET /v1/spaces/{spaceId}/revisions': space('read'),
@@ -212,10 +246,23 @@ const RULES: Record<string, Rule> = {
 };
 
 let owner: User;
+/** A member with the review role in every fixture organization. */
+let reviewer: User;
 let samlResponse = '';
 const ownOrganizations = new Map<string, string>();
 
 /** The query of the file's signed download URL, as its space's owner reads it. */
+/** The query of the PDF's signed URL, as the owner gets it. */
+async function signedPdf(c: Context): Promise<string> {
+  const answer = expectStatus(await c.api.request({ method: 'GET', url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/pdf`, token: owner.token }), 200, 'asking for the PDF');
+  return new URL(answer.url).search.slice(1);
+}
+
+/** A review of the fixture's request by a member with the review role (its author, the owner, may not review it). */
+async function review(c: Context): Promise<string> {
+  return expectStatus(await c.api.request({ method: 'POST', url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/reviews`, token: reviewer.token, body: { status: 'approved' } }), 201, 'reviewing').id;
+}
+
 async function signedDownload(c: Context): Promise<string> {
   const file = expectStatus(await c.api.request({ method: 'GET', url: `/v1/spaces/${c.org.spaceId}/content/files/${c.org.ids.fileId}`, token: owner.token }), 200, 'reading the file');
   return new URL(file.downloadURL).search.slice(1);
@@ -274,6 +321,7 @@ describe('the authorization matrix, for every operation of the OpenAPI document'
     api = await startInProcess();
     owner = await api.createUser('Owner');
     for (const name of ['outsider', 'otherAdmin', 'guest', ...ROLES, 'victim'] as const) users[name] = await api.createUser(name);
+    reviewer = users.review;
     // Every user owns an organization of their own (the destination of transfers); the other admin's is "another organization".
     for (const name of ['outsider', 'otherAdmin', 'guest', ...ROLES] as const) {
       ownOrganizations.set(users[name].id, expectStatus(await api.request({ method: 'POST', url: '/v1/orgs', token: users[name].token, body: { title: `${name}'s own` } }), 201, 'creating an own organization').id);

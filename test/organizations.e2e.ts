@@ -422,7 +422,7 @@ describe('PATCH /v1/orgs/{organizationId}', () => {
       expect(removed.urls.location).toBe(`${service.url}/v1/orgs/${org.id}`);
     });
 
-    it.each(['sso', 'ai', 'inviteLinks'])('%s: true and false', async (member) => {
+    it.each(['sso', 'ai', 'inviteLinks', 'changeRequestsRequireApproval'])('%s: true and false', async (member) => {
       for (const value of [true, false, true]) {
         expect((await change({ [member]: value })).body[member as 'sso']).toBe(value);
       }

@@ -86,6 +86,7 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const pageId = written.changes[1].page.id as string;
   const fileId = written.insertedFiles[0].id as string;
   const revisionId = written.revision as string;
+  const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
   return {
@@ -116,6 +117,9 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       fileId,
       revisionId,
       pagePath: 'guide/intro',
+      changeRequestId,
+      // No review exists in a fresh fixture (its author may not review it): rules that need one create it in `setup`.
+      reviewId: 'NoSuchReview00000000',
     },
   };
 }

@@ -72,6 +72,8 @@ export interface Response {
   /** Parsed JSON when the response is JSON, otherwise the text ('' when there is none). */
   body: any;
   text: string;
+  /** The body's bytes (binary answers: files, PDFs). */
+  bytes: Buffer;
 }
 
 export interface UserObject {
@@ -247,7 +249,8 @@ class ServiceHandle implements RunningService {
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     Object.assign(headers, options.headers);
     const response = await fetch(`${this.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(15_000) });
-    const text = await response.text();
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const text = bytes.toString('utf8');
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => (responseHeaders[name.toLowerCase()] = value));
     let parsed: unknown = text;
@@ -258,7 +261,7 @@ class ServiceHandle implements RunningService {
         parsed = text;
       }
     }
-    return { status: response.status, headers: responseHeaders, body: parsed, text };
+    return { status: response.status, headers: responseHeaders, body: parsed, text, bytes };
   }
 
   async createUser(email?: string, displayName?: string): Promise<{ user: UserObject; token: string }> {

@@ -5,13 +5,14 @@ import { JsonNestLogger } from '../../platform/src/logging';
 import { compose, type Composition, type ContextManifest, type PortBinding } from '../../runtime/src/context';
 import type { ServiceToken, Services } from '../../runtime/src/reactor';
 import type { Runtime } from '../../runtime/src/runtime.module';
-import { identityContext, ReadModelTokenVerifier, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
+import { identityContext, ReadModelTokenVerifier, UsersForChangeRequests, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
 import {
   MEMBER_SPACES,
   MEMBER_TEAM_COUNTS,
   ORGANIZATION_USERS,
   organizationsContext,
   OrganizationsForAudit,
+  OrganizationsForChangeRequests,
   OrganizationsForSpaces,
   OrganizationsForSso,
   OrganizationsForTeams,
@@ -19,8 +20,19 @@ import {
   visitorClaimsKey,
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
-import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForContent, spacesContext } from '../../spaces/src';
-import { CONTENT_SPACES, CONTENT_URL_KEY, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
+import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForContent, spacesContext } from '../../spaces/src';
+import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
+import {
+  CHANGE_REQUEST_CONTENT,
+  CHANGE_REQUEST_ORGANIZATIONS,
+  CHANGE_REQUEST_SPACES,
+  CHANGE_REQUEST_URL_KEY,
+  CHANGE_REQUEST_USERS,
+  changeRequestsContext,
+  ChangeRequestsForContent,
+  ChangeRequestsForSpaces,
+  changeRequestUrlKey,
+} from '../../changerequests/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
 
@@ -31,7 +43,7 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, auditContext, ssoContext];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -52,12 +64,20 @@ export const BINDINGS: readonly PortBinding[] = [
   // spaces needs
   { port: SPACE_ORGANIZATIONS, use: OrganizationsForSpaces },
   { port: SPACE_TEAMS, use: TeamsForSpaces },
-  // Content gives each space its revision (comments and change requests will add their counts).
-  { port: SPACE_FACT_SOURCES, useAll: [ContentForSpaces] },
+  // Content gives each space its revision, change requests their counts (comments will add theirs).
+  { port: SPACE_FACT_SOURCES, useAll: [ContentForSpaces, ChangeRequestsForSpaces] },
   // content needs
   { port: CONTENT_SPACES, use: SpacesForContent },
+  { port: CONTENT_CHANGE_REQUESTS, use: ChangeRequestsForContent },
   // Signs download URLs of files; every replica derives the same key from the admin token.
   { port: CONTENT_URL_KEY, value: ({ adminToken }) => contentUrlKey(adminToken) },
+  // change requests need
+  { port: CHANGE_REQUEST_SPACES, use: SpacesForChangeRequests },
+  { port: CHANGE_REQUEST_ORGANIZATIONS, use: OrganizationsForChangeRequests },
+  { port: CHANGE_REQUEST_USERS, use: UsersForChangeRequests },
+  { port: CHANGE_REQUEST_CONTENT, use: ContentForChangeRequests },
+  // Signs PDF URLs; every replica derives the same key from the admin token.
+  { port: CHANGE_REQUEST_URL_KEY, value: ({ adminToken }) => changeRequestUrlKey(adminToken) },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

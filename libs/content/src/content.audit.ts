@@ -6,12 +6,14 @@ const ACTIONS = {
   import: 'content.imported',
   rollback: 'content.rolled_back',
   duplicate: 'content.duplicated',
+  merge: 'content.merged',
+  update: 'content.updated_from_main',
 } as const;
 
 /** Every content revision is one audit entry on its space, naming the pages it touched. */
 export const contentAuditCatalog = auditCatalog<ContentEvent>({
   ContentRevisionCreated: (data) => ({
-    action: data.revisionType === 'merge' ? 'content.merged' : ACTIONS[data.source.kind],
+    action: ACTIONS[data.source.kind],
     organizationId: data.organizationId,
     target: { type: 'space', id: data.spaceId },
     details: { revision: data.revisionId, pages: data.pages },

@@ -9,7 +9,7 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
 import { parseChanges, MAX_INLINE_FILE_BYTES, type Change, type FileUpload, type PageBody } from './content.changes';
 import { contentDecider, contentStream, initialRevisionId, refuseWrite, StaleBaseError, type ContentSpaceFacts } from './content.decider';
-import { touchedPages, type RevisionSource, type RevisionType } from './content.events';
+import { touchedPages, type RevisionSource, type RevisionType, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
 import { carryKeys, markdownToDocument, parseDocument } from './document';
@@ -43,6 +43,24 @@ export interface WriteOutcome<T> {
 
 export type ImportSource = 'website' | 'markdown' | 'zip';
 
+/** A batch of changes parsed, with the bytes of the files it uploads. */
+export interface PreparedBatch {
+  changes: readonly Change[];
+  uploads: ReadonlyMap<FileUpload, Buffer>;
+}
+
+/** A tree built from a base, not yet committed to any line. */
+export interface BuiltTree<T> {
+  tree: string;
+  touched: { created: string[]; updated: string[]; deleted: string[] };
+  result: T;
+}
+
+/** How an import is recorded on the revision it makes. */
+export function importSource(request: { source: ImportSource; url: string }): RevisionSource {
+  return { kind: 'import', source: request.source, url: request.url };
+}
+
 /**
  * The content writes: each builds a new tree from the head (blobs written first, content-addressed,
  * so an abandoned attempt leaves only unreferenced blobs), then commits it as one revision on the
@@ -63,24 +81,38 @@ export class ContentCommands {
   async write(spaceId: string, rawChanges: unknown, caller: Caller, ifMatch?: string) {
     const changes = parseChanges(rawChanges);
     const space = await this.writableSpace(spaceId, caller);
-    // Files named by URL are fetched once, before any attempt.
-    const uploads = await this.fetchUploads(changes);
-    const outcome = await this.commit(space, caller, ifMatch, { revisionType: 'edits', source: { kind: 'batch' } }, (base, editor) => this.applyChanges(space, base, editor, changes, uploads));
+    const batch = await this.prepareBatch(changes);
+    const outcome = await this.commit(space, caller, ifMatch, { revisionType: 'edits', source: { kind: 'batch' } }, (base, editor) => this.applyChanges(space, base, editor, batch, () => this.parentRevisionOf(space.id, base)));
     return { ...outcome, space };
   }
 
   /** `POST /spaces/{spaceId}/content/import` and `.../content/page/{pageId}/import`. */
   async import(spaceId: string, request: { source: ImportSource; url: string }, caller: Caller, pageId?: string) {
     const space = await this.writableSpace(spaceId, caller);
+    const plan = await this.prepareImport(request);
+    const outcome = await this.commit(space, caller, undefined, { revisionType: 'edits', source: importSource(request) }, (base, editor) => this.applyImport(space, base, editor, plan, pageId, request.source));
+    return { revision: outcome.revisionId, importedResources: plan.importedResources, totalResources: plan.totalResources };
+  }
+
+  // ---- building a tree, for any line (the space's main line here, a change request's line in ChangeRequestContentCommands)
+
+  /** A parsed batch with the files it names by URL fetched once, before any attempt (and after the access check). */
+  async prepareBatch(changes: readonly Change[]): Promise<PreparedBatch> {
+    return { changes, uploads: await this.fetchUploads(changes) };
+  }
+
+  /** An import fetched and planned, before any attempt. */
+  prepareImport(request: { source: ImportSource; url: string }): Promise<ImportPlan> {
     // An archive is one download whatever it holds, so it may bring more pages than a crawl visits.
     const limits = request.source === 'zip' ? { maxPages: ZIP_IMPORT_MAX_PAGES } : {};
-    const plan = await runImport(request, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, newId: () => newId(), limits });
-    const outcome = await this.commit(space, caller, undefined, { revisionType: 'edits', source: { kind: 'import', source: request.source, url: request.url } }, async (base, editor) => {
-      if (pageId !== undefined && !base.page(pageId)) throw DomainError.notFound(`no page ${pageId} in space ${spaceId}`);
-      await this.applyImport(editor, plan, pageId, request.source === 'markdown');
-      return plan;
-    });
-    return { revision: outcome.revisionId, importedResources: plan.importedResources, totalResources: plan.totalResources };
+    return runImport(request, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, newId: () => newId(), limits });
+  }
+
+  /** A new tree from `base` (blobs written, nothing committed): what `build` did to it, and which pages it touched. */
+  async buildOn<T>(base: RevisionTree, build: (base: RevisionTree, editor: TreeEditor) => Promise<T>): Promise<BuiltTree<T>> {
+    const editor = new TreeEditor(this.trees.store, base);
+    const result = await build(base, editor);
+    return { tree: (await editor.commit()).rootHash, touched: editor.touched(), result };
   }
 
   /** `POST /spaces/{spaceId}/revisions/{revisionId}/rollback`: the space, or one page, back to that revision. */
@@ -128,6 +160,47 @@ export class ContentCommands {
     );
   }
 
+  /**
+   * A change request's merge as one revision on the main line, with two parents (main's head
+   * `base` and the request's head) and `mergedFrom`. `stale` when main moved on from `base`
+   * meanwhile: the caller merges again against the new head.
+   */
+  async commitMerge(space: ContentSpace, merge: { base: string; tree: string; touched: TouchedPages; changeRequestHead: string; changeRequestId: string }, caller: Caller): Promise<{ revisionId: string } | 'stale'> {
+    const revisionId = newId();
+    try {
+      await this.commands.run(
+        contentStream(space.id),
+        contentDecider,
+        {
+          kind: 'CommitRevision',
+          spaceId: space.id,
+          revisionId,
+          base: merge.base,
+          revisionType: 'merge',
+          tree: merge.tree,
+          otherParents: [merge.changeRequestHead],
+          mergedFrom: merge.changeRequestId,
+          pages: merge.touched,
+          source: { kind: 'merge', changeRequest: merge.changeRequestId },
+          space: this.facts(space),
+          by: caller.kind === 'user' ? caller.userId : null,
+          now: this.now(),
+        },
+        { caller },
+      );
+      return { revisionId };
+    } catch (error) {
+      if (error instanceof StaleBaseError) return 'stale';
+      throw error;
+    }
+  }
+
+  /** The head of a space's main line, from its stream (what a write or a merge builds on). */
+  async mainHead(spaceId: string): Promise<{ revisionId: string; tree: string }> {
+    const { state } = await this.commands.load(contentStream(spaceId), contentDecider);
+    return state.head ?? { revisionId: initialRevisionId(spaceId), tree: EMPTY_TREE_ROOT };
+  }
+
   private now(): string {
     return this.commands.now().toISOString();
   }
@@ -157,10 +230,10 @@ export class ContentCommands {
       const base = state.head?.revisionId ?? initialRevisionId(space.id);
       if (ifMatch !== undefined && ifMatch !== base) throw DomainError.preconditionFailed(`the content of space ${space.id} has changed: If-Match names revision ${ifMatch} but it is at ${base}`);
       const baseTree = await this.trees.tree(state.head?.tree ?? EMPTY_TREE_ROOT);
-      const editor = new TreeEditor(this.trees.store, baseTree);
-      const result = await build(baseTree, editor);
-      const tree = kind.wholeTree ?? (await editor.commit()).rootHash;
-      const touched = kind.wholeTree !== undefined ? await this.touchedBetween(baseTree, kind.wholeTree) : editor.touched();
+      const built = await this.buildOn(baseTree, build);
+      const tree = kind.wholeTree ?? built.tree;
+      const touched = kind.wholeTree !== undefined ? await this.touchedBetween(baseTree, kind.wholeTree) : built.touched;
+      const result = built.result;
       const revisionId = newId();
       try {
         const outcome = await this.commands.run(
@@ -206,7 +279,12 @@ export class ContentCommands {
     return bytes;
   }
 
-  private async applyChanges(space: ContentSpace, base: RevisionTree, editor: TreeEditor, changes: readonly Change[], uploads: ReadonlyMap<FileUpload, Buffer>) {
+  /**
+   * Applies a batch to a tree being built. `defaultRevert` is the revision a `revert_page` without
+   * `revision` goes back to: the state before the last write on the main line, the request's base on
+   * a change request's line.
+   */
+  async applyChanges(space: ContentSpace, base: RevisionTree, editor: TreeEditor, { changes, uploads }: PreparedBatch, defaultRevert: () => Promise<string>) {
     const now = this.now();
     // Refs name pages and files inserted by the batch; they get their ids up front, so any change may link to any of them.
     const refs = new Map<string, { kind: 'page' | 'file'; id: string }>();
@@ -270,7 +348,7 @@ export class ContentCommands {
         }
         case 'revert_page': {
           const id = pageOf(change.page);
-          const revisionId = change.revision ?? (await this.parentRevisionOf(space.id, base));
+          const revisionId = change.revision ?? (await defaultRevert());
           const target = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
           if (!target || target.spaceId !== space.id) throw DomainError.notFound(`no revision ${revisionId} in space ${space.id}`);
           const page = editor.revertPage(id, await this.trees.tree(target.tree), now);
@@ -314,7 +392,14 @@ export class ContentCommands {
 
   // ---- imports -----------------------------------------------------------------------------
 
-  private async applyImport(editor: TreeEditor, plan: ImportPlan, pageId: string | undefined, replaceBody: boolean): Promise<void> {
+  /** Applies an import to a tree being built: into the page `pageId` when given (404 when the base has none). */
+  async applyImport(space: ContentSpace, base: RevisionTree, editor: TreeEditor, plan: ImportPlan, pageId: string | undefined, source: ImportSource): Promise<ImportPlan> {
+    if (pageId !== undefined && !base.page(pageId)) throw DomainError.notFound(`no page ${pageId} in space ${space.id}`);
+    await this.placeImport(editor, plan, pageId, source === 'markdown');
+    return plan;
+  }
+
+  private async placeImport(editor: TreeEditor, plan: ImportPlan, pageId: string | undefined, replaceBody: boolean): Promise<void> {
     const now = this.now();
     for (const file of plan.files) editor.insertFile(await this.storeFile(file.id, file.name, file.contentType, file.bytes, now));
     const insert = (page: PlannedPage, into: string | null) => {

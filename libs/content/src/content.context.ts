@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ContextManifest } from '../../runtime/src/context';
+import { CONTENT_CHANGE_REQUESTS } from './content-changerequests.port';
 import { CONTENT_SPACES } from './content-spaces.port';
 import { contentAuditCatalog } from './content.audit';
 import { ContentModule } from './content.module';
-import { ContentForSpaces } from './content.ports';
+import { ContentForChangeRequests, ContentForSpaces } from './content.ports';
 import { CONTENT_URL_KEY } from './content.presenter';
 import { contentProjection } from './content.projections';
 import { contentReactor } from './content.reactors';
@@ -16,7 +17,7 @@ export const CONTENT_WRITE_BODY_LIMIT_BYTES = 48 * 1024 * 1024;
 function raiseContentWriteLimit(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.includes('POST') && /\/v1\/spaces\/:spaceId\/content$/.test(route.url)) route.bodyLimit = CONTENT_WRITE_BODY_LIMIT_BYTES;
+    if (methods.includes('POST') && /\/v1\/spaces\/:spaceId(\/change-requests\/:changeRequestId)?\/content$/.test(route.url)) route.bodyLimit = CONTENT_WRITE_BODY_LIMIT_BYTES;
   });
 }
 
@@ -27,8 +28,8 @@ export const contentContext: ContextManifest = {
   projections: [contentProjection],
   reactors: [contentReactor],
   audit: contentAuditCatalog,
-  needs: [CONTENT_SPACES, CONTENT_URL_KEY],
-  provides: [ContentForSpaces],
+  needs: [CONTENT_SPACES, CONTENT_CHANGE_REQUESTS, CONTENT_URL_KEY],
+  provides: [ContentForSpaces, ContentForChangeRequests],
   schemas: contentSchemas,
   configureHttp: raiseContentWriteLimit,
 };

@@ -19,9 +19,10 @@ export function initialRevisionId(spaceId: string): string {
   return id;
 }
 
-/** The head of a space's main line: its latest revision. */
+/** The head of a space's main line: its latest revision; and the change requests merged into it (a request merges once). */
 export interface ContentState {
   head: { revisionId: string; tree: string } | null;
+  merged: ReadonlySet<string>;
 }
 
 /** Facts about the space and the caller, read by the commands service when the command is made. */
@@ -45,6 +46,8 @@ export type ContentCommand = {
   tree: string;
   /** Parents besides `base` (the other side of a merge). */
   otherParents?: string[];
+  /** Merge revisions: the change request merged. */
+  mergedFrom?: string;
   pages: TouchedPages;
   source: RevisionSource;
   space: ContentSpaceFacts;
@@ -68,16 +71,19 @@ export function refuseWrite(spaceId: string, space: ContentSpaceFacts): DomainEr
 }
 
 export const contentDecider: Decider<ContentCommand, ContentEvent, ContentState> = {
-  initialState: () => ({ head: null }),
+  initialState: () => ({ head: null, merged: new Set() }),
   evolve: (state, event) => {
     switch (event.type) {
-      case 'ContentRevisionCreated':
-        return { head: { revisionId: event.data.revisionId, tree: event.data.tree } };
+      case 'ContentRevisionCreated': {
+        const head = { revisionId: event.data.revisionId, tree: event.data.tree };
+        return event.data.mergedFrom === undefined ? { head, merged: state.merged } : { head, merged: new Set([...state.merged, event.data.mergedFrom]) };
+      }
     }
   },
   decide: (command, state) => {
     const refused = refuseWrite(command.spaceId, command.space);
     if (refused) return refused;
+    if (command.mergedFrom !== undefined && state.merged.has(command.mergedFrom)) return DomainError.conflict(`change request ${command.mergedFrom} is already merged`);
     const head = state.head?.revisionId ?? initialRevisionId(command.spaceId);
     if (command.ifMatch !== undefined && command.ifMatch !== head) {
       return DomainError.preconditionFailed(`the content of space ${command.spaceId} has changed: If-Match names revision ${command.ifMatch} but it is at ${head}`);
@@ -99,6 +105,7 @@ export const contentDecider: Decider<ContentCommand, ContentEvent, ContentState>
           createdBy: command.by,
           pages: command.pages,
           source: command.source,
+          ...(command.mergedFrom !== undefined ? { mergedFrom: command.mergedFrom } : {}),
         },
       },
     ];

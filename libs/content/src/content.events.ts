@@ -22,7 +22,10 @@ export type RevisionSource =
   | { kind: 'batch' }
   | { kind: 'import'; source: 'website' | 'markdown' | 'zip'; url: string }
   | { kind: 'rollback'; to: string; page?: string }
-  | { kind: 'duplicate'; from: string; fromRevision: string };
+  | { kind: 'duplicate'; from: string; fromRevision: string }
+  /** A change request merged into main (a `merge` revision) or main pulled into a change request (an `update`). */
+  | { kind: 'merge'; changeRequest: string }
+  | { kind: 'update'; changeRequest: string; main: string };
 
 export interface RevisionData {
   spaceId: string;

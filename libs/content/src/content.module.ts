@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { ChangeRequestContentCommands } from './change-request-content.commands';
+import { ChangeRequestContentController } from './change-request-content.controller';
 import { ContentCommands } from './content.commands';
 import { ContentController } from './content.controller';
-import { ContentForSpaces } from './content.ports';
+import { ContentForChangeRequests, ContentForSpaces } from './content.ports';
 import { ContentPresenter } from './content.presenter';
 import { ContentQueries } from './content.queries';
 import { ContentTrees } from './content.trees';
@@ -10,12 +12,13 @@ import { RevisionController } from './revision.controller';
 
 /**
  * The content context: revisions, pages, files, imports, links, search and history. What it needs
- * of spaces comes through its CONTENT_SPACES port; it exports ContentForSpaces, which gives the
- * Space object its `revision` (spaces' SPACE_FACT_SOURCES).
+ * of spaces and change requests comes through its CONTENT_SPACES and CONTENT_CHANGE_REQUESTS ports;
+ * it exports ContentForSpaces, which gives the Space object its `revision` (spaces'
+ * SPACE_FACT_SOURCES), and ContentForChangeRequests (merges, main's head, PDFs).
  */
 @Module({
-  controllers: [ContentController, RevisionController, OrganizationSearchController],
-  providers: [ContentTrees, ContentPresenter, ContentQueries, ContentCommands, ContentForSpaces],
-  exports: [ContentForSpaces],
+  controllers: [ContentController, ChangeRequestContentController, RevisionController, OrganizationSearchController],
+  providers: [ContentTrees, ContentPresenter, ContentQueries, ContentCommands, ChangeRequestContentCommands, ContentForSpaces, ContentForChangeRequests],
+  exports: [ContentForSpaces, ContentForChangeRequests],
 })
 export class ContentModule {}

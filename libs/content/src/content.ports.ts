@@ -1,5 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import type { ContentSpace } from './content-spaces.port';
+import { ContentCommands } from './content.commands';
+import { touchedPages, type TouchedPages } from './content.events';
+import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentQueries } from './content.queries';
+import { ContentTrees } from './content.trees';
+import { renderPdf } from './document/document-pdf';
+import type { RevisionTree } from './tree/revision-tree';
+import { changedPages, diffTrees, type SemanticChange } from './tree/tree-diff';
+import { mergeTrees } from './tree/tree-merge';
 
 /** Implements spaces' SPACE_FACT_SOURCES port: the Space object's `revision` (its primary content). */
 @Injectable()
@@ -9,5 +21,75 @@ export class ContentForSpaces {
   async factsFor(spaceIds: readonly string[]): Promise<ReadonlyMap<string, { revision: string }>> {
     const heads = await this.queries.heads(spaceIds);
     return new Map([...heads].map(([spaceId, revision]) => [spaceId, { revision }]));
+  }
+}
+
+/**
+ * Implements change requests' CHANGE_REQUEST_CONTENT port: main's head, the three-way merge of
+ * revision trees, a merge committed to main, the changes between two revisions and a PDF of one.
+ */
+@Injectable()
+export class ContentForChangeRequests {
+  constructor(
+    private readonly commands: ContentCommands,
+    private readonly queries: ContentQueries,
+    private readonly trees: ContentTrees,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  mainHead(spaceId: string): Promise<{ revisionId: string; tree: string }> {
+    return this.commands.mainHead(spaceId);
+  }
+
+  heads(spaceIds: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    return this.queries.heads(spaceIds);
+  }
+
+  async merge(sides: { ancestor: string; ours: string; theirs: string }, onto: string) {
+    const [ancestor, ours, theirs, base] = await Promise.all([this.trees.tree(sides.ancestor), this.trees.tree(sides.ours), this.trees.tree(sides.theirs), this.trees.tree(onto)]);
+    const outcome = await mergeTrees(this.trees.store, { ancestor, ours, theirs });
+    if (!outcome.ok) return outcome;
+    const merged = await this.trees.tree(outcome.rootHash);
+    const { upserts, removes } = changedPages(base, merged);
+    const created = upserts.filter((page) => !base.page(page.id)).map((page) => page.id);
+    const updated = upserts.filter((page) => base.page(page.id)).map((page) => page.id);
+    return { ok: true as const, tree: outcome.rootHash, touched: touchedPages({ created, updated, deleted: removes }) };
+  }
+
+  commitMerge(space: ContentSpace, merge: { base: string; tree: string; touched: TouchedPages; changeRequestHead: string; changeRequestId: string }, caller: Caller) {
+    return this.commands.commitMerge(space, merge, caller);
+  }
+
+  async changes(spaceId: string, from: string, to: string): Promise<SemanticChange[]> {
+    const [before, after] = await Promise.all([this.revisionTree(spaceId, from), this.revisionTree(spaceId, to)]);
+    return diffTrees(before, after);
+  }
+
+  async pdf(spaceId: string, revisionId: string, options: { page?: string; only?: boolean; title: string }): Promise<Buffer> {
+    const tree = await this.revisionTree(spaceId, revisionId);
+    let pages = tree.pages();
+    if (options.page !== undefined) {
+      const root = tree.page(options.page);
+      if (!root) throw DomainError.notFound(`no page ${options.page} in revision ${revisionId}`);
+      pages = options.only ? [root] : tree.subtree(options.page);
+    }
+    const depth0 = pages[0]?.depth ?? 0;
+    const documents = await Promise.all(pages.map((page) => (page.document === undefined ? null : this.trees.document(page.document))));
+    return renderPdf({
+      title: options.title,
+      pages: pages.map((page, index) => ({ title: page.title, depth: page.depth - depth0, document: documents[index] })),
+      image: async (ref) => {
+        if (ref.kind !== 'file') return null;
+        const file = tree.file(ref.file);
+        if (!file) return null;
+        return { bytes: await this.trees.blobs.read(file.hash), contentType: file.contentType };
+      },
+    });
+  }
+
+  private async revisionTree(spaceId: string, revisionId: string): Promise<RevisionTree> {
+    const revision = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
+    if (!revision || revision.spaceId !== spaceId) throw DomainError.notFound(`no revision ${revisionId} in space ${spaceId}`);
+    return this.trees.tree(revision.tree);
   }
 }

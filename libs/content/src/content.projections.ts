@@ -1,6 +1,7 @@
 import { BlobNotFoundError } from '../../blob-store/src/blob-store.port';
 import { multiDocumentProjection, type ProjectedDoc, type ProjectionCollection, type ProjectionResources, type Recorded } from '../../read-store/src/projections/projection';
 import type { SpaceEvent } from '../../spaces/src';
+import type { ChangeRequestEvent } from '../../changerequests/src';
 import { initialRevisionId } from './content.decider';
 import type { ContentEvent, RevisionSource, RevisionType } from './content.events';
 import { loadedTreesOf, treeStoreOf } from './content.trees';
@@ -32,8 +33,10 @@ export interface RevisionDoc extends ProjectedDoc {
   createdBy: string | null;
   source: RevisionSource | { kind: 'initial' };
   mergedFrom?: string;
-  /** Order within the space's history: 0 for the initial revision, then the stream revision + 1. */
+  /** Order within the space's history: 0 for the initial revision, then the stream revision + 1; -1 for a change request's revisions, which are not in main's history. */
   sequence: number;
+  /** A revision of a change request's line: the request. */
+  changeRequest?: string;
   /** Set when the space was purged: the purge reactor removes the blobs only this space's revisions named. */
   purged?: true;
 }
@@ -120,7 +123,7 @@ async function updateLinks(spaceId: string, before: RevisionTree, after: Revisio
  * primary content, recomputed only for the pages a revision changed (their bodies are read from
  * the blob store, named by the event's tree hash).
  */
-export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEvent>({
+export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEvent | ChangeRequestEvent>({
   name: 'content',
   collections: [CONTENT_HEADS, CONTENT_REVISIONS, CONTENT_LINKS],
   indexes: [
@@ -130,8 +133,8 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
     { collection: CONTENT_LINKS, fields: { spaceId: 1, targetKey: 1 } },
     { collection: CONTENT_LINKS, fields: { spaceId: 1, status: 1 } },
   ],
-  handles: ['SpaceCreated', 'SpacePurged', 'ContentRevisionCreated'],
-  async apply(event: Recorded<ContentEvent | SpaceEvent>, documents, resources) {
+  handles: ['SpaceCreated', 'SpacePurged', 'ContentRevisionCreated', 'ChangeRequestContentEdited', 'ChangeRequestUpdated'],
+  async apply(event: Recorded<ContentEvent | SpaceEvent | ChangeRequestEvent>, documents, resources) {
     const heads = documents.collection<ContentHeadDoc>(CONTENT_HEADS);
     const revisions = documents.collection<RevisionDoc>(CONTENT_REVISIONS);
     const links = documents.collection<LinkDoc>(CONTENT_LINKS);
@@ -150,6 +153,15 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
         // Kept, marked: they tell the purge reactor which blobs the space named.
         await revisions.updateMany({ spaceId }, { $set: { purged: true } });
         await links.deleteMany({ spaceId });
+        return;
+      }
+      case 'ChangeRequestContentEdited':
+      case 'ChangeRequestUpdated': {
+        // A change request's revisions are the space's too: readable by id, kept until the space is purged.
+        const { revision, spaceId, changeRequestId } = event.data;
+        const createdAt = event.type === 'ChangeRequestUpdated' ? event.data.updatedAt : event.data.editedAt;
+        const createdBy = event.type === 'ChangeRequestUpdated' ? event.data.updatedBy : event.data.editedBy;
+        await revisions.put({ _id: revision.revisionId, spaceId, parents: revision.parents, revisionType: revision.revisionType, tree: revision.tree, createdAt, createdBy, source: revision.source, sequence: -1, changeRequest: changeRequestId });
         return;
       }
       case 'ContentRevisionCreated': {

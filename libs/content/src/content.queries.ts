@@ -191,7 +191,7 @@ export class ContentQueries {
 
   async revisions(spaceId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<RevisionSummary>> {
     const space = await this.spaces.spaceFor(spaceId, caller);
-    const page = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).find({ spaceId }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
+    const page = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).find({ spaceId, sequence: { $gte: 0 } }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
     return listEnvelope({ items: page.items.map((revision) => this.presenter.revisionSummary(space, revision)), count: page.count, next: page.next });
   }
 
@@ -211,15 +211,16 @@ export class ContentQueries {
     return this.links(space, revision, { spaceId }, status, paging);
   }
 
-  async pageLinks(spaceId: string, pageId: string, caller: Caller, status: LinkStatus | undefined, paging: { page?: string; limit?: number }): Promise<LinksEnvelope> {
-    const { space, revision, tree } = await this.resolve(spaceId, caller);
+  /** A page's outgoing links. With `revision` (a change request's head), the links are main's, judged and named in that revision. */
+  async pageLinks(spaceId: string, pageId: string, caller: Caller, status: LinkStatus | undefined, paging: { page?: string; limit?: number }, revisionId?: string): Promise<LinksEnvelope> {
+    const { space, revision, tree } = await this.resolve(spaceId, caller, revisionId === undefined ? {} : { revision: revisionId });
     if (!tree.page(pageId)) throw DomainError.notFound(`no page ${pageId} in space ${spaceId}`);
     return this.links(space, revision, { spaceId, sourcePage: pageId }, status, paging);
   }
 
   /** Pages of the primary content that link to a page or a file of it. */
-  async backlinks(spaceId: string, target: { page: string } | { file: string }, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<ContentReference>> {
-    const { space, revision, tree } = await this.resolve(spaceId, caller);
+  async backlinks(spaceId: string, target: { page: string } | { file: string }, caller: Caller, paging: { page?: string; limit?: number }, revisionId?: string): Promise<ListEnvelope<ContentReference>> {
+    const { space, revision, tree } = await this.resolve(spaceId, caller, revisionId === undefined ? {} : { revision: revisionId });
     const targetKey = 'page' in target ? `page:${target.page}` : `file:${target.file}`;
     if ('page' in target ? !tree.page(target.page) : !tree.file(target.file)) throw DomainError.notFound(`no ${'page' in target ? `page ${target.page}` : `file ${target.file}`} in space ${spaceId}`);
     const page = await this.reads.collection<LinkDoc>(CONTENT_LINKS).find({ spaceId, targetKey }, { sort: { sourcePage: 1 }, limit: paging.limit, after: paging.page });

@@ -102,6 +102,15 @@ export const contentSchemas: Record<string, JsonSchema> = {
     },
     insertedFiles: { type: 'array', items: ref('File') },
   }),
+  ChangeRequestContentWriteResult: closedObject({
+    changeRequest: { type: 'string' },
+    revision: { type: 'string' },
+    changes: {
+      type: 'array',
+      items: closedObject({ object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] }, page: pageRef, ref: { type: 'string' } }, ['ref']),
+    },
+    insertedFiles: { type: 'array', items: ref('File') },
+  }),
   ImportResult: closedObject({ revision: { type: 'string' }, importedResources: { type: 'integer', minimum: 0 }, totalResources: { type: 'integer', minimum: 0 } }),
   ContentReference: {
     type: 'object',
@@ -129,22 +138,20 @@ export const contentSchemas: Record<string, JsonSchema> = {
   RevisionChanges: closedObject({
     revision: { type: 'string' },
     parent: { type: 'string', nullable: true },
-    changes: {
-      type: 'array',
-      items: {
-        oneOf: [
-          change('page_created', { page: pageSummary, parent: nullableString }),
-          change('page_edited', { page: pageSummary, attributes: object, path: valueChange({ type: 'string' }) }, ['path']),
-          change('page_deleted', { page: pageSummary }),
-          change('page_moved', { page: pageSummary, parent: valueChange(nullableString), index: valueChange({ type: 'integer' }), path: valueChange({ type: 'string' }) }),
-          change('file_created', { file: fileSummary }),
-          change('file_edited', { file: fileSummary, attributes: object }),
-          change('file_deleted', { file: fileSummary }),
-          change('variables_edited', { variables: valueChange(stringMap) }),
-        ],
-      },
-    },
+    changes: { type: 'array', items: ref('SemanticChange') },
   }),
+  SemanticChange: {
+    oneOf: [
+      change('page_created', { page: pageSummary, parent: nullableString }),
+      change('page_edited', { page: pageSummary, attributes: object, path: valueChange({ type: 'string' }) }, ['path']),
+      change('page_deleted', { page: pageSummary }),
+      change('page_moved', { page: pageSummary, parent: valueChange(nullableString), index: valueChange({ type: 'integer' }), path: valueChange({ type: 'string' }) }),
+      change('file_created', { file: fileSummary }),
+      change('file_edited', { file: fileSummary, attributes: object }),
+      change('file_deleted', { file: fileSummary }),
+      change('variables_edited', { variables: valueChange(stringMap) }),
+    ],
+  },
   SearchPageResult: closedObject(
     {
       id: { type: 'string' },

@@ -1,5 +1,6 @@
 export * from './content.events';
 export * from './content-spaces.port';
+export * from './content-changerequests.port';
 export * from './content.decider';
 export * from './content.projections';
 export * from './content.ports';

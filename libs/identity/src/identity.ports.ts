@@ -26,6 +26,10 @@ export class UsersForOrganizations {
   }
 }
 
+/** What identity offers change requests (their CHANGE_REQUEST_USERS port): the users a request names, presented. */
+@Injectable()
+export class UsersForChangeRequests extends UsersForOrganizations {}
+
 /** What identity offers the teams context (its TEAM_USERS port): who the entries of a team change name. */
 @Injectable()
 export class UsersForTeams {

@@ -74,6 +74,7 @@ export const DEFAULT_ORGANIZATION_SETTINGS: Readonly<Required<Omit<OrganizationC
   sso: false,
   ai: false,
   inviteLinks: true,
+  changeRequestsRequireApproval: false,
 };
 
 const initialFields = (): Required<OrganizationChanges> => ({ title: '', emailDomains: [], ...DEFAULT_ORGANIZATION_SETTINGS });

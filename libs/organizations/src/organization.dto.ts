@@ -90,4 +90,9 @@ export class UpdateOrganizationBody {
   @ValidateIf(given)
   @IsBoolean()
   inviteLinks?: boolean;
+
+  /** Extension: change requests merge only with an approval of their latest revision. */
+  @ValidateIf(given)
+  @IsBoolean()
+  changeRequestsRequireApproval?: boolean;
 }

@@ -14,6 +14,8 @@ export interface OrganizationChanges {
   sso?: boolean;
   ai?: boolean;
   inviteLinks?: boolean;
+  /** Change requests merge only with an approval of their latest revision (extension). */
+  changeRequestsRequireApproval?: boolean;
 }
 
 /**

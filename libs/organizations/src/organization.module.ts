@@ -6,7 +6,7 @@ import { MemberController, UserInvitationController } from './member.controller'
 import { InvitationLocator, LinkInvitePresenter, MemberDirectory, MemberQueries } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { OrganizationMembership, OrganizationPresenter, OrganizationQueries } from './organization.queries';
-import { OrganizationsForAudit, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 
 /**
  * Organizations and their members. It exports only the classes that implement other contexts'
@@ -27,10 +27,11 @@ import { OrganizationsForAudit, OrganizationsForSpaces, OrganizationsForSso, Org
     LinkInvitePresenter,
     VisitorClaimsSigner,
     OrganizationsForSso,
+    OrganizationsForChangeRequests,
     OrganizationsForTeams,
     OrganizationsForSpaces,
     OrganizationsForAudit,
   ],
-  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit],
+  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForChangeRequests],
 })
 export class OrganizationModule {}

@@ -50,6 +50,18 @@ export class OrganizationsForSpaces {
   }
 }
 
+/** What organizations offer change requests (their CHANGE_REQUEST_ORGANIZATIONS port): the organization's merge rule. */
+@Injectable()
+export class OrganizationsForChangeRequests {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+
+  /** From the organization's stream, so a merge right after the setting changed obeys it. */
+  async requiresApproval(organizationId: string): Promise<boolean> {
+    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
+    return state.fields.changeRequestsRequireApproval === true;
+  }
+}
+
 /** What organizations offer the audit context (its ORGANIZATION_ACCESS port). */
 @Injectable()
 export class OrganizationsForAudit {

@@ -35,6 +35,7 @@ describe('organization projection', () => {
           sso: false,
           ai: false,
           inviteLinks: true,
+          changeRequestsRequireApproval: false,
           revision: 2,
         },
       ],

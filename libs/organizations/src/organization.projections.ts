@@ -23,6 +23,8 @@ export interface OrganizationDoc extends ProjectedDoc {
   sso: boolean;
   ai: boolean;
   inviteLinks: boolean;
+  /** Absent on organizations projected before the setting existed: false. */
+  changeRequestsRequireApproval?: boolean;
   /** Revision of the organization's stream: its ETag. */
   revision: number;
 }

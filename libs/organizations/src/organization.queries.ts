@@ -23,6 +23,7 @@ export interface OrganizationObject {
   sso: boolean;
   ai: boolean;
   inviteLinks: boolean;
+  changeRequestsRequireApproval: boolean;
   plan: 'free';
   urls: { location: string; app: string; logo?: string };
   internal_isOnNewTrial: true;
@@ -86,6 +87,7 @@ export class OrganizationPresenter {
       sso: organization.sso,
       ai: organization.ai,
       inviteLinks: organization.inviteLinks,
+      changeRequestsRequireApproval: organization.changeRequestsRequireApproval ?? false,
       plan: 'free',
       urls: { location: `${base}/v1/orgs/${organization._id}`, app: `${base}/o/${organization._id}`, ...(organization.logo ? { logo: organization.logo } : {}) },
       internal_isOnNewTrial: true,

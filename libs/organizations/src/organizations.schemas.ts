@@ -16,6 +16,7 @@ export const organizationSchemas: Record<string, JsonSchema> = {
       sso: { type: 'boolean' },
       ai: { type: 'boolean' },
       inviteLinks: { type: 'boolean' },
+      changeRequestsRequireApproval: { type: 'boolean', description: 'change requests merge only with an approval of their latest revision (extension)' },
       plan: { type: 'string', enum: ['free'] },
       urls: closedObject({ location: url, app: url, logo: url }, ['logo']),
       internal_isOnNewTrial: { type: 'boolean', enum: [true] },

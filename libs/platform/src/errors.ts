@@ -9,6 +9,8 @@ export class DomainError extends Error {
   constructor(
     readonly status: DomainErrorCode,
     message: string,
+    /** Further members of the error envelope (a merge's `conflicts`), next to `code` and `message`. */
+    readonly details?: Readonly<Record<string, unknown>>,
   ) {
     super(message);
   }

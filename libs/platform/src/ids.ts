@@ -33,6 +33,8 @@ export const ID_SHAPES = {
   entity: /^[0-9A-Za-z]{20}$/,
   /** `newId(32)`: share keys of share links. */
   shareKey: /^[0-9A-Za-z]{32}$/,
+  /** A change request in a path: its id, or its number in the space. */
+  changeRequest: /^(?:[0-9A-Za-z]{20}|[1-9][0-9]{0,8})$/,
   /** Event ids (audit event ids): UUIDs, which both event stores require. */
   event: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
 } as const;

@@ -52,3 +52,22 @@ export class SpacesForContent {
       .map((space) => ({ id: space._id, title: space.title }));
   }
 }
+
+/** Implements change requests' CHANGE_REQUEST_SPACES port: the space with the review and merge permissions too. */
+@Injectable()
+export class SpacesForChangeRequests {
+  constructor(
+    private readonly access: SpaceAccess,
+    private readonly content: SpacesForContent,
+  ) {}
+
+  async spaceFor(spaceId: string, caller: Caller) {
+    const { space, permissions } = await this.access.space(spaceId, caller);
+    const { view, edit, comment, admin, review, merge } = permissions;
+    return { ...forContent(space), permissions: { view, edit, comment, admin, review, merge } };
+  }
+
+  readableSpaces(organizationId: string, caller: Caller): Promise<Array<{ id: string; title: string }>> {
+    return this.content.readableSpaces(organizationId, caller);
+  }
+}

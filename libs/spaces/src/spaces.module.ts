@@ -8,18 +8,19 @@ import { SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
 import { SpaceQueries } from './space.queries';
 import { MemberSpaces } from './member-spaces';
 import { SpaceFactsReader } from './space-facts';
-import { SpacesForContent } from './space.ports';
+import { SpacesForChangeRequests, SpacesForContent } from './space.ports';
 
 /**
  * The spaces and collections context. What it needs of organizations (membership) and teams
  * (memberships and live teams, for the roles spaces grant to teams) comes through its own ports,
  * SPACE_ORGANIZATIONS and SPACE_TEAMS, bound at the composition root, so it imports no other
  * context's module. It exports MemberSpaces, which implements the organizations' MEMBER_SPACES port, and
- * SpacesForContent, which implements content's CONTENT_SPACES port.
+ * SpacesForContent and SpacesForChangeRequests, which implement content's CONTENT_SPACES and
+ * change requests' CHANGE_REQUEST_SPACES ports.
  */
 @Module({
   controllers: [SpaceController, CollectionController],
-  providers: [SpaceAccess, SpacePresenter, SpaceFactsReader, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces, SpacesForContent],
-  exports: [MemberSpaces, SpacesForContent],
+  providers: [SpaceAccess, SpacePresenter, SpaceFactsReader, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces, SpacesForContent, SpacesForChangeRequests],
+  exports: [MemberSpaces, SpacesForContent, SpacesForChangeRequests],
 })
 export class SpacesModule {}

@@ -7,7 +7,7 @@ import { log } from '../logging';
 
 /** The one error shape of the API. */
 export interface ErrorBody {
-  error: { code: number; message: string };
+  error: { code: number; message: string; [member: string]: unknown };
 }
 
 export interface ErrorResponse {
@@ -48,7 +48,12 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     ...(headers ? { headers } : {}),
   });
   if (error instanceof ApiError) return envelope(error.status, error.message, error.headers);
-  if (error instanceof DomainError) return envelope(error.status, error.message);
+  if (error instanceof DomainError) {
+    const response = envelope(error.status, error.message);
+    // Details never replace the envelope's own members.
+    if (error.details) response.body.error = { ...error.details, code: error.status, message: error.message };
+    return response;
+  }
   if (error instanceof HttpException) {
     // Nest wraps Fastify's own 4xx errors (body parsing, media type) and keeps the original as the cause.
     const cause = error.cause as { code?: string } | undefined;

@@ -22,6 +22,8 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     pageId: 'entity',
     fileId: 'entity',
     revisionId: 'entity',
+    changeRequestId: 'changeRequest',
+    reviewId: 'entity',
     shareKey: 'shareKey',
     auditEventId: 'event',
   } satisfies Record<string, IdKind>),

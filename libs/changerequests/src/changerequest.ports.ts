@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '../../platform/src/http/auth';
+import type { RevisionSource, TouchedPages } from '../../content/src';
+import { ChangeRequestCommands, type ChangeRequestLine } from './changerequest.commands';
+import { ChangeRequestQueries } from './changerequest.queries';
+
+/** Implements spaces' SPACE_FACT_SOURCES port: the Space object's `changeRequests`, `changeRequestsOpen`, `changeRequestsDraft`. */
+@Injectable()
+export class ChangeRequestsForSpaces {
+  constructor(private readonly queries: ChangeRequestQueries) {}
+
+  async factsFor(spaceIds: readonly string[]): Promise<ReadonlyMap<string, { changeRequests: number; changeRequestsOpen: number; changeRequestsDraft: number }>> {
+    const counts = await this.queries.counts(spaceIds);
+    return new Map([...counts].map(([spaceId, count]) => [spaceId, { changeRequests: count.total, changeRequestsOpen: count.open, changeRequestsDraft: count.draft }]));
+  }
+}
+
+/** Implements content's CONTENT_CHANGE_REQUESTS port: a request's line, and one new revision on it. */
+@Injectable()
+export class ChangeRequestsForContent {
+  constructor(private readonly commands: ChangeRequestCommands) {}
+
+  line(spaceId: string, ref: string, caller: Caller): Promise<ChangeRequestLine> {
+    return this.commands.line(spaceId, ref, caller);
+  }
+
+  commitRevision(spaceId: string, changeRequestId: string, commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPages; source: RevisionSource }, caller: Caller) {
+    return this.commands.commitRevision(spaceId, changeRequestId, commit, caller);
+  }
+}

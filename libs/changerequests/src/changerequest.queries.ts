@@ -1,0 +1,249 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { CLOCK, type Clock } from '../../platform/src/clock';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent } from './changerequests-content.port';
+import { CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
+import type { ChangeRequestStatus } from './changerequest.events';
+import { CHANGE_REQUEST_COUNTS, CHANGE_REQUEST_REVIEWS, CHANGE_REQUEST_REVIEWS as REVIEWS, CHANGE_REQUESTS, type ChangeRequestCountsDoc, type ChangeRequestDoc, type ReviewDoc } from './changerequest.projections';
+
+type PresentedUser = { object: 'user'; id: string };
+
+export interface ChangeRequestObject {
+  object: 'change-request';
+  id: string;
+  number: number;
+  status: ChangeRequestStatus;
+  subject: string;
+  createdBy?: PresentedUser;
+  createdAt: string;
+  updatedAt: string;
+  revision: string;
+  revisionInitial: string;
+  revisionMergedAncestor?: string;
+  revisionMerged?: string;
+  mergedBy?: PresentedUser;
+  mergedAt?: string;
+  agentTaskId?: string;
+  space: string;
+  comments: number;
+  outdated: boolean;
+  urls: { app: string; location: string };
+  permissions: { view: boolean; edit: boolean; review: boolean; merge: boolean };
+}
+
+export interface ReviewObject {
+  object: 'change-request-review';
+  id: string;
+  changeRequest: string;
+  status: string;
+  body?: string;
+  reviewer?: PresentedUser;
+  revision: string;
+  outdated: boolean;
+  createdAt: string;
+}
+
+/** The signing key of PDF URLs: a port bound at the composition root, derived from the service's secret. */
+export const CHANGE_REQUEST_URL_KEY = Symbol('CHANGE_REQUEST_URL_KEY');
+
+export function changeRequestUrlKey(adminToken: string): Buffer {
+  return createHmac('sha256', adminToken).update('change-request-pdf-urls').digest();
+}
+
+/** How long a signed PDF URL stays valid. */
+export const PDF_URL_LIFETIME_SECONDS = 15 * 60;
+
+/** Requests of a space read by one organization-wide list, at most (the list reads the spaces the caller can see). */
+const ORGANIZATION_LIST_SPACES = 1000;
+
+/**
+ * The change-request reads: every read resolves the space first (404 when the caller may not see
+ * it), then the request by id or number. `outdated` is decided when read: main's head is not the
+ * revision the request builds on.
+ */
+@Injectable()
+export class ChangeRequestQueries {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
+    @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
+    @Inject(CHANGE_REQUEST_URL_KEY) private readonly urlKey: Buffer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The request of the space named by id or number (`changeRequestId` accepts both), or 404. */
+  async find(spaceId: string, ref: string): Promise<ChangeRequestDoc> {
+    const requests = this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS);
+    const request = /^[1-9][0-9]*$/.test(ref) && ref.length < 12 ? await requests.findOne({ spaceId, number: Number(ref) }) : await requests.get(ref);
+    if (!request || request.spaceId !== spaceId || request.purged) throw DomainError.notFound(`no change request ${ref} in space ${spaceId}`);
+    return request;
+  }
+
+  async get(spaceId: string, ref: string, caller: Caller): Promise<ChangeRequestObject> {
+    const space = await this.spaces.spaceFor(spaceId, caller);
+    const request = await this.find(spaceId, ref);
+    return (await this.present(space, [request]))[0];
+  }
+
+  /** The request's ETag source: its stream revision. */
+  async streamRevision(spaceId: string, ref: string): Promise<number> {
+    return (await this.find(spaceId, ref)).streamRevision;
+  }
+
+  async list(spaceId: string, caller: Caller, query: { status?: ChangeRequestStatus; contributor?: string; page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
+    const space = await this.spaces.spaceFor(spaceId, caller);
+    const filter: Filter = { spaceId, status: query.status ?? 'open', ...(query.contributor !== undefined ? { contributors: query.contributor } : {}) };
+    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: { number: -1 }, limit: query.limit, after: query.page });
+    return listEnvelope({ items: await this.present(space, page.items), count: page.count, next: page.next });
+  }
+
+  /** `GET /orgs/{organizationId}/change-requests`: across the organization's spaces the caller can read, newest first. */
+  async listOrganization(organizationId: string, caller: Caller, query: { status?: ChangeRequestStatus; contributor?: string; page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
+    const readable = (await this.spaces.readableSpaces(organizationId, caller)).slice(0, ORGANIZATION_LIST_SPACES);
+    const filter: Filter = { organizationId, spaceId: { $in: readable.map((space) => space.id) }, status: query.status ?? 'open', ...(query.contributor !== undefined ? { contributors: query.contributor } : {}) };
+    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: { createdAt: -1 }, limit: query.limit, after: query.page });
+    const spaces = new Map<string, ChangeRequestSpace>();
+    for (const spaceId of new Set(page.items.map((request) => request.spaceId))) spaces.set(spaceId, await this.spaces.spaceFor(spaceId, caller));
+    const items: ChangeRequestObject[] = [];
+    for (const request of page.items) items.push(...(await this.present(spaces.get(request.spaceId)!, [request])));
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  async reviews(spaceId: string, ref: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<ReviewObject>> {
+    await this.spaces.spaceFor(spaceId, caller);
+    const request = await this.find(spaceId, ref);
+    const page = await this.reads.collection<ReviewDoc>(CHANGE_REQUEST_REVIEWS).find({ changeRequestId: request._id }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: await this.presentReviews(request, page.items), count: page.count, next: page.next });
+  }
+
+  async review(spaceId: string, ref: string, reviewId: string, caller: Caller): Promise<ReviewObject> {
+    await this.spaces.spaceFor(spaceId, caller);
+    const request = await this.find(spaceId, ref);
+    const review = await this.reads.collection<ReviewDoc>(REVIEWS).get(reviewId);
+    if (!review || review.changeRequestId !== request._id) throw DomainError.notFound(`no review ${reviewId} on change request ${ref}`);
+    return (await this.presentReviews(request, [review]))[0];
+  }
+
+  /** `GET .../requested-reviewers`: the users asked to review, as identity presents them. */
+  async requestedReviewers(spaceId: string, ref: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<{ object: 'requested-reviewer'; user: PresentedUser }>> {
+    await this.spaces.spaceFor(spaceId, caller);
+    const request = await this.find(spaceId, ref);
+    // The list is short (a request's reviewers) and kept on the request: its page token is an offset.
+    if (paging.page !== undefined && !/^\d{1,6}$/.test(paging.page)) throw DomainError.invalid('page is not a page token of this list');
+    const start = paging.page === undefined ? 0 : Number(paging.page);
+    const limit = paging.limit ?? 100;
+    const slice = request.reviewers.slice(start, start + limit);
+    const users = await this.users.byIds(slice);
+    const items = slice.filter((id) => users.has(id)).map((id) => ({ object: 'requested-reviewer' as const, user: this.users.present(users.get(id)!) }));
+    return listEnvelope({ items, count: request.reviewers.length, next: start + limit < request.reviewers.length ? String(start + limit) : undefined });
+  }
+
+  /** `GET .../changes`: what the request changes against the main revision it builds on. */
+  async changes(spaceId: string, ref: string, caller: Caller): Promise<{ changes: unknown[] }> {
+    await this.spaces.spaceFor(spaceId, caller);
+    const request = await this.find(spaceId, ref);
+    return { changes: await this.content.changes(spaceId, request.baseRevision, request.revision) };
+  }
+
+  async knownUsers(userIds: readonly string[]): Promise<ReadonlySet<string>> {
+    return new Set((await this.users.byIds(userIds)).keys());
+  }
+
+  /** Open, draft and total requests of spaces (the Space object's counters), one read for the page. */
+  async counts(spaceIds: readonly string[]): Promise<Map<string, ChangeRequestCountsDoc>> {
+    const page = await this.reads.collection<ChangeRequestCountsDoc>(CHANGE_REQUEST_COUNTS).find({ _id: { $in: [...spaceIds] } }, { limit: Math.max(1, spaceIds.length), count: false });
+    return new Map(page.items.map((counts) => [counts._id, counts]));
+  }
+
+  // ---- PDF ----------------------------------------------------------------------------------------
+
+  /** `GET .../pdf`: a signed URL for a PDF of the request's head (all pages, or one page), valid for a limited time. */
+  async pdfUrl(spaceId: string, ref: string, caller: Caller, options: { page?: string; only?: boolean }): Promise<{ url: string }> {
+    await this.spaces.spaceFor(spaceId, caller);
+    const request = await this.find(spaceId, ref);
+    const expires = Math.floor(this.clock.now().getTime() / 1000) + PDF_URL_LIFETIME_SECONDS;
+    const params = new URLSearchParams({ revision: request.revision, ...(options.page !== undefined ? { page: options.page } : {}), ...(options.only ? { only: 'true' } : {}), expires: String(expires) });
+    params.set('signature', this.signature(spaceId, request._id, params));
+    return { url: `${this.config.publicUrl}/v1/spaces/${spaceId}/change-requests/${request._id}/pdf/download?${params.toString()}` };
+  }
+
+  /** The PDF a signed URL names: 404 for a URL this service did not sign or that has expired. */
+  async pdf(spaceId: string, changeRequestId: string, query: { revision: string; page?: string; only?: string; expires: string; signature: string }): Promise<{ bytes: Buffer; filename: string }> {
+    const params = new URLSearchParams({ revision: query.revision, ...(query.page !== undefined ? { page: query.page } : {}), ...(query.only === 'true' ? { only: 'true' } : {}), expires: query.expires });
+    const expected = Buffer.from(this.signature(spaceId, changeRequestId, params));
+    const given = Buffer.from(query.signature);
+    const valid = expected.length === given.length && timingSafeEqual(expected, given) && Number(query.expires) * 1000 >= this.clock.now().getTime();
+    if (!valid) throw DomainError.notFound(`no PDF at this address (its link is invalid or has expired)`);
+    const request = await this.find(spaceId, changeRequestId);
+    const bytes = await this.content.pdf(spaceId, query.revision, { ...(query.page !== undefined ? { page: query.page } : {}), only: query.only === 'true', title: request.subject });
+    return { bytes, filename: `change-request-${request.number}.pdf` };
+  }
+
+  private signature(spaceId: string, changeRequestId: string, params: URLSearchParams): string {
+    return createHmac('sha256', this.urlKey).update(`${spaceId}\n${changeRequestId}\n${params.toString()}`).digest('base64url');
+  }
+
+  // ---- presenting -----------------------------------------------------------------------------------
+
+  async present(space: ChangeRequestSpace, requests: readonly ChangeRequestDoc[]): Promise<ChangeRequestObject[]> {
+    if (requests.length === 0) return [];
+    const [heads, users] = await Promise.all([
+      this.content.heads([space.id]),
+      this.users.byIds([...new Set(requests.flatMap((request) => [request.createdBy, request.mergedBy].filter((id): id is string => typeof id === 'string')))]),
+    ]);
+    const main = heads.get(space.id);
+    const base = this.config.publicUrl;
+    const user = (id: string | null | undefined) => (id ? users.get(id) : undefined);
+    return requests.map((request) => {
+      const createdBy = user(request.createdBy);
+      const mergedBy = user(request.mergedBy);
+      return {
+        object: 'change-request',
+        id: request._id,
+        number: request.number,
+        status: request.status,
+        subject: request.subject,
+        ...(createdBy ? { createdBy: this.users.present(createdBy) } : {}),
+        createdAt: request.createdAt,
+        updatedAt: request.updatedAt,
+        revision: request.revision,
+        revisionInitial: request.revisionInitial,
+        ...(request.revisionMergedAncestor !== undefined ? { revisionMergedAncestor: request.revisionMergedAncestor } : {}),
+        ...(request.revisionMerged !== undefined ? { revisionMerged: request.revisionMerged } : {}),
+        ...(mergedBy ? { mergedBy: this.users.present(mergedBy) } : {}),
+        ...(request.mergedAt !== undefined ? { mergedAt: request.mergedAt } : {}),
+        ...(request.agentTaskId !== undefined ? { agentTaskId: request.agentTaskId } : {}),
+        space: request.spaceId,
+        comments: 0,
+        outdated: request.status !== 'merged' && main !== undefined && main !== request.baseRevision,
+        urls: { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` },
+        permissions: { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge },
+      };
+    });
+  }
+
+  private async presentReviews(request: ChangeRequestDoc, reviews: readonly ReviewDoc[]): Promise<ReviewObject[]> {
+    const users = await this.users.byIds([...new Set(reviews.map((review) => review.reviewer))]);
+    return reviews.map((review) => {
+      const reviewer = users.get(review.reviewer);
+      return {
+        object: 'change-request-review',
+        id: review._id,
+        changeRequest: request._id,
+        status: review.status,
+        ...(review.body !== undefined ? { body: review.body } : {}),
+        ...(reviewer ? { reviewer: this.users.present(reviewer) } : {}),
+        revision: review.revision,
+        outdated: review.revision !== request.revision,
+        createdAt: review.createdAt,
+      };
+    });
+  }
+}

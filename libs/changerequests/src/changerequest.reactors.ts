@@ -1,0 +1,23 @@
+import type { ContentEvent } from '../../content/src';
+import type { Reactor } from '../../runtime/src/reactor';
+import { ChangeRequestCommands } from './changerequest.commands';
+
+type RevisionData = Extract<ContentEvent, { type: 'ContentRevisionCreated' }>['data'];
+
+/**
+ * A merge is decided on the space's main line (one append with an expected revision: of two racing
+ * merges one wins), then recorded on the request's stream by the request that merged. If that second
+ * step was lost (the process stopped in between), this reactor records it from the merge revision;
+ * recording is idempotent, so the usual case appends nothing.
+ */
+export const changeRequestReactor: Reactor = {
+  name: 'changerequest-merges',
+  handles: ['ContentRevisionCreated'],
+  async react(event, context) {
+    const data = event.data as RevisionData;
+    if (data.revisionType !== 'merge' || data.mergedFrom === undefined) return;
+    const head = data.parents[1];
+    if (head === undefined) return;
+    await context.services.get(ChangeRequestCommands).recordMerge(data.mergedFrom, { organizationId: data.organizationId, deleted: false, editMode: 'live' }, data.revisionId, head, context.caller);
+  },
+};

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { ChangeRequestCommands } from './changerequest.commands';
+import { ChangeRequestController, OrganizationChangeRequestController } from './changerequest.controller';
+import { ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
+import { ChangeRequestQueries } from './changerequest.queries';
+
+/**
+ * The change-requests context: lifecycle, reviews, merges and updates. What it needs of spaces,
+ * identity and content comes through its ports; it exports ChangeRequestsForSpaces (the Space
+ * object's counters) and ChangeRequestsForContent (a request's line, for content's reads and writes).
+ */
+@Module({
+  controllers: [ChangeRequestController, OrganizationChangeRequestController],
+  providers: [ChangeRequestQueries, ChangeRequestCommands, ChangeRequestsForSpaces, ChangeRequestsForContent],
+  exports: [ChangeRequestsForSpaces, ChangeRequestsForContent],
+})
+export class ChangeRequestsModule {}

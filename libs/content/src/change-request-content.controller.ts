@@ -1,0 +1,124 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
+import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
+import { PathId } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { Valid } from '../../platform/src/http/validation';
+import { listOf, ref } from '../../platform/src/platform.schemas';
+import { ChangeRequestContentCommands } from './change-request-content.commands';
+import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequests } from './content-changerequests.port';
+import { ContentListQuery, ContentReadQuery, ImportBody, LinksQuery, readOptions, WriteContentBody } from './content.dto';
+import { ContentQueries, type ContentReadOptions } from './content.queries';
+
+/**
+ * The content of a change request: `/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content…`,
+ * the same reads as the space's (on the request's head revision), its batch write and imports. The
+ * request's lifecycle lives in the change-requests context; this controller reaches it through the
+ * CONTENT_CHANGE_REQUESTS port.
+ */
+@Controller('v1/spaces/:spaceId/change-requests/:changeRequestId')
+export class ChangeRequestContentController {
+  constructor(
+    private readonly commands: ChangeRequestContentCommands,
+    private readonly queries: ContentQueries,
+    @Inject(CONTENT_CHANGE_REQUESTS) private readonly changeRequests: ContentChangeRequests,
+  ) {}
+
+  @Get('content')
+  @ApiOkResponse({ description: 'OK', schema: ref('Revision') })
+  async revision(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const revision = await this.queries.revision(spaceId, caller, await this.options(spaceId, ref, caller, query));
+    void reply.header('etag', etagOfId(revision.id));
+    return revision;
+  }
+
+  @Post('content')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'the request’s new revision and what each change did', schema: ref('ChangeRequestContentWriteResult') })
+  async write(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @Body(Valid) body: WriteContentBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const outcome = await this.commands.write(spaceId, ref, body.changes, caller, parseIfMatchId(ifMatch));
+    void reply.header('etag', etagOfId(outcome.revisionId));
+    return { changeRequest: outcome.changeRequestId, revision: outcome.revisionId, changes: outcome.result.changes, insertedFiles: this.queries.presentFiles(outcome.space, outcome.revisionId, outcome.result.insertedFiles) };
+  }
+
+  @Post('content/import')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
+  import(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
+    return this.commands.import(spaceId, ref, body, caller);
+  }
+
+  @Get('content/pages')
+  @ApiOkResponse({ description: 'OK', schema: ref('RevisionPages') })
+  async pages(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.pages(spaceId, caller, await this.options(spaceId, ref, caller, query));
+  }
+
+  @Get('content/files')
+  @ApiOkResponse({ description: 'OK', schema: listOf('File') })
+  async files(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.files(spaceId, caller, await this.options(spaceId, ref, caller, query), { page: query.page, limit: query.limit });
+  }
+
+  @Get('content/files/:fileId')
+  @ApiOkResponse({ description: 'OK', schema: ref('File') })
+  async file(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.file(spaceId, fileId, caller, await this.options(spaceId, ref, caller, query));
+  }
+
+  @Get('content/files/:fileId/backlinks')
+  @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
+  async fileBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    const line = await this.changeRequests.line(spaceId, ref, caller);
+    return this.queries.backlinks(spaceId, { file: fileId }, caller, query, line.head.revisionId);
+  }
+
+  @Get('content/page/:pageId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
+  async page(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.page(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query));
+  }
+
+  @Get('content/page/:pageId/links')
+  @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
+  async pageLinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
+    const line = await this.changeRequests.line(spaceId, ref, caller);
+    return this.queries.pageLinks(spaceId, pageId, caller, query.status, query, line.head.revisionId);
+  }
+
+  @Get('content/page/:pageId/backlinks')
+  @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
+  async pageBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    const line = await this.changeRequests.line(spaceId, ref, caller);
+    return this.queries.backlinks(spaceId, { page: pageId }, caller, query, line.head.revisionId);
+  }
+
+  @Post('content/page/:pageId/import')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
+  importIntoPage(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
+    return this.commands.import(spaceId, ref, body, caller, pageId);
+  }
+
+  /** The page at a path of slugs (`a/b/c`) in the request's head. */
+  @Get('content/path/*')
+  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
+  async pageByPath(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Param('*') pagePath: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.pageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query));
+  }
+
+  /** The read flags, on the request's head revision (a `revision` flag is overridden by it). */
+  private async options(spaceId: string, ref: string, caller: Caller, query: ContentReadQuery): Promise<ContentReadOptions> {
+    const line = await this.changeRequests.line(spaceId, ref, caller);
+    return { ...readOptions(query), revision: line.head.revisionId };
+  }
+}
