@@ -54,6 +54,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { strToU8, zipSync, type Zippable } from 'fflate';
+import { call, expectStatus, stringField } from './support/http';
 import { loadInterleaved, type LoadResult } from './support/load';
 import { startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference } from './support/reference-server';
@@ -140,51 +141,6 @@ function installExitHandlers(): void {
       }
     }
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP calls.
-
-interface Reply {
-  status: number;
-  body: unknown;
-  headers: Headers;
-  ms: number;
-}
-
-async function call(method: string, url: string, options: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Reply> {
-  const started = performance.now();
-  const response = await fetch(url, {
-    method,
-    headers: {
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...options.headers,
-    },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-  });
-  const text = await response.text();
-  const ms = performance.now() - started;
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON: keep the text
-  }
-  return { status: response.status, body: parsed, headers: response.headers, ms };
-}
-
-async function expectStatus(expected: number, reply: Promise<Reply>, what: string): Promise<Reply> {
-  const answer = await reply;
-  if (answer.status !== expected) throw new Error(`${what}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body).slice(0, 2000)}`);
-  return answer;
-}
-
-function stringField(body: unknown, field: string, what: string): string {
-  const value = (body as Record<string, unknown> | undefined)?.[field];
-  if (typeof value !== 'string') throw new Error(`${what}: no ${field} in ${JSON.stringify(body).slice(0, 500)}`);
-  return value;
 }
 
 interface WriteAnswer {
