@@ -5,6 +5,8 @@
  *
  * The people: ada creates the organization (admin); eve edits (role `edit`); rita reads (`read`).
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PDFDocument } from 'pdf-lib';
 import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
@@ -42,8 +44,18 @@ async function openRequest(spaceId: string, subject = 'Proposal', person: Person
 const editRequest = (spaceId: string, requestId: string, changes: unknown[], person: Person = people.ada) => call(person, 'POST', `/v1/spaces/${spaceId}/change-requests/${requestId}/content`, { changes });
 const markdownOf = async (path: string) => ok(await call(people.ada, 'GET', `${path}?format=markdown`)).body.markdown as string;
 
+/** A markdown file to import, on loopback. */
+let site: Server;
+let siteUrl: string;
+
 beforeAll(async () => {
-  service = await startService();
+  site = createServer((request, response) => {
+    if (request.url === '/notes.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('# Release notes\n\nShipped.\n');
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  service = await startService({ env: { IMPORT_ALLOW_PRIVATE_NETWORKS: 'true' } });
   const ada = await service.createUser('ada@cr.example', 'Ada Admin');
   const eve = await service.createUser('eve@cr.example', 'Eve Editor');
   const rita = await service.createUser('rita@cr.example', 'Rita Reader');
@@ -57,7 +69,10 @@ beforeAll(async () => {
   ]);
 });
 
-afterAll(cleanUpServices);
+afterAll(async () => {
+  site?.close();
+  await cleanUpServices();
+});
 
 describe('lifecycle', () => {
   it('creates a draft branching from main, numbered within the space', async () => {
@@ -160,6 +175,16 @@ describe('content of a change request', () => {
     expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/content`, { changes: [insert('Two', 'y')] }, { 'if-match': `"${head}"` }), 412);
     ok(await call(people.ada, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${id}`, { status: 'archived' }));
     expectError(await editRequest(spaceId, id, [insert('Three', 'z')]), 409, /archived/);
+  });
+
+  it('imports into the request, not into main', async () => {
+    const { spaceId } = await spaceWith([{ title: 'A', markdown: 'a' }]);
+    const { id } = await openRequest(spaceId);
+    const imported = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/content/import`, { source: 'markdown', url: `${siteUrl}/notes.md` })).body;
+    expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.revision).toBe(imported.revision);
+    const titles = async (path: string) => ok(await call(people.ada, 'GET', path)).body.pages.map((page: { title: string }) => page.title);
+    expect(await titles(`/v1/spaces/${spaceId}/change-requests/${id}/content/pages`)).toEqual(['A', 'Release notes']);
+    expect(await titles(`/v1/spaces/${spaceId}/content/pages`)).toEqual(['A']);
   });
 
   it('takes edits through a request while the space is locked', async () => {
@@ -313,6 +338,15 @@ describe('reviews', () => {
     ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/merge`));
   });
 
+  it('records the request\'s life in the audit log', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    ok(await editRequest(spaceId, id, [insert('Audited', 'x')]));
+    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/merge`));
+    const actions = ok(await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${id}`)).body.items.map((item: { action: string }) => item.action);
+    expect(actions).toEqual(expect.arrayContaining(['change_request.created', 'change_request.content_edited', 'change_request.merged']));
+  });
+
   it('lists requests across the organization', async () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId);
@@ -336,5 +370,18 @@ describe('PDF', () => {
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     expect((await PDFDocument.load(bytes)).getPageCount()).toBe(3);
     expectError(await service.request('GET', path.replace(/signature=[^&]+/, 'signature=forged'), {}), 404);
+  });
+
+  it('serves one page with only=true, and a page with its subpages otherwise', async () => {
+    const { spaceId, pageIds } = await spaceWith([{ title: 'Parent', markdown: 'p' }]);
+    const { id } = await openRequest(spaceId);
+    ok(await editRequest(spaceId, id, [insert('Child one', 'c1', { into: pageIds[0] }), insert('Child two', 'c2', { into: pageIds[0] })]));
+    const pagesOf = async (query: string) => {
+      const { url } = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}/pdf?${query}`)).body;
+      const pdf = ok(await service.request('GET', new URL(url).pathname + new URL(url).search, {}));
+      return (await PDFDocument.load(pdf.bytes)).getPageCount();
+    };
+    expect(await pagesOf(`page=${pageIds[0]}`)).toBe(3);
+    expect(await pagesOf(`page=${pageIds[0]}&only=true`)).toBe(1);
   });
 });
