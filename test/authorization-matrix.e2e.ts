@@ -169,6 +169,32 @@ const RULES: Record<string, Rule> = {
   'POST /v1/spaces/{spaceId}/content/page/{pageId}/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
   'GET /v1/spaces/{spaceId}/content/path/{pagePath}': space('read'),
   'GET /v1/spaces/{spaceId}/links': space('read'),
+  'GET /v1/spaces/{spaceId}/comments': space('read'),
+  'POST /v1/spaces/{spaceId}/comments': space('comment', { body: (c) => ({ page: c.org.ids.pageId, body: { markdown: 'Looks good' } }) }),
+  'GET /v1/spaces/{spaceId}/comments/{commentId}': space('read'),
+  /** Reacting needs read access only. */
+  'PUT /v1/spaces/{spaceId}/comments/{commentId}': space('read', { body: () => ({ addedReactions: ['👍'] }) }),
+  /** The author (the owner) or a space admin. */
+  'DELETE /v1/spaces/{spaceId}/comments/{commentId}': space('admin'),
+  'GET /v1/spaces/{spaceId}/comments/{commentId}/replies': space('read'),
+  'POST /v1/spaces/{spaceId}/comments/{commentId}/replies': space('comment', { body: () => ({ body: { markdown: 'Agreed' } }) }),
+  'GET /v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}': space('read'),
+  'PUT /v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}': space('read', { body: () => ({ addedReactions: ['👀'] }) }),
+  'DELETE /v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}': space('admin'),
+  'GET /v1/spaces/{spaceId}/commenters': space('read'),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments': space('read'),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments': space('comment', { body: (c) => ({ page: c.org.ids.pageId, body: { markdown: 'Looks good' } }) }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}': space('read', { setup: changeRequestThread }),
+  /** Reacting needs read access only. */
+  'PUT /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}': space('read', { body: () => ({ addedReactions: ['👍'] }), setup: changeRequestThread }),
+  /** The author (the owner) or a space admin. */
+  'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}': space('admin', { setup: changeRequestThread }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies': space('read', { setup: changeRequestThread }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies': space('comment', { body: () => ({ body: { markdown: 'Agreed' } }), setup: changeRequestThread }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('read', { setup: changeRequestThread }),
+  'PUT /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('read', { body: () => ({ addedReactions: ['👀'] }), setup: changeRequestThread }),
+  'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('admin', { setup: changeRequestThread }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/commenters': space('read'),
 
   'GET /v1/spaces/{spaceId}/change-requests': space('read'),
   'POST /v1/spaces/{spaceId}/change-requests': space('edit', { body: () => ({ subject: 'Another' }) }),
@@ -252,6 +278,14 @@ let samlResponse = '';
 const ownOrganizations = new Map<string, string>();
 
 /** The query of the file's signed download URL, as its space's owner reads it. */
+/** A thread (a comment and a reply by the owner) on the fixture's change request: the change-request group's `{commentId}` and `{commentReplyId}`. */
+async function changeRequestThread(c: Context): Promise<Record<string, string>> {
+  const base = `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/comments`;
+  const commentId = expectStatus(await c.api.request({ method: 'POST', url: base, token: owner.token, body: { page: c.org.ids.pageId, body: { markdown: 'On the request' } } }), 201, 'commenting on the request').id;
+  const commentReplyId = expectStatus(await c.api.request({ method: 'POST', url: `${base}/${commentId}/replies`, token: owner.token, body: { body: { markdown: 'A reply' } } }), 201, 'replying on the request').id;
+  return { commentId, commentReplyId };
+}
+
 /** The query of the PDF's signed URL, as the owner gets it. */
 async function signedPdf(c: Context): Promise<string> {
   const answer = expectStatus(await c.api.request({ method: 'GET', url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/pdf`, token: owner.token }), 200, 'asking for the PDF');

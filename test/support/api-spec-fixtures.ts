@@ -86,6 +86,8 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const pageId = written.changes[1].page.id as string;
   const fileId = written.insertedFiles[0].id as string;
   const revisionId = written.revision as string;
+  const commentId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/comments`, token, body: { page: written.changes[1].page.id, body: { markdown: 'A comment' } } }), 201, 'commenting').id as string;
+  const commentReplyId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/comments/${commentId}/replies`, token, body: { body: { markdown: 'A reply' } } }), 201, 'replying').id as string;
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
@@ -118,6 +120,9 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       revisionId,
       pagePath: 'guide/intro',
       changeRequestId,
+      // The space's comment and its reply; rules of the change-request group make their own in `setup`.
+      commentId,
+      commentReplyId,
       // No review exists in a fresh fixture (its author may not review it): rules that need one create it in `setup`.
       reviewId: 'NoSuchReview00000000',
     },

@@ -15,6 +15,17 @@ export class ChangeRequestsForSpaces {
   }
 }
 
+/** Implements comments' COMMENT_CHANGE_REQUESTS port: the request a path names, with its head (where its comments sit). */
+@Injectable()
+export class ChangeRequestsForComments {
+  constructor(private readonly queries: ChangeRequestQueries) {}
+
+  async changeRequestIn(spaceId: string, ref: string): Promise<{ id: string; revision: string }> {
+    const request = await this.queries.find(spaceId, ref);
+    return { id: request._id, revision: request.revision };
+  }
+}
+
 /** Implements content's CONTENT_CHANGE_REQUESTS port: a request's line, and one new revision on it. */
 @Injectable()
 export class ChangeRequestsForContent {

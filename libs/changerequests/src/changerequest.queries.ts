@@ -7,7 +7,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent } from './changerequests-content.port';
-import { CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
+import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
 import type { ChangeRequestStatus } from './changerequest.events';
 import { CHANGE_REQUEST_COUNTS, CHANGE_REQUEST_REVIEWS, CHANGE_REQUEST_REVIEWS as REVIEWS, CHANGE_REQUESTS, type ChangeRequestCountsDoc, type ChangeRequestDoc, type ReviewDoc } from './changerequest.projections';
 
@@ -73,6 +73,7 @@ export class ChangeRequestQueries {
     @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
     @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
     @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
+    @Inject(CHANGE_REQUEST_COMMENTS) private readonly comments: ChangeRequestComments,
     @Inject(CHANGE_REQUEST_URL_KEY) private readonly urlKey: Buffer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -194,8 +195,9 @@ export class ChangeRequestQueries {
 
   async present(space: ChangeRequestSpace, requests: readonly ChangeRequestDoc[]): Promise<ChangeRequestObject[]> {
     if (requests.length === 0) return [];
-    const [heads, users] = await Promise.all([
+    const [heads, comments, users] = await Promise.all([
       this.content.heads([space.id]),
+      this.comments.openComments(requests.map((request) => request._id)),
       this.users.byIds([...new Set(requests.flatMap((request) => [request.createdBy, request.mergedBy].filter((id): id is string => typeof id === 'string')))]),
     ]);
     const main = heads.get(space.id);
@@ -221,7 +223,7 @@ export class ChangeRequestQueries {
         ...(request.mergedAt !== undefined ? { mergedAt: request.mergedAt } : {}),
         ...(request.agentTaskId !== undefined ? { agentTaskId: request.agentTaskId } : {}),
         space: request.spaceId,
-        comments: 0,
+        comments: comments.get(request._id) ?? 0,
         outdated: request.status !== 'merged' && main !== undefined && main !== request.baseRevision,
         urls: { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` },
         permissions: { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge },

@@ -29,6 +29,13 @@ export interface ChangeRequestOrganizations {
 
 export const CHANGE_REQUEST_ORGANIZATIONS = Symbol('CHANGE_REQUEST_ORGANIZATIONS');
 
+/** What change requests need of comments: open comments per request (the Change request object's `comments`). */
+export interface ChangeRequestComments {
+  openComments(changeRequestIds: readonly string[]): Promise<ReadonlyMap<string, number>>;
+}
+
+export const CHANGE_REQUEST_COMMENTS = Symbol('CHANGE_REQUEST_COMMENTS');
+
 /** What change requests need of identity: the users a request names, as identity presents them. */
 export interface ChangeRequestUsers {
   byIds(userIds: readonly string[]): Promise<ReadonlyMap<string, { _id: string }>>;

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChangeRequestCommands } from './changerequest.commands';
 import { ChangeRequestController, OrganizationChangeRequestController } from './changerequest.controller';
-import { ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
+import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
 import { ChangeRequestQueries } from './changerequest.queries';
 
 /**
@@ -11,7 +11,7 @@ import { ChangeRequestQueries } from './changerequest.queries';
  */
 @Module({
   controllers: [ChangeRequestController, OrganizationChangeRequestController],
-  providers: [ChangeRequestQueries, ChangeRequestCommands, ChangeRequestsForSpaces, ChangeRequestsForContent],
-  exports: [ChangeRequestsForSpaces, ChangeRequestsForContent],
+  providers: [ChangeRequestQueries, ChangeRequestCommands, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
+  exports: [ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
 })
 export class ChangeRequestsModule {}

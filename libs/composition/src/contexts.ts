@@ -5,7 +5,7 @@ import { JsonNestLogger } from '../../platform/src/logging';
 import { compose, type Composition, type ContextManifest, type PortBinding } from '../../runtime/src/context';
 import type { ServiceToken, Services } from '../../runtime/src/reactor';
 import type { Runtime } from '../../runtime/src/runtime.module';
-import { identityContext, ReadModelTokenVerifier, UsersForChangeRequests, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
+import { identityContext, ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
 import {
   MEMBER_SPACES,
   MEMBER_TEAM_COUNTS,
@@ -13,6 +13,7 @@ import {
   organizationsContext,
   OrganizationsForAudit,
   OrganizationsForChangeRequests,
+  OrganizationsForComments,
   OrganizationsForSpaces,
   OrganizationsForSso,
   OrganizationsForTeams,
@@ -20,19 +21,22 @@ import {
   visitorClaimsKey,
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
-import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForContent, spacesContext } from '../../spaces/src';
-import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
+import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, spacesContext } from '../../spaces/src';
+import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
 import {
+  CHANGE_REQUEST_COMMENTS,
   CHANGE_REQUEST_CONTENT,
   CHANGE_REQUEST_ORGANIZATIONS,
   CHANGE_REQUEST_SPACES,
   CHANGE_REQUEST_URL_KEY,
   CHANGE_REQUEST_USERS,
   changeRequestsContext,
+  ChangeRequestsForComments,
   ChangeRequestsForContent,
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
+import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
 
@@ -43,7 +47,7 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, auditContext, ssoContext];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -64,8 +68,8 @@ export const BINDINGS: readonly PortBinding[] = [
   // spaces needs
   { port: SPACE_ORGANIZATIONS, use: OrganizationsForSpaces },
   { port: SPACE_TEAMS, use: TeamsForSpaces },
-  // Content gives each space its revision, change requests their counts (comments will add theirs).
-  { port: SPACE_FACT_SOURCES, useAll: [ContentForSpaces, ChangeRequestsForSpaces] },
+  // Content gives each space its revision, change requests and comments their counts.
+  { port: SPACE_FACT_SOURCES, useAll: [ContentForSpaces, ChangeRequestsForSpaces, CommentsForSpaces] },
   // content needs
   { port: CONTENT_SPACES, use: SpacesForContent },
   { port: CONTENT_CHANGE_REQUESTS, use: ChangeRequestsForContent },
@@ -75,9 +79,16 @@ export const BINDINGS: readonly PortBinding[] = [
   { port: CHANGE_REQUEST_SPACES, use: SpacesForChangeRequests },
   { port: CHANGE_REQUEST_ORGANIZATIONS, use: OrganizationsForChangeRequests },
   { port: CHANGE_REQUEST_USERS, use: UsersForChangeRequests },
+  { port: CHANGE_REQUEST_COMMENTS, use: CommentsForChangeRequests },
   { port: CHANGE_REQUEST_CONTENT, use: ContentForChangeRequests },
   // Signs PDF URLs; every replica derives the same key from the admin token.
   { port: CHANGE_REQUEST_URL_KEY, value: ({ adminToken }) => changeRequestUrlKey(adminToken) },
+  // comments need
+  { port: COMMENT_SPACES, use: SpacesForComments },
+  { port: COMMENT_CHANGE_REQUESTS, use: ChangeRequestsForComments },
+  { port: COMMENT_CONTENT, use: ContentForComments },
+  { port: COMMENT_USERS, use: UsersForComments },
+  { port: COMMENT_MEMBERS, use: OrganizationsForComments },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

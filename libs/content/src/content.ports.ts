@@ -1,13 +1,18 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import type { ContentSpace } from './content-spaces.port';
 import { ContentCommands } from './content.commands';
+import { initialRevisionId } from './content.decider';
 import { touchedPages, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentQueries } from './content.queries';
 import { ContentTrees } from './content.trees';
+import { blockPreview, documentToMarkdown, markdownToDocument, parseDocument } from './document';
+import type { DocumentNode } from './document/document.model';
+import { fingerprint, walkBlocks } from './document/document.nodes';
 import { renderPdf } from './document/document-pdf';
 import type { RevisionTree } from './tree/revision-tree';
 import { changedPages, diffTrees, type SemanticChange } from './tree/tree-diff';
@@ -91,5 +96,58 @@ export class ContentForChangeRequests {
     const revision = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
     if (!revision || revision.spaceId !== spaceId) throw DomainError.notFound(`no revision ${revisionId} in space ${spaceId}`);
     return this.trees.tree(revision.tree);
+  }
+}
+
+/**
+ * Implements comments' COMMENT_CONTENT port: bodies through content's converter, and the pages and
+ * blocks comments point at (a block's fingerprint is a hash of its content without keys, so a
+ * comment knows when the block it commented on has changed).
+ */
+@Injectable()
+export class ContentForComments {
+  constructor(
+    private readonly queries: ContentQueries,
+    private readonly trees: ContentTrees,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+  ) {}
+
+  document(body: { markdown: string } | { document: unknown }): DocumentNode {
+    return 'markdown' in body ? markdownToDocument(body.markdown).document : parseDocument(body.document);
+  }
+
+  markdown(document: DocumentNode): string {
+    return documentToMarkdown(document);
+  }
+
+  async head(spaceId: string): Promise<string> {
+    return (await this.queries.heads([spaceId])).get(spaceId) ?? initialRevisionId(spaceId);
+  }
+
+  async target(spaceId: string, revisionId: string, pageId: string, nodeKey?: string) {
+    const [found] = await this.current(spaceId, revisionId, [{ pageId, ...(nodeKey !== undefined ? { nodeKey } : {}) }], true);
+    if (!found.page) return null;
+    return { page: found.page, node: found.fingerprint !== null && found.preview !== null ? { preview: found.preview, fingerprint: found.fingerprint } : null };
+  }
+
+  async current(spaceId: string, revisionId: string, targets: ReadonlyArray<{ pageId: string; nodeKey?: string }>, withPreview = false) {
+    const revision = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
+    if (!revision || revision.spaceId !== spaceId) throw DomainError.notFound(`no revision ${revisionId} in space ${spaceId}`);
+    const tree = await this.trees.tree(revision.tree);
+    return Promise.all(
+      targets.map(async ({ pageId, nodeKey }) => {
+        const page = tree.page(pageId);
+        if (!page) return { page: null, fingerprint: null, preview: null };
+        const summary = { id: page.id, title: page.title, ...(page.emoji !== undefined ? { emoji: page.emoji } : {}), ...(page.icon !== undefined ? { icon: page.icon } : {}), createdAt: page.createdAt, updatedAt: page.updatedAt, path: page.path };
+        if (nodeKey === undefined || page.document === undefined) return { page: summary, fingerprint: null, preview: null };
+        const document = await this.trees.document(page.document);
+        for (const { block } of walkBlocks(document)) {
+          if (block.key !== nodeKey) continue;
+          const digest = createHash('sha256').update(fingerprint(block)).digest('base64url');
+          return { page: summary, fingerprint: digest, preview: withPreview ? blockPreview(document, nodeKey) : null };
+        }
+        return { page: summary, fingerprint: null, preview: null };
+      }),
+    );
   }
 }

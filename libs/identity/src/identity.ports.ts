@@ -30,6 +30,10 @@ export class UsersForOrganizations {
 @Injectable()
 export class UsersForChangeRequests extends UsersForOrganizations {}
 
+/** What identity offers comments (their COMMENT_USERS port): users mentioned and shown, presented. */
+@Injectable()
+export class UsersForComments extends UsersForOrganizations {}
+
 /** What identity offers the teams context (its TEAM_USERS port): who the entries of a team change name. */
 @Injectable()
 export class UsersForTeams {

@@ -62,6 +62,16 @@ export class OrganizationsForChangeRequests {
   }
 }
 
+/** What organizations offer comments (their COMMENT_MEMBERS port): Member objects of the people who commented. */
+@Injectable()
+export class OrganizationsForComments {
+  constructor(private readonly members: MemberDirectory) {}
+
+  presentMembers(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, MemberObject>> {
+    return this.members.present(organizationId, userIds);
+  }
+}
+
 /** What organizations offer the audit context (its ORGANIZATION_ACCESS port). */
 @Injectable()
 export class OrganizationsForAudit {

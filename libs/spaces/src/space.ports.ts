@@ -71,3 +71,14 @@ export class SpacesForChangeRequests {
     return this.content.readableSpaces(organizationId, caller);
   }
 }
+
+/** Implements comments' COMMENT_SPACES port: the space with what the caller may do with comments. */
+@Injectable()
+export class SpacesForComments {
+  constructor(private readonly access: SpaceAccess) {}
+
+  async spaceFor(spaceId: string, caller: Caller) {
+    const { space, permissions } = await this.access.space(spaceId, caller);
+    return { id: space._id, organizationId: space.organizationId, deleted: space.deletedAt !== undefined, permissions: { view: permissions.view, comment: permissions.comment, admin: permissions.admin } };
+  }
+}

@@ -8,19 +8,19 @@ import { SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
 import { SpaceQueries } from './space.queries';
 import { MemberSpaces } from './member-spaces';
 import { SpaceFactsReader } from './space-facts';
-import { SpacesForChangeRequests, SpacesForContent } from './space.ports';
+import { SpacesForChangeRequests, SpacesForComments, SpacesForContent } from './space.ports';
 
 /**
  * The spaces and collections context. What it needs of organizations (membership) and teams
  * (memberships and live teams, for the roles spaces grant to teams) comes through its own ports,
  * SPACE_ORGANIZATIONS and SPACE_TEAMS, bound at the composition root, so it imports no other
  * context's module. It exports MemberSpaces, which implements the organizations' MEMBER_SPACES port, and
- * SpacesForContent and SpacesForChangeRequests, which implement content's CONTENT_SPACES and
- * change requests' CHANGE_REQUEST_SPACES ports.
+ * SpacesForContent, SpacesForChangeRequests and SpacesForComments, which implement content's
+ * CONTENT_SPACES, change requests' CHANGE_REQUEST_SPACES and comments' COMMENT_SPACES ports.
  */
 @Module({
   controllers: [SpaceController, CollectionController],
-  providers: [SpaceAccess, SpacePresenter, SpaceFactsReader, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces, SpacesForContent, SpacesForChangeRequests],
-  exports: [MemberSpaces, SpacesForContent, SpacesForChangeRequests],
+  providers: [SpaceAccess, SpacePresenter, SpaceFactsReader, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments],
+  exports: [MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments],
 })
 export class SpacesModule {}

@@ -24,6 +24,8 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     revisionId: 'entity',
     changeRequestId: 'changeRequest',
     reviewId: 'entity',
+    commentId: 'entity',
+    commentReplyId: 'entity',
     shareKey: 'shareKey',
     auditEventId: 'event',
   } satisfies Record<string, IdKind>),

@@ -1,0 +1,139 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { ID_SHAPES, newId } from '../../platform/src/ids';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { COMMENT_CONTENT, type CommentContent } from './comments-content.port';
+import { COMMENT_USERS, type CommentPeople } from './comments-spaces.port';
+import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand } from './comment.decider';
+import type { CommentBody } from './comment.events';
+import { CommentQueries, type CommentPlace } from './comment.queries';
+
+/** A body as a request sends it: markdown, or a JSON document. */
+export type BodyInput = { markdown: string } | { object: 'document'; [member: string]: unknown };
+
+/** A PUT on a comment or a reply, as the request sends it. */
+export interface ChangesInput {
+  body?: BodyInput;
+  resolved?: boolean;
+  addedReactions?: string[];
+  removedReactions?: string[];
+}
+
+/** Longest markdown body of a comment or reply. */
+export const MAX_BODY_LENGTH = 16_384;
+
+const MENTION = /(^|[^\w@/[])@([0-9A-Za-z]{20})(?![0-9A-Za-z])/g;
+
+/** `@<userId>` of known users as links to them, which content's converter reads as mentions. */
+export function linkMentions(markdown: string, users: ReadonlyMap<string, { displayName?: string }>): string {
+  return markdown.replace(MENTION, (whole, before: string, userId: string) => {
+    const user = users.get(userId);
+    if (!user) return whole;
+    const name = (user.displayName ?? userId).replace(/[\\[\]]/g, (character) => `\\${character}`);
+    return `${before}[@${name}](/users/${userId})`;
+  });
+}
+
+/**
+ * The comment writes: one method per command. Each resolves where the comment sits (the space, and
+ * the change request for that group) with the caller's access, then runs the thread's decider.
+ */
+@Injectable()
+export class CommentCommands {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    @Inject(COMMENT_CONTENT) private readonly content: CommentContent,
+    @Inject(COMMENT_USERS) private readonly users: CommentPeople,
+    private readonly queries: CommentQueries,
+  ) {}
+
+  async post(where: CommentPlace, input: { page: string; node?: string; body: BodyInput }, caller: Caller): Promise<string> {
+    const by = author(caller);
+    const place = await this.queries.place(where, caller);
+    const target = await this.content.target(place.space.id, place.revision, input.page, input.node);
+    if (!target) throw DomainError.notFound(`no page ${input.page} in revision ${place.revision}`);
+    if (input.node !== undefined && !target.node) throw DomainError.notFound(`no block ${input.node} in page ${input.page}`);
+    const commentId = newId();
+    await this.run(
+      {
+        kind: 'PostComment',
+        commentId,
+        scope: { spaceId: place.space.id, organizationId: place.space.organizationId, changeRequestId: place.changeRequestId },
+        target: { pageId: input.page, node: input.node !== undefined && target.node ? { id: input.node, ...target.node } : null, revision: place.revision },
+        body: await this.body(input.body),
+        by,
+        access: place.access,
+        now: this.now(),
+      },
+      caller,
+    );
+    return commentId;
+  }
+
+  async update(where: CommentPlace, commentId: string, input: ChangesInput, caller: Caller): Promise<void> {
+    const { access } = await this.queries.thread(where, commentId, caller);
+    await this.run({ kind: 'UpdateComment', commentId, changes: await this.changes(input), by: author(caller), access, now: this.now() }, caller);
+  }
+
+  async delete(where: CommentPlace, commentId: string, caller: Caller): Promise<void> {
+    const { access } = await this.queries.thread(where, commentId, caller);
+    await this.run({ kind: 'DeleteComment', commentId, by: author(caller), access, now: this.now() }, caller);
+  }
+
+  async reply(where: CommentPlace, commentId: string, body: BodyInput, caller: Caller): Promise<string> {
+    const { access } = await this.queries.thread(where, commentId, caller);
+    const replyId = newId();
+    await this.run({ kind: 'PostReply', commentId, replyId, body: await this.body(body), by: author(caller), access, now: this.now() }, caller);
+    return replyId;
+  }
+
+  async updateReply(where: CommentPlace, commentId: string, replyId: string, input: ChangesInput, caller: Caller): Promise<void> {
+    const { access } = await this.queries.thread(where, commentId, caller);
+    await this.run({ kind: 'UpdateReply', commentId, replyId, changes: await this.changes(input), mayResolve: where.changeRequest !== undefined, by: author(caller), access, now: this.now() }, caller);
+  }
+
+  async deleteReply(where: CommentPlace, commentId: string, replyId: string, caller: Caller): Promise<void> {
+    const { access } = await this.queries.thread(where, commentId, caller);
+    await this.run({ kind: 'DeleteReply', commentId, replyId, by: author(caller), access, now: this.now() }, caller);
+  }
+
+  private async changes(input: ChangesInput): Promise<CommentChanges> {
+    return {
+      ...(input.body !== undefined ? { body: await this.body(input.body) } : {}),
+      ...(input.resolved !== undefined ? { resolved: input.resolved } : {}),
+      ...(input.addedReactions !== undefined ? { addedReactions: input.addedReactions } : {}),
+      ...(input.removedReactions !== undefined ? { removedReactions: input.removedReactions } : {}),
+    };
+  }
+
+  /** The body as a document (content's converter), with `@<userId>` of known users as mentions. */
+  private async body(input: BodyInput): Promise<CommentBody> {
+    if ('markdown' in input) {
+      if (typeof input.markdown !== 'string') throw DomainError.invalid('body.markdown must be a string');
+      if (input.markdown.length > MAX_BODY_LENGTH) throw DomainError.invalid(`body.markdown must be at most ${MAX_BODY_LENGTH} characters`);
+      if (input.markdown.trim() === '') throw DomainError.invalid('body.markdown must not be blank');
+      const mentioned = [...new Set([...input.markdown.matchAll(MENTION)].map((match) => match[2]))].filter((id) => ID_SHAPES.entity.test(id)).slice(0, 50);
+      const users = mentioned.length > 0 ? await this.users.byIds(mentioned) : new Map();
+      return this.content.document({ markdown: linkMentions(input.markdown, users) });
+    }
+    if ((input as { object?: unknown }).object !== 'document') throw DomainError.invalid('body must be { markdown } or a document ({ object: "document", nodes })');
+    return this.content.document({ document: input });
+  }
+
+  private async run(command: CommentCommand, caller: Caller): Promise<void> {
+    await this.commands.run(commentStream(command.commentId), commentDecider, command, { caller });
+  }
+
+  private now(): string {
+    return this.commands.now().toISOString();
+  }
+}
+
+/** Comments are people's: the service's admin token posts none. */
+function author(caller: Caller): string {
+  if (caller.kind !== 'user') throw DomainError.forbidden('comments are written by users, not with the service token');
+  return caller.userId;
+}
+
+export type { CommentAccess };

@@ -1,0 +1,119 @@
+import { Body, Controller, createParamDecorator, Delete, Get, HttpCode, Post, Put, Query, type ExecutionContext, type Type } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam } from '@nestjs/swagger';
+import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
+import { PathId, pathId, PATH_ID_KINDS } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { Valid } from '../../platform/src/http/validation';
+import { ID_SHAPES } from '../../platform/src/ids';
+import { listOf, ref } from '../../platform/src/platform.schemas';
+import { CommentCommands } from './comment.commands';
+import { CommentListQueryDto, FormatQuery, PostCommentBody, PostReplyBody, ReplyListQuery, UpdateCommentBody } from './comment.dto';
+import { CommentQueries, type CommentPlace } from './comment.queries';
+
+/** The place of a route: `{spaceId}`, and `{changeRequestId}` (id or number) in the change-request group; 404 for what cannot be an id. */
+function Place(inChangeRequest: boolean): ParameterDecorator {
+  const names = inChangeRequest ? ['spaceId', 'changeRequestId'] : ['spaceId'];
+  const documented = (target: object, key: string | symbol | undefined) => {
+    if (key === undefined) return;
+    for (const name of names) ApiParam({ name, required: true, schema: { type: 'string', pattern: ID_SHAPES[PATH_ID_KINDS[name]].source } })(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+  };
+  return createParamDecorator((_: unknown, context: ExecutionContext): CommentPlace => {
+    const params = context.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params;
+    const spaceId = pathId(params.spaceId, 'space', PATH_ID_KINDS.spaceId);
+    return inChangeRequest ? { spaceId, changeRequest: pathId(params.changeRequestId, 'change request', PATH_ID_KINDS.changeRequestId) } : { spaceId };
+  }, [documented])();
+}
+
+/**
+ * The comment routes of one group (the interface's "Comments" table): the space's comments under
+ * `/v1/spaces/{spaceId}`, a change request's under `/v1/spaces/{spaceId}/change-requests/{changeRequestId}`.
+ * Both groups are the same routes over a different place, so one definition makes both controllers.
+ */
+function commentRoutes(path: string, inChangeRequest: boolean): Type {
+  @Controller(path)
+  class CommentRoutes {
+    constructor(
+      readonly commands: CommentCommands,
+      readonly queries: CommentQueries,
+    ) {}
+
+    @Get('comments')
+    @ApiOkResponse({ description: 'OK', schema: listOf('Comment') })
+    list(@Place(inChangeRequest) place: CommentPlace, @Query(Valid) query: CommentListQueryDto, @CurrentCaller() caller: Caller) {
+      return this.queries.list(place, caller, query);
+    }
+
+    @Post('comments')
+    @ApiCreatedResponse({ description: 'created', schema: ref('Comment') })
+    async post(@Place(inChangeRequest) place: CommentPlace, @Body(Valid) body: PostCommentBody, @CurrentCaller() caller: Caller) {
+      const id = await this.commands.post(place, body, caller);
+      return this.queries.get(place, id, caller);
+    }
+
+    @Get('comments/:commentId')
+    @ApiOkResponse({ description: 'OK', schema: ref('Comment') })
+    get(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Query(Valid) query: FormatQuery, @CurrentCaller() caller: Caller) {
+      return this.queries.get(place, commentId, caller, query.format);
+    }
+
+    @Put('comments/:commentId')
+    @ApiOkResponse({ description: 'OK', schema: ref('Comment') })
+    async update(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Body(Valid) body: UpdateCommentBody, @CurrentCaller() caller: Caller) {
+      await this.commands.update(place, commentId, body, caller);
+      return this.queries.get(place, commentId, caller);
+    }
+
+    @Delete('comments/:commentId')
+    @HttpCode(204)
+    @ApiNoContentResponse({ description: 'deleted, with its replies' })
+    async delete(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @CurrentCaller() caller: Caller) {
+      await this.commands.delete(place, commentId, caller);
+    }
+
+    @Get('comments/:commentId/replies')
+    @ApiOkResponse({ description: 'OK', schema: listOf('CommentReply') })
+    replies(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Query(Valid) query: ReplyListQuery, @CurrentCaller() caller: Caller) {
+      return this.queries.replies(place, commentId, caller, query);
+    }
+
+    @Post('comments/:commentId/replies')
+    @ApiCreatedResponse({ description: 'created', schema: ref('CommentReply') })
+    async reply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Body(Valid) body: PostReplyBody, @CurrentCaller() caller: Caller) {
+      const replyId = await this.commands.reply(place, commentId, body.body, caller);
+      return this.queries.reply(place, commentId, replyId, caller);
+    }
+
+    @Get('comments/:commentId/replies/:commentReplyId')
+    @ApiOkResponse({ description: 'OK', schema: ref('CommentReply') })
+    getReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @Query(Valid) query: FormatQuery, @CurrentCaller() caller: Caller) {
+      return this.queries.reply(place, commentId, replyId, caller, query.format);
+    }
+
+    @Put('comments/:commentId/replies/:commentReplyId')
+    @ApiOkResponse({ description: 'OK', schema: ref('CommentReply') })
+    async updateReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @Body(Valid) body: UpdateCommentBody, @CurrentCaller() caller: Caller) {
+      await this.commands.updateReply(place, commentId, replyId, body, caller);
+      return this.queries.reply(place, commentId, replyId, caller);
+    }
+
+    @Delete('comments/:commentId/replies/:commentReplyId')
+    @HttpCode(204)
+    @ApiNoContentResponse({ description: 'deleted' })
+    async deleteReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @CurrentCaller() caller: Caller) {
+      await this.commands.deleteReply(place, commentId, replyId, caller);
+    }
+
+    @Get('commenters')
+    @ApiOkResponse({ description: 'the members who commented or replied', schema: listOf('Member') })
+    commenters(@Place(inChangeRequest) place: CommentPlace, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+      return this.queries.commenters(place, caller, query);
+    }
+  }
+  Object.defineProperty(CommentRoutes, 'name', { value: inChangeRequest ? 'ChangeRequestCommentController' : 'SpaceCommentController' });
+  return CommentRoutes;
+}
+
+/** `/v1/spaces/{spaceId}/comments…` and `/v1/spaces/{spaceId}/commenters`. */
+export const SpaceCommentController = commentRoutes('v1/spaces/:spaceId', false);
+/** `/v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments…` and `…/commenters`. */
+export const ChangeRequestCommentController = commentRoutes('v1/spaces/:spaceId/change-requests/:changeRequestId', true);

@@ -1,0 +1,223 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { COMMENT_CONTENT, type CommentContent, type CommentPage } from './comments-content.port';
+import { COMMENT_CHANGE_REQUESTS, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, type CommentChangeRequests, type CommentMembers, type CommentPeople, type CommentSpace, type CommentSpaces } from './comments-spaces.port';
+import type { CommentAccess } from './comment.decider';
+import { COMMENT_REPLIES, COMMENTERS, COMMENTS, type CommenterDoc, type CommentDoc, type Reaction, type ReplyDoc } from './comment.projections';
+
+/** Where a route's comments sit: a space's content, or one of its change requests (by id or number). */
+export interface CommentPlace {
+  spaceId: string;
+  changeRequest?: string;
+}
+
+/** The place resolved: the space as the caller sees it, the request's id, the revision comments sit on now. */
+export interface ResolvedPlace {
+  space: CommentSpace;
+  changeRequestId: string | null;
+  revision: string;
+  access: CommentAccess;
+}
+
+type User = { object: 'user'; id: string };
+type Body = { markdown: string } | { document: unknown };
+
+export interface CommentObject {
+  object: 'comment';
+  id: string;
+  postedBy?: User;
+  postedAt: string;
+  editedAt?: string;
+  reactions: Array<{ emoji: string; count: number; users: Array<{ user?: User; reactedAt: string }> }>;
+  replies: number;
+  body: Body;
+  target: { node?: { id: string; preview: string }; changeRequest?: string; page: (CommentPage & { outdated: boolean }) | { id: string; outdated: boolean }; space: string; revision: string };
+  urls: { location: string };
+  permissions: { view: boolean; edit: boolean; reply: boolean; delete: boolean };
+  status: 'open' | 'resolved';
+  resolvedAt?: string;
+  resolvedBy?: User;
+}
+
+export interface ReplyObject {
+  object: 'comment-reply';
+  id: string;
+  postedBy?: User;
+  postedAt: string;
+  editedAt?: string;
+  reactions: CommentObject['reactions'];
+  body: Body;
+  urls: { location: string };
+  permissions: { view: boolean; edit: boolean; reply: boolean; delete: boolean };
+}
+
+export interface CommentListQuery {
+  order?: 'asc' | 'desc';
+  format?: 'markdown' | 'document';
+  status?: 'all' | 'open' | 'resolved';
+  targetPage?: string;
+  authors?: string[];
+  page?: string;
+  limit?: number;
+}
+
+/**
+ * The comment reads: every read resolves the place first (404 when the caller may not see the
+ * space or the request), then answers from the read models. `target.page.outdated` is decided when
+ * read: the commented block's content differs (or is gone) in the revision comments sit on now.
+ */
+@Injectable()
+export class CommentQueries {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(COMMENT_SPACES) private readonly spaces: CommentSpaces,
+    @Inject(COMMENT_CHANGE_REQUESTS) private readonly changeRequests: CommentChangeRequests,
+    @Inject(COMMENT_CONTENT) private readonly content: CommentContent,
+    @Inject(COMMENT_USERS) private readonly users: CommentPeople,
+    @Inject(COMMENT_MEMBERS) private readonly members: CommentMembers,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async place(where: CommentPlace, caller: Caller): Promise<ResolvedPlace> {
+    const space = await this.spaces.spaceFor(where.spaceId, caller);
+    const access: CommentAccess = { read: space.permissions.view, comment: space.permissions.comment, admin: space.permissions.admin, spaceDeleted: space.deleted };
+    if (where.changeRequest === undefined) return { space, changeRequestId: null, revision: await this.content.head(space.id), access };
+    const request = await this.changeRequests.changeRequestIn(space.id, where.changeRequest);
+    return { space, changeRequestId: request.id, revision: request.revision, access };
+  }
+
+  /** A live thread of the place, or 404. */
+  async thread(where: CommentPlace, commentId: string, caller: Caller): Promise<ResolvedPlace & { comment: CommentDoc }> {
+    const place = await this.place(where, caller);
+    const comment = await this.reads.collection<CommentDoc>(COMMENTS).get(commentId);
+    if (!comment || comment.status === 'deleted' || comment.spaceId !== place.space.id || comment.changeRequestId !== place.changeRequestId) throw DomainError.notFound(`no comment ${commentId}`);
+    return { ...place, comment };
+  }
+
+  async list(where: CommentPlace, caller: Caller, query: CommentListQuery): Promise<ListEnvelope<CommentObject>> {
+    const place = await this.place(where, caller);
+    const status = query.status ?? 'all';
+    const filter: Filter = {
+      spaceId: place.space.id,
+      changeRequestId: place.changeRequestId,
+      status: status === 'all' ? { $in: ['open', 'resolved'] } : status,
+      ...(query.targetPage !== undefined ? { 'target.pageId': query.targetPage } : {}),
+      ...(query.authors !== undefined ? { postedBy: { $in: query.authors } } : {}),
+    };
+    const page = await this.reads.collection<CommentDoc>(COMMENTS).find(filter, { sort: { postedAt: query.order === 'asc' ? 1 : -1 }, limit: query.limit, after: query.page });
+    return listEnvelope({ items: await this.present(place, page.items, caller, query.format), count: page.count, next: page.next });
+  }
+
+  async get(where: CommentPlace, commentId: string, caller: Caller, format?: 'markdown' | 'document'): Promise<CommentObject> {
+    const place = await this.thread(where, commentId, caller);
+    return (await this.present(place, [place.comment], caller, format))[0];
+  }
+
+  async replies(where: CommentPlace, commentId: string, caller: Caller, query: { format?: 'markdown' | 'document'; page?: string; limit?: number }): Promise<ListEnvelope<ReplyObject>> {
+    const place = await this.thread(where, commentId, caller);
+    const page = await this.reads.collection<ReplyDoc>(COMMENT_REPLIES).find({ commentId }, { sort: { postedAt: 1 }, limit: query.limit, after: query.page });
+    return listEnvelope({ items: await this.presentReplies(place, page.items, caller, query.format), count: page.count, next: page.next });
+  }
+
+  async reply(where: CommentPlace, commentId: string, replyId: string, caller: Caller, format?: 'markdown' | 'document'): Promise<ReplyObject> {
+    const place = await this.thread(where, commentId, caller);
+    const reply = await this.reads.collection<ReplyDoc>(COMMENT_REPLIES).get(replyId);
+    if (!reply || reply.commentId !== commentId) throw DomainError.notFound(`no reply ${replyId} to comment ${commentId}`);
+    return (await this.presentReplies(place, [reply], caller, format))[0];
+  }
+
+  /** `GET …/commenters`: the members who commented or replied there, as Member objects, in the order they first did. */
+  async commenters(where: CommentPlace, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<{ object: 'member'; id: string }>> {
+    const place = await this.place(where, caller);
+    const page = await this.reads.collection<CommenterDoc>(COMMENTERS).find({ spaceId: place.space.id, changeRequestId: place.changeRequestId }, { sort: { firstAt: 1 }, limit: paging.limit, after: paging.page });
+    const members = await this.members.presentMembers(place.space.organizationId, page.items.map((commenter) => commenter.userId));
+    const items = page.items.flatMap((commenter) => (members.has(commenter.userId) ? [members.get(commenter.userId)!] : []));
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  // ---- presenting ---------------------------------------------------------------------------------
+
+  private async present(place: ResolvedPlace, comments: readonly CommentDoc[], caller: Caller, format: 'markdown' | 'document' = 'markdown'): Promise<CommentObject[]> {
+    if (comments.length === 0) return [];
+    const [now, users] = await Promise.all([
+      this.content.current(place.space.id, place.revision, comments.map((comment) => ({ pageId: comment.target.pageId, ...(comment.target.node ? { nodeKey: comment.target.node.id } : {}) }))),
+      this.usersOf(comments.flatMap((comment) => [comment.postedBy, ...(comment.resolvedBy ? [comment.resolvedBy] : []), ...reactionUsers(comment.reactions)])),
+    ]);
+    const me = caller.kind === 'user' ? caller.userId : null;
+    return comments.map((comment, index) => {
+      const current = now[index];
+      const node = comment.target.node;
+      const outdated = current.page === null || (node !== null && current.fingerprint !== node.fingerprint);
+      const status = comment.status === 'resolved' ? 'resolved' : 'open';
+      return {
+        object: 'comment',
+        id: comment._id,
+        ...user(users, comment.postedBy, 'postedBy'),
+        postedAt: comment.postedAt,
+        ...(comment.editedAt !== undefined ? { editedAt: comment.editedAt } : {}),
+        reactions: this.reactions(comment.reactions, users),
+        replies: comment.replies,
+        body: this.body(comment.body, format),
+        target: {
+          ...(node ? { node: { id: node.id, preview: node.preview } } : {}),
+          ...(comment.changeRequestId !== null ? { changeRequest: comment.changeRequestId } : {}),
+          page: current.page ? { ...current.page, outdated } : { id: comment.target.pageId, outdated },
+          space: comment.spaceId,
+          revision: comment.target.revision,
+        },
+        urls: { location: `${this.base(comment)}/comments/${comment._id}` },
+        permissions: { view: true, edit: me === comment.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === comment.postedBy || place.access.admin },
+        status,
+        ...(status === 'resolved' && comment.resolvedAt !== undefined ? { resolvedAt: comment.resolvedAt } : {}),
+        ...(status === 'resolved' && comment.resolvedBy !== undefined ? user(users, comment.resolvedBy, 'resolvedBy') : {}),
+      };
+    });
+  }
+
+  private async presentReplies(place: ResolvedPlace & { comment: CommentDoc }, replies: readonly ReplyDoc[], caller: Caller, format: 'markdown' | 'document' = 'markdown'): Promise<ReplyObject[]> {
+    const users = await this.usersOf(replies.flatMap((reply) => [reply.postedBy, ...reactionUsers(reply.reactions)]));
+    const me = caller.kind === 'user' ? caller.userId : null;
+    return replies.map((reply) => ({
+      object: 'comment-reply',
+      id: reply._id,
+      ...user(users, reply.postedBy, 'postedBy'),
+      postedAt: reply.postedAt,
+      ...(reply.editedAt !== undefined ? { editedAt: reply.editedAt } : {}),
+      reactions: this.reactions(reply.reactions, users),
+      body: this.body(reply.body, format),
+      urls: { location: `${this.base(place.comment)}/comments/${place.comment._id}/replies/${reply._id}` },
+      permissions: { view: true, edit: me === reply.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === reply.postedBy || place.access.admin },
+    }));
+  }
+
+  private base(comment: Pick<CommentDoc, 'spaceId' | 'changeRequestId'>): string {
+    const space = `${this.config.publicUrl}/v1/spaces/${comment.spaceId}`;
+    return comment.changeRequestId === null ? space : `${space}/change-requests/${comment.changeRequestId}`;
+  }
+
+  private body(document: CommentDoc['body'], format: 'markdown' | 'document'): Body {
+    return format === 'document' ? { document } : { markdown: this.content.markdown(document) };
+  }
+
+  private reactions(reactions: readonly Reaction[], users: ReadonlyMap<string, User>): CommentObject['reactions'] {
+    return reactions.map((reaction) => ({ emoji: reaction.emoji, count: reaction.users.length, users: reaction.users.map((entry) => ({ ...user(users, entry.user, 'user'), reactedAt: entry.reactedAt })) }));
+  }
+
+  private async usersOf(ids: readonly string[]): Promise<Map<string, User>> {
+    const found = await this.users.byIds([...new Set(ids)]);
+    return new Map([...found].map(([id, found]) => [id, this.users.present(found)]));
+  }
+}
+
+const reactionUsers = (reactions: readonly Reaction[]) => reactions.flatMap((reaction) => reaction.users.map((entry) => entry.user));
+
+/** `{ [member]: user }` when identity knows the user (a deleted account is left out). */
+function user<K extends string>(users: ReadonlyMap<string, User>, id: string, member: K): Partial<Record<K, User>> {
+  const found = users.get(id);
+  return found ? ({ [member]: found } as Record<K, User>) : {};
+}
+

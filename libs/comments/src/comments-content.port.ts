@@ -1,0 +1,30 @@
+import type { CommentBody } from './comment.events';
+
+/** A page as a comment's target shows it. */
+export interface CommentPage {
+  id: string;
+  title: string;
+  emoji?: string;
+  icon?: string;
+  createdAt: string;
+  updatedAt: string;
+  path: string;
+}
+
+/**
+ * What comments need of the content context (bound to content's ContentForComments): bodies
+ * converted with content's converter, and the pages and blocks comments point at.
+ */
+export interface CommentContent {
+  /** A body as a document: markdown through content's converter, or a JSON document validated (400 when invalid). */
+  document(body: { markdown: string } | { document: unknown }): CommentBody;
+  markdown(document: CommentBody): string;
+  /** The page (and the block with that key) in a revision of the space; null when the page is not there, `node` null when the block is not. */
+  target(spaceId: string, revisionId: string, pageId: string, nodeKey?: string): Promise<{ page: CommentPage; node: { preview: string; fingerprint: string } | null } | null>;
+  /** For each target, the fingerprint of the block in that revision (null when the page or the block is gone), and the page as it is there. */
+  current(spaceId: string, revisionId: string, targets: ReadonlyArray<{ pageId: string; nodeKey?: string }>): Promise<Array<{ page: CommentPage | null; fingerprint: string | null }>>;
+  /** The head revision of the space's main line. */
+  head(spaceId: string): Promise<string>;
+}
+
+export const COMMENT_CONTENT = Symbol('COMMENT_CONTENT');
