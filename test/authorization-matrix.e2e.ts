@@ -11,6 +11,7 @@
  * Writes run on a fresh organization for each allowed caller, so that one caller's success cannot
  * hide or cause another's outcome.
  */
+import { compressToEncodedURIComponent } from 'lz-string';
 import { ADMIN_TOKEN, envelopeProblem, fillPath, operationsOf, startInProcess, type InProcessApi, type Operation } from './support/api-spec';
 import { expectStatus, joinWithRole, organizationFixture, samlResponseFor, type OrganizationFixture } from './support/api-spec-fixtures';
 
@@ -169,6 +170,33 @@ const RULES: Record<string, Rule> = {
   'POST /v1/spaces/{spaceId}/content/page/{pageId}/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
   'GET /v1/spaces/{spaceId}/content/path/{pagePath}': space('read'),
   'GET /v1/spaces/{spaceId}/links': space('read'),
+
+  /** Integrations are the service's, not an organization's: any user lists and reads public ones. */
+  'GET /v1/integrations': { allow: 'user' },
+  'GET /v1/integrations/{integrationName}': { allow: 'user' },
+  'POST /v1/integrations/{integrationName}': { allow: 'admin', body: () => ({ title: 'Renamed' }) },
+  'DELETE /v1/integrations/{integrationName}': { allow: 'admin' },
+  'GET /v1/integrations/{integrationName}/assets/{hash}': { allow: 'public' },
+  /** Each user sees the installations of the organizations they administer (none: an empty list). */
+  'GET /v1/integrations/{integrationName}/installations': { allow: 'user' },
+  'POST /v1/integrations/{integrationName}/installations': { allow: 'admin', body: (c) => ({ organization: c.org.organizationId }) },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}': { allow: 'admin', below: 404 },
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}': { allow: 'admin', body: () => ({ status: 'active' }) },
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}': { allow: 'admin' },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces': { allow: 'admin', below: 404 },
+  'POST /v1/integrations/{integrationName}/installations/{installationId}/spaces': { allow: 'admin', body: (c) => ({ space: c.org.spaceId }) },
+  'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { allow: 'admin', below: 404 },
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { allow: 'admin', below: 404, body: () => ({ status: 'active' }) },
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { allow: 'admin' },
+  'GET /v1/integrations/{integrationName}/spaces': { allow: 'user' },
+  'GET /v1/integrations/{integrationName}/sites': { allow: 'user' },
+  'GET /v1/integrations/{integrationName}/events': { allow: 'admin' },
+  'GET /v1/integrations/{integrationName}/events/{eventId}': { allow: 'admin' },
+  'PUT /v1/integrations/{integrationName}/dev': { allow: 'admin', body: () => ({ tunnelUrl: 'https://tunnel.example.com/hook' }) },
+  'DELETE /v1/integrations/{integrationName}/dev': { allow: 'admin' },
+  'GET /v1/integrations/{integrationName}/dev': { allow: 'admin' },
+  'POST /v1/integrations/{integrationName}/render': { allow: 'user', body: () => ({ componentId: 'counter' }) },
+  'GET /v1/integrations/{integrationName}/render': { allow: 'user', query: async () => `request=${compressToEncodedURIComponent(JSON.stringify({ componentId: 'counter' }))}` },
   'GET /v1/spaces/{spaceId}/comments': space('read'),
   'POST /v1/spaces/{spaceId}/comments': space('comment', { body: (c) => ({ page: c.org.ids.pageId, body: { markdown: 'Looks good' } }) }),
   'GET /v1/spaces/{spaceId}/comments/{commentId}': space('read'),

@@ -32,6 +32,11 @@ export function identityProvider(): FakeIdp {
 
 let organizations = 0;
 
+/** A 1×1 PNG: the fixture integration's icon. */
+const FIXTURE_PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
+/** The fixture integration's script: one UI component. */
+const FIXTURE_SCRIPT = "module.exports = { components: { counter: ({ state }) => ({ type: 'block', children: [], controls: [], state: { count: (state.count || 0) + 1 } }) } };";
+
 /** Throws unless the answer has the status expected; returns its body. */
 export function expectStatus(response: ApiResponse, status: number, what: string): any {
   if (response.status !== status) throw new Error(`${what} answered ${response.status} (expected ${status}): ${response.text.slice(0, 300)}`);
@@ -88,6 +93,15 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const revisionId = written.revision as string;
   const commentId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/comments`, token, body: { page: written.changes[1].page.id, body: { markdown: 'A comment' } } }), 201, 'commenting').id as string;
   const commentReplyId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/comments/${commentId}/replies`, token, body: { body: { markdown: 'A reply' } } }), 201, 'replying').id as string;
+  const integrationName = `fixture-${organizationId}`;
+  const integration = expectStatus(
+    await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}`, token, body: { organization: organizationId, title: 'Fixture', visibility: 'public', icon: FIXTURE_PNG, script: FIXTURE_SCRIPT } }),
+    200,
+    'publishing an integration',
+  );
+  const installationId = expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations`, token, body: { organization: organizationId } }), 201, 'installing it').id as string;
+  expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/spaces`, token, body: { space: spaceId } }), 201, 'installing it on the space');
+  const eventId = expectStatus(await api.request({ method: 'GET', url: `/v1/integrations/${integrationName}/events?limit=1`, token }), 200, 'reading its events').items[0].id as string;
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
@@ -125,6 +139,10 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       commentReplyId,
       // No review exists in a fresh fixture (its author may not review it): rules that need one create it in `setup`.
       reviewId: 'NoSuchReview00000000',
+      integrationName,
+      installationId,
+      eventId,
+      hash: String(integration.urls.icon).split('/').pop()!,
     },
   };
 }

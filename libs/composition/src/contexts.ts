@@ -14,6 +14,7 @@ import {
   OrganizationsForAudit,
   OrganizationsForChangeRequests,
   OrganizationsForComments,
+  OrganizationsForIntegrations,
   OrganizationsForSpaces,
   OrganizationsForSso,
   OrganizationsForTeams,
@@ -21,7 +22,7 @@ import {
   visitorClaimsKey,
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
-import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, spacesContext } from '../../spaces/src';
+import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, spacesContext } from '../../spaces/src';
 import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
 import {
   CHANGE_REQUEST_COMMENTS,
@@ -36,6 +37,7 @@ import {
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, integrationsContext } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
@@ -47,7 +49,7 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, auditContext, ssoContext];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -89,6 +91,9 @@ export const BINDINGS: readonly PortBinding[] = [
   { port: COMMENT_CONTENT, use: ContentForComments },
   { port: COMMENT_USERS, use: UsersForComments },
   { port: COMMENT_MEMBERS, use: OrganizationsForComments },
+  // integrations need
+  { port: INTEGRATION_ORGANIZATIONS, use: OrganizationsForIntegrations },
+  { port: INTEGRATION_SPACES, use: SpacesForIntegrations },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

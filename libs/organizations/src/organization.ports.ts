@@ -10,7 +10,7 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import { MemberCommands } from './member.commands';
 import { MemberDirectory, type MemberObject } from './member.queries';
 import { organizationDecider, organizationStream } from './organization.decider';
-import { OrganizationMembership } from './organization.queries';
+import { OrganizationMembership, OrganizationPresenter } from './organization.queries';
 
 /** What organizations offer the teams context (its TEAM_ORGANIZATIONS port). */
 @Injectable()
@@ -69,6 +69,28 @@ export class OrganizationsForComments {
 
   presentMembers(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, MemberObject>> {
     return this.members.present(organizationId, userIds);
+  }
+}
+
+/** What organizations offer integrations (their INTEGRATION_ORGANIZATIONS port): roles, memberships, and the owner's Organization object as outsiders see it. */
+@Injectable()
+export class OrganizationsForIntegrations {
+  constructor(
+    private readonly membership: OrganizationMembership,
+    private readonly presenter: OrganizationPresenter,
+  ) {}
+
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
+    return this.membership.roleOf(organizationId, userId);
+  }
+
+  memberOrganizations(userId: string): Promise<string[]> {
+    return this.membership.organizationsOf(userId);
+  }
+
+  async present(organizationId: string) {
+    const organization = await this.membership.organization(organizationId);
+    return organization ? this.presenter.present(organization, null) : null;
   }
 }
 

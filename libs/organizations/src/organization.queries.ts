@@ -61,6 +61,17 @@ export class OrganizationMembership {
     if (role !== 'admin') throw DomainError.forbidden(`only admins of organization ${organizationId} may ${may}`);
   }
 
+  /** The organizations the user belongs to (enabled memberships), at most 1,000. */
+  async organizationsOf(userId: string): Promise<string[]> {
+    const mine = await this.reads.collection<MemberDoc>(MEMBERS).find({ userId }, { limit: 1000, count: false });
+    return mine.items.filter((member) => !member.disabled).map((member) => member.organizationId);
+  }
+
+  /** The organization's document, or null. */
+  organization(organizationId: string): Promise<OrganizationDoc | null> {
+    return this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId);
+  }
+
   async shareAnOrganization(userId: string, otherUserId: string): Promise<boolean> {
     const mine = await this.reads.collection<MemberDoc>(MEMBERS).find({ userId }, { limit: 1000, count: false });
     const ids = mine.items.map((m) => memberId(m.organizationId, otherUserId));

@@ -38,6 +38,13 @@ export interface AppConfig {
    * addresses. Off by default: the service must not be a way into the network it runs in.
    */
   importAllowPrivateNetworks: boolean;
+  /**
+   * Whether integration deliveries (development tunnels) and integration scripts' fetches may reach
+   * private, loopback and link-local addresses (INTEGRATIONS_ALLOW_PRIVATE_NETWORKS). Off by default.
+   */
+  integrationsAllowPrivateNetworks: boolean;
+  /** INTEGRATION_SECRETS_KEY: 32 bytes as 64 hex characters or base64, encrypting integrations' secrets; absent, embedded mode keeps a generated key in DATA_DIR. */
+  integrationSecretsKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     eventBatchLimitBytes: integer(env, 'EVENT_BATCH_LIMIT_BYTES', 1024 * 1024 - 64 * 1024, 64 * 1024, 16 * 1024 * 1024),
     samlFailedLoginsPerMinute: integer(env, 'SAML_FAILED_LOGINS_PER_MINUTE', 20, 1, 1_000_000),
     importAllowPrivateNetworks: flag(env, 'IMPORT_ALLOW_PRIVATE_NETWORKS'),
+    integrationsAllowPrivateNetworks: flag(env, 'INTEGRATIONS_ALLOW_PRIVATE_NETWORKS'),
+    integrationSecretsKey: env.INTEGRATION_SECRETS_KEY || undefined,
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
   };
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { SpaceQueries } from './space.queries';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { readAll } from '../../read-store/src/read-all';
@@ -80,5 +81,28 @@ export class SpacesForComments {
   async spaceFor(spaceId: string, caller: Caller) {
     const { space, permissions } = await this.access.space(spaceId, caller);
     return { id: space._id, organizationId: space.organizationId, deleted: space.deletedAt !== undefined, permissions: { view: permissions.view, comment: permissions.comment, admin: permissions.admin } };
+  }
+}
+
+/** Implements integrations' INTEGRATION_SPACES port: a space's organization, and its Space object for `extended` lists. */
+@Injectable()
+export class SpacesForIntegrations {
+  constructor(
+    private readonly content: SpacesForContent,
+    private readonly queries: SpaceQueries,
+  ) {}
+
+  async spaceById(spaceId: string) {
+    const space = await this.content.spaceById(spaceId);
+    return space ? { id: space.id, organizationId: space.organizationId, deleted: space.deleted } : null;
+  }
+
+  /** The Space object as the caller may see it; null when they may not. */
+  async present(spaceId: string, caller: Caller) {
+    try {
+      return (await this.queries.space(spaceId, caller)).space;
+    } catch {
+      return null;
+    }
   }
 }

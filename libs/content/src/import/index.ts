@@ -1,5 +1,5 @@
 /** Content imports: fetching a website, a markdown file or a zip archive and planning its pages and files. */
-export { refusedAddressRange } from './address-policy';
+export { refusedAddressRange } from '../../../platform/src/outbound/address-policy';
 export { ImportFailure, type ImportFailureStatus } from './import-failure';
 export {
   DEFAULT_IMPORT_LIMITS,

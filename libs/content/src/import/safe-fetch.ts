@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { refusedAddressRange } from './address-policy';
+import { refusedAddressRange } from '../../../platform/src/outbound/address-policy';
 import { mediaTypeOf } from './content-types';
 import { ImportFailure } from './import-failure';
 

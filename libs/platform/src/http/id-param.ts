@@ -26,6 +26,8 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     reviewId: 'entity',
     commentId: 'entity',
     commentReplyId: 'entity',
+    installationId: 'entity',
+    eventId: 'event',
     shareKey: 'shareKey',
     auditEventId: 'event',
   } satisfies Record<string, IdKind>),

@@ -1,0 +1,226 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSpaces } from './integrations-ports.port';
+import { validateConfiguration } from './integration.configuration';
+import {
+  deliveryDecider,
+  deliveryStream,
+  installationDecider,
+  installationIdOf,
+  installationStream,
+  integrationDecider,
+  integrationStream,
+  type InstallationCommand,
+  type IntegrationCommand,
+  type IntegrationState,
+} from './integration.decider';
+import type { InstallationStatus, IntegrationDefinition, SpaceSelection, TraceLog } from './integration.events';
+import { INSTALLATIONS, type InstallationDoc } from './integration.projections';
+import { IntegrationSecrets } from './integration.secrets';
+
+/** A publication as the request sends it (every member optional; absent members keep their published value). */
+export interface PublishInput extends Partial<Omit<IntegrationDefinition, 'icon' | 'previewImages' | 'script'>> {
+  icon?: string;
+  previewImages?: string[];
+  script?: string;
+  organization?: string;
+  secrets?: Record<string, string>;
+}
+
+const EMPTY_DEFINITION: IntegrationDefinition = {
+  runtime: 'v1',
+  title: '',
+  description: '',
+  summary: '',
+  icon: null,
+  previewImages: [],
+  visibility: 'private',
+  target: 'all',
+  scopes: [],
+  categories: [],
+  blocks: [],
+  contentSources: [],
+  externalLinks: [],
+  configurations: {},
+  script: null,
+  contentSecurityPolicy: null,
+};
+
+/** Largest icon or preview image, decoded. */
+const MAX_IMAGE_BYTES = 512 * 1024;
+
+/**
+ * The integration writes: publishing (owner admins), the tunnel, installations (admins of the
+ * organization installing) and their spaces, and the record of each integration event processed
+ * (the delivery worker). Blobs (icon, previews, script) are stored before the event that names them.
+ */
+@Injectable()
+export class IntegrationCommands {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(INTEGRATION_ORGANIZATIONS) private readonly organizations: IntegrationOrganizations,
+    @Inject(INTEGRATION_SPACES) private readonly spaces: IntegrationSpaces,
+    private readonly secrets: IntegrationSecrets,
+  ) {}
+
+  async integration(name: string): Promise<IntegrationState> {
+    return (await this.commands.load(integrationStream(name), integrationDecider)).state;
+  }
+
+  /** `POST /integrations/{name}`: creates or updates; `version` + 1 each time. */
+  async publish(name: string, input: PublishInput, caller: Caller): Promise<void> {
+    const by = user(caller);
+    const current = await this.integration(name);
+    const live = current.published !== null && !current.deleted;
+    const organizationId = input.organization ?? (live ? current.published!.organizationId : undefined);
+    if (organizationId === undefined) throw DomainError.invalid('organization is required to publish a new integration');
+    const previous = live ? current.published!.definition : EMPTY_DEFINITION;
+    const { icon, previewImages, script, organization, secrets, ...members } = input;
+    void organization;
+    // Members the request leaves out keep their published value (a validated body holds them as undefined).
+    const given = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
+    const definition: IntegrationDefinition = {
+      ...previous,
+      ...given,
+      runtime: 'v1',
+      icon: icon === undefined ? previous.icon : await this.image('icon', icon),
+      previewImages: previewImages === undefined ? previous.previewImages : await Promise.all(previewImages.map((image, index) => this.image(`previewImages[${index}]`, image))),
+      script: script === undefined ? previous.script : (await this.blobs.put(Buffer.from(script, 'utf8'))).hash,
+    };
+    await this.runIntegration(
+      { kind: 'PublishIntegration', name, organizationId, definition, secrets: secrets === undefined ? undefined : this.secrets.seal(JSON.stringify(secrets)), signingSecret: this.secrets.newSigningSecret(), ownerAdmin: await this.isAdmin(organizationId, caller), by, now: this.now() },
+      caller,
+    );
+  }
+
+  async delete(name: string, caller: Caller): Promise<void> {
+    await this.runIntegration({ kind: 'DeleteIntegration', name, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller);
+  }
+
+  async setDevMode(name: string, tunnelUrl: string, all: boolean, caller: Caller): Promise<void> {
+    await this.runIntegration({ kind: 'SetDevMode', name, tunnelUrl, all, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller);
+  }
+
+  async clearDevMode(name: string, caller: Caller): Promise<void> {
+    await this.runIntegration({ kind: 'ClearDevMode', name, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller);
+  }
+
+  /** `POST /integrations/{name}/installations`: in an organization the caller administers; private integrations only in their owner. */
+  async install(name: string, organizationId: string, caller: Caller): Promise<string> {
+    const integration = await this.liveIntegration(name);
+    const role = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
+    if (!role?.member) throw DomainError.notFound(`no organization ${organizationId}`);
+    if (integration.definition.visibility === 'private' && integration.organizationId !== organizationId) throw DomainError.forbidden(`integration ${name} is private to its organization`);
+    const installationId = installationIdOf(name, organizationId);
+    await this.runInstallation({ kind: 'Install', installationId, integrationName: name, organizationId, configuration: {}, organizationAdmin: role.role === 'admin', by: user(caller), now: this.now() }, caller);
+    return installationId;
+  }
+
+  async updateInstallation(name: string, installationId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection }, caller: Caller): Promise<void> {
+    const installation = await this.installation(name, installationId);
+    if (changes.configuration !== undefined) validateConfiguration(`installation ${installationId}`, (await this.liveIntegration(name)).definition.configurations.account, changes.configuration);
+    await this.runInstallation(
+      {
+        kind: 'UpdateInstallation',
+        installationId,
+        ...(changes.status !== undefined ? { status: changes.status } : {}),
+        ...(changes.configuration !== undefined ? { configuration: changes.configuration } : {}),
+        ...(changes.space_selection !== undefined ? { spaceSelection: changes.space_selection } : {}),
+        organizationAdmin: await this.isAdmin(installation.organizationId, caller),
+        by: user(caller),
+        now: this.now(),
+      },
+      caller,
+    );
+  }
+
+  async uninstall(name: string, installationId: string, caller: Caller): Promise<void> {
+    const installation = await this.installation(name, installationId);
+    await this.runInstallation({ kind: 'Uninstall', installationId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+  }
+
+  /** Installs (or reconfigures) the integration on a space of the installation's organization. */
+  async setSpaceInstallation(name: string, installationId: string, spaceId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown> }, caller: Caller): Promise<void> {
+    const installation = await this.installation(name, installationId);
+    const space = await this.spaces.spaceById(spaceId);
+    if (!space || space.deleted || space.organizationId !== installation.organizationId) throw DomainError.notFound(`no space ${spaceId} in the organization of installation ${installationId}`);
+    if (changes.configuration !== undefined) validateConfiguration(`space ${spaceId}`, (await this.liveIntegration(name)).definition.configurations.space, changes.configuration);
+    await this.runInstallation({ kind: 'SetSpaceInstallation', installationId, spaceId, ...changes, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+  }
+
+  async removeSpaceInstallation(name: string, installationId: string, spaceId: string, caller: Caller): Promise<void> {
+    const installation = await this.installation(name, installationId);
+    await this.runInstallation({ kind: 'RemoveSpaceInstallation', installationId, spaceId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+  }
+
+  /** Uninstalls a deleted integration everywhere (the reactor; idempotent). */
+  async uninstallEverywhere(name: string, caller: Caller): Promise<void> {
+    const installed = await this.reads.collection<InstallationDoc>(INSTALLATIONS).find({ integrationName: name }, { limit: 1000, count: false });
+    for (const installation of installed.items) {
+      if (installation.uninstalled) continue;
+      const { state } = await this.commands.load(installationStream(installation._id), installationDecider);
+      if (!state.installed) continue;
+      await this.commands.run(installationStream(installation._id), installationDecider, { kind: 'Uninstall', installationId: installation._id, organizationAdmin: true, by: 'system', now: this.now() }, { caller });
+    }
+  }
+
+  /** What became of one integration event (the delivery worker): recorded once per event. */
+  async recordProcessed(event: { eventId: string; installationId: string; integrationName: string; organizationId: string }, status: 'success' | 'failed', logs: TraceLog[], caller: Caller): Promise<void> {
+    await this.commands.run(deliveryStream(event.installationId), deliveryDecider, { kind: 'RecordProcessed', ...event, status, logs, now: this.now() }, { caller }, { wait: false });
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------------
+
+  private async image(member: string, base64: string): Promise<string> {
+    const bytes = Buffer.from(base64, 'base64');
+    if (bytes.length === 0) throw DomainError.invalid(`${member} must be base64 image bytes`);
+    if (bytes.length > MAX_IMAGE_BYTES) throw new DomainError(413, `${member} is larger than ${MAX_IMAGE_BYTES} bytes`);
+    return (await this.blobs.put(bytes)).hash;
+  }
+
+  private async liveIntegration(name: string) {
+    const state = await this.integration(name);
+    if (!state.published || state.deleted) throw DomainError.notFound(`no integration ${name}`);
+    return state.published;
+  }
+
+  private async installation(name: string, installationId: string): Promise<InstallationDoc> {
+    const installation = await this.reads.collection<InstallationDoc>(INSTALLATIONS).get(installationId);
+    if (!installation || installation.uninstalled || installation.integrationName !== name) throw DomainError.notFound(`no installation ${installationId} of integration ${name}`);
+    return installation;
+  }
+
+  private async isAdmin(organizationId: string, caller: Caller): Promise<boolean> {
+    if (caller.kind !== 'user') return false;
+    const role = await this.organizations.roleOf(organizationId, caller.userId);
+    if (!role?.member) throw DomainError.notFound(`no organization ${organizationId}`);
+    return role.role === 'admin';
+  }
+
+  private async isOwnerAdmin(name: string, caller: Caller): Promise<boolean> {
+    return this.isAdmin((await this.liveIntegration(name)).organizationId, caller);
+  }
+
+  private async runIntegration(command: IntegrationCommand, caller: Caller): Promise<void> {
+    await this.commands.run(integrationStream(command.name), integrationDecider, command, { caller });
+  }
+
+  private async runInstallation(command: InstallationCommand, caller: Caller): Promise<void> {
+    await this.commands.run(installationStream(command.installationId), installationDecider, command, { caller });
+  }
+
+  private now(): string {
+    return this.commands.now().toISOString();
+  }
+}
+
+function user(caller: Caller): string {
+  if (caller.kind !== 'user') throw DomainError.forbidden('integrations are published and installed by users, not with the service token');
+  return caller.userId;
+}

@@ -1,0 +1,77 @@
+import { deciderSpec } from '../../testing/src';
+import { deliveryDecider, installationDecider, installationIdOf, integrationDecider, type IntegrationCommand } from './integration.decider';
+import type { InstallationEvent, IntegrationDefinition, IntegrationStreamEvent } from './integration.events';
+
+const t0 = '2026-01-01T00:00:00.000Z';
+const definition = { runtime: 'v1', title: 'Slack', description: '', summary: '', icon: null, previewImages: [], visibility: 'public', target: 'all', scopes: [], categories: [], blocks: [], contentSources: [], externalLinks: [], configurations: {}, script: null, contentSecurityPolicy: null } satisfies IntegrationDefinition;
+const publish = (ownerAdmin: boolean, organizationId = 'o1', secrets: string | null | undefined = undefined): IntegrationCommand => ({ kind: 'PublishIntegration', name: 'slack', organizationId, definition, secrets, signingSecret: 'sealed-signing', ownerAdmin, by: 'ada', now: t0 });
+const published = (version: number, secrets: string | null = null): IntegrationStreamEvent => ({ type: 'IntegrationPublished', data: { name: 'slack', organizationId: 'o1', version, definition, secrets, signingSecret: 'sealed-signing', publishedBy: 'ada', publishedAt: t0 } });
+
+describe('integration decider', () => {
+  const spec = deciderSpec(integrationDecider);
+
+  it('given nothing, when an owner admin publishes, then version 1', () => {
+    spec.given([]).when(publish(true)).then([published(1)]);
+  });
+
+  it('given version 1 with secrets, when published again without secrets, then version 2 keeps them', () => {
+    spec.given([published(1, 'sealed')]).when(publish(true)).then([published(2, 'sealed')]);
+  });
+
+  it('given nothing, when someone who is not an admin of the organization publishes, then 403', () => {
+    spec.given([]).when(publish(false)).thenFails(403);
+  });
+
+  it('given an integration of one organization, when another organization publishes the name, then 409', () => {
+    spec.given([published(1)]).when(publish(true, 'o2')).thenFails(409);
+  });
+
+  it('given a deleted integration, when the tunnel is set, then 404', () => {
+    spec.given([published(1), { type: 'IntegrationDeleted', data: { name: 'slack', organizationId: 'o1', deletedBy: 'ada', deletedAt: t0 } }]).when({ kind: 'SetDevMode', name: 'slack', tunnelUrl: 'https://t.example', all: false, ownerAdmin: true, by: 'ada', now: t0 }).thenFails(404);
+  });
+
+  it('given the tunnel set, when set again the same, then nothing', () => {
+    spec
+      .given([published(1), { type: 'IntegrationDevModeSet', data: { name: 'slack', organizationId: 'o1', tunnelUrl: 'https://t.example', all: false, setBy: 'ada', setAt: t0 } }])
+      .when({ kind: 'SetDevMode', name: 'slack', tunnelUrl: 'https://t.example', all: false, ownerAdmin: true, by: 'ada', now: t0 })
+      .thenNothing();
+  });
+});
+
+describe('installation decider', () => {
+  const spec = deciderSpec(installationDecider);
+  const id = installationIdOf('slack', 'o2');
+  const about = { installationId: id, integrationName: 'slack', organizationId: 'o2' };
+  const installed: InstallationEvent = { type: 'IntegrationInstalled', data: { ...about, configuration: {}, spaceSelection: 'selected', installedBy: 'otto', installedAt: t0 } };
+
+  it('derives one installation id per integration and organization', () => {
+    expect(installationIdOf('slack', 'o2')).toBe(id);
+    expect(installationIdOf('slack', 'o3')).not.toBe(id);
+    expect(id).toMatch(/^[0-9A-Za-z]{20}$/);
+  });
+
+  it('given an installation, when installed again, then nothing', () => {
+    spec.given([installed]).when({ kind: 'Install', installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, organizationAdmin: true, by: 'otto', now: t0 }).thenNothing();
+  });
+
+  it('given nothing, when a member below admin installs, then 403', () => {
+    spec.given([]).when({ kind: 'Install', installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, organizationAdmin: false, by: 'otto', now: t0 }).thenFails(403);
+  });
+
+  it('given an installation, when paused, then an update naming the previous status and configuration', () => {
+    spec.given([installed]).when({ kind: 'UpdateInstallation', installationId: id, status: 'paused', organizationAdmin: true, by: 'otto', now: t0 }).then([
+      { type: 'IntegrationInstallationUpdated', data: { ...about, status: 'paused', configuration: {}, spaceSelection: 'selected', previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 } },
+    ]);
+  });
+
+  it('given a space not installed, when removed, then 404', () => {
+    spec.given([installed]).when({ kind: 'RemoveSpaceInstallation', installationId: id, spaceId: 's1', organizationAdmin: true, by: 'otto', now: t0 }).thenFails(404);
+  });
+});
+
+describe('delivery decider', () => {
+  it('given an event recorded, when recorded again (a retried worker), then nothing', () => {
+    const record = { kind: 'RecordProcessed' as const, installationId: 'i1', integrationName: 'slack', organizationId: 'o1', eventId: 'e1', status: 'success' as const, logs: [], now: t0 };
+    deciderSpec(deliveryDecider).given([{ type: 'IntegrationEventProcessed', data: { installationId: 'i1', integrationName: 'slack', organizationId: 'o1', eventId: 'e1', status: 'success', logs: [], processedAt: t0 } }]).when(record).thenNothing();
+  });
+});

@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '../../platform/src/errors';
+import type { DeliveryEvent, InstallationEvent, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, SpaceSelection, TraceLog } from './integration.events';
+
+export const integrationStream = (name: string) => `integration-${name}`;
+export const installationStream = (installationId: string) => `integrationinstallation-${installationId}`;
+export const deliveryStream = (installationId: string) => `integrationdelivery-${installationId}`;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** The installation of an integration in an organization: one id for the pair, so it is installed at most once. */
+export function installationIdOf(integrationName: string, organizationId: string): string {
+  const digest = createHash('sha256').update(`installation\n${integrationName}\n${organizationId}`).digest();
+  let id = '';
+  for (let index = 0; index < 20; index += 1) id += BASE62[digest[index] % 62];
+  return id;
+}
+
+// ---- the integration ---------------------------------------------------------------------------
+
+export interface IntegrationState {
+  published: null | { organizationId: string; version: number; definition: IntegrationDefinition; secrets: string | null; signingSecret: string };
+  deleted: boolean;
+  dev: null | { tunnelUrl: string; all: boolean };
+}
+
+interface ByOwnerAdmin {
+  name: string;
+  /** The caller is an admin of the organization that publishes (or owns) the integration. */
+  ownerAdmin: boolean;
+  by: string;
+  now: string;
+}
+
+export type IntegrationCommand =
+  | (ByOwnerAdmin & { kind: 'PublishIntegration'; organizationId: string; definition: IntegrationDefinition; secrets: string | null | undefined; signingSecret: string })
+  | (ByOwnerAdmin & { kind: 'DeleteIntegration' })
+  | (ByOwnerAdmin & { kind: 'SetDevMode'; tunnelUrl: string; all: boolean })
+  | (ByOwnerAdmin & { kind: 'ClearDevMode' });
+
+const live = (state: IntegrationState) => state.published !== null && !state.deleted;
+
+export const integrationDecider: Decider<IntegrationCommand, IntegrationStreamEvent, IntegrationState> = {
+  initialState: () => ({ published: null, deleted: false, dev: null }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'IntegrationPublished': {
+        const { organizationId, version, definition, secrets, signingSecret } = event.data;
+        return { ...state, published: { organizationId, version, definition, secrets, signingSecret }, deleted: false };
+      }
+      case 'IntegrationDeleted':
+        return { ...state, deleted: true, dev: null };
+      case 'IntegrationDevModeSet':
+        return { ...state, dev: { tunnelUrl: event.data.tunnelUrl, all: event.data.all } };
+      case 'IntegrationDevModeCleared':
+        return { ...state, dev: null };
+    }
+  },
+  decide: (command, state) => {
+    const name = command.name;
+    if (!command.ownerAdmin) return DomainError.forbidden(`only admins of the organization that publishes integration ${name} may change it`);
+    if (command.kind === 'PublishIntegration') {
+      if (live(state) && state.published!.organizationId !== command.organizationId) return DomainError.conflict(`integration ${name} is published by another organization`);
+      return [
+        {
+          type: 'IntegrationPublished',
+          data: {
+            name,
+            organizationId: command.organizationId,
+            version: (state.published?.version ?? 0) + 1,
+            definition: command.definition,
+            // Absent from the request: the secrets stay as they were.
+            secrets: command.secrets === undefined ? (state.published?.secrets ?? null) : command.secrets,
+            signingSecret: state.published?.signingSecret ?? command.signingSecret,
+            publishedBy: command.by,
+            publishedAt: command.now,
+          },
+        },
+      ];
+    }
+    if (!live(state)) return DomainError.notFound(`no integration ${name}`);
+    const organizationId = state.published!.organizationId;
+    switch (command.kind) {
+      case 'DeleteIntegration':
+        return [{ type: 'IntegrationDeleted', data: { name, organizationId, deletedBy: command.by, deletedAt: command.now } }];
+      case 'SetDevMode':
+        if (state.dev?.tunnelUrl === command.tunnelUrl && state.dev.all === command.all) return [];
+        return [{ type: 'IntegrationDevModeSet', data: { name, organizationId, tunnelUrl: command.tunnelUrl, all: command.all, setBy: command.by, setAt: command.now } }];
+      case 'ClearDevMode':
+        if (!state.dev) return [];
+        return [{ type: 'IntegrationDevModeCleared', data: { name, organizationId, clearedBy: command.by, clearedAt: command.now } }];
+    }
+  },
+};
+
+// ---- an installation ---------------------------------------------------------------------------
+
+export interface InstallationState {
+  installed: null | { integrationName: string; organizationId: string };
+  status: InstallationStatus;
+  configuration: Record<string, unknown>;
+  spaceSelection: SpaceSelection;
+  spaces: ReadonlyMap<string, { status: InstallationStatus; configuration: Record<string, unknown> }>;
+}
+
+interface ByOrganizationAdmin {
+  installationId: string;
+  /** The caller is an admin of the organization the installation is (or goes) in; always true for the service. */
+  organizationAdmin: boolean;
+  by: string;
+  now: string;
+}
+
+export type InstallationCommand =
+  | (ByOrganizationAdmin & { kind: 'Install'; integrationName: string; organizationId: string; configuration: Record<string, unknown> })
+  | (ByOrganizationAdmin & { kind: 'UpdateInstallation'; status?: InstallationStatus; configuration?: Record<string, unknown>; spaceSelection?: SpaceSelection })
+  | (ByOrganizationAdmin & { kind: 'Uninstall' })
+  | (ByOrganizationAdmin & { kind: 'SetSpaceInstallation'; spaceId: string; status?: InstallationStatus; configuration?: Record<string, unknown> })
+  | (ByOrganizationAdmin & { kind: 'RemoveSpaceInstallation'; spaceId: string });
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+export const installationDecider: Decider<InstallationCommand, InstallationEvent, InstallationState> = {
+  initialState: () => ({ installed: null, status: 'active', configuration: {}, spaceSelection: 'selected', spaces: new Map() }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'IntegrationInstalled':
+        return { installed: { integrationName: event.data.integrationName, organizationId: event.data.organizationId }, status: 'active', configuration: event.data.configuration, spaceSelection: event.data.spaceSelection, spaces: new Map() };
+      case 'IntegrationInstallationUpdated':
+        return { ...state, status: event.data.status, configuration: event.data.configuration, spaceSelection: event.data.spaceSelection };
+      case 'IntegrationUninstalled':
+        return { ...state, installed: null, spaces: new Map() };
+      case 'IntegrationSpaceInstallationSet':
+        return { ...state, spaces: new Map(state.spaces).set(event.data.spaceId, { status: event.data.status, configuration: event.data.configuration }) };
+      case 'IntegrationSpaceInstallationRemoved': {
+        const spaces = new Map(state.spaces);
+        spaces.delete(event.data.spaceId);
+        return { ...state, spaces };
+      }
+    }
+  },
+  decide: (command, state) => {
+    const id = command.installationId;
+    if (!command.organizationAdmin) return DomainError.forbidden(`only admins of the organization may change installation ${id}`);
+    if (command.kind === 'Install') {
+      if (state.installed) return [];
+      return [{ type: 'IntegrationInstalled', data: { installationId: id, integrationName: command.integrationName, organizationId: command.organizationId, configuration: command.configuration, spaceSelection: 'selected', installedBy: command.by, installedAt: command.now } }];
+    }
+    if (!state.installed) return DomainError.notFound(`no installation ${id}`);
+    const about = { installationId: id, ...state.installed };
+    switch (command.kind) {
+      case 'UpdateInstallation': {
+        const status = command.status ?? state.status;
+        const configuration = command.configuration ?? state.configuration;
+        const spaceSelection = command.spaceSelection ?? state.spaceSelection;
+        if (status === state.status && spaceSelection === state.spaceSelection && sameJson(configuration, state.configuration)) return [];
+        return [{ type: 'IntegrationInstallationUpdated', data: { ...about, status, configuration, spaceSelection, previous: { status: state.status, configuration: state.configuration }, updatedBy: command.by, updatedAt: command.now } }];
+      }
+      case 'Uninstall':
+        return [{ type: 'IntegrationUninstalled', data: { ...about, uninstalledBy: command.by, uninstalledAt: command.now } }];
+      case 'SetSpaceInstallation': {
+        const previous = state.spaces.get(command.spaceId) ?? null;
+        const status = command.status ?? previous?.status ?? 'active';
+        const configuration = command.configuration ?? previous?.configuration ?? {};
+        if (previous && previous.status === status && sameJson(previous.configuration, configuration)) return [];
+        return [{ type: 'IntegrationSpaceInstallationSet', data: { ...about, spaceId: command.spaceId, status, configuration, previous, setBy: command.by, setAt: command.now } }];
+      }
+      case 'RemoveSpaceInstallation':
+        if (!state.spaces.has(command.spaceId)) return DomainError.notFound(`integration ${state.installed.integrationName} is not installed on space ${command.spaceId}`);
+        return [{ type: 'IntegrationSpaceInstallationRemoved', data: { ...about, spaceId: command.spaceId, removedBy: command.by, removedAt: command.now } }];
+    }
+  },
+};
+
+// ---- deliveries --------------------------------------------------------------------------------
+
+/** The integration events of an installation already processed: a delivery recorded twice (a retried worker) appends nothing. */
+export interface DeliveryState {
+  processed: ReadonlySet<string>;
+}
+
+export type DeliveryCommand = { kind: 'RecordProcessed'; installationId: string; integrationName: string; organizationId: string; eventId: string; status: 'success' | 'failed'; logs: TraceLog[]; now: string };
+
+export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = {
+  initialState: () => ({ processed: new Set() }),
+  evolve: (state, event) => ({ processed: new Set(state.processed).add(event.data.eventId) }),
+  decide: (command, state) => {
+    if (state.processed.has(command.eventId)) return [];
+    const { installationId, integrationName, organizationId, eventId, status, logs, now } = command;
+    return [{ type: 'IntegrationEventProcessed', data: { installationId, integrationName, organizationId, eventId, status, logs, processedAt: now } }];
+  },
+};

@@ -1,0 +1,50 @@
+import { deriveInstallationEvent, deriveSpaceEvents, integrationEventId } from './integration.derivation';
+import { connectSources, scriptFetch } from './integration.runtime';
+
+const t0 = '2026-01-01T00:00:00.000Z';
+
+describe('integration events derived from domain events', () => {
+  it('gives the same id to the same source event and installation, and another to another installation', () => {
+    expect(integrationEventId('source-1', 'i1')).toBe(integrationEventId('source-1', 'i1'));
+    expect(integrationEventId('source-1', 'i2')).not.toBe(integrationEventId('source-1', 'i1'));
+    expect(integrationEventId('source-1', 'i1')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('turns every new main revision, merges included, into space_content_updated', () => {
+    const derived = deriveSpaceEvents(
+      { type: 'ContentRevisionCreated', data: { spaceId: 's1', organizationId: 'o1', revisionId: 'r2', parents: ['r1', 'c1'], revisionType: 'merge', tree: 't', createdAt: t0, createdBy: 'ada', pages: { created: [], updated: [], deleted: [], counts: { created: 0, updated: 0, deleted: 0 } }, source: { kind: 'merge', changeRequest: 'cr1' }, mergedFrom: 'cr1' } },
+      null,
+    );
+    expect(derived).toEqual([{ type: 'space_content_updated', members: { spaceId: 's1', revisionId: 'r2', updatedBy: 'ada' } }]);
+  });
+
+  it('turns a visibility change into space_visibility_updated with the previous visibility, and a same visibility into nothing', () => {
+    const updated = (visibility: 'public' | 'private') => ({ type: 'SpaceUpdated' as const, data: { spaceId: 's1', organizationId: 'o1', changes: { visibility }, updatedAt: t0 } });
+    expect(deriveSpaceEvents(updated('public'), 'private')).toEqual([{ type: 'space_visibility_updated', members: { spaceId: 's1', previousVisibility: 'private', visibility: 'public' } }]);
+    expect(deriveSpaceEvents(updated('public'), 'public')).toEqual([]);
+  });
+
+  it('turns an installation update into installation_setup with the previous status and configuration', () => {
+    expect(
+      deriveInstallationEvent({ type: 'IntegrationInstallationUpdated', data: { installationId: 'i1', integrationName: 'slack', organizationId: 'o1', status: 'paused', configuration: { a: 1 }, spaceSelection: 'all', previous: { status: 'active', configuration: {} }, updatedBy: 'ada', updatedAt: t0 } }),
+    ).toEqual({ type: 'installation_setup', members: { status: 'paused', previous: { status: 'active', configuration: {} } } });
+  });
+});
+
+describe('the content security policy of scripts’ fetches', () => {
+  it('reads connect-src, else default-src, else no restriction', () => {
+    expect(connectSources("default-src 'self'; connect-src https://api.example.com *.example.org")).toEqual(['https://api.example.com', '*.example.org']);
+    expect(connectSources("default-src 'none'")).toEqual(["'none'"]);
+    expect(connectSources(null)).toBeNull();
+  });
+});
+
+describe('scripts’ fetch', () => {
+  it('refuses an origin the policy does not list, before any request', async () => {
+    await expect(scriptFetch('connect-src https://api.example.com', false)('https://elsewhere.example/x', { method: 'GET', headers: {} })).rejects.toThrow(/content security policy/);
+  });
+
+  it('refuses private addresses even when the policy allows every origin', async () => {
+    await expect(scriptFetch('connect-src *', false)('http://127.0.0.1:9/x', { method: 'GET', headers: {} })).rejects.toThrow(/refused|not allowed|private|loopback/i);
+  });
+});

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import type { ChangeRequestEvent } from '../../changerequests/src';
+import type { CommentEvent } from '../../comments/src';
+import type { ContentEvent } from '../../content/src';
+import type { SpaceEvent } from '../../spaces/src';
+import type { InstallationEvent } from './integration.events';
+
+/**
+ * Integration events: what an installation is told, derived from the domain events of the log by
+ * pure rules, so that a rebuild derives the same events with the same ids. Types (docs in the
+ * README, "Integration events"):
+ * - installation_setup, installation_deleted, space_installation_setup, space_installation_deleted
+ *   (the installation's own changes);
+ * - space_content_updated (every new main revision, merges included), space_visibility_updated;
+ * - change_request_created, change_request_status_updated, change_request_merged;
+ * - comment_created, comment_reply_created, comment_resolved.
+ */
+export type SourceEvent = InstallationEvent | ContentEvent | SpaceEvent | ChangeRequestEvent | CommentEvent;
+
+/** A derived event before it is addressed: its type and payload members (besides `eventId`, `type`, `installationId`). */
+export interface Derived {
+  type: string;
+  members: Record<string, unknown>;
+}
+
+/** The space a source event concerns (for the installations concerned), or null for installation events and others. */
+export function spaceOf(event: SourceEvent): { spaceId: string; organizationId: string } | null {
+  switch (event.type) {
+    case 'ContentRevisionCreated':
+    case 'SpaceUpdated':
+    case 'SpaceMoved':
+    case 'ChangeRequestCreated':
+    case 'ChangeRequestStatusChanged':
+    case 'ChangeRequestMerged':
+    case 'CommentPosted':
+    case 'CommentReplyPosted':
+    case 'CommentResolved':
+      return { spaceId: event.data.spaceId, organizationId: event.data.organizationId };
+    default:
+      return null;
+  }
+}
+
+/** The integration events a space event makes, given the space's visibility before it (null when unknown). */
+export function deriveSpaceEvents(event: SourceEvent, previousVisibility: string | null): Derived[] {
+  switch (event.type) {
+    case 'ContentRevisionCreated':
+      return [{ type: 'space_content_updated', members: { spaceId: event.data.spaceId, revisionId: event.data.revisionId, updatedBy: event.data.createdBy } }];
+    case 'SpaceUpdated':
+    case 'SpaceMoved': {
+      const visibility = event.type === 'SpaceUpdated' ? event.data.changes.visibility : event.data.visibility;
+      if (visibility === undefined || visibility === previousVisibility) return [];
+      return [{ type: 'space_visibility_updated', members: { spaceId: event.data.spaceId, previousVisibility, visibility } }];
+    }
+    case 'ChangeRequestCreated':
+      return [{ type: 'change_request_created', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, number: event.data.number } }];
+    case 'ChangeRequestStatusChanged':
+      return [{ type: 'change_request_status_updated', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, previousStatus: event.data.from, status: event.data.to } }];
+    case 'ChangeRequestMerged':
+      return [{ type: 'change_request_merged', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, revisionId: event.data.revisionMerged } }];
+    case 'CommentPosted':
+      return [{ type: 'comment_created', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, commentId: event.data.commentId, pageId: event.data.target.pageId } }];
+    case 'CommentReplyPosted':
+      return [{ type: 'comment_reply_created', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, commentId: event.data.commentId, replyId: event.data.replyId } }];
+    case 'CommentResolved':
+      return [{ type: 'comment_resolved', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, commentId: event.data.commentId } }];
+    default:
+      return [];
+  }
+}
+
+/** The integration event an installation's own event makes. */
+export function deriveInstallationEvent(event: InstallationEvent): Derived {
+  switch (event.type) {
+    case 'IntegrationInstalled':
+      return { type: 'installation_setup', members: { status: 'active', previous: null } };
+    case 'IntegrationInstallationUpdated':
+      return { type: 'installation_setup', members: { status: event.data.status, previous: event.data.previous } };
+    case 'IntegrationUninstalled':
+      return { type: 'installation_deleted', members: {} };
+    case 'IntegrationSpaceInstallationSet':
+      return { type: 'space_installation_setup', members: { spaceId: event.data.spaceId, status: event.data.status, previous: event.data.previous } };
+    case 'IntegrationSpaceInstallationRemoved':
+      return { type: 'space_installation_deleted', members: { spaceId: event.data.spaceId } };
+  }
+}
+
+/** A derived event's id: the source event's id and the installation's, hashed into a UUID's shape (the same on every rebuild). */
+export function integrationEventId(sourceEventId: string, installationId: string): string {
+  const hex = createHash('sha256').update(`${sourceEventId}\n${installationId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -1,0 +1,92 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ID_SHAPES } from '../../platform/src/ids';
+import { ListQuery } from '../../platform/src/http/list';
+import { NotBlank } from '../../platform/src/http/validation';
+import { INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, type IntegrationDefinition, type IntegrationTarget, type IntegrationVisibility } from './integration.events';
+
+const given = (_: object, value: unknown) => value !== undefined;
+const BOOLEAN = ['true', 'false'] as const;
+const asBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** An icon or preview image: at most 512 KiB, as base64. */
+export const MAX_IMAGE_BASE64 = 700_000;
+/** A script's source, in characters. */
+export const MAX_SCRIPT_LENGTH = 1_000_000;
+
+export class PublishIntegrationBody {
+  @ValidateIf(given) @IsIn(['v1'], { message: 'runtime must be v1' }) runtime?: 'v1';
+  @ValidateIf(given) @IsString() @MaxLength(MAX_IMAGE_BASE64) @Matches(BASE64, { message: 'icon must be base64' }) icon?: string;
+  @ValidateIf(given) @IsString() @NotBlank() @MaxLength(100) title?: string;
+  @ValidateIf(given) @IsString() @MaxLength(500) description?: string;
+  @ValidateIf(given) @IsString() @MaxLength(20_000) summary?: string;
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(5) @MaxLength(MAX_IMAGE_BASE64, { each: true }) @Matches(BASE64, { each: true, message: 'each of previewImages must be base64' }) previewImages?: string[];
+  @ValidateIf(given) @IsIn(INTEGRATION_VISIBILITIES, { message: `visibility must be one of ${INTEGRATION_VISIBILITIES.join(', ')}` }) visibility?: IntegrationVisibility;
+  @ValidateIf(given) @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` }) target?: IntegrationTarget;
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @Matches(/^[a-z]+(:[a-z_]+)*$/, { each: true, message: 'each of scopes must look like space:views:read' }) scopes?: string[];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(50, { each: true }) categories?: string[];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) blocks?: IntegrationDefinition['blocks'];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) contentSources?: IntegrationDefinition['contentSources'];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(20) @IsObject({ each: true }) externalLinks?: IntegrationDefinition['externalLinks'];
+  @ValidateIf(given) @IsObject() configurations?: IntegrationDefinition['configurations'];
+  @ValidateIf(given) @IsString() @MaxLength(MAX_SCRIPT_LENGTH) script?: string;
+  @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'organization must be an organization id' }) organization?: string;
+  @ValidateIf(given) @IsObject() secrets?: Record<string, string>;
+  @ValidateIf(given) @IsString() @MaxLength(4000) contentSecurityPolicy?: string;
+}
+
+export class IntegrationListQuery extends ListQuery {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) search?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(50) category?: string;
+  @ApiPropertyOptional() @IsOptional() @Matches(/^[a-zA-Z0-9-_.]+$/, { message: 'blockDomain must be a domain' }) @MaxLength(253) blockDomain?: string;
+  @ApiPropertyOptional({ enum: BOOLEAN }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'blocks must be true or false' }) blocks?: boolean;
+  @ApiPropertyOptional({ enum: BOOLEAN }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'contentSources must be true or false' }) contentSources?: boolean;
+  @ApiPropertyOptional() @IsOptional() @Matches(ID_SHAPES.entity, { message: 'owner must be an organization id' }) owner?: string;
+  @ApiPropertyOptional() @IsOptional() @Matches(/^[a-z]+(:[a-z_]+)*$/, { message: 'scope must look like space:views:read' }) scope?: string;
+  @ApiPropertyOptional({ enum: INTEGRATION_TARGETS }) @IsOptional() @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` }) target?: string;
+}
+
+export class InstallationListQuery extends ListQuery {
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(200) externalId?: string;
+}
+
+export class SpaceInstallationListQuery extends InstallationListQuery {
+  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true: Space objects instead of ids' }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'extended must be true or false' }) extended?: boolean;
+}
+
+export class InstallBody {
+  @Matches(ID_SHAPES.entity, { message: 'organization must be an organization id' }) organization!: string;
+}
+
+export class UpdateInstallationBody {
+  @ValidateIf(given) @IsIn(['active', 'paused'], { message: 'status must be active or paused' }) status?: 'active' | 'paused';
+  @ValidateIf(given) @IsObject() configuration?: Record<string, unknown>;
+  @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'space_selection must be all or selected' }) space_selection?: 'all' | 'selected';
+}
+
+export class SpaceInstallationBody {
+  @ValidateIf(given) @IsIn(['active', 'paused'], { message: 'status must be active or paused' }) status?: 'active' | 'paused';
+  @ValidateIf(given) @IsObject() configuration?: Record<string, unknown>;
+}
+
+export class AddSpaceInstallationBody extends SpaceInstallationBody {
+  @Matches(ID_SHAPES.entity, { message: 'space must be a space id' }) space!: string;
+}
+
+export class DevModeBody {
+  @IsString() @MaxLength(2048) @Matches(/^https?:\/\//i, { message: 'tunnelUrl must be an http or https URL' }) tunnelUrl!: string;
+  @ValidateIf(given) @IsBoolean() all?: boolean;
+}
+
+export class RenderBody {
+  @IsString() @Matches(/^[A-Za-z0-9_.-]{1,100}$/, { message: 'componentId must be a component id' }) componentId!: string;
+  @ValidateIf(given) @IsObject() props?: Record<string, unknown>;
+  @ValidateIf(given) @IsObject() state?: Record<string, unknown>;
+  @ValidateIf(given) @IsObject() context?: Record<string, unknown>;
+  @ValidateIf(given) action?: unknown;
+}
+
+export class RenderQuery {
+  @IsString() @MaxLength(200_000) request!: string;
+}

@@ -1,0 +1,212 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSpaces } from './integrations-ports.port';
+import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, SPACE_INSTALLATIONS, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc, type SpaceInstallationDoc } from './integration.projections';
+
+export interface IntegrationListQuery {
+  search?: string;
+  category?: string;
+  blockDomain?: string;
+  blocks?: boolean;
+  contentSources?: boolean;
+  owner?: string;
+  scope?: string;
+  target?: string;
+  page?: string;
+  limit?: number;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The integration reads. Private integrations are visible to their owner's members only; unlisted
+ * ones are read by name but listed only for their owner. Installations and events are the owner's
+ * admins' (every installation) and each installing organization's admins' (their own).
+ */
+@Injectable()
+export class IntegrationQueries {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(INTEGRATION_ORGANIZATIONS) private readonly organizations: IntegrationOrganizations,
+    @Inject(INTEGRATION_SPACES) private readonly spaces: IntegrationSpaces,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The integration as the caller may see it, or 404. */
+  async visible(name: string, caller: Caller): Promise<{ integration: IntegrationDoc; member: boolean; ownerAdmin: boolean }> {
+    const integration = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).get(name);
+    if (!integration || integration.deleted) throw DomainError.notFound(`no integration ${name}`);
+    const role = caller.kind === 'user' ? await this.organizations.roleOf(integration.organizationId, caller.userId) : null;
+    const member = role?.member === true;
+    if (integration.definition.visibility === 'private' && !member) throw DomainError.notFound(`no integration ${name}`);
+    return { integration, member, ownerAdmin: member && role?.role === 'admin' };
+  }
+
+  async get(name: string, caller: Caller) {
+    const { integration, ownerAdmin } = await this.visible(name, caller);
+    return this.present(integration, ownerAdmin, caller);
+  }
+
+  async list(caller: Caller, query: IntegrationListQuery) {
+    const mine = caller.kind === 'user' ? await this.organizations.memberOrganizations(caller.userId) : [];
+    const filter: Filter = {
+      deleted: { $exists: false },
+      $or: [{ 'definition.visibility': 'public' }, { organizationId: { $in: mine } }],
+      ...(query.search !== undefined ? { $and: [{ $or: [{ _id: { $regex: escapeRegExp(query.search), $options: 'i' } }, { 'definition.title': { $regex: escapeRegExp(query.search), $options: 'i' } }] }] } : {}),
+      ...(query.category !== undefined ? { 'definition.categories': query.category } : {}),
+      ...(query.blockDomain !== undefined ? { 'definition.blocks.urlUnfurl': { $regex: `^(https?://)?([^/]*\\.)?${escapeRegExp(query.blockDomain)}(/|$)`, $options: 'i' } } : {}),
+      ...(query.blocks !== undefined ? { 'definition.blocks.0': { $exists: query.blocks } } : {}),
+      ...(query.contentSources !== undefined ? { 'definition.contentSources.0': { $exists: query.contentSources } } : {}),
+      ...(query.owner !== undefined ? { organizationId: query.owner } : {}),
+      ...(query.scope !== undefined ? { 'definition.scopes': query.scope } : {}),
+      ...(query.target !== undefined ? { 'definition.target': query.target } : {}),
+    };
+    const page = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).find(filter, { sort: { _id: 1 }, limit: query.limit, after: query.page });
+    const items = await Promise.all(page.items.map(async (integration) => this.present(integration, caller.kind === 'user' && (await this.organizations.roleOf(integration.organizationId, caller.userId))?.role === 'admin', caller)));
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  /** The organizations whose installations the caller may see: all for the owner's admins, else those they administer. */
+  private async installationScope(name: string, caller: Caller): Promise<{ integration: IntegrationDoc; filter: Filter }> {
+    const { integration, ownerAdmin } = await this.visible(name, caller);
+    if (ownerAdmin) return { integration, filter: { integrationName: name } };
+    const mine = caller.kind === 'user' ? await this.organizations.memberOrganizations(caller.userId) : [];
+    const administered: string[] = [];
+    for (const organizationId of mine) if ((await this.organizations.roleOf(organizationId, (caller as { userId: string }).userId))?.role === 'admin') administered.push(organizationId);
+    return { integration, filter: { integrationName: name, organizationId: { $in: administered } } };
+  }
+
+  async installations(name: string, caller: Caller, query: { externalId?: string; page?: string; limit?: number }) {
+    const { filter } = await this.installationScope(name, caller);
+    const page = await this.reads
+      .collection<InstallationDoc>(INSTALLATIONS)
+      .find({ ...filter, uninstalled: { $exists: false }, ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}) }, { sort: { createdAt: 1 }, limit: query.limit, after: query.page });
+    return listEnvelope({ items: page.items.map((installation) => this.presentInstallation(installation)), count: page.count, next: page.next });
+  }
+
+  async installation(name: string, installationId: string, caller: Caller) {
+    return this.presentInstallation(await this.installationDoc(name, installationId, caller));
+  }
+
+  async installationDoc(name: string, installationId: string, caller: Caller): Promise<InstallationDoc> {
+    const { filter } = await this.installationScope(name, caller);
+    const installation = await this.reads.collection<InstallationDoc>(INSTALLATIONS).findOne({ ...filter, _id: installationId, uninstalled: { $exists: false } });
+    if (!installation) throw DomainError.notFound(`no installation ${installationId} of integration ${name}`);
+    return installation;
+  }
+
+  /** Space installations of the integration the caller may see (one installation's, or all of them), spaces as ids or as Space objects. */
+  async spaceInstallations(name: string, caller: Caller, query: { installationId?: string; externalId?: string; extended?: boolean; page?: string; limit?: number }) {
+    const { filter } = await this.installationScope(name, caller);
+    const visible = await this.reads.collection<InstallationDoc>(INSTALLATIONS).find({ ...filter, uninstalled: { $exists: false }, ...(query.installationId !== undefined ? { _id: query.installationId } : {}) }, { limit: 1000, count: false });
+    if (query.installationId !== undefined && visible.items.length === 0) throw DomainError.notFound(`no installation ${query.installationId} of integration ${name}`);
+    const page = await this.reads
+      .collection<SpaceInstallationDoc>(SPACE_INSTALLATIONS)
+      .find({ installationId: { $in: visible.items.map((installation) => installation._id) }, ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}) }, { sort: { _id: 1 }, limit: query.limit, after: query.page });
+    const items = await Promise.all(page.items.map((entry) => this.presentSpaceInstallation(entry, query.extended === true, caller)));
+    return listEnvelope({ items, count: page.count, next: page.next });
+  }
+
+  async spaceInstallation(name: string, installationId: string, spaceId: string, caller: Caller, extended = false) {
+    await this.installationDoc(name, installationId, caller);
+    const entry = await this.reads.collection<SpaceInstallationDoc>(SPACE_INSTALLATIONS).get(`${installationId}:${spaceId}`);
+    if (!entry) throw DomainError.notFound(`integration ${name} is not installed on space ${spaceId}`);
+    return this.presentSpaceInstallation(entry, extended, caller);
+  }
+
+  /** `GET /integrations/{name}/events`: the owner's admins, newest first. */
+  async events(name: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<ReturnType<IntegrationQueries['presentEvent']>>> {
+    await this.requireOwnerAdmin(name, caller);
+    const page = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ integrationName: name }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: page.items.map((event) => this.presentEvent(event)), count: page.count, next: page.next });
+  }
+
+  async event(name: string, eventId: string, caller: Caller) {
+    await this.requireOwnerAdmin(name, caller);
+    const event = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).get(eventId);
+    if (!event || event.integrationName !== name) throw DomainError.notFound(`no event ${eventId} of integration ${name}`);
+    return { event: this.presentEvent(event), trace: { logs: event.logs } };
+  }
+
+  /** The owner's admins only: 404 for people outside the owner (what is inside an organization is not shown to them), 403 for its members below admin. */
+  async requireOwnerAdmin(name: string, caller: Caller): Promise<IntegrationDoc> {
+    const { integration, member, ownerAdmin } = await this.visible(name, caller);
+    if (!member) throw DomainError.notFound(`no such resource of integration ${name}`);
+    if (!ownerAdmin) throw DomainError.forbidden(`only admins of the organization that publishes integration ${name} may do this`);
+    return integration;
+  }
+
+  // ---- presenting ---------------------------------------------------------------------------------
+
+  private async present(integration: IntegrationDoc, ownerAdmin: boolean, caller: Caller) {
+    const base = `${this.config.publicUrl}/v1/integrations/${integration._id}`;
+    const { definition } = integration;
+    const asset = (hash: string) => `${base}/assets/${hash}`;
+    const owner = await this.organizations.present(integration.organizationId);
+    return {
+      object: 'integration' as const,
+      name: integration._id,
+      version: integration.version,
+      runtime: definition.runtime,
+      title: definition.title,
+      description: definition.description,
+      summary: definition.summary,
+      previewImages: definition.previewImages.map(asset),
+      target: definition.target,
+      verified: false,
+      visibility: definition.visibility,
+      scopes: definition.scopes,
+      categories: definition.categories,
+      blocks: definition.blocks,
+      contentSources: definition.contentSources,
+      configurations: definition.configurations,
+      externalLinks: definition.externalLinks,
+      ...(owner ? { owner } : {}),
+      urls: { location: base, ...(definition.icon ? { icon: asset(definition.icon) } : {}), app: `${this.config.publicUrl}/integrations/${integration._id}`, assets: `${base}/assets`, publicEndpoint: `${base}/public` },
+      permissions: { admin: ownerAdmin, install: caller.kind === 'user' },
+      ...(definition.contentSecurityPolicy !== null ? { contentSecurityPolicy: definition.contentSecurityPolicy } : {}),
+    };
+  }
+
+  presentInstallation(installation: InstallationDoc) {
+    const location = `${this.config.publicUrl}/v1/integrations/${installation.integrationName}/installations/${installation._id}`;
+    return {
+      object: 'integration-installation' as const,
+      id: installation._id,
+      integration: installation.integrationName,
+      status: installation.status,
+      space_selection: installation.spaceSelection,
+      site_selection: 'selected' as const,
+      spaces: installation.spaces,
+      configuration: installation.configuration,
+      createdAt: installation.createdAt,
+      updatedAt: installation.updatedAt,
+      urls: { location, app: `${this.config.publicUrl}/o/${installation.organizationId}/integrations/${installation.integrationName}`, publicEndpoint: `${location}/public` },
+      externalIds: (installation as InstallationDoc & { externalIds?: string[] }).externalIds ?? [],
+      target: { organization: installation.organizationId },
+    };
+  }
+
+  private async presentSpaceInstallation(entry: SpaceInstallationDoc, extended: boolean, caller: Caller) {
+    const location = `${this.config.publicUrl}/v1/integrations/${entry.integrationName}/installations/${entry.installationId}/spaces/${entry.spaceId}`;
+    const space = extended ? await this.spaces.present(entry.spaceId, caller) : null;
+    return {
+      object: 'integration-space-installation' as const,
+      integration: entry.integrationName,
+      installation: entry.installationId,
+      status: entry.status,
+      configuration: entry.configuration,
+      externalIds: [] as string[],
+      urls: { location, publicEndpoint: `${location}/public` },
+      space: space ?? entry.spaceId,
+    };
+  }
+
+  presentEvent(event: IntegrationEventDoc) {
+    return { object: 'integration-event' as const, id: event._id, integrationId: event.integrationName, installationId: event.installationId, createdAt: event.createdAt, payload: event.payload, status: event.status };
+  }
+}

@@ -1,0 +1,200 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { log } from '../../platform/src/logging';
+import { guardedRequest } from '../../platform/src/outbound/guarded-request';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { deliverToTunnel } from './delivery/tunnel-delivery';
+import { IntegrationCommands } from './integration.commands';
+import type { TraceLog } from './integration.events';
+import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc } from './integration.projections';
+import { IntegrationSecrets } from './integration.secrets';
+import { renderComponent, runEventHandler, type SandboxFetch } from './sandbox/script-sandbox';
+
+/** How often an idle worker looks for new integration events. */
+const IDLE_POLL_MS = 20;
+const BATCH = 200;
+/** Who records deliveries, in the events' metadata. */
+const WORKER: Caller = { kind: 'system', id: 'integrations-worker', label: 'integrations worker' };
+
+/** A `fetch` for scripts: public addresses only (unless configured), and only origins the integration's `connect-src` allows. */
+export function scriptFetch(contentSecurityPolicy: string | null, allowPrivateNetworks: boolean): SandboxFetch {
+  const sources = connectSources(contentSecurityPolicy);
+  return async (url, init) => {
+    if (sources !== null && !sources.some((source) => allowedBy(source, url))) throw new Error(`fetch of ${originOf(url)} refused by the integration's content security policy`);
+    const response = await guardedRequest(url, { method: init.method, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}), allowPrivateNetworks, timeMs: 5000, maxBytes: 1024 * 1024 });
+    return { status: response.status, headers: response.headers, body: response.body.toString('utf8') };
+  };
+}
+
+/** The `connect-src` sources of a policy; null when the policy does not restrict fetches. */
+export function connectSources(policy: string | null): string[] | null {
+  if (!policy) return null;
+  const directives = policy.split(';').map((part) => part.trim().split(/\s+/));
+  const directive = directives.find(([name]) => name === 'connect-src') ?? directives.find(([name]) => name === 'default-src');
+  return directive ? directive.slice(1) : null;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an invalid URL';
+  }
+}
+
+function allowedBy(source: string, url: string): boolean {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return false;
+  }
+  if (source === '*') return true;
+  if (source === "'none'") return false;
+  if (/^[a-z]+:$/.test(source)) return target.protocol === source;
+  const match = /^(?:([a-z]+):\/\/)?(\*\.)?([^/:]+)(?::(\d+))?/.exec(source);
+  if (!match) return false;
+  const [, scheme, wildcard, host, port] = match;
+  if (scheme && `${scheme}:` !== target.protocol) return false;
+  if (port && port !== (target.port || (target.protocol === 'https:' ? '443' : '80'))) return false;
+  return wildcard ? target.hostname.endsWith(`.${host}`) : target.hostname === host;
+}
+
+/**
+ * Runs what integrations define: each integration event goes to the integration's development
+ * tunnel while one is set (signed, retried; to the owner's installations, or every one with `all`),
+ * otherwise to the script's handler in the sandbox; the outcome and its trace are recorded as
+ * `IntegrationEventProcessed`. Events of one installation are processed in order, one at a time;
+ * an event not yet recorded when the process stops is processed again after a restart (at least
+ * once; receivers de-duplicate by `eventId`). It also renders the script's UI components.
+ *
+ * Embedded mode runs the worker in the service. Distributed mode runs it where
+ * INTEGRATIONS_WORKER=true (README, Distributed mode).
+ */
+@Injectable()
+export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestroy {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly busy = new Set<string>();
+  /** Events processed by this process whose record the read model may not show yet. */
+  private readonly processed = new LRUCache<string, true>({ max: 100_000 });
+
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly commands: IntegrationCommands,
+    private readonly secrets: IntegrationSecrets,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const enabled = process.env.INTEGRATIONS_WORKER === undefined ? this.config.eventStoreUrl === undefined : process.env.INTEGRATIONS_WORKER === 'true';
+    if (enabled) this.schedule(0);
+  }
+
+  onModuleDestroy(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    let found = 0;
+    try {
+      const pending = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ status: 'pending' }, { sort: { sequence: 1 }, limit: BATCH, count: false });
+      const byInstallation = new Map<string, IntegrationEventDoc[]>();
+      for (const event of pending.items) {
+        if (this.processed.has(event._id)) continue;
+        found += 1;
+        const queue = byInstallation.get(event.installationId) ?? [];
+        queue.push(event);
+        byInstallation.set(event.installationId, queue);
+      }
+      for (const [installationId, queue] of byInstallation) {
+        if (this.busy.has(installationId)) continue;
+        this.busy.add(installationId);
+        void this.drain(queue).finally(() => this.busy.delete(installationId));
+      }
+    } catch (error) {
+      log.error({ err: error }, 'integration worker: reading pending events failed');
+    }
+    this.schedule(found > 0 ? 0 : IDLE_POLL_MS);
+  }
+
+  private async drain(queue: readonly IntegrationEventDoc[]): Promise<void> {
+    for (const event of queue) {
+      if (this.stopped) return;
+      try {
+        const { status, logs } = await this.process(event);
+        await this.commands.recordProcessed({ eventId: event._id, installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, status, logs, WORKER);
+        this.processed.set(event._id, true);
+      } catch (error) {
+        // Left pending: the next tick tries again (the order of this installation's events is kept).
+        log.error({ err: error, eventId: event._id }, 'integration worker: processing an event failed');
+        return;
+      }
+    }
+  }
+
+  /** Delivers one event: tunnel, else script, else nothing to run. */
+  async process(event: IntegrationEventDoc): Promise<{ status: 'success' | 'failed'; logs: TraceLog[] }> {
+    const now = () => new Date().toISOString();
+    const integration = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).get(event.integrationName);
+    if (!integration || integration.deleted) return { status: 'failed', logs: [{ message: `integration ${event.integrationName} is deleted`, timestamp: now(), level: 'error' }] };
+    const state = await this.commands.integration(event.integrationName);
+    const body = { object: 'integration-event', id: event._id, integrationId: event.integrationName, installationId: event.installationId, createdAt: event.createdAt, payload: event.payload };
+    if (integration.dev && (integration.dev.all || integration.organizationId === event.organizationId) && state.published) {
+      const outcome = await deliverToTunnel(integration.dev.tunnelUrl, body, {
+        secret: this.secrets.open(state.published.signingSecret),
+        maxAttempts: 6,
+        baseDelayMs: 200,
+        maxDelayMs: 10_000,
+        timeoutMs: 10_000,
+        allowPrivateNetworks: this.config.integrationsAllowPrivateNetworks,
+      });
+      const logs: TraceLog[] = outcome.attempts.map((attempt, index) => ({
+        message: `delivery attempt ${index + 1} to the tunnel: ${attempt.status !== undefined ? `HTTP ${attempt.status}` : attempt.error ?? 'no answer'} in ${attempt.durationMs} ms`,
+        timestamp: attempt.at,
+        level: attempt.status !== undefined && attempt.status < 300 ? 'info' : 'warn',
+      }));
+      return { status: outcome.delivered ? 'success' : 'failed', logs: outcome.delivered ? logs : [...logs, { message: 'delivery failed: no attempt succeeded', timestamp: now(), level: 'error' }] };
+    }
+    if (integration.definition.script) {
+      const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
+      const outcome = await runEventHandler(script, event.payload, { environment: await this.environment(integration, event.installationId, state) }, { fetch: scriptFetch(integration.definition.contentSecurityPolicy, this.config.integrationsAllowPrivateNetworks) });
+      return { status: outcome.ok ? 'success' : 'failed', logs: outcome.ok ? outcome.logs : [...outcome.logs, { message: `script failed: ${outcome.error ?? 'unknown error'}`, timestamp: now(), level: 'error' }] };
+    }
+    return { status: 'success', logs: [{ message: 'no development tunnel and no script: nothing to deliver to', timestamp: now(), level: 'info' }] };
+  }
+
+  /** `POST|GET /integrations/{name}/render`: the script's component, rendered in the sandbox. */
+  async render(integration: IntegrationDoc, request: { componentId: string; props: Record<string, unknown>; state: Record<string, unknown>; context: Record<string, unknown>; action?: unknown }) {
+    if (!integration.definition.script) throw DomainError.notFound(`integration ${integration._id} has no script to render components with`);
+    const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
+    const state = await this.commands.integration(integration._id);
+    const outcome = await renderComponent(script, { ...request, context: { ...request.context, environment: await this.environment(integration, null, state) } }, { fetch: scriptFetch(integration.definition.contentSecurityPolicy, this.config.integrationsAllowPrivateNetworks) });
+    if (!outcome.ok || !outcome.result) throw new DomainError(422, `the component ${request.componentId} could not be rendered: ${outcome.error ?? 'no result'}`);
+    const element = outcome.result.element as { children?: unknown; controls?: unknown } | null;
+    return { type: 'element' as const, element: { type: 'block' as const, children: element?.children ?? [], controls: element?.controls ?? [] }, state: outcome.result.state, props: request.props };
+  }
+
+  /** What a script sees of where it runs: the installation's configuration and the integration's secrets (opened only here). */
+  private async environment(integration: IntegrationDoc, installationId: string | null, state: Awaited<ReturnType<IntegrationCommands['integration']>>) {
+    const installation = installationId === null ? null : await this.reads.collection<InstallationDoc>(INSTALLATIONS).get(installationId);
+    const sealed = state.published?.secrets ?? null;
+    return {
+      integration: { name: integration._id, version: integration.version },
+      installation: installation ? { id: installation._id, configuration: installation.configuration } : null,
+      secrets: sealed === null ? {} : (JSON.parse(this.secrets.open(sealed)) as Record<string, string>),
+    };
+  }
+}
