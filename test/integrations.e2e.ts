@@ -38,13 +38,20 @@ let receiver: Server;
 let receiverUrl: string;
 const received: Received[] = [];
 let answers: number[] = [];
+/** While set, the receiver holds requests unanswered (a delivery in flight when the service is killed). */
+let hold = false;
+const held: Array<() => void> = [];
 function startReceiver(): Promise<void> {
   receiver = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
       received.push({ headers: request.headers, body });
-      response.writeHead(answers.shift() ?? 200).end('ok');
+      const answer = () => {
+        if (!response.destroyed) response.writeHead(answers.shift() ?? 200).end('ok');
+      };
+      if (hold) held.push(answer);
+      else answer();
     });
   });
   return new Promise((resolve) => receiver.listen(0, '127.0.0.1', () => {
@@ -108,6 +115,8 @@ describe('publishing', () => {
     const published = await call(people.ada, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Secretive', secrets: { API_KEY: 'sup3r-s3cret-value' } });
     const answers = [published, await call(people.ada, 'GET', `/v1/integrations/${name}`), await call(people.ada, 'GET', '/v1/integrations'), await call(people.ada, 'GET', `/v1/orgs/${publisher}/audit-events`)];
     for (const answer of answers) expect(answer.text).not.toContain('sup3r-s3cret-value');
+    const { stdout, stderr } = service.output();
+    expect(stdout + stderr).not.toContain('sup3r-s3cret-value');
   });
 
   it('lets only admins of the publishing organization publish or delete (403), and hides private integrations from outsiders (404)', async () => {
@@ -209,6 +218,29 @@ describe('integration events', () => {
     expectError(await call(people.otto, 'PUT', `/v1/integrations/${name}/dev`, { tunnelUrl: receiverUrl }), 404);
     expectError(await call(people.otto, 'GET', `/v1/integrations/${name}/events`), 404);
     expectError(await call(people.otto, 'GET', `/v1/integrations/${name}/dev`), 404);
+  });
+});
+
+describe('a crash mid-delivery', () => {
+  it('delivers the event again after the service is killed while the tunnel had not answered, with the same event id', async () => {
+    const name = uniqueName();
+    await publish(name);
+    ok(await call(people.ada, 'PUT', `/v1/integrations/${name}/dev`, { tunnelUrl: receiverUrl }), 204);
+    received.length = 0;
+    hold = true;
+    await installIn(name);
+    await until('the delivery in flight', async () => (received.length >= 1 ? true : undefined));
+    const inFlight = JSON.parse(received[0].body).payload.eventId;
+    await service.kill();
+    hold = false;
+    for (const answer of held.splice(0)) answer();
+    await service.restart();
+    await until('the delivery after the restart', async () => (received.some((request, index) => index > 0 && JSON.parse(request.body).payload.eventId === inFlight) ? true : undefined));
+    const events = await until('the delivery recorded', async () => {
+      const all = await eventsOf(name);
+      return all.every((event) => event.status === 'success') ? all : undefined;
+    });
+    expect(events.map((event) => event.id)).toEqual([inFlight]);
   });
 });
 
