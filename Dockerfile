@@ -1,6 +1,7 @@
 # One image for every process of the service:
 #   API (default):  node dist/apps/api/src/main.js         port 8080 (PORT)
 #   projector:      node dist/apps/projector/src/main.js   port 8081 (PROJECTOR_PORT), /health and /metrics only
+#   integrations-worker: node dist/apps/integrations-worker/src/main.js   no port; delivers integration events
 # Debian (glibc) rather than Alpine: lmdb and msgpackr ship prebuilt native binaries for glibc.
 
 # ---- build: install everything, compile, then drop the dev dependencies --------------------------

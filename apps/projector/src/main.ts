@@ -3,6 +3,7 @@ import { configureLogging, log } from '../../../libs/platform/src/logging';
 import { newId } from '../../../libs/platform/src/ids';
 import { projectorPort, runProjector } from '../../../libs/runtime/src/projector';
 import { createContextServices, service } from '../../../libs/composition/src/contexts';
+import { distributedOnly as requireDistributed } from '../../../libs/runtime/src/distributed-only';
 
 /**
  * The distributed mode's projector process (docs/architecture.md, Modes and Reactors): applies the event log to the
@@ -12,14 +13,7 @@ import { createContextServices, service } from '../../../libs/composition/src/co
  * Serves `GET /health` and `GET /metrics` on `PROJECTOR_PORT` (8081).
  */
 export function distributedOnly(config: AppConfig): void {
-  if (config.eventStoreUrl && config.mongodbUrl) return;
-  if (!config.eventStoreUrl && !config.mongodbUrl) {
-    throw new Error(
-      'the projector runs in distributed mode only: set EVENTSTORE_URL and MONGODB_URL. ' +
-        'In embedded mode (neither set) the API process (npm start) runs the projections itself.',
-    );
-  }
-  throw new Error(`the projector needs both EVENTSTORE_URL and MONGODB_URL; ${config.eventStoreUrl ? 'MONGODB_URL' : 'EVENTSTORE_URL'} is not set`);
+  requireDistributed(config, 'projector', 'the API process (npm start) runs the projections itself');
 }
 
 async function main(): Promise<void> {

@@ -170,9 +170,20 @@ export class IntegrationCommands {
     }
   }
 
-  /** What became of one integration event (the delivery worker): recorded once per event. */
-  async recordProcessed(event: { eventId: string; installationId: string; integrationName: string; organizationId: string }, status: 'success' | 'failed', logs: TraceLog[], caller: Caller): Promise<void> {
-    await this.commands.run(deliveryStream(event.installationId), deliveryDecider, { kind: 'RecordProcessed', ...event, status, logs, now: this.now() }, { caller }, { wait: false });
+  /** What became of one integration event (the delivery worker): recorded once per event, by the worker holding the installation. */
+  async recordProcessed(event: { eventId: string; installationId: string; integrationName: string; organizationId: string }, worker: string, status: 'success' | 'failed', logs: TraceLog[], caller: Caller): Promise<void> {
+    await this.commands.run(deliveryStream(event.installationId), deliveryDecider, { kind: 'RecordProcessed', ...event, worker, status, logs, now: this.now() }, { caller }, { wait: false });
+  }
+
+  /** Takes (or renews) an installation's deliveries for this worker until `until`; false when another worker holds them. */
+  async claimDeliveries(installation: { installationId: string; integrationName: string; organizationId: string }, worker: string, until: Date, caller: Caller): Promise<boolean> {
+    try {
+      await this.commands.run(deliveryStream(installation.installationId), deliveryDecider, { kind: 'ClaimDeliveries', ...installation, worker, until: until.toISOString(), now: this.now() }, { caller }, { wait: false });
+      return true;
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 409) return false;
+      throw error;
+    }
   }
 
   // ---- helpers ------------------------------------------------------------------------------------

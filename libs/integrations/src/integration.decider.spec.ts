@@ -1,6 +1,6 @@
 import { deciderSpec } from '../../testing/src';
-import { deliveryDecider, installationDecider, installationIdOf, integrationDecider, type IntegrationCommand } from './integration.decider';
-import type { InstallationEvent, IntegrationDefinition, IntegrationStreamEvent } from './integration.events';
+import { deliveryDecider, installationDecider, installationIdOf, integrationDecider, type DeliveryCommand, type IntegrationCommand } from './integration.decider';
+import type { DeliveryEvent, InstallationEvent, IntegrationDefinition, IntegrationStreamEvent } from './integration.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const definition = { runtime: 'v1', title: 'Slack', description: '', summary: '', icon: null, previewImages: [], visibility: 'public', target: 'all', scopes: [], categories: [], blocks: [], contentSources: [], externalLinks: [], configurations: {}, script: null, contentSecurityPolicy: null } satisfies IntegrationDefinition;
@@ -70,8 +70,25 @@ describe('installation decider', () => {
 });
 
 describe('delivery decider', () => {
+  const spec = deciderSpec(deliveryDecider);
+  const about = { installationId: 'i1', integrationName: 'slack', organizationId: 'o1' };
+  const claimed = (worker: string, until: string): DeliveryEvent => ({ type: 'IntegrationDeliveriesClaimed', data: { ...about, worker, until } });
+  const record = (worker: string, now = t0): DeliveryCommand => ({ kind: 'RecordProcessed', ...about, eventId: 'e1', status: 'success', logs: [], worker, now });
+  const later = '2026-01-01T00:01:00.000Z';
+
   it('given an event recorded, when recorded again (a retried worker), then nothing', () => {
-    const record = { kind: 'RecordProcessed' as const, installationId: 'i1', integrationName: 'slack', organizationId: 'o1', eventId: 'e1', status: 'success' as const, logs: [], now: t0 };
-    deciderSpec(deliveryDecider).given([{ type: 'IntegrationEventProcessed', data: { installationId: 'i1', integrationName: 'slack', organizationId: 'o1', eventId: 'e1', status: 'success', logs: [], processedAt: t0 } }]).when(record).thenNothing();
+    spec.given([{ type: 'IntegrationEventProcessed', data: { ...about, eventId: 'e1', status: 'success', logs: [], processedAt: t0, worker: 'w1' } }]).when(record('w1')).thenNothing();
+  });
+
+  it('given another worker’s live claim, when a worker claims, then 409 (one replica at a time)', () => {
+    spec.given([claimed('w1', later)]).when({ kind: 'ClaimDeliveries', ...about, worker: 'w2', until: later, now: t0 }).thenFails(409);
+  });
+
+  it('given another worker’s live claim, when a worker records a delivery, then 409', () => {
+    spec.given([claimed('w1', later)]).when(record('w2')).thenFails(409);
+  });
+
+  it('given a claim that has passed, when another worker claims, then it takes over', () => {
+    spec.given([claimed('w1', t0)]).when({ kind: 'ClaimDeliveries', ...about, worker: 'w2', until: later, now: later }).then([claimed('w2', later)]);
   });
 });

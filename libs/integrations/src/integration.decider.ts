@@ -175,19 +175,42 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
 
 // ---- deliveries --------------------------------------------------------------------------------
 
-/** The integration events of an installation already processed: a delivery recorded twice (a retried worker) appends nothing. */
+/**
+ * An installation's deliveries: the events already processed (a delivery recorded twice appends
+ * nothing) and which worker holds them. A worker claims the installation for a lease before
+ * delivering (one append with an expected revision: of two replicas, one wins) and renews it while
+ * it works; another worker takes over once the lease has passed.
+ */
 export interface DeliveryState {
   processed: ReadonlySet<string>;
+  claim: { worker: string; until: string } | null;
 }
 
-export type DeliveryCommand = { kind: 'RecordProcessed'; installationId: string; integrationName: string; organizationId: string; eventId: string; status: 'success' | 'failed'; logs: TraceLog[]; now: string };
+interface DeliveryAbout {
+  installationId: string;
+  integrationName: string;
+  organizationId: string;
+  worker: string;
+  now: string;
+}
+
+export type DeliveryCommand =
+  | (DeliveryAbout & { kind: 'ClaimDeliveries'; until: string })
+  | (DeliveryAbout & { kind: 'RecordProcessed'; eventId: string; status: 'success' | 'failed'; logs: TraceLog[] });
+
+const heldByOther = (state: DeliveryState, worker: string, now: string) => state.claim !== null && state.claim.worker !== worker && state.claim.until > now;
 
 export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = {
-  initialState: () => ({ processed: new Set() }),
-  evolve: (state, event) => ({ processed: new Set(state.processed).add(event.data.eventId) }),
+  initialState: () => ({ processed: new Set(), claim: null }),
+  evolve: (state, event) =>
+    event.type === 'IntegrationDeliveriesClaimed'
+      ? { ...state, claim: { worker: event.data.worker, until: event.data.until } }
+      : { ...state, processed: new Set(state.processed).add(event.data.eventId) },
   decide: (command, state) => {
+    const { installationId, integrationName, organizationId, worker, now } = command;
+    if (heldByOther(state, worker, now)) return DomainError.conflict(`the deliveries of installation ${installationId} are held by worker ${state.claim!.worker} until ${state.claim!.until}`);
+    if (command.kind === 'ClaimDeliveries') return [{ type: 'IntegrationDeliveriesClaimed', data: { installationId, integrationName, organizationId, worker, until: command.until } }];
     if (state.processed.has(command.eventId)) return [];
-    const { installationId, integrationName, organizationId, eventId, status, logs, now } = command;
-    return [{ type: 'IntegrationEventProcessed', data: { installationId, integrationName, organizationId, eventId, status, logs, processedAt: now } }];
+    return [{ type: 'IntegrationEventProcessed', data: { installationId, integrationName, organizationId, eventId: command.eventId, status: command.status, logs: command.logs, processedAt: now, worker } }];
   },
 };

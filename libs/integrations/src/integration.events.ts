@@ -87,7 +87,7 @@ export interface TraceLog {
   level: 'debug' | 'info' | 'warn' | 'error';
 }
 
-export type DeliveryEvent = {
-  type: 'IntegrationEventProcessed';
-  data: InstallationAbout & { eventId: string; status: 'success' | 'failed'; logs: TraceLog[]; processedAt: string };
-};
+export type DeliveryEvent =
+  | { type: 'IntegrationEventProcessed'; data: InstallationAbout & { eventId: string; status: 'success' | 'failed'; logs: TraceLog[]; processedAt: string; worker: string } }
+  /** A worker takes the installation's deliveries until `until`: replicas of the worker never deliver one installation's events at once. */
+  | { type: 'IntegrationDeliveriesClaimed'; data: InstallationAbout & { worker: string; until: string } };

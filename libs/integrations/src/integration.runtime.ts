@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
@@ -16,6 +18,8 @@ import { renderComponent, runEventHandler, type SandboxFetch } from './sandbox/s
 
 /** How often an idle worker looks for new integration events. */
 const IDLE_POLL_MS = 20;
+/** How long a claim on an installation's deliveries lasts; renewed at half. */
+const LEASE_MS = 30_000;
 const BATCH = 200;
 /** Who records deliveries, in the events' metadata. */
 const WORKER: Caller = { kind: 'system', id: 'integrations-worker', label: 'integrations worker' };
@@ -73,7 +77,8 @@ function allowedBy(source: string, url: string): boolean {
  * once; receivers de-duplicate by `eventId`). It also renders the script's UI components.
  *
  * Embedded mode runs the worker in the service. Distributed mode runs it where
- * INTEGRATIONS_WORKER=true (README, Distributed mode).
+ * INTEGRATIONS_WORKER=true: the `integrations-worker` app, in any number of replicas, each
+ * installation's deliveries held by one of them at a time (a lease on its delivery stream).
  */
 @Injectable()
 export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestroy {
@@ -82,6 +87,15 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
   private readonly busy = new Set<string>();
   /** Events processed by this process whose record the read model may not show yet. */
   private readonly processed = new LRUCache<string, true>({ max: 100_000 });
+  /**
+   * This worker, in claims and records. Embedded mode has one process per data directory, so its
+   * worker keeps one name across restarts (a restart after a crash holds what it held); replicas
+   * of the distributed worker each have their own, and take over a dead one's installations once
+   * its lease has passed.
+   */
+  private readonly worker: string;
+  /** The installations this worker holds, until when. */
+  private readonly leases = new Map<string, number>();
 
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
@@ -89,7 +103,9 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commands: IntegrationCommands,
     private readonly secrets: IntegrationSecrets,
-  ) {}
+  ) {
+    this.worker = config.eventStoreUrl === undefined ? 'embedded' : `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  }
 
   onApplicationBootstrap(): void {
     const enabled = process.env.INTEGRATIONS_WORKER === undefined ? this.config.eventStoreUrl === undefined : process.env.INTEGRATIONS_WORKER === 'true';
@@ -130,12 +146,25 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     this.schedule(found > 0 ? 0 : IDLE_POLL_MS);
   }
 
+  /** Whether this worker holds the installation's deliveries (claiming or renewing the lease when it must). */
+  private async holds(event: IntegrationEventDoc): Promise<boolean> {
+    const until = this.leases.get(event.installationId) ?? 0;
+    if (until - Date.now() > LEASE_MS / 2) return true;
+    const next = Date.now() + LEASE_MS;
+    const claimed = await this.commands.claimDeliveries({ installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, new Date(next), WORKER);
+    if (claimed) this.leases.set(event.installationId, next);
+    else this.leases.delete(event.installationId);
+    return claimed;
+  }
+
   private async drain(queue: readonly IntegrationEventDoc[]): Promise<void> {
     for (const event of queue) {
       if (this.stopped) return;
       try {
+        // Another replica holds this installation: its events are that replica's.
+        if (!(await this.holds(event))) return;
         const { status, logs } = await this.process(event);
-        await this.commands.recordProcessed({ eventId: event._id, installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, status, logs, WORKER);
+        await this.commands.recordProcessed({ eventId: event._id, installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, status, logs, WORKER);
         this.processed.set(event._id, true);
       } catch (error) {
         // Left pending: the next tick tries again (the order of this installation's events is kept).
