@@ -22,6 +22,12 @@ export interface GuardedRequestOptions {
   maxBytes: number;
   /** Resolves a host name to all its addresses (tests answer without DNS). */
   lookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+  /**
+   * Sees the status and headers before the body is read: `skip` answers without reading the body
+   * (an empty body), and anything it throws rejects the request as it is (a redirect to follow, a
+   * status or a content type refused, without downloading what will not be used).
+   */
+  inspect?: (status: number, headers: Record<string, string>) => 'read' | 'skip';
 }
 
 export interface GuardedResponse {
@@ -43,6 +49,11 @@ export class OutboundError extends Error {
   ) {
     super(message);
   }
+}
+
+/** What `inspect` threw, carried through the request's own error handling unchanged. */
+class InspectRejection {
+  constructor(readonly cause: unknown) {}
 }
 
 interface ResolvedAddress {
@@ -86,6 +97,7 @@ export async function guardedRequest(url: string, options: GuardedRequestOptions
     const address = await checkedAddress(target, options, deadline.signal);
     return await requestOnce(target, address, method, options, deadline.signal);
   } catch (error) {
+    if (error instanceof InspectRejection) throw error.cause;
     // Once the deadline passes, whatever broke (the aborted socket, a body cut short) is the timeout.
     const failedForAnotherReason = error instanceof OutboundError && error.reason !== 'network';
     if (deadline.signal.aborted && !failedForAnotherReason) {
@@ -210,7 +222,21 @@ function requestOnce(
       // A HEAD answer, a 204 and a 304 have no body, whatever their Content-Length says.
       const bodiless = method === 'HEAD' || response.statusCode === 204 || response.statusCode === 304;
       const declaredLength = Number(response.headers['content-length']);
-      if (!bodiless && Number.isFinite(declaredLength) && declaredLength > options.maxBytes) {
+      let verdict: 'read' | 'skip' = 'read';
+      try {
+        verdict = options.inspect?.(response.statusCode ?? 0, flatHeaders(response)) ?? 'read';
+      } catch (error) {
+        response.destroy();
+        fail(new InspectRejection(error));
+        return;
+      }
+      if (verdict === 'skip' || bodiless) {
+        response.destroy();
+        request.destroy();
+        resolveResponse({ status: response.statusCode ?? 0, headers: flatHeaders(response), body: Buffer.alloc(0) });
+        return;
+      }
+      if (Number.isFinite(declaredLength) && declaredLength > options.maxBytes) {
         response.destroy();
         fail(tooLarge(url, options.maxBytes));
         return;
