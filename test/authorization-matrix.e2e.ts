@@ -171,6 +171,26 @@ const RULES: Record<string, Rule> = {
   'GET /v1/spaces/{spaceId}/content/path/{pagePath}': space('read'),
   'GET /v1/spaces/{spaceId}/links': space('read'),
 
+  /** Sites are the organization's: members read them (guests included), `create` creates, admins change them. */
+  'GET /v1/orgs/{organizationId}/sites': { allow: 'guest' },
+  'POST /v1/orgs/{organizationId}/sites': { allow: 'create', body: () => ({ title: 'Another site' }) },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}': { allow: 'guest' },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}': { allow: 'admin', body: () => ({ title: 'Renamed' }) },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}': { allow: 'admin' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/publish': { allow: 'admin' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/unpublish': { allow: 'admin' },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/published': { allow: 'public', setup: async (c) => void expectStatus(await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/sites/${c.org.ids.siteId}/publish`, token: owner.token }), 200, 'publishing the site') },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/sections': { allow: 'guest' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/sections': { allow: 'admin', body: (c) => ({ spaceId: c.org.spaceId }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}': { allow: 'admin', body: () => ({ title: 'Renamed' }) },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}': { allow: 'admin' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move': { allow: 'admin', body: () => ({ position: {} }) },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/site-spaces': { allow: 'guest' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces': { allow: 'admin', body: (c) => ({ spaceId: c.org.spaceId }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': { allow: 'admin', body: () => ({ condition: 'visitor.claims.beta' }) },
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': { allow: 'admin' },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move': { allow: 'admin', body: () => ({ position: {} }) },
+
   /** Integrations are the service's, not an organization's: any user lists and reads public ones. */
   'GET /v1/integrations': { allow: 'user' },
   'GET /v1/integrations/{integrationName}': { allow: 'user' },

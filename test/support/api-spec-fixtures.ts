@@ -102,6 +102,9 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const installationId = expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations`, token, body: { organization: organizationId } }), 201, 'installing it').id as string;
   expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/spaces`, token, body: { space: spaceId } }), 201, 'installing it on the space');
   const eventId = expectStatus(await api.request({ method: 'GET', url: `/v1/integrations/${integrationName}/events?limit=1`, token }), 200, 'reading its events').items[0].id as string;
+  const site = expectStatus(await api.request({ method: 'POST', url: `${base}/sites`, token, body: { title: `Site ${n}`, spaces: [spaceId] } }), 201, 'creating a site');
+  const siteSectionId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/sections`, token, body: { spaceId, title: 'Section' } }), 200, 'adding a section').id as string;
+  const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
@@ -140,6 +143,9 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       // No review exists in a fresh fixture (its author may not review it): rules that need one create it in `setup`.
       reviewId: 'NoSuchReview00000000',
       integrationName,
+      siteId: site.id as string,
+      siteSectionId,
+      siteSpaceId,
       installationId,
       eventId,
       hash: String(integration.urls.icon).split('/').pop()!,

@@ -119,7 +119,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: expect.stringContaining('/v1/admin/users') });
     const publicOperations = operations.filter((o) => Array.isArray(o.operation.security) && o.operation.security.length === 0).map((o) => o.key);
     expect(publicOperations.sort()).toEqual(
-      ['GET /health', 'GET /metrics', 'GET /v1/integrations/{integrationName}/assets/{hash}', 'GET /v1/orgs/{organizationId}/sso', 'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download', 'GET /v1/spaces/{spaceId}/content/files/{fileId}/download', 'GET /v1/sso/saml/{providerId}/start', 'POST /v1/sso/saml/{providerId}/acs'].sort(),
+      ['GET /health', 'GET /metrics', 'GET /v1/integrations/{integrationName}/assets/{hash}', 'GET /v1/orgs/{organizationId}/sites/{siteId}/published', 'GET /v1/orgs/{organizationId}/sso', 'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download', 'GET /v1/spaces/{spaceId}/content/files/{fileId}/download', 'GET /v1/sso/saml/{providerId}/start', 'POST /v1/sso/saml/{providerId}/acs'].sort(),
     );
   });
 

@@ -15,6 +15,7 @@ import {
   OrganizationsForChangeRequests,
   OrganizationsForComments,
   OrganizationsForIntegrations,
+  OrganizationsForSites,
   OrganizationsForSpaces,
   OrganizationsForSso,
   OrganizationsForTeams,
@@ -22,7 +23,7 @@ import {
   visitorClaimsKey,
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
-import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, spacesContext } from '../../spaces/src';
+import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites, spacesContext } from '../../spaces/src';
 import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
 import {
   CHANGE_REQUEST_COMMENTS,
@@ -37,6 +38,7 @@ import {
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
+import { SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, integrationsContext } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
@@ -49,7 +51,7 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, sitesContext, auditContext, ssoContext];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -94,6 +96,9 @@ export const BINDINGS: readonly PortBinding[] = [
   // integrations need
   { port: INTEGRATION_ORGANIZATIONS, use: OrganizationsForIntegrations },
   { port: INTEGRATION_SPACES, use: SpacesForIntegrations },
+  // sites need
+  { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
+  { port: SITE_SPACES, use: SpacesForSites },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

@@ -6,7 +6,7 @@ import { MemberController, UserInvitationController } from './member.controller'
 import { InvitationLocator, LinkInvitePresenter, MemberDirectory, MemberQueries } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { OrganizationMembership, OrganizationPresenter, OrganizationQueries } from './organization.queries';
-import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 
 /**
  * Organizations and their members. It exports only the classes that implement other contexts'
@@ -30,10 +30,11 @@ import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsFor
     OrganizationsForChangeRequests,
     OrganizationsForComments,
     OrganizationsForIntegrations,
+    OrganizationsForSites,
     OrganizationsForTeams,
     OrganizationsForSpaces,
     OrganizationsForAudit,
   ],
-  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations],
+  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites],
 })
 export class OrganizationModule {}

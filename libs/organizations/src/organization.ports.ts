@@ -94,6 +94,10 @@ export class OrganizationsForIntegrations {
   }
 }
 
+/** What organizations offer sites (their SITE_ORGANIZATIONS port): the caller's role. */
+@Injectable()
+export class OrganizationsForSites extends OrganizationsForSpaces {}
+
 /** What organizations offer the audit context (its ORGANIZATION_ACCESS port). */
 @Injectable()
 export class OrganizationsForAudit {

@@ -106,3 +106,21 @@ export class SpacesForIntegrations {
     }
   }
 }
+
+/** Implements sites' SITE_SPACES port: a space's organization and title, and its Space object as the caller may see it. */
+@Injectable()
+export class SpacesForSites {
+  constructor(
+    private readonly content: SpacesForContent,
+    private readonly integrations: SpacesForIntegrations,
+  ) {}
+
+  async spaceById(spaceId: string) {
+    const space = await this.content.spaceById(spaceId);
+    return space ? { id: space.id, organizationId: space.organizationId, title: space.title, deleted: space.deleted } : null;
+  }
+
+  present(spaceId: string, caller: Caller) {
+    return this.integrations.present(spaceId, caller);
+  }
+}

@@ -2,7 +2,7 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { spaceSchemas } from './spaces.schemas';
 import { collectionReactor } from './collection.reactors';
 import { MemberSpaces } from './member-spaces';
-import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations } from './space.ports';
+import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites } from './space.ports';
 import { SPACE_FACT_SOURCES } from './space-facts';
 import { SPACE_ORGANIZATIONS } from './space-organizations.port';
 import { SPACE_TEAMS } from './space-teams.port';
@@ -18,6 +18,6 @@ export const spacesContext: ContextManifest = {
   reactors: [collectionReactor],
   audit: spaceAuditCatalog,
   needs: [SPACE_ORGANIZATIONS, SPACE_TEAMS, { port: SPACE_FACT_SOURCES, many: true }],
-  provides: [MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations],
+  provides: [MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations, SpacesForSites],
   schemas: spaceSchemas,
 };

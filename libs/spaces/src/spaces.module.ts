@@ -8,7 +8,7 @@ import { SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
 import { SpaceQueries } from './space.queries';
 import { MemberSpaces } from './member-spaces';
 import { SpaceFactsReader } from './space-facts';
-import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations } from './space.ports';
+import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites } from './space.ports';
 
 /**
  * The spaces and collections context. What it needs of organizations (membership) and teams
@@ -20,7 +20,7 @@ import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesFor
  */
 @Module({
   controllers: [SpaceController, CollectionController],
-  providers: [SpaceAccess, SpacePresenter, SpaceFactsReader, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations],
-  exports: [MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations],
+  providers: [SpaceAccess, SpacePresenter, SpaceFactsReader, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations, SpacesForSites],
+  exports: [MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations, SpacesForSites],
 })
 export class SpacesModule {}

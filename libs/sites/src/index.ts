@@ -1,0 +1,3 @@
+export * from './site.events';
+export * from './sites-ports.port';
+export * from './sites.context';

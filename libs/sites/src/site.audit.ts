@@ -1,0 +1,22 @@
+import { auditCatalog } from '../../platform/src/audit-catalog';
+import type { SiteEvent } from './site.events';
+
+const target = (data: { siteId: string }) => ({ type: 'site', id: data.siteId });
+
+/** Every site change is one audit entry on the site, in its organization. */
+export const siteAuditCatalog = auditCatalog<SiteEvent>({
+  SiteCreated: (data) => ({ action: 'site.created', organizationId: data.organizationId, target: target(data), details: { title: data.title, visibility: data.visibility } }),
+  SiteUpdated: (data) => ({ action: 'site.updated', organizationId: data.organizationId, target: target(data), details: { changes: Object.keys(data.changes) } }),
+  SitePublished: (data) => ({ action: 'site.published', organizationId: data.organizationId, target: target(data) }),
+  SiteUnpublished: (data) => ({ action: 'site.unpublished', organizationId: data.organizationId, target: target(data) }),
+  SiteDeleted: (data) => ({ action: 'site.deleted', organizationId: data.organizationId, target: target(data) }),
+  SiteSectionAdded: (data) => ({ action: 'site.section_added', organizationId: data.organizationId, target: target(data), details: { section: data.sectionId } }),
+  SiteSectionUpdated: (data) => ({ action: 'site.section_updated', organizationId: data.organizationId, target: target(data), details: { section: data.sectionId } }),
+  SiteSectionRemoved: (data) => ({ action: 'site.section_removed', organizationId: data.organizationId, target: target(data), details: { section: data.sectionId } }),
+  SiteDefaultSectionSet: (data) => ({ action: 'site.default_section_set', organizationId: data.organizationId, target: target(data), details: { section: data.sectionId } }),
+  SiteSpaceAdded: (data) => ({ action: 'site.space_added', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId, space: data.spaceId } }),
+  SiteSpaceUpdated: (data) => ({ action: 'site.space_updated', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
+  SiteSpaceRemoved: (data) => ({ action: 'site.space_removed', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
+  SiteDefaultSiteSpaceSet: (data) => ({ action: 'site.default_space_set', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
+  SiteStructureSorted: (data) => ({ action: 'site.structure_sorted', organizationId: data.organizationId, target: target(data) }),
+});

@@ -1,0 +1,132 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { newId } from '../../platform/src/ids';
+import { ORGANIZATION_ROLES } from '../../platform/src/permissions';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
+import { siteDecider, siteStream, type Position, type SiteCommand } from './site.decider';
+import type { SiteChanges, SiteType, SiteVisibility } from './site.events';
+
+/** A path segment from a title: lower case letters, digits and single hyphens; `space` when nothing is left. */
+export function pathOf(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100)
+    .replace(/-+$/, '');
+  return slug || 'space';
+}
+
+/** Whether `role` is `required` or more powerful. */
+const atLeast = (role: string | null, required: string) => role !== null && ORGANIZATION_ROLES.indexOf(role as never) >= 0 && ORGANIZATION_ROLES.indexOf(role as never) <= ORGANIZATION_ROLES.indexOf(required as never);
+
+/**
+ * The site writes: one method per command. Creating a site needs the `create` role in the
+ * organization; changing one needs `admin`. Spaces added to a site must be live spaces of its
+ * organization.
+ */
+@Injectable()
+export class SiteCommands {
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    @Inject(SITE_ORGANIZATIONS) private readonly organizations: SiteOrganizations,
+    @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
+  ) {}
+
+  async create(organizationId: string, body: { type?: SiteType; title?: string; visibility?: SiteVisibility; spaces?: string[] }, caller: Caller): Promise<string> {
+    const role = await this.role(organizationId, caller);
+    const siteId = newId();
+    const siteSpaces = [];
+    for (const spaceId of body.spaces ?? []) siteSpaces.push({ siteSpaceId: newId(), spaceId, path: pathOf((await this.space(organizationId, spaceId)).title) });
+    await this.run(
+      { kind: 'CreateSite', siteId, organizationId, type: body.type ?? 'basic', title: body.title ?? 'Docs', visibility: body.visibility ?? 'public', siteSpaces, by: (caller as { userId: string }).userId, allowed: atLeast(role, 'create'), now: this.now() },
+      caller,
+    );
+    return siteId;
+  }
+
+  async update(organizationId: string, siteId: string, changes: SiteChanges, defaults: { defaultSiteSpace?: string; defaultSiteSection?: string }, caller: Caller): Promise<void> {
+    await this.run({ kind: 'UpdateSite', siteId, organizationId, changes, ...defaults, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async publish(organizationId: string, siteId: string, published: boolean, caller: Caller): Promise<void> {
+    await this.run({ kind: 'PublishSite', siteId, organizationId, published, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async delete(organizationId: string, siteId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'DeleteSite', siteId, organizationId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async addSection(organizationId: string, siteId: string, body: { spaceId: string; title?: string; icon?: string }, caller: Caller): Promise<string> {
+    const allowed = await this.isAdmin(organizationId, caller);
+    const space = await this.space(organizationId, body.spaceId);
+    const sectionId = newId();
+    const title = body.title ?? space.title;
+    await this.run({ kind: 'AddSection', siteId, organizationId, sectionId, title, icon: body.icon ?? null, path: pathOf(title), siteSpace: { siteSpaceId: newId(), spaceId: space.id, path: pathOf(space.title) }, allowed, now: this.now() }, caller);
+    return sectionId;
+  }
+
+  async updateSection(organizationId: string, siteId: string, sectionId: string, changes: { title?: string; path?: string; icon?: string | null; description?: string | null; condition?: string | null }, defaultSiteSpace: string | undefined, caller: Caller): Promise<void> {
+    await this.run({ kind: 'UpdateSection', siteId, organizationId, sectionId, changes, ...(defaultSiteSpace !== undefined ? { defaultSiteSpace } : {}), allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async removeSection(organizationId: string, siteId: string, sectionId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'RemoveSection', siteId, organizationId, sectionId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async moveSection(organizationId: string, siteId: string, sectionId: string, position: Position, caller: Caller): Promise<void> {
+    await this.run({ kind: 'MoveSection', siteId, organizationId, sectionId, position, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async addSiteSpace(organizationId: string, siteId: string, body: { spaceId: string; sectionId?: string }, caller: Caller): Promise<string> {
+    const allowed = await this.isAdmin(organizationId, caller);
+    const space = await this.space(organizationId, body.spaceId);
+    const siteSpaceId = newId();
+    await this.run({ kind: 'AddSiteSpace', siteId, organizationId, siteSpaceId, spaceId: space.id, sectionId: body.sectionId, path: pathOf(space.title), allowed, now: this.now() }, caller);
+    return siteSpaceId;
+  }
+
+  async updateSiteSpace(organizationId: string, siteId: string, siteSpaceId: string, changes: { path?: string; condition?: string | null; spaceId?: string }, caller: Caller): Promise<void> {
+    const allowed = await this.isAdmin(organizationId, caller);
+    if (changes.spaceId !== undefined) await this.space(organizationId, changes.spaceId);
+    await this.run({ kind: 'UpdateSiteSpace', siteId, organizationId, siteSpaceId, changes, allowed, now: this.now() }, caller);
+  }
+
+  async removeSiteSpace(organizationId: string, siteId: string, siteSpaceId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'RemoveSiteSpace', siteId, organizationId, siteSpaceId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async moveSiteSpace(organizationId: string, siteId: string, siteSpaceId: string, position: Position, caller: Caller): Promise<void> {
+    await this.run({ kind: 'MoveSiteSpace', siteId, organizationId, siteSpaceId, position, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  /** A live space of the organization, or 404. */
+  private async space(organizationId: string, spaceId: string) {
+    const space = await this.spaces.spaceById(spaceId);
+    if (!space || space.deleted || space.organizationId !== organizationId) throw DomainError.notFound(`no space ${spaceId} in organization ${organizationId}`);
+    return space;
+  }
+
+  /** The caller's organization role; 404 for people outside the organization. */
+  private async role(organizationId: string, caller: Caller): Promise<string | null> {
+    const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
+    if (!standing?.member) throw DomainError.notFound(`no organization ${organizationId}`);
+    return standing.role;
+  }
+
+  private async isAdmin(organizationId: string, caller: Caller): Promise<boolean> {
+    return (await this.role(organizationId, caller)) === 'admin';
+  }
+
+  private async run(command: SiteCommand, caller: Caller): Promise<void> {
+    await this.commands.run(siteStream(command.siteId), siteDecider, command, { caller });
+  }
+
+  private now(): string {
+    return this.commands.now().toISOString();
+  }
+}

@@ -1,0 +1,176 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { DomainError } from '../../platform/src/errors';
+import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth';
+import { etagOf } from '../../platform/src/http/etag';
+import { PathId } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { Valid } from '../../platform/src/http/validation';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { SiteCommands } from './site.commands';
+import type { Position } from './site.decider';
+import { AddSectionBody, AddSiteSpaceBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
+import { SiteQueries } from './site.queries';
+
+/** A move's position: before or after a sibling, or (neither given) the end. */
+function positionOf(position: { before?: { id: string }; after?: { id: string } }): Position {
+  if (position.before && position.after) throw DomainError.invalid('position takes before or after, not both');
+  return position.before ? { before: position.before.id } : position.after ? { after: position.after.id } : null;
+}
+
+/**
+ * Docs sites: `/v1/orgs/{organizationId}/sites…` (the interface's "Docs sites", "Site sections" and
+ * "Site spaces" tables), with publishing as an extension.
+ */
+@Controller('v1/orgs/:organizationId/sites')
+export class SiteController {
+  constructor(
+    private readonly commands: SiteCommands,
+    private readonly queries: SiteQueries,
+  ) {}
+
+  @Get()
+  @ApiOkResponse({ description: 'OK', schema: listOf('Site') })
+  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: SiteListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.list(organizationId, caller, query);
+  }
+
+  @Post()
+  @ApiCreatedResponse({ description: 'created', schema: ref('Site') })
+  async create(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: CreateSiteBody, @CurrentCaller() caller: Caller) {
+    const siteId = await this.commands.create(organizationId, body, caller);
+    return this.queries.get(organizationId, siteId, caller);
+  }
+
+  @Get(':siteId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Site'), headers: etagHeader })
+  async get(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const site = await this.queries.get(organizationId, siteId, caller);
+    void reply.header('etag', etagOf(await this.queries.streamRevision(organizationId, siteId)));
+    return site;
+  }
+
+  @Patch(':siteId')
+  @ApiOkResponse({ description: 'OK', schema: ref('Site') })
+  async update(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: UpdateSiteBody, @CurrentCaller() caller: Caller) {
+    const { defaultSiteSpace, defaultSiteSection, ...members } = body;
+    const changes = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
+    await this.commands.update(organizationId, siteId, changes, { ...(defaultSiteSpace !== undefined ? { defaultSiteSpace } : {}), ...(defaultSiteSection !== undefined ? { defaultSiteSection } : {}) }, caller);
+    return this.queries.get(organizationId, siteId, caller);
+  }
+
+  @Delete(':siteId')
+  @HttpCode(205)
+  @ApiResetContentResponse({ description: 'deleted' })
+  async delete(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.delete(organizationId, siteId, caller);
+  }
+
+  /** Publishing (extension): the site becomes reachable by the audience its visibility defines. */
+  @Post(':siteId/publish')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'published', schema: ref('Site') })
+  async publish(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.publish(organizationId, siteId, true, caller);
+    return this.queries.get(organizationId, siteId, caller);
+  }
+
+  @Post(':siteId/unpublish')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'unpublished', schema: ref('Site') })
+  async unpublish(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.publish(organizationId, siteId, false, caller);
+    return this.queries.get(organizationId, siteId, caller);
+  }
+
+  /** The published site and its structure, as an anonymous reader sees it. */
+  @Get(':siteId/published')
+  @Public()
+  @ApiOkResponse({ description: 'OK', schema: ref('PublishedContentSite') })
+  published(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string) {
+    return this.queries.published(organizationId, siteId);
+  }
+
+  // ---- sections -----------------------------------------------------------------------------------
+
+  @Get(':siteId/sections')
+  @ApiOkResponse({ description: 'OK', schema: listOf('SiteSection') })
+  sections(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.sections(organizationId, siteId, caller, query);
+  }
+
+  @Post(':siteId/sections')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'the new section, with the space as its first site space', schema: ref('SiteSection') })
+  async addSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSectionBody, @CurrentCaller() caller: Caller) {
+    const sectionId = await this.commands.addSection(organizationId, siteId, body, caller);
+    return this.queries.section(organizationId, siteId, sectionId, caller);
+  }
+
+  @Patch(':siteId/sections/:siteSectionId')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSection') })
+  async updateSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @Body(Valid) body: UpdateSectionBody, @CurrentCaller() caller: Caller) {
+    const { defaultSiteSpace, ...members } = body;
+    const changes = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
+    await this.commands.updateSection(organizationId, siteId, sectionId, changes, defaultSiteSpace, caller);
+    return this.queries.section(organizationId, siteId, sectionId, caller);
+  }
+
+  @Delete(':siteId/sections/:siteSectionId')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'removed, with its site spaces' })
+  async removeSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.removeSection(organizationId, siteId, sectionId, caller);
+  }
+
+  @Post(':siteId/sections/:siteSectionId/move')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSection') })
+  async moveSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @Body(Valid) body: MoveSectionBody, @CurrentCaller() caller: Caller) {
+    const { before, after } = body.position;
+    await this.commands.moveSection(organizationId, siteId, sectionId, positionOf({ ...(before ? { before: { id: before.siteSection } } : {}), ...(after ? { after: { id: after.siteSection } } : {}) }), caller);
+    return this.queries.section(organizationId, siteId, sectionId, caller);
+  }
+
+  // ---- site spaces --------------------------------------------------------------------------------
+
+  @Get(':siteId/site-spaces')
+  @ApiOkResponse({ description: 'OK', schema: listOf('SiteSpace') })
+  siteSpaces(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: SiteSpaceListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.siteSpaces(organizationId, siteId, caller, query);
+  }
+
+  @Post(':siteId/site-spaces')
+  @ApiCreatedResponse({ description: 'created', schema: ref('SiteSpace') })
+  async addSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSiteSpaceBody, @CurrentCaller() caller: Caller) {
+    const siteSpaceId = await this.commands.addSiteSpace(organizationId, siteId, body, caller);
+    return this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller);
+  }
+
+  @Patch(':siteId/site-spaces/:siteSpaceId')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSpace') })
+  async updateSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @Body(Valid) body: UpdateSiteSpaceBody, @CurrentCaller() caller: Caller) {
+    const changes = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+    await this.commands.updateSiteSpace(organizationId, siteId, siteSpaceId, changes, caller);
+    return this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller);
+  }
+
+  @Delete(':siteId/site-spaces/:siteSpaceId')
+  @HttpCode(205)
+  @ApiResetContentResponse({ description: 'removed' })
+  async removeSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.removeSiteSpace(organizationId, siteId, siteSpaceId, caller);
+  }
+
+  /** Deprecated in the interface in favour of sorting the whole structure; kept as the interface has it. */
+  @Post(':siteId/site-spaces/:siteSpaceId/move')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSpace') })
+  async moveSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @Body(Valid) body: MoveSiteSpaceBody, @CurrentCaller() caller: Caller) {
+    const { before, after } = body.position;
+    await this.commands.moveSiteSpace(organizationId, siteId, siteSpaceId, positionOf({ ...(before ? { before: { id: before.siteSpace } } : {}), ...(after ? { after: { id: after.siteSpace } } : {}) }), caller);
+    return this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller);
+  }
+}
+

@@ -1,0 +1,60 @@
+import { deciderSpec } from '../../testing/src';
+import { placed, siteDecider, uniquePath, type SiteCommand } from './site.decider';
+import type { SiteEvent } from './site.events';
+
+const t0 = '2026-01-01T00:00:00.000Z';
+const spec = deciderSpec(siteDecider);
+const about = { siteId: 'site1', organizationId: 'o1' };
+const act = { siteId: 'site1', organizationId: 'o1', allowed: true, now: t0 };
+const created: SiteEvent = { type: 'SiteCreated', data: { ...about, type: 'basic', title: 'Docs', visibility: 'public', createdBy: 'ada', createdAt: t0 } };
+const spaceAdded = (siteSpaceId: string, path: string, isDefault: boolean, sectionId: string | null = null): SiteEvent => ({ type: 'SiteSpaceAdded', data: { ...about, siteSpaceId, spaceId: `space-${siteSpaceId}`, sectionId, path, default: isDefault, addedAt: t0 } });
+const sectionAdded = (sectionId: string, isDefault: boolean): SiteEvent => ({ type: 'SiteSectionAdded', data: { ...about, sectionId, title: sectionId, icon: null, path: sectionId, default: isDefault, addedAt: t0 } });
+
+describe('site decider', () => {
+  it('given nothing, when a site is created with two spaces, then the first is the default site space and paths are unique', () => {
+    const create: SiteCommand = { kind: 'CreateSite', ...act, type: 'basic', title: 'Docs', visibility: 'public', by: 'ada', siteSpaces: [{ siteSpaceId: 'a', spaceId: 'space-a', path: 'guide' }, { siteSpaceId: 'b', spaceId: 'space-b', path: 'guide' }] };
+    spec.given([]).when(create).then([created, spaceAdded('a', 'guide', true), spaceAdded('b', 'guide-2', false)]);
+  });
+
+  it('given nothing, when someone below create creates a site, then 403', () => {
+    spec.given([]).when({ kind: 'CreateSite', ...act, allowed: false, type: 'basic', title: 'Docs', visibility: 'public', by: 'rita', siteSpaces: [] }).thenFails(403);
+  });
+
+  it('given a site of another organization, when changed through this one, then 404', () => {
+    spec.given([created]).when({ kind: 'PublishSite', ...act, organizationId: 'o2', published: true }).thenFails(404);
+  });
+
+  it('given a default site space, when it is removed, then the next one in its scope becomes the default', () => {
+    spec.given([created, spaceAdded('a', 'a', true), spaceAdded('b', 'b', false)]).when({ kind: 'RemoveSiteSpace', ...act, siteSpaceId: 'a' }).then([
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'a', removedAt: t0 } },
+      { type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: 'b', sectionId: null } },
+    ]);
+  });
+
+  it('given the default section, when it is removed, then the next section becomes the default', () => {
+    spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false)]).when({ kind: 'RemoveSection', ...act, sectionId: 's1' }).then([
+      { type: 'SiteSectionRemoved', data: { ...about, sectionId: 's1', removedAt: t0 } },
+      { type: 'SiteDefaultSectionSet', data: { ...about, sectionId: 's2' } },
+    ]);
+  });
+
+  it('given sections, when a site space is added without a section, then it goes to the default section', () => {
+    spec.given([created, sectionAdded('s1', true)]).when({ kind: 'AddSiteSpace', ...act, siteSpaceId: 'a', spaceId: 'space-a', sectionId: undefined, path: 'a' }).then([spaceAdded('a', 'a', true, 's1')]);
+  });
+
+  it('given two site spaces, when one takes the other’s path, then 409', () => {
+    spec.given([created, spaceAdded('a', 'a', true), spaceAdded('b', 'b', false)]).when({ kind: 'UpdateSiteSpace', ...act, siteSpaceId: 'b', changes: { path: 'a' } }).thenFails(409);
+  });
+
+  it('given a site space in a section, when made the site’s default space while another section is the default, then 400', () => {
+    spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false), spaceAdded('a', 'a', true, 's2')]).when({ kind: 'UpdateSite', ...act, changes: {}, defaultSiteSpace: 'a' }).thenFails(400);
+  });
+
+  it('places an item before or after another, at the end without a position, and refuses a position outside the order', () => {
+    expect(placed(['a', 'b', 'c'], 'c', { before: 'a' })).toEqual(['c', 'a', 'b']);
+    expect(placed(['a', 'b', 'c'], 'a', { after: 'b' })).toEqual(['b', 'a', 'c']);
+    expect(placed(['a', 'b', 'c'], 'a', null)).toEqual(['b', 'c', 'a']);
+    expect(placed(['a', 'b'], 'a', { before: 'z' })).toBeNull();
+    expect(uniquePath('guide', new Set(['guide', 'guide-2']))).toBe('guide-3');
+  });
+});

@@ -1,0 +1,253 @@
+import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '../../platform/src/errors';
+import type { SiteChanges, SiteEvent, SiteType, SiteVisibility } from './site.events';
+
+export const siteStream = (siteId: string) => `site-${siteId}`;
+
+export interface SectionState {
+  title: string;
+  path: string;
+}
+
+export interface SiteSpaceState {
+  spaceId: string;
+  sectionId: string | null;
+  path: string;
+}
+
+export interface SiteState {
+  site: null | { organizationId: string; deleted: boolean; published: boolean };
+  sections: ReadonlyMap<string, SectionState>;
+  siteSpaces: ReadonlyMap<string, SiteSpaceState>;
+  /** Sections in order; the default section. */
+  sectionOrder: readonly string[];
+  defaultSection: string | null;
+  /** Site spaces in order per scope (`''` the root, else the section id); each scope's default. */
+  spaceOrder: Readonly<Record<string, readonly string[]>>;
+  defaultSiteSpace: Readonly<Record<string, string>>;
+}
+
+/** The scope a site space sits in: its section, or the root. */
+export const scopeOf = (sectionId: string | null) => sectionId ?? '';
+
+/** Where to put an item among its siblings: before or after another, or at the end. */
+export type Position = { before: string } | { after: string } | null;
+
+interface Acting {
+  siteId: string;
+  /** The organization the request names: a site of another organization is not found. */
+  organizationId: string;
+  /** The caller administers the site's organization (or may create content there, for creation). */
+  allowed: boolean;
+  now: string;
+}
+
+export type SiteCommand =
+  | (Acting & { kind: 'CreateSite'; type: SiteType; title: string; visibility: SiteVisibility; by: string; siteSpaces: Array<{ siteSpaceId: string; spaceId: string; path: string }> })
+  | (Acting & { kind: 'UpdateSite'; changes: SiteChanges; defaultSiteSpace?: string; defaultSiteSection?: string })
+  | (Acting & { kind: 'PublishSite'; published: boolean })
+  | (Acting & { kind: 'DeleteSite' })
+  | (Acting & { kind: 'AddSection'; sectionId: string; title: string; icon: string | null; path: string; siteSpace: { siteSpaceId: string; spaceId: string; path: string } })
+  | (Acting & { kind: 'UpdateSection'; sectionId: string; changes: { title?: string; path?: string; icon?: string | null; description?: string | null; condition?: string | null }; defaultSiteSpace?: string })
+  | (Acting & { kind: 'RemoveSection'; sectionId: string })
+  | (Acting & { kind: 'MoveSection'; sectionId: string; position: Position })
+  | (Acting & { kind: 'AddSiteSpace'; siteSpaceId: string; spaceId: string; sectionId: string | undefined; path: string })
+  | (Acting & { kind: 'UpdateSiteSpace'; siteSpaceId: string; changes: { path?: string; condition?: string | null; spaceId?: string } })
+  | (Acting & { kind: 'RemoveSiteSpace'; siteSpaceId: string })
+  | (Acting & { kind: 'MoveSiteSpace'; siteSpaceId: string; position: Position });
+
+/** `path` made unique among `taken` by a numeric suffix. */
+export function uniquePath(path: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(path)) return path;
+  for (let n = 2; ; n += 1) if (!taken.has(`${path}-${n}`)) return `${path}-${n}`;
+}
+
+/** `order` with `id` moved to `position` (the end when null); null when the position names an item not in the order. */
+export function placed(order: readonly string[], id: string, position: Position): string[] | null {
+  const rest = order.filter((item) => item !== id);
+  if (position === null) return [...rest, id];
+  const anchor = 'before' in position ? position.before : position.after;
+  const index = rest.indexOf(anchor);
+  if (index < 0) return null;
+  rest.splice('before' in position ? index : index + 1, 0, id);
+  return rest;
+}
+
+const without = <T>(map: ReadonlyMap<string, T>, key: string) => {
+  const copy = new Map(map);
+  copy.delete(key);
+  return copy;
+};
+
+export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
+  initialState: () => ({ site: null, sections: new Map(), siteSpaces: new Map(), sectionOrder: [], defaultSection: null, spaceOrder: {}, defaultSiteSpace: {} }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'SiteCreated':
+        return { ...state, site: { organizationId: event.data.organizationId, deleted: false, published: false } };
+      case 'SiteUpdated':
+        return state;
+      case 'SitePublished':
+        return { ...state, site: { ...state.site!, published: true } };
+      case 'SiteUnpublished':
+        return { ...state, site: { ...state.site!, published: false } };
+      case 'SiteDeleted':
+        return { ...state, site: { ...state.site!, deleted: true } };
+      case 'SiteSectionAdded': {
+        const { sectionId, title, path } = event.data;
+        return { ...state, sections: new Map(state.sections).set(sectionId, { title, path }), sectionOrder: [...state.sectionOrder, sectionId], defaultSection: event.data.default ? sectionId : state.defaultSection };
+      }
+      case 'SiteSectionUpdated': {
+        const section = state.sections.get(event.data.sectionId)!;
+        const { title, path } = event.data.changes;
+        return { ...state, sections: new Map(state.sections).set(event.data.sectionId, { title: title ?? section.title, path: path ?? section.path }) };
+      }
+      case 'SiteSectionRemoved': {
+        const { sectionId } = event.data;
+        const siteSpaces = new Map([...state.siteSpaces].filter(([, siteSpace]) => siteSpace.sectionId !== sectionId));
+        const { [sectionId]: _order, ...spaceOrder } = state.spaceOrder;
+        const { [sectionId]: _default, ...defaultSiteSpace } = state.defaultSiteSpace;
+        return { ...state, sections: without(state.sections, sectionId), siteSpaces, sectionOrder: state.sectionOrder.filter((id) => id !== sectionId), defaultSection: state.defaultSection === sectionId ? null : state.defaultSection, spaceOrder, defaultSiteSpace };
+      }
+      case 'SiteDefaultSectionSet':
+        return { ...state, defaultSection: event.data.sectionId };
+      case 'SiteSpaceAdded': {
+        const { siteSpaceId, spaceId, sectionId, path } = event.data;
+        const scope = scopeOf(sectionId);
+        return {
+          ...state,
+          siteSpaces: new Map(state.siteSpaces).set(siteSpaceId, { spaceId, sectionId, path }),
+          spaceOrder: { ...state.spaceOrder, [scope]: [...(state.spaceOrder[scope] ?? []), siteSpaceId] },
+          defaultSiteSpace: event.data.default ? { ...state.defaultSiteSpace, [scope]: siteSpaceId } : state.defaultSiteSpace,
+        };
+      }
+      case 'SiteSpaceUpdated': {
+        const siteSpace = state.siteSpaces.get(event.data.siteSpaceId)!;
+        const { path, spaceId } = event.data.changes;
+        return { ...state, siteSpaces: new Map(state.siteSpaces).set(event.data.siteSpaceId, { ...siteSpace, path: path ?? siteSpace.path, spaceId: spaceId ?? siteSpace.spaceId }) };
+      }
+      case 'SiteSpaceRemoved': {
+        const siteSpace = state.siteSpaces.get(event.data.siteSpaceId)!;
+        const scope = scopeOf(siteSpace.sectionId);
+        const defaults = { ...state.defaultSiteSpace };
+        if (defaults[scope] === event.data.siteSpaceId) delete defaults[scope];
+        return { ...state, siteSpaces: without(state.siteSpaces, event.data.siteSpaceId), spaceOrder: { ...state.spaceOrder, [scope]: (state.spaceOrder[scope] ?? []).filter((id) => id !== event.data.siteSpaceId) }, defaultSiteSpace: defaults };
+      }
+      case 'SiteDefaultSiteSpaceSet':
+        return { ...state, defaultSiteSpace: { ...state.defaultSiteSpace, [scopeOf(event.data.sectionId)]: event.data.siteSpaceId } };
+      case 'SiteStructureSorted':
+        return { ...state, sectionOrder: event.data.sections, spaceOrder: { ...state.spaceOrder, ...event.data.siteSpaces } };
+    }
+  },
+  decide: (command, state) => {
+    const id = command.siteId;
+    if (command.kind === 'CreateSite') {
+      if (state.site) return [];
+      if (!command.allowed) return DomainError.forbidden('creating a site needs the create role in the organization');
+      const about = { siteId: id, organizationId: command.organizationId };
+      const events: SiteEvent[] = [{ type: 'SiteCreated', data: { ...about, type: command.type, title: command.title, visibility: command.visibility, createdBy: command.by, createdAt: command.now } }];
+      const taken = new Set<string>();
+      command.siteSpaces.forEach((siteSpace, index) => {
+        const path = uniquePath(siteSpace.path, taken);
+        taken.add(path);
+        events.push({ type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: siteSpace.siteSpaceId, spaceId: siteSpace.spaceId, sectionId: null, path, default: index === 0, addedAt: command.now } });
+      });
+      return events;
+    }
+    if (!state.site || state.site.deleted || state.site.organizationId !== command.organizationId) return DomainError.notFound(`no site ${id}`);
+    if (!command.allowed) return DomainError.forbidden(`only admins of the organization may change site ${id}`);
+    const about = { siteId: id, organizationId: state.site.organizationId };
+    const scopePaths = (scope: string, except?: string) => new Set((state.spaceOrder[scope] ?? []).filter((other) => other !== except).map((other) => state.siteSpaces.get(other)!.path));
+    const sectionPaths = (except?: string) => new Set([...state.sections].filter(([other]) => other !== except).map(([, section]) => section.path));
+    switch (command.kind) {
+      case 'UpdateSite': {
+        const events: SiteEvent[] = [];
+        if (Object.keys(command.changes).length > 0) events.push({ type: 'SiteUpdated', data: { ...about, changes: command.changes, updatedAt: command.now } });
+        if (command.defaultSiteSection !== undefined && command.defaultSiteSection !== state.defaultSection) {
+          if (!state.sections.has(command.defaultSiteSection)) return DomainError.notFound(`no section ${command.defaultSiteSection} in site ${id}`);
+          events.push({ type: 'SiteDefaultSectionSet', data: { ...about, sectionId: command.defaultSiteSection } });
+        }
+        if (command.defaultSiteSpace !== undefined) {
+          const siteSpace = state.siteSpaces.get(command.defaultSiteSpace);
+          const defaultScope = command.defaultSiteSection ?? state.defaultSection;
+          if (!siteSpace) return DomainError.notFound(`no site space ${command.defaultSiteSpace} in site ${id}`);
+          if (siteSpace.sectionId !== null && siteSpace.sectionId !== defaultScope) return DomainError.invalid(`defaultSiteSpace must be at the root or in the default section; ${command.defaultSiteSpace} is in section ${siteSpace.sectionId}`);
+          if (state.defaultSiteSpace[scopeOf(siteSpace.sectionId)] !== command.defaultSiteSpace) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: command.defaultSiteSpace, sectionId: siteSpace.sectionId } });
+        }
+        return events;
+      }
+      case 'PublishSite':
+        if (state.site.published === command.published) return [];
+        return [command.published ? { type: 'SitePublished', data: { ...about, publishedAt: command.now } } : { type: 'SiteUnpublished', data: { ...about, unpublishedAt: command.now } }];
+      case 'DeleteSite':
+        return [{ type: 'SiteDeleted', data: { ...about, deletedAt: command.now } }];
+      case 'AddSection': {
+        if (state.sections.has(command.sectionId)) return [];
+        const isDefault = state.defaultSection === null;
+        return [
+          { type: 'SiteSectionAdded', data: { ...about, sectionId: command.sectionId, title: command.title, icon: command.icon, path: uniquePath(command.path, sectionPaths()), default: isDefault, addedAt: command.now } },
+          { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: command.siteSpace.siteSpaceId, spaceId: command.siteSpace.spaceId, sectionId: command.sectionId, path: command.siteSpace.path, default: true, addedAt: command.now } },
+        ];
+      }
+      case 'UpdateSection': {
+        const section = state.sections.get(command.sectionId);
+        if (!section) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
+        if (command.changes.path !== undefined && sectionPaths(command.sectionId).has(command.changes.path)) return DomainError.conflict(`another section of site ${id} has the path ${command.changes.path}`);
+        const events: SiteEvent[] = [];
+        if (Object.keys(command.changes).length > 0) events.push({ type: 'SiteSectionUpdated', data: { ...about, sectionId: command.sectionId, changes: command.changes, updatedAt: command.now } });
+        if (command.defaultSiteSpace !== undefined) {
+          const siteSpace = state.siteSpaces.get(command.defaultSiteSpace);
+          if (!siteSpace || siteSpace.sectionId !== command.sectionId) return DomainError.notFound(`no site space ${command.defaultSiteSpace} in section ${command.sectionId}`);
+          if (state.defaultSiteSpace[command.sectionId] !== command.defaultSiteSpace) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: command.defaultSiteSpace, sectionId: command.sectionId } });
+        }
+        return events;
+      }
+      case 'RemoveSection': {
+        if (!state.sections.has(command.sectionId)) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
+        const events: SiteEvent[] = [{ type: 'SiteSectionRemoved', data: { ...about, sectionId: command.sectionId, removedAt: command.now } }];
+        // The default goes to the next section: a site with sections always has one default.
+        const next = state.sectionOrder.find((other) => other !== command.sectionId);
+        if (state.defaultSection === command.sectionId && next !== undefined) events.push({ type: 'SiteDefaultSectionSet', data: { ...about, sectionId: next } });
+        return events;
+      }
+      case 'MoveSection': {
+        if (!state.sections.has(command.sectionId)) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
+        const order = placed(state.sectionOrder, command.sectionId, command.position);
+        if (!order) return DomainError.invalid('position must name another section of the site');
+        return [{ type: 'SiteStructureSorted', data: { ...about, sections: order, siteSpaces: {} } }];
+      }
+      case 'AddSiteSpace': {
+        if (state.siteSpaces.has(command.siteSpaceId)) return [];
+        const sectionId = command.sectionId ?? state.defaultSection;
+        if (sectionId !== null && !state.sections.has(sectionId)) return DomainError.notFound(`no section ${sectionId} in site ${id}`);
+        const scope = scopeOf(sectionId);
+        return [{ type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: command.siteSpaceId, spaceId: command.spaceId, sectionId, path: uniquePath(command.path, scopePaths(scope)), default: (state.spaceOrder[scope] ?? []).length === 0, addedAt: command.now } }];
+      }
+      case 'UpdateSiteSpace': {
+        const siteSpace = state.siteSpaces.get(command.siteSpaceId);
+        if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);
+        if (command.changes.path !== undefined && scopePaths(scopeOf(siteSpace.sectionId), command.siteSpaceId).has(command.changes.path)) return DomainError.conflict(`another site space of that section has the path ${command.changes.path}`);
+        if (Object.keys(command.changes).length === 0) return [];
+        return [{ type: 'SiteSpaceUpdated', data: { ...about, siteSpaceId: command.siteSpaceId, changes: command.changes, updatedAt: command.now } }];
+      }
+      case 'RemoveSiteSpace': {
+        const siteSpace = state.siteSpaces.get(command.siteSpaceId);
+        if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);
+        const scope = scopeOf(siteSpace.sectionId);
+        const events: SiteEvent[] = [{ type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: command.siteSpaceId, removedAt: command.now } }];
+        // The scope keeps a default while it has site spaces: the next one takes over.
+        const next = (state.spaceOrder[scope] ?? []).find((other) => other !== command.siteSpaceId);
+        if (state.defaultSiteSpace[scope] === command.siteSpaceId && next !== undefined) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: next, sectionId: siteSpace.sectionId } });
+        return events;
+      }
+      case 'MoveSiteSpace': {
+        const siteSpace = state.siteSpaces.get(command.siteSpaceId);
+        if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);
+        const scope = scopeOf(siteSpace.sectionId);
+        const order = placed(state.spaceOrder[scope] ?? [], command.siteSpaceId, command.position);
+        if (!order) return DomainError.invalid('position must name another site space of the same section');
+        return [{ type: 'SiteStructureSorted', data: { ...about, sections: [...state.sectionOrder], siteSpaces: { [scope]: order } } }];
+      }
+    }
+  },
+};

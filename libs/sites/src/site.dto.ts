@@ -1,0 +1,95 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ID_SHAPES } from '../../platform/src/ids';
+import { ListQuery } from '../../platform/src/http/list';
+import { NotBlank } from '../../platform/src/http/validation';
+import { SITE_TYPES, SITE_VISIBILITIES, type SiteType, type SiteVisibility } from './site.events';
+
+const given = (_: object, value: unknown) => value !== undefined;
+const givenAndNotNull = (_: object, value: unknown) => value !== undefined && value !== null;
+const asBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+const PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const PROXY = /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/;
+
+export class SiteListQuery extends ListQuery {
+  @ApiPropertyOptional({ description: 'a space id: sites showing that space' }) @IsOptional() @Matches(ID_SHAPES.entity, { message: 'space must be a space id' }) space?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) title?: string;
+  @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'published must be true or false' }) published?: boolean;
+}
+
+export class CreateSiteBody {
+  @ValidateIf(given) @IsIn(SITE_TYPES, { message: `type must be one of ${SITE_TYPES.join(', ')}` }) type?: SiteType;
+  @ValidateIf(given) @IsString() @Length(2, 128) @NotBlank() title?: string;
+  @ValidateIf(given) @IsIn(SITE_VISIBILITIES, { message: `visibility must be one of ${SITE_VISIBILITIES.join(', ')}` }) visibility?: SiteVisibility;
+  @ValidateIf(given) @IsArray({ message: 'spaces must be a list of space ids (creating a new space with the site is not supported: create the space first)' }) @ArrayMaxSize(50) @Matches(ID_SHAPES.entity, { each: true, message: 'each of spaces must be a space id' }) spaces?: string[];
+}
+
+class EnabledBody {
+  @IsBoolean() enabled!: boolean;
+}
+
+export class UpdateSiteBody {
+  @ValidateIf(given) @IsString() @Length(2, 128) @NotBlank() title?: string;
+  @ValidateIf(given) @IsIn(SITE_VISIBILITIES, { message: `visibility must be one of ${SITE_VISIBILITIES.join(', ')}` }) visibility?: SiteVisibility;
+  @ValidateIf(givenAndNotNull) @IsString() @Length(1, 100) @Matches(/^[a-z0-9][a-z0-9-]*$/, { message: 'basename must be lower-case letters, digits and hyphens' }) basename?: string | null;
+  @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => EnabledBody) adaptiveContent?: EnabledBody;
+  @ValidateIf(given) @IsIn(['excluded', 'included'], { message: 'agentsContext must be excluded or included' }) agentsContext?: 'excluded' | 'included';
+  @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSpace must be a site space id' }) defaultSiteSpace?: string;
+  @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSection must be a section id' }) defaultSiteSection?: string;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(PROXY, { message: 'proxy must look like example.com/docs' }) proxy?: string | null;
+}
+
+export class AddSectionBody {
+  @Matches(ID_SHAPES.entity, { message: 'spaceId must be a space id' }) spaceId!: string;
+  @ValidateIf(given) @IsString() @Length(1, 100) @NotBlank() title?: string;
+  @ValidateIf(given) @IsString() @MaxLength(50) icon?: string;
+}
+
+export class UpdateSectionBody {
+  @ValidateIf(given) @IsString() @Length(1, 100) @NotBlank() title?: string;
+  @ValidateIf(given) @IsString() @Length(1, 100) @Matches(PATH, { message: 'path must be lower-case words joined by hyphens' }) path?: string;
+  @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSpace must be a site space id' }) defaultSiteSpace?: string;
+  @ValidateIf(givenAndNotNull) @IsString() @Length(1, 1024) condition?: string | null;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(50) icon?: string | null;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(1000) description?: string | null;
+}
+
+export class SiteSpaceListQuery extends ListQuery {
+  @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'default must be true or false' }) default?: boolean;
+}
+
+export class AddSiteSpaceBody {
+  @Matches(ID_SHAPES.entity, { message: 'spaceId must be a space id' }) spaceId!: string;
+  @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'sectionId must be a section id' }) sectionId?: string;
+}
+
+export class UpdateSiteSpaceBody {
+  @ValidateIf(given) @IsString() @Length(1, 100) @Matches(PATH, { message: 'path must be lower-case words joined by hyphens' }) path?: string;
+  @ValidateIf(givenAndNotNull) @IsString() @Length(1, 1024) condition?: string | null;
+  @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'spaceId must be a space id' }) spaceId?: string;
+}
+
+class SectionRef {
+  @IsIn(['site-section']) type!: 'site-section';
+  @Matches(ID_SHAPES.entity, { message: 'siteSection must be a section id' }) siteSection!: string;
+}
+class SectionPosition {
+  @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => SectionRef) before?: SectionRef;
+  @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => SectionRef) after?: SectionRef;
+}
+export class MoveSectionBody {
+  @IsObject() @ValidateNested() @Type(() => SectionPosition) position!: SectionPosition;
+}
+
+class SiteSpaceRef {
+  @IsIn(['site-space']) type!: 'site-space';
+  @Matches(ID_SHAPES.entity, { message: 'siteSpace must be a site space id' }) siteSpace!: string;
+}
+class SiteSpacePosition {
+  @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => SiteSpaceRef) before?: SiteSpaceRef;
+  @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => SiteSpaceRef) after?: SiteSpaceRef;
+}
+export class MoveSiteSpaceBody {
+  @IsObject() @ValidateNested() @Type(() => SiteSpacePosition) position!: SiteSpacePosition;
+}

@@ -1,0 +1,172 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope } from '../../platform/src/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
+import { scopeOf } from './site.decider';
+import { SITES, type SectionDoc, type SiteDoc, type SiteSpaceDoc } from './site.projections';
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `page` and `limit` over a list held in one document: the page token is an offset. */
+function pageOf<T>(items: readonly T[], paging: { page?: string; limit?: number }) {
+  if (paging.page !== undefined && !/^\d{1,6}$/.test(paging.page)) throw DomainError.invalid('page is not a page token of this list');
+  const start = paging.page === undefined ? 0 : Number(paging.page);
+  const limit = paging.limit ?? 100;
+  return { items: items.slice(start, start + limit), count: items.length, next: start + limit < items.length ? String(start + limit) : undefined };
+}
+
+/**
+ * The site reads: members of the organization read its sites; the published content is read by
+ * anyone the site's visibility lets in.
+ */
+@Injectable()
+export class SiteQueries {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(SITE_ORGANIZATIONS) private readonly organizations: SiteOrganizations,
+    @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** A live site of the organization the caller belongs to, or 404. */
+  async site(organizationId: string, siteId: string, caller: Caller): Promise<SiteDoc> {
+    await this.requireMember(organizationId, caller);
+    return this.live(organizationId, siteId);
+  }
+
+  private async live(organizationId: string, siteId: string): Promise<SiteDoc> {
+    const site = await this.reads.collection<SiteDoc>(SITES).get(siteId);
+    if (!site || site.deleted || site.organizationId !== organizationId) throw DomainError.notFound(`no site ${siteId}`);
+    return site;
+  }
+
+  async list(organizationId: string, caller: Caller, query: { space?: string; title?: string; published?: boolean; page?: string; limit?: number }) {
+    await this.requireMember(organizationId, caller);
+    const filter: Filter = {
+      organizationId,
+      deleted: { $exists: false },
+      ...(query.space !== undefined ? { spaceIds: query.space } : {}),
+      ...(query.title !== undefined ? { title: { $regex: escapeRegExp(query.title), $options: 'i' } } : {}),
+      ...(query.published !== undefined ? { published: query.published } : {}),
+    };
+    const page = await this.reads.collection<SiteDoc>(SITES).find(filter, { sort: { createdAt: 1 }, limit: query.limit, after: query.page });
+    return listEnvelope({ items: page.items.map((site) => this.present(site)), count: page.count, next: page.next });
+  }
+
+  async get(organizationId: string, siteId: string, caller: Caller) {
+    return this.present(await this.site(organizationId, siteId, caller));
+  }
+
+  async streamRevision(organizationId: string, siteId: string): Promise<number> {
+    return (await this.live(organizationId, siteId)).streamRevision;
+  }
+
+  async sections(organizationId: string, siteId: string, caller: Caller, paging: { page?: string; limit?: number }) {
+    const site = await this.site(organizationId, siteId, caller);
+    const page = pageOf(site.sections, paging);
+    return listEnvelope({ ...page, items: await Promise.all(page.items.map((section) => this.presentSection(site, section, caller))) });
+  }
+
+  async section(organizationId: string, siteId: string, sectionId: string, caller: Caller) {
+    const site = await this.site(organizationId, siteId, caller);
+    const section = site.sections.find((candidate) => candidate.id === sectionId);
+    if (!section) throw DomainError.notFound(`no section ${sectionId} in site ${siteId}`);
+    return this.presentSection(site, section, caller);
+  }
+
+  async siteSpaces(organizationId: string, siteId: string, caller: Caller, query: { default?: boolean; page?: string; limit?: number }) {
+    const site = await this.site(organizationId, siteId, caller);
+    const isDefault = (siteSpace: SiteSpaceDoc) => site.defaultSiteSpace[scopeOf(siteSpace.sectionId)] === siteSpace.id;
+    const matching = query.default === undefined ? site.siteSpaces : site.siteSpaces.filter((siteSpace) => isDefault(siteSpace) === query.default);
+    const page = pageOf(matching, query);
+    return listEnvelope({ ...page, items: await Promise.all(page.items.map((siteSpace) => this.presentSiteSpace(site, siteSpace, caller))) });
+  }
+
+  async siteSpace(organizationId: string, siteId: string, siteSpaceId: string, caller: Caller) {
+    const site = await this.site(organizationId, siteId, caller);
+    const siteSpace = site.siteSpaces.find((candidate) => candidate.id === siteSpaceId);
+    if (!siteSpace) throw DomainError.notFound(`no site space ${siteSpaceId} in site ${siteId}`);
+    return this.presentSiteSpace(site, siteSpace, caller);
+  }
+
+  /**
+   * `GET …/published`: the site and its structure as an anonymous reader sees them. Public and
+   * unlisted published sites are readable by anyone; share-link and visitor-auth sites need a share
+   * key or a visitor token, which this service does not issue yet (404).
+   */
+  async published(organizationId: string, siteId: string) {
+    const site = await this.live(organizationId, siteId);
+    if (!site.published || (site.visibility !== 'public' && site.visibility !== 'unlisted')) throw DomainError.notFound(`no published site ${siteId}`);
+    const anonymous: Caller = { kind: 'system', id: 'anonymous', label: 'anonymous reader' };
+    const structure = site.sections.length > 0 ? await Promise.all(site.sections.map((section) => this.presentSection(site, section, anonymous))) : [];
+    return {
+      object: 'published-content-site' as const,
+      site: this.present(site),
+      structure: site.sections.length > 0 ? { type: 'sections' as const, structure } : { type: 'siteSpaces' as const, structure: await Promise.all(site.siteSpaces.map((siteSpace) => this.presentSiteSpace(site, siteSpace, anonymous))) },
+    };
+  }
+
+  private async requireMember(organizationId: string, caller: Caller): Promise<void> {
+    const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
+    if (!standing?.member) throw DomainError.notFound(`no organization ${organizationId}`);
+  }
+
+  // ---- presenting ---------------------------------------------------------------------------------
+
+  private publishedUrl(site: SiteDoc): string {
+    return `${this.config.publicUrl}/sites/${site._id}${site.basename ? `/${site.basename}` : ''}`;
+  }
+
+  present(site: SiteDoc) {
+    const location = `${this.config.publicUrl}/v1/orgs/${site.organizationId}/sites/${site._id}`;
+    return {
+      object: 'site' as const,
+      id: site._id,
+      type: site.type,
+      title: site.title,
+      ...(site.basename !== null ? { basename: site.basename } : {}),
+      ...(site.proxy !== null ? { proxy: { origin: this.config.publicUrl, target: site.proxy } } : {}),
+      visibility: site.visibility,
+      published: site.published,
+      siteSpaces: site.siteSpaces.length,
+      createdAt: site.createdAt,
+      adaptiveContent: site.adaptiveContent,
+      agentsContext: site.agentsContext,
+      urls: { location, app: `${this.config.publicUrl}/o/${site.organizationId}/sites/${site._id}`, published: this.publishedUrl(site) },
+    };
+  }
+
+  private async presentSection(site: SiteDoc, section: SectionDoc, caller: Caller) {
+    const siteSpaces = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === section.id);
+    return {
+      object: 'site-section' as const,
+      id: section.id,
+      title: section.title,
+      ...(section.description !== null ? { description: section.description } : {}),
+      default: site.defaultSection === section.id,
+      path: section.path,
+      ...(section.condition !== null ? { condition: section.condition } : {}),
+      ...(section.icon !== null ? { icon: section.icon } : {}),
+      siteSpaces: await Promise.all(siteSpaces.map((siteSpace) => this.presentSiteSpace(site, siteSpace, caller))),
+      urls: { published: `${this.publishedUrl(site)}/${section.path}` },
+    };
+  }
+
+  private async presentSiteSpace(site: SiteDoc, siteSpace: SiteSpaceDoc, caller: Caller) {
+    const space = caller.kind === 'user' ? await this.spaces.present(siteSpace.spaceId, caller) : null;
+    const title = space && 'title' in space ? String((space as { title: unknown }).title) : ((await this.spaces.spaceById(siteSpace.spaceId))?.title ?? '');
+    return {
+      object: 'site-space' as const,
+      id: siteSpace.id,
+      path: siteSpace.path,
+      ...(siteSpace.sectionId !== null ? { section: siteSpace.sectionId } : {}),
+      ...(space ? { space } : {}),
+      title,
+      default: site.defaultSiteSpace[scopeOf(siteSpace.sectionId)] === siteSpace.id,
+      ...(siteSpace.condition !== null ? { condition: siteSpace.condition } : {}),
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import type { Caller } from '../../platform/src/http/auth';
+
+/** What sites need of organizations: the caller's role (who reads, creates and administers sites). */
+export interface SiteOrganizations {
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: string | null } | null>;
+}
+
+export const SITE_ORGANIZATIONS = Symbol('SITE_ORGANIZATIONS');
+
+/** What sites need of spaces: a space's organization and title (adding it), and its Space object (embedded in site spaces). */
+export interface SiteSpaces {
+  spaceById(spaceId: string): Promise<{ id: string; organizationId: string; title: string; deleted: boolean } | null>;
+  present(spaceId: string, caller: Caller): Promise<{ object: 'space'; id: string } | null>;
+}
+
+export const SITE_SPACES = Symbol('SITE_SPACES');

@@ -1,0 +1,17 @@
+import type { ContextManifest } from '../../runtime/src/context';
+import { SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
+import { siteAuditCatalog } from './site.audit';
+import { siteProjection } from './site.projections';
+import { siteSchemas } from './sites.schemas';
+import { SitesModule } from './sites.module';
+
+/** Docs sites: sites built from spaces, sections and site spaces, publishing and the published structure. */
+export const sitesContext: ContextManifest = {
+  name: 'sites',
+  module: SitesModule,
+  projections: [siteProjection],
+  audit: siteAuditCatalog,
+  needs: [SITE_ORGANIZATIONS, SITE_SPACES],
+  provides: [],
+  schemas: siteSchemas,
+};

@@ -1,0 +1,44 @@
+import { closedObject, dateTime, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { SITE_TYPES, SITE_VISIBILITIES } from './site.events';
+
+const text: JsonSchema = { type: 'string' };
+const flag: JsonSchema = { type: 'boolean' };
+const siteSpace = closedObject(
+  { object: { type: 'string', enum: ['site-space'] }, id: text, path: text, section: text, space: ref('Space'), title: text, default: flag, condition: text },
+  ['section', 'space', 'default', 'condition'],
+);
+const section = closedObject(
+  { object: { type: 'string', enum: ['site-section'] }, id: text, title: text, description: text, default: flag, path: text, condition: text, icon: text, siteSpaces: { type: 'array', items: siteSpace }, urls: closedObject({ published: url }) },
+  ['description', 'condition', 'icon'],
+);
+const site = closedObject(
+  {
+    object: { type: 'string', enum: ['site'] },
+    id: text,
+    type: { type: 'string', enum: [...SITE_TYPES] },
+    title: text,
+    basename: text,
+    proxy: closedObject({ origin: text, target: text }),
+    visibility: { type: 'string', enum: [...SITE_VISIBILITIES] },
+    published: flag,
+    siteSpaces: { type: 'integer', minimum: 0 },
+    createdAt: dateTime,
+    adaptiveContent: closedObject({ enabled: flag }),
+    agentsContext: { type: 'string', enum: ['excluded', 'included'] },
+    urls: closedObject({ location: url, app: url, published: url }),
+  },
+  ['basename', 'proxy'],
+);
+
+/** Response schemas of the sites context, for the OpenAPI document. */
+export const siteSchemas: Record<string, JsonSchema> = {
+  Site: site,
+  SiteSection: section,
+  SiteSpace: siteSpace,
+  PublishedContentSite: closedObject({
+    object: { type: 'string', enum: ['published-content-site'] },
+    site: ref('Site'),
+    structure: closedObject({ type: { type: 'string', enum: ['sections', 'siteSpaces'] }, structure: { type: 'array', items: { oneOf: [ref('SiteSection'), ref('SiteSpace')] } } }),
+  }),
+};
+

@@ -1,0 +1,138 @@
+/**
+ * Docs sites through HTTP against the embedded service: sites, their sections and site spaces
+ * (defaults, paths, moves), publishing, and the published structure as an anonymous reader sees it.
+ *
+ * The people: ada administers the organization; cara creates content (role `create`); rita reads.
+ */
+import { joinAs } from './support/members';
+import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+
+interface Person {
+  id: string;
+  token: string;
+}
+
+let service: RunningService;
+let organizationId: string;
+const people: Record<'ada' | 'cara' | 'rita', Person> = {} as never;
+const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+function ok(response: Response, status = 200): Response {
+  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
+  return response;
+}
+
+const sites = () => `/v1/orgs/${organizationId}/sites`;
+const space = async (title: string) => ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title }), 201).body.id as string;
+
+beforeAll(async () => {
+  service = await startService();
+  for (const name of ['ada', 'cara', 'rita'] as const) {
+    const created = await service.createUser(`${name}@sites.example`, name);
+    people[name] = { id: created.user.id, token: created.token };
+  }
+  organizationId = ok(await call(people.ada, 'POST', '/v1/orgs', { title: 'Sites Inc' }), 201).body.id;
+  await joinAs(service, organizationId, people.ada.token, [
+    { token: people.cara.token, email: 'cara@sites.example', role: 'create' },
+    { token: people.rita.token, email: 'rita@sites.example', role: 'read' },
+  ]);
+});
+
+afterAll(cleanUpServices);
+
+describe('sites', () => {
+  it('creates a basic site from spaces, the first one the default site space, paths from the titles', async () => {
+    const guide = await space('User Guide');
+    const api = await space('API');
+    const site = ok(await call(people.cara, 'POST', sites(), { title: 'Docs', spaces: [guide, api] }), 201).body;
+    expect(site).toMatchObject({ object: 'site', type: 'basic', title: 'Docs', visibility: 'public', published: false, siteSpaces: 2, agentsContext: 'excluded' });
+    const siteSpaces = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+    expect(siteSpaces.map((siteSpace: { path: string; default: boolean }) => [siteSpace.path, siteSpace.default])).toEqual([['user-guide', true], ['api', false]]);
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces?default=true`)).body.items.map((siteSpace: { path: string }) => siteSpace.path)).toEqual(['user-guide']);
+  });
+
+  it('lists with the space, title and published filters', async () => {
+    const only = await space('Only here');
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Filtered Zebra', spaces: [only] }), 201).body;
+    const ids = async (query: string) => ok(await call(people.rita, 'GET', `${sites()}${query}`)).body.items.map((item: { id: string }) => item.id);
+    expect(await ids(`?space=${only}`)).toEqual([site.id]);
+    expect(await ids('?title=zebra')).toEqual([site.id]);
+    expect(await ids('?published=true')).not.toContain(site.id);
+  });
+
+  it('lets admins change a site and refuses others (403) and outsiders (404)', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Changing' }), 201).body;
+    const changed = ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { title: 'Changed', visibility: 'unlisted', basename: 'docs', adaptiveContent: { enabled: true }, agentsContext: 'included', proxy: 'example.com/docs' })).body;
+    expect(changed).toMatchObject({ title: 'Changed', visibility: 'unlisted', basename: 'docs', adaptiveContent: { enabled: true }, agentsContext: 'included', proxy: { target: 'example.com/docs' } });
+    expectError(await call(people.cara, 'PATCH', `${sites()}/${site.id}`, { title: 'Nope' }), 403);
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { proxy: 'not a proxy' }), 400, /proxy/);
+    expectError(await call(people.rita, 'POST', sites(), { title: 'Mine' }), 403);
+  });
+
+  it('deletes with 205', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Gone soon' }), 201).body;
+    ok(await call(people.ada, 'DELETE', `${sites()}/${site.id}`), 205);
+    expectError(await call(people.ada, 'GET', `${sites()}/${site.id}`), 404);
+  });
+
+  it('refuses a space of another organization (404)', async () => {
+    const elsewhere = ok(await call(people.rita, 'POST', '/v1/orgs', { title: 'Rita’s' }), 201).body.id;
+    const theirs = ok(await call(people.rita, 'POST', `/v1/orgs/${elsewhere}/spaces`, { title: 'Theirs' }), 201).body.id;
+    expectError(await call(people.ada, 'POST', sites(), { title: 'Borrowing', spaces: [theirs] }), 404);
+  });
+});
+
+describe('sections and site spaces', () => {
+  it('adds sections, the first one the default, each with its space as its default site space', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Sectioned' }), 201).body;
+    const first = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Guides'), title: 'Guides' })).body;
+    const second = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Reference') })).body;
+    expect(first).toMatchObject({ object: 'site-section', title: 'Guides', path: 'guides', default: true, siteSpaces: [{ path: 'guides', default: true }] });
+    expect(second).toMatchObject({ title: 'Reference', default: false });
+    const extra = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId: await space('Guides'), sectionId: second.id }), 201).body;
+    expect(extra).toMatchObject({ section: second.id, path: 'guides', default: false });
+    ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/sections/${second.id}`, { defaultSiteSpace: extra.id, condition: 'visitor.claims.beta', path: 'ref' }));
+    const sections = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items;
+    expect(sections[1]).toMatchObject({ path: 'ref', condition: 'visitor.claims.beta' });
+    expect(sections[1].siteSpaces.find((siteSpace: { id: string }) => siteSpace.id === extra.id).default).toBe(true);
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/sections/${second.id}`, { path: 'guides' }), 409);
+    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections/${second.id}/move`, { position: { before: { type: 'site-section', siteSection: first.id } } }));
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items.map((section: { id: string }) => section.id)).toEqual([second.id, first.id]);
+    ok(await call(people.ada, 'DELETE', `${sites()}/${site.id}/sections/${first.id}`), 204);
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items).toEqual([expect.objectContaining({ id: second.id, default: true })]);
+  });
+
+  it('keeps one default site space per scope: removing the default hands it to the next', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Defaults', spaces: [await space('One'), await space('Two')] }), 201).body;
+    const [one, two] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+    ok(await call(people.ada, 'DELETE', `${sites()}/${site.id}/site-spaces/${one.id}`), 205);
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items).toEqual([expect.objectContaining({ id: two.id, default: true })]);
+  });
+
+  it('moves a site space, edits its path and condition, and refuses a path another one has (409)', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Moves', spaces: [await space('Alpha'), await space('Beta')] }), 201).body;
+    const [alpha, beta] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces/${beta.id}/move`, { position: { before: { type: 'site-space', siteSpace: alpha.id } } }));
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items.map((siteSpace: { id: string }) => siteSpace.id)).toEqual([beta.id, alpha.id]);
+    expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${alpha.id}`, { path: 'first', condition: 'visitor.claims.paid' })).body).toMatchObject({ path: 'first', condition: 'visitor.claims.paid' });
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${beta.id}`, { path: 'first' }), 409);
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${beta.id}`, { path: 'Not A Path' }), 400);
+  });
+});
+
+describe('publishing', () => {
+  it('serves the published structure to anyone once a public site is published, and 404 before', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Public docs', spaces: [await space('Handbook')] }), 201).body;
+    expectError(await call(null, 'GET', `${sites()}/${site.id}/published`), 404);
+    expect(ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`)).body.published).toBe(true);
+    const published = ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body;
+    expect(published).toMatchObject({ object: 'published-content-site', site: { id: site.id, published: true }, structure: { type: 'siteSpaces', structure: [{ path: 'handbook', title: 'Handbook' }] } });
+    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/unpublish`));
+    expectError(await call(null, 'GET', `${sites()}/${site.id}/published`), 404);
+  });
+
+  it('keeps share-link and visitor-auth sites unpublished to anonymous readers', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Private docs', visibility: 'share-link' }), 201).body;
+    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));
+    expectError(await call(null, 'GET', `${sites()}/${site.id}/published`), 404);
+  });
+});
