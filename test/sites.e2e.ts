@@ -119,6 +119,52 @@ describe('sections and site spaces', () => {
   });
 });
 
+describe('section groups', () => {
+  it('groups sections, adds and removes one, moves the group as a block, and deletes it leaving its sections', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Grouped' }), 201).body;
+    const add = async (title: string) => ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space(title), title })).body.id as string;
+    const [a, b, c] = [await add('A'), await add('B'), await add('C')];
+    const group = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Guides', icon: 'book', sections: [b] }), 201).body;
+    expect(group).toMatchObject({ object: 'site-section-group', title: 'Guides', icon: 'book', sections: [{ id: b, sectionGroup: group.id }] });
+    expect(ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups/${group.id}/sections`, { sectionId: c }), 201).body.sections.map((section: { id: string }) => section.id)).toEqual([b, c]);
+    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups/${group.id}/move`, { position: { before: { type: 'site-section', id: a } } }));
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items.map((section: { id: string }) => section.id)).toEqual([b, c, a]);
+    ok(await call(people.ada, 'DELETE', `${sites()}/${site.id}/section-groups/${group.id}/sections/${b}`), 205);
+    expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/section-groups/${group.id}`, { title: 'Renamed' })).body).toMatchObject({ title: 'Renamed', sections: [{ id: c }] });
+    ok(await call(people.ada, 'DELETE', `${sites()}/${site.id}/section-groups/${group.id}`), 205);
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/section-groups`)).body.items).toEqual([]);
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.count).toBe(3);
+    expectError(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Bad', sections: ['NoSuchSection0000000'] }), 404);
+  });
+});
+
+describe('adaptive content', () => {
+  const schema = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    properties: { beta: { type: 'boolean', description: 'In the beta' }, unsigned: { type: 'object', properties: { eu: { type: 'boolean', description: 'In the EU' } }, additionalProperties: false } },
+    additionalProperties: false,
+  };
+
+  it('keeps the adaptive schema and derives template conditions from it', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Adaptive' }), 201).body;
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/adaptive-schema`)).body).toMatchObject({ object: 'site-adaptive-schema', jsonSchema: { type: 'object', properties: {} } });
+    expect(ok(await call(people.ada, 'PUT', `${sites()}/${site.id}/adaptive-schema`, { jsonSchema: schema })).body.jsonSchema).toEqual(schema);
+    expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/adaptive-schema/template-conditions`)).body.items).toEqual([
+      { description: 'In the beta', condition: 'visitor.claims.beta' },
+      { description: 'In the EU', condition: 'visitor.claims.unsigned.eu' },
+    ]);
+  });
+
+  it('refuses a schema of another shape, naming the member', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Strict' }), 201).body;
+    expectError(await call(people.ada, 'PUT', `${sites()}/${site.id}/adaptive-schema`, { jsonSchema: { ...schema, properties: { beta: { type: 'string', description: 'x' } } } }), 400, /properties\.beta\.type/);
+    expectError(await call(people.ada, 'PUT', `${sites()}/${site.id}/adaptive-schema`, { jsonSchema: { type: 'object', properties: {} } }), 400, /additionalProperties/);
+    expectError(await call(people.ada, 'PUT', `${sites()}/${site.id}/adaptive-schema`, { jsonSchema: { type: 42 } }), 400, /not a JSON Schema/);
+    expectError(await call(people.cara, 'PUT', `${sites()}/${site.id}/adaptive-schema`, { jsonSchema: schema }), 403);
+  });
+});
+
 describe('publishing', () => {
   it('serves the published structure to anyone once a public site is published, and 404 before', async () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Public docs', spaces: [await space('Handbook')] }), 201).body;

@@ -18,5 +18,11 @@ export const siteAuditCatalog = auditCatalog<SiteEvent>({
   SiteSpaceUpdated: (data) => ({ action: 'site.space_updated', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
   SiteSpaceRemoved: (data) => ({ action: 'site.space_removed', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
   SiteDefaultSiteSpaceSet: (data) => ({ action: 'site.default_space_set', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
+  SiteSectionGroupAdded: (data) => ({ action: 'site.section_group_added', organizationId: data.organizationId, target: target(data), details: { group: data.groupId } }),
+  SiteSectionGroupUpdated: (data) => ({ action: 'site.section_group_updated', organizationId: data.organizationId, target: target(data), details: { group: data.groupId } }),
+  SiteSectionGroupRemoved: (data) => ({ action: 'site.section_group_removed', organizationId: data.organizationId, target: target(data), details: { group: data.groupId } }),
+  SiteSectionGrouped: (data) => ({ action: 'site.section_grouped', organizationId: data.organizationId, target: target(data), details: { group: data.groupId, section: data.sectionId } }),
+  SiteSectionUngrouped: (data) => ({ action: 'site.section_ungrouped', organizationId: data.organizationId, target: target(data), details: { group: data.groupId, section: data.sectionId } }),
+  SiteAdaptiveSchemaSet: (data) => ({ action: 'site.adaptive_schema_set', organizationId: data.organizationId, target: target(data) }),
   SiteStructureSorted: (data) => ({ action: 'site.structure_sorted', organizationId: data.organizationId, target: target(data) }),
 });

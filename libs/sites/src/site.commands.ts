@@ -5,6 +5,7 @@ import { newId } from '../../platform/src/ids';
 import { ORGANIZATION_ROLES } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
+import { validateAdaptiveSchema } from './site.adaptive';
 import { siteDecider, siteStream, type Position, type SiteCommand } from './site.decider';
 import type { SiteChanges, SiteType, SiteVisibility } from './site.events';
 
@@ -102,6 +103,38 @@ export class SiteCommands {
 
   async moveSiteSpace(organizationId: string, siteId: string, siteSpaceId: string, position: Position, caller: Caller): Promise<void> {
     await this.run({ kind: 'MoveSiteSpace', siteId, organizationId, siteSpaceId, position, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async addSectionGroup(organizationId: string, siteId: string, body: { title: string; icon?: string | null; sections?: string[] }, caller: Caller): Promise<string> {
+    const groupId = newId();
+    await this.run({ kind: 'AddSectionGroup', siteId, organizationId, groupId, title: body.title, icon: body.icon ?? null, sections: body.sections ?? [], allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+    return groupId;
+  }
+
+  async updateSectionGroup(organizationId: string, siteId: string, groupId: string, changes: { title?: string; icon?: string | null }, caller: Caller): Promise<void> {
+    await this.run({ kind: 'UpdateSectionGroup', siteId, organizationId, groupId, changes, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async removeSectionGroup(organizationId: string, siteId: string, groupId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'RemoveSectionGroup', siteId, organizationId, groupId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async groupSection(organizationId: string, siteId: string, groupId: string, sectionId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'GroupSection', siteId, organizationId, groupId, sectionId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async ungroupSection(organizationId: string, siteId: string, groupId: string, sectionId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'UngroupSection', siteId, organizationId, groupId, sectionId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async moveSectionGroup(organizationId: string, siteId: string, groupId: string, position: Position, caller: Caller): Promise<void> {
+    await this.run({ kind: 'MoveSectionGroup', siteId, organizationId, groupId, position, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async setAdaptiveSchema(organizationId: string, siteId: string, jsonSchema: Record<string, unknown>, caller: Caller): Promise<void> {
+    const allowed = await this.isAdmin(organizationId, caller);
+    if (allowed) validateAdaptiveSchema(jsonSchema);
+    await this.run({ kind: 'SetAdaptiveSchema', siteId, organizationId, jsonSchema, allowed, now: this.now() }, caller);
   }
 
   /** A live space of the organization, or 404. */

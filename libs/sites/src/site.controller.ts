@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../platform/src/errors';
@@ -10,7 +10,7 @@ import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { SiteCommands } from './site.commands';
 import type { Position } from './site.decider';
-import { AddSectionBody, AddSiteSpaceBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
+import { AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
 import { SiteQueries } from './site.queries';
 
 /** A move's position: before or after a sibling, or (neither given) the end. */
@@ -131,6 +131,80 @@ export class SiteController {
     const { before, after } = body.position;
     await this.commands.moveSection(organizationId, siteId, sectionId, positionOf({ ...(before ? { before: { id: before.siteSection } } : {}), ...(after ? { after: { id: after.siteSection } } : {}) }), caller);
     return this.queries.section(organizationId, siteId, sectionId, caller);
+  }
+
+  // ---- section groups -----------------------------------------------------------------------------
+
+  @Get(':siteId/section-groups')
+  @ApiOkResponse({ description: 'OK', schema: listOf('SiteSectionGroup') })
+  sectionGroups(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.sectionGroups(organizationId, siteId, caller, query);
+  }
+
+  @Post(':siteId/section-groups')
+  @ApiCreatedResponse({ description: 'created', schema: ref('SiteSectionGroup') })
+  async addSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSectionGroupBody, @CurrentCaller() caller: Caller) {
+    const groupId = await this.commands.addSectionGroup(organizationId, siteId, body, caller);
+    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  }
+
+  @Patch(':siteId/section-groups/:siteSectionGroupId')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSectionGroup') })
+  async updateSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: UpdateSectionGroupBody, @CurrentCaller() caller: Caller) {
+    await this.commands.updateSectionGroup(organizationId, siteId, groupId, Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)), caller);
+    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  }
+
+  @Delete(':siteId/section-groups/:siteSectionGroupId')
+  @HttpCode(205)
+  @ApiResetContentResponse({ description: 'deleted; its sections stay, ungrouped' })
+  async removeSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.removeSectionGroup(organizationId, siteId, groupId, caller);
+  }
+
+  @Post(':siteId/section-groups/:siteSectionGroupId/sections')
+  @ApiCreatedResponse({ description: 'the group with the section', schema: ref('SiteSectionGroup') })
+  async groupSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: GroupSectionBody, @CurrentCaller() caller: Caller) {
+    await this.commands.groupSection(organizationId, siteId, groupId, body.sectionId, caller);
+    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  }
+
+  @Delete(':siteId/section-groups/:siteSectionGroupId/sections/:siteSectionId')
+  @HttpCode(205)
+  @ApiResetContentResponse({ description: 'the section left the group' })
+  async ungroupSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @PathId('siteSectionId', 'section') sectionId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.ungroupSection(organizationId, siteId, groupId, sectionId, caller);
+  }
+
+  /** Deprecated in the interface in favour of sorting the whole structure: the group's sections move as one block. */
+  @Post(':siteId/section-groups/:siteSectionGroupId/move')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSectionGroup') })
+  async moveSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: MoveSectionGroupBody, @CurrentCaller() caller: Caller) {
+    const { before, after } = body.position;
+    await this.commands.moveSectionGroup(organizationId, siteId, groupId, positionOf({ ...(before ? { before: { id: before.id } } : {}), ...(after ? { after: { id: after.id } } : {}) }), caller);
+    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  }
+
+  // ---- adaptive content ---------------------------------------------------------------------------
+
+  @Get(':siteId/adaptive-schema')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteAdaptiveSchema') })
+  adaptiveSchema(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    return this.queries.adaptiveSchema(organizationId, siteId, caller);
+  }
+
+  @Put(':siteId/adaptive-schema')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteAdaptiveSchema') })
+  async setAdaptiveSchema(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AdaptiveSchemaBody, @CurrentCaller() caller: Caller) {
+    await this.commands.setAdaptiveSchema(organizationId, siteId, body.jsonSchema, caller);
+    return this.queries.adaptiveSchema(organizationId, siteId, caller);
+  }
+
+  @Get(':siteId/adaptive-schema/template-conditions')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteTemplateConditions') })
+  templateConditions(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    return this.queries.templateConditions(organizationId, siteId, caller);
   }
 
   // ---- site spaces --------------------------------------------------------------------------------

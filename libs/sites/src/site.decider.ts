@@ -25,6 +25,9 @@ export interface SiteState {
   /** Site spaces in order per scope (`''` the root, else the section id); each scope's default. */
   spaceOrder: Readonly<Record<string, readonly string[]>>;
   defaultSiteSpace: Readonly<Record<string, string>>;
+  /** Section groups and the group of each grouped section. */
+  groups: ReadonlySet<string>;
+  groupOf: Readonly<Record<string, string>>;
 }
 
 /** The scope a site space sits in: its section, or the root. */
@@ -54,7 +57,14 @@ export type SiteCommand =
   | (Acting & { kind: 'AddSiteSpace'; siteSpaceId: string; spaceId: string; sectionId: string | undefined; path: string })
   | (Acting & { kind: 'UpdateSiteSpace'; siteSpaceId: string; changes: { path?: string; condition?: string | null; spaceId?: string } })
   | (Acting & { kind: 'RemoveSiteSpace'; siteSpaceId: string })
-  | (Acting & { kind: 'MoveSiteSpace'; siteSpaceId: string; position: Position });
+  | (Acting & { kind: 'MoveSiteSpace'; siteSpaceId: string; position: Position })
+  | (Acting & { kind: 'AddSectionGroup'; groupId: string; title: string; icon: string | null; sections: string[] })
+  | (Acting & { kind: 'UpdateSectionGroup'; groupId: string; changes: { title?: string; icon?: string | null } })
+  | (Acting & { kind: 'RemoveSectionGroup'; groupId: string })
+  | (Acting & { kind: 'GroupSection'; groupId: string; sectionId: string })
+  | (Acting & { kind: 'UngroupSection'; groupId: string; sectionId: string })
+  | (Acting & { kind: 'SetAdaptiveSchema'; jsonSchema: Record<string, unknown> })
+  | (Acting & { kind: 'MoveSectionGroup'; groupId: string; position: Position });
 
 /** `path` made unique among `taken` by a numeric suffix. */
 export function uniquePath(path: string, taken: ReadonlySet<string>): string {
@@ -80,7 +90,7 @@ const without = <T>(map: ReadonlyMap<string, T>, key: string) => {
 };
 
 export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
-  initialState: () => ({ site: null, sections: new Map(), siteSpaces: new Map(), sectionOrder: [], defaultSection: null, spaceOrder: {}, defaultSiteSpace: {} }),
+  initialState: () => ({ site: null, sections: new Map(), siteSpaces: new Map(), sectionOrder: [], defaultSection: null, spaceOrder: {}, defaultSiteSpace: {}, groups: new Set(), groupOf: {} }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'SiteCreated':
@@ -107,7 +117,8 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         const siteSpaces = new Map([...state.siteSpaces].filter(([, siteSpace]) => siteSpace.sectionId !== sectionId));
         const { [sectionId]: _order, ...spaceOrder } = state.spaceOrder;
         const { [sectionId]: _default, ...defaultSiteSpace } = state.defaultSiteSpace;
-        return { ...state, sections: without(state.sections, sectionId), siteSpaces, sectionOrder: state.sectionOrder.filter((id) => id !== sectionId), defaultSection: state.defaultSection === sectionId ? null : state.defaultSection, spaceOrder, defaultSiteSpace };
+        const { [sectionId]: _group, ...groupOf } = state.groupOf;
+        return { ...state, groupOf, sections: without(state.sections, sectionId), siteSpaces, sectionOrder: state.sectionOrder.filter((id) => id !== sectionId), defaultSection: state.defaultSection === sectionId ? null : state.defaultSection, spaceOrder, defaultSiteSpace };
       }
       case 'SiteDefaultSectionSet':
         return { ...state, defaultSection: event.data.sectionId };
@@ -136,7 +147,26 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       case 'SiteDefaultSiteSpaceSet':
         return { ...state, defaultSiteSpace: { ...state.defaultSiteSpace, [scopeOf(event.data.sectionId)]: event.data.siteSpaceId } };
       case 'SiteStructureSorted':
-        return { ...state, sectionOrder: event.data.sections, spaceOrder: { ...state.spaceOrder, ...event.data.siteSpaces } };
+        return { ...state, sectionOrder: event.data.sections.length > 0 ? event.data.sections : state.sectionOrder, spaceOrder: { ...state.spaceOrder, ...event.data.siteSpaces } };
+      case 'SiteSectionGroupAdded': {
+        const groupOf = { ...state.groupOf };
+        for (const sectionId of event.data.sections) groupOf[sectionId] = event.data.groupId;
+        return { ...state, groups: new Set(state.groups).add(event.data.groupId), groupOf };
+      }
+      case 'SiteSectionGroupUpdated':
+      case 'SiteAdaptiveSchemaSet':
+        return state;
+      case 'SiteSectionGroupRemoved': {
+        const groups = new Set(state.groups);
+        groups.delete(event.data.groupId);
+        return { ...state, groups, groupOf: Object.fromEntries(Object.entries(state.groupOf).filter(([, groupId]) => groupId !== event.data.groupId)) };
+      }
+      case 'SiteSectionGrouped':
+        return { ...state, groupOf: { ...state.groupOf, [event.data.sectionId]: event.data.groupId } };
+      case 'SiteSectionUngrouped': {
+        const { [event.data.sectionId]: _left, ...groupOf } = state.groupOf;
+        return { ...state, groupOf };
+      }
     }
   },
   decide: (command, state) => {
@@ -240,6 +270,44 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         if (state.defaultSiteSpace[scope] === command.siteSpaceId && next !== undefined) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: next, sectionId: siteSpace.sectionId } });
         return events;
       }
+      case 'AddSectionGroup': {
+        if (state.groups.has(command.groupId)) return [];
+        const unknown = command.sections.find((sectionId) => !state.sections.has(sectionId));
+        if (unknown !== undefined) return DomainError.notFound(`no section ${unknown} in site ${id}`);
+        return [{ type: 'SiteSectionGroupAdded', data: { ...about, groupId: command.groupId, title: command.title, icon: command.icon, sections: [...new Set(command.sections)], addedAt: command.now } }];
+      }
+      case 'UpdateSectionGroup':
+        if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        if (Object.keys(command.changes).length === 0) return [];
+        return [{ type: 'SiteSectionGroupUpdated', data: { ...about, groupId: command.groupId, changes: command.changes, updatedAt: command.now } }];
+      case 'RemoveSectionGroup':
+        if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        return [{ type: 'SiteSectionGroupRemoved', data: { ...about, groupId: command.groupId, removedAt: command.now } }];
+      case 'GroupSection':
+        if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        if (!state.sections.has(command.sectionId)) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
+        if (state.groupOf[command.sectionId] === command.groupId) return [];
+        return [{ type: 'SiteSectionGrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } }];
+      case 'UngroupSection':
+        if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        if (state.groupOf[command.sectionId] !== command.groupId) return DomainError.notFound(`section ${command.sectionId} is not in section group ${command.groupId}`);
+        return [{ type: 'SiteSectionUngrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } }];
+      case 'MoveSectionGroup': {
+        if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        // The group's sections move as one block, before or after another section.
+        const block = state.sectionOrder.filter((sectionId) => state.groupOf[sectionId] === command.groupId);
+        const rest = state.sectionOrder.filter((sectionId) => state.groupOf[sectionId] !== command.groupId);
+        let at = rest.length;
+        if (command.position !== null) {
+          const anchor = 'before' in command.position ? command.position.before : command.position.after;
+          const index = rest.indexOf(anchor);
+          if (index < 0) return DomainError.invalid('position must name a section outside the group');
+          at = 'before' in command.position ? index : index + 1;
+        }
+        return [{ type: 'SiteStructureSorted', data: { ...about, sections: [...rest.slice(0, at), ...block, ...rest.slice(at)], siteSpaces: {} } }];
+      }
+      case 'SetAdaptiveSchema':
+        return [{ type: 'SiteAdaptiveSchemaSet', data: { ...about, jsonSchema: command.jsonSchema, updatedAt: command.now } }];
       case 'MoveSiteSpace': {
         const siteSpace = state.siteSpaces.get(command.siteSpaceId);
         if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);

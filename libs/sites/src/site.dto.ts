@@ -93,3 +93,34 @@ class SiteSpacePosition {
 export class MoveSiteSpaceBody {
   @IsObject() @ValidateNested() @Type(() => SiteSpacePosition) position!: SiteSpacePosition;
 }
+
+export class AddSectionGroupBody {
+  @IsString() @Length(1, 100) @NotBlank() title!: string;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(50) icon?: string | null;
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(100) @Matches(ID_SHAPES.entity, { each: true, message: 'each of sections must be a section id' }) sections?: string[];
+}
+
+export class UpdateSectionGroupBody {
+  @ValidateIf(given) @IsString() @Length(1, 100) @NotBlank() title?: string;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(50) icon?: string | null;
+}
+
+export class GroupSectionBody {
+  @Matches(ID_SHAPES.entity, { message: 'sectionId must be a section id' }) sectionId!: string;
+}
+
+class SectionIdRef {
+  @IsIn(['site-section']) type!: 'site-section';
+  @Matches(ID_SHAPES.entity, { message: 'id must be a section id' }) id!: string;
+}
+class GroupPosition {
+  @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => SectionIdRef) before?: SectionIdRef;
+  @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => SectionIdRef) after?: SectionIdRef;
+}
+export class MoveSectionGroupBody {
+  @IsObject() @ValidateNested() @Type(() => GroupPosition) position!: GroupPosition;
+}
+
+export class AdaptiveSchemaBody {
+  @IsObject() jsonSchema!: Record<string, unknown>;
+}

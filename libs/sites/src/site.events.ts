@@ -39,5 +39,12 @@ export type SiteEvent =
   | { type: 'SiteSpaceRemoved'; data: About & { siteSpaceId: string; removedAt: string } }
   /** The default site space of a scope (a section, or the root when `sectionId` is null). */
   | { type: 'SiteDefaultSiteSpaceSet'; data: About & { siteSpaceId: string; sectionId: string | null } }
+  | { type: 'SiteSectionGroupAdded'; data: About & { groupId: string; title: string; icon: string | null; sections: string[]; addedAt: string } }
+  | { type: 'SiteSectionGroupUpdated'; data: About & { groupId: string; changes: { title?: string; icon?: string | null }; updatedAt: string } }
+  | { type: 'SiteSectionGroupRemoved'; data: About & { groupId: string; removedAt: string } }
+  /** A section joins a group (leaving the one it was in, if any). */
+  | { type: 'SiteSectionGrouped'; data: About & { groupId: string; sectionId: string } }
+  | { type: 'SiteSectionUngrouped'; data: About & { groupId: string; sectionId: string } }
+  | { type: 'SiteAdaptiveSchemaSet'; data: About & { jsonSchema: Record<string, unknown>; updatedAt: string } }
   /** The order of sections, and of the site spaces within each scope. */
   | { type: 'SiteStructureSorted'; data: About & { sections: string[]; siteSpaces: Record<string, string[]> } };

@@ -12,6 +12,14 @@ export interface SectionDoc {
   icon: string | null;
   description: string | null;
   condition: string | null;
+  /** The section group it belongs to, if any. */
+  sectionGroup?: string | null;
+}
+
+export interface SectionGroupDoc {
+  id: string;
+  title: string;
+  icon: string | null;
 }
 
 export interface SiteSpaceDoc {
@@ -40,6 +48,9 @@ export interface SiteDoc extends ProjectedDoc {
   defaultSection: string | null;
   /** Default site space per scope (`''` the root, else the section id). */
   defaultSiteSpace: Record<string, string>;
+  /** Section groups, in the order they were added (a group shows where its first section is). */
+  groups?: SectionGroupDoc[];
+  adaptiveSchema?: { jsonSchema: Record<string, unknown>; updatedAt: string } | null;
   /** The spaces the site shows (the `space` filter of the list). */
   spaceIds: string[];
   /** Revision of the `site-<id>` stream: the ETag. */
@@ -72,6 +83,12 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
     'SiteSpaceRemoved',
     'SiteDefaultSiteSpaceSet',
     'SiteStructureSorted',
+    'SiteSectionGroupAdded',
+    'SiteSectionGroupUpdated',
+    'SiteSectionGroupRemoved',
+    'SiteSectionGrouped',
+    'SiteSectionUngrouped',
+    'SiteAdaptiveSchemaSet',
   ],
   guard: (event) => ({ collection: SITES, id: (event.data as { siteId: string }).siteId }),
   async apply(event: Recorded<SiteEvent | SpaceEvent>, documents) {
@@ -148,6 +165,29 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         next = { ...next, sections, siteSpaces };
         break;
       }
+    }
+    const grouped = (sectionIds: readonly string[], groupId: string | null) => next.sections.map((section) => (sectionIds.includes(section.id) ? { ...section, sectionGroup: groupId } : section));
+    switch (event.type) {
+      case 'SiteSectionGroupAdded':
+        next = { ...next, groups: [...(next.groups ?? []), { id: event.data.groupId, title: event.data.title, icon: event.data.icon }], sections: grouped(event.data.sections, event.data.groupId) };
+        break;
+      case 'SiteSectionGroupUpdated':
+        next = { ...next, groups: (next.groups ?? []).map((group) => (group.id === event.data.groupId ? { ...group, ...event.data.changes } : group)) };
+        break;
+      case 'SiteSectionGroupRemoved': {
+        const groupId = event.data.groupId;
+        next = { ...next, groups: (next.groups ?? []).filter((group) => group.id !== groupId), sections: next.sections.map((section) => (section.sectionGroup === groupId ? { ...section, sectionGroup: null } : section)) };
+        break;
+      }
+      case 'SiteSectionGrouped':
+        next = { ...next, sections: grouped([event.data.sectionId], event.data.groupId) };
+        break;
+      case 'SiteSectionUngrouped':
+        next = { ...next, sections: grouped([event.data.sectionId], null) };
+        break;
+      case 'SiteAdaptiveSchemaSet':
+        next = { ...next, adaptiveSchema: { jsonSchema: event.data.jsonSchema, updatedAt: event.data.updatedAt } };
+        break;
     }
     await sites.put({ ...next, spaceIds: spaceIdsOf(next.siteSpaces) });
   },

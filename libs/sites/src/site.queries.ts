@@ -6,7 +6,11 @@ import { listEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
 import { scopeOf } from './site.decider';
-import { SITES, type SectionDoc, type SiteDoc, type SiteSpaceDoc } from './site.projections';
+import { templateConditions } from './site.adaptive';
+import { SITES, type SectionDoc, type SectionGroupDoc, type SiteDoc, type SiteSpaceDoc } from './site.projections';
+
+/** A site's adaptive schema before one is set: no claims. */
+const DEFAULT_ADAPTIVE_SCHEMA = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {}, additionalProperties: false };
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -75,6 +79,30 @@ export class SiteQueries {
     const section = site.sections.find((candidate) => candidate.id === sectionId);
     if (!section) throw DomainError.notFound(`no section ${sectionId} in site ${siteId}`);
     return this.presentSection(site, section, caller);
+  }
+
+  async sectionGroups(organizationId: string, siteId: string, caller: Caller, paging: { page?: string; limit?: number }) {
+    const site = await this.site(organizationId, siteId, caller);
+    const page = pageOf(site.groups ?? [], paging);
+    return listEnvelope({ ...page, items: await Promise.all(page.items.map((group) => this.presentGroup(site, group, caller))) });
+  }
+
+  async sectionGroup(organizationId: string, siteId: string, groupId: string, caller: Caller) {
+    const site = await this.site(organizationId, siteId, caller);
+    const group = (site.groups ?? []).find((candidate) => candidate.id === groupId);
+    if (!group) throw DomainError.notFound(`no section group ${groupId} in site ${siteId}`);
+    return this.presentGroup(site, group, caller);
+  }
+
+  async adaptiveSchema(organizationId: string, siteId: string, caller: Caller) {
+    const site = await this.site(organizationId, siteId, caller);
+    const schema = site.adaptiveSchema ?? { jsonSchema: DEFAULT_ADAPTIVE_SCHEMA, updatedAt: site.createdAt };
+    return { object: 'site-adaptive-schema' as const, jsonSchema: schema.jsonSchema, updatedAt: schema.updatedAt };
+  }
+
+  async templateConditions(organizationId: string, siteId: string, caller: Caller) {
+    const { jsonSchema } = await this.adaptiveSchema(organizationId, siteId, caller);
+    return { items: templateConditions(jsonSchema) };
   }
 
   async siteSpaces(organizationId: string, siteId: string, caller: Caller, query: { default?: boolean; page?: string; limit?: number }) {
@@ -150,8 +178,20 @@ export class SiteQueries {
       path: section.path,
       ...(section.condition !== null ? { condition: section.condition } : {}),
       ...(section.icon !== null ? { icon: section.icon } : {}),
+      ...(section.sectionGroup ? { sectionGroup: section.sectionGroup } : {}),
       siteSpaces: await Promise.all(siteSpaces.map((siteSpace) => this.presentSiteSpace(site, siteSpace, caller))),
       urls: { published: `${this.publishedUrl(site)}/${section.path}` },
+    };
+  }
+
+  private async presentGroup(site: SiteDoc, group: SectionGroupDoc, caller: Caller) {
+    const sections = site.sections.filter((section) => section.sectionGroup === group.id);
+    return {
+      object: 'site-section-group' as const,
+      id: group.id,
+      title: group.title,
+      ...(group.icon !== null ? { icon: group.icon } : {}),
+      sections: await Promise.all(sections.map((section) => this.presentSection(site, section, caller))),
     };
   }
 

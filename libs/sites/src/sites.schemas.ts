@@ -8,8 +8,8 @@ const siteSpace = closedObject(
   ['section', 'space', 'default', 'condition'],
 );
 const section = closedObject(
-  { object: { type: 'string', enum: ['site-section'] }, id: text, title: text, description: text, default: flag, path: text, condition: text, icon: text, siteSpaces: { type: 'array', items: siteSpace }, urls: closedObject({ published: url }) },
-  ['description', 'condition', 'icon'],
+  { object: { type: 'string', enum: ['site-section'] }, id: text, title: text, description: text, default: flag, path: text, condition: text, icon: text, sectionGroup: text, siteSpaces: { type: 'array', items: siteSpace }, urls: closedObject({ published: url }) },
+  ['description', 'condition', 'icon', 'sectionGroup'],
 );
 const site = closedObject(
   {
@@ -35,6 +35,9 @@ export const siteSchemas: Record<string, JsonSchema> = {
   Site: site,
   SiteSection: section,
   SiteSpace: siteSpace,
+  SiteSectionGroup: closedObject({ object: { type: 'string', enum: ['site-section-group'] }, id: text, title: text, icon: text, sections: { type: 'array', items: ref('SiteSection') } }, ['icon']),
+  SiteAdaptiveSchema: closedObject({ object: { type: 'string', enum: ['site-adaptive-schema'] }, jsonSchema: { type: 'object' }, updatedAt: dateTime }),
+  SiteTemplateConditions: closedObject({ items: { type: 'array', items: closedObject({ description: text, condition: text }) } }),
   PublishedContentSite: closedObject({
     object: { type: 'string', enum: ['published-content-site'] },
     site: ref('Site'),

@@ -30,6 +30,7 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     siteId: 'entity',
     siteSectionId: 'entity',
     siteSpaceId: 'entity',
+    siteSectionGroupId: 'entity',
     eventId: 'event',
     shareKey: 'shareKey',
     auditEventId: 'event',
