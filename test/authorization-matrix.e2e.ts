@@ -192,6 +192,12 @@ const RULES: Record<string, Rule> = {
   'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections': { allow: 'admin', body: (c) => ({ sectionId: c.org.ids.siteSectionId }) },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move': { allow: 'admin', body: () => ({ position: {} }) },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/structure': { allow: 'guest' },
+  /** The fixture's site has one section, in one group, and one site space at its root. */
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/structure/sort': {
+    allow: 'admin',
+    body: (c) => ({ structure: [{ type: 'group', id: c.org.ids.siteSectionGroupId, sections: [{ id: c.org.ids.siteSectionId }] }] }),
+  },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': { allow: 'guest' },
   'PUT /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': { allow: 'admin', body: () => ({ jsonSchema: { type: 'object', properties: {}, additionalProperties: false } }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions': { allow: 'guest' },

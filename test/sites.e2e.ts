@@ -138,6 +138,31 @@ describe('section groups', () => {
   });
 });
 
+describe('the structure', () => {
+  it('reads groups and sections in order, and sorts the whole structure in one call', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Structured' }), 201).body;
+    const add = async (title: string) => ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space(title), title })).body.id as string;
+    const [a, b, c] = [await add('A'), await add('B'), await add('C')];
+    const group = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Group', sections: [b, c] }), 201).body;
+    const extra = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId: await space('Extra'), sectionId: a }), 201).body;
+    const [first] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items[0].siteSpaces;
+    const shape = (structure: Array<{ type: string; id: string; sections?: Array<{ id: string }> }>) => structure.map((entry) => (entry.type === 'group' ? [entry.id, entry.sections!.map((section) => section.id)] : entry.id));
+    expect(shape(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/structure`)).body.structure)).toEqual([a, [group.id, [b, c]]]);
+    const sorted = ok(
+      await call(people.ada, 'PATCH', `${sites()}/${site.id}/structure/sort`, {
+        structure: [
+          { type: 'group', id: group.id, sections: [{ id: c }, { id: b }] },
+          { type: 'section', id: a, siteSpaces: [extra.id, first.id] },
+        ],
+      }),
+    ).body;
+    expect(shape(sorted.structure)).toEqual([[group.id, [c, b]], a]);
+    expect(sorted.structure[1].siteSpaces.map((siteSpace: { id: string }) => siteSpace.id)).toEqual([extra.id, first.id]);
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/structure/sort`, { structure: [{ type: 'section', id: a }] }), 400, /every section/);
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/structure/sort`, { structure: [{ type: 'section', id: a }, { type: 'section', id: b }, { type: 'section', id: c }] }), 400, /outside any group/);
+  });
+});
+
 describe('adaptive content', () => {
   const schema = {
     $schema: 'http://json-schema.org/draft-07/schema#',

@@ -131,6 +131,10 @@ export class SiteCommands {
     await this.run({ kind: 'MoveSectionGroup', siteId, organizationId, groupId, position, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
   }
 
+  async sortStructure(organizationId: string, siteId: string, sort: { sections: Array<{ id: string; group: string | null }>; siteSpaces: Record<string, string[]> }, caller: Caller): Promise<void> {
+    await this.run({ kind: 'SortStructure', siteId, organizationId, ...sort, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
   async setAdaptiveSchema(organizationId: string, siteId: string, jsonSchema: Record<string, unknown>, caller: Caller): Promise<void> {
     const allowed = await this.isAdmin(organizationId, caller);
     if (allowed) validateAdaptiveSchema(jsonSchema);

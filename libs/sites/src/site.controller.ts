@@ -10,7 +10,7 @@ import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { SiteCommands } from './site.commands';
 import type { Position } from './site.decider';
-import { AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
+import { SortStructureBody, AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
 import { SiteQueries } from './site.queries';
 
 /** A move's position: before or after a sibling, or (neither given) the end. */
@@ -184,6 +184,32 @@ export class SiteController {
     const { before, after } = body.position;
     await this.commands.moveSectionGroup(organizationId, siteId, groupId, positionOf({ ...(before ? { before: { id: before.id } } : {}), ...(after ? { after: { id: after.id } } : {}) }), caller);
     return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  }
+
+  // ---- structure (extension, at the platform's path) -------------------------------------------------
+
+  @Get(':siteId/structure')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteStructure') })
+  structure(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    return this.queries.structure(organizationId, siteId, caller);
+  }
+
+  /** `sortSiteStructure`: the order of groups, sections and site spaces in one call; the deprecated moves do the same, one item at a time. */
+  @Patch(':siteId/structure/sort')
+  @ApiOkResponse({ description: 'the structure in its new order', schema: ref('SiteStructure') })
+  async sortStructure(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: SortStructureBody, @CurrentCaller() caller: Caller) {
+    const sections: Array<{ id: string; group: string | null }> = [];
+    const siteSpaces: Record<string, string[]> = {};
+    for (const entry of body.structure ?? []) {
+      const members = entry.type === 'group' ? (entry.sections ?? []).map((section) => ({ ...section, group: entry.id })) : [{ ...entry, group: null }];
+      for (const section of members) {
+        sections.push({ id: section.id, group: section.group });
+        if (section.siteSpaces !== undefined) siteSpaces[section.id] = section.siteSpaces;
+      }
+    }
+    if (body.siteSpaces !== undefined) siteSpaces[''] = body.siteSpaces;
+    await this.commands.sortStructure(organizationId, siteId, { sections, siteSpaces }, caller);
+    return this.queries.structure(organizationId, siteId, caller);
   }
 
   // ---- adaptive content ---------------------------------------------------------------------------

@@ -50,6 +50,17 @@ describe('site decider', () => {
     spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false), spaceAdded('a', 'a', true, 's2')]).when({ kind: 'UpdateSite', ...act, changes: {}, defaultSiteSpace: 'a' }).thenFails(400);
   });
 
+  it('given two sections, when the structure is sorted listing only one, then 400 (every section exactly once)', () => {
+    spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false)]).when({ kind: 'SortStructure', ...act, sections: [{ id: 's1', group: null }], siteSpaces: {} }).thenFails(400);
+  });
+
+  it('given two sections, when the structure is sorted listing both, then one SiteStructureSorted with the new order', () => {
+    spec
+      .given([created, sectionAdded('s1', true), sectionAdded('s2', false)])
+      .when({ kind: 'SortStructure', ...act, sections: [{ id: 's2', group: null }, { id: 's1', group: null }], siteSpaces: {} })
+      .then([{ type: 'SiteStructureSorted', data: { ...about, sections: ['s2', 's1'], siteSpaces: {} } }]);
+  });
+
   it('places an item before or after another, at the end without a position, and refuses a position outside the order', () => {
     expect(placed(['a', 'b', 'c'], 'c', { before: 'a' })).toEqual(['c', 'a', 'b']);
     expect(placed(['a', 'b', 'c'], 'a', { after: 'b' })).toEqual(['b', 'a', 'c']);

@@ -64,7 +64,9 @@ export type SiteCommand =
   | (Acting & { kind: 'GroupSection'; groupId: string; sectionId: string })
   | (Acting & { kind: 'UngroupSection'; groupId: string; sectionId: string })
   | (Acting & { kind: 'SetAdaptiveSchema'; jsonSchema: Record<string, unknown> })
-  | (Acting & { kind: 'MoveSectionGroup'; groupId: string; position: Position });
+  | (Acting & { kind: 'MoveSectionGroup'; groupId: string; position: Position })
+  /** The whole order at once: every section exactly once (groups' sections together, as grouped), and for each scope listed, exactly its site spaces. */
+  | (Acting & { kind: 'SortStructure'; sections: Array<{ id: string; group: string | null }>; siteSpaces: Record<string, string[]> });
 
 /** `path` made unique among `taken` by a numeric suffix. */
 export function uniquePath(path: string, taken: ReadonlySet<string>): string {
@@ -305,6 +307,24 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
           at = 'before' in command.position ? index : index + 1;
         }
         return [{ type: 'SiteStructureSorted', data: { ...about, sections: [...rest.slice(0, at), ...block, ...rest.slice(at)], siteSpaces: {} } }];
+      }
+      case 'SortStructure': {
+        const listed = command.sections.map((section) => section.id);
+        if (command.sections.length > 0 || state.sections.size > 0) {
+          if (new Set(listed).size !== listed.length || listed.length !== state.sections.size || listed.some((sectionId) => !state.sections.has(sectionId))) {
+            return DomainError.invalid(`structure must list every section of site ${id} exactly once`);
+          }
+          const misplaced = command.sections.find((section) => (state.groupOf[section.id] ?? null) !== section.group);
+          if (misplaced) return DomainError.invalid(`section ${misplaced.id} is listed ${misplaced.group ? `in group ${misplaced.group}` : 'outside any group'}, which is not where it is`);
+        }
+        for (const [scope, order] of Object.entries(command.siteSpaces)) {
+          const actual = state.spaceOrder[scope] ?? [];
+          if (scope !== '' && !state.sections.has(scope)) return DomainError.notFound(`no section ${scope} in site ${id}`);
+          if (new Set(order).size !== order.length || order.length !== actual.length || order.some((siteSpaceId) => !actual.includes(siteSpaceId))) {
+            return DomainError.invalid(`structure must list every site space of ${scope === '' ? 'the root' : `section ${scope}`} exactly once`);
+          }
+        }
+        return [{ type: 'SiteStructureSorted', data: { ...about, sections: listed, siteSpaces: command.siteSpaces } }];
       }
       case 'SetAdaptiveSchema':
         return [{ type: 'SiteAdaptiveSchemaSet', data: { ...about, jsonSchema: command.jsonSchema, updatedAt: command.now } }];

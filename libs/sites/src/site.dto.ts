@@ -124,3 +124,19 @@ export class MoveSectionGroupBody {
 export class AdaptiveSchemaBody {
   @IsObject() jsonSchema!: Record<string, unknown>;
 }
+
+class SortSection {
+  @Matches(ID_SHAPES.entity, { message: 'id must be a section id' }) id!: string;
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(1000) @Matches(ID_SHAPES.entity, { each: true, message: 'each of siteSpaces must be a site space id' }) siteSpaces?: string[];
+}
+
+class SortEntry extends SortSection {
+  @IsIn(['section', 'group'], { message: 'type must be section or group' }) type!: 'section' | 'group';
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => SortSection) sections?: SortSection[];
+}
+
+/** `PATCH …/structure/sort`: the whole order in one call (groups list their sections), or the root's site spaces for a site without sections. */
+export class SortStructureBody {
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => SortEntry) structure?: SortEntry[];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(1000) @Matches(ID_SHAPES.entity, { each: true, message: 'each of siteSpaces must be a site space id' }) siteSpaces?: string[];
+}

@@ -94,6 +94,26 @@ export class SiteQueries {
     return this.presentGroup(site, group, caller);
   }
 
+  /** The site's structure in order: groups (at their first section's place) and ungrouped sections, or the root's site spaces. */
+  async structure(organizationId: string, siteId: string, caller: Caller) {
+    const site = await this.site(organizationId, siteId, caller);
+    if (site.sections.length === 0) {
+      return { object: 'site-structure' as const, type: 'siteSpaces' as const, structure: await Promise.all(site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === null).map((siteSpace) => this.presentSiteSpace(site, siteSpace, caller))) };
+    }
+    const structure: unknown[] = [];
+    const shown = new Set<string>();
+    for (const section of site.sections) {
+      const groupId = section.sectionGroup ?? null;
+      if (groupId === null) structure.push({ type: 'section', ...(await this.presentSection(site, section, caller)) });
+      else if (!shown.has(groupId)) {
+        shown.add(groupId);
+        const group = (site.groups ?? []).find((candidate) => candidate.id === groupId);
+        if (group) structure.push({ type: 'group', ...(await this.presentGroup(site, group, caller)) });
+      }
+    }
+    return { object: 'site-structure' as const, type: 'sections' as const, structure };
+  }
+
   async adaptiveSchema(organizationId: string, siteId: string, caller: Caller) {
     const site = await this.site(organizationId, siteId, caller);
     const schema = site.adaptiveSchema ?? { jsonSchema: DEFAULT_ADAPTIVE_SCHEMA, updatedAt: site.createdAt };

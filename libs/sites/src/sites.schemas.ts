@@ -38,6 +38,7 @@ export const siteSchemas: Record<string, JsonSchema> = {
   SiteSectionGroup: closedObject({ object: { type: 'string', enum: ['site-section-group'] }, id: text, title: text, icon: text, sections: { type: 'array', items: ref('SiteSection') } }, ['icon']),
   SiteAdaptiveSchema: closedObject({ object: { type: 'string', enum: ['site-adaptive-schema'] }, jsonSchema: { type: 'object' }, updatedAt: dateTime }),
   SiteTemplateConditions: closedObject({ items: { type: 'array', items: closedObject({ description: text, condition: text }) } }),
+  SiteStructure: closedObject({ object: { type: 'string', enum: ['site-structure'] }, type: { type: 'string', enum: ['sections', 'siteSpaces'] }, structure: { type: 'array', items: { type: 'object' } } }),
   PublishedContentSite: closedObject({
     object: { type: 'string', enum: ['published-content-site'] },
     site: ref('Site'),
