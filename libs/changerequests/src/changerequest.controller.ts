@@ -142,8 +142,8 @@ export class ChangeRequestController {
   }
 
   private async answer(spaceId: string, changeRequestId: string, caller: Caller, reply: FastifyReply) {
-    const [object, revision] = await Promise.all([this.queries.get(spaceId, changeRequestId, caller), this.queries.streamRevision(spaceId, changeRequestId)]);
-    void reply.header('etag', etagOf(revision));
+    const { object, streamRevision } = await this.queries.getWithRevision(spaceId, changeRequestId, caller);
+    void reply.header('etag', etagOf(streamRevision));
     return object;
   }
 }

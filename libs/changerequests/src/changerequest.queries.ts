@@ -88,14 +88,14 @@ export class ChangeRequestQueries {
   }
 
   async get(spaceId: string, ref: string, caller: Caller): Promise<ChangeRequestObject> {
-    const space = await this.spaces.spaceFor(spaceId, caller);
-    const request = await this.find(spaceId, ref);
-    return (await this.present(space, [request]))[0];
+    return (await this.getWithRevision(spaceId, ref, caller)).object;
   }
 
-  /** The request's ETag source: its stream revision. */
-  async streamRevision(spaceId: string, ref: string): Promise<number> {
-    return (await this.find(spaceId, ref)).streamRevision;
+  /** The request and its ETag source (its stream revision), from one read. */
+  async getWithRevision(spaceId: string, ref: string, caller: Caller): Promise<{ object: ChangeRequestObject; streamRevision: number }> {
+    const space = await this.spaces.spaceFor(spaceId, caller);
+    const request = await this.find(spaceId, ref);
+    return { object: (await this.present(space, [request]))[0], streamRevision: request.streamRevision };
   }
 
   async list(spaceId: string, caller: Caller, query: { status?: ChangeRequestStatus; contributor?: string; page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {

@@ -46,9 +46,9 @@ export class SiteController {
   @Get(':siteId')
   @ApiOkResponse({ description: 'OK', schema: ref('Site'), headers: etagHeader })
   async get(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const site = await this.queries.get(organizationId, siteId, caller);
-    void reply.header('etag', etagOf(await this.queries.streamRevision(organizationId, siteId)));
-    return site;
+    const { object, streamRevision } = await this.queries.getWithRevision(organizationId, siteId, caller);
+    void reply.header('etag', etagOf(streamRevision));
+    return object;
   }
 
   @Patch(':siteId')

@@ -61,11 +61,13 @@ export class SiteQueries {
   }
 
   async get(organizationId: string, siteId: string, caller: Caller) {
-    return this.present(await this.site(organizationId, siteId, caller));
+    return (await this.getWithRevision(organizationId, siteId, caller)).object;
   }
 
-  async streamRevision(organizationId: string, siteId: string): Promise<number> {
-    return (await this.live(organizationId, siteId)).streamRevision;
+  /** The site and its ETag source (its stream revision), from one read. */
+  async getWithRevision(organizationId: string, siteId: string, caller: Caller) {
+    const site = await this.site(organizationId, siteId, caller);
+    return { object: this.present(site), streamRevision: site.streamRevision };
   }
 
   async sections(organizationId: string, siteId: string, caller: Caller, paging: { page?: string; limit?: number }) {
