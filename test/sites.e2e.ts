@@ -201,6 +201,15 @@ describe('publishing', () => {
     expectError(await call(null, 'GET', `${sites()}/${site.id}/published`), 404);
   });
 
+  it('leaves out of the published structure what a condition hides from an anonymous reader, and refuses an invalid condition', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Conditional', spaces: [await space('Open'), await space('Beta only')] }), 201).body;
+    const [, beta] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+    ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${beta.id}`, { condition: 'visitor.claims.beta == true' }));
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${beta.id}`, { condition: 'process.exit()' }), 400, /condition/);
+    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));
+    expect(ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body.structure.structure.map((siteSpace: { title: string }) => siteSpace.title)).toEqual(['Open']);
+  });
+
   it('keeps share-link and visitor-auth sites unpublished to anonymous readers', async () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Private docs', visibility: 'share-link' }), 201).body;
     ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));

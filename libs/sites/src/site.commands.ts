@@ -6,6 +6,7 @@ import { ORGANIZATION_ROLES } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
 import { validateAdaptiveSchema } from './site.adaptive';
+import { parseCondition } from './site.conditions';
 import { siteDecider, siteStream, type Position, type SiteCommand } from './site.decider';
 import type { SiteChanges, SiteType, SiteVisibility } from './site.events';
 
@@ -72,6 +73,7 @@ export class SiteCommands {
   }
 
   async updateSection(organizationId: string, siteId: string, sectionId: string, changes: { title?: string; path?: string; icon?: string | null; description?: string | null; condition?: string | null }, defaultSiteSpace: string | undefined, caller: Caller): Promise<void> {
+    if (typeof changes.condition === 'string') parseCondition(changes.condition);
     await this.run({ kind: 'UpdateSection', siteId, organizationId, sectionId, changes, ...(defaultSiteSpace !== undefined ? { defaultSiteSpace } : {}), allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
   }
 
@@ -93,6 +95,7 @@ export class SiteCommands {
 
   async updateSiteSpace(organizationId: string, siteId: string, siteSpaceId: string, changes: { path?: string; condition?: string | null; spaceId?: string }, caller: Caller): Promise<void> {
     const allowed = await this.isAdmin(organizationId, caller);
+    if (typeof changes.condition === 'string') parseCondition(changes.condition);
     if (changes.spaceId !== undefined) await this.space(organizationId, changes.spaceId);
     await this.run({ kind: 'UpdateSiteSpace', siteId, organizationId, siteSpaceId, changes, allowed, now: this.now() }, caller);
   }

@@ -7,6 +7,7 @@ import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/re
 import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
 import { scopeOf } from './site.decider';
 import { templateConditions } from './site.adaptive';
+import { evaluateCondition } from './site.conditions';
 import { SITES, type SectionDoc, type SectionGroupDoc, type SiteDoc, type SiteSpaceDoc } from './site.projections';
 
 /** A site's adaptive schema before one is set: no claims. */
@@ -151,11 +152,14 @@ export class SiteQueries {
     const site = await this.live(organizationId, siteId);
     if (!site.published || (site.visibility !== 'public' && site.visibility !== 'unlisted')) throw DomainError.notFound(`no published site ${siteId}`);
     const anonymous: Caller = { kind: 'system', id: 'anonymous', label: 'anonymous reader' };
-    const structure = site.sections.length > 0 ? await Promise.all(site.sections.map((section) => this.presentSection(site, section, anonymous))) : [];
+    // An anonymous reader has no claims: what a condition hides from them is left out.
+    const seen = (condition: string | null) => condition === null || evaluateCondition(condition, {});
+    const shown: SiteDoc = { ...site, sections: site.sections.filter((section) => seen(section.condition)), siteSpaces: site.siteSpaces.filter((siteSpace) => seen(siteSpace.condition)) };
+    const structure = shown.sections.length > 0 ? await Promise.all(shown.sections.map((section) => this.presentSection(shown, section, anonymous))) : [];
     return {
       object: 'published-content-site' as const,
       site: this.present(site),
-      structure: site.sections.length > 0 ? { type: 'sections' as const, structure } : { type: 'siteSpaces' as const, structure: await Promise.all(site.siteSpaces.map((siteSpace) => this.presentSiteSpace(site, siteSpace, anonymous))) },
+      structure: site.sections.length > 0 ? { type: 'sections' as const, structure } : { type: 'siteSpaces' as const, structure: await Promise.all(shown.siteSpaces.map((siteSpace) => this.presentSiteSpace(shown, siteSpace, anonymous))) },
     };
   }
 
