@@ -9,6 +9,16 @@ const change = (kind: string, extra: Record<string, JsonSchema> = {}, optional: 
 const nullableString: JsonSchema = { type: 'string', nullable: true };
 const valueChange = (value: JsonSchema): JsonSchema => closedObject({ before: value, after: value });
 const fileSummary = closedObject({ id: { type: 'string' }, name: { type: 'string' } });
+/** The members a revision and its summary share (the presenter builds both from one header). */
+const revisionHeader: Record<string, JsonSchema> = {
+  object: { type: 'string', enum: ['revision'] },
+  id: { type: 'string' },
+  parents: { type: 'array', items: { type: 'string' } },
+  type: { type: 'string', enum: [...REVISION_TYPES] },
+  createdAt: dateTime,
+  createdBy: { type: 'string' },
+  mergedFrom: { type: 'string' },
+};
 
 /** The links envelope: a list with `stats` (totals over every page). */
 function withStats(list: JsonSchema): JsonSchema {
@@ -65,13 +75,7 @@ export const contentSchemas: Record<string, JsonSchema> = {
   ),
   Revision: closedObject(
     {
-      object: { type: 'string', enum: ['revision'] },
-      id: { type: 'string' },
-      parents: { type: 'array', items: { type: 'string' } },
-      type: { type: 'string', enum: [...REVISION_TYPES] },
-      createdAt: dateTime,
-      createdBy: { type: 'string' },
-      mergedFrom: { type: 'string' },
+      ...revisionHeader,
       pages: { type: 'array', items: ref('Page') },
       files: { type: 'array', items: ref('File') },
       reusableContents: { type: 'array', items: object },
@@ -82,13 +86,7 @@ export const contentSchemas: Record<string, JsonSchema> = {
   ),
   RevisionSummary: closedObject(
     {
-      object: { type: 'string', enum: ['revision'] },
-      id: { type: 'string' },
-      parents: { type: 'array', items: { type: 'string' } },
-      type: { type: 'string', enum: [...REVISION_TYPES] },
-      createdAt: dateTime,
-      createdBy: { type: 'string' },
-      mergedFrom: { type: 'string' },
+      ...revisionHeader,
       urls: closedObject({ location: url, app: url }),
     },
     ['createdBy', 'mergedFrom'],

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
-import { ORGANIZATION_ROLES } from '../../platform/src/permissions';
+import { atLeast, type OrganizationRole } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
 import { validateAdaptiveSchema } from './site.adaptive';
@@ -22,9 +22,6 @@ export function pathOf(title: string): string {
     .replace(/-+$/, '');
   return slug || 'space';
 }
-
-/** Whether `role` is `required` or more powerful. */
-const atLeast = (role: string | null, required: string) => role !== null && ORGANIZATION_ROLES.indexOf(role as never) >= 0 && ORGANIZATION_ROLES.indexOf(role as never) <= ORGANIZATION_ROLES.indexOf(required as never);
 
 /**
  * The site writes: one method per command. Creating a site needs the `create` role in the
@@ -152,7 +149,7 @@ export class SiteCommands {
   }
 
   /** The caller's organization role; 404 for people outside the organization. */
-  private async role(organizationId: string, caller: Caller): Promise<string | null> {
+  private async role(organizationId: string, caller: Caller): Promise<OrganizationRole> {
     const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
     if (!standing?.member) throw DomainError.notFound(`no organization ${organizationId}`);
     return standing.role;

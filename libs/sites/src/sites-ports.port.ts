@@ -1,8 +1,9 @@
 import type { Caller } from '../../platform/src/http/auth';
+import type { OrganizationRole } from '../../platform/src/permissions';
 
 /** What sites need of organizations: the caller's role (who reads, creates and administers sites). */
 export interface SiteOrganizations {
-  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: string | null } | null>;
+  roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null>;
 }
 
 export const SITE_ORGANIZATIONS = Symbol('SITE_ORGANIZATIONS');
