@@ -2,6 +2,7 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
 import { siteAuditCatalog } from './site.audit';
 import { siteProjection } from './site.projections';
+import { siteSpacesReactor } from './site.reactors';
 import { siteSchemas } from './sites.schemas';
 import { SitesModule } from './sites.module';
 
@@ -10,6 +11,7 @@ export const sitesContext: ContextManifest = {
   name: 'sites',
   module: SitesModule,
   projections: [siteProjection],
+  reactors: [siteSpacesReactor],
   audit: siteAuditCatalog,
   needs: [SITE_ORGANIZATIONS, SITE_SPACES],
   provides: [],

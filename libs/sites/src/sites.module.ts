@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { SiteCommands } from './site.commands';
 import { SiteController } from './site.controller';
 import { SiteQueries } from './site.queries';
+import { SiteReaders } from './site.readers';
 
 /** The sites context: docs sites, their sections and site spaces, publishing. What it needs of organizations and spaces comes through its ports. */
 @Module({
   controllers: [SiteController],
-  providers: [SiteQueries, SiteCommands],
+  providers: [SiteQueries, SiteCommands, SiteReaders],
+  exports: [SiteReaders],
 })
 export class SitesModule {}
