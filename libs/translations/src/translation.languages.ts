@@ -91,7 +91,7 @@ function refuse(value: string, reason: string): DomainError {
 export function canonicalLanguage(value: string): string {
   if (value.length > LANGUAGE_TAG_MAX_LENGTH || !SUBTAGS.test(value)) throw refuse(value, 'subtags are 1 to 8 letters or digits joined by hyphens');
   let tag = tags(value);
-  if (tag.type() === 'tag' && !LANGTAG.test(value)) throw refuse(value, 'its subtags are not in the order RFC 5646 gives: language, script, region, variants, extensions, private use');
+  if (tag.type() === 'tag' && !LANGTAG.test(value)) throw refuse(value, 'RFC 5646 tags are a language, then optionally script, region, variants, extensions and private use, in that order');
   if (tag.type() !== 'tag') {
     const preferred = tag.preferred();
     if (preferred) tag = preferred;
