@@ -214,6 +214,13 @@ const RULES: Record<string, Rule> = {
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move': { allow: 'admin', body: () => ({ position: {} }) },
 
+  /** Translation settings are the organization's: members with a role read them (guests do not), admins manage them. */
+  'GET /v1/orgs/{organizationId}/translations': { allow: 'read' },
+  'POST /v1/orgs/{organizationId}/translations': { allow: 'admin', body: () => ({ title: 'Another translation', languages: ['fr'] }) },
+  'GET /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'read' },
+  'PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'admin', body: () => ({ title: 'Renamed', languages: ['de-CH'] }) },
+  'DELETE /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'admin' },
+
   /** Integrations are the service's, not an organization's: any user lists and reads public ones. */
   'GET /v1/integrations': { allow: 'user' },
   'GET /v1/integrations/{integrationName}': { allow: 'user' },

@@ -19,6 +19,7 @@ import {
   OrganizationsForSpaces,
   OrganizationsForSso,
   OrganizationsForTeams,
+  OrganizationsForTranslations,
   VISITOR_CLAIMS_KEY,
   visitorClaimsKey,
 } from '../../organizations/src';
@@ -39,6 +40,7 @@ import {
   changeRequestUrlKey,
 } from '../../changerequests/src';
 import { SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
+import { TRANSLATION_ORGANIZATIONS, translationsContext } from '../../translations/src';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, integrationsContext } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
@@ -51,7 +53,7 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, sitesContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, sitesContext, translationsContext, auditContext, ssoContext];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -99,6 +101,8 @@ export const BINDINGS: readonly PortBinding[] = [
   // sites need
   { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
   { port: SITE_SPACES, use: SpacesForSites },
+  // translations need
+  { port: TRANSLATION_ORGANIZATIONS, use: OrganizationsForTranslations },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

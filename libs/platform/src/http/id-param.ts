@@ -32,6 +32,7 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     siteSpaceId: 'entity',
     siteSectionGroupId: 'entity',
     shareLinkId: 'entity',
+    translationSettingsId: 'entity',
     eventId: 'event',
     shareKey: 'shareKey',
     auditEventId: 'event',
