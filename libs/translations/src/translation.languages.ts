@@ -1,7 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { compileFunction } from 'node:vm';
 import { DomainError } from '../../platform/src/errors';
 
 /**
@@ -32,35 +28,10 @@ type LanguageTags = (tag: string) => Tag;
 const ERR_SUPPRESS_SCRIPT = 10;
 const ERR_SUBTAG_DEPRECATED = 11;
 
-/**
- * language-tags 2.0.0 publishes a CommonJS build (`lib/*.js`, made by Babel) in a package marked
- * `"type": "module"`, so Node runs that build as an ES module and both `require` and `import` of
- * the package fail (the maintainers' issue tracker, mattcg/language-tags#24). The package is taken
- * as Node loads it when that works (a fixed release); otherwise its build is run as what it is,
- * CommonJS, with a `require` of its own: its files by relative path, anything else (the registry
- * data of `language-subtag-registry`) from the package's own location.
- */
+/** language-tags is an ES module whose default export is the parser (2.1.0 and later load through `require`). */
 function loadLanguageTags(): LanguageTags {
-  const requireHere = createRequire(__filename);
-  try {
-    const loaded = requireHere('language-tags') as LanguageTags | { default: LanguageTags };
-    return typeof loaded === 'function' ? loaded : loaded.default;
-  } catch {
-    const entry = requireHere.resolve('language-tags');
-    const requireThere = createRequire(entry);
-    const modules = new Map<string, { exports: Record<string, unknown> }>();
-    const load = (file: string): Record<string, unknown> => {
-      const known = modules.get(file);
-      if (known) return known.exports;
-      const module = { exports: {} as Record<string, unknown> };
-      modules.set(file, module);
-      const run = compileFunction(readFileSync(file, 'utf8'), ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file });
-      const requireFrom = (id: string) => (id.startsWith('./') || id.startsWith('../') ? load(join(dirname(file), id)) : requireThere(id));
-      run(module.exports, requireFrom, module, file, dirname(file));
-      return module.exports;
-    };
-    return load(entry).default as LanguageTags;
-  }
+  const loaded = require('language-tags') as LanguageTags | { default: LanguageTags };
+  return typeof loaded === 'function' ? loaded : loaded.default;
 }
 
 let languageTags: LanguageTags | null = null;
