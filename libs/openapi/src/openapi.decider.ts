@@ -120,8 +120,8 @@ export interface OpenapiSlugsState {
 }
 
 export type OpenapiSlugCommand =
-  /** Claims the slug for `specId` unless another spec holds it; the state then says who holds it. */
-  | { kind: 'ClaimSlug'; organizationId: string; slug: string; specId: string }
+  /** Claims the slug for `specId` unless another spec holds it; the state then says who holds it. `allowed`: the caller may create specs. */
+  | { kind: 'ClaimSlug'; organizationId: string; slug: string; specId: string; allowed: boolean }
   /** Releases the slug if `specId` holds it (a deleted spec's). */
   | { kind: 'ReleaseSlug'; organizationId: string; slug: string; specId: string };
 
@@ -136,7 +136,10 @@ export const openapiSlugsDecider: Decider<OpenapiSlugCommand, OpenapiSlugEvent, 
   decide: (command, state) => {
     const holder = state.claims.get(command.slug);
     const data = { organizationId: command.organizationId, slug: command.slug, specId: command.specId };
-    if (command.kind === 'ClaimSlug') return holder === undefined ? [{ type: 'OpenAPISpecSlugClaimed', data }] : [];
+    if (command.kind === 'ClaimSlug') {
+      if (!command.allowed) throw DomainError.forbidden(`you may not create or change OpenAPI specs in organization ${command.organizationId}`);
+      return holder === undefined ? [{ type: 'OpenAPISpecSlugClaimed', data }] : [];
+    }
     return holder === command.specId ? [{ type: 'OpenAPISpecSlugReleased', data }] : [];
   },
 };

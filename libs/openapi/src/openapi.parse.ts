@@ -91,7 +91,7 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
   };
   let bundled: Record<string, unknown>;
   try {
-    bundled = (await new SwaggerParser().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as Record<string, unknown>;
+    bundled = (await new SwaggerParser().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as unknown as Record<string, unknown>;
   } catch (error) {
     if (failure) throw failure;
     if (error instanceof ProcessingFailure) throw error;
