@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
@@ -9,6 +10,9 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { OPENAPI_ORGANIZATIONS, type OpenapiOrganizations } from './openapi-organizations.port';
 import { OPENAPI_SPECS, OPENAPI_VERSIONS, type OpenapiSpecDoc, type OpenapiVersionDoc } from './openapi.projections';
 
+/** Parsed documents kept, by hash (blobs never change): pages with operation blocks read them on every read. */
+const PARSED_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
 /** `latest`, or a version id. */
 export type VersionRef = 'latest' | { id: string };
 
@@ -18,6 +22,8 @@ export type VersionRef = 'latest' | { id: string };
  */
 @Injectable()
 export class OpenapiQueries {
+  private readonly parsed = new LRUCache<string, { document: Record<string, unknown> }>({ maxSize: PARSED_DOCUMENT_BYTES });
+
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(OPENAPI_ORGANIZATIONS) private readonly organizations: OpenapiOrganizations,
@@ -88,8 +94,14 @@ export class OpenapiQueries {
     return version ? { versionId: version._id, document: await this.document(version) } : null;
   }
 
+  /** A version's parsed document: shared between reads, so never changed by a caller. */
   private async document(version: OpenapiVersionDoc): Promise<Record<string, unknown>> {
-    return JSON.parse((await this.blobs.read(version.documentHash)).toString('utf8')) as Record<string, unknown>;
+    const cached = this.parsed.get(version.documentHash);
+    if (cached) return cached.document;
+    const bytes = await this.blobs.read(version.documentHash);
+    const document = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    this.parsed.set(version.documentHash, { document }, { size: Math.max(1, bytes.length) });
+    return document;
   }
 
   private async find(organizationId: string, slug: string, ref: VersionRef): Promise<{ spec: OpenapiSpecDoc; version: OpenapiVersionDoc }> {
