@@ -172,6 +172,17 @@ const RULES: Record<string, Rule> = {
   'GET /v1/spaces/{spaceId}/links': space('read'),
 
   /** Sites are the organization's: members read them (guests included), `create` creates, admins change them. */
+  'GET /v1/orgs/{organizationId}/openapi': { allow: 'guest' },
+  'POST /v1/orgs/{organizationId}/openapi': { allow: 'create', body: (c) => ({ slug: `spec-${c.unique}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''), source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "1" }\npaths: {}\n' } }) },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'guest' },
+  'PUT /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'create', body: () => ({ source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "2" }\npaths: {}\n' } }) },
+  'DELETE /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'create' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/raw': { allow: 'guest' },
   'GET /v1/orgs/{organizationId}/sites': { allow: 'guest' },
   'POST /v1/orgs/{organizationId}/sites': { allow: 'create', body: () => ({ title: 'Another site' }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}': { allow: 'guest' },

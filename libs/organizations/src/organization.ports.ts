@@ -102,6 +102,10 @@ export class OrganizationsForSites extends OrganizationsForSpaces {}
 @Injectable()
 export class OrganizationsForTranslations extends OrganizationsForSpaces {}
 
+/** What organizations offer OpenAPI specs (their OPENAPI_ORGANIZATIONS port): the caller's role. */
+@Injectable()
+export class OrganizationsForOpenapi extends OrganizationsForSpaces {}
+
 /** What organizations offer the audit context (its ORGANIZATION_ACCESS port). */
 @Injectable()
 export class OrganizationsForAudit {

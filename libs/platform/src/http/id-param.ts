@@ -36,6 +36,8 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     eventId: 'event',
     shareKey: 'shareKey',
     auditEventId: 'event',
+    specSlug: 'openapiSlug',
+    versionId: 'entity',
   } satisfies Record<string, IdKind>),
 );
 
