@@ -142,6 +142,12 @@ describe('creating and processing specs', () => {
     expectError(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest`), 404);
   });
 
+  it('answers the create before processing ends (pending or progress), then fails once the slow source times out', async () => {
+    const { created, spec } = await createFromUrl('/slow.json', 'answered');
+    expect(['pending', 'progress']).toContain(created.processingState);
+    expect(spec.processingState).toBe('failed');
+  });
+
   it('a server slower than the time-out fails with FETCH_TIMEOUT', async () => {
     expect((await createFromUrl('/slow.json')).spec).toMatchObject({ processingState: 'failed', lastProcessErrorCode: 'FETCH_TIMEOUT' });
   });

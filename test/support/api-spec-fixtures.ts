@@ -111,9 +111,15 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
   const shareLinkId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }), 201, 'sharing the site').id as string;
   const translationSettingsId = expectStatus(await api.request({ method: 'POST', url: `${base}/translations`, token, body: { title: `Translation ${n}`, languages: ['fr', 'de'] } }), 201, 'creating translation settings').id as string;
-  // An OpenAPI spec given as text (no network): processed before the create answers.
+  // An OpenAPI spec given as text (no network).
   const openapiSpec = expectStatus(await api.request({ method: 'POST', url: `${base}/openapi`, token, body: { slug: `spec-${n}`, source: { text: FIXTURE_OPENAPI } } }), 201, 'creating an OpenAPI spec');
-  const openapiVersionId = expectStatus(await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token }), 200, 'reading its version').id as string;
+  // Processing runs after the write answers: its version comes a moment later.
+  let openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
+  for (let attempt = 0; attempt < 200 && openapiVersion.status === 404; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
+  }
+  const openapiVersionId = expectStatus(openapiVersion, 200, 'reading its version').id as string;
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;

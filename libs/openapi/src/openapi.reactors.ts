@@ -8,11 +8,14 @@ type Deleted = Extract<OpenapiSpecEvent, { type: 'OpenAPISpecDeleted' }>['data']
 
 /**
  * Processing: each source given (created, or updated by PUT) is fetched, parsed and recorded as a
- * version. Only the latest source of a live spec is processed, once (OpenapiProcessing).
+ * version. Only the latest source of a live spec is processed, once (OpenapiProcessing). Writes
+ * do not wait for it: processingState shows its progress.
  */
 export const openapiProcessingReactor: Reactor = {
   name: 'openapi-processing',
   handles: ['OpenAPISpecCreated', 'OpenAPISpecSourceUpdated'],
+  // A slow source must not hold the write that gave it: POST and PUT answer `pending`.
+  awaitedByWrites: false,
   async react(event, context) {
     const data = event.data as SourceGiven;
     await context.services.get(OpenapiProcessing).process(data.specId, data.organizationId, data.generation, context.caller);
