@@ -24,7 +24,7 @@ import {
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
 import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites, spacesContext } from '../../spaces/src';
-import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
+import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
 import {
   CHANGE_REQUEST_COMMENTS,
   CHANGE_REQUEST_CONTENT,
@@ -38,7 +38,7 @@ import {
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
-import { SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
+import { SITE_CONTENT, SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, integrationsContext } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
@@ -99,6 +99,7 @@ export const BINDINGS: readonly PortBinding[] = [
   // sites need
   { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
   { port: SITE_SPACES, use: SpacesForSites },
+  { port: SITE_CONTENT, use: ContentForSites },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

@@ -4,7 +4,7 @@ import { CONTENT_CHANGE_REQUESTS } from './content-changerequests.port';
 import { CONTENT_SPACES } from './content-spaces.port';
 import { contentAuditCatalog } from './content.audit';
 import { ContentModule } from './content.module';
-import { ContentForChangeRequests, ContentForComments, ContentForSpaces } from './content.ports';
+import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.ports';
 import { CONTENT_URL_KEY } from './content.presenter';
 import { contentProjection } from './content.projections';
 import { contentReactor } from './content.reactors';
@@ -29,7 +29,7 @@ export const contentContext: ContextManifest = {
   reactors: [contentReactor],
   audit: contentAuditCatalog,
   needs: [CONTENT_SPACES, CONTENT_CHANGE_REQUESTS, CONTENT_URL_KEY],
-  provides: [ContentForSpaces, ContentForChangeRequests, ContentForComments],
+  provides: [ContentForSpaces, ContentForChangeRequests, ContentForComments, ContentForSites],
   schemas: contentSchemas,
   configureHttp: raiseContentWriteLimit,
 };

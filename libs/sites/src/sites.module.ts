@@ -2,10 +2,13 @@ import { Module } from '@nestjs/common';
 import { SiteCommands } from './site.commands';
 import { SiteController } from './site.controller';
 import { SiteQueries } from './site.queries';
+import { SiteHtmlController } from './published/site-html.controller';
+import { SiteHtmlQueries } from './published/site-html.queries';
+import { SiteReadable } from './published/site-readable';
 
-/** The sites context: docs sites, their sections and site spaces, publishing. What it needs of organizations and spaces comes through its ports. */
+/** The sites context: docs sites, their sections and site spaces, publishing, the published site as HTML. What it needs of organizations, spaces and content comes through its ports. */
 @Module({
-  controllers: [SiteController],
-  providers: [SiteQueries, SiteCommands],
+  controllers: [SiteController, SiteHtmlController],
+  providers: [SiteQueries, SiteCommands, SiteHtmlQueries, SiteReadable],
 })
 export class SitesModule {}
