@@ -9,7 +9,8 @@ import type { SiteContentRef, SiteDocumentNode } from './site-content.port';
  * markup, a script or a style. The body is untrusted JSON: every member is checked before it is
  * read, nesting and node counts are bounded, and anything unknown degrades to its text.
  *
- * Headings: the page title is the page's h1, so the body's heading-1..3 are h2..h4, each with an
+ * Headings: the page title is the page's h1, so the body's highest heading level is an h2 (and the
+ * others follow it, down to h6), each with an
  * id (a slug of its text, unique in the page) and a link to itself; the block's key is an anchor
  * too, so search results (which name sections by key) land on the heading.
  */
@@ -96,6 +97,8 @@ export function renderDocument(document: unknown, links: RenderLinks): ElementCo
 class DocumentRenderer {
   private count = 0;
   private readonly ids = new Set<string>();
+  /** What a heading's level adds to become its HTML level: the body's highest heading is an h2. */
+  private shift = 1;
 
   constructor(private readonly links: RenderLinks) {}
 
@@ -103,6 +106,8 @@ class DocumentRenderer {
     if (!isRecord(document)) return [];
     // Keys are anchors first, so that a heading's slug never takes a key's place.
     this.reserveKeys(document, 0);
+    const levels = childrenOf(document).flatMap((block) => (block.object === 'block' && typeof block.type === 'string' && /^heading-[1-6]$/.test(block.type) ? [Number(block.type.slice(-1))] : []));
+    this.shift = levels.length > 0 ? 2 - Math.min(...levels) : 1;
     return this.flow(childrenOf(document), 0);
   }
 
@@ -152,7 +157,8 @@ class DocumentRenderer {
       case 'heading-3':
       case 'heading-4':
       case 'heading-5':
-        return [this.heading(block, Number(block.type.slice(-1)) + 1, inner)];
+      case 'heading-6':
+        return [this.heading(block, Number(block.type.slice(-1)) + this.shift, inner)];
       case 'list-unordered':
         return [h('ul', {}, this.listItems(children, inner, false))];
       case 'list-ordered': {
