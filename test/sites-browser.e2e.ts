@@ -146,7 +146,7 @@ describe('a reader in a browser', () => {
     const page = await open(`/sites/${siteId}/getting-started`, { bypassCSP: true });
     await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
     const violations = await page.evaluate(async () => {
-      const result = await (window as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> } }).axe.run();
+      const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> } }).axe.run();
       return result.violations.map(({ id, impact, help }) => ({ id, impact, help }));
     });
     expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
