@@ -43,7 +43,7 @@ export interface AppConfig {
    * private, loopback and link-local addresses (INTEGRATIONS_ALLOW_PRIVATE_NETWORKS). Off by default.
    */
   integrationsAllowPrivateNetworks: boolean;
-  /** INTEGRATION_SECRETS_KEY: 32 bytes as 64 hex characters or base64, encrypting integrations' secrets; absent, embedded mode keeps a generated key in DATA_DIR. */
+  /** INTEGRATION_SECRETS_KEY: 32 bytes as 64 hex characters or base64, the service's secrets key (sealing integrations' secrets, deriving sites' visitor-token keys); absent, embedded mode keeps a generated key in DATA_DIR. */
   integrationSecretsKey: string | undefined;
 }
 

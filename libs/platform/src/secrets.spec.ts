@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { open, seal, secretsKeyFrom } from './integration.secrets';
+import { derivedSecret, open, seal, secretsKeyFrom } from './secrets';
 
-describe('integration secrets at rest', () => {
+describe('the service secrets key', () => {
   const key = randomBytes(32);
 
   it('opens what it sealed', () => {
@@ -40,5 +40,21 @@ describe('integration secrets at rest', () => {
     expect(first).toHaveLength(32);
     expect(statSync(join(dataDir, 'integration-secrets.key')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dataDir, 'integration-secrets.key'), 'utf8')).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('derived secrets', () => {
+  const key = randomBytes(32);
+
+  it('derives the same secret for the same purpose', () => {
+    expect(derivedSecret(key, 'site-visitor-auth:s1:1')).toBe(derivedSecret(key, 'site-visitor-auth:s1:1'));
+  });
+
+  it('derives another secret for another purpose', () => {
+    expect(derivedSecret(key, 'site-visitor-auth:s1:2')).not.toBe(derivedSecret(key, 'site-visitor-auth:s1:1'));
+  });
+
+  it('derives another secret under another key', () => {
+    expect(derivedSecret(randomBytes(32), 'site-visitor-auth:s1:1')).not.toBe(derivedSecret(key, 'site-visitor-auth:s1:1'));
   });
 });
