@@ -158,6 +158,6 @@ export function withoutSecrets(url: string): string {
   params.delete('shareKey');
   params.delete('jwt_token');
   const rest = params.toString();
-  // A path starting with `//` would be read as another host by the browser.
-  return `${path.replace(/^\/{2,}/, '/')}${rest ? `?${rest}` : ''}`;
+  // A path starting with `//` or `/\` would be read by the browser as another host.
+  return `${path.replace(/^[/\\]+/, '/')}${rest ? `?${rest}` : ''}`;
 }
