@@ -1,7 +1,7 @@
 /**
  * The published site in a real browser: Debian's Chromium driven by playwright-core against the
  * embedded service on loopback. A reader follows the navigation and the links between pages,
- * searches, is refused a share-link site without its key, and axe-core finds no serious or critical
+ * searches, is refused a share-link site without its key and admitted with it, and axe-core finds no serious or critical
  * accessibility violation on a page.
  *
  * Chromium is `/usr/bin/chromium`; when it is missing and the tests run as root, the set-up installs
@@ -138,6 +138,18 @@ describe('a reader in a browser', () => {
     expect(response?.status()).toBe(404);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Page not found');
     await page.close();
+  });
+
+  it('is admitted to a share-link site with its key, and its links keep working', async () => {
+    if (!haveBrowser()) return;
+    const shared = await site(spaceId, { visibility: 'share-link' });
+    const { key } = ok(await call('POST', `/v1/orgs/${organizationId}/sites/${shared}/share-links`, { name: 'Browser' }), 201).body;
+    const page = await open(`/sites/${shared}/getting-started?shareKey=${key}`);
+    expect(page.url()).toBe(`${service.url}/sites/${shared}/getting-started`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Getting started');
+    await page.getByRole('main').getByRole('link', { name: 'install guide' }).click();
+    await page.waitForURL(`**/sites/${shared}/getting-started/install`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Install');
   });
 
   it('finds no serious or critical accessibility violation on a page', async () => {

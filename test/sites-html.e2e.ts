@@ -7,6 +7,7 @@
  * a hidden page and a page kept out of search engines) published publicly.
  */
 import { request as httpRequest } from 'node:http';
+import { SignJWT } from 'jose';
 import { joinAs } from './support/members';
 import { cleanUpServices, startService, type Response, type RunningService } from './support/service';
 
@@ -227,10 +228,45 @@ describe('who may read', () => {
     expect((await get(`/sites/${id}?shareKey=not-the-key`)).status).toBe(404);
   });
 
+  it('takes a share key from the query into an HttpOnly cookie of the site’s path, and out of the URL', async () => {
+    const id = await publishedSite([handbook], { visibility: 'share-link' });
+    const { key } = ok(await call(people.ada, 'POST', `${sites()}/${id}/share-links`, { name: 'Readers' }), 201).body;
+    const redirect = await get(`/sites/${id}/getting-started?shareKey=${key}&utm=x`);
+    expect(redirect.status).toBe(303);
+    expect(redirect.headers.location).toBe(`/sites/${id}/getting-started?utm=x`);
+    expect(redirect.headers['set-cookie']).toEqual([`site_share_key=${key}; Path=/sites/${id}; HttpOnly; SameSite=Lax`]);
+    const page = await get(`/sites/${id}/getting-started/install`, { cookie: `site_share_key=${key}` });
+    expect(page.status).toBe(200);
+    expect(page.headers['cache-control']).toBe('private, no-store');
+    expect(page.text).toContain('<meta name="robots" content="noindex">');
+  });
+
   it('refuses a visitor-auth site to a reader without a visitor token', async () => {
     const id = await publishedSite([handbook], { visibility: 'visitor-auth' });
     expect((await get(`/sites/${id}`)).status).toBe(404);
     expect((await get(`/sites/${id}?jwt_token=not.a.token`)).status).toBe(404);
+  });
+
+  it('admits a visitor with a token, whose claims decide which site spaces they see', async () => {
+    const everyone = await createSpace('Everyone');
+    await write(everyone, [insert('Welcome', 'Hello.')]);
+    const partners = await createSpace('Partners');
+    await write(partners, [insert('Deals', 'Prices.')]);
+    const id = ok(await call(people.ada, 'POST', sites(), { title: 'Members', visibility: 'visitor-auth', spaces: [everyone, partners] }), 201).body.id;
+    const [, partnerSpace] = ok(await call(people.ada, 'GET', `${sites()}/${id}/site-spaces`)).body.items as Array<{ id: string; path: string }>;
+    ok(await call(people.ada, 'PATCH', `${sites()}/${id}/site-spaces/${partnerSpace.id}`, { condition: 'visitor.claims.partner == true' }));
+    ok(await call(people.ada, 'POST', `${sites()}/${id}/publish`));
+    const { secret } = ok(await call(people.ada, 'GET', `${sites()}/${id}/visitor-auth`)).body;
+    const token = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(secret));
+    const asVisitor = async (claims: Record<string, unknown>, path: string) => get(path, { cookie: `site_visitor_token=${await token(claims)}` });
+    expect((await asVisitor({}, `/sites/${id}`)).text).not.toContain('Partners');
+    expect((await asVisitor({}, `/sites/${id}/${partnerSpace.path}/deals`)).status).toBe(404);
+    const partner = await asVisitor({ partner: true }, `/sites/${id}/${partnerSpace.path}/deals`);
+    expect(partner.status).toBe(200);
+    expect(partner.text).toContain('<h1>Deals</h1>');
+    const redirect = await get(`/sites/${id}?jwt_token=${await token({})}`);
+    expect(redirect.status).toBe(303);
+    expect(String(redirect.headers['set-cookie'])).toMatch(/^site_visitor_token=[^;]+; Path=\/sites\/[^;]+; HttpOnly; SameSite=Lax$/);
   });
 
   it('hides a site space whose condition is false for the reader, and its pages', async () => {
@@ -244,6 +280,24 @@ describe('who may read', () => {
     ok(await call(people.ada, 'POST', `${sites()}/${id}/publish`));
     expect((await get(`/sites/${id}`)).text).not.toContain('Closed');
     expect((await get(`/sites/${id}/${siteSpaces[1].path}/closed-page`)).status).toBe(404);
+  });
+});
+
+describe('a site on its own hostname', () => {
+  it('serves the site at the root of its Host, its links without the /sites prefix', async () => {
+    const id = await publishedSite([handbook], { hostname: 'docs.html-site.example' });
+    const response = await get('/getting-started', { host: 'docs.html-site.example' });
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('<a href="/getting-started/install">install guide</a>');
+    expect((await get('/robots.txt', { host: 'docs.html-site.example' })).text).toContain('Sitemap: http://docs.html-site.example/sitemap.xml');
+    expect((await get(`/sites/${id}/getting-started`)).status).toBe(200);
+  });
+
+  it('answers a path of no page on the hostname with the HTML 404', async () => {
+    await publishedSite([handbook], { hostname: 'docs.html-missing.example' });
+    const response = await get('/no/such/page', { host: 'docs.html-missing.example' });
+    expect(response.status).toBe(404);
+    expect(response.text).toContain('Page not found');
   });
 });
 

@@ -1,9 +1,13 @@
 /**
  * Docs sites through HTTP against the embedded service: sites, their sections and site spaces
- * (defaults, paths, moves), publishing, and the published structure as an anonymous reader sees it.
+ * (defaults, paths, moves), publishing, the published structure as each reader sees it (anonymous,
+ * share-key holder, visitor with and without claims), hostnames, and spaces leaving sites.
  *
  * The people: ada administers the organization; cara creates content (role `create`); rita reads.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
@@ -25,7 +29,8 @@ const sites = () => `/v1/orgs/${organizationId}/sites`;
 const space = async (title: string) => ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title }), 201).body.id as string;
 
 beforeAll(async () => {
-  service = await startService();
+  // The visitor-token key set of one test is served on loopback.
+  service = await startService({ env: { SITES_ALLOW_PRIVATE_NETWORKS: 'true' } });
   for (const name of ['ada', 'cara', 'rita'] as const) {
     const created = await service.createUser(`${name}@sites.example`, name);
     people[name] = { id: created.user.id, token: created.token };
@@ -116,6 +121,30 @@ describe('sections and site spaces', () => {
     expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${alpha.id}`, { path: 'first', condition: 'visitor.claims.paid' })).body).toMatchObject({ path: 'first', condition: 'visitor.claims.paid' });
     expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${beta.id}`, { path: 'first' }), 409);
     expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${beta.id}`, { path: 'Not A Path' }), 400);
+  });
+});
+
+describe('defaults under concurrent changes', () => {
+  it('keeps exactly one default section when sections are added and removed at once', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Busy sections' }), 201).body;
+    const spaces = await Promise.all(Array.from({ length: 8 }, (_, n) => space(`Busy ${n}`)));
+    const added = await Promise.all(spaces.map((spaceId, n) => call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId, title: `Section ${n}` })));
+    const ids = added.map((response) => ok(response).body.id as string);
+    (await Promise.all(ids.slice(0, 4).map((sectionId) => call(people.ada, 'DELETE', `${sites()}/${site.id}/sections/${sectionId}`)))).forEach((response) => ok(response, 204));
+    const sections = ok(await call(people.ada, 'GET', `${sites()}/${site.id}/sections`)).body.items as Array<{ id: string; default: boolean }>;
+    expect(sections.map((section) => section.id).sort()).toEqual(ids.slice(4).sort());
+    expect(sections.filter((section) => section.default)).toHaveLength(1);
+  });
+
+  it('keeps exactly one default site space at the root when site spaces are added and removed at once', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Busy spaces' }), 201).body;
+    const spaces = await Promise.all(Array.from({ length: 8 }, (_, n) => space(`Variant ${n}`)));
+    const added = await Promise.all(spaces.map((spaceId) => call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId })));
+    const ids = added.map((response) => ok(response, 201).body.id as string);
+    (await Promise.all(ids.filter((_, n) => n % 2 === 0).map((siteSpaceId) => call(people.ada, 'DELETE', `${sites()}/${site.id}/site-spaces/${siteSpaceId}`)))).forEach((response) => ok(response, 205));
+    const siteSpaces = ok(await call(people.ada, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items as Array<{ id: string; default: boolean }>;
+    expect(siteSpaces).toHaveLength(4);
+    expect(siteSpaces.filter((siteSpace) => siteSpace.default)).toHaveLength(1);
   });
 });
 
@@ -210,9 +239,191 @@ describe('publishing', () => {
     expect(ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body.structure.structure.map((siteSpace: { title: string }) => siteSpace.title)).toEqual(['Open']);
   });
 
-  it('keeps share-link and visitor-auth sites unpublished to anonymous readers', async () => {
-    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Private docs', visibility: 'share-link' }), 201).body;
+  it('keeps share-link and visitor-auth sites from anonymous readers', async () => {
+    for (const visibility of ['share-link', 'visitor-auth']) {
+      const site = ok(await call(people.ada, 'POST', sites(), { title: 'Private docs', visibility }), 201).body;
+      ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));
+      expectError(await call(null, 'GET', `${sites()}/${site.id}/published`), 404);
+    }
+  });
+});
+
+describe('share links', () => {
+  const published = async (visibility: string) => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Shared docs', visibility, spaces: [await space('Shared')] }), 201).body;
     ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));
-    expectError(await call(null, 'GET', `${sites()}/${site.id}/published`), 404);
+    return site.id as string;
+  };
+
+  it('creates a share link (201) whose key opens the published share-link site', async () => {
+    const siteId = await published('share-link');
+    const link = ok(await call(people.ada, 'POST', `${sites()}/${siteId}/share-links`, { name: 'Partners' }), 201).body;
+    expect(link).toMatchObject({ object: 'share-link', name: 'Partners', active: true, key: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) });
+    expect(ok(await call(null, 'GET', `${sites()}/${siteId}/published?shareKey=${link.key}`)).body.site.id).toBe(siteId);
+  });
+
+  it('refuses a reader with a wrong key (404)', async () => {
+    const siteId = await published('share-link');
+    ok(await call(people.ada, 'POST', `${sites()}/${siteId}/share-links`, {}), 201);
+    expectError(await call(null, 'GET', `${sites()}/${siteId}/published?shareKey=${'x'.repeat(32)}`), 404);
+  });
+
+  it('stops opening the site once deactivated or deleted', async () => {
+    const siteId = await published('share-link');
+    const link = ok(await call(people.ada, 'POST', `${sites()}/${siteId}/share-links`, {}), 201).body;
+    expect(ok(await call(people.ada, 'PATCH', `${sites()}/${siteId}/share-links/${link.id}`, { active: false })).body.active).toBe(false);
+    expectError(await call(null, 'GET', `${sites()}/${siteId}/published?shareKey=${link.key}`), 404);
+    ok(await call(people.ada, 'PATCH', `${sites()}/${siteId}/share-links/${link.id}`, { active: true }));
+    ok(await call(null, 'GET', `${sites()}/${siteId}/published?shareKey=${link.key}`));
+    ok(await call(people.ada, 'DELETE', `${sites()}/${siteId}/share-links/${link.id}`), 205);
+    expectError(await call(null, 'GET', `${sites()}/${siteId}/published?shareKey=${link.key}`), 404);
+    expect(ok(await call(people.ada, 'GET', `${sites()}/${siteId}/share-links`)).body.items).toEqual([]);
+  });
+
+  it('shows share links to administrators only: members get 403', async () => {
+    const siteId = await published('share-link');
+    ok(await call(people.ada, 'POST', `${sites()}/${siteId}/share-links`, {}), 201);
+    expect(ok(await call(people.ada, 'GET', `${sites()}/${siteId}/share-links`)).body.count).toBe(1);
+    expectError(await call(people.rita, 'GET', `${sites()}/${siteId}/share-links`), 403);
+    expectError(await call(people.cara, 'POST', `${sites()}/${siteId}/share-links`, {}), 403);
+  });
+
+  it('lets a share-key holder outside the organization list the sections and site spaces of the shared site', async () => {
+    const siteId = await published('share-link');
+    const link = ok(await call(people.ada, 'POST', `${sites()}/${siteId}/share-links`, {}), 201).body;
+    const olga = await service.createUser('olga@elsewhere.example', 'olga');
+    const outsider = { id: olga.user.id, token: olga.token };
+    expectError(await call(outsider, 'GET', `${sites()}/${siteId}/site-spaces`), 404);
+    expect(ok(await call(outsider, 'GET', `${sites()}/${siteId}/site-spaces?shareKey=${link.key}`)).body.items.map((item: { title: string }) => item.title)).toEqual(['Shared']);
+    expect(ok(await call(outsider, 'GET', `${sites()}/${siteId}/sections?shareKey=${link.key}`)).body.items).toEqual([]);
+  });
+});
+
+describe('visitor authentication', () => {
+  let siteId: string;
+  let secret: string;
+  const hs256 = (claims: Record<string, unknown>, key = secret, expires = '1h') => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(expires).sign(new TextEncoder().encode(key));
+  const publishedWith = (token: string) => call(null, 'GET', `${sites()}/${siteId}/published?jwt_token=${token}`);
+
+  beforeAll(async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Members area', visibility: 'visitor-auth', spaces: [await space('Everyone'), await space('Partners only')] }), 201).body;
+    siteId = site.id;
+    const [, partners] = ok(await call(people.ada, 'GET', `${sites()}/${siteId}/site-spaces`)).body.items;
+    ok(await call(people.ada, 'PATCH', `${sites()}/${siteId}/site-spaces/${partners.id}`, { condition: 'visitor.claims.partner == true' }));
+    ok(await call(people.ada, 'POST', `${sites()}/${siteId}/publish`));
+    secret = ok(await call(people.ada, 'GET', `${sites()}/${siteId}/visitor-auth`)).body.secret;
+  });
+
+  it('admits a visitor whose token is signed with the site key (HS256)', async () => {
+    expect(ok(await publishedWith(await hs256({}))).body.site.id).toBe(siteId);
+  });
+
+  it('feeds the token claims to the conditions: a visitor with the claim sees what one without does not', async () => {
+    const titles = async (claims: Record<string, unknown>) => ok(await publishedWith(await hs256(claims))).body.structure.structure.map((item: { title: string }) => item.title);
+    expect(await titles({})).toEqual(['Everyone']);
+    expect(await titles({ partner: true })).toEqual(['Everyone', 'Partners only']);
+  });
+
+  it('refuses a visitor with no token, a token signed with another key, or an expired one (404)', async () => {
+    expectError(await call(null, 'GET', `${sites()}/${siteId}/published`), 404);
+    expectError(await publishedWith(await hs256({}, 'not-the-site-key')), 404);
+    expectError(await publishedWith(await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(new TextEncoder().encode(secret))), 404);
+  });
+
+  it('refuses a token without an expiry (404)', async () => {
+    expectError(await publishedWith(await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret))), 404);
+  });
+
+  it('refuses tokens of the previous key once the key is rotated', async () => {
+    const before = await hs256({});
+    const rotated = ok(await call(people.ada, 'POST', `${sites()}/${siteId}/visitor-auth/rotate`)).body.secret;
+    expect(rotated).not.toBe(secret);
+    secret = rotated;
+    expectError(await publishedWith(before), 404);
+    ok(await publishedWith(await hs256({})));
+  });
+
+  it('shows the site key to administrators only: members get 403', async () => {
+    expectError(await call(people.rita, 'GET', `${sites()}/${siteId}/visitor-auth`), 403);
+  });
+
+  describe('with a JWKS URL', () => {
+    let server: Server;
+    let keys: Awaited<ReturnType<typeof generateKeyPair>>;
+
+    beforeAll(async () => {
+      keys = await generateKeyPair('RS256');
+      const jwks = { keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
+      server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(jwks)));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+      expect(ok(await call(people.ada, 'PUT', `${sites()}/${siteId}/visitor-auth`, { jwksUrl: url })).body).toMatchObject({ jwksUrl: url, algorithms: ['HS256', 'RS256'] });
+    });
+
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('admits a visitor whose token is signed with a key of the set (RS256), with its claims', async () => {
+      const token = await new SignJWT({ partner: true }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(keys.privateKey);
+      expect(ok(await publishedWith(token)).body.structure.structure).toHaveLength(2);
+    });
+
+    it('refuses an RS256 token signed with a key outside the set (404)', async () => {
+      const stranger = await generateKeyPair('RS256');
+      expectError(await publishedWith(await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(stranger.privateKey)), 404);
+    });
+  });
+});
+
+describe('hostnames, icons and new spaces', () => {
+  it('sets a custom hostname and refuses one another site holds (409)', async () => {
+    const first = ok(await call(people.ada, 'POST', sites(), { title: 'First host' }), 201).body;
+    const second = ok(await call(people.ada, 'POST', sites(), { title: 'Second host' }), 201).body;
+    expect(ok(await call(people.ada, 'PATCH', `${sites()}/${first.id}`, { hostname: 'docs.first.example' })).body.hostname).toBe('docs.first.example');
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${second.id}`, { hostname: 'docs.first.example' }), 409, /hostname/);
+    expect(ok(await call(people.ada, 'GET', `${sites()}/${second.id}`)).body.hostname).toBeUndefined();
+  });
+
+  it('frees a hostname when its site lets it go or is deleted', async () => {
+    const first = ok(await call(people.ada, 'POST', sites(), { title: 'Moving host' }), 201).body;
+    const second = ok(await call(people.ada, 'POST', sites(), { title: 'Next host' }), 201).body;
+    ok(await call(people.ada, 'PATCH', `${sites()}/${first.id}`, { hostname: 'docs.moving.example' }));
+    ok(await call(people.ada, 'PATCH', `${sites()}/${first.id}`, { hostname: 'help.moving.example' }));
+    ok(await call(people.ada, 'PATCH', `${sites()}/${second.id}`, { hostname: 'docs.moving.example' }));
+    ok(await call(people.ada, 'DELETE', `${sites()}/${first.id}`), 205);
+    ok(await call(people.ada, 'PATCH', `${sites()}/${second.id}`, { hostname: 'help.moving.example' }));
+  });
+
+  it('refuses a hostname of the wrong shape (400)', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Bad host' }), 201).body;
+    expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { hostname: 'localhost' }), 400, /hostname/);
+  });
+
+  it('sets and removes an icon', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Iconic' }), 201).body;
+    const icon = { icon: { light: 'https://cdn.example.com/light.png', dark: 'https://cdn.example.com/dark.png' } };
+    expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { icon })).body.icon).toEqual(icon);
+    expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { icon: null })).body.icon).toBeUndefined();
+  });
+
+  it("creates a site with a new space named after it (spaces: 'new')", async () => {
+    const site = ok(await call(people.cara, 'POST', sites(), { title: 'Fresh start', spaces: 'new' }), 201).body;
+    const [siteSpace] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+    expect(siteSpace).toMatchObject({ title: 'Fresh start', path: 'fresh-start', default: true });
+  });
+
+  it('refuses another spaces value (400)', async () => {
+    expectError(await call(people.ada, 'POST', sites(), { title: 'Odd', spaces: 'old' }), 400, /spaces/);
+  });
+});
+
+describe('deleted spaces', () => {
+  it('leave the sites that showed them, the default moving on', async () => {
+    const doomed = await space('Doomed');
+    const kept = await space('Kept');
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Survivor', spaces: [doomed, kept] }), 201).body;
+    ok(await call(people.ada, 'DELETE', `/v1/spaces/${doomed}`), 204);
+    const items = async () => ok(await call(people.ada, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+    for (let attempt = 0; attempt < 50 && (await items()).length !== 1; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await items()).map((item: { title: string; default: boolean }) => [item.title, item.default])).toEqual([['Kept', true]]);
   });
 });

@@ -106,6 +106,7 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const siteSectionId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/sections`, token, body: { spaceId, title: 'Section' } }), 200, 'adding a section').id as string;
   const siteSectionGroupId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/section-groups`, token, body: { title: 'Group', sections: [siteSectionId] } }), 201, 'grouping the section').id as string;
   const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
+  const shareLinkId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }), 201, 'sharing the site').id as string;
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
@@ -148,6 +149,7 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       siteSectionId,
       siteSpaceId,
       siteSectionGroupId,
+      shareLinkId,
       installationId,
       eventId,
       hash: String(integration.urls.icon).split('/').pop()!,

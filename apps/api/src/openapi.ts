@@ -128,6 +128,10 @@ const CUSTOM_CONVERTERS: Record<string, (meta: { target: Function | string }) =>
     additionalProperties: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } },
   }),
   isX509Certificate: () => ({ description: 'an X.509 certificate, PEM' }),
+  isSpacesValue: () => ({
+    description: "space ids to show, or 'new' for a new space named after the site",
+    oneOf: [{ type: 'array', maxItems: 50, items: { type: 'string', pattern: ID_PATTERN.source } }, { type: 'string', enum: ['new'] }],
+  }),
 };
 
 /** Members whose shape comes from a `@Transform`, which metadata does not describe. */

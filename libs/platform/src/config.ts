@@ -43,6 +43,8 @@ export interface AppConfig {
    * private, loopback and link-local addresses (INTEGRATIONS_ALLOW_PRIVATE_NETWORKS). Off by default.
    */
   integrationsAllowPrivateNetworks: boolean;
+  /** Whether sites' visitor-authentication key sets (JWKS URLs) may be fetched from private, loopback and link-local addresses (SITES_ALLOW_PRIVATE_NETWORKS). Off by default. */
+  sitesAllowPrivateNetworks: boolean;
   /** INTEGRATION_SECRETS_KEY: 32 bytes as 64 hex characters or base64, the service's secrets key (sealing integrations' secrets, deriving sites' visitor-token keys); absent, embedded mode keeps a generated key in DATA_DIR. */
   integrationSecretsKey: string | undefined;
 }
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     samlFailedLoginsPerMinute: integer(env, 'SAML_FAILED_LOGINS_PER_MINUTE', 20, 1, 1_000_000),
     importAllowPrivateNetworks: flag(env, 'IMPORT_ALLOW_PRIVATE_NETWORKS'),
     integrationsAllowPrivateNetworks: flag(env, 'INTEGRATIONS_ALLOW_PRIVATE_NETWORKS'),
+    sitesAllowPrivateNetworks: flag(env, 'SITES_ALLOW_PRIVATE_NETWORKS'),
     integrationSecretsKey: env.INTEGRATION_SECRETS_KEY || undefined,
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
   };

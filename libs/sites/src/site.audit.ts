@@ -25,4 +25,10 @@ export const siteAuditCatalog = auditCatalog<SiteEvent>({
   SiteSectionUngrouped: (data) => ({ action: 'site.section_ungrouped', organizationId: data.organizationId, target: target(data), details: { group: data.groupId, section: data.sectionId } }),
   SiteAdaptiveSchemaSet: (data) => ({ action: 'site.adaptive_schema_set', organizationId: data.organizationId, target: target(data) }),
   SiteStructureSorted: (data) => ({ action: 'site.structure_sorted', organizationId: data.organizationId, target: target(data) }),
+  // The key itself never reaches the audit log: it opens the site.
+  SiteShareLinkCreated: (data) => ({ action: 'site.share_link_created', organizationId: data.organizationId, target: target(data), details: { shareLink: data.shareLinkId } }),
+  SiteShareLinkUpdated: (data) => ({ action: 'site.share_link_updated', organizationId: data.organizationId, target: target(data), details: { shareLink: data.shareLinkId, changes: Object.keys(data.changes) } }),
+  SiteShareLinkDeleted: (data) => ({ action: 'site.share_link_deleted', organizationId: data.organizationId, target: target(data), details: { shareLink: data.shareLinkId } }),
+  SiteVisitorAuthConfigured: (data) => ({ action: 'site.visitor_auth_configured', organizationId: data.organizationId, target: target(data), details: { jwksUrl: data.jwksUrl } }),
+  SiteVisitorKeyRotated: (data) => ({ action: 'site.visitor_key_rotated', organizationId: data.organizationId, target: target(data) }),
 });

@@ -7,8 +7,9 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
 import { validateAdaptiveSchema } from './site.adaptive';
 import { parseCondition } from './site.conditions';
-import { siteDecider, siteStream, type Position, type SiteCommand } from './site.decider';
-import type { SiteChanges, SiteType, SiteVisibility } from './site.events';
+import { siteDecider, siteHostnameDecider, siteHostnameStream, siteStream, type Position, type SiteCommand } from './site.decider';
+import { NEW_SPACE, type SiteChanges, type SiteShareLinkChanges, type SiteType, type SiteVisibility } from './site.events';
+import { KeyedMutex } from '../../platform/src/keyed-mutex';
 
 /** A path segment from a title: lower case letters, digits and single hyphens; `space` when nothing is left. */
 export function pathOf(title: string): string {
@@ -30,17 +31,22 @@ export function pathOf(title: string): string {
  */
 @Injectable()
 export class SiteCommands {
+  private readonly hostnameChanges = new KeyedMutex();
+
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(SITE_ORGANIZATIONS) private readonly organizations: SiteOrganizations,
     @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
   ) {}
 
-  async create(organizationId: string, body: { type?: SiteType; title?: string; visibility?: SiteVisibility; spaces?: string[] }, caller: Caller): Promise<string> {
+  async create(organizationId: string, body: { type?: SiteType; title?: string; visibility?: SiteVisibility; spaces?: string[] | typeof NEW_SPACE }, caller: Caller): Promise<string> {
     const role = await this.role(organizationId, caller);
+    if (!atLeast(role, 'create')) throw DomainError.forbidden('creating a site needs the create role in the organization');
     const siteId = newId();
     const siteSpaces = [];
-    for (const spaceId of body.spaces ?? []) siteSpaces.push({ siteSpaceId: newId(), spaceId, path: pathOf((await this.space(organizationId, spaceId)).title) });
+    // A new space takes the site's title; it is created first, so a site never names a missing space.
+    const spaceIds = body.spaces === NEW_SPACE ? [await this.spaces.createSpace(organizationId, body.title ?? 'Docs', caller)] : (body.spaces ?? []);
+    for (const spaceId of spaceIds) siteSpaces.push({ siteSpaceId: newId(), spaceId, path: pathOf((await this.space(organizationId, spaceId)).title) });
     await this.run(
       { kind: 'CreateSite', siteId, organizationId, type: body.type ?? 'basic', title: body.title ?? 'Docs', visibility: body.visibility ?? 'public', siteSpaces, by: (caller as { userId: string }).userId, allowed: atLeast(role, 'create'), now: this.now() },
       caller,
@@ -48,16 +54,79 @@ export class SiteCommands {
     return siteId;
   }
 
+  /**
+   * A new hostname is claimed before the site changes (a taken one fails with 409 and nothing
+   * changes), released again if the change is refused, and the one it replaces released after; as
+   * organizations do with theirs. Hostname changes of one site run one at a time.
+   */
   async update(organizationId: string, siteId: string, changes: SiteChanges, defaults: { defaultSiteSpace?: string; defaultSiteSection?: string }, caller: Caller): Promise<void> {
-    await this.run({ kind: 'UpdateSite', siteId, organizationId, changes, ...defaults, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+    const allowed = await this.isAdmin(organizationId, caller);
+    const apply = () => this.run({ kind: 'UpdateSite', siteId, organizationId, changes, ...defaults, allowed, now: this.now() }, caller);
+    if (changes.hostname === undefined || !allowed) return apply();
+    await this.hostnameChanges.run(siteId, async () => {
+      const previous = await this.hostnameOf(siteId);
+      const next = changes.hostname;
+      const claiming = typeof next === 'string' && next !== previous;
+      if (claiming) await this.claimHostname(next, siteId, true, caller);
+      try {
+        await apply();
+      } catch (error) {
+        if (claiming) await this.claimHostname(next, siteId, false, caller);
+        throw error;
+      }
+      if (previous !== null && next !== previous) await this.claimHostname(previous, siteId, false, caller);
+    });
+  }
+
+  private async hostnameOf(siteId: string): Promise<string | null> {
+    const { state } = await this.commands.load(siteStream(siteId), siteDecider);
+    return state.site?.hostname ?? null;
+  }
+
+  private async claimHostname(hostname: string, siteId: string, claim: boolean, caller: Caller): Promise<void> {
+    await this.commands.run(siteHostnameStream(hostname), siteHostnameDecider, { kind: claim ? 'ClaimSiteHostname' : 'ReleaseSiteHostname', hostname, siteId }, { caller }, { wait: false });
   }
 
   async publish(organizationId: string, siteId: string, published: boolean, caller: Caller): Promise<void> {
     await this.run({ kind: 'PublishSite', siteId, organizationId, published, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
   }
 
+  /** A deleted site lets its hostname go. */
   async delete(organizationId: string, siteId: string, caller: Caller): Promise<void> {
-    await this.run({ kind: 'DeleteSite', siteId, organizationId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+    const allowed = await this.isAdmin(organizationId, caller);
+    const hostname = await this.hostnameOf(siteId);
+    await this.run({ kind: 'DeleteSite', siteId, organizationId, allowed, now: this.now() }, caller);
+    if (hostname !== null) await this.claimHostname(hostname, siteId, false, caller);
+  }
+
+  // ---- share links and visitor authentication -------------------------------------------------------
+
+  async createShareLink(organizationId: string, siteId: string, name: string | undefined, caller: Caller): Promise<string> {
+    const shareLinkId = newId();
+    await this.run({ kind: 'CreateShareLink', siteId, organizationId, shareLinkId, key: newId(32), name: name ?? '', by: (caller as { userId: string }).userId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+    return shareLinkId;
+  }
+
+  async updateShareLink(organizationId: string, siteId: string, shareLinkId: string, changes: SiteShareLinkChanges, caller: Caller): Promise<void> {
+    await this.run({ kind: 'UpdateShareLink', siteId, organizationId, shareLinkId, changes, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async deleteShareLink(organizationId: string, siteId: string, shareLinkId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'DeleteShareLink', siteId, organizationId, shareLinkId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  async configureVisitorAuth(organizationId: string, siteId: string, jwksUrl: string | null, caller: Caller): Promise<void> {
+    await this.run({ kind: 'ConfigureVisitorAuth', siteId, organizationId, jwksUrl, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  /** A new HS256 key: tokens signed with the old one stop working. */
+  async rotateVisitorKey(organizationId: string, siteId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'RotateVisitorKey', siteId, organizationId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  }
+
+  /** The site spaces of a space that is no longer live go (the site-spaces reactor; not found when the site is gone). */
+  async removeSpace(organizationId: string, siteId: string, spaceId: string, caller: Caller): Promise<void> {
+    await this.run({ kind: 'RemoveSpaceFromSite', siteId, organizationId, spaceId, allowed: true, now: this.now() }, caller);
   }
 
   async addSection(organizationId: string, siteId: string, body: { spaceId: string; title?: string; icon?: string }, caller: Caller): Promise<string> {

@@ -10,7 +10,7 @@ import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { SiteCommands } from './site.commands';
 import type { Position } from './site.decider';
-import { SortStructureBody, AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
+import { CreateShareLinkBody, PublishedSiteQuery, SectionListQuery, UpdateShareLinkBody, VisitorAuthBody, SortStructureBody, AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
 import { SiteQueries } from './site.queries';
 
 /** A move's position: before or after a sibling, or (neither given) the end. */
@@ -88,15 +88,70 @@ export class SiteController {
   @Get(':siteId/published')
   @Public()
   @ApiOkResponse({ description: 'OK', schema: ref('PublishedContentSite') })
-  published(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string) {
-    return this.queries.published(organizationId, siteId);
+  published(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: PublishedSiteQuery) {
+    return this.queries.published(organizationId, siteId, { shareKey: query.shareKey, visitorToken: query.jwt_token });
+  }
+
+  // ---- share links (extension, at the platform's paths) --------------------------------------------
+
+  @Get(':siteId/share-links')
+  @ApiOkResponse({ description: 'OK', schema: listOf('SiteShareLink') })
+  shareLinks(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.shareLinks(organizationId, siteId, caller, query);
+  }
+
+  /** → 201 with the share link; its `key` is the `shareKey` readers of a share-link site present. */
+  @Post(':siteId/share-links')
+  @ApiCreatedResponse({ description: 'created', schema: ref('SiteShareLink') })
+  async createShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: CreateShareLinkBody, @CurrentCaller() caller: Caller) {
+    const shareLinkId = await this.commands.createShareLink(organizationId, siteId, body.name, caller);
+    return this.queries.shareLink(organizationId, siteId, shareLinkId, caller);
+  }
+
+  @Patch(':siteId/share-links/:shareLinkId')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteShareLink') })
+  async updateShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('shareLinkId', 'shareLink') shareLinkId: string, @Body(Valid) body: UpdateShareLinkBody, @CurrentCaller() caller: Caller) {
+    await this.commands.updateShareLink(organizationId, siteId, shareLinkId, { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.active !== undefined ? { active: body.active } : {}) }, caller);
+    return this.queries.shareLink(organizationId, siteId, shareLinkId, caller);
+  }
+
+  @Delete(':siteId/share-links/:shareLinkId')
+  @HttpCode(205)
+  @ApiResetContentResponse({ description: 'deleted: its key no longer opens the site' })
+  async deleteShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('shareLinkId', 'shareLink') shareLinkId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.deleteShareLink(organizationId, siteId, shareLinkId, caller);
+  }
+
+  // ---- visitor authentication (extension) -----------------------------------------------------------
+
+  /** The site's HS256 key for visitor tokens and its JWKS URL (administrators only). */
+  @Get(':siteId/visitor-auth')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteVisitorAuth') })
+  visitorAuth(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    return this.queries.visitorAuth(organizationId, siteId, caller);
+  }
+
+  @Put(':siteId/visitor-auth')
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteVisitorAuth') })
+  async configureVisitorAuth(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: VisitorAuthBody, @CurrentCaller() caller: Caller) {
+    await this.commands.configureVisitorAuth(organizationId, siteId, body.jwksUrl ?? null, caller);
+    return this.queries.visitorAuth(organizationId, siteId, caller);
+  }
+
+  /** A new HS256 key: tokens signed with the previous one stop opening the site. */
+  @Post(':siteId/visitor-auth/rotate')
+  @HttpCode(200)
+  @ApiOkResponse({ description: 'the new key', schema: ref('SiteVisitorAuth') })
+  async rotateVisitorKey(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
+    await this.commands.rotateVisitorKey(organizationId, siteId, caller);
+    return this.queries.visitorAuth(organizationId, siteId, caller);
   }
 
   // ---- sections -----------------------------------------------------------------------------------
 
   @Get(':siteId/sections')
   @ApiOkResponse({ description: 'OK', schema: listOf('SiteSection') })
-  sections(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+  sections(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: SectionListQuery, @CurrentCaller() caller: Caller) {
     return this.queries.sections(organizationId, siteId, caller, query);
   }
 

@@ -1,5 +1,5 @@
 import { deciderSpec } from '../../testing/src';
-import { placed, siteDecider, uniquePath, type SiteCommand } from './site.decider';
+import { placed, siteDecider, siteHostnameDecider, uniquePath, type SiteCommand } from './site.decider';
 import type { SiteEvent } from './site.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
@@ -67,5 +67,55 @@ describe('site decider', () => {
     expect(placed(['a', 'b', 'c'], 'a', null)).toEqual(['b', 'c', 'a']);
     expect(placed(['a', 'b'], 'a', { before: 'z' })).toBeNull();
     expect(uniquePath('guide', new Set(['guide', 'guide-2']))).toBe('guide-3');
+  });
+
+  const linkCreated: SiteEvent = { type: 'SiteShareLinkCreated', data: { ...about, shareLinkId: 'l1', key: 'k'.repeat(32), name: 'Partners', createdBy: 'ada', createdAt: t0 } };
+
+  it('given a site, when a share link is created, then SiteShareLinkCreated with its key', () => {
+    spec.given([created]).when({ kind: 'CreateShareLink', ...act, shareLinkId: 'l1', key: 'k'.repeat(32), name: 'Partners', by: 'ada' }).then([linkCreated]);
+  });
+
+  it('given an active share link, when it is set active again, then nothing', () => {
+    spec.given([created, linkCreated]).when({ kind: 'UpdateShareLink', ...act, shareLinkId: 'l1', changes: { active: true } }).then([]);
+  });
+
+  it('given an active share link, when it is deactivated, then SiteShareLinkUpdated with only that change', () => {
+    spec.given([created, linkCreated]).when({ kind: 'UpdateShareLink', ...act, shareLinkId: 'l1', changes: { active: false, name: 'Partners' } }).then([{ type: 'SiteShareLinkUpdated', data: { ...about, shareLinkId: 'l1', changes: { active: false }, updatedAt: t0 } }]);
+  });
+
+  it('given a deleted share link, when it is changed, then 404', () => {
+    spec.given([created, linkCreated, { type: 'SiteShareLinkDeleted', data: { ...about, shareLinkId: 'l1', deletedAt: t0 } }]).when({ kind: 'UpdateShareLink', ...act, shareLinkId: 'l1', changes: { active: false } }).thenFails(404);
+  });
+
+  it('given a rotated visitor key, when it is rotated again, then the next generation', () => {
+    spec.given([created, { type: 'SiteVisitorKeyRotated', data: { ...about, keyGeneration: 1, rotatedAt: t0 } }]).when({ kind: 'RotateVisitorKey', ...act }).then([{ type: 'SiteVisitorKeyRotated', data: { ...about, keyGeneration: 2, rotatedAt: t0 } }]);
+  });
+
+  it('given a space shown twice, the first the default, when the space leaves the site, then both site spaces go and the default moves on', () => {
+    const other: SiteEvent = { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: 'c', spaceId: 'space-c', sectionId: null, path: 'c', default: false, addedAt: t0 } };
+    const twice: SiteEvent = { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: 'b', spaceId: 'space-a', sectionId: null, path: 'b', default: false, addedAt: t0 } };
+    spec.given([created, spaceAdded('a', 'a', true), twice, other]).when({ kind: 'RemoveSpaceFromSite', ...act, spaceId: 'space-a' }).then([
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'a', removedAt: t0 } },
+      { type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: 'b', sectionId: null } },
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'b', removedAt: t0 } },
+      { type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: 'c', sectionId: null } },
+    ]);
+  });
+});
+
+describe('site hostname claim', () => {
+  const hostnames = deciderSpec(siteHostnameDecider);
+  const claimed = { type: 'SiteHostnameClaimed' as const, data: { hostname: 'docs.a.example', siteId: 'site1' } };
+
+  it('given a hostname another site holds, when claimed, then 409', () => {
+    hostnames.given([claimed]).when({ kind: 'ClaimSiteHostname', hostname: 'docs.a.example', siteId: 'site2' }).thenFails(409);
+  });
+
+  it('given a hostname the site holds, when claimed again, then nothing', () => {
+    hostnames.given([claimed]).when({ kind: 'ClaimSiteHostname', hostname: 'docs.a.example', siteId: 'site1' }).then([]);
+  });
+
+  it('given a hostname another site holds, when released by this one, then nothing', () => {
+    hostnames.given([claimed]).when({ kind: 'ReleaseSiteHostname', hostname: 'docs.a.example', siteId: 'site2' }).then([]);
   });
 });

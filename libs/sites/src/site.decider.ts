@@ -1,8 +1,9 @@
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
-import type { SiteChanges, SiteEvent, SiteType, SiteVisibility } from './site.events';
+import type { SiteChanges, SiteEvent, SiteHostnameEvent, SiteShareLinkChanges, SiteType, SiteVisibility } from './site.events';
 
 export const siteStream = (siteId: string) => `site-${siteId}`;
+export const siteHostnameStream = (hostname: string) => `sitehostname-${hostname}`;
 
 export interface SectionState {
   title: string;
@@ -16,7 +17,7 @@ export interface SiteSpaceState {
 }
 
 export interface SiteState {
-  site: null | { organizationId: string; deleted: boolean; published: boolean };
+  site: null | { organizationId: string; deleted: boolean; published: boolean; hostname: string | null; keyGeneration: number };
   sections: ReadonlyMap<string, SectionState>;
   siteSpaces: ReadonlyMap<string, SiteSpaceState>;
   /** Sections in order; the default section. */
@@ -28,6 +29,8 @@ export interface SiteState {
   /** Section groups and the group of each grouped section. */
   groups: ReadonlySet<string>;
   groupOf: Readonly<Record<string, string>>;
+  /** Share links by id. */
+  shareLinks: ReadonlyMap<string, { name: string; active: boolean }>;
 }
 
 /** The scope a site space sits in: its section, or the root. */
@@ -66,7 +69,14 @@ export type SiteCommand =
   | (Acting & { kind: 'SetAdaptiveSchema'; jsonSchema: Record<string, unknown> })
   | (Acting & { kind: 'MoveSectionGroup'; groupId: string; position: Position })
   /** The whole order at once: every section exactly once (groups' sections together, as grouped), and for each scope listed, exactly its site spaces. */
-  | (Acting & { kind: 'SortStructure'; sections: Array<{ id: string; group: string | null }>; siteSpaces: Record<string, string[]> });
+  | (Acting & { kind: 'SortStructure'; sections: Array<{ id: string; group: string | null }>; siteSpaces: Record<string, string[]> })
+  | (Acting & { kind: 'CreateShareLink'; shareLinkId: string; key: string; name: string; by: string })
+  | (Acting & { kind: 'UpdateShareLink'; shareLinkId: string; changes: SiteShareLinkChanges })
+  | (Acting & { kind: 'DeleteShareLink'; shareLinkId: string })
+  | (Acting & { kind: 'ConfigureVisitorAuth'; jwksUrl: string | null })
+  | (Acting & { kind: 'RotateVisitorKey' })
+  /** A space left the organization's live spaces: its site spaces go (issued by the site-spaces reactor, not a person). */
+  | (Acting & { kind: 'RemoveSpaceFromSite'; spaceId: string });
 
 /** `path` made unique among `taken` by a numeric suffix. */
 export function uniquePath(path: string, taken: ReadonlySet<string>): string {
@@ -92,13 +102,25 @@ const without = <T>(map: ReadonlyMap<string, T>, key: string) => {
 };
 
 export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
-  initialState: () => ({ site: null, sections: new Map(), siteSpaces: new Map(), sectionOrder: [], defaultSection: null, spaceOrder: {}, defaultSiteSpace: {}, groups: new Set(), groupOf: {} }),
+  initialState: () => ({ site: null, sections: new Map(), siteSpaces: new Map(), sectionOrder: [], defaultSection: null, spaceOrder: {}, defaultSiteSpace: {}, groups: new Set(), groupOf: {}, shareLinks: new Map() }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'SiteCreated':
-        return { ...state, site: { organizationId: event.data.organizationId, deleted: false, published: false } };
+        return { ...state, site: { organizationId: event.data.organizationId, deleted: false, published: false, hostname: null, keyGeneration: 0 } };
       case 'SiteUpdated':
+        return event.data.changes.hostname !== undefined ? { ...state, site: { ...state.site!, hostname: event.data.changes.hostname } } : state;
+      case 'SiteShareLinkCreated':
+        return { ...state, shareLinks: new Map(state.shareLinks).set(event.data.shareLinkId, { name: event.data.name, active: true }) };
+      case 'SiteShareLinkUpdated': {
+        const link = state.shareLinks.get(event.data.shareLinkId)!;
+        return { ...state, shareLinks: new Map(state.shareLinks).set(event.data.shareLinkId, { ...link, ...event.data.changes }) };
+      }
+      case 'SiteShareLinkDeleted':
+        return { ...state, shareLinks: without(state.shareLinks, event.data.shareLinkId) };
+      case 'SiteVisitorAuthConfigured':
         return state;
+      case 'SiteVisitorKeyRotated':
+        return { ...state, site: { ...state.site!, keyGeneration: event.data.keyGeneration } };
       case 'SitePublished':
         return { ...state, site: { ...state.site!, published: true } };
       case 'SiteUnpublished':
@@ -326,6 +348,36 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         }
         return [{ type: 'SiteStructureSorted', data: { ...about, sections: listed, siteSpaces: command.siteSpaces } }];
       }
+      case 'CreateShareLink':
+        if (state.shareLinks.has(command.shareLinkId)) return [];
+        return [{ type: 'SiteShareLinkCreated', data: { ...about, shareLinkId: command.shareLinkId, key: command.key, name: command.name, createdBy: command.by, createdAt: command.now } }];
+      case 'UpdateShareLink': {
+        const link = state.shareLinks.get(command.shareLinkId);
+        if (!link) return DomainError.notFound(`no share link ${command.shareLinkId} in site ${id}`);
+        const changes = Object.fromEntries(Object.entries(command.changes).filter(([member, value]) => value !== undefined && link[member as keyof typeof link] !== value)) as SiteShareLinkChanges;
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'SiteShareLinkUpdated', data: { ...about, shareLinkId: command.shareLinkId, changes, updatedAt: command.now } }];
+      }
+      case 'DeleteShareLink':
+        if (!state.shareLinks.has(command.shareLinkId)) return DomainError.notFound(`no share link ${command.shareLinkId} in site ${id}`);
+        return [{ type: 'SiteShareLinkDeleted', data: { ...about, shareLinkId: command.shareLinkId, deletedAt: command.now } }];
+      case 'ConfigureVisitorAuth':
+        return [{ type: 'SiteVisitorAuthConfigured', data: { ...about, jwksUrl: command.jwksUrl, updatedAt: command.now } }];
+      case 'RotateVisitorKey':
+        return [{ type: 'SiteVisitorKeyRotated', data: { ...about, keyGeneration: state.site.keyGeneration + 1, rotatedAt: command.now } }];
+      case 'RemoveSpaceFromSite': {
+        // Each site space of the space goes as RemoveSiteSpace would remove it, defaults moving on.
+        const events: SiteEvent[] = [];
+        let current = state;
+        for (const [siteSpaceId, siteSpace] of state.siteSpaces) {
+          if (siteSpace.spaceId !== command.spaceId) continue;
+          const removal = siteDecider.decide({ ...command, kind: 'RemoveSiteSpace', siteSpaceId }, current);
+          if (removal instanceof DomainError) return removal;
+          for (const event of removal) current = siteDecider.evolve(current, event);
+          events.push(...removal);
+        }
+        return events;
+      }
       case 'SetAdaptiveSchema':
         return [{ type: 'SiteAdaptiveSchemaSet', data: { ...about, jsonSchema: command.jsonSchema, updatedAt: command.now } }];
       case 'MoveSiteSpace': {
@@ -337,5 +389,28 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         return [{ type: 'SiteStructureSorted', data: { ...about, sections: [...state.sectionOrder], siteSpaces: { [scope]: order } } }];
       }
     }
+  },
+};
+
+// ---- hostname claim ---------------------------------------------------------------------------
+
+export interface SiteHostnameState {
+  holder: string | null;
+}
+
+export type SiteHostnameCommand = { kind: 'ClaimSiteHostname'; hostname: string; siteId: string } | { kind: 'ReleaseSiteHostname'; hostname: string; siteId: string };
+
+/** One custom hostname names one site at a time: claimed before the site takes it, released when the site lets it go. */
+export const siteHostnameDecider: Decider<SiteHostnameCommand, SiteHostnameEvent, SiteHostnameState> = {
+  initialState: () => ({ holder: null }),
+  evolve: (_state, event) => ({ holder: event.type === 'SiteHostnameClaimed' ? event.data.siteId : null }),
+  decide(command, state) {
+    if (command.kind === 'ClaimSiteHostname') {
+      if (state.holder === command.siteId) return [];
+      if (state.holder !== null) return DomainError.conflict(`hostname '${command.hostname}' is taken by another site`);
+      return [{ type: 'SiteHostnameClaimed', data: { hostname: command.hostname, siteId: command.siteId } }];
+    }
+    if (state.holder !== command.siteId) return [];
+    return [{ type: 'SiteHostnameReleased', data: { hostname: command.hostname, siteId: command.siteId } }];
   },
 };

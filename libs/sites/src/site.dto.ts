@@ -1,16 +1,32 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUrl, Length, Matches, MaxLength, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
 import { NotBlank } from '../../platform/src/http/validation';
-import { SITE_TYPES, SITE_VISIBILITIES, type SiteType, type SiteVisibility } from './site.events';
+import { NEW_SPACE, SITE_TYPES, SITE_VISIBILITIES, type SiteType, type SiteVisibility } from './site.events';
 
 const given = (_: object, value: unknown) => value !== undefined;
 const givenAndNotNull = (_: object, value: unknown) => value !== undefined && value !== null;
 const asBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 const PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const PROXY = /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/;
+const HOSTNAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
+const SHARE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
+
+/** `spaces` of a new site: a list of up to 50 space ids, or `'new'` for a new space named after the site. */
+function IsSpacesValue(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isSpacesValue',
+    validator: {
+      validate: (value: unknown) => value === NEW_SPACE || (Array.isArray(value) && value.length <= 50 && value.every((id) => typeof id === 'string' && ID_SHAPES.entity.test(id))),
+      defaultMessage: () => `spaces must be a list of at most 50 space ids, or '${NEW_SPACE}' for a new space`,
+    },
+  });
+}
+
 
 export class SiteListQuery extends ListQuery {
   @ApiPropertyOptional({ description: 'a space id: sites showing that space' }) @IsOptional() @Matches(ID_SHAPES.entity, { message: 'space must be a space id' }) space?: string;
@@ -22,7 +38,7 @@ export class CreateSiteBody {
   @ValidateIf(given) @IsIn(SITE_TYPES, { message: `type must be one of ${SITE_TYPES.join(', ')}` }) type?: SiteType;
   @ValidateIf(given) @IsString() @Length(2, 128) @NotBlank() title?: string;
   @ValidateIf(given) @IsIn(SITE_VISIBILITIES, { message: `visibility must be one of ${SITE_VISIBILITIES.join(', ')}` }) visibility?: SiteVisibility;
-  @ValidateIf(given) @IsArray({ message: 'spaces must be a list of space ids (creating a new space with the site is not supported: create the space first)' }) @ArrayMaxSize(50) @Matches(ID_SHAPES.entity, { each: true, message: 'each of spaces must be a space id' }) spaces?: string[];
+  @ValidateIf(given) @IsSpacesValue() spaces?: string[] | typeof NEW_SPACE;
 }
 
 class EnabledBody {
@@ -38,6 +54,43 @@ export class UpdateSiteBody {
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSpace must be a site space id' }) defaultSiteSpace?: string;
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSection must be a section id' }) defaultSiteSection?: string;
   @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(PROXY, { message: 'proxy must look like example.com/docs' }) proxy?: string | null;
+  /** Extension: the site's custom hostname (unique across the service); null removes it. */
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(HOSTNAME, { message: 'hostname must be a lower-case host name with at least three labels, like docs.example.com' }) hostname?: string | null;
+  /** Extension: the site's icon; null removes it. */
+  @ValidateIf(givenAndNotNull) @IsObject() @ValidateNested() @Type(() => SiteIconBody) icon?: SiteIconBody | null;
+}
+
+class ThemedIcons {
+  @IsString() @MaxLength(2048) @IsUrl(HTTP_URL, { message: 'icon URLs must be http(s) URLs' }) light!: string;
+  @IsString() @MaxLength(2048) @IsUrl(HTTP_URL, { message: 'icon URLs must be http(s) URLs' }) dark!: string;
+}
+
+class SiteIconBody {
+  @IsObject() @ValidateNested() @Type(() => ThemedIcons) icon!: ThemedIcons;
+}
+
+export class PublishedSiteQuery {
+  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" }) @IsOptional() @Matches(SHARE_KEY, { message: 'shareKey must be a share key' }) shareKey?: string;
+  @ApiPropertyOptional({ description: 'a visitor token, a JWT (visitor-auth sites and adaptive content)' }) @IsOptional() @IsString() @MaxLength(8192) @Matches(JWT, { message: 'jwt_token must be a JWT' }) jwt_token?: string;
+}
+
+/** `shareKey`: the key of one of the site's share links, for readers outside the organization. */
+export class SectionListQuery extends ListQuery {
+  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" }) @IsOptional() @Matches(SHARE_KEY, { message: 'shareKey must be a share key' }) shareKey?: string;
+}
+
+export class CreateShareLinkBody {
+  @ValidateIf(given) @IsString() @MaxLength(100) name?: string;
+}
+
+export class UpdateShareLinkBody {
+  @ValidateIf(given) @IsString() @MaxLength(100) name?: string;
+  @ValidateIf(given) @IsBoolean({ message: 'active must be true or false' }) active?: boolean;
+}
+
+export class VisitorAuthBody {
+  @ApiPropertyOptional({ nullable: true, description: 'a JWKS URL whose RS256 keys sign visitor tokens; null: only the site key (HS256)' })
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(2048) @IsUrl(HTTP_URL, { message: 'jwksUrl must be an http(s) URL' }) jwksUrl!: string | null;
 }
 
 export class AddSectionBody {
@@ -56,6 +109,7 @@ export class UpdateSectionBody {
 }
 
 export class SiteSpaceListQuery extends ListQuery {
+  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" }) @IsOptional() @Matches(SHARE_KEY, { message: 'shareKey must be a share key' }) shareKey?: string;
   @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'default must be true or false' }) default?: boolean;
 }
 

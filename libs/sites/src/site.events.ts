@@ -6,6 +6,8 @@
  */
 export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
 export type SiteVisibility = (typeof SITE_VISIBILITIES)[number];
+/** The `spaces` value of a new site that asks for a new space rather than listing existing ones. */
+export const NEW_SPACE = 'new';
 export const SITE_TYPES = ['basic', 'ultimate'] as const;
 export type SiteType = (typeof SITE_TYPES)[number];
 
@@ -17,6 +19,20 @@ export interface SiteChanges {
   adaptiveContent?: { enabled: boolean };
   agentsContext?: 'excluded' | 'included';
   proxy?: string | null;
+  /** A custom hostname, unique across the service (claimed on its own stream first). */
+  hostname?: string | null;
+  icon?: SiteIcon | null;
+}
+
+/** A site's icon: an image for light and for dark themes. */
+export interface SiteIcon {
+  icon: { light: string; dark: string };
+}
+
+/** What PATCH …/share-links/{shareLinkId} may change. */
+export interface SiteShareLinkChanges {
+  name?: string;
+  active?: boolean;
 }
 
 interface About {
@@ -47,4 +63,20 @@ export type SiteEvent =
   | { type: 'SiteSectionUngrouped'; data: About & { groupId: string; sectionId: string } }
   | { type: 'SiteAdaptiveSchemaSet'; data: About & { jsonSchema: Record<string, unknown>; updatedAt: string } }
   /** The order of sections, and of the site spaces within each scope. */
-  | { type: 'SiteStructureSorted'; data: About & { sections: string[]; siteSpaces: Record<string, string[]> } };
+  | { type: 'SiteStructureSorted'; data: About & { sections: string[]; siteSpaces: Record<string, string[]> } }
+  /** A share link: `key` is the secret a reader of a `share-link` site presents (`shareKey`). */
+  | { type: 'SiteShareLinkCreated'; data: About & { shareLinkId: string; key: string; name: string; createdBy: string; createdAt: string } }
+  | { type: 'SiteShareLinkUpdated'; data: About & { shareLinkId: string; changes: SiteShareLinkChanges; updatedAt: string } }
+  | { type: 'SiteShareLinkDeleted'; data: About & { shareLinkId: string; deletedAt: string } }
+  /**
+   * Visitor authentication: tokens are checked with the site's own HS256 key (derived from the
+   * service's secrets key and `keyGeneration`, so no secret is stored), or with the keys of
+   * `jwksUrl` (RS256) when one is set.
+   */
+  | { type: 'SiteVisitorAuthConfigured'; data: About & { jwksUrl: string | null; updatedAt: string } }
+  | { type: 'SiteVisitorKeyRotated'; data: About & { keyGeneration: number; rotatedAt: string } };
+
+/** A custom hostname's claim: stream `sitehostname-<hostname>`, so one hostname names one site at a time. */
+export type SiteHostnameEvent =
+  | { type: 'SiteHostnameClaimed'; data: { hostname: string; siteId: string } }
+  | { type: 'SiteHostnameReleased'; data: { hostname: string; siteId: string } };

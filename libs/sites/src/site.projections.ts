@@ -1,7 +1,7 @@
 import { multiDocumentProjection, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
 import type { SpaceEvent } from '../../spaces/src';
 import { scopeOf } from './site.decider';
-import type { SiteEvent, SiteType, SiteVisibility } from './site.events';
+import type { SiteEvent, SiteIcon, SiteType, SiteVisibility } from './site.events';
 
 export const SITES = 'sites';
 
@@ -30,6 +30,15 @@ export interface SiteSpaceDoc {
   condition: string | null;
 }
 
+export interface SiteShareLinkDoc {
+  id: string;
+  /** The secret a reader presents as `shareKey`. */
+  key: string;
+  name: string;
+  active: boolean;
+  createdAt: string;
+}
+
 /** A site with its whole structure: one document, as one stream decides it. */
 export interface SiteDoc extends ProjectedDoc {
   organizationId: string;
@@ -53,6 +62,11 @@ export interface SiteDoc extends ProjectedDoc {
   adaptiveSchema?: { jsonSchema: Record<string, unknown>; updatedAt: string } | null;
   /** The spaces the site shows (the `space` filter of the list). */
   spaceIds: string[];
+  hostname?: string | null;
+  icon?: SiteIcon | null;
+  shareLinks?: SiteShareLinkDoc[];
+  /** Visitor authentication: the generation of the site's HS256 key, and the JWKS URL of RS256 keys. */
+  visitorAuth?: { jwksUrl: string | null; keyGeneration: number };
   /** Revision of the `site-<id>` stream: the ETag. */
   streamRevision: number;
   deleted?: true;
@@ -67,6 +81,7 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
   indexes: [
     { collection: SITES, fields: { organizationId: 1, createdAt: 1 } },
     { collection: SITES, fields: { spaceIds: 1 } },
+    { collection: SITES, fields: { hostname: 1 } },
   ],
   handles: [
     'SiteCreated',
@@ -89,6 +104,11 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
     'SiteSectionGrouped',
     'SiteSectionUngrouped',
     'SiteAdaptiveSchemaSet',
+    'SiteShareLinkCreated',
+    'SiteShareLinkUpdated',
+    'SiteShareLinkDeleted',
+    'SiteVisitorAuthConfigured',
+    'SiteVisitorKeyRotated',
   ],
   guard: (event) => ({ collection: SITES, id: (event.data as { siteId: string }).siteId }),
   async apply(event: Recorded<SiteEvent | SpaceEvent>, documents) {
@@ -187,6 +207,23 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         break;
       case 'SiteAdaptiveSchemaSet':
         next = { ...next, adaptiveSchema: { jsonSchema: event.data.jsonSchema, updatedAt: event.data.updatedAt } };
+        break;
+      case 'SiteShareLinkCreated': {
+        const { shareLinkId, key, name, createdAt } = event.data;
+        next = { ...next, shareLinks: [...(next.shareLinks ?? []), { id: shareLinkId, key, name, active: true, createdAt }] };
+        break;
+      }
+      case 'SiteShareLinkUpdated':
+        next = { ...next, shareLinks: (next.shareLinks ?? []).map((link) => (link.id === event.data.shareLinkId ? { ...link, ...event.data.changes } : link)) };
+        break;
+      case 'SiteShareLinkDeleted':
+        next = { ...next, shareLinks: (next.shareLinks ?? []).filter((link) => link.id !== event.data.shareLinkId) };
+        break;
+      case 'SiteVisitorAuthConfigured':
+        next = { ...next, visitorAuth: { keyGeneration: next.visitorAuth?.keyGeneration ?? 0, jwksUrl: event.data.jwksUrl } };
+        break;
+      case 'SiteVisitorKeyRotated':
+        next = { ...next, visitorAuth: { jwksUrl: next.visitorAuth?.jwksUrl ?? null, keyGeneration: event.data.keyGeneration } };
         break;
     }
     await sites.put({ ...next, spaceIds: spaceIdsOf(next.siteSpaces) });

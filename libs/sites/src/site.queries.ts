@@ -7,8 +7,8 @@ import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/re
 import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
 import { scopeOf } from './site.decider';
 import { templateConditions } from './site.adaptive';
-import { evaluateCondition } from './site.conditions';
-import { SITES, type SectionDoc, type SectionGroupDoc, type SiteDoc, type SiteSpaceDoc } from './site.projections';
+import { SITES, type SectionDoc, type SectionGroupDoc, type SiteDoc, type SiteShareLinkDoc, type SiteSpaceDoc } from './site.projections';
+import { SiteReaders, type ReaderAccess } from './site.readers';
 
 /** A site's adaptive schema before one is set: no claims. */
 const DEFAULT_ADAPTIVE_SCHEMA = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {}, additionalProperties: false };
@@ -34,12 +34,31 @@ export class SiteQueries {
     @Inject(SITE_ORGANIZATIONS) private readonly organizations: SiteOrganizations,
     @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly readers: SiteReaders,
   ) {}
 
   /** A live site of the organization the caller belongs to, or 404. */
   async site(organizationId: string, siteId: string, caller: Caller): Promise<SiteDoc> {
     await this.requireMember(organizationId, caller);
     return this.live(organizationId, siteId);
+  }
+
+  /**
+   * The site for a list of its structure: all of it for members of its organization; for anyone
+   * else holding `shareKey`, the published site as that key's reader sees it; else 404.
+   */
+  private async siteOrShared(organizationId: string, siteId: string, caller: Caller, shareKey: string | undefined): Promise<SiteDoc> {
+    const member = caller.kind === 'user' && (await this.organizations.roleOf(organizationId, caller.userId))?.member;
+    if (member || shareKey === undefined) return this.site(organizationId, siteId, caller);
+    return (await this.readers.readable({ siteId }, { shareKey }, organizationId)).site;
+  }
+
+  /** An administrator of the site's organization, or 403 (members) / 404 (anyone else). */
+  private async administered(organizationId: string, siteId: string, caller: Caller): Promise<SiteDoc> {
+    const site = await this.site(organizationId, siteId, caller);
+    const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
+    if (standing?.role !== 'admin') throw DomainError.forbidden(`only admins of the organization may see the keys of site ${siteId}`);
+    return site;
   }
 
   private async live(organizationId: string, siteId: string): Promise<SiteDoc> {
@@ -71,8 +90,8 @@ export class SiteQueries {
     return { object: this.present(site), streamRevision: site.streamRevision };
   }
 
-  async sections(organizationId: string, siteId: string, caller: Caller, paging: { page?: string; limit?: number }) {
-    const site = await this.site(organizationId, siteId, caller);
+  async sections(organizationId: string, siteId: string, caller: Caller, paging: { page?: string; limit?: number; shareKey?: string }) {
+    const site = await this.siteOrShared(organizationId, siteId, caller, paging.shareKey);
     const page = pageOf(site.sections, paging);
     return listEnvelope({ ...page, items: await Promise.all(page.items.map((section) => this.presentSection(site, section, caller))) });
   }
@@ -128,8 +147,8 @@ export class SiteQueries {
     return { items: templateConditions(jsonSchema) };
   }
 
-  async siteSpaces(organizationId: string, siteId: string, caller: Caller, query: { default?: boolean; page?: string; limit?: number }) {
-    const site = await this.site(organizationId, siteId, caller);
+  async siteSpaces(organizationId: string, siteId: string, caller: Caller, query: { default?: boolean; page?: string; limit?: number; shareKey?: string }) {
+    const site = await this.siteOrShared(organizationId, siteId, caller, query.shareKey);
     const isDefault = (siteSpace: SiteSpaceDoc) => site.defaultSiteSpace[scopeOf(siteSpace.sectionId)] === siteSpace.id;
     const matching = query.default === undefined ? site.siteSpaces : site.siteSpaces.filter((siteSpace) => isDefault(siteSpace) === query.default);
     const page = pageOf(matching, query);
@@ -143,23 +162,39 @@ export class SiteQueries {
     return this.presentSiteSpace(site, siteSpace, caller);
   }
 
-  /**
-   * `GET …/published`: the site and its structure as an anonymous reader sees them. Public and
-   * unlisted published sites are readable by anyone; share-link and visitor-auth sites need a share
-   * key or a visitor token, which this service does not issue yet (404).
-   */
-  async published(organizationId: string, siteId: string) {
-    const site = await this.live(organizationId, siteId);
-    if (!site.published || (site.visibility !== 'public' && site.visibility !== 'unlisted')) throw DomainError.notFound(`no published site ${siteId}`);
-    const anonymous: Caller = { kind: 'system', id: 'anonymous', label: 'anonymous reader' };
-    // An anonymous reader has no claims: what a condition hides from them is left out.
-    const seen = (condition: string | null) => condition === null || evaluateCondition(condition, {});
-    const shown: SiteDoc = { ...site, sections: site.sections.filter((section) => seen(section.condition)), siteSpaces: site.siteSpaces.filter((siteSpace) => seen(siteSpace.condition)) };
-    const structure = shown.sections.length > 0 ? await Promise.all(shown.sections.map((section) => this.presentSection(shown, section, anonymous))) : [];
+  /** `GET …/published`: the site and its structure as this reader (share key, visitor token, or neither) sees them. */
+  async published(organizationId: string, siteId: string, access: ReaderAccess) {
+    const { site } = await this.readers.readable({ siteId }, access, organizationId);
+    const reader: Caller = { kind: 'system', id: 'reader', label: 'reader of the published site' };
+    const structure = site.sections.length > 0
+      ? { type: 'sections' as const, structure: await Promise.all(site.sections.map((section) => this.presentSection(site, section, reader))) }
+      : { type: 'siteSpaces' as const, structure: await Promise.all(site.siteSpaces.map((siteSpace) => this.presentSiteSpace(site, siteSpace, reader))) };
+    return { object: 'published-content-site' as const, site: this.present(site), structure };
+  }
+
+  // ---- share links and visitor authentication (administrators only: they show secrets) -------------
+
+  async shareLinks(organizationId: string, siteId: string, caller: Caller, paging: { page?: string; limit?: number }) {
+    const site = await this.administered(organizationId, siteId, caller);
+    const page = pageOf(site.shareLinks ?? [], paging);
+    return listEnvelope({ ...page, items: page.items.map((link) => this.presentShareLink(site, link)) });
+  }
+
+  async shareLink(organizationId: string, siteId: string, shareLinkId: string, caller: Caller) {
+    const site = await this.administered(organizationId, siteId, caller);
+    const link = (site.shareLinks ?? []).find((candidate) => candidate.id === shareLinkId);
+    if (!link) throw DomainError.notFound(`no share link ${shareLinkId} in site ${siteId}`);
+    return this.presentShareLink(site, link);
+  }
+
+  async visitorAuth(organizationId: string, siteId: string, caller: Caller) {
+    const site = await this.administered(organizationId, siteId, caller);
     return {
-      object: 'published-content-site' as const,
-      site: this.present(site),
-      structure: site.sections.length > 0 ? { type: 'sections' as const, structure } : { type: 'siteSpaces' as const, structure: await Promise.all(shown.siteSpaces.map((siteSpace) => this.presentSiteSpace(shown, siteSpace, anonymous))) },
+      object: 'site-visitor-auth' as const,
+      algorithms: site.visitorAuth?.jwksUrl ? ['HS256', 'RS256'] : ['HS256'],
+      secret: this.readers.visitorKey(site),
+      jwksUrl: site.visitorAuth?.jwksUrl ?? null,
+      urls: { published: this.publishedUrl(site) },
     };
   }
 
@@ -181,6 +216,8 @@ export class SiteQueries {
       id: site._id,
       type: site.type,
       title: site.title,
+      ...(site.icon ? { icon: site.icon } : {}),
+      ...(site.hostname ? { hostname: site.hostname } : {}),
       ...(site.basename !== null ? { basename: site.basename } : {}),
       ...(site.proxy !== null ? { proxy: { origin: this.config.publicUrl, target: site.proxy } } : {}),
       visibility: site.visibility,
@@ -190,6 +227,18 @@ export class SiteQueries {
       adaptiveContent: site.adaptiveContent,
       agentsContext: site.agentsContext,
       urls: { location, app: `${this.config.publicUrl}/o/${site.organizationId}/sites/${site._id}`, published: this.publishedUrl(site) },
+    };
+  }
+
+  private presentShareLink(site: SiteDoc, link: SiteShareLinkDoc) {
+    return {
+      object: 'share-link' as const,
+      id: link.id,
+      name: link.name,
+      key: link.key,
+      active: link.active,
+      createdAt: link.createdAt,
+      urls: { location: `${this.config.publicUrl}/v1/orgs/${site.organizationId}/sites/${site._id}/share-links/${link.id}`, published: `${this.publishedUrl(site)}?shareKey=${link.key}` },
     };
   }
 

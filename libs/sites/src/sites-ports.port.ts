@@ -8,10 +8,12 @@ export interface SiteOrganizations {
 
 export const SITE_ORGANIZATIONS = Symbol('SITE_ORGANIZATIONS');
 
-/** What sites need of spaces: a space's organization and title (adding it), and its Space object (embedded in site spaces). */
+/** What sites need of spaces: a space's organization and title (adding it), its Space object (embedded in site spaces), and a new space. */
 export interface SiteSpaces {
   spaceById(spaceId: string): Promise<{ id: string; organizationId: string; title: string; deleted: boolean } | null>;
   present(spaceId: string, caller: Caller): Promise<{ object: 'space'; id: string } | null>;
+  /** Creates a space for a new site (`spaces: 'new'`), as the caller; its id. */
+  createSpace(organizationId: string, title: string, caller: Caller): Promise<string>;
 }
 
 export const SITE_SPACES = Symbol('SITE_SPACES');

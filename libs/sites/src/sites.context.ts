@@ -3,6 +3,7 @@ import { SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
 import { SITE_CONTENT } from './published/site-content.port';
 import { siteAuditCatalog } from './site.audit';
 import { siteProjection } from './site.projections';
+import { siteSpacesReactor } from './site.reactors';
 import { siteSchemas } from './sites.schemas';
 import { SitesModule } from './sites.module';
 
@@ -11,6 +12,7 @@ export const sitesContext: ContextManifest = {
   name: 'sites',
   module: SitesModule,
   projections: [siteProjection],
+  reactors: [siteSpacesReactor],
   audit: siteAuditCatalog,
   needs: [SITE_ORGANIZATIONS, SITE_SPACES, SITE_CONTENT],
   provides: [],

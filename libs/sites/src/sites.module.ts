@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { SiteCommands } from './site.commands';
 import { SiteController } from './site.controller';
 import { SiteQueries } from './site.queries';
+import { SiteReaders } from './site.readers';
 import { SiteHtmlController } from './published/site-html.controller';
 import { SiteHtmlQueries } from './published/site-html.queries';
-import { SiteReadable } from './published/site-readable';
 
 /** The sites context: docs sites, their sections and site spaces, publishing, the published site as HTML. What it needs of organizations, spaces and content comes through its ports. */
 @Module({
   controllers: [SiteController, SiteHtmlController],
-  providers: [SiteQueries, SiteCommands, SiteHtmlQueries, SiteReadable],
+  providers: [SiteQueries, SiteCommands, SiteReaders, SiteHtmlQueries],
+  exports: [SiteReaders],
 })
 export class SitesModule {}

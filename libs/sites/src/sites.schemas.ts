@@ -17,6 +17,8 @@ const site = closedObject(
     id: text,
     type: { type: 'string', enum: [...SITE_TYPES] },
     title: text,
+    icon: closedObject({ icon: closedObject({ light: url, dark: url }) }),
+    hostname: text,
     basename: text,
     proxy: closedObject({ origin: text, target: text }),
     visibility: { type: 'string', enum: [...SITE_VISIBILITIES] },
@@ -27,7 +29,7 @@ const site = closedObject(
     agentsContext: { type: 'string', enum: ['excluded', 'included'] },
     urls: closedObject({ location: url, app: url, published: url }),
   },
-  ['basename', 'proxy'],
+  ['icon', 'hostname', 'basename', 'proxy'],
 );
 
 /** Response schemas of the sites context, for the OpenAPI document. */
@@ -39,6 +41,14 @@ export const siteSchemas: Record<string, JsonSchema> = {
   SiteAdaptiveSchema: closedObject({ object: { type: 'string', enum: ['site-adaptive-schema'] }, jsonSchema: { type: 'object' }, updatedAt: dateTime }),
   SiteTemplateConditions: closedObject({ items: { type: 'array', items: closedObject({ description: text, condition: text }) } }),
   SiteStructure: closedObject({ object: { type: 'string', enum: ['site-structure'] }, type: { type: 'string', enum: ['sections', 'siteSpaces'] }, structure: { type: 'array', items: { type: 'object' } } }),
+  SiteShareLink: closedObject({ object: { type: 'string', enum: ['share-link'] }, id: text, name: text, key: text, active: flag, createdAt: dateTime, urls: closedObject({ location: url, published: url }) }),
+  SiteVisitorAuth: closedObject({
+    object: { type: 'string', enum: ['site-visitor-auth'] },
+    algorithms: { type: 'array', items: { type: 'string', enum: ['HS256', 'RS256'] } },
+    secret: text,
+    jwksUrl: { type: 'string', nullable: true },
+    urls: closedObject({ published: url }),
+  }),
   PublishedContentSite: closedObject({
     object: { type: 'string', enum: ['published-content-site'] },
     site: ref('Site'),

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { SpaceCommands } from './space.commands';
 import { SpaceQueries } from './space.queries';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
@@ -113,7 +114,12 @@ export class SpacesForSites {
   constructor(
     private readonly content: SpacesForContent,
     private readonly integrations: SpacesForIntegrations,
+    private readonly commands: SpaceCommands,
   ) {}
+
+  createSpace(organizationId: string, title: string, caller: Caller): Promise<string> {
+    return this.commands.create(organizationId, { title }, caller);
+  }
 
   async spaceById(spaceId: string) {
     const space = await this.content.spaceById(spaceId);

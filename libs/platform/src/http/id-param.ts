@@ -31,6 +31,7 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     siteSectionId: 'entity',
     siteSpaceId: 'entity',
     siteSectionGroupId: 'entity',
+    shareLinkId: 'entity',
     eventId: 'event',
     shareKey: 'shareKey',
     auditEventId: 'event',

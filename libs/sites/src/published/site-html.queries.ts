@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
 import { DomainError } from '../../../platform/src/errors';
 import { SITE_SPACES, type SiteSpaces } from '../sites-ports.port';
 import type { SiteDoc, SiteSpaceDoc } from '../site.projections';
+import { SiteReaders } from '../site.readers';
 import { SITE_CONTENT, type SiteContent, type SiteFile, type SitePage } from './site-content.port';
 import { notFoundPage, pageMain, renderShell, robotsTxt, searchMain, sitemapXml, type NavPage, type SiteShell } from './site-html.layout';
 import { renderDocument } from './site-html.render';
@@ -22,7 +23,6 @@ import {
   type LoadedSiteSpace,
   type SitePlace,
 } from './site-html.site';
-import { SiteReadable } from './site-readable';
 
 /** Where the site is served: under `/sites/{siteId}` or on its own hostname. */
 export type SiteAddress = { siteId: string } | { hostname: string };
@@ -46,12 +46,12 @@ const MAX_RESULTS = 50;
 /**
  * The published site as HTML (README, "Docs sites", The published site as HTML): pages with the
  * site's navigation, search, files, the sitemap and robots.txt, for whoever the site's visibility
- * lets in. Content comes through the SITE_CONTENT port; who may read through SiteReadable.
+ * lets in. Content comes through the SITE_CONTENT port; who may read is SiteReaders' decision.
  */
 @Injectable()
 export class SiteHtmlQueries {
   constructor(
-    private readonly readable: SiteReadable,
+    private readonly readers: SiteReaders,
     @Inject(SITE_CONTENT) private readonly content: SiteContent,
     @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -59,7 +59,7 @@ export class SiteHtmlQueries {
 
   /** The site the reader may read (404 otherwise). */
   site(address: SiteAddress, access: SiteAccess): Promise<{ site: SiteDoc; claims: Record<string, unknown> }> {
-    return this.readable.readable(address, access);
+    return this.readers.readable(address, access);
   }
 
   notFound(): SiteAnswer {

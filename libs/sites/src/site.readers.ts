@@ -1,0 +1,113 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import { guardedRequest } from '../../platform/src/outbound/guarded-request';
+import { derivedSecret, secretsKeyFrom } from '../../platform/src/secrets';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { evaluateCondition } from './site.conditions';
+import { SITES, type SiteDoc } from './site.projections';
+
+/** What a reader of a published site presents: a share key, a visitor token, or nothing. */
+export interface ReaderAccess {
+  shareKey?: string;
+  visitorToken?: string;
+}
+
+/** A published site as one reader sees it: what the reader's claims hide is left out. */
+export interface ReaderView {
+  site: SiteDoc;
+  claims: Record<string, unknown>;
+}
+
+/** Longest visitor token read; anything longer is no token. */
+const MAX_TOKEN_LENGTH = 8192;
+const JWKS_LIMITS = { timeMs: 5_000, maxBytes: 256 * 1024, cacheMs: 5 * 60_000, cachedSets: 100 };
+
+function sameKey(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The site's sections and site spaces whose conditions hold for `claims`, the rest left out. */
+export function seenBy(site: SiteDoc, claims: Record<string, unknown>): SiteDoc {
+  const seen = (condition: string | null) => condition === null || evaluateCondition(condition, claims);
+  const sections = site.sections.filter((section) => seen(section.condition));
+  const shownSections = new Set(sections.map((section) => section.id));
+  const siteSpaces = site.siteSpaces.filter((siteSpace) => seen(siteSpace.condition) && (siteSpace.sectionId === null || shownSections.has(siteSpace.sectionId)));
+  return { ...site, sections, siteSpaces };
+}
+
+/**
+ * Who may read a published site: anyone for `public` and `unlisted`; a holder of an active share
+ * link's key for `share-link`; a visitor with a valid token for `visitor-auth`. A visitor token is
+ * a JWT signed with the site's own HS256 key, or (when the site names a JWKS URL) with one of
+ * that set's RS256 keys; it must carry `exp`. Its claims feed the sections' and site spaces'
+ * conditions on every visibility. Whoever may not read the site gets 404, as if it did not exist.
+ */
+@Injectable()
+export class SiteReaders {
+  private readonly secretsKey: Buffer;
+  private readonly keySets = new Map<string, { keys: ReturnType<typeof createLocalJWKSet>; until: number }>();
+
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.secretsKey = secretsKeyFrom(config);
+  }
+
+  /** The site's HS256 key for visitor tokens, as its administrators are shown it. */
+  visitorKey(site: Pick<SiteDoc, '_id' | 'visitorAuth'>): string {
+    return derivedSecret(this.secretsKey, `site-visitor-auth:${site._id}:${site.visitorAuth?.keyGeneration ?? 0}`);
+  }
+
+  /** The published site by id (in `organizationId` when given) or by custom hostname, as this reader sees it; 404 when they may not read it. */
+  async readable(ref: { siteId: string } | { hostname: string }, access: ReaderAccess, organizationId?: string): Promise<ReaderView> {
+    const sites = this.reads.collection<SiteDoc>(SITES);
+    const site = 'siteId' in ref ? await sites.get(ref.siteId) : (await sites.find({ hostname: ref.hostname, deleted: { $exists: false } }, { limit: 1 })).items[0];
+    const name = 'siteId' in ref ? ref.siteId : ref.hostname;
+    if (!site || site.deleted || !site.published || (organizationId !== undefined && site.organizationId !== organizationId)) throw DomainError.notFound(`no published site ${name}`);
+    const claims = access.visitorToken !== undefined ? await this.claimsOf(site, access.visitorToken) : null;
+    const admitted =
+      site.visibility === 'public' ||
+      site.visibility === 'unlisted' ||
+      (site.visibility === 'share-link' && access.shareKey !== undefined && (site.shareLinks ?? []).some((link) => link.active && sameKey(access.shareKey!, link.key))) ||
+      (site.visibility === 'visitor-auth' && claims !== null);
+    if (!admitted) throw DomainError.notFound(`no published site ${name}`);
+    return { site: seenBy(site, claims ?? {}), claims: claims ?? {} };
+  }
+
+  /** The token's claims when it verifies for this site, else null. */
+  private async claimsOf(site: SiteDoc, token: string): Promise<Record<string, unknown> | null> {
+    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
+    try {
+      const { alg } = decodeProtectedHeader(token);
+      let payload: JWTPayload;
+      if (alg === 'HS256') {
+        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.visitorKey(site)), { algorithms: ['HS256'], requiredClaims: ['exp'] }));
+      } else if (alg === 'RS256' && site.visitorAuth?.jwksUrl) {
+        ({ payload } = await jwtVerify(token, await this.keySet(site.visitorAuth.jwksUrl), { algorithms: ['RS256'], requiredClaims: ['exp'] }));
+      } else {
+        return null;
+      }
+      return { ...payload };
+    } catch {
+      return null; // malformed, badly signed, expired, or the key set could not be had
+    }
+  }
+
+  /** A JWKS URL's keys, fetched through the guarded request and kept a few minutes. */
+  private async keySet(url: string): Promise<ReturnType<typeof createLocalJWKSet>> {
+    const cached = this.keySets.get(url);
+    if (cached && cached.until > Date.now()) return cached.keys;
+    const response = await guardedRequest(url, { allowPrivateNetworks: this.config.sitesAllowPrivateNetworks, timeMs: JWKS_LIMITS.timeMs, maxBytes: JWKS_LIMITS.maxBytes, headers: { accept: 'application/json' } });
+    if (response.status !== 200) throw new Error(`the key set answered ${response.status}`);
+    const keys = createLocalJWKSet(JSON.parse(response.body.toString('utf8')) as JSONWebKeySet);
+    if (this.keySets.size >= JWKS_LIMITS.cachedSets) this.keySets.delete(this.keySets.keys().next().value!);
+    this.keySets.set(url, { keys, until: Date.now() + JWKS_LIMITS.cacheMs });
+    return keys;
+  }
+}
