@@ -307,4 +307,10 @@ describe('the rest of the service', () => {
     expect(response.status).toBe(404);
     expect(JSON.parse(response.text)).toEqual({ error: { code: 404, message: 'no route GET /nowhere' } });
   });
+
+  it('still answers an over-long path parameter of the API with 414', async () => {
+    const response = await get(`/v1/orgs/${'a'.repeat(300)}`, { host: 'docs.unknown.example' });
+    expect(response.status).toBe(414);
+    expect(JSON.parse(response.text).error.code).toBe(414);
+  });
 });

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
 import { DomainError } from '../../../platform/src/errors';
 import { Public } from '../../../platform/src/http/auth';
+import { ApiError } from '../../../platform/src/http/error-envelope';
 import { PathId } from '../../../platform/src/http/id-param';
 import { Inject } from '@nestjs/common';
 import { SITE_STYLESHEET } from './site-html.css';
@@ -19,6 +20,8 @@ const VISITOR_TOKEN_COOKIE = 'site_visitor_token';
 /** Longest share key or visitor token read from a query or a cookie. */
 const MAX_SECRET = 4096;
 const MAX_SEGMENTS = 64;
+/** Fastify's default `maxParamLength`: longer path parameters are refused with 414. */
+const ROUTER_MAX_PARAM_LENGTH = 100;
 
 /**
  * The published site as HTML, for browsers: `GET /sites/{siteId}/…` (also under the site's
@@ -50,7 +53,13 @@ export class SiteHtmlController {
   byHostname(@Param('*') path: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const hostname = (request.hostname ?? '').toLowerCase();
     const own = new URL(this.config.publicUrl).hostname.toLowerCase();
-    const routeMiss = () => DomainError.notFound(`no route GET ${request.url.split('?')[0].slice(0, 200)}`);
+    // What the router answers when no route matches: a segment too long for a route parameter
+    // (which, with this wildcard, the router no longer refuses itself) is 414, anything else 404.
+    const routeMiss = () => {
+      const path = request.url.split('?')[0];
+      if (path.split('/').some((segment) => segment.length > ROUTER_MAX_PARAM_LENGTH)) return new ApiError(414, 'a path segment of the request URL is too long');
+      return DomainError.notFound(`no route GET ${path.slice(0, 200)}`);
+    };
     if (hostname === '' || hostname === own || request.url.startsWith('/v1/') || !/^[a-z0-9.-]{1,512}$/.test(hostname)) throw routeMiss();
     return this.serve({ hostname }, '', path, request, reply, routeMiss);
   }
