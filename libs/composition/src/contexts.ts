@@ -26,7 +26,7 @@ import {
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
 import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites, spacesContext } from '../../spaces/src';
-import { CONTENT_CHANGE_REQUESTS, CONTENT_OPENAPI, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
+import { CONTENT_CHANGE_REQUESTS, CONTENT_OPENAPI, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
 import {
   CHANGE_REQUEST_COMMENTS,
   CHANGE_REQUEST_CONTENT,
@@ -40,7 +40,7 @@ import {
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
-import { SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
+import { SITE_CONTENT, SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
 import { TRANSLATION_ORGANIZATIONS, translationsContext } from '../../translations/src';
 import { OPENAPI_ORGANIZATIONS, openapiContext, OpenapiForContent } from '../../openapi/src';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, integrationsContext } from '../../integrations/src';
@@ -104,6 +104,7 @@ export const BINDINGS: readonly PortBinding[] = [
   // sites need
   { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
   { port: SITE_SPACES, use: SpacesForSites },
+  { port: SITE_CONTENT, use: ContentForSites },
   // translations need
   { port: TRANSLATION_ORGANIZATIONS, use: OrganizationsForTranslations },
   // OpenAPI specs need

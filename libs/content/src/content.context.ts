@@ -5,7 +5,7 @@ import { CONTENT_OPENAPI } from './content-openapi.port';
 import { CONTENT_SPACES } from './content-spaces.port';
 import { contentAuditCatalog } from './content.audit';
 import { ContentModule } from './content.module';
-import { ContentForChangeRequests, ContentForComments, ContentForSpaces } from './content.ports';
+import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.ports';
 import { CONTENT_URL_KEY } from './content.presenter';
 import { contentProjection } from './content.projections';
 import { contentReactor } from './content.reactors';
@@ -30,7 +30,7 @@ export const contentContext: ContextManifest = {
   reactors: [contentReactor],
   audit: contentAuditCatalog,
   needs: [CONTENT_SPACES, CONTENT_CHANGE_REQUESTS, CONTENT_URL_KEY, CONTENT_OPENAPI],
-  provides: [ContentForSpaces, ContentForChangeRequests, ContentForComments],
+  provides: [ContentForSpaces, ContentForChangeRequests, ContentForComments, ContentForSites],
   schemas: contentSchemas,
   configureHttp: raiseContentWriteLimit,
 };

@@ -3,7 +3,7 @@ import { ChangeRequestContentCommands } from './change-request-content.commands'
 import { ChangeRequestContentController } from './change-request-content.controller';
 import { ContentCommands } from './content.commands';
 import { ContentController } from './content.controller';
-import { ContentForChangeRequests, ContentForComments, ContentForSpaces } from './content.ports';
+import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.ports';
 import { ContentPresenter } from './content.presenter';
 import { ContentQueries } from './content.queries';
 import { ContentTrees } from './content.trees';
@@ -18,7 +18,7 @@ import { RevisionController } from './revision.controller';
  */
 @Module({
   controllers: [ContentController, ChangeRequestContentController, RevisionController, OrganizationSearchController],
-  providers: [ContentTrees, ContentPresenter, ContentQueries, ContentCommands, ChangeRequestContentCommands, ContentForSpaces, ContentForChangeRequests, ContentForComments],
-  exports: [ContentForSpaces, ContentForChangeRequests, ContentForComments],
+  providers: [ContentTrees, ContentPresenter, ContentQueries, ContentCommands, ChangeRequestContentCommands, ContentForSpaces, ContentForChangeRequests, ContentForComments, ContentForSites],
+  exports: [ContentForSpaces, ContentForChangeRequests, ContentForComments, ContentForSites],
 })
 export class ContentModule {}

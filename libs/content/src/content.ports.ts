@@ -151,3 +151,49 @@ export class ContentForComments {
     );
   }
 }
+
+/**
+ * Implements sites' SITE_CONTENT port: a space's primary content (revision, pages, files), a page's
+ * body, a file's bytes and search, for the published HTML site (whose visibility rules decide who
+ * reads; none of these checks a caller).
+ */
+@Injectable()
+export class ContentForSites {
+  constructor(private readonly queries: ContentQueries) {}
+
+  async content(spaceId: string) {
+    const resolved = await this.queries.primaryContent(spaceId);
+    if (!resolved) return null;
+    const pages = resolved.tree.pages().map((page) => ({
+      id: page.id,
+      type: page.type,
+      title: page.title,
+      path: page.path,
+      parentId: page.parentId,
+      depth: page.depth,
+      ...(page.emoji !== undefined ? { emoji: page.emoji } : {}),
+      ...(page.description !== undefined ? { description: page.description } : {}),
+      ...(page.hidden !== undefined ? { hidden: page.hidden } : {}),
+      ...(page.noIndex !== undefined ? { noIndex: page.noIndex } : {}),
+      ...(page.noRobotsIndex !== undefined ? { noRobotsIndex: page.noRobotsIndex } : {}),
+      ...(page.condition !== undefined ? { condition: page.condition } : {}),
+      ...(page.target !== undefined ? { target: page.target as unknown as Record<string, unknown> & { kind: string } } : {}),
+      ...(page.href !== undefined ? { href: page.href } : {}),
+    }));
+    const files = resolved.tree.files().map((file) => ({ id: file.id, name: file.name, contentType: file.contentType, size: file.size }));
+    return { spaceId, revisionId: resolved.revision._id, pages, files };
+  }
+
+  document(spaceId: string, revisionId: string, pageId: string) {
+    return this.queries.revisionDocument(spaceId, revisionId, pageId);
+  }
+
+  async file(spaceId: string, revisionId: string, fileId: string) {
+    const found = await this.queries.revisionFile(spaceId, revisionId, fileId);
+    return found ? { file: { id: found.file.id, name: found.file.name, contentType: found.file.contentType, size: found.file.size }, body: found.body } : null;
+  }
+
+  search(spaceId: string, revisionId: string, query: string) {
+    return this.queries.searchRevision(spaceId, revisionId, query);
+  }
+}

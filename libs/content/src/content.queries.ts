@@ -104,6 +104,46 @@ export class ContentQueries {
     return { space, revision, tree: await this.trees.tree(revision.tree) };
   }
 
+  /**
+   * A space's primary content without a caller check, for the published site (whose visibility
+   * rules decide who reads it): null when the space does not exist, is deleted or has no content.
+   */
+  async primaryContent(spaceId: string): Promise<ResolvedContent | null> {
+    const space = await this.spaces.spaceById(spaceId);
+    if (!space || space.deleted) return null;
+    const revision = await this.headRevision(spaceId);
+    if (!revision) return null;
+    return { space: { ...space, permissions: { view: true, edit: false, comment: false, admin: false } }, revision, tree: await this.trees.tree(revision.tree) };
+  }
+
+  /** A document page's body in a revision of the space, its expressions evaluated (no caller check: the published site); null when absent. */
+  async revisionDocument(spaceId: string, revisionId: string, pageId: string): Promise<DocumentNode | null> {
+    const tree = await this.revisionTree(spaceId, revisionId);
+    const page = tree?.page(pageId);
+    if (!tree || !page || page.type !== 'document') return null;
+    const document: DocumentNode = page.document === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(page.document);
+    return evaluateDocument(document, { space: tree.variables, page: page.variables ?? {} });
+  }
+
+  /** A file of a revision of the space and its bytes (no caller check: the published site); null when absent. */
+  async revisionFile(spaceId: string, revisionId: string, fileId: string): Promise<{ file: FileEntry; body: Readable } | null> {
+    const file = (await this.revisionTree(spaceId, revisionId))?.file(fileId);
+    return file ? { file, body: await this.blobs.get(file.hash) } : null;
+  }
+
+  /** Search in a revision of the space (no caller check: the published site); no hits when the revision is not the space's. */
+  async searchRevision(spaceId: string, revisionId: string, query: string): Promise<PageHit[]> {
+    const space = await this.spaces.spaceById(spaceId);
+    const revision = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
+    if (!space || !revision || revision.spaceId !== spaceId) return [];
+    return this.hitsIn({ space: { ...space, permissions: { view: true, edit: false, comment: false, admin: false } }, revision, tree: await this.trees.tree(revision.tree) }, query);
+  }
+
+  private async revisionTree(spaceId: string, revisionId: string): Promise<RevisionTree | null> {
+    const revision = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
+    return revision && revision.spaceId === spaceId ? this.trees.tree(revision.tree) : null;
+  }
+
   private async headRevision(spaceId: string): Promise<RevisionDoc | null> {
     const head = await this.reads.collection<ContentHeadDoc>(CONTENT_HEADS).get(spaceId);
     return head ? this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(head.revisionId) : null;

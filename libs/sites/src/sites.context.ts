@@ -1,19 +1,20 @@
 import type { ContextManifest } from '../../runtime/src/context';
 import { SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
+import { SITE_CONTENT } from './published/site-content.port';
 import { siteAuditCatalog } from './site.audit';
 import { siteProjection } from './site.projections';
 import { siteSpacesReactor } from './site.reactors';
 import { siteSchemas } from './sites.schemas';
 import { SitesModule } from './sites.module';
 
-/** Docs sites: sites built from spaces, sections and site spaces, publishing and the published structure. */
+/** Docs sites: sites built from spaces, sections and site spaces, publishing, the published structure and the published site as HTML. */
 export const sitesContext: ContextManifest = {
   name: 'sites',
   module: SitesModule,
   projections: [siteProjection],
   reactors: [siteSpacesReactor],
   audit: siteAuditCatalog,
-  needs: [SITE_ORGANIZATIONS, SITE_SPACES],
+  needs: [SITE_ORGANIZATIONS, SITE_SPACES, SITE_CONTENT],
   provides: [],
   schemas: siteSchemas,
 };

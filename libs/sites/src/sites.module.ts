@@ -3,11 +3,13 @@ import { SiteCommands } from './site.commands';
 import { SiteController } from './site.controller';
 import { SiteQueries } from './site.queries';
 import { SiteReaders } from './site.readers';
+import { SiteHtmlController } from './published/site-html.controller';
+import { SiteHtmlQueries } from './published/site-html.queries';
 
-/** The sites context: docs sites, their sections and site spaces, publishing. What it needs of organizations and spaces comes through its ports. */
+/** The sites context: docs sites, their sections and site spaces, publishing, the published site as HTML. What it needs of organizations, spaces and content comes through its ports. */
 @Module({
-  controllers: [SiteController],
-  providers: [SiteQueries, SiteCommands, SiteReaders],
+  controllers: [SiteController, SiteHtmlController],
+  providers: [SiteQueries, SiteCommands, SiteReaders, SiteHtmlQueries],
   exports: [SiteReaders],
 })
 export class SitesModule {}

@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
+import { DomainError } from '../../../platform/src/errors';
+import { SITE_SPACES, type SiteSpaces } from '../sites-ports.port';
+import type { SiteDoc, SiteSpaceDoc } from '../site.projections';
+import { SiteReaders } from '../site.readers';
+import { SITE_CONTENT, type SiteContent, type SiteFile, type SitePage } from './site-content.port';
+import { notFoundPage, pageMain, renderShell, robotsTxt, searchMain, sitemapXml, type NavPage, type SiteShell } from './site-html.layout';
+import { renderDocument } from './site-html.render';
+import {
+  pageAt,
+  pageUrl,
+  placeOf,
+  readablePages,
+  referencedSpaces,
+  SEARCH_SEGMENT,
+  sectionUrl,
+  siteRefResolver,
+  siteSpaceUrl,
+  STYLESHEET_SEGMENT,
+  type LoadedSiteSpace,
+  type SitePlace,
+} from './site-html.site';
+
+/** Where the site is served: under `/sites/{siteId}` or on its own hostname. */
+export type SiteAddress = { siteId: string } | { hostname: string };
+
+export interface SiteAccess {
+  shareKey?: string;
+  visitorToken?: string;
+}
+
+/** What the controller sends: an HTML page, a text file, a file's bytes or a redirect. */
+export type SiteAnswer =
+  | { kind: 'html' | 'xml' | 'text' | 'css'; status: 200 | 404; body: string; etag?: string; cache: 'public' | 'private' }
+  | { kind: 'file'; file: SiteFile; body: Readable; etag: string; cache: 'public' | 'private' }
+  | { kind: 'not-modified'; etag: string; cache: 'public' | 'private' };
+
+/** Longest search query read (the API's search refuses longer ones). */
+export const MAX_SITE_QUERY = 512;
+/** Search results listed. */
+const MAX_RESULTS = 50;
+
+/**
+ * The published site as HTML (README, "Docs sites", The published site as HTML): pages with the
+ * site's navigation, search, files, the sitemap and robots.txt, for whoever the site's visibility
+ * lets in. Content comes through the SITE_CONTENT port; who may read is SiteReaders' decision.
+ */
+@Injectable()
+export class SiteHtmlQueries {
+  constructor(
+    private readonly readers: SiteReaders,
+    @Inject(SITE_CONTENT) private readonly content: SiteContent,
+    @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The site the reader may read (404 otherwise). */
+  site(address: SiteAddress, access: SiteAccess): Promise<{ site: SiteDoc; claims: Record<string, unknown> }> {
+    return this.readers.readable(address, access);
+  }
+
+  notFound(): SiteAnswer {
+    return { kind: 'html', status: 404, body: notFoundPage(), cache: 'private' };
+  }
+
+  /**
+   * What a path of the site answers. `prefix` is where the site is mounted (`/sites/{siteId}`, or ''
+   * on its hostname); `segments` the path after it; `ifNoneMatch` the request's validator.
+   */
+  async answer(address: SiteAddress, prefix: string, segments: readonly string[], read: { site: SiteDoc; claims: Record<string, unknown> }, request: { query?: string; ifNoneMatch?: string }): Promise<SiteAnswer> {
+    const { site, claims } = read;
+    let rest = [...segments];
+    let base = prefix;
+    if (site.basename && rest[0] === site.basename && 'siteId' in address) rest = rest.slice(1);
+    if (site.basename && 'siteId' in address) base = `${prefix}/${site.basename}`;
+    const cache = site.visibility === 'public' || site.visibility === 'unlisted' ? ('public' as const) : ('private' as const);
+    if (rest.length === 1 && rest[0] === 'robots.txt') return { kind: 'text', status: 200, body: robotsTxt(site.visibility === 'public' ? `${this.origin(address)}${base}/sitemap.xml` : null), cache };
+    if (rest.length === 1 && rest[0] === 'sitemap.xml') {
+      if (site.visibility !== 'public') throw DomainError.notFound('no sitemap for this site');
+      return { kind: 'xml', status: 200, body: await this.sitemap(address, base, site, claims), cache };
+    }
+    const place = placeOf(site, rest);
+    if (!place) throw DomainError.notFound('no such page');
+    const current = await this.load(base, site, place.siteSpace, claims);
+    if (!current) throw DomainError.notFound('no such page');
+    const etag = `"${site.streamRevision}.${current.content.revisionId}.${claimsDigest(claims)}"`;
+    if (place.rest.kind === 'file') {
+      const found = await this.content.file(current.content.spaceId, current.content.revisionId, place.rest.fileId);
+      if (!found) throw DomainError.notFound('no such file');
+      if (matches(request.ifNoneMatch, etag)) return { kind: 'not-modified', etag, cache };
+      return { kind: 'file', file: found.file, body: found.body, etag, cache };
+    }
+    if (place.rest.kind === 'search') {
+      const query = (request.query ?? '').slice(0, MAX_SITE_QUERY).trim();
+      return { kind: 'html', status: 200, body: await this.searchPage(base, site, place, current, query), cache };
+    }
+    const page = pageAt(current.pages, place.rest.path);
+    if (!page) throw DomainError.notFound('no such page');
+    if (matches(request.ifNoneMatch, etag)) return { kind: 'not-modified', etag, cache };
+    const document = await this.content.document(current.content.spaceId, current.content.revisionId, page.id);
+    const others = await this.others(base, site, current, referencedSpaces(document, current.content.spaceId), claims);
+    const resolve = siteRefResolver(current, others);
+    const body = renderDocument(document, { resolve });
+    const shell = await this.shell(base, site, place, current, page.id);
+    const noIndex = site.visibility !== 'public' || page.noIndex === true || page.noRobotsIndex === true;
+    return { kind: 'html', status: 200, body: renderShell({ ...shell, title: page.title, noIndex, main: pageMain(page.title, page.description, body) }), etag, cache };
+  }
+
+  stylesheetSegment(segments: readonly string[]): boolean {
+    return segments[segments.length - 1] === STYLESHEET_SEGMENT && segments.length <= 2;
+  }
+
+  // ---- parts --------------------------------------------------------------------------------------
+
+  private origin(address: SiteAddress): string {
+    if ('siteId' in address) return this.config.publicUrl;
+    return `${new URL(this.config.publicUrl).protocol}//${address.hostname}`;
+  }
+
+  /** A site space's content as the reader sees it; null when its space is gone. */
+  private async load(base: string, site: SiteDoc, siteSpace: SiteSpaceDoc, claims: Record<string, unknown>): Promise<LoadedSiteSpace | null> {
+    const content = await this.content.content(siteSpace.spaceId);
+    if (!content) return null;
+    return { siteSpace, url: siteSpaceUrl(base, site, siteSpace), content, pages: readablePages(content, claims) };
+  }
+
+  /** The site spaces (other than the current one) showing the spaces a body links to. */
+  private async others(base: string, site: SiteDoc, current: LoadedSiteSpace, spaceIds: ReadonlySet<string>, claims: Record<string, unknown>): Promise<LoadedSiteSpace[]> {
+    const wanted = site.siteSpaces.filter((siteSpace) => siteSpace.id !== current.siteSpace.id && spaceIds.has(siteSpace.spaceId));
+    const unique = [...new Map(wanted.map((siteSpace) => [siteSpace.spaceId, siteSpace])).values()].slice(0, 20);
+    const loaded = await Promise.all(unique.map((siteSpace) => this.load(base, site, siteSpace, claims)));
+    return loaded.filter((entry): entry is LoadedSiteSpace => entry !== null);
+  }
+
+  private async shell(base: string, site: SiteDoc, place: SitePlace, current: LoadedSiteSpace, currentPageId: string | null): Promise<Omit<SiteShell, 'title' | 'noIndex' | 'main'>> {
+    const groups = new Map((site.groups ?? []).map((group) => [group.id, group.title]));
+    const sections = site.sections.map((section) => {
+      const group = section.sectionGroup ? groups.get(section.sectionGroup) : undefined;
+      return { title: section.title, href: sectionUrl(base, site, section), current: section.id === place.section?.id, ...(group !== undefined ? { group } : {}) };
+    });
+    const inScope = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === place.siteSpace.sectionId);
+    const variants = await Promise.all(
+      inScope.map(async (siteSpace) => ({ title: (await this.spaces.spaceById(siteSpace.spaceId))?.title || siteSpace.path, href: siteSpaceUrl(base, site, siteSpace), current: siteSpace.id === place.siteSpace.id })),
+    );
+    const resolve = siteRefResolver(current, []);
+    return {
+      siteTitle: site.title,
+      homeHref: base === '' ? '/' : base,
+      stylesheetHref: `${base}/${STYLESHEET_SEGMENT}`,
+      searchAction: `${current.url === '/' ? '' : current.url}/${SEARCH_SEGMENT}`,
+      sections,
+      variants,
+      pages: navTree(current.pages, current.url, currentPageId, (page) => {
+        const target = page.target ? resolve(page.target) : page.href ? resolve({ kind: 'url', url: page.href }) : null;
+        return target?.href ?? null;
+      }),
+    };
+  }
+
+  private async searchPage(base: string, site: SiteDoc, place: SitePlace, current: LoadedSiteSpace, query: string): Promise<string> {
+    const readable = new Map(current.pages.map((page) => [page.id, page]));
+    const hits = query === '' ? [] : await this.content.search(current.content.spaceId, current.content.revisionId, query);
+    const results = hits
+      .filter((hit) => readable.has(hit.id))
+      .slice(0, MAX_RESULTS)
+      .map((hit) => ({ title: hit.title, href: pageUrl(current.url, readable.get(hit.id)!), snippet: hit.sections[0]?.body ?? hit.description ?? '' }));
+    const shell = await this.shell(base, site, place, current, null);
+    return renderShell({ ...shell, query, title: query === '' ? 'Search' : `Search: ${query}`, noIndex: true, main: searchMain(query, results) });
+  }
+
+  private async sitemap(address: SiteAddress, base: string, site: SiteDoc, claims: Record<string, unknown>): Promise<string> {
+    const origin = this.origin(address);
+    const loaded = await Promise.all(site.siteSpaces.map((siteSpace) => this.load(base, site, siteSpace, claims)));
+    const urls = loaded.flatMap((entry) =>
+      entry ? entry.pages.filter((page) => page.type === 'document' && !page.hidden && !page.noIndex && !page.noRobotsIndex).map((page) => `${origin}${pageUrl(entry.url, page)}`) : [],
+    );
+    return sitemapXml(urls);
+  }
+}
+
+/** The pages as navigation: hidden pages left out, groups as headings, link pages to their targets. */
+export function navTree(pages: readonly SitePage[], spaceUrl: string, currentPageId: string | null, linkHref: (page: SitePage) => string | null): NavPage[] {
+  const byParent = new Map<string | null, SitePage[]>();
+  for (const page of pages) {
+    if (page.hidden) continue;
+    const siblings = byParent.get(page.parentId) ?? [];
+    siblings.push(page);
+    byParent.set(page.parentId, siblings);
+  }
+  const build = (parentId: string | null, depth: number): NavPage[] =>
+    depth > 32
+      ? []
+      : (byParent.get(parentId) ?? []).flatMap((page): NavPage[] => {
+          const children = build(page.id, depth + 1);
+          const emoji = page.emoji ? { emoji: page.emoji } : {};
+          if (page.type === 'group') return [{ title: page.title, href: null, current: false, external: false, ...emoji, children }];
+          if (page.type === 'link') {
+            const href = linkHref(page);
+            return href === null ? [] : [{ title: page.title, href, current: false, external: /^[a-z][a-z0-9+.-]*:/i.test(href), ...emoji, children: [] }];
+          }
+          return [{ title: page.title, href: pageUrl(spaceUrl, page), current: page.id === currentPageId, external: false, ...emoji, children }];
+        });
+  return build(null, 0);
+}
+
+function claimsDigest(claims: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(claims)).digest('base64url').slice(0, 12);
+}
+
+/** Whether an If-None-Match header names the ETag (a list, `*`, weak or strong). */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header
+    .split(',')
+    .map((part) => part.trim().replace(/^W\//, ''))
+    .some((part) => part === '*' || part === etag);
+}
+
