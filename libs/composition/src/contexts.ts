@@ -38,8 +38,8 @@ import {
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
-import { SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, integrationsContext } from '../../integrations/src';
+import { SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '../../sites/src';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, integrationsContext, IntegrationsForSites } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
@@ -96,9 +96,12 @@ export const BINDINGS: readonly PortBinding[] = [
   // integrations need
   { port: INTEGRATION_ORGANIZATIONS, use: OrganizationsForIntegrations },
   { port: INTEGRATION_SPACES, use: SpacesForIntegrations },
+  { port: INTEGRATION_SITES, use: SitesForIntegrations },
   // sites need
   { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
   { port: SITE_SPACES, use: SpacesForSites },
+  // Readers' views of published pages, for integrations that receive site_view.
+  { port: SITE_VIEWS, use: IntegrationsForSites },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

@@ -1,5 +1,7 @@
 import type { ContextManifest } from '../../runtime/src/context';
 import { SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
+import { SITE_VIEWS } from './site-views.port';
+import { SitesForIntegrations } from './site.ports';
 import { siteAuditCatalog } from './site.audit';
 import { siteProjection } from './site.projections';
 import { siteSpacesReactor } from './site.reactors';
@@ -13,7 +15,7 @@ export const sitesContext: ContextManifest = {
   projections: [siteProjection],
   reactors: [siteSpacesReactor],
   audit: siteAuditCatalog,
-  needs: [SITE_ORGANIZATIONS, SITE_SPACES],
-  provides: [],
+  needs: [SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS],
+  provides: [SitesForIntegrations],
   schemas: siteSchemas,
 };
