@@ -163,10 +163,12 @@ export class IntegrationCommands {
   /** Installs (or reconfigures) the integration on a space or a site: a live one of the installation's organization, else 404. */
   async setPlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, changes: Partial<PlaceSettings>, caller: Caller): Promise<void> {
     const installation = await this.installation(name, installationId);
+    // Membership first: people outside the organization learn nothing of its places (404).
+    const organizationAdmin = await this.isAdmin(installation.organizationId, caller);
     const found = await (place === 'space' ? this.spaces.spaceById(placeId) : this.sites.siteById(placeId));
     if (!found || found.deleted || found.organizationId !== installation.organizationId) throw DomainError.notFound(`no ${place} ${placeId} in the organization of installation ${installationId}`);
     if (changes.configuration !== undefined) validateConfiguration(`${place} ${placeId}`, (await this.liveIntegration(name)).definition.configurations[place], changes.configuration);
-    await this.runInstallation({ kind: 'SetPlaceInstallation', installationId, place, placeId, ...changes, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+    await this.runInstallation({ kind: 'SetPlaceInstallation', installationId, place, placeId, ...changes, organizationAdmin, by: user(caller), now: this.now() }, caller);
   }
 
   async removePlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, caller: Caller): Promise<void> {
