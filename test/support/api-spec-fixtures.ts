@@ -107,6 +107,7 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const siteSectionGroupId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/section-groups`, token, body: { title: 'Group', sections: [siteSectionId] } }), 201, 'grouping the section').id as string;
   const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
   const shareLinkId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }), 201, 'sharing the site').id as string;
+  expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/sites`, token, body: { site: site.id } }), 201, 'installing the integration on the site');
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
