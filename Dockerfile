@@ -10,7 +10,9 @@ WORKDIR /app
 # swagger-ui-dist's install-time analytics stay off.
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# npm install, not npm ci: npm writes a lockfile without other platforms' optional packages where the
+# registry does not serve them, and npm ci then rejects it; install keeps to the lockfile's versions.
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps ./apps
 COPY libs ./libs

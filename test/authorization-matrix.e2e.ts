@@ -172,6 +172,17 @@ const RULES: Record<string, Rule> = {
   'GET /v1/spaces/{spaceId}/links': space('read'),
 
   /** Sites are the organization's: members read them (guests included), `create` creates, admins change them. */
+  'GET /v1/orgs/{organizationId}/openapi': { allow: 'guest' },
+  'POST /v1/orgs/{organizationId}/openapi': { allow: 'create', body: (c) => ({ slug: `spec-${c.unique}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''), source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "1" }\npaths: {}\n' } }) },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'guest' },
+  'PUT /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'create', body: () => ({ source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "2" }\npaths: {}\n' } }) },
+  'DELETE /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'create' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/content': { allow: 'guest' },
+  'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/{versionId}/raw': { allow: 'guest' },
   'GET /v1/orgs/{organizationId}/sites': { allow: 'guest' },
   'POST /v1/orgs/{organizationId}/sites': { allow: 'create', body: () => ({ title: 'Another site' }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}': { allow: 'guest' },
@@ -213,6 +224,13 @@ const RULES: Record<string, Rule> = {
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': { allow: 'admin', body: () => ({ condition: 'visitor.claims.beta' }) },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move': { allow: 'admin', body: () => ({ position: {} }) },
+
+  /** Translation settings are the organization's: members with a role read them (guests do not), admins manage them. */
+  'GET /v1/orgs/{organizationId}/translations': { allow: 'read' },
+  'POST /v1/orgs/{organizationId}/translations': { allow: 'admin', body: () => ({ title: 'Another translation', languages: ['fr'] }) },
+  'GET /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'read' },
+  'PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'admin', body: () => ({ title: 'Renamed', languages: ['de-CH'] }) },
+  'DELETE /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'admin' },
 
   /** Integrations are the service's, not an organization's: any user lists and reads public ones. */
   'GET /v1/integrations': { allow: 'user' },

@@ -124,6 +124,30 @@ describe('sections and site spaces', () => {
   });
 });
 
+describe('defaults under concurrent changes', () => {
+  it('keeps exactly one default section when sections are added and removed at once', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Busy sections' }), 201).body;
+    const spaces = await Promise.all(Array.from({ length: 8 }, (_, n) => space(`Busy ${n}`)));
+    const added = await Promise.all(spaces.map((spaceId, n) => call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId, title: `Section ${n}` })));
+    const ids = added.map((response) => ok(response).body.id as string);
+    (await Promise.all(ids.slice(0, 4).map((sectionId) => call(people.ada, 'DELETE', `${sites()}/${site.id}/sections/${sectionId}`)))).forEach((response) => ok(response, 204));
+    const sections = ok(await call(people.ada, 'GET', `${sites()}/${site.id}/sections`)).body.items as Array<{ id: string; default: boolean }>;
+    expect(sections.map((section) => section.id).sort()).toEqual(ids.slice(4).sort());
+    expect(sections.filter((section) => section.default)).toHaveLength(1);
+  });
+
+  it('keeps exactly one default site space at the root when site spaces are added and removed at once', async () => {
+    const site = ok(await call(people.ada, 'POST', sites(), { title: 'Busy spaces' }), 201).body;
+    const spaces = await Promise.all(Array.from({ length: 8 }, (_, n) => space(`Variant ${n}`)));
+    const added = await Promise.all(spaces.map((spaceId) => call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId })));
+    const ids = added.map((response) => ok(response, 201).body.id as string);
+    (await Promise.all(ids.filter((_, n) => n % 2 === 0).map((siteSpaceId) => call(people.ada, 'DELETE', `${sites()}/${site.id}/site-spaces/${siteSpaceId}`)))).forEach((response) => ok(response, 205));
+    const siteSpaces = ok(await call(people.ada, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items as Array<{ id: string; default: boolean }>;
+    expect(siteSpaces).toHaveLength(4);
+    expect(siteSpaces.filter((siteSpace) => siteSpace.default)).toHaveLength(1);
+  });
+});
+
 describe('section groups', () => {
   it('groups sections, adds and removes one, moves the group as a block, and deletes it leaving its sections', async () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Grouped' }), 201).body;

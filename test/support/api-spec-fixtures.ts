@@ -37,6 +37,9 @@ const FIXTURE_PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000
 /** The fixture integration's script: one UI component. */
 const FIXTURE_SCRIPT = "module.exports = { components: { counter: ({ state }) => ({ type: 'block', children: [], controls: [], state: { count: (state.count || 0) + 1 } }) } };";
 
+/** The fixture OpenAPI spec: one operation. */
+const FIXTURE_OPENAPI = 'openapi: 3.0.3\ninfo: { title: Fixture, version: "1" }\npaths:\n  /pets:\n    get:\n      responses:\n        "200": { description: ok }\n';
+
 /** Throws unless the answer has the status expected; returns its body. */
 export function expectStatus(response: ApiResponse, status: number, what: string): any {
   if (response.status !== status) throw new Error(`${what} answered ${response.status} (expected ${status}): ${response.text.slice(0, 300)}`);
@@ -107,6 +110,16 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const siteSectionGroupId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/section-groups`, token, body: { title: 'Group', sections: [siteSectionId] } }), 201, 'grouping the section').id as string;
   const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
   const shareLinkId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }), 201, 'sharing the site').id as string;
+  const translationSettingsId = expectStatus(await api.request({ method: 'POST', url: `${base}/translations`, token, body: { title: `Translation ${n}`, languages: ['fr', 'de'] } }), 201, 'creating translation settings').id as string;
+  // An OpenAPI spec given as text (no network).
+  const openapiSpec = expectStatus(await api.request({ method: 'POST', url: `${base}/openapi`, token, body: { slug: `spec-${n}`, source: { text: FIXTURE_OPENAPI } } }), 201, 'creating an OpenAPI spec');
+  // Processing runs after the write answers: its version comes a moment later.
+  let openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
+  for (let attempt = 0; attempt < 200 && openapiVersion.status === 404; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
+  }
+  const openapiVersionId = expectStatus(openapiVersion, 200, 'reading its version').id as string;
   expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/sites`, token, body: { site: site.id } }), 201, 'installing the integration on the site');
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
@@ -151,8 +164,11 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       siteSpaceId,
       siteSectionGroupId,
       shareLinkId,
+      translationSettingsId,
       installationId,
       eventId,
+      specSlug: openapiSpec.slug as string,
+      versionId: openapiVersionId,
       hash: String(integration.urls.icon).split('/').pop()!,
     },
   };

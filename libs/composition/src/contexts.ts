@@ -15,16 +15,18 @@ import {
   OrganizationsForChangeRequests,
   OrganizationsForComments,
   OrganizationsForIntegrations,
+  OrganizationsForOpenapi,
   OrganizationsForSites,
   OrganizationsForSpaces,
   OrganizationsForSso,
   OrganizationsForTeams,
+  OrganizationsForTranslations,
   VISITOR_CLAIMS_KEY,
   visitorClaimsKey,
 } from '../../organizations/src';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
 import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites, spacesContext } from '../../spaces/src';
-import { CONTENT_CHANGE_REQUESTS, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
+import { CONTENT_CHANGE_REQUESTS, CONTENT_OPENAPI, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
 import {
   CHANGE_REQUEST_COMMENTS,
   CHANGE_REQUEST_CONTENT,
@@ -39,6 +41,8 @@ import {
   changeRequestUrlKey,
 } from '../../changerequests/src';
 import { SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '../../sites/src';
+import { TRANSLATION_ORGANIZATIONS, translationsContext } from '../../translations/src';
+import { OPENAPI_ORGANIZATIONS, openapiContext, OpenapiForContent } from '../../openapi/src';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, integrationsContext, IntegrationsForSites } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
@@ -51,7 +55,7 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/s
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, sitesContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, sitesContext, translationsContext, openapiContext, auditContext, ssoContext];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -77,6 +81,7 @@ export const BINDINGS: readonly PortBinding[] = [
   // content needs
   { port: CONTENT_SPACES, use: SpacesForContent },
   { port: CONTENT_CHANGE_REQUESTS, use: ChangeRequestsForContent },
+  { port: CONTENT_OPENAPI, use: OpenapiForContent },
   // Signs download URLs of files; every replica derives the same key from the admin token.
   { port: CONTENT_URL_KEY, value: ({ adminToken }) => contentUrlKey(adminToken) },
   // change requests need
@@ -102,6 +107,10 @@ export const BINDINGS: readonly PortBinding[] = [
   { port: SITE_SPACES, use: SpacesForSites },
   // Readers' views of published pages, for integrations that receive site_view.
   { port: SITE_VIEWS, use: IntegrationsForSites },
+  // translations need
+  { port: TRANSLATION_ORGANIZATIONS, use: OrganizationsForTranslations },
+  // OpenAPI specs need
+  { port: OPENAPI_ORGANIZATIONS, use: OrganizationsForOpenapi },
   // audit needs
   { port: ORGANIZATION_ACCESS, use: OrganizationsForAudit },
   // sso needs

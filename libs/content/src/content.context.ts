@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ContextManifest } from '../../runtime/src/context';
 import { CONTENT_CHANGE_REQUESTS } from './content-changerequests.port';
+import { CONTENT_OPENAPI } from './content-openapi.port';
 import { CONTENT_SPACES } from './content-spaces.port';
 import { contentAuditCatalog } from './content.audit';
 import { ContentModule } from './content.module';
@@ -28,7 +29,7 @@ export const contentContext: ContextManifest = {
   projections: [contentProjection],
   reactors: [contentReactor],
   audit: contentAuditCatalog,
-  needs: [CONTENT_SPACES, CONTENT_CHANGE_REQUESTS, CONTENT_URL_KEY],
+  needs: [CONTENT_SPACES, CONTENT_CHANGE_REQUESTS, CONTENT_URL_KEY, CONTENT_OPENAPI],
   provides: [ContentForSpaces, ContentForChangeRequests, ContentForComments],
   schemas: contentSchemas,
   configureHttp: raiseContentWriteLimit,

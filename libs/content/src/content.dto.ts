@@ -26,7 +26,7 @@ export class ContentReadQuery {
   @IsIn(BOOLEAN, { message: 'metadata must be true or false' })
   metadata?: BooleanText;
 
-  @ApiPropertyOptional({ enum: BOOLEAN, description: 'false skips computed content (no page is computed: accepted for compatibility)' })
+  @ApiPropertyOptional({ enum: BOOLEAN, description: 'false skips computed content: OpenAPI operation blocks are then shown as stored, without the operation of the spec\'s latest version' })
   @IsOptional()
   @IsIn(BOOLEAN, { message: 'computed must be true or false' })
   computed?: BooleanText;
@@ -48,6 +48,7 @@ export function readOptions(query: ContentReadQuery): ContentReadOptions {
     ...(query.shareKey !== undefined ? { shareKey: query.shareKey } : {}),
     ...(query.format !== undefined ? { format: query.format } : {}),
     evaluated: query.evaluated === 'true',
+    computed: query.computed !== 'false',
   };
 }
 

@@ -8,7 +8,9 @@ import { ID_SHAPES } from '../../platform/src/ids';
 import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
+import { resolveOpenapiBlocks } from './content.openapi';
 import { ContentPresenter, type FileObject, type PageObject, type RevisionObject, type RevisionSummary } from './content.presenter';
 import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, type ContentHeadDoc, type LinkDoc, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
@@ -29,6 +31,8 @@ export interface ContentReadOptions {
   format?: 'markdown' | 'document';
   /** Substitute the space's and the page's variables in the body's expressions. */
   evaluated?: boolean;
+  /** Resolve computed content: OpenAPI operation blocks from their spec's latest version (default true). */
+  computed?: boolean;
 }
 
 export interface ResolvedContent {
@@ -83,6 +87,7 @@ export class ContentQueries {
     @Inject(CONTENT_SPACES) private readonly spaces: ContentSpaces,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CONTENT_OPENAPI) private readonly openapi: ContentOpenapi,
     private readonly trees: ContentTrees,
     private readonly presenter: ContentPresenter,
   ) {}
@@ -160,7 +165,7 @@ export class ContentQueries {
     const hash = page.document;
     let document: DocumentNode = hash === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(hash);
     if (options.evaluated) document = evaluateDocument(document, { space: tree.variables, page: page.variables ?? {} });
-    if (format === 'document') return { ...object, document };
+    if (format === 'document') return { ...object, document: options.computed === false ? document : await resolveOpenapiBlocks(document, space.organizationId, this.openapi) };
     const cacheable = !options.evaluated && hash !== undefined;
     let markdown = cacheable ? this.markdown.get(hash) : undefined;
     if (markdown === undefined) {

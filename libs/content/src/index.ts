@@ -1,6 +1,7 @@
 export * from './content.events';
 export * from './content-spaces.port';
 export * from './content-changerequests.port';
+export * from './content-openapi.port';
 export * from './content.decider';
 export * from './content.projections';
 export * from './content.ports';

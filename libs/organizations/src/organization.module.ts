@@ -6,7 +6,7 @@ import { MemberController, UserInvitationController } from './member.controller'
 import { InvitationLocator, LinkInvitePresenter, MemberDirectory, MemberQueries } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { OrganizationMembership, OrganizationPresenter, OrganizationQueries } from './organization.queries';
-import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 
 /**
  * Organizations and their members. It exports only the classes that implement other contexts'
@@ -31,10 +31,12 @@ import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsFor
     OrganizationsForComments,
     OrganizationsForIntegrations,
     OrganizationsForSites,
+    OrganizationsForTranslations,
+    OrganizationsForOpenapi,
     OrganizationsForTeams,
     OrganizationsForSpaces,
     OrganizationsForAudit,
   ],
-  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites],
+  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForTranslations, OrganizationsForOpenapi],
 })
 export class OrganizationModule {}

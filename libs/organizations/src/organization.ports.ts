@@ -98,6 +98,14 @@ export class OrganizationsForIntegrations {
 @Injectable()
 export class OrganizationsForSites extends OrganizationsForSpaces {}
 
+/** What organizations offer translations (their TRANSLATION_ORGANIZATIONS port): the caller's role. */
+@Injectable()
+export class OrganizationsForTranslations extends OrganizationsForSpaces {}
+
+/** What organizations offer OpenAPI specs (their OPENAPI_ORGANIZATIONS port): the caller's role. */
+@Injectable()
+export class OrganizationsForOpenapi extends OrganizationsForSpaces {}
+
 /** What organizations offer the audit context (its ORGANIZATION_ACCESS port). */
 @Injectable()
 export class OrganizationsForAudit {

@@ -4,7 +4,7 @@ import { MEMBER_SPACES, MEMBER_TEAM_COUNTS } from './member.queries';
 import { organizationAuditCatalog } from './organization.audit';
 import { OrganizationModule } from './organization.module';
 import { organizationProjection } from './organization.projections';
-import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 import { ORGANIZATION_USERS } from './organization-users.port';
 import { VISITOR_CLAIMS_KEY } from './visitor-claims';
 
@@ -15,6 +15,6 @@ export const organizationsContext: ContextManifest = {
   projections: [organizationProjection],
   audit: organizationAuditCatalog,
   needs: [VISITOR_CLAIMS_KEY, ORGANIZATION_USERS, MEMBER_TEAM_COUNTS, MEMBER_SPACES],
-  provides: [OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForSso, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites],
+  provides: [OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForSso, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForTranslations, OrganizationsForOpenapi],
   schemas: organizationSchemas,
 };

@@ -45,6 +45,17 @@ export interface AppConfig {
   integrationsAllowPrivateNetworks: boolean;
   /** Whether sites' visitor-authentication key sets (JWKS URLs) may be fetched from private, loopback and link-local addresses (SITES_ALLOW_PRIVATE_NETWORKS). Off by default. */
   sitesAllowPrivateNetworks: boolean;
+  /**
+   * Whether fetching OpenAPI specs (their URL, redirects and external `$ref`s) may reach private,
+   * loopback and link-local addresses (OPENAPI_ALLOW_PRIVATE_NETWORKS). Off by default.
+   */
+  openapiAllowPrivateNetworks: boolean;
+  /** Fetching one OpenAPI document, redirects included (OPENAPI_FETCH_TIMEOUT_MS, default 10 s). */
+  openapiFetchTimeoutMs: number;
+  /** Largest OpenAPI document fetched or given, in bytes (OPENAPI_MAX_BYTES, default 5 MiB). */
+  openapiMaxBytes: number;
+  /** Redirects followed when fetching an OpenAPI document (OPENAPI_MAX_REDIRECTS, default 5). */
+  openapiMaxRedirects: number;
   /** INTEGRATION_SECRETS_KEY: 32 bytes as 64 hex characters or base64, the service's secrets key (sealing integrations' secrets, deriving sites' visitor-token keys); absent, embedded mode keeps a generated key in DATA_DIR. */
   integrationSecretsKey: string | undefined;
 }
@@ -88,6 +99,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     importAllowPrivateNetworks: flag(env, 'IMPORT_ALLOW_PRIVATE_NETWORKS'),
     integrationsAllowPrivateNetworks: flag(env, 'INTEGRATIONS_ALLOW_PRIVATE_NETWORKS'),
     sitesAllowPrivateNetworks: flag(env, 'SITES_ALLOW_PRIVATE_NETWORKS'),
+    openapiAllowPrivateNetworks: flag(env, 'OPENAPI_ALLOW_PRIVATE_NETWORKS'),
+    openapiFetchTimeoutMs: integer(env, 'OPENAPI_FETCH_TIMEOUT_MS', 10_000, 1, 600_000),
+    openapiMaxBytes: integer(env, 'OPENAPI_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    openapiMaxRedirects: integer(env, 'OPENAPI_MAX_REDIRECTS', 5, 0, 20),
     integrationSecretsKey: env.INTEGRATION_SECRETS_KEY || undefined,
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
   };

@@ -35,6 +35,8 @@ export const ID_SHAPES = {
   shareKey: /^[0-9A-Za-z]{32}$/,
   /** A change request in a path: its id, or its number in the space. */
   changeRequest: /^(?:[0-9A-Za-z]{20}|[1-9][0-9]{0,8})$/,
+  /** An OpenAPI spec's slug in a path: the interface's slug pattern, 1..100 characters. */
+  openapiSlug: /^(?=[a-z0-9-]{1,100}$)[a-z0-9]+(?:-[a-z0-9]+)*$/,
   /** Event ids (audit event ids): UUIDs, which both event stores require. */
   event: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
 } as const;

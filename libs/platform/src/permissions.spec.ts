@@ -1,4 +1,4 @@
-import { atLeast, ORGANIZATION_ROLES, organizationPermissions, roleRank, teamPermissions, type OrganizationRole } from './permissions';
+import { atLeast, ORGANIZATION_ROLES, organizationPermissions, roleRank, teamPermissions, translationSettingsPermissions, type OrganizationRole } from './permissions';
 
 /** Values that are not roles but can reach the rules: a missing member, a stray string, a prototype key. */
 const notRoles = [undefined, '', 'owner', 'ADMIN', '__proto__', 'constructor', 'toString', 42, {}] as unknown as OrganizationRole[];
@@ -40,5 +40,23 @@ describe('permissions of a value that is not a role', () => {
 
   it('grants no view of a team without a team role', () => {
     for (const role of notRoles) expect(teamPermissions(role, null)).toEqual({ admin: false, view: false });
+  });
+});
+
+describe('translation settings permissions', () => {
+  it('lets admins view and edit', () => {
+    expect(translationSettingsPermissions('admin')).toEqual({ view: true, edit: true });
+  });
+
+  it.each(['create', 'review', 'edit', 'comment', 'read'] as const)('lets %s view but not edit', (role) => {
+    expect(translationSettingsPermissions(role)).toEqual({ view: true, edit: false });
+  });
+
+  it('gives a guest nothing', () => {
+    expect(translationSettingsPermissions(null)).toEqual({ view: false, edit: false });
+  });
+
+  it('gives a value that is not a role nothing', () => {
+    for (const role of notRoles) expect(translationSettingsPermissions(role)).toEqual({ view: false, edit: false });
   });
 });

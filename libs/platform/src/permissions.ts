@@ -100,3 +100,24 @@ export function teamPermissions(organizationRole: OrganizationRole, teamRole: Te
 export function mayCreateTeam(organizationRole: OrganizationRole): boolean {
   return organizationPermissions(organizationRole).ownTeam;
 }
+
+export interface TranslationSettingsPermissions {
+  /** Read the settings. */
+  view: boolean;
+  /** Create, change and delete translation settings. */
+  edit: boolean;
+}
+
+/**
+ * Translation settings are the organization's: its members with a role read them, its admins
+ * manage them. Guests (outside collaborators on shared content) see none; people outside the
+ * organization get 404.
+ *
+ * | may                          | admin | create | review | edit | comment | read | guest |
+ * |------------------------------|:-----:|:------:|:------:|:----:|:-------:|:----:|:-----:|
+ * | view (list and read)         |   ✓   |   ✓    |   ✓    |  ✓   |    ✓    |  ✓   |       |
+ * | edit (create, change, delete)|   ✓   |        |        |      |         |      |       |
+ */
+export function translationSettingsPermissions(role: OrganizationRole): TranslationSettingsPermissions {
+  return { view: roleRank(role) > 0, edit: role === 'admin' };
+}

@@ -42,6 +42,12 @@ export interface Reactor {
   name: string;
   /** Event types it reacts to; others only move its checkpoint. */
   handles: readonly string[];
+  /**
+   * False for long-running work a write must not wait for (fetching and processing a document):
+   * read-your-writes leaves the reactor out, and the work's progress shows in the read models.
+   * Default true: a write answers once its cascades are read.
+   */
+  awaitedByWrites?: boolean;
   react(event: RecordedEvent, context: ReactionContext): Promise<void>;
 }
 

@@ -63,9 +63,11 @@ export function createRuntime(options: {
   const metrics = new Metrics();
   const runner = options.runProjections ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: runnerLogger, resources: { blobs: stores.blobs } }) : null;
   const reactorRunners: ReactorRunner[] = [];
+  // Writes wait for the reactors that do not say otherwise (long-running work is left out).
+  const awaitedRunners: ReactorRunner[] = [];
   const readYourWrites = runner
-    ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics, reactorRunners)
-    : new CheckpointPollingReadYourWrites(stores.reads, config.readYourWritesTimeoutMs, metrics, undefined, undefined, reactors);
+    ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics, awaitedRunners)
+    : new CheckpointPollingReadYourWrites(stores.reads, config.readYourWritesTimeoutMs, metrics, undefined, undefined, reactors.filter((reactor) => reactor.awaitedByWrites !== false));
   const commands = new CommandRunner(stores.events, readYourWrites, clock, metrics);
   let bound: (<T>(token: ServiceToken<T>) => T) | null = null;
   const services: Services = {
@@ -76,9 +78,9 @@ export function createRuntime(options: {
   };
   if (runner) {
     for (const reactor of reactors) {
-      reactorRunners.push(
-        new ReactorRunner(stores.events, stores.reads, reactor, commands, services, { projections: runner, metrics, logger: runnerLogger, ...options.reactorOptions }),
-      );
+      const reactorRunner = new ReactorRunner(stores.events, stores.reads, reactor, commands, services, { projections: runner, metrics, logger: runnerLogger, ...options.reactorOptions });
+      reactorRunners.push(reactorRunner);
+      if (reactor.awaitedByWrites !== false) awaitedRunners.push(reactorRunner);
     }
   }
   let reactorsStopped = false;

@@ -32,9 +32,12 @@ export const PATH_ID_KINDS: Readonly<Record<string, IdKind>> = Object.freeze(
     siteSpaceId: 'entity',
     siteSectionGroupId: 'entity',
     shareLinkId: 'entity',
+    translationSettingsId: 'entity',
     eventId: 'event',
     shareKey: 'shareKey',
     auditEventId: 'event',
+    specSlug: 'openapiSlug',
+    versionId: 'entity',
   } satisfies Record<string, IdKind>),
 );
 

@@ -1,0 +1,117 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { parse as parseYaml } from 'yaml';
+import { fetchDocument, ProcessingFailure, type FetchLimits } from './openapi.fetch';
+
+/** Limits of parsing: `$ref`s to other documents are fetched with the fetch limits, at most `maxExternalDocuments` of them. */
+export interface ParseLimits extends FetchLimits {
+  maxExternalDocuments: number;
+}
+
+export interface ParsedSpec {
+  /** The document with its external references inlined (bundled): JSON, internal `$ref`s kept. */
+  document: Record<string, unknown>;
+  /** `openapi 3.1.0` or `swagger 2.0`. */
+  kind: 'openapi' | 'swagger';
+  version: string;
+}
+
+const MAX_MESSAGE = 1000;
+/** YAML aliases allowed in one document: aliases expand on serialization ("billion laughs"). */
+const MAX_YAML_ALIASES = 100;
+
+/** A JSON or YAML text as a value; a text that is neither is an invalid spec. */
+export function parseText(text: string, where: string): unknown {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw invalid(`${where} is not valid JSON: ${messageOf(error)}`);
+    }
+  }
+  try {
+    return parseYaml(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: false, uniqueKeys: false });
+  } catch (error) {
+    throw invalid(`${where} is neither valid JSON nor valid YAML: ${messageOf(error)}`);
+  }
+}
+
+/** The bytes as UTF-8 text; anything else is an invalid spec. */
+function utf8(bytes: Buffer, where: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw invalid(`${where} is not UTF-8 text`);
+  }
+}
+
+/**
+ * Parses an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) with @apidevtools/swagger-parser:
+ * external `$ref`s are resolved (bundled in) through the guarded fetch, with its limits and at most
+ * `maxExternalDocuments` documents, relative to `baseUrl` (a text source has none, so its relative
+ * references fail); local files are never read. The bundled document is then validated against the
+ * specification's schema and rules. Every failure is a ProcessingFailure naming the problem.
+ */
+export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: ParseLimits): Promise<ParsedSpec> {
+  const where = baseUrl ?? 'the spec';
+  const value = parseText(utf8(bytes, where), where);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${where} is not an OpenAPI or Swagger document (not an object)`);
+  const root = value as Record<string, unknown>;
+  const kind = typeof root.openapi === 'string' ? 'openapi' : typeof root.swagger === 'string' ? 'swagger' : null;
+  if (kind === null) throw invalid(`${where} is not an OpenAPI or Swagger document: it has no openapi or swagger version string`);
+  let fetched = 0;
+  let failure: ProcessingFailure | null = null;
+  const options = {
+    resolve: {
+      file: false,
+      http: false,
+      external: true,
+      guarded: {
+        order: 1,
+        canRead: /^https?:\/\//i,
+        read: async (file: { url: string }) => {
+          try {
+            if (++fetched > limits.maxExternalDocuments) throw invalid(`${where} references more than ${limits.maxExternalDocuments} other documents`);
+            return utf8((await fetchDocument(file.url, limits)).bytes, file.url);
+          } catch (error) {
+            failure ??= error instanceof ProcessingFailure ? error : invalid(messageOf(error));
+            throw failure;
+          }
+        },
+      },
+    },
+    parse: {
+      json: { parse: (file: { data: unknown; url: string }) => parseText(String(file.data), file.url) },
+      yaml: { parse: (file: { data: unknown; url: string }) => parseText(String(file.data), file.url) },
+      text: false,
+      binary: false,
+    },
+    dereference: { circular: 'ignore' as const },
+    timeoutMs: Math.max(1000, limits.timeMs * (limits.maxExternalDocuments + 1)),
+  };
+  let bundled: Record<string, unknown>;
+  try {
+    bundled = (await new SwaggerParser().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as unknown as Record<string, unknown>;
+  } catch (error) {
+    if (failure) throw failure;
+    if (error instanceof ProcessingFailure) throw error;
+    throw invalid(`${where} could not be read: ${messageOf(error)}`);
+  }
+  const document = JSON.parse(JSON.stringify(bundled)) as Record<string, unknown>;
+  if (Buffer.byteLength(JSON.stringify(document)) > limits.maxBytes * 4) throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `${where} is larger than allowed once its references are resolved`);
+  try {
+    await new SwaggerParser().validate(structuredClone(document) as never, { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never);
+  } catch (error) {
+    throw invalid(`${where} is not a valid ${kind === 'openapi' ? 'OpenAPI' : 'Swagger'} document: ${messageOf(error)}`);
+  }
+  return { document, kind, version: String(root[kind]) };
+}
+
+function invalid(text: string): ProcessingFailure {
+  const message = text.replace(/\s*\n\s*/g, '; ').replace(/[;\s]+$/, '');
+  return new ProcessingFailure('INVALID_SPEC', message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,12 @@
+import { Injectable } from '@nestjs/common';
+import { OpenapiQueries } from './openapi.queries';
+
+/** What OpenAPI specs offer content (its CONTENT_OPENAPI port): the latest version's parsed document of a spec. */
+@Injectable()
+export class OpenapiForContent {
+  constructor(private readonly queries: OpenapiQueries) {}
+
+  latestDocument(organizationId: string, slug: string): Promise<{ versionId: string; document: Record<string, unknown> } | null> {
+    return this.queries.latestDocument(organizationId, slug);
+  }
+}

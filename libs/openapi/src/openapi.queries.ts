@@ -1,0 +1,156 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { DomainError } from '../../platform/src/errors';
+import type { Caller } from '../../platform/src/http/auth';
+import { listEnvelope } from '../../platform/src/http/list';
+import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { OPENAPI_ORGANIZATIONS, type OpenapiOrganizations } from './openapi-organizations.port';
+import { OPENAPI_SPECS, OPENAPI_VERSIONS, type OpenapiSpecDoc, type OpenapiVersionDoc } from './openapi.projections';
+
+/** Parsed documents kept, by hash (blobs never change): pages with operation blocks read them on every read. */
+const PARSED_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+/** `latest`, or a version id. */
+export type VersionRef = 'latest' | { id: string };
+
+/**
+ * The spec reads: every member of the organization (guests included) reads its specs, their
+ * versions and contents; `permissions.edit` is `createOpenAPISpec`.
+ */
+@Injectable()
+export class OpenapiQueries {
+  private readonly parsed = new LRUCache<string, { document: Record<string, unknown> }>({ maxSize: PARSED_DOCUMENT_BYTES });
+
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(OPENAPI_ORGANIZATIONS) private readonly organizations: OpenapiOrganizations,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async list(organizationId: string, caller: Caller, paging: { page?: string; limit?: number }) {
+    const role = await this.role(organizationId, caller);
+    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, deleted: { $exists: false } }, { sort: { slug: 1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: page.items.map((spec) => this.present(spec, role)), count: page.count, next: page.next });
+  }
+
+  /** The spec and its ETag source (its stream revision). */
+  async get(organizationId: string, slug: string, caller: Caller) {
+    const role = await this.role(organizationId, caller);
+    const spec = await this.specBySlug(organizationId, slug);
+    return { object: this.present(spec, role), streamRevision: spec.streamRevision };
+  }
+
+  /** The live spec holding the slug in the organization, or 404 (no role check: callers check). */
+  async specBySlug(organizationId: string, slug: string): Promise<OpenapiSpecDoc> {
+    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, slug, deleted: { $exists: false } }, { limit: 1, count: false });
+    const spec = page.items[0];
+    if (!spec) throw DomainError.notFound(`no OpenAPI spec ${slug} in organization ${organizationId}`);
+    return spec;
+  }
+
+  /** A spec's id for a write; 404 for people outside the organization and for unknown slugs. */
+  async specIdFor(organizationId: string, slug: string, caller: Caller): Promise<string> {
+    await this.role(organizationId, caller);
+    return (await this.specBySlug(organizationId, slug))._id;
+  }
+
+  async versions(organizationId: string, slug: string, caller: Caller, paging: { page?: string; limit?: number }) {
+    await this.role(organizationId, caller);
+    const spec = await this.specBySlug(organizationId, slug);
+    const page = await this.reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).find({ specId: spec._id }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: page.items.map((version) => this.presentVersion(spec, version)), count: page.count, next: page.next });
+  }
+
+  async version(organizationId: string, slug: string, ref: VersionRef, caller: Caller) {
+    await this.role(organizationId, caller);
+    const { spec, version } = await this.find(organizationId, slug, ref);
+    return this.presentVersion(spec, version);
+  }
+
+  /** `{ filesystem, url }`: the parsed document and where its raw bytes are served. */
+  async content(organizationId: string, slug: string, ref: VersionRef, caller: Caller) {
+    await this.role(organizationId, caller);
+    const { spec, version } = await this.find(organizationId, slug, ref);
+    return { filesystem: await this.document(version), url: this.rawUrl(spec, version) };
+  }
+
+  /** The raw bytes of a version, as fetched or given. */
+  async raw(organizationId: string, slug: string, versionId: string, caller: Caller): Promise<{ contentType: string; body: Buffer }> {
+    await this.role(organizationId, caller);
+    const { version } = await this.find(organizationId, slug, { id: versionId });
+    return { contentType: version.contentType, body: await this.blobs.read(version.rawHash) };
+  }
+
+  /** The parsed document of the latest version of a live spec, or null (for content's computed blocks: no caller, the space was checked). */
+  async latestDocument(organizationId: string, slug: string): Promise<{ versionId: string; document: Record<string, unknown> } | null> {
+    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, slug, deleted: { $exists: false } }, { limit: 1, count: false });
+    const spec = page.items[0];
+    if (!spec?.lastVersion) return null;
+    const version = await this.reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).get(spec.lastVersion);
+    return version ? { versionId: version._id, document: await this.document(version) } : null;
+  }
+
+  /** A version's parsed document: shared between reads, so never changed by a caller. */
+  private async document(version: OpenapiVersionDoc): Promise<Record<string, unknown>> {
+    const cached = this.parsed.get(version.documentHash);
+    if (cached) return cached.document;
+    const bytes = await this.blobs.read(version.documentHash);
+    const document = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+    this.parsed.set(version.documentHash, { document }, { size: Math.max(1, bytes.length) });
+    return document;
+  }
+
+  private async find(organizationId: string, slug: string, ref: VersionRef): Promise<{ spec: OpenapiSpecDoc; version: OpenapiVersionDoc }> {
+    const spec = await this.specBySlug(organizationId, slug);
+    const versionId = ref === 'latest' ? spec.lastVersion : ref.id;
+    const version = versionId ? await this.reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).get(versionId) : null;
+    if (!version || version.specId !== spec._id) throw DomainError.notFound(ref === 'latest' ? `the OpenAPI spec ${slug} has no version yet` : `no version ${ref.id} of the OpenAPI spec ${slug}`);
+    return { spec, version };
+  }
+
+  /** The caller's organization role; 404 for people outside the organization. */
+  private async role(organizationId: string, caller: Caller): Promise<OrganizationRole> {
+    const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
+    if (!standing?.member) throw DomainError.notFound(`no organization ${organizationId}`);
+    return standing.role;
+  }
+
+  private location(spec: OpenapiSpecDoc): string {
+    return `${this.config.publicUrl}/v1/orgs/${spec.organizationId}/openapi/${spec.slug}`;
+  }
+
+  private rawUrl(spec: OpenapiSpecDoc, version: OpenapiVersionDoc): string {
+    return `${this.location(spec)}/versions/${version._id}/raw`;
+  }
+
+  present(spec: OpenapiSpecDoc, role: OrganizationRole) {
+    return {
+      object: 'openapi-spec' as const,
+      id: spec._id,
+      createdAt: spec.createdAt,
+      updatedAt: spec.updatedAt,
+      slug: spec.slug,
+      ...(spec.sourceURL !== null ? { sourceURL: spec.sourceURL } : {}),
+      processingState: spec.processingState,
+      ...(spec.lastVersion !== null ? { lastVersion: spec.lastVersion } : {}),
+      ...(spec.lastProcessedAt !== null ? { lastProcessedAt: spec.lastProcessedAt } : {}),
+      ...(spec.lastProcessErrorCode !== null ? { lastProcessErrorCode: spec.lastProcessErrorCode, lastProcessErrorMessage: spec.lastProcessErrorMessage ?? '' } : {}),
+      permissions: { view: true, edit: organizationPermissions(role).createOpenAPISpec },
+      urls: { location: this.location(spec), app: `${this.config.publicUrl}/o/${spec.organizationId}/openapi/${spec.slug}` },
+    };
+  }
+
+  private presentVersion(spec: OpenapiSpecDoc, version: OpenapiVersionDoc) {
+    return {
+      object: 'openapi-spec-version' as const,
+      id: version._id,
+      createdAt: version.createdAt,
+      url: this.rawUrl(spec, version),
+      urls: { location: `${this.location(spec)}/versions/${version._id}` },
+    };
+  }
+}

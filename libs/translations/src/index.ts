@@ -1,0 +1,3 @@
+export * from './translation.events';
+export * from './translations-ports.port';
+export * from './translations.context';

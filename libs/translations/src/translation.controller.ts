@@ -1,0 +1,84 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { PathId } from '../../platform/src/http/id-param';
+import { ListQuery } from '../../platform/src/http/list';
+import { Valid } from '../../platform/src/http/validation';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { TranslationCommands } from './translation.commands';
+import { CreateTranslationSettingsBody, UpdateTranslationSettingsBody } from './translation.dto';
+import { TranslationQueries } from './translation.queries';
+
+/** Translation settings: `/v1/orgs/{organizationId}/translations…` (the interface's "Translations" table). */
+@Controller('v1/orgs/:organizationId/translations')
+export class TranslationController {
+  constructor(
+    private readonly commands: TranslationCommands,
+    private readonly queries: TranslationQueries,
+  ) {}
+
+  @Get()
+  @ApiOkResponse({ description: 'OK', schema: listOf('TranslationSettings') })
+  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+    return this.queries.list(organizationId, caller, { page: query.page, limit: query.limit });
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiCreatedResponse({ description: 'created', schema: ref('TranslationSettings'), headers: etagHeader })
+  async create(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: CreateTranslationSettingsBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const translationSettingsId = await this.commands.create(organizationId, { title: body.title, languages: body.languages }, caller);
+    return this.read(organizationId, translationSettingsId, caller, reply);
+  }
+
+  @Get(':translationSettingsId')
+  @ApiOkResponse({ description: 'OK', schema: ref('TranslationSettings'), headers: etagHeader })
+  get(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('translationSettingsId', 'translation settings') translationSettingsId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.read(organizationId, translationSettingsId, caller, reply);
+  }
+
+  /** `If-Match` with the ETag makes it conditional (412 when stale). */
+  @Put(':translationSettingsId')
+  @ApiOkResponse({ description: 'OK', schema: ref('TranslationSettings'), headers: etagHeader })
+  async update(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('translationSettingsId', 'translation settings') translationSettingsId: string,
+    @Body(Valid) body: UpdateTranslationSettingsBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.update(organizationId, translationSettingsId, { title: body.title, ...(body.languages !== undefined ? { languages: body.languages } : {}) }, caller, parseIfMatch(ifMatch));
+    return this.read(organizationId, translationSettingsId, caller, reply);
+  }
+
+  /**
+   * 205, as the interface's status table gives for deleting the organization's other settings-like
+   * resources (sites, OpenAPI specs): its table names no code for translations, and 205 ("reset
+   * the view") fits a client showing the list the settings were in.
+   */
+  @Delete(':translationSettingsId')
+  @HttpCode(205)
+  @ApiResetContentResponse({ description: 'deleted' })
+  async delete(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('translationSettingsId', 'translation settings') translationSettingsId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ): Promise<void> {
+    await this.commands.delete(organizationId, translationSettingsId, caller, parseIfMatch(ifMatch));
+  }
+
+  private async read(organizationId: string, translationSettingsId: string, caller: Caller, reply: FastifyReply) {
+    const { object, revision } = await this.queries.getWithRevision(organizationId, translationSettingsId, caller);
+    void reply.header('etag', etagOf(revision));
+    return object;
+  }
+}

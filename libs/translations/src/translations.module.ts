@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { TranslationAccess } from './translation.access';
+import { TranslationCommands } from './translation.commands';
+import { TranslationController } from './translation.controller';
+import { TranslationQueries } from './translation.queries';
+
+/** The translations context: an organization's translation settings. What it needs of organizations comes through its port. */
+@Module({
+  controllers: [TranslationController],
+  providers: [TranslationAccess, TranslationQueries, TranslationCommands],
+})
+export class TranslationsModule {}
