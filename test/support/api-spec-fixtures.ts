@@ -120,6 +120,7 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
     openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
   }
   const openapiVersionId = expectStatus(openapiVersion, 200, 'reading its version').id as string;
+  expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/sites`, token, body: { site: site.id } }), 201, 'installing the integration on the site');
   const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
   const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;

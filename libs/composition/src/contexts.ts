@@ -40,10 +40,10 @@ import {
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
-import { SITE_CONTENT, SITE_ORGANIZATIONS, SITE_SPACES, sitesContext } from '../../sites/src';
+import { SITE_CONTENT, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '../../sites/src';
 import { TRANSLATION_ORGANIZATIONS, translationsContext } from '../../translations/src';
 import { OPENAPI_ORGANIZATIONS, openapiContext, OpenapiForContent } from '../../openapi/src';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, integrationsContext } from '../../integrations/src';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, integrationsContext, IntegrationsForSites } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
@@ -101,10 +101,13 @@ export const BINDINGS: readonly PortBinding[] = [
   // integrations need
   { port: INTEGRATION_ORGANIZATIONS, use: OrganizationsForIntegrations },
   { port: INTEGRATION_SPACES, use: SpacesForIntegrations },
+  { port: INTEGRATION_SITES, use: SitesForIntegrations },
   // sites need
   { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
   { port: SITE_SPACES, use: SpacesForSites },
   { port: SITE_CONTENT, use: ContentForSites },
+  // Readers' views of published pages, for integrations that receive site_view.
+  { port: SITE_VIEWS, use: IntegrationsForSites },
   // translations need
   { port: TRANSLATION_ORGANIZATIONS, use: OrganizationsForTranslations },
   // OpenAPI specs need

@@ -4,7 +4,10 @@ import type { InstallationEvent, IntegrationStreamEvent } from './integration.ev
 const integration = (data: { name: string }) => ({ type: 'integration', id: data.name });
 const installation = (data: { installationId: string }) => ({ type: 'integration-installation', id: data.installationId });
 
-/** Publications, tunnels and installations are audited in the organization concerned; secrets never appear (they are not in the details). */
+/**
+ * Publications, tunnels and installations are audited in the organization concerned; secrets never
+ * appear (they are not in the details). Readers' site views are activity, not changes: they stay out.
+ */
 export const integrationAuditCatalog = auditCatalog<IntegrationStreamEvent | InstallationEvent>({
   IntegrationPublished: (data) => ({ action: 'integration.published', organizationId: data.organizationId, target: integration(data), details: { version: data.version } }),
   IntegrationDeleted: (data) => ({ action: 'integration.deleted', organizationId: data.organizationId, target: integration(data) }),
@@ -15,4 +18,6 @@ export const integrationAuditCatalog = auditCatalog<IntegrationStreamEvent | Ins
   IntegrationUninstalled: (data) => ({ action: 'integration.uninstalled', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName } }),
   IntegrationSpaceInstallationSet: (data) => ({ action: 'integration.space_installation_set', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, space: data.spaceId } }),
   IntegrationSpaceInstallationRemoved: (data) => ({ action: 'integration.space_installation_removed', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, space: data.spaceId } }),
+  IntegrationSiteInstallationSet: (data) => ({ action: 'integration.site_installation_set', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, site: data.siteId } }),
+  IntegrationSiteInstallationRemoved: (data) => ({ action: 'integration.site_installation_removed', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, site: data.siteId } }),
 });

@@ -4,7 +4,8 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSpaces } from './integrations-ports.port';
+import { ID_SHAPES } from '../../platform/src/ids';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations-ports.port';
 import { validateConfiguration } from './integration.configuration';
 import {
   deliveryDecider,
@@ -14,12 +15,15 @@ import {
   installationStream,
   integrationDecider,
   integrationStream,
+  siteViewDecider,
+  siteViewStream,
   type InstallationCommand,
   type IntegrationCommand,
   type IntegrationState,
 } from './integration.decider';
-import type { InstallationStatus, IntegrationDefinition, SpaceSelection, TraceLog } from './integration.events';
-import { INSTALLATIONS, type InstallationDoc } from './integration.projections';
+import type { InstallationPlace, InstallationStatus, IntegrationDefinition, PlaceSettings, SiteViewEvent, SpaceSelection, TraceLog } from './integration.events';
+import { placeIdMember } from './integration.places';
+import { INSTALLATIONS, PLACE_INSTALLATIONS, siteViewReceivers, type InstallationDoc, type PlaceInstallationDoc } from './integration.projections';
 import { IntegrationSecrets } from './integration.secrets';
 
 /** A publication as the request sends it (every member optional; absent members keep their published value). */
@@ -52,6 +56,15 @@ const EMPTY_DEFINITION: IntegrationDefinition = {
 
 /** Largest icon or preview image, decoded. */
 const MAX_IMAGE_BYTES = 512 * 1024;
+/** A viewed page's URL is kept up to this length. */
+const MAX_VIEW_URL = 2048;
+/** A visitor's claims are kept when their JSON is at most this long; larger ones are left out of the view. */
+const MAX_VIEW_CLAIMS = 8192;
+
+function boundedClaims(claims: Record<string, unknown>): Record<string, unknown> {
+  const json = JSON.stringify(claims ?? {});
+  return json.length <= MAX_VIEW_CLAIMS ? (JSON.parse(json) as Record<string, unknown>) : {};
+}
 
 /**
  * The integration writes: publishing (owner admins), the tunnel, installations (admins of the
@@ -66,6 +79,7 @@ export class IntegrationCommands {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(INTEGRATION_ORGANIZATIONS) private readonly organizations: IntegrationOrganizations,
     @Inject(INTEGRATION_SPACES) private readonly spaces: IntegrationSpaces,
+    @Inject(INTEGRATION_SITES) private readonly sites: IntegrationSites,
     private readonly secrets: IntegrationSecrets,
   ) {}
 
@@ -122,7 +136,7 @@ export class IntegrationCommands {
     return installationId;
   }
 
-  async updateInstallation(name: string, installationId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection }, caller: Caller): Promise<void> {
+  async updateInstallation(name: string, installationId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection; site_selection?: SpaceSelection }, caller: Caller): Promise<void> {
     const installation = await this.installation(name, installationId);
     if (changes.configuration !== undefined) validateConfiguration(`installation ${installationId}`, (await this.liveIntegration(name)).definition.configurations.account, changes.configuration);
     await this.runInstallation(
@@ -132,6 +146,7 @@ export class IntegrationCommands {
         ...(changes.status !== undefined ? { status: changes.status } : {}),
         ...(changes.configuration !== undefined ? { configuration: changes.configuration } : {}),
         ...(changes.space_selection !== undefined ? { spaceSelection: changes.space_selection } : {}),
+        ...(changes.site_selection !== undefined ? { siteSelection: changes.site_selection } : {}),
         organizationAdmin: await this.isAdmin(installation.organizationId, caller),
         by: user(caller),
         now: this.now(),
@@ -145,18 +160,45 @@ export class IntegrationCommands {
     await this.runInstallation({ kind: 'Uninstall', installationId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
   }
 
-  /** Installs (or reconfigures) the integration on a space of the installation's organization. */
-  async setSpaceInstallation(name: string, installationId: string, spaceId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown> }, caller: Caller): Promise<void> {
+  /** Installs (or reconfigures) the integration on a space or a site: a live one of the installation's organization, else 404. */
+  async setPlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, changes: Partial<PlaceSettings>, caller: Caller): Promise<void> {
     const installation = await this.installation(name, installationId);
-    const space = await this.spaces.spaceById(spaceId);
-    if (!space || space.deleted || space.organizationId !== installation.organizationId) throw DomainError.notFound(`no space ${spaceId} in the organization of installation ${installationId}`);
-    if (changes.configuration !== undefined) validateConfiguration(`space ${spaceId}`, (await this.liveIntegration(name)).definition.configurations.space, changes.configuration);
-    await this.runInstallation({ kind: 'SetSpaceInstallation', installationId, spaceId, ...changes, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+    // Membership first: people outside the organization learn nothing of its places (404).
+    const organizationAdmin = await this.isAdmin(installation.organizationId, caller);
+    const found = await (place === 'space' ? this.spaces.spaceById(placeId) : this.sites.siteById(placeId));
+    if (!found || found.deleted || found.organizationId !== installation.organizationId) throw DomainError.notFound(`no ${place} ${placeId} in the organization of installation ${installationId}`);
+    if (changes.configuration !== undefined) validateConfiguration(`${place} ${placeId}`, (await this.liveIntegration(name)).definition.configurations[place], changes.configuration);
+    await this.runInstallation({ kind: 'SetPlaceInstallation', installationId, place, placeId, ...changes, organizationAdmin, by: user(caller), now: this.now() }, caller);
   }
 
-  async removeSpaceInstallation(name: string, installationId: string, spaceId: string, caller: Caller): Promise<void> {
+  async removePlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, caller: Caller): Promise<void> {
     const installation = await this.installation(name, installationId);
-    await this.runInstallation({ kind: 'RemoveSpaceInstallation', installationId, spaceId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+    await this.runInstallation({ kind: 'RemovePlaceInstallation', installationId, place, placeId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+  }
+
+  /** Removes every installation on a place that is gone for good (the reactor; idempotent). */
+  async removeFromPlace(place: InstallationPlace, placeId: string, caller: Caller): Promise<void> {
+    const entries = await this.reads.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place]).find({ [placeIdMember(place)]: placeId }, { limit: 1000, count: false });
+    for (const entry of entries.items) {
+      const stream = installationStream(entry.installationId);
+      const { state } = await this.commands.load(stream, installationDecider);
+      if (!state.installed || !state.places[place].has(placeId)) continue;
+      await this.commands.run(stream, installationDecider, { kind: 'RemovePlaceInstallation', installationId: entry.installationId, place, placeId, organizationAdmin: true, by: 'system', now: this.now() }, { caller });
+    }
+  }
+
+  /**
+   * Records a reader's view of a site page, when some installation receives `site_view` there;
+   * whether it was recorded. It does not wait for the read models: nobody reads their own view.
+   */
+  async recordSiteView(view: Omit<SiteViewEvent['data'], 'viewedAt'>, caller: Caller): Promise<boolean> {
+    const entity = ID_SHAPES.entity;
+    if (!entity.test(view.organizationId) || !entity.test(view.siteId) || !entity.test(view.spaceId) || (view.pageId !== null && !entity.test(view.pageId))) throw DomainError.invalid('a site view names a site, a space and a page by their ids');
+    if ((await siteViewReceivers(this.reads, view.organizationId, view.siteId)).length === 0) return false;
+    const now = this.now();
+    const recorded = { organizationId: view.organizationId, siteId: view.siteId, spaceId: view.spaceId, pageId: view.pageId, url: view.url.slice(0, MAX_VIEW_URL), visitor: { claims: boundedClaims(view.visitor.claims) }, viewedAt: now };
+    await this.commands.run(siteViewStream(view.siteId, now), siteViewDecider, { kind: 'RecordSiteView', view: recorded }, { caller, source: 'system' }, { wait: false });
+    return true;
   }
 
   /** Uninstalls a deleted integration everywhere (the reactor; idempotent). */

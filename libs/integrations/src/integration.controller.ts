@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Res, type Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { decompressFromEncodedURIComponent } from 'lz-string';
@@ -10,7 +10,8 @@ import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
 import { listOf, ref } from '../../platform/src/platform.schemas';
 import { IntegrationCommands } from './integration.commands';
-import { AddSpaceInstallationBody, DevModeBody, InstallationListQuery, InstallBody, IntegrationListQuery, PublishIntegrationBody, RenderBody, RenderQuery, SpaceInstallationBody, SpaceInstallationListQuery, UpdateInstallationBody } from './integration.dto';
+import { addPlaceInstallationBody, DevModeBody, InstallationListQuery, InstallBody, IntegrationListQuery, PlaceInstallationBody, PlaceInstallationListQuery, PublishIntegrationBody, RenderBody, RenderQuery, UpdateInstallationBody } from './integration.dto';
+import type { InstallationPlace } from './integration.events';
 import { IntegrationQueries } from './integration.queries';
 import { IntegrationRuntime } from './integration.runtime';
 import { IntegrationSecrets } from './integration.secrets';
@@ -25,8 +26,9 @@ function integrationName(value: string): string {
 const nameParam = ApiParam({ name: 'integrationName', required: true, schema: { type: 'string', pattern: NAME.source } });
 
 /**
- * Integrations: `/v1/integrations…` (the interface's "Integrations" table), with installations,
- * space installations and the development tunnel's signing secret as extensions.
+ * Integrations: `/v1/integrations…` (the interface's "Integrations" table), with installations
+ * and the development tunnel's signing secret as extensions; installations on spaces and sites are
+ * the place controllers below.
  */
 @Controller('v1/integrations')
 export class IntegrationController {
@@ -120,63 +122,6 @@ export class IntegrationController {
     await this.commands.uninstall(integrationName(name), installationId, caller);
   }
 
-  @Get(':integrationName/installations/:installationId/spaces')
-  @nameParam
-  @ApiOkResponse({ description: 'OK', schema: listOf('IntegrationSpaceInstallation') })
-  installationSpaces(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Query(Valid) query: SpaceInstallationListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.spaceInstallations(integrationName(name), caller, { ...query, installationId });
-  }
-
-  @Post(':integrationName/installations/:installationId/spaces')
-  @nameParam
-  @ApiCreatedResponse({ description: 'installed on the space', schema: ref('IntegrationSpaceInstallation') })
-  async installOnSpace(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Body(Valid) body: AddSpaceInstallationBody, @CurrentCaller() caller: Caller) {
-    const { space, ...changes } = body;
-    await this.commands.setSpaceInstallation(integrationName(name), installationId, space, changes, caller);
-    return this.queries.spaceInstallation(name, installationId, space, caller);
-  }
-
-  @Get(':integrationName/installations/:installationId/spaces/:spaceId')
-  @nameParam
-  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationSpaceInstallation') })
-  spaceInstallation(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.spaceInstallation(integrationName(name), installationId, spaceId, caller);
-  }
-
-  @Patch(':integrationName/installations/:installationId/spaces/:spaceId')
-  @nameParam
-  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationSpaceInstallation') })
-  async updateSpaceInstallation(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId('spaceId', 'space') spaceId: string, @Body(Valid) body: SpaceInstallationBody, @CurrentCaller() caller: Caller) {
-    await this.queries.spaceInstallation(integrationName(name), installationId, spaceId, caller);
-    await this.commands.setSpaceInstallation(name, installationId, spaceId, body, caller);
-    return this.queries.spaceInstallation(name, installationId, spaceId, caller);
-  }
-
-  @Delete(':integrationName/installations/:installationId/spaces/:spaceId')
-  @HttpCode(204)
-  @nameParam
-  @ApiNoContentResponse({ description: 'uninstalled from the space' })
-  async uninstallFromSpace(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.removeSpaceInstallation(integrationName(name), installationId, spaceId, caller);
-  }
-
-  @Get(':integrationName/spaces')
-  @nameParam
-  @ApiOkResponse({ description: 'OK', schema: listOf('IntegrationSpaceInstallation') })
-  spaces(@Param('integrationName') name: string, @Query(Valid) query: SpaceInstallationListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.spaceInstallations(integrationName(name), caller, query);
-  }
-
-  /** Docs sites do not exist yet in this service: an integration is installed on none. */
-  @Get(':integrationName/sites')
-  @nameParam
-  @ApiOkResponse({ description: 'OK', schema: listOf('IntegrationSpaceInstallation') })
-  async sites(@Param('integrationName') name: string, @Query(Valid) query: SpaceInstallationListQuery, @CurrentCaller() caller: Caller) {
-    await this.queries.visible(integrationName(name), caller);
-    if (query.page !== undefined) throw DomainError.invalid('page is not a page token of this list');
-    return { count: 0, items: [] };
-  }
-
   @Get(':integrationName/events')
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: listOf('IntegrationEvent') })
@@ -260,3 +205,79 @@ function imageType(bytes: Buffer): string {
   return 'application/octet-stream';
 }
 
+
+/**
+ * An installation's routes on one kind of place (extensions at the platform's paths, besides the
+ * interface's `GET /integrations/{name}/spaces|sites`): install on a space or a site, read, change
+ * and remove it there, list them per installation and across installations. Spaces and sites are
+ * the same routes over a different place, so one definition makes both controllers.
+ */
+function placeInstallationRoutes(place: InstallationPlace): Type {
+  class AddPlaceInstallationBody extends PlaceInstallationBody {}
+  addPlaceInstallationBody(AddPlaceInstallationBody, place);
+  const idParam = `${place}Id`;
+  const one = `:integrationName/installations/:installationId/${place}s/:${idParam}`;
+  const schema = `Integration${place[0].toUpperCase()}${place.slice(1)}Installation`;
+
+  @Controller('v1/integrations')
+  class PlaceInstallationRoutes {
+    constructor(
+      readonly commands: IntegrationCommands,
+      readonly queries: IntegrationQueries,
+    ) {}
+
+    @Get(`:integrationName/installations/:installationId/${place}s`)
+    @nameParam
+    @ApiOkResponse({ description: 'OK', schema: listOf(schema) })
+    list(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Query(Valid) query: PlaceInstallationListQuery, @CurrentCaller() caller: Caller) {
+      return this.queries.placeInstallations(place, integrationName(name), caller, { ...query, installationId });
+    }
+
+    @Post(`:integrationName/installations/:installationId/${place}s`)
+    @nameParam
+    @ApiCreatedResponse({ description: `installed on the ${place}`, schema: ref(schema) })
+    async install(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Body(Valid) body: AddPlaceInstallationBody, @CurrentCaller() caller: Caller) {
+      const { [place]: placeId, ...changes } = body as AddPlaceInstallationBody & Record<InstallationPlace, string>;
+      await this.commands.setPlaceInstallation(place, integrationName(name), installationId, placeId, changes, caller);
+      return this.queries.placeInstallation(place, name, installationId, placeId, caller);
+    }
+
+    @Get(one)
+    @nameParam
+    @ApiOkResponse({ description: 'OK', schema: ref(schema) })
+    get(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @CurrentCaller() caller: Caller) {
+      return this.queries.placeInstallation(place, integrationName(name), installationId, placeId, caller);
+    }
+
+    @Patch(one)
+    @nameParam
+    @ApiOkResponse({ description: 'OK', schema: ref(schema) })
+    async update(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @Body(Valid) body: PlaceInstallationBody, @CurrentCaller() caller: Caller) {
+      await this.queries.placeInstallation(place, integrationName(name), installationId, placeId, caller);
+      await this.commands.setPlaceInstallation(place, name, installationId, placeId, body, caller);
+      return this.queries.placeInstallation(place, name, installationId, placeId, caller);
+    }
+
+    @Delete(one)
+    @HttpCode(204)
+    @nameParam
+    @ApiNoContentResponse({ description: `uninstalled from the ${place}` })
+    async remove(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @CurrentCaller() caller: Caller) {
+      await this.commands.removePlaceInstallation(place, integrationName(name), installationId, placeId, caller);
+    }
+
+    @Get(`:integrationName/${place}s`)
+    @nameParam
+    @ApiOkResponse({ description: 'OK', schema: listOf(schema) })
+    all(@Param('integrationName') name: string, @Query(Valid) query: PlaceInstallationListQuery, @CurrentCaller() caller: Caller) {
+      return this.queries.placeInstallations(place, integrationName(name), caller, query);
+    }
+  }
+  Object.defineProperty(PlaceInstallationRoutes, 'name', { value: place === 'space' ? 'IntegrationSpaceController' : 'IntegrationSiteController' });
+  return PlaceInstallationRoutes;
+}
+
+/** `/v1/integrations/{integrationName}/installations/{installationId}/spaces…` and `/v1/integrations/{integrationName}/spaces`. */
+export const IntegrationSpaceController = placeInstallationRoutes('space');
+/** `/v1/integrations/{integrationName}/installations/{installationId}/sites…` and `/v1/integrations/{integrationName}/sites`. */
+export const IntegrationSiteController = placeInstallationRoutes('site');

@@ -1,5 +1,5 @@
 import { deciderSpec } from '../../testing/src';
-import { deliveryDecider, installationDecider, installationIdOf, integrationDecider, type DeliveryCommand, type IntegrationCommand } from './integration.decider';
+import { deliveryDecider, installationDecider, installationIdOf, integrationDecider, siteViewStream, type DeliveryCommand, type InstallationCommand, type IntegrationCommand } from './integration.decider';
 import type { DeliveryEvent, InstallationEvent, IntegrationDefinition, IntegrationStreamEvent } from './integration.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
@@ -42,7 +42,12 @@ describe('installation decider', () => {
   const spec = deciderSpec(installationDecider);
   const id = installationIdOf('slack', 'o2');
   const about = { installationId: id, integrationName: 'slack', organizationId: 'o2' };
-  const installed: InstallationEvent = { type: 'IntegrationInstalled', data: { ...about, configuration: {}, spaceSelection: 'selected', installedBy: 'otto', installedAt: t0 } };
+  const installed: InstallationEvent = { type: 'IntegrationInstalled', data: { ...about, configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', installedBy: 'otto', installedAt: t0 } };
+  const onSite = (command: Partial<Extract<InstallationCommand, { kind: 'SetPlaceInstallation' }>> = {}): InstallationCommand => ({ kind: 'SetPlaceInstallation', installationId: id, place: 'site', placeId: 'site1', organizationAdmin: true, by: 'otto', now: t0, ...command });
+  const siteSet = (status: 'active' | 'paused', configuration: Record<string, unknown>, previous: { status: 'active' | 'paused'; configuration: Record<string, unknown> } | null): InstallationEvent => ({
+    type: 'IntegrationSiteInstallationSet',
+    data: { ...about, siteId: 'site1', status, configuration, previous, setBy: 'otto', setAt: t0 },
+  });
 
   it('derives one installation id per integration and organization', () => {
     expect(installationIdOf('slack', 'o2')).toBe(id);
@@ -60,12 +65,56 @@ describe('installation decider', () => {
 
   it('given an installation, when paused, then an update naming the previous status and configuration', () => {
     spec.given([installed]).when({ kind: 'UpdateInstallation', installationId: id, status: 'paused', organizationAdmin: true, by: 'otto', now: t0 }).then([
-      { type: 'IntegrationInstallationUpdated', data: { ...about, status: 'paused', configuration: {}, spaceSelection: 'selected', previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 } },
+      { type: 'IntegrationInstallationUpdated', data: { ...about, status: 'paused', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 } },
     ]);
   });
 
+  it('given an installation, when every site is selected, then an update with the site selection', () => {
+    spec.given([installed]).when({ kind: 'UpdateInstallation', installationId: id, siteSelection: 'all', organizationAdmin: true, by: 'otto', now: t0 }).then([
+      { type: 'IntegrationInstallationUpdated', data: { ...about, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'all', previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 } },
+    ]);
+  });
+
+  it('given an installation recorded before sites (no site selection), when sites are left as they are, then nothing', () => {
+    const { siteSelection, ...older } = (installed as Extract<InstallationEvent, { type: 'IntegrationInstalled' }>).data;
+    void siteSelection;
+    spec.given([{ type: 'IntegrationInstalled', data: older }]).when({ kind: 'UpdateInstallation', installationId: id, siteSelection: 'selected', organizationAdmin: true, by: 'otto', now: t0 }).thenNothing();
+  });
+
   it('given a space not installed, when removed, then 404', () => {
-    spec.given([installed]).when({ kind: 'RemoveSpaceInstallation', installationId: id, spaceId: 's1', organizationAdmin: true, by: 'otto', now: t0 }).thenFails(404);
+    spec.given([installed]).when({ kind: 'RemovePlaceInstallation', installationId: id, place: 'space', placeId: 's1', organizationAdmin: true, by: 'otto', now: t0 }).thenFails(404);
+  });
+
+  it('given an installation, when installed on a site, then the site installation, active with an empty configuration', () => {
+    spec.given([installed]).when(onSite()).then([siteSet('active', {}, null)]);
+  });
+
+  it('given a site installation, when its configuration changes, then the change naming the previous settings', () => {
+    spec.given([installed, siteSet('active', {}, null)]).when(onSite({ configuration: { a: 1 } })).then([siteSet('active', { a: 1 }, { status: 'active', configuration: {} })]);
+  });
+
+  it('given a site installation, when set again the same, then nothing', () => {
+    spec.given([installed, siteSet('active', { a: 1 }, null)]).when(onSite({ configuration: { a: 1 } })).thenNothing();
+  });
+
+  it('given a member below admin, when they install on a site, then 403', () => {
+    spec.given([installed]).when(onSite({ organizationAdmin: false })).thenFails(403);
+  });
+
+  it('given an installation on a space, when the same id is removed as a site, then 404 (places are kept apart)', () => {
+    const onSpace: InstallationEvent = { type: 'IntegrationSpaceInstallationSet', data: { ...about, spaceId: 'site1', status: 'active', configuration: {}, previous: null, setBy: 'otto', setAt: t0 } };
+    spec.given([installed, onSpace]).when({ kind: 'RemovePlaceInstallation', installationId: id, place: 'site', placeId: 'site1', organizationAdmin: true, by: 'otto', now: t0 }).thenFails(404);
+  });
+
+  it('given a site installation, when removed, then the removal', () => {
+    spec
+      .given([installed, siteSet('active', {}, null)])
+      .when({ kind: 'RemovePlaceInstallation', installationId: id, place: 'site', placeId: 'site1', organizationAdmin: true, by: 'system', now: t0 })
+      .then([{ type: 'IntegrationSiteInstallationRemoved', data: { ...about, siteId: 'site1', removedBy: 'system', removedAt: t0 } }]);
+  });
+
+  it('given an uninstalled installation, when installed on a site, then 404', () => {
+    spec.given([installed, { type: 'IntegrationUninstalled', data: { ...about, uninstalledBy: 'otto', uninstalledAt: t0 } }]).when(onSite()).thenFails(404);
   });
 });
 
@@ -90,5 +139,12 @@ describe('delivery decider', () => {
 
   it('given a claim that has passed, when another worker claims, then it takes over', () => {
     spec.given([claimed('w1', t0)]).when({ kind: 'ClaimDeliveries', ...about, worker: 'w2', until: later, now: later }).then([claimed('w2', later)]);
+  });
+});
+
+describe('site views', () => {
+  it('keeps one stream per site and hour', () => {
+    expect(siteViewStream('site1', '2026-01-01T12:34:56.000Z')).toBe('integrationsiteviews-site1.2026010112');
+    expect(siteViewStream('site1', '2026-01-01T13:00:00.000Z')).not.toBe(siteViewStream('site1', '2026-01-01T12:59:59.999Z'));
   });
 });

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
-import type { DeliveryEvent, InstallationEvent, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, SpaceSelection, TraceLog } from './integration.events';
+import type { DeliveryEvent, InstallationEvent, InstallationPlace, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, PlaceSettings, SiteViewEvent, SpaceSelection, TraceLog } from './integration.events';
+import { placeOf, placeRemoved, placeSet, type PlaceSetEvent } from './integration.places';
 
 export const integrationStream = (name: string) => `integration-${name}`;
 export const installationStream = (installationId: string) => `integrationinstallation-${installationId}`;
 export const deliveryStream = (installationId: string) => `integrationdelivery-${installationId}`;
+/** A site's views of one hour (`2026-01-01T12:…` → `2026010112`). */
+export const siteViewStream = (siteId: string, at: string) => `integrationsiteviews-${siteId}.${at.slice(0, 13).replace(/[-T]/g, '')}`;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -101,7 +104,9 @@ export interface InstallationState {
   status: InstallationStatus;
   configuration: Record<string, unknown>;
   spaceSelection: SpaceSelection;
-  spaces: ReadonlyMap<string, { status: InstallationStatus; configuration: Record<string, unknown> }>;
+  siteSelection: SpaceSelection;
+  /** The spaces and the sites it is installed on, each keyed by the place's id. */
+  places: Readonly<Record<InstallationPlace, ReadonlyMap<string, PlaceSettings>>>;
 }
 
 interface ByOrganizationAdmin {
@@ -114,29 +119,42 @@ interface ByOrganizationAdmin {
 
 export type InstallationCommand =
   | (ByOrganizationAdmin & { kind: 'Install'; integrationName: string; organizationId: string; configuration: Record<string, unknown> })
-  | (ByOrganizationAdmin & { kind: 'UpdateInstallation'; status?: InstallationStatus; configuration?: Record<string, unknown>; spaceSelection?: SpaceSelection })
+  | (ByOrganizationAdmin & { kind: 'UpdateInstallation'; status?: InstallationStatus; configuration?: Record<string, unknown>; spaceSelection?: SpaceSelection; siteSelection?: SpaceSelection })
   | (ByOrganizationAdmin & { kind: 'Uninstall' })
-  | (ByOrganizationAdmin & { kind: 'SetSpaceInstallation'; spaceId: string; status?: InstallationStatus; configuration?: Record<string, unknown> })
-  | (ByOrganizationAdmin & { kind: 'RemoveSpaceInstallation'; spaceId: string });
+  /** Installs on a space or a site (or changes its status or configuration there); the commands service has checked that the place is live in the organization. */
+  | (ByOrganizationAdmin & { kind: 'SetPlaceInstallation'; place: InstallationPlace; placeId: string; status?: InstallationStatus; configuration?: Record<string, unknown> })
+  | (ByOrganizationAdmin & { kind: 'RemovePlaceInstallation'; place: InstallationPlace; placeId: string });
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const noPlaces = (): InstallationState['places'] => ({ space: new Map(), site: new Map() });
+
+function withPlace(places: InstallationState['places'], place: InstallationPlace, placeId: string, settings: PlaceSettings | null): InstallationState['places'] {
+  const changed = new Map(places[place]);
+  if (settings) changed.set(placeId, settings);
+  else changed.delete(placeId);
+  return { ...places, [place]: changed };
+}
 
 export const installationDecider: Decider<InstallationCommand, InstallationEvent, InstallationState> = {
-  initialState: () => ({ installed: null, status: 'active', configuration: {}, spaceSelection: 'selected', spaces: new Map() }),
+  initialState: () => ({ installed: null, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', places: noPlaces() }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'IntegrationInstalled':
-        return { installed: { integrationName: event.data.integrationName, organizationId: event.data.organizationId }, status: 'active', configuration: event.data.configuration, spaceSelection: event.data.spaceSelection, spaces: new Map() };
+        return {
+          installed: { integrationName: event.data.integrationName, organizationId: event.data.organizationId },
+          status: 'active',
+          configuration: event.data.configuration,
+          spaceSelection: event.data.spaceSelection,
+          siteSelection: event.data.siteSelection ?? 'selected',
+          places: noPlaces(),
+        };
       case 'IntegrationInstallationUpdated':
-        return { ...state, status: event.data.status, configuration: event.data.configuration, spaceSelection: event.data.spaceSelection };
+        return { ...state, status: event.data.status, configuration: event.data.configuration, spaceSelection: event.data.spaceSelection, siteSelection: event.data.siteSelection ?? state.siteSelection };
       case 'IntegrationUninstalled':
-        return { ...state, installed: null, spaces: new Map() };
-      case 'IntegrationSpaceInstallationSet':
-        return { ...state, spaces: new Map(state.spaces).set(event.data.spaceId, { status: event.data.status, configuration: event.data.configuration }) };
-      case 'IntegrationSpaceInstallationRemoved': {
-        const spaces = new Map(state.spaces);
-        spaces.delete(event.data.spaceId);
-        return { ...state, spaces };
+        return { ...state, installed: null, places: noPlaces() };
+      default: {
+        const { place, placeId, change } = placeOf(event)!;
+        return { ...state, places: withPlace(state.places, place, placeId, change === 'set' ? { status: (event as PlaceSetEvent).data.status, configuration: (event as PlaceSetEvent).data.configuration } : null) };
       }
     }
   },
@@ -145,7 +163,7 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
     if (!command.organizationAdmin) return DomainError.forbidden(`only admins of the organization may change installation ${id}`);
     if (command.kind === 'Install') {
       if (state.installed) return [];
-      return [{ type: 'IntegrationInstalled', data: { installationId: id, integrationName: command.integrationName, organizationId: command.organizationId, configuration: command.configuration, spaceSelection: 'selected', installedBy: command.by, installedAt: command.now } }];
+      return [{ type: 'IntegrationInstalled', data: { installationId: id, integrationName: command.integrationName, organizationId: command.organizationId, configuration: command.configuration, spaceSelection: 'selected', siteSelection: 'selected', installedBy: command.by, installedAt: command.now } }];
     }
     if (!state.installed) return DomainError.notFound(`no installation ${id}`);
     const about = { installationId: id, ...state.installed };
@@ -154,21 +172,22 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
         const status = command.status ?? state.status;
         const configuration = command.configuration ?? state.configuration;
         const spaceSelection = command.spaceSelection ?? state.spaceSelection;
-        if (status === state.status && spaceSelection === state.spaceSelection && sameJson(configuration, state.configuration)) return [];
-        return [{ type: 'IntegrationInstallationUpdated', data: { ...about, status, configuration, spaceSelection, previous: { status: state.status, configuration: state.configuration }, updatedBy: command.by, updatedAt: command.now } }];
+        const siteSelection = command.siteSelection ?? state.siteSelection;
+        if (status === state.status && spaceSelection === state.spaceSelection && siteSelection === state.siteSelection && sameJson(configuration, state.configuration)) return [];
+        return [{ type: 'IntegrationInstallationUpdated', data: { ...about, status, configuration, spaceSelection, siteSelection, previous: { status: state.status, configuration: state.configuration }, updatedBy: command.by, updatedAt: command.now } }];
       }
       case 'Uninstall':
         return [{ type: 'IntegrationUninstalled', data: { ...about, uninstalledBy: command.by, uninstalledAt: command.now } }];
-      case 'SetSpaceInstallation': {
-        const previous = state.spaces.get(command.spaceId) ?? null;
+      case 'SetPlaceInstallation': {
+        const previous = state.places[command.place].get(command.placeId) ?? null;
         const status = command.status ?? previous?.status ?? 'active';
         const configuration = command.configuration ?? previous?.configuration ?? {};
         if (previous && previous.status === status && sameJson(previous.configuration, configuration)) return [];
-        return [{ type: 'IntegrationSpaceInstallationSet', data: { ...about, spaceId: command.spaceId, status, configuration, previous, setBy: command.by, setAt: command.now } }];
+        return [placeSet(command.place, about, command.placeId, { status, configuration, previous, setBy: command.by, setAt: command.now })];
       }
-      case 'RemoveSpaceInstallation':
-        if (!state.spaces.has(command.spaceId)) return DomainError.notFound(`integration ${state.installed.integrationName} is not installed on space ${command.spaceId}`);
-        return [{ type: 'IntegrationSpaceInstallationRemoved', data: { ...about, spaceId: command.spaceId, removedBy: command.by, removedAt: command.now } }];
+      case 'RemovePlaceInstallation':
+        if (!state.places[command.place].has(command.placeId)) return DomainError.notFound(`integration ${state.installed.integrationName} is not installed on ${command.place} ${command.placeId}`);
+        return [placeRemoved(command.place, about, command.placeId, { removedBy: command.by, removedAt: command.now })];
     }
   },
 };
@@ -213,4 +232,18 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliverySt
     if (state.processed.has(command.eventId)) return [];
     return [{ type: 'IntegrationEventProcessed', data: { installationId, integrationName, organizationId, eventId: command.eventId, status: command.status, logs: command.logs, processedAt: now, worker } }];
   },
+};
+
+// ---- site views --------------------------------------------------------------------------------
+
+export type SiteViewCommand = { kind: 'RecordSiteView'; view: SiteViewEvent['data'] };
+
+/**
+ * Readers' views: every view is a new fact (two readers viewing the same page are two views), so
+ * the stream keeps no state and every command appends its view.
+ */
+export const siteViewDecider: Decider<SiteViewCommand, SiteViewEvent, null> = {
+  initialState: () => null,
+  evolve: (state) => state,
+  decide: (command) => [{ type: 'IntegrationSiteViewRecorded', data: command.view }],
 };

@@ -1,4 +1,4 @@
-import { deriveInstallationEvent, deriveSpaceEvents, integrationEventId } from './integration.derivation';
+import { deriveInstallationEvent, deriveSiteView, deriveSpaceEvents, integrationEventId } from './integration.derivation';
 import { connectSources, scriptFetch } from './integration.runtime';
 
 const t0 = '2026-01-01T00:00:00.000Z';
@@ -28,6 +28,34 @@ describe('integration events derived from domain events', () => {
     expect(
       deriveInstallationEvent({ type: 'IntegrationInstallationUpdated', data: { installationId: 'i1', integrationName: 'slack', organizationId: 'o1', status: 'paused', configuration: { a: 1 }, spaceSelection: 'all', previous: { status: 'active', configuration: {} }, updatedBy: 'ada', updatedAt: t0 } }),
     ).toEqual({ type: 'installation_setup', members: { status: 'paused', previous: { status: 'active', configuration: {} } } });
+  });
+});
+
+describe('integration events of site installations and site views', () => {
+  const about = { installationId: 'i1', integrationName: 'slack', organizationId: 'o1' };
+
+  it('turns installing on a site into site_installation_setup with the site, its status and the previous settings', () => {
+    expect(deriveInstallationEvent({ type: 'IntegrationSiteInstallationSet', data: { ...about, siteId: 'site1', status: 'active', configuration: { a: 1 }, previous: null, setBy: 'ada', setAt: t0 } })).toEqual({
+      type: 'site_installation_setup',
+      members: { siteId: 'site1', status: 'active', previous: null },
+    });
+  });
+
+  it('turns removing a site installation into site_installation_deleted with the site', () => {
+    expect(deriveInstallationEvent({ type: 'IntegrationSiteInstallationRemoved', data: { ...about, siteId: 'site1', removedBy: 'system', removedAt: t0 } })).toEqual({ type: 'site_installation_deleted', members: { siteId: 'site1' } });
+  });
+
+  it('still turns space installations into space_installation_setup and space_installation_deleted', () => {
+    expect(deriveInstallationEvent({ type: 'IntegrationSpaceInstallationSet', data: { ...about, spaceId: 's1', status: 'paused', configuration: {}, previous: { status: 'active', configuration: {} }, setBy: 'ada', setAt: t0 } })).toEqual({
+      type: 'space_installation_setup',
+      members: { spaceId: 's1', status: 'paused', previous: { status: 'active', configuration: {} } },
+    });
+    expect(deriveInstallationEvent({ type: 'IntegrationSpaceInstallationRemoved', data: { ...about, spaceId: 's1', removedBy: 'ada', removedAt: t0 } })).toEqual({ type: 'space_installation_deleted', members: { spaceId: 's1' } });
+  });
+
+  it('turns a recorded view into site_view with the page, the URL and the visitor’s claims', () => {
+    const view = { organizationId: 'o1', siteId: 'site1', spaceId: 's1', pageId: 'p1', url: 'https://docs.example.com/guide', visitor: { claims: { plan: 'pro' } }, viewedAt: t0 };
+    expect(deriveSiteView({ type: 'IntegrationSiteViewRecorded', data: view })).toEqual({ type: 'site_view', members: { siteId: 'site1', spaceId: 's1', pageId: 'p1', url: 'https://docs.example.com/guide', visitor: { claims: { plan: 'pro' } } } });
   });
 });
 

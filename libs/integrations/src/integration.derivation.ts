@@ -3,19 +3,25 @@ import type { ChangeRequestEvent } from '../../changerequests/src';
 import type { CommentEvent } from '../../comments/src';
 import type { ContentEvent } from '../../content/src';
 import type { SpaceEvent } from '../../spaces/src';
-import type { InstallationEvent } from './integration.events';
+import type { InstallationEvent, SiteViewEvent } from './integration.events';
+import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places';
 
 /**
  * Integration events: what an installation is told, derived from the domain events of the log by
  * pure rules, so that a rebuild derives the same events with the same ids. Types (docs in the
  * README, "Integration events"):
- * - installation_setup, installation_deleted, space_installation_setup, space_installation_deleted
- *   (the installation's own changes);
+ * - installation_setup, installation_deleted, space_installation_setup, space_installation_deleted,
+ *   site_installation_setup, site_installation_deleted (the installation's own changes);
+ * - site_view (a reader viewed a page of a published site: integrations with the scope
+ *   `site:views:read` only);
  * - space_content_updated (every new main revision, merges included), space_visibility_updated;
  * - change_request_created, change_request_status_updated, change_request_merged;
  * - comment_created, comment_reply_created, comment_resolved.
  */
-export type SourceEvent = InstallationEvent | ContentEvent | SpaceEvent | ChangeRequestEvent | CommentEvent;
+export type SourceEvent = InstallationEvent | ContentEvent | SpaceEvent | ChangeRequestEvent | CommentEvent | SiteViewEvent;
+
+/** The scope an integration is published with to receive `site_view` (the platform's name for it). */
+export const SITE_VIEWS_SCOPE = 'site:views:read';
 
 /** A derived event before it is addressed: its type and payload members (besides `eventId`, `type`, `installationId`). */
 export interface Derived {
@@ -78,11 +84,21 @@ export function deriveInstallationEvent(event: InstallationEvent): Derived {
       return { type: 'installation_setup', members: { status: event.data.status, previous: event.data.previous } };
     case 'IntegrationUninstalled':
       return { type: 'installation_deleted', members: {} };
-    case 'IntegrationSpaceInstallationSet':
-      return { type: 'space_installation_setup', members: { spaceId: event.data.spaceId, status: event.data.status, previous: event.data.previous } };
-    case 'IntegrationSpaceInstallationRemoved':
-      return { type: 'space_installation_deleted', members: { spaceId: event.data.spaceId } };
+    default: {
+      // Installed on a space or a site, changed or removed there.
+      const { place, placeId, change } = placeOf(event)!;
+      const where = { [placeIdMember(place)]: placeId };
+      if (change === 'removed') return { type: `${place}_installation_deleted`, members: where };
+      const { status, previous } = (event as PlaceSetEvent).data;
+      return { type: `${place}_installation_setup`, members: { ...where, status, previous } };
+    }
   }
+}
+
+/** The integration event a reader's view makes. */
+export function deriveSiteView(event: SiteViewEvent): Derived {
+  const { siteId, spaceId, pageId, url, visitor } = event.data;
+  return { type: 'site_view', members: { siteId, spaceId, pageId, url, visitor } };
 }
 
 /** A derived event's id: the source event's id and the installation's, hashed into a UUID's shape (the same on every rebuild). */

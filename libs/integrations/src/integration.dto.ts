@@ -1,10 +1,11 @@
+import type { Type } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
 import { NotBlank } from '../../platform/src/http/validation';
-import { INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, type IntegrationDefinition, type IntegrationTarget, type IntegrationVisibility } from './integration.events';
+import { INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, type InstallationPlace, type IntegrationDefinition, type IntegrationTarget, type IntegrationVisibility } from './integration.events';
 
 const given = (_: object, value: unknown) => value !== undefined;
 const BOOLEAN = ['true', 'false'] as const;
@@ -51,8 +52,8 @@ export class InstallationListQuery extends ListQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(200) externalId?: string;
 }
 
-export class SpaceInstallationListQuery extends InstallationListQuery {
-  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true: Space objects instead of ids' }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'extended must be true or false' }) extended?: boolean;
+export class PlaceInstallationListQuery extends InstallationListQuery {
+  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true: Space (or Site) objects instead of ids' }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'extended must be true or false' }) extended?: boolean;
 }
 
 export class InstallBody {
@@ -63,15 +64,24 @@ export class UpdateInstallationBody {
   @ValidateIf(given) @IsIn(['active', 'paused'], { message: 'status must be active or paused' }) status?: 'active' | 'paused';
   @ValidateIf(given) @IsObject() configuration?: Record<string, unknown>;
   @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'space_selection must be all or selected' }) space_selection?: 'all' | 'selected';
+  @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'site_selection must be all or selected' }) site_selection?: 'all' | 'selected';
 }
 
-export class SpaceInstallationBody {
+/** An installation's settings on a space or a site. */
+export class PlaceInstallationBody {
   @ValidateIf(given) @IsIn(['active', 'paused'], { message: 'status must be active or paused' }) status?: 'active' | 'paused';
   @ValidateIf(given) @IsObject() configuration?: Record<string, unknown>;
 }
 
-export class AddSpaceInstallationBody extends SpaceInstallationBody {
-  @Matches(ID_SHAPES.entity, { message: 'space must be a space id' }) space!: string;
+/**
+ * Makes `body` (a subclass of PlaceInstallationBody made for one place's routes) the body that
+ * installs on that place: the place's id as `space` or `site`, and the class named
+ * `AddSpaceInstallationBody` or `AddSiteInstallationBody` in the OpenAPI document.
+ */
+export function addPlaceInstallationBody<T extends Type<PlaceInstallationBody>>(body: T, place: InstallationPlace): T {
+  Object.defineProperty(body, 'name', { value: `Add${place[0].toUpperCase()}${place.slice(1)}InstallationBody` });
+  Matches(ID_SHAPES.entity, { message: `${place} must be a ${place} id` })(body.prototype, place);
+  return body;
 }
 
 export class DevModeBody {

@@ -6,9 +6,12 @@
  *   blobs named by hash.
  * - `integrationinstallation-<installationId>`: one installation of an integration in an
  *   organization (its id derived from both, so an organization installs an integration once), with
- *   its configuration and the spaces it is installed on.
+ *   its configuration and the places it is installed on: spaces and docs sites.
  * - `integrationdelivery-<installationId>`: what became of each integration event of the
  *   installation (delivered to a tunnel or a script, or failed), with the trace.
+ * - `integrationsiteviews-<siteId>.<hour>`: readers' views of a published site's pages, recorded
+ *   only while an installation receives them (`site_view`); one stream per site and hour
+ *   (`2026010112`), so that no load ever reads more than an hour of a site's views.
  */
 export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 export type IntegrationVisibility = (typeof INTEGRATION_VISIBILITIES)[number];
@@ -54,6 +57,13 @@ export type IntegrationStreamEvent =
 
 export type InstallationStatus = 'active' | 'paused';
 export type SpaceSelection = 'all' | 'selected';
+/** Where an installation is installed besides its organization: spaces and docs sites, each with its own configuration. */
+export type InstallationPlace = 'space' | 'site';
+/** A place installation's own settings. */
+export interface PlaceSettings {
+  status: InstallationStatus;
+  configuration: Record<string, unknown>;
+}
 
 interface InstallationAbout {
   installationId: string;
@@ -62,24 +72,46 @@ interface InstallationAbout {
 }
 
 export type InstallationEvent =
-  | { type: 'IntegrationInstalled'; data: InstallationAbout & { configuration: Record<string, unknown>; spaceSelection: SpaceSelection; installedBy: string; installedAt: string } }
+  /** `siteSelection` is absent from events recorded before sites: `selected`. */
+  | { type: 'IntegrationInstalled'; data: InstallationAbout & { configuration: Record<string, unknown>; spaceSelection: SpaceSelection; siteSelection?: SpaceSelection; installedBy: string; installedAt: string } }
   | {
       type: 'IntegrationInstallationUpdated';
       data: InstallationAbout & {
         status: InstallationStatus;
         configuration: Record<string, unknown>;
         spaceSelection: SpaceSelection;
+        siteSelection?: SpaceSelection;
         previous: { status: InstallationStatus; configuration: Record<string, unknown> };
         updatedBy: string;
         updatedAt: string;
       };
     }
   | { type: 'IntegrationUninstalled'; data: InstallationAbout & { uninstalledBy: string; uninstalledAt: string } }
-  | {
-      type: 'IntegrationSpaceInstallationSet';
-      data: InstallationAbout & { spaceId: string; status: InstallationStatus; configuration: Record<string, unknown>; previous: { status: InstallationStatus; configuration: Record<string, unknown> } | null; setBy: string; setAt: string };
-    }
-  | { type: 'IntegrationSpaceInstallationRemoved'; data: InstallationAbout & { spaceId: string; removedBy: string; removedAt: string } };
+  | { type: 'IntegrationSpaceInstallationSet'; data: InstallationAbout & { spaceId: string } & PlaceInstallationSet }
+  | { type: 'IntegrationSpaceInstallationRemoved'; data: InstallationAbout & { spaceId: string } & PlaceInstallationRemoved }
+  | { type: 'IntegrationSiteInstallationSet'; data: InstallationAbout & { siteId: string } & PlaceInstallationSet }
+  | { type: 'IntegrationSiteInstallationRemoved'; data: InstallationAbout & { siteId: string } & PlaceInstallationRemoved };
+
+/** What installing on a place (or changing it there) records besides the place's id. */
+interface PlaceInstallationSet extends PlaceSettings {
+  previous: PlaceSettings | null;
+  setBy: string;
+  setAt: string;
+}
+
+interface PlaceInstallationRemoved {
+  removedBy: string;
+  removedAt: string;
+}
+
+/**
+ * A reader viewed a page of a published site, recorded because some installation receives
+ * `site_view` there. `visitor.claims` are the reader's verified visitor-token claims (empty without one).
+ */
+export type SiteViewEvent = {
+  type: 'IntegrationSiteViewRecorded';
+  data: { organizationId: string; siteId: string; spaceId: string; pageId: string | null; url: string; visitor: { claims: Record<string, unknown> }; viewedAt: string };
+};
 
 export interface TraceLog {
   message: string;

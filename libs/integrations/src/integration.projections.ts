@@ -1,10 +1,15 @@
-import { multiDocumentProjection, positionKey, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
-import { deriveInstallationEvent, deriveSpaceEvents, integrationEventId, spaceOf, type Derived, type SourceEvent } from './integration.derivation';
-import type { DeliveryEvent, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, SpaceSelection, TraceLog } from './integration.events';
+import { multiDocumentProjection, positionKey, type ProjectedDoc, type ProjectionCollection, type Recorded } from '../../read-store/src/projections/projection';
+import type { Doc } from '../../read-store/src/read-store.port';
+import { deriveInstallationEvent, deriveSiteView, deriveSpaceEvents, integrationEventId, SITE_VIEWS_SCOPE, spaceOf, type Derived, type SourceEvent } from './integration.derivation';
+import type { DeliveryEvent, InstallationEvent, InstallationPlace, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, SpaceSelection, TraceLog } from './integration.events';
+import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places';
 
 export const INTEGRATIONS = 'integrations';
 export const INSTALLATIONS = 'integration_installations';
 export const SPACE_INSTALLATIONS = 'integration_space_installations';
+export const SITE_INSTALLATIONS = 'integration_site_installations';
+/** The collection of each place's installations. */
+export const PLACE_INSTALLATIONS: Readonly<Record<InstallationPlace, string>> = { space: SPACE_INSTALLATIONS, site: SITE_INSTALLATIONS };
 export const INTEGRATION_EVENTS = 'integration_events';
 export const INTEGRATION_SPACES = 'integration_spaces';
 
@@ -26,20 +31,33 @@ export interface InstallationDoc extends ProjectedDoc {
   status: InstallationStatus;
   configuration: Record<string, unknown>;
   spaceSelection: SpaceSelection;
+  siteSelection: SpaceSelection;
   spaces: number;
   createdAt: string;
   updatedAt: string;
   uninstalled?: true;
 }
 
-export interface SpaceInstallationDoc extends ProjectedDoc {
+/** An installation on one place, `<installationId>:<placeId>`. */
+interface PlaceInstallationFields extends ProjectedDoc {
   installationId: string;
   integrationName: string;
   organizationId: string;
-  spaceId: string;
   status: InstallationStatus;
   configuration: Record<string, unknown>;
 }
+
+export interface SpaceInstallationDoc extends PlaceInstallationFields {
+  spaceId: string;
+}
+
+export interface SiteInstallationDoc extends PlaceInstallationFields {
+  siteId: string;
+}
+
+export type PlaceInstallationDoc = SpaceInstallationDoc | SiteInstallationDoc;
+
+export const placeIdOf = (place: InstallationPlace, entry: PlaceInstallationDoc): string => entry[placeIdMember(place)] as string;
 
 /** A derived integration event, waiting for its delivery (`pending`) or processed. */
 export interface IntegrationEventDoc extends ProjectedDoc {
@@ -62,6 +80,36 @@ export interface IntegrationSpaceDoc extends ProjectedDoc {
 
 type Handled = IntegrationStreamEvent | DeliveryEvent | SourceEvent;
 
+/** Reads of the integrations' collections, as a projection (at an event) or a request (now) has them. */
+export interface IntegrationReads {
+  collection<D extends Doc>(name: string): Pick<ProjectionCollection<D>, 'get' | 'find'>;
+}
+
+/** The active installations concerned by what happens on a place: its organization's, on every such place or on this one. */
+export async function installationsConcerned(reads: IntegrationReads, place: InstallationPlace, placeId: string, organizationId: string): Promise<InstallationDoc[]> {
+  const candidates = await reads.collection<InstallationDoc>(INSTALLATIONS).find({ organizationId, status: 'active' }, { limit: 1000, count: false });
+  const concerned: InstallationDoc[] = [];
+  for (const installation of candidates.items) {
+    if (installation.uninstalled) continue;
+    if ((place === 'space' ? installation.spaceSelection : installation.siteSelection) !== 'all') {
+      const onPlace = await reads.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place]).get(`${installation._id}:${placeId}`);
+      if (!onPlace || onPlace.status !== 'active') continue;
+    }
+    concerned.push(installation);
+  }
+  return concerned;
+}
+
+/** The installations a view of the site goes to: those concerned by the site whose integration is live and published with `site:views:read`. */
+export async function siteViewReceivers(reads: IntegrationReads, organizationId: string, siteId: string): Promise<InstallationDoc[]> {
+  const receivers: InstallationDoc[] = [];
+  for (const installation of await installationsConcerned(reads, 'site', siteId, organizationId)) {
+    const integration = await reads.collection<IntegrationDoc>(INTEGRATIONS).get(installation.integrationName);
+    if (integration && !integration.deleted && integration.definition.scopes.includes(SITE_VIEWS_SCOPE)) receivers.push(installation);
+  }
+  return receivers;
+}
+
 /**
  * The integrations' read models and the derivation of integration events. Derivation is a
  * projection on purpose: it sees the installations as they were at each event (projections apply
@@ -70,13 +118,17 @@ type Handled = IntegrationStreamEvent | DeliveryEvent | SourceEvent;
  */
 export const integrationProjection = multiDocumentProjection<Handled>({
   name: 'integrations',
-  collections: [INTEGRATIONS, INSTALLATIONS, SPACE_INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATION_SPACES],
+  collections: [INTEGRATIONS, INSTALLATIONS, SPACE_INSTALLATIONS, SITE_INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATION_SPACES],
   indexes: [
     { collection: INTEGRATIONS, fields: { organizationId: 1 } },
     { collection: INSTALLATIONS, fields: { integrationName: 1, createdAt: 1 } },
     { collection: INSTALLATIONS, fields: { organizationId: 1 } },
     { collection: SPACE_INSTALLATIONS, fields: { installationId: 1, spaceId: 1 } },
     { collection: SPACE_INSTALLATIONS, fields: { integrationName: 1, spaceId: 1 } },
+    { collection: SPACE_INSTALLATIONS, fields: { spaceId: 1 } },
+    { collection: SITE_INSTALLATIONS, fields: { installationId: 1, siteId: 1 } },
+    { collection: SITE_INSTALLATIONS, fields: { integrationName: 1, siteId: 1 } },
+    { collection: SITE_INSTALLATIONS, fields: { siteId: 1 } },
     { collection: INTEGRATION_EVENTS, fields: { integrationName: 1, sequence: -1 } },
     { collection: INTEGRATION_EVENTS, fields: { status: 1, sequence: 1 } },
   ],
@@ -90,6 +142,9 @@ export const integrationProjection = multiDocumentProjection<Handled>({
     'IntegrationUninstalled',
     'IntegrationSpaceInstallationSet',
     'IntegrationSpaceInstallationRemoved',
+    'IntegrationSiteInstallationSet',
+    'IntegrationSiteInstallationRemoved',
+    'IntegrationSiteViewRecorded',
     'IntegrationEventProcessed',
     'ContentRevisionCreated',
     'SpaceCreated',
@@ -107,7 +162,6 @@ export const integrationProjection = multiDocumentProjection<Handled>({
   async apply(event: Recorded<Handled>, documents) {
     const integrations = documents.collection<IntegrationDoc>(INTEGRATIONS);
     const installations = documents.collection<InstallationDoc>(INSTALLATIONS);
-    const spaceInstallations = documents.collection<SpaceInstallationDoc>(SPACE_INSTALLATIONS);
     const events = documents.collection<IntegrationEventDoc>(INTEGRATION_EVENTS);
     const spaces = documents.collection<IntegrationSpaceDoc>(INTEGRATION_SPACES);
 
@@ -143,33 +197,43 @@ export const integrationProjection = multiDocumentProjection<Handled>({
         await integrations.update(event.data.name, { $set: { dev: null } });
         return;
       case 'IntegrationInstalled': {
-        const { installationId, integrationName, organizationId, configuration, spaceSelection, installedAt } = event.data;
-        await installations.put({ _id: installationId, integrationName, organizationId, status: 'active', configuration, spaceSelection, spaces: 0, createdAt: installedAt, updatedAt: installedAt });
+        const { installationId, integrationName, organizationId, configuration, spaceSelection, siteSelection, installedAt } = event.data;
+        await installations.put({ _id: installationId, integrationName, organizationId, status: 'active', configuration, spaceSelection, siteSelection: siteSelection ?? 'selected', spaces: 0, createdAt: installedAt, updatedAt: installedAt });
         await emit({ _id: installationId, integrationName, organizationId }, deriveInstallationEvent(event));
         return;
       }
       case 'IntegrationInstallationUpdated':
       case 'IntegrationUninstalled':
       case 'IntegrationSpaceInstallationSet':
-      case 'IntegrationSpaceInstallationRemoved': {
+      case 'IntegrationSpaceInstallationRemoved':
+      case 'IntegrationSiteInstallationSet':
+      case 'IntegrationSiteInstallationRemoved': {
         const installation = await installations.get(event.data.installationId);
         if (!installation) return;
+        const onPlace = placeOf(event);
         if (event.type === 'IntegrationInstallationUpdated') {
-          await installations.update(installation._id, { $set: { status: event.data.status, configuration: event.data.configuration, spaceSelection: event.data.spaceSelection, updatedAt: event.data.updatedAt } });
+          const { status, configuration, spaceSelection, siteSelection, updatedAt } = event.data;
+          await installations.update(installation._id, { $set: { status, configuration, spaceSelection, siteSelection: siteSelection ?? installation.siteSelection, updatedAt } });
         } else if (event.type === 'IntegrationUninstalled') {
           await installations.update(installation._id, { $set: { uninstalled: true, spaces: 0, updatedAt: event.data.uninstalledAt } });
-          await spaceInstallations.deleteMany({ installationId: installation._id });
-        } else if (event.type === 'IntegrationSpaceInstallationSet') {
-          const { spaceId, status, configuration } = event.data;
-          await spaceInstallations.put({ _id: `${installation._id}:${spaceId}`, installationId: installation._id, integrationName: installation.integrationName, organizationId: installation.organizationId, spaceId, status, configuration });
-          await installations.update(installation._id, { $set: { spaces: await spaceInstallations.count({ installationId: installation._id }) } });
-        } else {
-          await spaceInstallations.delete(`${installation._id}:${event.data.spaceId}`);
-          await installations.update(installation._id, { $set: { spaces: await spaceInstallations.count({ installationId: installation._id }) } });
+          for (const collection of [SPACE_INSTALLATIONS, SITE_INSTALLATIONS]) await documents.collection<PlaceInstallationDoc>(collection).deleteMany({ installationId: installation._id });
+        } else if (onPlace) {
+          const entries = documents.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[onPlace.place]);
+          const _id = `${installation._id}:${onPlace.placeId}`;
+          if (onPlace.change === 'set') {
+            const { status, configuration } = (event as Recorded<PlaceSetEvent>).data;
+            await entries.put({ _id, installationId: installation._id, integrationName: installation.integrationName, organizationId: installation.organizationId, [placeIdMember(onPlace.place)]: onPlace.placeId, status, configuration } as PlaceInstallationDoc);
+          } else {
+            await entries.delete(_id);
+          }
+          if (onPlace.place === 'space') await installations.update(installation._id, { $set: { spaces: await entries.count({ installationId: installation._id }) } });
         }
-        await emit(installation, deriveInstallationEvent(event));
+        await emit(installation, deriveInstallationEvent(event as InstallationEvent));
         return;
       }
+      case 'IntegrationSiteViewRecorded':
+        for (const installation of await siteViewReceivers(documents, event.data.organizationId, event.data.siteId)) await emit(installation, deriveSiteView(event));
+        return;
       case 'IntegrationEventProcessed':
         await events.update(event.data.eventId, { $set: { status: event.data.status, logs: event.data.logs } });
         return;
@@ -193,14 +257,7 @@ export const integrationProjection = multiDocumentProjection<Handled>({
       if (space && visibility !== undefined) await spaces.update(space._id, { $set: { visibility } });
     }
     if (derived.length === 0) return;
-    // The installations concerned: active ones of the space's organization, on every space or on this one.
-    const candidates = await installations.find({ organizationId: where.organizationId, status: 'active' }, { limit: 1000, count: false });
-    for (const installation of candidates.items) {
-      if (installation.uninstalled) continue;
-      if (installation.spaceSelection !== 'all') {
-        const onSpace = await spaceInstallations.get(`${installation._id}:${where.spaceId}`);
-        if (!onSpace || onSpace.status !== 'active') continue;
-      }
+    for (const installation of await installationsConcerned(documents, 'space', where.spaceId, where.organizationId)) {
       for (const one of derived) await emit(installation, one);
     }
   },

@@ -4,8 +4,9 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSpaces } from './integrations-ports.port';
-import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, SPACE_INSTALLATIONS, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc, type SpaceInstallationDoc } from './integration.projections';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations-ports.port';
+import type { InstallationPlace } from './integration.events';
+import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, PLACE_INSTALLATIONS, placeIdOf, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc, type PlaceInstallationDoc } from './integration.projections';
 
 export interface IntegrationListQuery {
   search?: string;
@@ -33,6 +34,7 @@ export class IntegrationQueries {
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(INTEGRATION_ORGANIZATIONS) private readonly organizations: IntegrationOrganizations,
     @Inject(INTEGRATION_SPACES) private readonly spaces: IntegrationSpaces,
+    @Inject(INTEGRATION_SITES) private readonly sites: IntegrationSites,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -99,23 +101,23 @@ export class IntegrationQueries {
     return installation;
   }
 
-  /** Space installations of the integration the caller may see (one installation's, or all of them), spaces as ids or as Space objects. */
-  async spaceInstallations(name: string, caller: Caller, query: { installationId?: string; externalId?: string; extended?: boolean; page?: string; limit?: number }) {
+  /** Space or site installations of the integration the caller may see (one installation's, or all of them), places as ids or as Space / Site objects. */
+  async placeInstallations(place: InstallationPlace, name: string, caller: Caller, query: { installationId?: string; externalId?: string; extended?: boolean; page?: string; limit?: number }) {
     const { filter } = await this.installationScope(name, caller);
     const visible = await this.reads.collection<InstallationDoc>(INSTALLATIONS).find({ ...filter, uninstalled: { $exists: false }, ...(query.installationId !== undefined ? { _id: query.installationId } : {}) }, { limit: 1000, count: false });
     if (query.installationId !== undefined && visible.items.length === 0) throw DomainError.notFound(`no installation ${query.installationId} of integration ${name}`);
     const page = await this.reads
-      .collection<SpaceInstallationDoc>(SPACE_INSTALLATIONS)
+      .collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place])
       .find({ installationId: { $in: visible.items.map((installation) => installation._id) }, ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}) }, { sort: { _id: 1 }, limit: query.limit, after: query.page });
-    const items = await Promise.all(page.items.map((entry) => this.presentSpaceInstallation(entry, query.extended === true, caller)));
+    const items = await Promise.all(page.items.map((entry) => this.presentPlaceInstallation(place, entry, query.extended === true, caller)));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 
-  async spaceInstallation(name: string, installationId: string, spaceId: string, caller: Caller, extended = false) {
+  async placeInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, caller: Caller, extended = false) {
     await this.installationDoc(name, installationId, caller);
-    const entry = await this.reads.collection<SpaceInstallationDoc>(SPACE_INSTALLATIONS).get(`${installationId}:${spaceId}`);
-    if (!entry) throw DomainError.notFound(`integration ${name} is not installed on space ${spaceId}`);
-    return this.presentSpaceInstallation(entry, extended, caller);
+    const entry = await this.reads.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place]).get(`${installationId}:${placeId}`);
+    if (!entry) throw DomainError.notFound(`integration ${name} is not installed on ${place} ${placeId}`);
+    return this.presentPlaceInstallation(place, entry, extended, caller);
   }
 
   /** `GET /integrations/{name}/events`: the owner's admins, newest first. */
@@ -180,7 +182,7 @@ export class IntegrationQueries {
       integration: installation.integrationName,
       status: installation.status,
       space_selection: installation.spaceSelection,
-      site_selection: 'selected' as const,
+      site_selection: installation.siteSelection ?? 'selected',
       spaces: installation.spaces,
       configuration: installation.configuration,
       createdAt: installation.createdAt,
@@ -191,18 +193,19 @@ export class IntegrationQueries {
     };
   }
 
-  private async presentSpaceInstallation(entry: SpaceInstallationDoc, extended: boolean, caller: Caller) {
-    const location = `${this.config.publicUrl}/v1/integrations/${entry.integrationName}/installations/${entry.installationId}/spaces/${entry.spaceId}`;
-    const space = extended ? await this.spaces.present(entry.spaceId, caller) : null;
+  private async presentPlaceInstallation(place: InstallationPlace, entry: PlaceInstallationDoc, extended: boolean, caller: Caller) {
+    const placeId = placeIdOf(place, entry);
+    const location = `${this.config.publicUrl}/v1/integrations/${entry.integrationName}/installations/${entry.installationId}/${place}s/${placeId}`;
+    const object = extended ? await (place === 'space' ? this.spaces : this.sites).present(placeId, caller) : null;
     return {
-      object: 'integration-space-installation' as const,
+      object: `integration-${place}-installation` as const,
       integration: entry.integrationName,
       installation: entry.installationId,
       status: entry.status,
       configuration: entry.configuration,
       externalIds: [] as string[],
       urls: { location, publicEndpoint: `${location}/public` },
-      space: space ?? entry.spaceId,
+      [place]: object ?? placeId,
     };
   }
 

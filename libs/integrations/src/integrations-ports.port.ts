@@ -16,3 +16,11 @@ export interface IntegrationSpaces {
 }
 
 export const INTEGRATION_SPACES = Symbol('INTEGRATION_SPACES');
+
+/** What integrations need of sites: a site's organization (installing on it) and its Site object (`extended` lists). */
+export interface IntegrationSites {
+  siteById(siteId: string): Promise<{ id: string; organizationId: string; deleted: boolean } | null>;
+  present(siteId: string, caller: Caller): Promise<{ object: 'site'; id: string } | null>;
+}
+
+export const INTEGRATION_SITES = Symbol('INTEGRATION_SITES');

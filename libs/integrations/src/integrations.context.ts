@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ContextManifest } from '../../runtime/src/context';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES } from './integrations-ports.port';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES } from './integrations-ports.port';
+import { IntegrationsForSites } from './integration.ports';
 import { integrationAuditCatalog } from './integration.audit';
 import { integrationProjection } from './integration.projections';
-import { integrationReactor } from './integration.reactors';
+import { integrationReactor, placeRemovalReactor } from './integration.reactors';
 import { integrationSchemas } from './integrations.schemas';
 import { IntegrationsModule } from './integrations.module';
 
@@ -22,10 +23,10 @@ export const integrationsContext: ContextManifest = {
   name: 'integrations',
   module: IntegrationsModule,
   projections: [integrationProjection],
-  reactors: [integrationReactor],
+  reactors: [integrationReactor, placeRemovalReactor],
   audit: integrationAuditCatalog,
-  needs: [INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES],
-  provides: [],
+  needs: [INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, INTEGRATION_SITES],
+  provides: [IntegrationsForSites],
   schemas: integrationSchemas,
   configureHttp: raisePublishLimit,
 };

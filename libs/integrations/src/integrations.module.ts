@@ -1,17 +1,19 @@
 import { Module } from '@nestjs/common';
 import { IntegrationCommands } from './integration.commands';
-import { IntegrationController } from './integration.controller';
+import { IntegrationController, IntegrationSiteController, IntegrationSpaceController } from './integration.controller';
+import { IntegrationsForSites } from './integration.ports';
 import { IntegrationQueries } from './integration.queries';
 import { IntegrationRuntime } from './integration.runtime';
 import { IntegrationSecrets } from './integration.secrets';
 
 /**
  * The integrations context: publications, installations, integration events derived from the log
- * and their delivery (tunnel or sandboxed script), UI render. What it needs of organizations and
- * spaces comes through its ports.
+ * and their delivery (tunnel or sandboxed script), UI render. What it needs of organizations,
+ * spaces and sites comes through its ports; it gives sites IntegrationsForSites (readers' views).
  */
 @Module({
-  controllers: [IntegrationController],
-  providers: [IntegrationSecrets, IntegrationQueries, IntegrationCommands, IntegrationRuntime],
+  controllers: [IntegrationController, IntegrationSpaceController, IntegrationSiteController],
+  providers: [IntegrationSecrets, IntegrationQueries, IntegrationCommands, IntegrationRuntime, IntegrationsForSites],
+  exports: [IntegrationsForSites],
 })
 export class IntegrationsModule {}

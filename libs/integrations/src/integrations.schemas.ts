@@ -7,6 +7,20 @@ const object: JsonSchema = { type: 'object' };
 const installationUrls = closedObject({ location: url, app: url, publicEndpoint: url });
 const logs: JsonSchema = { type: 'array', items: closedObject({ message: text, timestamp: dateTime, level: { type: 'string', enum: ['debug', 'info', 'warn', 'error'] } }) };
 
+/** An installation on a space or a site: the place as its id, or its whole object with `extended`. */
+function placeInstallation(place: 'space' | 'site', placeSchema: string): JsonSchema {
+  return closedObject({
+    object: { type: 'string', enum: [`integration-${place}-installation`] },
+    integration: text,
+    installation: text,
+    status: { type: 'string', enum: ['active', 'paused'] },
+    configuration: object,
+    externalIds: strings,
+    urls: closedObject({ location: url, publicEndpoint: url }),
+    [place]: { oneOf: [text, ref(placeSchema)] },
+  });
+}
+
 /** Response schemas of the integrations context, for the OpenAPI document. */
 export const integrationSchemas: Record<string, JsonSchema> = {
   Integration: closedObject(
@@ -50,16 +64,8 @@ export const integrationSchemas: Record<string, JsonSchema> = {
     externalIds: strings,
     target: closedObject({ organization: text }),
   }),
-  IntegrationSpaceInstallation: closedObject({
-    object: { type: 'string', enum: ['integration-space-installation'] },
-    integration: text,
-    installation: text,
-    status: { type: 'string', enum: ['active', 'paused'] },
-    configuration: object,
-    externalIds: strings,
-    urls: closedObject({ location: url, publicEndpoint: url }),
-    space: { oneOf: [text, ref('Space')] },
-  }),
+  IntegrationSpaceInstallation: placeInstallation('space', 'Space'),
+  IntegrationSiteInstallation: placeInstallation('site', 'Site'),
   IntegrationEvent: closedObject({
     object: { type: 'string', enum: ['integration-event'] },
     id: text,

@@ -1,6 +1,8 @@
 import type { ContextManifest } from '../../runtime/src/context';
 import { SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
 import { SITE_CONTENT } from './published/site-content.port';
+import { SITE_VIEWS } from './site-views.port';
+import { SitesForIntegrations } from './site.ports';
 import { siteAuditCatalog } from './site.audit';
 import { siteProjection } from './site.projections';
 import { siteSpacesReactor } from './site.reactors';
@@ -14,7 +16,7 @@ export const sitesContext: ContextManifest = {
   projections: [siteProjection],
   reactors: [siteSpacesReactor],
   audit: siteAuditCatalog,
-  needs: [SITE_ORGANIZATIONS, SITE_SPACES, SITE_CONTENT],
-  provides: [],
+  needs: [SITE_ORGANIZATIONS, SITE_SPACES, SITE_CONTENT, SITE_VIEWS],
+  provides: [SitesForIntegrations],
   schemas: siteSchemas,
 };

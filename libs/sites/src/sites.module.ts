@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { SiteCommands } from './site.commands';
 import { SiteController } from './site.controller';
+import { SitesForIntegrations } from './site.ports';
 import { SiteQueries } from './site.queries';
 import { SiteReaders } from './site.readers';
 import { SiteHtmlController } from './published/site-html.controller';
@@ -9,7 +10,7 @@ import { SiteHtmlQueries } from './published/site-html.queries';
 /** The sites context: docs sites, their sections and site spaces, publishing, the published site as HTML. What it needs of organizations, spaces and content comes through its ports. */
 @Module({
   controllers: [SiteController, SiteHtmlController],
-  providers: [SiteQueries, SiteCommands, SiteReaders, SiteHtmlQueries],
-  exports: [SiteReaders],
+  providers: [SiteQueries, SiteCommands, SiteReaders, SiteHtmlQueries, SitesForIntegrations],
+  exports: [SiteReaders, SitesForIntegrations],
 })
 export class SitesModule {}

@@ -1,0 +1,14 @@
+/**
+ * What sites tell of readers: a reader viewed a page of a published site. Views are not changes to
+ * a site, and they are frequent: whoever implements this decides whether a view is worth keeping,
+ * and never makes the reader wait or fail (`viewed` returns at once and does not throw).
+ *
+ * Integrations implement it and need sites' SitesForIntegrations in turn (docs/adding-a-context.md,
+ * Two contexts that need each other): inject SITE_VIEWS only where readers are served, never into
+ * a class SitesForIntegrations depends on (SiteQueries, SiteReaders).
+ */
+export interface SiteViews {
+  viewed(view: { organizationId: string; siteId: string; spaceId: string; pageId: string | null; url: string; visitor: { claims: Record<string, unknown> } }): Promise<void>;
+}
+
+export const SITE_VIEWS = Symbol('SITE_VIEWS');
