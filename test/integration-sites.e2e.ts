@@ -226,6 +226,20 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     expect(await siteViews(everywhere.name)).toEqual([expect.objectContaining({ siteId })]);
   });
 
+  it('records a reader’s view of a page of the published HTML site, with the page', async () => {
+    const spaceId = (await request('POST', `/v1/orgs/${organization}/spaces`, { title: 'Read guide' }, 201)).id;
+    const written = await request('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Welcome', document: { markdown: 'Hello.' } }] });
+    const pageId = written.changes[0].page.id as string;
+    const siteId = (await request('POST', `/v1/orgs/${organization}/sites`, { title: 'Read docs', spaces: [spaceId] }, 201)).id;
+    await request('POST', `/v1/orgs/${organization}/sites/${siteId}/publish`);
+    const reading = await publishAndInstall(['site:views:read']);
+    await request('POST', `${reading.base}/sites`, { site: siteId }, 201);
+    expect((await api.request('GET', `/sites/${siteId}/welcome`)).status).toBe(200);
+    await views().settled();
+    await api.settled();
+    expect(await siteViews(reading.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId, url: expect.stringContaining(`/sites/${siteId}/welcome`) })]);
+  });
+
   it('records nothing when no installation receives views, and never fails the reader on a bad view', async () => {
     // An organization of its own: the installations above that select every site do not reach it.
     const quiet = (await request('POST', '/v1/orgs', { title: 'Quiet readers' }, 201)).id;

@@ -8,6 +8,7 @@ import { ApiError } from '../../../platform/src/http/error-envelope';
 import { PathId } from '../../../platform/src/http/id-param';
 import { Inject } from '@nestjs/common';
 import { SITE_STYLESHEET } from './site-html.css';
+import { SITE_VIEWS, type SiteViews } from '../site-views.port';
 import { SiteHtmlQueries, type SiteAccess, type SiteAddress, type SiteAnswer } from './site-html.queries';
 
 /** No script, no frame, no plugin; styles and images from the site itself (images also over https). */
@@ -36,6 +37,7 @@ export class SiteHtmlController {
   constructor(
     private readonly queries: SiteHtmlQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SITE_VIEWS) private readonly views: SiteViews,
   ) {}
 
   @Get('sites/:siteId')
@@ -97,6 +99,11 @@ export class SiteHtmlController {
     }
     try {
       const answer = await this.queries.answer(address, prefix, segments, read, { query: typeof query.q === 'string' ? query.q : undefined, ifNoneMatch: headerOf(request.headers['if-none-match']) });
+      if ((answer.kind === 'html' || answer.kind === 'not-modified') && answer.viewed) {
+        // Told, not awaited: a view never holds up or fails the reader.
+        const origin = 'hostname' in address ? `${request.protocol}://${address.hostname}` : this.config.publicUrl;
+        void this.views.viewed({ organizationId: read.site.organizationId, siteId: read.site._id, ...answer.viewed, url: `${origin}${withoutSecrets(request.url)}`, visitor: { claims: read.claims } });
+      }
       return this.send(reply, answer);
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) return this.send(reply, this.queries.notFound());

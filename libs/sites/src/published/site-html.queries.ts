@@ -33,10 +33,16 @@ export interface SiteAccess {
 }
 
 /** What the controller sends: an HTML page, a text file, a file's bytes or a redirect. */
+/** The page a reader viewed, when the answer is a page (for SITE_VIEWS). */
+export interface PageViewed {
+  spaceId: string;
+  pageId: string;
+}
+
 export type SiteAnswer =
-  | { kind: 'html' | 'xml' | 'text' | 'css'; status: 200 | 404; body: string; etag?: string; cache: 'public' | 'private' }
+  | { kind: 'html' | 'xml' | 'text' | 'css'; status: 200 | 404; body: string; etag?: string; cache: 'public' | 'private'; viewed?: PageViewed }
   | { kind: 'file'; file: SiteFile; body: Readable; etag: string; cache: 'public' | 'private' }
-  | { kind: 'not-modified'; etag: string; cache: 'public' | 'private' };
+  | { kind: 'not-modified'; etag: string; cache: 'public' | 'private'; viewed?: PageViewed };
 
 /** Longest search query read (the API's search refuses longer ones). */
 export const MAX_SITE_QUERY = 512;
@@ -99,14 +105,15 @@ export class SiteHtmlQueries {
     }
     const page = pageAt(current.pages, place.rest.path);
     if (!page) throw DomainError.notFound('no such page');
-    if (matches(request.ifNoneMatch, etag)) return { kind: 'not-modified', etag, cache };
+    const viewed = { spaceId: current.content.spaceId, pageId: page.id };
+    if (matches(request.ifNoneMatch, etag)) return { kind: 'not-modified', etag, cache, viewed };
     const document = await this.content.document(current.content.spaceId, current.content.revisionId, page.id);
     const others = await this.others(base, site, current, referencedSpaces(document, current.content.spaceId), claims);
     const resolve = siteRefResolver(current, others);
     const body = renderDocument(document, { resolve });
     const shell = await this.shell(base, site, place, current, page.id);
     const noIndex = site.visibility !== 'public' || page.noIndex === true || page.noRobotsIndex === true;
-    return { kind: 'html', status: 200, body: renderShell({ ...shell, title: page.title, noIndex, main: pageMain(page.title, page.description, body) }), etag, cache };
+    return { kind: 'html', status: 200, body: renderShell({ ...shell, title: page.title, noIndex, main: pageMain(page.title, page.description, body) }), etag, cache, viewed };
   }
 
   stylesheetSegment(segments: readonly string[]): boolean {
