@@ -374,6 +374,55 @@ describe('visitor authentication', () => {
   });
 });
 
+describe('every visibility, as each reader sees it', () => {
+  type Reader = 'admin' | 'member' | 'anonymous' | 'share-key holder' | 'visitor with the claim' | 'visitor without it';
+  const READERS: Reader[] = ['admin', 'member', 'anonymous', 'share-key holder', 'visitor with the claim', 'visitor without it'];
+  // What each reader sees of a site with an open site space and one for partners only: null is 404.
+  const everyone = ['Open to all'];
+  const partners = ['Open to all', 'Partners'];
+  const SEEN: Record<string, Record<Reader, string[] | null>> = {
+    public: { admin: everyone, member: everyone, anonymous: everyone, 'share-key holder': everyone, 'visitor with the claim': partners, 'visitor without it': everyone },
+    unlisted: { admin: everyone, member: everyone, anonymous: everyone, 'share-key holder': everyone, 'visitor with the claim': partners, 'visitor without it': everyone },
+    'share-link': { admin: everyone, member: everyone, anonymous: null, 'share-key holder': everyone, 'visitor with the claim': null, 'visitor without it': null },
+    'visitor-auth': { admin: everyone, member: everyone, anonymous: null, 'share-key holder': null, 'visitor with the claim': partners, 'visitor without it': everyone },
+  };
+
+  for (const [visibility, expected] of Object.entries(SEEN)) {
+    describe(`a ${visibility} site`, () => {
+      const sees: Partial<Record<Reader, string[] | null>> = {};
+
+      beforeAll(async () => {
+        const site = ok(await call(people.ada, 'POST', sites(), { title: `Seen ${visibility}`, visibility, spaces: [await space('Open to all'), await space('Partners')] }), 201).body;
+        const [, partnersOnly] = ok(await call(people.ada, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+        ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${partnersOnly.id}`, { condition: 'visitor.claims.partner == true' }));
+        ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));
+        const key = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/share-links`, {}), 201).body.key;
+        const secret = new TextEncoder().encode(ok(await call(people.ada, 'GET', `${sites()}/${site.id}/visitor-auth`)).body.secret);
+        const token = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(secret);
+        const published = `${sites()}/${site.id}/published`;
+        const asked: Record<Reader, () => Promise<Response>> = {
+          admin: () => call(people.ada, 'GET', published),
+          member: () => call(people.rita, 'GET', published),
+          anonymous: () => call(null, 'GET', published),
+          'share-key holder': () => call(null, 'GET', `${published}?shareKey=${key}`),
+          'visitor with the claim': async () => call(null, 'GET', `${published}?jwt_token=${await token({ partner: true })}`),
+          'visitor without it': async () => call(null, 'GET', `${published}?jwt_token=${await token({})}`),
+        };
+        for (const reader of READERS) {
+          const response = await asked[reader]();
+          sees[reader] = response.status === 404 ? null : ok(response).body.structure.structure.map((item: { title: string }) => item.title);
+        }
+      });
+
+      for (const reader of READERS) {
+        it(`${expected[reader] === null ? 'is not found by' : 'shows what its conditions let through to'} the ${reader}`, () => {
+          expect(sees[reader]).toEqual(expected[reader]);
+        });
+      }
+    });
+  }
+});
+
 describe('hostnames, icons and new spaces', () => {
   it('sets a custom hostname and refuses one another site holds (409)', async () => {
     const first = ok(await call(people.ada, 'POST', sites(), { title: 'First host' }), 201).body;

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Res }
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../platform/src/errors';
-import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth';
+import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
 import { etagOf } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
@@ -84,12 +84,12 @@ export class SiteController {
     return this.queries.get(organizationId, siteId, caller);
   }
 
-  /** The published site and its structure, as an anonymous reader sees it. */
+  /** The published site and its structure, as its reader sees it (members of the organization see every visibility). */
   @Get(':siteId/published')
   @Public()
   @ApiOkResponse({ description: 'OK', schema: ref('PublishedContentSite') })
-  published(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: PublishedSiteQuery) {
-    return this.queries.published(organizationId, siteId, { shareKey: query.shareKey, visitorToken: query.jwt_token });
+  published(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: PublishedSiteQuery, @OptionalCaller() caller: Caller | undefined) {
+    return this.queries.published(organizationId, siteId, { shareKey: query.shareKey, visitorToken: query.jwt_token }, caller);
   }
 
   // ---- share links (extension, at the platform's paths) --------------------------------------------

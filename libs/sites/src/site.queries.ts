@@ -162,9 +162,13 @@ export class SiteQueries {
     return this.presentSiteSpace(site, siteSpace, caller);
   }
 
-  /** `GET …/published`: the site and its structure as this reader (share key, visitor token, or neither) sees them. */
-  async published(organizationId: string, siteId: string, access: ReaderAccess) {
-    const { site } = await this.readers.readable({ siteId }, access, organizationId);
+  /**
+   * `GET …/published`: the site and its structure as this reader sees them: a member of the
+   * organization (with a token), a share-key holder, a visitor with a token, or anyone.
+   */
+  async published(organizationId: string, siteId: string, access: ReaderAccess, caller: Caller | undefined) {
+    const member = caller?.kind === 'user' && (await this.organizations.roleOf(organizationId, caller.userId))?.member === true;
+    const { site } = await this.readers.readable({ siteId }, { ...access, member }, organizationId);
     const reader: Caller = { kind: 'system', id: 'reader', label: 'reader of the published site' };
     const structure = site.sections.length > 0
       ? { type: 'sections' as const, structure: await Promise.all(site.sections.map((section) => this.presentSection(site, section, reader))) }

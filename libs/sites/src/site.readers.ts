@@ -13,6 +13,8 @@ import { SITES, type SiteDoc } from './site.projections';
 export interface ReaderAccess {
   shareKey?: string;
   visitorToken?: string;
+  /** The reader is a member of the site's organization (signed in to the API): every visibility is open to them. */
+  member?: boolean;
 }
 
 /** A published site as one reader sees it: what the reader's claims hide is left out. */
@@ -42,7 +44,8 @@ export function seenBy(site: SiteDoc, claims: Record<string, unknown>): SiteDoc 
 
 /**
  * Who may read a published site: anyone for `public` and `unlisted`; a holder of an active share
- * link's key for `share-link`; a visitor with a valid token for `visitor-auth`. A visitor token is
+ * link's key for `share-link`; a visitor with a valid token for `visitor-auth`; members of the
+ * site's organization (through the API, signed in) whatever the visibility. A visitor token is
  * a JWT signed with the site's own HS256 key, or (when the site names a JWKS URL) with one of
  * that set's RS256 keys; it must carry `exp`. Its claims feed the sections' and site spaces'
  * conditions on every visibility. Whoever may not read the site gets 404, as if it did not exist.
@@ -72,6 +75,7 @@ export class SiteReaders {
     if (!site || site.deleted || !site.published || (organizationId !== undefined && site.organizationId !== organizationId)) throw DomainError.notFound(`no published site ${name}`);
     const claims = access.visitorToken !== undefined ? await this.claimsOf(site, access.visitorToken) : null;
     const admitted =
+      access.member === true ||
       site.visibility === 'public' ||
       site.visibility === 'unlisted' ||
       (site.visibility === 'share-link' && access.shareKey !== undefined && (site.shareLinks ?? []).some((link) => link.active && sameKey(access.shareKey!, link.key))) ||
