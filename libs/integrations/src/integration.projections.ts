@@ -92,6 +92,7 @@ export const integrationProjection = multiDocumentProjection<Handled>({
     'IntegrationSpaceInstallationRemoved',
     'IntegrationEventProcessed',
     'ContentRevisionCreated',
+    'ContentDependencyUpdated',
     'SpaceCreated',
     'SpaceUpdated',
     'SpaceMoved',
