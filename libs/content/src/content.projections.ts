@@ -1,5 +1,5 @@
 import { BlobNotFoundError } from '../../blob-store/src/blob-store.port';
-import { multiDocumentProjection, type ProjectedDoc, type ProjectionCollection, type ProjectionResources, type Recorded } from '../../read-store/src/projections/projection';
+import { hasSeen, multiDocumentProjection, positionKey, type ProjectedDoc, type ProjectionCollection, type ProjectionResources, type Recorded } from '../../read-store/src/projections/projection';
 import type { SpaceEvent } from '../../spaces/src';
 import type { ChangeRequestEvent } from '../../changerequests/src';
 import { initialRevisionId } from './content.decider';
@@ -189,6 +189,9 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
       case 'ContentRevisionCreated': {
         const data = event.data;
         const head = await heads.get(data.spaceId);
+        // Applied already (a redelivery): the head moved past it, and diffing the head's tree against
+        // this older one would bring back links a later revision removed.
+        if (head && hasSeen(head, positionKey(event.position))) return;
         await revisions.put({
           _id: data.revisionId,
           spaceId: data.spaceId,
