@@ -31,7 +31,7 @@ export interface ContentReadOptions {
   format?: 'markdown' | 'document';
   /** Substitute the space's and the page's variables in the body's expressions. */
   evaluated?: boolean;
-  /** Resolve computed content: OpenAPI operation blocks from their spec's latest version (default true). */
+  /** Resolve computed content from the specs' latest versions: computed pages and OpenAPI operation blocks (default true). */
   computed?: boolean;
 }
 
