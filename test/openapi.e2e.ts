@@ -2,8 +2,9 @@
  * OpenAPI specs through HTTP against the embedded service: specs from a URL (served by a local
  * server on 127.0.0.1: OpenAPI 3.0 in JSON, 3.1 and Swagger 2.0 in YAML, an invalid one, a slow one,
  * a redirect loop, an oversize body, an HTTP 500) or from a text; processing observed through GET;
- * versions, their content and raw bytes; slugs; and pages whose `openapi-operation` blocks show the
- * spec's latest version.
+ * versions, their content and raw bytes; slugs; pages whose `openapi-operation` blocks show the
+ * spec's latest version; computed pages generated from a spec; and the integration event a space
+ * using a spec gets when the spec has a new version.
  *
  * The people: ada administers the organization; cara creates content (role `create`); rita reads.
  */
@@ -279,4 +280,98 @@ describe('specs in content', () => {
     expect((await operationOf()).operation.summary).toBe('List all the pets');
     petstoreSummary = 'List pets';
   });
+
+  describe('computed pages', () => {
+    /** A spec as text: its `/pets` operations, tagged, and `/health` without a tag; `version` 2 renames one and adds one. */
+    const storeSpec = (version: 1 | 2) =>
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Store', version: String(version) },
+        paths: {
+          '/pets': {
+            get: { tags: ['pets'], summary: version === 1 ? 'List pets' : 'List every pet', responses: { '200': { description: 'ok' } } },
+            ...(version === 2 ? { post: { tags: ['pets'], summary: 'Add a pet', responses: { '201': { description: 'added' } } } } : {}),
+          },
+          '/health': { get: { summary: 'Health', responses: { '200': { description: 'ok' } } } },
+        },
+      });
+    const computedOn = (specSlug: string, props: Record<string, unknown> = {}) => ({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: specSlug } } }, props });
+    /** A generated document as lines: headings as `# text`, operations as `method path: summary`, anything else by its type. */
+    const outline = (document: { nodes: Array<{ type: string; nodes?: Array<{ leaves?: Array<{ text: string }> }>; data?: any }> }) =>
+      document.nodes.map((node) => (node.type === 'heading-2' ? `# ${node.nodes![0].leaves![0].text}` : node.type === 'openapi-operation' ? `${node.data.method} ${node.data.path}: ${node.data.operation?.summary}` : node.type));
+
+    it('a computed page shows the operations of the latest version, the change after an update, and its stored body with computed=false; an installation on its space is told', async () => {
+      const specSlug = slug('store');
+      ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: storeSpec(1) } }), 201);
+      expect((await processed(specSlug)).processingState).toBe('completed');
+      const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Store reference' }), 201).body.id;
+      const integration = `computed-pages-${process.pid}`;
+      ok(await call(people.ada, 'POST', `/v1/integrations/${integration}`, { organization: organizationId, title: 'Watcher', visibility: 'public' }));
+      const installation = ok(await call(people.ada, 'POST', `/v1/integrations/${integration}/installations`, { organization: organizationId }), 201).body;
+      ok(await call(people.ada, 'POST', `/v1/integrations/${integration}/installations/${installation.id}/spaces`, { space: spaceId }), 201);
+
+      const written = ok(
+        await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Store API', computed: computedOn(specSlug), document: { markdown: 'Stored body.' } }] }),
+      ).body;
+      const page = `/v1/spaces/${spaceId}/content/page/${written.changes[0].page.id}`;
+      const read = ok(await call(people.rita, 'GET', page)).body;
+      expect(read.computed).toEqual(computedOn(specSlug));
+      expect(outline(read.document)).toEqual(['# pets', 'get /pets: List pets', '# /health', 'get /health: Health']);
+      expect(outline(ok(await call(people.rita, 'GET', `${page}?computed=false`)).body.document)).toEqual(['paragraph']);
+      expect(ok(await call(people.rita, 'GET', `${page}?format=markdown`)).body.markdown).toContain(`{% openapi-operation spec="${specSlug}" path="/pets" method="get" %}`);
+
+      ok(await call(people.cara, 'PUT', `${specs()}/${specSlug}`, { source: { text: storeSpec(2) } }));
+      const updated = await processed(specSlug);
+      expect(outline(ok(await call(people.rita, 'GET', page)).body.document)).toEqual(['# pets', 'get /pets: List every pet', 'post /pets: Add a pet', '# /health', 'get /health: Health']);
+
+      const told = await until('the dependency event', async () => {
+        const events = ok(await call(people.ada, 'GET', `/v1/integrations/${integration}/events?limit=100`)).body.items as Array<{ payload: Record<string, any> }>;
+        return events.find((event) => event.payload.type === 'space_content_updated' && event.payload.dependency);
+      });
+      expect(told.payload).toMatchObject({ spaceId, revisionId: written.revision, installationId: installation.id, dependency: { kind: 'openapi', spec: specSlug, versionId: updated.lastVersion } });
+    });
+
+    it('props narrow the page, computed: null removes the source, and a spec that does not exist shows the stored body', async () => {
+      const specSlug = slug('store');
+      ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: storeSpec(2) } }), 201);
+      await processed(specSlug);
+      const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Narrowed' }), 201).body.id;
+      const written = ok(
+        await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+          changes: [
+            { operation: 'insert_page', title: 'Pets', computed: computedOn(specSlug, { tags: ['pets'], paths: ['/pets'] }) },
+            { operation: 'insert_page', title: 'Nothing yet', computed: computedOn('no-such-spec'), document: { markdown: 'Coming soon.' } },
+          ],
+        }),
+      ).body;
+      const [pets, later] = written.changes.map((change: { page: { id: string } }) => `/v1/spaces/${spaceId}/content/page/${change.page.id}`);
+      expect(outline(ok(await call(people.rita, 'GET', pets)).body.document)).toEqual(['# pets', 'get /pets: List every pet', 'post /pets: Add a pet']);
+      expect(outline(ok(await call(people.rita, 'GET', later)).body.document)).toEqual(['paragraph']);
+
+      ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'update_page', page: written.changes[0].page.id, computed: null }] }));
+      const plain = ok(await call(people.rita, 'GET', pets)).body;
+      expect(plain).not.toHaveProperty('computed');
+      expect(plain.document.nodes).toEqual([]);
+    });
+
+    it('a computed source of an unknown type, on another kind of reference, or with hostile props is 400', async () => {
+      const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Refused' }), 201).body.id;
+      const insert = (computed: unknown) => call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'X', computed }] });
+      expectError(await insert({ ...computedOn('pets'), type: 'builtin:graphql' }), 400);
+      expectError(await insert({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'page', page: 'p1' } } }, props: {} }), 400);
+      expectError(await insert(computedOn('pets', { tags: 'pets' })), 400);
+      expectError(await insert(computedOn('pets', { text: 'x'.repeat(5000) })), 400);
+      expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', type: 'group', title: 'G', computed: computedOn('pets') }] }), 400);
+    });
+  });
 });
+
+/** Polls until `check` finds what it looks for. */
+async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const found = await check();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}

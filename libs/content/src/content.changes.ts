@@ -1,6 +1,7 @@
 import { DomainError } from '../../platform/src/errors';
 import { ID_SHAPES } from '../../platform/src/ids';
-import type { PageAttributes } from './tree/tree.model';
+import { assertComputed } from './tree/page-rules';
+import type { ComputedSource, PageAttributes } from './tree/tree.model';
 
 /**
  * The batch write (docs/content.md, "Writing content"): `{ changes: Change[] }`, 1..50 changes
@@ -113,7 +114,11 @@ class Reader {
     return this.fail(member, 'must be { markdown } or { document }');
   }
 
-  attributes(): Partial<PageAttributes> {
+  /**
+   * `attributes` of a page change; `update` lets `computed: null` remove the page's computed
+   * source (the member is then present with the value `undefined`, which the editor removes).
+   */
+  attributes(update = false): Partial<PageAttributes> {
     const attributes: Partial<PageAttributes> = {};
     const title = this.string('title', { min: 1, max: 255 });
     if (title !== undefined) {
@@ -134,7 +139,22 @@ class Reader {
     if (noIndex !== undefined) attributes.noIndex = noIndex;
     const variables = this.variables('variables');
     if (variables !== undefined) attributes.variables = variables;
+    if (Object.prototype.hasOwnProperty.call(this.value, 'computed') && this.value.computed === null) {
+      if (update) attributes.computed = undefined;
+    } else {
+      const computed = this.computed('computed');
+      if (computed !== undefined) attributes.computed = computed;
+    }
     return attributes;
+  }
+
+  /** A computed source (`props` defaults to `{}`), checked by the page rules with this member's path in the message. */
+  computed(member: string): ComputedSource | undefined {
+    const value = this.raw(member);
+    if (value === undefined) return undefined;
+    const source = isRecord(value) && !Object.prototype.hasOwnProperty.call(value, 'props') ? { ...value, props: {} } : value;
+    assertComputed(source, `${this.path}.${member}`);
+    return source;
   }
 
   /** A map of variable names (`^[A-Za-z_][A-Za-z0-9_]{0,63}$`) to strings, at most 100 of them. */
@@ -154,7 +174,7 @@ class Reader {
   }
 }
 
-const ATTRIBUTES = ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'variables'];
+const ATTRIBUTES = ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'variables', 'computed'];
 
 /** The batch, checked: 400 naming the first member that is wrong. */
 export function parseChanges(value: unknown): Change[] {
@@ -183,7 +203,7 @@ export function parseChanges(value: unknown): Change[] {
         const body = read.body('document');
         const into = read.parent('into');
         const at = read.index('at');
-        return { operation: 'update_page', page: read.pageName('page', true)!, ...(body ? { body } : {}), attributes: read.attributes(), into, at, moves: read.has('into') || at !== undefined };
+        return { operation: 'update_page', page: read.pageName('page', true)!, ...(body ? { body } : {}), attributes: read.attributes(true), into, at, moves: read.has('into') || at !== undefined };
       }
       case 'delete_page':
         read.known(['operation', 'page']);

@@ -9,7 +9,7 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
 import { parseChanges, MAX_INLINE_FILE_BYTES, type Change, type FileUpload, type PageBody } from './content.changes';
 import { contentDecider, contentStream, initialRevisionId, refuseWrite, StaleBaseError, type ContentSpaceFacts } from './content.decider';
-import { touchedPages, type RevisionSource, type RevisionType, type TouchedPages } from './content.events';
+import { touchedPages, type ContentDependency, type RevisionSource, type RevisionType, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
 import { carryKeys, markdownToDocument, parseDocument } from './document';
@@ -156,6 +156,22 @@ export class ContentCommands {
         by: null,
         now: this.now(),
       },
+      { caller },
+    );
+  }
+
+  /**
+   * A new version of a spec the space's content uses (reactor `content-dependencies`): recorded on
+   * the space's stream once per version, while the space is live and still in the organization
+   * the version belongs to (the decider says when a version is no news).
+   */
+  async recordDependencyUpdate(spaceId: string, organizationId: string, dependency: ContentDependency, version: { versionId: string; createdAt: string }, caller: Caller): Promise<void> {
+    const space = await this.spaces.spaceById(spaceId);
+    if (!space || space.organizationId !== organizationId) return;
+    await this.commands.run(
+      contentStream(spaceId),
+      contentDecider,
+      { kind: 'RecordDependencyUpdate', spaceId, space: { organizationId, deleted: space.deleted }, dependency, versionId: version.versionId, versionCreatedAt: version.createdAt, now: this.now() },
       { caller },
     );
   }

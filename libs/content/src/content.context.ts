@@ -8,7 +8,7 @@ import { ContentModule } from './content.module';
 import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.ports';
 import { CONTENT_URL_KEY } from './content.presenter';
 import { contentProjection } from './content.projections';
-import { contentReactor } from './content.reactors';
+import { contentDependenciesReactor, contentReactor } from './content.reactors';
 import { contentSchemas } from './content.schemas';
 
 /** Largest body of a content write: up to 50 changes with bodies and 20 files of 1 MiB (base64) per change. */
@@ -27,7 +27,7 @@ export const contentContext: ContextManifest = {
   name: 'content',
   module: ContentModule,
   projections: [contentProjection],
-  reactors: [contentReactor],
+  reactors: [contentReactor, contentDependenciesReactor],
   audit: contentAuditCatalog,
   needs: [CONTENT_SPACES, CONTENT_CHANGE_REQUESTS, CONTENT_URL_KEY, CONTENT_OPENAPI],
   provides: [ContentForSpaces, ContentForChangeRequests, ContentForComments, ContentForSites],

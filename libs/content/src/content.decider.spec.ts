@@ -1,6 +1,6 @@
 import { deciderSpec } from '../../testing/src';
-import { contentDecider, initialRevisionId, type ContentCommand, type ContentSpaceFacts } from './content.decider';
-import { touchedPages, type ContentEvent } from './content.events';
+import { contentDecider, initialRevisionId, type CommitRevision, type ContentSpaceFacts, type RecordDependencyUpdate } from './content.decider';
+import { touchedPages, type ContentEvent, type RevisionData } from './content.events';
 
 const now = '2026-01-01T00:00:00.000Z';
 const spec = deciderSpec(contentDecider);
@@ -9,7 +9,7 @@ const initial = initialRevisionId(spaceId);
 const live: ContentSpaceFacts = { organizationId: 'o1', editMode: 'live', deleted: false, mayEdit: true };
 const pages = touchedPages({ created: ['p1'], updated: [], deleted: [] });
 
-const commit = (overrides: Partial<ContentCommand> = {}): ContentCommand => ({
+const commit = (overrides: Partial<CommitRevision> = {}): CommitRevision => ({
   kind: 'CommitRevision',
   spaceId,
   revisionId: 'r1',
@@ -24,9 +24,9 @@ const commit = (overrides: Partial<ContentCommand> = {}): ContentCommand => ({
   ...overrides,
 });
 
-const created = (revisionId: string, parents: string[], tree: string): ContentEvent => ({
+const created = (revisionId: string, parents: string[], tree: string, createdAt = now): ContentEvent & { data: RevisionData } => ({
   type: 'ContentRevisionCreated',
-  data: { spaceId, organizationId: 'o1', revisionId, parents, revisionType: 'edits', tree, createdAt: now, createdBy: 'ada', pages, source: { kind: 'batch' } },
+  data: { spaceId, organizationId: 'o1', revisionId, parents, revisionType: 'edits', tree, createdAt, createdBy: 'ada', pages, source: { kind: 'batch' } },
 });
 
 describe('content decider', () => {
@@ -71,6 +71,51 @@ describe('content decider', () => {
       .given([])
       .when(commit({ revisionType: 'merge', otherParents: ['cr-head'] }))
       .then([{ type: 'ContentRevisionCreated', data: { ...created('r1', [initial, 'cr-head'], 'tree-1').data, revisionType: 'merge' } }]);
+  });
+});
+
+describe('content decider: a dependency of the content has a new version', () => {
+  const later = '2026-01-02T00:00:00.000Z';
+  const latest = '2026-01-03T00:00:00.000Z';
+  const dependency = { kind: 'openapi' as const, spec: 'pets' };
+  const record = (overrides: Partial<RecordDependencyUpdate> = {}): RecordDependencyUpdate => ({
+    kind: 'RecordDependencyUpdate',
+    spaceId,
+    space: { organizationId: 'o1', deleted: false },
+    dependency,
+    versionId: 'v2',
+    versionCreatedAt: later,
+    now: latest,
+    ...overrides,
+  });
+  const updated = (versionId: string, versionCreatedAt: string, revisionId = 'r1'): ContentEvent => ({
+    type: 'ContentDependencyUpdated',
+    data: { spaceId, organizationId: 'o1', revisionId, dependency, versionId, versionCreatedAt, updatedAt: latest },
+  });
+
+  it('given a revision older than the version, when the update is recorded, then it names the head the pages show it in', () => {
+    spec.given([created('r1', [initial], 'tree-1')]).when(record()).then([updated('v2', later)]);
+  });
+
+  it('given the version recorded already, when it is recorded again, then nothing happens', () => {
+    spec.given([created('r1', [initial], 'tree-1'), updated('v2', later)]).when(record()).thenNothing();
+  });
+
+  it('given a newer version recorded, when an older one is recorded (a replay), then nothing happens', () => {
+    spec.given([created('r1', [initial], 'tree-1'), updated('v3', latest)]).when(record()).thenNothing();
+  });
+
+  it('given a revision written after the version, when the update is recorded, then nothing happens: that revision showed it already', () => {
+    spec.given([created('r1', [initial], 'tree-1', latest)]).when(record()).thenNothing();
+  });
+
+  it('given a space without content or a deleted space, when the update is recorded, then nothing happens', () => {
+    spec.given([]).when(record()).thenNothing();
+    spec.given([created('r1', [initial], 'tree-1')]).when(record({ space: { organizationId: 'o1', deleted: true } })).thenNothing();
+  });
+
+  it('given a recorded update, when a revision is committed, then the update does not stand in its way', () => {
+    spec.given([created('r1', [initial], 'tree-1'), updated('v2', later)]).when(commit({ revisionId: 'r2', base: 'r1', tree: 'tree-2' })).then([created('r2', ['r1'], 'tree-2')]);
   });
 });
 

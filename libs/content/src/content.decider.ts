@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
-import type { ContentEvent, RevisionSource, RevisionType, TouchedPages } from './content.events';
+import type { ContentDependency, ContentEvent, RevisionSource, RevisionType, TouchedPages } from './content.events';
 
 export const contentStream = (spaceId: string) => `content-${spaceId}`;
 
@@ -19,11 +19,18 @@ export function initialRevisionId(spaceId: string): string {
   return id;
 }
 
-/** The head of a space's main line: its latest revision; and the change requests merged into it (a request merges once). */
+/**
+ * The head of a space's main line: its latest revision; the change requests merged into it (a
+ * request merges once); and, per dependency (`openapi:<slug>`), the last version recorded as
+ * updating the content.
+ */
 export interface ContentState {
-  head: { revisionId: string; tree: string } | null;
+  head: { revisionId: string; tree: string; createdAt: string } | null;
   merged: ReadonlySet<string>;
+  dependencies: ReadonlyMap<string, { versionId: string; versionCreatedAt: string }>;
 }
+
+export const dependencyKey = (dependency: ContentDependency) => `${dependency.kind}:${dependency.spec}`;
 
 /** Facts about the space and the caller, read by the commands service when the command is made. */
 export interface ContentSpaceFacts {
@@ -34,7 +41,26 @@ export interface ContentSpaceFacts {
   mayEdit: boolean;
 }
 
-export type ContentCommand = {
+export type ContentCommand = CommitRevision | RecordDependencyUpdate;
+
+/**
+ * A new version of a spec the space's primary content uses (the reactor `content-dependencies`
+ * found the space in the link index). Recorded only when the space is live, has content, and the
+ * version is newer than both the head revision (content written after the version already shows
+ * it, and said so) and the last version recorded for that spec: so a redelivered or replayed
+ * version records nothing.
+ */
+export interface RecordDependencyUpdate {
+  kind: 'RecordDependencyUpdate';
+  spaceId: string;
+  space: { organizationId: string; deleted: boolean };
+  dependency: ContentDependency;
+  versionId: string;
+  versionCreatedAt: string;
+  now: string;
+}
+
+export type CommitRevision = {
   kind: 'CommitRevision';
   spaceId: string;
   revisionId: string;
@@ -71,43 +97,73 @@ export function refuseWrite(spaceId: string, space: ContentSpaceFacts): DomainEr
 }
 
 export const contentDecider: Decider<ContentCommand, ContentEvent, ContentState> = {
-  initialState: () => ({ head: null, merged: new Set() }),
+  initialState: () => ({ head: null, merged: new Set(), dependencies: new Map() }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'ContentRevisionCreated': {
-        const head = { revisionId: event.data.revisionId, tree: event.data.tree };
-        return event.data.mergedFrom === undefined ? { head, merged: state.merged } : { head, merged: new Set([...state.merged, event.data.mergedFrom]) };
+        const head = { revisionId: event.data.revisionId, tree: event.data.tree, createdAt: event.data.createdAt };
+        return { ...state, head, merged: event.data.mergedFrom === undefined ? state.merged : new Set([...state.merged, event.data.mergedFrom]) };
+      }
+      case 'ContentDependencyUpdated': {
+        const dependencies = new Map(state.dependencies);
+        dependencies.set(dependencyKey(event.data.dependency), { versionId: event.data.versionId, versionCreatedAt: event.data.versionCreatedAt });
+        return { ...state, dependencies };
       }
     }
   },
-  decide: (command, state) => {
-    const refused = refuseWrite(command.spaceId, command.space);
-    if (refused) return refused;
-    if (command.mergedFrom !== undefined && state.merged.has(command.mergedFrom)) return DomainError.conflict(`change request ${command.mergedFrom} is already merged`);
-    const head = state.head?.revisionId ?? initialRevisionId(command.spaceId);
-    if (command.ifMatch !== undefined && command.ifMatch !== head) {
-      return DomainError.preconditionFailed(`the content of space ${command.spaceId} has changed: If-Match names revision ${command.ifMatch} but it is at ${head}`);
-    }
-    if (command.base !== head) return new StaleBaseError(command.spaceId, command.base, head);
-    // The same tree again is no new revision: an empty batch or a write that changes nothing.
-    if (state.head !== null && state.head.tree === command.tree && command.revisionType === 'edits') return [];
-    return [
-      {
-        type: 'ContentRevisionCreated',
-        data: {
-          spaceId: command.spaceId,
-          organizationId: command.space.organizationId,
-          revisionId: command.revisionId,
-          parents: [command.base, ...(command.otherParents ?? [])],
-          revisionType: command.revisionType,
-          tree: command.tree,
-          createdAt: command.now,
-          createdBy: command.by,
-          pages: command.pages,
-          source: command.source,
-          ...(command.mergedFrom !== undefined ? { mergedFrom: command.mergedFrom } : {}),
-        },
-      },
-    ];
-  },
+  decide: (command, state) => (command.kind === 'RecordDependencyUpdate' ? decideDependencyUpdate(command, state) : decideCommit(command, state)),
 };
+
+function decideDependencyUpdate(command: RecordDependencyUpdate, state: ContentState): ContentEvent[] {
+  const { head } = state;
+  if (command.space.deleted || head === null) return [];
+  const created = Date.parse(command.versionCreatedAt);
+  if (!(created > Date.parse(head.createdAt))) return [];
+  const last = state.dependencies.get(dependencyKey(command.dependency));
+  if (last && (last.versionId === command.versionId || !(created > Date.parse(last.versionCreatedAt)))) return [];
+  return [
+    {
+      type: 'ContentDependencyUpdated',
+      data: {
+        spaceId: command.spaceId,
+        organizationId: command.space.organizationId,
+        revisionId: head.revisionId,
+        dependency: { kind: command.dependency.kind, spec: command.dependency.spec },
+        versionId: command.versionId,
+        versionCreatedAt: command.versionCreatedAt,
+        updatedAt: command.now,
+      },
+    },
+  ];
+}
+
+function decideCommit(command: CommitRevision, state: ContentState): ContentEvent[] | DomainError {
+  const refused = refuseWrite(command.spaceId, command.space);
+  if (refused) return refused;
+  if (command.mergedFrom !== undefined && state.merged.has(command.mergedFrom)) return DomainError.conflict(`change request ${command.mergedFrom} is already merged`);
+  const head = state.head?.revisionId ?? initialRevisionId(command.spaceId);
+  if (command.ifMatch !== undefined && command.ifMatch !== head) {
+    return DomainError.preconditionFailed(`the content of space ${command.spaceId} has changed: If-Match names revision ${command.ifMatch} but it is at ${head}`);
+  }
+  if (command.base !== head) return new StaleBaseError(command.spaceId, command.base, head);
+  // The same tree again is no new revision: an empty batch or a write that changes nothing.
+  if (state.head !== null && state.head.tree === command.tree && command.revisionType === 'edits') return [];
+  return [
+    {
+      type: 'ContentRevisionCreated',
+      data: {
+        spaceId: command.spaceId,
+        organizationId: command.space.organizationId,
+        revisionId: command.revisionId,
+        parents: [command.base, ...(command.otherParents ?? [])],
+        revisionType: command.revisionType,
+        tree: command.tree,
+        createdAt: command.now,
+        createdBy: command.by,
+        pages: command.pages,
+        source: command.source,
+        ...(command.mergedFrom !== undefined ? { mergedFrom: command.mergedFrom } : {}),
+      },
+    },
+  ];
+}

@@ -26,7 +26,7 @@ export class ContentReadQuery {
   @IsIn(BOOLEAN, { message: 'metadata must be true or false' })
   metadata?: BooleanText;
 
-  @ApiPropertyOptional({ enum: BOOLEAN, description: 'false skips computed content: OpenAPI operation blocks are then shown as stored, without the operation of the spec\'s latest version' })
+  @ApiPropertyOptional({ enum: BOOLEAN, description: 'false skips computed content: computed pages and OpenAPI operation blocks are then shown as stored, without what the spec\'s latest version gives them' })
   @IsOptional()
   @IsIn(BOOLEAN, { message: 'computed must be true or false' })
   computed?: BooleanText;
@@ -83,7 +83,7 @@ export class SearchQuery extends ListQuery {
 }
 
 export class WriteContentBody {
-  @ApiProperty({ description: `1..${MAX_CHANGES} changes: insert_page, update_page, delete_page, revert_page, insert_files (docs/content.md)`, type: 'array', items: { type: 'object' } })
+  @ApiProperty({ description: `1..${MAX_CHANGES} changes: insert_page, update_page, delete_page, revert_page, insert_files, update_variables (docs/content.md); insert_page and update_page may set a computed source (computed: null removes it)`, type: 'array', items: { type: 'object' } })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_CHANGES)

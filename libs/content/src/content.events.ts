@@ -44,7 +44,30 @@ export interface RevisionData {
   mergedFrom?: string;
 }
 
-export type ContentEvent = { type: 'ContentRevisionCreated'; data: RevisionData };
+/** What a space's content can depend on besides itself: an OpenAPI spec of its organization, by slug. */
+export interface ContentDependency {
+  kind: 'openapi';
+  spec: string;
+}
+
+/**
+ * A spec the space's primary content uses (an operation block or a computed page) has a new
+ * version, which the pages show from now on without a new revision. Recorded once per space and
+ * version, by the reactor `content-dependencies`.
+ */
+export interface DependencyUpdatedData {
+  spaceId: string;
+  organizationId: string;
+  /** The head revision, whose pages now show the new version. */
+  revisionId: string;
+  dependency: ContentDependency;
+  versionId: string;
+  /** When the version was made: a version not newer than the last one recorded, or than the head, is not recorded. */
+  versionCreatedAt: string;
+  updatedAt: string;
+}
+
+export type ContentEvent = { type: 'ContentRevisionCreated'; data: RevisionData } | { type: 'ContentDependencyUpdated'; data: DependencyUpdatedData };
 
 /** Bounds the touched lists of an event (the counts stay exact). */
 export function touchedPages(touched: { created: readonly string[]; updated: readonly string[]; deleted: readonly string[] }): TouchedPages {

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { ContentOpenapi } from './content-openapi.port';
 import type { Block, DocumentNode } from './document/document.model';
+import { leaf, textOf } from './document/document.nodes';
+import type { ComputedSource } from './tree/tree.model';
 
 /** Blocks that name an operation of a spec by slug: `{ ref: { kind: 'openapi', spec }, path, method }`. */
 const OPERATION_BLOCKS = new Set(['openapi-operation', 'swagger']);
@@ -48,7 +51,7 @@ function hasOperationBlocks(nodes: readonly unknown[] | undefined): boolean {
  * whose spec, version, path or method is missing is left as stored. A new version of the spec
  * shows in the next read.
  */
-export async function resolveOpenapiBlocks(document: DocumentNode, organizationId: string, openapi: ContentOpenapi): Promise<DocumentNode> {
+export async function resolveOpenapiBlocks(document: DocumentNode, organizationId: string, openapi: Pick<ContentOpenapi, 'latestDocument'>): Promise<DocumentNode> {
   if (!hasOperationBlocks(document.nodes)) return document;
   const specs = new Map<string, Promise<{ versionId: string; document: Record<string, unknown> } | null>>();
   const latest = (slug: string) => {
@@ -68,6 +71,78 @@ export async function resolveOpenapiBlocks(document: DocumentNode, organizationI
       }),
     );
   return { ...document, nodes: (await visit(document.nodes)) as Block[] };
+}
+
+/** Operations one computed page shows, at most: past it, a paragraph says how many more there are. */
+export const COMPUTED_PAGE_MAX_OPERATIONS = 200;
+
+/**
+ * The body of a computed page, generated from the latest version of the spec it depends on (read
+ * with `computed`, the default), or null when the spec or its version is missing (the stored body
+ * is shown then). Only `builtin:openapi` exists.
+ */
+export async function computedDocument(source: ComputedSource, organizationId: string, openapi: Pick<ContentOpenapi, 'latestDocument'>): Promise<DocumentNode | null> {
+  const slug = source.dependencies.spec.ref.spec;
+  const spec = await openapi.latestDocument(organizationId, slug);
+  return spec ? openapiPage(slug, spec.document, spec.versionId, source.props) : null;
+}
+
+/**
+ * `builtin:openapi`: the spec's operations in document order (paths as the spec lists them, the
+ * methods of a path as its item lists them), grouped under a `heading-2` per group: the
+ * operation's first tag, or its path when it has no tag; groups in the order their first operation
+ * comes. Each operation is an `openapi-operation` block `{ ref, path, method }` carrying
+ * `data.operation` exactly as a stored block is resolved. `props.tags` keeps the operations with
+ * one of those tags, `props.paths` those at one of those paths (both: both must hold); other props
+ * are kept and ignored. Block keys derive from what the block shows, so they stay the same from one
+ * version to the next. At most `COMPUTED_PAGE_MAX_OPERATIONS` operations.
+ */
+export function openapiPage(slug: string, spec: Record<string, unknown>, versionId: string, props: Record<string, unknown>): DocumentNode {
+  const tags = stringSet(props.tags);
+  const paths = stringSet(props.paths);
+  const groups = new Map<string, Block[]>();
+  let count = 0;
+  const specPaths = own(spec, 'paths');
+  for (const path of isObject(specPaths) ? Object.keys(specPaths) : []) {
+    if (paths && !paths.has(path)) continue;
+    const item = own(specPaths, path);
+    if (!isObject(item)) continue;
+    for (const method of Object.keys(item)) {
+      if (!METHODS.has(method)) continue;
+      const operation = operationIn(spec, path, method, versionId);
+      if (!operation) continue;
+      const operationTags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : [];
+      if (tags && !operationTags.some((tag) => tags.has(tag))) continue;
+      count += 1;
+      if (count > COMPUTED_PAGE_MAX_OPERATIONS) continue;
+      const group = operationTags[0] ?? path;
+      if (!groups.has(group)) groups.set(group, []);
+      groups.get(group)!.push({ object: 'block', type: 'openapi-operation', key: keyOf(`operation\n${path}\n${method}`), isVoid: true, data: { ref: { kind: 'openapi', spec: slug }, path, method, operation } });
+    }
+  }
+  const nodes: Block[] = [];
+  for (const [group, operations] of groups) {
+    nodes.push({ object: 'block', type: 'heading-2', key: keyOf(`heading\n${group}`), nodes: [textOf([leaf(group)])] });
+    for (const operation of operations) nodes.push(operation);
+  }
+  if (count > COMPUTED_PAGE_MAX_OPERATIONS) {
+    const more = count - COMPUTED_PAGE_MAX_OPERATIONS;
+    nodes.push({ object: 'block', type: 'paragraph', key: keyOf('more'), nodes: [textOf([leaf(`${more} more operation${more === 1 ? '' : 's'} not shown: narrow the page with props.tags or props.paths.`)])] });
+  }
+  return { object: 'document', data: {}, nodes };
+}
+
+function stringSet(value: unknown): Set<string> | null {
+  return Array.isArray(value) ? new Set(value.filter((item): item is string => typeof item === 'string')) : null;
+}
+
+/** A block key of the usual shape (10 base-62 characters) derived from what the block stands for. */
+function keyOf(seed: string): string {
+  const digest = createHash('sha256').update(seed).digest();
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  let key = '';
+  for (let index = 0; index < 10; index += 1) key += alphabet[digest[index] % 62];
+  return key;
 }
 
 /** The operation at `path` and `method` of a parsed spec, or null. */

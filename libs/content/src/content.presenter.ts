@@ -5,7 +5,7 @@ import { CLOCK, type Clock } from '../../platform/src/clock';
 import type { ContentSpace } from './content-spaces.port';
 import type { RevisionDoc } from './content.projections';
 import type { DocumentNode } from './document/document.model';
-import type { FileEntry, PageView } from './tree/tree.model';
+import type { ComputedSource, FileEntry, PageView } from './tree/tree.model';
 import type { RevisionTree } from './tree/revision-tree';
 
 /** How long a signed download URL of a non-public space stays valid. */
@@ -38,6 +38,7 @@ export interface PageObject {
   layout?: Record<string, unknown>;
   cover?: Record<string, unknown>;
   variables?: Record<string, string>;
+  computed?: ComputedSource;
   target?: unknown;
   href?: string;
   pages?: PageObject[];
@@ -117,6 +118,7 @@ export class ContentPresenter {
     if (page.layout !== undefined) out.layout = page.layout;
     if (page.cover !== undefined) out.cover = page.cover;
     if (page.variables !== undefined) out.variables = page.variables;
+    if (page.type === 'document' && page.computed !== undefined) out.computed = page.computed;
     out.urls = { app: `${this.config.publicUrl}/s/${space.id}/${page.path}` };
     return out;
   }

@@ -22,6 +22,9 @@ let blobs: FsBlobStore;
 /** Root hashes: target and source pages, the source linking to the target, a missing page and a web address; then the target deleted. */
 let linked: string;
 let targetDeleted: string;
+/** A computed page on the spec `pets` whose body embeds an operation of it; then its computed source removed. */
+let computed: string;
+let computedRemoved: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'content-projection-'));
@@ -34,6 +37,13 @@ beforeAll(async () => {
   const second = new TreeEditor(store, await RevisionTree.load(store, linked));
   second.deletePage('target');
   targetDeleted = (await second.commit()).rootHash;
+  const third = new TreeEditor(store, RevisionTree.empty());
+  const source = { type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } }, props: {} };
+  third.insertPage({ id: 'api', type: 'document', attributes: { title: 'API', computed: source }, document: markdownToDocument('{% openapi-operation spec="pets" path="/pets" method="get" %}').document, now });
+  computed = (await third.commit()).rootHash;
+  const fourth = new TreeEditor(store, await RevisionTree.load(store, computed));
+  fourth.updatePage('api', { attributes: { computed: undefined }, now });
+  computedRemoved = (await fourth.commit()).rootHash;
 });
 
 afterAll(async () => {
@@ -101,5 +111,42 @@ describe('content projection', () => {
     await spec()
       .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], 'f'.repeat(64))])])
       .then({ [CONTENT_HEADS]: [expect.objectContaining({ revisionId: 'r1' })], [CONTENT_LINKS]: [] });
+  });
+
+  it('given a computed page, then its spec is one of its references, indexed by the organization', async () => {
+    await spec()
+      .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], computed)])])
+      .then({
+        [CONTENT_LINKS]: [
+          expect.objectContaining({ sourcePage: 'api', organizationId: 'o1', targetKey: 'openapi:pets', key: expect.any(String) }),
+          expect.objectContaining({ sourcePage: 'api', organizationId: 'o1', targetKey: 'openapi:pets', target: { kind: 'openapi', spec: 'pets' }, status: 'ok' }),
+        ],
+      });
+  });
+
+  it('given a computed source removed with the body left as it was, then only the body\'s reference stays', async () => {
+    await spec()
+      .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], computed), revision('r2', ['r1'], computedRemoved)])])
+      .then({ [CONTENT_LINKS]: [expect.objectContaining({ sourcePage: 'api', targetKey: 'openapi:pets', key: expect.any(String) })] });
+  });
+
+  it('given the space transferred, then its head and its links follow it to the new organization', async () => {
+    const transferred: SpaceEvent = { type: 'SpaceTransferred', data: { spaceId: 's1', fromOrganizationId: 'o1', organizationId: 'o2', parent: null, position: 'V', visibility: 'private', transferredAt: now } };
+    await spec()
+      .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], computed)]), ...inStream('space-s1', [transferred])])
+      .then({
+        [CONTENT_HEADS]: [expect.objectContaining({ _id: 's1', organizationId: 'o2' })],
+        [CONTENT_LINKS]: [expect.objectContaining({ organizationId: 'o2' }), expect.objectContaining({ organizationId: 'o2' })],
+      });
+  });
+
+  it('given a dependency update recorded, then the head stays and only its stream revision moves', async () => {
+    const dependencyUpdated: ContentEvent = {
+      type: 'ContentDependencyUpdated',
+      data: { ...s, revisionId: 'r1', dependency: { kind: 'openapi', spec: 'pets' }, versionId: 'v2', versionCreatedAt: now, updatedAt: now },
+    };
+    await spec()
+      .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], computed), dependencyUpdated])])
+      .then({ [CONTENT_HEADS]: [expect.objectContaining({ _id: 's1', revisionId: 'r1', tree: computed, streamRevision: 1 })] });
   });
 });

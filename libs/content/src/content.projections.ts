@@ -1,5 +1,5 @@
 import { BlobNotFoundError } from '../../blob-store/src/blob-store.port';
-import { multiDocumentProjection, type ProjectedDoc, type ProjectionCollection, type ProjectionResources, type Recorded } from '../../read-store/src/projections/projection';
+import { hasSeen, multiDocumentProjection, positionKey, type ProjectedDoc, type ProjectionCollection, type ProjectionResources, type Recorded } from '../../read-store/src/projections/projection';
 import type { SpaceEvent } from '../../spaces/src';
 import type { ChangeRequestEvent } from '../../changerequests/src';
 import { initialRevisionId } from './content.decider';
@@ -8,6 +8,7 @@ import { loadedTreesOf, treeStoreOf } from './content.trees';
 import type { ContentRef } from './document/document.model';
 import { documentReferences } from './document';
 import { RevisionTree } from './tree/revision-tree';
+import { jsonEqual } from './tree/canonical-json';
 import { changedPages } from './tree/tree-diff';
 import { EMPTY_TREE_ROOT } from './tree/tree-store';
 
@@ -17,6 +18,8 @@ export const CONTENT_LINKS = 'content_links';
 
 /** A space's main line: its latest revision (the primary content). */
 export interface ContentHeadDoc extends ProjectedDoc {
+  /** The space's organization, following transfers: links are indexed by it. */
+  organizationId: string;
   revisionId: string;
   tree: string;
   updatedAt: string;
@@ -47,8 +50,10 @@ export type StoredLinkStatus = 'ok' | 'broken' | 'url';
 /** One reference from a page of a space's primary content. */
 export interface LinkDoc extends ProjectedDoc {
   spaceId: string;
+  /** The space's organization (following transfers): which spaces of an organization use a spec is one indexed lookup. */
+  organizationId: string;
   sourcePage: string;
-  /** The top-level block holding the reference. */
+  /** The top-level block holding the reference; none for a page's own references (a link page's target, a computed page's spec). */
   key?: string;
   target: ContentRef;
   /** `page:<id>`, `file:<id>`, `url:<address>`, …: what backlinks and status updates look up. */
@@ -89,27 +94,32 @@ export function statusIn(tree: RevisionTree, targetKey: string): StoredLinkStatu
 
 const linkId = (spaceId: string, pageId: string, index: number) => `${spaceId}:${pageId}:${index}`;
 
-/** Replaces the outgoing links of every page that changed, and re-judges links into pages and files that appeared or disappeared. */
-async function updateLinks(spaceId: string, before: RevisionTree, after: RevisionTree, links: ProjectionCollection<LinkDoc>, resources: ProjectionResources): Promise<void> {
+/**
+ * Replaces the outgoing links of every page that changed, and re-judges links into pages and files
+ * that appeared or disappeared. A computed page's spec is one of its references (after those of its
+ * body), so the spaces that use a spec are found like the pages that link to a page.
+ */
+async function updateLinks(space: { spaceId: string; organizationId: string }, before: RevisionTree, after: RevisionTree, links: ProjectionCollection<LinkDoc>, resources: ProjectionResources): Promise<void> {
+  const { spaceId, organizationId } = space;
   const store = treeStoreOf(resources.blobs);
   const { upserts, removes } = changedPages(before, after);
+  const put = (sourcePage: string, index: number, target: ContentRef, key?: string) => {
+    const targetKey = targetKeyOf(target, spaceId);
+    return links.put({ _id: linkId(spaceId, sourcePage, index), spaceId, organizationId, sourcePage, ...(key !== undefined ? { key } : {}), target, targetKey, status: statusIn(after, targetKey) });
+  };
   for (const pageId of removes) await links.deleteMany({ spaceId, sourcePage: pageId });
   for (const page of upserts) {
     const previous = before.page(page.id);
-    // A move or a rename leaves the body, and so the page's outgoing links, as they were.
-    if (previous && previous.document === page.document) continue;
+    // A move or a rename leaves the body and the computed source, and so the page's outgoing links, as they were.
+    if (previous && previous.document === page.document && jsonEqual(previous.computed, page.computed)) continue;
     await links.deleteMany({ spaceId, sourcePage: page.id });
     if (page.type === 'link' && page.target) {
-      const targetKey = targetKeyOf(page.target, spaceId);
-      await links.put({ _id: linkId(spaceId, page.id, 0), spaceId, sourcePage: page.id, target: page.target, targetKey, status: statusIn(after, targetKey) });
+      await put(page.id, 0, page.target);
       continue;
     }
-    if (!page.document) continue;
-    const references = documentReferences(await store.readDocument(page.document));
-    for (const [index, { ref, key }] of references.entries()) {
-      const targetKey = targetKeyOf(ref, spaceId);
-      await links.put({ _id: linkId(spaceId, page.id, index), spaceId, sourcePage: page.id, ...(key !== undefined ? { key } : {}), target: ref, targetKey, status: statusIn(after, targetKey) });
-    }
+    const references = page.document ? documentReferences(await store.readDocument(page.document)) : [];
+    for (const [index, { ref, key }] of references.entries()) await put(page.id, index, ref, key);
+    if (page.computed) await put(page.id, references.length, page.computed.dependencies.spec.ref);
   }
   const appeared = [...upserts.filter((page) => !before.page(page.id)).map((page) => `page:${page.id}`), ...after.files().filter((file) => !before.file(file.id)).map((file) => `file:${file.id}`)];
   const vanished = [...removes.map((id) => `page:${id}`), ...before.files().filter((file) => !after.file(file.id)).map((file) => `file:${file.id}`)];
@@ -132,8 +142,9 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
     { collection: CONTENT_LINKS, fields: { spaceId: 1, sourcePage: 1 } },
     { collection: CONTENT_LINKS, fields: { spaceId: 1, targetKey: 1 } },
     { collection: CONTENT_LINKS, fields: { spaceId: 1, status: 1 } },
+    { collection: CONTENT_LINKS, fields: { organizationId: 1, targetKey: 1 } },
   ],
-  handles: ['SpaceCreated', 'SpacePurged', 'ContentRevisionCreated', 'ChangeRequestContentEdited', 'ChangeRequestUpdated'],
+  handles: ['SpaceCreated', 'SpaceTransferred', 'SpacePurged', 'ContentRevisionCreated', 'ContentDependencyUpdated', 'ChangeRequestContentEdited', 'ChangeRequestUpdated'],
   async apply(event: Recorded<ContentEvent | SpaceEvent | ChangeRequestEvent>, documents, resources) {
     const heads = documents.collection<ContentHeadDoc>(CONTENT_HEADS);
     const revisions = documents.collection<RevisionDoc>(CONTENT_REVISIONS);
@@ -143,8 +154,15 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
         const { spaceId, createdAt } = event.data;
         const revisionId = initialRevisionId(spaceId);
         if (await heads.get(spaceId)) return;
-        await heads.put({ _id: spaceId, revisionId, tree: EMPTY_TREE_ROOT, updatedAt: createdAt, streamRevision: -1 });
+        await heads.put({ _id: spaceId, organizationId: event.data.organizationId, revisionId, tree: EMPTY_TREE_ROOT, updatedAt: createdAt, streamRevision: -1 });
         await revisions.put({ _id: revisionId, spaceId, parents: [], revisionType: 'edits', tree: EMPTY_TREE_ROOT, createdAt, createdBy: event.data.createdBy, source: { kind: 'initial' }, sequence: 0 });
+        return;
+      }
+      case 'SpaceTransferred': {
+        const { spaceId, organizationId } = event.data;
+        if (!(await heads.get(spaceId))) return;
+        await heads.update(spaceId, { $set: { organizationId } });
+        await links.updateMany({ spaceId }, { $set: { organizationId } });
         return;
       }
       case 'SpacePurged': {
@@ -155,6 +173,10 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
         await links.deleteMany({ spaceId });
         return;
       }
+      case 'ContentDependencyUpdated':
+        // No new revision: the stream moved on, the head did not.
+        await heads.update(event.data.spaceId, { $set: { streamRevision: event.revision } });
+        return;
       case 'ChangeRequestContentEdited':
       case 'ChangeRequestUpdated': {
         // A change request's revisions are the space's too: readable by id, kept until the space is purged.
@@ -167,6 +189,9 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
       case 'ContentRevisionCreated': {
         const data = event.data;
         const head = await heads.get(data.spaceId);
+        // Applied already (a redelivery): the head moved past it, and diffing the head's tree against
+        // this older one would bring back links a later revision removed.
+        if (head && hasSeen(head, positionKey(event.position))) return;
         await revisions.put({
           _id: data.revisionId,
           spaceId: data.spaceId,
@@ -179,11 +204,12 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
           ...(data.mergedFrom !== undefined ? { mergedFrom: data.mergedFrom } : {}),
           sequence: event.revision + 1,
         });
-        await heads.put({ _id: data.spaceId, revisionId: data.revisionId, tree: data.tree, updatedAt: data.createdAt, streamRevision: event.revision });
+        const organizationId = head?.organizationId ?? data.organizationId;
+        await heads.put({ _id: data.spaceId, organizationId, revisionId: data.revisionId, tree: data.tree, updatedAt: data.createdAt, streamRevision: event.revision });
         const trees = loadedTreesOf(resources.blobs);
         try {
           const [before, after] = await Promise.all([trees.tree(head?.tree ?? EMPTY_TREE_ROOT), trees.tree(data.tree)]);
-          await updateLinks(data.spaceId, before, after, links, resources);
+          await updateLinks({ spaceId: data.spaceId, organizationId }, before, after, links, resources);
         } catch (error) {
           // The space was purged and its blobs removed: a replay of its old revisions has nothing to link.
           if (!(error instanceof BlobNotFoundError)) throw error;

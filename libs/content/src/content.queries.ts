@@ -10,7 +10,7 @@ import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
-import { resolveOpenapiBlocks } from './content.openapi';
+import { computedDocument, resolveOpenapiBlocks } from './content.openapi';
 import { ContentPresenter, type FileObject, type PageObject, type RevisionObject, type RevisionSummary } from './content.presenter';
 import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, type ContentHeadDoc, type LinkDoc, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
@@ -31,7 +31,7 @@ export interface ContentReadOptions {
   format?: 'markdown' | 'document';
   /** Substitute the space's and the page's variables in the body's expressions. */
   evaluated?: boolean;
-  /** Resolve computed content: OpenAPI operation blocks from their spec's latest version (default true). */
+  /** Resolve computed content from the specs' latest versions: computed pages and OpenAPI operation blocks (default true). */
   computed?: boolean;
 }
 
@@ -202,6 +202,10 @@ export class ContentQueries {
     const object = this.presenter.page(space, page, children);
     if (page.type !== 'document') return object;
     const format = options.format ?? 'document';
+    // A computed page read with `computed` shows the body generated from its spec's latest version;
+    // without one (no such spec, no version yet) it shows its stored body like any page.
+    const generated = page.computed !== undefined && options.computed !== false ? await computedDocument(page.computed, space.organizationId, this.openapi) : null;
+    if (generated) return format === 'document' ? { ...object, document: generated } : { ...object, markdown: documentToMarkdown(generated) };
     const hash = page.document;
     let document: DocumentNode = hash === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(hash);
     if (options.evaluated) document = evaluateDocument(document, { space: tree.variables, page: page.variables ?? {} });

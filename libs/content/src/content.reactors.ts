@@ -2,9 +2,12 @@ import { BlobNotFoundError } from '../../blob-store/src/blob-store.port';
 import { readAll } from '../../read-store/src/read-all';
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
+import type { OpenapiSpecEvent } from '../../openapi/src';
 import type { SpaceEvent } from '../../spaces/src';
+import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
 import { ContentCommands } from './content.commands';
-import { CONTENT_HEADS, CONTENT_REVISIONS, type ContentHeadDoc, type RevisionDoc } from './content.projections';
+import type { ContentDependency } from './content.events';
+import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, targetKeyOf, type ContentHeadDoc, type LinkDoc, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
 import { EMPTY_TREE_ROOT, TreeStore } from './tree/tree-store';
 
@@ -87,3 +90,29 @@ async function* liveRevisions(reads: ReadStore): AsyncGenerator<RevisionDoc> {
     after = page.next;
   } while (after !== undefined);
 }
+
+type VersionCreated = Extract<OpenapiSpecEvent, { type: 'OpenAPISpecVersionCreated' }>['data'];
+
+/**
+ * A new version of an OpenAPI spec changes what the pages using it show (operation blocks and
+ * computed pages, resolved when read): each space of the organization whose primary content uses
+ * the spec (content's link index, `openapi:<slug>`, one indexed lookup) records it on its stream,
+ * `ContentDependencyUpdated`, from which integrations derive `space_content_updated`. Only while
+ * the version is still the spec's newest and the spec is not deleted; the decider records a
+ * version once per space, and not when a revision written after the version showed it already, so
+ * a redelivered or replayed event appends nothing.
+ */
+export const contentDependenciesReactor: Reactor = {
+  name: 'content-dependencies',
+  handles: ['OpenAPISpecVersionCreated'],
+  async react(event, context) {
+    const data = event.data as VersionCreated;
+    const version = await context.services.get<ContentOpenapi>(CONTENT_OPENAPI).specVersion(data.specId, data.versionId);
+    if (!version || !version.newest || version.organizationId !== data.organizationId) return;
+    const dependency: ContentDependency = { kind: 'openapi', spec: version.slug };
+    const links = await readAll<LinkDoc>(context.reads, CONTENT_LINKS, { organizationId: data.organizationId, targetKey: targetKeyOf(dependency, '') });
+    const spaceIds = [...new Set(links.map((link) => link.spaceId))].sort();
+    const commands = context.services.get(ContentCommands);
+    for (const spaceId of spaceIds) await commands.recordDependencyUpdate(spaceId, data.organizationId, dependency, { versionId: data.versionId, createdAt: data.createdAt }, context.caller);
+  },
+};

@@ -1,5 +1,6 @@
 import { closedObject, dateTime, listOf, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
 import { REVISION_TYPES } from './content.events';
+import { COMPUTED_PAGE_TYPES } from './tree/tree.model';
 
 const object: JsonSchema = { type: 'object' };
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
@@ -54,6 +55,11 @@ export const contentSchemas: Record<string, JsonSchema> = {
       layout: object,
       cover: object,
       variables: stringMap,
+      computed: closedObject({
+        type: { type: 'string', enum: [...COMPUTED_PAGE_TYPES] },
+        dependencies: closedObject({ spec: closedObject({ ref: closedObject({ kind: { type: 'string', enum: ['openapi'] }, spec: { type: 'string' } }) }) }),
+        props: object,
+      }),
       target: object,
       href: { type: 'string' },
       urls: closedObject({ app: url }),

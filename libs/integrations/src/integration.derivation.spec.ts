@@ -18,6 +18,14 @@ describe('integration events derived from domain events', () => {
     expect(derived).toEqual([{ type: 'space_content_updated', members: { spaceId: 's1', revisionId: 'r2', updatedBy: 'ada' } }]);
   });
 
+  it('turns a new version of a spec the space uses into space_content_updated naming the head revision and the dependency', () => {
+    const derived = deriveSpaceEvents(
+      { type: 'ContentDependencyUpdated', data: { spaceId: 's1', organizationId: 'o1', revisionId: 'r2', dependency: { kind: 'openapi', spec: 'pets' }, versionId: 'v2', versionCreatedAt: t0, updatedAt: t0 } },
+      null,
+    );
+    expect(derived).toEqual([{ type: 'space_content_updated', members: { spaceId: 's1', revisionId: 'r2', updatedBy: null, dependency: { kind: 'openapi', spec: 'pets', versionId: 'v2' } } }]);
+  });
+
   it('turns a visibility change into space_visibility_updated with the previous visibility, and a same visibility into nothing', () => {
     const updated = (visibility: 'public' | 'private') => ({ type: 'SpaceUpdated' as const, data: { spaceId: 's1', organizationId: 'o1', changes: { visibility }, updatedAt: t0 } });
     expect(deriveSpaceEvents(updated('public'), 'private')).toEqual([{ type: 'space_visibility_updated', members: { spaceId: 's1', previousVisibility: 'private', visibility: 'public' } }]);

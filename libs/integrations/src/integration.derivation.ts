@@ -14,7 +14,8 @@ import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places
  *   site_installation_setup, site_installation_deleted (the installation's own changes);
  * - site_view (a reader viewed a page of a published site: integrations with the scope
  *   `site:views:read` only);
- * - space_content_updated (every new main revision, merges included), space_visibility_updated;
+ * - space_content_updated (every new main revision, merges included; and a new version of an
+ *   OpenAPI spec the space's content uses, with `dependency` saying which), space_visibility_updated;
  * - change_request_created, change_request_status_updated, change_request_merged;
  * - comment_created, comment_reply_created, comment_resolved.
  */
@@ -33,6 +34,7 @@ export interface Derived {
 export function spaceOf(event: SourceEvent): { spaceId: string; organizationId: string } | null {
   switch (event.type) {
     case 'ContentRevisionCreated':
+    case 'ContentDependencyUpdated':
     case 'SpaceUpdated':
     case 'SpaceMoved':
     case 'ChangeRequestCreated':
@@ -52,6 +54,11 @@ export function deriveSpaceEvents(event: SourceEvent, previousVisibility: string
   switch (event.type) {
     case 'ContentRevisionCreated':
       return [{ type: 'space_content_updated', members: { spaceId: event.data.spaceId, revisionId: event.data.revisionId, updatedBy: event.data.createdBy } }];
+    case 'ContentDependencyUpdated': {
+      // No new revision: the head's pages show the spec's new version.
+      const { spaceId, revisionId, dependency, versionId } = event.data;
+      return [{ type: 'space_content_updated', members: { spaceId, revisionId, updatedBy: null, dependency: { kind: dependency.kind, spec: dependency.spec, versionId } } }];
+    }
     case 'SpaceUpdated':
     case 'SpaceMoved': {
       const visibility = event.type === 'SpaceUpdated' ? event.data.changes.visibility : event.data.visibility;

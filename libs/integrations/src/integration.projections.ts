@@ -147,6 +147,7 @@ export const integrationProjection = multiDocumentProjection<Handled>({
     'IntegrationSiteViewRecorded',
     'IntegrationEventProcessed',
     'ContentRevisionCreated',
+    'ContentDependencyUpdated',
     'SpaceCreated',
     'SpaceUpdated',
     'SpaceMoved',

@@ -1,12 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { OpenapiQueries } from './openapi.queries';
 
-/** What OpenAPI specs offer content (its CONTENT_OPENAPI port): the latest version's parsed document of a spec. */
+/** What OpenAPI specs offer content (its CONTENT_OPENAPI port): the latest version's parsed document of a spec, and what a version belongs to. */
 @Injectable()
 export class OpenapiForContent {
   constructor(private readonly queries: OpenapiQueries) {}
 
   latestDocument(organizationId: string, slug: string): Promise<{ versionId: string; document: Record<string, unknown> } | null> {
     return this.queries.latestDocument(organizationId, slug);
+  }
+
+  specVersion(specId: string, versionId: string): Promise<{ organizationId: string; slug: string; newest: boolean } | null> {
+    return this.queries.specVersion(specId, versionId);
   }
 }

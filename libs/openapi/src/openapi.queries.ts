@@ -94,6 +94,15 @@ export class OpenapiQueries {
     return version ? { versionId: version._id, document: await this.document(version) } : null;
   }
 
+  /** A version's spec (organization, slug) and whether it is the spec's newest version; null for a deleted spec or a version it does not have. */
+  async specVersion(specId: string, versionId: string): Promise<{ organizationId: string; slug: string; newest: boolean } | null> {
+    const spec = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).get(specId);
+    if (!spec || spec.deleted) return null;
+    const version = await this.reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).get(versionId);
+    if (!version || version.specId !== specId) return null;
+    return { organizationId: spec.organizationId, slug: spec.slug, newest: version.sequence === spec.versions };
+  }
+
   /** A version's parsed document: shared between reads, so never changed by a caller. */
   private async document(version: OpenapiVersionDoc): Promise<Record<string, unknown>> {
     const cached = this.parsed.get(version.documentHash);

@@ -3,7 +3,7 @@ import { DomainError } from '../../../platform/src/errors';
 import { ID_PATTERN } from '../../../platform/src/ids';
 import { isPlainObject } from '../../../platform/src/plain-object';
 import type { ContentRef, DocumentNode } from '../document/document.model';
-import type { FileEntry, PageAttributes, PageType } from './tree.model';
+import { COMPUTED_PAGE_TYPES, type ComputedSource, type FileEntry, type PageAttributes, type PageType } from './tree.model';
 
 /**
  * The rules a page or file must satisfy, as pure functions: the editor calls them before changing
@@ -93,6 +93,7 @@ const isObject: AttributeCheck = (value, name) => {
   if (!isPlainObject(value)) throw DomainError.invalid(`${name} must be an object`);
 };
 const isStringRecord: AttributeCheck = (value, name) => assertStringRecord(value, name);
+const isComputed: AttributeCheck = (value, name) => assertComputed(value, name);
 
 /** Every attribute a write may set, with its check; the keys of `PageAttributes` exactly. */
 const ATTRIBUTE_CHECKS: Record<keyof PageAttributes, AttributeCheck> = {
@@ -109,6 +110,7 @@ const ATTRIBUTE_CHECKS: Record<keyof PageAttributes, AttributeCheck> = {
   layout: isObject,
   cover: isObject,
   variables: isStringRecord,
+  computed: isComputed,
 };
 export const ATTRIBUTE_NAMES = Object.keys(ATTRIBUTE_CHECKS) as Array<keyof PageAttributes>;
 
@@ -136,6 +138,67 @@ export function assertStringRecord(value: unknown, name: string): asserts value 
   for (const [key, item] of Object.entries(value)) {
     if (key === '' || key.length > 256) throw DomainError.invalid(`${name} keys must be 1 to 256 characters`);
     if (typeof item !== 'string' || item.length > TEXT_MAX_LENGTH) throw DomainError.invalid(`${name}.${key} must be a string`);
+  }
+}
+
+/** Bounds of a computed page's `props`: nesting, values (objects, arrays and scalars) and text. */
+export const COMPUTED_PROPS_MAX_DEPTH = 8;
+export const COMPUTED_PROPS_MAX_VALUES = 1000;
+export const COMPUTED_PROPS_MAX_STRING = 2048;
+/** What `builtin:openapi` narrows by: at most this many tags or paths. */
+export const COMPUTED_FILTER_MAX = 100;
+
+/**
+ * A computed source: `{ type, dependencies: { spec: { ref: { kind: 'openapi', spec } } }, props }`.
+ * `type` is one of `COMPUTED_PAGE_TYPES`; the spec's slug follows the OpenAPI slug rules; `props`
+ * is a JSON object within the bounds above, with no member named like a prototype member, and for
+ * `builtin:openapi` its `tags` and `paths`, when given, are lists of strings.
+ */
+export function assertComputed(value: unknown, name = 'computed'): asserts value is ComputedSource {
+  if (!isPlainObject(value)) throw DomainError.invalid(`${name} must be { type, dependencies: { spec: { ref: { kind: 'openapi', spec } } }, props }`);
+  for (const key of Object.keys(value)) if (!['type', 'dependencies', 'props'].includes(key)) throw DomainError.invalid(`${name}.${key.slice(0, 64)} is not a member of a computed source`);
+  if (!COMPUTED_PAGE_TYPES.includes(value.type as ComputedSource['type'])) throw DomainError.invalid(`${name}.type must be one of ${COMPUTED_PAGE_TYPES.join(', ')}`);
+  const dependencies = value.dependencies;
+  if (!isPlainObject(dependencies) || Object.keys(dependencies).length !== 1 || !isPlainObject(dependencies.spec) || Object.keys(dependencies.spec).length !== 1) {
+    throw DomainError.invalid(`${name}.dependencies must be { spec: { ref: { kind: 'openapi', spec } } }`);
+  }
+  const ref = dependencies.spec.ref;
+  if (!isPlainObject(ref) || ref.kind !== 'openapi' || Object.keys(ref).length !== 2 || typeof ref.spec !== 'string' || !SLUG_PATTERN.test(ref.spec) || ref.spec.length > SLUG_MAX_LENGTH) {
+    throw DomainError.invalid(`${name}.dependencies.spec.ref must be { kind: 'openapi', spec } with the slug of a spec (lower-case ASCII words joined by hyphens, at most ${SLUG_MAX_LENGTH} characters)`);
+  }
+  if (!isPlainObject(value.props)) throw DomainError.invalid(`${name}.props must be an object`);
+  assertPropsValue(value.props, `${name}.props`, 1, { left: COMPUTED_PROPS_MAX_VALUES });
+  for (const filter of ['tags', 'paths']) {
+    const list = value.props[filter];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || list.length > COMPUTED_FILTER_MAX || !list.every((item) => typeof item === 'string' && item !== '')) {
+      throw DomainError.invalid(`${name}.props.${filter} must be a list of at most ${COMPUTED_FILTER_MAX} non-empty strings`);
+    }
+  }
+}
+
+function assertPropsValue(value: unknown, path: string, depth: number, budget: { left: number }): void {
+  if (--budget.left < 0) throw DomainError.invalid(`computed props may hold at most ${COMPUTED_PROPS_MAX_VALUES} values`);
+  if (value === null || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw DomainError.invalid(`${path} must be a finite number`);
+    return;
+  }
+  if (typeof value === 'string') {
+    if (value.length > COMPUTED_PROPS_MAX_STRING) throw DomainError.invalid(`${path} must be at most ${COMPUTED_PROPS_MAX_STRING} characters`);
+    return;
+  }
+  const nested = Array.isArray(value) || isPlainObject(value);
+  if (!nested) throw DomainError.invalid(`${path} must be JSON: an object, a list, a string, a number, a boolean or null`);
+  if (depth > COMPUTED_PROPS_MAX_DEPTH) throw DomainError.invalid(`${path} nests more than ${COMPUTED_PROPS_MAX_DEPTH} levels deep`);
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => assertPropsValue(item, `${path}[${index}]`, depth + 1, budget));
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (key === '' || key.length > 256) throw DomainError.invalid(`${path} keys must be 1 to 256 characters`);
+    if (key in Object.prototype) throw DomainError.invalid(`${path} may not have a member named ${JSON.stringify(key)}`);
+    assertPropsValue(item, `${path}.${key}`, depth + 1, budget);
   }
 }
 

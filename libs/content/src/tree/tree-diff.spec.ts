@@ -54,6 +54,13 @@ describe('diffTrees', () => {
     ]);
   });
 
+  it('reports a computed source set on a page as an edited attribute', async () => {
+    const computed = { type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } }, props: {} };
+    expect(await changesOf((editor) => editor.updatePage('p1-2', { attributes: { computed }, now: LATER }))).toEqual([
+      { type: 'page_edited', page: { id: 'p1-2', type: 'document', title: 'Page 1.2', path: 'page-1/page-1-2' }, attributes: { computed: { before: null, after: computed } } },
+    ]);
+  });
+
   it('reports a slug change with the page path before and after', async () => {
     expect(await changesOf((editor) => editor.updatePage('p1', { attributes: { slug: 'basics' }, now: LATER }))).toEqual([
       {

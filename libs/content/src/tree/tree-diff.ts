@@ -38,6 +38,7 @@ export const DIFFED_PAGE_ATTRIBUTES = [
   'noRobotsIndex',
   'linkTitle',
   'condition',
+  'computed',
   'target',
   'href',
   'type',

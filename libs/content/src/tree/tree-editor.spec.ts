@@ -143,6 +143,17 @@ describe('TreeEditor', () => {
       expect(refusal(() => editor.insertPage({ id: 'bad id!', type: 'document', attributes: { title: 'X' }, now: NOW }))).toBe(400);
     });
 
+    it('gives a computed source to document pages only, and removes it when updated to undefined', async () => {
+      const computed = { type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } }, props: { tags: ['pets'] } };
+      const { tree } = await edit(fixture.store, RevisionTree.empty(), (editor) => editor.insertPage({ id: 'd', type: 'document', attributes: { title: 'API', computed }, now: NOW }));
+      expect(tree.page('d')).toMatchObject({ computed });
+      const editor = editorOn(tree);
+      expect(refusal(() => editor.insertPage({ id: 'g', type: 'group', attributes: { title: 'G', computed }, now: NOW }))).toBe(400);
+      expect(refusal(() => editor.insertPage({ id: 'd2', type: 'document', attributes: { title: 'D', computed: { ...computed, type: 'builtin:other' as 'builtin:openapi' } }, now: NOW }))).toBe(400);
+      const { tree: removed } = await edit(fixture.store, tree, (batch) => batch.updatePage('d', { attributes: { computed: undefined }, now: LATER }));
+      expect(removed.page('d')).not.toHaveProperty('computed');
+    });
+
     it('leaves the batch as it was when an operation is refused', async () => {
       const tree = await generatedTree(fixture.store, [2]);
       const editor = editorOn(tree);

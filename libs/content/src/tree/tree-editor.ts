@@ -123,6 +123,7 @@ export class TreeEditor {
     assertTimestamp(now);
     assertAttributes(attributes, false);
     if (this.exists(id)) throw DomainError.conflict(`page ${id} already exists`);
+    if (attributes.computed !== undefined && type !== 'document') throw DomainError.invalid('only document pages are computed');
     const parentId = this.resolveParent(input.into ?? null);
     const siblings = this.childIdsOf(parentId);
     const at = input.at ?? siblings.length;
@@ -175,6 +176,7 @@ export class TreeEditor {
     const attributes = input.attributes ?? {};
     assertAttributes(attributes, true);
     const current = this.nodeOf(id);
+    if (attributes.computed !== undefined && current.type !== 'document') throw DomainError.invalid('only document pages are computed');
     const next: PageNode = { ...current, ...attributes, updatedAt: now };
     if ('slug' in attributes) {
       if (current.type === 'link') {

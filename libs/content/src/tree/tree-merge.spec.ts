@@ -160,6 +160,17 @@ describe('mergeTrees', () => {
       expect(await conflicts(base, ours, renamed)).toEqual([{ page: { id: 'p1', title: 'Ours', path: 'page-1' }, kind: 'attributes', ours: { title: 'Ours' }, theirs: { title: 'Theirs' } }]);
     });
 
+    it('takes a computed source set on one side with a rename on the other, and reports two different sources', async () => {
+      const source = (spec: string) => ({ type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec } } }, props: {} });
+      const base = await generatedTree(fixture.store, [2]);
+      const ours = await change(base, (editor) => editor.updatePage('p1', { attributes: { computed: source('pets') }, now: T1 }));
+      const theirs = await change(base, (editor) => editor.updatePage('p1', { attributes: { title: 'Reference' }, now: T2 }));
+      expect((await merged(base, ours, theirs)).page('p1')).toMatchObject({ title: 'Reference', computed: source('pets') });
+
+      const other = await change(base, (editor) => editor.updatePage('p1', { attributes: { computed: source('orders') }, now: T2 }));
+      expect(await conflicts(base, ours, other)).toEqual([{ page: { id: 'p1', title: 'Page 1', path: 'page-1' }, kind: 'attributes', ours: { computed: source('pets') }, theirs: { computed: source('orders') } }]);
+    });
+
     it('accepts the same rename on both sides', async () => {
       const base = await generatedTree(fixture.store, [2]);
       const ours = await change(base, (editor) => editor.updatePage('p1', { attributes: { title: 'Same' }, now: T1 }));

@@ -7,6 +7,20 @@ import type { ContentRef } from '../document/document.model';
  */
 export type PageType = 'document' | 'group' | 'link';
 
+/** The kinds of computed page the service can generate (docs/content.md, "Computed pages"). */
+export const COMPUTED_PAGE_TYPES = ['builtin:openapi'] as const;
+export type ComputedPageType = (typeof COMPUTED_PAGE_TYPES)[number];
+
+/**
+ * A document page's computed source: its body is generated, when read with `computed`, from what
+ * it depends on (an OpenAPI spec of the space's organization, by slug); `props` narrow it.
+ */
+export interface ComputedSource {
+  type: ComputedPageType;
+  dependencies: { spec: { ref: { kind: 'openapi'; spec: string } } };
+  props: Record<string, unknown>;
+}
+
 /** Page attributes a write may set, shared by the node, the batch changes and the wire Page. */
 export interface PageAttributes {
   title: string;
@@ -23,6 +37,8 @@ export interface PageAttributes {
   layout?: Record<string, unknown>;
   cover?: Record<string, unknown>;
   variables?: Record<string, string>;
+  /** Document pages: the source of a generated body. */
+  computed?: ComputedSource;
 }
 
 export interface PageNode extends PageAttributes {
