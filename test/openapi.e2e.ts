@@ -331,6 +331,20 @@ describe('specs in content', () => {
       expect(told.payload).toMatchObject({ spaceId, revisionId: written.revision, installationId: installation.id, dependency: { kind: 'openapi', spec: specSlug, versionId: updated.lastVersion } });
     });
 
+    it('a published site shows a computed page generated from the spec, with each operation as text', async () => {
+      const specSlug = slug('store');
+      ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: storeSpec(2) } }), 201);
+      await processed(specSlug);
+      const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Published store' }), 201).body.id;
+      ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Store API', computed: computedOn(specSlug) }] }));
+      const siteId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites`, { title: 'Store docs', spaces: [spaceId] }), 201).body.id;
+      ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites/${siteId}/publish`));
+      const html = (await service.request('GET', `/sites/${siteId}/store-api`)).text;
+      expect(html).toContain('<code>POST /pets</code>');
+      expect(html).toContain('<strong>Add a pet</strong>');
+      expect(html).toContain('<dt><code>201</code></dt><dd>added</dd>');
+    });
+
     it('props narrow the page, computed: null removes the source, and a spec that does not exist shows the stored body', async () => {
       const specSlug = slug('store');
       ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: storeSpec(2) } }), 201);

@@ -121,8 +121,13 @@ export class ContentQueries {
     const tree = await this.revisionTree(spaceId, revisionId);
     const page = tree?.page(pageId);
     if (!tree || !page || page.type !== 'document') return null;
+    // As the API reads a page by default: computed (a computed page generated, operation blocks resolved).
+    const organizationId = (await this.spaces.spaceById(spaceId))?.organizationId;
+    const generated = organizationId !== undefined && page.computed !== undefined ? await computedDocument(page.computed, organizationId, this.openapi) : null;
+    if (generated) return generated;
     const document: DocumentNode = page.document === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(page.document);
-    return evaluateDocument(document, { space: tree.variables, page: page.variables ?? {} });
+    const evaluated = evaluateDocument(document, { space: tree.variables, page: page.variables ?? {} });
+    return organizationId === undefined ? evaluated : resolveOpenapiBlocks(evaluated, organizationId, this.openapi);
   }
 
   /** A file of a revision of the space and its bytes (no caller check: the published site); null when absent. */

@@ -143,4 +143,14 @@ describe('heading slugs', () => {
   it('are lower case letters, digits and hyphens', () => {
     expect(slugOf('Hello, World! Ünïcode 2')).toBe('hello-world-unicode-2');
   });
+
+  it('renders a resolved operation: summary, parameters as a table, responses as a list, all as text', () => {
+    const operation = { specVersion: 'v1', path: '/pets', method: 'get', summary: 'List <pets>', parameters: [{ name: 'limit', in: 'query', required: false, description: 'How many' }], responses: { '200': { description: 'The pets' } } };
+    const html = render(block('openapi-operation', [], { ref: { kind: 'openapi', spec: 'petstore' }, path: '/pets', method: 'get', operation }));
+    expect(html).toContain('<code>GET /pets</code>');
+    expect(html).toContain('<strong>List &#x3C;pets></strong>');
+    expect(html).toContain('<th scope="col">Parameter</th>');
+    expect(html).toContain('<td><code>limit</code></td><td>query</td><td>no</td><td>How many</td>');
+    expect(html).toContain('<dt><code>200</code></dt><dd>The pets</dd>');
+  });
 });

@@ -53,6 +53,32 @@ type Node = SiteDocumentNode;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const stringOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+const text = (value: string) => ({ type: 'text' as const, value });
+
+/** At most this many parameters and responses of one operation are shown. */
+const MAX_OPERATION_ROWS = 100;
+
+/**
+ * What a resolved operation (`data.operation`, from the spec's latest version) shows: its summary
+ * and description as text, its parameters as a table, its responses as a list; all as text, never
+ * as HTML from the spec.
+ */
+function operationParts(operation: Record<string, unknown>) {
+  const parts = [];
+  if (stringOf(operation.summary) !== '') parts.push(h('p', { className: ['openapi-summary'] }, [h('strong', {}, [text(stringOf(operation.summary))])]));
+  if (stringOf(operation.description) !== '') parts.push(h('p', {}, [text(stringOf(operation.description))]));
+  const parameters = (Array.isArray(operation.parameters) ? operation.parameters : []).filter(isRecord).slice(0, MAX_OPERATION_ROWS);
+  if (parameters.length > 0) {
+    const header = h('tr', {}, ['Parameter', 'In', 'Required', 'Description'].map((title) => h('th', { scope: 'col' }, [text(title)])));
+    const rows = parameters.map((parameter) => h('tr', {}, [h('td', {}, [h('code', {}, [text(stringOf(parameter.name))])]), h('td', {}, [text(stringOf(parameter.in))]), h('td', {}, [text(parameter.required === true ? 'yes' : 'no')]), h('td', {}, [text(stringOf(parameter.description))])]));
+    parts.push(h('table', {}, [h('thead', {}, [header]), h('tbody', {}, rows)]));
+  }
+  const responses = isRecord(operation.responses) ? Object.entries(operation.responses).slice(0, MAX_OPERATION_ROWS) : [];
+  if (responses.length > 0) {
+    parts.push(h('dl', { className: ['openapi-responses'] }, responses.flatMap(([status, response]) => [h('dt', {}, [h('code', {}, [text(status)])]), h('dd', {}, [text(isRecord(response) ? stringOf(response.description) : '')])])));
+  }
+  return parts;
+}
 const childrenOf = (node: unknown): Node[] => (isRecord(node) && Array.isArray(node.nodes) ? (node.nodes as unknown[]).filter((child): child is Node => isRecord(child) && typeof child.object === 'string') : []);
 const dataOf = (node: Node): Record<string, unknown> => (isRecord(node.data) ? node.data : {});
 
@@ -221,7 +247,8 @@ class DocumentRenderer {
       case 'openapi-operation':
       case 'swagger': {
         const operation = [stringOf(data.method).toUpperCase(), stringOf(data.path)].filter((part) => part !== '').join(' ');
-        return [h('div', { className: ['openapi'] }, [...(operation !== '' ? [h('p', {}, [h('code', {}, [{ type: 'text', value: operation }])])] : []), ...this.flow(children, inner)])];
+        const resolved = isRecord(data.operation) ? operationParts(data.operation) : [];
+        return [h('div', { className: ['openapi'] }, [...(operation !== '' ? [h('p', {}, [h('code', {}, [{ type: 'text', value: operation }])])] : []), ...resolved, ...this.flow(children, inner)])];
       }
       case 'stepper':
         return [h('ol', { className: ['stepper'] }, children.map((child) => h('li', {}, child.type === 'stepper-step' ? this.flow(childrenOf(child), inner + 1) : this.flow([child], inner + 1))))];
