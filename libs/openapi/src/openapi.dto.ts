@@ -24,21 +24,7 @@ export class SpecSourceBody {
   text?: string;
 }
 
-export class CreateSpecBody {
-  @ApiProperty({ pattern: SPEC_SLUG.source, minLength: 1, maxLength: 100 })
-  @IsString()
-  @Length(1, 100)
-  @Matches(SPEC_SLUG, { message: 'slug must be lower-case letters and digits, words joined by single hyphens' })
-  slug!: string;
-
-  @ApiProperty({ type: SpecSourceBody })
-  @IsDefined({ message: 'source is required' })
-  @IsObject({ message: 'source must be { url } or { text }' })
-  @ValidateNested()
-  @Type(() => SpecSourceBody)
-  source!: SpecSourceBody;
-}
-
+/** PUT: the source (the slug is in the path). */
 export class PutSpecBody {
   @ApiProperty({ type: SpecSourceBody })
   @IsDefined({ message: 'source is required' })
@@ -47,3 +33,13 @@ export class PutSpecBody {
   @Type(() => SpecSourceBody)
   source!: SpecSourceBody;
 }
+
+/** POST: a slug and its source. */
+export class CreateSpecBody extends PutSpecBody {
+  @ApiProperty({ pattern: SPEC_SLUG.source, minLength: 1, maxLength: 100 })
+  @IsString()
+  @Length(1, 100)
+  @Matches(SPEC_SLUG, { message: 'slug must be lower-case letters and digits, words joined by single hyphens' })
+  slug!: string;
+}
+
