@@ -20,7 +20,16 @@
  * at 10 connections. Any failed PATCH (non-2xx or connection error) makes the run invalid, and so
  * does a stream that did not grow by the number of successful PATCHes. Latency percentiles cover
  * every response (autocannon's own histogram has whole-millisecond resolution and skips non-2xx).
+ * - every read area (bench/support/areas.ts: organization, member list, space, collection, page by
+ *   path, change request, comment list, site, published site page, integration, OpenAPI spec),
+ *   seeded through the API at start, uncached (`Cache-Control: no-cache`), each against the bare
+ *   route answering its very body (one reference process serving them all), alternating in slices:
+ *   requests/s, p99, the ratio and a PASS/FAIL verdict against the same 60% target.
+ *
  * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
+ * BENCH_AREA_SECONDS (4, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
+ * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
+ * (`get,areas,patch` by default: which parts run),
  * BENCH_SERVICE_NODE_OPTIONS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { randomBytes } from 'node:crypto';
@@ -28,8 +37,9 @@ import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { load, loadInterleaved, type LoadResult } from './support/load';
-import { startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
-import { listenReference } from './support/reference-server';
+import { captureAreas, seedAreas } from './support/areas';
+import { startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
+import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { positive } from './support/settings';
 
 const SECONDS = positive('BENCH_SECONDS', 10);
@@ -38,6 +48,17 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 /** The reference and the service GET are measured in this many alternating slices of BENCH_SECONDS / BENCH_ROUNDS. */
 const ROUNDS = Math.max(1, Math.round(positive('BENCH_ROUNDS', 5)));
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
+/** Each read area (bench/support/areas.ts) is measured in slices totalling this many seconds, after a warm-up of BENCH_AREA_WARMUP_SECONDS. */
+const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 4);
+const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
+const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
+/** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`; all by default. */
+const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch').split(',').map((part) => part.trim()));
+/** Only the areas whose name contains one of these (comma-separated, case-insensitive); all by default. */
+const AREA_FILTER = (process.env.BENCH_AREAS ?? '')
+  .split(',')
+  .map((name) => name.trim().toLowerCase())
+  .filter(Boolean);
 
 /** The child processes, stopped on the way out whatever happens (also on Ctrl-C). */
 let service: ServiceProcess | undefined;
@@ -169,6 +190,9 @@ async function main(): Promise<void> {
     const captured = await expectStatus(200, call('GET', `${live.baseUrl}${orgPath}`, token), `GET ${orgPath}`);
     const auth = { authorization: `Bearer ${token}` };
 
+    const getInvalid = (result: LoadResult) => (result.non2xx + result.errors > 0 ? [{ ok: false, text: `INVALID (${result.non2xx} non-2xx, ${result.errors} errors)` }] : []);
+
+    if (PARTS.has('get')) {
     // Reference: the same body from a bare Fastify route.
     let inline: Awaited<ReturnType<typeof listenReference>> | undefined;
     let referenceUrl: string;
@@ -197,7 +221,6 @@ async function main(): Promise<void> {
     await inline?.server.close();
     await reference?.stop();
     reference = undefined;
-    const getInvalid = (result: LoadResult) => (result.non2xx + result.errors > 0 ? [{ ok: false, text: `INVALID (${result.non2xx} non-2xx, ${result.errors} errors)` }] : []);
     rows.push({ name: 'bare Fastify GET /v1/orgs/:id (reference)', result: bare, verdicts: getInvalid(bare) });
     const ratio = get.requestsPerSecond / bare.requestsPerSecond;
     rows.push({
@@ -212,6 +235,66 @@ async function main(): Promise<void> {
       ratio: uncached.requestsPerSecond / bare.requestsPerSecond,
       verdicts: [{ ok: true, text: 'diagnostic, no target (the handler runs every time)' }, ...getInvalid(uncached)],
     });
+    }
+
+    if (PARTS.has('areas')) {
+      process.stdout.write('seeding the read areas through the API … ');
+      const seeded = await seedAreas(live.baseUrl, live.adminToken, token, runId);
+      const areas = AREA_FILTER.length === 0 ? seeded : seeded.filter((area) => AREA_FILTER.some((name) => area.name.toLowerCase().includes(name)));
+      await captureAreas(live.baseUrl, areas);
+      const routes = areas.map((area) => ({ route: area.route, body: area.body!, contentType: area.contentType! }));
+      let inline: Awaited<ReturnType<typeof listenReferenceRoutes>> | undefined;
+      let referenceUrl: string;
+      if (process.env.BENCH_REFERENCE === 'inline') {
+        inline = await listenReferenceRoutes(routes);
+        referenceUrl = `http://127.0.0.1:${inline.port}`;
+      } else {
+        reference = await startReferenceRoutes(routes);
+        referenceUrl = reference.baseUrl;
+      }
+      for (const area of areas) {
+        const check = await fetch(`${referenceUrl}${area.path}`);
+        const text = await check.text();
+        const same = area.contentType!.startsWith('application/json') ? JSON.stringify(JSON.parse(text)) === JSON.stringify(JSON.parse(area.body!)) : text === area.body;
+        if (check.status !== 200 || !same) throw new Error(`the reference does not answer the same body as the service for ${area.name}`);
+      }
+      console.log(`${areas.length} area(s), ${AREA_SECONDS}s each after ${AREA_WARMUP_SECONDS}s warm-up, ${AREA_ROUNDS} alternating slices, Cache-Control: no-cache\n`);
+      const verdictLines: string[] = [];
+      for (const area of areas) {
+        process.stdout.write(`  ${area.name} … `);
+        const headers = { ...(area.token ? { authorization: `Bearer ${area.token}` } : {}), 'cache-control': 'no-cache' };
+        const [bare, served] = await loadInterleaved(
+          [
+            { url: `${referenceUrl}${area.path}`, connections: CONNECTIONS, headers },
+            { url: `${live.baseUrl}${area.path}`, connections: CONNECTIONS, headers },
+          ],
+          AREA_SECONDS,
+          AREA_WARMUP_SECONDS,
+          AREA_ROUNDS,
+        );
+        const ratio = served.requestsPerSecond / bare.requestsPerSecond;
+        const ok = ratio >= GET_RATIO_TARGET;
+        const size = area.body!.length;
+        rows.push({ name: `bare GET ${area.name} (reference, ${thousands(size)} B)`, result: bare, verdicts: getInvalid(bare) });
+        rows.push({
+          name: `service GET ${area.name}, uncached`,
+          result: served,
+          ratio,
+          verdicts: [{ ok, text: `${ok ? 'met' : 'MISSED'} (≥ ${GET_RATIO_TARGET * 100}% of bare)` }, ...getInvalid(served)],
+        });
+        const line =
+          `${ok && served.non2xx + served.errors === 0 ? 'PASS' : 'FAIL'}  ${area.name.padEnd(20)} ${thousands(served.requestsPerSecond).padStart(7)} req/s (bare ${thousands(bare.requestsPerSecond)}), ` +
+          `p99 ${fixed(served.p99, 2)} ms (bare ${fixed(bare.p99, 2)}), ratio ${fixed(ratio, 2)} (target ≥ ${GET_RATIO_TARGET})   GET ${area.route}`;
+        verdictLines.push(line);
+        console.log(`${fixed(ratio, 2)}`);
+      }
+      notes.push('read areas, uncached, each against the bare route serving its body:', ...verdictLines.map((line) => `  ${line}`));
+      await inline?.server.close();
+      await reference?.stop();
+      reference = undefined;
+    }
+
+    if (PARTS.has('patch')) {
 
     // PATCH: every request carries a title never sent before, so every one appends an event.
     let sequence = 0;
@@ -276,6 +359,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write('service PATCH (one organization per connection) …\n\n');
     if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org/conn`, spread, false))) invalid = true;
+    }
 
     printTable(rows);
     console.log('');

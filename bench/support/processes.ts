@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ORGANIZATION_ROUTE } from './reference-server';
+import { ORGANIZATION_ROUTE, type ReferenceRoute } from './reference-server';
 
 /** A port nobody listens on right now (the OS picks it; released before it is handed out). */
 export function freePort(host = '127.0.0.1'): Promise<number> {
@@ -131,8 +131,17 @@ export interface ReferenceProcess {
  * `GET <route>` (`/v1/orgs/:id` by default); resolves with its address once it listens.
  */
 export async function startReference(body: unknown, route = ORGANIZATION_ROUTE): Promise<ReferenceProcess> {
+  return startReferenceWith({ BENCH_REFERENCE_BODY: JSON.stringify(body), BENCH_REFERENCE_ROUTE: route });
+}
+
+/** The same with several routes, each with its own body (reference-server.ts, ReferenceRoute). */
+export async function startReferenceRoutes(routes: ReferenceRoute[]): Promise<ReferenceProcess> {
+  return startReferenceWith({ BENCH_REFERENCE_ROUTES: JSON.stringify(routes) });
+}
+
+async function startReferenceWith(settings: Record<string, string>): Promise<ReferenceProcess> {
   const child = fork(join(__dirname, 'reference-server.js'), [], {
-    env: { ...process.env, BENCH_REFERENCE_BODY: JSON.stringify(body), BENCH_REFERENCE_ROUTE: route },
+    env: { ...process.env, BENCH_REFERENCE_BODY: '', BENCH_REFERENCE_ROUTES: '', ...settings },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {

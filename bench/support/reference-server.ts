@@ -5,16 +5,37 @@
  * remains of the service's time above this is its own overhead.
  *
  * Run as a child process by a benchmark (body in BENCH_REFERENCE_BODY, route in
- * BENCH_REFERENCE_ROUTE, listening port sent back over IPC), or in process through
- * `listenReference` (BENCH_REFERENCE=inline).
+ * BENCH_REFERENCE_ROUTE, or several routes in BENCH_REFERENCE_ROUTES; listening port sent back over
+ * IPC), or in process through `listenReference` (BENCH_REFERENCE=inline).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 
 export const ORGANIZATION_ROUTE = '/v1/orgs/:id';
 
+/**
+ * One route of a reference serving several: a JSON `body` is parsed once and serialized per
+ * request (as the service does); any other content type (the published site's HTML) is sent as is.
+ */
+export interface ReferenceRoute {
+  route: string;
+  body: string;
+  contentType: string;
+}
+
 export async function listenReference(body: unknown, route = ORGANIZATION_ROUTE, host = '127.0.0.1'): Promise<{ server: FastifyInstance; port: number }> {
+  return listenReferenceRoutes([{ route, body: JSON.stringify(body), contentType: 'application/json; charset=utf-8' }], host);
+}
+
+export async function listenReferenceRoutes(routes: ReferenceRoute[], host = '127.0.0.1'): Promise<{ server: FastifyInstance; port: number }> {
   const server = Fastify({ logger: false });
-  server.get(route, async () => body);
+  for (const { route, body, contentType } of routes) {
+    if (contentType.startsWith('application/json')) {
+      const parsed = JSON.parse(body) as unknown;
+      server.get(route, async () => parsed);
+    } else {
+      server.get(route, async (_request, reply) => reply.header('content-type', contentType).send(body));
+    }
+  }
   await server.listen({ port: 0, host });
   const address = server.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -23,8 +44,9 @@ export async function listenReference(body: unknown, route = ORGANIZATION_ROUTE,
 
 if (require.main === module) {
   const raw = process.env.BENCH_REFERENCE_BODY;
-  if (!raw) throw new Error('BENCH_REFERENCE_BODY is not set');
-  listenReference(JSON.parse(raw) as unknown, process.env.BENCH_REFERENCE_ROUTE || ORGANIZATION_ROUTE)
+  const routes = process.env.BENCH_REFERENCE_ROUTES;
+  if (!raw && !routes) throw new Error('neither BENCH_REFERENCE_BODY nor BENCH_REFERENCE_ROUTES is set');
+  (routes ? listenReferenceRoutes(JSON.parse(routes) as ReferenceRoute[]) : listenReference(JSON.parse(raw!) as unknown, process.env.BENCH_REFERENCE_ROUTE || ORGANIZATION_ROUTE))
     .then(({ server, port }) => {
       process.send?.({ port });
       const close = () => void server.close().then(() => process.exit(0));

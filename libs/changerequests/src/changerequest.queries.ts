@@ -10,6 +10,7 @@ import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent } from './changereque
 import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
 import type { ChangeRequestStatus } from './changerequest.events';
 import { CHANGE_REQUEST_COUNTS, CHANGE_REQUEST_REVIEWS, CHANGE_REQUEST_REVIEWS as REVIEWS, CHANGE_REQUESTS, type ChangeRequestCountsDoc, type ChangeRequestDoc, type ReviewDoc } from './changerequest.projections';
+import { byIds } from '../../platform/src/by-ids';
 
 type PresentedUser = { object: 'user'; id: string };
 
@@ -159,8 +160,8 @@ export class ChangeRequestQueries {
 
   /** Open, draft and total requests of spaces (the Space object's counters), one read for the page. */
   async counts(spaceIds: readonly string[]): Promise<Map<string, ChangeRequestCountsDoc>> {
-    const page = await this.reads.collection<ChangeRequestCountsDoc>(CHANGE_REQUEST_COUNTS).find({ _id: { $in: [...spaceIds] } }, { limit: Math.max(1, spaceIds.length), count: false });
-    return new Map(page.items.map((counts) => [counts._id, counts]));
+    const counts = await byIds(this.reads.collection<ChangeRequestCountsDoc>(CHANGE_REQUEST_COUNTS), spaceIds);
+    return new Map(counts.map((counts) => [counts._id, counts]));
   }
 
   // ---- PDF ----------------------------------------------------------------------------------------

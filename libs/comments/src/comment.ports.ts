@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { changeRequestCountsKey, COMMENT_COUNTS, type CommentCountsDoc } from './comment.projections';
+import { byIds } from '../../platform/src/by-ids';
 
 /**
  * Open comments by counts document, one read for a page of spaces or requests. Its own class, with
@@ -12,8 +13,8 @@ export class CommentCounts {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
   async open(keys: readonly string[]): Promise<Map<string, number>> {
-    const page = await this.reads.collection<CommentCountsDoc>(COMMENT_COUNTS).find({ _id: { $in: [...keys] } }, { limit: Math.max(1, keys.length), count: false });
-    return new Map(page.items.map((counts) => [counts._id, counts.open]));
+    const counts = await byIds(this.reads.collection<CommentCountsDoc>(COMMENT_COUNTS), keys);
+    return new Map(counts.map((counts) => [counts._id, counts.open]));
   }
 }
 

@@ -21,6 +21,7 @@ import type { PageHit, SearchablePage } from './search/space-search-index';
 import { changedPages, diffTrees, type SemanticChange } from './tree/tree-diff';
 import type { RevisionTree } from './tree/revision-tree';
 import type { FileEntry, PageView } from './tree/tree.model';
+import { byIds } from '../../platform/src/by-ids';
 
 /** Query flags of the content reads (docs/content.md, Reads). */
 export interface ContentReadOptions {
@@ -156,8 +157,8 @@ export class ContentQueries {
 
   /** The head revision ids of spaces (the Space object's `revision`). */
   async heads(spaceIds: readonly string[]): Promise<Map<string, string>> {
-    const page = await this.reads.collection<ContentHeadDoc>(CONTENT_HEADS).find({ _id: { $in: [...spaceIds] } }, { limit: Math.max(1, spaceIds.length), count: false });
-    return new Map(page.items.map((head) => [head._id, head.revisionId]));
+    const heads = await byIds(this.reads.collection<ContentHeadDoc>(CONTENT_HEADS), spaceIds);
+    return new Map(heads.map((head) => [head._id, head.revisionId]));
   }
 
   async revision(spaceId: string, caller: Caller, options: ContentReadOptions): Promise<RevisionObject> {

@@ -5,6 +5,7 @@ import type { TokenVerifier } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { normalizeEmail } from '../../platform/src/email';
 import { TOKENS, USERS, type TokenDoc, type UserDoc } from './identity.projections';
+import { byIds } from '../../platform/src/by-ids';
 
 /** The embedded user object. */
 export interface UserObject {
@@ -34,8 +35,8 @@ export class UserQueries {
   }
 
   async byIds(userIds: readonly string[]): Promise<Map<string, UserDoc>> {
-    const page = await this.reads.collection<UserDoc>(USERS).find({ _id: { $in: [...new Set(userIds)] } }, { limit: 1000, count: false });
-    return new Map(page.items.map((user) => [user._id, user]));
+    const users = await byIds(this.reads.collection<UserDoc>(USERS), userIds);
+    return new Map(users.map((user) => [user._id, user]));
   }
 
   /** `GET /v1/user` and the user of `POST /v1/admin/users`: 404 for an unknown user. */

@@ -46,8 +46,9 @@ export class OpenapiQueries {
 
   /** The live spec holding the slug in the organization, or 404 (no role check: callers check). */
   async specBySlug(organizationId: string, slug: string): Promise<OpenapiSpecDoc> {
-    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, slug, deleted: { $exists: false } }, { limit: 1, count: false });
-    const spec = page.items[0];
+    // Equality on the (organizationId, slug) index only: the store answers it by lookup, without compiling a query; deleted specs are left out here.
+    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, slug }, { count: false });
+    const spec = page.items.find((each) => each.deleted === undefined);
     if (!spec) throw DomainError.notFound(`no OpenAPI spec ${slug} in organization ${organizationId}`);
     return spec;
   }
@@ -87,8 +88,9 @@ export class OpenapiQueries {
 
   /** The parsed document of the latest version of a live spec, or null (for content's computed blocks: no caller, the space was checked). */
   async latestDocument(organizationId: string, slug: string): Promise<{ versionId: string; document: Record<string, unknown> } | null> {
-    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, slug, deleted: { $exists: false } }, { limit: 1, count: false });
-    const spec = page.items[0];
+    // Equality on the (organizationId, slug) index only: the store answers it by lookup, without compiling a query; deleted specs are left out here.
+    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, slug }, { count: false });
+    const spec = page.items.find((each) => each.deleted === undefined);
     if (!spec?.lastVersion) return null;
     const version = await this.reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).get(spec.lastVersion);
     return version ? { versionId: version._id, document: await this.document(version) } : null;
