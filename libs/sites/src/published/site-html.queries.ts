@@ -106,14 +106,16 @@ export class SiteHtmlQueries {
     const page = pageAt(current.pages, place.rest.path);
     if (!page) throw DomainError.notFound('no such page');
     const viewed = { spaceId: current.content.spaceId, pageId: page.id };
-    if (matches(request.ifNoneMatch, etag)) return { kind: 'not-modified', etag, cache, viewed };
     const document = await this.content.document(current.content.spaceId, current.content.revisionId, page.id);
+    // A page showing OpenAPI operations changes with the specs' versions too, not only with its revision.
+    const pageEtag = withSpecVersions(etag, document);
+    if (matches(request.ifNoneMatch, pageEtag)) return { kind: 'not-modified', etag: pageEtag, cache, viewed };
     const others = await this.others(base, site, current, referencedSpaces(document, current.content.spaceId), claims);
     const resolve = siteRefResolver(current, others);
     const body = renderDocument(document, { resolve });
     const shell = await this.shell(base, site, place, current, page.id);
     const noIndex = site.visibility !== 'public' || page.noIndex === true || page.noRobotsIndex === true;
-    return { kind: 'html', status: 200, body: renderShell({ ...shell, title: page.title, noIndex, main: pageMain(page.title, page.description, body) }), etag, cache, viewed };
+    return { kind: 'html', status: 200, body: renderShell({ ...shell, title: page.title, noIndex, main: pageMain(page.title, page.description, body) }), etag: pageEtag, cache, viewed };
   }
 
   stylesheetSegment(segments: readonly string[]): boolean {
@@ -226,3 +228,16 @@ function matches(header: string | undefined, etag: string): boolean {
     .some((part) => part === '*' || part === etag);
 }
 
+/** `etag` with the spec versions the document's resolved operations come from, when it has any. */
+export function withSpecVersions(etag: string, document: unknown): string {
+  const versions = new Set<string>();
+  const visit = (node: unknown, depth: number) => {
+    if (depth > 64 || typeof node !== 'object' || node === null) return;
+    const { data, nodes } = node as { data?: { operation?: { specVersion?: unknown } }; nodes?: unknown };
+    if (typeof data?.operation?.specVersion === 'string') versions.add(data.operation.specVersion);
+    if (Array.isArray(nodes)) for (const child of nodes) visit(child, depth + 1);
+  };
+  visit(document, 0);
+  if (versions.size === 0) return etag;
+  return `${etag.slice(0, -1)}.${createHash('sha256').update([...versions].sort().join(',')).digest('base64url').slice(0, 16)}"`;
+}
