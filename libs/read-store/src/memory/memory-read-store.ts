@@ -1,7 +1,8 @@
 /**
  * The embedded read store: named collections of JSON documents held in process memory, queried
- * with MongoDB syntax through mingo. Read models are rebuilt from the event log at start, so
- * nothing here is persisted.
+ * with MongoDB syntax through mingo. Opened on a file (`MemoryReadStore.open`, the embedded
+ * service), every commit is also written to LMDB before it resolves and the documents are loaded
+ * back at the next start (`read-model-file.ts`); without one, nothing is persisted.
  *
  * - A collection is a `Map` from `_id` to document; `get`/`insert`/`put`/`update`/`delete` by id
  *   cost one map access plus the upkeep of the collection's unique indexes, never a scan.
@@ -48,6 +49,7 @@ import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
 import { EqualityLookup, scalarEqualities, type Scalar } from './equality-lookups';
 import { SortedIndex, type IndexEntry } from './sorted-index';
 import { MaintainedCounts } from './maintained-counts';
+import { ReadModelFile, type DocumentWrite } from './read-model-file';
 
 const QUERY_OPTIONS = { scriptEnabled: false } as const;
 
@@ -580,6 +582,11 @@ class CollectionOverlay implements DocSource {
     for (const { id, after } of batch) this.writes.set(id, after);
   }
 
+  /** The overlay's writes, as the file stores them. */
+  changes(): DocumentWrite[] {
+    return Array.from(this.writes, ([id, doc]) => ({ collection: this.name, id, doc }));
+  }
+
   /** Applies the overlay to committed state (synchronous). */
   commitTo(state: CollectionState): void {
     for (let i = 0; i < state.unique.length; i++) {
@@ -653,6 +660,11 @@ class Transaction {
       this.failure = error;
       throw error;
     }
+  }
+
+  /** Every overlay's writes, as the file stores them. */
+  changes(): DocumentWrite[] {
+    return [...this.overlays.values()].flatMap((overlay) => overlay.changes());
   }
 
   /** Applies every overlay to committed state, synchronously. */
@@ -928,6 +940,23 @@ export class MemoryReadStore implements ReadStore {
   private closed = false;
   /** Moved before every change to committed state (which is synchronous, so no read sees a change under an old version). */
   private version = 0;
+  /** Set when a commit could not be written to the file: committed memory is then ahead of the disk, so no more writes. */
+  private broken: unknown = undefined;
+
+  /** With `file`, its documents are loaded, and every commit is written to it before it resolves (`read-model-file.ts`). */
+  constructor(private readonly file?: ReadModelFile) {
+    if (!file) return;
+    for (const [name, doc] of file.load()) {
+      let state = this.collections.get(name);
+      if (!state) this.collections.set(name, (state = new CollectionState(name)));
+      state.docs.set(doc._id, doc);
+    }
+  }
+
+  /** A store whose documents persist in an LMDB environment in `directory` (the embedded service's read models). */
+  static open(directory: string): MemoryReadStore {
+    return new MemoryReadStore(ReadModelFile.open(directory));
+  }
 
   contentVersion(): number {
     return this.version;
@@ -961,6 +990,7 @@ export class MemoryReadStore implements ReadStore {
       if (tx.failure !== undefined) throw tx.failure;
       this.checkAlive();
       tx.commit();
+      await this.persist(tx.changes());
       return result;
     });
   }
@@ -987,6 +1017,7 @@ export class MemoryReadStore implements ReadStore {
       this.checkAlive();
       this.version++;
       this.collections.delete(name);
+      await this.persist([], [name]);
     });
   }
 
@@ -996,6 +1027,7 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
+    if (this.broken !== undefined) return { ok: false, detail: `the read models could not be written to disk: ${describe(this.broken)}` };
     return this.closing ? { ok: false, detail: 'the memory read store is closed' } : { ok: true };
   }
 
@@ -1010,6 +1042,7 @@ export class MemoryReadStore implements ReadStore {
     this.closed = true;
     this.collections.clear();
     this.handles.clear();
+    await this.file?.close();
   }
 
   // -- internals used by transactions and collection handles -------------------------------------
@@ -1022,6 +1055,18 @@ export class MemoryReadStore implements ReadStore {
   /** @internal Refuses to run anything once the store has closed (accepted work may finish while closing). */
   checkAlive(): void {
     if (this.closed) throw new ReadStoreUnavailableError('the memory read store is closed');
+    if (this.broken !== undefined) throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(this.broken)}`);
+  }
+
+  /** Writes a commit to the file, if there is one; a failure stops every later write (memory is ahead of the disk). */
+  private async persist(writes: DocumentWrite[], dropped: string[] = []): Promise<void> {
+    if (!this.file || (writes.length === 0 && dropped.length === 0)) return;
+    try {
+      await this.file.write(writes, dropped);
+    } catch (error) {
+      this.broken = error;
+      throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(error)}`);
+    }
   }
 
   /** @internal Committed state of a collection, if it exists. */
@@ -1052,8 +1097,17 @@ export class MemoryReadStore implements ReadStore {
       const overlay = new CollectionOverlay(name, this.collections.get(name));
       const result = run(overlay);
       if (overlay.writes.size > 0) overlay.commitTo(this.stateForWrite(name));
+      written = overlay.changes();
       return result;
     };
+    let written: DocumentWrite[] = [];
+    if (this.file) {
+      return this.enqueue(async () => {
+        const result = once();
+        await this.persist(written);
+        return result;
+      });
+    }
     if (this.pending === 0) {
       try {
         return Promise.resolve(once());

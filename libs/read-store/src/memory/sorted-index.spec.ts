@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Doc, Filter, Sort } from '../read-store.port';
+import type { Doc, Filter, IndexSpec, Sort } from '../read-store.port';
 import { MemoryReadStore } from './memory-read-store';
 
 /**
@@ -15,7 +15,7 @@ interface Item extends Doc {
   live?: boolean;
 }
 
-const INDEXES = [{ fields: { org: 1, group: 1, n: 1 } as const }, { fields: { org: 1, n: -1 } as const }];
+const INDEXES: IndexSpec[] = [{ fields: { org: 1, group: 1, n: 1 } }, { fields: { org: 1, n: -1 } }];
 
 async function stores(): Promise<{ indexed: MemoryReadStore; scanned: MemoryReadStore }> {
   const indexed = new MemoryReadStore();
