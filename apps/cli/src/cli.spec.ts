@@ -104,7 +104,7 @@ describe('cli', () => {
       ]);
       const out = run.stdout();
       expect(out).toContain('Embedded mode: the service keeps its read models and checkpoints in');
-      expect(out).toContain('a check that every event still applies');
+      expect(out).toContain('into fresh\nread models there');
       expect(out).toMatch(/Replayed 1203 events in \d+\.\d s\./);
       // One line per collection of every projection (the list grows with the contexts).
       expect(out).toMatch(/Documents per collection:\n( {2}\S+ +\d+\n)+/);
