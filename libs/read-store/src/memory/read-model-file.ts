@@ -6,6 +6,13 @@
  * (kill -9 included) never leaves read models and checkpoint apart: a restart resumes from the
  * checkpoint with the documents as they were at that checkpoint.
  *
+ * Commits are not flushed to disk one by one (`noSync`): each is still one atomic LMDB transaction
+ * in the OS's page cache, so a killed process (kill -9) loses nothing, while the log's own fsync
+ * per append stays the only one a write waits for (with an fsync per read-model commit too, every
+ * write of the service waited for two). An OS crash or power loss may lose the last commits, which
+ * a restart replays from the log; it may also, per LMDB, damage the file: `npm run cli -- rebuild`
+ * (or removing `readmodels`) rebuilds it from the log.
+ *
  * Only documents are stored; indexes (unique, equality lookups, sorted) are rebuilt in memory from
  * them: the projections declare them again at every start.
  */
@@ -25,7 +32,7 @@ export class ReadModelFile {
 
   static open(directory: string): ReadModelFile {
     mkdirSync(directory, { recursive: true });
-    return new ReadModelFile(open<Doc, [string, string]>({ path: directory, encoding: 'msgpack' }));
+    return new ReadModelFile(open<Doc, [string, string]>({ path: directory, encoding: 'msgpack', noSync: true }));
   }
 
   /** Every stored document, collection by collection. */
