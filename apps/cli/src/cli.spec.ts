@@ -103,8 +103,8 @@ describe('cli', () => {
         expect.stringMatching(/^rebuilt read models from 1203 events in \d+\.\d s$/),
       ]);
       const out = run.stdout();
-      expect(out).toContain('Embedded mode: the service keeps its read models in memory and rebuilds them from the event log at every start');
-      expect(out).toContain('a check that every event still applies');
+      expect(out).toContain('Embedded mode: the service keeps its read models and checkpoints in');
+      expect(out).toContain('into fresh\nread models there');
       expect(out).toMatch(/Replayed 1203 events in \d+\.\d s\./);
       // One line per collection of every projection (the list grows with the contexts).
       expect(out).toMatch(/Documents per collection:\n( {2}\S+ +\d+\n)+/);

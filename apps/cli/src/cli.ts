@@ -106,9 +106,9 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
   try {
     if (stores.mode === 'embedded') {
       io.stdout.write(
-        `Embedded mode: the service keeps its read models in memory and rebuilds them from the event log at every start,\n` +
-          `so there is nothing on disk to rebuild. This run replays the whole log in ${join(config.dataDir, 'events')} into fresh\n` +
-          `in-memory read models and then discards them: a check that every event still applies.\n\n`,
+        `Embedded mode: the service keeps its read models and checkpoints in ${join(config.dataDir, 'readmodels')} and resumes\n` +
+          `from the checkpoint at every start. This run replays the whole log in ${join(config.dataDir, 'events')} into fresh\n` +
+          `read models there (the service must be stopped; it holds the data directory while it runs).\n\n`,
       );
     } else {
       io.stdout.write(

@@ -41,7 +41,8 @@ export async function openStores(config: AppConfig): Promise<Stores> {
     return { mode: 'distributed', events, reads, blobs, close: closeAll(events, reads, blobs) };
   }
   const events = LmdbEventStore.open(join(config.dataDir, 'events'), { batchLimitBytes: config.eventBatchLimitBytes });
-  const reads = new MemoryReadStore();
+  // Read models and checkpoints persist next to the log, so a start resumes from the checkpoint.
+  const reads = MemoryReadStore.open(join(config.dataDir, 'readmodels'));
   const blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
   return { mode: 'embedded', events, reads, blobs, close: closeAll(events, reads, blobs) };
 }

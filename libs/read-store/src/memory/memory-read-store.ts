@@ -1,11 +1,19 @@
 /**
  * The embedded read store: named collections of JSON documents held in process memory, queried
- * with MongoDB syntax through mingo. Read models are rebuilt from the event log at start, so
- * nothing here is persisted.
+ * with MongoDB syntax through mingo. Opened on a file (`MemoryReadStore.open`, the embedded
+ * service), every commit is also written to LMDB before it resolves and the documents are loaded
+ * back at the next start (`read-model-file.ts`); without one, nothing is persisted.
  *
  * - A collection is a `Map` from `_id` to document; `get`/`insert`/`put`/`update`/`delete` by id
  *   cost one map access plus the upkeep of the collection's unique indexes, never a scan.
- *   `find`/`findOne`/`count`/`updateMany`/`deleteMany` scan with a compiled mingo query.
+ *   `find`/`findOne`/`count`/`updateMany`/`deleteMany` scan with a compiled mingo query, unless
+ *   an index answers them:
+ * - A page of `find` whose filter sets leading fields of a declared index to scalars and whose sort
+ *   follows the index's next fields (in its directions or all against them) walks a sorted index
+ *   (`sorted-index.ts`) from the cursor's position: it visits about `limit` documents, not every
+ *   document of the range. Its count is the range's width when the filter is just those equalities,
+ *   otherwise a count kept up to date by every commit (`maintained-counts.ts`), as is `count`.
+ *   Other equality filters go through equality lookups (`equality-lookups.ts`).
  * - Documents are copied on the way in (which also refuses what JSON cannot represent) and on the
  *   way out, so no caller ever holds a reference into stored state.
  * - Unique indexes map a canonical key string to the `_id` that holds it.
@@ -39,6 +47,9 @@ import { cloneIn, cloneOut } from './json-value';
 import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
 import { EqualityLookup, scalarEqualities, type Scalar } from './equality-lookups';
+import { SortedIndex, type IndexEntry } from './sorted-index';
+import { MaintainedCounts } from './maintained-counts';
+import { ReadModelFile, type DocumentWrite } from './read-model-file';
 
 const QUERY_OPTIONS = { scriptEnabled: false } as const;
 
@@ -53,6 +64,7 @@ interface IndexDefinition {
   /** The fields joined by ',' (the name `DuplicateKeyError` reports). */
   readonly name: string;
   readonly fields: string[];
+  readonly directions: (1 | -1)[];
   readonly paths: string[][];
   readonly unique: boolean;
   readonly partial?: Query;
@@ -64,13 +76,83 @@ interface UniqueIndex {
   readonly entries: Map<string, string>;
 }
 
+/** How a read walks a sorted index (`CollectionState.indexPlan`). */
+interface IndexPlan {
+  index: SortedIndex;
+  /** Values of the leading index fields the filter sets: the range walked. */
+  prefix: Scalar[];
+  /** Whether those equalities are the whole filter (every entry of the range matches). */
+  exact: boolean;
+  /** Whether the sort runs against the index's directions (the range is walked from its end). */
+  backward: boolean;
+  /** How many index fields after the prefix are sort fields. */
+  walked: number;
+  /** Whether prefix and sort fields are all the index's fields (entries with equal values are then in `_id` order). */
+  wholeKey: boolean;
+}
+
 class CollectionState {
   readonly docs = new Map<string, Doc>();
   readonly indexes: IndexDefinition[] = [];
   readonly unique: UniqueIndex[] = [];
   /** Equality lookups over leading fields of the declared indexes, by their fields joined with ','; built on first use. */
   readonly lookups = new Map<string, EqualityLookup>();
+  /** Sorted indexes of the declared indexes, by their key; built on first use. */
+  readonly sorted = new Map<string, SortedIndex>();
+  /** Counts of filters already counted, kept up to date by every commit. */
+  readonly counts = new MaintainedCounts();
   constructor(readonly name: string) {}
+
+  /** The sorted index of a declared index, built from the committed documents on first use. */
+  sortedIndex(definition: IndexDefinition): SortedIndex {
+    let index = this.sorted.get(definition.key);
+    if (!index) this.sorted.set(definition.key, (index = new SortedIndex(definition.fields, definition.paths, definition.directions, this.docs.values())));
+    return index;
+  }
+
+  /**
+   * The declared index that answers `filter` in `sort` order by a walk over one range: the longest
+   * run of its leading fields set to scalars by the filter (the range), then the sort's fields (less
+   * those the range fixes) as the next fields of the index, all in its directions or all against.
+   * With no sort field left, the range must cover every field (its entries are then in `_id` order).
+   */
+  indexPlan(filter: Filter | undefined, sort: SortSpec | null): IndexPlan | null {
+    if (this.indexes.length === 0) return null;
+    const { equalities, conditions } = filter ? scalarEqualities(filter) : { equalities: new Map<string, Scalar>(), conditions: 0 };
+    let best: IndexPlan | null = null;
+    let bestScore = -1;
+    for (const definition of this.indexes) {
+      let k = 0;
+      while (k < definition.fields.length && equalities.has(definition.fields[k])) k++;
+      let backward = false;
+      let walked = 0;
+      if (sort) {
+        const fixed = new Set(definition.fields.slice(0, k));
+        const rest = sort.slice(0, -1).filter(([field]) => !fixed.has(field));
+        if (rest.length === 0 && k < definition.fields.length) continue;
+        if (rest.length > definition.fields.length - k) continue;
+        let sign = 0;
+        let fits = true;
+        for (let i = 0; i < rest.length && fits; i++) {
+          const [field, direction] = rest[i];
+          const relative = direction * definition.directions[k + i];
+          fits = field === definition.fields[k + i] && (sign === 0 || sign === relative);
+          sign = relative;
+        }
+        if (!fits) continue;
+        if (rest.length === 0) sign = sort[sort.length - 1][1];
+        backward = sign === -1;
+        walked = rest.length;
+      } else if (k === 0) continue;
+      const score = k * 100 + walked;
+      if (score <= bestScore) continue;
+      const index = this.sortedIndex(definition);
+      if (!index.usable) continue;
+      bestScore = score;
+      best = { index, prefix: definition.fields.slice(0, k).map((field) => equalities.get(field)!), exact: conditions === k, backward, walked, wholeKey: k + walked === definition.fields.length };
+    }
+    return best;
+  }
 
   /**
    * The lookup for the longest run of leading index fields that `filter` sets to scalars, and the
@@ -138,6 +220,8 @@ interface DocSource {
   all(): Iterable<Doc>;
   /** The documents that may match `filter`, through an equality lookup; null when none applies (scan). */
   candidates(filter: Filter): Candidates | null;
+  /** Committed state, when the source is exactly that (reads may then use its sorted indexes and kept counts). */
+  readonly committed?: CollectionState;
 }
 
 interface Candidates {
@@ -152,6 +236,7 @@ const EMPTY_SOURCE: DocSource = { lookup: () => undefined, all: () => [], candid
 function committedSource(state: CollectionState | undefined): DocSource {
   if (!state) return EMPTY_SOURCE;
   return {
+    committed: state,
     lookup: (id) => state.docs.get(id),
     all: () => state.docs.values(),
     candidates(filter) {
@@ -256,6 +341,9 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   const limit = checkLimit(options.limit);
   const sort = normalizeSort(options.sort);
   const cursor = options.after === undefined || options.after === null ? undefined : readCursor(options.after, sort, filter ?? {});
+  if (filter !== undefined && filter !== null) checkFilter(filter);
+  const plan = source.committed && idOnly(filter) === undefined ? source.committed.indexPlan(filter ?? undefined, sort) : null;
+  if (plan) return findOnIndex<T>(source.committed!, plan, filter ?? undefined, sort, limit, cursor, options.count !== false);
   const afterQuery = cursor === undefined ? null : compileFilter(afterCursorFilter(sort, cursor.values));
   // Keeps only the first `limit + 1` documents in sort order (binary insertion) rather than
   // collecting and sorting every match: a page costs one pass, not a sort of the collection.
@@ -283,6 +371,104 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   const page: Page<T> = { items, count: options.count === false ? items.length : total };
   if (hasMore) page.next = encodeCursor(items[items.length - 1], sort, options.count === false ? undefined : { filter: filter ?? {}, count: total });
   return page;
+}
+
+/**
+ * A page read by walking a sorted index (`CollectionState.indexPlan`): from the cursor's position
+ * (or the range's start) in sort order, testing each entry against the filter unless the range is
+ * the filter, until `limit + 1` documents are found and the next entry sorts strictly after the
+ * last of them. The count is the range's width when the range is the filter, otherwise a kept count.
+ */
+function findOnIndex<T extends Doc>(
+  state: CollectionState,
+  plan: IndexPlan,
+  filter: Filter | undefined,
+  sort: SortSpec,
+  limit: number,
+  cursor: { values: unknown[]; count?: number } | undefined,
+  counting: boolean,
+): Page<T> {
+  const { index, prefix, backward, walked } = plan;
+  const compare = sortComparator(sort);
+  const compareFields = sortComparator(sort.slice(0, -1));
+  const query = plan.exact ? null : compileFilter(filter);
+  let entries: Iterable<IndexEntry>;
+  let afterCursor: ((doc: Doc) => boolean) | null = null;
+  if (cursor) {
+    const positions = sort.map(([field, direction]) => ({ segments: splitPath(field, 'sort'), direction }));
+    afterCursor = (doc) => {
+      for (let i = 0; i < positions.length; i++) {
+        const order = compareValues(sortKeyValue(doc, positions[i].segments), cursor.values[i]);
+        if (order !== 0) return order * positions[i].direction > 0;
+      }
+      return false;
+    };
+    // Seek to the cursor's values of the walked fields (in index order after the prefix), unless
+    // the cursor disagrees with the range on a field the range fixes (not a cursor of this query):
+    // then from the range's start, every entry tested.
+    const fixed = index.fields.slice(0, prefix.length);
+    const agrees = sort.every(([field], i) => !fixed.includes(field) || compareValues(cursor.values[i], prefix[fixed.indexOf(field)]) === 0);
+    const walkedValues = sort.slice(0, -1).flatMap(([field], i) => (fixed.includes(field) ? [] : [cursor.values[i]]));
+    const probe = agrees ? [...prefix, ...walkedValues.slice(0, walked)] : prefix;
+    const lastId = cursor.values[cursor.values.length - 1] as string;
+    const byId = agrees && plan.wholeKey && sort[sort.length - 1][1] === 1;
+    entries = backward ? index.backward(index.seek(probe, undefined, true)) : index.forward(index.seek(probe, byId ? lastId : undefined, false));
+  } else {
+    entries = backward ? index.backward(index.seek(prefix, undefined, true)) : index.forward(index.seek(prefix, undefined, false));
+  }
+  const selected: Doc[] = [];
+  for (const entry of entries) {
+    const doc = entry.doc;
+    if (prefix.length > 0 && index.compare(entry, prefix) !== 0) break;
+    if (selected.length > limit && compareFields(doc, selected[limit]) > 0) break;
+    if (afterCursor !== null && !afterCursor(doc)) continue;
+    if (query !== null && !test(query, doc)) continue;
+    if (selected.length > limit && compare(doc, selected[limit]) >= 0) continue;
+    let low = 0;
+    let high = selected.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compare(selected[middle], doc) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    selected.splice(low, 0, doc);
+    if (selected.length > limit + 1) selected.pop();
+  }
+  const hasMore = selected.length > limit;
+  const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => cloneOut(doc) as T);
+  const total = !counting ? items.length : (cursor?.count ?? countOnIndex(state, plan, filter, query));
+  const page: Page<T> = { items, count: total };
+  if (hasMore) page.next = encodeCursor(items[items.length - 1], sort, counting ? { filter: filter ?? {}, count: total } : undefined);
+  return page;
+}
+
+/** The number of documents matching `filter` within a plan's range: its width when the range is the filter, else a kept count. */
+function countOnIndex(state: CollectionState, plan: IndexPlan, filter: Filter | undefined, query: Query | null): number {
+  const { index, prefix } = plan;
+  if (plan.exact) return index.rank(index.seek(prefix, undefined, true)) - index.rank(index.seek(prefix, undefined, false));
+  const key = MaintainedCounts.keyOf(filter);
+  const kept = key === null ? undefined : state.counts.get(key);
+  if (kept !== undefined) return kept;
+  let count = 0;
+  for (const entry of index.forward(index.seek(prefix, undefined, false))) {
+    if (prefix.length > 0 && index.compare(entry, prefix) !== 0) break;
+    if (query === null || test(query, entry.doc)) count++;
+  }
+  if (key !== null) state.counts.set(key, filter, query, count);
+  return count;
+}
+
+/** A count on committed state: a range's width, a kept count, or one scan whose result is then kept. */
+function countCommitted(state: CollectionState, filter: Filter | undefined): number {
+  const plan = state.indexPlan(filter, null);
+  if (plan) return countOnIndex(state, plan, filter, plan.exact ? null : compileFilter(filter));
+  const key = MaintainedCounts.keyOf(filter);
+  const kept = key === null ? undefined : state.counts.get(key);
+  if (kept !== undefined) return kept;
+  let count = 0;
+  eachMatch(committedSource(state), filter, () => void count++);
+  if (key !== null) state.counts.set(key, filter, compileFilter(filter), count);
+  return count;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,6 +582,11 @@ class CollectionOverlay implements DocSource {
     for (const { id, after } of batch) this.writes.set(id, after);
   }
 
+  /** The overlay's writes, as the file stores them. */
+  changes(): DocumentWrite[] {
+    return Array.from(this.writes, ([id, doc]) => ({ collection: this.name, id, doc }));
+  }
+
   /** Applies the overlay to committed state (synchronous). */
   commitTo(state: CollectionState): void {
     for (let i = 0; i < state.unique.length; i++) {
@@ -403,13 +594,16 @@ class CollectionOverlay implements DocSource {
       for (const key of this.removed[i]) entries.delete(key);
       for (const [key, id] of this.added[i]) entries.set(key, id);
     }
+    const maintained = state.lookups.size > 0 || state.sorted.size > 0 || state.counts.size > 0;
     for (const [id, doc] of this.writes) {
-      if (state.lookups.size > 0) {
+      if (maintained) {
         const before = state.docs.get(id);
         for (const lookup of state.lookups.values()) {
           if (before) lookup.remove(before);
           if (doc) lookup.add(doc);
         }
+        for (const index of state.sorted.values()) index.replace(id, before, doc);
+        state.counts.apply(before, doc);
       }
       if (doc) state.docs.set(id, doc);
       else state.docs.delete(id);
@@ -466,6 +660,11 @@ class Transaction {
       this.failure = error;
       throw error;
     }
+  }
+
+  /** Every overlay's writes, as the file stores them. */
+  changes(): DocumentWrite[] {
+    return [...this.overlays.values()].flatMap((overlay) => overlay.changes());
   }
 
   /** Applies every overlay to committed state, synchronously. */
@@ -647,6 +846,7 @@ function firstMatch(source: DocSource, filter: Filter): Doc | undefined {
 
 function countIn(source: DocSource, filter: Filter | undefined): number {
   if (filter !== undefined && filter !== null) checkFilter(filter);
+  if (source.committed && idOnly(filter) === undefined) return countCommitted(source.committed, filter ?? undefined);
   let count = 0;
   eachMatch(source, filter, () => void count++);
   return count;
@@ -740,6 +940,23 @@ export class MemoryReadStore implements ReadStore {
   private closed = false;
   /** Moved before every change to committed state (which is synchronous, so no read sees a change under an old version). */
   private version = 0;
+  /** Set when a commit could not be written to the file: committed memory is then ahead of the disk, so no more writes. */
+  private broken: unknown = undefined;
+
+  /** With `file`, its documents are loaded, and every commit is written to it before it resolves (`read-model-file.ts`). */
+  constructor(private readonly file?: ReadModelFile) {
+    if (!file) return;
+    for (const [name, doc] of file.load()) {
+      let state = this.collections.get(name);
+      if (!state) this.collections.set(name, (state = new CollectionState(name)));
+      state.docs.set(doc._id, doc);
+    }
+  }
+
+  /** A store whose documents persist in an LMDB environment in `directory` (the embedded service's read models). */
+  static open(directory: string): MemoryReadStore {
+    return new MemoryReadStore(ReadModelFile.open(directory));
+  }
 
   contentVersion(): number {
     return this.version;
@@ -773,6 +990,7 @@ export class MemoryReadStore implements ReadStore {
       if (tx.failure !== undefined) throw tx.failure;
       this.checkAlive();
       tx.commit();
+      await this.persist(tx.changes());
       return result;
     });
   }
@@ -799,6 +1017,7 @@ export class MemoryReadStore implements ReadStore {
       this.checkAlive();
       this.version++;
       this.collections.delete(name);
+      await this.persist([], [name]);
     });
   }
 
@@ -808,6 +1027,7 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
+    if (this.broken !== undefined) return { ok: false, detail: `the read models could not be written to disk: ${describe(this.broken)}` };
     return this.closing ? { ok: false, detail: 'the memory read store is closed' } : { ok: true };
   }
 
@@ -822,6 +1042,7 @@ export class MemoryReadStore implements ReadStore {
     this.closed = true;
     this.collections.clear();
     this.handles.clear();
+    await this.file?.close();
   }
 
   // -- internals used by transactions and collection handles -------------------------------------
@@ -834,6 +1055,18 @@ export class MemoryReadStore implements ReadStore {
   /** @internal Refuses to run anything once the store has closed (accepted work may finish while closing). */
   checkAlive(): void {
     if (this.closed) throw new ReadStoreUnavailableError('the memory read store is closed');
+    if (this.broken !== undefined) throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(this.broken)}`);
+  }
+
+  /** Writes a commit to the file, if there is one; a failure stops every later write (memory is ahead of the disk). */
+  private async persist(writes: DocumentWrite[], dropped: string[] = []): Promise<void> {
+    if (!this.file || (writes.length === 0 && dropped.length === 0)) return;
+    try {
+      await this.file.write(writes, dropped);
+    } catch (error) {
+      this.broken = error;
+      throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(error)}`);
+    }
   }
 
   /** @internal Committed state of a collection, if it exists. */
@@ -864,8 +1097,17 @@ export class MemoryReadStore implements ReadStore {
       const overlay = new CollectionOverlay(name, this.collections.get(name));
       const result = run(overlay);
       if (overlay.writes.size > 0) overlay.commitTo(this.stateForWrite(name));
+      written = overlay.changes();
       return result;
     };
+    let written: DocumentWrite[] = [];
+    if (this.file) {
+      return this.enqueue(async () => {
+        const result = once();
+        await this.persist(written);
+        return result;
+      });
+    }
     if (this.pending === 0) {
       try {
         return Promise.resolve(once());
@@ -940,6 +1182,7 @@ function indexDefinition(index: IndexSpec): IndexDefinition {
     canonical: JSON.stringify([key, unique === true, partial ?? null]),
     name: names.join(','),
     fields: names,
+    directions: names.map((field) => fields[field]),
     paths: names.map((field) => splitPath(field)),
     unique: unique === true,
     partial: partialQuery,

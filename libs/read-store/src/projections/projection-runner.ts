@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
 import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { Collection, Doc, Filter, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
@@ -18,6 +19,12 @@ export interface ProjectionRunnerOptions {
   logger?: { warn(message: string, context?: object): void; error(message: string, context?: object): void };
   /** What projections may read besides their collections (the blob store). */
   resources?: ProjectionResources;
+  /**
+   * When the stored checkpoint was written by other projections (another `projectionsFingerprint`:
+   * names, versions, collections, indexes, handled types), drop their read models and replay the
+   * log at start. For stores that keep read models across starts (embedded mode's LMDB file).
+   */
+  rebuildWhenChanged?: boolean;
   /** Test hook: called inside the batch transaction after the projections' writes, before the checkpoint write. */
   beforeCheckpoint?: (lastEvent: RecordedEvent) => void;
 }
@@ -45,10 +52,21 @@ export const CHECKPOINTS = '_checkpoints';
 /** Documents one multi-document write touches per round when an event is applied without a transaction. */
 export const UNTRANSACTED_WRITE_CHUNK = 500;
 
+/**
+ * What the read models of these projections depend on besides the log: their names, versions,
+ * collections, indexes and handled types. A stored checkpoint with another fingerprint was written
+ * by other projections (`rebuildWhenChanged`).
+ */
+export function projectionsFingerprint(projections: readonly Projection[]): string {
+  const described = projections.map((p) => [p.name, p.version ?? 0, [...p.collections].sort(), p.indexes ?? [], p.handles ? [...p.handles].sort() : null]);
+  return createHash('sha256').update(JSON.stringify(described)).digest('base64url');
+}
+
 interface CheckpointDoc {
   _id: string;
   position: string | null;
   updatedAt: string;
+  fingerprint?: string;
   [key: string]: unknown;
 }
 
@@ -75,6 +93,7 @@ export class ProjectionRunner {
   private readonly caughtUpWaiters: Array<() => void> = [];
   /** Event type → the projections that handle it, computed on first sight of each type. */
   private readonly routes = new Map<string, readonly Projection[]>();
+  private readonly fingerprint: string;
 
   constructor(
     private readonly events: EventStore,
@@ -86,6 +105,7 @@ export class ProjectionRunner {
     this.batchSize = options.batchSize ?? 500;
     this.batchLimit = this.batchSize;
     this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
+    this.fingerprint = projectionsFingerprint(projections);
     const names = new Set<string>();
     for (const projection of projections) {
       if (names.has(projection.name)) throw new Error(`two projections are named '${projection.name}'`);
@@ -96,6 +116,13 @@ export class ProjectionRunner {
   /** Loads the checkpoint and starts applying events in the background. */
   async start(): Promise<void> {
     if (this.running) return;
+    if (this.options.rebuildWhenChanged) {
+      const stored = await this.reads.collection<CheckpointDoc>(CHECKPOINTS).get(this.name);
+      if (stored && stored.fingerprint !== this.fingerprint) {
+        this.options.logger?.warn('the projections changed since their read models were written: replaying the log into fresh ones', { runner: this.name });
+        await this.dropReadModels();
+      }
+    }
     await this.ensureIndexes();
     this.checkpoint = await this.loadCheckpoint();
     this.running = true;
@@ -162,9 +189,7 @@ export class ProjectionRunner {
    */
   async rebuild(onProgress?: (progress: RebuildProgress) => void): Promise<{ applied: number }> {
     await this.stop();
-    for (const collection of new Set(this.projections.flatMap((p) => p.collections))) await this.reads.dropCollection(collection);
-    await this.reads.collection(CHECKPOINTS).delete(this.name);
-    this.checkpoint = null;
+    await this.dropReadModels();
     await this.ensureIndexes();
     const head = await this.events.headPosition();
     let applied = 0;
@@ -176,6 +201,13 @@ export class ProjectionRunner {
       onProgress?.({ applied, position: this.checkpoint, head, fraction: fraction(this.checkpoint, head) });
     }
     return { applied };
+  }
+
+  /** Drops the projections' collections and the checkpoint. */
+  private async dropReadModels(): Promise<void> {
+    for (const collection of new Set(this.projections.flatMap((p) => p.collections))) await this.reads.dropCollection(collection);
+    await this.reads.collection(CHECKPOINTS).delete(this.name);
+    this.checkpoint = null;
   }
 
   private async run(): Promise<void> {
@@ -278,7 +310,7 @@ export class ProjectionRunner {
       this.options.beforeCheckpoint?.(last);
       await tx
         .collection<CheckpointDoc>(CHECKPOINTS)
-        .put({ _id: this.name, position: last.position.toString(), updatedAt: new Date().toISOString() });
+        .put({ _id: this.name, position: last.position.toString(), updatedAt: new Date().toISOString(), fingerprint: this.fingerprint });
     });
     this.checkpoint = last.position;
     this.lastError = null;
@@ -294,7 +326,7 @@ export class ProjectionRunner {
   private async commitAlone(event: RecordedEvent): Promise<void> {
     const direct: ReadStoreTransaction = { collection: <T extends Doc = Doc>(name: string) => inChunks(this.reads.collection<T>(name)) };
     for (const projection of this.route(event.type)) await projection.apply(event, direct, this.options.resources ?? NO_PROJECTION_RESOURCES);
-    await this.reads.collection<CheckpointDoc>(CHECKPOINTS).put({ _id: this.name, position: event.position.toString(), updatedAt: new Date().toISOString() });
+    await this.reads.collection<CheckpointDoc>(CHECKPOINTS).put({ _id: this.name, position: event.position.toString(), updatedAt: new Date().toISOString(), fingerprint: this.fingerprint });
     this.checkpoint = event.position;
     this.lastError = null;
     for (const waiter of this.waiters) if (waiter.position <= event.position) waiter.resolve(true);

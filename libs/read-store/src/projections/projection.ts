@@ -9,6 +9,11 @@ import type { Collection, Doc, Filter, FindOptions, IndexSpec, Page, ReadStoreTr
  */
 export interface Projection {
   name: string;
+  /**
+   * Bumped when what the projection writes for the same events changes (default 0): read models
+   * kept across starts (embedded mode) are then rebuilt from the log at the next start.
+   */
+  version?: number;
   /** Collections the projection owns: dropped and rebuilt by a replay. */
   collections: readonly string[];
   /** Indexes ensured before the first event is applied. */

@@ -1,0 +1,59 @@
+/**
+ * The embedded read store's documents on disk: one LMDB environment (in `DATA_DIR/readmodels` in
+ * the service) holding every committed document under the key `[collection, _id]`. The memory read
+ * store loads it whole when it opens and writes each commit's documents to it in one LMDB
+ * transaction; the projection runner's checkpoint is a document of the same commit, so a crash
+ * (kill -9 included) never leaves read models and checkpoint apart: a restart resumes from the
+ * checkpoint with the documents as they were at that checkpoint.
+ *
+ * Commits are not flushed to disk one by one (`noSync`): each is still one atomic LMDB transaction
+ * in the OS's page cache, so a killed process (kill -9) loses nothing, while the log's own fsync
+ * per append stays the only one a write waits for (with an fsync per read-model commit too, every
+ * write of the service waited for two). An OS crash or power loss may lose the last commits, which
+ * a restart replays from the log; it may also, per LMDB, damage the file: `npm run cli -- rebuild`
+ * (or removing `readmodels`) rebuilds it from the log.
+ *
+ * Only documents are stored; indexes (unique, equality lookups, sorted) are rebuilt in memory from
+ * them: the projections declare them again at every start.
+ */
+import { mkdirSync } from 'node:fs';
+import { open, type RootDatabase } from 'lmdb';
+import type { Doc } from '../read-store.port';
+
+export interface DocumentWrite {
+  collection: string;
+  id: string;
+  /** The document as committed, or null when it was deleted. */
+  doc: Doc | null;
+}
+
+export class ReadModelFile {
+  private constructor(private readonly db: RootDatabase<Doc, [string, string]>) {}
+
+  static open(directory: string): ReadModelFile {
+    mkdirSync(directory, { recursive: true });
+    return new ReadModelFile(open<Doc, [string, string]>({ path: directory, encoding: 'msgpack', noSync: true }));
+  }
+
+  /** Every stored document, collection by collection. */
+  *load(): Generator<[collection: string, doc: Doc]> {
+    for (const { key, value } of this.db.getRange()) yield [key[0], value];
+  }
+
+  /** Writes one commit: collections dropped first, then documents put or removed, all in one LMDB transaction. */
+  write(writes: readonly DocumentWrite[], dropped: readonly string[] = []): Promise<void> {
+    return this.db.transaction(() => {
+      for (const collection of dropped) {
+        for (const key of this.db.getKeys({ start: [collection] })) {
+          if (key[0] !== collection) break;
+          void this.db.remove(key);
+        }
+      }
+      for (const { collection, id, doc } of writes) void (doc ? this.db.put([collection, id], doc) : this.db.remove([collection, id]));
+    }) as Promise<void>;
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}
