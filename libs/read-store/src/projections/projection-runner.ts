@@ -25,6 +25,8 @@ export interface ProjectionRunnerOptions {
    * log at start. For stores that keep read models across starts (embedded mode's LMDB file).
    */
   rebuildWhenChanged?: boolean;
+  /** What else the read models depend on, in the fingerprint: the code that projects (a digest of it). */
+  build?: string;
   /** Test hook: called inside the batch transaction after the projections' writes, before the checkpoint write. */
   beforeCheckpoint?: (lastEvent: RecordedEvent) => void;
 }
@@ -54,12 +56,12 @@ export const UNTRANSACTED_WRITE_CHUNK = 500;
 
 /**
  * What the read models of these projections depend on besides the log: their names, versions,
- * collections, indexes and handled types. A stored checkpoint with another fingerprint was written
+ * collections, indexes and handled types, and (when given) the code that projects. A stored checkpoint with another fingerprint was written
  * by other projections (`rebuildWhenChanged`).
  */
-export function projectionsFingerprint(projections: readonly Projection[]): string {
+export function projectionsFingerprint(projections: readonly Projection[], build?: string): string {
   const described = projections.map((p) => [p.name, p.version ?? 0, [...p.collections].sort(), p.indexes ?? [], p.handles ? [...p.handles].sort() : null]);
-  return createHash('sha256').update(JSON.stringify(described)).digest('base64url');
+  return createHash('sha256').update(JSON.stringify(build === undefined ? described : [build, described])).digest('base64url');
 }
 
 interface CheckpointDoc {
@@ -105,7 +107,7 @@ export class ProjectionRunner {
     this.batchSize = options.batchSize ?? 500;
     this.batchLimit = this.batchSize;
     this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
-    this.fingerprint = projectionsFingerprint(projections);
+    this.fingerprint = projectionsFingerprint(projections, options.build);
     const names = new Set<string>();
     for (const projection of projections) {
       if (names.has(projection.name)) throw new Error(`two projections are named '${projection.name}'`);
