@@ -419,3 +419,23 @@ describe('MemoryReadStore', () => {
     });
   });
 });
+
+describe('compiled filters', () => {
+  it('answers a filter given again from the documents as they are now', async () => {
+    const store = new MemoryReadStore();
+    const spaces = store.collection('spaces');
+    await spaces.put({ _id: 'a', status: 'open' });
+    expect((await spaces.find({ status: { $in: ['open'] } })).items.map((doc) => doc._id)).toEqual(['a']);
+    await spaces.put({ _id: 'b', status: 'open' });
+    expect((await spaces.find({ status: { $in: ['open'] } })).items.map((doc) => doc._id)).toEqual(['a', 'b']);
+  });
+
+  it('tells apart filters whose JSON is the same but whose regular expressions differ', async () => {
+    const store = new MemoryReadStore();
+    const spaces = store.collection('spaces');
+    await spaces.put({ _id: 'a', title: 'Alpha' });
+    await spaces.put({ _id: 'b', title: 'Beta' });
+    expect((await spaces.find({ title: { $regex: /^Al/ } })).items.map((doc) => doc._id)).toEqual(['a']);
+    expect((await spaces.find({ title: { $regex: /^Be/ } })).items.map((doc) => doc._id)).toEqual(['b']);
+  });
+});

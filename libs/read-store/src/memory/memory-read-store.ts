@@ -25,6 +25,7 @@
  *   inside `transaction()` must go through its `tx` handle: a write through the store itself, or a
  *   nested `transaction()`, would wait for the enclosing transaction to end, which never comes.
  */
+import { LRUCache } from 'lru-cache';
 import { Query } from 'mingo';
 import {
   DuplicateKeyError,
@@ -250,15 +251,40 @@ function committedSource(state: CollectionState | undefined): DocSource {
   };
 }
 
+/**
+ * Compiled filters by their JSON: compiling a mingo Query copies every operator table (the API
+ * benchmark found it on most read paths, docs/performance.md), while the same filters come back
+ * request after request. A Query tests documents without keeping state, so one serves every call.
+ */
+const COMPILED = new LRUCache<string, Query>({ max: 2000, maxSize: 8 * 1024 * 1024, sizeCalculation: (_query, key) => key.length + 512 });
+/** Filters longer than this (long `$in` lists of ids) are compiled for each call rather than kept. */
+const MAX_CACHED_FILTER = 4096;
+
+/** Whether the filter is plain JSON (so its JSON names it exactly): no RegExp, Date or other object. */
+function plainJson(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return true;
+  if (depth > 32 || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.every((item) => plainJson(item, depth + 1));
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && Object.values(value).every((item) => plainJson(item, depth + 1));
+}
+
 function compileFilter(filter: Filter | undefined): Query | null {
   if (filter === undefined || filter === null) return null;
   if (typeof filter !== 'object' || Array.isArray(filter)) throw new ReadStoreInputError('filter must be an object');
   if (Object.keys(filter).length === 0) return null;
+  const text = plainJson(filter) ? JSON.stringify(filter) : null;
+  const key = text !== null && text.length <= MAX_CACHED_FILTER ? text : null;
+  const cached = key === null ? undefined : COMPILED.get(key);
+  if (cached) return cached;
+  let query: Query;
   try {
-    return new Query(filter, QUERY_OPTIONS);
+    query = new Query(filter, QUERY_OPTIONS);
   } catch (error) {
     throw new ReadStoreInputError(`invalid filter: ${(error as Error)?.message ?? String(error)}`);
   }
+  if (key !== null) COMPILED.set(key, query);
+  return query;
 }
 
 function test(query: Query | null, doc: Doc): boolean {
