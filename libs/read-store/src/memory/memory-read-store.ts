@@ -968,6 +968,8 @@ export class MemoryReadStore implements ReadStore {
   private version = 0;
   /** Set when a commit could not be written to the file: committed memory is then ahead of the disk, so no more writes. */
   private broken: unknown = undefined;
+  /** The last commit handed to the file (settles once LMDB has written it). */
+  private written: Promise<void> = Promise.resolve();
 
   /** With `file`, its documents are loaded, and every commit is written to it before it resolves (`read-model-file.ts`). */
   constructor(private readonly file?: ReadModelFile) {
@@ -1016,7 +1018,7 @@ export class MemoryReadStore implements ReadStore {
       if (tx.failure !== undefined) throw tx.failure;
       this.checkAlive();
       tx.commit();
-      await this.persist(tx.changes());
+      this.persist(tx.changes());
       return result;
     });
   }
@@ -1043,7 +1045,7 @@ export class MemoryReadStore implements ReadStore {
       this.checkAlive();
       this.version++;
       this.collections.delete(name);
-      await this.persist([], [name]);
+      this.persist([], [name]);
     });
   }
 
@@ -1068,6 +1070,7 @@ export class MemoryReadStore implements ReadStore {
     this.closed = true;
     this.collections.clear();
     this.handles.clear();
+    await this.written;
     await this.file?.close();
   }
 
@@ -1084,15 +1087,18 @@ export class MemoryReadStore implements ReadStore {
     if (this.broken !== undefined) throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(this.broken)}`);
   }
 
-  /** Writes a commit to the file, if there is one; a failure stops every later write (memory is ahead of the disk). */
-  private async persist(writes: DocumentWrite[], dropped: string[] = []): Promise<void> {
+  /**
+   * Hands a commit to the file, if there is one, without waiting for it: LMDB writes the commits
+   * in the order they were handed over, each with its checkpoint in the same LMDB transaction, so
+   * the file always holds some commit's whole state and a restart resumes from that commit's
+   * checkpoint (replaying from the log what had not reached the file). A failed write stops every
+   * later call (memory is ahead of the disk); `close()` waits for the writes handed over.
+   */
+  private persist(writes: DocumentWrite[], dropped: string[] = []): void {
     if (!this.file || (writes.length === 0 && dropped.length === 0)) return;
-    try {
-      await this.file.write(writes, dropped);
-    } catch (error) {
-      this.broken = error;
-      throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(error)}`);
-    }
+    this.written = this.file.write(writes, dropped).catch((error: unknown) => {
+      this.broken ??= error;
+    });
   }
 
   /** @internal Committed state of a collection, if it exists. */
@@ -1123,17 +1129,9 @@ export class MemoryReadStore implements ReadStore {
       const overlay = new CollectionOverlay(name, this.collections.get(name));
       const result = run(overlay);
       if (overlay.writes.size > 0) overlay.commitTo(this.stateForWrite(name));
-      written = overlay.changes();
+      this.persist(overlay.changes());
       return result;
     };
-    let written: DocumentWrite[] = [];
-    if (this.file) {
-      return this.enqueue(async () => {
-        const result = once();
-        await this.persist(written);
-        return result;
-      });
-    }
     if (this.pending === 0) {
       try {
         return Promise.resolve(once());

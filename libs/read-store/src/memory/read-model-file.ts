@@ -1,17 +1,17 @@
 /**
  * The embedded read store's documents on disk: one LMDB environment (in `DATA_DIR/readmodels` in
  * the service) holding every committed document under the key `[collection, _id]`. The memory read
- * store loads it whole when it opens and writes each commit's documents to it in one LMDB
- * transaction; the projection runner's checkpoint is a document of the same commit, so a crash
- * (kill -9 included) never leaves read models and checkpoint apart: a restart resumes from the
- * checkpoint with the documents as they were at that checkpoint.
+ * store loads it whole when it opens and hands each commit's documents to it as one LMDB
+ * transaction, in commit order, without waiting for the write (a write of the service waits for the
+ * log's fsync only). The projection runner's checkpoint is a document of the same commit, so the
+ * file always holds the read models of one commit with that commit's checkpoint: after a crash
+ * (kill -9 included) a restart resumes from the last commit that reached the file and replays the
+ * rest from the log.
  *
- * Commits are not flushed to disk one by one (`noSync`): each is still one atomic LMDB transaction
- * in the OS's page cache, so a killed process (kill -9) loses nothing, while the log's own fsync
- * per append stays the only one a write waits for (with an fsync per read-model commit too, every
- * write of the service waited for two). An OS crash or power loss may lose the last commits, which
- * a restart replays from the log; it may also, per LMDB, damage the file: `npm run cli -- rebuild`
- * (or removing `readmodels`) rebuilds it from the log.
+ * Commits are not flushed to disk one by one (`noSync`): an OS crash or power loss may lose the last
+ * commits, which a restart replays from the log; it may also, per LMDB, damage the file on a file
+ * system that does not keep the order of writes: `npm run cli -- rebuild` (or removing
+ * `readmodels`) rebuilds it from the log.
  *
  * Only documents are stored; indexes (unique, equality lookups, sorted) are rebuilt in memory from
  * them: the projections declare them again at every start.
