@@ -251,6 +251,20 @@ function committedSource(state: CollectionState | undefined): DocSource {
   };
 }
 
+/** Keeps `selected` the first `size` documents in `compare` order, `doc` put in its place (a page and one more). */
+function keepFirst(selected: Doc[], doc: Doc, size: number, compare: (a: Doc, b: Doc) => number): void {
+  if (selected.length >= size && compare(doc, selected[size - 1]) >= 0) return;
+  let low = 0;
+  let high = selected.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(selected[middle], doc) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  selected.splice(low, 0, doc);
+  if (selected.length > size) selected.pop();
+}
+
 /**
  * Compiled filters by their JSON: compiling a mingo Query copies every operator table (the API
  * benchmark found it on most read paths, docs/performance.md), while the same filters come back
@@ -379,16 +393,7 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   eachMatch(source, filter, (doc) => {
     count++;
     if (afterQuery !== null && !test(afterQuery, doc)) return;
-    if (selected.length > limit && compare(doc, selected[limit]) >= 0) return;
-    let low = 0;
-    let high = selected.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compare(selected[middle], doc) <= 0) low = middle + 1;
-      else high = middle;
-    }
-    selected.splice(low, 0, doc);
-    if (selected.length > limit + 1) selected.pop();
+    keepFirst(selected, doc, limit + 1, compare);
   });
   const hasMore = selected.length > limit;
   const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => cloneOut(doc) as T);
@@ -449,16 +454,7 @@ function findOnIndex<T extends Doc>(
     if (selected.length > limit && compareFields(doc, selected[limit]) > 0) break;
     if (afterCursor !== null && !afterCursor(doc)) continue;
     if (query !== null && !test(query, doc)) continue;
-    if (selected.length > limit && compare(doc, selected[limit]) >= 0) continue;
-    let low = 0;
-    let high = selected.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compare(selected[middle], doc) <= 0) low = middle + 1;
-      else high = middle;
-    }
-    selected.splice(low, 0, doc);
-    if (selected.length > limit + 1) selected.pop();
+    keepFirst(selected, doc, limit + 1, compare);
   }
   const hasMore = selected.length > limit;
   const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => cloneOut(doc) as T);
