@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
@@ -99,6 +100,9 @@ export class ContentForChangeRequests {
   }
 }
 
+/** Comment bodies whose JSON is longer than this are rendered for each read rather than kept. */
+const MAX_CACHED_BODY = 64 * 1024;
+
 /**
  * Implements comments' COMMENT_CONTENT port: bodies through content's converter, and the pages and
  * blocks comments point at (a block's fingerprint is a hash of its content without keys, so a
@@ -106,6 +110,9 @@ export class ContentForChangeRequests {
  */
 @Injectable()
 export class ContentForComments {
+  /** Comment bodies' markdown by the body's JSON. */
+  private readonly rendered = new LRUCache<string, string>({ maxSize: 16 * 1024 * 1024, sizeCalculation: (markdown, key) => key.length + markdown.length + 64 });
+
   constructor(
     private readonly queries: ContentQueries,
     private readonly trees: ContentTrees,
@@ -116,8 +123,16 @@ export class ContentForComments {
     return 'markdown' in body ? markdownToDocument(body.markdown).document : parseDocument(body.document);
   }
 
+  /**
+   * A comment body as markdown. Lists show every comment's body on every read, and bodies rarely
+   * change, so the markdown of each body (by its JSON) is kept in a bounded cache.
+   */
   markdown(document: DocumentNode): string {
-    return documentToMarkdown(document);
+    const key = JSON.stringify(document);
+    if (key.length > MAX_CACHED_BODY) return documentToMarkdown(document);
+    let markdown = this.rendered.get(key);
+    if (markdown === undefined) this.rendered.set(key, (markdown = documentToMarkdown(document)));
+    return markdown;
   }
 
   async head(spaceId: string): Promise<string> {
