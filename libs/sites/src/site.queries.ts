@@ -48,16 +48,17 @@ export class SiteQueries {
    * else holding `shareKey`, the published site as that key's reader sees it; else 404.
    */
   private async siteOrShared(organizationId: string, siteId: string, caller: Caller, shareKey: string | undefined): Promise<SiteDoc> {
-    const member = caller.kind === 'user' && (await this.organizations.roleOf(organizationId, caller.userId))?.member;
-    if (member || shareKey === undefined) return this.site(organizationId, siteId, caller);
+    const standing = await this.standing(organizationId, caller);
+    if (standing?.member) return this.live(organizationId, siteId);
+    if (shareKey === undefined) throw DomainError.notFound(`no organization ${organizationId}`);
     return (await this.readers.readable({ siteId }, { shareKey }, organizationId)).site;
   }
 
   /** An administrator of the site's organization, or 403 (members) / 404 (anyone else). */
   private async administered(organizationId: string, siteId: string, caller: Caller): Promise<SiteDoc> {
-    const site = await this.site(organizationId, siteId, caller);
-    const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
-    if (standing?.role !== 'admin') throw DomainError.forbidden(`only admins of the organization may see the keys of site ${siteId}`);
+    const standing = await this.requireMember(organizationId, caller);
+    const site = await this.live(organizationId, siteId);
+    if (standing.role !== 'admin') throw DomainError.forbidden(`only admins of the organization may see the keys of site ${siteId}`);
     return site;
   }
 
@@ -167,7 +168,7 @@ export class SiteQueries {
    * organization (with a token), a share-key holder, a visitor with a token, or anyone.
    */
   async published(organizationId: string, siteId: string, access: ReaderAccess, caller: Caller | undefined) {
-    const member = caller?.kind === 'user' && (await this.organizations.roleOf(organizationId, caller.userId))?.member === true;
+    const member = caller !== undefined && (await this.standing(organizationId, caller))?.member === true;
     const { site } = await this.readers.readable({ siteId }, { ...access, member }, organizationId);
     const reader: Caller = { kind: 'system', id: 'reader', label: 'reader of the published site' };
     const structure = site.sections.length > 0
@@ -202,9 +203,15 @@ export class SiteQueries {
     };
   }
 
-  private async requireMember(organizationId: string, caller: Caller): Promise<void> {
-    const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
+  private standing(organizationId: string, caller: Caller) {
+    return caller.kind === 'user' ? this.organizations.roleOf(organizationId, caller.userId) : Promise.resolve(null);
+  }
+
+  /** The caller's standing in the organization, or 404 for people outside it. */
+  private async requireMember(organizationId: string, caller: Caller) {
+    const standing = await this.standing(organizationId, caller);
     if (!standing?.member) throw DomainError.notFound(`no organization ${organizationId}`);
+    return standing;
   }
 
   // ---- presenting ---------------------------------------------------------------------------------
