@@ -10,6 +10,9 @@
  * - reference: GET on the bare route;
  * - GET /v1/orgs/{id} on the service (bearer token): after the first request, answered by the
  *   response cache (libs/platform/src/http/response-cache.ts), as any repeated read between writes;
+ * - bare Nest (bench/support/nest-reference-server.ts): the smallest Nest + Fastify application
+ *   answering the same body, a diagnostic without a target: the framework floor, the most any route
+ *   of a Nest service reaches against the bare route on this machine;
  * - the same GET with `Cache-Control: no-cache`, a diagnostic without a target: the full path
  *   (token lookup, guard, Nest router, query handler, presenter) on every request;
  * - PATCH /v1/orgs/{id} with a title that changes on every request, so every request appends an
@@ -38,7 +41,7 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { load, loadInterleaved, type LoadResult } from './support/load';
 import { captureAreas, seedAreas } from './support/areas';
-import { startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
+import { startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { positive } from './support/settings';
 
@@ -207,10 +210,13 @@ async function main(): Promise<void> {
     if (JSON.stringify(check.body) !== JSON.stringify(captured.body)) throw new Error('the reference does not answer the same body as the service');
     console.log(`reference: bare Fastify ${inline ? 'in this process' : 'in its own process'} at ${referenceUrl}, ${JSON.stringify(captured.body).length}-byte body`);
 
-    process.stdout.write('running: reference GET, service GET and service GET bypassing the response cache (alternating) … ');
-    const [bare, get, uncached] = await loadInterleaved(
+    // The framework floor: the smallest Nest application answering the same body (no target; what any Nest route can reach at most).
+    const nestReference = await startNestReference(captured.body);
+    process.stdout.write('running: reference GET, bare Nest GET, service GET and service GET bypassing the response cache (alternating) … ');
+    const [bare, nestFloor, get, uncached] = await loadInterleaved(
       [
         { url: `${referenceUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
+        { url: `${nestReference.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
         { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
         { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: { ...auth, 'cache-control': 'no-cache' } },
       ],
@@ -220,8 +226,12 @@ async function main(): Promise<void> {
     );
     await inline?.server.close();
     await reference?.stop();
+    await nestReference.stop();
     reference = undefined;
     rows.push({ name: 'bare Fastify GET /v1/orgs/:id (reference)', result: bare, verdicts: getInvalid(bare) });
+    const floor = nestFloor.requestsPerSecond / bare.requestsPerSecond;
+    rows.push({ name: 'bare Nest GET /v1/orgs/:id (framework floor)', result: nestFloor, ratio: floor, verdicts: [{ ok: true, text: 'diagnostic: the most any Nest route reaches' }, ...getInvalid(nestFloor)] });
+    notes.push(`framework floor: the smallest Nest + Fastify application answering the same body reaches ${fixed(floor, 2)} of bare Fastify (${thousands(nestFloor.requestsPerSecond)} vs ${thousands(bare.requestsPerSecond)} req/s)`);
     const ratio = get.requestsPerSecond / bare.requestsPerSecond;
     rows.push({
       name: `service GET /v1/orgs/{id}`,

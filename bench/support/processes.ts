@@ -139,8 +139,13 @@ export async function startReferenceRoutes(routes: ReferenceRoute[]): Promise<Re
   return startReferenceWith({ BENCH_REFERENCE_ROUTES: JSON.stringify(routes) });
 }
 
-async function startReferenceWith(settings: Record<string, string>): Promise<ReferenceProcess> {
-  const child = fork(join(__dirname, 'reference-server.js'), [], {
+/** The framework floor (nest-reference-server.ts): the smallest Nest application answering `body` at `GET <route>`. */
+export async function startNestReference(body: unknown, route = ORGANIZATION_ROUTE): Promise<ReferenceProcess> {
+  return startReferenceWith({ BENCH_REFERENCE_BODY: JSON.stringify(body), BENCH_REFERENCE_ROUTE: route }, 'nest-reference-server.js');
+}
+
+async function startReferenceWith(settings: Record<string, string>, script = 'reference-server.js'): Promise<ReferenceProcess> {
+  const child = fork(join(__dirname, script), [], {
     env: { ...process.env, BENCH_REFERENCE_BODY: '', BENCH_REFERENCE_ROUTES: '', ...settings },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

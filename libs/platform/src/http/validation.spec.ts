@@ -1,5 +1,5 @@
-import { validateSync } from 'class-validator';
-import { NotBlank } from './validation';
+import { IsOptional, IsString, validateSync } from 'class-validator';
+import { NotBlank, Valid } from './validation';
 
 class Named {
   @NotBlank()
@@ -33,5 +33,38 @@ describe('@NotBlank', () => {
   it('leaves other types to the type checks', () => {
     expect(errorsFor(undefined)).toEqual([]);
     expect(errorsFor(42)).toEqual([]);
+  });
+});
+
+class OptionalQuery {
+  @IsOptional()
+  @IsString()
+  shareKey?: string;
+}
+
+class RequiredQuery {
+  @IsString()
+  q!: string;
+}
+
+describe('Valid on query strings', () => {
+  const query = (metatype: new () => unknown) => ({ type: 'query' as const, metatype, data: undefined });
+
+  it('answers an empty query with an instance of the DTO, the second time too', async () => {
+    const first = await Valid.transform({}, query(OptionalQuery));
+    const second = await Valid.transform(Object.create(null), query(OptionalQuery));
+    expect(second).toBeInstanceOf(OptionalQuery);
+    expect(second).toStrictEqual(first);
+    expect(second).not.toBe(first);
+  });
+
+  it('still refuses an empty query that misses a required member, every time', async () => {
+    await expect(Valid.transform({}, query(RequiredQuery))).rejects.toThrow('q must be a string');
+    await expect(Valid.transform({}, query(RequiredQuery))).rejects.toThrow('q must be a string');
+  });
+
+  it('still checks a query that is not empty after an empty one was accepted', async () => {
+    await Valid.transform({}, query(OptionalQuery));
+    await expect(Valid.transform({ other: 'x' }, query(OptionalQuery))).rejects.toThrow('property other should not exist');
   });
 });

@@ -1,4 +1,4 @@
-import { BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { BadRequestException, ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { buildMessage, getMetadataStorage, ValidateBy, type ValidationOptions } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
@@ -56,7 +56,31 @@ function memoizeValidationMetadata(): void {
 }
 memoizeValidationMetadata();
 
-export const Valid = new ValidationPipe({
+/**
+ * Nest's ValidationPipe, plus one shortcut: most reads come without a query string, and running an
+ * empty query through class-transformer and class-validator was about a tenth of a GET's time. Once
+ * a DTO class has accepted an empty query, an empty query is answered with a fresh instance, which
+ * is what the full pipe returns for it (no members to convert or check). A class that refuses an
+ * empty query (a required member) goes through the full pipe every time.
+ */
+export class DtoValidationPipe extends ValidationPipe {
+  private readonly acceptsEmptyQuery = new WeakSet<object>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const { metatype } = metadata;
+    if (metadata.type !== 'query' || typeof metatype !== 'function' || !isEmptyObject(value)) return super.transform(value, metadata);
+    if (this.acceptsEmptyQuery.has(metatype)) return new (metatype as new () => unknown)();
+    const result: unknown = await super.transform(value, metadata);
+    if (result instanceof metatype) this.acceptsEmptyQuery.add(metatype);
+    return result;
+  }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Reflect.ownKeys(value).length === 0;
+}
+
+export const Valid = new DtoValidationPipe({
   whitelist: true,
   forbidNonWhitelisted: true,
   transform: true,
