@@ -10,6 +10,11 @@ export interface LoadOptions {
   requestsFor?: (connection: number) => autocannon.Request[];
   /** Called with every response (warm-up included). */
   onResponse?: (status: number, body: string) => void;
+  /**
+   * With `requestsFor`: the kind of request (e.g. `read`, `write`) connection `connection` has in
+   * flight, asked when its response arrives; the result then holds figures per kind (`byKind`).
+   */
+  kindOf?: (connection: number) => string;
 }
 
 export interface LoadResult {
@@ -27,11 +32,48 @@ export interface LoadResult {
   /** 2xx answers during the warm-up (not counted in the figures above). */
   warmup2xx: number;
   warmupFailures: number;
+  /**
+   * With `kindOf`: the same figures over each kind's responses (requests/s over the same seconds);
+   * connection errors and timeouts cannot be told apart by kind, so `errors` is 0 there.
+   */
+  byKind?: Record<string, LoadResult>;
+}
+
+/** Latencies (ms) and status codes of some responses. */
+class Responses {
+  private values = new Float64Array(1 << 12);
+  count = 0;
+  readonly statusCodes: Record<string, number> = {};
+
+  add(status: number, ms: number): void {
+    this.push(ms);
+    this.statusCodes[status] = (this.statusCodes[status] ?? 0) + 1;
+  }
+
+  /** Adds another's responses to these. */
+  absorb(other: Responses): void {
+    for (let i = 0; i < other.count; i++) this.push(other.values[i]);
+    for (const [code, count] of Object.entries(other.statusCodes)) this.statusCodes[code] = (this.statusCodes[code] ?? 0) + count;
+  }
+
+  private push(ms: number): void {
+    if (this.count === this.values.length) {
+      const bigger = new Float64Array(this.values.length * 2);
+      bigger.set(this.values);
+      this.values = bigger;
+    }
+    this.values[this.count++] = ms;
+  }
+
+  sorted(): Float64Array {
+    return this.values.slice(0, this.count).sort();
+  }
 }
 
 interface Run {
   result: autocannon.Result;
   latencies: Float64Array;
+  byKind: Map<string, Responses>;
 }
 
 /**
@@ -40,10 +82,11 @@ interface Run {
  * leaves non-2xx answers out.
  */
 function run(options: LoadOptions, seconds: number): Promise<Run> {
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
+  const all = new Responses();
+  const byKind = new Map<string, Responses>();
+  const connectionOf = new Map<autocannon.Client, number>();
   let connection = 0;
-  const { requestsFor, onResponse } = options;
+  const { requestsFor, onResponse, kindOf } = options;
   const withHook = (requests: autocannon.Request[]) =>
     onResponse ? requests.map((request) => ({ ...request, onResponse: (status: number, body: string) => onResponse(status, body) })) : requests;
   return new Promise<Run>((resolve, reject) => {
@@ -55,20 +98,26 @@ function run(options: LoadOptions, seconds: number): Promise<Run> {
         duration: seconds,
         headers: options.headers,
         requests: options.requests || onResponse ? withHook(options.requests ?? [{}]) : undefined,
-        setupClient: requestsFor ? (client) => client.setRequests(withHook(requestsFor(connection++))) : undefined,
+        setupClient: requestsFor
+          ? (client) => {
+              connectionOf.set(client, connection);
+              client.setRequests(withHook(requestsFor(connection++)));
+            }
+          : undefined,
       },
       (error: unknown, result: autocannon.Result) => {
         if (error) reject(error instanceof Error ? error : new Error(String(error)));
-        else resolve({ result, latencies: latencies.slice(0, count).sort() });
+        else resolve({ result, latencies: all.sorted(), byKind });
       },
     );
-    instance.on('response', (_client: autocannon.Client, _status: number, _bytes: number, responseTime: number) => {
-      if (count === latencies.length) {
-        const bigger = new Float64Array(latencies.length * 2);
-        bigger.set(latencies);
-        latencies = bigger;
-      }
-      latencies[count++] = responseTime;
+    instance.on('response', (client: autocannon.Client, status: number, _bytes: number, responseTime: number) => {
+      all.add(status, responseTime);
+      if (!kindOf) return;
+      // The 'response' event comes before the connection's next request is set up: its kind is still the answered one's.
+      const kind = kindOf(connectionOf.get(client) ?? 0);
+      let responses = byKind.get(kind);
+      if (!responses) byKind.set(kind, (responses = new Responses()));
+      responses.add(status, responseTime);
     });
   });
 }
@@ -93,6 +142,7 @@ function combine(runs: Run[], warmup?: Run): LoadResult {
   const sum = (pick: (result: autocannon.Result) => number) => runs.reduce((n, r) => n + pick(r.result), 0);
   const seconds = sum((r) => r.duration);
   const total = sum((r) => r.requests.total);
+  const kinds = [...new Set(runs.flatMap((r) => [...r.byKind.keys()]))];
   return {
     requestsPerSecond: total / seconds,
     p50: percentile(latencies, 50),
@@ -104,6 +154,30 @@ function combine(runs: Run[], warmup?: Run): LoadResult {
     seconds,
     warmup2xx: warmup?.result['2xx'] ?? 0,
     warmupFailures: warmup ? warmup.result.non2xx + warmup.result.errors : 0,
+    ...(kinds.length > 0 ? { byKind: Object.fromEntries(kinds.map((kind) => [kind, ofKind(runs, kind, seconds)])) } : {}),
+  };
+}
+
+/** The figures of one kind's responses over the runs' `seconds`. */
+function ofKind(runs: Run[], kind: string, seconds: number): LoadResult {
+  const merged = new Responses();
+  for (const r of runs) {
+    const responses = r.byKind.get(kind);
+    if (responses) merged.absorb(responses);
+  }
+  const latencies = merged.sorted();
+  const non2xx = Object.entries(merged.statusCodes).reduce((n, [code, count]) => (code.startsWith('2') ? n : n + count), 0);
+  return {
+    requestsPerSecond: merged.count / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    total: merged.count,
+    non2xx,
+    errors: 0,
+    statusCodes: merged.statusCodes,
+    seconds,
+    warmup2xx: 0,
+    warmupFailures: 0,
   };
 }
 

@@ -44,6 +44,12 @@ export class Metrics {
     help: 'Events appended but not yet applied to the read models (embedded mode)',
     registers: [this.registry],
   });
+  readonly projectionApplyLag = new Histogram({
+    name: 'projection_apply_lag_seconds',
+    help: "Time from an event's append (the event store's recorded time) to the commit of its projections' writes, for events applied after catch-up",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [this.registry],
+  });
   readonly reactorLag = new Gauge({
     name: 'reactor_lag_events',
     help: 'Events appended but not yet processed by the reactor (where the store counts positions in events)',
@@ -68,6 +74,14 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Observes each event's projection lag: now minus its `recordedAt` (the store's clock; another host's in distributed mode). */
+  observeApplied(events: readonly { recordedAt: string }[], now = Date.now()): void {
+    for (const event of events) {
+      const recorded = Date.parse(event.recordedAt);
+      if (Number.isFinite(recorded)) this.projectionApplyLag.observe(Math.max(0, now - recorded) / 1000);
+    }
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

@@ -95,6 +95,26 @@ describe('ProjectionRunner', () => {
     expect(await reads.collection('spaces').get('live')).toBeNull();
   });
 
+  it('given a live append after catch-up, then onApplied is told of its events once they are committed', async () => {
+    const told: string[] = [];
+    const projector = runner(events, { onApplied: (applied) => told.push(...applied.map((event) => event.type)) });
+    await projector.start();
+    await projector.whenCaughtUp();
+    const { position } = await events.appendToStream('space-live', [created('Live'), renamed('Live!')], 'no_stream');
+    await projector.waitFor(position, 5000);
+    expect(told).toEqual(['SpaceCreated', 'SpaceRenamed']);
+  });
+
+  it('given events already in the log, when replayed at start or in a rebuild, then onApplied is not told of them (they are not live)', async () => {
+    await appendMany(3);
+    const told: RecordedEvent[] = [];
+    const projector = runner(events, { onApplied: (applied) => told.push(...applied) });
+    await projector.start();
+    await projector.whenCaughtUp();
+    await projector.rebuild();
+    expect(told).toEqual([]);
+  });
+
   it('given a position that never comes, when waiting, then it answers false after the timeout', async () => {
     const projector = runner();
     await projector.start();

@@ -27,6 +27,11 @@ export interface ProjectionRunnerOptions {
   rebuildWhenChanged?: boolean;
   /** What else the read models depend on, in the fingerprint: the code that projects (a digest of it). */
   build?: string;
+  /**
+   * Called with the events of each committed transaction, once the runner has caught up with the
+   * log (live events, not a replay or rebuild): the runtime measures projection lag with it.
+   */
+  onApplied?: (events: readonly RecordedEvent[]) => void;
   /** Test hook: called inside the batch transaction after the projections' writes, before the checkpoint write. */
   beforeCheckpoint?: (lastEvent: RecordedEvent) => void;
 }
@@ -317,6 +322,7 @@ export class ProjectionRunner {
     this.checkpoint = last.position;
     this.lastError = null;
     for (const waiter of this.waiters) if (waiter.position <= last.position) waiter.resolve(true);
+    this.reportApplied(batch);
   }
 
   /**
@@ -332,6 +338,11 @@ export class ProjectionRunner {
     this.checkpoint = event.position;
     this.lastError = null;
     for (const waiter of this.waiters) if (waiter.position <= event.position) waiter.resolve(true);
+    this.reportApplied([event]);
+  }
+
+  private reportApplied(events: readonly RecordedEvent[]): void {
+    if (this.running && this.caughtUp) this.options.onApplied?.(events);
   }
 
   private route(type: string): readonly Projection[] {
