@@ -214,18 +214,23 @@ export class FsBlobStore implements BlobStore {
       handle = undefined;
       const finalPath = this.pathOf(info.hash);
       if (await this.exists(info.hash)) return info;
-      const dir = join(this.rootDir, info.hash.slice(0, 2), info.hash.slice(2, 4));
+      const outer = join(this.rootDir, info.hash.slice(0, 2));
+      const dir = join(outer, info.hash.slice(2, 4));
       const created = await mkdir(dir, { recursive: true, mode: DIR_MODE });
-      if (created !== undefined) {
-        // New fan-out directories: make their entries durable too.
-        await syncDirectory(this.rootDir);
-        await syncDirectory(join(this.rootDir, info.hash.slice(0, 2)));
-      }
-      await rename(tmpPath, finalPath);
-      moved = true;
-      // The new name is made durable; the old one in tmp/ is not worth a second fsync: should a
-      // crash bring it back, it is a stale temporary, removed on the next start.
-      await syncDirectory(dir);
+      // New fan-out directories: the entries naming them are made durable too, in the parent of
+      // each one created (mkdir answers the outermost one it made). Only the leaf is new in most
+      // cases, so only its parent is synced. These syncs and the rename's run together: the blob
+      // is answered as stored only once every one of them has completed.
+      const parents = created === undefined ? [] : created === outer ? [this.rootDir, outer] : [outer];
+      await Promise.all([
+        ...parents.map((parent) => syncDirectory(parent)),
+        rename(tmpPath, finalPath).then(() => {
+          moved = true;
+          // The new name is made durable; the old one in tmp/ is not worth a second fsync: should a
+          // crash bring it back, it is a stale temporary, removed on the next start.
+          return syncDirectory(dir);
+        }),
+      ]);
       return info;
     } finally {
       if (handle) await handle.close().catch(() => undefined);
