@@ -32,7 +32,7 @@
  * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
  * BENCH_AREA_SECONDS (4, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
  * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
- * (`get,areas,patch` by default: which parts run),
+ * (`get,areas,patch,mixed` by default: which parts run; `mixed` is bench/support/mixed.ts, its settings there),
  * BENCH_SERVICE_NODE_OPTIONS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { randomBytes } from 'node:crypto';
@@ -41,6 +41,7 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { load, loadInterleaved, type LoadResult } from './support/load';
 import { captureAreas, seedAreas } from './support/areas';
+import { runMixed } from './support/mixed';
 import { startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { positive } from './support/settings';
@@ -55,8 +56,8 @@ const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 4);
 const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
-/** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`; all by default. */
-const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch').split(',').map((part) => part.trim()));
+/** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`; all by default. */
+const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch,mixed').split(',').map((part) => part.trim()));
 /** Only the areas whose name contains one of these (comma-separated, case-insensitive); all by default. */
 const AREA_FILTER = (process.env.BENCH_AREAS ?? '')
   .split(',')
@@ -369,6 +370,12 @@ async function main(): Promise<void> {
     }
     process.stdout.write('service PATCH (one organization per connection) …\n\n');
     if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org/conn`, spread, false))) invalid = true;
+    }
+
+    if (PARTS.has('mixed')) {
+      const mixed = await runMixed(live, token, runId);
+      rows.push(...mixed.rows);
+      notes.push(...mixed.notes);
     }
 
     printTable(rows);

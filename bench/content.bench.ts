@@ -56,7 +56,7 @@ import type { FastifyInstance } from 'fastify';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { call, expectStatus, stringField } from './support/http';
 import { loadInterleaved, type LoadResult } from './support/load';
-import { startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
+import { cpuSecondsOf, startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference } from './support/reference-server';
 import { positive, positiveInteger, seededRandom as rng } from './support/settings';
 
@@ -361,19 +361,6 @@ function rssOf(pid: number | undefined): number | null {
   try {
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** User + system CPU seconds a process has used (Linux), or null. */
-function cpuSecondsOf(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After the command: state is field 3, utime field 14, stime field 15 (1-based in proc(5)).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return null;
   }

@@ -11,10 +11,11 @@ export interface LoadOptions {
   /** Called with every response (warm-up included). */
   onResponse?: (status: number, body: string) => void;
   /**
-   * With `requestsFor`: the kind of request (e.g. `read`, `write`) connection `connection` has in
-   * flight, asked when its response arrives; the result then holds figures per kind (`byKind`).
+   * With `requestsFor`: the kinds of the request connection `connection` has in flight (e.g.
+   * `write` and `write: page title`), asked when its response arrives; the result then holds
+   * figures per kind (`byKind`), each response counted under every kind it has.
    */
-  kindOf?: (connection: number) => string;
+  kindOf?: (connection: number) => readonly string[];
 }
 
 export interface LoadResult {
@@ -114,10 +115,11 @@ function run(options: LoadOptions, seconds: number): Promise<Run> {
       all.add(status, responseTime);
       if (!kindOf) return;
       // The 'response' event comes before the connection's next request is set up: its kind is still the answered one's.
-      const kind = kindOf(connectionOf.get(client) ?? 0);
-      let responses = byKind.get(kind);
-      if (!responses) byKind.set(kind, (responses = new Responses()));
-      responses.add(status, responseTime);
+      for (const kind of kindOf(connectionOf.get(client) ?? 0)) {
+        let responses = byKind.get(kind);
+        if (!responses) byKind.set(kind, (responses = new Responses()));
+        responses.add(status, responseTime);
+      }
     });
   });
 }

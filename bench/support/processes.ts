@@ -1,6 +1,6 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -167,5 +167,18 @@ async function startReferenceWith(settings: Record<string, string>, script = 're
   } catch (error) {
     await terminate(child);
     throw error;
+  }
+}
+
+/** User + system CPU seconds a process has used (Linux), or null. */
+export function cpuSecondsOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the command: state is field 3, utime field 14, stime field 15 (1-based in proc(5)).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
   }
 }
