@@ -2,7 +2,7 @@
  * The read areas of the API benchmark: one GET per area of the API, each on data seeded through
  * the HTTP API at start, compared uncached against a bare Fastify route answering the same body.
  */
-import { call, expectStatus, stringField } from './http';
+import { call, expectStatus, poster, stringField } from './http';
 
 export interface Area {
   /** What the table calls it. */
@@ -31,8 +31,7 @@ const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
  * user (its owner), and a few more members so that the member list is not a list of one.
  */
 export async function seedAreas(baseUrl: string, adminToken: string, token: string, runId: string): Promise<Area[]> {
-  const post = async (path: string, body: unknown, status = 201, as = token) =>
-    (await expectStatus(status, call('POST', `${baseUrl}${path}`, { token: as, body }), `POST ${path}`)).body as Record<string, any>;
+  const post = poster(baseUrl, token);
   const org = await post('/v1/orgs', { title: `Bench areas ${runId}` });
   const organizationId = stringField(org, 'id', 'POST /v1/orgs');
   const base = `/v1/orgs/${organizationId}`;

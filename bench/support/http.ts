@@ -40,3 +40,12 @@ export function stringField(body: unknown, field: string, what: string): string 
   if (typeof value !== 'string') throw new Error(`${what}: no ${field} in ${JSON.stringify(body).slice(0, 500)}`);
   return value;
 }
+
+/**
+ * POST with `token` by default (`as` another caller's) to `baseUrl`: the answer's JSON body, or an
+ * error naming the request when the status is not `status` (201 by default).
+ */
+export function poster(baseUrl: string, token: string) {
+  return async (path: string, body: unknown, status = 201, as = token) =>
+    (await expectStatus(status, call('POST', `${baseUrl}${path}`, { token: as, body }), `POST ${path}`)).body as Record<string, any>;
+}

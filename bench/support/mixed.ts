@@ -25,7 +25,7 @@
  */
 import type autocannon from 'autocannon';
 import { cpuSecondsOf, type ServiceProcess } from './processes';
-import { call, expectStatus, stringField } from './http';
+import { call, expectStatus, poster, stringField } from './http';
 import { load, type LoadResult } from './load';
 import { positive, positiveInteger, seededRandom } from './settings';
 
@@ -75,8 +75,7 @@ async function eachConcurrently<T>(items: T[], task: (item: T, index: number) =>
 }
 
 async function seed(baseUrl: string, adminToken: string, token: string, runId: string): Promise<Seeded> {
-  const post = async (path: string, body: unknown, status = 201, as = token) =>
-    (await expectStatus(status, call('POST', `${baseUrl}${path}`, { token: as, body }), `POST ${path}`)).body as Record<string, any>;
+  const post = poster(baseUrl, token);
   const organizationIds: string[] = new Array(ORGANIZATIONS);
   const invites: string[] = new Array(ORGANIZATIONS);
   await eachConcurrently(organizationIds, async (_, o) => {
