@@ -226,7 +226,7 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   if (!reads || !writes) throw new Error('the mixed run answered no reads or no writes');
   console.log(`${thousands(reads.requestsPerSecond)} reads/s, ${thousands(writes.requestsPerSecond)} writes/s`);
 
-  // CPU per request, each kind alone: the warm-up and the measured run both count (the CPU is read around both).
+  // CPU per request, each kind alone, without a warm-up: the CPU is read around the run itself.
   process.stdout.write(`running: reads only, then writes only, ${CPU_SECONDS} s each, for the CPU per request … `);
   const cpuPerRequest = async (writeShare: number): Promise<{ result: LoadResult; cpu: number | null }> => {
     const cpuStart = cpuSecondsOf(service.pid);
