@@ -27,7 +27,8 @@
  *   path, change request, comment list, site, published site page, integration, OpenAPI spec),
  *   seeded through the API at start, uncached (`Cache-Control: no-cache`), each against the bare
  *   route answering its very body (one reference process serving them all), alternating in slices:
- *   requests/s, p99, the ratio and a PASS/FAIL verdict against the same 60% target.
+ *   requests/s, p99, the ratio and a PASS/FAIL verdict against the same 60% target, and each process's
+ *   CPU time per request (utime + stime from /proc, steadier than requests/s on a shared machine).
  *
  * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
  * BENCH_AREA_SECONDS (4, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
@@ -42,7 +43,7 @@ import type autocannon from 'autocannon';
 import { load, loadInterleaved, type LoadResult } from './support/load';
 import { captureAreas, seedAreas } from './support/areas';
 import { runMixed } from './support/mixed';
-import { startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
+import { cpuSecondsOf, startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { positive } from './support/settings';
 
@@ -121,6 +122,13 @@ async function streamRevision(api: ServiceProcess, organizationId: string, token
   const match = /"(\d+)"/.exec(etag);
   if (!match) throw new Error(`GET organization: no revision ETag (got '${etag}')`);
   return Number(match[1]);
+}
+
+/** The process's CPU time (user + system) since `before`, per request answered in the run (warm-up included), in µs; null without /proc. */
+function cpuPerRequest(pid: number | undefined, before: number | null, result: LoadResult): number | null {
+  const after = cpuSecondsOf(pid);
+  const requests = result.total + result.warmup2xx + result.warmupFailures;
+  return after === null || before === null || requests === 0 ? null : ((after - before) * 1e6) / requests;
 }
 
 interface Row {
@@ -274,6 +282,8 @@ async function main(): Promise<void> {
       for (const area of areas) {
         process.stdout.write(`  ${area.name} … `);
         const headers = { ...(area.token ? { authorization: `Bearer ${area.token}` } : {}), 'cache-control': 'no-cache' };
+        // CPU per request of each process: a steadier figure than requests/s on a shared machine (each is idle while the other is loaded).
+        const cpuBefore = [cpuSecondsOf(reference?.pid), cpuSecondsOf(live.pid)];
         const [bare, served] = await loadInterleaved(
           [
             { url: `${referenceUrl}${area.path}`, connections: CONNECTIONS, headers },
@@ -283,6 +293,8 @@ async function main(): Promise<void> {
           AREA_WARMUP_SECONDS,
           AREA_ROUNDS,
         );
+        const [bareCpu, servedCpu] = [cpuPerRequest(reference?.pid, cpuBefore[0], bare), cpuPerRequest(live.pid, cpuBefore[1], served)];
+        const cpuText = bareCpu === null || servedCpu === null ? '' : `, CPU ${fixed(servedCpu, 0)} µs/request (bare ${fixed(bareCpu, 0)})`;
         const ratio = served.requestsPerSecond / bare.requestsPerSecond;
         const ok = ratio >= GET_RATIO_TARGET;
         const size = area.body!.length;
@@ -295,7 +307,7 @@ async function main(): Promise<void> {
         });
         const line =
           `${ok && served.non2xx + served.errors === 0 ? 'PASS' : 'FAIL'}  ${area.name.padEnd(20)} ${thousands(served.requestsPerSecond).padStart(7)} req/s (bare ${thousands(bare.requestsPerSecond)}), ` +
-          `p99 ${fixed(served.p99, 2)} ms (bare ${fixed(bare.p99, 2)}), ratio ${fixed(ratio, 2)} (target ≥ ${GET_RATIO_TARGET})   GET ${area.route}`;
+          `p99 ${fixed(served.p99, 2)} ms (bare ${fixed(bare.p99, 2)}), ratio ${fixed(ratio, 2)} (target ≥ ${GET_RATIO_TARGET})${cpuText}   GET ${area.route}`;
         verdictLines.push(line);
         console.log(`${fixed(ratio, 2)}`);
       }
