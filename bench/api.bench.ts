@@ -29,7 +29,7 @@
  * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
  * BENCH_AREA_SECONDS (4, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
  * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
- * (`get,areas,patch` by default: which parts run),
+ * (`get,areas,patch` by default: which parts run; `lists`: every list at two sizes, bench/support/lists.ts),
  * BENCH_SERVICE_NODE_OPTIONS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { randomBytes } from 'node:crypto';
@@ -38,6 +38,7 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { load, loadInterleaved, type LoadResult } from './support/load';
 import { captureAreas, seedAreas } from './support/areas';
+import { measureLists } from './support/lists';
 import { startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { positive } from './support/settings';
@@ -293,6 +294,8 @@ async function main(): Promise<void> {
       await reference?.stop();
       reference = undefined;
     }
+
+    if (PARTS.has('lists')) rows.push(...(await measureLists(live, token, runId)));
 
     if (PARTS.has('patch')) {
 
