@@ -6,6 +6,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { readAll } from '../../read-store/src/read-all';
+import { byIds } from '../../platform/src/by-ids';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { withinRetention } from './space.decider';
@@ -109,7 +110,10 @@ export class SpaceAccess {
     if (caller.kind !== 'user') return outside;
     const found = await this.membership.roleOf(organizationId, caller.userId);
     if (!found?.member) return outside;
-    return { member: true, role: contentRole(found.role), teams: await this.teams.teamIdsOf(organizationId, caller.userId) };
+    const role = contentRole(found.role);
+    // An organization admin is admin on every space and team grants only ever raise a role: their
+    // teams (an admin who made every team is in all of them) would change nothing.
+    return { member: true, role, teams: role === 'admin' ? [] : await this.teams.teamIdsOf(organizationId, caller.userId) };
   }
 
   /** The standing of a member (guests included); 404 for people outside the organization. */
@@ -148,6 +152,28 @@ export class SpaceAccess {
   async collectionsOf(organizationId: string): Promise<Map<string, CollectionDoc>> {
     const all = await readAll<CollectionDoc>(this.reads, COLLECTIONS, { organizationId, ...LIVE_COLLECTION });
     return new Map(all.map((collection) => [collection._id, collection]));
+  }
+
+  /**
+   * The live collections of the organization among `collectionIds` and above them, for `chainFrom`:
+   * what a page of spaces or collections needs for its roles, read level by level by id, so that a
+   * page costs the same however many collections the organization has.
+   */
+  async collectionsAbove(organizationId: string, collectionIds: Iterable<string | null>): Promise<Map<string, CollectionDoc>> {
+    const found = new Map<string, CollectionDoc>();
+    const seen = new Set<string>();
+    let level = [...new Set(collectionIds)].filter((id): id is string => id !== null);
+    for (let depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
+      for (const id of level) seen.add(id);
+      const next: string[] = [];
+      for (const collection of await byIds(this.reads.collection<CollectionDoc>(COLLECTIONS), level)) {
+        if (collection.organizationId !== organizationId || collection.deletedAt !== undefined) continue;
+        found.set(collection._id, collection);
+        if (collection.parent !== null && !seen.has(collection.parent)) next.push(collection.parent);
+      }
+      level = [...new Set(next)];
+    }
+    return found;
   }
 
   /** Whether the share key is a live share link of the space. */

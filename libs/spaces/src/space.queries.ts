@@ -45,7 +45,10 @@ export class SpaceQueries {
     const standing = await this.access.requireMember(organizationId, caller);
     const filter: Filter = { organizationId, ...LIVE_SPACE, ...(standing.role === null ? { visibility: 'public' } : {}) };
     const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { parentKey: 1, position: 1 }, limit: paging.limit, after: paging.page });
-    const [collections, counts] = await Promise.all([this.access.collectionsOf(organizationId), this.counters.forSpaces(page.items.map((space) => space._id))]);
+    const [collections, counts] = await Promise.all([
+      this.access.collectionsAbove(organizationId, page.items.map((space) => space.parent)),
+      this.counters.forSpaces(page.items.map((space) => space._id)),
+    ]);
     const items = page.items.map((space) => {
       const { permissions } = SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false);
       return this.presenter.space(space, permissions, counts.get(space._id));
@@ -77,7 +80,7 @@ export class SpaceQueries {
     if (standing.role === null) return listEnvelope<CollectionObject>({ items: [], count: 0 });
     const filter: Filter = { organizationId, ...LIVE_COLLECTION, ...(options.nested ? {} : { parentKey: '' }) };
     const page = await this.reads.collection<CollectionDoc>(COLLECTIONS).find(filter, { sort: { parentKey: 1, position: 1 }, limit: options.limit, after: options.page });
-    const collections = await this.access.collectionsOf(organizationId);
+    const collections = await this.access.collectionsAbove(organizationId, page.items.map((collection) => collection._id));
     const items = page.items.map((collection) =>
       this.presenter.collection(collection, collectionPermissions(collectionRole(standing, SpaceAccess.chainFrom(collections, collection._id)))),
     );
