@@ -105,6 +105,23 @@ describe('team access on spaces', () => {
     expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?limit=0`), 400, /limit/);
   });
 
+  it("counts in each Member object the spaces the member has a role on: every live space with an organization role, a guest's through their teams", async () => {
+    const gusUser = await service.createUser('gus@space-teams.example', 'Gus');
+    await joinAs(service, organizationId, people.ada.token, [{ token: gusUser.token, email: 'gus@space-teams.example', role: null }]);
+    const team = await call(people.ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Guests', members: [gusUser.user.id] });
+    const granted = await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Shared with guests' });
+    await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Not shared' });
+    const spacesOf = async (userId: string) => (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}`)).body.spaces as number;
+    const live = (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.count as number;
+    expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live, gus: 0 });
+    expect((await call(people.ada.token, 'PUT', `/v1/spaces/${granted.body.id}/teams/${team.body.id}`, { role: 'read' })).status).toBe(200);
+    expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live, gus: 1 });
+    const listed = (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members?limit=1000`)).body.items as Array<{ id: string; spaces: number }>;
+    expect(listed.find((member) => member.id === gusUser.user.id)?.spaces).toBe(1);
+    expect((await call(people.ada.token, 'DELETE', `/v1/spaces/${granted.body.id}`)).status).toBe(204);
+    expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live - 1, gus: 0 });
+  });
+
   it('records the changes in the audit log', async () => {
     const log = await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${spaceId}&limit=100`);
     expect(log.status).toBe(200);
