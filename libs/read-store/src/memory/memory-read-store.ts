@@ -472,11 +472,15 @@ function findOnIndex<T extends Doc>(
   } else {
     entries = backward ? index.backward(index.seek(prefix, undefined, true)) : index.forward(index.seek(prefix, undefined, false));
   }
+  // With the whole key fixed or walked and `_id` walked in the sort's direction, entries come in
+  // exactly the sort order: the page is complete with its first `limit + 1` matches (a list sorted
+  // by `_id` alone, on an index of its equalities, would otherwise walk its whole range).
+  const ordered = plan.wholeKey && sort[sort.length - 1][1] === (backward ? -1 : 1);
   const selected: Doc[] = [];
   for (const entry of entries) {
     const doc = entry.doc;
     if (prefix.length > 0 && index.compare(entry, prefix) !== 0) break;
-    if (selected.length > limit && compareFields(doc, selected[limit]) > 0) break;
+    if (selected.length > limit && (ordered || compareFields(doc, selected[limit]) > 0)) break;
     if (afterCursor !== null && !afterCursor(doc)) continue;
     if (query !== null && !test(query, doc)) continue;
     keepFirst(selected, doc, limit + 1, compare);

@@ -46,6 +46,8 @@ const QUERIES: Array<{ filter: Filter; sort: Sort }> = [
   { filter: { org: 'b', live: { $ne: false } }, sort: { n: -1 } },
   { filter: { org: 'a' }, sort: { group: -1, n: -1 } },
   { filter: { org: 'a', group: 'y', n: 2 }, sort: {} },
+  { filter: { org: 'b', group: 'x', n: 1 }, sort: { _id: -1 } },
+  { filter: { org: 'b', group: 'x', n: 1, live: true }, sort: {} },
   { filter: {}, sort: { org: 1, n: -1 } },
   { filter: { org: 'a', group: null }, sort: { n: 1 } },
   { filter: { org: 'b', group: { $eq: null }, live: true }, sort: { n: -1 } },
