@@ -48,8 +48,13 @@ interface Service {
   adminToken: string;
 }
 
-/** One organization's lists: name → URL path of the first page. */
-type Lists = Map<string, string>;
+/** One organization's lists: name → URL path of the first page, the caller's token and the count expected at least. */
+type Lists = Map<string, { path: string; token: string; count: number }>;
+
+/** Public spaces in either organization, the only ones its guest sees: a guest's page must not cost more for the private ones around them. */
+const PUBLIC_SPACES = 10;
+/** The guest's page size: two full pages among the public spaces. */
+const GUEST_LIMIT = PUBLIC_SPACES / 2;
 
 /** Runs `work(i)` for i in 0..count-1, `connections` at a time. */
 async function inParallel(count: number, connections: number, work: (i: number) => Promise<unknown>): Promise<void> {
@@ -69,6 +74,12 @@ async function seedOrganization(service: Service, token: string, runId: string, 
   const base = `/v1/orgs/${organizationId}`;
   await expectStatus(200, call('PATCH', `${service.baseUrl}${base}`, { token, body: { inviteLinks: true } }), 'PATCH organization');
   const inviteId = stringField(await post(`${base}/link-invites`, { role: 'read' }), 'id', 'link invite');
+  const guest = await post('/v1/admin/users', { email: `lists-${tag}-guest@example.com`, displayName: 'Guest' }, 201, service.adminToken);
+  const guestToken = stringField(guest, 'token', 'guest');
+  await expectStatus(200, call('POST', `${service.baseUrl}${base}/invites`, { token, body: { emails: [{ email: `lists-${tag}-guest@example.com`, role: null }] } }), 'POST invites');
+  const pending = await expectStatus(200, call('GET', `${service.baseUrl}/v1/user/invites`, { token: guestToken }), 'GET /v1/user/invites');
+  const invitation = (pending.body as { items: Array<{ id: string }> }).items[0];
+  await post(`/v1/user/invites/${invitation.id}`, undefined, 200, guestToken);
   const spaceId = stringField(await post(`${base}/spaces`, { title: 'Handbook' }), 'id', 'space');
   const written = await post(`/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Start', document: { markdown: 'Text.' } }] }, 200);
   const pageId = String(written.changes[0].page.id);
@@ -78,7 +89,10 @@ async function seedOrganization(service: Service, token: string, runId: string, 
     collections[i] = stringField(await post(`${base}/collections`, { title: `Collection ${i}` }), 'id', 'collection');
   });
   const seeds: Array<(i: number) => Promise<unknown>> = [
-    (i) => post(`${base}/spaces`, { title: `Space ${i}`, ...(i % 2 === 1 ? { parent: collections[i] } : {}) }),
+    async (i) => {
+      const space = await post(`${base}/spaces`, { title: `Space ${i}`, ...(i % 2 === 1 ? { parent: collections[i] } : {}) });
+      if (i < PUBLIC_SPACES) await expectStatus(200, call('PATCH', `${service.baseUrl}/v1/spaces/${stringField(space, 'id', 'space')}`, { token, body: { visibility: 'public' } }), 'PATCH space');
+    },
     async (i) => {
       const user = await post('/v1/admin/users', { email: `lists-${tag}-${i}@example.com`, displayName: `Member ${i}` }, 201, service.adminToken);
       await post(`${base}/invites/${inviteId}`, undefined, 200, stringField(user, 'token', 'user'));
@@ -91,22 +105,25 @@ async function seedOrganization(service: Service, token: string, runId: string, 
   ];
   await inParallel(size * seeds.length, SEED_CONNECTIONS, (n) => seeds[n % seeds.length](Math.floor(n / seeds.length)));
 
+  const owner = (path: string) => ({ path, token, count: size });
   return new Map([
-    ['spaces', `${base}/spaces`],
-    ['members', `${base}/members`],
-    ['teams', `${base}/teams`],
-    ['collections', `${base}/collections`],
-    ['change requests', `/v1/spaces/${spaceId}/change-requests?status=draft`],
-    ['comments', `/v1/spaces/${spaceId}/comments`],
-    ['audit events', `${base}/audit-events`],
-    ['sites', `${base}/sites`],
-    ['integrations', `/v1/integrations?owner=${organizationId}`],
+    ['spaces', owner(`${base}/spaces`)],
+    ['spaces (guest)', { path: `${base}/spaces?limit=${GUEST_LIMIT}`, token: guestToken, count: PUBLIC_SPACES }],
+    ['members', owner(`${base}/members`)],
+    ['teams', owner(`${base}/teams`)],
+    ['collections', owner(`${base}/collections`)],
+    ['change requests', owner(`/v1/spaces/${spaceId}/change-requests?status=draft`)],
+    ['comments', owner(`/v1/spaces/${spaceId}/comments`)],
+    ['audit events', owner(`${base}/audit-events`)],
+    ['sites', owner(`${base}/sites`)],
+    ['integrations', owner(`/v1/integrations?owner=${organizationId}`)],
   ]);
 }
 
 /** The route shapes, for the printed verdicts. */
 const ROUTES: Record<string, string> = {
   spaces: '/v1/orgs/{id}/spaces',
+  'spaces (guest)': `/v1/orgs/{id}/spaces?limit=${GUEST_LIMIT} as a guest (${PUBLIC_SPACES} public spaces at both sizes)`,
   members: '/v1/orgs/{id}/members',
   teams: '/v1/orgs/{id}/teams',
   collections: '/v1/orgs/{id}/collections',
@@ -120,12 +137,14 @@ const ROUTES: Record<string, string> = {
 const withQuery = (path: string, query: string) => `${path}${path.includes('?') ? '&' : '?'}${query}`;
 
 /** The list's count (checked against what was seeded) and the path of the page after a cursor from its middle. */
-async function middlePage(service: Service, token: string, name: string, path: string, atLeast: number): Promise<string> {
+async function middlePage(service: Service, name: string, { path, token, count: atLeast }: { path: string; token: string; count: number }): Promise<string> {
   const first = await expectStatus(200, call('GET', `${service.baseUrl}${path}`, { token }), `GET ${path}`);
   const count = (first.body as { count?: unknown }).count;
   if (typeof count !== 'number' || count < atLeast) throw new Error(`${name}: expected a count of at least ${atLeast} at ${path}, got ${JSON.stringify(count)}`);
   const half = Math.max(1, Math.min(1000, Math.floor(count / 2)));
-  const head = await expectStatus(200, call('GET', `${service.baseUrl}${withQuery(path, `limit=${half}`)}`, { token }), `GET ${path} (limit ${half})`);
+  const halfway = new URL(path, service.baseUrl);
+  halfway.searchParams.set('limit', String(half));
+  const head = await expectStatus(200, call('GET', halfway.href, { token }), `GET ${path} (limit ${half})`);
   const next = (head.body as { next?: { page?: unknown } }).next?.page;
   if (typeof next !== 'string') throw new Error(`${name}: no next page after ${half} of ${count} at ${path}`);
   return withQuery(path, `page=${encodeURIComponent(next)}`);
@@ -149,18 +168,19 @@ export async function measureLists(service: Service, token: string, runId: strin
 
   const rows: ListRow[] = [];
   const lines: string[] = [];
-  const headers = { authorization: `Bearer ${token}`, 'cache-control': 'no-cache' };
-  for (const [name, smallPath] of small) {
+  for (const [name, smallList] of small) {
     if (FILTER.length > 0 && !FILTER.some((wanted) => name.includes(wanted))) continue;
-    const largePath = big.get(name)!;
+    const largeList = big.get(name)!;
+    const headers = { authorization: `Bearer ${smallList.token}`, 'cache-control': 'no-cache' };
+    const largeHeaders = { authorization: `Bearer ${largeList.token}`, 'cache-control': 'no-cache' };
     const pages = [
-      { page: 'first page', paths: [smallPath, largePath] },
-      { page: 'after a cursor', paths: [await middlePage(service, token, name, smallPath, SIZE), await middlePage(service, token, name, largePath, large)] },
+      { page: 'first page', paths: [smallList.path, largeList.path] },
+      { page: 'after a cursor', paths: [await middlePage(service, name, smallList), await middlePage(service, name, largeList)] },
     ];
     for (const { page, paths } of pages) {
       process.stdout.write(`  ${name}, ${page} … `);
       const [atSmall, atLarge] = await loadInterleaved(
-        paths.map((path) => ({ url: `${service.baseUrl}${path}`, connections: CONNECTIONS, headers })),
+        paths.map((path, i) => ({ url: `${service.baseUrl}${path}`, connections: CONNECTIONS, headers: i === 0 ? headers : largeHeaders })),
         SECONDS,
         WARMUP_SECONDS,
         ROUNDS,
