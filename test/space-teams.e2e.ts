@@ -65,6 +65,8 @@ describe('team access on spaces', () => {
 
     const read = await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`);
     expect(read.body.permissions).toMatchObject({ view: true, edit: true, comment: true, admin: false });
+    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    expect(listed.find((item) => item.id === spaceId)?.permissions).toMatchObject({ view: true, edit: true, admin: false });
     expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('edit');
     expect((await call(people.rita.token, 'PATCH', `/v1/spaces/${spaceId}`, { title: 'Handbook 2' })).status).toBe(200);
     expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ id: teamId, spaces: 1 });
@@ -77,6 +79,8 @@ describe('team access on spaces', () => {
     expect(removed.status).toBe(204);
     expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ count: 0, items: [] });
     expect((await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`)).body.permissions).toMatchObject({ view: true, edit: false });
+    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    expect(listed.find((item) => item.id === spaceId)?.permissions).toMatchObject({ view: true, edit: false });
     expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('read');
     expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ spaces: 0 });
     expectError(await call(people.ada.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`), 404);

@@ -28,6 +28,13 @@ import { COLLECTIONS, LIVE_COLLECTION, SPACE_SHARE_LINKS, SPACES, type Collectio
 /** Deepest collection nesting followed when walking up (a guard, not a product limit). */
 const MAX_DEPTH = 100;
 
+/** The teams granted a role on any of these spaces: the only teams of a caller their roles depend on. */
+export function grantedTeams(spaces: ReadonlyArray<Pick<SpaceDoc, 'teamRoles'>>): string[] {
+  const teams = new Set<string>();
+  for (const space of spaces) for (const team of Object.keys(space.teamRoles ?? {})) teams.add(team);
+  return [...teams];
+}
+
 /** The Space resource. */
 export interface SpaceObject {
   object: 'space';
@@ -104,8 +111,12 @@ export class SpaceAccess {
     @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
   ) {}
 
-  /** The caller's standing in the organization, with the teams they are in there. */
-  async standing(organizationId: string, caller: Caller): Promise<OrganizationStanding> {
+  /**
+   * The caller's standing in the organization, with the teams they are in there; with
+   * `teamsAmong`, only those of these teams (the teams granted a role on the spaces at hand, which
+   * are all a role needs), so that it costs the same however many teams the caller is in.
+   */
+  async standing(organizationId: string, caller: Caller, teamsAmong?: readonly string[]): Promise<OrganizationStanding> {
     const outside: OrganizationStanding = { member: false, role: null, teams: [] };
     if (caller.kind !== 'user') return outside;
     const found = await this.membership.roleOf(organizationId, caller.userId);
@@ -113,12 +124,15 @@ export class SpaceAccess {
     const role = contentRole(found.role);
     // An organization admin is admin on every space and team grants only ever raise a role: their
     // teams (an admin who made every team is in all of them) would change nothing.
-    return { member: true, role, teams: role === 'admin' ? [] : await this.teams.teamIdsOf(organizationId, caller.userId) };
+    if (role === 'admin') return { member: true, role, teams: [] };
+    if (teamsAmong?.length === 0) return { member: true, role, teams: [] };
+    const teams = teamsAmong === undefined ? await this.teams.teamIdsOf(organizationId, caller.userId) : await this.teams.teamsAmong(organizationId, caller.userId, teamsAmong);
+    return { member: true, role, teams };
   }
 
-  /** The standing of a member (guests included); 404 for people outside the organization. */
-  async requireMember(organizationId: string, caller: Caller): Promise<OrganizationStanding> {
-    const standing = await this.standing(organizationId, caller);
+  /** The standing of a member (guests included); 404 for people outside the organization. `teamsAmong` as for `standing`. */
+  async requireMember(organizationId: string, caller: Caller, teamsAmong?: readonly string[]): Promise<OrganizationStanding> {
+    const standing = await this.standing(organizationId, caller, teamsAmong);
     if (!standing.member) throw DomainError.notFound(`no organization ${organizationId}`);
     return standing;
   }
@@ -200,7 +214,11 @@ export class SpaceAccess {
     const missing = () => DomainError.notFound(`no space ${spaceId}`);
     if (!space || space.purgedAt !== undefined) throw missing();
     if (space.deletedAt !== undefined && !withinRetention(space.deletedAt, this.clock.now().toISOString())) throw missing();
-    const [standing, parents, validKey] = await Promise.all([this.standing(space.organizationId, caller), this.chain(space.parent), this.validShareKey(spaceId, shareKey)]);
+    const [standing, parents, validKey] = await Promise.all([
+      this.standing(space.organizationId, caller, grantedTeams([space])),
+      this.chain(space.parent),
+      this.validShareKey(spaceId, shareKey),
+    ]);
     const { role, permissions } = SpaceAccess.spaceAccess(standing, space, parents, validKey);
     if (!permissions.view) throw missing();
     if (space.deletedAt !== undefined && role !== 'admin') throw missing();

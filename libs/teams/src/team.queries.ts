@@ -4,6 +4,7 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { byIds } from '../../platform/src/by-ids';
 import { LIVE_TEAM, TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
 import { TEAM_ORGANIZATIONS, type OrganizationMemberObject, type TeamOrganizations } from './team-organizations.port';
 
@@ -69,6 +70,13 @@ export class TeamDirectory {
       after = page.next;
     } while (after !== undefined);
     return teamIds;
+  }
+
+  /** Those of `teamIds` (teams of the organization) the user is in: one membership lookup each. */
+  async teamsAmong(organizationId: string, userId: string, teamIds: readonly string[]): Promise<string[]> {
+    if (teamIds.length === 0) return [];
+    const memberships = await byIds(this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS), teamIds.map((teamId) => teamMembershipId(teamId, userId)));
+    return memberships.filter((membership) => membership.organizationId === organizationId).map((membership) => membership.teamId);
   }
 
   /** The ids of the organization's teams each user is in; users in none map to []. */
