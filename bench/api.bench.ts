@@ -33,7 +33,8 @@
  * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
  * BENCH_AREA_SECONDS (4, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
  * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
- * (`get,areas,patch,mixed` by default: which parts run; `mixed` is bench/support/mixed.ts, its settings there),
+ * (`get,areas,patch,mixed,lists` by default: which parts run; `mixed` is bench/support/mixed.ts and
+ * `lists` (every list at two sizes) bench/support/lists.ts, their settings there),
  * BENCH_SERVICE_NODE_OPTIONS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { randomBytes } from 'node:crypto';
@@ -42,6 +43,7 @@ import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { load, loadInterleaved, type LoadResult } from './support/load';
 import { captureAreas, seedAreas } from './support/areas';
+import { measureLists } from './support/lists';
 import { runMixed } from './support/mixed';
 import { cpuSecondsOf, startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
@@ -58,7 +60,7 @@ const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 4);
 const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
 /** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`; all by default. */
-const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch,mixed').split(',').map((part) => part.trim()));
+const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch,mixed,lists').split(',').map((part) => part.trim()));
 /** Only the areas whose name contains one of these (comma-separated, case-insensitive); all by default. */
 const AREA_FILTER = (process.env.BENCH_AREAS ?? '')
   .split(',')
@@ -316,6 +318,8 @@ async function main(): Promise<void> {
       await reference?.stop();
       reference = undefined;
     }
+
+    if (PARTS.has('lists')) rows.push(...(await measureLists(live, token, runId)));
 
     if (PARTS.has('patch')) {
 

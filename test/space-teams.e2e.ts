@@ -65,6 +65,8 @@ describe('team access on spaces', () => {
 
     const read = await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`);
     expect(read.body.permissions).toMatchObject({ view: true, edit: true, comment: true, admin: false });
+    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    expect(listed.find((item) => item.id === spaceId)?.permissions).toMatchObject({ view: true, edit: true, admin: false });
     expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('edit');
     expect((await call(people.rita.token, 'PATCH', `/v1/spaces/${spaceId}`, { title: 'Handbook 2' })).status).toBe(200);
     expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ id: teamId, spaces: 1 });
@@ -77,6 +79,8 @@ describe('team access on spaces', () => {
     expect(removed.status).toBe(204);
     expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ count: 0, items: [] });
     expect((await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`)).body.permissions).toMatchObject({ view: true, edit: false });
+    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    expect(listed.find((item) => item.id === spaceId)?.permissions).toMatchObject({ view: true, edit: false });
     expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('read');
     expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ spaces: 0 });
     expectError(await call(people.ada.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`), 404);
@@ -103,6 +107,23 @@ describe('team access on spaces', () => {
     expect(seen).toEqual([...teams].sort());
     expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?page=nonsense`), 400, /cursor/);
     expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?limit=0`), 400, /limit/);
+  });
+
+  it("counts in each Member object the spaces the member has a role on: every live space with an organization role, a guest's through their teams", async () => {
+    const gusUser = await service.createUser('gus@space-teams.example', 'Gus');
+    await joinAs(service, organizationId, people.ada.token, [{ token: gusUser.token, email: 'gus@space-teams.example', role: null }]);
+    const team = await call(people.ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Guests', members: [gusUser.user.id] });
+    const granted = await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Shared with guests' });
+    await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Not shared' });
+    const spacesOf = async (userId: string) => (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}`)).body.spaces as number;
+    const live = (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.count as number;
+    expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live, gus: 0 });
+    expect((await call(people.ada.token, 'PUT', `/v1/spaces/${granted.body.id}/teams/${team.body.id}`, { role: 'read' })).status).toBe(200);
+    expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live, gus: 1 });
+    const listed = (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members?limit=1000`)).body.items as Array<{ id: string; spaces: number }>;
+    expect(listed.find((member) => member.id === gusUser.user.id)?.spaces).toBe(1);
+    expect((await call(people.ada.token, 'DELETE', `/v1/spaces/${granted.body.id}`)).status).toBe(204);
+    expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live - 1, gus: 0 });
   });
 
   it('records the changes in the audit log', async () => {

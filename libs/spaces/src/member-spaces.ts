@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SpaceFactsReader } from './space-facts';
 import { DomainError } from '../../platform/src/errors';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { readAll } from '../../read-store/src/read-all';
@@ -36,16 +36,26 @@ export class MemberSpaces {
     private readonly counters: SpaceFactsReader,
   ) {}
 
+  /**
+   * How many live spaces each member has a role on. A member with an organization role has one on
+   * every space (`spaceRole`: a default level only ever raises it), so theirs is the organization's
+   * count of live spaces, kept by the read store; a guest's role comes only from team grants, so
+   * theirs counts the spaces granting a role to one of their teams. No read visits every space.
+   */
   async spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    if (members.length === 0) return counts;
-    const [{ spaces, collections }, teamIds] = await Promise.all([
-      this.contentOf(organizationId),
-      this.teams.teamIdsByUser(organizationId, members.map((member) => member.userId)),
+    const spaces = this.reads.collection<SpaceDoc>(SPACES);
+    const withRole = members.filter((member) => contentRole(member.role) !== null);
+    const guests = members.filter((member) => contentRole(member.role) === null);
+    const [live, teamIds] = await Promise.all([
+      withRole.length > 0 ? spaces.count({ organizationId, ...LIVE_SPACE }) : 0,
+      guests.length > 0 ? this.teams.teamIdsByUser(organizationId, guests.map((guest) => guest.userId)) : new Map<string, string[]>(),
     ]);
-    for (const member of members) {
-      const standing: OrganizationStanding = { member: true, role: contentRole(member.role), teams: teamIds.get(member.userId) ?? [] };
-      counts.set(member.userId, spaces.filter((space) => this.roleOf(standing, space, collections) !== null).length);
+    for (const member of withRole) counts.set(member.userId, live);
+    for (const guest of guests) {
+      const teams = teamIds.get(guest.userId) ?? [];
+      const granted = { $in: ORGANIZATION_ROLES as readonly string[] };
+      counts.set(guest.userId, teams.length === 0 ? 0 : await spaces.count({ organizationId, ...LIVE_SPACE, $or: teams.map((team) => ({ [`teamRoles.${team}`]: granted })) }));
     }
     return counts;
   }
@@ -85,10 +95,6 @@ export class MemberSpaces {
       count: rows.length,
       items: pageRows.map((row) => ({ permission: row.role as OrganizationRole, space: this.presenter.space(row.space, row.permissions, counts.get(row.space._id)) })),
     };
-  }
-
-  private roleOf(standing: OrganizationStanding, space: SpaceDoc, collections: ReadonlyMap<string, CollectionDoc>) {
-    return SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false).role;
   }
 
   private async contentOf(organizationId: string) {

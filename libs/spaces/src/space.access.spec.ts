@@ -18,7 +18,7 @@ function accessWith(roles: Record<string, OrganizationRole | undefined>, clock: 
   const membership = {
     roleOf: async (_organizationId: string, userId: string) => (Object.prototype.hasOwnProperty.call(roles, userId) ? { member: true, role: roles[userId] as OrganizationRole } : { member: false, role: null }),
   } as SpaceOrganizations;
-  const teams = { teamIdsOf: async () => [] } as unknown as SpaceTeams;
+  const teams = { teamIdsOf: async () => [], teamsAmong: async () => [] } as unknown as SpaceTeams;
   return { reads, access: new SpaceAccess(reads, membership, clock, teams) };
 }
 

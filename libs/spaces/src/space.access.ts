@@ -6,6 +6,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { readAll } from '../../read-store/src/read-all';
+import { byIds } from '../../platform/src/by-ids';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { withinRetention } from './space.decider';
@@ -26,6 +27,13 @@ import { COLLECTIONS, LIVE_COLLECTION, SPACE_SHARE_LINKS, SPACES, type Collectio
 
 /** Deepest collection nesting followed when walking up (a guard, not a product limit). */
 const MAX_DEPTH = 100;
+
+/** The teams granted a role on any of these spaces: the only teams of a caller their roles depend on. */
+export function grantedTeams(spaces: ReadonlyArray<Pick<SpaceDoc, 'teamRoles'>>): string[] {
+  const teams = new Set<string>();
+  for (const space of spaces) for (const team of Object.keys(space.teamRoles ?? {})) teams.add(team);
+  return [...teams];
+}
 
 /** The Space resource. */
 export interface SpaceObject {
@@ -103,18 +111,28 @@ export class SpaceAccess {
     @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
   ) {}
 
-  /** The caller's standing in the organization, with the teams they are in there. */
-  async standing(organizationId: string, caller: Caller): Promise<OrganizationStanding> {
+  /**
+   * The caller's standing in the organization, with the teams they are in there; with
+   * `teamsAmong`, only those of these teams (the teams granted a role on the spaces at hand, which
+   * are all a role needs), so that it costs the same however many teams the caller is in.
+   */
+  async standing(organizationId: string, caller: Caller, teamsAmong?: readonly string[]): Promise<OrganizationStanding> {
     const outside: OrganizationStanding = { member: false, role: null, teams: [] };
     if (caller.kind !== 'user') return outside;
     const found = await this.membership.roleOf(organizationId, caller.userId);
     if (!found?.member) return outside;
-    return { member: true, role: contentRole(found.role), teams: await this.teams.teamIdsOf(organizationId, caller.userId) };
+    const role = contentRole(found.role);
+    // An organization admin is admin on every space and team grants only ever raise a role: their
+    // teams (an admin who made every team is in all of them) would change nothing.
+    if (role === 'admin') return { member: true, role, teams: [] };
+    if (teamsAmong?.length === 0) return { member: true, role, teams: [] };
+    const teams = teamsAmong === undefined ? await this.teams.teamIdsOf(organizationId, caller.userId) : await this.teams.teamsAmong(organizationId, caller.userId, teamsAmong);
+    return { member: true, role, teams };
   }
 
-  /** The standing of a member (guests included); 404 for people outside the organization. */
-  async requireMember(organizationId: string, caller: Caller): Promise<OrganizationStanding> {
-    const standing = await this.standing(organizationId, caller);
+  /** The standing of a member (guests included); 404 for people outside the organization. `teamsAmong` as for `standing`. */
+  async requireMember(organizationId: string, caller: Caller, teamsAmong?: readonly string[]): Promise<OrganizationStanding> {
+    const standing = await this.standing(organizationId, caller, teamsAmong);
     if (!standing.member) throw DomainError.notFound(`no organization ${organizationId}`);
     return standing;
   }
@@ -150,6 +168,28 @@ export class SpaceAccess {
     return new Map(all.map((collection) => [collection._id, collection]));
   }
 
+  /**
+   * The live collections of the organization among `collectionIds` and above them, for `chainFrom`:
+   * what a page of spaces or collections needs for its roles, read level by level by id, so that a
+   * page costs the same however many collections the organization has.
+   */
+  async collectionsAbove(organizationId: string, collectionIds: Iterable<string | null>): Promise<Map<string, CollectionDoc>> {
+    const found = new Map<string, CollectionDoc>();
+    const seen = new Set<string>();
+    let level = [...new Set(collectionIds)].filter((id): id is string => id !== null);
+    for (let depth = 0; level.length > 0 && depth < MAX_DEPTH; depth++) {
+      for (const id of level) seen.add(id);
+      const next: string[] = [];
+      for (const collection of await byIds(this.reads.collection<CollectionDoc>(COLLECTIONS), level)) {
+        if (collection.organizationId !== organizationId || collection.deletedAt !== undefined) continue;
+        found.set(collection._id, collection);
+        if (collection.parent !== null && !seen.has(collection.parent)) next.push(collection.parent);
+      }
+      level = [...new Set(next)];
+    }
+    return found;
+  }
+
   /** Whether the share key is a live share link of the space. */
   async validShareKey(spaceId: string, shareKey: string | undefined): Promise<boolean> {
     if (shareKey === undefined) return false;
@@ -174,7 +214,11 @@ export class SpaceAccess {
     const missing = () => DomainError.notFound(`no space ${spaceId}`);
     if (!space || space.purgedAt !== undefined) throw missing();
     if (space.deletedAt !== undefined && !withinRetention(space.deletedAt, this.clock.now().toISOString())) throw missing();
-    const [standing, parents, validKey] = await Promise.all([this.standing(space.organizationId, caller), this.chain(space.parent), this.validShareKey(spaceId, shareKey)]);
+    const [standing, parents, validKey] = await Promise.all([
+      this.standing(space.organizationId, caller, grantedTeams([space])),
+      this.chain(space.parent),
+      this.validShareKey(spaceId, shareKey),
+    ]);
     const { role, permissions } = SpaceAccess.spaceAccess(standing, space, parents, validKey);
     if (!permissions.view) throw missing();
     if (space.deletedAt !== undefined && role !== 'admin') throw missing();

@@ -4,7 +4,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
+import { grantedTeams, SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
 import { SpaceFactsReader } from './space-facts';
 import { collectionPermissions, collectionRole, grantedTo } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
@@ -42,10 +42,15 @@ export class SpaceQueries {
    * group in its sibling order. Members with a role see every space; guests only public ones.
    */
   async organizationSpaces(organizationId: string, caller: Caller, paging: Paging): Promise<ListEnvelope<SpaceObject>> {
-    const standing = await this.access.requireMember(organizationId, caller);
-    const filter: Filter = { organizationId, ...LIVE_SPACE, ...(standing.role === null ? { visibility: 'public' } : {}) };
+    const member = await this.access.requireMember(organizationId, caller, []);
+    const filter: Filter = { organizationId, ...LIVE_SPACE, ...(member.role === null ? { visibility: 'public' } : {}) };
     const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { parentKey: 1, position: 1 }, limit: paging.limit, after: paging.page });
-    const [collections, counts] = await Promise.all([this.access.collectionsOf(organizationId), this.counters.forSpaces(page.items.map((space) => space._id))]);
+    const granted = grantedTeams(page.items);
+    const [standing, collections, counts] = await Promise.all([
+      granted.length === 0 ? member : this.access.requireMember(organizationId, caller, granted),
+      this.access.collectionsAbove(organizationId, page.items.map((space) => space.parent)),
+      this.counters.forSpaces(page.items.map((space) => space._id)),
+    ]);
     const items = page.items.map((space) => {
       const { permissions } = SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false);
       return this.presenter.space(space, permissions, counts.get(space._id));
@@ -73,11 +78,12 @@ export class SpaceQueries {
    * Guests have no role on collections and see none.
    */
   async organizationCollections(organizationId: string, caller: Caller, options: Paging & { nested: boolean }): Promise<ListEnvelope<CollectionObject>> {
-    const standing = await this.access.requireMember(organizationId, caller);
+    // Collections take no team grants: the caller's teams change no role here.
+    const standing = await this.access.requireMember(organizationId, caller, []);
     if (standing.role === null) return listEnvelope<CollectionObject>({ items: [], count: 0 });
     const filter: Filter = { organizationId, ...LIVE_COLLECTION, ...(options.nested ? {} : { parentKey: '' }) };
     const page = await this.reads.collection<CollectionDoc>(COLLECTIONS).find(filter, { sort: { parentKey: 1, position: 1 }, limit: options.limit, after: options.page });
-    const collections = await this.access.collectionsOf(organizationId);
+    const collections = await this.access.collectionsAbove(organizationId, page.items.map((collection) => collection._id));
     const items = page.items.map((collection) =>
       this.presenter.collection(collection, collectionPermissions(collectionRole(standing, SpaceAccess.chainFrom(collections, collection._id)))),
     );

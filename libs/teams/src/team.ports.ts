@@ -32,4 +32,8 @@ export class TeamsForSpaces {
   liveTeam(organizationId: string, teamId: string): Promise<boolean> {
     return this.directory.liveTeam(organizationId, teamId);
   }
+
+  teamsAmong(organizationId: string, userId: string, teamIds: readonly string[]): Promise<string[]> {
+    return this.directory.teamsAmong(organizationId, userId, teamIds);
+  }
 }

@@ -4,6 +4,7 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { byIds } from '../../platform/src/by-ids';
 import { LIVE_TEAM, TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
 import { TEAM_ORGANIZATIONS, type OrganizationMemberObject, type TeamOrganizations } from './team-organizations.port';
 
@@ -46,18 +47,16 @@ const titleContains = (title: string | undefined): Filter => (title ? { titleLow
 export class TeamDirectory {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
-  /** How many (live) teams of the organization each user is in; users in none count 0. */
+  /**
+   * How many (live) teams of the organization each user is in; users in none count 0. One count per
+   * user on the `(organizationId, userId)` index, so a page of members costs the same however many
+   * memberships the organization (or a member in every team) has.
+   */
   async teamCountsByUser(organizationId: string, userIds: readonly string[]): Promise<Map<string, number>> {
-    const counts = new Map<string, number>(userIds.map((userId) => [userId, 0]));
-    if (userIds.length === 0) return counts;
-    const filter = { organizationId, userId: { $in: [...new Set(userIds)] } };
-    let after: string | undefined;
-    do {
-      const page = await this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).find(filter, { limit: 1000, after, count: false });
-      for (const membership of page.items) counts.set(membership.userId, (counts.get(membership.userId) ?? 0) + 1);
-      after = page.next;
-    } while (after !== undefined);
-    return counts;
+    const memberships = this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
+    const unique = [...new Set(userIds)];
+    const counts = await Promise.all(unique.map((userId) => memberships.count({ organizationId, userId })));
+    return new Map(unique.map((userId, i) => [userId, counts[i]]));
   }
 
   /** The ids of the teams of the organization a user is in (with that role, when given). */
@@ -71,6 +70,13 @@ export class TeamDirectory {
       after = page.next;
     } while (after !== undefined);
     return teamIds;
+  }
+
+  /** Those of `teamIds` (teams of the organization) the user is in: one membership lookup each. */
+  async teamsAmong(organizationId: string, userId: string, teamIds: readonly string[]): Promise<string[]> {
+    if (teamIds.length === 0) return [];
+    const memberships = await byIds(this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS), teamIds.map((teamId) => teamMembershipId(teamId, userId)));
+    return memberships.filter((membership) => membership.organizationId === organizationId).map((membership) => membership.teamId);
   }
 
   /** The ids of the organization's teams each user is in; users in none map to []. */

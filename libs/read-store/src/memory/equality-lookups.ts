@@ -25,29 +25,46 @@ export type Scalar = string | number | boolean;
 
 /** Field path → value, for the top-level conditions of a filter that are scalar equalities. */
 export function scalarEqualities(filter: Filter): { equalities: Map<string, Scalar>; conditions: number } {
-  const equalities = new Map<string, Scalar>();
+  return equalitiesOf(filter, isScalar);
+}
+
+/**
+ * The same with `null` equalities too (`{ f: null }`: null or missing), for sorted indexes: they
+ * hold a missing value as undefined, which compares equal to null, so the range of a null prefix is
+ * exactly what the condition matches (`{ changeRequestId: null }`: the comments of a space's content).
+ */
+export function indexEqualities(filter: Filter): { equalities: Map<string, Scalar | null>; conditions: number } {
+  return equalitiesOf(filter, (value): value is Scalar | null => value === null || isScalar(value));
+}
+
+function equalitiesOf<V>(filter: Filter, accepts: (value: unknown) => value is V): { equalities: Map<string, V>; conditions: number } {
+  const equalities = new Map<string, V>();
   let conditions = 0;
   for (const field in filter) {
     conditions++;
     if (field.startsWith('$')) continue;
-    const value = scalarOf((filter as Record<string, unknown>)[field]);
-    if (value !== undefined) equalities.set(field, value);
+    const condition = (filter as Record<string, unknown>)[field];
+    if (accepts(condition)) equalities.set(field, condition);
+    else {
+      const value = onlyEq(condition);
+      if (value !== NOT_EQ && accepts(value)) equalities.set(field, value);
+    }
   }
   return { equalities, conditions };
 }
 
-function scalarOf(condition: unknown): Scalar | undefined {
-  if (isScalar(condition)) return condition;
-  if (condition !== null && typeof condition === 'object' && !Array.isArray(condition)) {
-    let only: unknown;
-    let count = 0;
-    for (const operator in condition as Record<string, unknown>) {
-      if (operator !== '$eq' || ++count > 1) return undefined;
-      only = (condition as Record<string, unknown>)[operator];
-    }
-    if (count === 1 && isScalar(only)) return only;
+const NOT_EQ = Symbol('not an equality');
+
+/** The operand of a condition that is exactly `{ $eq: value }`. */
+function onlyEq(condition: unknown): unknown {
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) return NOT_EQ;
+  let only: unknown = NOT_EQ;
+  let count = 0;
+  for (const operator in condition as Record<string, unknown>) {
+    if (operator !== '$eq' || ++count > 1) return NOT_EQ;
+    only = (condition as Record<string, unknown>)[operator];
   }
-  return undefined;
+  return only;
 }
 
 function isScalar(value: unknown): value is Scalar {

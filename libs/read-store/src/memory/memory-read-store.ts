@@ -47,7 +47,7 @@ import { afterCursorFilter, checkLimit, encodeCursor, normalizeSort, readCursor,
 import { cloneIn, cloneOut } from './json-value';
 import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
-import { EqualityLookup, scalarEqualities, type Scalar } from './equality-lookups';
+import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from './equality-lookups';
 import { SortedIndex, type IndexEntry } from './sorted-index';
 import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite } from './read-model-file';
@@ -80,8 +80,8 @@ interface UniqueIndex {
 /** How a read walks a sorted index (`CollectionState.indexPlan`). */
 interface IndexPlan {
   index: SortedIndex;
-  /** Values of the leading index fields the filter sets: the range walked. */
-  prefix: Scalar[];
+  /** Values of the leading index fields the filter sets (null: null or missing): the range walked. */
+  prefix: (Scalar | null)[];
   /** Whether those equalities are the whole filter (every entry of the range matches). */
   exact: boolean;
   /** Whether the sort runs against the index's directions (the range is walked from its end). */
@@ -119,7 +119,7 @@ class CollectionState {
    */
   indexPlan(filter: Filter | undefined, sort: SortSpec | null): IndexPlan | null {
     if (this.indexes.length === 0) return null;
-    const { equalities, conditions } = filter ? scalarEqualities(filter) : { equalities: new Map<string, Scalar>(), conditions: 0 };
+    const { equalities, conditions } = filter ? indexEqualities(filter) : { equalities: new Map<string, Scalar | null>(), conditions: 0 };
     let best: IndexPlan | null = null;
     let bestScore = -1;
     for (const definition of this.indexes) {
@@ -324,15 +324,40 @@ function idOnly(filter: Filter | undefined): string | undefined {
 }
 
 /**
+ * The ids a filter's `_id` condition names, when it is a string or `{ $in: [strings] }` (each id
+ * once); undefined otherwise. `byIds` and the like ask for a page's documents this way.
+ */
+function idList(filter: Filter | undefined): string[] | undefined {
+  if (!filter || typeof filter !== 'object' || !Object.prototype.hasOwnProperty.call(filter, '_id')) return undefined;
+  const condition = (filter as Record<string, unknown>)._id;
+  if (typeof condition === 'string') return [condition];
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) return undefined;
+  const keys = Object.keys(condition);
+  const ids = (condition as Record<string, unknown>).$in;
+  if (keys.length !== 1 || !Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) return undefined;
+  return [...new Set(ids as string[])];
+}
+
+/**
  * Visits each document of `source` matching `filter` once, until `visit` answers true. An `_id`
- * filter is one map access; scalar equalities on leading index fields go through an equality lookup
- * (no mingo query at all when they are the whole filter); anything else scans with a mingo query.
+ * filter is one map access per id named (the rest of the filter, if any, tested on those); scalar
+ * equalities on leading index fields go through an equality lookup (no mingo query at all when
+ * they are the whole filter); anything else scans with a mingo query.
  */
 function eachMatch(source: DocSource, filter: Filter | undefined, visit: (doc: Doc) => boolean | void): void {
   const id = idOnly(filter);
   if (id !== undefined) {
     const doc = source.lookup(id);
     if (doc) visit(doc);
+    return;
+  }
+  const ids = idList(filter);
+  if (ids !== undefined) {
+    const query = Object.keys(filter!).length === 1 ? null : compileFilter(filter);
+    for (const named of ids) {
+      const doc = source.lookup(named);
+      if (doc && (query === null || test(query, doc)) && visit(doc) === true) return;
+    }
     return;
   }
   const candidates = filter !== undefined && filter !== null && typeof filter === 'object' && !Array.isArray(filter) ? source.candidates(filter) : null;
@@ -382,7 +407,7 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   const sort = normalizeSort(options.sort);
   const cursor = options.after === undefined || options.after === null ? undefined : readCursor(options.after, sort, filter ?? {});
   if (filter !== undefined && filter !== null) checkFilter(filter);
-  const plan = source.committed && idOnly(filter) === undefined ? source.committed.indexPlan(filter ?? undefined, sort) : null;
+  const plan = source.committed && idList(filter ?? undefined) === undefined ? source.committed.indexPlan(filter ?? undefined, sort) : null;
   if (plan) return findOnIndex<T>(source.committed!, plan, filter ?? undefined, sort, limit, cursor, options.count !== false);
   const afterQuery = cursor === undefined ? null : compileFilter(afterCursorFilter(sort, cursor.values));
   // Keeps only the first `limit + 1` documents in sort order (binary insertion) rather than
@@ -447,11 +472,15 @@ function findOnIndex<T extends Doc>(
   } else {
     entries = backward ? index.backward(index.seek(prefix, undefined, true)) : index.forward(index.seek(prefix, undefined, false));
   }
+  // With the whole key fixed or walked and `_id` walked in the sort's direction, entries come in
+  // exactly the sort order: the page is complete with its first `limit + 1` matches (a list sorted
+  // by `_id` alone, on an index of its equalities, would otherwise walk its whole range).
+  const ordered = plan.wholeKey && sort[sort.length - 1][1] === (backward ? -1 : 1);
   const selected: Doc[] = [];
   for (const entry of entries) {
     const doc = entry.doc;
     if (prefix.length > 0 && index.compare(entry, prefix) !== 0) break;
-    if (selected.length > limit && compareFields(doc, selected[limit]) > 0) break;
+    if (selected.length > limit && (ordered || compareFields(doc, selected[limit]) > 0)) break;
     if (afterCursor !== null && !afterCursor(doc)) continue;
     if (query !== null && !test(query, doc)) continue;
     keepFirst(selected, doc, limit + 1, compare);
@@ -868,7 +897,7 @@ function firstMatch(source: DocSource, filter: Filter): Doc | undefined {
 
 function countIn(source: DocSource, filter: Filter | undefined): number {
   if (filter !== undefined && filter !== null) checkFilter(filter);
-  if (source.committed && idOnly(filter) === undefined) return countCommitted(source.committed, filter ?? undefined);
+  if (source.committed && idList(filter ?? undefined) === undefined) return countCommitted(source.committed, filter ?? undefined);
   let count = 0;
   eachMatch(source, filter, () => void count++);
   return count;

@@ -46,7 +46,12 @@ const QUERIES: Array<{ filter: Filter; sort: Sort }> = [
   { filter: { org: 'b', live: { $ne: false } }, sort: { n: -1 } },
   { filter: { org: 'a' }, sort: { group: -1, n: -1 } },
   { filter: { org: 'a', group: 'y', n: 2 }, sort: {} },
+  { filter: { org: 'b', group: 'x', n: 1 }, sort: { _id: -1 } },
+  { filter: { org: 'b', group: 'x', n: 1, live: true }, sort: {} },
   { filter: {}, sort: { org: 1, n: -1 } },
+  { filter: { org: 'a', group: null }, sort: { n: 1 } },
+  { filter: { org: 'b', group: { $eq: null }, live: true }, sort: { n: -1 } },
+  { filter: { _id: { $in: ['i03', 'i07', 'i07', 'i30'] }, org: 'a' }, sort: { n: -1 } },
 ];
 
 const value = fc.oneof(fc.constant(null), fc.constant(undefined), fc.integer({ min: 0, max: 4 }), fc.constantFrom('x', 'y', 'z'));
@@ -159,6 +164,25 @@ describe('memory read store: sorted indexes', () => {
     ).rejects.toThrow('no');
     const page = await items.find({ org: 'a', live: true }, { sort: { n: 1 } });
     expect({ ids: page.items.map((i) => i._id), count: page.count, counted: await items.count({ org: 'a', live: true }) }).toEqual({ ids: ['i1', 'i2'], count: 2, counted: 2 });
+  });
+
+  it('a null equality on an indexed field reads the documents holding null and those missing the field', async () => {
+    const { indexed } = await stores();
+    const items = indexed.collection<Item>('items');
+    await items.put({ _id: 'i1', org: 'a', group: null, n: 1 });
+    await items.put({ _id: 'i2', org: 'a', n: 2 });
+    await items.put({ _id: 'i3', org: 'a', group: 'x', n: 3 });
+    const page = await items.find({ org: 'a', group: null }, { sort: { n: -1 } });
+    expect({ ids: page.items.map((i) => i._id), count: page.count }).toEqual({ ids: ['i2', 'i1'], count: 2 });
+  });
+
+  it('a filter naming ids answers each named document matching the rest of the filter once, unknown ids left out', async () => {
+    const { indexed } = await stores();
+    const items = indexed.collection<Item>('items');
+    for (const n of [1, 2, 3]) await items.put({ _id: `i${n}`, org: n === 2 ? 'b' : 'a', n });
+    const page = await items.find({ _id: { $in: ['i3', 'i1', 'i2', 'i3', 'i9'] }, org: 'a' }, { sort: { n: 1 } });
+    expect({ ids: page.items.map((i) => i._id), count: page.count }).toEqual({ ids: ['i1', 'i3'], count: 2 });
+    expect(await items.count({ _id: { $in: ['i1', 'i2', 'i9'] } })).toBe(2);
   });
 
   it('a document holding an array at an indexed field is still found (the index gives way to a scan)', async () => {
