@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ORGANIZATION_ROUTE } from './reference-server';
+import { ORGANIZATION_ROUTE, serveAsChild } from './reference-server';
 
 export async function listenNestReference(body: unknown, route = ORGANIZATION_ROUTE, host = '127.0.0.1'): Promise<{ app: NestFastifyApplication; port: number }> {
   @Controller()
@@ -33,16 +33,8 @@ export async function listenNestReference(body: unknown, route = ORGANIZATION_RO
 if (require.main === module) {
   const raw = process.env.BENCH_REFERENCE_BODY;
   if (!raw) throw new Error('BENCH_REFERENCE_BODY is not set');
-  listenNestReference(JSON.parse(raw) as unknown, process.env.BENCH_REFERENCE_ROUTE || ORGANIZATION_ROUTE)
-    .then(({ app, port }) => {
-      process.send?.({ port });
-      const close = () => void app.close().then(() => process.exit(0));
-      process.on('SIGTERM', close);
-      process.on('SIGINT', close);
-      process.on('disconnect', close);
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    });
+  serveAsChild(async () => {
+    const { app, port } = await listenNestReference(JSON.parse(raw) as unknown, process.env.BENCH_REFERENCE_ROUTE || ORGANIZATION_ROUTE);
+    return { port, close: () => app.close() };
+  });
 }

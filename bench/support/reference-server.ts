@@ -42,20 +42,33 @@ export async function listenReferenceRoutes(routes: ReferenceRoute[], host = '12
   return { server, port };
 }
 
-if (require.main === module) {
-  const raw = process.env.BENCH_REFERENCE_BODY;
-  const routes = process.env.BENCH_REFERENCE_ROUTES;
-  if (!raw && !routes) throw new Error('neither BENCH_REFERENCE_BODY nor BENCH_REFERENCE_ROUTES is set');
-  (routes ? listenReferenceRoutes(JSON.parse(routes) as ReferenceRoute[]) : listenReference(JSON.parse(raw!) as unknown, process.env.BENCH_REFERENCE_ROUTE || ORGANIZATION_ROUTE))
-    .then(({ server, port }) => {
+/**
+ * Runs a reference as a benchmark's child process: starts it, sends its port to the parent over IPC,
+ * closes it when told to stop or when the parent goes away.
+ */
+export function serveAsChild(listen: () => Promise<{ port: number; close(): Promise<unknown> }>): void {
+  listen()
+    .then(({ port, close }) => {
       process.send?.({ port });
-      const close = () => void server.close().then(() => process.exit(0));
-      process.on('SIGTERM', close);
-      process.on('SIGINT', close);
-      process.on('disconnect', close);
+      const stop = () => void close().then(() => process.exit(0));
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
+      process.on('disconnect', stop);
     })
     .catch((error: unknown) => {
       console.error(error);
       process.exit(1);
     });
+}
+
+if (require.main === module) {
+  const raw = process.env.BENCH_REFERENCE_BODY;
+  const routes = process.env.BENCH_REFERENCE_ROUTES;
+  if (!raw && !routes) throw new Error('neither BENCH_REFERENCE_BODY nor BENCH_REFERENCE_ROUTES is set');
+  serveAsChild(async () => {
+    const { server, port } = await (routes
+      ? listenReferenceRoutes(JSON.parse(routes) as ReferenceRoute[])
+      : listenReference(JSON.parse(raw!) as unknown, process.env.BENCH_REFERENCE_ROUTE || ORGANIZATION_ROUTE));
+    return { port, close: () => server.close() };
+  });
 }
