@@ -540,15 +540,24 @@ export function readStoreContract(adapterName: string, open: () => Promise<ReadS
       });
 
       it('given a stored document, when the caller mutates what get, find, findOne and update returned, then the store is unchanged', async () => {
+        // Answers are read-only (read-store.port.ts): a change either fails (a frozen, shared
+        // document) or lands on the caller's own copy; the store is unchanged either way.
+        const attempt = (change: () => void) => {
+          try {
+            change();
+          } catch (error) {
+            expect(error).toBeInstanceOf(TypeError);
+          }
+        };
         await items.insert({ _id: 'a', tags: ['x'], meta: { owner: 'u1' } });
         const got = (await items.get('a')) as Item;
-        got.tags?.push('y');
+        attempt(() => got.tags?.push('y'));
         const found = (await items.find({})).items[0];
-        (found.meta as { owner: string }).owner = 'changed';
+        attempt(() => ((found.meta as { owner: string }).owner = 'changed'));
         const one = (await items.findOne({ _id: 'a' })) as Item;
-        one.title = 'added';
+        attempt(() => (one.title = 'added'));
         const updated = (await items.update('a', { $set: { score: 1 } })) as Item;
-        updated.tags?.push('z');
+        attempt(() => updated.tags?.push('z'));
         expect(await items.get('a')).toEqual({ _id: 'a', tags: ['x'], meta: { owner: 'u1' }, score: 1 });
       });
 

@@ -5,6 +5,9 @@
  *
  * Documents are plain JSON objects keyed by a string `_id`. Values must be JSON-representable
  * (strings, finite numbers, booleans, null, arrays, objects); dates are stored as ISO strings.
+ *
+ * Documents a read answers are read-only: the in-memory adapter hands out its stored documents,
+ * frozen, outside transactions. Build a changed copy (`{ ...doc, title }`) rather than assign.
  */
 
 export interface Doc {

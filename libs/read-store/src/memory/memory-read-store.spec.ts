@@ -269,6 +269,30 @@ describe('MemoryReadStore', () => {
     });
   });
 
+  describe('what reads hand out', () => {
+    it('outside a transaction, the stored document itself, frozen to its leaves', async () => {
+      await store.collection('docs').insert({ _id: 'a', meta: { tags: ['x'] } });
+      const first = await store.collection('docs').get('a');
+      expect(first).toBe((await store.collection('docs').find({})).items[0]);
+      expect(Object.isFrozen(first) && Object.isFrozen(first!.meta) && Object.isFrozen((first!.meta as { tags: string[] }).tags)).toBe(true);
+    });
+
+    it('inside a transaction, a copy of its own', async () => {
+      await store.collection('docs').insert({ _id: 'a', meta: { tags: ['x'] } });
+      const inside = await store.transaction((tx) => tx.collection('docs').get('a'));
+      expect(Object.isFrozen(inside)).toBe(false);
+      expect(inside).not.toBe(await store.collection('docs').get('a'));
+    });
+
+    it('after an update, a new document: what was handed out before keeps its values', async () => {
+      await store.collection('docs').insert({ _id: 'a', n: 1 });
+      const before = await store.collection('docs').get('a');
+      await store.collection('docs').update('a', { $set: { n: 2 } });
+      expect(before).toEqual({ _id: 'a', n: 1 });
+      expect(await store.collection('docs').get('a')).toEqual({ _id: 'a', n: 2 });
+    });
+  });
+
   describe('transactions', () => {
     it('given two concurrent transactions, when both run, then the second starts only after the first committed', async () => {
       const col = store.collection('docs');
