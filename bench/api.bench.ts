@@ -29,7 +29,8 @@
  * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
  * BENCH_AREA_SECONDS (4, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
  * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
- * (`get,areas,patch` by default: which parts run),
+ * (`get,areas,patch` by default: which parts run; `startup` adds bench/startup.bench.ts, a 1,000,000-event
+ * log's start-up, rebuild and memory, a few minutes),
  * BENCH_SERVICE_NODE_OPTIONS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { randomBytes } from 'node:crypto';
@@ -41,6 +42,7 @@ import { captureAreas, seedAreas } from './support/areas';
 import { startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { positive } from './support/settings';
+import { runStartupBench } from './startup.bench';
 
 const SECONDS = positive('BENCH_SECONDS', 10);
 const CONNECTIONS = Math.max(1, Math.round(positive('BENCH_CONNECTIONS', 10)));
@@ -52,7 +54,7 @@ const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 4);
 const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
-/** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`; all by default. */
+/** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch` (all three by default), `startup`. */
 const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch').split(',').map((part) => part.trim()));
 /** Only the areas whose name contains one of these (comma-separated, case-insensitive); all by default. */
 const AREA_FILTER = (process.env.BENCH_AREAS ?? '')
@@ -167,6 +169,10 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   let invalid = false;
+  // Its own services on its own data directory, before this run's service starts.
+  const startup = PARTS.has('startup') ? await runStartupBench() : [];
+  if (startup.some((verdict) => !verdict.ok)) invalid = true;
+  notes.push(...startup.map((verdict) => `startup: ${verdict.text}`));
   try {
     service = await startService({
       mainJs: MAIN_JS,
