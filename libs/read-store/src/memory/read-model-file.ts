@@ -32,7 +32,10 @@ export class ReadModelFile {
 
   static open(directory: string): ReadModelFile {
     mkdirSync(directory, { recursive: true });
-    return new ReadModelFile(open<Doc, [string, string]>({ path: directory, encoding: 'msgpack', noSync: true }));
+    // Shared structures keep each document shape once in the file instead of in every document:
+    // without them, decoding the shape of every document was half of the time a start spent loading
+    // the read models (1,000,000-event seed: 5.2 s of 10.8 s).
+    return new ReadModelFile(open<Doc, [string, string]>({ path: directory, encoding: 'msgpack', noSync: true, sharedStructuresKey: Symbol.for('structures') }));
   }
 
   /** Every stored document, collection by collection. */
