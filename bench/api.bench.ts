@@ -33,8 +33,9 @@
  * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
  * BENCH_AREA_SECONDS (4, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
  * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
- * (`get,areas,patch,mixed,lists` by default: which parts run; `mixed` is bench/support/mixed.ts and
- * `lists` (every list at two sizes) bench/support/lists.ts, their settings there),
+ * (`get,areas,patch,mixed,lists,startup` by default: which parts run; `mixed` is bench/support/mixed.ts,
+ * `lists` (every list at two sizes) bench/support/lists.ts and `startup` (a 1,000,000-event log's
+ * start-up, rebuild and memory) bench/startup.bench.ts, their settings there),
  * BENCH_SERVICE_NODE_OPTIONS (extra node flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { randomBytes } from 'node:crypto';
@@ -48,6 +49,7 @@ import { runMixed } from './support/mixed';
 import { cpuSecondsOf, startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { positive } from './support/settings';
+import { runStartupBench } from './startup.bench';
 
 const SECONDS = positive('BENCH_SECONDS', 10);
 const CONNECTIONS = Math.max(1, Math.round(positive('BENCH_CONNECTIONS', 10)));
@@ -59,8 +61,8 @@ const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 4);
 const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
-/** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`; all by default. */
-const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch,mixed,lists').split(',').map((part) => part.trim()));
+/** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`, `lists`, `startup`; all by default. */
+const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch,mixed,lists,startup').split(',').map((part) => part.trim()));
 /** Only the areas whose name contains one of these (comma-separated, case-insensitive); all by default. */
 const AREA_FILTER = (process.env.BENCH_AREAS ?? '')
   .split(',')
@@ -181,6 +183,10 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   let invalid = false;
+  // Its own services on its own data directory, before this run's service starts.
+  const startup = PARTS.has('startup') ? await runStartupBench() : [];
+  if (startup.some((verdict) => !verdict.ok)) invalid = true;
+  notes.push(...startup.map((verdict) => `startup: ${verdict.text}`));
   try {
     service = await startService({
       mainJs: MAIN_JS,

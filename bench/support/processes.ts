@@ -45,37 +45,64 @@ async function terminate(child: ChildProcess, graceMs = 10_000): Promise<number 
   return code;
 }
 
+/** SIGKILL, then waits for the exit. */
+async function killHard(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 export interface ServiceProcess {
   baseUrl: string;
   adminToken: string;
   dataDir: string;
   pid: number | undefined;
+  /** Milliseconds from the spawn to the first `GET /health` 200. */
+  readyMs: number;
   /** What the child wrote to stdout/stderr lately (logs at LOG_LEVEL=warn, so mostly empty). */
   output(): string;
-  /** SIGTERM (SIGKILL after a grace period) and removal of the data directory; safe to call twice. */
+  /** SIGTERM (SIGKILL after a grace period) and removal of the data directory unless it was given; safe to call twice. */
   stop(): Promise<void>;
+  /** SIGKILL (kill -9, no clean-up in the service) and the same removal; resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+export interface StartServiceOptions {
+  mainJs: string;
+  env?: NodeJS.ProcessEnv;
+  nodeArgs?: string[];
+  readyTimeoutMs?: number;
+  /** An existing data directory to start on (kept when the service stops); a fresh temporary one otherwise. */
+  dataDir?: string;
+  /** How often `/health` is asked while starting (100 ms by default; less to time the start-up). */
+  healthPollMs?: number;
 }
 
 /**
  * Starts the embedded service the way a user does (`node dist/apps/api/src/main.js`) on a fresh
- * data directory and a free port, and waits until `GET /health` answers 200 (projections caught up).
- * Extra node flags (e.g. `--cpu-prof`) come from BENCH_SERVICE_NODE_OPTIONS.
+ * data directory (or the given one) and a free port, and waits until `GET /health` answers 200
+ * (projections caught up). Extra node flags (e.g. `--cpu-prof`) come from BENCH_SERVICE_NODE_OPTIONS.
  */
-export async function startService(options: { mainJs: string; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; readyTimeoutMs?: number }): Promise<ServiceProcess> {
-  const dataDir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-api-'));
+export async function startService(options: StartServiceOptions): Promise<ServiceProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-api-'));
+  const ownDataDir = options.dataDir === undefined;
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const tail = new Tail();
   let child: ChildProcess | undefined;
   let stopped = false;
-  const stop = async () => {
+  const end = async (how: (child: ChildProcess) => Promise<unknown>) => {
     if (stopped) return;
     stopped = true;
-    if (child) await terminate(child);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (child) await how(child);
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
+  const stop = () => end((running) => terminate(running));
+  const kill = () => end((running) => killHard(running));
   try {
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
+    const spawnedAt = performance.now();
     child = spawn(process.execPath, [...(options.nodeArgs ?? []), resolve(options.mainJs)], {
       env: {
         ...process.env,
@@ -109,10 +136,11 @@ export async function startService(options: { mainJs: string; env?: NodeJS.Proce
         // not listening yet
       }
       if (Date.now() > deadline) throw new Error(`the service was not healthy within ${options.readyTimeoutMs ?? 60_000} ms:\n${tail}`);
-      await sleep(100);
+      await sleep(options.healthPollMs ?? 100);
     }
+    const readyMs = performance.now() - spawnedAt;
     const pid = child.pid;
-    return { baseUrl, adminToken, dataDir, pid, output: () => tail.toString(), stop };
+    return { baseUrl, adminToken, dataDir, pid, readyMs, output: () => tail.toString(), stop, kill };
   } catch (error) {
     await stop();
     throw error;

@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
 import type { NewEvent } from '../../../libs/event-store/src/event-store.port';
-import { runCli, USAGE } from './cli';
+import { MemoryReadStore } from '../../../libs/read-store/src/memory/memory-read-store';
+import { parseSeedOptions, runCli, USAGE } from './cli';
+import type { SeedManifest } from './seed';
 
 /** Captured output of one run. */
 function buffers() {
@@ -129,6 +131,92 @@ describe('cli', () => {
       const run = buffers();
       expect(await runCli(['rebuild', '--fast'], run.io, env)).toBe(64);
       expect(run.stderr()).toContain("rebuild takes no arguments, got '--fast'");
+    });
+  });
+
+  describe('seed', () => {
+    // 2 organizations of 4 members, 6 spaces, 30 pages, filled up to 3,000 events.
+    const SMALL = ['--events', '3000', '--organizations', '2', '--members', '4', '--spaces', '6', '--pages', '30'];
+    let seedDir: string;
+    let seedEnv: NodeJS.ProcessEnv;
+    let seeded: ReturnType<typeof buffers>;
+
+    beforeAll(async () => {
+      seedDir = mkdtempSync(join(tmpdir(), 'cli-seed-'));
+      seedEnv = { DATA_DIR: seedDir };
+      seeded = buffers();
+      expect(await runCli(['seed', ...SMALL], seeded.io, seedEnv)).toBe(0);
+    }, 60_000);
+    afterAll(() => rmSync(seedDir, { recursive: true, force: true }));
+
+    it('writes the requested number of events, reporting progress and a summary', () => {
+      expect(seeded.stdout()).toMatch(/^Seeded 3000 events in \d+\.\d s \(\d+ events\/s\)\.$/m);
+      expect(seeded.stderr().trimEnd().split('\n').at(-1)).toMatch(/^seeding: 100% \(3000 events, \d+ events\/s\)$/);
+    });
+
+    it('writes a manifest of the organizations, their admin tokens, spaces and pages', () => {
+      const manifest = JSON.parse(readFileSync(join(seedDir, 'seed.json'), 'utf8')) as SeedManifest;
+      expect(manifest.events).toBe(3000);
+      expect(manifest.organizations).toHaveLength(2);
+      expect(manifest.organizations.flatMap((organization) => organization.spaces)).toHaveLength(6);
+      expect(manifest.organizations.flatMap((organization) => organization.spaces.flatMap((space) => space.pages))).toHaveLength(30);
+      expect(manifest.organizations[0].adminToken).toMatch(/^dpt_/);
+      expect(statSync(join(seedDir, 'seed.json')).mode & 0o777).toBe(0o600);
+    });
+
+    it('makes a log the service’s projections replay without error into read models of the requested sizes', async () => {
+      const run = buffers();
+      expect(await runCli(['rebuild'], run.io, seedEnv)).toBe(0);
+      expect(run.stdout()).toContain('Replayed 3000 events');
+      const reads = MemoryReadStore.open(join(seedDir, 'readmodels'));
+      try {
+        const count = (collection: string) => reads.collection(collection).count();
+        expect(await count('organizations')).toBe(2);
+        expect(await count('users')).toBe(8);
+        expect(await count('members')).toBe(8);
+        expect(await count('teams')).toBe(6);
+        expect(await count('collections')).toBe(2);
+        expect(await count('spaces')).toBe(6);
+        expect(await count('content_heads')).toBe(6);
+        // Per space: its initial empty revision, a first revision with the pages, then two edits.
+        expect(await count('content_revisions')).toBe(24);
+        expect(await count('change_requests')).toBe(6);
+        expect(await count('comments')).toBe(24);
+        expect(await count('comment_replies')).toBe(24);
+        expect(await count('sites')).toBe(2);
+        expect(await count('integrations')).toBe(1);
+        expect(await count('integration_installations')).toBe(2);
+      } finally {
+        await reads.close();
+      }
+    });
+
+    it('refuses a log that already holds events unless told to append (exit 1)', async () => {
+      const run = buffers();
+      expect(await runCli(['seed', ...SMALL], run.io, seedEnv)).toBe(1);
+      expect(run.stderr()).toContain('already holds events');
+      expect(run.stderr()).toContain('--append');
+    });
+
+    it('refuses distributed mode with a message (exit 78)', async () => {
+      const run = buffers();
+      expect(await runCli(['seed'], run.io, { ...seedEnv, EVENTSTORE_URL: 'kurrentdb://localhost:2113', MONGODB_URL: 'mongodb://localhost:27017' })).toBe(78);
+      expect(run.stderr()).toContain('seed writes the embedded stores only');
+    });
+
+    it('refuses bad options with usage (exit 64)', async () => {
+      for (const args of [['--events'], ['--events', 'many'], ['--spaces', '0'], ['--pages', '-5'], ['--colour', '3'], ['--organizations', '10', '--spaces', '5'], ['--spaces', '10', '--pages', '9']]) {
+        const run = buffers();
+        expect(await runCli(['seed', ...args], run.io, seedEnv)).toBe(64);
+        expect(run.stderr()).toContain('Usage: npm run cli');
+      }
+    });
+
+    it('takes sizes as separate or inline values, with digit separators', () => {
+      expect(parseSeedOptions(['--events=2_000_000', '--spaces', '100', '--pages', '400', '--append'])).toEqual({
+        options: { events: 2_000_000, organizations: 100, members: 20, spaces: 100, pages: 400 },
+        append: true,
+      });
     });
   });
 

@@ -12,6 +12,8 @@ import { rebuildProgressReporter } from '../../../libs/read-store/src/projection
 import { service } from '../../../libs/composition/src/contexts';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
 import { presentEvent, streamEvents } from '../../../libs/audit/src';
+import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
+import { DEFAULT_SEED, seed, writeSeedManifest, type SeedOptions } from './seed';
 
 /** Where the CLI writes: process.stdout/stderr, or a test's buffers. */
 export interface Output {
@@ -48,6 +50,18 @@ Commands:
   rebuild                         Replay the whole event log into fresh read models, with progress,
                                   then print the events applied, the time taken and the documents
                                   per collection.
+  seed [options]                  Write a realistic mix of events into an empty embedded log (DATA_DIR,
+                                  the service stopped): users, organizations and members, teams,
+                                  collections, spaces, pages with content revisions (bodies in the
+                                  blob store), change requests, comments, sites, an integration,
+                                  then renames and other updates up to the total. Writes
+                                  DATA_DIR/seed.json (ids and the organization admins' tokens).
+      --events N                  total events (default 1000000)
+      --organizations N           organizations (default 100)
+      --members N                 members per organization, each a user (default 20)
+      --spaces N                  spaces over all organizations (default 5000)
+      --pages N                   pages over all spaces, at least one per space (default 100000)
+      --append                    write even though the log already holds events
   history <streamName> [--json]   Print a stream's events, oldest first, one per line:
                                   revision position recordedAt type actor data
                                   (--json: one JSON object per line).
@@ -140,6 +154,90 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
   }
 }
 
+/** `seed [--events N] [--organizations N] [--members N] [--spaces N] [--pages N] [--append]`. */
+export async function seedCommand(args: string[], io: CliIo, config: AppConfig): Promise<number> {
+  const parsed = parseSeedOptions(args);
+  if (typeof parsed === 'string') return usageError(io, parsed);
+  if (!isEmbedded(config)) {
+    io.stderr.write('seed writes the embedded stores only: unset EVENTSTORE_URL and MONGODB_URL and point DATA_DIR at the data directory to fill\n');
+    return EXIT.config;
+  }
+  let events: LmdbEventStore;
+  try {
+    events = LmdbEventStore.open(join(config.dataDir, 'events'), { batchLimitBytes: config.eventBatchLimitBytes });
+  } catch (error) {
+    return openFailed(error, io, 'Stop it, then run the seed again.');
+  }
+  const blobs = new FsBlobStore(join(config.dataDir, 'blobs'), { bulk: true });
+  try {
+    const head = await events.headPosition();
+    if (head !== null && !parsed.append) {
+      io.stderr.write(`the event log in ${join(config.dataDir, 'events')} already holds events (head position ${head}): seed an empty DATA_DIR, or pass --append to add to it\n`);
+      return EXIT.failed;
+    }
+    const { options } = parsed;
+    io.stdout.write(
+      `Seeding ${join(config.dataDir, 'events')}: ${options.events} events, ${options.organizations} organizations of ${options.members} members, ` +
+        `${options.spaces} spaces, ${options.pages} pages.\n`,
+    );
+    const started = performance.now();
+    let lastTenth = -1;
+    const manifest = await seed(options, { events, blobs }, config, (decided, total) => {
+      const tenth = Math.min(10, Math.floor((decided / total) * 10));
+      if (tenth === lastTenth) return;
+      lastTenth = tenth;
+      const seconds = (performance.now() - started) / 1000;
+      io.stderr.write(`seeding: ${tenth * 10}% (${decided} events, ${Math.round(decided / Math.max(seconds, 0.001))} events/s)\n`);
+    });
+    await blobs.flushToDisk();
+    const seconds = (performance.now() - started) / 1000;
+    const path = writeSeedManifest(config.dataDir, manifest);
+    io.stdout.write(`Seeded ${manifest.events} events in ${seconds.toFixed(1)} s (${Math.round(manifest.events / seconds)} events/s).\n`);
+    io.stdout.write(`Ids and each organization admin's token: ${path}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    io.stderr.write(`\nseed failed: ${messageOf(error)}\n`);
+    return EXIT.failed;
+  } finally {
+    await blobs.close();
+    await events.close();
+  }
+}
+
+const SEED_FLAGS: Readonly<Record<string, keyof SeedOptions>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, keyof SeedOptions>, {
+    '--events': 'events',
+    '--organizations': 'organizations',
+    '--members': 'members',
+    '--spaces': 'spaces',
+    '--pages': 'pages',
+  }),
+);
+
+/** The seed's options, or what is wrong with them. */
+export function parseSeedOptions(args: readonly string[]): { options: SeedOptions; append: boolean } | string {
+  const options: SeedOptions = { ...DEFAULT_SEED };
+  let append = false;
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index];
+    if (arg === '--append') {
+      append = true;
+      continue;
+    }
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const key = SEED_FLAGS[flag];
+    if (!key) return `unknown option '${arg}' for seed`;
+    const text = inline ?? args[++index];
+    if (text === undefined) return `${flag} needs a number`;
+    if (!/^[0-9][0-9_]*$/.test(text) || Number(text.replace(/_/g, '')) > 100_000_000) return `${flag} must be a whole number from 1 to 100000000, got '${text}'`;
+    options[key] = Number(text.replace(/_/g, ''));
+    if (options[key] < 1) return `${flag} must be at least 1`;
+  }
+  if (options.spaces < options.organizations) return `--spaces (${options.spaces}) must be at least --organizations (${options.organizations}): every organization gets a space`;
+  if (options.pages < options.spaces) return `--pages (${options.pages}) must be at least --spaces (${options.spaces}): every space gets a page`;
+  return { options, append };
+}
+
 /** `history <streamName> [--json]`: a stream's events, oldest first. */
 export async function history(args: string[], io: CliIo, config: AppConfig, dependencies: CliDependencies = {}): Promise<number> {
   const flags = args.filter((arg) => arg.startsWith('-'));
@@ -173,7 +271,7 @@ export async function history(args: string[], io: CliIo, config: AppConfig, depe
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<string, Command>, { rebuild, history }),
+  Object.assign(Object.create(null) as Record<string, Command>, { rebuild, seed: seedCommand, history }),
 );
 
 /** `revision position recordedAt type actor.label data`, on one line whatever the values hold. */

@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '../../event-store/src/decider';
+import type { CommandMetadata, Decider, DomainEvent } from '../../event-store/src/decider';
 import { CommandProcessor, type CommandOutcome } from '../../event-store/src/command-processor';
 import type { EventStore } from '../../event-store/src/event-store.port';
 import { WrongExpectedRevisionError } from '../../event-store/src/errors';
@@ -17,6 +17,25 @@ export interface CommandContext {
 }
 
 export const SCHEMA_VERSION = 1;
+
+/**
+ * The metadata stamped on every event of one command (docs/architecture.md, Messages and streams):
+ * the one builder, shared by the runner and by the CLI's seeding, which appends without a runner.
+ */
+export function commandMetadata(
+  caller: Caller,
+  stamp: { source: 'api' | 'integration' | 'system'; occurredAt: string; requestId: string; correlationId: string; causationId: string },
+): CommandMetadata {
+  return {
+    actor: actorOf(caller),
+    source: stamp.source,
+    occurredAt: stamp.occurredAt,
+    requestId: stamp.requestId,
+    correlationId: stamp.correlationId,
+    causationId: stamp.causationId,
+    schemaVersion: SCHEMA_VERSION,
+  };
+}
 
 /**
  * The glue every command handler uses: `handleCommand` with metadata, metrics and the
@@ -53,15 +72,13 @@ export class CommandRunner {
     // Inside a reaction, what it appends is caused by the triggering event and shares its correlation.
     const reaction = currentReaction();
     const requestId = context.requestId ?? context.caller.requestId ?? reaction?.correlationId ?? 'none';
-    const metadata = {
-      actor: actorOf(context.caller),
+    const metadata = commandMetadata(context.caller, {
       source: context.source ?? (reaction ? 'system' : 'api'),
       occurredAt: this.clock.now().toISOString(),
       requestId,
       correlationId: reaction?.correlationId ?? requestId,
       causationId: reaction?.causationId ?? requestId,
-      schemaVersion: SCHEMA_VERSION,
-    };
+    });
     let outcome: CommandOutcome<E, S>;
     try {
       outcome = await this.processor.submit({ stream, decider, command, metadata, ifMatch: options.ifMatch });

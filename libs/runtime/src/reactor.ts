@@ -2,7 +2,7 @@ import type { EventStore, LogPosition, LogSubscription, RecordedEvent, Subscript
 import type { Caller } from '../../platform/src/http/auth';
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
-import { IDLE, nextTurn, retryWithBackoff, sleep, type Backoff } from '../../read-store/src/projections/backoff';
+import { EventLoopTurns, IDLE, nextTurn, retryWithBackoff, sleep, type Backoff } from '../../read-store/src/projections/backoff';
 import type { CommandRunner } from './command-runner';
 import type { Metrics } from './metrics';
 import { runInReaction } from './reaction-scope';
@@ -276,6 +276,7 @@ export class ReactorRunner {
     const subscription = this.events.subscribeToAll({ after: this.checkpoint ?? undefined });
     const iterator = subscription[Symbol.asyncIterator]();
     this.subscription = subscription;
+    const turns = new EventLoopTurns();
     try {
       let pending = iterator.next();
       let unsaved = 0;
@@ -299,6 +300,7 @@ export class ReactorRunner {
           continue;
         }
         const { event } = message;
+        await turns.maybe();
         if (this.checkpoint !== null && event.position <= this.checkpoint) continue;
         if (this.handled.has(event.type)) {
           if (!(await this.reactUntilDone(event))) return; // stopped while retrying

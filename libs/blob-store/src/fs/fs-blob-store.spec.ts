@@ -20,6 +20,9 @@ afterAll(() => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
 });
 
+// Bulk mode (the CLI's seed) keeps the port's contract; only when writes reach the disk differs.
+blobStoreContract('fs in bulk mode', async () => new FsBlobStore(tempRoot(), { bulk: true }));
+
 blobStoreContract('fs', async () => new FsBlobStore(tempRoot()), {
   // A name without a pid, as an unknown process would leave: only its age makes it abandoned.
   async leave(store, content, ageMs) {
@@ -53,6 +56,18 @@ describe('FsBlobStore', () => {
   });
 
   const tmpFiles = (): string[] => readdirSync(join(root, 'tmp'));
+
+  it('given bulk mode, then a put is the file root/ab/cd/<hash>, no file is left in tmp, and flushToDisk resolves', async () => {
+    const root = tempRoot();
+    const store = new FsBlobStore(root, { bulk: true });
+    const bytes = Buffer.from('seeded page body');
+    const { hash } = await store.put(bytes);
+    expect(hash).toBe(sha256(bytes));
+    expect(existsSync(join(root, hash.slice(0, 2), hash.slice(2, 4), hash))).toBe(true);
+    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
+    await store.flushToDisk();
+    expect((await store.read(hash)).toString()).toBe('seeded page body');
+  });
 
   it('given a put, then the blob is the file root/ab/cd/<hash> and no file is left in tmp', async () => {
     const content = Buffer.from('hello');

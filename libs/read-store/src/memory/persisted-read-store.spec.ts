@@ -100,4 +100,54 @@ describe('MemoryReadStore on an LMDB file', () => {
     await runOnce(data, counting(1));
     expect(await runOnce(data, counting(2))).toEqual({ applied: 10, checkpoint: '10' });
   });
+
+  describe('loading a large file', () => {
+    /** A file with `count` documents in `big` and one in `small`. */
+    async function fileWith(count: number): Promise<string> {
+      const file = directory();
+      const store = MemoryReadStore.open(file);
+      await store.transaction(async (tx) => {
+        for (let n = 0; n < count; n++) await tx.collection('big').put({ _id: `d${String(n).padStart(5, '0')}`, n, group: n % 3 });
+        await tx.collection('small').put({ _id: 'only', n: 0 });
+      });
+      await store.close();
+      return file;
+    }
+
+    it('given a collection larger than a loading chunk, when it is first read, then every document is there', async () => {
+      const store = MemoryReadStore.open(await fileWith(4500));
+      expect(await store.collection('big').count()).toBe(4500);
+      expect(await store.collection('big').get('d04499')).toEqual({ _id: 'd04499', n: 4499, group: 2 });
+      await store.close();
+    });
+
+    it('given an index declared before the collection is used, when it is used, then the index holds (a unique one refuses a duplicate)', async () => {
+      const store = MemoryReadStore.open(await fileWith(10));
+      await store.ensureIndex('big', { fields: { n: 1 }, unique: true });
+      await expect(store.collection('big').insert({ _id: 'other', n: 3, group: 0 })).rejects.toThrow(/duplicate/i);
+      expect((await store.collection('big').findOne({ n: 3 }))?._id).toBe('d00003');
+      await store.close();
+    });
+
+    it('given collections not used yet, then they are listed, and one dropped before use is gone at the next open', async () => {
+      const file = await fileWith(10);
+      const store = MemoryReadStore.open(file);
+      expect(await store.listCollections()).toEqual(['big', 'small']);
+      await store.dropCollection('big');
+      expect(await store.listCollections()).toEqual(['small']);
+      await store.close();
+      const again = MemoryReadStore.open(file);
+      expect(await again.listCollections()).toEqual(['small']);
+      expect(await again.collection('big').count()).toBe(0);
+      await again.close();
+    });
+
+    it('given time for the background, then every collection is loaded without being asked for', async () => {
+      const store = MemoryReadStore.open(await fileWith(4500));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await store.collection('small').get('only')).toEqual({ _id: 'only', n: 0 });
+      expect(await store.collection('big').count()).toBe(4500);
+      await store.close();
+    });
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * The embedded read store's documents on disk: one LMDB environment (in `DATA_DIR/readmodels` in
  * the service) holding every committed document under the key `[collection, _id]`. The memory read
- * store loads it whole when it opens and hands each commit's documents to it as one LMDB
+ * store loads it (see below) and hands each commit's documents to it as one LMDB
  * transaction, in commit order, without waiting for the write (a write of the service waits for the
  * log's fsync only). The projection runner's checkpoint is a document of the same commit, so the
  * file always holds the read models of one commit with that commit's checkpoint: after a crash
@@ -14,11 +14,15 @@
  * `readmodels`) rebuilds it from the log.
  *
  * Only documents are stored; indexes (unique, equality lookups, sorted) are rebuilt in memory from
- * them: the projections declare them again at every start.
+ * them: the projections declare them again at every start. The memory read store loads each
+ * collection on first use, and the rest in the background (`MemoryReadStore`, Loading).
  */
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import type { Doc } from '../read-store.port';
+
+/** After every document id (ids are well-formed text below U+FFFF in practice): the end of a collection's keys. */
+const LAST_ID = '\uffff';
 
 export interface DocumentWrite {
   collection: string;
@@ -32,12 +36,33 @@ export class ReadModelFile {
 
   static open(directory: string): ReadModelFile {
     mkdirSync(directory, { recursive: true });
-    return new ReadModelFile(open<Doc, [string, string]>({ path: directory, encoding: 'msgpack', noSync: true }));
+    // Shared structures keep each document shape once in the file instead of in every document:
+    // without them, decoding the shape of every document was half of the time a start spent loading
+    // the read models (1,000,000-event seed: 5.2 s of 10.8 s).
+    return new ReadModelFile(open<Doc, [string, string]>({ path: directory, encoding: 'msgpack', noSync: true, sharedStructuresKey: Symbol.for('structures') }));
   }
 
-  /** Every stored document, collection by collection. */
-  *load(): Generator<[collection: string, doc: Doc]> {
-    for (const { key, value } of this.db.getRange()) yield [key[0], value];
+  /** The names of the collections that hold documents: one seek per collection, no document read. */
+  collectionNames(): string[] {
+    const names: string[] = [];
+    for (;;) {
+      const after = names.at(-1);
+      let next: [string, string] | undefined;
+      for (const key of this.db.getKeys(after === undefined ? { limit: 1 } : { start: [after, LAST_ID], limit: 1 })) next = key;
+      if (!next || !Array.isArray(next) || typeof next[0] !== 'string') return names;
+      names.push(next[0]);
+    }
+  }
+
+  /** Up to `limit` documents of a collection in `_id` order, those after `afterId` (exclusive) when given. */
+  loadCollection(collection: string, afterId: string | undefined, limit: number): Doc[] {
+    const docs: Doc[] = [];
+    for (const { key, value } of this.db.getRange({ start: [collection, afterId ?? ''], end: [collection, LAST_ID], limit: limit + 1 })) {
+      if (key[1] === afterId) continue;
+      docs.push(value);
+      if (docs.length === limit) break;
+    }
+    return docs;
   }
 
   /** Writes one commit: collections dropped first, then documents put or removed, all in one LMDB transaction. */

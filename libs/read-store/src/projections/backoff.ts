@@ -8,6 +8,23 @@ export const IDLE = Symbol('idle');
 /** Resolves on the next turn of the event loop: raced against a pending read, it tells "nothing more right now". */
 export const nextTurn = () => new Promise<typeof IDLE>((resolve) => setImmediate(() => resolve(IDLE)));
 
+/**
+ * A catch-up loop (a runner reading the log from far behind) resolves every read on a microtask,
+ * so it would hold the event loop until it has caught up: no request, `/health` included, would be
+ * answered meanwhile. `maybe()` hands the loop back once `everyMs` have passed since it last did.
+ */
+export class EventLoopTurns {
+  private last = performance.now();
+
+  constructor(private readonly everyMs = 20) {}
+
+  async maybe(): Promise<void> {
+    if (performance.now() - this.last < this.everyMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.last = performance.now();
+  }
+}
+
 /** Waits `ms`, or less when `signal` aborts first (a stopping runner does not sit out its backoff). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

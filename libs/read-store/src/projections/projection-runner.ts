@@ -3,7 +3,7 @@ import type { EventStore, LogPosition, LogSubscription, RecordedEvent, Subscript
 import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { Collection, Doc, Filter, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
 import { NO_PROJECTION_RESOURCES, type Projection, type ProjectionResources } from './projection';
-import { IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
+import { EventLoopTurns, IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
 
 export interface ProjectionRunnerOptions {
   /** Name of the checkpoint; one runner per name. Default 'main'. */
@@ -240,6 +240,7 @@ export class ProjectionRunner {
     const iterator = subscription[Symbol.asyncIterator]();
     this.subscription = subscription;
     const batch: RecordedEvent[] = [];
+    const turns = new EventLoopTurns();
     try {
       let pending = iterator.next();
       while (this.running) {
@@ -257,7 +258,10 @@ export class ProjectionRunner {
         const message = result.value;
         if (message.kind === 'event') {
           batch.push(message.event);
-          if (batch.length >= this.batchSize) await this.applyBatch(batch.splice(0));
+          if (batch.length >= this.batchSize) {
+            await this.applyBatch(batch.splice(0));
+            await turns.maybe();
+          }
         } else {
           await this.applyBatch(batch.splice(0));
           this.markCaughtUp();

@@ -1,0 +1,234 @@
+/**
+ * `npm run bench:startup` (also the part `startup` of `npm run bench`, BENCH_PARTS=startup):
+ * start-up, rebuild and memory of the embedded service on a large log (issue 18).
+ *
+ * 1. Seed (`npm run cli -- seed`): BENCH_STARTUP_EVENTS (1,000,000) events with 100 organizations,
+ *    5,000 spaces and 100,000 pages, into a directory under the system's temporary directory keyed
+ *    by the seed's sizes and the build digest of the code, reused by later runs of the same code
+ *    (its read models are removed before each run; delete the directory to seed again).
+ * 2. First start: the whole log replayed into empty read models; time to `/health` 200, events/s.
+ *    Resident memory (VmRSS, VmHWM from /proc/<pid>/status) through that replay.
+ * 3. SIGTERM, start again: time to `/health` 200 (read models from the file, nothing to replay);
+ *    15 s later (the read models loaded in the background), a read workload: GET the content of
+ *    BENCH_STARTUP_PAGE_READS (2,000) different pages spread over every space, so the blob and tree
+ *    caches fill; resident memory then.
+ * 4. kill -9, start again: time to `/health` 200.
+ * 5. `npm run cli -- rebuild` with its output piped (no terminal): events/s from its summary, and
+ *    its progress lines checked.
+ *
+ * Targets: start after a clean stop < 3 s, after kill -9 < 5 s; rebuild ≥ 100,000 events/s;
+ * RSS < 1 GiB with the log and the sizes above.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildDigest } from '../libs/runtime/src/build-digest';
+import { startService, type ServiceProcess } from './support/processes';
+import { positiveInteger } from './support/settings';
+
+const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
+const CLI_JS = join(__dirname, '../apps/cli/src/main.js');
+
+const SEED = {
+  events: positiveInteger('BENCH_STARTUP_EVENTS', 1_000_000),
+  organizations: positiveInteger('BENCH_STARTUP_ORGANIZATIONS', 100),
+  members: positiveInteger('BENCH_STARTUP_MEMBERS', 20),
+  spaces: positiveInteger('BENCH_STARTUP_SPACES', 5_000),
+  pages: positiveInteger('BENCH_STARTUP_PAGES', 100_000),
+};
+const PAGE_READS = positiveInteger('BENCH_STARTUP_PAGE_READS', 2_000);
+const READ_CONCURRENCY = 8;
+/** Wait after the start before the reads: the read models finish loading in the background meanwhile. */
+const SETTLE_MS = 15_000;
+
+const CLEAN_START_TARGET_S = 3;
+const KILLED_START_TARGET_S = 5;
+const REBUILD_TARGET = 100_000;
+const RSS_TARGET_MB = 1024;
+
+export interface StartupVerdict {
+  ok: boolean;
+  /** One line: PASS/FAIL, what, the figure and the target. */
+  text: string;
+}
+
+interface SeedManifest {
+  events: number;
+  organizations: Array<{ id: string; adminToken: string; spaces: Array<{ id: string; pages: string[] }> }>;
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Runs the part; prints as it goes and returns one verdict per target. */
+export async function runStartupBench(): Promise<StartupVerdict[]> {
+  console.log(
+    `\nstartup bench: ${SEED.events} events, ${SEED.organizations} organizations of ${SEED.members} members, ${SEED.spaces} spaces, ${SEED.pages} pages`,
+  );
+  const dataDir = await seededDirectory();
+  const manifest = JSON.parse(readFileSync(join(dataDir, 'seed.json'), 'utf8')) as SeedManifest;
+  const verdicts: StartupVerdict[] = [];
+  const verdict = (ok: boolean, text: string) => {
+    verdicts.push({ ok, text: `${ok ? 'PASS' : 'FAIL'} ${text}` });
+  };
+  let service: ServiceProcess | undefined;
+  try {
+    // 2. From zero: the read models are derived, so removing them makes the service replay the whole log.
+    rmSync(join(dataDir, 'readmodels'), { recursive: true, force: true });
+    service = await startService({ mainJs: MAIN_JS, dataDir, healthPollMs: 25, readyTimeoutMs: 20 * 60_000, nodeArgs: serviceNodeArgs() });
+    const replaySeconds = service.readyMs / 1000;
+    console.log(`first start (replay of ${manifest.events} events into empty read models): /health 200 after ${replaySeconds.toFixed(2)} s, ${rate(manifest.events, replaySeconds)} events/s`);
+    const afterReplay = memoryOf(service.pid);
+    console.log(`  memory after the replay from zero: ${describeMemory(afterReplay)}`);
+    verdict(afterReplay.hwmMb < RSS_TARGET_MB, `resident memory through a replay from zero: peak VmHWM ${afterReplay.hwmMb} MB < ${RSS_TARGET_MB} MB`);
+
+    // 3. Clean stop, start; then the running service, its read models loaded in the background, reads many different pages.
+    await service.stop();
+    service = await startService({ mainJs: MAIN_JS, dataDir, healthPollMs: 10, readyTimeoutMs: 10 * 60_000, nodeArgs: serviceNodeArgs() });
+    const cleanSeconds = service.readyMs / 1000;
+    verdict(cleanSeconds < CLEAN_START_TARGET_S, `start after a clean stop: /health 200 after ${cleanSeconds.toFixed(2)} s < ${CLEAN_START_TARGET_S} s`);
+    console.log(`  memory at /health 200: ${describeMemory(memoryOf(service.pid))}`);
+
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    console.log(`  memory ${SETTLE_MS / 1000} s later (read models loaded in the background): ${describeMemory(memoryOf(service.pid))}`);
+    const reads = await readPages(service, manifest, PAGE_READS);
+    const afterReads = memoryOf(service.pid);
+    console.log(`  ${reads.ok} page reads (${reads.failed} failed) in ${reads.seconds.toFixed(1)} s; memory then: ${describeMemory(afterReads)}`);
+    verdict(reads.failed === 0, `page reads answered 200: ${reads.ok} of ${reads.ok + reads.failed}`);
+    verdict(afterReads.hwmMb < RSS_TARGET_MB, `resident memory of the running service after the reads: VmRSS ${afterReads.rssMb} MB, peak VmHWM ${afterReads.hwmMb} MB < ${RSS_TARGET_MB} MB`);
+
+    // 4. kill -9, start.
+    await service.kill();
+    service = await startService({ mainJs: MAIN_JS, dataDir, healthPollMs: 10, readyTimeoutMs: 10 * 60_000, nodeArgs: serviceNodeArgs() });
+    const killedSeconds = service.readyMs / 1000;
+    verdict(killedSeconds < KILLED_START_TARGET_S, `start after kill -9: /health 200 after ${killedSeconds.toFixed(2)} s < ${KILLED_START_TARGET_S} s`);
+    await service.stop();
+    service = undefined;
+
+    // 5. The CLI's rebuild, its output piped.
+    const rebuild = await runRebuild(dataDir);
+    console.log(`rebuild: ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s; ${rebuild.progressLines} progress lines on a pipe`);
+    verdict(rebuild.progressLines >= 10, `rebuild reports progress without a terminal: ${rebuild.progressLines} lines`);
+    const rebuildRate = rebuild.events / rebuild.seconds;
+    verdict(rebuildRate >= REBUILD_TARGET, `rebuild ${rate(rebuild.events, rebuild.seconds)} events/s ≥ ${REBUILD_TARGET.toLocaleString('en-US')}`);
+  } finally {
+    await service?.stop();
+  }
+  console.log('');
+  for (const line of verdicts) console.log(line.text);
+  return verdicts;
+}
+
+function serviceNodeArgs(): string[] {
+  return (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
+}
+
+/** The seeded data directory for these sizes and this code: reused when a complete one is there. */
+async function seededDirectory(): Promise<string> {
+  const key = createHash('sha256').update(JSON.stringify(SEED)).update(buildDigest()).digest('hex').slice(0, 16);
+  const dataDir = join(process.env.BENCH_DIR ?? tmpdir(), `bench-startup-seed-${key}`);
+  if (existsSync(join(dataDir, 'seed.json'))) {
+    console.log(`seed: reusing ${dataDir} (same sizes and code; delete it to seed again)`);
+    return dataDir;
+  }
+  const partial = `${dataDir}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  console.log(`seed: writing ${partial}, kept as ${dataDir} for later runs of the same code`);
+  const args = ['seed', '--events', String(SEED.events), '--organizations', String(SEED.organizations), '--members', String(SEED.members), '--spaces', String(SEED.spaces), '--pages', String(SEED.pages)];
+  const started = performance.now();
+  const { stdout } = await execFileAsync(process.execPath, [CLI_JS, ...args], { env: { ...process.env, DATA_DIR: partial, EVENTSTORE_URL: '', MONGODB_URL: '' }, maxBuffer: 64 * 1024 * 1024 });
+  process.stdout.write(stdout.replace(/^/gm, '  '));
+  console.log(`  seed took ${((performance.now() - started) / 1000).toFixed(1)} s in all (process start included)`);
+  renameSync(partial, dataDir);
+  return dataDir;
+}
+
+interface Memory {
+  rssMb: number;
+  hwmMb: number;
+}
+
+/** VmRSS and VmHWM of a process, in MB (Linux; zeros elsewhere). */
+function memoryOf(pid: number | undefined): Memory {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), hwmMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return { rssMb: 0, hwmMb: 0 };
+  }
+}
+
+function describeMemory(memory: Memory): string {
+  return `VmRSS ${memory.rssMb} MB, VmHWM ${memory.hwmMb} MB`;
+}
+
+/** GETs the content of `count` different pages, spread over every space, `READ_CONCURRENCY` at a time. */
+async function readPages(service: ServiceProcess, manifest: SeedManifest, count: number): Promise<{ ok: number; failed: number; seconds: number }> {
+  const targets: Array<{ path: string; token: string }> = [];
+  const spaces = manifest.organizations.flatMap((organization) => organization.spaces.map((space) => ({ space, token: organization.adminToken })));
+  for (let round = 0; targets.length < count && spaces.length > 0; round += 1) {
+    let added = 0;
+    for (const { space, token } of spaces) {
+      if (targets.length >= count) break;
+      const page = space.pages[round];
+      if (page === undefined) continue;
+      targets.push({ path: `/v1/spaces/${space.id}/content/page/${page}`, token });
+      added += 1;
+    }
+    if (added === 0) break;
+  }
+  let next = 0;
+  let ok = 0;
+  let failed = 0;
+  let firstFailure: string | undefined;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: READ_CONCURRENCY }, async () => {
+      while (next < targets.length) {
+        const { path, token } = targets[next++];
+        const response = await fetch(`${service.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        const body = await response.text();
+        if (response.status === 200) ok += 1;
+        else {
+          failed += 1;
+          firstFailure ??= `${response.status} ${path}: ${body.slice(0, 200)}`;
+        }
+      }
+    }),
+  );
+  if (firstFailure) console.log(`  first failed read: ${firstFailure}`);
+  return { ok, failed, seconds: (performance.now() - started) / 1000 };
+}
+
+/** `npm run cli -- rebuild` as a child with piped output: the events and seconds of its summary, and its progress lines. */
+async function runRebuild(dataDir: string): Promise<{ events: number; seconds: number; progressLines: number }> {
+  const child = spawn(process.execPath, [CLI_JS, 'rebuild'], { env: { ...process.env, DATA_DIR: dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
+  const summary = /Replayed (\d+) events? in ([\d.]+) s\./.exec(stdout);
+  if (code !== 0 || !summary) throw new Error(`rebuild exited with ${code}:\n${stdout}\n${stderr}`);
+  const progressLines = stderr.split('\n').filter((line) => /^rebuilding read models: \d+% \(\d+ events\)$/.test(line)).length;
+  return { events: Number(summary[1]), seconds: Number(summary[2]), progressLines };
+}
+
+function rate(events: number, seconds: number): string {
+  return Math.round(events / seconds).toLocaleString('en-US');
+}
+
+if (require.main === module) {
+  runStartupBench().then(
+    (verdicts) => {
+      if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
