@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
 import type { NewEvent } from '../../../libs/event-store/src/event-store.port';
 import { MemoryReadStore } from '../../../libs/read-store/src/memory/memory-read-store';
+import { service } from '../../../libs/composition/src/contexts';
+import { CHECKPOINTS, projectionsFingerprint } from '../../../libs/read-store/src/projections/projection-runner';
+import { buildDigest } from '../../../libs/runtime/src/build-digest';
 import { parseSeedOptions, runCli, USAGE } from './cli';
 import type { SeedManifest } from './seed';
 
@@ -113,6 +116,20 @@ describe('cli', () => {
       expect(out).toMatch(/^ {2}access_tokens +1$/m);
       expect(out).toMatch(/^ {2}users +2$/m);
       expect(out).toContain('The whole log replays without error.');
+    });
+
+    it('leaves checkpoints with the service’s own fingerprint, so that the next start resumes from the rebuild instead of replaying again', async () => {
+      const run = buffers();
+      expect(await runCli(['rebuild'], run.io, env)).toBe(0);
+      const reads = MemoryReadStore.open(join(dataDir, 'readmodels'));
+      try {
+        const checkpoints = (await reads.collection<{ _id: string; fingerprint?: string }>(CHECKPOINTS).find({}, { limit: 1000 })).items;
+        expect(checkpoints.length).toBeGreaterThan(0);
+        const expected = projectionsFingerprint(service().projections, buildDigest());
+        expect(new Set(checkpoints.map((checkpoint) => checkpoint.fingerprint))).toEqual(new Set([expected]));
+      } finally {
+        await reads.close();
+      }
     });
 
     it('releases the data directory when done, so it can run again', async () => {

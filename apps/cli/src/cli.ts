@@ -10,6 +10,7 @@ import type { Projection } from '../../../libs/read-store/src/projections/projec
 import { ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
 import { rebuildProgressReporter } from '../../../libs/read-store/src/projections/rebuild-progress';
 import { service } from '../../../libs/composition/src/contexts';
+import { projectionBuild } from '../../../libs/runtime/src/build-digest';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
 import { presentEvent, streamEvents } from '../../../libs/audit/src';
 import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
@@ -132,7 +133,8 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
       );
     }
     const projections = dependencies.projections ?? service().projections;
-    const runner = new ProjectionRunner(stores.events, stores.reads, projections, { resources: { blobs: stores.blobs } });
+    // The service's own fingerprint (the code's digest in embedded mode): its next start resumes from this rebuild.
+    const runner = new ProjectionRunner(stores.events, stores.reads, projections, { resources: { blobs: stores.blobs }, ...projectionBuild(stores.mode) });
     const progress = rebuildProgressReporter(io.stderr);
     const started = performance.now();
     const { applied } = await runner.rebuild((p) => progress.update(p));

@@ -30,3 +30,13 @@ export function buildDigest(root: string = LIBS): string {
   if (root === LIBS) cached = digest;
   return digest;
 }
+
+/**
+ * What the projection runner is told about the code on stores of `mode`: in embedded mode the
+ * code's digest, so that the persisted read models are kept across restarts of the same code only.
+ * The service's runner and the CLI's rebuild take it from here: a rebuild whose fingerprint the
+ * service did not recognize would be replayed again at the next start.
+ */
+export function projectionBuild(mode: 'embedded' | 'distributed'): { build?: string } {
+  return mode === 'embedded' ? { build: buildDigest() } : {};
+}

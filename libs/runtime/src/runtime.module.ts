@@ -1,4 +1,4 @@
-import { buildDigest } from './build-digest';
+import { projectionBuild } from './build-digest';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
@@ -62,7 +62,7 @@ export function createRuntime(options: {
     names.add(reactor.name);
   }
   const metrics = new Metrics();
-  const runner = options.runProjections ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: runnerLogger, resources: { blobs: stores.blobs }, onApplied: (events) => metrics.observeApplied(events), rebuildWhenChanged: stores.mode === 'embedded', ...(stores.mode === 'embedded' ? { build: buildDigest() } : {}) }) : null;
+  const runner = options.runProjections ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: runnerLogger, resources: { blobs: stores.blobs }, onApplied: (events) => metrics.observeApplied(events), rebuildWhenChanged: stores.mode === 'embedded', ...projectionBuild(stores.mode) }) : null;
   const reactorRunners: ReactorRunner[] = [];
   // Writes wait for the reactors that do not say otherwise (long-running work is left out).
   const awaitedRunners: ReactorRunner[] = [];
