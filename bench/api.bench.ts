@@ -325,7 +325,6 @@ async function main(): Promise<void> {
       reference = undefined;
     }
 
-
     if (PARTS.has('patch')) {
 
     // PATCH: every request carries a title never sent before, so every one appends an event.
