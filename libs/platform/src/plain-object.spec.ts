@@ -1,5 +1,5 @@
 import { runInNewContext } from 'node:vm';
-import { isPlainObject } from './plain-object';
+import { deepFreeze, isPlainObject } from './plain-object';
 
 describe('isPlainObject', () => {
   it('accepts object literals, parsed JSON and objects without a prototype', () => {
@@ -18,5 +18,13 @@ describe('isPlainObject', () => {
 
   it('refuses an object whose prototype is itself a prototype-less object', () => {
     expect(isPlainObject(Object.create(Object.create(null)))).toBe(false);
+  });
+});
+
+describe('deepFreeze', () => {
+  it('freezes a value and everything in it, and answers the same value', () => {
+    const value = { a: [{ b: 1 }], c: { d: 'x' } };
+    expect(deepFreeze(value)).toBe(value);
+    expect([value, value.a, value.a[0], value.c].every((part) => Object.isFrozen(part))).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../../blob-store/src/blob-store.port';
 import type { DocumentNode } from '../document/document.model';
 import { canonicalJson, sha256Hex } from './canonical-json';
+import { deepFreeze } from '../../../platform/src/plain-object';
 import type { FileList, PageNode, TreeRoot } from './tree.model';
 
 /** Anything a revision tree stores: its root, page nodes, file lists and page bodies. */
@@ -197,11 +198,3 @@ function heapBytes(jsonBytes: number): number {
   return Math.max(1, jsonBytes * HEAP_BYTES_PER_JSON_BYTE);
 }
 
-/** Freezes a parsed JSON value in depth: cached blobs are shared by every reader. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
-}

@@ -111,20 +111,6 @@ export function cloneOut<T>(value: T): T {
   return out as T;
 }
 
-/**
- * Freezes a stored JSON value and everything in it, once: a frozen value is answered as it is (its
- * parts were frozen before it). Readers that try to change a shared document then fail loudly.
- */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
-  } else {
-    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return Object.freeze(value);
-}
-
 /** Deep equality of JSON values, member order included (MongoDB's `$addToSet` semantics). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

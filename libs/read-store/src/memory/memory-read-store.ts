@@ -45,7 +45,8 @@ import type {
   Update,
 } from '../read-store.port';
 import { afterCursorFilter, checkLimit, encodeCursor, normalizeSort, readCursor, type SortSpec } from '../pagination';
-import { cloneIn, cloneOut, deepFreeze } from './json-value';
+import { cloneIn, cloneOut } from './json-value';
+import { deepFreeze } from '../../../platform/src/plain-object';
 import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
 import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from './equality-lookups';
