@@ -193,8 +193,8 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Even
         await store.appendToStream(name, events(3, 'Live', 3), 2);
         await reading;
         const kinds = received
-          .filter((m) => m.kind === 'caughtUp' || m.event.streamId === name)
-          .map((m) => (m.kind === 'caughtUp' ? 'caughtUp' : m.event.revision));
+          .filter((m) => m.kind === 'caughtUp' || (m.kind === 'event' && m.event.streamId === name))
+          .map((m) => (m.kind === 'event' ? m.event.revision : 'caughtUp'));
         expect(kinds).toEqual([0, 1, 2, 'caughtUp', 3, 4, 5]);
         await subscription.close();
       });
@@ -238,6 +238,46 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Even
           if (message.kind === 'caughtUp') break;
         }
         expect(first.map((e) => e.revision)).toEqual([2, 3]);
+      });
+
+      it('given types, then only events of those types arrive, and checkpoints cover the others in order', async () => {
+        const start = await headOrStart();
+        const name = stream();
+        const mixed: NewEvent[] = ['Kept', 'Skipped', 'Skipped', 'Kept', 'Skipped'].map((type, i) => ({ type, data: { i } }));
+        await store.appendToStream(name, mixed, 'no_stream');
+        const written = await store.readStream(name);
+        const subscription = store.subscribeToAll({ after: start, types: ['Kept'] });
+        const received: SubscriptionMessage[] = [];
+        for await (const message of subscription) {
+          received.push(message);
+          if (message.kind === 'caughtUp') break;
+        }
+        await subscription.close();
+        const events = received.flatMap((m) => (m.kind === 'event' ? [m.event] : []));
+        expect(events.every((event) => event.type === 'Kept')).toBe(true);
+        expect(events.filter((event) => event.streamId === name).map((event) => event.revision)).toEqual([0, 3]);
+        const positions = received.flatMap((m) => (m.kind === 'event' ? [m.event.position] : m.kind === 'checkpoint' ? [m.position] : []));
+        for (let i = 1; i < positions.length; i++) expect(positions[i] > positions[i - 1]).toBe(true);
+        // The last skipped event is covered before the subscription says it caught up.
+        expect(positions.at(-1)! >= written[4].position).toBe(true);
+      });
+
+      it('given types, when a live event of another type is appended, then a checkpoint at its position arrives', async () => {
+        const name = stream();
+        const subscription = store.subscribeToAll({ after: await headOrStart(), types: ['Kept'] });
+        const received: SubscriptionMessage[] = [];
+        let appended: bigint | undefined;
+        const reading = (async () => {
+          for await (const message of subscription) {
+            received.push(message);
+            if (message.kind === 'checkpoint' && appended !== undefined && message.position >= appended) break;
+          }
+        })();
+        await waitUntil(() => received.some((m) => m.kind === 'caughtUp'));
+        appended = (await store.appendToStream(name, [{ type: 'Skipped', data: {} }], 'no_stream')).position;
+        await reading;
+        await subscription.close();
+        expect(received.some((m) => m.kind === 'event')).toBe(false);
       });
 
       it('when closed while waiting for live events, then the iteration ends', async () => {

@@ -69,7 +69,13 @@ export interface ReadAllOptions {
 export type SubscriptionMessage =
   | { kind: 'event'; event: RecordedEvent }
   /** Sent once, when the subscription has delivered everything that existed when it caught up. */
-  | { kind: 'caughtUp'; position: LogPosition | null };
+  | { kind: 'caughtUp'; position: LogPosition | null }
+  /**
+   * Filtered subscriptions only (`SubscribeOptions.types`): every event up to `position` has been
+   * delivered or did not match. Sent as the subscription reads past events that do not match, so
+   * that the consumer moves its checkpoint over them; each is after the messages before it.
+   */
+  | { kind: 'checkpoint'; position: LogPosition };
 
 export interface LogSubscription extends AsyncIterable<SubscriptionMessage> {
   /** Ends the iteration; pending `next()` calls resolve as done. */
@@ -79,6 +85,12 @@ export interface LogSubscription extends AsyncIterable<SubscriptionMessage> {
 export interface SubscribeOptions {
   /** Exclusive: deliver events strictly after this position. Absent means from the start. */
   after?: LogPosition;
+  /**
+   * Deliver only events of these types, with `checkpoint` messages for the stretches of other events
+   * (absent: every event, and no `checkpoint` messages). A consumer that handles a few types then
+   * never holds the other events: the embedded store drops them as it reads its pages.
+   */
+  types?: readonly string[];
 }
 
 export interface EventStoreHealth {

@@ -256,6 +256,15 @@ describe('ReactorRunner', () => {
     expect((await reads.collection(CHECKPOINTS).get(reactorCheckpointId('marker')))?.position).toBe(String(await events.headPosition()));
   });
 
+  it('while running, passes a live event it does not handle at once (a write waiting for it is not held up)', async () => {
+    const runner = runnerFor(marker);
+    await runner.start();
+    await runner.whenCaughtUp();
+    const { position } = await commands.run('note-y', noteDecider, { kind: 'Note', id: 'y' }, { caller: { kind: 'admin' } as never }, { wait: false });
+    expect(await runner.waitFor(position!, 5_000)).toEqual({ passed: true, appended: null });
+    expect(reactions).toHaveLength(0);
+  });
+
   describe('read-your-writes with cascades (in process)', () => {
     /** Second hop: a mark is noted. */
     const noter: Reactor = {

@@ -40,7 +40,7 @@ export interface ReactionContext {
 export interface Reactor {
   /** Names its checkpoint (`_checkpoints/reactor-<name>`): renaming it replays the whole log. */
   name: string;
-  /** Event types it reacts to; others only move its checkpoint. */
+  /** Event types it reacts to: its subscription delivers only these; the others only move its checkpoint. */
   handles: readonly string[];
   /**
    * False for long-running work a write must not wait for (fetching and processing a document):
@@ -88,7 +88,7 @@ export interface ReactorRunnerOptions {
   backoff?: Backoff;
   /** Between attempts of a failing reaction. Default 100 ms .. 30 s. */
   retry?: Backoff;
-  /** Events processed before the checkpoint is written even while more keep coming. Default 500. */
+  /** `checkpoint` messages (stretches of events it does not handle) taken before the checkpoint is written even while more keep coming. Default 500. */
   checkpointEvery?: number;
   metrics?: Metrics;
   logger?: { warn(message: string, context?: object): void; error(message: string, context?: object): void };
@@ -115,7 +115,6 @@ export class ReactorRunner {
   private readonly backoff: Backoff;
   private readonly retry: Backoff;
   private readonly checkpointEvery: number;
-  private readonly handled: ReadonlySet<string>;
   private checkpoint: LogPosition | null = null;
   private saved: LogPosition | null = null;
   /** Highest position appended by reactions up to the checkpoint. */
@@ -145,7 +144,6 @@ export class ReactorRunner {
     private readonly options: ReactorRunnerOptions = {},
   ) {
     this.name = reactor.name;
-    this.handled = new Set(reactor.handles);
     this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
     this.retry = options.retry ?? { initialMs: 100, maxMs: 30_000 };
     this.checkpointEvery = options.checkpointEvery ?? 500;
@@ -273,7 +271,8 @@ export class ReactorRunner {
   }
 
   private async consume(): Promise<void> {
-    const subscription = this.events.subscribeToAll({ after: this.checkpoint ?? undefined });
+    // Filtered: the events it does not handle arrive as `checkpoint` messages, never as events it would drop.
+    const subscription = this.events.subscribeToAll({ after: this.checkpoint ?? undefined, types: this.reactor.handles });
     const iterator = subscription[Symbol.asyncIterator]();
     this.subscription = subscription;
     const turns = new EventLoopTurns();
@@ -299,22 +298,24 @@ export class ReactorRunner {
           this.markCaughtUp();
           continue;
         }
-        const { event } = message;
-        await turns.maybe();
-        if (this.checkpoint !== null && event.position <= this.checkpoint) continue;
-        if (this.handled.has(event.type)) {
-          if (!(await this.reactUntilDone(event))) return; // stopped while retrying
-          await this.options.afterReaction?.(event);
-          this.advance(event.position);
-          await this.save();
-          unsaved = 0;
-        } else {
-          this.advance(event.position);
+        if (message.kind === 'checkpoint') {
+          await turns.maybe();
+          if (this.checkpoint !== null && message.position <= this.checkpoint) continue;
+          this.advance(message.position);
           if (++unsaved >= this.checkpointEvery) {
             await this.save();
             unsaved = 0;
           }
+          continue;
         }
+        const { event } = message;
+        await turns.maybe();
+        if (this.checkpoint !== null && event.position <= this.checkpoint) continue;
+        if (!(await this.reactUntilDone(event))) return; // stopped while retrying
+        await this.options.afterReaction?.(event);
+        this.advance(event.position);
+        await this.save();
+        unsaved = 0;
       }
     } finally {
       this.subscription = null;

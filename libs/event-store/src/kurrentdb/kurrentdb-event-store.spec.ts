@@ -447,6 +447,20 @@ describe('KurrentDbSubscription', () => {
     await subscription.close();
   });
 
+  it('given types, delivers only events of those types and a checkpoint at each event of another type', async () => {
+    const source = new FakeSource();
+    const subscription = new KurrentDbSubscription(source.asSource(), undefined, undefined, ['Wanted']);
+    source.write(resolved('space-1', 0, 10n, 'Wanted'));
+    source.write(resolved('space-1', 1, 20n, 'Other'));
+    source.write(resolved('space-1', 2, 30n, 'Other'));
+    source.emit('caughtUp', {});
+    source.write(resolved('space-1', 3, 40n, 'Wanted'));
+    source.write(resolved('space-1', 4, 50n, 'Other'));
+    const messages = await take(subscription, 6);
+    expect(messages.map(label)).toEqual(['0', `checkpoint:${packed(20n)}`, `checkpoint:${packed(30n)}`, `caughtUp:${packed(30n)}`, '3', `checkpoint:${packed(50n)}`]);
+    await subscription.close();
+  });
+
   it('reports caughtUp at the start position, or null, when nothing was delivered', async () => {
     const fromStart = new FakeSource();
     const first = new KurrentDbSubscription(fromStart.asSource(), undefined);
@@ -624,7 +638,8 @@ function packed(position: bigint): bigint {
 }
 
 function label(message: SubscriptionMessage): string {
-  return message.kind === 'caughtUp' ? `caughtUp:${String(message.position)}` : String(message.event.revision);
+  if (message.kind === 'caughtUp') return `caughtUp:${String(message.position)}`;
+  return message.kind === 'checkpoint' ? `checkpoint:${String(message.position)}` : String(message.event.revision);
 }
 
 async function take(subscription: AsyncIterable<SubscriptionMessage>, count: number): Promise<SubscriptionMessage[]> {

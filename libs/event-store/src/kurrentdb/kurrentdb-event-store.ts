@@ -275,7 +275,7 @@ export class KurrentDbEventStore implements EventStore {
       filter: excludeSystemEvents(),
       resolveLinkTos: false,
     });
-    const subscription = new KurrentDbSubscription(source, after, (s) => this.subscriptions.delete(s));
+    const subscription = new KurrentDbSubscription(source, after, (s) => this.subscriptions.delete(s), options.types);
     this.subscriptions.add(subscription);
     return subscription;
   }
@@ -369,12 +369,21 @@ export class KurrentDbSubscription implements LogSubscription {
   private closed = false;
   private released = false;
   private readonly iterator: AsyncGenerator<SubscriptionMessage, void, undefined>;
+  /**
+   * `SubscribeOptions.types`, applied here rather than with the server's event-type filter: a filtered
+   * server subscription reports its position only every `checkpointInterval` windows of matches, so a
+   * consumer would not learn that it passed an event it does not handle until much later, and
+   * read-your-writes waits for exactly that.
+   */
+  private readonly types: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly source: KurrentDbSubscriptionSource,
     private readonly after: LogPosition | undefined,
     private readonly onRelease: (subscription: KurrentDbSubscription) => void = () => undefined,
+    types?: readonly string[],
   ) {
+    this.types = types === undefined ? undefined : new Set(types);
     source.once('caughtUp', () => {
       if (!source.destroyed) source.push(CAUGHT_UP);
     });
@@ -414,7 +423,7 @@ export class KurrentDbSubscription implements LogSubscription {
         // Exclusive start, and never a duplicate should the server repeat itself.
         if (last !== undefined && event.position <= last) continue;
         last = event.position;
-        yield { kind: 'event', event };
+        yield this.types === undefined || this.types.has(event.type) ? { kind: 'event', event } : { kind: 'checkpoint', position: event.position };
       }
     } catch (error) {
       if (this.closed) return;

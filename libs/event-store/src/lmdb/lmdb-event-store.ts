@@ -181,9 +181,27 @@ export class LmdbEventStore implements EventStore {
     return this.head === 0 ? null : BigInt(this.head);
   }
 
+  /**
+   * Synchronous filtered page read: the events of `types` after `after`, at most `limit` of them,
+   * reading at most `scanLimit` events of the log; `through` is the last position read (`after` when
+   * none). Events of other types are decoded and dropped at once, so they never outlive the read.
+   */
+  readMatchingAfter(after: number, types: ReadonlySet<string>, limit: number, scanLimit: number): { events: RecordedEvent[]; through: number } {
+    const events: RecordedEvent[] = [];
+    let through = after;
+    for (const { key, value } of this.log.getRange({ start: after + 1, limit: scanLimit })) {
+      through = key;
+      if (!types.has(value.type)) continue;
+      events.push(toRecorded(key, value));
+      if (events.length === limit) break;
+    }
+    return { events, through };
+  }
+
   subscribeToAll(options: SubscribeOptions = {}): LogSubscription {
     this.assertOpen();
-    const subscription = new LmdbSubscription(this, options.after === undefined ? 0 : Number(options.after), (s) =>
+    const types = options.types === undefined ? undefined : new Set(options.types);
+    const subscription = new LmdbSubscription(this, options.after === undefined ? 0 : Number(options.after), types, (s) =>
       this.subscriptions.delete(s),
     );
     this.subscriptions.add(subscription);
@@ -243,26 +261,46 @@ export class LmdbEventStore implements EventStore {
 /** Subscription pages through the log from its last delivered position, so it can neither skip nor repeat. */
 class LmdbSubscription implements LogSubscription {
   private static readonly PAGE = 512;
+  /** Events a filtered read goes through at most, so that a run of other events still yields a `checkpoint` now and then. */
+  private static readonly SCAN = 4096;
   private buffer: RecordedEvent[] = [];
+  /** Events of `buffer` already delivered. */
+  private taken = 0;
+  /** Filtered: the last position read, delivered as a `checkpoint` once the buffer is through. */
+  private through: number;
   private caughtUp = false;
   private done = false;
 
   constructor(
     private readonly store: LmdbEventStore,
     private last: number,
+    private readonly types: ReadonlySet<string> | undefined,
     private readonly onClose: (subscription: LmdbSubscription) => void,
-  ) {}
+  ) {
+    this.through = last;
+  }
 
   async next(): Promise<IteratorResult<SubscriptionMessage>> {
     while (!this.done) {
-      const event = this.buffer.shift();
-      if (event) {
+      if (this.taken < this.buffer.length) {
+        const event = this.buffer[this.taken++];
         this.last = Number(event.position);
         return { done: false, value: { kind: 'event', event } };
       }
+      if (this.through > this.last) {
+        this.last = this.through;
+        return { done: false, value: { kind: 'checkpoint', position: BigInt(this.last) } };
+      }
       if (this.store.isClosed) break;
-      this.buffer = this.store.readAfter(this.last, LmdbSubscription.PAGE);
-      if (this.buffer.length > 0) continue;
+      this.taken = 0;
+      if (this.types === undefined) {
+        this.buffer = this.store.readAfter(this.last, LmdbSubscription.PAGE);
+      } else {
+        const page = this.store.readMatchingAfter(this.last, this.types, LmdbSubscription.PAGE, LmdbSubscription.SCAN);
+        this.buffer = page.events;
+        this.through = page.through;
+      }
+      if (this.buffer.length > 0 || this.through > this.last) continue;
       if (!this.caughtUp) {
         this.caughtUp = true;
         return { done: false, value: { kind: 'caughtUp', position: this.last === 0 ? null : BigInt(this.last) } };
@@ -281,6 +319,7 @@ class LmdbSubscription implements LogSubscription {
   async close(): Promise<void> {
     this.done = true;
     this.buffer = [];
+    this.taken = 0;
     this.onClose(this);
     this.store.wakeAll();
   }

@@ -262,7 +262,7 @@ export class ProjectionRunner {
             await this.applyBatch(batch.splice(0));
             await turns.maybe();
           }
-        } else {
+        } else if (message.kind === 'caughtUp') {
           await this.applyBatch(batch.splice(0));
           this.markCaughtUp();
         }
