@@ -51,18 +51,21 @@ import { listenReference, listenReferenceRoutes } from './support/reference-serv
 import { positive } from './support/settings';
 import { runStartupBench } from './startup.bench';
 
-const SECONDS = positive('BENCH_SECONDS', 10);
+const SECONDS = positive('BENCH_SECONDS', 6);
 const CONNECTIONS = Math.max(1, Math.round(positive('BENCH_CONNECTIONS', 10)));
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 /** The reference and the service GET are measured in this many alternating slices of BENCH_SECONDS / BENCH_ROUNDS. */
 const ROUNDS = Math.max(1, Math.round(positive('BENCH_ROUNDS', 5)));
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 /** Each read area (bench/support/areas.ts) is measured in slices totalling this many seconds, after a warm-up of BENCH_AREA_WARMUP_SECONDS. */
-const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 4);
+const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 3);
 const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
 /** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`, `lists`, `startup`; all by default. */
-const PARTS = new Set((process.env.BENCH_PARTS || 'get,areas,patch,mixed,lists,startup').split(',').map((part) => part.trim()));
+const ALL_PARTS = ['get', 'areas', 'patch', 'mixed', 'lists', 'startup'];
+const PARTS = new Set((process.env.BENCH_PARTS || ALL_PARTS.join(',')).split(',').map((part) => part.trim()));
+/** The whole run, every part, seed included when it is not reused: under 10 minutes. */
+const RUN_TARGET_SECONDS = 600;
 /** Only the areas whose name contains one of these (comma-separated, case-insensitive); all by default. */
 const AREA_FILTER = (process.env.BENCH_AREAS ?? '')
   .split(',')
@@ -183,8 +186,18 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   let invalid = false;
+  const benchStarted = performance.now();
+  const took: string[] = [];
+  let lap = benchStarted;
+  /** Records how long the part just finished took (since the previous one ended). */
+  const partDone = (name: string) => {
+    const now = performance.now();
+    took.push(`${name} ${Math.round((now - lap) / 1000)} s`);
+    lap = now;
+  };
   // Its own services on its own data directory, before this run's service starts.
   const startup = PARTS.has('startup') ? await runStartupBench() : [];
+  if (PARTS.has('startup')) partDone('startup');
   if (startup.some((verdict) => !verdict.ok)) invalid = true;
   notes.push(...startup.map((verdict) => `startup: ${verdict.text}`));
   try {
@@ -209,6 +222,7 @@ async function main(): Promise<void> {
     const orgPath = `/v1/orgs/${organizationId}`;
     const captured = await expectStatus(200, call('GET', `${live.baseUrl}${orgPath}`, token), `GET ${orgPath}`);
     const auth = { authorization: `Bearer ${token}` };
+    partDone('service start');
 
     const getInvalid = (result: LoadResult) => (result.non2xx + result.errors > 0 ? [{ ok: false, text: `INVALID (${result.non2xx} non-2xx, ${result.errors} errors)` }] : []);
 
@@ -262,6 +276,7 @@ async function main(): Promise<void> {
       ratio: uncached.requestsPerSecond / bare.requestsPerSecond,
       verdicts: [{ ok: true, text: 'diagnostic, no target (the handler runs every time)' }, ...getInvalid(uncached)],
     });
+    partDone('get');
     }
 
     if (PARTS.has('areas')) {
@@ -323,6 +338,7 @@ async function main(): Promise<void> {
       await inline?.server.close();
       await reference?.stop();
       reference = undefined;
+      partDone('areas');
     }
 
     if (PARTS.has('patch')) {
@@ -390,16 +406,30 @@ async function main(): Promise<void> {
     }
     process.stdout.write('service PATCH (one organization per connection) …\n\n');
     if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org/conn`, spread, false))) invalid = true;
+    partDone('patch');
     }
 
     if (PARTS.has('mixed')) {
       const mixed = await runMixed(live, token, runId);
       rows.push(...mixed.rows);
       notes.push(...mixed.notes);
+      partDone('mixed');
     }
 
     // Last: it seeds thousands of resources into this service, which the parts above did not measure with.
-    if (PARTS.has('lists')) rows.push(...(await measureLists(live, token, runId)));
+    if (PARTS.has('lists')) {
+      rows.push(...(await measureLists(live, token, runId)));
+      partDone('lists');
+    }
+
+    const seconds = Math.round((performance.now() - benchStarted) / 1000);
+    const everyPart = ALL_PARTS.every((part) => PARTS.has(part));
+    const inTime = seconds < RUN_TARGET_SECONDS;
+    if (everyPart && !inTime) invalid = true;
+    notes.push(
+      `${everyPart ? (inTime ? 'PASS' : 'FAIL') : 'INFO'} the run took ${seconds} s (${took.join(', ')})` +
+        (everyPart ? ` < ${RUN_TARGET_SECONDS} s` : ` (some parts only; the ${RUN_TARGET_SECONDS} s target is for every part)`),
+    );
 
     printTable(rows);
     console.log('');
