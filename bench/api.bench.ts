@@ -51,7 +51,7 @@ import { listenReference, listenReferenceRoutes } from './support/reference-serv
 import { positive } from './support/settings';
 import { runStartupBench } from './startup.bench';
 
-const SECONDS = positive('BENCH_SECONDS', 6);
+const SECONDS = positive('BENCH_SECONDS', 4);
 const CONNECTIONS = Math.max(1, Math.round(positive('BENCH_CONNECTIONS', 10)));
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 /** The reference and the service GET are measured in this many alternating slices of BENCH_SECONDS / BENCH_ROUNDS. */
@@ -59,7 +59,7 @@ const ROUNDS = Math.max(1, Math.round(positive('BENCH_ROUNDS', 5)));
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 /** Each read area (bench/support/areas.ts) is measured in slices totalling this many seconds, after a warm-up of BENCH_AREA_WARMUP_SECONDS. */
 const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 3);
-const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
+const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 0.5);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
 /** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`, `lists`, `startup`; all by default. */
 const ALL_PARTS = ['get', 'areas', 'patch', 'mixed', 'lists', 'startup'];

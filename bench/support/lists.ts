@@ -23,7 +23,7 @@ import { positive, positiveInteger } from './settings';
 
 const SIZE = positiveInteger('BENCH_LIST_SIZE', 100);
 const SCALE = 10;
-const SECONDS = positive('BENCH_LIST_SECONDS', 1.5);
+const SECONDS = positive('BENCH_LIST_SECONDS', 1);
 const WARMUP_SECONDS = Number(process.env.BENCH_LIST_WARMUP_SECONDS ?? 0.25);
 /** Writes wait for their read models (read-your-writes): many at once keep the service busy. */
 const SEED_CONNECTIONS = positiveInteger('BENCH_LIST_SEED_CONNECTIONS', 32);
