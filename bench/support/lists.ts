@@ -105,6 +105,8 @@ async function seedOrganization(service: Service, token: string, runId: string, 
   ];
   await inParallel(size * seeds.length, SEED_CONNECTIONS, (n) => seeds[n % seeds.length](Math.floor(n / seeds.length)));
 
+  const me = await expectStatus(200, call('GET', `${service.baseUrl}/v1/user`, { token }), 'GET /v1/user');
+  const ownerId = stringField(me.body as Record<string, unknown>, 'id', 'GET /v1/user');
   const owner = (path: string) => ({ path, token, count: size });
   return new Map([
     ['spaces', owner(`${base}/spaces`)],
@@ -112,7 +114,9 @@ async function seedOrganization(service: Service, token: string, runId: string, 
     ['members', owner(`${base}/members`)],
     ['teams', owner(`${base}/teams`)],
     ['collections', owner(`${base}/collections`)],
+    ["a member's spaces", owner(`${base}/members/${ownerId}/spaces`)],
     ['change requests', owner(`/v1/spaces/${spaceId}/change-requests?status=draft`)],
+    ['change requests (organization)', owner(`${base}/change-requests?status=draft`)],
     ['comments', owner(`/v1/spaces/${spaceId}/comments`)],
     ['audit events', owner(`${base}/audit-events`)],
     ['sites', owner(`${base}/sites`)],
@@ -127,7 +131,9 @@ const ROUTES: Record<string, string> = {
   members: '/v1/orgs/{id}/members',
   teams: '/v1/orgs/{id}/teams',
   collections: '/v1/orgs/{id}/collections',
+  "a member's spaces": '/v1/orgs/{id}/members/{userId}/spaces',
   'change requests': '/v1/spaces/{id}/change-requests?status=draft',
+  'change requests (organization)': '/v1/orgs/{id}/change-requests?status=draft',
   comments: '/v1/spaces/{id}/comments',
   'audit events': '/v1/orgs/{id}/audit-events',
   sites: '/v1/orgs/{id}/sites',

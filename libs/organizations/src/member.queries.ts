@@ -37,7 +37,8 @@ export interface MemberSpacesSource {
   list(
     organizationId: string,
     member: { userId: string; role: OrganizationRole },
-    caller: { userId: string; member: boolean; role: OrganizationRole },
+    /** A member who may list members (so with an organization role). */
+    caller: { userId: string; role: OrganizationRole },
     options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
   ): Promise<ListEnvelope<unknown>>;
 }
@@ -214,7 +215,7 @@ export class MemberQueries {
     const callerRole = await requireListMembers(this.membership, organizationId, caller);
     const member = await this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId));
     if (!member || member.disabled) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-    return this.memberSpaces.list(organizationId, { userId, role: member.role }, { userId: userOf(caller).userId, member: true, role: callerRole }, options);
+    return this.memberSpaces.list(organizationId, { userId, role: member.role }, { userId: userOf(caller).userId, role: callerRole }, options);
   }
 
   /** `GET /link-invites`: admins only, newest first. */

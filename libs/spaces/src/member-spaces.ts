@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SpaceFactsReader } from './space-facts';
-import { DomainError } from '../../platform/src/errors';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
-import { readAll } from '../../read-store/src/read-all';
-import { SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
-import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
+import { grantedTeams, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
+import { LIVE_SPACE, SPACES, type SpaceDoc } from './space.projections';
 import { contentRole, type OrganizationStanding } from './space.permissions';
 
 /** A member's access to one space: `GET /v1/orgs/{id}/members/{userId}/spaces` items. */
@@ -25,13 +23,15 @@ export interface MemberSpacesPage {
  * Which spaces members have a role on (their effective role through the collection tree and the
  * roles spaces grant to their teams), for the organizations context's member objects (`spaces`
  * count) and member space lists. The organizations context passes the members' roles in, so this
- * reads only spaces, collections and (through the SPACE_TEAMS port) team memberships.
+ * reads only spaces, the collections above a page's spaces and (through the SPACE_TEAMS port) team
+ * memberships.
  */
 @Injectable()
 export class MemberSpaces {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: SpacePresenter,
+    private readonly access: SpaceAccess,
     @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
     private readonly counters: SpaceFactsReader,
   ) {}
@@ -61,63 +61,47 @@ export class MemberSpaces {
   }
 
   /**
-   * The member's spaces with their role on each, newest first by default. Only spaces the caller
-   * may see are listed, each with the caller's permissions, as every space object is.
+   * The member's spaces with their role on each, newest first by default, one page read through an
+   * index. Whoever may list members has an organization role, hence a role on every space
+   * (`spaceRole`: a default level only ever raises it), so every space the member has a role on is
+   * one the caller may see; each is presented with the caller's permissions, as every space object
+   * is. A member with an organization role has one on every live space; a guest on the spaces
+   * granting a role to one of their teams (the same rule as `spaceCountsByUser`).
    */
   async list(
     organizationId: string,
     member: { userId: string; role: OrganizationRole },
-    caller: { userId: string; member: boolean; role: OrganizationRole },
+    caller: { userId: string; role: OrganizationRole },
     options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
   ): Promise<MemberSpacesPage> {
-    const [{ spaces, collections }, teamIds] = await Promise.all([this.contentOf(organizationId), this.teams.teamIdsByUser(organizationId, [member.userId, caller.userId])]);
-    const standing: OrganizationStanding = { member: true, role: contentRole(member.role), teams: teamIds.get(member.userId) ?? [] };
-    const callerStanding: OrganizationStanding = { member: caller.member, role: contentRole(caller.role), teams: caller.member ? (teamIds.get(caller.userId) ?? []) : [] };
+    const memberRole = contentRole(member.role);
+    // A guest's role comes only from team grants: the filter needs all their teams.
+    const guestTeams = memberRole === null ? await this.teams.teamIdsOf(organizationId, member.userId) : null;
+    const granted = { $in: ORGANIZATION_ROLES as readonly string[] };
+    const filter: Filter =
+      guestTeams === null
+        ? { organizationId, ...LIVE_SPACE }
+        : { organizationId, ...LIVE_SPACE, ...(guestTeams.length === 0 ? { _id: { $in: [] } } : { $or: guestTeams.map((team) => ({ [`teamRoles.${team}`]: granted })) }) };
     const direction = options.order === 'asc' ? 1 : -1;
-    const rows = spaces
-      .map((space) => {
-        const parents = SpaceAccess.chainFrom(collections, space.parent);
-        const role = SpaceAccess.spaceAccess(standing, space, parents, false).role;
-        const { permissions } = SpaceAccess.spaceAccess(callerStanding, space, parents, false);
-        return { space, role, permissions };
-      })
-      .filter((row) => row.role !== null && row.permissions.view)
-      .sort((a, b) => direction * (compare(a.space.createdAt, b.space.createdAt) || compare(a.space._id, b.space._id)));
-    const after = options.page === undefined ? null : decodeCursor(options.page);
-    const start = after === null ? 0 : rows.findIndex((row) => direction * (compare(row.space.createdAt, after[0]) || compare(row.space._id, after[1])) > 0);
-    const limit = options.limit ?? 50;
-    const pageRows = start < 0 ? [] : rows.slice(start, start + limit);
-    const counts = await this.counters.forSpaces(pageRows.map((row) => row.space._id));
-    const last = pageRows.at(-1);
-    const more = start >= 0 && start + limit < rows.length;
-    return {
-      ...(more && last ? { next: { page: encodeCursor([last.space.createdAt, last.space._id]) } } : {}),
-      count: rows.length,
-      items: pageRows.map((row) => ({ permission: row.role as OrganizationRole, space: this.presenter.space(row.space, row.permissions, counts.get(row.space._id)) })),
-    };
-  }
-
-  private async contentOf(organizationId: string) {
-    const [spaces, collections] = await Promise.all([
-      readAll<SpaceDoc>(this.reads, SPACES, { organizationId, ...LIVE_SPACE }),
-      readAll<CollectionDoc>(this.reads, COLLECTIONS, { organizationId, ...LIVE_COLLECTION }),
+    const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { createdAt: direction, _id: direction }, limit: options.limit ?? 50, after: options.page });
+    // Only the teams the page's spaces grant a role to matter, however many teams either person is in.
+    const onPage = grantedTeams(page.items);
+    const teamsOnPage = (userId: string, role: OrganizationRole) =>
+      contentRole(role) === 'admin' || onPage.length === 0 ? Promise.resolve([]) : this.teams.teamsAmong(organizationId, userId, onPage);
+    const [memberTeams, callerTeams] = await Promise.all([guestTeams ?? teamsOnPage(member.userId, member.role), teamsOnPage(caller.userId, caller.role)]);
+    const standing: OrganizationStanding = { member: true, role: memberRole, teams: memberTeams };
+    const callerStanding: OrganizationStanding = { member: true, role: contentRole(caller.role), teams: callerTeams };
+    const [collections, counts] = await Promise.all([
+      this.access.collectionsAbove(organizationId, page.items.map((space) => space.parent)),
+      this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
-    return { spaces, collections: new Map(collections.map((collection) => [collection._id, collection])) };
+    const items = page.items.map((space) => {
+      const parents = SpaceAccess.chainFrom(collections, space.parent);
+      const { role } = SpaceAccess.spaceAccess(standing, space, parents, false);
+      const { permissions } = SpaceAccess.spaceAccess(callerStanding, space, parents, false);
+      return { permission: role as OrganizationRole, space: this.presenter.space(space, permissions, counts.get(space._id)) };
+    });
+    return { ...(page.next !== undefined ? { next: { page: page.next } } : {}), count: page.count, items };
   }
 }
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function encodeCursor(key: [string, string]): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === 2 && key.every((part) => typeof part === 'string')) return key as [string, string];
-  } catch {
-    // falls through to the error below
-  }
-  throw DomainError.invalid('invalid page cursor: use the `next` value of a previous page');
-}

@@ -82,6 +82,8 @@ export const spaceProjection = multiDocumentProjection<SpaceEvent | CollectionEv
   collections: [SPACES, COLLECTIONS, SPACE_SHARE_LINKS],
   indexes: [
     { collection: SPACES, fields: { organizationId: 1, parentKey: 1, position: 1 } },
+    // A member's spaces, newest or oldest first (`GET /orgs/{id}/members/{userId}/spaces`).
+    { collection: SPACES, fields: { organizationId: 1, createdAt: 1 } },
     // A guest's list (public spaces only) walks the public ones, however many others there are.
     { collection: SPACES, fields: { organizationId: 1, visibility: 1, parentKey: 1, position: 1 } },
     { collection: SPACES, fields: { parent: 1, position: 1 } },
