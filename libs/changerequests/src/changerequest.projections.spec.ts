@@ -45,6 +45,17 @@ describe('change request projection', () => {
     await spec.given([...first, ...second, ...third]).thenIdempotent();
   });
 
+  const deletion = { type: 'SpaceDeleted', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', deletedAt: t1 } } as const;
+  const restoration = { type: 'SpaceRestored', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', restoredAt: t1 } } as const;
+
+  it('given the space deleted, then its requests are marked as in a deleted space', async () => {
+    await spec.given([...second, ...inStream('space-s1', [deletion])]).then({ [CHANGE_REQUESTS]: [expect.objectContaining({ _id: 'cr2', spaceDeleted: true })] });
+  });
+
+  it('given the space deleted then restored, then its requests are no longer marked', async () => {
+    await spec.given([...second, ...inStream('space-s1', [deletion, restoration])]).then({ [CHANGE_REQUESTS]: [expect.not.objectContaining({ spaceDeleted: true })] });
+  });
+
   it('given the space purged, then its requests are tombstones and its counts gone', async () => {
     const purged = inStream('space-s1', [{ type: 'SpacePurged', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', purgedAt: t1 } }]);
     await spec.given([...second, ...purged]).then({ [CHANGE_REQUESTS]: [expect.objectContaining({ _id: 'cr2', purged: true })], [CHANGE_REQUEST_COUNTS]: [] });

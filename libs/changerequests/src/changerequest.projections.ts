@@ -32,6 +32,8 @@ export interface ChangeRequestDoc extends ProjectedDoc {
   streamRevision: number;
   /** The space was purged: kept only as a tombstone. */
   purged?: true;
+  /** The space is deleted (it may still be restored): organization-wide lists leave the request out. */
+  spaceDeleted?: true;
 }
 
 export interface ReviewDoc extends ProjectedDoc {
@@ -76,6 +78,8 @@ export const changeRequestProjection = multiDocumentProjection<ChangeRequestEven
     'ChangeRequestReviewerRemoved',
     'ChangeRequestReviewed',
     'ChangeRequestMerged',
+    'SpaceDeleted',
+    'SpaceRestored',
     'SpacePurged',
     'SpaceTransferred',
   ],
@@ -88,6 +92,14 @@ export const changeRequestProjection = multiDocumentProjection<ChangeRequestEven
       const [total, open, draft] = await Promise.all([requests.count({ spaceId }), requests.count({ spaceId, status: 'open' }), requests.count({ spaceId, status: 'draft' })]);
       await counts.put({ _id: spaceId, total, open, draft });
     };
+    if (event.type === 'SpaceDeleted') {
+      await requests.updateMany({ spaceId: event.data.spaceId }, { $set: { spaceDeleted: true } });
+      return;
+    }
+    if (event.type === 'SpaceRestored') {
+      await requests.updateMany({ spaceId: event.data.spaceId }, { $unset: { spaceDeleted: '' } });
+      return;
+    }
     if (event.type === 'SpacePurged') {
       await requests.updateMany({ spaceId: event.data.spaceId }, { $set: { purged: true } });
       await counts.delete(event.data.spaceId);

@@ -44,12 +44,13 @@ function request(id: string, spaceId: string, createdAt: string): ChangeRequestD
 }
 
 /** The queries over a read store holding `requests`, the caller able to read `readable` spaces. */
-async function queriesWith(readable: string[], requests: ChangeRequestDoc[]): Promise<ChangeRequestQueries> {
+async function queriesWith(readable: string[] | 'every space', requests: ChangeRequestDoc[]): Promise<ChangeRequestQueries> {
   const reads = new MemoryReadStore();
   for (const doc of requests) await reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).insert(doc);
   const spaces: ChangeRequestSpaces = {
     spaceFor: async (spaceId) => space(spaceId),
-    readableSpaces: async () => readable.map((id) => ({ id, title: id })),
+    readableSpaces: async () => (readable === 'every space' ? [] : readable.map((id) => ({ id, title: id }))),
+    readsEverySpace: async () => readable === 'every space',
   };
   const users: ChangeRequestUsers = { byIds: async () => new Map(), present: (user) => ({ object: 'user', id: user._id }) };
   const content = { heads: async () => new Map() } as unknown as ChangeRequestContent;
@@ -65,6 +66,17 @@ describe('GET /orgs/{organizationId}/change-requests', () => {
     const list = await queries.listOrganization(organizationId, caller, {});
     expect(list.items.map((item) => item.id)).toEqual(['last', 'first']);
     expect(list.count).toBe(2);
+  });
+
+  it('given a caller who reads every space, then requests of deleted and purged spaces are neither listed nor counted', async () => {
+    const queries = await queriesWith('every space', [
+      request('live', 's1', '2026-01-02T00:00:00.000Z'),
+      { ...request('in-deleted', 's2', '2026-01-03T00:00:00.000Z'), spaceDeleted: true },
+      { ...request('in-purged', 's3', '2026-01-04T00:00:00.000Z'), purged: true },
+    ]);
+    const list = await queries.listOrganization(organizationId, caller, {});
+    expect(list.items.map((item) => item.id)).toEqual(['live']);
+    expect(list.count).toBe(1);
   });
 
   it('given a request in a space the caller may not read, then it is neither listed nor counted', async () => {

@@ -18,6 +18,8 @@ export interface ChangeRequestSpaces {
   spaceFor(spaceId: string, caller: Caller): Promise<ChangeRequestSpace>;
   /** Live spaces of the organization the caller may read; 404 for people outside the organization. */
   readableSpaces(organizationId: string, caller: Caller): Promise<Array<{ id: string; title: string }>>;
+  /** Whether the caller may read every space of the organization (members with an organization role); 404 for people outside it. */
+  readsEverySpace(organizationId: string, caller: Caller): Promise<boolean>;
 }
 
 export const CHANGE_REQUEST_SPACES = Symbol('CHANGE_REQUEST_SPACES');

@@ -72,6 +72,11 @@ export class SpacesForChangeRequests {
   readableSpaces(organizationId: string, caller: Caller): Promise<Array<{ id: string; title: string }>> {
     return this.content.readableSpaces(organizationId, caller);
   }
+
+  /** A role on the organization is a role on every space (`spaceRole`: a default level only ever raises it). */
+  async readsEverySpace(organizationId: string, caller: Caller): Promise<boolean> {
+    return (await this.access.requireMember(organizationId, caller, [])).role !== null;
+  }
 }
 
 /** Implements comments' COMMENT_SPACES port: the space with what the caller may do with comments. */
