@@ -132,4 +132,12 @@ describe('team access on spaces', () => {
     const actions = (log.body.items as Array<{ action: string }>).map((item) => item.action).sort();
     expect(actions).toEqual(['space.created', 'space.team_access_removed', 'space.team_access_set', 'space.updated']);
   });
+
+  it("a collection's space list shows the role a team of the caller is granted on a space in it", async () => {
+    const collection = (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/collections`, { title: 'Guides' })).body;
+    const inside = (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Guide', parent: collection.id })).body;
+    expect((await call(people.ada.token, 'PUT', `/v1/spaces/${inside.id}/teams/${teamId}`, { role: 'edit' })).status).toBe(200);
+    const listed = (await call(people.rita.token, 'GET', `/v1/collections/${collection.id}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    expect(listed.find((item) => item.id === inside.id)?.permissions).toMatchObject({ view: true, edit: true, admin: false });
+  });
 });

@@ -40,7 +40,8 @@ export class CollectionCommands {
   /** `POST /orgs/{organizationId}/collections`: at the end of its parent (role create there, or in the organization). */
   async create(organizationId: string, body: { title?: string; parent?: string | null }, caller: Caller): Promise<string> {
     const userId = userOf(caller).userId;
-    const standing = await this.access.requireMember(organizationId, caller);
+    // Without teams: a collection role takes no team grants.
+    const standing = await this.access.requireMember(organizationId, caller, []);
     const parent = body.parent ?? null;
     const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
     const position = positionAtEnd(await siblingCollections(this.reads, organizationId, parent));

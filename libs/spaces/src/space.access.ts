@@ -89,6 +89,7 @@ export interface SpaceView {
 
 export interface CollectionView {
   collection: CollectionDoc;
+  /** Without teams: collections take no team grants (spaces under it do; see `requireMember`'s `teamsAmong`). */
   standing: OrganizationStanding;
   role: ContentRole;
   /** The collection itself, then its parents up to the top level. */
@@ -229,7 +230,7 @@ export class SpaceAccess {
   async collection(collectionId: string, caller: Caller): Promise<CollectionView> {
     const collection = await this.reads.collection<CollectionDoc>(COLLECTIONS).get(collectionId);
     if (!collection || collection.deletedAt !== undefined) throw DomainError.notFound(`no collection ${collectionId}`);
-    const [standing, chain] = await Promise.all([this.standing(collection.organizationId, caller), this.chain(collectionId)]);
+    const [standing, chain] = await Promise.all([this.standing(collection.organizationId, caller, []), this.chain(collectionId)]);
     const role = collectionRole(standing, chain);
     const permissions = collectionPermissions(role);
     if (!permissions.view) throw DomainError.notFound(`no collection ${collectionId}`);

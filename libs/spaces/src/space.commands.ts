@@ -69,7 +69,8 @@ export class SpaceCommands {
   /** `POST /orgs/{organizationId}/spaces`: at the end of its parent; `in-collection` inside a collection, else `private`. */
   async create(organizationId: string, body: { title?: string; emoji?: string | null; parent?: string | null }, caller: Caller): Promise<string> {
     const userId = userOf(caller).userId;
-    const standing = await this.access.requireMember(organizationId, caller);
+    // Without teams: the role to create here is the collection role, which takes no team grants.
+    const standing = await this.access.requireMember(organizationId, caller, []);
     const parent = body.parent ?? null;
     const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
     const role = collectionRole(standing, chain);

@@ -60,9 +60,14 @@ export class SpaceQueries {
 
   /** `GET /collections/{collectionId}/spaces`: its live spaces in sibling order. */
   async collectionSpaces(collectionId: string, caller: Caller, paging: Paging): Promise<ListEnvelope<SpaceObject>> {
-    const { standing, chain } = await this.access.collection(collectionId, caller);
+    const { collection, standing: withoutTeams, chain } = await this.access.collection(collectionId, caller);
     const page = await this.reads.collection<SpaceDoc>(SPACES).find({ parent: collectionId, ...LIVE_SPACE }, { sort: { position: 1 }, limit: paging.limit, after: paging.page });
-    const counts = await this.counters.forSpaces(page.items.map((space) => space._id));
+    // Team memberships only for the teams the page's spaces grant a role to.
+    const granted = grantedTeams(page.items);
+    const [standing, counts] = await Promise.all([
+      granted.length === 0 ? withoutTeams : this.access.requireMember(collection.organizationId, caller, granted),
+      this.counters.forSpaces(page.items.map((space) => space._id)),
+    ]);
     const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions, counts.get(space._id)));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
