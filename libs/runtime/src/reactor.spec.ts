@@ -265,6 +265,18 @@ describe('ReactorRunner', () => {
     expect(reactions).toHaveLength(0);
   });
 
+  it('a reaction that appends nothing leaves its checkpoint to the next quiet moment: a burst is written once, not once per event', async () => {
+    const watcher: Reactor = { name: 'watcher', handles: ['Ordered'], react: async (event) => void reactions.push(event) };
+    for (let i = 0; i < 20; i++) await order(`w${i}`);
+    const put = jest.spyOn(reads.collection(CHECKPOINTS), 'put');
+    const runner = runnerFor(watcher);
+    await runner.start();
+    await runner.whenCaughtUp();
+    expect(reactions).toHaveLength(20);
+    expect(put.mock.calls.filter(([doc]) => doc._id === reactorCheckpointId('watcher'))).toHaveLength(1);
+    expect((await reads.collection(CHECKPOINTS).get(reactorCheckpointId('watcher')))?.position).toBe(String(await events.headPosition()));
+  });
+
   describe('read-your-writes with cascades (in process)', () => {
     /** Second hop: a mark is noted. */
     const noter: Reactor = {

@@ -101,8 +101,9 @@ const HISTORY_LIMIT = 10_000;
 
 /**
  * Runs one reactor against the log: subscribes from its own checkpoint, reacts to the events it
- * handles one at a time and in order, and records the checkpoint after each reaction (after each
- * quiet moment, or every `checkpointEvery` events, for the events it skips). A failing reaction is
+ * handles one at a time and in order, and records the checkpoint after each reaction that appended
+ * (after each quiet moment, or every `checkpointEvery` messages, for the others and the events it
+ * skips). A failing reaction is
  * retried with backoff and the checkpoint stays before it, so nothing is skipped; requests are not
  * held up by it (read-your-writes does not wait for a failing reactor). After a dropped
  * subscription it resubscribes from the checkpoint.
@@ -311,11 +312,18 @@ export class ReactorRunner {
         const { event } = message;
         await turns.maybe();
         if (this.checkpoint !== null && event.position <= this.checkpoint) continue;
-        if (!(await this.reactUntilDone(event))) return; // stopped while retrying
+        const appended = await this.reactUntilDone(event);
+        if (appended === null) return; // stopped while retrying
         await this.options.afterReaction?.(event);
         this.advance(event.position);
-        await this.save();
-        unsaved = 0;
+        // A reaction that appended is recorded at once (with what it appended, which read-your-writes
+        // in other processes reads); one that appended nothing is saved like a skipped event, at the
+        // next quiet moment: saving after each of them made the reactor a queue behind the read
+        // store's commits, and every write waiting for it waited in that queue.
+        if (appended || ++unsaved >= this.checkpointEvery) {
+          await this.save();
+          unsaved = 0;
+        }
       }
     } finally {
       this.subscription = null;
@@ -323,17 +331,19 @@ export class ReactorRunner {
     }
   }
 
-  /** Reacts, retrying with backoff until it succeeds; false when stopped meanwhile. */
-  private async reactUntilDone(event: RecordedEvent): Promise<boolean> {
+  /** Reacts, retrying with backoff until it succeeds: whether the reaction appended; null when stopped meanwhile. */
+  private async reactUntilDone(event: RecordedEvent): Promise<boolean | null> {
     let delay = this.retry.initialMs;
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.reactOnce(event);
-        if (this.failing !== null) {
+        const appended = await this.reactOnce(event);
+        const recovered = this.failing !== null;
+        if (recovered) {
           this.failing = null;
           this.options.logger?.warn('reaction succeeded after retries', { reactor: this.name, event: event.id, type: event.type, attempts: attempt });
         }
-        return true;
+        // After a failure the checkpoint document says `failing`: it is rewritten at once.
+        return appended || recovered;
       } catch (error) {
         const message = String((error as Error)?.message ?? error);
         this.options.metrics?.reactorFailures.inc({ reactor: this.name });
@@ -353,13 +363,14 @@ export class ReactorRunner {
         });
         if (first) await this.saveFailing().catch(() => undefined);
         await sleep(delay, this.abort.signal);
-        if (!this.running) return false;
+        if (!this.running) return null;
         delay = Math.min(delay * 2, this.retry.maxMs);
       }
     }
   }
 
-  private async reactOnce(event: RecordedEvent): Promise<void> {
+  /** One attempt: whether the reaction appended anything. */
+  private async reactOnce(event: RecordedEvent): Promise<boolean> {
     if (this.options.projections) {
       const timeoutMs = this.options.projectionsTimeoutMs ?? 30_000;
       if (!(await this.options.projections.waitFor(event.position, timeoutMs))) {
@@ -393,6 +404,7 @@ export class ReactorRunner {
       this.history.push({ trigger: event.position, appended: last });
       if (this.history.length > HISTORY_LIMIT) this.floor = this.history.splice(0, this.history.length - HISTORY_LIMIT).at(-1)!.appended;
     }
+    return last !== null;
   }
 
   private advance(position: LogPosition): void {
