@@ -105,12 +105,12 @@ export class ChangeRequestQueries {
 
   /** `GET /orgs/{organizationId}/change-requests`: across the organization's spaces the caller can read, newest first. */
   async listOrganization(organizationId: string, caller: Caller, query: { status?: ChangeRequestStatus; contributor?: string; page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
-    const live = { organizationId, spaceDeleted: { $exists: false }, purged: { $exists: false }, status: query.status ?? 'open', ...(query.contributor !== undefined ? { contributors: query.contributor } : {}) };
+    const matching = { organizationId, spaceDeleted: { $exists: false }, purged: { $exists: false }, status: query.status ?? 'open', ...(query.contributor !== undefined ? { contributors: query.contributor } : {}) };
     // A member with a role reads every space: one page through the index. A guest's readable spaces are listed
     // first (every one of them: a cut-off would leave the requests of the others out without a word).
     const filter: Filter = (await this.spaces.readsEverySpace(organizationId, caller))
-      ? live
-      : { ...live, spaceId: { $in: (await this.spaces.readableSpaces(organizationId, caller)).map((space) => space.id) } };
+      ? matching
+      : { ...matching, spaceId: { $in: (await this.spaces.readableSpaces(organizationId, caller)).map((space) => space.id) } };
     const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: { createdAt: -1 }, limit: query.limit, after: query.page });
     const spaces = new Map<string, ChangeRequestSpace>();
     for (const spaceId of new Set(page.items.map((request) => request.spaceId))) spaces.set(spaceId, await this.spaces.spaceFor(spaceId, caller));

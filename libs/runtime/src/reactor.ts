@@ -312,15 +312,15 @@ export class ReactorRunner {
         const { event } = message;
         await turns.maybe();
         if (this.checkpoint !== null && event.position <= this.checkpoint) continue;
-        const appended = await this.reactUntilDone(event);
-        if (appended === null) return; // stopped while retrying
+        const saveNow = await this.reactUntilDone(event);
+        if (saveNow === null) return; // stopped while retrying
         await this.options.afterReaction?.(event);
         this.advance(event.position);
         // A reaction that appended is recorded at once (with what it appended, which read-your-writes
         // in other processes reads); one that appended nothing is saved like a skipped event, at the
         // next quiet moment: saving after each of them made the reactor a queue behind the read
         // store's commits, and every write waiting for it waited in that queue.
-        if (appended || ++unsaved >= this.checkpointEvery) {
+        if (saveNow || ++unsaved >= this.checkpointEvery) {
           await this.save();
           unsaved = 0;
         }
@@ -331,7 +331,10 @@ export class ReactorRunner {
     }
   }
 
-  /** Reacts, retrying with backoff until it succeeds: whether the reaction appended; null when stopped meanwhile. */
+  /**
+   * Reacts, retrying with backoff until it succeeds. Answers whether the checkpoint must be written
+   * at once (the reaction appended, or it succeeded after failures); null when stopped meanwhile.
+   */
   private async reactUntilDone(event: RecordedEvent): Promise<boolean | null> {
     let delay = this.retry.initialMs;
     for (let attempt = 1; ; attempt++) {
