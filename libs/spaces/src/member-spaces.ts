@@ -3,7 +3,7 @@ import { SpaceFactsReader } from './space-facts';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
-import { grantedTeams, SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
+import { SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { LIVE_SPACE, SPACES, type SpaceDoc } from './space.projections';
 import { contentRole, type OrganizationStanding } from './space.permissions';
 
@@ -54,8 +54,7 @@ export class MemberSpaces {
     for (const member of withRole) counts.set(member.userId, live);
     for (const guest of guests) {
       const teams = teamIds.get(guest.userId) ?? [];
-      const granted = { $in: ORGANIZATION_ROLES as readonly string[] };
-      counts.set(guest.userId, teams.length === 0 ? 0 : await spaces.count({ organizationId, ...LIVE_SPACE, $or: teams.map((team) => ({ [`teamRoles.${team}`]: granted })) }));
+      counts.set(guest.userId, teams.length === 0 ? 0 : await spaces.count({ organizationId, ...LIVE_SPACE, ...grantingAnyOf(teams) }));
     }
     return counts;
   }
@@ -77,21 +76,17 @@ export class MemberSpaces {
     const memberRole = contentRole(member.role);
     // A guest's role comes only from team grants: the filter needs all their teams.
     const guestTeams = memberRole === null ? await this.teams.teamIdsOf(organizationId, member.userId) : null;
-    const granted = { $in: ORGANIZATION_ROLES as readonly string[] };
     const filter: Filter =
       guestTeams === null
         ? { organizationId, ...LIVE_SPACE }
-        : { organizationId, ...LIVE_SPACE, ...(guestTeams.length === 0 ? { _id: { $in: [] } } : { $or: guestTeams.map((team) => ({ [`teamRoles.${team}`]: granted })) }) };
+        : { organizationId, ...LIVE_SPACE, ...(guestTeams.length === 0 ? { _id: { $in: [] } } : grantingAnyOf(guestTeams)) };
     const direction = options.order === 'asc' ? 1 : -1;
     const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { createdAt: direction, _id: direction }, limit: options.limit ?? 50, after: options.page });
-    // Only the teams the page's spaces grant a role to matter, however many teams either person is in.
-    const onPage = grantedTeams(page.items);
-    const teamsOnPage = (userId: string, role: OrganizationRole) =>
-      contentRole(role) === 'admin' || onPage.length === 0 ? Promise.resolve([]) : this.teams.teamsAmong(organizationId, userId, onPage);
-    const [memberTeams, callerTeams] = await Promise.all([guestTeams ?? teamsOnPage(member.userId, member.role), teamsOnPage(caller.userId, caller.role)]);
-    const standing: OrganizationStanding = { member: true, role: memberRole, teams: memberTeams };
-    const callerStanding: OrganizationStanding = { member: true, role: contentRole(caller.role), teams: callerTeams };
-    const [collections, counts] = await Promise.all([
+    // A guest's standing has all their teams already; the others need only the teams the page grants to.
+    const withoutTeams = (role: OrganizationRole): OrganizationStanding => ({ member: true, role: contentRole(role), teams: [] });
+    const [standing, callerStanding, collections, counts] = await Promise.all([
+      guestTeams !== null ? { member: true, role: null, teams: guestTeams } : this.access.withTeamsOn(organizationId, member.userId, withoutTeams(member.role), page.items),
+      this.access.withTeamsOn(organizationId, caller.userId, withoutTeams(caller.role), page.items),
       this.access.collectionsAbove(organizationId, page.items.map((space) => space.parent)),
       this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
@@ -105,3 +100,8 @@ export class MemberSpaces {
   }
 }
 
+/** Spaces granting a role to one of `teams` (non-empty): a guest's spaces. */
+function grantingAnyOf(teams: readonly string[]): Filter {
+  const granted = { $in: ORGANIZATION_ROLES as readonly string[] };
+  return { $or: teams.map((team) => ({ [`teamRoles.${team}`]: granted })) };
+}

@@ -131,6 +131,17 @@ export class SpaceAccess {
     return { member: true, role, teams };
   }
 
+  /**
+   * `standing` (read without teams) completed with the teams of `userId` that `spaces` grant a role
+   * to: all a role on those spaces depends on, looked up by membership however many teams the person
+   * is in. People outside, admins and spaces granting no team need no lookup.
+   */
+  async withTeamsOn(organizationId: string, userId: string, standing: OrganizationStanding, spaces: ReadonlyArray<Pick<SpaceDoc, 'teamRoles'>>): Promise<OrganizationStanding> {
+    const granted = grantedTeams(spaces);
+    if (!standing.member || standing.role === 'admin' || granted.length === 0) return standing;
+    return { ...standing, teams: await this.teams.teamsAmong(organizationId, userId, granted) };
+  }
+
   /** The standing of a member (guests included); 404 for people outside the organization. `teamsAmong` as for `standing`. */
   async requireMember(organizationId: string, caller: Caller, teamsAmong?: readonly string[]): Promise<OrganizationStanding> {
     const standing = await this.standing(organizationId, caller, teamsAmong);

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
+import { userOf, type Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { grantedTeams, SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
+import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
 import { SpaceFactsReader } from './space-facts';
 import { collectionPermissions, collectionRole, grantedTo } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
@@ -45,9 +45,8 @@ export class SpaceQueries {
     const member = await this.access.requireMember(organizationId, caller, []);
     const filter: Filter = { organizationId, ...LIVE_SPACE, ...(member.role === null ? { visibility: 'public' } : {}) };
     const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { parentKey: 1, position: 1 }, limit: paging.limit, after: paging.page });
-    const granted = grantedTeams(page.items);
     const [standing, collections, counts] = await Promise.all([
-      granted.length === 0 ? member : this.access.requireMember(organizationId, caller, granted),
+      this.access.withTeamsOn(organizationId, userOf(caller).userId, member, page.items),
       this.access.collectionsAbove(organizationId, page.items.map((space) => space.parent)),
       this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
@@ -62,10 +61,8 @@ export class SpaceQueries {
   async collectionSpaces(collectionId: string, caller: Caller, paging: Paging): Promise<ListEnvelope<SpaceObject>> {
     const { collection, standing: withoutTeams, chain } = await this.access.collection(collectionId, caller);
     const page = await this.reads.collection<SpaceDoc>(SPACES).find({ parent: collectionId, ...LIVE_SPACE }, { sort: { position: 1 }, limit: paging.limit, after: paging.page });
-    // Team memberships only for the teams the page's spaces grant a role to.
-    const granted = grantedTeams(page.items);
     const [standing, counts] = await Promise.all([
-      granted.length === 0 ? withoutTeams : this.access.requireMember(collection.organizationId, caller, granted),
+      this.access.withTeamsOn(collection.organizationId, userOf(caller).userId, withoutTeams, page.items),
       this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
     const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions, counts.get(space._id)));
