@@ -260,6 +260,19 @@ describe('mergeTrees', () => {
       ]);
     });
 
+    it('reports only the page moved to different parents when the other would close a cycle through it on one side’s placement only', async () => {
+      // Ours puts p3 under p2; theirs puts p2 under p3 and p3 under p1. Where p3 ends up is the
+      // conflict, so whether p2 under p3 makes a cycle is not decided: it is not reported.
+      const base = await generatedTree(fixture.store, [3]);
+      const ours = await change(base, (editor) => editor.movePage('p3', 'p2', 0, T1));
+      const theirs = await change(base, (editor) => {
+        editor.movePage('p2', 'p3', 0, T2);
+        editor.movePage('p3', 'p1', 0, T2);
+      });
+      const found = await conflicts(base, ours, theirs);
+      expect(found.map((conflict) => [conflict.kind, conflict.page?.id])).toEqual([['moved', 'p3']]);
+    });
+
     it('puts pages both sides inserted at the same spot in id order, whichever side is ours', async () => {
       const base = await generatedTree(fixture.store, [3]);
       const ours = await change(base, (editor) => editor.insertPage({ id: 'zeta', type: 'document', attributes: { title: 'Zeta' }, at: 1, now: T1 }));

@@ -76,6 +76,8 @@ class TreeMerge {
   private readonly plans = new Map<string, PagePlan>();
   /** Final ordered subpages of every changed page that stays (null: the top level). */
   private readonly children = new Map<string | null, string[]>();
+  /** Pages the two sides moved to different parents: where they end up is the conflict. */
+  private readonly misplaced = new Set<string>();
 
   constructor(
     private readonly store: TreeStore,
@@ -117,7 +119,10 @@ class TreeMerge {
     }
 
     const parent = merge3(ancestor.has(id) ? ancestor.parentId(id)! : undefined, ours.parentId(id)!, theirs.parentId(id)!, (a, b) => a === b);
-    if (!parent.ok) this.conflict(id, 'moved', this.placeIn(ours, id), this.placeIn(theirs, id));
+    if (!parent.ok) {
+      this.misplaced.add(id);
+      this.conflict(id, 'moved', this.placeIn(ours, id), this.placeIn(theirs, id));
+    }
     const fields = mergeFields(base, mine, other);
     if (fields.conflicts) this.conflict(id, 'attributes', fields.conflicts.ours, fields.conflicts.theirs);
     const sameAs = [ours, theirs].filter((tree) => sameFields(fields.fields, tree.node(id)!));
@@ -210,13 +215,17 @@ class TreeMerge {
     }
   }
 
-  /** A page moved under one of its own subpages by the two sides together (A into B on one, B into A on the other). */
+  /**
+   * A page moved under one of its own subpages by the two sides together (A into B on one, B into A
+   * on the other). The walk up stops at a page moved to different parents: its place is undecided,
+   * so a cycle through it is left to the merge after that conflict is resolved, whichever side is ours.
+   */
   private checkCycles(): void {
     for (const plan of this.plans.values()) {
       // Only a page that moved can close a cycle (a new page sits where its side put it).
-      if (!plan.kept || !this.ancestor.has(plan.id) || plan.parent === this.ancestor.parentId(plan.id)) continue;
+      if (!plan.kept || !this.ancestor.has(plan.id) || plan.parent === this.ancestor.parentId(plan.id) || this.misplaced.has(plan.id)) continue;
       const seen = new Set<string>();
-      for (let current = plan.parent; current !== null && !seen.has(current); current = this.parentOf(current)) {
+      for (let current = plan.parent; current !== null && !seen.has(current) && !this.misplaced.has(current); current = this.parentOf(current)) {
         if (current === plan.id) {
           this.conflict(plan.id, 'moved', this.placeIn(this.ours, plan.id), this.placeIn(this.theirs, plan.id));
           break;
