@@ -44,6 +44,8 @@ export function auditProjection(catalog: AuditCatalog): Projection {
   return multiDocumentProjection<DomainEvent>({
     name: 'audit',
     collections: [AUDIT_EVENTS, AUDIT_TARGET_LABELS],
+    // One document per audited event, read a page at a time: kept on disk by the embedded store.
+    large: [AUDIT_EVENTS],
     indexes: [
       { collection: AUDIT_EVENTS, fields: { organizationId: 1, position: -1 } },
       { collection: AUDIT_EVENTS, fields: { organizationId: 1, action: 1, position: -1 } },

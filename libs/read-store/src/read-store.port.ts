@@ -86,6 +86,13 @@ export interface ReadStore {
    * read-model writes together with their checkpoint.
    */
   transaction<R>(work: (tx: ReadStoreTransaction) => Promise<R>): Promise<R>;
+  /**
+   * Declares a collection large: it grows with the log and is read a page at a time through its
+   * indexes (an audit log). The embedded store keeps such a collection's documents and index
+   * entries on disk instead of in memory; MongoDB needs nothing. It takes no unique index, and
+   * its non-indexed reads scan the disk. Idempotent; declare it before its indexes.
+   */
+  declareLarge(collection: string): Promise<void>;
   /** Creates the index if it does not exist; idempotent. A unique index over duplicates throws. */
   ensureIndex(collection: string, index: IndexSpec): Promise<void>;
   /** Removes a collection with its documents and indexes. */

@@ -18,6 +18,10 @@
  * - Documents are copied on the way in (which also refuses what JSON cannot represent) and on the
  *   way out, so no caller ever holds a reference into stored state.
  * - Unique indexes map a canonical key string to the `_id` that holds it.
+ * - A collection declared large (`declareLarge`; the audit log) is not held in memory when the
+ *   store has a file: its documents and index entries stay on disk (`large-collection-file.ts`) and
+ *   a read fetches the documents it visits. Its pages walk the index entries the same way, its
+ *   counts are a range's width or kept counts, and a commit writes it before changing memory.
  * - A transaction writes into its own overlay (copy-on-write per document, tombstones for
  *   deletions, unique-index additions and removals), sees its own writes, and on success applies
  *   the overlay synchronously in one go. Transactions run one at a time through a queue; writes
@@ -53,6 +57,7 @@ import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from '
 import { SortedIndex, type IndexEntry } from './sorted-index';
 import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite } from './read-model-file';
+import { idOf, storageString, valuesParts, type LargeCollections } from './large-collections';
 
 const QUERY_OPTIONS = { scriptEnabled: false } as const;
 
@@ -79,9 +84,9 @@ interface UniqueIndex {
   readonly entries: Map<string, string>;
 }
 
-/** How a read walks a sorted index (`CollectionState.indexPlan`). */
-interface IndexPlan {
-  index: SortedIndex;
+/** How a read walks a sorted index (`CollectionState.indexPlan`): in memory, or a large collection's entries on disk. */
+interface IndexPlan<I = SortedIndex> {
+  index: I;
   /** Values of the leading index fields the filter sets (null: null or missing): the range walked. */
   prefix: (Scalar | null)[];
   /** Whether those equalities are the whole filter (every entry of the range matches). */
@@ -94,7 +99,19 @@ interface IndexPlan {
   wholeKey: boolean;
 }
 
+/** An index of a large collection, as a plan walks it: its definition and its entries' name in the file. */
+interface LargeIndexRef {
+  readonly definition: IndexDefinition;
+  readonly tag: string;
+}
+
+/** What an equality lookup answers: ids that hold the values, and ids it cannot tell about. */
+interface Lookup {
+  candidates(values: readonly Scalar[]): { keyed: Iterable<string> | undefined; unkeyed: Iterable<string> };
+}
+
 class CollectionState {
+  /** The documents, unless the collection is large (then in `large`). */
   readonly docs = new Map<string, Doc>();
   readonly indexes: IndexDefinition[] = [];
   readonly unique: UniqueIndex[] = [];
@@ -104,7 +121,20 @@ class CollectionState {
   readonly sorted = new Map<string, SortedIndex>();
   /** Counts of filters already counted, kept up to date by every commit. */
   readonly counts = new MaintainedCounts();
-  constructor(readonly name: string) {}
+  /** @param large set for a large collection: its documents and index entries live in this file, not in `docs`. */
+  constructor(
+    readonly name: string,
+    readonly large?: LargeCollections,
+  ) {}
+
+  get(id: string): Doc | undefined {
+    return this.large ? this.large.get(this.name, id) : this.docs.get(id);
+  }
+
+  /** Every document (a large collection's read from disk as iterated). */
+  values(): Iterable<Doc> {
+    return this.large ? this.large.scan(this.name) : this.docs.values();
+  }
 
   /** The sorted index of a declared index, built from the committed documents on first use. */
   sortedIndex(definition: IndexDefinition): SortedIndex {
@@ -113,72 +143,106 @@ class CollectionState {
     return index;
   }
 
-  /**
-   * The declared index that answers `filter` in `sort` order by a walk over one range: the longest
-   * run of its leading fields set to scalars by the filter (the range), then the sort's fields (less
-   * those the range fixes) as the next fields of the index, all in its directions or all against.
-   * With no sort field left, the range must cover every field (its entries are then in `_id` order).
-   */
+  /** How a read walks a sorted index in memory (`choosePlan`); null for a large collection. */
   indexPlan(filter: Filter | undefined, sort: SortSpec | null): IndexPlan | null {
-    if (this.indexes.length === 0) return null;
-    const { equalities, conditions } = filter ? indexEqualities(filter) : { equalities: new Map<string, Scalar | null>(), conditions: 0 };
-    let best: IndexPlan | null = null;
-    let bestScore = -1;
-    for (const definition of this.indexes) {
-      let k = 0;
-      while (k < definition.fields.length && equalities.has(definition.fields[k])) k++;
-      let backward = false;
-      let walked = 0;
-      if (sort) {
-        const fixed = new Set(definition.fields.slice(0, k));
-        const rest = sort.slice(0, -1).filter(([field]) => !fixed.has(field));
-        if (rest.length === 0 && k < definition.fields.length) continue;
-        if (rest.length > definition.fields.length - k) continue;
-        let sign = 0;
-        let fits = true;
-        for (let i = 0; i < rest.length && fits; i++) {
-          const [field, direction] = rest[i];
-          const relative = direction * definition.directions[k + i];
-          fits = field === definition.fields[k + i] && (sign === 0 || sign === relative);
-          sign = relative;
-        }
-        if (!fits) continue;
-        if (rest.length === 0) sign = sort[sort.length - 1][1];
-        backward = sign === -1;
-        walked = rest.length;
-      } else if (k === 0) continue;
-      const score = k * 100 + walked;
-      if (score <= bestScore) continue;
+    if (this.large) return null;
+    return choosePlan(this.indexes, filter, sort, (definition) => definition.directions, (definition) => {
       const index = this.sortedIndex(definition);
-      if (!index.usable) continue;
-      bestScore = score;
-      best = { index, prefix: definition.fields.slice(0, k).map((field) => equalities.get(field)!), exact: conditions === k, backward, walked, wholeKey: k + walked === definition.fields.length };
-    }
-    return best;
+      return index.usable ? index : null;
+    });
+  }
+
+  /** How a read walks a large collection's index entries (`choosePlan`): every field is stored ascending. */
+  largePlan(filter: Filter | undefined, sort: SortSpec | null): IndexPlan<LargeIndexRef> | null {
+    const large = this.large!;
+    return choosePlan(this.indexes, filter, sort, (definition) => definition.fields.map(() => 1), (definition) =>
+      large.usable(this.name, definition.key) ? { definition, tag: large.tagOf(definition.key) } : null,
+    );
   }
 
   /**
    * The lookup for the longest run of leading index fields that `filter` sets to scalars, and the
    * values it sets them to; `exact` when those equalities are the whole filter.
    */
-  lookupFor(filter: Filter): { lookup: EqualityLookup; values: Scalar[]; exact: boolean } | null {
+  lookupFor(filter: Filter): { lookup: Lookup; values: Scalar[]; exact: boolean } | null {
     if (this.indexes.length === 0) return null;
     const { equalities, conditions } = scalarEqualities(filter);
     if (equalities.size === 0) return null;
     let best: IndexDefinition | undefined;
     let length = 0;
     for (const definition of this.indexes) {
+      if (this.large && !this.large.usable(this.name, definition.key)) continue;
       let n = 0;
       while (n < definition.fields.length && equalities.has(definition.fields[n])) n++;
       if (n > length) [best, length] = [definition, n];
     }
     if (!best) return null;
+    const values = best.fields.slice(0, length).map((field) => equalities.get(field)!);
+    if (this.large) {
+      // The entries whose leading values are these: ids read from the keys, no document fetched.
+      const [large, tag] = [this.large, this.large.tagOf(best.key)];
+      const lookup: Lookup = { candidates: (probe) => ({ keyed: Array.from(large.walk(this.name, tag, valuesParts(probe)!, undefined, false), idOf), unkeyed: [] }) };
+      return { lookup, values, exact: conditions === length };
+    }
     const fields = best.fields.slice(0, length);
     const name = fields.join(',');
     let lookup = this.lookups.get(name);
     if (!lookup) this.lookups.set(name, (lookup = new EqualityLookup(fields, best.paths.slice(0, length), this.docs.values())));
-    return { lookup, values: fields.map((field) => equalities.get(field)!), exact: conditions === length };
+    return { lookup, values, exact: conditions === length };
   }
+}
+
+/**
+ * The declared index that answers `filter` in `sort` order by a walk over one range: the longest
+ * run of its leading fields set to scalars by the filter (the range), then the sort's fields (less
+ * those the range fixes) as the next fields of the index, all in its directions (`directions`: how
+ * the walked structure orders each field) or all against. With no sort field left, the range must
+ * cover every field (its entries are then in `_id` order). `usable` gives the index to walk, or
+ * null when it cannot answer reads.
+ */
+function choosePlan<I>(
+  indexes: readonly IndexDefinition[],
+  filter: Filter | undefined,
+  sort: SortSpec | null,
+  directionsOf: (definition: IndexDefinition) => readonly (1 | -1)[],
+  usable: (definition: IndexDefinition) => I | null,
+): IndexPlan<I> | null {
+  if (indexes.length === 0) return null;
+  const { equalities, conditions } = filter ? indexEqualities(filter) : { equalities: new Map<string, Scalar | null>(), conditions: 0 };
+  let best: IndexPlan<I> | null = null;
+  let bestScore = -1;
+  for (const definition of indexes) {
+    const directions = directionsOf(definition);
+    let k = 0;
+    while (k < definition.fields.length && equalities.has(definition.fields[k])) k++;
+    let backward = false;
+    let walked = 0;
+    if (sort) {
+      const fixed = new Set(definition.fields.slice(0, k));
+      const rest = sort.slice(0, -1).filter(([field]) => !fixed.has(field));
+      if (rest.length === 0 && k < definition.fields.length) continue;
+      if (rest.length > definition.fields.length - k) continue;
+      let sign = 0;
+      let fits = true;
+      for (let i = 0; i < rest.length && fits; i++) {
+        const [field, direction] = rest[i];
+        const relative = direction * directions[k + i];
+        fits = field === definition.fields[k + i] && (sign === 0 || sign === relative);
+        sign = relative;
+      }
+      if (!fits) continue;
+      if (rest.length === 0) sign = sort[sort.length - 1][1];
+      backward = sign === -1;
+      walked = rest.length;
+    } else if (k === 0) continue;
+    const score = k * 100 + walked;
+    if (score <= bestScore) continue;
+    const index = usable(definition);
+    if (index === null) continue;
+    bestScore = score;
+    best = { index, prefix: definition.fields.slice(0, k).map((field) => equalities.get(field)!), exact: conditions === k, backward, walked, wholeKey: k + walked === definition.fields.length };
+  }
+  return best;
 }
 
 /** The keys a document takes in a unique index, or null when a partial filter leaves it out. */
@@ -240,13 +304,13 @@ function committedSource(state: CollectionState | undefined): DocSource {
   if (!state) return EMPTY_SOURCE;
   return {
     committed: state,
-    lookup: (id) => state.docs.get(id),
-    all: () => state.docs.values(),
+    lookup: (id) => state.get(id),
+    all: () => state.values(),
     candidates(filter) {
       const plan = state.lookupFor(filter);
       if (!plan) return null;
       const { keyed, unkeyed } = plan.lookup.candidates(plan.values);
-      const docsOf = (ids: Iterable<string>) => Array.from(ids, (id) => state.docs.get(id)!);
+      const docsOf = (ids: Iterable<string>) => Array.from(ids, (id) => state.get(id)!);
       const keyedDocs = keyed ? docsOf(keyed) : [];
       return plan.exact ? { matching: keyedDocs, maybe: docsOf(unkeyed) } : { matching: [], maybe: [...keyedDocs, ...docsOf(unkeyed)] };
     },
@@ -420,8 +484,13 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   const sort = normalizeSort(options.sort);
   const cursor = options.after === undefined || options.after === null ? undefined : readCursor(options.after, sort, filter ?? {});
   if (filter !== undefined && filter !== null) checkFilter(filter);
-  const plan = source.committed && idList(filter ?? undefined) === undefined ? source.committed.indexPlan(filter ?? undefined, sort) : null;
-  if (plan) return findOnIndex<T>(source.committed!, plan, filter ?? undefined, sort, limit, cursor, options.count !== false, shared);
+  const committed = source.committed && idList(filter ?? undefined) === undefined ? source.committed : undefined;
+  if (committed?.large) {
+    const largePlan = committed.largePlan(filter ?? undefined, sort);
+    if (largePlan) return findOnLarge<T>(committed, largePlan, filter ?? undefined, sort, limit, cursor, options.count !== false, shared);
+  }
+  const plan = committed?.indexPlan(filter ?? undefined, sort);
+  if (plan) return findOnIndex<T>(committed!, plan, filter ?? undefined, sort, limit, cursor, options.count !== false, shared);
   const afterQuery = cursor === undefined ? null : compileFilter(afterCursorFilter(sort, cursor.values));
   // Keeps only the first `limit + 1` documents in sort order (binary insertion) rather than
   // collecting and sorting every match: a page costs one pass, not a sort of the collection.
@@ -465,14 +534,7 @@ function findOnIndex<T extends Doc>(
   let entries: Iterable<IndexEntry>;
   let afterCursor: ((doc: Doc) => boolean) | null = null;
   if (cursor) {
-    const positions = sort.map(([field, direction]) => ({ segments: splitPath(field, 'sort'), direction }));
-    afterCursor = (doc) => {
-      for (let i = 0; i < positions.length; i++) {
-        const order = compareValues(sortKeyValue(doc, positions[i].segments), cursor.values[i]);
-        if (order !== 0) return order * positions[i].direction > 0;
-      }
-      return false;
-    };
+    afterCursor = afterCursorTest(sort, cursor.values);
     // Seek to the cursor's values of the walked fields (in index order after the prefix), unless
     // the cursor disagrees with the range on a field the range fixes (not a cursor of this query):
     // then from the range's start, every entry tested.
@@ -523,8 +585,90 @@ function countOnIndex(state: CollectionState, plan: IndexPlan, filter: Filter | 
   return count;
 }
 
+/**
+ * `findOnIndex` for a large collection: the same walk over its index entries on disk (`walk`, from
+ * the cursor's values of the walked fields), fetching each document it visits.
+ */
+function findOnLarge<T extends Doc>(
+  state: CollectionState,
+  plan: IndexPlan<LargeIndexRef>,
+  filter: Filter | undefined,
+  sort: SortSpec,
+  limit: number,
+  cursor: { values: unknown[]; count?: number } | undefined,
+  counting: boolean,
+  shared: boolean,
+): Page<T> {
+  const large = state.large!;
+  const { index, prefix, backward, walked } = plan;
+  const compare = sortComparator(sort);
+  const compareFields = sortComparator(sort.slice(0, -1));
+  const query = plan.exact ? null : compileFilter(filter);
+  const prefixParts = valuesParts(prefix)!;
+  let from: ReturnType<typeof valuesParts> | undefined;
+  let afterCursor: ((doc: Doc) => boolean) | null = null;
+  if (cursor) {
+    afterCursor = afterCursorTest(sort, cursor.values);
+    // As in `findOnIndex`: from the cursor's values of the walked fields, unless the cursor is not one of this range.
+    const fixed = index.definition.fields.slice(0, prefix.length);
+    const agrees = sort.every(([field], i) => !fixed.includes(field) || compareValues(cursor.values[i], prefix[fixed.indexOf(field)]) === 0);
+    const walkedValues = sort.slice(0, -1).flatMap(([field], i) => (fixed.includes(field) ? [] : [cursor.values[i]]));
+    const lastId = cursor.values[cursor.values.length - 1];
+    const byId = agrees && plan.wholeKey && !backward && sort[sort.length - 1][1] === 1 && typeof lastId === 'string';
+    from = agrees ? (valuesParts(walkedValues.slice(0, walked)) ?? undefined) : undefined;
+    if (from && byId) from = [...from, storageString(lastId)];
+  }
+  const ordered = plan.wholeKey && sort[sort.length - 1][1] === (backward ? -1 : 1);
+  const selected: Doc[] = [];
+  for (const stored of large.walk(state.name, index.tag, prefixParts, from ?? undefined, backward)) {
+    const doc = large.stored(state.name, stored);
+    if (!doc) continue;
+    if (selected.length > limit && (ordered || compareFields(doc, selected[limit]) > 0)) break;
+    if (afterCursor !== null && !afterCursor(doc)) continue;
+    if (query !== null && !test(query, doc)) continue;
+    keepFirst(selected, doc, limit + 1, compare);
+  }
+  const hasMore = selected.length > limit;
+  const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => handOut<T>(doc, shared));
+  const total = !counting ? items.length : (cursor?.count ?? countOnLarge(state, plan, filter, query));
+  const page: Page<T> = { items, count: total };
+  if (hasMore) page.next = encodeCursor(items[items.length - 1], sort, counting ? { filter: filter ?? {}, count: total } : undefined);
+  return page;
+}
+
+/** Whether a document sorts strictly after a cursor's values. */
+function afterCursorTest(sort: SortSpec, values: readonly unknown[]): (doc: Doc) => boolean {
+  const positions = sort.map(([field, direction]) => ({ segments: splitPath(field, 'sort'), direction }));
+  return (doc) => {
+    for (let i = 0; i < positions.length; i++) {
+      const order = compareValues(sortKeyValue(doc, positions[i].segments), values[i]);
+      if (order !== 0) return order * positions[i].direction > 0;
+    }
+    return false;
+  };
+}
+
+/** `countOnIndex` for a large collection: the range's width in the file, else a kept count or a walk over the range. */
+function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, filter: Filter | undefined, query: Query | null): number {
+  const large = state.large!;
+  const prefix = valuesParts(plan.prefix)!;
+  if (plan.exact) return large.count(state.name, plan.index.tag, prefix);
+  const key = MaintainedCounts.keyOf(filter);
+  const kept = key === null ? undefined : state.counts.get(key);
+  if (kept !== undefined) return kept;
+  let count = 0;
+  for (const stored of large.walk(state.name, plan.index.tag, prefix, undefined, false)) {
+    const doc = large.stored(state.name, stored);
+    if (doc && (query === null || test(query, doc))) count++;
+  }
+  if (key !== null) state.counts.set(key, filter, query, count);
+  return count;
+}
+
 /** A count on committed state: a range's width, a kept count, or one scan whose result is then kept. */
 function countCommitted(state: CollectionState, filter: Filter | undefined): number {
+  const largePlan = state.large ? state.largePlan(filter, null) : null;
+  if (largePlan) return countOnLarge(state, largePlan, filter, largePlan.exact ? null : compileFilter(filter));
   const plan = state.indexPlan(filter, null);
   if (plan) return countOnIndex(state, plan, filter, plan.exact ? null : compileFilter(filter));
   const key = MaintainedCounts.keyOf(filter);
@@ -566,12 +710,12 @@ class CollectionOverlay implements DocSource {
   lookup(id: string): Doc | undefined {
     const written = this.writes.get(id);
     if (written !== undefined) return written ?? undefined;
-    return this.base?.docs.get(id);
+    return this.base?.get(id);
   }
 
   *all(): Iterable<Doc> {
     if (this.base) {
-      for (const [id, doc] of this.base.docs) if (!this.writes.has(id)) yield doc;
+      for (const doc of this.base.values()) if (!this.writes.has(doc._id)) yield doc;
     }
     for (const doc of this.writes.values()) if (doc) yield doc;
   }
@@ -582,7 +726,7 @@ class CollectionOverlay implements DocSource {
     if (!plan) return null;
     const base = this.base!;
     const { keyed, unkeyed } = plan.lookup.candidates(plan.values);
-    const untouched = (ids: Iterable<string> | undefined) => (ids ? Array.from(ids).filter((id) => !this.writes.has(id)).map((id) => base.docs.get(id)!) : []);
+    const untouched = (ids: Iterable<string> | undefined) => (ids ? Array.from(ids).filter((id) => !this.writes.has(id)).map((id) => base.get(id)!) : []);
     const written = [...this.writes.values()].filter((doc): doc is Doc => doc !== null);
     return plan.exact
       ? { matching: untouched(keyed), maybe: [...untouched(unkeyed), ...written] }
@@ -652,7 +796,7 @@ class CollectionOverlay implements DocSource {
     return Array.from(this.writes, ([id, doc]) => ({ collection: this.name, id, doc }));
   }
 
-  /** Applies the overlay to committed state (synchronous). */
+  /** Applies the overlay to committed state (synchronous); not for a large collection (`MemoryReadStore.commit`). */
   commitTo(state: CollectionState): void {
     for (let i = 0; i < state.unique.length; i++) {
       const entries = state.unique[i].entries;
@@ -727,17 +871,10 @@ class Transaction {
     }
   }
 
-  /** Every overlay's writes, as the file stores them. */
-  changes(): DocumentWrite[] {
-    return [...this.overlays.values()].flatMap((overlay) => overlay.changes());
-  }
-
-  /** Applies every overlay to committed state, synchronously. */
-  commit(): void {
-    for (const [name, overlay] of this.overlays) {
-      if (overlay.writes.size === 0) continue;
-      overlay.commitTo(this.store.stateForWrite(name));
-    }
+  /** Whether the transaction wrote to a large collection (its commit then waits for the file, `MemoryReadStore.commit`). */
+  writesLarge(): boolean {
+    for (const overlay of this.overlays.values()) if (overlay.base?.large && overlay.writes.size > 0) return true;
+    return false;
   }
 }
 
@@ -1029,10 +1166,18 @@ export class MemoryReadStore implements ReadStore {
   private readonly pendingIndexes = new Map<string, IndexDefinition[]>();
   private backgroundLoad: NodeJS.Timeout | undefined;
 
-  /** With `file`, its documents are loaded (see Loading), and every commit is written to it (`read-model-file.ts`). */
+  /**
+   * With `file`, its documents are loaded (see Loading), every commit is written to it
+   * (`read-model-file.ts`), and collections declared large live in it (`declareLarge`).
+   */
   constructor(private readonly file?: ReadModelFile) {
     if (!file) return;
-    for (const name of file.collectionNames()) this.unloaded.set(name, { state: new CollectionState(name), afterId: undefined });
+    for (const name of file.large.collectionNames()) this.collections.set(name, new CollectionState(name, file.large));
+    for (const name of file.collectionNames()) {
+      // Left in the main file by a move to the large file that a crash cut short: the large file has them.
+      if (this.collections.has(name)) this.persist([], [name]);
+      else this.unloaded.set(name, { state: new CollectionState(name), afterId: undefined });
+    }
     this.scheduleBackgroundLoad();
   }
 
@@ -1071,9 +1216,9 @@ export class MemoryReadStore implements ReadStore {
         tx.ended = true;
       }
       if (tx.failure !== undefined) throw tx.failure;
+      if (tx.writesLarge()) await this.written;
       this.checkAlive();
-      tx.commit();
-      this.persist(tx.changes());
+      this.commit([...tx.overlays.values()]);
       return result;
     });
   }
@@ -1089,6 +1234,40 @@ export class MemoryReadStore implements ReadStore {
     }
   }
 
+  /**
+   * Without a file (a store in memory only), a large collection is held in memory like any other.
+   * With one, its documents move from memory into the file's large collections, where its declared
+   * indexes are kept too.
+   */
+  declareLarge(name: string): Promise<void> {
+    try {
+      this.checkOpen();
+      checkCollectionName(name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.enqueue(async () => {
+      this.checkAlive();
+      if (!this.file) return;
+      const large = this.file.large;
+      const current = this.state(name);
+      if (current?.large) return;
+      if (current?.unique.length) throw new ReadStoreInputError(`'${name}' has a unique index: a large collection takes none`);
+      await this.written;
+      this.checkAlive();
+      const moved = current !== undefined && current.docs.size > 0;
+      this.file.writeSync([], moved ? [name] : [], () => {
+        large.declare(name);
+        for (const definition of current?.indexes ?? []) large.ensureIndex(name, definition.key);
+        if (moved) large.write(name, current.docs);
+      });
+      const state = new CollectionState(name, large);
+      state.indexes.push(...(current?.indexes ?? []));
+      this.version++;
+      this.collections.set(name, state);
+    });
+  }
+
   dropCollection(name: string): Promise<void> {
     try {
       this.checkOpen();
@@ -1098,6 +1277,11 @@ export class MemoryReadStore implements ReadStore {
     }
     return this.enqueue(async () => {
       this.checkAlive();
+      if (this.collections.get(name)?.large) {
+        await this.written;
+        this.checkAlive();
+        this.file!.writeSync([], [], () => this.file!.large.drop(name));
+      }
       this.version++;
       this.collections.delete(name);
       this.unloaded.delete(name);
@@ -1147,6 +1331,29 @@ export class MemoryReadStore implements ReadStore {
   }
 
   /**
+   * Applies overlays to committed state, synchronously, and hands their writes to the file. Writes
+   * to large collections go to the file at once, with the rest of the commit in the same LMDB
+   * transaction (`ReadModelFile.writeSync`; the caller has waited for the commits handed over
+   * before): if that throws, nothing changed.
+   */
+  private commit(overlays: readonly CollectionOverlay[]): void {
+    const written = overlays.filter((overlay) => overlay.writes.size > 0);
+    const large = written.filter((overlay) => overlay.base?.large);
+    const inMemory = written.filter((overlay) => !overlay.base?.large);
+    const changes = inMemory.flatMap((overlay) => overlay.changes());
+    if (large.length > 0) {
+      const done = this.file!.writeSync(changes, [], () => large.map((overlay) => overlay.base!.large!.write(overlay.name, overlay.writes)));
+      large.forEach((overlay, i) => {
+        const state = this.stateForWrite(overlay.name);
+        for (const { before, after } of done[i]) state.counts.apply(before, after);
+      });
+    } else {
+      this.persist(changes);
+    }
+    for (const overlay of inMemory) overlay.commitTo(this.stateForWrite(overlay.name));
+  }
+
+  /**
    * Hands a commit to the file, if there is one, without waiting for it: LMDB writes the commits
    * in the order they were handed over, each with its checkpoint in the same LMDB transaction, so
    * the file always holds some commit's whole state and a restart resumes from that commit's
@@ -1188,10 +1395,16 @@ export class MemoryReadStore implements ReadStore {
       this.checkAlive();
       const overlay = new CollectionOverlay(name, this.state(name));
       const result = run(overlay);
-      if (overlay.writes.size > 0) overlay.commitTo(this.stateForWrite(name));
-      this.persist(overlay.changes());
+      this.commit([overlay]);
       return result;
     };
+    if (this.collections.get(name)?.large) {
+      // Written at once, so after the commits handed to the file before it.
+      return this.enqueue(async () => {
+        await this.written;
+        return once();
+      });
+    }
     if (this.pending === 0) {
       try {
         return Promise.resolve(once());
@@ -1267,6 +1480,14 @@ export class MemoryReadStore implements ReadStore {
       );
     }
     const state = this.collections.get(name);
+    if (state?.large) {
+      if (definition.unique) throw new ReadStoreInputError(`'${name}' is a large collection: it takes no unique index`);
+      // Entries derive from the large collection's documents alone, all written synchronously: no wait for earlier commits.
+      this.file!.writeSync([], [], () => state.large!.ensureIndex(name, definition.key));
+      this.version++;
+      state.indexes.push(definition);
+      return;
+    }
     if (definition.unique) {
       const entries = new Map<string, string>();
       for (const doc of state?.docs.values() ?? []) {

@@ -15,14 +15,21 @@
  *
  * Only documents are stored; indexes (unique, equality lookups, sorted) are rebuilt in memory from
  * them: the projections declare them again at every start. The memory read store loads each
- * collection on first use, and the rest in the background (`MemoryReadStore`, Loading).
+ * collection on first use, and the rest in the background (`MemoryReadStore`, Loading). Large
+ * collections are the exception: never loaded, their documents and index entries are read from
+ * the file as needed (`large-collections.ts`), and a commit that writes one is written at once, in
+ * one synchronous LMDB transaction (`writeSync`), after the commits handed over before it.
  */
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
 import type { Doc } from '../read-store.port';
+import { END, LARGE_KEY_SPACE, LargeCollections, type KeyPart } from './large-collections';
 
-/** After every document id (ids are well-formed text below U+FFFF in practice): the end of a collection's keys. */
-const LAST_ID = '\uffff';
+/**
+ * After every document id: the end of a collection's keys (U+10FFFF, the last code point; `'\uffff'`
+ * left the documents of ids with characters above U+FFFF out of loading).
+ */
+const LAST_ID = END;
 
 export interface DocumentWrite {
   collection: string;
@@ -32,7 +39,12 @@ export interface DocumentWrite {
 }
 
 export class ReadModelFile {
-  private constructor(private readonly db: RootDatabase<Doc, [string, string]>) {}
+  /** The large collections kept in this file. */
+  readonly large: LargeCollections;
+
+  private constructor(private readonly db: RootDatabase<Doc, [string, string]>) {
+    this.large = new LargeCollections(db as unknown as RootDatabase<unknown, KeyPart[]>);
+  }
 
   static open(directory: string): ReadModelFile {
     mkdirSync(directory, { recursive: true });
@@ -45,12 +57,14 @@ export class ReadModelFile {
   /** The names of the collections that hold documents: one seek per collection, no document read. */
   collectionNames(): string[] {
     const names: string[] = [];
+    let after: string | undefined;
     for (;;) {
-      const after = names.at(-1);
       let next: [string, string] | undefined;
       for (const key of this.db.getKeys(after === undefined ? { limit: 1 } : { start: [after, LAST_ID], limit: 1 })) next = key;
       if (!next || !Array.isArray(next) || typeof next[0] !== 'string') return names;
-      names.push(next[0]);
+      after = next[0];
+      // The large collections' key spaces hold no collection to load: passed over.
+      if (!after.startsWith(LARGE_KEY_SPACE)) names.push(after);
     }
   }
 
@@ -67,15 +81,39 @@ export class ReadModelFile {
 
   /** Writes one commit: collections dropped first, then documents put or removed, all in one LMDB transaction. */
   write(writes: readonly DocumentWrite[], dropped: readonly string[] = []): Promise<void> {
-    return this.db.transaction(() => {
-      for (const collection of dropped) {
-        for (const key of this.db.getKeys({ start: [collection] })) {
-          if (key[0] !== collection) break;
-          void this.db.remove(key);
-        }
+    return this.db.transaction(() => this.apply(writes, dropped)) as Promise<void>;
+  }
+
+  /**
+   * `write` at once, in one synchronous transaction that first runs `large` (its writes to large
+   * collections, `this.large`): all of it lands, or nothing and this throws. Call it only once the
+   * commits handed to `write` before have been written, so that commits land in order.
+   */
+  writeSync<R>(writes: readonly DocumentWrite[], dropped: readonly string[], large: () => R): R {
+    const result = this.db.transactionSync(() => {
+      const written = large();
+      this.apply(writes, dropped, true);
+      return written;
+    });
+    // lmdb-js moves its read snapshot past a synchronous commit only in a later microtask: reads
+    // right after this one (a commit answers with what it replaced, a read follows) must see it.
+    this.db.resetReadTxn();
+    return result;
+  }
+
+  private apply(writes: readonly DocumentWrite[], dropped: readonly string[], sync = false): void {
+    const remove = (key: [string, string]) => void (sync ? this.db.removeSync(key) : this.db.remove(key));
+    for (const collection of dropped) {
+      for (const key of this.db.getKeys({ start: [collection] })) {
+        if (key[0] !== collection) break;
+        remove(key);
       }
-      for (const { collection, id, doc } of writes) void (doc ? this.db.put([collection, id], doc) : this.db.remove([collection, id]));
-    }) as Promise<void>;
+    }
+    for (const { collection, id, doc } of writes) {
+      if (!doc) remove([collection, id]);
+      else if (sync) this.db.putSync([collection, id], doc);
+      else void this.db.put([collection, id], doc);
+    }
   }
 
   async close(): Promise<void> {

@@ -220,6 +220,12 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
+  /** MongoDB keeps every collection on disk, read through its indexes: nothing to do beyond checking the name. */
+  async declareLarge(collection: string): Promise<void> {
+    this.checkOpen();
+    this.native(collection);
+  }
+
   async ensureIndex(collection: string, index: IndexSpec): Promise<void> {
     this.checkOpen();
     const native = this.native(collection);

@@ -65,6 +65,7 @@ export const UNTRANSACTED_WRITE_CHUNK = 500;
  * by other projections (`rebuildWhenChanged`).
  */
 export function projectionsFingerprint(projections: readonly Projection[], build?: string): string {
+  // Not `large`: where a collection is kept changes no document (`declareLarge` moves them).
   const described = projections.map((p) => [p.name, p.version ?? 0, [...p.collections].sort(), p.indexes ?? [], p.handles ? [...p.handles].sort() : null]);
   return createHash('sha256').update(JSON.stringify(build === undefined ? described : [build, described])).digest('base64url');
 }
@@ -368,8 +369,10 @@ export class ProjectionRunner {
     return stored?.position ? BigInt(stored.position) : null;
   }
 
+  /** Declares the projections' large collections, then their indexes. */
   private async ensureIndexes(): Promise<void> {
     for (const projection of this.projections) {
+      for (const collection of projection.large ?? []) await this.reads.declareLarge(collection);
       for (const { collection, ...index } of projection.indexes ?? []) await this.reads.ensureIndex(collection, index);
     }
   }

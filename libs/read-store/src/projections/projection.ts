@@ -18,6 +18,11 @@ export interface Projection {
   collections: readonly string[];
   /** Indexes ensured before the first event is applied. */
   indexes?: ReadonlyArray<{ collection: string } & IndexSpec>;
+  /**
+   * Its collections that grow with the log and are read a page at a time through their indexes
+   * (`ReadStore.declareLarge`): the embedded store keeps them on disk. Declared before the indexes.
+   */
+  large?: readonly string[];
   /** Event types it reacts to; others are skipped without a call. Absent means all. */
   handles?: readonly string[];
   apply(event: RecordedEvent, tx: ReadStoreTransaction, resources?: ProjectionResources): Promise<void>;
@@ -111,6 +116,8 @@ export interface MultiDocumentProjectionSpec<E extends DomainEvent> {
   /** Collections it owns, the only ones it may read or write: a context keeps its own copy of what it needs from others' events. */
   collections: readonly string[];
   indexes?: ReadonlyArray<{ collection: string } & IndexSpec>;
+  /** See `Projection.large`. */
+  large?: readonly string[];
   handles: ReadonlyArray<E['type']>;
   /**
    * The document standing for the event's stream (the team of a team event, …), written by every
@@ -134,6 +141,7 @@ export function multiDocumentProjection<E extends DomainEvent>(spec: MultiDocume
     name: spec.name,
     collections: spec.collections,
     indexes: spec.indexes,
+    large: spec.large,
     handles: spec.handles,
     async apply(recorded, tx, resources = NO_PROJECTION_RESOURCES) {
       if (!handles.has(recorded.type)) return;
