@@ -234,6 +234,11 @@ export class LargeCollections {
     return this.db.getKeysCount({ start: base, end: [...base, END] });
   }
 
+  /** The number of documents of the collection (a walk over its keys, no document read). */
+  countAll(collection: string): number {
+    return this.db.getKeysCount({ start: [DOCUMENTS, collection], end: [DOCUMENTS, collection, END] });
+  }
+
   /** Removes a collection: its documents, index entries and registration. */
   drop(collection: string): void {
     for (const prefix of [[DOCUMENTS, collection], [ENTRIES, collection], [REGISTRY, 'index', collection]]) {

@@ -667,6 +667,7 @@ function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, fi
 
 /** A count on committed state: a range's width, a kept count, or one scan whose result is then kept. */
 function countCommitted(state: CollectionState, filter: Filter | undefined): number {
+  if (state.large && (filter === undefined || filter === null || Object.keys(filter).length === 0)) return state.large.countAll(state.name);
   const largePlan = state.large ? state.largePlan(filter, null) : null;
   if (largePlan) return countOnLarge(state, largePlan, filter, largePlan.exact ? null : compileFilter(filter));
   const plan = state.indexPlan(filter, null);
