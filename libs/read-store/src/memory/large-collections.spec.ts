@@ -106,9 +106,13 @@ describe('large collections of the memory read store on an LMDB file', () => {
           try {
             await applyTo(reference, writes);
             await applyTo(large, writes);
-            for (const [where, order, limit] of reads) {
-              expect(await allPages(large, where, order, limit)).toEqual(await allPages(reference, where, order, limit));
-              expect(await large.collection('c').count(where)).toBe(await reference.collection('c').count(where));
+            // Read while the last commits are pending (not yet in the file), then once the file has them all.
+            for (const written of [false, true]) {
+              if (written) await large.whenWritten();
+              for (const [where, order, limit] of reads) {
+                expect(await allPages(large, where, order, limit)).toEqual(await allPages(reference, where, order, limit));
+                expect(await large.collection('c').count(where)).toBe(await reference.collection('c').count(where));
+              }
             }
             for (const doc of (await reference.collection('c').find({}, { limit: 1000 })).items) {
               // As JSON: -0 is stored as 0, as JSON writes it.
@@ -127,6 +131,7 @@ describe('large collections of the memory read store on an LMDB file', () => {
       await store.transaction(async (tx) => {
         for (let i = 0; i < 2000; i++) await tx.collection('c').put({ _id: `d${String(i).padStart(4, '0')}`, org: i % 2 === 0 ? 'a' : 'b', n: i });
       });
+      await store.whenWritten();
       const file = (store as unknown as { file: ReadModelFile }).file;
       const stored = jest.spyOn(file.large, 'stored');
       const first = await store.collection('c').find({ org: 'a' }, { sort: { n: -1 }, limit: 10 });
@@ -187,9 +192,31 @@ describe('large collections of the memory read store on an LMDB file', () => {
       await store.collection('c').put({ _id: '1', org: 'a', n: 1 });
       await store.collection('c').put({ _id: '2', org: 'a', n: 2 });
       await store.ensureIndex('c', { fields: { org: 1, n: -1 } });
+      await store.whenWritten();
       const file = (store as unknown as { file: ReadModelFile }).file;
       expect(file.large.count('c', file.large.tagOf(JSON.stringify([['org', 1], ['n', -1]])), [2, 'a'])).toBe(2);
       expect(await store.collection('c').count({ org: 'a' })).toBe(2);
+      await store.close();
+    });
+
+    it('answers a commit’s documents before the file has them, and the same once it has', async () => {
+      const store = await largeStore();
+      await store.collection('c').put({ _id: '1', org: 'a', n: 1 });
+      await store.whenWritten();
+      await store.transaction(async (tx) => {
+        await tx.collection('c').put({ _id: '2', org: 'a', n: 2 });
+        await tx.collection('c').delete('1');
+      });
+      const read = async () => ({
+        page: (await store.collection('c').find({ org: 'a' }, { sort: { n: -1 } })).items.map((doc) => doc._id),
+        count: await store.collection('c').count({ org: 'a' }),
+        all: await store.collection('c').count(),
+        one: await store.collection('c').get('1'),
+      });
+      const before = await read();
+      expect(before).toEqual({ page: ['2'], count: 1, all: 1, one: null });
+      await store.whenWritten();
+      expect(await read()).toEqual(before);
       await store.close();
     });
 

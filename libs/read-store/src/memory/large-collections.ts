@@ -20,10 +20,11 @@
  * index and counted as irregular: the index then answers no read (the store scans), as with the
  * in-memory sorted indexes.
  *
- * Writes (`declare`, `ensureIndex`, `write`, `drop`) run inside one of the file's synchronous
- * transactions (`ReadModelFile.writeSync`), with the rest of the commit and its checkpoint, before
- * the commit changes memory: a failed write fails the commit, and the file never holds a large
- * collection ahead of the checkpoint it was written with.
+ * Writes (`declare`, `ensureIndex`, `write`, `drop`) run inside one of the file's transactions: a
+ * commit's (`ReadModelFile.write`), with the rest of the commit and its checkpoint, so the file never
+ * holds a large collection ahead of the checkpoint it was written with; or a synchronous one
+ * (`ReadModelFile.writeSync`: declaring, dropping). Until a commit is written, the memory read store
+ * answers its documents from memory (`pending`).
  */
 import { createHash } from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
@@ -125,10 +126,7 @@ function sameKey(a: readonly KeyPart[], b: readonly KeyPart[]): boolean {
   return a.length === b.length && a.every((part, i) => part === b[i]);
 }
 
-/**
- * The large collections of a read-model file. Reads run at any time; writes only inside one of the
- * file's synchronous transactions.
- */
+/** The large collections of a read-model file. Reads run at any time; writes only inside one of the file's transactions. */
 export class LargeCollections {
   /** Per collection, the indexes whose entries are kept (read from the registry once). */
   private readonly kept = new Map<string, LargeIndex[]>();
@@ -143,7 +141,7 @@ export class LargeCollections {
 
   /** Records a collection as large (idempotent). */
   declare(collection: string): void {
-    this.db.putSync([REGISTRY, 'collection', collection], true);
+    void this.db.put([REGISTRY, 'collection', collection], true);
   }
 
   /**
@@ -158,11 +156,11 @@ export class LargeCollections {
       let irregular = 0;
       for (const { key: documentKey, value } of this.db.getRange({ start: [DOCUMENTS, collection], end: [DOCUMENTS, collection, END] })) {
         const entry = this.entryKey(collection, index, value as Doc, documentKey[2] as string);
-        if (entry) this.db.putSync(entry, true);
+        if (entry) void this.db.put(entry, true);
         else irregular++;
       }
       state = { irregular };
-      this.db.putSync([REGISTRY, 'index', collection, key], state);
+      void this.db.put([REGISTRY, 'index', collection, key], state);
       this.kept.delete(collection);
     }
     return state.irregular === 0;
@@ -204,16 +202,16 @@ export class LargeCollections {
         const old = before ? this.entryKey(collection, index, before, stored) : undefined;
         const next = after ? this.entryKey(collection, index, after, stored) : undefined;
         if (old && next && sameKey(old, next)) return;
-        if (old) this.db.removeSync(old);
+        if (old) void this.db.remove(old);
         else if (before) irregular[i]--;
-        if (next) this.db.putSync(next, true);
+        if (next) void this.db.put(next, true);
         else if (after) irregular[i]++;
       });
-      if (after) this.db.putSync([DOCUMENTS, collection, stored], after);
-      else if (before) this.db.removeSync([DOCUMENTS, collection, stored]);
+      if (after) void this.db.put([DOCUMENTS, collection, stored], after);
+      else if (before) void this.db.remove([DOCUMENTS, collection, stored]);
       done.push({ id, before, after });
     }
-    indexes.forEach((index, i) => this.db.putSync([REGISTRY, 'index', collection, index.key], { irregular: irregular[i] }));
+    indexes.forEach((index, i) => void this.db.put([REGISTRY, 'index', collection, index.key], { irregular: irregular[i] }));
     return done;
   }
 
@@ -242,9 +240,9 @@ export class LargeCollections {
   /** Removes a collection: its documents, index entries and registration. */
   drop(collection: string): void {
     for (const prefix of [[DOCUMENTS, collection], [ENTRIES, collection], [REGISTRY, 'index', collection]]) {
-      for (const key of this.db.getKeys({ start: prefix, end: [...prefix, END] })) this.db.removeSync(key);
+      for (const key of this.db.getKeys({ start: prefix, end: [...prefix, END] })) void this.db.remove(key);
     }
-    this.db.removeSync([REGISTRY, 'collection', collection]);
+    void this.db.remove([REGISTRY, 'collection', collection]);
     this.kept.delete(collection);
   }
 

@@ -19,9 +19,10 @@
  *   way out, so no caller ever holds a reference into stored state.
  * - Unique indexes map a canonical key string to the `_id` that holds it.
  * - A collection declared large (`declareLarge`; the audit log) is not held in memory when the
- *   store has a file: its documents and index entries stay on disk (`large-collection-file.ts`) and
- *   a read fetches the documents it visits. Its pages walk the index entries the same way, its
- *   counts are a range's width or kept counts, and a commit writes it before changing memory.
+ *   store has a file: its documents and index entries stay on disk (`large-collections.ts`) and a
+ *   read fetches the documents it visits. Its pages walk the index entries the same way, and its
+ *   counts are a range's width or kept counts. A commit's writes to it go to the file in the
+ *   commit's own LMDB transaction; until that is written, reads take them from `pending`.
  * - A transaction writes into its own overlay (copy-on-write per document, tombstones for
  *   deletions, unique-index additions and removals), sees its own writes, and on success applies
  *   the overlay synchronously in one go. Transactions run one at a time through a queue; writes
@@ -127,13 +128,47 @@ class CollectionState {
     readonly large?: LargeCollections,
   ) {}
 
+  /**
+   * A large collection's writes committed and handed to the file but not written yet, by id (null:
+   * deleted), with the number of the commit that made each: reads take these before the file's.
+   */
+  readonly pending = new Map<string, { doc: Doc | null; commit: number }>();
+
   get(id: string): Doc | undefined {
-    return this.large ? this.large.get(this.name, id) : this.docs.get(id);
+    if (!this.large) return this.docs.get(id);
+    const pending = this.pending.get(id);
+    return pending ? (pending.doc ?? undefined) : this.large.get(this.name, id);
   }
 
-  /** Every document (a large collection's read from disk as iterated). */
-  values(): Iterable<Doc> {
-    return this.large ? this.large.scan(this.name) : this.docs.values();
+  /** Every document (a large collection's read from disk as iterated, its pending writes over it). */
+  *values(): Iterable<Doc> {
+    if (!this.large) return yield* this.docs.values();
+    for (const doc of this.large.scan(this.name)) if (!this.pending.has(doc._id)) yield doc;
+    for (const { doc } of this.pending.values()) if (doc) yield doc;
+  }
+
+  /** A large collection's pending documents, those a read must add to what the file answers. */
+  pendingDocs(): Doc[] {
+    const docs: Doc[] = [];
+    for (const { doc } of this.pending.values()) if (doc) docs.push(doc);
+    return docs;
+  }
+
+  /** How many documents matching `query` the pending writes add (or remove, when negative) to what the file holds. */
+  pendingDelta(query: Query | null): number {
+    let delta = 0;
+    for (const [id, { doc }] of this.pending) {
+      const stored = this.large!.get(this.name, id);
+      delta += (doc && test(query, doc) ? 1 : 0) - (stored && test(query, stored) ? 1 : 0);
+    }
+    return delta;
+  }
+
+  /** Whether a large collection's index may answer reads: the file's entries hold every document, and no pending one is irregular. */
+  private largeUsable(definition: IndexDefinition): boolean {
+    if (!this.large!.usable(this.name, definition.key)) return false;
+    for (const { doc } of this.pending.values()) if (doc && valuesParts(definition.paths.map((path) => resolvePath(doc, path))) === null) return false;
+    return true;
   }
 
   /** The sorted index of a declared index, built from the committed documents on first use. */
@@ -156,7 +191,7 @@ class CollectionState {
   largePlan(filter: Filter | undefined, sort: SortSpec | null): IndexPlan<LargeIndexRef> | null {
     const large = this.large!;
     return choosePlan(this.indexes, filter, sort, (definition) => definition.fields.map(() => 1), (definition) =>
-      large.usable(this.name, definition.key) ? { definition, tag: large.tagOf(definition.key) } : null,
+      this.largeUsable(definition) ? { definition, tag: large.tagOf(definition.key) } : null,
     );
   }
 
@@ -171,7 +206,7 @@ class CollectionState {
     let best: IndexDefinition | undefined;
     let length = 0;
     for (const definition of this.indexes) {
-      if (this.large && !this.large.usable(this.name, definition.key)) continue;
+      if (this.large && !this.largeUsable(definition)) continue;
       let n = 0;
       while (n < definition.fields.length && equalities.has(definition.fields[n])) n++;
       if (n > length) [best, length] = [definition, n];
@@ -179,9 +214,14 @@ class CollectionState {
     if (!best) return null;
     const values = best.fields.slice(0, length).map((field) => equalities.get(field)!);
     if (this.large) {
-      // The entries whose leading values are these: ids read from the keys, no document fetched.
+      // The entries whose leading values are these: ids read from the keys, no document fetched; pending documents to test.
       const [large, tag] = [this.large, this.large.tagOf(best.key)];
-      const lookup: Lookup = { candidates: (probe) => ({ keyed: Array.from(large.walk(this.name, tag, valuesParts(probe)!, undefined, false), idOf), unkeyed: [] }) };
+      const lookup: Lookup = {
+        candidates: (probe) => ({
+          keyed: Array.from(large.walk(this.name, tag, valuesParts(probe)!, undefined, false), idOf).filter((id) => !this.pending.has(id)),
+          unkeyed: this.pendingDocs().map((doc) => doc._id),
+        }),
+      };
       return { lookup, values, exact: conditions === length };
     }
     const fields = best.fields.slice(0, length);
@@ -618,9 +658,14 @@ function findOnLarge<T extends Doc>(
     from = agrees ? (valuesParts(walkedValues.slice(0, walked)) ?? undefined) : undefined;
     if (from && byId) from = [...from, storageString(lastId)];
   }
-  const ordered = plan.wholeKey && sort[sort.length - 1][1] === (backward ? -1 : 1);
   const selected: Doc[] = [];
+  // Pending writes first (the file does not have them yet), then the walk, which passes over their ids.
+  const pending = state.pendingDocs();
+  const filterQuery = pending.length > 0 ? compileFilter(filter) : null;
+  for (const doc of pending) if ((afterCursor === null || afterCursor(doc)) && test(filterQuery, doc)) keepFirst(selected, doc, limit + 1, compare);
+  const ordered = state.pending.size === 0 && plan.wholeKey && sort[sort.length - 1][1] === (backward ? -1 : 1);
   for (const stored of large.walk(state.name, index.tag, prefixParts, from ?? undefined, backward)) {
+    if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
     const doc = large.stored(state.name, stored);
     if (!doc) continue;
     if (selected.length > limit && (ordered || compareFields(doc, selected[limit]) > 0)) break;
@@ -652,22 +697,24 @@ function afterCursorTest(sort: SortSpec, values: readonly unknown[]): (doc: Doc)
 function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, filter: Filter | undefined, query: Query | null): number {
   const large = state.large!;
   const prefix = valuesParts(plan.prefix)!;
-  if (plan.exact) return large.count(state.name, plan.index.tag, prefix);
+  if (plan.exact) return large.count(state.name, plan.index.tag, prefix) + (state.pending.size > 0 ? state.pendingDelta(compileFilter(filter)) : 0);
   const key = MaintainedCounts.keyOf(filter);
   const kept = key === null ? undefined : state.counts.get(key);
   if (kept !== undefined) return kept;
   let count = 0;
   for (const stored of large.walk(state.name, plan.index.tag, prefix, undefined, false)) {
+    if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
     const doc = large.stored(state.name, stored);
     if (doc && (query === null || test(query, doc))) count++;
   }
+  for (const doc of state.pendingDocs()) if (test(query ?? compileFilter(filter), doc)) count++;
   if (key !== null) state.counts.set(key, filter, query, count);
   return count;
 }
 
 /** A count on committed state: a range's width, a kept count, or one scan whose result is then kept. */
 function countCommitted(state: CollectionState, filter: Filter | undefined): number {
-  if (state.large && (filter === undefined || filter === null || Object.keys(filter).length === 0)) return state.large.countAll(state.name);
+  if (state.large && (filter === undefined || filter === null || Object.keys(filter).length === 0)) return state.large.countAll(state.name) + state.pendingDelta(null);
   const largePlan = state.large ? state.largePlan(filter, null) : null;
   if (largePlan) return countOnLarge(state, largePlan, filter, largePlan.exact ? null : compileFilter(filter));
   const plan = state.indexPlan(filter, null);
@@ -872,11 +919,7 @@ class Transaction {
     }
   }
 
-  /** Whether the transaction wrote to a large collection (its commit then waits for the file, `MemoryReadStore.commit`). */
-  writesLarge(): boolean {
-    for (const overlay of this.overlays.values()) if (overlay.base?.large && overlay.writes.size > 0) return true;
-    return false;
-  }
+
 }
 
 function describe(error: unknown): string {
@@ -1154,6 +1197,8 @@ export class MemoryReadStore implements ReadStore {
   private broken: unknown = undefined;
   /** The last commit handed to the file (settles once LMDB has written it). */
   private written: Promise<void> = Promise.resolve();
+  /** Commits that wrote to a large collection, numbered (`CollectionState.pending`). */
+  private commits = 0;
 
   /**
    * Loading. Collections of the file not yet in memory, with what the background has loaded of
@@ -1217,7 +1262,6 @@ export class MemoryReadStore implements ReadStore {
         tx.ended = true;
       }
       if (tx.failure !== undefined) throw tx.failure;
-      if (tx.writesLarge()) await this.written;
       this.checkAlive();
       this.commit([...tx.overlays.values()]);
       return result;
@@ -1291,6 +1335,11 @@ export class MemoryReadStore implements ReadStore {
     });
   }
 
+  /** Resolves once every commit handed to the file so far has been written (a large collection's pending writes included). */
+  async whenWritten(): Promise<void> {
+    await this.written;
+  }
+
   async listCollections(): Promise<string[]> {
     this.checkOpen();
     return [...new Set([...this.collections.keys(), ...this.unloaded.keys()])].sort();
@@ -1332,26 +1381,37 @@ export class MemoryReadStore implements ReadStore {
   }
 
   /**
-   * Applies overlays to committed state, synchronously, and hands their writes to the file. Writes
-   * to large collections go to the file at once, with the rest of the commit in the same LMDB
-   * transaction (`ReadModelFile.writeSync`; the caller has waited for the commits handed over
-   * before): if that throws, nothing changed.
+   * Applies overlays to committed state, synchronously, and hands their writes to the file. A large
+   * collection's writes become pending (reads take them from there) and go to the file in the
+   * commit's own LMDB transaction, which then moves the collection's index entries; once written,
+   * those still current leave `pending`.
    */
   private commit(overlays: readonly CollectionOverlay[]): void {
     const written = overlays.filter((overlay) => overlay.writes.size > 0);
     const large = written.filter((overlay) => overlay.base?.large);
-    const inMemory = written.filter((overlay) => !overlay.base?.large);
-    const changes = inMemory.flatMap((overlay) => overlay.changes());
-    if (large.length > 0) {
-      const done = this.file!.writeSync(changes, [], () => large.map((overlay) => overlay.base!.large!.write(overlay.name, overlay.writes)));
-      large.forEach((overlay, i) => {
-        const state = this.stateForWrite(overlay.name);
-        for (const { before, after } of done[i]) state.counts.apply(before, after);
-      });
-    } else {
-      this.persist(changes);
+    const changes: DocumentWrite[] = [];
+    for (const overlay of written) {
+      if (overlay.base?.large) continue;
+      changes.push(...overlay.changes());
+      overlay.commitTo(this.stateForWrite(overlay.name));
     }
-    for (const overlay of inMemory) overlay.commitTo(this.stateForWrite(overlay.name));
+    if (large.length === 0) return this.persist(changes);
+    const commit = ++this.commits;
+    const states = large.map((overlay) => {
+      const state = this.stateForWrite(overlay.name);
+      for (const [id, after] of overlay.writes) {
+        state.counts.apply(state.get(id), after);
+        state.pending.set(id, { doc: after, commit });
+      }
+      return state;
+    });
+    this.persist(changes, [], {
+      run: () => large.forEach((overlay, i) => states[i].large!.write(overlay.name, overlay.writes)),
+      written: () =>
+        large.forEach((overlay, i) => {
+          for (const id of overlay.writes.keys()) if (states[i].pending.get(id)?.commit === commit) states[i].pending.delete(id);
+        }),
+    });
   }
 
   /**
@@ -1361,9 +1421,9 @@ export class MemoryReadStore implements ReadStore {
    * checkpoint (replaying from the log what had not reached the file). A failed write stops every
    * later call (memory is ahead of the disk); `close()` waits for the writes handed over.
    */
-  private persist(writes: DocumentWrite[], dropped: string[] = []): void {
-    if (!this.file || (writes.length === 0 && dropped.length === 0)) return;
-    this.written = this.file.write(writes, dropped).catch((error: unknown) => {
+  private persist(writes: DocumentWrite[], dropped: string[] = [], large?: { run: () => void; written: () => void }): void {
+    if (!this.file || (writes.length === 0 && dropped.length === 0 && !large)) return;
+    this.written = this.file.write(writes, dropped, large?.run).then(large?.written, (error: unknown) => {
       this.broken ??= error;
     });
   }
@@ -1399,13 +1459,6 @@ export class MemoryReadStore implements ReadStore {
       this.commit([overlay]);
       return result;
     };
-    if (this.collections.get(name)?.large) {
-      // Written at once, so after the commits handed to the file before it.
-      return this.enqueue(async () => {
-        await this.written;
-        return once();
-      });
-    }
     if (this.pending === 0) {
       try {
         return Promise.resolve(once());

@@ -86,9 +86,15 @@ export class ReadModelFile {
     return docs;
   }
 
-  /** Writes one commit: collections dropped first, then documents put or removed, all in one LMDB transaction. */
-  write(writes: readonly DocumentWrite[], dropped: readonly string[] = []): Promise<void> {
-    return this.db.transaction(() => this.apply(writes, dropped)) as Promise<void>;
+  /**
+   * Writes one commit: collections dropped first, then `large` (the commit's writes to large
+   * collections, `this.large`) run, then documents put or removed, all in one LMDB transaction.
+   */
+  write(writes: readonly DocumentWrite[], dropped: readonly string[] = [], large?: () => void): Promise<void> {
+    return this.db.transaction(() => {
+      large?.();
+      this.apply(writes, dropped);
+    }) as Promise<void>;
   }
 
   /**
