@@ -220,6 +220,16 @@ describe('large collections of the memory read store on an LMDB file', () => {
       await store.close();
     });
 
+    it('makes a transaction that leaves more than 20,000 documents pending wait until the file has them', async () => {
+      const store = await largeStore();
+      await store.transaction(async (tx) => {
+        for (let i = 0; i <= 20_000; i++) await tx.collection('c').put({ _id: String(i), org: 'a', n: i });
+      });
+      const file = (store as unknown as { file: ReadModelFile }).file;
+      expect(file.large.countAll('c')).toBe(20_001);
+      await store.close();
+    });
+
     it('refuses a unique index on a large collection', async () => {
       const store = await largeStore();
       await expect(store.ensureIndex('c', { fields: { org: 1 }, unique: true })).rejects.toBeInstanceOf(ReadStoreInputError);

@@ -1179,6 +1179,8 @@ function attempt<R>(run: () => Promise<R>): Promise<R> {
 
 /** Documents read from the file per step of loading: a few milliseconds of the event loop. */
 const LOAD_CHUNK = 2000;
+/** Pending documents of large collections past which a transaction's commit waits for the file (back-pressure). */
+const MAX_PENDING_LARGE = 20_000;
 
 export class MemoryReadStore implements ReadStore {
   private readonly collections = new Map<string, CollectionState>();
@@ -1199,6 +1201,8 @@ export class MemoryReadStore implements ReadStore {
   private written: Promise<void> = Promise.resolve();
   /** Commits that wrote to a large collection, numbered (`CollectionState.pending`). */
   private commits = 0;
+  /** Documents pending in large collections, all together. */
+  private pendingLarge = 0;
 
   /**
    * Loading. Collections of the file not yet in memory, with what the background has loaded of
@@ -1264,6 +1268,8 @@ export class MemoryReadStore implements ReadStore {
       if (tx.failure !== undefined) throw tx.failure;
       this.checkAlive();
       this.commit([...tx.overlays.values()]);
+      // Back-pressure: a replay commits faster than LMDB writes, and pending documents are memory.
+      if (this.pendingLarge > MAX_PENDING_LARGE) await this.written;
       return result;
     });
   }
@@ -1401,6 +1407,7 @@ export class MemoryReadStore implements ReadStore {
       const state = this.stateForWrite(overlay.name);
       for (const [id, after] of overlay.writes) {
         state.counts.apply(state.get(id), after);
+        if (!state.pending.has(id)) this.pendingLarge++;
         state.pending.set(id, { doc: after, commit });
       }
       return state;
@@ -1409,7 +1416,11 @@ export class MemoryReadStore implements ReadStore {
       run: () => large.forEach((overlay, i) => states[i].large!.write(overlay.name, overlay.writes)),
       written: () =>
         large.forEach((overlay, i) => {
-          for (const id of overlay.writes.keys()) if (states[i].pending.get(id)?.commit === commit) states[i].pending.delete(id);
+          for (const id of overlay.writes.keys()) {
+            if (states[i].pending.get(id)?.commit !== commit) continue;
+            states[i].pending.delete(id);
+            this.pendingLarge--;
+          }
         }),
     });
   }
