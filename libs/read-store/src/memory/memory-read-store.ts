@@ -553,9 +553,8 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
 
 /**
  * A page read by walking a sorted index (`CollectionState.indexPlan`): from the cursor's position
- * (or the range's start) in sort order, testing each entry against the filter unless the range is
- * the filter, until `limit + 1` documents are found and the next entry sorts strictly after the
- * last of them. The count is the range's width when the range is the filter, otherwise a kept count.
+ * (or the range's start) in sort order (`pageFromWalk`). The count is the range's width when the
+ * range is the filter, otherwise a kept count.
  */
 function findOnIndex<T extends Doc>(
   state: CollectionState,
@@ -567,35 +566,65 @@ function findOnIndex<T extends Doc>(
   counting: boolean,
   shared: boolean,
 ): Page<T> {
-  const { index, prefix, backward, walked } = plan;
+  const { index, prefix, backward } = plan;
+  const seek = cursor ? cursorSeek(plan, index.fields, sort, cursor.values) : null;
+  const probe = seek ? [...prefix, ...seek.walkedValues] : prefix;
+  const byId = seek !== null && plan.wholeKey && sort[sort.length - 1][1] === 1;
+  const entries = backward ? index.backward(index.seek(probe, undefined, true)) : index.forward(index.seek(probe, byId ? (seek.lastId as string) : undefined, false));
+  function* docs(): Iterable<Doc> {
+    for (const entry of entries) {
+      if (prefix.length > 0 && index.compare(entry, prefix) !== 0) return;
+      yield entry.doc;
+    }
+  }
+  return pageFromWalk<T>(docs(), [], plan, filter, sort, limit, cursor, counting, shared, (query) => countOnIndex(state, plan, filter, query));
+}
+
+/**
+ * Where a cursor starts a walk: its values of the walked fields (in index order after the
+ * prefix), and its `_id`; null when the cursor disagrees with the range on a field the range fixes
+ * (not a cursor of this query): the walk then starts at the range's start, every entry tested.
+ */
+function cursorSeek(plan: IndexPlan<unknown>, fields: readonly string[], sort: SortSpec, values: readonly unknown[]): { walkedValues: unknown[]; lastId: unknown } | null {
+  const fixed = fields.slice(0, plan.prefix.length);
+  const agrees = sort.every(([field], i) => !fixed.includes(field) || compareValues(values[i], plan.prefix[fixed.indexOf(field)]) === 0);
+  if (!agrees) return null;
+  const walkedValues = sort.slice(0, -1).flatMap(([field], i) => (fixed.includes(field) ? [] : [values[i]]));
+  return { walkedValues: walkedValues.slice(0, plan.walked), lastId: values[values.length - 1] };
+}
+
+/**
+ * A page from documents in a plan's walk order (and `extra` documents, in any order, tested against
+ * the whole filter): each tested against the cursor and, unless the range is the filter, the
+ * filter, until `limit + 1` documents are found and the next one sorts strictly after the last of
+ * them. With the whole key fixed or walked and `_id` walked in the sort's direction (and no extra
+ * documents), the walk comes in exactly the sort order and the page is complete with its first
+ * `limit + 1` matches (a list sorted by `_id` alone, on an index of its equalities, would
+ * otherwise walk its whole range).
+ */
+function pageFromWalk<T extends Doc>(
+  docs: Iterable<Doc>,
+  extra: readonly Doc[],
+  plan: IndexPlan<unknown>,
+  filter: Filter | undefined,
+  sort: SortSpec,
+  limit: number,
+  cursor: { values: unknown[]; count?: number } | undefined,
+  counting: boolean,
+  shared: boolean,
+  count: (query: Query | null) => number,
+): Page<T> {
   const compare = sortComparator(sort);
   const compareFields = sortComparator(sort.slice(0, -1));
   const query = plan.exact ? null : compileFilter(filter);
-  let entries: Iterable<IndexEntry>;
-  let afterCursor: ((doc: Doc) => boolean) | null = null;
-  if (cursor) {
-    afterCursor = afterCursorTest(sort, cursor.values);
-    // Seek to the cursor's values of the walked fields (in index order after the prefix), unless
-    // the cursor disagrees with the range on a field the range fixes (not a cursor of this query):
-    // then from the range's start, every entry tested.
-    const fixed = index.fields.slice(0, prefix.length);
-    const agrees = sort.every(([field], i) => !fixed.includes(field) || compareValues(cursor.values[i], prefix[fixed.indexOf(field)]) === 0);
-    const walkedValues = sort.slice(0, -1).flatMap(([field], i) => (fixed.includes(field) ? [] : [cursor.values[i]]));
-    const probe = agrees ? [...prefix, ...walkedValues.slice(0, walked)] : prefix;
-    const lastId = cursor.values[cursor.values.length - 1] as string;
-    const byId = agrees && plan.wholeKey && sort[sort.length - 1][1] === 1;
-    entries = backward ? index.backward(index.seek(probe, undefined, true)) : index.forward(index.seek(probe, byId ? lastId : undefined, false));
-  } else {
-    entries = backward ? index.backward(index.seek(prefix, undefined, true)) : index.forward(index.seek(prefix, undefined, false));
-  }
-  // With the whole key fixed or walked and `_id` walked in the sort's direction, entries come in
-  // exactly the sort order: the page is complete with its first `limit + 1` matches (a list sorted
-  // by `_id` alone, on an index of its equalities, would otherwise walk its whole range).
-  const ordered = plan.wholeKey && sort[sort.length - 1][1] === (backward ? -1 : 1);
+  const afterCursor = cursor ? afterCursorTest(sort, cursor.values) : null;
   const selected: Doc[] = [];
-  for (const entry of entries) {
-    const doc = entry.doc;
-    if (prefix.length > 0 && index.compare(entry, prefix) !== 0) break;
+  if (extra.length > 0) {
+    const whole = compileFilter(filter);
+    for (const doc of extra) if ((afterCursor === null || afterCursor(doc)) && test(whole, doc)) keepFirst(selected, doc, limit + 1, compare);
+  }
+  const ordered = extra.length === 0 && plan.wholeKey && sort[sort.length - 1][1] === (plan.backward ? -1 : 1);
+  for (const doc of docs) {
     if (selected.length > limit && (ordered || compareFields(doc, selected[limit]) > 0)) break;
     if (afterCursor !== null && !afterCursor(doc)) continue;
     if (query !== null && !test(query, doc)) continue;
@@ -603,7 +632,7 @@ function findOnIndex<T extends Doc>(
   }
   const hasMore = selected.length > limit;
   const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => handOut<T>(doc, shared));
-  const total = !counting ? items.length : (cursor?.count ?? countOnIndex(state, plan, filter, query));
+  const total = !counting ? items.length : (cursor?.count ?? count(query));
   const page: Page<T> = { items, count: total };
   if (hasMore) page.next = encodeCursor(items[items.length - 1], sort, counting ? { filter: filter ?? {}, count: total } : undefined);
   return page;
@@ -627,7 +656,8 @@ function countOnIndex(state: CollectionState, plan: IndexPlan, filter: Filter | 
 
 /**
  * `findOnIndex` for a large collection: the same walk over its index entries on disk (`walk`, from
- * the cursor's values of the walked fields), fetching each document it visits.
+ * the cursor's values of the walked fields), fetching each document it visits; its pending
+ * documents (not in the file yet) join the page from memory, and the walk passes over their ids.
  */
 function findOnLarge<T extends Doc>(
   state: CollectionState,
@@ -640,45 +670,17 @@ function findOnLarge<T extends Doc>(
   shared: boolean,
 ): Page<T> {
   const large = state.large!;
-  const { index, prefix, backward, walked } = plan;
-  const compare = sortComparator(sort);
-  const compareFields = sortComparator(sort.slice(0, -1));
-  const query = plan.exact ? null : compileFilter(filter);
-  const prefixParts = valuesParts(prefix)!;
-  let from: ReturnType<typeof valuesParts> | undefined;
-  let afterCursor: ((doc: Doc) => boolean) | null = null;
-  if (cursor) {
-    afterCursor = afterCursorTest(sort, cursor.values);
-    // As in `findOnIndex`: from the cursor's values of the walked fields, unless the cursor is not one of this range.
-    const fixed = index.definition.fields.slice(0, prefix.length);
-    const agrees = sort.every(([field], i) => !fixed.includes(field) || compareValues(cursor.values[i], prefix[fixed.indexOf(field)]) === 0);
-    const walkedValues = sort.slice(0, -1).flatMap(([field], i) => (fixed.includes(field) ? [] : [cursor.values[i]]));
-    const lastId = cursor.values[cursor.values.length - 1];
-    const byId = agrees && plan.wholeKey && !backward && sort[sort.length - 1][1] === 1 && typeof lastId === 'string';
-    from = agrees ? (valuesParts(walkedValues.slice(0, walked)) ?? undefined) : undefined;
-    if (from && byId) from = [...from, storageString(lastId)];
+  const seek = cursor ? cursorSeek(plan, plan.index.definition.fields, sort, cursor.values) : null;
+  let from = seek ? (valuesParts(seek.walkedValues) ?? undefined) : undefined;
+  if (from && seek && plan.wholeKey && !plan.backward && sort[sort.length - 1][1] === 1 && typeof seek.lastId === 'string') from = [...from, storageString(seek.lastId)];
+  function* docs(): Iterable<Doc> {
+    for (const stored of large.walk(state.name, plan.index.tag, valuesParts(plan.prefix)!, from, plan.backward)) {
+      if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
+      const doc = large.stored(state.name, stored);
+      if (doc) yield doc;
+    }
   }
-  const selected: Doc[] = [];
-  // Pending writes first (the file does not have them yet), then the walk, which passes over their ids.
-  const pending = state.pendingDocs();
-  const filterQuery = pending.length > 0 ? compileFilter(filter) : null;
-  for (const doc of pending) if ((afterCursor === null || afterCursor(doc)) && test(filterQuery, doc)) keepFirst(selected, doc, limit + 1, compare);
-  const ordered = state.pending.size === 0 && plan.wholeKey && sort[sort.length - 1][1] === (backward ? -1 : 1);
-  for (const stored of large.walk(state.name, index.tag, prefixParts, from ?? undefined, backward)) {
-    if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
-    const doc = large.stored(state.name, stored);
-    if (!doc) continue;
-    if (selected.length > limit && (ordered || compareFields(doc, selected[limit]) > 0)) break;
-    if (afterCursor !== null && !afterCursor(doc)) continue;
-    if (query !== null && !test(query, doc)) continue;
-    keepFirst(selected, doc, limit + 1, compare);
-  }
-  const hasMore = selected.length > limit;
-  const items = (hasMore ? selected.slice(0, limit) : selected).map((doc) => handOut<T>(doc, shared));
-  const total = !counting ? items.length : (cursor?.count ?? countOnLarge(state, plan, filter, query));
-  const page: Page<T> = { items, count: total };
-  if (hasMore) page.next = encodeCursor(items[items.length - 1], sort, counting ? { filter: filter ?? {}, count: total } : undefined);
-  return page;
+  return pageFromWalk<T>(docs(), state.pendingDocs(), plan, filter, sort, limit, cursor, counting, shared, (query) => countOnLarge(state, plan, filter, query));
 }
 
 /** Whether a document sorts strictly after a cursor's values. */
