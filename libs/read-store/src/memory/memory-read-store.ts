@@ -55,7 +55,7 @@ import { deepFreeze } from '../../../platform/src/plain-object';
 import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
 import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from './equality-lookups';
-import { SortedIndex, type IndexEntry } from './sorted-index';
+import { SortedIndex } from './sorted-index';
 import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite } from './read-model-file';
 import { idOf, storageString, valuesParts, type LargeCollections } from './large-collections';
