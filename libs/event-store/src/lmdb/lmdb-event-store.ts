@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
 import type {
   AppendResult,
   EventMetadata,
@@ -85,11 +86,11 @@ export class LmdbEventStore implements EventStore {
     mkdirSync(directory, { recursive: true });
     this.lock = ProcessLock.acquire(directory);
     try {
-      this.root = open({ path: directory, maxDbs: 4, encoding: 'msgpack' });
+      this.root = open({ path: directory, maxDbs: 4, ...LMDB_VALUES });
       // Shared structures store the record shape once instead of in every entry: replay decodes ~3x faster.
-      this.log = this.root.openDB<StoredEvent, number>({ name: 'log', encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') });
-      this.streams = this.root.openDB<number, string>({ name: 'streams', encoding: 'msgpack' });
-      this.streamIndex = this.root.openDB<number, [string, number]>({ name: 'stream-index', encoding: 'msgpack' });
+      this.log = this.root.openDB<StoredEvent, number>({ name: 'log', ...LMDB_VALUES, sharedStructuresKey: Symbol.for('structures') });
+      this.streams = this.root.openDB<number, string>({ name: 'streams', ...LMDB_VALUES });
+      this.streamIndex = this.root.openDB<number, [string, number]>({ name: 'stream-index', ...LMDB_VALUES });
       this.head = this.lastPosition();
     } catch (error) {
       this.lock.release();

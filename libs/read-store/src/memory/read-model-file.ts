@@ -17,11 +17,13 @@
  * them: the projections declare them again at every start. The memory read store loads each
  * collection on first use, and the rest in the background (`MemoryReadStore`, Loading). Large
  * collections are the exception: never loaded, their documents and index entries are read from
- * the file as needed (`large-collections.ts`), and a commit that writes one is written at once, in
- * one synchronous LMDB transaction (`writeSync`), after the commits handed over before it.
+ * the file as needed (`large-collections.ts`): a commit's writes to them go into the commit's own
+ * LMDB transaction (`write`'s `large`), and the memory read store answers them from memory until
+ * that transaction is written.
  */
 import { mkdirSync } from 'node:fs';
 import { open, type RootDatabase } from 'lmdb';
+import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
 import type { Doc } from '../read-store.port';
 import { END, LARGE_KEY_SPACE, LargeCollections, type KeyPart } from './large-collections';
 
@@ -57,7 +59,7 @@ export class ReadModelFile {
     // it as the file grew, the pages read through the earlier maps stayed resident beside the new
     // one, and a rebuild's file-backed memory reached twice the file (1.45 GB mapped for 711 MB).
     return new ReadModelFile(
-      open<Doc, [string, string]>({ path: directory, encoding: 'msgpack', noSync: true, mapSize: MAP_SIZE, sharedStructuresKey: Symbol.for('structures') }),
+      open<Doc, [string, string]>({ path: directory, ...LMDB_VALUES, noSync: true, mapSize: MAP_SIZE, sharedStructuresKey: Symbol.for('structures') }),
     );
   }
 
