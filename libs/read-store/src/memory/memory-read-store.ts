@@ -58,7 +58,7 @@ import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from '
 import { SortedIndex } from './sorted-index';
 import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite } from './read-model-file';
-import { idOf, storageString, valuesParts, type LargeCollections } from './large-collections';
+import { idOf, storageString, valuesParts, type LargeCollections, type LargeWrite } from './large-collections';
 
 const QUERY_OPTIONS = { scriptEnabled: false } as const;
 
@@ -1312,7 +1312,7 @@ export class MemoryReadStore implements ReadStore {
       this.file.writeSync([], moved ? [name] : [], () => {
         large.declare(name);
         for (const definition of current?.indexes ?? []) large.ensureIndex(name, definition.key);
-        if (moved) large.write(name, current.docs);
+        if (moved) large.write(name, Array.from(current.docs, ([id, doc]) => ({ id, before: undefined, after: doc })));
       });
       const state = new CollectionState(name, large);
       state.indexes.push(...(current?.indexes ?? []));
@@ -1405,17 +1405,22 @@ export class MemoryReadStore implements ReadStore {
     }
     if (large.length === 0) return this.persist(changes);
     const commit = ++this.commits;
+    const largeWrites: LargeWrite[][] = [];
     const states = large.map((overlay) => {
       const state = this.stateForWrite(overlay.name);
+      const writes: LargeWrite[] = [];
       for (const [id, after] of overlay.writes) {
-        state.counts.apply(state.get(id), after);
+        const before = state.get(id);
+        writes.push({ id, before, after });
+        state.counts.apply(before, after);
         if (!state.pending.has(id)) this.pendingLarge++;
         state.pending.set(id, { doc: after, commit });
       }
+      largeWrites.push(writes);
       return state;
     });
     this.persist(changes, [], {
-      run: () => large.forEach((overlay, i) => states[i].large!.write(overlay.name, overlay.writes)),
+      run: () => large.forEach((overlay, i) => states[i].large!.write(overlay.name, largeWrites[i])),
       written: () =>
         large.forEach((overlay, i) => {
           for (const id of overlay.writes.keys()) {
