@@ -29,7 +29,7 @@ export interface CliIo {
 
 /** What the commands open; tests and other entry points may substitute them. */
 export interface CliDependencies {
-  openStores?: (config: AppConfig) => Promise<Stores>;
+  openStores?: (config: AppConfig, options?: { bulk?: boolean }) => Promise<Stores>;
   openEventStore?: (config: AppConfig) => EventStore;
   projections?: readonly Projection[];
 }
@@ -114,7 +114,8 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
   if (embedded && !hasEmbeddedLog(config, io)) return EXIT.failed;
   let stores: Stores;
   try {
-    stores = await (dependencies.openStores ?? openStores)(config);
+    // Alone on the data directory (the service is stopped): blobs are read synchronously.
+    stores = await (dependencies.openStores ?? openStores)(config, { bulk: true });
   } catch (error) {
     return openFailed(error, io, 'Stop it (Ctrl-C in its terminal, or SIGTERM its process), then run the rebuild again.');
   }

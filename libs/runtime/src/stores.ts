@@ -23,9 +23,10 @@ export interface Stores {
 /**
  * The configured adapters (docs/architecture.md, Modes): `EVENTSTORE_URL` and `MONGODB_URL` absent means the
  * embedded stores in `DATA_DIR`. The two URLs go together: a half-distributed setup would keep
- * read models in one process's memory while other processes write the log.
+ * read models in one process's memory while other processes write the log. `bulk`: for the CLI's
+ * batch work alone on the data directory (the embedded blob store's bulk mode, `FsBlobStoreOptions`).
  */
-export async function openStores(config: AppConfig): Promise<Stores> {
+export async function openStores(config: AppConfig, options: { bulk?: boolean } = {}): Promise<Stores> {
   if (Boolean(config.eventStoreUrl) !== Boolean(config.mongodbUrl)) {
     throw new Error('set both EVENTSTORE_URL and MONGODB_URL for distributed mode, or neither for embedded mode');
   }
@@ -43,7 +44,7 @@ export async function openStores(config: AppConfig): Promise<Stores> {
   const events = LmdbEventStore.open(join(config.dataDir, 'events'), { batchLimitBytes: config.eventBatchLimitBytes });
   // Read models and checkpoints persist next to the log, so a start resumes from the checkpoint.
   const reads = MemoryReadStore.open(join(config.dataDir, 'readmodels'));
-  const blobs = new FsBlobStore(join(config.dataDir, 'blobs'));
+  const blobs = new FsBlobStore(join(config.dataDir, 'blobs'), { bulk: options.bulk === true });
   return { mode: 'embedded', events, reads, blobs, close: closeAll(events, reads, blobs) };
 }
 
