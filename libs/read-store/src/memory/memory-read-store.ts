@@ -1405,8 +1405,7 @@ export class MemoryReadStore implements ReadStore {
     }
     if (large.length === 0) return this.persist(changes);
     const commit = ++this.commits;
-    const largeWrites: LargeWrite[][] = [];
-    const states = large.map((overlay) => {
+    const handed = large.map((overlay) => {
       const state = this.stateForWrite(overlay.name);
       const writes: LargeWrite[] = [];
       for (const [id, after] of overlay.writes) {
@@ -1416,16 +1415,15 @@ export class MemoryReadStore implements ReadStore {
         if (!state.pending.has(id)) this.pendingLarge++;
         state.pending.set(id, { doc: after, commit });
       }
-      largeWrites.push(writes);
-      return state;
+      return { state, writes };
     });
     this.persist(changes, [], {
-      run: () => large.forEach((overlay, i) => states[i].large!.write(overlay.name, largeWrites[i])),
+      run: () => handed.forEach(({ state, writes }) => state.large!.write(state.name, writes)),
       written: () =>
-        large.forEach((overlay, i) => {
-          for (const id of overlay.writes.keys()) {
-            if (states[i].pending.get(id)?.commit !== commit) continue;
-            states[i].pending.delete(id);
+        handed.forEach(({ state, writes }) => {
+          for (const { id } of writes) {
+            if (state.pending.get(id)?.commit !== commit) continue;
+            state.pending.delete(id);
             this.pendingLarge--;
           }
         }),
