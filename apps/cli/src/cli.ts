@@ -114,7 +114,8 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
   if (embedded && !hasEmbeddedLog(config, io)) return EXIT.failed;
   let stores: Stores;
   try {
-    // Alone on the data directory (the service is stopped): blobs are read synchronously.
+    // Alone on the data directory (the service is stopped): blobs are read synchronously. Projections
+    // only read blobs (`ProjectionResources`), so no put is left waiting for `flushToDisk`.
     stores = await (dependencies.openStores ?? openStores)(config, { bulk: true });
   } catch (error) {
     return openFailed(error, io, 'Stop it (Ctrl-C in its terminal, or SIGTERM its process), then run the rebuild again.');
