@@ -1,10 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDigest } from './build-digest';
 
+const roots: string[] = [];
+
 function tree(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'build-digest-'));
+  roots.push(root);
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);
@@ -13,6 +16,10 @@ function tree(files: Record<string, string>): string {
 }
 
 describe('the build digest', () => {
+  afterAll(() => {
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+  });
+
   const code = { 'spaces/src/space.projections.js': 'apply()', 'platform/src/ids.js': 'newId()' };
 
   it('is the same for the same code', () => {
