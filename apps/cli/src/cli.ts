@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, type AppConfig } from '../../../libs/platform/
 import type { Projection } from '../../../libs/read-store/src/projections/projection';
 import { ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
 import { rebuildProgressReporter } from '../../../libs/read-store/src/projections/rebuild-progress';
+import { ReplayHeap } from '../../../libs/read-store/src/projections/replay-heap';
 import { service } from '../../../libs/composition/src/contexts';
 import { projectionBuild } from '../../../libs/runtime/src/build-digest';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
@@ -136,7 +137,11 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
     }
     const projections = dependencies.projections ?? service().projections;
     // The service's own fingerprint (the code's digest in embedded mode): its next start resumes from this rebuild.
-    const runner = new ProjectionRunner(stores.events, stores.reads, projections, { resources: { blobs: stores.blobs }, ...projectionBuild(stores.mode) });
+    const runner = new ProjectionRunner(stores.events, stores.reads, projections, {
+      resources: { blobs: stores.blobs },
+      replayHeap: new ReplayHeap(config.replayHeapMb * 1024 * 1024),
+      ...projectionBuild(stores.mode),
+    });
     const progress = rebuildProgressReporter(io.stderr);
     const started = performance.now();
     const { applied } = await runner.rebuild((p) => progress.update(p));

@@ -29,6 +29,12 @@ export interface AppConfig {
    * larger batches (docs/architecture.md, Event store limits). Same default as the event store's own.
    */
   eventBatchLimitBytes: number;
+  /**
+   * Heap target of a replay, in MiB (REPLAY_HEAP_MB, default 384): while projections replay the log
+   * (a rebuild, a first start, catching up from far behind), the heap is collected whenever it holds
+   * more than this or 1.5 times what survived the last collection (`ReplayHeap`).
+   */
+  replayHeapMb: number;
   /** Failed SAML logins (any 4xx from the ACS) per minute per client address before the address is refused (429). */
   samlFailedLoginsPerMinute: number;
   /** DNS servers (`ip` or `ip:port`) used for domain verification; empty: the system's. */
@@ -95,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxyHops: integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     eventBatchLimitBytes: integer(env, 'EVENT_BATCH_LIMIT_BYTES', 1024 * 1024 - 64 * 1024, 64 * 1024, 16 * 1024 * 1024),
+    replayHeapMb: integer(env, 'REPLAY_HEAP_MB', 384, 64, 1024 * 1024),
     samlFailedLoginsPerMinute: integer(env, 'SAML_FAILED_LOGINS_PER_MINUTE', 20, 1, 1_000_000),
     importAllowPrivateNetworks: flag(env, 'IMPORT_ALLOW_PRIVATE_NETWORKS'),
     integrationsAllowPrivateNetworks: flag(env, 'INTEGRATIONS_ALLOW_PRIVATE_NETWORKS'),

@@ -7,6 +7,7 @@ import { EVENT_STORE } from '../../event-store/src/event-store.port';
 import { READ_STORE } from '../../read-store/src/read-store.port';
 import { BLOB_STORE } from '../../blob-store/src/blob-store.port';
 import type { Projection } from '../../read-store/src/projections/projection';
+import { ReplayHeap } from '../../read-store/src/projections/replay-heap';
 import { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
 import { CommandRunner, COMMAND_RUNNER } from './command-runner';
 import { Metrics, METRICS } from './metrics';
@@ -62,7 +63,16 @@ export function createRuntime(options: {
     names.add(reactor.name);
   }
   const metrics = new Metrics();
-  const runner = options.runProjections ? new ProjectionRunner(stores.events, stores.reads, projections, { logger: runnerLogger, resources: { blobs: stores.blobs }, onApplied: (events) => metrics.observeApplied(events), rebuildWhenChanged: stores.mode === 'embedded', ...projectionBuild(stores.mode) }) : null;
+  const runner = options.runProjections
+    ? new ProjectionRunner(stores.events, stores.reads, projections, {
+        logger: runnerLogger,
+        resources: { blobs: stores.blobs },
+        onApplied: (events) => metrics.observeApplied(events),
+        rebuildWhenChanged: stores.mode === 'embedded',
+        replayHeap: new ReplayHeap(config.replayHeapMb * 1024 * 1024),
+        ...projectionBuild(stores.mode),
+      })
+    : null;
   const reactorRunners: ReactorRunner[] = [];
   // Writes wait for the reactors that do not say otherwise (long-running work is left out).
   const awaitedRunners: ReactorRunner[] = [];

@@ -229,6 +229,24 @@ describe('ProjectionRunner', () => {
     }
   });
 
+  it('given a replay heap guard, when rebuilding 40 events in batches of 16, then it is told after the two full batches only', async () => {
+    await appendMany(20);
+    let told = 0;
+    await runner(events, { batchSize: 16, replayHeap: { afterFullBatch: () => void (told += 1) } }).rebuild();
+    expect(told).toBe(2);
+  });
+
+  it('given a replay heap guard, when catching up on 40 events and then applying a live one, then it is told after the two full batches only', async () => {
+    await appendMany(20);
+    let told = 0;
+    const projector = runner(events, { batchSize: 16, replayHeap: { afterFullBatch: () => void (told += 1) } });
+    await projector.start();
+    await events.appendToStream('space-late', [created('Late')], 'no_stream');
+    await projector.waitFor((await events.headPosition())!, 5000);
+    expect(await total()).toBe(41);
+    expect(told).toBe(2);
+  });
+
   it('given live read models, when rebuilt from position zero, then the rebuilt read models equal the live ones', async () => {
     const projector = runner(events, { batchSize: 16 });
     await projector.start();

@@ -4,6 +4,7 @@ import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { Collection, Doc, Filter, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
 import { NO_PROJECTION_RESOURCES, type Projection, type ProjectionResources } from './projection';
 import { EventLoopTurns, IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
+import type { ReplayHeapGuard } from './replay-heap';
 
 export interface ProjectionRunnerOptions {
   /** Name of the checkpoint; one runner per name. Default 'main'. */
@@ -32,6 +33,8 @@ export interface ProjectionRunnerOptions {
    * log (live events, not a replay or rebuild): the runtime measures projection lag with it.
    */
   onApplied?: (events: readonly RecordedEvent[]) => void;
+  /** Told after each full batch (a rebuild, or catching up from far behind), to keep the replay's heap near a target (`ReplayHeap`). */
+  replayHeap?: ReplayHeapGuard;
   /** Test hook: called inside the batch transaction after the projections' writes, before the checkpoint write. */
   beforeCheckpoint?: (lastEvent: RecordedEvent) => void;
 }
@@ -205,6 +208,7 @@ export class ProjectionRunner {
       const page = await this.events.readAll({ after: this.checkpoint ?? undefined, maxCount: this.batchSize });
       if (page.length === 0) break;
       await this.applyBatch(page);
+      if (page.length === this.batchSize) this.options.replayHeap?.afterFullBatch();
       applied += page.length;
       onProgress?.({ applied, position: this.checkpoint, head, fraction: fraction(this.checkpoint, head) });
     }
@@ -261,6 +265,7 @@ export class ProjectionRunner {
           batch.push(message.event);
           if (batch.length >= this.batchSize) {
             await this.applyBatch(batch.splice(0));
+            this.options.replayHeap?.afterFullBatch();
             await turns.maybe();
           }
         } else if (message.kind === 'caughtUp') {
