@@ -103,6 +103,15 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Even
         expect(new Set(ids).size).toBe(5);
       });
 
+      it('generates time-ordered ids (UUID version 7) that increase in append order, so that stores keyed by event id grow at one end', async () => {
+        const name = stream();
+        await store.appendToStream(name, events(5), 'no_stream');
+        await store.appendToStream(name, events(5), 4);
+        const ids = (await store.readStream(name)).map((e) => e.id);
+        for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect([...ids].sort()).toEqual(ids);
+      });
+
       it('rejects bad input with EventStoreInputError and writes nothing', async () => {
         const name = stream();
         for (const bad of ['', 'nodash', '$system-1', 'a b-c']) {

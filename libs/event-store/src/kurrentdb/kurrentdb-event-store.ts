@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   ANY,
   BACKWARDS,
@@ -35,6 +34,7 @@ import { EventStoreInputError, EventStoreUnavailableError, WrongExpectedRevision
 import { assertBatch, assertExpectedRevision, assertStreamName, batchLimit, pageSize } from '../validation';
 import { hasLogPosition, packPosition, unpackPosition, type KurrentDbPosition } from './kurrentdb-position';
 import { SharedClients, type ClientLease } from './shared-clients';
+import { newEventId } from '../event-ids';
 
 /** gRPC status codes the adapter reads on errors (`@grpc/grpc-js` `status`). */
 export const GRPC_STATUS = {
@@ -579,7 +579,7 @@ function isoDate(created: unknown): string {
 
 /** Ids were checked to be UUIDs by `assertBatch`; KurrentDB stores them in lower case. */
 function eventId(event: NewEvent): string {
-  return event.id?.toLowerCase() ?? randomUUID();
+  return event.id?.toLowerCase() ?? newEventId();
 }
 
 function readDirection(direction: unknown): 'forwards' | 'backwards' {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
@@ -28,6 +27,7 @@ import {
   type SerializedEvent,
 } from '../validation';
 import { ProcessLock } from './process-lock';
+import { newEventId } from '../event-ids';
 
 /** One event as stored in the `log` database, keyed by its global position. */
 interface StoredEvent {
@@ -109,7 +109,7 @@ export class LmdbEventStore implements EventStore {
     assertExpectedRevision(expected);
     const recordedAt = new Date().toISOString();
     // Prepared before the transaction: the callback runs inside the write lock and must stay short.
-    const batch = serializeBatch(events, randomUUID, this.batchLimitBytes).map((event) => toStored(event, stream, recordedAt));
+    const batch = serializeBatch(events, newEventId, this.batchLimitBytes).map((event) => toStored(event, stream, recordedAt));
     const outcome = await this.root.transaction(() => this.appendInTransaction(stream, batch, expected));
     if (!outcome.ok) throw new WrongExpectedRevisionError(stream, expected, outcome.actual ?? 'no_stream');
     await this.root.flushed;
