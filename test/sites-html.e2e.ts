@@ -143,6 +143,37 @@ describe('a published public site', () => {
     expect(after.headers.etag).not.toBe(before);
   });
 
+  it('changes the ETag and the page when the title of a space among its variants changes', async () => {
+    const english = await createSpace('English');
+    await write(english, [insert('Welcome', 'Hello.')]);
+    const german = await createSpace('Deutsch');
+    await write(german, [insert('Willkommen', 'Hallo.')]);
+    const site = await publishedSite([english, german]);
+    const before = await get(`/sites/${site}`);
+    expect(before.text).toContain('Deutsch');
+    ok(await call(people.ada, 'PATCH', `/v1/spaces/${german}`, { title: 'German' }));
+    const after = await get(`/sites/${site}`, { 'if-none-match': String(before.headers.etag) });
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(after.text).toContain('German');
+    expect(after.text).not.toContain('Deutsch');
+  });
+
+  it('changes the ETag when a space the page links to has new content', async () => {
+    const target = await createSpace('Linked');
+    const targetPage = (await write(target, [insert('Target', 'Here.')])).changes[0].page.id;
+    const source = await createSpace('Linking');
+    const link = { object: 'inline', type: 'link', data: { ref: { kind: 'page', space: target, page: targetPage } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'the target', marks: [] }] }] };
+    await write(source, [{ operation: 'insert_page', title: 'Source', document: { document: { object: 'document', nodes: [{ object: 'block', type: 'paragraph', nodes: [link] }] } } }]);
+    const site = await publishedSite([source, target]);
+    const before = await get(`/sites/${site}`);
+    expect(before.text).toContain('the target</a>');
+    await write(target, [insert('Another', 'More.')]);
+    const after = await get(`/sites/${site}`, { 'if-none-match': String(before.headers.etag) });
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+  });
+
   it('searches the site space and lists matching pages as links', async () => {
     const response = await get(`/sites/${siteId}/~search?q=npm`);
     expect(response.status).toBe(200);

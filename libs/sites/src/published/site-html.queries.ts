@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
 import { DomainError } from '../../../platform/src/errors';
 import { SITE_SPACES, type SiteSpaces } from '../sites-ports.port';
@@ -63,6 +64,9 @@ export class SiteHtmlQueries {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Pages' HTML by their ETag, which names every input of the HTML (`answer`). */
+  private readonly rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html, etag) => html.length + etag.length + 64 });
+
   /** The site the reader may read (404 otherwise). */
   site(address: SiteAddress, access: SiteAccess): Promise<{ site: SiteDoc; claims: Record<string, unknown> }> {
     return this.readers.readable(address, access);
@@ -107,15 +111,25 @@ export class SiteHtmlQueries {
     if (!page) throw DomainError.notFound('no such page');
     const viewed = { spaceId: current.content.spaceId, pageId: page.id };
     const document = await this.content.document(current.content.spaceId, current.content.revisionId, page.id);
-    // A page showing OpenAPI operations changes with the specs' versions too, not only with its revision.
-    const pageEtag = withSpecVersions(etag, document);
-    if (matches(request.ifNoneMatch, pageEtag)) return { kind: 'not-modified', etag: pageEtag, cache, viewed };
     const others = await this.others(base, site, current, referencedSpaces(document, current.content.spaceId), claims);
-    const resolve = siteRefResolver(current, others);
-    const body = renderDocument(document, { resolve });
-    const shell = await this.shell(base, site, place, current, page.id);
-    const noIndex = site.visibility !== 'public' || page.noIndex === true || page.noRobotsIndex === true;
-    return { kind: 'html', status: 200, body: renderShell({ ...shell, title: page.title, noIndex, main: pageMain(page.title, page.description, body) }), etag: pageEtag, cache, viewed };
+    const variants = await this.variants(base, site, place);
+    // Everything the page's HTML is made of besides the site's revision and this space's content:
+    // the reader's claims, the specs' versions of the operations it shows, the revisions of the
+    // other spaces it links to, the titles of the spaces among its variants, which site and where.
+    const inputs = [claimsDigest(claims), ...specVersions(document), ...others.map((other) => `${other.content.spaceId}:${other.content.revisionId}`), ...variants.map((variant) => variant.title), site._id, base, place.section?.id ?? '', place.siteSpace.id, page.id];
+    const pageEtag = `"${site.streamRevision}.${current.content.revisionId}.${digest(inputs)}"`;
+    if (matches(request.ifNoneMatch, pageEtag)) return { kind: 'not-modified', etag: pageEtag, cache, viewed };
+    // The ETag names every input, so the HTML rendered for it is reused while it stands: rendering the
+    // page and its navigation was most of this route's time.
+    let body = this.rendered.get(pageEtag);
+    if (body === undefined) {
+      const main = renderDocument(document, { resolve: siteRefResolver(current, others) });
+      const shell = this.shell(base, site, place, current, page.id, variants);
+      const noIndex = site.visibility !== 'public' || page.noIndex === true || page.noRobotsIndex === true;
+      body = renderShell({ ...shell, title: page.title, noIndex, main: pageMain(page.title, page.description, main) });
+      this.rendered.set(pageEtag, body);
+    }
+    return { kind: 'html', status: 200, body, etag: pageEtag, cache, viewed };
   }
 
   stylesheetSegment(segments: readonly string[]): boolean {
@@ -144,16 +158,20 @@ export class SiteHtmlQueries {
     return loaded.filter((entry): entry is LoadedSiteSpace => entry !== null);
   }
 
-  private async shell(base: string, site: SiteDoc, place: SitePlace, current: LoadedSiteSpace, currentPageId: string | null): Promise<Omit<SiteShell, 'title' | 'noIndex' | 'main'>> {
+  /** The site spaces of the place's section, each with its space's title: the variants the page offers. */
+  private variants(base: string, site: SiteDoc, place: SitePlace): Promise<SiteShell['variants']> {
+    const inScope = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === place.siteSpace.sectionId);
+    return Promise.all(
+      inScope.map(async (siteSpace) => ({ title: (await this.spaces.spaceById(siteSpace.spaceId))?.title || siteSpace.path, href: siteSpaceUrl(base, site, siteSpace), current: siteSpace.id === place.siteSpace.id })),
+    );
+  }
+
+  private shell(base: string, site: SiteDoc, place: SitePlace, current: LoadedSiteSpace, currentPageId: string | null, variants: SiteShell['variants']): Omit<SiteShell, 'title' | 'noIndex' | 'main'> {
     const groups = new Map((site.groups ?? []).map((group) => [group.id, group.title]));
     const sections = site.sections.map((section) => {
       const group = section.sectionGroup ? groups.get(section.sectionGroup) : undefined;
       return { title: section.title, href: sectionUrl(base, site, section), current: section.id === place.section?.id, ...(group !== undefined ? { group } : {}) };
     });
-    const inScope = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === place.siteSpace.sectionId);
-    const variants = await Promise.all(
-      inScope.map(async (siteSpace) => ({ title: (await this.spaces.spaceById(siteSpace.spaceId))?.title || siteSpace.path, href: siteSpaceUrl(base, site, siteSpace), current: siteSpace.id === place.siteSpace.id })),
-    );
     const resolve = siteRefResolver(current, []);
     return {
       siteTitle: site.title,
@@ -176,7 +194,7 @@ export class SiteHtmlQueries {
       .filter((hit) => readable.has(hit.id))
       .slice(0, MAX_RESULTS)
       .map((hit) => ({ title: hit.title, href: pageUrl(current.url, readable.get(hit.id)!), snippet: hit.sections[0]?.body ?? hit.description ?? '' }));
-    const shell = await this.shell(base, site, place, current, null);
+    const shell = this.shell(base, site, place, current, null, await this.variants(base, site, place));
     return renderShell({ ...shell, query, title: query === '' ? 'Search' : `Search: ${query}`, noIndex: true, main: searchMain(query, results) });
   }
 
@@ -228,8 +246,8 @@ function matches(header: string | undefined, etag: string): boolean {
     .some((part) => part === '*' || part === etag);
 }
 
-/** `etag` with the spec versions the document's resolved operations come from, when it has any. */
-export function withSpecVersions(etag: string, document: unknown): string {
+/** The spec versions the document's resolved operations come from, sorted: a page showing operations changes with them. */
+function specVersions(document: unknown): string[] {
   const versions = new Set<string>();
   const visit = (node: unknown, depth: number) => {
     if (depth > 64 || typeof node !== 'object' || node === null) return;
@@ -238,6 +256,10 @@ export function withSpecVersions(etag: string, document: unknown): string {
     if (Array.isArray(nodes)) for (const child of nodes) visit(child, depth + 1);
   };
   visit(document, 0);
-  if (versions.size === 0) return etag;
-  return `${etag.slice(0, -1)}.${createHash('sha256').update([...versions].sort().join(',')).digest('base64url').slice(0, 16)}"`;
+  return [...versions].sort();
+}
+
+/** A short digest of a list of strings (as JSON, so that no two lists give the same text). */
+function digest(inputs: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify(inputs)).digest('base64url').slice(0, 22);
 }
