@@ -116,7 +116,13 @@ export class SiteHtmlQueries {
     // Everything the page's HTML is made of besides the site's revision and this space's content:
     // the reader's claims, the specs' versions of the operations it shows, the revisions of the
     // other spaces it links to, the titles of the spaces among its variants, which site and where.
-    const inputs = [claimsDigest(claims), ...specVersions(document), ...others.map((other) => `${other.content.spaceId}:${other.content.revisionId}`), ...variants.map((variant) => variant.title), site._id, base, place.section?.id ?? '', place.siteSpace.id, page.id];
+    const inputs = [
+      claimsDigest(claims),
+      specVersions(document),
+      others.map((other) => [other.content.spaceId, other.content.revisionId]),
+      variants.map((variant) => variant.title),
+      [site._id, base, place.section?.id ?? '', place.siteSpace.id, page.id],
+    ];
     const pageEtag = `"${site.streamRevision}.${current.content.revisionId}.${digest(inputs)}"`;
     if (matches(request.ifNoneMatch, pageEtag)) return { kind: 'not-modified', etag: pageEtag, cache, viewed };
     // The ETag names every input, so the HTML rendered for it is reused while it stands: rendering the
@@ -262,7 +268,7 @@ function specVersions(document: unknown): string[] {
   return [...versions].sort();
 }
 
-/** A short digest of a list of strings (as JSON, so that no two lists give the same text). */
-function digest(inputs: readonly string[]): string {
+/** A short digest of nested lists of strings (as JSON, so that no two different lists give the same text). */
+function digest(inputs: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(inputs)).digest('base64url').slice(0, 22);
 }
