@@ -37,6 +37,28 @@ describe('TreeEditor', () => {
       expect(rewritten.sort()).toEqual(['p2', 'p2-3', 'p2-3-4']);
     });
 
+    it('stores every blob of a commit at once, not one level of the tree after another', async () => {
+      const tree = await generatedTree(fixture.store, [5, 5, 5]);
+      fixture.blobs.mostInFlight = 0;
+      const { commit } = await edit(fixture.store, tree, (editor) => {
+        editor.updatePage('p2-3-4', { attributes: { title: 'Edited' }, document: doc('edited body'), now: LATER });
+      });
+      expect(fixture.blobs.mostInFlight).toBe(commit.blobsWritten);
+    });
+
+    it('given a commit whose blobs could not all be stored, when committed again, then the new revision is complete', async () => {
+      const tree = await generatedTree(fixture.store, [3, 3]);
+      const editor = editorOn(tree);
+      editor.updatePage('p1-2', { attributes: { title: 'Edited' }, document: doc('edited body'), now: LATER });
+      fixture.blobs.failAfter = 2;
+      await expect(editor.commit()).rejects.toThrow(/ENOSPC/);
+      fixture.blobs.failAfter = undefined;
+      const { rootHash } = await editor.commit();
+      const reread = await RevisionTree.load(fixture.coldStore(), rootHash);
+      expect(reread.page('p1-2')!.title).toBe('Edited');
+      expect(await fixture.coldStore().readDocument(reread.page('p1-2')!.document!)).toEqual(doc('edited body'));
+    });
+
     it('writes nothing for a batch that changes nothing', async () => {
       const tree = await generatedTree(fixture.store, [2, 2]);
       const { commit } = await edit(fixture.store, tree, () => undefined);

@@ -89,8 +89,8 @@ interface Entry {
 /**
  * Copy-on-write edits of a revision tree (docs/content.md, "Storage"). The base tree is never
  * changed: a page is copied into the batch's overlay when an operation touches it or something
- * under it, and `commit` writes the overlay's changed nodes bottom-up, with their new bodies, the
- * file list if it changed and the root. Everything else is shared by hash with the base.
+ * under it, and `commit` stores the overlay's changed nodes, with their new bodies, the file list if
+ * it changed and the root. Everything else is shared by hash with the base.
  *
  * Every operation validates before it changes anything, so a refused operation (a `DomainError`)
  * leaves the batch as it was.
@@ -348,9 +348,9 @@ export class TreeEditor {
   }
 
   /**
-   * Writes the changed nodes bottom-up (siblings in parallel, a node only after its children and
-   * body, so a stored node never names a missing blob), the file list if it changed, and the root.
-   * The editor is closed from then on; calling it again answers the same result.
+   * Stores the changed nodes, their new bodies, the file list if it changed and the root, all at
+   * once (docs/content.md, Storage). The editor is closed from then on; calling it again answers
+   * the same result.
    */
   commit(): Promise<CommitResult> {
     this.committing ??= this.write().catch((error: unknown) => {
@@ -366,52 +366,56 @@ export class TreeEditor {
   private async write(): Promise<CommitResult> {
     const result: CommitResult = { rootHash: this.base.rootHash, bytesWritten: 0, nodesWritten: 0, blobsWritten: 0 };
     if (!this.pagesChanged && !this.filesChanged && this.variables === undefined) return result;
-    const put = async (encoded: EncodedBlob): Promise<void> => {
-      const { size } = await this.store.writeEncoded(encoded);
-      result.bytesWritten += size;
-      result.blobsWritten++;
-    };
-    const writeEntry = async (entry: Entry): Promise<void> => {
-      if (entry.hash !== undefined) return;
-      const pending: Array<Promise<void>> = [];
+    // Every changed node is encoded first, bottom-up (a node's hash names its children's), and then
+    // all the blobs are stored at once: a node stored before its children is never read, since only
+    // the root's hash, in the event appended after this, makes any of them reachable. Stored one
+    // level after another, a page's write waited for a chain of file operations per level.
+    const blobs: EncodedBlob[] = [];
+    const hashes = new Map<string, string>();
+    const hashOf = (id: string): string => hashes.get(id) ?? this.hashOf(id);
+    const encodeEntry = (id: string, entry: Entry): void => {
       for (const childId of entry.childIds) {
         const child = this.overlay.get(childId);
-        if (child && child.hash === undefined) pending.push(writeEntry(child));
+        if (child && child.hash === undefined) encodeEntry(childId, child);
       }
-      if (entry.body) pending.push(put(entry.body));
-      await Promise.all(pending);
-      const node: PageNode = { ...entry.node, children: entry.childIds.map((childId) => this.hashOf(childId)) };
-      const encoded = this.store.encode(node);
-      await put(encoded);
-      result.nodesWritten++;
-      entry.hash = encoded.hash;
-      entry.body = undefined;
+      if (entry.body) blobs.push(entry.body);
+      const encoded = this.store.encode({ ...entry.node, children: entry.childIds.map(hashOf) });
+      blobs.push(encoded);
+      hashes.set(id, encoded.hash);
     };
 
     const topLevel = this.topLevel ?? this.base.childIds(null);
-    let filesHash = this.base.filesHash;
-    const writes: Array<Promise<void>> = [];
     for (const id of topLevel) {
       const entry = this.overlay.get(id);
-      if (entry && entry.hash === undefined) writes.push(writeEntry(entry));
+      if (entry && entry.hash === undefined) encodeEntry(id, entry);
     }
+    let filesHash = this.base.filesHash;
     if (this.filesChanged) {
       const list: FileList = { object: 'file-list', files: [...this.fileMap().values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
       const encoded = this.store.encode(list);
       filesHash = encoded.hash;
-      writes.push(put(encoded));
+      blobs.push(encoded);
     }
-    await Promise.all(writes);
-
     const root: TreeRoot = {
       object: 'content-tree',
-      pages: topLevel.map((id) => this.hashOf(id)),
+      pages: topLevel.map(hashOf),
       files: filesHash,
       variables: this.variables ?? { ...this.base.variables },
     };
-    const encoded = this.store.encode(root);
-    await put(encoded);
-    result.rootHash = encoded.hash;
+    const encodedRoot = this.store.encode(root);
+    blobs.push(encodedRoot);
+
+    const sizes = await Promise.all(blobs.map(async (encoded) => (await this.store.writeEncoded(encoded)).size));
+    // Only once every blob is stored do the entries take their hashes: a failed commit can be retried.
+    for (const [id, hash] of hashes) {
+      const entry = this.overlay.get(id)!;
+      entry.hash = hash;
+      entry.body = undefined;
+    }
+    result.rootHash = encodedRoot.hash;
+    result.bytesWritten = sizes.reduce((total, size) => total + size, 0);
+    result.blobsWritten = blobs.length;
+    result.nodesWritten = hashes.size;
     return result;
   }
 

@@ -315,13 +315,12 @@ class TreeMerge {
 
   /**
    * Hashes the changed pages bottom-up (a node whose fields and children are a side's takes that
-   * side's hash, unwritten), then writes what is new: each node once its new children and body are
-   * stored (so a stored node never names a missing blob), then the root.
+   * side's hash, unwritten), then stores every new blob at once, as `TreeEditor.commit` does (docs/content.md, Storage).
    */
   private async write(files: { hash: string; encoded?: EncodedBlob }, variables: Record<string, string>): Promise<string> {
     const hashes = new Map<string, string>();
     const hashOf = (id: string) => hashes.get(id) ?? this.ancestor.nodeHash(id)!;
-    const fresh = new Map<string, { node: EncodedBlob; body?: EncodedBlob; children: string[] }>();
+    const fresh = new Map<string, { node: EncodedBlob; body?: EncodedBlob }>();
 
     const stack: Array<{ id: string; ready: boolean }> = this.changedUnder(null).map((id) => ({ id, ready: false }));
     while (stack.length > 0) {
@@ -340,27 +339,15 @@ class TreeMerge {
       }
       const node = this.store.encode({ ...plan.fields, children: childHashes } as PageNode);
       hashes.set(entry.id, node.hash);
-      fresh.set(entry.id, { node, ...(plan.body ? { body: plan.body } : {}), children: this.changedUnder(entry.id).filter((id) => fresh.has(id)) });
+      fresh.set(entry.id, { node, ...(plan.body ? { body: plan.body } : {}) });
     }
 
     const root = this.store.encode({ object: 'content-tree', pages: this.children.get(null)!.map(hashOf), files: files.hash, variables } satisfies TreeRoot);
     // The merge is one side exactly: every blob it names is stored already.
     if (root.hash === this.ours.rootHash || root.hash === this.theirs.rootHash) return root.hash;
 
-    const writing = new Map<string, Promise<unknown>>();
-    const writeNode = (id: string): Promise<unknown> => {
-      let pending = writing.get(id);
-      if (!pending) {
-        const { node, body, children } = fresh.get(id)!;
-        const first = [...children.map(writeNode), ...(body ? [this.store.writeEncoded(body)] : [])];
-        pending = Promise.all(first).then(() => this.store.writeEncoded(node));
-        writing.set(id, pending);
-      }
-      return pending;
-    };
-    const tops = this.changedUnder(null).filter((id) => fresh.has(id));
-    await Promise.all([...tops.map(writeNode), ...(files.encoded ? [this.store.writeEncoded(files.encoded)] : [])]);
-    await this.store.writeEncoded(root);
+    const blobs = [...fresh.values()].flatMap(({ node, body }) => (body ? [body, node] : [node]));
+    await Promise.all([...blobs, ...(files.encoded ? [files.encoded] : []), root].map((blob) => this.store.writeEncoded(blob)));
     return root.hash;
   }
 

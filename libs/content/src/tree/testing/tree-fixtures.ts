@@ -16,11 +16,23 @@ export const LATER = '2026-01-02T00:00:00.000Z';
 /** A filesystem blob store that also records what was put, to check what a commit wrote. */
 export class RecordingBlobStore implements BlobStore {
   readonly puts: BlobInfo[] = [];
+  /** Puts started and not finished, and the most there ever were at once. */
+  inFlight = 0;
+  mostInFlight = 0;
+  /** Puts still to succeed before every later one fails (a full disk); undefined: none fails. */
+  failAfter: number | undefined;
   constructor(private readonly inner: FsBlobStore) {}
   async put(content: Buffer | Uint8Array | Readable): Promise<BlobInfo> {
-    const info = await this.inner.put(content);
-    this.puts.push(info);
-    return info;
+    this.inFlight += 1;
+    this.mostInFlight = Math.max(this.mostInFlight, this.inFlight);
+    try {
+      if (this.failAfter !== undefined && this.failAfter-- <= 0) throw new Error('ENOSPC: no space left on device');
+      const info = await this.inner.put(content);
+      this.puts.push(info);
+      return info;
+    } finally {
+      this.inFlight -= 1;
+    }
   }
   get(hash: string): Promise<Readable> {
     return this.inner.get(hash);
