@@ -144,6 +144,35 @@ describe('large collections of the memory read store on an LMDB file', () => {
     });
   });
 
+  describe('counts', () => {
+    it('count a range once in the file and then keep the count, moved by every later commit', async () => {
+      const store = await largeStore();
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 100; i++) await tx.collection('c').put({ _id: `d${i}`, org: i % 2 === 0 ? 'a' : 'b', n: i });
+      });
+      await store.whenWritten();
+      const file = (store as unknown as { file: ReadModelFile }).file;
+      const widths = jest.spyOn(file.large, 'count');
+      const totals = jest.spyOn(file.large, 'countAll');
+      expect((await store.collection('c').find({ org: 'a' }, { sort: { n: -1 }, limit: 5 })).count).toBe(50);
+      expect(await store.collection('c').count()).toBe(100);
+      await store.transaction(async (tx) => {
+        await tx.collection('c').put({ _id: 'new', org: 'a', n: 1000 });
+        await tx.collection('c').put({ _id: 'd1', org: 'a', n: 1 });
+        await tx.collection('c').delete('d0');
+      });
+      for (const written of [false, true]) {
+        if (written) await store.whenWritten();
+        expect((await store.collection('c').find({ org: 'a' }, { sort: { n: -1 }, limit: 5 })).count).toBe(51);
+        expect(await store.collection('c').count({ org: 'b' })).toBe(49);
+        expect(await store.collection('c').count()).toBe(100);
+      }
+      expect(widths.mock.calls.length).toBe(2);
+      expect(totals.mock.calls.length).toBe(1);
+      await store.close();
+    });
+  });
+
   describe('on disk', () => {
     it('given documents of a large collection, when the store is opened again, then they are read from the file and not loaded into memory', async () => {
       const file = directory();

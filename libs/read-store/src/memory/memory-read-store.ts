@@ -695,28 +695,45 @@ function afterCursorTest(sort: SortSpec, values: readonly unknown[]): (doc: Doc)
   };
 }
 
-/** `countOnIndex` for a large collection: the range's width in the file, else a kept count or a walk over the range. */
+/**
+ * `countOnIndex` for a large collection: a kept count, else the range's width in the file (the
+ * width is a walk over the range's keys in LMDB, so it is kept too) or a walk over the range.
+ */
 function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, filter: Filter | undefined, query: Query | null): number {
-  const large = state.large!;
-  const prefix = valuesParts(plan.prefix)!;
-  if (plan.exact) return large.count(state.name, plan.index.tag, prefix) + (state.pending.size > 0 ? state.pendingDelta(compileFilter(filter)) : 0);
   const key = MaintainedCounts.keyOf(filter);
   const kept = key === null ? undefined : state.counts.get(key);
   if (kept !== undefined) return kept;
+  const large = state.large!;
+  const prefix = valuesParts(plan.prefix)!;
+  // Kept counts test every later write against the whole filter, the width's too.
+  const whole = query ?? compileFilter(filter);
   let count = 0;
-  for (const stored of large.walk(state.name, plan.index.tag, prefix, undefined, false)) {
-    if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
-    const doc = large.stored(state.name, stored);
-    if (doc && (query === null || test(query, doc))) count++;
+  if (plan.exact) {
+    count = large.count(state.name, plan.index.tag, prefix) + (state.pending.size > 0 ? state.pendingDelta(whole) : 0);
+  } else {
+    for (const stored of large.walk(state.name, plan.index.tag, prefix, undefined, false)) {
+      if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
+      const doc = large.stored(state.name, stored);
+      if (doc && (query === null || test(query, doc))) count++;
+    }
+    for (const doc of state.pendingDocs()) if (test(whole, doc)) count++;
   }
-  for (const doc of state.pendingDocs()) if (test(query ?? compileFilter(filter), doc)) count++;
-  if (key !== null) state.counts.set(key, filter, query, count);
+  if (key !== null) state.counts.set(key, filter, whole, count);
   return count;
 }
 
+/** The kept-count key of the empty filter. */
+const EVERYTHING = MaintainedCounts.keyOf(undefined)!;
+
 /** A count on committed state: a range's width, a kept count, or one scan whose result is then kept. */
 function countCommitted(state: CollectionState, filter: Filter | undefined): number {
-  if (state.large && (filter === undefined || filter === null || Object.keys(filter).length === 0)) return state.large.countAll(state.name) + state.pendingDelta(null);
+  if (state.large && (filter === undefined || filter === null || Object.keys(filter).length === 0)) {
+    const kept = state.counts.get(EVERYTHING);
+    if (kept !== undefined) return kept;
+    const count = state.large.countAll(state.name) + state.pendingDelta(null);
+    state.counts.set(EVERYTHING, undefined, null, count);
+    return count;
+  }
   const largePlan = state.large ? state.largePlan(filter, null) : null;
   if (largePlan) return countOnLarge(state, largePlan, filter, largePlan.exact ? null : compileFilter(filter));
   const plan = state.indexPlan(filter, null);
