@@ -21,7 +21,8 @@
  * - A collection declared large (`declareLarge`; the audit log) is not held in memory when the
  *   store has a file: its documents and index entries stay on disk (`large-collections.ts`) and a
  *   read fetches the documents it visits. Its pages walk the index entries the same way, and its
- *   counts are a range's width or kept counts. A commit's writes to it go to the file in the
+ *   counts are kept counts, first taken from the file (a range's width, which LMDB walks to
+ *   measure, or a walk over the range). A commit's writes to it go to the file in the
  *   commit's own LMDB transaction; until that is written, reads take them from `pending`.
  * - A transaction writes into its own overlay (copy-on-write per document, tombstones for
  *   deletions, unique-index additions and removals), sees its own writes, and on success applies
