@@ -639,20 +639,31 @@ function pageFromWalk<T extends Doc>(
   return page;
 }
 
+/**
+ * The count kept for `filter`, else the one `measure` takes, kept from then on when the filter is
+ * small enough to keep: every commit moves it, testing each write with the query `measure` gives.
+ */
+function keptCount(state: CollectionState, filter: Filter | undefined, measure: () => { count: number; query: Query | null }): number {
+  const key = MaintainedCounts.keyOf(filter);
+  const kept = key === null ? undefined : state.counts.get(key);
+  if (kept !== undefined) return kept;
+  const { count, query } = measure();
+  if (key !== null) state.counts.set(key, filter, query, count);
+  return count;
+}
+
 /** The number of documents matching `filter` within a plan's range: its width when the range is the filter, else a kept count. */
 function countOnIndex(state: CollectionState, plan: IndexPlan, filter: Filter | undefined, query: Query | null): number {
   const { index, prefix } = plan;
   if (plan.exact) return index.rank(index.seek(prefix, undefined, true)) - index.rank(index.seek(prefix, undefined, false));
-  const key = MaintainedCounts.keyOf(filter);
-  const kept = key === null ? undefined : state.counts.get(key);
-  if (kept !== undefined) return kept;
-  let count = 0;
-  for (const entry of index.forward(index.seek(prefix, undefined, false))) {
-    if (prefix.length > 0 && index.compare(entry, prefix) !== 0) break;
-    if (query === null || test(query, entry.doc)) count++;
-  }
-  if (key !== null) state.counts.set(key, filter, query, count);
-  return count;
+  return keptCount(state, filter, () => {
+    let count = 0;
+    for (const entry of index.forward(index.seek(prefix, undefined, false))) {
+      if (prefix.length > 0 && index.compare(entry, prefix) !== 0) break;
+      if (query === null || test(query, entry.doc)) count++;
+    }
+    return { count, query };
+  });
 }
 
 /**
@@ -701,51 +712,38 @@ function afterCursorTest(sort: SortSpec, values: readonly unknown[]): (doc: Doc)
  * width is a walk over the range's keys in LMDB, so it is kept too) or a walk over the range.
  */
 function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, filter: Filter | undefined, query: Query | null): number {
-  const key = MaintainedCounts.keyOf(filter);
-  const kept = key === null ? undefined : state.counts.get(key);
-  if (kept !== undefined) return kept;
-  const large = state.large!;
-  const prefix = valuesParts(plan.prefix)!;
-  // Kept counts test every later write against the whole filter, the width's too.
-  const whole = query ?? compileFilter(filter);
-  let count = 0;
-  if (plan.exact) {
-    count = large.count(state.name, plan.index.tag, prefix) + (state.pending.size > 0 ? state.pendingDelta(whole) : 0);
-  } else {
+  return keptCount(state, filter, () => {
+    const large = state.large!;
+    const prefix = valuesParts(plan.prefix)!;
+    // Kept counts test every later write against the whole filter, the width's too.
+    const whole = query ?? compileFilter(filter);
+    if (plan.exact) return { count: large.count(state.name, plan.index.tag, prefix) + (state.pending.size > 0 ? state.pendingDelta(whole) : 0), query: whole };
+    let count = 0;
     for (const stored of large.walk(state.name, plan.index.tag, prefix, undefined, false)) {
       if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
       const doc = large.stored(state.name, stored);
       if (doc && (query === null || test(query, doc))) count++;
     }
     for (const doc of state.pendingDocs()) if (test(whole, doc)) count++;
-  }
-  if (key !== null) state.counts.set(key, filter, whole, count);
-  return count;
+    return { count, query: whole };
+  });
 }
-
-/** The kept-count key of the empty filter. */
-const EVERYTHING = MaintainedCounts.keyOf(undefined)!;
 
 /** A count on committed state: a range's width, a kept count, or one scan whose result is then kept. */
 function countCommitted(state: CollectionState, filter: Filter | undefined): number {
-  if (state.large && (filter === undefined || filter === null || Object.keys(filter).length === 0)) {
-    const kept = state.counts.get(EVERYTHING);
-    if (kept !== undefined) return kept;
-    const count = state.large.countAll(state.name) + state.pendingDelta(null);
-    state.counts.set(EVERYTHING, undefined, null, count);
-    return count;
+  const large = state.large;
+  if (large && (filter === undefined || filter === null || Object.keys(filter).length === 0)) {
+    return keptCount(state, filter, () => ({ count: large.countAll(state.name) + state.pendingDelta(null), query: null }));
   }
-  const largePlan = state.large ? state.largePlan(filter, null) : null;
+  const largePlan = large ? state.largePlan(filter, null) : null;
   if (largePlan) return countOnLarge(state, largePlan, filter, largePlan.exact ? null : compileFilter(filter));
   const plan = state.indexPlan(filter, null);
   if (plan) return countOnIndex(state, plan, filter, plan.exact ? null : compileFilter(filter));
-  const key = MaintainedCounts.keyOf(filter);
-  const kept = key === null ? undefined : state.counts.get(key);
-  if (kept !== undefined) return kept;
-  let count = 0;
-  eachMatch(committedSource(state), filter, () => void count++);
-  if (key !== null) state.counts.set(key, filter, compileFilter(filter), count);
-  return count;
+  return keptCount(state, filter, () => {
+    let count = 0;
+    eachMatch(committedSource(state), filter, () => void count++);
+    return { count, query: compileFilter(filter) };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
