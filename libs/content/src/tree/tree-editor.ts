@@ -364,12 +364,10 @@ export class TreeEditor {
   // ---------------------------------------------------------------------------------------------
 
   private async write(): Promise<CommitResult> {
-    const result: CommitResult = { rootHash: this.base.rootHash, bytesWritten: 0, nodesWritten: 0, blobsWritten: 0 };
-    if (!this.pagesChanged && !this.filesChanged && this.variables === undefined) return result;
+    if (!this.pagesChanged && !this.filesChanged && this.variables === undefined) return { rootHash: this.base.rootHash, bytesWritten: 0, nodesWritten: 0, blobsWritten: 0 };
     // Every changed node is encoded first, bottom-up (a node's hash names its children's), and then
-    // all the blobs are stored at once: a node stored before its children is never read, since only
-    // the root's hash, in the event appended after this, makes any of them reachable. Stored one
-    // level after another, a page's write waited for a chain of file operations per level.
+    // all the blobs are stored at once (`writeAll`): stored one level after another, a page's write
+    // waited for a chain of file operations per level.
     const blobs: EncodedBlob[] = [];
     const hashes = new Map<string, string>();
     const hashOf = (id: string): string => hashes.get(id) ?? this.hashOf(id);
@@ -405,18 +403,14 @@ export class TreeEditor {
     const encodedRoot = this.store.encode(root);
     blobs.push(encodedRoot);
 
-    const sizes = await Promise.all(blobs.map(async (encoded) => (await this.store.writeEncoded(encoded)).size));
+    const bytesWritten = await this.store.writeAll(blobs);
     // Only once every blob is stored do the entries take their hashes: a failed commit can be retried.
     for (const [id, hash] of hashes) {
       const entry = this.overlay.get(id)!;
       entry.hash = hash;
       entry.body = undefined;
     }
-    result.rootHash = encodedRoot.hash;
-    result.bytesWritten = sizes.reduce((total, size) => total + size, 0);
-    result.blobsWritten = blobs.length;
-    result.nodesWritten = hashes.size;
-    return result;
+    return { rootHash: encodedRoot.hash, bytesWritten, blobsWritten: blobs.length, nodesWritten: hashes.size };
   }
 
   private restoreAttributes(id: string, previous: PageNode, now: string): PageSummary {

@@ -315,7 +315,7 @@ class TreeMerge {
 
   /**
    * Hashes the changed pages bottom-up (a node whose fields and children are a side's takes that
-   * side's hash, unwritten), then stores every new blob at once, as `TreeEditor.commit` does (docs/content.md, Storage).
+   * side's hash, unwritten), then stores every new blob at once (`TreeStore.writeAll`).
    */
   private async write(files: { hash: string; encoded?: EncodedBlob }, variables: Record<string, string>): Promise<string> {
     const hashes = new Map<string, string>();
@@ -347,7 +347,7 @@ class TreeMerge {
     if (root.hash === this.ours.rootHash || root.hash === this.theirs.rootHash) return root.hash;
 
     const blobs = [...fresh.values()].flatMap(({ node, body }) => (body ? [body, node] : [node]));
-    await Promise.all([...blobs, ...(files.encoded ? [files.encoded] : []), root].map((blob) => this.store.writeEncoded(blob)));
+    await this.store.writeAll([...blobs, ...(files.encoded ? [files.encoded] : []), root]);
     return root.hash;
   }
 

@@ -126,6 +126,16 @@ export class TreeStore {
     return { hash: encoded.hash, size: encoded.bytes.length };
   }
 
+  /**
+   * Stores a new tree's blobs all at once, in no order (docs/content.md, Storage): a tree is
+   * reachable only through the root hash of an event appended after this resolves. Resolves to the
+   * number of bytes handed to the blob store.
+   */
+  async writeAll(blobs: readonly EncodedBlob[]): Promise<number> {
+    const written = await Promise.all(blobs.map((blob) => this.writeEncoded(blob)));
+    return written.reduce((total, { size }) => total + size, 0);
+  }
+
   /** Stores the empty tree (root and file list) and returns its hash, `TreeStore.EMPTY`. */
   async writeEmpty(): Promise<string> {
     return this.write(EMPTY_ROOT);
