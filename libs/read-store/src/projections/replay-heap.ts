@@ -12,7 +12,7 @@ const HEADROOM = 1.5;
 /**
  * Keeps the heap of a replay near a target. While a long log is replayed, V8 lets the old
  * generation grow to several times what survived its last collection before it collects again: a
- * million-event replay held 1.3 GB of anonymous memory for read models of about 500 MB. After a
+ * million-event replay held 1.7 GB of anonymous memory for read models of about 500 MB. After a
  * full batch, when the heap holds more than the limit, this collects at once (a full collection,
  * between two transactions); the limit is then the target, or 1.5 times what survived if that is
  * more, so a live set above the target is not collected again after every batch and the replay
