@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { imageSize } from 'image-size';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
@@ -14,6 +13,7 @@ import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
 import { carryKeys, markdownToDocument, parseDocument } from './document';
 import type { ContentRef, DocumentNode } from './document/document.model';
+import { imageSizes } from './document/packages';
 import { contentTypeOf } from './import/content-types';
 import { runImport, type ImportPlan, type PlannedPage } from './import';
 import { safeFetch } from './import/safe-fetch';
@@ -438,7 +438,7 @@ export class ContentCommands {
 function dimensionsOf(contentType: string, bytes: Buffer): { dimensions?: { width: number; height: number } } {
   if (!contentType.startsWith('image/')) return {};
   try {
-    const { width, height } = imageSize(bytes);
+    const { width, height } = imageSizes().imageSize(bytes);
     return width !== undefined && height !== undefined ? { dimensions: { width, height } } : {};
   } catch {
     return {};

@@ -1,6 +1,9 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
-import { parse as parseYaml } from 'yaml';
+import { lazyPackage } from '../../platform/src/lazy-package';
 import { fetchDocument, ProcessingFailure, type FetchLimits } from './openapi.fetch';
+
+// Needed only to process a spec (a write), not to start or to serve reads.
+const swaggerParser = lazyPackage(() => require('@apidevtools/swagger-parser') as typeof import('@apidevtools/swagger-parser'));
+const yaml = lazyPackage(() => require('yaml') as typeof import('yaml'));
 
 /** Limits of parsing: `$ref`s to other documents are fetched with the fetch limits, at most `maxExternalDocuments` of them. */
 export interface ParseLimits extends FetchLimits {
@@ -30,7 +33,7 @@ export function parseText(text: string, where: string): unknown {
     }
   }
   try {
-    return parseYaml(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: false, uniqueKeys: false });
+    return yaml().parse(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: false, uniqueKeys: false });
   } catch (error) {
     throw invalid(`${where} is neither valid JSON nor valid YAML: ${messageOf(error)}`);
   }
@@ -91,7 +94,7 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
   };
   let bundled: Record<string, unknown>;
   try {
-    bundled = (await new SwaggerParser().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as unknown as Record<string, unknown>;
+    bundled = (await new (swaggerParser())().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as unknown as Record<string, unknown>;
   } catch (error) {
     if (failure) throw failure;
     if (error instanceof ProcessingFailure) throw error;
@@ -100,7 +103,7 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
   const document = JSON.parse(JSON.stringify(bundled)) as Record<string, unknown>;
   if (Buffer.byteLength(JSON.stringify(document)) > limits.maxBytes * 4) throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `${where} is larger than allowed once its references are resolved`);
   try {
-    await new SwaggerParser().validate(structuredClone(document) as never, { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never);
+    await new (swaggerParser())().validate(structuredClone(document) as never, { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never);
   } catch (error) {
     throw invalid(`${where} is not a valid ${kind === 'openapi' ? 'OpenAPI' : 'Swagger'} document: ${messageOf(error)}`);
   }

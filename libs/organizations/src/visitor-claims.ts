@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { SignJWT } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
+import { lazyPackage } from '../../platform/src/lazy-package';
+
+const jose = lazyPackage(() => require('jose') as typeof import('jose'));
 
 /** The secret that signs visitor claims, derived from the admin token (every API replica shares it). */
 export const VISITOR_CLAIMS_KEY = Symbol('VISITOR_CLAIMS_KEY');
@@ -25,7 +27,7 @@ export class VisitorClaimsSigner {
 
   sign(userId: string, organizationId: string, email: string): Promise<string> {
     const now = Math.floor(this.clock.now().getTime() / 1000);
-    return new SignJWT({ org: organizationId, email })
+    return new (jose().SignJWT)({ org: organizationId, email })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.config.publicUrl)

@@ -1,7 +1,7 @@
-import Ajv from 'ajv';
 import { DomainError } from '../../platform/src/errors';
+import { lazyPackage } from '../../platform/src/lazy-package';
 
-const ajv = new Ajv({ strict: false });
+const schemaChecker = lazyPackage(() => new (require('ajv') as typeof import('ajv')).default({ strict: false }));
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 type Property = { type?: unknown; description?: unknown; properties?: Record<string, Property>; additionalProperties?: unknown };
@@ -12,6 +12,7 @@ type Property = { type?: unknown; description?: unknown; properties?: Record<str
  * properties likewise, and `additionalProperties: false` at both levels. 400 names the member at fault.
  */
 export function validateAdaptiveSchema(jsonSchema: Record<string, unknown>): void {
+  const ajv = schemaChecker();
   if (!ajv.validateSchema(jsonSchema)) throw DomainError.invalid(`jsonSchema is not a JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'jsonSchema' })}`);
   if (jsonSchema.type !== 'object') throw DomainError.invalid("jsonSchema.type must be 'object'");
   if (jsonSchema.additionalProperties !== false) throw DomainError.invalid('jsonSchema.additionalProperties must be false');

@@ -1,13 +1,16 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import type { createLocalJWKSet, JSONWebKeySet, JWTPayload } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
+import { lazyPackage } from '../../platform/src/lazy-package';
 import { guardedRequest } from '../../platform/src/outbound/guarded-request';
 import { derivedSecret, secretsKeyFrom } from '../../platform/src/secrets';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { evaluateCondition } from './site.conditions';
 import { SITES, type SiteDoc } from './site.projections';
+
+const jose = lazyPackage(() => require('jose') as typeof import('jose'));
 
 /** What a reader of a published site presents: a share key, a visitor token, or nothing. */
 export interface ReaderAccess {
@@ -88,6 +91,7 @@ export class SiteReaders {
   private async claimsOf(site: SiteDoc, token: string): Promise<Record<string, unknown> | null> {
     if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
     try {
+      const { decodeProtectedHeader, jwtVerify } = jose();
       const { alg } = decodeProtectedHeader(token);
       let payload: JWTPayload;
       if (alg === 'HS256') {
@@ -109,7 +113,7 @@ export class SiteReaders {
     if (cached && cached.until > Date.now()) return cached.keys;
     const response = await guardedRequest(url, { allowPrivateNetworks: this.config.sitesAllowPrivateNetworks, timeMs: JWKS_LIMITS.timeMs, maxBytes: JWKS_LIMITS.maxBytes, headers: { accept: 'application/json' } });
     if (response.status !== 200) throw new Error(`the key set answered ${response.status}`);
-    const keys = createLocalJWKSet(JSON.parse(response.body.toString('utf8')) as JSONWebKeySet);
+    const keys = jose().createLocalJWKSet(JSON.parse(response.body.toString('utf8')) as JSONWebKeySet);
     if (this.keySets.size >= JWKS_LIMITS.cachedSets) this.keySets.delete(this.keySets.keys().next().value!);
     this.keySets.set(url, { keys, until: Date.now() + JWKS_LIMITS.cacheMs });
     return keys;

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { isEmail } from 'class-validator';
-import { parseStringPromise, processors } from 'xml2js';
 import { ApiError } from '../../platform/src/http/error-envelope';
+import { lazyPackage } from '../../platform/src/lazy-package';
 import type { SamlLoginSettings } from './saml-provider.decider';
 import type { SamlServiceUrls } from './saml-service';
+
+const nodeSaml = lazyPackage(() => require('@node-saml/node-saml') as typeof import('@node-saml/node-saml'));
+const xml2js = lazyPackage(() => require('xml2js') as typeof import('xml2js'));
 
 export const EMAIL_NAME_ID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 /** How long an AuthnRequest may be answered: time enough for a login with MFA at the identity provider. */
@@ -39,6 +42,7 @@ const SURNAME_ATTRIBUTES = ['sn', 'surname', 'lastName', 'urn:oid:2.5.4.4', 'htt
  * looked up in `requests`): logins start at our `startURL`, identity-provider-initiated ones are refused.
  */
 export function samlClient(settings: SamlLoginSettings, service: SamlServiceUrls, requests: CacheProvider): SAML {
+  const { SAML, ValidateInResponseTo } = nodeSaml();
   return new SAML({
     entryPoint: settings.ssoURL,
     issuer: service.entityID,
@@ -126,7 +130,7 @@ export async function verifySamlResponse(saml: SAML, settings: SamlLoginSettings
 
 /** node-saml's reasons, in words a person configuring an identity provider can act on. */
 function describeFailure(error: unknown, service: SamlServiceUrls): string {
-  if (error instanceof SamlStatusError) return `the identity provider refused the login (${clip(error.message)})`;
+  if (error instanceof nodeSaml().SamlStatusError) return `the identity provider refused the login (${clip(error.message)})`;
   if (!(error instanceof Error) || error.constructor !== Error) return 'it is not a well-formed SAML 2.0 response';
   const message = error.message;
   if (/signature/i.test(message)) return "it is not signed by the provider's certificate (no valid signature over the Response or the Assertion)";
@@ -157,6 +161,7 @@ interface XmlNode {
 }
 
 function parseXml(xml: string): Promise<XmlNode> {
+  const { parseStringPromise, processors } = xml2js();
   return parseStringPromise(xml, { explicitRoot: true, explicitCharkey: true, tagNameProcessors: [processors.stripPrefix] }) as Promise<XmlNode>;
 }
 

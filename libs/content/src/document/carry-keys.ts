@@ -1,7 +1,7 @@
-import { diffArrays } from 'diff';
 import type { Block, DocumentNode, Inline, Text } from './document.model';
 import { defaultNewKey, fingerprint } from './document.nodes';
 import { BLOCK_CONTENT } from './document.schema';
+import { diff } from './packages';
 
 /**
  * Keys across a body replacement (docs/content.md, "Block keys"): comments target blocks by key
@@ -31,7 +31,7 @@ function carryBlockKeys(previous: readonly Block[], next: readonly Block[]): Blo
   const before = previous.map(fingerprint);
   const after = next.map(fingerprint);
   const result = next.map((block) => block);
-  const changes = diffArrays(before, after, { maxEditLength: MAX_EDIT_LENGTH });
+  const changes = diff().diffArrays(before, after, { maxEditLength: MAX_EDIT_LENGTH });
   if (!changes) {
     matchInOrder(before, after).forEach((from, to) => (result[to] = withKeysOf(previous[from], next[to])));
     return result;

@@ -1,8 +1,8 @@
 import { constants as zlibConstants, crc32, deflateSync, inflateSync } from 'node:zlib';
-import PDFDocument from 'pdfkit';
 import { hasSafeScheme } from './content-refs';
 import type { Block, ContentRef, DocumentNode, Inline, Text } from './document.model';
 import { emojiCharacter } from './document.nodes';
+import { pdfkit } from './packages';
 
 /**
  * A PDF of pages (docs/content.md, "Documents"): every page on a new PDF page, its title as a
@@ -57,6 +57,7 @@ export const PDF_LIMITS = {
 } as const;
 
 export async function renderPdf(input: PdfInput, options: RenderPdfOptions = {}): Promise<Buffer> {
+  const PDFDocument = pdfkit();
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -1,13 +1,12 @@
 import type { BlockContent as MdastBlockContent, Heading, Html, ListItem, Nodes, Paragraph, PhrasingContent, RootContent, TableCell, TableRow } from 'mdast';
-import { gfmToMarkdown } from 'mdast-util-gfm';
-import { defaultHandlers, toMarkdown, type Handle, type Join, type Options as ToMarkdownOptions } from 'mdast-util-to-markdown';
-import { stringify as stringifyYaml } from 'yaml';
+import type { Handle, Join, Options as ToMarkdownOptions } from 'mdast-util-to-markdown';
 import { hrefOfRef } from './content-refs';
 import type { Block, ContentRef, DocumentNode, Inline, Mark, MarkType, Text } from './document.model';
 import { appendAll, emojiCharacter, inlineContentText, markIdentity, normalizeMarks } from './document.nodes';
 import { BLOCK_CONTENT } from './document.schema';
 import { attributesToString, captionHtml, closeTag, escapeHtml, HTML_MARK_TAGS, openTag } from './markdown-html';
 import { inlineMathToMarkdown, type InlineMathNode } from './markdown-math';
+import { mdastGfm, mdastToMarkdown, yaml } from './packages';
 
 /**
  * The JSON document model to markdown (docs/content.md, "Markdown"), the inverse of
@@ -35,9 +34,9 @@ export function documentToMarkdown(document: DocumentNode, options: DocumentToMa
   // (An empty heading cannot be underlined; it is not read as the title either.)
   if (!title && first?.type === 'heading' && first.depth === 1 && inlineContentText(document.nodes[0]?.nodes ?? []).trim() !== '') writer.setextHeadings.add(first);
   appendAll(children, body);
-  let markdown = children.length > 0 ? toMarkdown({ type: 'root', children }, writer.options()) : '';
+  let markdown = children.length > 0 ? mdastToMarkdown().toMarkdown({ type: 'root', children }, writer.options()) : '';
   const frontMatter = options.frontMatter && Object.keys(options.frontMatter).length > 0 ? options.frontMatter : null;
-  if (frontMatter) markdown = `---\n${stringifyYaml(frontMatter)}---\n${markdown === '' ? '' : '\n'}${markdown}`;
+  if (frontMatter) markdown = `---\n${yaml().stringify(frontMatter)}---\n${markdown === '' ? '' : '\n'}${markdown}`;
   return markdown;
 }
 
@@ -56,6 +55,7 @@ class MarkdownWriter {
   options(): ToMarkdownOptions {
     const tagNodes = this.tagNodes;
     const setextHeadings = this.setextHeadings;
+    const { defaultHandlers } = mdastToMarkdown();
     const heading: Handle = (node: Heading, parent, state, info) => {
       if (!setextHeadings.has(node)) return defaultHandlers.heading(node, parent, state, info);
       const setext = state.options.setext;
@@ -74,7 +74,7 @@ class MarkdownWriter {
       fences: true,
       // `[url](url)`, never `<url>`: an autolink must also be valid CommonMark, which GFM's literal links need not be.
       resourceLink: true,
-      extensions: [gfmToMarkdown(), inlineMathToMarkdown],
+      extensions: [mdastGfm().gfmToMarkdown(), inlineMathToMarkdown],
       handlers: { heading },
       join: [tight],
       // `{%` would start a platform tag: `{\%` reads back as the same text.
@@ -176,7 +176,7 @@ class MarkdownWriter {
         const ref = data.ref as ContentRef | undefined;
         if (!ref) return [];
         const href = hrefOfRef(ref);
-        const link = toMarkdown({ type: 'paragraph', children: [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }] }, { resourceLink: true }).trimEnd();
+        const link = mdastToMarkdown().toMarkdown({ type: 'paragraph', children: [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }] }, { resourceLink: true }).trimEnd();
         return [this.tag(`{% content-ref${attributesToString([['url', href]])} %}\n${link}\n{% endcontent-ref %}`)];
       }
       case 'swagger':

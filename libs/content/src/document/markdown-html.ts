@@ -1,8 +1,8 @@
 import type { Element, ElementContent, Root as HtmlRoot } from 'hast';
-import { fromHtml } from 'hast-util-from-html';
 import { hrefOfRef, refOfHref, type LinkResolver } from './content-refs';
 import type { ContentRef, Inline, Mark, MarkType, Text } from './document.model';
 import { emptyText, leaf, mark, normalizeInlineContent, normalizeMarks, textOf } from './document.nodes';
+import { hastFromHtml } from './packages';
 
 /**
  * The HTML the platform's markdown uses (docs/content.md, "Markdown"): attributes of `{% %}` tags
@@ -224,7 +224,7 @@ export function htmlTagCount(html: string): number {
  */
 export function figuresOfHtml(html: string, resolveLink: LinkResolver | undefined): Figure[] | null {
   if (!/^\s*<(figure|img)[\s>]/i.test(html) || htmlTagCount(html) > MAX_HTML_TAGS) return null;
-  const root: HtmlRoot = fromHtml(html, { fragment: true });
+  const root: HtmlRoot = hastFromHtml().fromHtml(html, { fragment: true });
   const figures: Figure[] = [];
   for (const node of root.children) {
     if (node.type === 'text' && node.value.trim() === '') continue;

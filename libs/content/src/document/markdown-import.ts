@@ -1,11 +1,5 @@
-import { fromHtml } from 'hast-util-from-html';
-import { toMdast } from 'hast-util-to-mdast';
 import type { Blockquote, Code, Definition, Heading, Html, List, ListItem, Nodes, Paragraph, PhrasingContent, Root, RootContent, Table } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
 import type { Construct, Extension as MicromarkExtension } from 'micromark-util-types';
-import { parse as parseYaml } from 'yaml';
 import { DomainError } from '../../../platform/src/errors';
 import { refOfHref, type LinkResolver } from './content-refs';
 import type { Block, BlockType, ContentRef, DocumentNode, Inline, Mark, Text } from './document.model';
@@ -15,6 +9,7 @@ import { hasPlatformLines, splitContainers, type Segment, type TagSegment } from
 import { guardMarkdown } from './markdown-guards';
 import { captionOfHast, figuresOfHtml, htmlTagCount, markOfTag, MAX_HTML_TAGS, parseAttributes, parseInlineTag, type Figure } from './markdown-html';
 import { inlineMathFromMarkdown, inlineMathSyntax, type InlineMathNode } from './markdown-math';
+import { hastFromHtml, hastToMdast, mdastFromMarkdown, mdastGfm, micromarkGfm, yaml } from './packages';
 
 /**
  * Markdown to the JSON document model (docs/content.md, "Markdown"): GitHub-flavoured markdown read
@@ -91,7 +86,7 @@ function splitFrontMatter(markdown: string): { frontMatter: Record<string, unkno
   if (!match) return { frontMatter: null, body: markdown };
   let data: unknown;
   try {
-    data = parseYaml(match[1] ?? '', { maxAliasCount: 100 });
+    data = yaml().parse(match[1] ?? '', { maxAliasCount: 100 });
   } catch {
     return { frontMatter: null, body: markdown };
   }
@@ -123,8 +118,7 @@ function plainData(value: unknown, depth: number): unknown {
  * time, in the text of the tree.
  */
 const LITERAL_AUTOLINKS = new Set(['wwwAutolink', 'protocolAutolink', 'emailAutolink']);
-const GFM_SYNTAX = withoutLiteralAutolinks(gfm());
-const GFM_FROM_MARKDOWN = gfmFromMarkdown();
+let gfmExtensions: { syntax: MicromarkExtension; fromMarkdown: ReturnType<typeof import('mdast-util-gfm').gfmFromMarkdown> } | undefined;
 
 function withoutLiteralAutolinks(extension: MicromarkExtension): MicromarkExtension {
   const text: NonNullable<MicromarkExtension['text']> = {};
@@ -136,9 +130,10 @@ function withoutLiteralAutolinks(extension: MicromarkExtension): MicromarkExtens
 }
 
 function parseMarkdown(source: string): Root {
-  return fromMarkdown(source, {
-    extensions: [GFM_SYNTAX, inlineMathSyntax()],
-    mdastExtensions: [...GFM_FROM_MARKDOWN, inlineMathFromMarkdown()],
+  gfmExtensions ??= { syntax: withoutLiteralAutolinks(micromarkGfm().gfm()), fromMarkdown: mdastGfm().gfmFromMarkdown() };
+  return mdastFromMarkdown().fromMarkdown(source, {
+    extensions: [gfmExtensions.syntax, inlineMathSyntax()],
+    mdastExtensions: [...gfmExtensions.fromMarkdown, inlineMathFromMarkdown()],
   });
 }
 
@@ -449,7 +444,7 @@ class MarkdownImporter {
     }
     if (htmlTagCount(value) > MAX_HTML_TAGS) return [paragraph([textOf([leaf(value)])])];
     // Other HTML (a centred logo, an HTML table): its content through hast-util-to-mdast.
-    const converted = toMdast(fromHtml(value, { fragment: true })) as Root;
+    const converted = hastToMdast().toMdast(hastFromHtml().fromHtml(value, { fragment: true })) as Root;
     return this.flowNodes(converted.children, { text: '', definitions: new Map() }, depth, MAX_REPARSE_LEVEL);
   }
 

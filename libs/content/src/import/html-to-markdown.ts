@@ -1,7 +1,6 @@
 import type { Element, ElementContent, Root as HtmlRoot, RootContent } from 'hast';
-import { fromHtml } from 'hast-util-from-html';
-import { toMdast } from 'hast-util-to-mdast';
 import type { Nodes, Root } from 'mdast';
+import { hastFromHtml, hastToMdast } from '../document/packages';
 import { collapseWhitespace, leadingTitleHeading, plainText } from './markdown-source';
 
 /** Page furniture that is not the page's content. */
@@ -26,7 +25,7 @@ export interface ConvertedHtmlPage {
  * syntax.
  */
 export function convertHtmlPage(html: string, pageUrl: URL): ConvertedHtmlPage {
-  const document = fromHtml(html);
+  const document = hastFromHtml().fromHtml(html);
   const elements = allElements(document);
   const baseHref = elements.find((element) => element.tagName === 'base' && typeof element.properties.href === 'string');
   const baseUrl = resolveUrl(String(baseHref?.properties.href ?? ''), pageUrl) ?? pageUrl;
@@ -36,7 +35,7 @@ export function convertHtmlPage(html: string, pageUrl: URL): ConvertedHtmlPage {
     .filter((url): url is URL => url !== undefined);
 
   const content = mainContent(elements) ?? document;
-  const body = toMdast({ type: 'root', children: [withoutFurniture(content)] } as HtmlRoot) as Root;
+  const body = hastToMdast().toMdast({ type: 'root', children: [withoutFurniture(content)] } as HtmlRoot) as Root;
   const titleHeading = firstDeepTitleHeading(body);
   const leading = leadingTitleHeading(body);
   if (leading !== undefined && leading === titleHeading) body.children.shift();

@@ -1,9 +1,5 @@
 import type { Heading, Nodes, Root } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown, gfmToMarkdown } from 'mdast-util-gfm';
-import { toMarkdown } from 'mdast-util-to-markdown';
-import { gfm } from 'micromark-extension-gfm';
-import { parse as parseYaml } from 'yaml';
+import { mdastFromMarkdown, mdastGfm, mdastToMarkdown, micromarkGfm, yaml } from '../document/packages';
 
 /** The front matter fields an import uses. */
 export interface FrontMatter {
@@ -26,7 +22,7 @@ export function splitFrontMatter(text: string): MarkdownWithFrontMatter {
   if (!match) return { frontMatter: {}, body: text };
   let data: unknown;
   try {
-    data = parseYaml(match[1] ?? '');
+    data = yaml().parse(match[1] ?? '');
   } catch {
     data = undefined;
   }
@@ -38,12 +34,12 @@ export function splitFrontMatter(text: string): MarkdownWithFrontMatter {
 }
 
 export function parseMarkdown(text: string): Root {
-  return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  return mdastFromMarkdown().fromMarkdown(text, { extensions: [micromarkGfm().gfm()], mdastExtensions: [mdastGfm().gfmFromMarkdown()] });
 }
 
 export function serializeMarkdown(root: Root): string {
   if (root.children.length === 0) return '';
-  return toMarkdown(root, { extensions: [gfmToMarkdown()], bullet: '-', rule: '-' });
+  return mdastToMarkdown().toMarkdown(root, { extensions: [mdastGfm().gfmToMarkdown()], bullet: '-', rule: '-' });
 }
 
 /** The text of a node, without markup. */

@@ -1,5 +1,5 @@
-import { Inflate } from 'fflate';
 import { TextDecoder } from 'node:util';
+import { fflate } from '../document/packages';
 import { ImportFailure } from './import-failure';
 
 /**
@@ -92,7 +92,7 @@ export function inflateEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes: numbe
 
   const chunks: Uint8Array[] = [];
   let length = 0;
-  const inflate = new Inflate((chunk) => {
+  const inflate = new (fflate().Inflate)((chunk) => {
     length += chunk.length;
     if (length > maxBytes) throw tooLarge(); // leaves push() at once: nothing more is inflated
     chunks.push(chunk);

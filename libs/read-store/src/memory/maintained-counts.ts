@@ -10,7 +10,7 @@
  * ruled out without running the query. A filter whose test throws on a written document is dropped
  * (it is counted again on the next request) rather than failing the commit.
  */
-import type { Query } from 'mingo';
+import type { Query } from 'mingo/query';
 import type { Doc, Filter } from '../read-store.port';
 import { scalarEqualities, type Scalar } from './equality-lookups';
 

@@ -5,7 +5,7 @@
  * `$pullAll`, `$bit`, `$push` modifiers, `$pull` conditions, paths through arrays, `$[]`) is
  * delegated to mingo's `update`, whose result is checked to still be JSON.
  */
-import { update as mingoUpdate } from 'mingo';
+import { update as mingoUpdate } from 'mingo/updater';
 import type { Doc, Update } from '../read-store.port';
 import { ReadStoreInputError } from '../errors';
 import { cloneIn, cloneOut, jsonEqual } from './json-value';
