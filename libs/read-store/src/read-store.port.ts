@@ -104,6 +104,11 @@ export interface ReadStore {
    * at one version may be answered again while the version stands (the HTTP response cache).
    */
   contentVersion(): number | null;
+  /**
+   * Loads in the background what the store keeps on disk and would otherwise load on first use (the
+   * embedded store's collections), once the process has started; stores that load nothing lack it.
+   */
+  loadInBackground?(): void;
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }

@@ -105,6 +105,9 @@ export function createRuntime(options: {
       }
     });
   }
+  // What the start did not need loads once the read models have caught up, not alongside the start.
+  if (runner) void runner.whenCaughtUp().then(() => stores.reads.loadInBackground?.());
+  else stores.reads.loadInBackground?.();
   return {
     config,
     stores,

@@ -2,7 +2,8 @@
  * The embedded read store: named collections of JSON documents held in process memory, queried
  * with MongoDB syntax through mingo. Opened on a file (`MemoryReadStore.open`, the embedded
  * service), every commit is also handed to LMDB and the documents are loaded back at the next
- * start, each collection on first use and the rest in the background (`read-model-file.ts`);
+ * start, each collection on first use and the rest in the background once asked (`loadInBackground`,
+ * `read-model-file.ts`);
  * without one, nothing is persisted.
  *
  * - A collection is a `Map` from `_id` to document; `get`/`insert`/`put`/`update`/`delete` by id
@@ -1228,15 +1229,17 @@ export class MemoryReadStore implements ReadStore {
 
   /**
    * Loading. Collections of the file not yet in memory, with what the background has loaded of
-   * each so far. A collection is loaded whole the first time anything uses it; the background
-   * loads the others a chunk per event-loop turn. So a start with large read models (1,000,000
-   * events: 660,000 audit events) answers as soon as the collections it needs are in, instead of
-   * decoding every document first; the memory ends the same once the background is done.
+   * each so far. A collection is loaded whole the first time anything uses it; the background,
+   * once started (`loadInBackground`), loads the others a chunk per event-loop turn. So a start with
+   * large read models (1,000,000 events: 660,000 audit events) answers as soon as the collections
+   * it needs are in, instead of decoding every document first; the memory ends the same once the
+   * background is done.
    */
   private readonly unloaded = new Map<string, { state: CollectionState; afterId: string | undefined }>();
   /** Indexes declared on a collection not loaded yet: created when it loads. */
   private readonly pendingIndexes = new Map<string, IndexDefinition[]>();
   private backgroundLoad: NodeJS.Timeout | undefined;
+  private backgroundStarted = false;
 
   /**
    * With `file`, its documents are loaded (see Loading), every commit is written to it
@@ -1250,7 +1253,22 @@ export class MemoryReadStore implements ReadStore {
       if (this.collections.has(name)) this.persist([], [name]);
       else this.unloaded.set(name, { state: new CollectionState(name), afterId: undefined });
     }
+  }
+
+  /**
+   * Starts loading the collections nothing has used yet, a chunk per event-loop turn (idempotent).
+   * The service asks once its read models have caught up: loading alongside the start made a start
+   * after a clean stop about a tenth slower. Without it, each collection still loads on first use.
+   */
+  loadInBackground(): void {
+    if (this.backgroundStarted) return;
+    this.backgroundStarted = true;
     this.scheduleBackgroundLoad();
+  }
+
+  /** Whether every collection of the file is in memory (large collections stay on disk). */
+  get loaded(): boolean {
+    return this.unloaded.size === 0;
   }
 
   /** A store whose documents persist in an LMDB environment in `directory` (the embedded service's read models). */

@@ -158,9 +158,18 @@ describe('MemoryReadStore on an LMDB file', () => {
       await again.close();
     });
 
-    it('given time for the background, then every collection is loaded without being asked for', async () => {
+    it('given no request for the background, then nothing is loaded that was not used', async () => {
       const store = MemoryReadStore.open(await fileWith(4500));
       await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(store.loaded).toBe(false);
+      await store.close();
+    });
+
+    it('given the background started and time for it, then every collection is loaded without being asked for', async () => {
+      const store = MemoryReadStore.open(await fileWith(4500));
+      store.loadInBackground();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(store.loaded).toBe(true);
       expect(await store.collection('small').get('only')).toEqual({ _id: 'only', n: 0 });
       expect(await store.collection('big').count()).toBe(4500);
       await store.close();
