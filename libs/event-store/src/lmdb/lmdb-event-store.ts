@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
+import { log } from '../../../platform/src/logging';
 import type {
   AppendResult,
   EventMetadata,
@@ -45,6 +46,10 @@ interface StoredEvent {
 type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; actual: number | null };
 
 const LAST_REVISION = Number.MAX_SAFE_INTEGER;
+/** `meta` key: the position up to which `type-index` holds every event of the log. */
+const TYPE_INDEX_THROUGH = 'typeIndexThrough';
+/** Events indexed per transaction when a log written without the type index is indexed at open. */
+const TYPE_INDEX_CHUNK = 10_000;
 
 export interface LmdbEventStoreOptions {
   /** Largest append in bytes of JSON, the same rule as KurrentDB's (validation.ts, DEFAULT_BATCH_LIMIT_BYTES). */
@@ -54,11 +59,18 @@ export interface LmdbEventStoreOptions {
 /**
  * The embedded event store on LMDB.
  *
- * Layout, three databases in one environment:
+ * Layout, five databases in one environment:
  * - `log`: position (1, 2, 3…) → StoredEvent — the whole log in commit order;
  * - `streams`: stream name → current revision, for the expected-revision check (a point read is
  *   several times cheaper than a cursor, and this check runs inside the write lock);
- * - `stream-index`: [stream, revision] → position — for stream reads in both directions.
+ * - `stream-index`: [stream, revision] → position — for stream reads in both directions;
+ * - `type-index`: [type, position] → true — for filtered subscriptions (`SubscribeOptions.types`),
+ *   which read the positions of their types and then only those events, instead of decoding the
+ *   whole log to look at each event's type (ten reactors catching up over a million events decoded
+ *   ten million);
+ * - `meta`: `typeIndexThrough`, the position up to which `type-index` is complete. Every append
+ *   writes its entries and moves it in its own transaction; a log written before the index existed
+ *   (or by a version without it) is indexed from there at open.
  *
  * Appends run as lmdb-js asynchronous transaction callbacks: every callback queued in the same event
  * turn shares one LMDB write transaction and one disk flush (group commit), while each callback's
@@ -70,6 +82,8 @@ export class LmdbEventStore implements EventStore {
   private readonly log: Database<StoredEvent, number>;
   private readonly streams: Database<number, string>;
   private readonly streamIndex: Database<number, [string, number]>;
+  private readonly typeIndex: Database<true, [string, number]>;
+  private readonly meta: Database<number, string>;
   private readonly lock: ProcessLock;
   private head: number;
   /** Last position assigned in the write transaction `positionTxn`; callbacks of one transaction run one after another. */
@@ -86,12 +100,15 @@ export class LmdbEventStore implements EventStore {
     mkdirSync(directory, { recursive: true });
     this.lock = ProcessLock.acquire(directory);
     try {
-      this.root = open({ path: directory, maxDbs: 4, ...LMDB_VALUES });
+      this.root = open({ path: directory, maxDbs: 6, ...LMDB_VALUES });
       // Shared structures store the record shape once instead of in every entry: replay decodes ~3x faster.
       this.log = this.root.openDB<StoredEvent, number>({ name: 'log', ...LMDB_VALUES, sharedStructuresKey: Symbol.for('structures') });
       this.streams = this.root.openDB<number, string>({ name: 'streams', ...LMDB_VALUES });
       this.streamIndex = this.root.openDB<number, [string, number]>({ name: 'stream-index', ...LMDB_VALUES });
+      this.typeIndex = this.root.openDB<true, [string, number]>({ name: 'type-index', ...LMDB_VALUES });
+      this.meta = this.root.openDB<number, string>({ name: 'meta', ...LMDB_VALUES });
       this.head = this.lastPosition();
+      this.indexTypesAfter(this.meta.get(TYPE_INDEX_THROUGH) ?? 0);
     } catch (error) {
       this.lock.release();
       throw error;
@@ -131,8 +148,10 @@ export class LmdbEventStore implements EventStore {
       event.revision = revision;
       this.log.put(position, event);
       this.streamIndex.put([stream, revision], position);
+      this.typeIndex.put([event.type, position], true);
     }
     this.streams.put(stream, revision);
+    this.meta.put(TYPE_INDEX_THROUGH, position);
     this.positionTxn = txn;
     this.txnPosition = position;
     return { ok: true, result: { nextExpectedRevision: revision, position: BigInt(position) } };
@@ -184,19 +203,40 @@ export class LmdbEventStore implements EventStore {
 
   /**
    * Synchronous filtered page read: the events of `types` after `after`, at most `limit` of them,
-   * reading at most `scanLimit` events of the log; `through` is the last position read (`after` when
-   * none). Events of other types are decoded and dropped at once, so they never outlive the read.
+   * found through the type index; `through` is the position up to which every event of those types
+   * is in `events` (`after` when there is nothing after it). Only the events returned are decoded.
    */
-  readMatchingAfter(after: number, types: ReadonlySet<string>, limit: number, scanLimit: number): { events: RecordedEvent[]; through: number } {
-    const events: RecordedEvent[] = [];
-    let through = after;
-    for (const { key, value } of this.log.getRange({ start: after + 1, limit: scanLimit })) {
-      through = key;
-      if (!types.has(value.type)) continue;
-      events.push(toRecorded(key, value));
-      if (events.length === limit) break;
+  readMatchingAfter(after: number, types: ReadonlySet<string>, limit: number): { events: RecordedEvent[]; through: number } {
+    // Positions up to the head are committed, and indexed in the same transactions.
+    const head = this.head;
+    if (after >= head) return { events: [], through: after };
+    const positions: number[] = [];
+    for (const type of types) {
+      for (const key of this.typeIndex.getKeys({ start: [type, after + 1], end: [type, head + 1], limit })) positions.push(key[1]);
     }
-    return { events, through };
+    positions.sort((a, b) => a - b);
+    // With `limit` or more, every position up to the limit-th is among them: a type cut at `limit`
+    // contributed `limit` positions, all at or before its last one.
+    const taken = positions.length > limit ? positions.slice(0, limit) : positions;
+    const through = positions.length >= limit ? taken[taken.length - 1] : head;
+    return { events: taken.map((position) => toRecorded(position, this.log.get(position)!)), through };
+  }
+
+  /** Indexes the types of the events after `through` (a log written without the index), a chunk per transaction. */
+  private indexTypesAfter(through: number): void {
+    if (through >= this.head) return;
+    const started = Date.now();
+    log.info({ events: this.head - through }, 'indexing the event log by type, once: it was written without that index');
+    while (through < this.head) {
+      this.root.transactionSync(() => {
+        for (const { key, value } of this.log.getRange({ start: through + 1, limit: TYPE_INDEX_CHUNK })) {
+          this.typeIndex.put([value.type, key], true);
+          through = key;
+        }
+        this.meta.put(TYPE_INDEX_THROUGH, through);
+      });
+    }
+    log.info({ ms: Date.now() - started }, 'event log indexed by type');
   }
 
   subscribeToAll(options: SubscribeOptions = {}): LogSubscription {
@@ -262,8 +302,6 @@ export class LmdbEventStore implements EventStore {
 /** Subscription pages through the log from its last delivered position, so it can neither skip nor repeat. */
 class LmdbSubscription implements LogSubscription {
   private static readonly PAGE = 512;
-  /** Events a filtered read goes through at most, so that a run of other events still yields a `checkpoint` now and then. */
-  private static readonly SCAN = 4096;
   private buffer: RecordedEvent[] = [];
   /** Events of `buffer` already delivered. */
   private taken = 0;
@@ -297,7 +335,7 @@ class LmdbSubscription implements LogSubscription {
       if (this.types === undefined) {
         this.buffer = this.store.readAfter(this.last, LmdbSubscription.PAGE);
       } else {
-        const page = this.store.readMatchingAfter(this.last, this.types, LmdbSubscription.PAGE, LmdbSubscription.SCAN);
+        const page = this.store.readMatchingAfter(this.last, this.types, LmdbSubscription.PAGE);
         this.buffer = page.events;
         this.through = page.through;
       }
