@@ -65,7 +65,7 @@ import { ReadModelFile, type DocumentWrite } from './read-model-file';
 import { idOf, storageString, valuesParts, type LargeCollections, type LargeWrite } from './large-collections';
 
 // Filters use query operators only: mingo's main entry would also load its expression, accumulator,
-// pipeline and window operators (a tenth of the service's start-up).
+// pipeline and window operators (200 ms to load against 65, on a start of about 2.3 s).
 const QUERY_OPTIONS = { scriptEnabled: false, context: Context.init({ query: queryOperators }) };
 
 // ---------------------------------------------------------------------------------------------
