@@ -1,9 +1,8 @@
-import { lazyPackage } from '../../platform/src/lazy-package';
+import { lazyPackage, yaml } from '../../platform/src/lazy-package';
 import { fetchDocument, ProcessingFailure, type FetchLimits } from './openapi.fetch';
 
 // Needed only to process a spec (a write), not to start or to serve reads.
 const swaggerParser = lazyPackage(() => require('@apidevtools/swagger-parser') as typeof import('@apidevtools/swagger-parser'));
-const yaml = lazyPackage(() => require('yaml') as typeof import('yaml'));
 
 /** Limits of parsing: `$ref`s to other documents are fetched with the fetch limits, at most `maxExternalDocuments` of them. */
 export interface ParseLimits extends FetchLimits {

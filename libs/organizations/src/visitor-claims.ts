@@ -2,9 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
-import { lazyPackage } from '../../platform/src/lazy-package';
-
-const jose = lazyPackage(() => require('jose') as typeof import('jose'));
+import { jose } from '../../platform/src/lazy-package';
 
 /** The secret that signs visitor claims, derived from the admin token (every API replica shares it). */
 export const VISITOR_CLAIMS_KEY = Symbol('VISITOR_CLAIMS_KEY');

@@ -12,3 +12,7 @@ export function lazyPackage<T>(load: () => T): () => T {
   let loaded: { readonly value: T } | undefined;
   return () => (loaded ??= { value: load() }).value;
 }
+
+/** Packages more than one context loads lazily: one loader each. */
+export const yaml = lazyPackage(() => require('yaml') as typeof import('yaml'));
+export const jose = lazyPackage(() => require('jose') as typeof import('jose'));

@@ -3,14 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { createLocalJWKSet, JSONWebKeySet, JWTPayload } from 'jose';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
-import { lazyPackage } from '../../platform/src/lazy-package';
+import { jose } from '../../platform/src/lazy-package';
 import { guardedRequest } from '../../platform/src/outbound/guarded-request';
 import { derivedSecret, secretsKeyFrom } from '../../platform/src/secrets';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { evaluateCondition } from './site.conditions';
 import { SITES, type SiteDoc } from './site.projections';
-
-const jose = lazyPackage(() => require('jose') as typeof import('jose'));
 
 /** What a reader of a published site presents: a share key, a visitor token, or nothing. */
 export interface ReaderAccess {

@@ -1,6 +1,7 @@
 import type { Blockquote, Code, Definition, Heading, Html, List, ListItem, Nodes, Paragraph, PhrasingContent, Root, RootContent, Table } from 'mdast';
 import type { Construct, Extension as MicromarkExtension } from 'micromark-util-types';
 import { DomainError } from '../../../platform/src/errors';
+import { lazyPackage } from '../../../platform/src/lazy-package';
 import { refOfHref, type LinkResolver } from './content-refs';
 import type { Block, BlockType, ContentRef, DocumentNode, Inline, Mark, Text } from './document.model';
 import { appendAll, defaultNewKey, emptyText, inlineContentText, leaf, mark, normalizeInlineContent, normalizeLeaves, normalizeMarks, textOf } from './document.nodes';
@@ -118,7 +119,7 @@ function plainData(value: unknown, depth: number): unknown {
  * time, in the text of the tree.
  */
 const LITERAL_AUTOLINKS = new Set(['wwwAutolink', 'protocolAutolink', 'emailAutolink']);
-let gfmExtensions: { syntax: MicromarkExtension; fromMarkdown: ReturnType<typeof import('mdast-util-gfm').gfmFromMarkdown> } | undefined;
+const gfmExtensions = lazyPackage(() => ({ syntax: withoutLiteralAutolinks(micromarkGfm().gfm()), fromMarkdown: mdastGfm().gfmFromMarkdown() }));
 
 function withoutLiteralAutolinks(extension: MicromarkExtension): MicromarkExtension {
   const text: NonNullable<MicromarkExtension['text']> = {};
@@ -130,10 +131,10 @@ function withoutLiteralAutolinks(extension: MicromarkExtension): MicromarkExtens
 }
 
 function parseMarkdown(source: string): Root {
-  gfmExtensions ??= { syntax: withoutLiteralAutolinks(micromarkGfm().gfm()), fromMarkdown: mdastGfm().gfmFromMarkdown() };
+  const gfm = gfmExtensions();
   return mdastFromMarkdown().fromMarkdown(source, {
-    extensions: [gfmExtensions.syntax, inlineMathSyntax()],
-    mdastExtensions: [...gfmExtensions.fromMarkdown, inlineMathFromMarkdown()],
+    extensions: [gfm.syntax, inlineMathSyntax()],
+    mdastExtensions: [...gfm.fromMarkdown, inlineMathFromMarkdown()],
   });
 }
 

@@ -1,5 +1,7 @@
 import { lazyPackage } from '../../../platform/src/lazy-package';
 
+export { yaml } from '../../../platform/src/lazy-package';
+
 /**
  * The content context's conversion packages, loaded on first use (`lazyPackage`): markdown, HTML,
  * YAML front matter, PDF, zip, image sizes and list diffs are needed by writes, imports and
@@ -11,7 +13,6 @@ export const mdastFromMarkdown = lazyPackage(() => require('mdast-util-from-mark
 export const mdastToMarkdown = lazyPackage(() => require('mdast-util-to-markdown') as typeof import('mdast-util-to-markdown'));
 export const mdastGfm = lazyPackage(() => require('mdast-util-gfm') as typeof import('mdast-util-gfm'));
 export const micromarkGfm = lazyPackage(() => require('micromark-extension-gfm') as typeof import('micromark-extension-gfm'));
-export const yaml = lazyPackage(() => require('yaml') as typeof import('yaml'));
 export const pdfkit = lazyPackage(() => require('pdfkit') as typeof import('pdfkit'));
 export const fflate = lazyPackage(() => require('fflate') as typeof import('fflate'));
 export const imageSizes = lazyPackage(() => require('image-size') as typeof import('image-size'));
