@@ -10,6 +10,7 @@ import type { Projection } from '../../../libs/read-store/src/projections/projec
 import { ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
 import { rebuildProgressReporter } from '../../../libs/read-store/src/projections/rebuild-progress';
 import { ReplayHeap } from '../../../libs/read-store/src/projections/replay-heap';
+import { ReplayMappedPages } from '../../../libs/read-store/src/projections/replay-mapped-pages';
 import { service } from '../../../libs/composition/src/contexts';
 import { projectionBuild } from '../../../libs/runtime/src/build-digest';
 import { openStores, type Stores } from '../../../libs/runtime/src/stores';
@@ -106,6 +107,12 @@ export async function runCli(args: readonly string[], io: CliIo, env: NodeJS.Pro
 }
 
 /**
+ * File-backed resident memory a rebuild keeps before its stores unmap their files (`ReplayMappedPages`):
+ * with the replay's heap (`REPLAY_HEAP_MB`, 384 MB), the rebuild's resident memory stays under 1 GiB.
+ */
+const REPLAY_MAPPED_BYTES = 256 * 1024 * 1024;
+
+/**
  * `rebuild`: replays the whole log into fresh read models through the same projections the
  * service runs.
  */
@@ -139,7 +146,10 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
     // The service's own fingerprint (the code's digest in embedded mode): its next start resumes from this rebuild.
     const runner = new ProjectionRunner(stores.events, stores.reads, projections, {
       resources: { blobs: stores.blobs },
-      replayHeap: new ReplayHeap(config.replayHeapMb * 1024 * 1024),
+      replayMemory: [
+        new ReplayHeap(config.replayHeapMb * 1024 * 1024),
+        ...(stores.releaseMappedPages ? [new ReplayMappedPages(REPLAY_MAPPED_BYTES, stores.releaseMappedPages)] : []),
+      ],
       ...projectionBuild(stores.mode),
     });
     const progress = rebuildProgressReporter(io.stderr);

@@ -69,7 +69,7 @@ export function createRuntime(options: {
         resources: { blobs: stores.blobs },
         onApplied: (events) => metrics.observeApplied(events),
         rebuildWhenChanged: stores.mode === 'embedded',
-        replayHeap: new ReplayHeap(config.replayHeapMb * 1024 * 1024),
+        replayMemory: [new ReplayHeap(config.replayHeapMb * 1024 * 1024)],
         ...projectionBuild(stores.mode),
       })
     : null;

@@ -17,6 +17,13 @@ export interface Stores {
   events: EventStore;
   reads: ReadStore;
   blobs: BlobStore;
+  /**
+   * Embedded stores opened for bulk work (`bulk`): unmaps the event log's and the read models'
+   * files and maps them again, so that the pages a replay touched stop counting as resident memory
+   * (`LmdbEventStore.releaseMappedPages`, `MemoryReadStore.releaseMappedPages`). Only between two
+   * commits of a process alone on the stores; absent otherwise.
+   */
+  releaseMappedPages?: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,7 +52,11 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
   // Read models and checkpoints persist next to the log, so a start resumes from the checkpoint.
   const reads = MemoryReadStore.open(join(config.dataDir, 'readmodels'));
   const blobs = new FsBlobStore(join(config.dataDir, 'blobs'), { bulk: options.bulk === true });
-  return { mode: 'embedded', events, reads, blobs, close: closeAll(events, reads, blobs) };
+  const releaseMappedPages = async () => {
+    await events.releaseMappedPages();
+    await reads.releaseMappedPages();
+  };
+  return { mode: 'embedded', events, reads, blobs, ...(options.bulk === true ? { releaseMappedPages } : {}), close: closeAll(events, reads, blobs) };
 }
 
 function closeAll(...stores: Array<{ close(): Promise<void> }>): () => Promise<void> {

@@ -6,6 +6,7 @@ import type { SubscriptionMessage } from '../event-store.port';
 import { eventStoreContract } from '../event-store.contract';
 import { DataDirectoryLockedError } from '../errors';
 import { LmdbEventStore } from './lmdb-event-store';
+import { residentKbOfMappedFile } from '../../../../test/support/mapped-memory';
 
 const directories: string[] = [];
 const freshDirectory = () => {
@@ -86,6 +87,81 @@ describe('LMDB event store', () => {
     const expected = await store.readAll({ maxCount: 10_000 });
     expect(positions).toEqual(expected.filter((event) => event.type !== 'B').map((event) => event.position));
     await store.close();
+  });
+
+  describe('releasing mapped pages', () => {
+    const bigPayload = 'x'.repeat(16 * 1024);
+
+    it('given a log read from start to end, when its mapped pages are released, then the pages read are no longer resident', async () => {
+      const directory = freshDirectory();
+      const store = LmdbEventStore.open(directory);
+      for (let i = 0; i < 20; i++) await store.appendToStream(`big-${i}`, Array.from({ length: 50 }, () => ({ type: 'Big', data: { bigPayload } })), 'no_stream');
+      const file = join(directory, 'data.mdb');
+      let read = 0;
+      for (let after: bigint | undefined; ; ) {
+        const page = await store.readAll({ after, maxCount: 200 });
+        if (page.length === 0) break;
+        read += page.length;
+        after = page[page.length - 1].position;
+      }
+      expect(read).toBe(1000);
+      const before = residentKbOfMappedFile(file);
+      if (before === null) return console.log('skipped: no /proc/self/smaps here to see resident mapped pages');
+      expect(before).toBeGreaterThan(10_000);
+      await store.releaseMappedPages();
+      expect(residentKbOfMappedFile(file)).toBeLessThan(1_000);
+      await store.close();
+    });
+
+    it('given a release in progress, when appending and reading at the same time, then both wait for it and succeed', async () => {
+      const store = LmdbEventStore.open(freshDirectory());
+      await store.appendToStream('space-a', [{ type: 'SpaceCreated', data: { title: 'A' } }], 'no_stream');
+      const released = store.releaseMappedPages();
+      const appended = store.appendToStream('space-a', [{ type: 'SpaceRenamed', data: { title: 'B' } }], 0);
+      const revision = store.streamRevision('space-a');
+      const stream = store.readStream('space-a');
+      await released;
+      expect((await appended).position).toBe(2n);
+      expect(await revision).toBe(0);
+      expect((await stream).map((event) => event.type)).toEqual(['SpaceCreated']);
+      expect((await store.readAll()).map((event) => event.type)).toEqual(['SpaceCreated', 'SpaceRenamed']);
+      await store.close();
+    });
+
+    it('given an append in flight, when the pages are released, then the append is written and durable', async () => {
+      const directory = freshDirectory();
+      const store = LmdbEventStore.open(directory);
+      const appended = store.appendToStream('space-a', [{ type: 'SpaceCreated', data: { title: 'A' } }], 'no_stream');
+      await Promise.resolve();
+      await store.releaseMappedPages();
+      expect((await appended).position).toBe(1n);
+      await store.close();
+      const reopened = LmdbEventStore.open(directory);
+      expect((await reopened.readAll()).map((event) => event.type)).toEqual(['SpaceCreated']);
+      await reopened.close();
+    });
+
+    it('given a subscription part way through the log, when the pages are released, then it goes on from where it was, each event once', async () => {
+      const store = LmdbEventStore.open(freshDirectory());
+      await store.appendToStream('many-1', Array.from({ length: 1200 }, (_, i) => ({ type: i % 2 ? 'Odd' : 'Even', data: { i } })), 'no_stream');
+      const all = store.subscribeToAll();
+      const evens = store.subscribeToAll({ types: ['Even'] });
+      const seen = { all: [] as number[], evens: [] as number[] };
+      const drain = async (subscription: typeof all, into: number[]) => {
+        for await (const message of subscription) {
+          if (message.kind === 'event') into.push((message.event.data as { i: number }).i);
+          if (message.kind === 'caughtUp') break;
+          // Part way through the first page and again in the second.
+          if (into.length === 300 || into.length === 700) await store.releaseMappedPages();
+        }
+        await subscription.close();
+      };
+      await drain(all, seen.all);
+      await drain(evens, seen.evens);
+      expect(seen.all).toEqual(Array.from({ length: 1200 }, (_, i) => i));
+      expect(seen.evens).toEqual(Array.from({ length: 600 }, (_, i) => 2 * i));
+      await store.close();
+    });
   });
 
   it('given a closed store, then calls fail as unavailable', async () => {

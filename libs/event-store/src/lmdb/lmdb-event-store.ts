@@ -78,13 +78,16 @@ export interface LmdbEventStoreOptions {
  * An append resolves only after its transaction is flushed to disk.
  */
 export class LmdbEventStore implements EventStore {
-  private readonly root: RootDatabase;
-  private readonly log: Database<StoredEvent, number>;
-  private readonly streams: Database<number, string>;
-  private readonly streamIndex: Database<number, [string, number]>;
-  private readonly typeIndex: Database<true, [string, number]>;
-  private readonly meta: Database<number, string>;
+  // Not readonly: `releaseMappedPages` opens them again.
+  private root!: RootDatabase;
+  private log!: Database<StoredEvent, number>;
+  private streams!: Database<number, string>;
+  private streamIndex!: Database<number, [string, number]>;
+  private typeIndex!: Database<true, [string, number]>;
+  private meta!: Database<number, string>;
   private readonly lock: ProcessLock;
+  /** While `releaseMappedPages` runs: appends and reads wait for it. */
+  private releasing: Promise<void> | null = null;
   private head: number;
   /** Last position assigned in the write transaction `positionTxn`; callbacks of one transaction run one after another. */
   private positionTxn = -1;
@@ -95,24 +98,52 @@ export class LmdbEventStore implements EventStore {
 
   private readonly batchLimitBytes: number;
 
-  private constructor(directory: string, options: LmdbEventStoreOptions) {
+  private constructor(
+    private readonly directory: string,
+    options: LmdbEventStoreOptions,
+  ) {
     this.batchLimitBytes = batchLimit(options.batchLimitBytes);
     mkdirSync(directory, { recursive: true });
     this.lock = ProcessLock.acquire(directory);
     try {
-      this.root = open({ path: directory, maxDbs: 6, ...LMDB_VALUES });
-      // Shared structures store the record shape once instead of in every entry: replay decodes ~3x faster.
-      this.log = this.root.openDB<StoredEvent, number>({ name: 'log', ...LMDB_VALUES, sharedStructuresKey: Symbol.for('structures') });
-      this.streams = this.root.openDB<number, string>({ name: 'streams', ...LMDB_VALUES });
-      this.streamIndex = this.root.openDB<number, [string, number]>({ name: 'stream-index', ...LMDB_VALUES });
-      this.typeIndex = this.root.openDB<true, [string, number]>({ name: 'type-index', ...LMDB_VALUES });
-      this.meta = this.root.openDB<number, string>({ name: 'meta', ...LMDB_VALUES });
+      this.openDatabases();
       this.head = this.lastPosition();
       this.indexTypesAfter(this.meta.get(TYPE_INDEX_THROUGH) ?? 0);
     } catch (error) {
       this.lock.release();
       throw error;
     }
+  }
+
+  private openDatabases(): void {
+    this.root = open({ path: this.directory, maxDbs: 6, ...LMDB_VALUES });
+    // Shared structures store the record shape once instead of in every entry: replay decodes ~3x faster.
+    this.log = this.root.openDB<StoredEvent, number>({ name: 'log', ...LMDB_VALUES, sharedStructuresKey: Symbol.for('structures') });
+    this.streams = this.root.openDB<number, string>({ name: 'streams', ...LMDB_VALUES });
+    this.streamIndex = this.root.openDB<number, [string, number]>({ name: 'stream-index', ...LMDB_VALUES });
+    this.typeIndex = this.root.openDB<true, [string, number]>({ name: 'type-index', ...LMDB_VALUES });
+    this.meta = this.root.openDB<number, string>({ name: 'meta', ...LMDB_VALUES });
+  }
+
+  /**
+   * Unmaps the log's file and maps it again, so that the pages a long read touched stop counting as
+   * this process's resident memory: a replay reads the whole log through the map, and every page it
+   * read stayed resident (767 MB for a million events). lmdb-js offers no `madvise`; closing the
+   * environment is the way to drop them. Appends and reads that arrive meanwhile wait; appends in
+   * flight are written first.
+   */
+  releaseMappedPages(): Promise<void> {
+    this.assertOpen();
+    this.releasing ??= (async () => {
+      try {
+        await this.root.close();
+      } finally {
+        // Opened again even when the close failed: the store must stay usable.
+        this.openDatabases();
+        this.releasing = null;
+      }
+    })();
+    return this.releasing;
   }
 
   /** Opens (creating if needed) the store in `directory`; refuses a directory held by another process. */
@@ -124,12 +155,14 @@ export class LmdbEventStore implements EventStore {
     this.assertOpen();
     assertStreamName(stream);
     assertExpectedRevision(expected);
+    if (this.releasing) await this.releasing;
     const recordedAt = new Date().toISOString();
     // Prepared before the transaction: the callback runs inside the write lock and must stay short.
     const batch = serializeBatch(events, newEventId, this.batchLimitBytes).map((event) => toStored(event, stream, recordedAt));
-    const outcome = await this.root.transaction(() => this.appendInTransaction(stream, batch, expected));
+    const root = this.root;
+    const outcome = await root.transaction(() => this.appendInTransaction(stream, batch, expected));
     if (!outcome.ok) throw new WrongExpectedRevisionError(stream, expected, outcome.actual ?? 'no_stream');
-    await this.root.flushed;
+    await root.flushed;
     this.advanceHead(Number(outcome.result.position));
     return outcome.result;
   }
@@ -160,6 +193,7 @@ export class LmdbEventStore implements EventStore {
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
     assertStreamName(stream);
+    if (this.releasing) await this.releasing;
     const limit = pageSize(options.maxCount);
     const backwards = options.direction === 'backwards';
     const from = options.fromRevision ?? (backwards ? LAST_REVISION : 0);
@@ -177,6 +211,7 @@ export class LmdbEventStore implements EventStore {
   async streamRevision(stream: string): Promise<number | null> {
     this.assertOpen();
     assertStreamName(stream);
+    if (this.releasing) await this.releasing;
     return this.currentRevision(stream);
   }
 
@@ -186,6 +221,7 @@ export class LmdbEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
+    if (this.releasing) await this.releasing;
     return this.readAfter(options.after === undefined ? 0 : Number(options.after), pageSize(options.maxCount));
   }
 
@@ -249,6 +285,11 @@ export class LmdbEventStore implements EventStore {
     return subscription;
   }
 
+  /** Resolves at once, or when a `releaseMappedPages` in progress is done (the synchronous reads need the databases open). */
+  whenUsable(): Promise<void> | undefined {
+    return this.releasing ?? undefined;
+  }
+
   /** Resolves when the durable head moves past `position`, or the store closes. */
   waitBeyond(position: number): Promise<void> {
     if (this.head > position || this.closed) return Promise.resolve();
@@ -274,6 +315,7 @@ export class LmdbEventStore implements EventStore {
     this.closed = true;
     for (const subscription of this.subscriptions) await subscription.close();
     this.wakeAll();
+    if (this.releasing) await this.releasing.catch(() => undefined);
     await this.root.close();
     this.lock.release();
   }
@@ -331,6 +373,11 @@ class LmdbSubscription implements LogSubscription {
         return { done: false, value: { kind: 'checkpoint', position: BigInt(this.last) } };
       }
       if (this.store.isClosed) break;
+      const releasing = this.store.whenUsable();
+      if (releasing) {
+        await releasing;
+        continue;
+      }
       this.taken = 0;
       if (this.types === undefined) {
         this.buffer = this.store.readAfter(this.last, LmdbSubscription.PAGE);

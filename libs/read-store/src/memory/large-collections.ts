@@ -132,7 +132,12 @@ export class LargeCollections {
   private readonly kept = new Map<string, LargeIndex[]>();
 
   /** @param db the file's database (msgpack values: documents, registry records, `true` for entries). */
-  constructor(private readonly db: RootDatabase<unknown, KeyPart[]>) {}
+  constructor(private db: RootDatabase<unknown, KeyPart[]>) {}
+
+  /** The file's database opened again (`ReadModelFile.releaseMappedPages`). */
+  useDatabase(db: RootDatabase<unknown, KeyPart[]>): void {
+    this.db = db;
+  }
 
   /** The collections declared large, in name order. */
   collectionNames(): string[] {

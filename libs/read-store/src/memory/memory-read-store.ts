@@ -1266,6 +1266,20 @@ export class MemoryReadStore implements ReadStore {
     this.scheduleBackgroundLoad();
   }
 
+  /**
+   * With a file: once the transactions queued before it and the writes handed to the file are done,
+   * unmaps the file and maps it again (`ReadModelFile.releaseMappedPages`); transactions queued after
+   * it wait. For a process alone on the store between two commits (the CLI's `rebuild`): a read of a
+   * large collection or a background load while it runs would fail. A no-op without a file.
+   */
+  releaseMappedPages(): Promise<void> {
+    this.checkOpen();
+    return this.enqueue(async () => {
+      await this.written;
+      await this.file?.releaseMappedPages();
+    });
+  }
+
   /** Whether every collection of the file is in memory (large collections stay on disk). */
   get loaded(): boolean {
     return this.unloaded.size === 0;

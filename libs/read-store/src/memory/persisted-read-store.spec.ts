@@ -7,6 +7,7 @@ import type { Doc } from '../read-store.port';
 import { CHECKPOINTS, ProjectionRunner } from '../projections/projection-runner';
 import type { Projection } from '../projections/projection';
 import { MemoryReadStore } from './memory-read-store';
+import { residentKbOfMappedFile } from '../../../../test/support/mapped-memory';
 
 const directories: string[] = [];
 function directory(): string {
@@ -115,6 +116,77 @@ describe('MemoryReadStore on an LMDB file', () => {
     await events.close();
     await runOnce(data, counting(1));
     expect(await runOnce(data, counting(2))).toEqual({ applied: 10, checkpoint: '10' });
+  });
+
+  describe('releasing mapped pages', () => {
+    it('given a file whose documents were read, when its mapped pages are released, then the pages read are no longer resident', async () => {
+      const file = directory();
+      const writer = MemoryReadStore.open(file);
+      await writer.declareLarge('audit');
+      const text = 'y'.repeat(8 * 1024);
+      await writer.transaction(async (tx) => {
+        for (let i = 0; i < 2000; i++) await tx.collection('audit').put({ _id: `a${i}`, text });
+      });
+      await writer.close();
+      const store = MemoryReadStore.open(file);
+      await store.declareLarge('audit');
+      let read = 0;
+      for (let i = 0; i < 2000; i++) if ((await store.collection('audit').get(`a${i}`))?.text === text) read += 1;
+      expect(read).toBe(2000);
+      const before = residentKbOfMappedFile(join(file, 'data.mdb'));
+      if (before === null) return console.log('skipped: no /proc/self/smaps here to see resident mapped pages');
+      expect(before).toBeGreaterThan(10_000);
+      await store.releaseMappedPages();
+      expect(residentKbOfMappedFile(join(file, 'data.mdb'))).toBeLessThan(1_000);
+      await store.close();
+    });
+
+    it('given commits handed to the file and not written yet, when the pages are released, then everything committed reads back, then and after a restart', async () => {
+      const file = directory();
+      const store = MemoryReadStore.open(file);
+      await store.declareLarge('audit');
+      await store.transaction(async (tx) => {
+        await tx.collection('kept').put({ _id: 'k1', n: 1 });
+        await tx.collection('audit').put({ _id: 'a1', n: 1 });
+      });
+      await store.releaseMappedPages();
+      await store.transaction(async (tx) => {
+        await tx.collection('kept').put({ _id: 'k2', n: 2 });
+        await tx.collection('audit').put({ _id: 'a2', n: 2 });
+      });
+      const read = async (reads: MemoryReadStore) => ({
+        kept: (await reads.collection('kept').find({})).items,
+        audit: (await reads.collection('audit').find({})).items,
+      });
+      const expected = { kept: [{ _id: 'k1', n: 1 }, { _id: 'k2', n: 2 }], audit: [{ _id: 'a1', n: 1 }, { _id: 'a2', n: 2 }] };
+      expect(await read(store)).toEqual(expected);
+      await store.close();
+      const reopened = MemoryReadStore.open(file);
+      await reopened.declareLarge('audit');
+      expect(await read(reopened)).toEqual(expected);
+      await reopened.close();
+    });
+
+    it('given a transaction queued behind a release, then it waits for the release and commits', async () => {
+      const file = directory();
+      const store = MemoryReadStore.open(file);
+      await store.declareLarge('audit');
+      const released = store.releaseMappedPages();
+      const committed = store.transaction(async (tx) => {
+        await tx.collection('audit').put({ _id: 'a1' });
+      });
+      await Promise.all([released, committed]);
+      expect(await store.collection('audit').get('a1')).toEqual({ _id: 'a1' });
+      await store.close();
+    });
+
+    it('given a store without a file, then releasing does nothing', async () => {
+      const store = new MemoryReadStore();
+      await store.collection('a').put({ _id: '1' });
+      await store.releaseMappedPages();
+      expect(await store.collection('a').get('1')).toEqual({ _id: '1' });
+      await store.close();
+    });
   });
 
   describe('loading a large file', () => {

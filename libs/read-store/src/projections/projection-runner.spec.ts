@@ -229,17 +229,17 @@ describe('ProjectionRunner', () => {
     }
   });
 
-  it('given a replay heap guard, when rebuilding 40 events in batches of 16, then it is told after the two full batches only', async () => {
+  it('given a replay memory guard, when rebuilding 40 events in batches of 16, then it is told after the two full batches only', async () => {
     await appendMany(20);
     let told = 0;
-    await runner(events, { batchSize: 16, replayHeap: { afterFullBatch: () => void (told += 1) } }).rebuild();
+    await runner(events, { batchSize: 16, replayMemory: [{ afterFullBatch: () => void (told += 1) }] }).rebuild();
     expect(told).toBe(2);
   });
 
-  it('given a replay heap guard, when catching up on 40 events and then applying a live one, then it is told after the two full batches only', async () => {
+  it('given a replay memory guard, when catching up on 40 events and then applying a live one, then it is told after the two full batches only', async () => {
     await appendMany(20);
     let told = 0;
-    const projector = runner(events, { batchSize: 16, replayHeap: { afterFullBatch: () => void (told += 1) } });
+    const projector = runner(events, { batchSize: 16, replayMemory: [{ afterFullBatch: () => void (told += 1) }] });
     await projector.start();
     await events.appendToStream('space-late', [created('Late')], 'no_stream');
     await projector.waitFor((await events.headPosition())!, 5000);

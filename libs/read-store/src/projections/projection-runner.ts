@@ -4,7 +4,7 @@ import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { Collection, Doc, Filter, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
 import { NO_PROJECTION_RESOURCES, type Projection, type ProjectionResources } from './projection';
 import { EventLoopTurns, IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
-import type { ReplayHeapGuard } from './replay-heap';
+import type { ReplayMemoryGuard } from './replay-heap';
 
 export interface ProjectionRunnerOptions {
   /** Name of the checkpoint; one runner per name. Default 'main'. */
@@ -33,8 +33,8 @@ export interface ProjectionRunnerOptions {
    * log (live events, not a replay or rebuild): the runtime measures projection lag with it.
    */
   onApplied?: (events: readonly RecordedEvent[]) => void;
-  /** Told after each full batch (a rebuild, or catching up from far behind), to keep the replay's heap near a target (`ReplayHeap`). */
-  replayHeap?: ReplayHeapGuard;
+  /** Told after each full batch (a rebuild, or catching up from far behind), in order, to keep the replay's memory bounded (`ReplayHeap`, `ReplayMappedPages`). */
+  replayMemory?: readonly ReplayMemoryGuard[];
   /** Test hook: called inside the batch transaction after the projections' writes, before the checkpoint write. */
   beforeCheckpoint?: (lastEvent: RecordedEvent) => void;
 }
@@ -208,11 +208,15 @@ export class ProjectionRunner {
       const page = await this.events.readAll({ after: this.checkpoint ?? undefined, maxCount: this.batchSize });
       if (page.length === 0) break;
       await this.applyBatch(page);
-      if (page.length === this.batchSize) this.options.replayHeap?.afterFullBatch();
+      if (page.length === this.batchSize) await this.afterFullBatch();
       applied += page.length;
       onProgress?.({ applied, position: this.checkpoint, head, fraction: fraction(this.checkpoint, head) });
     }
     return { applied };
+  }
+
+  private async afterFullBatch(): Promise<void> {
+    for (const guard of this.options.replayMemory ?? []) await guard.afterFullBatch();
   }
 
   /** Drops the projections' collections and the checkpoint. */
@@ -265,7 +269,7 @@ export class ProjectionRunner {
           batch.push(message.event);
           if (batch.length >= this.batchSize) {
             await this.applyBatch(batch.splice(0));
-            this.options.replayHeap?.afterFullBatch();
+            await this.afterFullBatch();
             await turns.maybe();
           }
         } else if (message.kind === 'caughtUp') {

@@ -1,9 +1,13 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** What the runner calls after each full batch of a replay (a rebuild, or catching up from far behind). */
-export interface ReplayHeapGuard {
-  afterFullBatch(): void;
+/**
+ * What the runner calls after each full batch of a replay (a rebuild, or catching up from far
+ * behind), between two transactions, to keep the replay's memory bounded: `ReplayHeap`, and in the
+ * CLI's rebuild `ReplayMappedPages`.
+ */
+export interface ReplayMemoryGuard {
+  afterFullBatch(): void | Promise<void>;
 }
 
 /** Live heap × this = the limit after a collection, when that is above the target. */
@@ -18,7 +22,7 @@ const HEADROOM = 1.5;
  * more, so a live set above the target is not collected again after every batch and the replay
  * never fails for want of heap (as a V8 `--max-old-space-size` would).
  */
-export class ReplayHeap implements ReplayHeapGuard {
+export class ReplayHeap implements ReplayMemoryGuard {
   private limit: number;
   /** Full collections run so far. */
   collections = 0;
