@@ -139,7 +139,8 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
       io.stdout.write(
         `Distributed mode: rebuilding the MongoDB read models from KurrentDB. Stop the projector first (it would keep\n` +
           `applying events while the collections are dropped and refilled) and start it again afterwards: it continues from\n` +
-          `the rebuilt checkpoint. Until the rebuild ends, API reads see incomplete read models.\n\n`,
+          `the rebuilt checkpoint. Stop the integrations workers too: an event delivered before would read as pending again\n` +
+          `and be delivered twice. Until the rebuild ends, API reads see incomplete read models.\n\n`,
       );
     }
     const projections = dependencies.projections ?? service().projections;

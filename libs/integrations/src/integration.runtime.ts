@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
@@ -9,6 +9,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { guardedRequest } from '../../platform/src/outbound/guarded-request';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { PROJECTION_RUNNER, type ProjectionsReady } from '../../runtime/src/projections-ready';
 import { deliverToTunnel } from './delivery/tunnel-delivery';
 import { IntegrationCommands } from './integration.commands';
 import type { TraceLog } from './integration.events';
@@ -76,7 +77,8 @@ function allowedBy(source: string, url: string): boolean {
  * an event not yet recorded when the process stops is processed again after a restart (at least
  * once; receivers de-duplicate by `eventId`). It also renders the script's UI components.
  *
- * Embedded mode runs the worker in the service. Distributed mode runs it where
+ * Embedded mode runs the worker in the service, from the moment the projections have caught up
+ * (`PROJECTION_RUNNER`). Distributed mode runs it where
  * INTEGRATIONS_WORKER=true: the `integrations-worker` app, in any number of replicas, each
  * installation's deliveries held by one of them at a time (a lease on its delivery stream).
  */
@@ -103,13 +105,16 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commands: IntegrationCommands,
     private readonly secrets: IntegrationSecrets,
+    @Optional() @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionsReady | null = null,
   ) {
     this.worker = config.eventStoreUrl === undefined ? 'embedded' : `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
   }
 
   onApplicationBootstrap(): void {
     const enabled = process.env.INTEGRATIONS_WORKER === undefined ? this.config.eventStoreUrl === undefined : process.env.INTEGRATIONS_WORKER === 'true';
-    if (enabled) this.schedule(0);
+    // Not before the read models have caught up: until then an event delivered before this start can
+    // still read as pending (its record not replayed yet), and would be delivered again.
+    if (enabled) void (this.projections?.whenCaughtUp() ?? Promise.resolve()).then(() => this.schedule(0));
   }
 
   onModuleDestroy(): void {

@@ -14,8 +14,8 @@ import { Metrics, METRICS } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
 import type { Stores } from './stores';
 import { ReactorRunner, type Reactor, type Services, type ServiceToken } from './reactor';
+import { PROJECTION_RUNNER } from './projections-ready';
 
-export const PROJECTION_RUNNER = Symbol('PROJECTION_RUNNER');
 export const STORES = Symbol('STORES');
 
 export interface Runtime {
