@@ -31,6 +31,13 @@ describe('the API while its read models are being rebuilt', () => {
     expect(health.json()).toMatchObject({ status: 'starting', projections: { caughtUp: false } });
   });
 
+  it('given projections not caught up, then a published site answers 503 too, and metrics are served', async () => {
+    const page = await service.app.inject({ method: 'GET', url: '/sites/site-1/guide' });
+    expect(page.statusCode).toBe(503);
+    expect(page.headers['retry-after']).toBe('1');
+    expect((await service.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+  });
+
   it('given projections caught up, then /v1 applies its usual rules and /health is ok', async () => {
     await service.runtime.runner!.start();
     await service.runtime.runner!.whenCaughtUp();

@@ -118,7 +118,8 @@ export async function createService(options: {
     const body = JSON.stringify({ error: { code: 417, message: 'only Expect: 100-continue is supported' } });
     response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': nextRequestId() }).end(body);
   });
-  // While the projections replay the log at start, /v1 would serve incomplete read models: the front door answers 503 instead.
+  // While the projections replay the log at start, /v1 and the published sites would serve incomplete read models: the
+  // front door answers 503 instead (and the replay has the stores to itself).
   // (Reactors catching up do not make reads incomplete: a write meanwhile waits for them, bounded.)
   let ready = runtime.runner === null;
   void runtime.runner?.whenCaughtUp().then(() => (ready = true));
@@ -129,6 +130,7 @@ export async function createService(options: {
     tokens: app.get<TokenVerifier>(TOKEN_VERIFIER, { strict: false }),
     adminTokenHash: hashToken(options.adminToken),
     isReady: () => ready,
+    servedWhileStarting: ['/health', '/metrics', '/docs'],
     responses: new ResponseCache(() => stores.reads.contentVersion()),
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {

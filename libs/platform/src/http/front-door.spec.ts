@@ -53,6 +53,7 @@ describe('front door', () => {
       tokens,
       adminTokenHash: hashToken(ADMIN_TOKEN),
       isReady: () => ready,
+      servedWhileStarting: ['/health'],
     });
     const echo = async (request: unknown) => {
       const { caller, tokenRejected } = request as AuthenticatedRequest;
@@ -61,6 +62,8 @@ describe('front door', () => {
     server.get('/v1/echo', echo);
     server.get('/v1/things/:thingId', echo);
     server.get('/health', echo);
+    server.get('/healthy', echo);
+    server.get('/sites/:siteId/*', echo);
     await server.ready();
   });
   afterEach(() => server.close());
@@ -183,7 +186,7 @@ describe('front door', () => {
     expect(verified).toEqual([]);
   });
 
-  it('given the read models are still being rebuilt, then the prefix answers 503 with Retry-After and other paths are served', async () => {
+  it('given the read models are still being rebuilt, then the prefix answers 503 with Retry-After and the paths served while starting are served', async () => {
     ready = false;
     const refused = await get('/v1/echo', 'tok-ada');
     expect(refused.statusCode).toBe(503);
@@ -191,6 +194,19 @@ describe('front door', () => {
     expect(refused.headers['x-request-id']).toBe('req-1');
     expect(verified).toEqual([]);
     expect((await get('/health')).statusCode).toBe(200);
+    expect((await get('/health?verbose=1')).statusCode).toBe(200);
+  });
+
+  it('given the read models are still being rebuilt, then a path outside the prefix that is not served while starting answers 503 too', async () => {
+    ready = false;
+    const refused = await get('/sites/site-1/guide');
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toEqual({ error: { code: 503, message: 'the service is starting: read models are being rebuilt from the event log' } });
+    // A name that only begins like a served path is not one.
+    expect((await get('/healthy')).statusCode).toBe(503);
+    ready = true;
+    expect((await get('/sites/site-1/guide')).statusCode).toBe(200);
   });
 
   it('given a path outside the prefix, then only the request id is added: no rate limit, no token lookup', async () => {

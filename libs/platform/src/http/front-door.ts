@@ -21,8 +21,13 @@ export interface FrontDoorOptions {
   tokens: TokenVerifier;
   /** SHA-256 of ADMIN_TOKEN. */
   adminTokenHash: string;
-  /** False while the read models are being rebuilt at start: the prefix answers 503 meanwhile. */
+  /**
+   * False while the read models are being rebuilt at start: every path answers 503 meanwhile, the
+   * prefix and the published sites alike, except `servedWhileStarting`.
+   */
   isReady: () => boolean;
+  /** Paths (each with what is below it) that answer while the read models are rebuilt: health, metrics, the API's documentation. */
+  servedWhileStarting?: readonly string[];
   /** Answers of @CachedRead routes; none cached when absent. */
   responses?: ResponseCache;
 }
@@ -52,6 +57,12 @@ interface CacheableRequest {
  */
 export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOptions): void {
   const { prefix, rateLimiter, tokens, adminTokenHash, isReady, responses } = options;
+  const startingPaths = options.servedWhileStarting ?? [];
+  const servedWhileStarting = (url: string): boolean => {
+    const end = url.indexOf('?');
+    const path = end === -1 ? url : url.slice(0, end);
+    return startingPaths.some((served) => path === served || path.startsWith(`${served}/`));
+  };
   const authFailures = options.authFailures ?? new RateLimiter(DEFAULT_AUTH_FAILURES_PER_MINUTE, systemClock);
   // Declared up front so that every request object keeps one shape (V8 hidden class).
   fastify.decorateRequest('caller', null);
@@ -68,10 +79,13 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
       void reply.header('connection', 'close');
       return sendError(reply, new ApiError(400, 'an HTTP/1.1 request needs a Host header'), request.id);
     }
-    if (!request.url.startsWith(prefix)) return done();
-    if (!isReady()) {
+    const inPrefix = request.url.startsWith(prefix);
+    // Read models being rebuilt would answer with the past (a published page not projected yet is a
+    // 404), and the replay has the stores to itself meanwhile (it may unmap their files).
+    if (!isReady() && (inPrefix || !servedWhileStarting(request.url))) {
       return sendError(reply, new ApiError(503, 'the service is starting: read models are being rebuilt from the event log', { 'Retry-After': '1' }), request.id);
     }
+    if (!inPrefix) return done();
     const token = bearerToken(request.headers.authorization);
     const known = token === null ? undefined : verified.hashOf(token);
     const decision = rateLimiter.take(known === undefined ? `a:${request.ip}` : `t:${known}`);
