@@ -9,9 +9,8 @@
  * 2. `npm run cli -- rebuild` from zero (the read models removed first) with its output piped (no
  *    terminal): events/s from its summary, its progress lines checked, and its peak resident memory
  *    (VmHWM from /proc/<pid>/status, sampled, with the peaks of its anonymous and file-backed parts):
- *    the replay a service starting from zero runs, except that the rebuild, alone on its stores,
- *    also unmaps their files as it goes (docs/architecture.md, "The mapped pages of a rebuild"),
- *    which the service does not. Then a
+ *    the replay a service starting from zero runs (both unmap their files as they go:
+ *    docs/architecture.md, "The mapped pages of a replay"). Then a
  *    first start on the rebuilt read models; it runs until its reactors have read the seeded log (the
  *    seed bypasses them), then is stopped with SIGTERM.
  * 3. Start again (after that clean stop): time to `/health` 200 (read models from the file, nothing
@@ -80,8 +79,7 @@ export async function runStartupBench(): Promise<StartupVerdict[]> {
   let service: ServiceProcess | undefined;
   try {
     // 2. The CLI's rebuild from zero (the read models are derived, so they are removed first), its output piped:
-    // the replay's rate and its memory (the same projections a service starting from zero runs; only the rebuild
-    // releases its mapped pages).
+    // the replay's rate and its memory (the same projections a service starting from zero runs).
     rmSync(join(dataDir, 'readmodels'), { recursive: true, force: true });
     const rebuild = await runRebuild(dataDir);
     console.log(`rebuild: ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s; ${rebuild.progressLines} progress lines on a pipe; peak VmHWM ${rebuild.hwmMb} MB (peaks: anonymous ${rebuild.anonMb} MB, file-backed ${rebuild.fileMb} MB)`);

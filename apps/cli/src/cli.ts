@@ -107,12 +107,6 @@ export async function runCli(args: readonly string[], io: CliIo, env: NodeJS.Pro
 }
 
 /**
- * File-backed resident memory a rebuild keeps before its stores unmap their files (`ReplayMappedPages`):
- * with the replay's heap (`REPLAY_HEAP_MB`, 384 MB), the rebuild's resident memory stays under 1 GiB.
- */
-const REPLAY_MAPPED_BYTES = 256 * 1024 * 1024;
-
-/**
  * `rebuild`: replays the whole log into fresh read models through the same projections the
  * service runs.
  */
@@ -149,7 +143,7 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
       resources: { blobs: stores.blobs },
       replayMemory: [
         new ReplayHeap(config.replayHeapMb * 1024 * 1024),
-        ...(stores.releaseMappedPages ? [new ReplayMappedPages(REPLAY_MAPPED_BYTES, stores.releaseMappedPages)] : []),
+        ...(stores.releaseMappedPages ? [new ReplayMappedPages(config.replayMappedMb * 1024 * 1024, stores.releaseMappedPages)] : []),
       ],
       ...projectionBuild(stores.mode),
     });

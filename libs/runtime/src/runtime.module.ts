@@ -8,6 +8,7 @@ import { READ_STORE } from '../../read-store/src/read-store.port';
 import { BLOB_STORE } from '../../blob-store/src/blob-store.port';
 import type { Projection } from '../../read-store/src/projections/projection';
 import { ReplayHeap } from '../../read-store/src/projections/replay-heap';
+import { ReplayMappedPages } from '../../read-store/src/projections/replay-mapped-pages';
 import { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
 import { CommandRunner, COMMAND_RUNNER } from './command-runner';
 import { Metrics, METRICS } from './metrics';
@@ -63,13 +64,18 @@ export function createRuntime(options: {
     names.add(reactor.name);
   }
   const metrics = new Metrics();
-  const runner = options.runProjections
+  const runner: ProjectionRunner | null = options.runProjections
     ? new ProjectionRunner(stores.events, stores.reads, projections, {
         logger: runnerLogger,
         resources: { blobs: stores.blobs },
         onApplied: (events) => metrics.observeApplied(events),
         rebuildWhenChanged: stores.mode === 'embedded',
-        replayMemory: [new ReplayHeap(config.replayHeapMb * 1024 * 1024)],
+        replayMemory: [
+          new ReplayHeap(config.replayHeapMb * 1024 * 1024),
+          // Only during the catch-up at start, while the front door answers 503 and the workers wait:
+          // the replay alone on the stores.
+          ...(stores.releaseMappedPages ? [new ReplayMappedPages(config.replayMappedMb * 1024 * 1024, stores.releaseMappedPages, { active: (): boolean => runner !== null && !runner.isCaughtUp })] : []),
+        ],
         ...projectionBuild(stores.mode),
       })
     : null;

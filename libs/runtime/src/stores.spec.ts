@@ -13,14 +13,8 @@ function embeddedConfig() {
 }
 
 describe('openStores in embedded mode', () => {
-  it('given stores opened for the service, then they offer no release of mapped pages (requests share the maps)', async () => {
+  it('given embedded stores, when their mapped pages are released, then the log and the read models are still there and writable', async () => {
     const stores = await openStores(embeddedConfig());
-    expect(stores.releaseMappedPages).toBeUndefined();
-    await stores.close();
-  });
-
-  it('given stores opened for bulk work, when their mapped pages are released, then the log and the read models are still there and writable', async () => {
-    const stores = await openStores(embeddedConfig(), { bulk: true });
     await stores.events.appendToStream('space-a', [{ type: 'SpaceCreated', data: { title: 'A' } }], 'no_stream');
     await stores.reads.collection('spaces').put({ _id: 'a', title: 'A' });
     await stores.releaseMappedPages!();

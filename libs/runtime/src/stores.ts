@@ -18,10 +18,10 @@ export interface Stores {
   reads: ReadStore;
   blobs: BlobStore;
   /**
-   * Embedded stores opened for bulk work (`bulk`): unmaps the event log's and the read models'
-   * files and maps them again, so that the pages a replay touched stop counting as resident memory
-   * (`LmdbEventStore.releaseMappedPages`, `MemoryReadStore.releaseMappedPages`). Only between two
-   * commits of a process alone on the stores; absent otherwise.
+   * Embedded stores: unmaps the event log's and the read models' files and maps them again, so that
+   * the pages a replay touched stop counting as resident memory (`LmdbEventStore.releaseMappedPages`,
+   * `MemoryReadStore.releaseMappedPages`). Only between two commits of a replay alone on the stores
+   * (`ReplayMappedPages`); absent in distributed mode.
    */
   releaseMappedPages?: () => Promise<void>;
   close(): Promise<void>;
@@ -56,7 +56,7 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
     await events.releaseMappedPages();
     await reads.releaseMappedPages();
   };
-  return { mode: 'embedded', events, reads, blobs, ...(options.bulk === true ? { releaseMappedPages } : {}), close: closeAll(events, reads, blobs) };
+  return { mode: 'embedded', events, reads, blobs, releaseMappedPages, close: closeAll(events, reads, blobs) };
 }
 
 function closeAll(...stores: Array<{ close(): Promise<void> }>): () => Promise<void> {

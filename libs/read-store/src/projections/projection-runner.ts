@@ -188,6 +188,11 @@ export class ProjectionRunner {
     });
   }
 
+  /** Whether the runner has caught up with the log since it started (`whenCaughtUp`). */
+  get isCaughtUp(): boolean {
+    return this.caughtUp;
+  }
+
   /** Resolves once the runner has applied everything that existed when it caught up. */
   whenCaughtUp(): Promise<void> {
     if (this.caughtUp) return Promise.resolve();
