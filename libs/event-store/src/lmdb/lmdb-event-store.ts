@@ -285,7 +285,7 @@ export class LmdbEventStore implements EventStore {
     return subscription;
   }
 
-  /** Resolves at once, or when a `releaseMappedPages` in progress is done (the synchronous reads need the databases open). */
+  /** The `releaseMappedPages` in progress, to wait for before a synchronous read (it needs the databases open); undefined when none is. */
   whenUsable(): Promise<void> | undefined {
     return this.releasing ?? undefined;
   }

@@ -1269,8 +1269,9 @@ export class MemoryReadStore implements ReadStore {
   /**
    * With a file: once the transactions queued before it and the writes handed to the file are done,
    * unmaps the file and maps it again (`ReadModelFile.releaseMappedPages`); transactions queued after
-   * it wait. For a process alone on the store between two commits (the CLI's `rebuild`): a read of a
-   * large collection or a background load while it runs would fail. A no-op without a file.
+   * it wait. Only for a replay alone on the store, between two commits (the CLI's `rebuild`, the
+   * service's catch-up at start: `ReplayMappedPages`): a read of a large collection or a background
+   * load while it runs would fail. A no-op without a file.
    */
   releaseMappedPages(): Promise<void> {
     this.checkOpen();

@@ -73,8 +73,8 @@ export class ReadModelFile {
    * Writes what was handed to `write`, unmaps the file and maps it again, so that the pages reads and
    * writes touched stop counting as this process's resident memory (a rebuild touches nearly all of
    * a file of 1.7 GB for a million events). lmdb-js offers no `madvise`; closing the environment is
-   * the way to drop them. Only for a process alone on the file between two commits (the CLI's
-   * `rebuild`): a read or write while it runs fails.
+   * the way to drop them. Only for a replay alone on the file, between two commits
+   * (`ReplayMappedPages`): a read or write while it runs fails.
    */
   async releaseMappedPages(): Promise<void> {
     try {
