@@ -130,7 +130,7 @@ export async function createService(options: {
     tokens: app.get<TokenVerifier>(TOKEN_VERIFIER, { strict: false }),
     adminTokenHash: hashToken(options.adminToken),
     isReady: () => ready,
-    servedWhileStarting: ['/health', '/metrics', '/docs'],
+    servedWhileStarting: ['/health', '/metrics', '/docs', '/docs/'],
     responses: new ResponseCache(() => stores.reads.contentVersion()),
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {

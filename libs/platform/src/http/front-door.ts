@@ -26,7 +26,11 @@ export interface FrontDoorOptions {
    * prefix and the published sites alike, except `servedWhileStarting`.
    */
   isReady: () => boolean;
-  /** Paths (each with what is below it) that answer while the read models are rebuilt: health, metrics, the API's documentation. */
+  /**
+   * Paths that answer while the read models are rebuilt (health, metrics, the API's documentation):
+   * each exactly, or everything below it when it ends with `/` (only routes of its own live there:
+   * any other path may reach the published sites' catch-all route).
+   */
   servedWhileStarting?: readonly string[];
   /** Answers of @CachedRead routes; none cached when absent. */
   responses?: ResponseCache;
@@ -61,7 +65,7 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
   const servedWhileStarting = (url: string): boolean => {
     const end = url.indexOf('?');
     const path = end === -1 ? url : url.slice(0, end);
-    return startingPaths.some((served) => path === served || path.startsWith(`${served}/`));
+    return startingPaths.some((served) => (served.endsWith('/') ? path.startsWith(served) : path === served));
   };
   const authFailures = options.authFailures ?? new RateLimiter(DEFAULT_AUTH_FAILURES_PER_MINUTE, systemClock);
   // Declared up front so that every request object keeps one shape (V8 hidden class).
