@@ -9,11 +9,9 @@ import { ConfigError, loadConfig, type AppConfig } from '../../../libs/platform/
 import type { Projection } from '../../../libs/read-store/src/projections/projection';
 import { ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
 import { rebuildProgressReporter } from '../../../libs/read-store/src/projections/rebuild-progress';
-import { ReplayHeap } from '../../../libs/read-store/src/projections/replay-heap';
-import { ReplayMappedPages } from '../../../libs/read-store/src/projections/replay-mapped-pages';
 import { service } from '../../../libs/composition/src/contexts';
 import { projectionBuild } from '../../../libs/runtime/src/build-digest';
-import { openStores, type Stores } from '../../../libs/runtime/src/stores';
+import { openStores, replayMemoryGuards, type Stores } from '../../../libs/runtime/src/stores';
 import { presentEvent, streamEvents } from '../../../libs/audit/src';
 import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
 import { DEFAULT_SEED, seed, writeSeedManifest, type SeedOptions } from './seed';
@@ -141,10 +139,8 @@ export async function rebuild(args: string[], io: CliIo, config: AppConfig, depe
     // The service's own fingerprint (the code's digest in embedded mode): its next start resumes from this rebuild.
     const runner = new ProjectionRunner(stores.events, stores.reads, projections, {
       resources: { blobs: stores.blobs },
-      replayMemory: [
-        new ReplayHeap(config.replayHeapMb * 1024 * 1024),
-        ...(stores.releaseMappedPages ? [new ReplayMappedPages(config.replayMappedMb * 1024 * 1024, stores.releaseMappedPages)] : []),
-      ],
+      // Alone on the data directory (the service is stopped) for the whole rebuild.
+      replayMemory: replayMemoryGuards(config, stores, () => true),
       ...projectionBuild(stores.mode),
     });
     const progress = rebuildProgressReporter(io.stderr);

@@ -7,13 +7,11 @@ import { EVENT_STORE } from '../../event-store/src/event-store.port';
 import { READ_STORE } from '../../read-store/src/read-store.port';
 import { BLOB_STORE } from '../../blob-store/src/blob-store.port';
 import type { Projection } from '../../read-store/src/projections/projection';
-import { ReplayHeap } from '../../read-store/src/projections/replay-heap';
-import { ReplayMappedPages } from '../../read-store/src/projections/replay-mapped-pages';
 import { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
 import { CommandRunner, COMMAND_RUNNER } from './command-runner';
 import { Metrics, METRICS } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
-import type { Stores } from './stores';
+import { replayMemoryGuards, type Stores } from './stores';
 import { ReactorRunner, type Reactor, type Services, type ServiceToken } from './reactor';
 import { PROJECTION_RUNNER } from './projections-ready';
 
@@ -70,12 +68,8 @@ export function createRuntime(options: {
         resources: { blobs: stores.blobs },
         onApplied: (events) => metrics.observeApplied(events),
         rebuildWhenChanged: stores.mode === 'embedded',
-        replayMemory: [
-          new ReplayHeap(config.replayHeapMb * 1024 * 1024),
-          // Only during the catch-up at start, while the front door answers 503 and the workers wait:
-          // the replay alone on the stores.
-          ...(stores.releaseMappedPages ? [new ReplayMappedPages(config.replayMappedMb * 1024 * 1024, stores.releaseMappedPages, { active: (): boolean => runner !== null && !runner.isCaughtUp })] : []),
-        ],
+        // Alone on the stores only during the catch-up at start, while the front door answers 503 and the workers wait.
+        replayMemory: replayMemoryGuards(config, stores, (): boolean => runner !== null && !runner.isCaughtUp),
         ...projectionBuild(stores.mode),
       })
     : null;

@@ -9,6 +9,8 @@ import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { FsBlobStore } from '../../blob-store/src/fs/fs-blob-store';
 import type { BlobStore } from '../../blob-store/src/blob-store.port';
+import { ReplayHeap, type ReplayMemoryGuard } from '../../read-store/src/projections/replay-heap';
+import { ReplayMappedPages } from '../../read-store/src/projections/replay-mapped-pages';
 
 export type StoreMode = 'embedded' | 'distributed';
 
@@ -57,6 +59,17 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
     await reads.releaseMappedPages();
   };
   return { mode: 'embedded', events, reads, blobs, releaseMappedPages, close: closeAll(events, reads, blobs) };
+}
+
+/**
+ * What keeps a replay's memory bounded on these stores (the runner's `replayMemory`): its heap
+ * (`REPLAY_HEAP_MB`), and in embedded mode its mapped file pages (`REPLAY_MAPPED_MB`), released only
+ * while `alone` says the replay has the stores to itself.
+ */
+export function replayMemoryGuards(config: AppConfig, stores: Stores, alone: () => boolean): ReplayMemoryGuard[] {
+  const guards: ReplayMemoryGuard[] = [new ReplayHeap(config.replayHeapMb * 1024 * 1024)];
+  if (stores.releaseMappedPages) guards.push(new ReplayMappedPages(config.replayMappedMb * 1024 * 1024, stores.releaseMappedPages, { active: alone }));
+  return guards;
 }
 
 function closeAll(...stores: Array<{ close(): Promise<void> }>): () => Promise<void> {

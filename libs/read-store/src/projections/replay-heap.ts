@@ -3,8 +3,8 @@ import { runInNewContext } from 'node:vm';
 
 /**
  * What the runner calls after each full batch of a replay (a rebuild, or catching up from far
- * behind), between two transactions, to keep the replay's memory bounded: `ReplayHeap`, and in the
- * CLI's rebuild `ReplayMappedPages`.
+ * behind), between two transactions, to keep the replay's memory bounded: `ReplayHeap`, and in
+ * embedded mode `ReplayMappedPages`.
  */
 export interface ReplayMemoryGuard {
   afterFullBatch(): void | Promise<void>;
