@@ -130,7 +130,8 @@ export async function createService(options: {
     tokens: app.get<TokenVerifier>(TOKEN_VERIFIER, { strict: false }),
     adminTokenHash: hashToken(options.adminToken),
     isReady: () => ready,
-    servedWhileStarting: ['/health', '/metrics', '/docs', '/docs/'],
+    // The documentation's assets wait too: the page has no document to show before /v1/openapi.json answers.
+    servedWhileStarting: ['/health', '/metrics', '/docs'],
     responses: new ResponseCache(() => stores.reads.contentVersion()),
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {

@@ -27,9 +27,9 @@ export interface FrontDoorOptions {
    */
   isReady: () => boolean;
   /**
-   * Paths that answer while the read models are rebuilt (health, metrics, the API's documentation):
-   * each exactly, or everything below it when it ends with `/` (only routes of its own live there:
-   * any other path may reach the published sites' catch-all route).
+   * Paths that answer while the read models are rebuilt (health, metrics, the API's documentation),
+   * each exactly: any path below one of them may reach the published sites' catch-all route, and so
+   * the stores.
    */
   servedWhileStarting?: readonly string[];
   /** Answers of @CachedRead routes; none cached when absent. */
@@ -61,11 +61,10 @@ interface CacheableRequest {
  */
 export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOptions): void {
   const { prefix, rateLimiter, tokens, adminTokenHash, isReady, responses } = options;
-  const startingPaths = options.servedWhileStarting ?? [];
+  const startingPaths = new Set(options.servedWhileStarting ?? []);
   const servedWhileStarting = (url: string): boolean => {
     const end = url.indexOf('?');
-    const path = end === -1 ? url : url.slice(0, end);
-    return startingPaths.some((served) => (served.endsWith('/') ? path.startsWith(served) : path === served));
+    return startingPaths.has(end === -1 ? url : url.slice(0, end));
   };
   const authFailures = options.authFailures ?? new RateLimiter(DEFAULT_AUTH_FAILURES_PER_MINUTE, systemClock);
   // Declared up front so that every request object keeps one shape (V8 hidden class).
