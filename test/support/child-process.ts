@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-const REGISTER = join(__dirname, 'register-ts.js');
+const REGISTER = join(__dirname, '..', '..', 'scripts', 'register-ts.js');
 
 /** Starts a TypeScript child script with the SWC hook; stdout is delivered line by line. */
 export function spawnTypeScript(script: string, args: string[], onLine: (line: string) => void = () => {}): ChildProcess {

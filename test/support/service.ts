@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..');
-const REGISTER = join(__dirname, 'register-ts.js');
+const REGISTER = join(__dirname, '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(ROOT, 'apps', 'api', 'src', 'main.ts');
 
 const STARTUP_TIMEOUT_MS = 30_000;

@@ -8,6 +8,7 @@ import { service } from '../../../libs/composition/src/contexts';
 import { CHECKPOINTS, projectionsFingerprint } from '../../../libs/read-store/src/projections/projection-runner';
 import { buildDigest } from '../../../libs/runtime/src/build-digest';
 import { parseSeedOptions, runCli, USAGE } from './cli';
+import { defaultSeedWorkers } from './seed-content';
 import type { SeedManifest } from './seed';
 
 /** Captured output of one run. */
@@ -233,7 +234,15 @@ describe('cli', () => {
       expect(parseSeedOptions(['--events=2_000_000', '--spaces', '100', '--pages', '400', '--append'])).toEqual({
         options: { events: 2_000_000, organizations: 100, members: 20, spaces: 100, pages: 400 },
         append: true,
+        workers: defaultSeedWorkers(),
       });
+    });
+
+    it('builds the content on as many worker threads as asked, from 1 to 64', () => {
+      expect(parseSeedOptions(['--workers', '3'])).toMatchObject({ workers: 3 });
+      expect(parseSeedOptions(['--workers=1'])).toMatchObject({ workers: 1 });
+      expect(parseSeedOptions(['--workers', '0'])).toBe('--workers must be at least 1');
+      expect(parseSeedOptions(['--workers', '65'])).toBe("--workers must be a whole number from 1 to 64, got '65'");
     });
   });
 

@@ -15,6 +15,7 @@ import { openStores, replayMemoryGuards, type Stores } from '../../../libs/runti
 import { presentEvent, streamEvents } from '../../../libs/audit/src';
 import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
 import { DEFAULT_SEED, seed, writeSeedManifest, type SeedOptions } from './seed';
+import { defaultSeedWorkers, SeedContentWorkers } from './seed-content';
 
 /** Where the CLI writes: process.stdout/stderr, or a test's buffers. */
 export interface Output {
@@ -63,6 +64,7 @@ Commands:
       --spaces N                  spaces over all organizations (default 5000)
       --pages N                   pages over all spaces, at least one per space (default 100000)
       --append                    write even though the log already holds events
+      --workers N                 threads that build the pages' content (default: one per core, 4 at most)
   history <streamName> [--json]   Print a stream's events, oldest first, one per line:
                                   revision position recordedAt type actor data
                                   (--json: one JSON object per line).
@@ -179,6 +181,7 @@ export async function seedCommand(args: string[], io: CliIo, config: AppConfig):
     return openFailed(error, io, 'Stop it, then run the seed again.');
   }
   const blobs = new FsBlobStore(join(config.dataDir, 'blobs'), { bulk: true });
+  let content: SeedContentWorkers | undefined;
   try {
     const head = await events.headPosition();
     if (head !== null && !parsed.append) {
@@ -192,7 +195,8 @@ export async function seedCommand(args: string[], io: CliIo, config: AppConfig):
     );
     const started = performance.now();
     let lastTenth = -1;
-    const manifest = await seed(options, { events, blobs }, config, (decided, total) => {
+    content = SeedContentWorkers.start(blobs.rootDir, parsed.workers);
+    const manifest = await seed(options, { events, content }, config, (decided, total) => {
       const tenth = Math.min(10, Math.floor((decided / total) * 10));
       if (tenth === lastTenth) return;
       lastTenth = tenth;
@@ -209,6 +213,7 @@ export async function seedCommand(args: string[], io: CliIo, config: AppConfig):
     io.stderr.write(`\nseed failed: ${messageOf(error)}\n`);
     return EXIT.failed;
   } finally {
+    await content?.close();
     await blobs.close();
     await events.close();
   }
@@ -225,9 +230,10 @@ const SEED_FLAGS: Readonly<Record<string, keyof SeedOptions>> = Object.freeze(
 );
 
 /** The seed's options, or what is wrong with them. */
-export function parseSeedOptions(args: readonly string[]): { options: SeedOptions; append: boolean } | string {
+export function parseSeedOptions(args: readonly string[]): { options: SeedOptions; append: boolean; workers: number } | string {
   const options: SeedOptions = { ...DEFAULT_SEED };
   let append = false;
+  let workers = defaultSeedWorkers();
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index];
     if (arg === '--append') {
@@ -235,18 +241,24 @@ export function parseSeedOptions(args: readonly string[]): { options: SeedOption
       continue;
     }
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const key = SEED_FLAGS[flag];
+    const key = flag === '--workers' ? 'workers' : SEED_FLAGS[flag];
     if (!key) return `unknown option '${arg}' for seed`;
     const text = inline ?? args[++index];
     if (text === undefined) return `${flag} needs a number`;
-    if (!/^[0-9][0-9_]*$/.test(text) || Number(text.replace(/_/g, '')) > 100_000_000) return `${flag} must be a whole number from 1 to 100000000, got '${text}'`;
-    options[key] = Number(text.replace(/_/g, ''));
-    if (options[key] < 1) return `${flag} must be at least 1`;
+    const most = key === 'workers' ? MOST_SEED_WORKERS : 100_000_000;
+    if (!/^[0-9][0-9_]*$/.test(text) || Number(text.replace(/_/g, '')) > most) return `${flag} must be a whole number from 1 to ${most}, got '${text}'`;
+    const value = Number(text.replace(/_/g, ''));
+    if (value < 1) return `${flag} must be at least 1`;
+    if (key === 'workers') workers = value;
+    else options[key] = value;
   }
   if (options.spaces < options.organizations) return `--spaces (${options.spaces}) must be at least --organizations (${options.organizations}): every organization gets a space`;
   if (options.pages < options.spaces) return `--pages (${options.pages}) must be at least --spaces (${options.spaces}): every space gets a page`;
-  return { options, append };
+  return { options, append, workers };
 }
+
+/** More content workers than this only wait on one another's disk writes. */
+const MOST_SEED_WORKERS = 64;
 
 /** `history <streamName> [--json]`: a stream's events, oldest first. */
 export async function history(args: string[], io: CliIo, config: AppConfig, dependencies: CliDependencies = {}): Promise<number> {

@@ -1,19 +1,19 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BlobStore } from '../../../libs/blob-store/src/blob-store.port';
 import type { EventStore } from '../../../libs/event-store/src/event-store.port';
 import type { AppConfig } from '../../../libs/platform/src/config';
 import { hashToken, type Caller } from '../../../libs/platform/src/http/auth';
 import { newId, newSecret } from '../../../libs/platform/src/ids';
 import { changeRequestNumbersStream, changeRequestDecider, changeRequestStream, numberingDecider, type ChangeRequestSpaceFacts } from '../../../libs/changerequests/src';
 import { commentDecider, commentStream, type CommentAccess } from '../../../libs/comments/src';
-import { ContentSeedTrees, SeedBodies, contentDecider, contentStream, initialRevisionId, type TouchedPages } from '../../../libs/content/src';
+import { SeedBodies, contentDecider, contentStream, initialRevisionId, type TouchedPages } from '../../../libs/content/src';
 import { emailClaimDecider, emailClaimStream, tokenDecider, tokenStream, userDecider, userStream } from '../../../libs/identity/src';
 import { installationDecider, installationIdOf, installationStream, integrationDecider, integrationStream, IntegrationSecrets } from '../../../libs/integrations/src';
 import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream } from '../../../libs/organizations/src';
 import { pathOf, siteDecider, siteStream } from '../../../libs/sites/src';
 import { collectionDecider, collectionStream, keyBetween, spaceDecider, spaceStream } from '../../../libs/spaces/src';
 import { teamDecider, teamStream } from '../../../libs/teams/src';
+import type { SeedContent, SeedRevision } from './seed-content';
 import { SeedLog } from './seed-log';
 
 /** The sizes of a seed; `--events` is the total the updates at the end fill up to. */
@@ -45,7 +45,7 @@ const SPACES_PER_COLLECTION = 10;
 const EDITS_PER_SPACE = 2;
 const COMMENTS_PER_SPACE = 4;
 const SITE_SPACES = 5;
-/** Spaces whose content is built at once: the blob writes of one are fsyncs, so they overlap. */
+/** Spaces whose content is handed to the content builders at once: enough to keep every worker busy, few enough to bound the documents in flight. */
 const CONTENT_CONCURRENCY = 32;
 const INTEGRATION = 'seed-analytics';
 
@@ -85,12 +85,12 @@ export interface SeedProgress {
 /**
  * Writes a realistic mix of events into an empty embedded log, as the service would have appended
  * them: every event comes from its aggregate's decider (SeedLog), trees and bodies from the
- * content context's own builders (ContentSeedTrees) into the blob store. Then updates (space and
- * organization renames, members seen, …) fill the log up to `options.events`.
+ * content context's own builders (ContentSeedTrees, on the worker threads of `content`) into the
+ * blob store. Then updates (space and organization renames, members seen, …) fill the log up to
+ * `options.events`.
  */
-export async function seed(options: SeedOptions, stores: { events: EventStore; blobs: BlobStore }, config: AppConfig, progress: SeedProgress): Promise<SeedManifest> {
+export async function seed(options: SeedOptions, stores: { events: EventStore; content: SeedContent }, config: AppConfig, progress: SeedProgress): Promise<SeedManifest> {
   const log = new SeedLog(stores.events);
-  const trees = new ContentSeedTrees(stores.blobs);
   const secrets = new IntegrationSecrets(config);
   const clock = new SeedClock(Date.now() - options.events * 1000);
   const words = new Words(1);
@@ -113,7 +113,7 @@ export async function seed(options: SeedOptions, stores: { events: EventStore; b
     const spaceCount = spacesOf[o];
     seedCollections(log, clock, organization, Math.max(1, Math.ceil(spaceCount / SPACES_PER_COLLECTION)));
     for (let s = 0; s < spaceCount; s += 1) organization.spaces.push(seedSpace(log, clock, words, organization, s, pagesOf[spaceIndex++]));
-    await inGroups(organization.spaces, CONTENT_CONCURRENCY, (space) => seedContent(log, clock, words, trees, organization, space));
+    await eachConcurrently(organization.spaces, CONTENT_CONCURRENCY, (space) => seedContent(log, clock, words, stores.content, organization, space));
     for (const space of organization.spaces) {
       seedChangeRequest(log, clock, organization, space);
       seedComments(log, clock, words, organization, space);
@@ -228,21 +228,25 @@ function seedSpace(log: SeedLog, clock: SeedClock, words: Words, organization: S
   return { id: spaceId, organizationId: organization.id, title, pages: Array.from({ length: pages }, () => newId()), head: null, changeRequests: [] };
 }
 
-/** The space's pages in one first revision (as an import writes them), then a few revisions that each rewrite one page. */
-async function seedContent(log: SeedLog, clock: SeedClock, words: Words, trees: ContentSeedTrees, organization: SeedOrganization, space: SeedSpace): Promise<void> {
+/**
+ * The space's pages in one first revision (as an import writes them), then a few revisions that
+ * each rewrite one page. The bodies are made here, in order, so a seed's text does not depend on
+ * which worker finishes first.
+ */
+async function seedContent(log: SeedLog, clock: SeedClock, words: Words, content: SeedContent, organization: SeedOrganization, space: SeedSpace): Promise<void> {
   if (space.pages.length === 0) return;
   const author = organization.members[1] ?? organization.admin;
   const insert = space.pages.map((id, index) => {
     const title = words.title(3);
     return { id, title, document: words.body(), into: index % 5 === 0 ? null : space.pages[index - (index % 5)] };
   });
-  let built = await trees.build(null, { insert }, clock.tick());
-  commit(log, clock, organization, space, author, built.tree, built.pages, 'import');
+  const revisions: SeedRevision[] = [{ edits: { insert }, now: clock.tick() }];
   for (let edit = 0; edit < EDITS_PER_SPACE; edit += 1) {
     const id = space.pages[(edit * 7) % space.pages.length];
-    built = await trees.build(space.head!.tree, { update: [{ id, document: words.body() }] }, clock.tick());
-    commit(log, clock, organization, space, author, built.tree, built.pages, 'batch');
+    revisions.push({ edits: { update: [{ id, document: words.body() }] }, now: clock.tick() });
   }
+  const built = await content.build(revisions);
+  built.forEach((revision, index) => commit(log, clock, organization, space, author, revision.tree, revision.pages, index === 0 ? 'import' : 'batch'));
 }
 
 function commit(log: SeedLog, clock: SeedClock, organization: SeedOrganization, space: SeedSpace, author: SeedUser, tree: string, pages: TouchedPages, source: 'import' | 'batch'): void {
@@ -436,8 +440,23 @@ function nextPosition(organization: SeedOrganization, parent: string | null): st
   return key;
 }
 
-async function inGroups<T>(items: readonly T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(run));
+/** `run` on every item, at most `limit` at a time; after a failure no item starts, and the first is thrown once the running ones have settled. */
+async function eachConcurrently<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const runner = async (): Promise<void> => {
+    while (next < items.length && !failed) {
+      try {
+        await run(items[next++]);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, runner));
+  const rejected = results.find((result) => result.status === 'rejected');
+  if (rejected) throw rejected.reason;
 }
 
 const VOCABULARY = (

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const REGISTER = join(__dirname, '..', '..', '..', 'test', 'support', 'register-ts.js');
+const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {

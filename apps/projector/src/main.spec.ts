@@ -11,7 +11,7 @@ import { TeamCommands } from '../../../libs/teams/src';
 import { collectionDecider, collectionStream, spaceDecider, spaceStream } from '../../../libs/spaces/src';
 import { createContextServices, service } from '../../../libs/composition/src/contexts';
 
-const REGISTER = join(__dirname, '..', '..', '..', 'test', 'support', 'register-ts.js');
+const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
 
 /** Runs the projector's entry point as its own process with exactly `env` (plus PATH). */

@@ -106,9 +106,11 @@ describe('FsBlobStore', () => {
   it('given temporary files left by a crashed process, when the store is first used, then they are removed', async () => {
     const tmp = join(root, 'tmp');
     mkdirSync(tmp, { recursive: true });
-    // A dead process, an earlier incarnation of this pid, and an old file of unknown origin.
+    // A dead process, an earlier process with this pid (written before this one started), and an old file of unknown origin.
     writeFileSync(join(tmp, '999999999.1.deadbeef.tmp'), 'partial');
     writeFileSync(join(tmp, `${process.pid}.1.cafe.tmp`), 'partial');
+    const beforeThisProcess = new Date(Date.now() - process.uptime() * 1000 - 60_000);
+    utimesSync(join(tmp, `${process.pid}.1.cafe.tmp`), beforeThisProcess, beforeThisProcess);
     writeFileSync(join(tmp, 'unknown.tmp'), 'partial');
     const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
     utimesSync(join(tmp, 'unknown.tmp'), old, old);
@@ -116,6 +118,15 @@ describe('FsBlobStore', () => {
     writeFileSync(join(tmp, 'recent.tmp'), 'partial');
     await store.put(Buffer.from('x'));
     expect(tmpFiles()).toEqual(['recent.tmp']);
+  });
+
+  it('given a temporary file of another thread of this process (this pid, another incarnation, written since it started), when the store is first used, then it is kept', async () => {
+    const tmp = join(root, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    const otherThread = `${process.pid}.1.beef.tmp`;
+    writeFileSync(join(tmp, otherThread), 'partial');
+    await store.put(Buffer.from('x'));
+    expect(tmpFiles()).toEqual([otherThread]);
   });
 
   it('given a blob whose final path already exists, when putting it, then the existing file is kept', async () => {

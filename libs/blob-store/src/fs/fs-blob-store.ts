@@ -21,8 +21,14 @@ const ABANDONED_AFTER_MS = PROVISIONAL_ABANDONED_AFTER_MS;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
-/** This process incarnation: a pid alone repeats across restarts (pid 1 in a container). */
+/** This thread's incarnation: a pid alone repeats across restarts (pid 1 in a container). */
 const INCARNATION = `${process.pid}.${Math.round(performance.timeOrigin)}`;
+/**
+ * When this process started (process-wide, where each worker thread has a `timeOrigin` of its
+ * own): a temporary named with this pid but another incarnation is another thread's when it was
+ * written since, an earlier process's with the same pid when before.
+ */
+const PROCESS_STARTED_MS = Date.now() - process.uptime() * 1000;
 
 /** The store was closed. */
 export class BlobStoreClosedError extends Error {
@@ -183,8 +189,9 @@ export class FsBlobStore implements BlobStore {
   }
 
   /**
-   * Deletes temporary files no live put can own: those of an earlier incarnation of this pid, of a
-   * process that is gone, and any older than `ABANDONED_AFTER_MS`.
+   * Deletes temporary files no live put can own: those of an earlier process with this pid, of a
+   * process that is gone, and any older than `ABANDONED_AFTER_MS`. Another thread of this process
+   * (the seed's content workers) may be writing its own.
    */
   private async removeStaleTemporaries(): Promise<void> {
     const now = Date.now();
@@ -192,18 +199,19 @@ export class FsBlobStore implements BlobStore {
       const path = join(this.tmpDir, name);
       const match = /^(\d+)\.(\d+)\./.exec(name);
       let stale: boolean;
+      const ownPid = match !== null && Number(match[1]) === process.pid;
       if (match && `${match[1]}.${match[2]}` === INCARNATION) {
         stale = false;
-      } else if (match && Number(match[1]) === process.pid) {
-        stale = true;
-      } else if (match && !processAlive(Number(match[1]))) {
+      } else if (match && !ownPid && !processAlive(Number(match[1]))) {
         stale = true;
       } else {
+        let modified: number;
         try {
-          stale = now - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
+          modified = (await stat(path)).mtimeMs;
         } catch {
-          continue;
+          continue; // gone meanwhile: its put finished
         }
+        stale = now - modified > ABANDONED_AFTER_MS || (ownPid && modified < PROCESS_STARTED_MS);
       }
       if (stale) await unlink(path).catch(() => undefined);
     }
@@ -221,7 +229,7 @@ export class FsBlobStore implements BlobStore {
     });
   }
 
-  /** Bulk mode: the file written beside its final name and renamed onto it, no fsync (`flushToDisk`). */
+  /** Bulk mode: the file written in tmp/ and renamed onto its name, no fsync (`flushToDisk`). */
   private putBulk(hash: string, bytes: Buffer): BlobInfo {
     const dir = join(this.rootDir, hash.slice(0, 2), hash.slice(2, 4));
     if (!this.madeDirectories.has(dir)) {

@@ -1,5 +1,5 @@
-// Lets a child process spawned by a test `require` TypeScript sources, compiled by SWC with
-// decorator metadata, the same way Jest compiles them. Use: node -r ./test/support/register-ts.js file.ts
+// Lets a child process or worker thread `require` TypeScript sources, compiled by SWC with
+// decorator metadata, the same way Jest compiles them. Use: node -r ./scripts/register-ts.js file.ts
 const { transformSync } = require('@swc/core');
 const { readFileSync } = require('node:fs');
 
