@@ -1411,7 +1411,14 @@ export class MemoryReadStore implements ReadStore {
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (this.broken !== undefined) return { ok: false, detail: `the read models could not be written to disk: ${describe(this.broken)}` };
-    return this.closing ? { ok: false, detail: 'the memory read store is closed' } : { ok: true };
+    if (this.closing) return { ok: false, detail: 'the memory read store is closed' };
+    // Still answering: a collection not in memory yet is loaded on first use. Said so that whoever
+    // watches memory or the first requests' times knows the loading is not over.
+    if (this.unloaded.size > 0) {
+      const rest = this.backgroundStarted ? 'loading in the background' : 'each loaded on first use';
+      return { ok: true, detail: `${this.unloaded.size} read model collection(s) not in memory yet, ${rest}` };
+    }
+    return { ok: true };
   }
 
   /** Refuses new calls, lets transactions and writes already accepted finish, then drops all data. */

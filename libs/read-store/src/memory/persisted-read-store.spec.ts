@@ -237,6 +237,16 @@ describe('MemoryReadStore on an LMDB file', () => {
       await store.close();
     });
 
+    it('given collections not loaded yet, then health says so while ok, and says nothing once the background has loaded them', async () => {
+      const store = MemoryReadStore.open(await fileWith(4500));
+      expect(await store.health()).toEqual({ ok: true, detail: '2 read model collection(s) not in memory yet, each loaded on first use' });
+      store.loadInBackground();
+      expect(await store.health()).toEqual({ ok: true, detail: '2 read model collection(s) not in memory yet, loading in the background' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await store.health()).toEqual({ ok: true });
+      await store.close();
+    });
+
     it('given the background started and time for it, then every collection is loaded without being asked for', async () => {
       const store = MemoryReadStore.open(await fileWith(4500));
       store.loadInBackground();
