@@ -229,6 +229,93 @@ describe('ProjectionRunner', () => {
     }
   });
 
+  describe('the apply mode: replaying from empty read models', () => {
+    /** A projection that records, per event, whether the runner said it replays from empty read models. */
+    const recorder = () => {
+      const applied: Array<[string, boolean]> = [];
+      const projection: Projection = {
+        name: 'recorder',
+        collections: ['recorded'],
+        apply: async (event, _tx, _resources, mode) => void applied.push([(event.data as { title: string }).title, mode?.replayFromEmpty === true]),
+      };
+      return { projection, applied };
+    };
+    const recordingRunner = (projection: Projection, options: ConstructorParameters<typeof ProjectionRunner>[3] = {}) => {
+      const created = new ProjectionRunner(events, reads, [projection], { backoff: { initialMs: 1, maxMs: 10 }, ...options });
+      runners.push(created);
+      return created;
+    };
+
+    it('given a rebuild, then every event of it is applied as a replay from empty, and a live event after it is not', async () => {
+      await events.appendToStream('space-a', [created('A'), renamed('A!')], 'no_stream');
+      const { projection, applied } = recorder();
+      const projector = recordingRunner(projection);
+      await projector.rebuild();
+      await projector.start();
+      await projector.whenCaughtUp();
+      const { position } = await events.appendToStream('space-b', [created('B')], 'no_stream');
+      await projector.waitFor(position, 5000);
+      expect(applied).toEqual([['A', true], ['A!', true], ['B', false]]);
+    });
+
+    it('given a start that drops read models of other projections, then its catch-up is a replay from empty, and what follows is live', async () => {
+      await events.appendToStream('space-a', [created('A')], 'no_stream');
+      const before = recordingRunner(recorder().projection, { rebuildWhenChanged: true, build: 'earlier code' });
+      await before.start();
+      await before.whenCaughtUp();
+      await before.stop();
+      await events.appendToStream('space-b', [created('B')], 'no_stream');
+
+      const { projection, applied } = recorder();
+      const projector = recordingRunner(projection, { rebuildWhenChanged: true, build: 'this code' });
+      await projector.start();
+      await projector.whenCaughtUp();
+      const { position } = await events.appendToStream('space-c', [created('C')], 'no_stream');
+      await projector.waitFor(position, 5000);
+      expect(applied).toEqual([['A', true], ['B', true], ['C', false]]);
+    });
+
+    it('given a failed batch during a replay from empty, then the retry is applied live (a batch may have been written in part)', async () => {
+      await events.appendToStream('space-a', [created('A')], 'no_stream');
+      const before = recordingRunner(recorder().projection, { rebuildWhenChanged: true, build: 'earlier code' });
+      await before.start();
+      await before.whenCaughtUp();
+      await before.stop();
+      await events.appendToStream('space-b', [created('B')], 'no_stream');
+
+      const applied: Array<[string, boolean]> = [];
+      let failures = 1;
+      const failingOnce: Projection = {
+        name: 'recorder',
+        collections: ['recorded'],
+        apply: async (event, _tx, _resources, mode) => {
+          const title = (event.data as { title: string }).title;
+          applied.push([title, mode?.replayFromEmpty === true]);
+          if (title === 'B' && failures-- > 0) throw new Error('failing once');
+        },
+      };
+      const projector = recordingRunner(failingOnce, { rebuildWhenChanged: true, build: 'this code' });
+      await projector.start();
+      await projector.whenCaughtUp();
+      expect(applied).toEqual([['A', true], ['B', true], ['A', false], ['B', false]]);
+    });
+
+    it('given a start from a checkpoint of the same projections, then its catch-up is live: the read models hold earlier events', async () => {
+      await events.appendToStream('space-a', [created('A')], 'no_stream');
+      const before = recordingRunner(recorder().projection, { rebuildWhenChanged: true, build: 'this code' });
+      await before.start();
+      await before.whenCaughtUp();
+      await before.stop();
+      await events.appendToStream('space-b', [created('B')], 'no_stream');
+
+      const { projection, applied } = recorder();
+      const projector = recordingRunner(projection, { rebuildWhenChanged: true, build: 'this code' });
+      await projector.start();
+      await projector.whenCaughtUp();
+      expect(applied).toEqual([['B', false]]);
+    });
+  });
+
   it('given a replay memory guard, when rebuilding 40 events in batches of 16, then it is told after the two full batches only', async () => {
     await appendMany(20);
     let told = 0;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
 import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { Collection, Doc, Filter, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
-import { NO_PROJECTION_RESOURCES, type Projection, type ProjectionResources } from './projection';
+import { NO_PROJECTION_RESOURCES, type ApplyMode, type Projection, type ProjectionResources } from './projection';
 import { EventLoopTurns, IDLE, nextTurn, retryWithBackoff, type Backoff } from './backoff';
 import type { ReplayMemoryGuard } from './replay-heap';
 
@@ -59,6 +59,9 @@ export interface RebuildProgress {
 
 export const CHECKPOINTS = '_checkpoints';
 
+const LIVE: ApplyMode = Object.freeze({ replayFromEmpty: false });
+const FROM_EMPTY: ApplyMode = Object.freeze({ replayFromEmpty: true });
+
 /** Documents one multi-document write touches per round when an event is applied without a transaction. */
 export const UNTRANSACTED_WRITE_CHUNK = 500;
 
@@ -98,6 +101,8 @@ export class ProjectionRunner {
   private running = false;
   private caughtUp = false;
   private lastError: string | null = null;
+  /** `ApplyMode.replayFromEmpty`: set while this runner replays into read models it dropped, until caught up or a failure. */
+  private replay: ApplyMode = LIVE;
   private loop: Promise<void> | null = null;
   private subscription: LogSubscription | null = null;
   private readonly waiters = new Set<{ position: LogPosition; resolve: (applied: boolean) => void }>();
@@ -127,11 +132,13 @@ export class ProjectionRunner {
   /** Loads the checkpoint and starts applying events in the background. */
   async start(): Promise<void> {
     if (this.running) return;
+    this.replay = LIVE;
     if (this.options.rebuildWhenChanged) {
       const stored = await this.reads.collection<CheckpointDoc>(CHECKPOINTS).get(this.name);
       if (stored && stored.fingerprint !== this.fingerprint) {
         this.options.logger?.warn('the projections changed since their read models were written: replaying the log into fresh ones', { runner: this.name });
         await this.dropReadModels();
+        this.replay = FROM_EMPTY;
       }
     }
     await this.ensureIndexes();
@@ -209,13 +216,18 @@ export class ProjectionRunner {
     await this.ensureIndexes();
     const head = await this.events.headPosition();
     let applied = 0;
-    for (;;) {
-      const page = await this.events.readAll({ after: this.checkpoint ?? undefined, maxCount: this.batchSize });
-      if (page.length === 0) break;
-      await this.applyBatch(page);
-      if (page.length === this.batchSize) await this.afterFullBatch();
-      applied += page.length;
-      onProgress?.({ applied, position: this.checkpoint, head, fraction: fraction(this.checkpoint, head) });
+    this.replay = FROM_EMPTY;
+    try {
+      for (;;) {
+        const page = await this.events.readAll({ after: this.checkpoint ?? undefined, maxCount: this.batchSize });
+        if (page.length === 0) break;
+        await this.applyBatch(page);
+        if (page.length === this.batchSize) await this.afterFullBatch();
+        applied += page.length;
+        onProgress?.({ applied, position: this.checkpoint, head, fraction: fraction(this.checkpoint, head) });
+      }
+    } finally {
+      this.replay = LIVE;
     }
     return { applied };
   }
@@ -237,6 +249,8 @@ export class ProjectionRunner {
       isRunning: () => this.running,
       attempt: () => this.consume(),
       onFailure: (error, retryInMs) => {
+        // A batch may have been written in part (a store without transactions, an event applied alone): the guards read again.
+        this.replay = LIVE;
         this.lastError = String((error as Error)?.message ?? error);
         this.options.logger?.warn('projection subscription failed; resubscribing from checkpoint', {
           runner: this.name,
@@ -331,7 +345,7 @@ export class ProjectionRunner {
     const last = batch[batch.length - 1];
     await this.reads.transaction(async (tx) => {
       for (const event of batch) {
-        for (const projection of this.route(event.type)) await projection.apply(event, tx, this.options.resources ?? NO_PROJECTION_RESOURCES);
+        for (const projection of this.route(event.type)) await projection.apply(event, tx, this.options.resources ?? NO_PROJECTION_RESOURCES, this.replay);
       }
       this.options.beforeCheckpoint?.(last);
       await tx
@@ -352,7 +366,7 @@ export class ProjectionRunner {
    */
   private async commitAlone(event: RecordedEvent): Promise<void> {
     const direct: ReadStoreTransaction = { collection: <T extends Doc = Doc>(name: string) => inChunks(this.reads.collection<T>(name)) };
-    for (const projection of this.route(event.type)) await projection.apply(event, direct, this.options.resources ?? NO_PROJECTION_RESOURCES);
+    for (const projection of this.route(event.type)) await projection.apply(event, direct, this.options.resources ?? NO_PROJECTION_RESOURCES, this.replay);
     await this.reads.collection<CheckpointDoc>(CHECKPOINTS).put({ _id: this.name, position: event.position.toString(), updatedAt: new Date().toISOString(), fingerprint: this.fingerprint });
     this.checkpoint = event.position;
     this.lastError = null;
@@ -374,6 +388,8 @@ export class ProjectionRunner {
   }
 
   private markCaughtUp(): void {
+    // Live from here: another process may apply events too (distributed mode), and a failed batch is retried.
+    this.replay = LIVE;
     this.caughtUp = true;
     this.caughtUpWaiters.splice(0).forEach((resolve) => resolve());
   }

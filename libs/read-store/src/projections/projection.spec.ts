@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../../event-store/src/event-store.port';
 import { MemoryReadStore } from '../memory/memory-read-store';
-import type { Doc } from '../read-store.port';
-import { documentProjection, hasSeen, isOneOf, multiDocumentProjection, positionKey, type Projection, type Recorded } from './projection';
+import type { Doc, ReadStoreTransaction } from '../read-store.port';
+import { documentProjection, hasSeen, isOneOf, multiDocumentProjection, positionKey, type ApplyMode, type Projection, type Recorded } from './projection';
 
 type ShelfEvent =
   | { type: 'ShelfBuilt'; data: { shelfId: string; label: string } }
@@ -61,11 +61,12 @@ const shelves = multiDocumentProjection<ShelfEvent>({
   },
 });
 
-async function apply(reads: MemoryReadStore, projection: Projection, events: RecordedEvent[]): Promise<void> {
+async function apply(reads: MemoryReadStore, projection: Projection, events: RecordedEvent[], mode?: ApplyMode): Promise<void> {
   await reads.transaction(async (tx) => {
-    for (const event of events) await projection.apply(event, tx);
+    for (const event of events) await projection.apply(event, tx, undefined, mode);
   });
 }
+const FROM_EMPTY: ApplyMode = { replayFromEmpty: true };
 const all = async (reads: MemoryReadStore, name: string) => (await reads.collection(name).find({}, { limit: 100 })).items;
 
 describe('hasSeen: the one idempotency rule', () => {
@@ -104,6 +105,39 @@ describe('multiDocumentProjection', () => {
     await apply(twice, shelves, [events[1], events[3], events[0]]);
     expect(await all(twice, 'shelves')).toEqual(await all(once, 'shelves'));
     expect(await all(twice, 'books')).toEqual(await all(once, 'books'));
+  });
+
+  it('given a replay from empty read models, then the documents are those a live application writes', async () => {
+    const events = history();
+    const live = new MemoryReadStore();
+    await apply(live, shelves, events);
+    const replayed = new MemoryReadStore();
+    await apply(replayed, shelves, events, FROM_EMPTY);
+    expect(await all(replayed, 'shelves')).toEqual(await all(live, 'shelves'));
+    expect(await all(replayed, 'books')).toEqual(await all(live, 'books'));
+  });
+
+  it('given a replay from empty read models, then the guards read nothing: no guard document, no stamp, filters as the projection wrote them', async () => {
+    const reads = new MemoryReadStore();
+    const calls: string[] = [];
+    const watched = (tx: ReadStoreTransaction): ReadStoreTransaction => ({
+      collection: <T extends Doc>(name: string) => {
+        const collection = tx.collection<T>(name);
+        return new Proxy(collection, {
+          get: (target, method: string) => (...args: unknown[]) => {
+            calls.push(`${name}.${method} ${JSON.stringify(args[0] ?? null)}`);
+            return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
+          },
+        });
+      },
+    });
+    const relabel = history().slice(0, 4);
+    await reads.transaction(async (tx) => {
+      for (const event of relabel) await shelves.apply(event, watched(tx), undefined, FROM_EMPTY);
+    });
+    // Only what the projection itself reads: the shelf for a book's label, and the count of its books.
+    expect(calls.filter((call) => call.split(' ')[0].endsWith('.get'))).toEqual(['shelves.get "s1"', 'shelves.get "s1"']);
+    expect(calls).toContain('books.updateMany {"shelfId":"s1"}');
   });
 
   it('without a guard, each write is still skipped by a document that has seen the event', async () => {
