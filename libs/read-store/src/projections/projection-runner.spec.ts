@@ -246,6 +246,16 @@ describe('ProjectionRunner', () => {
       return created;
     };
 
+    /** Space A projected by a run of the code `build` that then stopped, and space B appended since. */
+    const projectedBy = async (build: string) => {
+      await events.appendToStream('space-a', [created('A')], 'no_stream');
+      const before = recordingRunner(recorder().projection, { rebuildWhenChanged: true, build });
+      await before.start();
+      await before.whenCaughtUp();
+      await before.stop();
+      await events.appendToStream('space-b', [created('B')], 'no_stream');
+    };
+
     it('given a rebuild, then every event of it is applied as a replay from empty, and a live event after it is not', async () => {
       await events.appendToStream('space-a', [created('A'), renamed('A!')], 'no_stream');
       const { projection, applied } = recorder();
@@ -259,12 +269,7 @@ describe('ProjectionRunner', () => {
     });
 
     it('given a start that drops read models of other projections, then its catch-up is a replay from empty, and what follows is live', async () => {
-      await events.appendToStream('space-a', [created('A')], 'no_stream');
-      const before = recordingRunner(recorder().projection, { rebuildWhenChanged: true, build: 'earlier code' });
-      await before.start();
-      await before.whenCaughtUp();
-      await before.stop();
-      await events.appendToStream('space-b', [created('B')], 'no_stream');
+      await projectedBy('earlier code');
 
       const { projection, applied } = recorder();
       const projector = recordingRunner(projection, { rebuildWhenChanged: true, build: 'this code' });
@@ -276,12 +281,7 @@ describe('ProjectionRunner', () => {
     });
 
     it('given a failed batch during a replay from empty, then the retry is applied live (a batch may have been written in part)', async () => {
-      await events.appendToStream('space-a', [created('A')], 'no_stream');
-      const before = recordingRunner(recorder().projection, { rebuildWhenChanged: true, build: 'earlier code' });
-      await before.start();
-      await before.whenCaughtUp();
-      await before.stop();
-      await events.appendToStream('space-b', [created('B')], 'no_stream');
+      await projectedBy('earlier code');
 
       const applied: Array<[string, boolean]> = [];
       let failures = 1;
@@ -301,12 +301,7 @@ describe('ProjectionRunner', () => {
     });
 
     it('given a start from a checkpoint of the same projections, then its catch-up is live: the read models hold earlier events', async () => {
-      await events.appendToStream('space-a', [created('A')], 'no_stream');
-      const before = recordingRunner(recorder().projection, { rebuildWhenChanged: true, build: 'this code' });
-      await before.start();
-      await before.whenCaughtUp();
-      await before.stop();
-      await events.appendToStream('space-b', [created('B')], 'no_stream');
+      await projectedBy('this code');
 
       const { projection, applied } = recorder();
       const projector = recordingRunner(projection, { rebuildWhenChanged: true, build: 'this code' });
