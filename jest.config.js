@@ -1,13 +1,5 @@
 /** Jest runs TypeScript through SWC: decorator metadata on, ESM-only @nestjs packages transformed. */
-const swc = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+const swc = require('./scripts/swc-options.js');
 /**
  * Names of the packages in node_modules (nested ones included) whose package.json says "type": "module".
  * A name is transformed wherever it is installed: transforming a CommonJS copy of the same name is harmless.

@@ -2,17 +2,9 @@
 // decorator metadata, the same way Jest compiles them. Use: node -r ./scripts/register-ts.js file.ts
 const { transformSync } = require('@swc/core');
 const { readFileSync } = require('node:fs');
+const SWC_OPTIONS = require('./swc-options.js');
 
 require.extensions['.ts'] = function compileTypeScript(module, filename) {
-  const { code } = transformSync(readFileSync(filename, 'utf8'), {
-    filename,
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
-      target: 'es2022',
-    },
-    module: { type: 'commonjs' },
-    sourceMaps: 'inline',
-  });
+  const { code } = transformSync(readFileSync(filename, 'utf8'), { ...SWC_OPTIONS, filename });
   module._compile(code, filename);
 };
