@@ -87,6 +87,11 @@ describe('documentToMarkdown', () => {
     expect(documentToMarkdown(doc(table))).toBe('| A    | B      |\n| :--- | ------ |\n| a\\|b | x<br>y |\n');
   });
 
+  it('spaces at the edges of a table cell, which reading trims, are written as character references', () => {
+    const table = block('table', [block('table-row', [block('table-cell', [' a ']), block('table-cell', ['b\t']), block('table-cell', [' '])], { header: true })]);
+    expect(documentToMarkdown(doc(table))).toBe('| &#x20;a&#x20; | b&#x9; | &#x20; |\n| ------------- | ------ | ------ |\n');
+  });
+
   it('images without captions are `![alt](src)` in one paragraph', () => {
     expect(documentToMarkdown(doc(block('images', [image(file('f1'), 'One'), image(url('https://example.com/2.png'))])))).toBe('![One](/files/f1) ![](https://example.com/2.png)\n');
   });

@@ -264,12 +264,28 @@ class MarkdownWriter {
         (row): TableRow => ({
           type: 'tableRow',
           children: (row.nodes ?? []).filter((cell): cell is Block => cell.object === 'block').map(
-            (cell): TableCell => ({ type: 'tableCell', children: phrasingOf((cell.nodes ?? []) as Array<Text | Inline>) as PhrasingContent[] }),
+            (cell): TableCell => ({ type: 'tableCell', children: withEdgeWhitespaceKept(phrasingOf((cell.nodes ?? []) as Array<Text | Inline>)) as PhrasingContent[] }),
           ),
         }),
       ),
     };
   }
+}
+
+/**
+ * A GFM table cell is trimmed when read, and the table writer (unlike the paragraph writer)
+ * does not protect spaces at a cell's edges: they are written as character references.
+ */
+function withEdgeWhitespaceKept(children: Phrasing[]): Phrasing[] {
+  const references = (whitespace: string): Phrasing => ({ type: 'html', value: [...whitespace].map((character) => `&#x${character.charCodeAt(0).toString(16)};`).join('') });
+  const kept = [...children];
+  const first = kept[0];
+  const leading = first?.type === 'text' ? /^[ \t]+/.exec(first.value)?.[0] : undefined;
+  if (first?.type === 'text' && leading) kept.splice(0, 1, references(leading), ...(first.value.length > leading.length ? [{ type: 'text' as const, value: first.value.slice(leading.length) }] : []));
+  const last = kept[kept.length - 1];
+  const trailing = last?.type === 'text' ? /[ \t]+$/.exec(last.value)?.[0] : undefined;
+  if (last?.type === 'text' && trailing) kept.splice(kept.length - 1, 1, { type: 'text', value: last.value.slice(0, -trailing.length) }, references(trailing));
+  return kept;
 }
 
 function stringOr(value: unknown, fallback: string): string {
