@@ -1334,7 +1334,11 @@ export class MemoryReadStore implements ReadStore {
       this.checkOpen();
       checkCollectionName(collection);
       const definition = indexDefinition(index);
-      return this.enqueue(async () => this.createIndex(collection, definition));
+      return this.enqueue(async () => {
+        // A large collection's entries are made from its documents in the file: the commits handed over first must be there.
+        if (this.collections.get(collection)?.large) await this.written;
+        this.createIndex(collection, definition);
+      });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -1615,7 +1619,7 @@ export class MemoryReadStore implements ReadStore {
     const state = this.collections.get(name);
     if (state?.large) {
       if (definition.unique) throw new ReadStoreInputError(`'${name}' is a large collection: it takes no unique index`);
-      // Entries derive from the large collection's documents alone, all written synchronously: no wait for earlier commits.
+      // Entries derive from the large collection's documents in the file (`ensureIndex` waited for the commits handed over).
       this.file!.writeSync([], [], () => state.large!.ensureIndex(name, definition.key));
       this.version++;
       state.indexes.push(definition);
