@@ -284,7 +284,7 @@ function withEdgeWhitespaceKept(children: Phrasing[]): Phrasing[] {
   if (first?.type === 'text' && leading) kept.splice(0, 1, references(leading), ...(first.value.length > leading.length ? [{ type: 'text' as const, value: first.value.slice(leading.length) }] : []));
   const last = kept[kept.length - 1];
   const trailing = last?.type === 'text' ? /[ \t]+$/.exec(last.value)?.[0] : undefined;
-  if (last?.type === 'text' && trailing) kept.splice(kept.length - 1, 1, { type: 'text', value: last.value.slice(0, -trailing.length) }, references(trailing));
+  if (last?.type === 'text' && trailing) kept.splice(kept.length - 1, 1, ...(last.value.length > trailing.length ? [{ type: 'text' as const, value: last.value.slice(0, -trailing.length) }] : []), references(trailing));
   return kept;
 }
 

@@ -68,7 +68,7 @@ describe('markdown round trip', () => {
     ['a block quote holding a hint', block('blockquote', [block('hint', [paragraph('q')], { style: 'success' })])],
     ['a divider', block('divider')],
     ['a table', block('table', [block('table-row', [block('table-cell', ['A']), block('table-cell', ['B'])], { header: true }), block('table-row', [block('table-cell', ['']), block('table-cell', ['x\ny'])])], { align: [null, 'center'] })],
-    ['a table with spaces at the edges of its cells', block('table', [block('table-row', [block('table-cell', [' a']), block('table-cell', ['b '])], { header: true })])],
+    ['a table with spaces at the edges of its cells', block('table', [block('table-row', [block('table-cell', [' a']), block('table-cell', ['b ']), block('table-cell', [text('c', 'bold'), ' '])], { header: true })])],
     ['images', block('images', [image(file('f1'), 'one'), image(url('https://example.com/2.png'), undefined, 'Caption ', link(page('p1'), 'here'), '')])],
     ['a file with a caption', block('file', [text('The installer', 'bold')], { ref: file('f9') })],
     ['an embed', block('embed', [''], { url: 'https://example.com/watch?v=1' })],
