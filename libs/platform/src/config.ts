@@ -36,7 +36,7 @@ export interface AppConfig {
    */
   replayHeapMb: number;
   /**
-   * File pages of a replay, in MiB (REPLAY_MAPPED_MB, default 256; embedded mode): while a rebuild,
+   * File pages of a replay, in MiB (REPLAY_MAPPED_MB, default 128; embedded mode): while a rebuild,
    * or the catch-up at start, replays the log, the stores unmap their files whenever more than this
    * of their pages are resident (`ReplayMappedPages`).
    */
@@ -108,7 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     eventBatchLimitBytes: integer(env, 'EVENT_BATCH_LIMIT_BYTES', 1024 * 1024 - 64 * 1024, 64 * 1024, 16 * 1024 * 1024),
     replayHeapMb: integer(env, 'REPLAY_HEAP_MB', 384, 64, 1024 * 1024),
-    replayMappedMb: integer(env, 'REPLAY_MAPPED_MB', 256, 1, 1024 * 1024),
+    replayMappedMb: integer(env, 'REPLAY_MAPPED_MB', 128, 1, 1024 * 1024),
     samlFailedLoginsPerMinute: integer(env, 'SAML_FAILED_LOGINS_PER_MINUTE', 20, 1, 1_000_000),
     importAllowPrivateNetworks: flag(env, 'IMPORT_ALLOW_PRIVATE_NETWORKS'),
     integrationsAllowPrivateNetworks: flag(env, 'INTEGRATIONS_ALLOW_PRIVATE_NETWORKS'),

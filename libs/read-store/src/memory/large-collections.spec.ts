@@ -257,6 +257,24 @@ describe('large collections of the memory read store on an LMDB file', () => {
       await store.close();
     });
 
+    it('counts the documents an index leaves out across commits handed to the file together', async () => {
+      const file = directory();
+      const store = await largeStore(file, [{ fields: { tag: 1 } }]);
+      const tags = store.collection('c');
+      // An array is left out of the index (irregular): in, in, out again, in.
+      await Promise.all([tags.put({ _id: '1', tag: ['x'] }), tags.put({ _id: '2', tag: ['y'] }), tags.put({ _id: '1', tag: 'a' }), tags.put({ _id: '3', tag: 'b' })]);
+      await store.close();
+      const reopened = ReadModelFile.open(file);
+      expect(reopened.large.usable('c', JSON.stringify([['tag', 1]]))).toBe(false);
+      await reopened.close();
+      const again = MemoryReadStore.open(file);
+      await again.collection('c').put({ _id: '2', tag: 'c' });
+      await again.close();
+      const last = ReadModelFile.open(file);
+      expect(last.large.usable('c', JSON.stringify([['tag', 1]]))).toBe(true);
+      await last.close();
+    });
+
     it('answers a commit’s documents before the file has them, and the same once it has', async () => {
       const store = await largeStore();
       await store.collection('c').put({ _id: '1', org: 'a', n: 1 });

@@ -122,6 +122,10 @@ function keyBytes(parts: readonly KeyPart[]): number {
   return bytes;
 }
 
+function irregularKey(collection: string, indexKey: string): string {
+  return `${collection}\u0000${indexKey}`;
+}
+
 function sameKey(a: readonly KeyPart[], b: readonly KeyPart[]): boolean {
   return a.length === b.length && a.every((part, i) => part === b[i]);
 }
@@ -130,6 +134,12 @@ function sameKey(a: readonly KeyPart[], b: readonly KeyPart[]): boolean {
 export class LargeCollections {
   /** Per collection, the indexes whose entries are kept (read from the registry once). */
   private readonly kept = new Map<string, LargeIndex[]>();
+  /**
+   * Per collection and index, how many documents it leaves out, as the commits handed over so far
+   * leave it: read from the registry once, then kept here, since `write` runs in a batch that
+   * cannot read what the commits queued before it wrote.
+   */
+  private readonly irregularCounts = new Map<string, number>();
 
   /** @param db the file's database (msgpack values: documents, registry records, `true` for entries). */
   constructor(private db: RootDatabase<unknown, KeyPart[]>) {}
@@ -156,6 +166,7 @@ export class LargeCollections {
    */
   ensureIndex(collection: string, key: string): boolean {
     let state = this.indexState(collection, key);
+    this.irregularCounts.delete(irregularKey(collection, key));
     if (!state) {
       const index = largeIndex(key);
       let irregular = 0;
@@ -204,7 +215,7 @@ export class LargeCollections {
    */
   write(collection: string, writes: Iterable<LargeWrite>): void {
     const indexes = this.indexesOf(collection);
-    const irregular = indexes.map((index) => this.indexState(collection, index.key)?.irregular ?? 0);
+    const irregular = indexes.map((index) => this.irregularCounts.get(irregularKey(collection, index.key)) ?? this.indexState(collection, index.key)?.irregular ?? 0);
     for (const { id, before, after } of writes) {
       const stored = storageString(id);
       indexes.forEach((index, i) => {
@@ -219,7 +230,10 @@ export class LargeCollections {
       if (after) void this.db.put([DOCUMENTS, collection, stored], after);
       else if (before) void this.db.remove([DOCUMENTS, collection, stored]);
     }
-    indexes.forEach((index, i) => void this.db.put([REGISTRY, 'index', collection, index.key], { irregular: irregular[i] }));
+    indexes.forEach((index, i) => {
+      this.irregularCounts.set(irregularKey(collection, index.key), irregular[i]);
+      void this.db.put([REGISTRY, 'index', collection, index.key], { irregular: irregular[i] });
+    });
   }
 
   /**
@@ -250,6 +264,7 @@ export class LargeCollections {
       for (const key of this.db.getKeys({ start: prefix, end: [...prefix, END] })) void this.db.remove(key);
     }
     void this.db.remove([REGISTRY, 'collection', collection]);
+    for (const key of this.irregularCounts.keys()) if (key.startsWith(irregularKey(collection, ''))) this.irregularCounts.delete(key);
     this.kept.delete(collection);
   }
 

@@ -97,6 +97,18 @@ describe('MemoryReadStore on an LMDB file', () => {
     await second.close();
   });
 
+  it('given a collection dropped and written again by commits handed to the file together, when the store is opened again, then the later writes are there', async () => {
+    const file = directory();
+    const first = MemoryReadStore.open(file);
+    await first.collection('c').put({ _id: 'old' });
+    await first.collection('other').put({ _id: '1' });
+    await Promise.all([first.dropCollection('c'), first.collection('c').put({ _id: 'new' }), first.collection('other').put({ _id: '2' })]);
+    await first.close();
+    const second = MemoryReadStore.open(file);
+    expect({ c: (await second.collection('c').find({})).items, other: await second.collection('other').count() }).toEqual({ c: [{ _id: 'new' }], other: 2 });
+    await second.close();
+  });
+
   it('given read models written up to a checkpoint, when the runner starts again, then it resumes from the checkpoint without replaying', async () => {
     const data = directory();
     const events = LmdbEventStore.open(join(data, 'events'));

@@ -48,6 +48,8 @@ export class ReadModelFile {
 
   /** Not readonly: `releaseMappedPages` opens it again. */
   private db: RootDatabase<Doc, [string, string]>;
+  /** Set while a commit that drops collections, or one handed over after it, is not written yet (`write`). */
+  private ordered: Promise<void> | undefined;
 
   private constructor(private readonly directory: string) {
     this.db = ReadModelFile.openDatabase(directory);
@@ -113,12 +115,37 @@ export class ReadModelFile {
   /**
    * Writes one commit: collections dropped first, then `large` (the commit's writes to large
    * collections, `this.large`) run, then documents put or removed, all in one LMDB transaction.
+   *
+   * A commit that drops nothing is handed to LMDB as a batch (`db.batch`): this thread only encodes
+   * its keys and values, and lmdb-js's write thread applies them to the B-tree (most of the cost of
+   * a put into a large file) as one transaction. Nothing in it may read the file: a read sees what
+   * is written, not the commits still queued (`large` reads nothing of theirs). A commit that drops
+   * collections must read their keys inside the transaction, so it runs as a transaction callback;
+   * lmdb-js runs queued callbacks after the batches queued with them, so the commits handed over
+   * after it wait for it to be written (`ordered`).
    */
   write(writes: readonly DocumentWrite[], dropped: readonly string[] = [], large?: () => void): Promise<void> {
-    return this.db.transaction(() => {
-      large?.();
-      this.apply(writes, dropped);
-    }) as Promise<void>;
+    const write = () =>
+      (dropped.length > 0
+        ? this.db.transaction(() => {
+            large?.();
+            this.apply(writes, dropped);
+          })
+        : this.db.batch(() => {
+            large?.();
+            this.apply(writes, []);
+          })) as Promise<unknown> as Promise<void>;
+    if (this.ordered === undefined && dropped.length === 0) return write();
+    const written = this.ordered === undefined ? write() : this.ordered.then(write);
+    const settled = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.ordered = settled;
+    void settled.then(() => {
+      if (this.ordered === settled) this.ordered = undefined;
+    });
+    return written;
   }
 
   /**

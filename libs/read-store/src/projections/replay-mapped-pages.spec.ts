@@ -62,8 +62,8 @@ describe('ReplayMappedPages', () => {
 });
 
 describe('REPLAY_MAPPED_MB', () => {
-  it('is 256 MiB unless set', () => {
-    expect(loadConfig({}).replayMappedMb).toBe(256);
+  it('is 128 MiB unless set', () => {
+    expect(loadConfig({}).replayMappedMb).toBe(128);
     expect(loadConfig({ REPLAY_MAPPED_MB: '64' }).replayMappedMb).toBe(64);
   });
 
