@@ -166,7 +166,6 @@ export class LargeCollections {
    */
   ensureIndex(collection: string, key: string): boolean {
     let state = this.indexState(collection, key);
-    this.irregularCounts.delete(irregularKey(collection, key));
     if (!state) {
       const index = largeIndex(key);
       let irregular = 0;
@@ -179,6 +178,7 @@ export class LargeCollections {
       void this.db.put([REGISTRY, 'index', collection, key], state);
       this.kept.delete(collection);
     }
+    this.irregularCounts.set(irregularKey(collection, key), state.irregular);
     return state.irregular === 0;
   }
 

@@ -125,16 +125,11 @@ export class ReadModelFile {
    * after it wait for it to be written (`ordered`).
    */
   write(writes: readonly DocumentWrite[], dropped: readonly string[] = [], large?: () => void): Promise<void> {
-    const write = () =>
-      (dropped.length > 0
-        ? this.db.transaction(() => {
-            large?.();
-            this.apply(writes, dropped);
-          })
-        : this.db.batch(() => {
-            large?.();
-            this.apply(writes, []);
-          })) as Promise<unknown> as Promise<void>;
+    const commit = () => {
+      large?.();
+      this.apply(writes, dropped);
+    };
+    const write = () => (dropped.length > 0 ? this.db.transaction(commit) : this.db.batch(commit)) as Promise<unknown> as Promise<void>;
     if (this.ordered === undefined && dropped.length === 0) return write();
     const written = this.ordered === undefined ? write() : this.ordered.then(write);
     const settled = written.then(
