@@ -580,7 +580,7 @@ export function readStoreContract(adapterName: string, open: () => Promise<ReadS
       it('given a collection with documents and indexes, when dropping it, then both are gone', async () => {
         await store.ensureIndex('items', { fields: { title: 1 }, unique: true });
         await items.insert({ _id: 'a', title: 'x' });
-        await store.dropCollection('items');
+        await store.dropCollections(['items']);
         expect(await store.listCollections()).not.toContain('items');
         expect(await items.count()).toBe(0);
         await items.insert({ _id: 'a', title: 'x' });
@@ -588,8 +588,24 @@ export function readStoreContract(adapterName: string, open: () => Promise<ReadS
         expect(await items.count()).toBe(2);
       });
 
+      it('given three collections, when dropping two of them and a missing one together, then only the third is left', async () => {
+        await items.insert({ _id: 'a' });
+        await store.collection('others').insert({ _id: 'b' });
+        await store.collection('kept').insert({ _id: 'c' });
+        await store.dropCollections(['items', 'others', 'never']);
+        const names = await store.listCollections();
+        expect(names.filter((name) => ['items', 'others', 'never', 'kept'].includes(name))).toEqual(['kept']);
+        expect(await store.collection('kept').get('c')).toEqual({ _id: 'c' });
+      });
+
+      it('given a collection name that is not allowed among those to drop, then the drop is refused and nothing is dropped', async () => {
+        await items.insert({ _id: 'a' });
+        await expect(store.dropCollections(['items', '$bad'])).rejects.toThrow();
+        expect(await items.count()).toBe(1);
+      });
+
       it('given a missing collection, when dropping it, then nothing fails', async () => {
-        await store.dropCollection('never');
+        await store.dropCollections(['never']);
         expect(await store.listCollections()).not.toContain('never');
       });
 

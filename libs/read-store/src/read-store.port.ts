@@ -95,8 +95,11 @@ export interface ReadStore {
   declareLarge(collection: string): Promise<void>;
   /** Creates the index if it does not exist; idempotent. A unique index over duplicates throws. */
   ensureIndex(collection: string, index: IndexSpec): Promise<void>;
-  /** Removes a collection with its documents and indexes. */
-  dropCollection(name: string): Promise<void>;
+  /**
+   * Removes collections with their documents and indexes (a missing one is no error). The embedded
+   * store removes them in one commit; MongoDB one after the other.
+   */
+  dropCollections(names: readonly string[]): Promise<void>;
   listCollections(): Promise<string[]>;
   /**
    * A number that moves on every change to committed contents, or null when the store cannot tell

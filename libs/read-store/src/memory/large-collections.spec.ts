@@ -316,7 +316,7 @@ describe('large collections of the memory read store on an LMDB file', () => {
       const file = directory();
       const first = await largeStore(file);
       await first.collection('c').put({ _id: '1', org: 'a', n: 1 });
-      await first.dropCollection('c');
+      await first.dropCollections(['c']);
       expect(await first.collection('c').count({ org: 'a' })).toBe(0);
       await first.close();
       const file_ = ReadModelFile.open(file);

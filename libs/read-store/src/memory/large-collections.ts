@@ -258,12 +258,22 @@ export class LargeCollections {
     return this.db.getKeysCount({ start: [DOCUMENTS, collection], end: [DOCUMENTS, collection, END] });
   }
 
+  /** The ranges of the file's keys that hold a collection: its documents, index entries and registration. */
+  ranges(collection: string): Array<{ start: KeyPart[]; end: KeyPart[] }> {
+    const ranges = [[DOCUMENTS, collection], [ENTRIES, collection], [REGISTRY, 'index', collection]].map((prefix) => ({ start: prefix, end: [...prefix, END] }));
+    return [...ranges, { start: [REGISTRY, 'collection', collection], end: [REGISTRY, 'collection', collection, END] }];
+  }
+
   /** Removes a collection: its documents, index entries and registration. */
   drop(collection: string): void {
-    for (const prefix of [[DOCUMENTS, collection], [ENTRIES, collection], [REGISTRY, 'index', collection]]) {
-      for (const key of this.db.getKeys({ start: prefix, end: [...prefix, END] })) void this.db.remove(key);
+    for (const range of this.ranges(collection)) {
+      for (const key of this.db.getKeys(range)) void this.db.remove(key);
     }
-    void this.db.remove([REGISTRY, 'collection', collection]);
+    this.forget(collection);
+  }
+
+  /** Forgets what was read of a collection that is no longer in the file (`drop`, `ReadModelFile.dropByRewrite`). */
+  forget(collection: string): void {
     for (const key of this.irregularCounts.keys()) if (key.startsWith(irregularKey(collection, ''))) this.irregularCounts.delete(key);
     this.kept.delete(collection);
   }

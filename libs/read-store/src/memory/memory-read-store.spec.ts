@@ -439,7 +439,7 @@ describe('MemoryReadStore', () => {
       expect(await docs.get('b')).toBeNull();
       expect(await moved(() => store.transaction(async (tx) => tx.collection('docs').update('a', { $inc: { n: 1 } })))).toBe(true);
       expect(await moved(() => docs.delete('a'))).toBe(true);
-      expect(await moved(() => store.dropCollection('docs'))).toBe(true);
+      expect(await moved(() => store.dropCollections(['docs']))).toBe(true);
     });
   });
 });

@@ -61,7 +61,7 @@ import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
 import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from './equality-lookups';
 import { SortedIndex } from './sorted-index';
 import { MaintainedCounts } from './maintained-counts';
-import { ReadModelFile, type DocumentWrite } from './read-model-file';
+import { ReadModelFile, type DocumentWrite, type ReadModelFileOptions } from './read-model-file';
 import { idOf, storageString, valuesParts, type LargeCollections, type LargeWrite } from './large-collections';
 
 // Filters use query operators only: mingo's main entry would also load its expression, accumulator,
@@ -1287,8 +1287,8 @@ export class MemoryReadStore implements ReadStore {
   }
 
   /** A store whose documents persist in an LMDB environment in `directory` (the embedded service's read models). */
-  static open(directory: string): MemoryReadStore {
-    return new MemoryReadStore(ReadModelFile.open(directory));
+  static open(directory: string, options?: ReadModelFileOptions): MemoryReadStore {
+    return new MemoryReadStore(ReadModelFile.open(directory, options));
   }
 
   contentVersion(): number {
@@ -1381,25 +1381,36 @@ export class MemoryReadStore implements ReadStore {
     });
   }
 
-  dropCollection(name: string): Promise<void> {
+  dropCollections(names: readonly string[]): Promise<void> {
+    let dropped: string[];
     try {
       this.checkOpen();
-      checkCollectionName(name);
+      if (!Array.isArray(names)) throw new ReadStoreInputError('collection names must be an array');
+      dropped = [...new Set(names.map((name) => checkCollectionName(name)))];
     } catch (error) {
       return Promise.reject(error);
     }
     return this.enqueue(async () => {
       this.checkAlive();
-      if (this.collections.get(name)?.large) {
+      if (dropped.length === 0) return;
+      const file = this.file;
+      if (file) {
+        // One commit, written before the memory changes: what is queued first must be in the file.
         await this.written;
         this.checkAlive();
-        this.file!.writeSync([], [], () => this.file!.large.drop(name));
+        if (!(await file.dropByRewrite(dropped))) {
+          const large = dropped.filter((name) => this.collections.get(name)?.large);
+          file.writeSync([], dropped, () => {
+            for (const name of large) file.large.drop(name);
+          });
+        }
       }
       this.version++;
-      this.collections.delete(name);
-      this.unloaded.delete(name);
-      this.pendingIndexes.delete(name);
-      this.persist([], [name]);
+      for (const name of dropped) {
+        this.collections.delete(name);
+        this.unloaded.delete(name);
+        this.pendingIndexes.delete(name);
+      }
     });
   }
 

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { LmdbEventStore } from '../../../event-store/src/lmdb/lmdb-event-store';
 import { readStoreContract } from '../read-store.contract';
 import type { Doc } from '../read-store.port';
@@ -90,7 +90,7 @@ describe('MemoryReadStore on an LMDB file', () => {
       await tx.collection('kept').put({ _id: '2' });
       throw new Error('roll back');
     }).catch(() => undefined);
-    await first.dropCollection('dropped');
+    await first.dropCollections(['dropped']);
     await first.close();
     const second = MemoryReadStore.open(file);
     expect({ kept: await second.collection('kept').count(), dropped: await second.collection('dropped').count(), collections: await second.listCollections() }).toEqual({ kept: 1, dropped: 0, collections: ['kept'] });
@@ -102,7 +102,7 @@ describe('MemoryReadStore on an LMDB file', () => {
     const first = MemoryReadStore.open(file);
     await first.collection('c').put({ _id: 'old' });
     await first.collection('other').put({ _id: '1' });
-    await Promise.all([first.dropCollection('c'), first.collection('c').put({ _id: 'new' }), first.collection('other').put({ _id: '2' })]);
+    await Promise.all([first.dropCollections(['c']), first.collection('c').put({ _id: 'new' }), first.collection('other').put({ _id: '2' })]);
     await first.close();
     const second = MemoryReadStore.open(file);
     expect({ c: (await second.collection('c').find({})).items, other: await second.collection('other').count() }).toEqual({ c: [{ _id: 'new' }], other: 2 });
@@ -233,7 +233,7 @@ describe('MemoryReadStore on an LMDB file', () => {
       const file = await fileWith(10);
       const store = MemoryReadStore.open(file);
       expect(await store.listCollections()).toEqual(['big', 'small']);
-      await store.dropCollection('big');
+      await store.dropCollections(['big']);
       expect(await store.listCollections()).toEqual(['small']);
       await store.close();
       const again = MemoryReadStore.open(file);
@@ -267,6 +267,129 @@ describe('MemoryReadStore on an LMDB file', () => {
       expect(await store.collection('small').get('only')).toEqual({ _id: 'only', n: 0 });
       expect(await store.collection('big').count()).toBe(4500);
       await store.close();
+    });
+  });
+  describe('dropping by writing what is kept to a new file', () => {
+    /** A file with a large collection `audit` (indexed by `n`), a collection `big` of 300 documents of 4 KB, and `kept`. */
+    async function filled(file: string): Promise<void> {
+      const store = MemoryReadStore.open(file);
+      await store.declareLarge('audit');
+      await store.ensureIndex('audit', { fields: { n: 1 } });
+      await store.declareLarge('trail');
+      const text = 'z'.repeat(4096);
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 300; i++) await tx.collection('big').put({ _id: `b${i}`, text });
+        for (let i = 0; i < 300; i++) await tx.collection('trail').put({ _id: `t${i}`, text });
+        for (let i = 0; i < 5; i++) await tx.collection('audit').put({ _id: `a${i}`, n: 5 - i });
+        await tx.collection('kept').put({ _id: 'k1', n: 1 });
+      });
+      await store.close();
+    }
+
+    const dataFile = (file: string) => statSync(join(file, 'data.mdb')).size;
+    const leftovers = (file: string) => readdirSync(dirname(file)).filter((entry) => entry.startsWith(`${basename(file)}-`));
+
+    it('given dropped collections holding most of the file, then what is kept reads back, then and after a restart, and the file shrinks to it', async () => {
+      const file = directory();
+      await filled(file);
+      const before = dataFile(file);
+      const store = MemoryReadStore.open(file);
+      await store.declareLarge('audit');
+      await store.dropCollections(['big', 'trail']);
+      const read = async (reads: MemoryReadStore) => ({
+        collections: await reads.listCollections(),
+        kept: await reads.collection('kept').get('k1'),
+        audit: (await reads.collection('audit').find({}, { sort: { n: 1 }, limit: 2 })).items.map((doc) => doc._id),
+        big: await reads.collection('big').count(),
+      });
+      const expected = { collections: ['audit', 'kept'], kept: { _id: 'k1', n: 1 }, audit: ['a4', 'a3'], big: 0 };
+      expect(await read(store)).toEqual(expected);
+      await store.close();
+      expect(dataFile(file)).toBeLessThan(before / 4);
+      expect(leftovers(file)).toEqual([]);
+      const reopened = MemoryReadStore.open(file);
+      await reopened.declareLarge('audit');
+      expect(await read(reopened)).toEqual(expected);
+      await reopened.close();
+    });
+
+    it('given a file replaced by a drop, then later commits, releases of mapped pages and a second drop land in the new file', async () => {
+      const file = directory();
+      await filled(file);
+      const store = MemoryReadStore.open(file);
+      await store.dropCollections(['big']);
+      await store.collection('kept').put({ _id: 'k2', n: 2 });
+      await store.releaseMappedPages();
+      await store.collection('kept').put({ _id: 'k3', n: 3 });
+      await store.dropCollections(['trail']);
+      await store.collection('kept').put({ _id: 'k4', n: 4 });
+      await store.close();
+      const reopened = MemoryReadStore.open(file);
+      expect({ collections: await reopened.listCollections(), kept: (await reopened.collection('kept').find({})).items.map((doc) => doc._id) }).toEqual({
+        collections: ['audit', 'kept'],
+        kept: ['k1', 'k2', 'k3', 'k4'],
+      });
+      await reopened.close();
+      expect(leftovers(file)).toEqual([]);
+    });
+
+    it('given more kept than a new file takes, then the drop removes the dropped keys from the file instead, which does not shrink', async () => {
+      const file = directory();
+      await filled(file);
+      const before = dataFile(file);
+      const store = MemoryReadStore.open(file, { rewriteKeptLimit: 10 });
+      await store.dropCollections(['big', 'trail']);
+      await store.close();
+      expect(dataFile(file)).toBeGreaterThanOrEqual(before);
+      const reopened = MemoryReadStore.open(file);
+      await reopened.declareLarge('audit');
+      expect({ collections: await reopened.listCollections(), audit: await reopened.collection('audit').count(), kept: await reopened.collection('kept').count() }).toEqual({
+        collections: ['audit', 'kept'],
+        audit: 5,
+        kept: 1,
+      });
+      await reopened.close();
+    });
+
+    /** Two files: `file` holds `kept` with `{ _id: 'old' }`, `other` holds it with `{ _id: 'new' }`. */
+    async function twoFiles(): Promise<{ file: string; other: string }> {
+      const file = directory();
+      const other = directory();
+      for (const [path, id] of [
+        [file, 'old'],
+        [other, 'new'],
+      ]) {
+        const store = MemoryReadStore.open(path);
+        await store.collection('kept').put({ _id: id });
+        await store.close();
+      }
+      return { file, other };
+    }
+    const keptIds = async (file: string) => {
+      const store = MemoryReadStore.open(file);
+      const ids = (await store.collection('kept').find({})).items.map((doc) => doc._id);
+      await store.close();
+      return { ids, leftovers: leftovers(file) };
+    };
+
+    it('given a new file left beside the file by a crash before the renames, when opened, then the file is the old one and the new one is removed', async () => {
+      const { file, other } = await twoFiles();
+      renameSync(other, `${file}-next-1-2-3`);
+      expect(await keptIds(file)).toEqual({ ids: ['old'], leftovers: [] });
+    });
+
+    it('given a crash between the two renames, when opened, then the new file takes the name and the old one is removed', async () => {
+      const { file, other } = await twoFiles();
+      renameSync(file, `${file}-old-1-2-3`);
+      renameSync(other, `${file}-next-1-2-3`);
+      expect(await keptIds(file)).toEqual({ ids: ['new'], leftovers: [] });
+    });
+
+    it('given a crash after the renames, before the old file was removed, when opened, then the old file is removed', async () => {
+      const { file, other } = await twoFiles();
+      renameSync(other, `${file}-old-1-2-3`);
+      expect(await keptIds(file)).toEqual({ ids: ['old'], leftovers: [] });
+      expect(existsSync(`${file}-old-1-2-3`)).toBe(false);
     });
   });
 });

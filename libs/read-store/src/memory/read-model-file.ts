@@ -21,7 +21,9 @@
  * LMDB transaction (`write`'s `large`), and the memory read store answers them from memory until
  * that transaction is written.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
 import type { Doc } from '../read-store.port';
@@ -34,6 +36,21 @@ import { END, LARGE_KEY_SPACE, LargeCollections, type KeyPart } from './large-co
 const LAST_ID = END;
 /** 64 GiB of address space for the map (see `open`). */
 const MAP_SIZE = 2 ** 36;
+/** At most this many keys kept (documents, index entries, registrations), a drop writes them to a new file (`dropByRewrite`). */
+const REWRITE_KEPT_LIMIT = 100_000;
+/** Keys copied per transaction of the new file: bounds its dirty pages. */
+const COPY_CHUNK = 10_000;
+
+/** A range of the file's keys, `start` inclusive, `end` exclusive. */
+export interface KeyRange {
+  start: KeyPart[];
+  end: KeyPart[];
+}
+
+export interface ReadModelFileOptions {
+  /** At most this many keys kept, a drop writes them to a new file (`dropByRewrite`); 100,000 when not given. */
+  rewriteKeptLimit?: number;
+}
 
 export interface DocumentWrite {
   collection: string;
@@ -51,14 +68,44 @@ export class ReadModelFile {
   /** Set while a commit that drops collections, or one handed over after it, is not written yet (`write`). */
   private ordered: Promise<void> | undefined;
 
-  private constructor(private readonly directory: string) {
+  /** Numbers the replacements of this process (`dropByRewrite`): each new file's directory has a name of its own. */
+  private replacements = 0;
+
+  private constructor(
+    private readonly directory: string,
+    private readonly options: ReadModelFileOptions,
+  ) {
     this.db = ReadModelFile.openDatabase(directory);
     this.large = new LargeCollections(this.db as unknown as RootDatabase<unknown, KeyPart[]>);
   }
 
-  static open(directory: string): ReadModelFile {
+  static open(directory: string, options: ReadModelFileOptions = {}): ReadModelFile {
+    ReadModelFile.finishReplacement(directory);
     mkdirSync(directory, { recursive: true });
-    return new ReadModelFile(directory);
+    return new ReadModelFile(directory, options);
+  }
+
+  /**
+   * Puts the file in a state `dropByRewrite` leaves, after a crash cut one short: between its two
+   * renames (the file moved to `<name>-old-<n>`, the new one complete in `<name>-next-<n>`), the new
+   * one takes the name; any other new file was not complete, and old files are only left to remove.
+   * Only names of that exact form are touched (`<n>` is `pid-milliseconds-count`).
+   */
+  private static finishReplacement(directory: string): void {
+    const parent = dirname(directory);
+    if (!existsSync(parent)) return;
+    const base = basename(directory);
+    const replaced = (entry: string) => {
+      const match = /^(.*)-(next|old)-(\d+-\d+-\d+)$/.exec(entry);
+      return match && match[1] === base ? { kind: match[2], suffix: match[3] } : undefined;
+    };
+    const entries = readdirSync(parent);
+    if (!existsSync(directory)) {
+      const moved = entries.map(replaced).find((found) => found?.kind === 'old');
+      if (moved && entries.includes(`${base}-next-${moved.suffix}`)) renameSync(join(parent, `${base}-next-${moved.suffix}`), directory);
+      else if (moved) renameSync(join(parent, `${base}-old-${moved.suffix}`), directory);
+    }
+    for (const entry of entries) if (replaced(entry)) rmSync(join(parent, entry), { recursive: true, force: true });
   }
 
   private static openDatabase(directory: string): RootDatabase<Doc, [string, string]> {
@@ -160,6 +207,89 @@ export class ReadModelFile {
     return result;
   }
 
+  /**
+   * Drops collections by writing what the file keeps into a new file that takes its place, when
+   * that is at most `limit` keys: the dropped documents are not read (a replay from zero after an
+   * upgrade dropped a million-event seed's read models key by key, mapping 1.5 GB of the old file
+   * to do it), and the file shrinks to what is kept. Answers false, having changed nothing, when
+   * more is kept (`rewriteKeptLimit`) or the file's directory cannot be renamed (a mount point); the
+   * caller then drops key by key. Call it only once the commits handed to `write` before have been
+   * written. From the count to the switch to the new file it runs synchronously (at most the limit's
+   * keys copied): no read sees a file in between.
+   *
+   * One commit, as a drop is: the new file is complete and on disk before the renames (the file to
+   * `<name>-old-<n>`, the new one to its name), and `open` finishes a replacement cut short between them.
+   */
+  async dropByRewrite(dropped: readonly string[]): Promise<boolean> {
+    const limit = this.options.rewriteKeptLimit ?? REWRITE_KEPT_LIMIT;
+    const gone = new Set(dropped);
+    const kept: KeyRange[] = [
+      ...this.collectionNames()
+        .filter((name) => !gone.has(name))
+        .map((name) => ({ start: [name], end: [name, LAST_ID] })),
+      ...this.large
+        .collectionNames()
+        .filter((name) => !gone.has(name))
+        .flatMap((name) => this.large.ranges(name)),
+    ];
+    const source = this.db as unknown as RootDatabase<unknown, KeyPart[]>;
+    let count = 0;
+    for (const range of kept) {
+      // Counted in LMDB (keys only), no further than the limit; a copy of the range: lmdb-js writes its options into it.
+      count += source.getKeysCount({ ...range, limit: limit - count + 1 });
+      if (count > limit) return false;
+    }
+    const parent = dirname(this.directory);
+    const suffix = `${process.pid}-${Date.now()}-${++this.replacements}`;
+    const next = `${this.directory}-next-${suffix}`;
+    const old = `${this.directory}-old-${suffix}`;
+    let target: RootDatabase<Doc, [string, string]> | undefined;
+    try {
+      mkdirSync(next);
+      target = ReadModelFile.openDatabase(next);
+      const copy = target as unknown as RootDatabase<unknown, KeyPart[]>;
+      let chunk: Array<{ key: KeyPart[]; value: unknown }> = [];
+      const flush = () => {
+        const entries = chunk;
+        chunk = [];
+        copy.transactionSync(() => {
+          for (const { key, value } of entries) copy.putSync(key, value);
+        });
+      };
+      for (const range of kept) {
+        for (const { key, value } of source.getRange({ ...range })) {
+          chunk.push({ key, value });
+          if (chunk.length === COPY_CHUNK) flush();
+        }
+      }
+      flush();
+      // The file opens without syncing its commits: its pages reach the disk here, before any rename.
+      for (const name of readdirSync(next)) syncPath(join(next, name));
+      syncPath(next);
+    } catch (error) {
+      await target?.close().catch(() => undefined);
+      rmSync(next, { recursive: true, force: true });
+      throw error;
+    }
+    try {
+      renameSync(this.directory, old);
+    } catch {
+      await target.close();
+      rmSync(next, { recursive: true, force: true });
+      return false;
+    }
+    renameSync(next, this.directory);
+    syncPath(parent);
+    const previous = this.db;
+    this.db = target;
+    this.large.useDatabase(target as unknown as RootDatabase<unknown, KeyPart[]>);
+    for (const name of dropped) this.large.forget(name);
+    await previous.close();
+    // Left for the next open to remove if this fails: the new file is in place either way.
+    await rm(old, { recursive: true, force: true }).catch(() => undefined);
+    return true;
+  }
+
   private apply(writes: readonly DocumentWrite[], dropped: readonly string[], sync = false): void {
     const remove = (key: [string, string]) => void (sync ? this.db.removeSync(key) : this.db.remove(key));
     for (const collection of dropped) {
@@ -177,5 +307,15 @@ export class ReadModelFile {
 
   async close(): Promise<void> {
     await this.db.close();
+  }
+}
+
+/** Flushes a file's or a directory's data to the disk (an fsync through a descriptor of its own). */
+function syncPath(path: string): void {
+  const descriptor = openSync(path, 'r');
+  try {
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
   }
 }

@@ -263,14 +263,17 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
-  async dropCollection(name: string): Promise<void> {
+  async dropCollections(names: readonly string[]): Promise<void> {
     this.checkOpen();
-    const native = this.native(name);
-    try {
-      await native.drop();
-    } catch (error) {
-      if (errorCode(error) === NAMESPACE_NOT_FOUND || /ns not found/i.test(messageOf(error))) return;
-      throw this.translate(error, name);
+    if (!Array.isArray(names)) throw new ReadStoreInputError('collection names must be an array');
+    const natives = names.map((name) => ({ name, native: this.native(name) }));
+    for (const { name, native } of natives) {
+      try {
+        await native.drop();
+      } catch (error) {
+        if (errorCode(error) === NAMESPACE_NOT_FOUND || /ns not found/i.test(messageOf(error))) continue;
+        throw this.translate(error, name);
+      }
     }
   }
 

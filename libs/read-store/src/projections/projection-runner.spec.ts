@@ -329,6 +329,33 @@ describe('ProjectionRunner', () => {
     expect(told).toBe(2);
   });
 
+  it('given a rebuild cut short while it dropped the read models, when a runner starts on them, then it replays the log into fresh ones', async () => {
+    const projector = runner(events, { rebuildWhenChanged: true });
+    await projector.start();
+    await appendMany(5);
+    await projector.waitFor((await events.headPosition())!, 5000);
+    await projector.stop();
+    const live = await snapshot(reads, ['spaces', 'totals']);
+    // Killed after dropping the first collection, as a process stopped during MongoDB's drops (one after the other) is.
+    const killedDuringDrops = new Proxy(reads, {
+      get(target, property) {
+        if (property === 'dropCollections') {
+          return async (names: readonly string[]) => {
+            await target.dropCollections(names.slice(0, 1));
+            throw new Error('killed');
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await expect(new ProjectionRunner(events, killedDuringDrops, [spaces, totals]).rebuild()).rejects.toThrow('killed');
+    const restarted = runner(events, { rebuildWhenChanged: true });
+    await restarted.start();
+    await restarted.whenCaughtUp();
+    expect(await snapshot(reads, ['spaces', 'totals'])).toEqual(live);
+  });
+
   it('given live read models, when rebuilt from position zero, then the rebuilt read models equal the live ones', async () => {
     const projector = runner(events, { batchSize: 16 });
     await projector.start();

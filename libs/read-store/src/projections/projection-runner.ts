@@ -76,6 +76,9 @@ export function projectionsFingerprint(projections: readonly Projection[], build
   return createHash('sha256').update(JSON.stringify(build === undefined ? described : [build, described])).digest('base64url');
 }
 
+/** The fingerprint of a checkpoint whose read models are being dropped: no projections have it. */
+const DROPPING = 'dropping';
+
 interface CheckpointDoc {
   _id: string;
   position: string | null;
@@ -236,10 +239,16 @@ export class ProjectionRunner {
     for (const guard of this.options.replayMemory ?? []) await guard.afterFullBatch();
   }
 
-  /** Drops the projections' collections and the checkpoint. */
+  /**
+   * Drops the projections' collections and the checkpoint. The checkpoint is first marked as
+   * dropping: a crash before the end leaves read models that a start (fingerprint changed) drops
+   * again, never a checkpoint of read models that are gone.
+   */
   private async dropReadModels(): Promise<void> {
-    for (const collection of new Set(this.projections.flatMap((p) => p.collections))) await this.reads.dropCollection(collection);
-    await this.reads.collection(CHECKPOINTS).delete(this.name);
+    const checkpoints = this.reads.collection<CheckpointDoc>(CHECKPOINTS);
+    await checkpoints.put({ _id: this.name, position: null, updatedAt: new Date().toISOString(), fingerprint: DROPPING });
+    await this.reads.dropCollections([...new Set(this.projections.flatMap((p) => p.collections))]);
+    await checkpoints.delete(this.name);
     this.checkpoint = null;
   }
 
