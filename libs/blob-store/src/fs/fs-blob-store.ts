@@ -4,16 +4,18 @@ import { constants as fsConstants, existsSync, mkdirSync, readFileSync, renameSy
 import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { DurableWrites } from './durable-writes';
 import { BLOB_HASH, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore } from '../blob-store.port';
 
 /**
  * The embedded blob store: content-addressed files under `rootDir` (normally `DATA_DIR/blobs`),
  * laid out as `root/ab/cd/<hash>` by the first two byte pairs of the hex SHA-256.
  *
- * A put streams the content into a temporary file in `root/tmp/` while hashing it, fsyncs the
- * file, renames it onto its final path (atomic: a blob is either absent or complete under its hash;
- * if it is already there, the temporary file is dropped) and fsyncs the destination directory so
- * the rename survives a crash. Temporary files left behind by a crashed process are removed on first use.
+ * A put writes the content into a temporary file in `root/tmp/` (a stream while hashing it), fsyncs
+ * the file, renames it onto its final path (atomic: a blob is either absent or complete under its
+ * hash; if it is already there, the temporary file is dropped) and fsyncs the destination directory
+ * so the rename survives a crash. Puts of bytes run that sequence on write threads
+ * (`durable-writes.ts`), streams through the promise API. Temporary files left behind by a crashed process are removed on first use.
  */
 
 /** Temporary files of another live process are only considered abandoned after this long. */
@@ -58,6 +60,8 @@ export class FsBlobStore implements BlobStore {
   private readonly bulk: boolean;
   /** Bulk mode: fan-out directories known to exist. */
   private readonly madeDirectories = new Set<string>();
+  /** The threads that write the puts of bytes (the service's). */
+  private readonly durableWrites = new DurableWrites();
 
   constructor(
     readonly rootDir: string,
@@ -156,6 +160,7 @@ export class FsBlobStore implements BlobStore {
   async close(): Promise<void> {
     this.closed = true;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.durableWrites.close();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -221,12 +226,10 @@ export class FsBlobStore implements BlobStore {
     const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
     const hash = createHash('sha256').update(bytes).digest('hex');
     if (this.bulk) return this.putBulk(hash, bytes);
-    // Already stored: nothing to write.
-    if (await this.exists(hash)) return { hash, size: bytes.length };
-    return this.writeBlob(async (handle) => {
-      await writeAll(handle, bytes);
-      return { hash, size: bytes.length };
-    });
+    // On a write thread, in one round trip (durable-writes.ts); a blob already stored is left as it is.
+    const tmpPath = join(this.tmpDir, `${INCARNATION}.${randomBytes(8).toString('hex')}.tmp`);
+    await this.durableWrites.write(this.rootDir, tmpPath, this.pathOf(hash), bytes);
+    return { hash, size: bytes.length };
   }
 
   /** Bulk mode: the file written in tmp/ and renamed onto its name, no fsync (`flushToDisk`). */
