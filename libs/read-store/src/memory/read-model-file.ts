@@ -278,7 +278,15 @@ export class ReadModelFile {
       rmSync(next, { recursive: true, force: true });
       return false;
     }
-    renameSync(next, this.directory);
+    try {
+      renameSync(next, this.directory);
+    } catch (error) {
+      // Back to the file as it was, so that the commits after this one land where the next open looks.
+      renameSync(old, this.directory);
+      await target.close();
+      rmSync(next, { recursive: true, force: true });
+      throw error;
+    }
     syncPath(parent);
     const previous = this.db;
     this.db = target;
@@ -310,12 +318,19 @@ export class ReadModelFile {
   }
 }
 
-/** Flushes a file's or a directory's data to the disk (an fsync through a descriptor of its own). */
+/**
+ * Flushes a file's or a directory's data to the disk (an fsync through a descriptor of its own).
+ * Where directories cannot be opened or synced (Windows, some file systems), a directory is skipped.
+ */
 function syncPath(path: string): void {
-  const descriptor = openSync(path, 'r');
+  let descriptor: number | undefined;
   try {
+    descriptor = openSync(path, 'r');
     fsyncSync(descriptor);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
   } finally {
-    closeSync(descriptor);
+    if (descriptor !== undefined) closeSync(descriptor);
   }
 }
