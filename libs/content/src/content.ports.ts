@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DomainError } from '../../platform/src/errors';
+import { deepFreeze } from '../../platform/src/plain-object';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import type { ContentSpace } from './content-spaces.port';
@@ -167,6 +168,29 @@ export class ContentForComments {
   }
 }
 
+/** A revision's pages and files as the published site reads them (`ContentForSites.content`). */
+function siteContentOf(spaceId: string, revisionId: string, tree: RevisionTree) {
+  const pages = tree.pages().map((page) => ({
+    id: page.id,
+    type: page.type,
+    title: page.title,
+    path: page.path,
+    parentId: page.parentId,
+    depth: page.depth,
+    ...(page.emoji !== undefined ? { emoji: page.emoji } : {}),
+    ...(page.description !== undefined ? { description: page.description } : {}),
+    ...(page.hidden !== undefined ? { hidden: page.hidden } : {}),
+    ...(page.noIndex !== undefined ? { noIndex: page.noIndex } : {}),
+    ...(page.noRobotsIndex !== undefined ? { noRobotsIndex: page.noRobotsIndex } : {}),
+    ...(page.condition !== undefined ? { condition: page.condition } : {}),
+    ...(page.target !== undefined ? { target: page.target as unknown as Record<string, unknown> & { kind: string } } : {}),
+    ...(page.href !== undefined ? { href: page.href } : {}),
+  }));
+  const files = tree.files().map((file) => ({ id: file.id, name: file.name, contentType: file.contentType, size: file.size }));
+  return { spaceId, revisionId, pages, files };
+}
+type SiteContentOfRevision = ReturnType<typeof siteContentOf>;
+
 /**
  * Implements sites' SITE_CONTENT port: a space's primary content (revision, pages, files), a page's
  * body, a file's bytes and search, for the published HTML site (whose visibility rules decide who
@@ -176,27 +200,23 @@ export class ContentForComments {
 export class ContentForSites {
   constructor(private readonly queries: ContentQueries) {}
 
-  async content(spaceId: string) {
+  /**
+   * Each revision's pages and files as the site reads them, by revision id (a revision never
+   * changes): a published page's request would otherwise build a view of every page of the space,
+   * so its cost grew with the space. Bounded by the pages and files held.
+   */
+  private readonly byRevision = new LRUCache<string, SiteContentOfRevision>({ maxSize: 100_000, sizeCalculation: (content) => content.pages.length + content.files.length + 1 });
+
+  async content(spaceId: string): Promise<SiteContentOfRevision | null> {
     const resolved = await this.queries.primaryContent(spaceId);
     if (!resolved) return null;
-    const pages = resolved.tree.pages().map((page) => ({
-      id: page.id,
-      type: page.type,
-      title: page.title,
-      path: page.path,
-      parentId: page.parentId,
-      depth: page.depth,
-      ...(page.emoji !== undefined ? { emoji: page.emoji } : {}),
-      ...(page.description !== undefined ? { description: page.description } : {}),
-      ...(page.hidden !== undefined ? { hidden: page.hidden } : {}),
-      ...(page.noIndex !== undefined ? { noIndex: page.noIndex } : {}),
-      ...(page.noRobotsIndex !== undefined ? { noRobotsIndex: page.noRobotsIndex } : {}),
-      ...(page.condition !== undefined ? { condition: page.condition } : {}),
-      ...(page.target !== undefined ? { target: page.target as unknown as Record<string, unknown> & { kind: string } } : {}),
-      ...(page.href !== undefined ? { href: page.href } : {}),
-    }));
-    const files = resolved.tree.files().map((file) => ({ id: file.id, name: file.name, contentType: file.contentType, size: file.size }));
-    return { spaceId, revisionId: resolved.revision._id, pages, files };
+    const key = `${spaceId} ${resolved.revision._id}`;
+    let content = this.byRevision.get(key);
+    if (content === undefined) {
+      content = deepFreeze(siteContentOf(spaceId, resolved.revision._id, resolved.tree));
+      this.byRevision.set(key, content);
+    }
+    return content;
   }
 
   document(spaceId: string, revisionId: string, pageId: string) {
