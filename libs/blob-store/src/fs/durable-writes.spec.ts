@@ -52,6 +52,18 @@ describe('DurableWrites', () => {
     expect(names.map((name) => readFileSync(join(dir, name.slice(-2), 'xx', name), 'utf8'))).toEqual(names.map((name) => `bytes of ${name}`));
   });
 
+  it('given a thread left idle, then it stops, and a later write starts another', async () => {
+    const dir = root();
+    const briefly = new DurableWrites({ idleMs: 20 });
+    await briefly.write(dir, join(dir, 'tmp', 'a.tmp'), join(dir, 'ab', 'cd', 'a'), Buffer.from('first'));
+    expect(briefly.threads).toBe(1);
+    // Waits until the idle thread has stopped (the spec's own time-out bounds it).
+    while (briefly.threads > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await briefly.write(dir, join(dir, 'tmp', 'b.tmp'), join(dir, 'ab', 'cd', 'b'), Buffer.from('second'));
+    expect({ threads: briefly.threads, second: readFileSync(join(dir, 'ab', 'cd', 'b'), 'utf8') }).toEqual({ threads: 1, second: 'second' });
+    await briefly.close();
+  });
+
   it('given a process whose only work is a write under way, then it lives until the write is answered and then exits', async () => {
     const dir = root();
     const lines: string[] = [];

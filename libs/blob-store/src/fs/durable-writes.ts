@@ -10,9 +10,12 @@ import { Worker } from 'node:worker_threads';
  *
  * Up to `MAX_WORKERS` threads, started as puts find every running one busy, so that fsyncs run in
  * parallel as they did on libuv's four threads (the file system merges concurrent ones into one
- * journal commit). A thread keeps the process alive only while it has writes to answer.
+ * journal commit). A thread keeps the process alive only while it has writes to answer, and stops
+ * once idle for `IDLE_MS`.
  */
 const MAX_WORKERS = 4;
+/** A thread with nothing to write for this long stops (memory back when idle; none left behind by a store never closed). */
+const IDLE_MS = 10_000;
 
 /** What a worker is asked: write `bytes` to `tmpPath`, sync it, move it to `finalPath`, sync the directories. */
 interface DurableWrite {
@@ -82,15 +85,29 @@ parentPort.on('message', ({ id, root, tmpPath, finalPath, bytes }) => {
 interface DurableWorker {
   thread: Worker;
   pending: Map<number, { resolve: () => void; reject: (error: Error) => void }>;
+  /** Set while it has nothing to write: stops it when it fires. */
+  idle?: NodeJS.Timeout;
 }
 
 export class DurableWrites {
   private readonly workers: DurableWorker[] = [];
   private nextId = 0;
+  private readonly idleMs: number;
+
+  constructor(options: { idleMs?: number } = {}) {
+    this.idleMs = options.idleMs ?? IDLE_MS;
+  }
+
+  /** The threads running now. */
+  get threads(): number {
+    return this.workers.length;
+  }
 
   /** Writes `bytes` to `tmpPath` (created, never overwritten), syncs it and moves it to `finalPath` under `root`, durably. */
   write(root: string, tmpPath: string, finalPath: string, bytes: Uint8Array): Promise<void> {
     const worker = this.pick();
+    clearTimeout(worker.idle);
+    worker.idle = undefined;
     const id = ++this.nextId;
     return new Promise<void>((resolve, reject) => {
       // Referenced while it has writes to answer: an unreferenced thread would let the process exit first.
@@ -103,7 +120,17 @@ export class DurableWrites {
 
   /** Stops the threads; writes still under way fail. */
   async close(): Promise<void> {
-    await Promise.all(this.workers.splice(0).map((worker) => worker.thread.terminate()));
+    const stopping = this.workers.splice(0);
+    for (const worker of stopping) clearTimeout(worker.idle);
+    await Promise.all(stopping.map((worker) => worker.thread.terminate()));
+  }
+
+  /** Stops a thread that stayed idle. */
+  private retire(worker: DurableWorker): void {
+    if (worker.pending.size > 0) return;
+    const index = this.workers.indexOf(worker);
+    if (index !== -1) this.workers.splice(index, 1);
+    void worker.thread.terminate();
   }
 
   /** An idle worker, else a new one while there are fewer than MAX_WORKERS, else the least busy. */
@@ -120,7 +147,10 @@ export class DurableWrites {
       const waiting = worker.pending.get(id);
       if (!waiting) return;
       worker.pending.delete(id);
-      if (worker.pending.size === 0) worker.thread.unref();
+      if (worker.pending.size === 0) {
+        worker.thread.unref();
+        worker.idle = setTimeout(() => this.retire(worker), this.idleMs).unref();
+      }
       if (error === undefined) return waiting.resolve();
       waiting.reject(Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code }));
     });
