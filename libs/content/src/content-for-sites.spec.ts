@@ -3,8 +3,8 @@
  * its cost does not grow with the space once the revision has been read, and a new revision is read
  * afresh.
  */
-import { RevisionTree } from '../../../content/src/tree/revision-tree';
-import { apiSpec, type ApiSpec } from '../../../testing/src';
+import { RevisionTree } from './tree/revision-tree';
+import { apiSpec, type ApiSpec } from '../../testing/src';
 
 describe('given a published site over a space of twenty pages', () => {
   let api: ApiSpec;
