@@ -13,8 +13,8 @@ import { Worker } from 'node:worker_threads';
  * parallel (the file system merges concurrent ones into one journal commit): one fewer than the
  * cores, four at most, so that they leave a core to the event loop. On two cores, one thread: in
  * the mixed workload there, four threads raised the reads' p99 by about 10 ms over one (57–66
- * against 52–56 ms), for no gain in the writes'. A thread keeps the process alive only while it has
- * writes to answer, and stops once idle for `IDLE_MS`.
+ * against 52–56 ms), the writes' p99 about the same (200–225 against 195–218 ms). A thread keeps
+ * the process alive only while it has writes to answer, and stops once idle for `IDLE_MS`.
  */
 const MAX_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1));
 /** A thread with nothing to write for this long stops (memory back when idle; none left behind by a store never closed). */
@@ -37,8 +37,8 @@ interface DurableWriteAnswer {
 /**
  * The worker, plain JavaScript evaluated by `Worker` (the same under Jest, which runs the
  * TypeScript sources, and from `dist`). Mirrors `FsBlobStore.writeBlob`: a blob already there is
- * left as it is; new fan-out directories are synced in their parents; the temporary is removed on
- * any failure.
+ * left as it is; new fan-out directories are synced in their parents; on a failure, the temporary
+ * is removed if this write created it.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
