@@ -16,11 +16,11 @@ import { reactorCheckpointId, ReactorRunner, type Reactor, type ReactorRunnerOpt
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls until `check` holds (or fails the test after 3 s). */
+/** Polls until `check` holds (or fails the test after 20 s: generous, for a busy CI machine). */
 async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 3000;
+  const deadline = Date.now() + 20_000;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 3 s');
+    if (Date.now() > deadline) throw new Error('condition not met within 20 s');
     await sleep(5);
   }
 }

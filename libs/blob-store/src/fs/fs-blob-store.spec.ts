@@ -82,11 +82,19 @@ describe('FsBlobStore', () => {
   it('given a Readable that fails midway, then no blob and no temporary file remain', async () => {
     const input = new PassThrough();
     const putting = store.put(input);
+    const settled = putting.catch((error: unknown) => error);
     input.write(randomBytes(64 * 1024));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(tmpFiles()).toHaveLength(1);
-    input.destroy(new Error('connection reset'));
-    await expect(putting).rejects.toThrow('connection reset');
+    try {
+      // The put has begun once its temporary file exists (how soon depends on the machine).
+      while (!existsSync(join(root, 'tmp')) || tmpFiles().length === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(tmpFiles()).toHaveLength(1);
+    } finally {
+      // Also when the expectation fails: a put that never ends would hold up close().
+      input.destroy(new Error('connection reset'));
+    }
+    expect(await settled).toEqual(expect.objectContaining({ message: 'connection reset' }));
     expect(tmpFiles()).toEqual([]);
     const entries = readdirSync(root).filter((name) => name !== 'tmp');
     expect(entries).toEqual([]);
@@ -107,10 +115,10 @@ describe('FsBlobStore', () => {
     const tmp = join(root, 'tmp');
     mkdirSync(tmp, { recursive: true });
     // A dead process, an earlier process with this pid (written before this one started), and an old file of unknown origin.
-    writeFileSync(join(tmp, '999999999.1.deadbeef.tmp'), 'partial');
-    writeFileSync(join(tmp, `${process.pid}.1.cafe.tmp`), 'partial');
+    writeFileSync(join(tmp, '999999999.1.0.deadbeef.tmp'), 'partial');
+    writeFileSync(join(tmp, `${process.pid}.1.0.cafe.tmp`), 'partial');
     const beforeThisProcess = new Date(Date.now() - process.uptime() * 1000 - 60_000);
-    utimesSync(join(tmp, `${process.pid}.1.cafe.tmp`), beforeThisProcess, beforeThisProcess);
+    utimesSync(join(tmp, `${process.pid}.1.0.cafe.tmp`), beforeThisProcess, beforeThisProcess);
     writeFileSync(join(tmp, 'unknown.tmp'), 'partial');
     const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
     utimesSync(join(tmp, 'unknown.tmp'), old, old);
@@ -123,7 +131,7 @@ describe('FsBlobStore', () => {
   it('given a temporary file of another thread of this process (this pid, another incarnation, written since it started), when the store is first used, then it is kept', async () => {
     const tmp = join(root, 'tmp');
     mkdirSync(tmp, { recursive: true });
-    const otherThread = `${process.pid}.1.beef.tmp`;
+    const otherThread = `${process.pid}.1.0.beef.tmp`;
     writeFileSync(join(tmp, otherThread), 'partial');
     await store.put(Buffer.from('x'));
     expect(tmpFiles()).toEqual([otherThread]);

@@ -4,6 +4,7 @@ import { constants as fsConstants, existsSync, mkdirSync, readFileSync, renameSy
 import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { threadId } from 'node:worker_threads';
 import { DurableWrites } from './durable-writes';
 import { BLOB_HASH, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore } from '../blob-store.port';
 
@@ -23,8 +24,14 @@ const ABANDONED_AFTER_MS = PROVISIONAL_ABANDONED_AFTER_MS;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
-/** This thread's incarnation: a pid alone repeats across restarts (pid 1 in a container). */
-const INCARNATION = `${process.pid}.${Math.round(performance.timeOrigin)}`;
+/**
+ * This thread's incarnation, which starts the name of each temporary file it writes: a pid alone
+ * repeats across restarts (pid 1 in a container), and worker threads of one process can start in
+ * the same millisecond (the seed's content workers: two of them putting the same blob in bulk mode
+ * wrote one temporary file, and the second rename failed), hence the thread id.
+ */
+const INCARNATION = `${process.pid}.${Math.round(performance.timeOrigin)}.${threadId}`;
+const TEMPORARY_NAME = /^(\d+)\.(\d+)\.(\d+)\./;
 /**
  * When this process started (process-wide, where each worker thread has a `timeOrigin` of its
  * own): a temporary named with this pid but another incarnation is another thread's when it was
@@ -202,10 +209,10 @@ export class FsBlobStore implements BlobStore {
     const now = Date.now();
     for (const name of await readdir(this.tmpDir)) {
       const path = join(this.tmpDir, name);
-      const match = /^(\d+)\.(\d+)\./.exec(name);
+      const match = TEMPORARY_NAME.exec(name);
       let stale: boolean;
       const ownPid = match !== null && Number(match[1]) === process.pid;
-      if (match && `${match[1]}.${match[2]}` === INCARNATION) {
+      if (match && `${match[1]}.${match[2]}.${match[3]}` === INCARNATION) {
         stale = false;
       } else if (match && !ownPid && !processAlive(Number(match[1]))) {
         stale = true;

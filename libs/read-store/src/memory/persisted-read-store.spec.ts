@@ -254,7 +254,7 @@ describe('MemoryReadStore on an LMDB file', () => {
       expect(await store.health()).toEqual({ ok: true, detail: '2 read model collection(s) not in memory yet, each loaded on first use' });
       store.loadInBackground();
       expect(await store.health()).toEqual({ ok: true, detail: '2 read model collection(s) not in memory yet, loading in the background' });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await untilLoaded(store);
       expect(await store.health()).toEqual({ ok: true });
       await store.close();
     });
@@ -262,7 +262,7 @@ describe('MemoryReadStore on an LMDB file', () => {
     it('given the background started and time for it, then every collection is loaded without being asked for', async () => {
       const store = MemoryReadStore.open(await fileWith(4500));
       store.loadInBackground();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await untilLoaded(store);
       expect(store.loaded).toBe(true);
       expect(await store.collection('small').get('only')).toEqual({ _id: 'only', n: 0 });
       expect(await store.collection('big').count()).toBe(4500);
@@ -393,3 +393,8 @@ describe('MemoryReadStore on an LMDB file', () => {
     });
   });
 });
+
+/** Waits for the background load, however long the machine takes (the test's own time-out bounds it). */
+async function untilLoaded(store: MemoryReadStore): Promise<void> {
+  while (!store.loaded) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -453,7 +453,7 @@ function droppingAfter(store: EventStore, dropAfter: number[]): { store: EventSt
   return { store: wrapped, subscriptions: () => opened };
 }
 
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
