@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { constants as fsConstants, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
@@ -32,6 +32,9 @@ const DIR_MODE = 0o700;
  */
 const INCARNATION = `${process.pid}.${Math.round(performance.timeOrigin)}.${threadId}`;
 const TEMPORARY_NAME = /^(\d+)\.(\d+)\.(\d+)\./;
+/** Temporaries written by this thread so far: with the incarnation, a name no other put has used (cheaper than random bytes, 1.5% of a write's CPU). */
+let temporariesNamed = 0;
+const newTemporaryName = (): string => `${INCARNATION}.${(temporariesNamed += 1)}.tmp`;
 /**
  * When this process started (process-wide, where each worker thread has a `timeOrigin` of its
  * own): a temporary named with this pid but another incarnation is another thread's when it was
@@ -234,7 +237,7 @@ export class FsBlobStore implements BlobStore {
     const hash = createHash('sha256').update(bytes).digest('hex');
     if (this.bulk) return this.putBulk(hash, bytes);
     // On a write thread, in one round trip (durable-writes.ts); a blob already stored is left as it is.
-    const tmpPath = join(this.tmpDir, `${INCARNATION}.${randomBytes(8).toString('hex')}.tmp`);
+    const tmpPath = join(this.tmpDir, newTemporaryName());
     await this.durableWrites.write(this.rootDir, tmpPath, this.pathOf(hash), bytes);
     return { hash, size: bytes.length };
   }
@@ -273,7 +276,7 @@ export class FsBlobStore implements BlobStore {
    * failure the temporary file is removed and nothing appears under a hash.
    */
   private async writeBlob(write: (handle: FileHandle) => Promise<BlobInfo>): Promise<BlobInfo> {
-    const tmpPath = join(this.tmpDir, `${INCARNATION}.${randomBytes(8).toString('hex')}.tmp`);
+    const tmpPath = join(this.tmpDir, newTemporaryName());
     let handle: FileHandle | undefined = await open(tmpPath, 'wx', FILE_MODE);
     let moved = false;
     try {
