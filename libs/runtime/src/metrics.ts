@@ -47,7 +47,8 @@ export class Metrics {
   readonly projectionApplyLag = new Histogram({
     name: 'projection_apply_lag_seconds',
     help: "Time from an event's append (the event store's recorded time) to the commit of its projections' writes, for events applied after catch-up",
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    // 75 and 150 ms: under load the p99 sits between 50 and 250 ms, where coarser bounds hid how far over its 50 ms target it was.
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 5],
     registers: [this.registry],
   });
   readonly reactorLag = new Gauge({
