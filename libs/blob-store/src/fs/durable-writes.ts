@@ -38,7 +38,8 @@ interface DurableWriteAnswer {
  * The worker, plain JavaScript evaluated by `Worker` (the same under Jest, which runs the
  * TypeScript sources, and from `dist`). Mirrors `FsBlobStore.writeBlob`: a blob already there is
  * left as it is; new fan-out directories are synced in their parents; on a failure, the temporary
- * is removed if this write created it.
+ * is removed if this write created it. Its `syncDirectory` tolerates the errors of
+ * `cannotSyncDirectory` (`libs/platform/src/fsync.ts`), written out since evaluated source cannot import.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');

@@ -5,6 +5,7 @@ import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type File
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { threadId } from 'node:worker_threads';
+import { fsyncPath } from '../../../platform/src/fsync';
 import { DurableWrites } from './durable-writes';
 import { BLOB_HASH, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore } from '../blob-store.port';
 
@@ -295,12 +296,12 @@ export class FsBlobStore implements BlobStore {
       // is answered as stored only once every one of them has completed.
       const parents = created === undefined ? [] : created === outer ? [this.rootDir, outer] : [outer];
       await Promise.all([
-        ...parents.map((parent) => syncDirectory(parent)),
+        ...parents.map((parent) => fsyncPath(parent)),
         rename(tmpPath, finalPath).then(() => {
           moved = true;
           // The new name is made durable; the old one in tmp/ is not worth a second fsync: should a
           // crash bring it back, it is a stale temporary, removed on the next start.
-          return syncDirectory(dir);
+          return fsyncPath(dir);
         }),
       ]);
       return info;
@@ -332,22 +333,6 @@ async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   while (offset < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
     offset += bytesWritten;
-  }
-}
-
-/** fsync of a directory, so that entries created or renamed in it survive a crash (no-op where unsupported). */
-async function syncDirectory(path: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(path, 'r');
-    await handle.sync();
-  } catch (error) {
-    // Windows cannot open or fsync directories; some filesystems refuse directory fsync.
-    if (!isCode(error, 'EISDIR') && !isCode(error, 'EPERM') && !isCode(error, 'EINVAL') && !isCode(error, 'EBADF')) {
-      throw error;
-    }
-  } finally {
-    await handle?.close().catch(() => undefined);
   }
 }
 

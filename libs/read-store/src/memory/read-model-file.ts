@@ -21,10 +21,11 @@
  * LMDB transaction (`write`'s `large`), and the memory read store answers them from memory until
  * that transaction is written.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
+import { fsyncPathSync } from '../../../platform/src/fsync';
 import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
 import type { Doc } from '../read-store.port';
 import { END, LARGE_KEY_SPACE, LargeCollections, type KeyPart } from './large-collections';
@@ -264,8 +265,8 @@ export class ReadModelFile {
       }
       flush();
       // The file opens without syncing its commits: its pages reach the disk here, before any rename.
-      for (const name of readdirSync(next)) syncPath(join(next, name));
-      syncPath(next);
+      for (const name of readdirSync(next)) fsyncPathSync(join(next, name));
+      fsyncPathSync(next);
     } catch (error) {
       await target?.close().catch(() => undefined);
       rmSync(next, { recursive: true, force: true });
@@ -287,7 +288,7 @@ export class ReadModelFile {
       rmSync(next, { recursive: true, force: true });
       throw error;
     }
-    syncPath(parent);
+    fsyncPathSync(parent);
     const previous = this.db;
     this.db = target;
     this.large.useDatabase(target as unknown as RootDatabase<unknown, KeyPart[]>);
@@ -315,22 +316,5 @@ export class ReadModelFile {
 
   async close(): Promise<void> {
     await this.db.close();
-  }
-}
-
-/**
- * Flushes a file's or a directory's data to the disk (an fsync through a descriptor of its own).
- * Where directories cannot be opened or synced (Windows, some file systems), a directory is skipped.
- */
-function syncPath(path: string): void {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(path, 'r');
-    fsyncSync(descriptor);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EBADF') throw error;
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
   }
 }
