@@ -81,14 +81,20 @@ describe('FsBlobStore', () => {
 
   it('given a Readable that fails midway, then no blob and no temporary file remain', async () => {
     const input = new PassThrough();
+    // The error reaches the put through its read of the stream; this listener only keeps an 'error'
+    // emitted while no read is attached from being thrown as an unhandled event.
+    input.on('error', () => undefined);
     const putting = store.put(input);
     const settled = putting.catch((error: unknown) => error);
-    input.write(randomBytes(64 * 1024));
+    const chunk = randomBytes(64 * 1024);
+    input.write(chunk);
+    const written = (): number => {
+      const names = existsSync(join(root, 'tmp')) ? tmpFiles() : [];
+      return names.length === 1 ? statSync(join(root, 'tmp', names[0]), { throwIfNoEntry: false })?.size ?? 0 : 0;
+    };
     try {
-      // The put has begun once its temporary file exists (how soon depends on the machine).
-      while (!existsSync(join(root, 'tmp')) || tmpFiles().length === 0) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      // The put is reading the stream once the chunk is in its temporary file (how soon depends on the machine).
+      while (written() < chunk.length) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(tmpFiles()).toHaveLength(1);
     } finally {
       // Also when the expectation fails: a put that never ends would hold up close().
