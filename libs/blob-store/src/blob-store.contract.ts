@@ -8,7 +8,7 @@
  * Test-only: not exported from the library's index.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobStore } from './blob-store.port';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -163,6 +163,14 @@ export function blobStoreContract(adapterName: string, open: () => Promise<BlobS
       }
       await expect(store.put(Readable.from(failing()))).rejects.toThrow('client went away');
       expect(await store.stat(sha256(partial))).toBeNull();
+    });
+
+    it('given a stream that fails before the store reads it, when putting it, then put rejects with its error (no unhandled error event) and nothing is stored', async () => {
+      const input = new PassThrough();
+      const putting = store.put(input);
+      input.destroy(new Error('connection reset'));
+      await expect(putting).rejects.toThrow('connection reset');
+      expect(await store.stat(sha256(Buffer.alloc(0)))).toBeNull();
     });
 
     if (abandoned) {

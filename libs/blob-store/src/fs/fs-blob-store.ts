@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { threadId } from 'node:worker_threads';
 import { fsyncPath } from '../../../platform/src/fsync';
 import { DurableWrites } from './durable-writes';
+import { putReadingErrors } from '../stream-errors';
 import { BLOB_HASH, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore } from '../blob-store.port';
 
 /**
@@ -102,10 +103,11 @@ export class FsBlobStore implements BlobStore {
     if (!(content instanceof Uint8Array) && !(content instanceof Readable)) {
       return Promise.reject(new TypeError('blob content must be a Buffer, a Uint8Array or a Readable stream'));
     }
-    return this.track(async () => {
+    const put = async (): Promise<BlobInfo> => {
       await this.init();
       return content instanceof Uint8Array ? this.putBytes(content) : this.putStream(content);
-    });
+    };
+    return this.track(() => (content instanceof Readable ? putReadingErrors(content, put) : put()));
   }
 
   get(hash: string): Promise<Readable> {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { putReadingErrors } from '../stream-errors';
 import {
   GridFSBucket,
   MongoClient,
@@ -113,8 +114,10 @@ export class GridFsBlobStore implements BlobStore {
       return this.upload(Readable.from([bytes]));
     }
     if (isReadable(content)) {
-      await this.prepare();
-      return this.upload(content);
+      return putReadingErrors(content, async () => {
+        await this.prepare();
+        return this.upload(content);
+      });
     }
     throw new TypeError('blob content must be a Buffer, a Uint8Array or a Readable stream');
   }
