@@ -11,9 +11,10 @@
 import { call, poster, stringField } from './support/http';
 import { load } from './support/load';
 import { startService } from './support/processes';
+import { positive } from './support/settings';
 import { join } from 'node:path';
 
-const SECONDS = Number(process.env.BENCH_SITES_SECONDS ?? 5);
+const SECONDS = positive('BENCH_SITES_SECONDS', 5);
 
 async function main(): Promise<void> {
   const service = await startService({ mainJs: join(__dirname, '..', 'apps', 'api', 'src', 'main.js') });
