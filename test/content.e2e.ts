@@ -306,6 +306,16 @@ describe('evaluated bodies', () => {
     const evaluated = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown&evaluated=true`);
     expect(evaluated.body.markdown).toContain('Welcome to Acme 2.0.');
   });
+
+  it('substitutes the values of the head revision once the variables change', async () => {
+    const spaceId = await createSpace('Changing variables');
+    const result = await write(spaceId, [{ operation: 'update_variables', variables: { product: 'Acme' } }, insert('Vars', 'Welcome to {{ space.vars.product }}.')]);
+    const pageId = result.changes[0].page.id;
+    const read = async () => (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown&evaluated=true`)).body.markdown;
+    expect(await read()).toContain('Welcome to Acme.');
+    await write(spaceId, [{ operation: 'update_variables', variables: { product: 'Globex' } }]);
+    expect(await read()).toContain('Welcome to Globex.');
+  });
 });
 
 describe('links and backlinks', () => {

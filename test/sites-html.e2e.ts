@@ -312,6 +312,20 @@ describe('who may read', () => {
     expect((await get(`/sites/${id}`)).text).not.toContain('Closed');
     expect((await get(`/sites/${id}/${siteSpaces[1].path}/closed-page`)).status).toBe(404);
   });
+
+  it('hides a site space from a reader who read the site before its condition was set', async () => {
+    const open = await createSpace('Always');
+    await write(open, [insert('Always page', 'Everyone.')]);
+    const later = await createSpace('Later');
+    await write(later, [insert('Later page', 'Some.')]);
+    const id = ok(await call(people.ada, 'POST', sites(), { title: 'Adaptive later', spaces: [open, later] }), 201).body.id;
+    const siteSpaces = ok(await call(people.ada, 'GET', `${sites()}/${id}/site-spaces`)).body.items as Array<{ id: string; path: string }>;
+    ok(await call(people.ada, 'POST', `${sites()}/${id}/publish`));
+    expect((await get(`/sites/${id}/${siteSpaces[1].path}/later-page`)).status).toBe(200);
+    ok(await call(people.ada, 'PATCH', `${sites()}/${id}/site-spaces/${siteSpaces[1].id}`, { condition: 'visitor.claims.plan == "pro"' }));
+    expect((await get(`/sites/${id}`)).text).not.toContain('Later');
+    expect((await get(`/sites/${id}/${siteSpaces[1].path}/later-page`)).status).toBe(404);
+  });
 });
 
 describe('a site on its own hostname', () => {

@@ -22,6 +22,7 @@ import { changedPages, diffTrees, type SemanticChange } from './tree/tree-diff';
 import type { RevisionTree } from './tree/revision-tree';
 import type { FileEntry, PageView } from './tree/tree.model';
 import { byIds } from '../../platform/src/by-ids';
+import { deepFreeze } from '../../platform/src/plain-object';
 
 /** Query flags of the content reads (docs/content.md, Reads). */
 export interface ContentReadOptions {
@@ -70,6 +71,8 @@ export interface SpaceSearchResult extends Omit<PageHit, 'sections'> {
 
 /** Markdown renderings kept, by body hash: a page read in markdown converts its body once. */
 const RENDERED_MARKDOWN_BYTES = 32 * 1024 * 1024;
+/** Bodies with their variables' values in place, by revision and page: the published site evaluates every page it serves. */
+const EVALUATED_DOCUMENT_BYTES = 16 * 1024 * 1024;
 /** Spaces searched by one organization search, at most. */
 const ORGANIZATION_SEARCH_SPACES = 200;
 
@@ -81,6 +84,7 @@ const ORGANIZATION_SEARCH_SPACES = 200;
 @Injectable()
 export class ContentQueries {
   private readonly markdown = new LRUCache<string, string>({ maxSize: RENDERED_MARKDOWN_BYTES, sizeCalculation: (text) => Math.max(1, text.length) });
+  private readonly evaluatedDocuments = new LRUCache<string, { document: DocumentNode; bytes: number }>({ maxSize: EVALUATED_DOCUMENT_BYTES, sizeCalculation: (entry) => entry.bytes });
   private readonly search = new SearchIndexCache();
 
   constructor(
@@ -126,9 +130,23 @@ export class ContentQueries {
     const organizationId = (await this.spaces.spaceById(spaceId))?.organizationId;
     const generated = organizationId !== undefined && page.computed !== undefined ? await computedDocument(page.computed, organizationId, this.openapi) : null;
     if (generated) return generated;
-    const document: DocumentNode = page.document === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(page.document);
-    const evaluated = evaluateDocument(document, { space: tree.variables, page: page.variables ?? {} });
+    const evaluated = await this.evaluatedDocument(revisionId, tree, page);
     return organizationId === undefined ? evaluated : resolveOpenapiBlocks(evaluated, organizationId, this.openapi);
+  }
+
+  /**
+   * A document page's stored body with its variables' values in place (not computed, operation
+   * blocks not resolved: those follow the specs). A function of the revision's tree alone, which
+   * never changes, so it is kept by revision and page, frozen since every reader shares it.
+   */
+  private async evaluatedDocument(revisionId: string, tree: RevisionTree, page: PageView): Promise<DocumentNode> {
+    const key = `${revisionId}/${page.id}`;
+    const kept = this.evaluatedDocuments.get(key);
+    if (kept) return kept.document;
+    const stored: DocumentNode = page.document === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(page.document);
+    const document = deepFreeze(evaluateDocument(stored, { space: tree.variables, page: page.variables ?? {} }));
+    this.evaluatedDocuments.set(key, { document, bytes: JSON.stringify(document).length + key.length + 64 });
+    return document;
   }
 
   /** A file of a revision of the space and its bytes (no caller check: the published site); null when absent. */
@@ -203,7 +221,7 @@ export class ContentQueries {
     return this.withBody(resolved, page, options);
   }
 
-  private async withBody({ space, tree }: ResolvedContent, page: PageView, options: ContentReadOptions): Promise<PageObject> {
+  private async withBody({ space, revision, tree }: ResolvedContent, page: PageView, options: ContentReadOptions): Promise<PageObject> {
     const children = page.type === 'link' ? undefined : this.presenter.pageTree(space, tree, page.id);
     const object = this.presenter.page(space, page, children);
     if (page.type !== 'document') return object;
@@ -213,8 +231,11 @@ export class ContentQueries {
     const generated = page.computed !== undefined && options.computed !== false ? await computedDocument(page.computed, space.organizationId, this.openapi) : null;
     if (generated) return format === 'document' ? { ...object, document: generated } : { ...object, markdown: documentToMarkdown(generated) };
     const hash = page.document;
-    let document: DocumentNode = hash === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(hash);
-    if (options.evaluated) document = evaluateDocument(document, { space: tree.variables, page: page.variables ?? {} });
+    const document: DocumentNode = options.evaluated
+      ? await this.evaluatedDocument(revision._id, tree, page)
+      : hash === undefined
+        ? { object: 'document', data: {}, nodes: [] }
+        : await this.trees.document(hash);
     if (format === 'document') return { ...object, document: options.computed === false ? document : await resolveOpenapiBlocks(document, space.organizationId, this.openapi) };
     const cacheable = !options.evaluated && hash !== undefined;
     let markdown = cacheable ? this.markdown.get(hash) : undefined;

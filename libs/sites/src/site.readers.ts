@@ -44,6 +44,24 @@ export function seenBy(site: SiteDoc, claims: Record<string, unknown>): SiteDoc 
 }
 
 /**
+ * The site as a reader without claims sees it, kept per stored document: the read store hands out
+ * one unchanging object per document version (a change stores a new one), and most readers carry
+ * no claims. Frozen, since every such reader shares it.
+ */
+const seenByNobody = new WeakMap<SiteDoc, SiteDoc>();
+
+function seenWithoutClaims(site: SiteDoc): SiteDoc {
+  let seen = seenByNobody.get(site);
+  if (!seen) {
+    seen = seenBy(site, {});
+    Object.freeze(seen.sections);
+    Object.freeze(seen.siteSpaces);
+    seenByNobody.set(site, Object.freeze(seen));
+  }
+  return seen;
+}
+
+/**
  * Who may read a published site: anyone for `public` and `unlisted`; a holder of an active share
  * link's key for `share-link`; a visitor with a valid token for `visitor-auth`; members of the
  * site's organization (through the API, signed in) whatever the visibility. A visitor token is
@@ -82,7 +100,7 @@ export class SiteReaders {
       (site.visibility === 'share-link' && access.shareKey !== undefined && (site.shareLinks ?? []).some((link) => link.active && sameKey(access.shareKey!, link.key))) ||
       (site.visibility === 'visitor-auth' && claims !== null);
     if (!admitted) throw DomainError.notFound(`no published site ${name}`);
-    return { site: seenBy(site, claims ?? {}), claims: claims ?? {} };
+    return claims === null ? { site: seenWithoutClaims(site), claims: {} } : { site: seenBy(site, claims), claims };
   }
 
   /** The token's claims when it verifies for this site, else null. */
