@@ -113,6 +113,8 @@ const MAX_CACHED_BODY = 64 * 1024;
 export class ContentForComments {
   /** Comment bodies' markdown by the body's JSON. */
   private readonly rendered = new LRUCache<string, string>({ maxSize: 16 * 1024 * 1024, sizeCalculation: (markdown, key) => key.length + markdown.length + 64 });
+  /** The same, by the body object itself when it is frozen (a stored comment's, whose parts the read store froze first). */
+  private readonly renderedBodies = new LRUCache<DocumentNode, string>({ max: 20_000, maxSize: 8 * 1024 * 1024, sizeCalculation: (markdown) => markdown.length + 64 });
 
   constructor(
     private readonly queries: ContentQueries,
@@ -129,10 +131,15 @@ export class ContentForComments {
    * change, so the markdown of each body (by its JSON) is kept in a bounded cache.
    */
   markdown(document: DocumentNode): string {
+    // A stored body is one unchanging object per version of its comment (the embedded read store
+    // hands the same deep-frozen object to every read): its markdown is found without its JSON.
+    const known = Object.isFrozen(document) ? this.renderedBodies.get(document) : undefined;
+    if (known !== undefined) return known;
     const key = JSON.stringify(document);
     if (key.length > MAX_CACHED_BODY) return documentToMarkdown(document);
     let markdown = this.rendered.get(key);
     if (markdown === undefined) this.rendered.set(key, (markdown = documentToMarkdown(document)));
+    if (Object.isFrozen(document)) this.renderedBodies.set(document, markdown);
     return markdown;
   }
 

@@ -10,16 +10,20 @@
  * ruled out without running the query. A filter whose test throws on a written document is dropped
  * (it is counted again on the next request) rather than failing the commit.
  */
-import type { Query } from 'mingo/query';
 import type { Doc, Filter } from '../read-store.port';
 import { scalarEqualities, type Scalar } from './equality-lookups';
+
+/** A compiled filter, as the memory read store keeps them. */
+interface DocumentTest {
+  test(doc: Doc): boolean;
+}
 
 const MAX_COUNTS = 64;
 const MAX_KEY_LENGTH = 4096;
 
 interface Counted {
   count: number;
-  query: Query | null;
+  query: DocumentTest | null;
   /** Top-level scalar equalities on undotted fields, checked before the query. */
   equalities: Array<[string, Scalar]>;
 }
@@ -43,7 +47,7 @@ export class MaintainedCounts {
     return entry.count;
   }
 
-  set(key: string, filter: Filter | undefined, query: Query | null, count: number): void {
+  set(key: string, filter: Filter | undefined, query: DocumentTest | null, count: number): void {
     if (this.entries.size >= MAX_COUNTS) this.entries.delete(this.entries.keys().next().value!);
     const equalities = filter ? [...scalarEqualities(filter).equalities].filter(([field]) => !field.includes('.')) : [];
     this.entries.set(key, { count, query, equalities });

@@ -60,6 +60,7 @@ import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
 import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from './equality-lookups';
 import { SortedIndex } from './sorted-index';
+import { scalarConditions, type ScalarTest } from './scalar-conditions';
 import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite, type ReadModelFileOptions } from './read-model-file';
 import { idOf, storageString, valuesParts, type LargeCollections, type LargeWrite } from './large-collections';
@@ -82,7 +83,7 @@ interface IndexDefinition {
   readonly directions: (1 | -1)[];
   readonly paths: string[][];
   readonly unique: boolean;
-  readonly partial?: Query;
+  readonly partial?: CompiledFilter;
 }
 
 interface UniqueIndex {
@@ -161,7 +162,7 @@ class CollectionState {
   }
 
   /** How many documents matching `query` the pending writes add (or remove, when negative) to what the file holds. */
-  pendingDelta(query: Query | null): number {
+  pendingDelta(query: CompiledFilter | null): number {
     let delta = 0;
     for (const [id, { doc }] of this.pending) {
       const stored = this.large!.get(this.name, id);
@@ -366,6 +367,11 @@ function committedSource(state: CollectionState | undefined): DocSource {
 /** Keeps `selected` the first `size` documents in `compare` order, `doc` put in its place (a page and one more). */
 function keepFirst(selected: Doc[], doc: Doc, size: number, compare: (a: Doc, b: Doc) => number): void {
   if (selected.length >= size && compare(doc, selected[size - 1]) >= 0) return;
+  // A walk along an index comes in sort order: its next document goes last, after one comparison.
+  if (selected.length < size && (selected.length === 0 || compare(selected[selected.length - 1], doc) <= 0)) {
+    selected.push(doc);
+    return;
+  }
   let low = 0;
   let high = selected.length;
   while (low < high) {
@@ -382,7 +388,7 @@ function keepFirst(selected: Doc[], doc: Doc, size: number, compare: (a: Doc, b:
  * benchmark found it on most read paths, docs/performance.md), while the same filters come back
  * request after request. A Query tests documents without keeping state, so one serves every call.
  */
-const COMPILED = new LRUCache<string, Query>({ max: 2000, maxSize: 8 * 1024 * 1024, sizeCalculation: (_query, key) => key.length + 512 });
+const COMPILED = new LRUCache<string, CompiledFilter>({ max: 2000, maxSize: 8 * 1024 * 1024, sizeCalculation: (_query, key) => key.length + 512 });
 /** Filters longer than this (long `$in` lists of ids) are compiled for each call rather than kept. */
 const MAX_CACHED_FILTER = 4096;
 
@@ -395,7 +401,26 @@ function plainJson(value: unknown, depth = 0): boolean {
   return (prototype === Object.prototype || prototype === null) && Object.values(value).every((item) => plainJson(item, depth + 1));
 }
 
-function compileFilter(filter: Filter | undefined): Query | null {
+/**
+ * A filter compiled: mingo's Query, behind the scalar shortcut (`scalar-conditions.ts`) when the
+ * filter's conditions allow one; the shortcut answers whenever the tested fields hold scalars.
+ */
+class CompiledFilter {
+  constructor(
+    private readonly query: Query,
+    private readonly scalar: ScalarTest | null,
+  ) {}
+
+  test(doc: Doc): boolean {
+    if (this.scalar !== null) {
+      const answer = this.scalar(doc);
+      if (answer !== undefined) return answer;
+    }
+    return this.query.test(doc);
+  }
+}
+
+function compileFilter(filter: Filter | undefined): CompiledFilter | null {
   if (filter === undefined || filter === null) return null;
   if (typeof filter !== 'object' || Array.isArray(filter)) throw new ReadStoreInputError('filter must be an object');
   if (Object.keys(filter).length === 0) return null;
@@ -403,9 +428,10 @@ function compileFilter(filter: Filter | undefined): Query | null {
   const key = text !== null && text.length <= MAX_CACHED_FILTER ? text : null;
   const cached = key === null ? undefined : COMPILED.get(key);
   if (cached) return cached;
-  let query: Query;
+  let query: CompiledFilter;
   try {
-    query = new Query(filter, QUERY_OPTIONS);
+    // mingo compiles first, so that a filter it refuses is refused whatever the shortcut would make of it.
+    query = new CompiledFilter(new Query(filter, QUERY_OPTIONS), text === null ? null : scalarConditions(filter));
   } catch (error) {
     throw new ReadStoreInputError(`invalid filter: ${(error as Error)?.message ?? String(error)}`);
   }
@@ -413,7 +439,7 @@ function compileFilter(filter: Filter | undefined): Query | null {
   return query;
 }
 
-function test(query: Query | null, doc: Doc): boolean {
+function test(query: CompiledFilter | null, doc: Doc): boolean {
   if (query === null) return true;
   try {
     return query.test(doc);
@@ -475,7 +501,7 @@ function eachMatch(source: DocSource, filter: Filter | undefined, visit: (doc: D
   const candidates = filter !== undefined && filter !== null && typeof filter === 'object' && !Array.isArray(filter) ? source.candidates(filter) : null;
   if (candidates) {
     for (const doc of candidates.matching) if (visit(doc) === true) return;
-    let query: Query | null | undefined;
+    let query: CompiledFilter | null | undefined;
     for (const doc of candidates.maybe) {
       query ??= compileFilter(filter);
       if (test(query, doc) && visit(doc) === true) return;
@@ -618,7 +644,7 @@ function pageFromWalk<T extends Doc>(
   cursor: { values: unknown[]; count?: number } | undefined,
   counting: boolean,
   shared: boolean,
-  count: (query: Query | null) => number,
+  count: (query: CompiledFilter | null) => number,
 ): Page<T> {
   const compare = sortComparator(sort);
   const compareFields = sortComparator(sort.slice(0, -1));
@@ -648,7 +674,7 @@ function pageFromWalk<T extends Doc>(
  * The count kept for `filter`, else the one `measure` takes, kept from then on when the filter is
  * small enough to keep: every commit moves it, testing each write with the query `measure` gives.
  */
-function keptCount(state: CollectionState, filter: Filter | undefined, measure: () => { count: number; query: Query | null }): number {
+function keptCount(state: CollectionState, filter: Filter | undefined, measure: () => { count: number; query: CompiledFilter | null }): number {
   const key = MaintainedCounts.keyOf(filter);
   const kept = key === null ? undefined : state.counts.get(key);
   if (kept !== undefined) return kept;
@@ -658,7 +684,7 @@ function keptCount(state: CollectionState, filter: Filter | undefined, measure: 
 }
 
 /** The number of documents matching `filter` within a plan's range: its width when the range is the filter, else a kept count. */
-function countOnIndex(state: CollectionState, plan: IndexPlan, filter: Filter | undefined, query: Query | null): number {
+function countOnIndex(state: CollectionState, plan: IndexPlan, filter: Filter | undefined, query: CompiledFilter | null): number {
   const { index, prefix } = plan;
   if (plan.exact) return index.rank(index.seek(prefix, undefined, true)) - index.rank(index.seek(prefix, undefined, false));
   return keptCount(state, filter, () => {
@@ -716,7 +742,7 @@ function afterCursorTest(sort: SortSpec, values: readonly unknown[]): (doc: Doc)
  * `countOnIndex` for a large collection: a kept count, else the range's width in the file (the
  * width is a walk over the range's keys in LMDB, so it is kept too) or a walk over the range.
  */
-function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, filter: Filter | undefined, query: Query | null): number {
+function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, filter: Filter | undefined, query: CompiledFilter | null): number {
   return keptCount(state, filter, () => {
     const large = state.large!;
     const prefix = valuesParts(plan.prefix)!;
@@ -1668,7 +1694,7 @@ function indexDefinition(index: IndexSpec): IndexDefinition {
     if (direction !== 1 && direction !== -1) throw new ReadStoreInputError(`index direction of '${field}' must be 1 or -1`);
   }
   if (unique !== undefined && typeof unique !== 'boolean') throw new ReadStoreInputError('index unique must be a boolean');
-  let partialQuery: Query | undefined;
+  let partialQuery: CompiledFilter | undefined;
   if (partial !== undefined) {
     checkPartialFilter(partial);
     partialQuery = compileFilter(cloneIn(partial, 'partial filter')) ?? undefined;
