@@ -126,6 +126,15 @@ describe.each(groups)('$name comments', ({ base }) => {
     expectError(await call(people.ada, 'GET', `${path}/comments/${comment.id}`), 404);
   });
 
+  it('reads an edited comment with its new body where it was read before the edit', async () => {
+    const comment = await post(people.cleo, { markdown: 'Before the edit' });
+    expect(ok(await call(people.rita, 'GET', `${path}/comments/${comment.id}`)).body.body.markdown).toContain('Before the edit');
+    ok(await call(people.cleo, 'PUT', `${path}/comments/${comment.id}`, { body: { markdown: 'After the edit' } }));
+    expect(ok(await call(people.rita, 'GET', `${path}/comments/${comment.id}`)).body.body.markdown).toContain('After the edit');
+    const listed = ok(await call(people.rita, 'GET', `${path}/comments`)).body.items.find((item: { id: string }) => item.id === comment.id);
+    expect(listed.body.markdown).toContain('After the edit');
+  });
+
   it('counts reactions per emoji, one per person, from anyone who may read', async () => {
     const comment = await post(people.cleo, { markdown: 'React to me' });
     ok(await call(people.rita, 'PUT', `${path}/comments/${comment.id}`, { addedReactions: ['👍', '🎉'] }));
