@@ -153,28 +153,30 @@ export class CommentQueries {
       const node = comment.target.node;
       const outdated = current.page === null || (node !== null && current.fingerprint !== node.fingerprint);
       const status = comment.status === 'resolved' ? 'resolved' : 'open';
-      return {
-        object: 'comment',
-        id: comment._id,
-        ...user(users, comment.postedBy, 'postedBy'),
-        postedAt: comment.postedAt,
-        ...(comment.editedAt !== undefined ? { editedAt: comment.editedAt } : {}),
-        reactions: this.reactions(comment.reactions, users),
-        replies: comment.replies,
-        body: this.body(comment.body, format),
-        target: {
-          ...(node ? { node: { id: node.id, preview: node.preview } } : {}),
-          ...(comment.changeRequestId !== null ? { changeRequest: comment.changeRequestId } : {}),
-          page: current.page ? { ...current.page, outdated } : { id: comment.target.pageId, outdated },
-          space: comment.spaceId,
-          revision: comment.target.revision,
-        },
-        urls: { location: `${this.base(comment)}/comments/${comment._id}` },
-        permissions: { view: true, edit: me === comment.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === comment.postedBy || place.access.admin },
-        status,
-        ...(status === 'resolved' && comment.resolvedAt !== undefined ? { resolvedAt: comment.resolvedAt } : {}),
-        ...(status === 'resolved' && comment.resolvedBy !== undefined ? user(users, comment.resolvedBy, 'resolvedBy') : {}),
-      };
+      // Built member by member: on Node 20, a literal with spreads followed by more members (`{ ...page, outdated }`,
+      // `...(x ? { y } : {})`) takes V8's slow path, about a microsecond each, and a list presents fifty comments.
+      const object: CommentObject = { object: 'comment', id: comment._id } as CommentObject;
+      const postedBy = users.get(comment.postedBy);
+      if (postedBy) object.postedBy = postedBy;
+      object.postedAt = comment.postedAt;
+      if (comment.editedAt !== undefined) object.editedAt = comment.editedAt;
+      object.reactions = this.reactions(comment.reactions, users);
+      object.replies = comment.replies;
+      object.body = this.body(comment.body, format);
+      const target = {} as CommentObject['target'];
+      if (node) target.node = { id: node.id, preview: node.preview };
+      if (comment.changeRequestId !== null) target.changeRequest = comment.changeRequestId;
+      target.page = current.page ? pageWithOutdated(current.page, outdated) : { id: comment.target.pageId, outdated };
+      target.space = comment.spaceId;
+      target.revision = comment.target.revision;
+      object.target = target;
+      object.urls = { location: `${this.base(comment)}/comments/${comment._id}` };
+      object.permissions = { view: true, edit: me === comment.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === comment.postedBy || place.access.admin };
+      object.status = status;
+      if (status === 'resolved' && comment.resolvedAt !== undefined) object.resolvedAt = comment.resolvedAt;
+      const resolvedBy = status === 'resolved' && comment.resolvedBy !== undefined ? users.get(comment.resolvedBy) : undefined;
+      if (resolvedBy) object.resolvedBy = resolvedBy;
+      return object;
     });
   }
 
@@ -211,6 +213,18 @@ export class CommentQueries {
     const found = await this.users.byIds([...new Set(ids)]);
     return new Map([...found].map(([id, found]) => [id, this.users.present(found)]));
   }
+}
+
+/** A page summary with `outdated`, member by member (see `present`). */
+function pageWithOutdated(page: CommentPage, outdated: boolean): CommentPage & { outdated: boolean } {
+  const out: CommentPage & { outdated: boolean } = { id: page.id, title: page.title } as CommentPage & { outdated: boolean };
+  if (page.emoji !== undefined) out.emoji = page.emoji;
+  if (page.icon !== undefined) out.icon = page.icon;
+  out.createdAt = page.createdAt;
+  out.updatedAt = page.updatedAt;
+  out.path = page.path;
+  out.outdated = outdated;
+  return out;
 }
 
 const reactionUsers = (reactions: readonly Reaction[]) => reactions.flatMap((reaction) => reaction.users.map((entry) => entry.user));
