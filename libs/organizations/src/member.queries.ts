@@ -72,18 +72,13 @@ export class MemberDirectory {
     for (const doc of docs) {
       const user = users.get(doc.userId);
       if (!user) continue;
-      result.set(doc.userId, {
-        object: 'member',
-        id: doc.userId,
-        role: doc.role,
-        user: this.users.present(user),
-        disabled: doc.disabled,
-        joinedAt: doc.joinedAt,
-        ...(doc.lastSeenAt ? { lastSeenAt: doc.lastSeenAt } : {}),
-        sso: doc.sso,
-        spaces: spaces.get(doc.userId) ?? 0,
-        teams: teams.get(doc.userId) ?? 0,
-      });
+      // Member by member (a conditional spread before more members takes V8's slow path on Node 20; fifty a page).
+      const member = { object: 'member', id: doc.userId, role: doc.role, user: this.users.present(user), disabled: doc.disabled, joinedAt: doc.joinedAt } as MemberObject;
+      if (doc.lastSeenAt) member.lastSeenAt = doc.lastSeenAt;
+      member.sso = doc.sso;
+      member.spaces = spaces.get(doc.userId) ?? 0;
+      member.teams = teams.get(doc.userId) ?? 0;
+      result.set(doc.userId, member);
     }
     return result;
   }
