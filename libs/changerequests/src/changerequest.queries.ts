@@ -205,31 +205,28 @@ export class ChangeRequestQueries {
     const main = heads.get(space.id);
     const base = this.config.publicUrl;
     const user = (id: string | null | undefined) => (id ? users.get(id) : undefined);
+    // Member by member, in the interface's order: a literal with conditional spreads followed by
+    // more members takes V8's slow path on Node 20, and lists present fifty requests a page.
     return requests.map((request) => {
       const createdBy = user(request.createdBy);
       const mergedBy = user(request.mergedBy);
-      return {
-        object: 'change-request',
-        id: request._id,
-        number: request.number,
-        status: request.status,
-        subject: request.subject,
-        ...(createdBy ? { createdBy: this.users.present(createdBy) } : {}),
-        createdAt: request.createdAt,
-        updatedAt: request.updatedAt,
-        revision: request.revision,
-        revisionInitial: request.revisionInitial,
-        ...(request.revisionMergedAncestor !== undefined ? { revisionMergedAncestor: request.revisionMergedAncestor } : {}),
-        ...(request.revisionMerged !== undefined ? { revisionMerged: request.revisionMerged } : {}),
-        ...(mergedBy ? { mergedBy: this.users.present(mergedBy) } : {}),
-        ...(request.mergedAt !== undefined ? { mergedAt: request.mergedAt } : {}),
-        ...(request.agentTaskId !== undefined ? { agentTaskId: request.agentTaskId } : {}),
-        space: request.spaceId,
-        comments: comments.get(request._id) ?? 0,
-        outdated: request.status !== 'merged' && main !== undefined && main !== request.baseRevision,
-        urls: { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` },
-        permissions: { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge },
-      };
+      const object = { object: 'change-request', id: request._id, number: request.number, status: request.status, subject: request.subject } as ChangeRequestObject;
+      if (createdBy) object.createdBy = this.users.present(createdBy);
+      object.createdAt = request.createdAt;
+      object.updatedAt = request.updatedAt;
+      object.revision = request.revision;
+      object.revisionInitial = request.revisionInitial;
+      if (request.revisionMergedAncestor !== undefined) object.revisionMergedAncestor = request.revisionMergedAncestor;
+      if (request.revisionMerged !== undefined) object.revisionMerged = request.revisionMerged;
+      if (mergedBy) object.mergedBy = this.users.present(mergedBy);
+      if (request.mergedAt !== undefined) object.mergedAt = request.mergedAt;
+      if (request.agentTaskId !== undefined) object.agentTaskId = request.agentTaskId;
+      object.space = request.spaceId;
+      object.comments = comments.get(request._id) ?? 0;
+      object.outdated = request.status !== 'merged' && main !== undefined && main !== request.baseRevision;
+      object.urls = { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` };
+      object.permissions = { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge };
+      return object;
     });
   }
 
