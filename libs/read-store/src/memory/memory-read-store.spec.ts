@@ -454,6 +454,13 @@ describe('compiled filters', () => {
     expect((await spaces.find({ status: { $in: ['open'] } })).items.map((doc) => doc._id)).toEqual(['a', 'b']);
   });
 
+  it('refuses a filter naming __proto__ in a path, whatever the documents hold', async () => {
+    const spaces = new MemoryReadStore().collection('spaces');
+    await spaces.put({ _id: 'a', status: 'open' });
+    expect(await rejection(spaces.find({ '__proto__.polluted': null }))).toBeInstanceOf(ReadStoreInputError);
+    expect(await rejection(spaces.count({ 'status.__proto__': null }))).toBeInstanceOf(ReadStoreInputError);
+  });
+
   it('tells apart filters whose JSON is the same but whose regular expressions differ', async () => {
     const store = new MemoryReadStore();
     const spaces = store.collection('spaces');

@@ -62,6 +62,11 @@ describe('scalarConditions', () => {
     expect(scalarConditions({ n: { $in: [true] } })!({ _id: '1', n: 1 })).toBe(false);
   });
 
+  it('takes no filter naming __proto__ in a path (mingo refuses it)', () => {
+    expect(scalarConditions({ '__proto__.polluted': null })).toBeNull();
+    expect(scalarConditions({ 'a.__proto__': 1 })).toBeNull();
+  });
+
   it('takes no filter with a top-level operator, an operator it does not know, or two operators on a field', () => {
     expect(scalarConditions({ $or: [{ a: 1 }, { b: 2 }] })).toBeNull();
     expect(scalarConditions({ a: { $gt: 1 } })).toBeNull();
