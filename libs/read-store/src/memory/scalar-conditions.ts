@@ -25,7 +25,7 @@ type Scalar = string | number | boolean | null;
 /** Whether the document matches, or undefined when the shortcut cannot tell (mingo decides). */
 export type ScalarTest = (doc: Doc) => boolean | undefined;
 
-/** The value at a path that passes only through plain objects: a scalar, null, undefined (missing), or DEFER. */
+/** What `scalarAt` answers for a path through an array, or leading to an array or an object: mingo decides. */
 const DEFER = Symbol('defer to the query engine');
 
 interface Condition {
@@ -95,6 +95,7 @@ function isScalar(value: unknown): value is Scalar {
   return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
+/** The value at a path that passes only through plain objects: a scalar, null, undefined (missing), or DEFER. */
 function scalarAt(doc: Doc, path: readonly string[]): Scalar | undefined | typeof DEFER {
   let current: unknown = doc;
   for (const segment of path) {
