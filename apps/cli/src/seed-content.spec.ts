@@ -1,17 +1,25 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open } from 'lmdb';
 import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
 import { ContentSeedTrees, SeedBodies } from '../../../libs/content/src';
 import { SeedContentWorkers, type SeedRevision } from './seed-content';
 
 const bodies = new SeedBodies();
-/** The blob files under a root (its `tmp/` aside), by name. */
-const blobFiles = (root: string) =>
-  readdirSync(root, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && !entry.parentPath.endsWith('tmp'))
-    .map((entry) => entry.name)
-    .sort();
+/** The hashes of the blobs stored under a root: files (its `tmp/` and `packs/` aside), and the small blobs the packs' index names. */
+async function storedHashes(root: string): Promise<string[]> {
+  const files = readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && /^[0-9a-f]{64}$/.test(entry.name))
+    .map((entry) => entry.name);
+  const index = open<Buffer, Buffer>({ path: join(root, 'packs', 'index.mdb'), encoding: 'binary', keyEncoding: 'binary', readOnly: true });
+  try {
+    const small = Array.from(index.getKeys(), (key) => key.toString('hex')).filter((hash) => hash.length === 64);
+    return [...files, ...small].sort();
+  } finally {
+    await index.close();
+  }
+}
 const body = (words: string) => bodies.body('# Title\n\nA paragraph of *words*.', () => words);
 
 /** A space of three pages (the second under the first), then an edit of the third page's body. */
@@ -58,9 +66,9 @@ describe('SeedContentWorkers', () => {
       expect(built[index]).toEqual([expectedFirst, expectedSecond]);
     }
     // The same blobs (tree nodes and bodies), whichever thread wrote them.
-    const written = blobFiles(join(dir, 'workers'));
+    const written = await storedHashes(join(dir, 'workers'));
     expect(written.length).toBeGreaterThanOrEqual(spaces.length * 4); // each space's four bodies at least
-    expect(written).toEqual(blobFiles(join(dir, 'in-process')));
+    expect(written).toEqual(await storedHashes(join(dir, 'in-process')));
   }, 30_000);
 
   it('given a build, then its trees and bodies are in the blob directory', async () => {

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { blobStoreContract } from '../blob-store.contract';
-import { BlobHashError } from '../blob-store.port';
-import { BlobStoreClosedError, FsBlobStore } from './fs-blob-store';
+import { BlobHashError, BlobNotFoundError } from '../blob-store.port';
+import { BlobStoreClosedError, FsBlobStore, SMALL_BLOB_MAX_BYTES } from './fs-blob-store';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -57,26 +57,117 @@ describe('FsBlobStore', () => {
 
   const tmpFiles = (): string[] => readdirSync(join(root, 'tmp'));
 
-  it('given bulk mode, then a put is the file root/ab/cd/<hash>, no file is left in tmp, and flushToDisk resolves', async () => {
-    const root = tempRoot();
-    const store = new FsBlobStore(root, { bulk: true });
-    const bytes = Buffer.from('seeded page body');
-    const { hash } = await store.put(bytes);
+  const fileOf = (hash: string): string => join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
+  const fanOut = (): string[] => readdirSync(root).filter((name) => /^[0-9a-f]{2}$/.test(name));
+  const large = (): Buffer => randomBytes(SMALL_BLOB_MAX_BYTES + 1);
+
+  it('given bulk mode, then a large put is the file root/ab/cd/<hash>, no file is left in tmp, and flushToDisk resolves', async () => {
+    const bulkRoot = tempRoot();
+    const bulk = new FsBlobStore(bulkRoot, { bulk: true });
+    const bytes = large();
+    const { hash } = await bulk.put(bytes);
     expect(hash).toBe(sha256(bytes));
-    expect(existsSync(join(root, hash.slice(0, 2), hash.slice(2, 4), hash))).toBe(true);
-    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
-    await store.flushToDisk();
-    expect((await store.read(hash)).toString()).toBe('seeded page body');
+    expect(existsSync(join(bulkRoot, hash.slice(0, 2), hash.slice(2, 4), hash))).toBe(true);
+    expect(readdirSync(join(bulkRoot, 'tmp'))).toEqual([]);
+    await bulk.flushToDisk();
+    expect((await bulk.read(hash)).equals(bytes)).toBe(true);
+    await bulk.close();
   });
 
-  it('given a put, then the blob is the file root/ab/cd/<hash> and no file is left in tmp', async () => {
-    const content = Buffer.from('hello');
+  it('given bulk mode, when putting small bytes and flushing, then a store opened afterwards reads them', async () => {
+    const bulkRoot = tempRoot();
+    const bulk = new FsBlobStore(bulkRoot, { bulk: true });
+    const { hash } = await bulk.put(Buffer.from('seeded page body'));
+    await bulk.flushToDisk();
+    await bulk.close();
+    const reopened = new FsBlobStore(bulkRoot);
+    expect((await reopened.read(hash)).toString()).toBe('seeded page body');
+    await reopened.close();
+  });
+
+  const packs = (): Buffer[] => readdirSync(join(root, 'packs')).filter((name) => name.endsWith('.pack')).map((name) => readFileSync(join(root, 'packs', name)));
+
+  it(`given a put of bytes up to ${SMALL_BLOB_MAX_BYTES} bytes, then it is appended to a pack in root/packs, not a file of its own`, async () => {
+    const bytes = randomBytes(SMALL_BLOB_MAX_BYTES);
+    const { hash } = await store.put(bytes);
+    expect(existsSync(fileOf(hash))).toBe(false);
+    expect(fanOut()).toEqual([]);
+    expect(packs()).toEqual([bytes]);
+    expect((await store.read(hash)).equals(bytes)).toBe(true);
+    expect(await store.stat(hash)).toEqual({ hash, size: SMALL_BLOB_MAX_BYTES });
+  });
+
+  it('given puts of one turn, among them the same bytes twice, then one pack holds each blob once', async () => {
+    const [a, b, again] = await Promise.all([store.put(Buffer.from('first')), store.put(Buffer.from('second')), store.put(Buffer.from('first'))]);
+    expect(again).toEqual(a);
+    expect(packs().map((pack) => pack.toString())).toEqual(['firstsecond']);
+    expect((await store.read(b.hash)).toString()).toBe('second');
+  });
+
+  it('given a put of more bytes than the small limit, then the blob is the file root/ab/cd/<hash> and no file is left in tmp', async () => {
+    const content = large();
     const { hash } = await store.put(content);
-    const path = join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
-    expect(statSync(path).size).toBe(5);
+    expect(statSync(fileOf(hash)).size).toBe(content.length);
     expect(tmpFiles()).toEqual([]);
-    await store.put(Readable.from([content]));
+  });
+
+  it('given a put of a stream, then the blob is the file root/ab/cd/<hash>, whatever its size, and no file is left in tmp', async () => {
+    const { hash } = await store.put(Readable.from([Buffer.from('hello')]));
+    expect(statSync(fileOf(hash)).size).toBe(5);
     expect(tmpFiles()).toEqual([]);
+  });
+
+  it('given a small put resolved, when the store is opened again, then the blob is there (the put waited for its flush)', async () => {
+    const { hash } = await store.put(Buffer.from('durable'));
+    await store.close();
+    store = new FsBlobStore(root);
+    expect((await store.read(hash)).toString()).toBe('durable');
+  });
+
+  it('given a small blob stored as a file (a data directory from before the small tier), then read, get and stat find it and delete removes it', async () => {
+    const bytes = Buffer.from('written by an earlier version');
+    const hash = sha256(bytes);
+    mkdirSync(join(root, hash.slice(0, 2), hash.slice(2, 4)), { recursive: true });
+    writeFileSync(fileOf(hash), bytes);
+    expect((await store.read(hash)).equals(bytes)).toBe(true);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await store.get(hash)) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    expect(await store.stat(hash)).toEqual({ hash, size: bytes.length });
+    await store.delete(hash);
+    expect(existsSync(fileOf(hash))).toBe(false);
+    await expect(store.read(hash)).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
+  it('given the same content put as a stream (a file) and as bytes (small), when deleting it, then neither copy is left', async () => {
+    const bytes = Buffer.from('twice');
+    const { hash } = await store.put(Readable.from([bytes]));
+    await store.put(bytes);
+    await store.delete(hash);
+    expect(existsSync(fileOf(hash))).toBe(false);
+    expect(await store.stat(hash)).toBeNull();
+    await expect(store.get(hash)).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
+  it('given a small blob, when deleting it, then its bytes in the pack are overwritten with zeros', async () => {
+    const { hash } = await store.put(Buffer.from('a secret body'));
+    await store.put(Buffer.from('kept'));
+    await store.delete(hash);
+    expect(packs().map((pack) => pack.toString())).toEqual(['\0'.repeat('a secret body'.length) + 'kept']);
+    await expect(store.read(hash)).rejects.toBeInstanceOf(BlobNotFoundError);
+  });
+
+  it('given two stores on one directory (the seed worker threads), then each appends to a pack of its own and reads the other`s', async () => {
+    const other = new FsBlobStore(root);
+    try {
+      const mine = await store.put(Buffer.from('mine'));
+      const theirs = await other.put(Buffer.from('theirs'));
+      expect(packs().map((pack) => pack.toString()).sort()).toEqual(['mine', 'theirs']);
+      expect((await store.read(theirs.hash)).toString()).toBe('theirs');
+      expect((await other.read(mine.hash)).toString()).toBe('mine');
+    } finally {
+      await other.close();
+    }
   });
 
   it('given a Readable that fails midway, then no blob and no temporary file remain', async () => {
@@ -142,7 +233,7 @@ describe('FsBlobStore', () => {
 
   it('given a blob whose final path already exists, when putting it, then the existing file is kept', async () => {
     const content = Buffer.from('same');
-    const { hash } = await store.put(content);
+    const { hash } = await store.put(Readable.from([content]));
     const path = join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
     const before = statSync(path).ino;
     await store.put(Readable.from([content]));
