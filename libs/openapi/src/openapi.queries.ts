@@ -20,6 +20,23 @@ export type VersionRef = 'latest' | { id: string };
  * The spec reads: every member of the organization (guests included) reads its specs, their
  * versions and contents; `permissions.edit` is `createOpenAPISpec`.
  */
+/** An OpenAPI specification as the API answers it. */
+export interface OpenapiSpecObject {
+  object: 'openapi-spec';
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  slug: string;
+  sourceURL?: string;
+  processingState: OpenapiSpecDoc['processingState'];
+  lastVersion?: string;
+  lastProcessedAt?: string;
+  lastProcessErrorCode?: NonNullable<OpenapiSpecDoc['lastProcessErrorCode']>;
+  lastProcessErrorMessage?: string;
+  permissions: { view: true; edit: boolean };
+  urls: { location: string; app: string };
+}
+
 @Injectable()
 export class OpenapiQueries {
   private readonly parsed = new LRUCache<string, { document: Record<string, unknown> }>({ maxSize: PARSED_DOCUMENT_BYTES });
@@ -138,21 +155,20 @@ export class OpenapiQueries {
     return `${this.location(spec)}/versions/${version._id}/raw`;
   }
 
-  present(spec: OpenapiSpecDoc, role: OrganizationRole) {
-    return {
-      object: 'openapi-spec' as const,
-      id: spec._id,
-      createdAt: spec.createdAt,
-      updatedAt: spec.updatedAt,
-      slug: spec.slug,
-      ...(spec.sourceURL !== null ? { sourceURL: spec.sourceURL } : {}),
-      processingState: spec.processingState,
-      ...(spec.lastVersion !== null ? { lastVersion: spec.lastVersion } : {}),
-      ...(spec.lastProcessedAt !== null ? { lastProcessedAt: spec.lastProcessedAt } : {}),
-      ...(spec.lastProcessErrorCode !== null ? { lastProcessErrorCode: spec.lastProcessErrorCode, lastProcessErrorMessage: spec.lastProcessErrorMessage ?? '' } : {}),
-      permissions: { view: true, edit: organizationPermissions(role).createOpenAPISpec },
-      urls: { location: this.location(spec), app: `${this.config.publicUrl}/o/${spec.organizationId}/openapi/${spec.slug}` },
-    };
+  present(spec: OpenapiSpecDoc, role: OrganizationRole): OpenapiSpecObject {
+    // Built member by member, in the same order: on Node 20 a literal with conditional spreads followed by members takes V8's slow path.
+    const object = { object: 'openapi-spec', id: spec._id, createdAt: spec.createdAt, updatedAt: spec.updatedAt, slug: spec.slug } as OpenapiSpecObject;
+    if (spec.sourceURL !== null) object.sourceURL = spec.sourceURL;
+    object.processingState = spec.processingState;
+    if (spec.lastVersion !== null) object.lastVersion = spec.lastVersion;
+    if (spec.lastProcessedAt !== null) object.lastProcessedAt = spec.lastProcessedAt;
+    if (spec.lastProcessErrorCode !== null) {
+      object.lastProcessErrorCode = spec.lastProcessErrorCode;
+      object.lastProcessErrorMessage = spec.lastProcessErrorMessage ?? '';
+    }
+    object.permissions = { view: true, edit: organizationPermissions(role).createOpenAPISpec };
+    object.urls = { location: this.location(spec), app: `${this.config.publicUrl}/o/${spec.organizationId}/openapi/${spec.slug}` };
+    return object;
   }
 
   private presentVersion(spec: OpenapiSpecDoc, version: OpenapiVersionDoc) {

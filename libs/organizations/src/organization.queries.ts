@@ -85,25 +85,23 @@ export class OrganizationPresenter {
 
   present(organization: OrganizationDoc, role: OrganizationRole): OrganizationObject {
     const base = this.config.publicUrl;
-    return {
-      object: 'organization',
-      id: organization._id,
-      title: organization.title,
-      createdAt: organization.createdAt,
-      emailDomains: organization.emailDomains,
-      ...(organization.hostname ? { hostname: organization.hostname } : {}),
-      type: 'business',
-      defaultRole: organization.defaultRole,
-      defaultContent: organization.defaultContent,
-      sso: organization.sso,
-      ai: organization.ai,
-      inviteLinks: organization.inviteLinks,
-      changeRequestsRequireApproval: organization.changeRequestsRequireApproval ?? false,
-      plan: 'free',
-      urls: { location: `${base}/v1/orgs/${organization._id}`, app: `${base}/o/${organization._id}`, ...(organization.logo ? { logo: organization.logo } : {}) },
-      internal_isOnNewTrial: true,
-      permissions: organizationPermissions(role),
-    };
+    // Built member by member, in the same order: on Node 20 a literal with conditional spreads followed by members takes V8's slow path.
+    const object = { object: 'organization', id: organization._id, title: organization.title, createdAt: organization.createdAt, emailDomains: organization.emailDomains } as OrganizationObject;
+    if (organization.hostname) object.hostname = organization.hostname;
+    object.type = 'business';
+    object.defaultRole = organization.defaultRole;
+    object.defaultContent = organization.defaultContent;
+    object.sso = organization.sso;
+    object.ai = organization.ai;
+    object.inviteLinks = organization.inviteLinks;
+    object.changeRequestsRequireApproval = organization.changeRequestsRequireApproval ?? false;
+    object.plan = 'free';
+    const urls: OrganizationObject['urls'] = { location: `${base}/v1/orgs/${organization._id}`, app: `${base}/o/${organization._id}` };
+    if (organization.logo) urls.logo = organization.logo;
+    object.urls = urls;
+    object.internal_isOnNewTrial = true;
+    object.permissions = organizationPermissions(role);
+    return object;
   }
 }
 
