@@ -203,6 +203,7 @@ export async function seedCommand(args: string[], io: CliIo, config: AppConfig):
       const seconds = (performance.now() - started) / 1000;
       io.stderr.write(`seeding: ${tenth * 10}% (${decided} events, ${Math.round(decided / Math.max(seconds, 0.001))} events/s)\n`);
     });
+    await content.flush();
     await blobs.flushToDisk();
     const seconds = (performance.now() - started) / 1000;
     const path = writeSeedManifest(config.dataDir, manifest);

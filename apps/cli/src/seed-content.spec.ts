@@ -58,14 +58,17 @@ describe('SeedContentWorkers', () => {
     const spaces = ['a', 'b', 'c', 'd', 'e'];
     const built = await Promise.all(spaces.map((space) => workers!.build(revisionsOf(space))));
 
-    const inProcess = new ContentSeedTrees(new FsBlobStore(join(dir, 'in-process'), { bulk: true }));
+    const inProcessBlobs = new FsBlobStore(join(dir, 'in-process'), { bulk: true });
+    const inProcess = new ContentSeedTrees(inProcessBlobs);
     for (const [index, space] of spaces.entries()) {
       const [first, second] = revisionsOf(space);
       const expectedFirst = await inProcess.build(null, first.edits, first.now);
       const expectedSecond = await inProcess.build(expectedFirst.tree, second.edits, second.now);
       expect(built[index]).toEqual([expectedFirst, expectedSecond]);
     }
-    // The same blobs (tree nodes and bodies), whichever thread wrote them.
+    // The same blobs (tree nodes and bodies), whichever thread wrote them, once flushed.
+    await workers.flush();
+    await inProcessBlobs.flushToDisk();
     const written = await storedHashes(join(dir, 'workers'));
     expect(written.length).toBeGreaterThanOrEqual(spaces.length * 4); // each space's four bodies at least
     expect(written).toEqual(await storedHashes(join(dir, 'in-process')));

@@ -18,6 +18,8 @@ export interface SeedContentWorkerData {
 export interface SeedContentJob {
   id: number;
   revisions: SeedRevision[];
+  /** Then make every blob the worker wrote durable and indexed (`FsBlobStore.flushToDisk`). */
+  flush?: boolean;
 }
 /** @internal */
 export type SeedContentReply = { id: number; built: SeedTree[] } | { id: number; error: string };
@@ -63,10 +65,19 @@ export class SeedContentWorkers implements SeedContent {
     const live = this.workers.filter((worker) => worker.failed === null);
     if (live.length === 0) return Promise.reject(this.workers[0].failed!);
     const worker = live.reduce((least, candidate) => (candidate.pending.size < least.pending.size ? candidate : least));
+    return this.send(worker, revisions, false);
+  }
+
+  /** Makes what every worker wrote durable and indexed (each worker's blob store flushed), after the builds in hand. */
+  async flush(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => (worker.failed ? Promise.reject(worker.failed) : this.send(worker, [], true))));
+  }
+
+  private send(worker: SeedWorker, revisions: SeedRevision[], flush: boolean): Promise<SeedTree[]> {
     const id = this.nextId++;
     return new Promise<SeedTree[]>((resolve, reject) => {
       worker.pending.set(id, { resolve, reject });
-      worker.thread.postMessage({ id, revisions } satisfies SeedContentJob);
+      worker.thread.postMessage({ id, revisions, flush } satisfies SeedContentJob);
     });
   }
 

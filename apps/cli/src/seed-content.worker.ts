@@ -9,7 +9,8 @@ import type { SeedContentJob, SeedContentReply, SeedContentWorkerData } from './
  * as the seed's own store does.
  */
 const { blobRoot } = workerData as SeedContentWorkerData;
-const trees = new ContentSeedTrees(new FsBlobStore(blobRoot, { bulk: true }));
+const blobs = new FsBlobStore(blobRoot, { bulk: true });
+const trees = new ContentSeedTrees(blobs);
 const port = parentPort!;
 
 port.on('message', (job: SeedContentJob) => {
@@ -25,6 +26,7 @@ async function build(job: SeedContentJob): Promise<SeedContentReply> {
       built.push(tree);
       base = tree.tree;
     }
+    if (job.flush) await blobs.flushToDisk();
     return { id: job.id, built };
   } catch (error) {
     return { id: job.id, error: error instanceof Error ? error.message : String(error) };

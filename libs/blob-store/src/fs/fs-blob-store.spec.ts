@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { blobStoreContract } from '../blob-store.contract';
 import { BlobHashError, BlobNotFoundError } from '../blob-store.port';
 import { BlobStoreClosedError, FsBlobStore, SMALL_BLOB_MAX_BYTES } from './fs-blob-store';
+import { packRecords } from './testing/pack-records';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -85,14 +86,15 @@ describe('FsBlobStore', () => {
     await reopened.close();
   });
 
-  const packs = (): Buffer[] => readdirSync(join(root, 'packs')).filter((name) => name.endsWith('.pack')).map((name) => readFileSync(join(root, 'packs', name)));
+  /** The records of each pack, as text. */
+  const packs = (): string[][] => readdirSync(join(root, 'packs')).filter((name) => name.endsWith('.pack')).map((name) => packRecords(join(root, 'packs', name)));
 
   it(`given a put of bytes up to ${SMALL_BLOB_MAX_BYTES} bytes, then it is appended to a pack in root/packs, not a file of its own`, async () => {
     const bytes = randomBytes(SMALL_BLOB_MAX_BYTES);
     const { hash } = await store.put(bytes);
     expect(existsSync(fileOf(hash))).toBe(false);
     expect(fanOut()).toEqual([]);
-    expect(packs()).toEqual([bytes]);
+    expect(packs()).toEqual([[bytes.toString()]]);
     expect((await store.read(hash)).equals(bytes)).toBe(true);
     expect(await store.stat(hash)).toEqual({ hash, size: SMALL_BLOB_MAX_BYTES });
   });
@@ -100,7 +102,7 @@ describe('FsBlobStore', () => {
   it('given puts of one turn, among them the same bytes twice, then one pack holds each blob once', async () => {
     const [a, b, again] = await Promise.all([store.put(Buffer.from('first')), store.put(Buffer.from('second')), store.put(Buffer.from('first'))]);
     expect(again).toEqual(a);
-    expect(packs().map((pack) => pack.toString())).toEqual(['firstsecond']);
+    expect(packs()).toEqual([['first', 'second']]);
     expect((await store.read(b.hash)).toString()).toBe('second');
   });
 
@@ -153,20 +155,24 @@ describe('FsBlobStore', () => {
     const { hash } = await store.put(Buffer.from('a secret body'));
     await store.put(Buffer.from('kept'));
     await store.delete(hash);
-    expect(packs().map((pack) => pack.toString())).toEqual(['\0'.repeat('a secret body'.length) + 'kept']);
+    expect(packs()).toEqual([['<removed>', 'kept']]);
     await expect(store.read(hash)).rejects.toBeInstanceOf(BlobNotFoundError);
   });
 
-  it('given two stores on one directory (the seed worker threads), then each appends to a pack of its own and reads the other`s', async () => {
-    const other = new FsBlobStore(root);
+  it('given two stores on one directory (the seed worker threads), then each appends to a pack of its own, and once both are flushed each reads the other`s', async () => {
+    const bulkRoot = tempRoot();
+    const [one, two] = [new FsBlobStore(bulkRoot, { bulk: true }), new FsBlobStore(bulkRoot, { bulk: true })];
     try {
-      const mine = await store.put(Buffer.from('mine'));
-      const theirs = await other.put(Buffer.from('theirs'));
-      expect(packs().map((pack) => pack.toString()).sort()).toEqual(['mine', 'theirs']);
-      expect((await store.read(theirs.hash)).toString()).toBe('theirs');
-      expect((await other.read(mine.hash)).toString()).toBe('mine');
+      const first = await one.put(Buffer.from('one'));
+      const second = await two.put(Buffer.from('two'));
+      await Promise.all([one.flushToDisk(), two.flushToDisk()]);
+      const records = readdirSync(join(bulkRoot, 'packs')).filter((name) => name.endsWith('.pack')).map((name) => packRecords(join(bulkRoot, 'packs', name)));
+      expect(records.sort()).toEqual([['one'], ['two']]);
+      expect((await one.read(second.hash)).toString()).toBe('two');
+      expect((await two.read(first.hash)).toString()).toBe('one');
     } finally {
-      await other.close();
+      await one.close();
+      await two.close();
     }
   });
 

@@ -112,6 +112,7 @@ export class FsBlobStore implements BlobStore {
   async flushToDisk(): Promise<void> {
     if (!this.bulk) return;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.small.whenIndexed();
     try {
       execFileSync('sync', { stdio: 'ignore' });
     } catch {

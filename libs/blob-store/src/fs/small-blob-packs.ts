@@ -1,4 +1,5 @@
-import { closeSync, fdatasync, mkdirSync, openSync, read, readSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, read, readdirSync, readSync, writeSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { open as openLmdb, type RootDatabase } from 'lmdb';
@@ -13,11 +14,15 @@ export const PACK_MAX_BYTES = 1024 * 1024 * 1024;
 const OPEN_PACKS = 128;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
-/** The index's key for the last pack number handed out (hash keys are 32 bytes: no clash). */
+/** Each record of a pack: the hash's 32 bytes and the length (4 bytes), then the bytes. */
+const HEADER_BYTES = 36;
+const HASH_BYTES = 32;
+const PACK_NAME = /^(\d+)\.pack$/;
+/** The index's key for the last pack number handed out. Hash keys are 32 bytes, these 1 and 5: no clash. */
 const LAST_PACK = Buffer.from([0]);
 const LOCATION_BYTES = 16;
 
-/** Where a small blob's bytes are: pack number, offset and length. */
+/** Where a small blob's bytes are: pack number, offset of the bytes (after the record's header) and length. */
 interface Location {
   pack: number;
   offset: number;
@@ -27,7 +32,6 @@ interface Location {
 interface QueuedPut {
   key: Buffer;
   bytes: Buffer;
-  done: Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -41,12 +45,20 @@ interface QueuedPut {
  * make the page cache count as this process's resident memory (on this kernel, a value read
  * through LMDB's map mapped about 100 KB of the file around it).
  *
- * Puts of one event-loop turn are written together: appended to this store's pack, one
- * `fdatasync`, then their index entries in one LMDB transaction, itself flushed (no
- * `overlappingSync`) before the puts resolve. An index entry is therefore never durable before the
- * bytes it names; a crash in between leaves unnamed bytes at a pack's end, which nothing reads.
- * Each store writes a pack of its own, numbered by the index in a transaction, so the seed's
- * worker threads never write the same file.
+ * **The packs are the truth, the index a cache of them.** Each record carries its hash and length,
+ * and the hash checks the bytes. Puts queued in one turn are appended to this store's pack together
+ * and resolve after one `fdatasync`; their index entries follow in one LMDB transaction, with the
+ * offset up to which the pack is indexed, and nobody waits for it: until it commits, this store
+ * answers from memory, and after a crash the first use of the directory indexes what lies past each
+ * pack's indexed offset, up to the first record that is torn (a crash during the append). A put
+ * therefore costs one flush on its way, not three (the index's commit syncs twice), which matters
+ * less for the flush than for the turns of a busy event loop that each wait adds.
+ *
+ * Each store writes a pack of its own, numbered by the index in a transaction, and flushes are
+ * written one after another, so the seed's worker threads never write the same file and indexed
+ * offsets only grow. A put is readable through its own store once it resolves, through another
+ * store on the directory (another thread) once its index entry is committed (`whenIndexed`) or
+ * when that store is next opened.
  *
  * `bulk` (the CLI's seed and rebuild, alone on the directory): no `fdatasync`, the index opened
  * with `noSync`, reads synchronous; the caller flushes at the end (`FsBlobStore.flushToDisk`).
@@ -57,11 +69,16 @@ export class SmallBlobPacks {
   /** Open descriptors by pack number, with how many calls on the thread pool use each (closed only at zero). */
   private readonly packs = new Map<number, { fd: number; reading: number }>();
   private queue: QueuedPut[] = [];
-  /** Directories whose entries for directories made here are still to be synced (with the first pack's). */
-  private readonly madeDirectories: string[] = [];
   /** Puts queued or being written, by hash: a second put of the same bytes waits for the first. */
   private readonly unwritten = new Map<string, Promise<void>>();
-
+  /** Written and flushed, their index entries not committed yet, by hash. */
+  private readonly unindexed = new Map<string, Location>();
+  /** The flushes, one after another. */
+  private flushed: Promise<void> = Promise.resolve();
+  /** The index writes not committed yet. */
+  private readonly indexing = new Set<Promise<unknown>>();
+  /** Directories whose entries for directories made here are still to be synced (with the first pack's). */
+  private readonly madeDirectories: string[] = [];
   private readonly maxPackBytes: number;
 
   constructor(
@@ -72,24 +89,18 @@ export class SmallBlobPacks {
     this.maxPackBytes = options.maxPackBytes ?? PACK_MAX_BYTES;
   }
 
-  /** Stores the bytes under `key` (the hash's 32 bytes) unless they are stored; resolves once durable (see the class). */
+  /** Stores the bytes under `key` (the hash's 32 bytes) unless they are stored; resolves once they are durable. */
   put(key: Buffer, bytes: Buffer): Promise<void> {
     const id = key.toString('hex');
     const pending = this.unwritten.get(id);
     if (pending) return pending;
     if (this.locate(key)) return Promise.resolve();
-    let resolve!: () => void;
-    let reject!: (error: unknown) => void;
-    const done = new Promise<void>((ok, fail) => {
-      resolve = ok;
-      reject = fail;
-    });
-    this.queue.push({ key, bytes, done, resolve, reject });
+    const done = new Promise<void>((resolve, reject) => this.queue.push({ key, bytes, resolve, reject }));
     this.unwritten.set(id, done);
     const forget = () => this.unwritten.delete(id);
     done.then(forget, forget);
-    // Every put of this turn (a tree's blobs arrive one microtask apart) is written by one flush.
-    if (this.queue.length === 1) setImmediate(() => void this.flush());
+    // The puts of a tree's blobs arrive one microtask apart, before this runs: one flush for them all.
+    if (this.queue.length === 1) queueMicrotask(() => (this.flushed = this.flushed.then(() => this.flush())));
     return done;
   }
 
@@ -123,17 +134,20 @@ export class SmallBlobPacks {
   }
 
   /**
-   * Removes the blob: its index entry first (durably), then its bytes overwritten with zeros, so
-   * that a purged body is gone from the disk's files, not only unnamed. The space is not reused.
+   * Removes the blob: its index entry first (durably), then its record's hash and bytes overwritten
+   * with zeros, so that a purged body is gone from the disk's files, not only unnamed. The space is
+   * not reused.
    */
   async remove(key: Buffer): Promise<void> {
     await this.unwritten.get(key.toString('hex'))?.catch(() => undefined);
+    await this.settleIndexing();
     const at = this.locate(key);
     if (!at) return;
     await this.openIndex().remove(key);
     const pack = this.pack(at.pack);
     pack.reading += 1;
     try {
+      writeFully(pack.fd, Buffer.alloc(HASH_BYTES), at.offset - HEADER_BYTES);
       writeFully(pack.fd, Buffer.alloc(at.length), at.offset);
       if (!this.bulk) await fdatasyncAsync(pack.fd);
     } finally {
@@ -141,9 +155,9 @@ export class SmallBlobPacks {
     }
   }
 
-  /** Waits for the puts queued, then closes the index and the packs. */
+  /** Waits for the puts queued and their index entries, then closes the index and the packs. */
   async close(): Promise<void> {
-    while (this.unwritten.size > 0) await Promise.allSettled([...this.unwritten.values()]);
+    await this.whenIndexed();
     const index = this.index;
     this.index = undefined;
     await index?.close();
@@ -154,36 +168,66 @@ export class SmallBlobPacks {
 
   // ---------------------------------------------------------------------------------------------
 
+  /** Resolves once the index entries of every put so far are committed (bulk work flushes after this). */
+  async whenIndexed(): Promise<void> {
+    while (this.unwritten.size > 0) await Promise.allSettled([...this.unwritten.values()]);
+    await this.settleIndexing();
+  }
+
   private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];
+    if (batch.length === 0) return;
+    let locations: Location[];
+    let writer: { pack: number; fd: number; size: number };
     try {
-      const bytes = batch.reduce((total, put) => total + put.bytes.length, 0);
-      const writer = this.writerFor(bytes);
-      const locations = batch.map((put) => {
-        const location = encodeLocation(writer.pack, writer.size, put.bytes.length);
-        writeFully(writer.fd, put.bytes, writer.size);
-        writer.size += put.bytes.length;
+      writer = this.writerFor(batch.reduce((total, put) => total + HEADER_BYTES + put.bytes.length, 0));
+      locations = batch.map((put) => {
+        const header = Buffer.allocUnsafe(HEADER_BYTES);
+        put.key.copy(header, 0);
+        header.writeUInt32BE(put.bytes.length, HASH_BYTES);
+        writeFully(writer.fd, header, writer.size);
+        writeFully(writer.fd, put.bytes, writer.size + HEADER_BYTES);
+        const location = { pack: writer.pack, offset: writer.size + HEADER_BYTES, length: put.bytes.length };
+        writer.size += HEADER_BYTES + put.bytes.length;
         return location;
       });
-      if (!this.bulk) {
-        const pack = this.pack(writer.pack);
-        pack.reading += 1;
-        try {
-          await fdatasyncAsync(pack.fd);
-        } finally {
-          pack.reading -= 1;
-        }
-      }
-      const index = this.openIndex();
-      // One turn: one LMDB transaction, flushed before its puts resolve.
-      await Promise.all(batch.map((put, i) => index.put(put.key, locations[i])));
-      for (const put of batch) put.resolve();
+      if (!this.bulk) await this.sync(writer.pack);
     } catch (error) {
       // The pack's end is unknown now: the next flush writes another one.
       this.writer = undefined;
       for (const put of batch) put.reject(error);
+      return;
     }
+    batch.forEach((put, i) => this.unindexed.set(put.key.toString('hex'), locations[i]));
+    for (const put of batch) put.resolve();
+    // One turn: one LMDB transaction. Should it fail, the entries stay in memory, and the next
+    // process indexes them from the pack (past the offset committed last).
+    const index = this.openIndex();
+    const writes = [...batch.map((put, i) => index.put(put.key, encodeLocation(locations[i]))), index.put(markKey(writer.pack), encodeOffset(writer.size))];
+    const committed = Promise.all(writes).then(() => {
+      batch.forEach((put, i) => {
+        const id = put.key.toString('hex');
+        if (this.unindexed.get(id) === locations[i]) this.unindexed.delete(id);
+      });
+    });
+    this.indexing.add(committed);
+    const done = () => this.indexing.delete(committed);
+    committed.then(done, done);
+  }
+
+  private async sync(pack: number): Promise<void> {
+    const open = this.pack(pack);
+    open.reading += 1;
+    try {
+      await fdatasyncAsync(open.fd);
+    } finally {
+      open.reading -= 1;
+    }
+  }
+
+  private async settleIndexing(): Promise<void> {
+    while (this.indexing.size > 0) await Promise.allSettled([...this.indexing]);
   }
 
   /** This store's pack, or a new one when there is none yet or `bytes` would take it past `maxPackBytes`. */
@@ -207,6 +251,8 @@ export class SmallBlobPacks {
   }
 
   private locate(key: Buffer): Location | undefined {
+    const unindexed = this.unindexed.size > 0 ? this.unindexed.get(key.toString('hex')) : undefined;
+    if (unindexed) return unindexed;
     const stored = this.openIndex().getBinaryFast(key);
     // A view of a buffer the next read reuses: decoded at once.
     return stored && stored.length === LOCATION_BYTES ? decodeLocation(stored) : undefined;
@@ -244,20 +290,76 @@ export class SmallBlobPacks {
       this.madeDirectories.push(parent);
       for (const part of relative(parent, this.dir).split(sep).slice(0, -1)) this.madeDirectories.push((parent = join(parent, part)));
     }
-    this.index = openLmdb<Buffer, Buffer>({
+    const index = openLmdb<Buffer, Buffer>({
       path: join(this.dir, 'index.mdb'),
       encoding: 'binary',
       keyEncoding: 'binary',
       compression: false,
-      // A put resolves after its commit's flush (lmdb-js's overlappingSync would resolve it before); bulk work flushes once, at the end.
+      // Commits flushed (no overlappingSync) though no put waits for them: the less a start has to index again.
       overlappingSync: false,
       noSync: this.bulk,
     });
-    return this.index;
+    this.indexPastMarks(index);
+    this.index = index;
+    return index;
+  }
+
+  /**
+   * Indexes the records past each pack's indexed offset (written before a crash, or by a store that
+   * is still writing: the seed's other threads), up to the first that is torn or whose bytes do not
+   * match its hash, and moves the offset there. Synchronous, once per store: a start after a clean
+   * stop finds every pack indexed to its end.
+   */
+  private indexPastMarks(index: RootDatabase<Buffer, Buffer>): void {
+    for (const name of readdirSync(this.dir)) {
+      const match = PACK_NAME.exec(name);
+      if (!match) continue;
+      const pack = Number(match[1]);
+      const marked = index.get(markKey(pack));
+      let offset = marked ? marked.readDoubleBE(0) : 0;
+      const fd = openSync(this.packPath(pack), 'r');
+      try {
+        const size = fstatSync(fd).size;
+        if (size <= offset) continue;
+        const found: Array<{ key: Buffer; location: Location }> = [];
+        const header = Buffer.alloc(HEADER_BYTES);
+        while (offset + HEADER_BYTES <= size) {
+          readFully(fd, header, offset);
+          const key = Buffer.from(header.subarray(0, HASH_BYTES));
+          const length = header.readUInt32BE(HASH_BYTES);
+          if (offset + HEADER_BYTES + length > size) break;
+          const bytes = Buffer.allocUnsafe(length);
+          readFully(fd, bytes, offset + HEADER_BYTES);
+          const removed = key.every((byte) => byte === 0);
+          if (!removed && !createHash('sha256').update(bytes).digest().equals(key)) break;
+          if (!removed) found.push({ key, location: { pack, offset: offset + HEADER_BYTES, length } });
+          offset += HEADER_BYTES + length;
+        }
+        index.transactionSync(() => {
+          for (const { key, location } of found) if (!index.doesExist(key)) void index.put(key, encodeLocation(location));
+          void index.put(markKey(pack), encodeOffset(offset));
+        });
+      } finally {
+        closeSync(fd);
+      }
+    }
   }
 }
 
-function encodeLocation(pack: number, offset: number, length: number): Buffer {
+function markKey(pack: number): Buffer {
+  const key = Buffer.alloc(5);
+  key[0] = 1;
+  key.writeUInt32BE(pack, 1);
+  return key;
+}
+
+function encodeOffset(offset: number): Buffer {
+  const stored = Buffer.alloc(8);
+  stored.writeDoubleBE(offset, 0);
+  return stored;
+}
+
+function encodeLocation({ pack, offset, length }: Location): Buffer {
   const location = Buffer.alloc(LOCATION_BYTES);
   location.writeUInt32BE(pack, 0);
   location.writeDoubleBE(offset, 4);
