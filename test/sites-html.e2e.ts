@@ -300,13 +300,21 @@ describe('who may read', () => {
     expect(String(redirect.headers['set-cookie'])).toMatch(/^site_visitor_token=[^;]+; Path=\/sites\/[^;]+; HttpOnly; SameSite=Lax$/);
   });
 
-  it('hides a site space whose condition is false for the reader, and its pages', async () => {
-    const open = await createSpace('Open');
-    await write(open, [insert('Open page', 'Everyone.')]);
-    const closed = await createSpace('Closed');
-    await write(closed, [insert('Closed page', 'Some.')]);
-    const id = ok(await call(people.ada, 'POST', sites(), { title: 'Adaptive', spaces: [open, closed] }), 201).body.id;
+  /** A site of two spaces with a page each (`<space> page`), and its site spaces in order. */
+  async function siteOfTwoSpaces(title: string, first: string, second: string): Promise<{ id: string; siteSpaces: Array<{ id: string; path: string }> }> {
+    const spaces = [];
+    for (const [space, body] of [[first, 'Everyone.'], [second, 'Some.']]) {
+      const spaceId = await createSpace(space);
+      await write(spaceId, [insert(`${space} page`, body)]);
+      spaces.push(spaceId);
+    }
+    const id = ok(await call(people.ada, 'POST', sites(), { title, spaces }), 201).body.id as string;
     const siteSpaces = ok(await call(people.ada, 'GET', `${sites()}/${id}/site-spaces`)).body.items as Array<{ id: string; path: string }>;
+    return { id, siteSpaces };
+  }
+
+  it('hides a site space whose condition is false for the reader, and its pages', async () => {
+    const { id, siteSpaces } = await siteOfTwoSpaces('Adaptive', 'Open', 'Closed');
     ok(await call(people.ada, 'PATCH', `${sites()}/${id}/site-spaces/${siteSpaces[1].id}`, { condition: 'visitor.claims.plan == "pro"' }));
     ok(await call(people.ada, 'POST', `${sites()}/${id}/publish`));
     expect((await get(`/sites/${id}`)).text).not.toContain('Closed');
@@ -314,12 +322,7 @@ describe('who may read', () => {
   });
 
   it('hides a site space from a reader who read the site before its condition was set', async () => {
-    const open = await createSpace('Always');
-    await write(open, [insert('Always page', 'Everyone.')]);
-    const later = await createSpace('Later');
-    await write(later, [insert('Later page', 'Some.')]);
-    const id = ok(await call(people.ada, 'POST', sites(), { title: 'Adaptive later', spaces: [open, later] }), 201).body.id;
-    const siteSpaces = ok(await call(people.ada, 'GET', `${sites()}/${id}/site-spaces`)).body.items as Array<{ id: string; path: string }>;
+    const { id, siteSpaces } = await siteOfTwoSpaces('Adaptive later', 'Always', 'Later');
     ok(await call(people.ada, 'POST', `${sites()}/${id}/publish`));
     expect((await get(`/sites/${id}/${siteSpaces[1].path}/later-page`)).status).toBe(200);
     ok(await call(people.ada, 'PATCH', `${sites()}/${id}/site-spaces/${siteSpaces[1].id}`, { condition: 'visitor.claims.plan == "pro"' }));
