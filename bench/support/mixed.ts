@@ -22,9 +22,15 @@
  * Then, for the sizing in the README (no targets): the service's CPU time per request, from
  * /proc/<pid>/stat over a run of reads only and one of writes only (BENCH_MIXED_CPU_SECONDS, 5 s each,
  * same generators). In embedded mode a write's CPU includes its projection and the LMDB commit.
+ *
+ * Last, the ceiling of this machine at this mix (no target): the framework floor
+ * (nest-reference-server.ts, answering an organization's JSON) under the same connections for
+ * BENCH_MIXED_CPU_SECONDS. No Nest service answers more requests/s than it, so at a write share w
+ * no Nest service reaches more than w times its rate in writes/s, even with writes as cheap as
+ * that constant GET.
  */
 import type autocannon from 'autocannon';
-import { cpuSecondsOf, type ServiceProcess } from './processes';
+import { cpuSecondsOf, startNestReference, type ServiceProcess } from './processes';
 import { call, expectStatus, poster, stringField } from './http';
 import { load, type LoadResult } from './load';
 import { positive, positiveInteger, seededRandom } from './settings';
@@ -196,6 +202,21 @@ function lagBound(before: Map<string, number>, after: Map<string, number>, share
 const fixed = (n: number, digits = 1) => n.toFixed(digits);
 const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/**
+ * The framework floor under the mixed workload's connections: the smallest Nest application
+ * answering the JSON of `organizationId` as the service serves it, measured while the service idles.
+ */
+async function frameworkFloor(service: ServiceProcess, token: string, organizationId: string): Promise<LoadResult> {
+  const path = `/v1/orgs/${organizationId}`;
+  const answer = await expectStatus(200, call('GET', `${service.baseUrl}${path}`, { token }), `GET ${path}`);
+  const reference = await startNestReference(answer.body);
+  try {
+    return await load({ url: `${reference.baseUrl}${path}`, connections: CONNECTIONS }, CPU_SECONDS, WARMUP_SECONDS);
+  } finally {
+    await reference.stop();
+  }
+}
+
 /** Seeds, runs the mixed load and the CPU runs; the table's rows (with verdicts) and the lines to print after it. */
 export async function runMixed(service: ServiceProcess, token: string, runId: string): Promise<{ rows: VerdictRow[]; notes: string[] }> {
   if (WRITE_SHARE >= 1) throw new Error(`BENCH_MIXED_WRITE_SHARE must be below 1, got ${WRITE_SHARE}`);
@@ -237,7 +258,12 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   const readsOnly = await cpuPerRequest(0);
   // Every request a write: a share of 1 exactly, which `random() < 1` always is.
   const writesOnly = await cpuPerRequest(1);
-  console.log('done\n');
+  console.log('done');
+
+  process.stdout.write(`running: the framework floor, ${CONNECTIONS} connections, ${CPU_SECONDS} s, for this machine's ceiling at this mix … `);
+  const floor = await frameworkFloor(service, token, seeded.organizationIds[0]);
+  const ceiling = floor.requestsPerSecond * WRITE_SHARE;
+  console.log(`${thousands(floor.requestsPerSecond)} req/s\n`);
 
   const invalid = (result: LoadResult, errors: number) =>
     result.non2xx + errors > 0 ? [{ ok: false, text: `INVALID (${result.non2xx} non-2xx, ${errors} errors/timeouts)` }] : [];
@@ -267,6 +293,7 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
     },
     { name: `reads only, ${CONNECTIONS} conn (CPU per request)`, result: readsOnly.result, verdicts: [{ ok: true, text: 'diagnostic, no target' }, ...invalid(readsOnly.result, readsOnly.result.errors)] },
     { name: `writes only, ${CONNECTIONS} conn (CPU per request)`, result: writesOnly.result, verdicts: [{ ok: true, text: 'diagnostic, no target' }, ...invalid(writesOnly.result, writesOnly.result.errors)] },
+    { name: `bare Nest GET, ${CONNECTIONS} conn (framework floor)`, result: floor, verdicts: [{ ok: true, text: 'diagnostic: the most requests/s any Nest route reaches' }, ...invalid(floor, floor.errors)] },
   ];
 
   const line = (ok: boolean, text: string) => `  ${ok ? 'PASS' : 'FAIL'}  ${text}`;
@@ -283,6 +310,9 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
     line(mixed.non2xx + mixed.errors + mixed.warmupFailures === 0, `failures: ${mixed.non2xx} non-2xx, ${mixed.errors} connection errors/timeouts, ${mixed.warmupFailures} during warm-up; status codes ${JSON.stringify(mixed.statusCodes)}`),
     `  service CPU: ${cpuMixedSeconds === null ? 'n/a' : `${fixed(cpuMixedSeconds, 1)} s over ${wall} s (${fixed(cpuMixedSeconds / wall, 2)} cores)`}; ` +
       `per request alone: read ${ms(readsOnly.cpu)} (${thousands(readsOnly.result.requestsPerSecond)} reads/s), write ${ms(writesOnly.cpu)} (${thousands(writesOnly.result.requestsPerSecond)} writes/s, projection and LMDB commit included)`,
+    `  this machine's ceiling at this mix: the framework floor answers ${thousands(floor.requestsPerSecond)} req/s at ${CONNECTIONS} connections, so at ${fixed(WRITE_SHARE * 100, 0)}% writes ` +
+      `no Nest service reaches more than ${thousands(ceiling)} writes/s here, even with every request as cheap as that constant GET` +
+      (ceiling < WRITES_TARGET ? ` (below the ${thousands(WRITES_TARGET)}/s target: unreachable on this machine)` : ''),
   ];
   const byWhich = (title: string, result: LoadResult) => [
     `  ${title}:`,
