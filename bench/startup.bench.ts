@@ -30,9 +30,9 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { LmdbEventStore } from '../libs/event-store/src/lmdb/lmdb-event-store';
 import { buildDigest } from '../libs/runtime/src/build-digest';
 import { startService, type ServiceProcess } from './support/processes';
+import { readWholeLog } from './support/read-log';
 import { positiveInteger } from './support/settings';
 
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
@@ -90,7 +90,7 @@ export async function runStartupBench(): Promise<StartupVerdict[]> {
     const rebuildRate = rebuild.events / rebuild.seconds;
     verdict(rebuildRate >= REBUILD_TARGET, `rebuild ${rate(rebuild.events, rebuild.seconds)} events/s ≥ ${REBUILD_TARGET.toLocaleString('en-US')}`);
     verdict(rebuild.hwmMb < RSS_TARGET_MB, `resident memory through a replay from zero (the rebuild): peak VmHWM ${rebuild.hwmMb} MB < ${RSS_TARGET_MB} MB (anonymous peak ${rebuild.anonMb} MB; the rest maps the log and the read-model file)`);
-    const reading = await readLogAlone(dataDir);
+    const reading = await readWholeLog(join(dataDir, 'events'));
     const budgetUs = 1e6 / REBUILD_TARGET;
     const readingUs = (reading.seconds * 1e6) / reading.events;
     console.log(
@@ -245,25 +245,6 @@ async function readPages(service: ServiceProcess, manifest: SeedManifest, count:
   );
   if (firstFailure) console.log(`  first failed read: ${firstFailure}`);
   return { ok, failed, seconds: (performance.now() - started) / 1000 };
-}
-
-/** Every event of the log read and decoded through the event store, in pages, with nothing else done: the floor under a replay. */
-async function readLogAlone(dataDir: string): Promise<{ events: number; seconds: number }> {
-  const store = LmdbEventStore.open(join(dataDir, 'events'));
-  try {
-    const started = performance.now();
-    let events = 0;
-    let after: bigint | undefined;
-    for (;;) {
-      const page = await store.readAll({ after, maxCount: 4096 });
-      if (page.length === 0) break;
-      events += page.length;
-      after = page[page.length - 1].position;
-    }
-    return { events, seconds: (performance.now() - started) / 1000 };
-  } finally {
-    await store.close();
-  }
 }
 
 /** `npm run cli -- rebuild` as a child with piped output: the events and seconds of its summary, and its progress lines. */

@@ -18,9 +18,11 @@ import { LmdbEventStore } from '../libs/event-store/src/lmdb/lmdb-event-store';
 import { MemoryReadStore } from '../libs/read-store/src/memory/memory-read-store';
 import { documentProjection, type DomainEvent, type ProjectedDoc, type Projection } from '../libs/read-store/src/projections/projection';
 import { ProjectionRunner } from '../libs/read-store/src/projections/projection-runner';
+import { readWholeLog } from './support/read-log';
+import { positive, positiveInteger } from './support/settings';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const REPLAY_EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 200_000);
+const SECONDS = positive('BENCH_SECONDS', 3);
+const REPLAY_EVENTS = positiveInteger('BENCH_REPLAY_EVENTS', 200_000);
 const payload = { title: 'A page title of ordinary length', emoji: '📘', parent: 'c0ffee', position: 12, tags: ['a', 'b'] };
 const metadata = { actor: { type: 'user', id: 'u123', label: 'Ada' }, source: 'api', occurredAt: new Date().toISOString(), requestId: 'r1', correlationId: 'c1', causationId: 'c1', schemaVersion: 1 };
 
@@ -83,22 +85,6 @@ async function seedLog(directory: string, count: number): Promise<void> {
   await store.close();
 }
 
-async function readRate(directory: string): Promise<number> {
-  const store = LmdbEventStore.open(directory);
-  const started = performance.now();
-  let count = 0;
-  let after: bigint | undefined;
-  for (;;) {
-    const page = await store.readAll({ after, maxCount: 5000 });
-    if (page.length === 0) break;
-    count += page.length;
-    after = page[page.length - 1].position;
-  }
-  const rate = count / ((performance.now() - started) / 1000);
-  await store.close();
-  return rate;
-}
-
 interface SpaceDoc extends ProjectedDoc {
   title: string;
   versions: number;
@@ -153,7 +139,7 @@ async function main(): Promise<void> {
       });
     }
     await seedLog(dir('log'), REPLAY_EVENTS);
-    rows.push({ name: `whole-log read (${format(REPLAY_EVENTS)} events)`, perSecond: await readRate(dir('log')) });
+    rows.push({ name: `whole-log read (${format(REPLAY_EVENTS)} events)`, perSecond: await readWholeLog(dir('log')).then(({ events, seconds }) => events / seconds) });
     const replay = await replayRate(dir('log'));
     rows.push({ name: `replay into memory read store (${format(replay.count)} events)`, perSecond: replay.rate, target: 100_000 });
   } finally {
