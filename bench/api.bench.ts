@@ -30,8 +30,8 @@
  *   requests/s, p99, the ratio and a PASS/FAIL verdict against the same 60% target, and each process's
  *   CPU time per request (utime + stime from /proc, steadier than requests/s on a shared machine).
  *
- * Environment: BENCH_SECONDS (4), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (5),
- * BENCH_AREA_SECONDS (3, per area), BENCH_AREA_WARMUP_SECONDS (1), BENCH_AREA_ROUNDS (2),
+ * Environment: BENCH_SECONDS (4), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (1), BENCH_ROUNDS (5),
+ * BENCH_AREA_SECONDS (3, per area), BENCH_AREA_WARMUP_SECONDS (0.5), BENCH_AREA_ROUNDS (2),
  * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
  * (`get,areas,patch,mixed,lists,startup` by default: which parts run; `mixed` is bench/support/mixed.ts,
  * `lists` (every list at two sizes) bench/support/lists.ts and `startup` (a 1,000,000-event log's
@@ -48,18 +48,18 @@ import { measureLists } from './support/lists';
 import { runMixed } from './support/mixed';
 import { cpuSecondsOf, startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
-import { positive } from './support/settings';
+import { nonNegative, positive } from './support/settings';
 import { runStartupBench } from './startup.bench';
 
 const SECONDS = positive('BENCH_SECONDS', 4);
 const CONNECTIONS = Math.max(1, Math.round(positive('BENCH_CONNECTIONS', 10)));
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const WARMUP_SECONDS = nonNegative('BENCH_WARMUP_SECONDS', 1);
 /** The reference and the service GET are measured in this many alternating slices of BENCH_SECONDS / BENCH_ROUNDS. */
 const ROUNDS = Math.max(1, Math.round(positive('BENCH_ROUNDS', 5)));
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 /** Each read area (bench/support/areas.ts) is measured in slices totalling this many seconds, after a warm-up of BENCH_AREA_WARMUP_SECONDS. */
 const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 3);
-const AREA_WARMUP_SECONDS = Number(process.env.BENCH_AREA_WARMUP_SECONDS ?? 1);
+const AREA_WARMUP_SECONDS = nonNegative('BENCH_AREA_WARMUP_SECONDS', 0.5);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
 /** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`, `lists`, `startup`; all by default. */
 const ALL_PARTS = ['get', 'areas', 'patch', 'mixed', 'lists', 'startup'];

@@ -58,12 +58,12 @@ import { call, expectStatus, stringField } from './support/http';
 import { loadInterleaved, type LoadResult } from './support/load';
 import { cpuSecondsOf, startReference, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
 import { listenReference } from './support/reference-server';
-import { positive, positiveInteger, seededRandom as rng } from './support/settings';
+import { nonNegative, positive, positiveInteger, seededRandom as rng } from './support/settings';
 
 const PAGES = positiveInteger('BENCH_PAGES', 10_000);
 const SECONDS = positive('BENCH_SECONDS', 10);
 const CONNECTIONS = positiveInteger('BENCH_CONNECTIONS', 10);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const WARMUP_SECONDS = nonNegative('BENCH_WARMUP_SECONDS', 2);
 const ROUNDS = positiveInteger('BENCH_ROUNDS', 5);
 const BATCHES = positiveInteger('BENCH_BATCHES', 40);
 const QUERIES = positiveInteger('BENCH_QUERIES', 300);

@@ -18,9 +18,10 @@
  */
 import { MemoryReadStore } from '../libs/read-store/src/memory/memory-read-store';
 import type { Doc, Filter, FindOptions, ReadStore } from '../libs/read-store/src/read-store.port';
+import { positiveInteger } from './support/settings';
 
-const SMALL = Number(process.env.BENCH_LIST_SMALL ?? 2_000);
-const ROUNDS = Number(process.env.BENCH_LIST_ROUNDS ?? 300);
+const SMALL = positiveInteger('BENCH_LIST_SMALL', 2_000);
+const ROUNDS = positiveInteger('BENCH_LIST_ROUNDS', 300);
 const TARGET_RATIO = 1.5;
 
 interface SpaceDoc extends Doc {

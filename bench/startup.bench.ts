@@ -13,8 +13,8 @@
  *    docs/architecture.md, "The mapped pages of a replay"). Then a
  *    first start on the rebuilt read models; it runs until its reactors have read the seeded log (the
  *    seed bypasses them), then is stopped with SIGTERM. Before that start, a diagnostic: the log read
- *    and decoded alone (no projection), in pages through the event store, the part of a rebuild's
- *    time per event that no projection work can take back.
+ *    and decoded alone (no projection), in pages through the event store (one page in four, spread
+ *    over the whole log), the part of a rebuild's time per event that no projection work can take back.
  * 3. Start again (after that clean stop): time to `/health` 200 (read models from the file, nothing
  *    to replay); once `/health` says the read models are all in memory (loaded in the background), a read workload: GET the
  *    content of BENCH_STARTUP_PAGE_READS (500) different pages spread over every space, so the blob
@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildDigest } from '../libs/runtime/src/build-digest';
 import { startService, type ServiceProcess } from './support/processes';
-import { readWholeLog } from './support/read-log';
+import { readLog } from './support/read-log';
 import { positiveInteger } from './support/settings';
 
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
@@ -53,6 +53,8 @@ const LOAD_TIMEOUT_MS = 120_000;
 const CLEAN_START_TARGET_S = 3;
 const KILLED_START_TARGET_S = 5;
 const REBUILD_TARGET = 100_000;
+/** The diagnostic read of the log reads one page in this many: the rate of the whole log in a quarter of the time. */
+const LOG_READ_EVERY_NTH_PAGE = 4;
 const RSS_TARGET_MB = 1024;
 
 export interface StartupVerdict {
@@ -90,11 +92,11 @@ export async function runStartupBench(): Promise<StartupVerdict[]> {
     const rebuildRate = rebuild.events / rebuild.seconds;
     verdict(rebuildRate >= REBUILD_TARGET, `rebuild ${rate(rebuild.events, rebuild.seconds)} events/s ≥ ${REBUILD_TARGET.toLocaleString('en-US')}`);
     verdict(rebuild.hwmMb < RSS_TARGET_MB, `resident memory through a replay from zero (the rebuild): peak VmHWM ${rebuild.hwmMb} MB < ${RSS_TARGET_MB} MB (anonymous peak ${rebuild.anonMb} MB; the rest maps the log and the read-model file)`);
-    const reading = await readWholeLog(join(dataDir, 'events'));
+    const reading = await readLog(join(dataDir, 'events'), LOG_READ_EVERY_NTH_PAGE);
     const budgetUs = 1e6 / REBUILD_TARGET;
     const readingUs = (reading.seconds * 1e6) / reading.events;
     console.log(
-      `reading the log alone (no projection): ${reading.events} events in ${reading.seconds.toFixed(1)} s, ${rate(reading.events, reading.seconds)} events/s; ` +
+      `reading the log alone (no projection; one page of 4,096 events in ${LOG_READ_EVERY_NTH_PAGE}, over the whole log): ${reading.events} events in ${reading.seconds.toFixed(1)} s, ${rate(reading.events, reading.seconds)} events/s; ` +
         `of the ${budgetUs.toFixed(0)} µs per event a rebuild at ${REBUILD_TARGET.toLocaleString('en-US')}/s has, reading takes ${readingUs.toFixed(1)} µs, leaving ${Math.max(0, budgetUs - readingUs).toFixed(1)} µs for every projection`,
     );
     verdicts.push({ ok: true, text: `INFO reading the log alone ${rate(reading.events, reading.seconds)} events/s: ${readingUs.toFixed(1)} of the rebuild target's ${budgetUs.toFixed(0)} µs per event` });

@@ -18,7 +18,7 @@ import { LmdbEventStore } from '../libs/event-store/src/lmdb/lmdb-event-store';
 import { MemoryReadStore } from '../libs/read-store/src/memory/memory-read-store';
 import { documentProjection, type DomainEvent, type ProjectedDoc, type Projection } from '../libs/read-store/src/projections/projection';
 import { ProjectionRunner } from '../libs/read-store/src/projections/projection-runner';
-import { readWholeLog } from './support/read-log';
+import { readLog } from './support/read-log';
 import { positive, positiveInteger } from './support/settings';
 
 const SECONDS = positive('BENCH_SECONDS', 3);
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
       });
     }
     await seedLog(dir('log'), REPLAY_EVENTS);
-    rows.push({ name: `whole-log read (${format(REPLAY_EVENTS)} events)`, perSecond: await readWholeLog(dir('log')).then(({ events, seconds }) => events / seconds) });
+    rows.push({ name: `whole-log read (${format(REPLAY_EVENTS)} events)`, perSecond: await readLog(dir('log')).then(({ events, seconds }) => events / seconds) });
     const replay = await replayRate(dir('log'));
     rows.push({ name: `replay into memory read store (${format(replay.count)} events)`, perSecond: replay.rate, target: 100_000 });
   } finally {

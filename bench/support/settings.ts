@@ -16,6 +16,15 @@ export function positiveInteger(name: string, fallback: number): number {
   return value;
 }
 
+/** A number ≥ 0 from the environment variable `name` (a warm-up may be none), or `fallback` when it is unset. */
+export function nonNegative(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number ≥ 0, got '${raw}'`);
+  return value;
+}
+
 /** mulberry32: small, fast and seedable (Math.random cannot be seeded), so every run generates the same data. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
