@@ -31,7 +31,7 @@
  *   CPU time per request (utime + stime from /proc, steadier than requests/s on a shared machine).
  *
  * Environment: BENCH_SECONDS (4), BENCH_CONNECTIONS (10), BENCH_WARMUP_SECONDS (1), BENCH_ROUNDS (5),
- * BENCH_AREA_SECONDS (3, per area), BENCH_AREA_WARMUP_SECONDS (0.5), BENCH_AREA_ROUNDS (2),
+ * BENCH_AREA_SECONDS (2, per area), BENCH_AREA_WARMUP_SECONDS (0.5), BENCH_AREA_ROUNDS (2),
  * BENCH_AREAS (only the areas whose names contain one of these, comma-separated), BENCH_PARTS
  * (`get,areas,patch,mixed,lists,startup` by default: which parts run; `mixed` is bench/support/mixed.ts,
  * `lists` (every list at two sizes) bench/support/lists.ts and `startup` (a 1,000,000-event log's
@@ -58,7 +58,7 @@ const WARMUP_SECONDS = nonNegative('BENCH_WARMUP_SECONDS', 1);
 const ROUNDS = Math.max(1, Math.round(positive('BENCH_ROUNDS', 5)));
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 /** Each read area (bench/support/areas.ts) is measured in slices totalling this many seconds, after a warm-up of BENCH_AREA_WARMUP_SECONDS. */
-const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 3);
+const AREA_SECONDS = positive('BENCH_AREA_SECONDS', 2);
 const AREA_WARMUP_SECONDS = nonNegative('BENCH_AREA_WARMUP_SECONDS', 0.5);
 const AREA_ROUNDS = Math.max(1, Math.round(positive('BENCH_AREA_ROUNDS', 2)));
 /** Which parts run: `get` (the organization, cached and not), `areas` (every read area, uncached), `patch`, `mixed`, `lists`, `startup`; all by default. */
