@@ -13,7 +13,7 @@
  * organization's requests/s over the large one's: at most 1.5.
  *
  * Environment: BENCH_LIST_SIZE (100: a full page after the middle at the small size),
- * BENCH_LIST_SECONDS (1, per page and size), BENCH_LIST_WARMUP_SECONDS (0.25),
+ * BENCH_LIST_SECONDS (1, per page and size), BENCH_LIST_WARMUP_SECONDS (0.5),
  * BENCH_LIST_SEED_CONNECTIONS (32, concurrent writes while seeding), BENCH_LISTS (only the lists
  * whose names contain one of these, comma-separated).
  */
@@ -24,7 +24,7 @@ import { nonNegative, positive, positiveInteger } from './settings';
 const SIZE = positiveInteger('BENCH_LIST_SIZE', 100);
 const SCALE = 10;
 const SECONDS = positive('BENCH_LIST_SECONDS', 1);
-const WARMUP_SECONDS = nonNegative('BENCH_LIST_WARMUP_SECONDS', 0.25);
+const WARMUP_SECONDS = nonNegative('BENCH_LIST_WARMUP_SECONDS', 0.5);
 /** Writes wait for their read models (read-your-writes): many at once keep the service busy. */
 const SEED_CONNECTIONS = positiveInteger('BENCH_LIST_SEED_CONNECTIONS', 32);
 const CONNECTIONS = 10;
