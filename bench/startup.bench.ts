@@ -59,7 +59,7 @@ const RSS_TARGET_MB = 1024;
 
 export interface StartupVerdict {
   ok: boolean;
-  /** One line: PASS/FAIL, what, the figure and the target. */
+  /** One line: PASS/FAIL, what, the figure and the target; INFO (always ok) for a diagnostic without a target. */
   text: string;
 }
 

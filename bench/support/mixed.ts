@@ -24,10 +24,10 @@
  * same generators). In embedded mode a write's CPU includes its projection and the LMDB commit.
  *
  * Last, the ceiling of this machine at this mix (no target): the framework floor
- * (nest-reference-server.ts, answering an organization's JSON) under the same connections, 3 s after
- * a 1 s warm-up (a constant route settles at once). No Nest service answers more requests/s than it, so at a write share w
- * no Nest service reaches more than w times its rate in writes/s, even with writes as cheap as
- * that constant GET.
+ * (nest-reference-server.ts, answering an organization's JSON) under the same connections, 3 s
+ * after a 1 s warm-up (a constant route settles at once). No Nest service answers more requests/s
+ * than it, so at a write share w no Nest service reaches more than w times its rate in writes/s,
+ * even with writes as cheap as that constant GET.
  */
 import type autocannon from 'autocannon';
 import { cpuSecondsOf, startNestReference, type ServiceProcess } from './processes';

@@ -1,12 +1,17 @@
 /** What every benchmark reads from its environment, and its seeded randomness. */
 
-/** A positive number from the environment variable `name`, or `fallback` when it is unset. */
-export function positive(name: string, fallback: number): number {
+/** A finite number from the environment variable `name` that `accepts`, else an error saying `rule`; `fallback` when it is unset. */
+function numberSetting(name: string, fallback: number, accepts: (value: number) => boolean, rule: string): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got '${raw}'`);
+  if (!Number.isFinite(value) || !accepts(value)) throw new Error(`${name} must be ${rule}, got '${raw}'`);
   return value;
+}
+
+/** A positive number from the environment variable `name`, or `fallback` when it is unset. */
+export function positive(name: string, fallback: number): number {
+  return numberSetting(name, fallback, (value) => value > 0, 'a positive number');
 }
 
 /** A positive whole number from the environment variable `name`, or `fallback` when it is unset. */
@@ -18,11 +23,7 @@ export function positiveInteger(name: string, fallback: number): number {
 
 /** A number ≥ 0 from the environment variable `name` (a warm-up may be none), or `fallback` when it is unset. */
 export function nonNegative(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number ≥ 0, got '${raw}'`);
-  return value;
+  return numberSetting(name, fallback, (value) => value >= 0, 'a number ≥ 0');
 }
 
 /** mulberry32: small, fast and seedable (Math.random cannot be seeded), so every run generates the same data. */
