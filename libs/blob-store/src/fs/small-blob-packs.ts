@@ -114,23 +114,19 @@ export class SmallBlobPacks {
     const at = this.locate(key);
     if (!at) return undefined;
     const buffer = Buffer.allocUnsafe(at.length);
-    const pack = this.pack(at.pack);
     if (this.bulk) {
-      readFully(pack.fd, buffer, at.offset);
+      readFully(this.pack(at.pack).fd, buffer, at.offset);
       return buffer;
     }
-    pack.reading += 1;
-    try {
+    return this.usingPack(at.pack, async (fd) => {
       let done = 0;
       while (done < at.length) {
-        const { bytesRead } = await readAsync(pack.fd, buffer, done, at.length - done, at.offset + done);
+        const { bytesRead } = await readAsync(fd, buffer, done, at.length - done, at.offset + done);
         if (bytesRead === 0) throw new Error(`pack ${at.pack} ends before the blob it names`);
         done += bytesRead;
       }
       return buffer;
-    } finally {
-      pack.reading -= 1;
-    }
+    });
   }
 
   /**
@@ -144,15 +140,11 @@ export class SmallBlobPacks {
     const at = this.locate(key);
     if (!at) return;
     await this.openIndex().remove(key);
-    const pack = this.pack(at.pack);
-    pack.reading += 1;
-    try {
-      writeFully(pack.fd, Buffer.alloc(HASH_BYTES), at.offset - HEADER_BYTES);
-      writeFully(pack.fd, Buffer.alloc(at.length), at.offset);
-      if (!this.bulk) await fdatasyncAsync(pack.fd);
-    } finally {
-      pack.reading -= 1;
-    }
+    await this.usingPack(at.pack, async (fd) => {
+      writeFully(fd, Buffer.alloc(HASH_BYTES), at.offset - HEADER_BYTES);
+      writeFully(fd, Buffer.alloc(at.length), at.offset);
+      if (!this.bulk) await fdatasyncAsync(fd);
+    });
   }
 
   /** Waits for the puts queued and their index entries, then closes the index and the packs. */
@@ -192,7 +184,7 @@ export class SmallBlobPacks {
         writer.size += HEADER_BYTES + put.bytes.length;
         return location;
       });
-      if (!this.bulk) await this.sync(writer.pack);
+      if (!this.bulk) await this.usingPack(writer.pack, (fd) => fdatasyncAsync(fd));
     } catch (error) {
       // The pack's end is unknown now: the next flush writes another one.
       this.writer = undefined;
@@ -216,11 +208,12 @@ export class SmallBlobPacks {
     committed.then(done, done);
   }
 
-  private async sync(pack: number): Promise<void> {
+  /** Runs `work` on a pack's descriptor, which is kept open (`remember` closes none in use) until it settles. */
+  private async usingPack<T>(pack: number, work: (fd: number) => Promise<T>): Promise<T> {
     const open = this.pack(pack);
     open.reading += 1;
     try {
-      await fdatasyncAsync(open.fd);
+      return await work(open.fd);
     } finally {
       open.reading -= 1;
     }
