@@ -150,6 +150,7 @@ export async function createService(options: {
     async close() {
       await app.close();
       await runtime.stopReactors();
+      await runtime.work.close();
       await runtime.runner?.stop();
       await stores.close();
     },

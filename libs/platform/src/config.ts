@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { defaultThreads } from './untrusted-work/worker-pool';
 
 /** Everything the service reads from its environment, validated once at start. */
 export interface AppConfig {
@@ -68,6 +69,14 @@ export interface AppConfig {
   openapiMaxBytes: number;
   /** Redirects followed when fetching an OpenAPI document (OPENAPI_MAX_REDIRECTS, default 5). */
   openapiMaxRedirects: number;
+  /** Worker threads of the untrusted-work pool (UNTRUSTED_WORK_THREADS, default: the cores, 2 to 4). */
+  untrustedWorkThreads: number;
+  /** Heap of each of its threads in MiB (UNTRUSTED_WORK_MEMORY_MB, default 256). */
+  untrustedWorkMemoryMb: number;
+  /** Time budget of a task that names none of its own, in ms (UNTRUSTED_WORK_TIME_MS, default 10 s). */
+  untrustedWorkTimeMs: number;
+  /** Tasks that may wait for a thread (UNTRUSTED_WORK_QUEUE, default 64); more are refused with 503. */
+  untrustedWorkQueue: number;
   /** INTEGRATION_SECRETS_KEY: 32 bytes as 64 hex characters or base64, the service's secrets key (sealing integrations' secrets, deriving sites' visitor-token keys); absent, embedded mode keeps a generated key in DATA_DIR. */
   integrationSecretsKey: string | undefined;
 }
@@ -118,6 +127,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     openapiMaxBytes: integer(env, 'OPENAPI_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     openapiMaxRedirects: integer(env, 'OPENAPI_MAX_REDIRECTS', 5, 0, 20),
     integrationSecretsKey: env.INTEGRATION_SECRETS_KEY || undefined,
+    untrustedWorkThreads: integer(env, 'UNTRUSTED_WORK_THREADS', defaultThreads(), 1, 64),
+    untrustedWorkMemoryMb: integer(env, 'UNTRUSTED_WORK_MEMORY_MB', 256, 32, 16 * 1024),
+    untrustedWorkTimeMs: integer(env, 'UNTRUSTED_WORK_TIME_MS', 10_000, 100, 600_000),
+    untrustedWorkQueue: integer(env, 'UNTRUSTED_WORK_QUEUE', 64, 1, 100_000),
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
   };
 }

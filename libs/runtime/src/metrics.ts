@@ -70,6 +70,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly untrustedWork = new Histogram({
+    name: 'untrusted_work_seconds',
+    help: 'Tasks of the untrusted-work pool by what they do and how they ended (ok, failed, time, memory, queue)',
+    labelNames: ['task', 'outcome'] as const,
+    buckets: [0.005, 0.02, 0.1, 0.5, 2, 10, 60],
+    registers: [this.registry],
+  });
+
   /** Label children by method, route and status: looked up once, not hashed on every request. */
   private readonly requestChildren = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
 

@@ -127,6 +127,7 @@ export async function runProjector(options: {
       signal?.removeEventListener('abort', onAbort);
       const errors: unknown[] = [];
       await runtime.stopReactors().catch((e: unknown) => errors.push(e));
+      await runtime.work.close().catch((e: unknown) => errors.push(e));
       await runner.stop().catch((e: unknown) => errors.push(e));
       await services?.close().catch((e: unknown) => errors.push(e));
       await closeServer(server).catch((e: unknown) => errors.push(e));

@@ -14,6 +14,8 @@ import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read
 import { replayMemoryGuards, type Stores } from './stores';
 import { ReactorRunner, type Reactor, type Services, type ServiceToken } from './reactor';
 import { PROJECTION_RUNNER } from './projections-ready';
+import { UNTRUSTED_WORK } from '../../platform/src/untrusted-work/untrusted-work';
+import { WorkerPool } from '../../platform/src/untrusted-work/worker-pool';
 
 export const STORES = Symbol('STORES');
 
@@ -29,6 +31,8 @@ export interface Runtime {
   /** Every reactor of the service, run here or not. */
   reactorNames: readonly string[];
   commands: CommandRunner;
+  /** The untrusted-work pool: heavy work on what callers send, off the request thread. */
+  work: WorkerPool;
   /** What reactions get as `services`: bound once the process's Nest container exists. */
   bindServices(get: <T>(token: ServiceToken<T>) => T): void;
   /** Stops the reactors (and keeps them from starting). */
@@ -80,6 +84,14 @@ export function createRuntime(options: {
     ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics, awaitedRunners)
     : new CheckpointPollingReadYourWrites(stores.reads, config.readYourWritesTimeoutMs, metrics, undefined, undefined, reactors.filter((reactor) => reactor.awaitedByWrites !== false));
   const commands = new CommandRunner(stores.events, readYourWrites, clock, metrics);
+  const work = new WorkerPool({
+    threads: config.untrustedWorkThreads,
+    memoryMb: config.untrustedWorkMemoryMb,
+    timeMs: config.untrustedWorkTimeMs,
+    queueLimit: config.untrustedWorkQueue,
+    queueTimeMs: config.untrustedWorkTimeMs * 3,
+    onOutcome: (task, outcome, seconds) => metrics.untrustedWork.observe({ task, outcome }, seconds),
+  });
   let bound: (<T>(token: ServiceToken<T>) => T) | null = null;
   const services: Services = {
     get(token) {
@@ -117,6 +129,7 @@ export function createRuntime(options: {
     reactors: reactorRunners,
     reactorNames: reactors.map((reactor) => reactor.name),
     commands,
+    work,
     bindServices(get) {
       bound = get;
     },
@@ -142,6 +155,7 @@ export class RuntimeModule {
       { provide: METRICS, useValue: runtime.metrics },
       { provide: PROJECTION_RUNNER, useValue: runtime.runner },
       { provide: COMMAND_RUNNER, useValue: runtime.commands },
+      { provide: UNTRUSTED_WORK, useValue: runtime.work },
     ];
     return { module: RuntimeModule, providers, exports: providers.map((p) => p.provide) };
   }
