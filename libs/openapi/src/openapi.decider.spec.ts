@@ -43,8 +43,32 @@ describe('OpenAPI spec decider', () => {
     spec.given([created]).when({ kind: 'StartProcessing', ...act, generation: 1 }).then([started(1)]);
   });
 
-  it('given processing started, when it starts again (a replay), then nothing', () => {
-    spec.given([created, started(1)]).when({ kind: 'StartProcessing', ...act, generation: 1 }).thenNothing();
+  it('given processing started and never finished (the service stopped meanwhile), when it starts again, then a second attempt', () => {
+    spec.given([created, started(1)]).when({ kind: 'StartProcessing', ...act, generation: 1 }).then([started(1)]);
+  });
+
+  it('given two attempts that never finished, when processing starts a third time, then failed with PROCESSING_INTERRUPTED instead of a third run', () => {
+    spec.given([created, started(1), started(1)]).when({ kind: 'StartProcessing', ...act, generation: 1 }).then([
+      {
+        type: 'OpenAPISpecProcessingFailed',
+        data: {
+          ...about,
+          generation: 1,
+          errorCode: 'PROCESSING_INTERRUPTED',
+          message: 'processing was interrupted: it was started 2 times and never finished (the service stopped or failed while processing this source), so it is not started again; give the source again to retry',
+          failedAt: t0,
+        },
+      },
+    ]);
+  });
+
+  it('given a source whose processing failed, when processing starts again (the reactor after a restart), then nothing', () => {
+    const failed: OpenapiSpecEvent = { type: 'OpenAPISpecProcessingFailed', data: { ...about, generation: 1, errorCode: 'DOCUMENT_TOO_COMPLEX', message: 'too complex', failedAt: t0 } };
+    spec.given([created, started(1), failed]).when({ kind: 'StartProcessing', ...act, generation: 1 }).thenNothing();
+  });
+
+  it('given two interrupted attempts of an older source, when the newer source starts processing, then it starts (attempts count per source)', () => {
+    spec.given([created, started(1), started(1), updated(2)]).when({ kind: 'StartProcessing', ...act, generation: 2 }).then([started(2)]);
   });
 
   it('given a newer source, when processing of the older one starts or finishes, then nothing', () => {

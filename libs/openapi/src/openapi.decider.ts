@@ -15,9 +15,20 @@ export interface OpenapiSpecState {
     generation: number;
     /** The processing state of the latest generation. */
     processing: OpenapiProcessingState;
+    /** How many times processing of the latest generation was started. */
+    attempts: number;
     latest: null | { versionId: string; documentHash: string };
   };
 }
+
+/**
+ * Processing of one source is started at most this many times. A start that finds the previous one
+ * unfinished (`progress`) means that run never ended: the service stopped or crashed while it ran,
+ * or the reaction failed half-way. It is retried once; the start after that records the source
+ * failed (PROCESSING_INTERRUPTED) instead, so a source that kills the service cannot make every
+ * restart run it again.
+ */
+export const MAX_PROCESSING_ATTEMPTS = 2;
 
 /** What one processing run produced: a parsed document (stored as blobs), or why it failed. */
 export type ProcessingOutcome =
@@ -36,7 +47,10 @@ export type OpenapiSpecCommand =
   | (Acting & { kind: 'CreateSpec'; slug: string; source: OpenapiSource; by: string; allowed: boolean })
   | (Acting & { kind: 'UpdateSpecSource'; source: OpenapiSource; by: string; allowed: boolean })
   | (Acting & { kind: 'DeleteSpec'; by: string; allowed: boolean })
-  /** Issued by the processing reactor: idempotent, and nothing for a generation that is not the latest. */
+  /**
+   * Issued by the processing reactor: nothing for a generation that is not the latest or whose
+   * processing ended; another attempt when the last one never finished, up to MAX_PROCESSING_ATTEMPTS.
+   */
   | (Acting & { kind: 'StartProcessing'; generation: number })
   | (Acting & { kind: 'FinishProcessing'; generation: number; outcome: ProcessingOutcome });
 
@@ -61,11 +75,11 @@ export const openapiSpecDecider: Decider<OpenapiSpecCommand, OpenapiSpecEvent, O
     const spec = state.spec;
     switch (event.type) {
       case 'OpenAPISpecCreated':
-        return { spec: { organizationId: event.data.organizationId, slug: event.data.slug, deleted: false, source: event.data.source, generation: event.data.generation, processing: 'pending', latest: null } };
+        return { spec: { organizationId: event.data.organizationId, slug: event.data.slug, deleted: false, source: event.data.source, generation: event.data.generation, processing: 'pending', attempts: 0, latest: null } };
       case 'OpenAPISpecSourceUpdated':
-        return { spec: { ...spec!, source: event.data.source, generation: event.data.generation, processing: 'pending' } };
+        return { spec: { ...spec!, source: event.data.source, generation: event.data.generation, processing: 'pending', attempts: 0 } };
       case 'OpenAPISpecProcessingStarted':
-        return { spec: { ...spec!, processing: 'progress' } };
+        return { spec: { ...spec!, processing: 'progress', attempts: spec!.attempts + 1 } };
       case 'OpenAPISpecVersionCreated':
         return { spec: { ...spec!, latest: { versionId: event.data.versionId, documentHash: event.data.documentHash } } };
       case 'OpenAPISpecProcessed':
@@ -94,9 +108,16 @@ export const openapiSpecDecider: Decider<OpenapiSpecCommand, OpenapiSpecEvent, O
         if (!command.allowed) throw DomainError.forbidden(`you may not delete the OpenAPI spec ${spec.slug}`);
         return [{ type: 'OpenAPISpecDeleted', data: { ...about, slug: spec.slug, deletedBy: command.by, deletedAt: command.now } }];
       }
-      case 'StartProcessing':
-        if (!processing(state, command.generation, ['pending'])) return [];
-        return [{ type: 'OpenAPISpecProcessingStarted', data: { ...about, generation: command.generation, startedAt: command.now } }];
+      case 'StartProcessing': {
+        const spec = processing(state, command.generation, ['pending', 'progress']);
+        if (!spec) return [];
+        const { generation } = command;
+        if (spec.attempts >= MAX_PROCESSING_ATTEMPTS) {
+          const message = `processing was interrupted: it was started ${spec.attempts} times and never finished (the service stopped or failed while processing this source), so it is not started again; give the source again to retry`;
+          return [{ type: 'OpenAPISpecProcessingFailed', data: { ...about, generation, errorCode: 'PROCESSING_INTERRUPTED', message, failedAt: command.now } }];
+        }
+        return [{ type: 'OpenAPISpecProcessingStarted', data: { ...about, generation, startedAt: command.now } }];
+      }
       case 'FinishProcessing': {
         const spec = processing(state, command.generation, ['pending', 'progress']);
         if (!spec) return [];

@@ -10,8 +10,25 @@
 export const OPENAPI_PROCESSING_STATES = ['pending', 'progress', 'completed', 'failed'] as const;
 export type OpenapiProcessingState = (typeof OPENAPI_PROCESSING_STATES)[number];
 
-/** Why processing failed (`lastProcessErrorCode`). */
-export const OPENAPI_ERROR_CODES = ['FETCH_TIMEOUT', 'FETCH_REFUSED', 'FETCH_UNREACHABLE', 'FETCH_HTTP_ERROR', 'FETCH_TOO_MANY_REDIRECTS', 'DOCUMENT_TOO_LARGE', 'INVALID_SPEC'] as const;
+/**
+ * Why processing failed (`lastProcessErrorCode`). DOCUMENT_TOO_COMPLEX: its `$ref`s, inlined as
+ * validation inlines them, make more values than allowed; PROCESSING_BUDGET_EXCEEDED: parsing and
+ * validating it took longer than OPENAPI_PROCESSING_TIME_MS or more memory than a worker thread has;
+ * PROCESSING_INTERRUPTED: processing was started twice and never finished (the service stopped, or
+ * crashed, while it ran), so it is not started a third time.
+ */
+export const OPENAPI_ERROR_CODES = [
+  'FETCH_TIMEOUT',
+  'FETCH_REFUSED',
+  'FETCH_UNREACHABLE',
+  'FETCH_HTTP_ERROR',
+  'FETCH_TOO_MANY_REDIRECTS',
+  'DOCUMENT_TOO_LARGE',
+  'INVALID_SPEC',
+  'DOCUMENT_TOO_COMPLEX',
+  'PROCESSING_BUDGET_EXCEEDED',
+  'PROCESSING_INTERRUPTED',
+] as const;
 export type OpenapiErrorCode = (typeof OPENAPI_ERROR_CODES)[number];
 
 /** Where a spec comes from: a URL fetched by the service, or a text given in the request (stored as a blob). */

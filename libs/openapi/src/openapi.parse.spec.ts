@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseSpec } from './openapi.parse';
+import { MAX_EXPANDED_VALUES, parseSpec } from './openapi.parse';
 
 const limits = { allowPrivateNetworks: true, timeMs: 2000, maxBytes: 100_000, maxRedirects: 3, maxExternalDocuments: 3 };
 const petstore = {
@@ -65,6 +65,23 @@ describe('parsing a spec', () => {
   it('a reference to a private address is refused unless private networks are allowed', async () => {
     const spec = { openapi: '3.0.0', info: { title: 'x', version: '1' }, paths: { '/a': { get: { responses: { '200': { $ref: `${base}/pet.json` } } } } } };
     expect(await failureOf(parseSpec(Buffer.from(JSON.stringify(spec)), null, { ...limits, allowPrivateNetworks: false }))).toMatchObject({ code: 'FETCH_REFUSED' });
+  });
+
+  it('a document whose $refs multiply (26 schemas each referencing the next twice: 3 KB) is DOCUMENT_TOO_COMPLEX, refused before validating', async () => {
+    const schemas: Record<string, unknown> = { S26: { type: 'string' } };
+    for (let level = 0; level < 26; level++) schemas[`S${level}`] = { type: 'object', properties: { a: { $ref: `#/components/schemas/S${level + 1}` }, b: { $ref: `#/components/schemas/S${level + 1}` } } };
+    const spec = { openapi: '3.0.3', info: { title: 'x', version: '1' }, paths: {}, components: { schemas } };
+    expect(await failureOf(parseSpec(Buffer.from(JSON.stringify(spec)), null, limits))).toEqual({
+      code: 'DOCUMENT_TOO_COMPLEX',
+      message: `the spec is too complex to validate: its $refs, inlined as validation inlines them, make about 671,088,562 values, more than the ${MAX_EXPANDED_VALUES.toLocaleString('en-US')} allowed (a schema referenced twice from a schema that is itself referenced twice counts four times)`,
+    });
+  });
+
+  it('a schema shared by many operations, and schemas that reference each other, parse', async () => {
+    const schemas = { Item: { properties: { id: { type: 'string' }, owner: { $ref: '#/components/schemas/Owner' } } }, Owner: { properties: { items: { type: 'array', items: { $ref: '#/components/schemas/Item' } } } } };
+    const paths = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`/items${i}`, { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } } } } }]));
+    const parsed = await parseSpec(Buffer.from(JSON.stringify({ openapi: '3.0.3', info: { title: 'x', version: '1' }, paths, components: { schemas } })), null, limits);
+    expect(parsed.document).toMatchObject({ paths: { '/items49': { get: { responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Item' } } } } } } } } });
   });
 
   it('YAML aliases beyond the limit are refused', async () => {

@@ -1,5 +1,6 @@
 import { lazyPackage, yaml } from '../../platform/src/lazy-package';
 import { fetchDocument, ProcessingFailure, type FetchLimits } from './openapi.fetch';
+import { expandedSize } from './openapi.refs';
 
 // Needed only to process a spec (a write), not to start or to serve reads.
 const swaggerParser = lazyPackage(() => require('@apidevtools/swagger-parser') as typeof import('@apidevtools/swagger-parser'));
@@ -12,6 +13,8 @@ export interface ParseLimits extends FetchLimits {
 export interface ParsedSpec {
   /** The document with its external references inlined (bundled): JSON, internal `$ref`s kept. */
   document: Record<string, unknown>;
+  /** `document` as JSON text. */
+  json: string;
   /** `openapi 3.1.0` or `swagger 2.0`. */
   kind: 'openapi' | 'swagger';
   version: string;
@@ -20,6 +23,13 @@ export interface ParsedSpec {
 const MAX_MESSAGE = 1000;
 /** YAML aliases allowed in one document: aliases expand on serialization ("billion laughs"). */
 const MAX_YAML_ALIASES = 100;
+/**
+ * Values a document may make once its `$ref`s are inlined the way validation inlines them
+ * (openapi.refs.ts): validation walks every one of them, twice, at about a microsecond each. A
+ * document past it is refused before validation (DOCUMENT_TOO_COMPLEX): schemas that reference
+ * each other several times over multiply, and 3 KB of them would take hours.
+ */
+export const MAX_EXPANDED_VALUES = 5_000_000;
 
 /** A JSON or YAML text as a value; a text that is neither is an invalid spec. */
 export function parseText(text: string, where: string): unknown {
@@ -52,7 +62,10 @@ function utf8(bytes: Buffer, where: string): string {
  * external `$ref`s are resolved (bundled in) through the guarded fetch, with its limits and at most
  * `maxExternalDocuments` documents, relative to `baseUrl` (a text source has none, so its relative
  * references fail); local files are never read. The bundled document is then validated against the
- * specification's schema and rules. Every failure is a ProcessingFailure naming the problem.
+ * specification's schema and rules, unless its `$ref`s would make validation walk more than
+ * MAX_EXPANDED_VALUES values (DOCUMENT_TOO_COMPLEX, decided in linear time before validating).
+ * Every failure is a ProcessingFailure naming the problem. CPU-heavy on what callers send: run it in
+ * the untrusted-work pool (openapi.work.ts), never on the thread that answers requests.
  */
 export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: ParseLimits): Promise<ParsedSpec> {
   const where = baseUrl ?? 'the spec';
@@ -91,22 +104,49 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
     dereference: { circular: 'ignore' as const },
     timeoutMs: Math.max(1000, limits.timeMs * (limits.maxExternalDocuments + 1)),
   };
-  let bundled: Record<string, unknown>;
-  try {
-    bundled = (await new (swaggerParser())().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as unknown as Record<string, unknown>;
-  } catch (error) {
-    if (failure) throw failure;
-    if (error instanceof ProcessingFailure) throw error;
-    throw invalid(`${where} could not be read: ${messageOf(error)}`);
+  // Bundling only inlines other documents, and costs at least the square of the references (a linear
+  // search of its inventory for each one, more where they point at each other): a document that names
+  // no other skips it. One that does is bounded by the processing time budget.
+  let bundled = root;
+  if (hasExternalReferences(root)) {
+    try {
+      bundled = (await new (swaggerParser())().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as unknown as Record<string, unknown>;
+    } catch (error) {
+      if (failure) throw failure;
+      if (error instanceof ProcessingFailure) throw error;
+      throw invalid(`${where} could not be read: ${messageOf(error)}`);
+    }
   }
-  const document = JSON.parse(JSON.stringify(bundled)) as Record<string, unknown>;
-  if (Buffer.byteLength(JSON.stringify(document)) > limits.maxBytes * 4) throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `${where} is larger than allowed once its references are resolved`);
+  const json = JSON.stringify(bundled);
+  if (Buffer.byteLength(json) > limits.maxBytes * 4) throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `${where} is larger than allowed once its references are resolved`);
+  const document = JSON.parse(json) as Record<string, unknown>;
+  const expanded = expandedSize(document);
+  if (expanded > MAX_EXPANDED_VALUES) {
+    const amount = Number.isFinite(expanded) ? `about ${Math.round(expanded).toLocaleString('en-US')}` : 'more than 10^308';
+    throw new ProcessingFailure(
+      'DOCUMENT_TOO_COMPLEX',
+      `${where} is too complex to validate: its $refs, inlined as validation inlines them, make ${amount} values, more than the ${MAX_EXPANDED_VALUES.toLocaleString('en-US')} allowed (a schema referenced twice from a schema that is itself referenced twice counts four times)`,
+    );
+  }
   try {
     await new (swaggerParser())().validate(structuredClone(document) as never, { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never);
   } catch (error) {
     throw invalid(`${where} is not a valid ${kind === 'openapi' ? 'OpenAPI' : 'Swagger'} document: ${messageOf(error)}`);
   }
-  return { document, kind, version: String(root[kind]) };
+  return { document, json, kind, version: String(root[kind]) };
+}
+
+/** Whether a `$ref` of the document names another document (anything but `#…`). Iterative: documents nest deep. */
+function hasExternalReferences(root: Record<string, unknown>): boolean {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (!Array.isArray(value) && typeof ref === 'string' && !ref.startsWith('#')) return true;
+    for (const member of Array.isArray(value) ? value : Object.values(value)) if (typeof member === 'object' && member !== null) pending.push(member);
+  }
+  return false;
 }
 
 function invalid(text: string): ProcessingFailure {

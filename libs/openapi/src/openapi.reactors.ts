@@ -8,8 +8,11 @@ type Deleted = Extract<OpenapiSpecEvent, { type: 'OpenAPISpecDeleted' }>['data']
 
 /**
  * Processing: each source given (created, or updated by PUT) is fetched, parsed and recorded as a
- * version. Only the latest source of a live spec is processed, once (OpenapiProcessing). Writes
- * do not wait for it: processingState shows its progress.
+ * version. Only the latest source of a live spec is processed (OpenapiProcessing), its parsing and
+ * validation in the untrusted-work pool within OPENAPI_PROCESSING_TIME_MS. Writes do not wait for
+ * it: processingState shows its progress. A failed or over-budget source stays `failed`; one whose
+ * processing the service stopped in the middle of (the event comes again after a restart) is
+ * started once more, then recorded failed (PROCESSING_INTERRUPTED): never a loop across restarts.
  */
 export const openapiProcessingReactor: Reactor = {
   name: 'openapi-processing',

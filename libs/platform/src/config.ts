@@ -20,6 +20,8 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   /** Rejected bearer tokens per minute per client address before the address is refused (429). */
   authFailuresPerMinute: number;
+  /** Requests per minute per client address to the published sites (`/sites/*` and sites' hostnames; SITES_RATE_LIMIT_PER_MINUTE). */
+  sitesRateLimitPerMinute: number;
   /** Reverse proxies in front of the service whose X-Forwarded-For is trusted for the client address; 0: none. */
   trustProxyHops: number;
   /** Largest accepted request body in bytes. */
@@ -65,6 +67,8 @@ export interface AppConfig {
   openapiAllowPrivateNetworks: boolean;
   /** Fetching one OpenAPI document, redirects included (OPENAPI_FETCH_TIMEOUT_MS, default 10 s). */
   openapiFetchTimeoutMs: number;
+  /** Parsing, bundling and validating one OpenAPI source on a worker thread, its external `$ref`s fetched included (OPENAPI_PROCESSING_TIME_MS, default 20 s). */
+  openapiProcessingTimeMs: number;
   /** Largest OpenAPI document fetched or given, in bytes (OPENAPI_MAX_BYTES, default 5 MiB). */
   openapiMaxBytes: number;
   /** Redirects followed when fetching an OpenAPI document (OPENAPI_MAX_REDIRECTS, default 5). */
@@ -113,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     readYourWritesTimeoutMs: integer(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 6000, 1, 10_000_000),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
+    sitesRateLimitPerMinute: integer(env, 'SITES_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     trustProxyHops: integer(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     eventBatchLimitBytes: integer(env, 'EVENT_BATCH_LIMIT_BYTES', 1024 * 1024 - 64 * 1024, 64 * 1024, 16 * 1024 * 1024),
@@ -124,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sitesAllowPrivateNetworks: flag(env, 'SITES_ALLOW_PRIVATE_NETWORKS'),
     openapiAllowPrivateNetworks: flag(env, 'OPENAPI_ALLOW_PRIVATE_NETWORKS'),
     openapiFetchTimeoutMs: integer(env, 'OPENAPI_FETCH_TIMEOUT_MS', 10_000, 1, 600_000),
+    openapiProcessingTimeMs: integer(env, 'OPENAPI_PROCESSING_TIME_MS', 20_000, 100, 600_000),
     openapiMaxBytes: integer(env, 'OPENAPI_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     openapiMaxRedirects: integer(env, 'OPENAPI_MAX_REDIRECTS', 5, 0, 20),
     integrationSecretsKey: env.INTEGRATION_SECRETS_KEY || undefined,
