@@ -139,10 +139,9 @@ export class ChangeRequestCommands {
   /** `POST .../requested-reviewers`. */
   async requestReviewers(spaceId: string, ref: string, reviewers: string[], caller: Caller): Promise<string> {
     const { id, space } = await this.resolve(spaceId, ref, caller);
-    const known = await this.queries.knownUsers(reviewers);
-    const unknown = reviewers.find((user) => !known.has(user));
-    if (unknown !== undefined) throw DomainError.notFound(`no user ${unknown}`);
-    await this.run({ kind: 'RequestReviewers', changeRequestId: id, reviewers, space: this.facts(space), by: by(caller), now: this.now() }, caller);
+    const members = await this.organizations.membersAmong(space.organizationId, reviewers);
+    const notMembers = [...new Set(reviewers)].filter((user) => !members.has(user));
+    await this.run({ kind: 'RequestReviewers', changeRequestId: id, reviewers, notMembers, space: this.facts(space), by: by(caller), now: this.now() }, caller);
     return id;
   }
 

@@ -159,8 +159,23 @@ describe('change request decider', () => {
 
     it('given a reviewer requested twice, then one request', () => {
       spec.given([created, { type: 'ChangeRequestReviewersRequested', data: { ...about, reviewers: ['ada'], requestedBy: 'eve', requestedAt: t0 } }])
-        .when({ kind: 'RequestReviewers', reviewers: ['ada'], ...act(editor) })
+        .when({ kind: 'RequestReviewers', reviewers: ['ada'], notMembers: [], ...act(editor) })
         .thenNothing();
+    });
+
+    it('given a request, when an editor asks members to review, then they are requested', () => {
+      spec
+        .given([created])
+        .when({ kind: 'RequestReviewers', reviewers: ['ada', 'bob'], notMembers: [], ...act(editor) })
+        .then([{ type: 'ChangeRequestReviewersRequested', data: { ...about, reviewers: ['ada', 'bob'], requestedBy: 'eve', requestedAt: t0 } }]);
+    });
+
+    it('given a request, when someone outside the organization is named as a reviewer, then 400 naming them and nobody is requested', () => {
+      spec.given([created]).when({ kind: 'RequestReviewers', reviewers: ['ada', 'zed'], notMembers: ['zed'], ...act(editor) }).thenFails(400, /zed is not a member of organization o1/);
+    });
+
+    it('given a request, when a reader names someone outside the organization, then 403 (the refusal tells nothing about them)', () => {
+      spec.given([created]).when({ kind: 'RequestReviewers', reviewers: ['zed'], notMembers: ['zed'], ...act(reader) }).thenFails(403);
     });
 
     it('given no such requested reviewer, when removed, then 404', () => {

@@ -55,7 +55,8 @@ export type ChangeRequestCommand =
   | (Acting & { kind: 'EditChangeRequest'; subject?: string; status?: ChangeRequestStatus })
   | (Acting & { kind: 'CommitChangeRequestRevision'; base: string; ifMatch?: string; revision: LineRevision })
   | (Acting & { kind: 'UpdateChangeRequest'; base: string; main: LinePoint; revision: LineRevision })
-  | (Acting & { kind: 'RequestReviewers'; reviewers: string[] })
+  /** `notMembers`: those of `reviewers` who are not members of the space's organization (users that do not exist among them). */
+  | (Acting & { kind: 'RequestReviewers'; reviewers: string[]; notMembers: string[] })
   | (Acting & { kind: 'RemoveReviewer'; reviewer: string })
   | (Acting & { kind: 'ReviewChangeRequest'; reviewId: string; status: ReviewStatus; body?: string })
   | (Acting & { kind: 'RecordMerge'; revisionMerged: string; mergedHead: string });
@@ -98,6 +99,12 @@ export function currentReviews(state: Pick<ChangeRequestState, 'reviews' | 'head
   const latest = new Map<string, Review>();
   for (const review of state.reviews.values()) latest.set(review.reviewer, review);
   return [...latest.values()].filter((review) => review.revision === state.head.revisionId);
+}
+
+/** Requested reviewers outside the organization: 400 naming them, worded alike for users that exist and users that do not. */
+function notMembersError(organizationId: string, userIds: readonly string[]): DomainError {
+  const one = userIds.length === 1;
+  return DomainError.invalid(`users: ${userIds.join(', ')} ${one ? 'is not a member' : 'are not members'} of organization ${organizationId}`);
 }
 
 /** Pure rule: why the request may not be merged now (before any merging work), if it may not. */
@@ -218,6 +225,8 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
       }
       case 'RequestReviewers': {
         if (!command.space.mayEdit) return DomainError.forbidden(`you may not request reviewers on change request ${id}`);
+        // Only members of the organization can be named, and the answer is the same whether the others exist or not.
+        if (command.notMembers.length > 0) return notMembersError(command.space.organizationId, command.notMembers);
         const refused = refuseChange(id, state);
         if (refused) return refused;
         const added = [...new Set(command.reviewers)].filter((reviewer) => !state.reviewers.has(reviewer));

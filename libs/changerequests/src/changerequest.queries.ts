@@ -155,10 +155,6 @@ export class ChangeRequestQueries {
     return { changes: await this.content.changes(spaceId, request.baseRevision, request.revision) };
   }
 
-  async knownUsers(userIds: readonly string[]): Promise<ReadonlySet<string>> {
-    return new Set((await this.users.byIds(userIds)).keys());
-  }
-
   /** Open, draft and total requests of spaces (the Space object's counters), one read for the page. */
   async counts(spaceIds: readonly string[]): Promise<Map<string, ChangeRequestCountsDoc>> {
     const counts = await byIds(this.reads.collection<ChangeRequestCountsDoc>(CHANGE_REQUEST_COUNTS), spaceIds);

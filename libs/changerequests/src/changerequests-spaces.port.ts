@@ -24,9 +24,11 @@ export interface ChangeRequestSpaces {
 
 export const CHANGE_REQUEST_SPACES = Symbol('CHANGE_REQUEST_SPACES');
 
-/** What change requests need of organizations: the organization's merge rule (`changeRequestsRequireApproval`). */
+/** What change requests need of organizations: the organization's merge rule (`changeRequestsRequireApproval`), and who belongs to it. */
 export interface ChangeRequestOrganizations {
   requiresApproval(organizationId: string): Promise<boolean>;
+  /** Those of these users who are members of the organization (guests included): the only people a request may name. */
+  membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 export const CHANGE_REQUEST_ORGANIZATIONS = Symbol('CHANGE_REQUEST_ORGANIZATIONS');

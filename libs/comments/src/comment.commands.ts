@@ -4,7 +4,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { ID_SHAPES, newId } from '../../platform/src/ids';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { COMMENT_CONTENT, type CommentContent } from './comments-content.port';
-import { COMMENT_USERS, type CommentPeople } from './comments-spaces.port';
+import { COMMENT_MEMBERS, COMMENT_USERS, type CommentMembers, type CommentPeople } from './comments-spaces.port';
 import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand } from './comment.decider';
 import type { CommentBody } from './comment.events';
 import { CommentQueries, type CommentPlace } from './comment.queries';
@@ -25,7 +25,7 @@ export const MAX_BODY_LENGTH = 16_384;
 
 const MENTION = /(^|[^\w@/[])@([0-9A-Za-z]{20})(?![0-9A-Za-z])/g;
 
-/** `@<userId>` of known users as links to them, which content's converter reads as mentions. */
+/** `@<userId>` of the users given (members of the organization) as links to them, which content's converter reads as mentions; other ids stay as written. */
 export function linkMentions(markdown: string, users: ReadonlyMap<string, { displayName?: string }>): string {
   return markdown.replace(MENTION, (whole, before: string, userId: string) => {
     const user = users.get(userId);
@@ -45,6 +45,7 @@ export class CommentCommands {
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(COMMENT_CONTENT) private readonly content: CommentContent,
     @Inject(COMMENT_USERS) private readonly users: CommentPeople,
+    @Inject(COMMENT_MEMBERS) private readonly members: CommentMembers,
     private readonly queries: CommentQueries,
   ) {}
 
@@ -61,7 +62,7 @@ export class CommentCommands {
         commentId,
         scope: { spaceId: place.space.id, organizationId: place.space.organizationId, changeRequestId: place.changeRequestId },
         target: { pageId: input.page, node: input.node !== undefined && target.node ? { id: input.node, ...target.node } : null, revision: place.revision },
-        body: await this.body(input.body),
+        body: await this.body(input.body, place.space.organizationId),
         by,
         access: place.access,
         now: this.now(),
@@ -72,8 +73,8 @@ export class CommentCommands {
   }
 
   async update(where: CommentPlace, commentId: string, input: ChangesInput, caller: Caller): Promise<void> {
-    const { access } = await this.queries.thread(where, commentId, caller);
-    await this.run({ kind: 'UpdateComment', commentId, changes: await this.changes(input), by: author(caller), access, now: this.now() }, caller);
+    const { access, space } = await this.queries.thread(where, commentId, caller);
+    await this.run({ kind: 'UpdateComment', commentId, changes: await this.changes(input, space.organizationId), by: author(caller), access, now: this.now() }, caller);
   }
 
   async delete(where: CommentPlace, commentId: string, caller: Caller): Promise<void> {
@@ -82,15 +83,15 @@ export class CommentCommands {
   }
 
   async reply(where: CommentPlace, commentId: string, body: BodyInput, caller: Caller): Promise<string> {
-    const { access } = await this.queries.thread(where, commentId, caller);
+    const { access, space } = await this.queries.thread(where, commentId, caller);
     const replyId = newId();
-    await this.run({ kind: 'PostReply', commentId, replyId, body: await this.body(body), by: author(caller), access, now: this.now() }, caller);
+    await this.run({ kind: 'PostReply', commentId, replyId, body: await this.body(body, space.organizationId), by: author(caller), access, now: this.now() }, caller);
     return replyId;
   }
 
   async updateReply(where: CommentPlace, commentId: string, replyId: string, input: ChangesInput, caller: Caller): Promise<void> {
-    const { access } = await this.queries.thread(where, commentId, caller);
-    await this.run({ kind: 'UpdateReply', commentId, replyId, changes: await this.changes(input), mayResolve: where.changeRequest !== undefined, by: author(caller), access, now: this.now() }, caller);
+    const { access, space } = await this.queries.thread(where, commentId, caller);
+    await this.run({ kind: 'UpdateReply', commentId, replyId, changes: await this.changes(input, space.organizationId), mayResolve: where.changeRequest !== undefined, by: author(caller), access, now: this.now() }, caller);
   }
 
   async deleteReply(where: CommentPlace, commentId: string, replyId: string, caller: Caller): Promise<void> {
@@ -98,23 +99,28 @@ export class CommentCommands {
     await this.run({ kind: 'DeleteReply', commentId, replyId, by: author(caller), access, now: this.now() }, caller);
   }
 
-  private async changes(input: ChangesInput): Promise<CommentChanges> {
+  private async changes(input: ChangesInput, organizationId: string): Promise<CommentChanges> {
     return {
-      ...(input.body !== undefined ? { body: await this.body(input.body) } : {}),
+      ...(input.body !== undefined ? { body: await this.body(input.body, organizationId) } : {}),
       ...(input.resolved !== undefined ? { resolved: input.resolved } : {}),
       ...(input.addedReactions !== undefined ? { addedReactions: input.addedReactions } : {}),
       ...(input.removedReactions !== undefined ? { removedReactions: input.removedReactions } : {}),
     };
   }
 
-  /** The body as a document (content's converter), with `@<userId>` of known users as mentions. */
-  private async body(input: BodyInput): Promise<CommentBody> {
+  /**
+   * The body as a document (content's converter), with `@<userId>` of members of the space's
+   * organization as mentions: anyone else's id stays plain text, so a mention reveals no name of
+   * someone the author shares no organization with, nor whether such a user exists.
+   */
+  private async body(input: BodyInput, organizationId: string): Promise<CommentBody> {
     if ('markdown' in input) {
       if (typeof input.markdown !== 'string') throw DomainError.invalid('body.markdown must be a string');
       if (input.markdown.length > MAX_BODY_LENGTH) throw DomainError.invalid(`body.markdown must be at most ${MAX_BODY_LENGTH} characters`);
       if (input.markdown.trim() === '') throw DomainError.invalid('body.markdown must not be blank');
       const mentioned = [...new Set([...input.markdown.matchAll(MENTION)].map((match) => match[2]))].filter((id) => ID_SHAPES.entity.test(id)).slice(0, 50);
-      const users = mentioned.length > 0 ? await this.users.byIds(mentioned) : new Map();
+      const members = mentioned.length > 0 ? await this.members.membersAmong(organizationId, mentioned) : new Set<string>();
+      const users = members.size > 0 ? await this.users.byIds([...members]) : new Map();
       return this.content.document({ markdown: linkMentions(input.markdown, users) });
     }
     if ((input as { object?: unknown }).object !== 'document') throw DomainError.invalid('body must be { markdown } or a document ({ object: "document", nodes })');

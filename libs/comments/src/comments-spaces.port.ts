@@ -39,6 +39,8 @@ export const COMMENT_USERS = Symbol('COMMENT_USERS');
 export interface CommentMembers {
   /** Member objects of the organization for these users (those still members), one read for the page. */
   presentMembers(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, { object: 'member'; id: string }>>;
+  /** Those of these users who are members of the organization (guests included): the only people a comment may mention by name. */
+  membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 export const COMMENT_MEMBERS = Symbol('COMMENT_MEMBERS');

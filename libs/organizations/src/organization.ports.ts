@@ -50,10 +50,17 @@ export class OrganizationsForSpaces {
   }
 }
 
-/** What organizations offer change requests (their CHANGE_REQUEST_ORGANIZATIONS port): the organization's merge rule. */
+/** What organizations offer change requests (their CHANGE_REQUEST_ORGANIZATIONS port): the organization's merge rule, and who may be named as a reviewer. */
 @Injectable()
 export class OrganizationsForChangeRequests {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+  constructor(
+    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlySet<string>> {
+    return this.membership.membersAmong(organizationId, userIds);
+  }
 
   /** From the organization's stream, so a merge right after the setting changed obeys it. */
   async requiresApproval(organizationId: string): Promise<boolean> {
@@ -62,10 +69,17 @@ export class OrganizationsForChangeRequests {
   }
 }
 
-/** What organizations offer comments (their COMMENT_MEMBERS port): Member objects of the people who commented. */
+/** What organizations offer comments (their COMMENT_MEMBERS port): Member objects of the people who commented, and who may be mentioned. */
 @Injectable()
 export class OrganizationsForComments {
-  constructor(private readonly members: MemberDirectory) {}
+  constructor(
+    private readonly members: MemberDirectory,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlySet<string>> {
+    return this.membership.membersAmong(organizationId, userIds);
+  }
 
   presentMembers(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, MemberObject>> {
     return this.members.present(organizationId, userIds);

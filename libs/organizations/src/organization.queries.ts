@@ -7,6 +7,7 @@ import { organizationPermissions, type OrganizationPermissions, type Organizatio
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
+import { byIds } from '../../platform/src/by-ids';
 import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
 
 /** The Organization resource. */
@@ -59,6 +60,17 @@ export class OrganizationMembership {
   async requireAdmin(organizationId: string, caller: Caller, may: string): Promise<void> {
     const role = await this.requireMember(organizationId, caller);
     if (role !== 'admin') throw DomainError.forbidden(`only admins of organization ${organizationId} may ${may}`);
+  }
+
+  /**
+   * Those of `userIds` who are members of the organization (enabled memberships, guests included), in
+   * one read: the rule for naming people inside an organization (requested reviewers, mentions), so
+   * that nobody learns the name or address of a user they share no organization with.
+   */
+  async membersAmong(organizationId: string, userIds: readonly string[]): Promise<Set<string>> {
+    const asked = new Set(userIds);
+    const members = await byIds(this.reads.collection<MemberDoc>(MEMBERS), [...asked].map((userId) => memberId(organizationId, userId)));
+    return new Set(members.filter((member) => member.organizationId === organizationId && asked.has(member.userId) && !member.disabled).map((member) => member.userId));
   }
 
   /** The organizations the user belongs to (enabled memberships), at most 1,000. */

@@ -56,13 +56,14 @@ export class TeamMemberResolver {
     return distinct.filter((_, i) => !roles[i]?.member);
   }
 
-  /** One 400 naming every entry that names nobody and every user outside the organization (by the entry given), or null. */
+  /**
+   * One 400 naming every entry that names nobody and every user outside the organization (by the entry
+   * given), or null. Both are "not members": telling them apart would reveal which e-mail addresses
+   * and ids have an account to someone who shares no organization with them.
+   */
   invalid(organizationId: string, unknown: readonly string[], outside: readonly string[]): DomainError | null {
-    const problems = [
-      ...(unknown.length > 0 ? [`unknown users or e-mail addresses: ${names(unknown)}`] : []),
-      ...(outside.length > 0 ? [`not members of organization ${organizationId}: ${names(outside)}`] : []),
-    ];
-    return problems.length > 0 ? DomainError.invalid(problems.join('; ')) : null;
+    const entries = [...new Set([...unknown, ...outside])];
+    return entries.length > 0 ? DomainError.invalid(`not members of organization ${organizationId}: ${names(entries)}`) : null;
   }
 
   /** Resolves entries of users who all join the team: each must name a user of the organization (else one 400). */
