@@ -2,10 +2,13 @@
  * Integrations on docs sites: installing on a site of the installation's organization, reading,
  * changing and removing it, the lists (by installation, by integration, ids or Site objects), the
  * installation's `site_selection`, a deleted site taking its installations along, the integration
- * events of it all, and readers' views becoming `site_view` only for integrations that receive them.
+ * events of it all, and readers' views delivered as `site_view` (to a local tunnel) only to
+ * integrations that receive them, without entering the event log.
  *
  * The people: ada administers the organization that publishes and installs; otto administers another.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { apiSpec, type ApiSpec } from '../libs/testing/src';
 import type { IntegrationsForSites } from '../libs/integrations/src';
 import { SITE_VIEWS } from '../libs/sites/src';
@@ -175,6 +178,10 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
   let api: ApiSpec;
   let ada: { token: string };
   let organization: string;
+  /** A local receiver standing for the integrations' development tunnel: every delivery it got. */
+  let tunnel: Server;
+  let tunnelUrl: string;
+  const delivered: Array<{ integrationId: string; payload: Record<string, unknown> }> = [];
 
   const request = async (method: string, url: string, body?: unknown, status = 200) => {
     const answer = await api.request(method, url, { token: ada.token, body });
@@ -184,6 +191,7 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
   const publishAndInstall = async (scopes: string[]) => {
     const name = uniqueName();
     await request('POST', `/v1/integrations/${name}`, { organization, title: 'Views', visibility: 'public', scopes });
+    await request('PUT', `/v1/integrations/${name}/dev`, { tunnelUrl }, 204);
     const installation = await request('POST', `/v1/integrations/${name}/installations`, { organization }, 201);
     return { name, base: `/v1/integrations/${name}/installations/${installation.id}` };
   };
@@ -192,17 +200,29 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
   async function viewed(...seen: Array<Parameters<IntegrationsForSites['viewed']>[0]>) {
     for (const one of seen) await views().viewed(one);
     await views().settled();
-    await api.settled();
   }
-  const siteViews = async (name: string) => ((await request('GET', `/v1/integrations/${name}/events?limit=100`)).items as Array<{ payload: Record<string, unknown> }>).map((event) => event.payload).filter((payload) => payload.type === 'site_view');
+  const siteViews = (name: string) => delivered.filter((delivery) => delivery.integrationId === name && delivery.payload.type === 'site_view').map((delivery) => delivery.payload);
 
   beforeAll(async () => {
-    api = await apiSpec();
+    tunnel = createServer((incoming, answer) => {
+      let body = '';
+      incoming.on('data', (chunk) => (body += chunk));
+      incoming.on('end', () => {
+        delivered.push(JSON.parse(body));
+        answer.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => tunnel.listen(0, '127.0.0.1', resolve));
+    tunnelUrl = `http://127.0.0.1:${(tunnel.address() as AddressInfo).port}/hook`;
+    api = await apiSpec({ env: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' } });
     ada = await api.createUser('Ada');
     organization = (await request('POST', '/v1/orgs', { title: 'Readers' }, 201)).id;
   });
 
-  afterAll(() => api.close());
+  afterAll(async () => {
+    await api.close();
+    await new Promise<void>((resolve) => tunnel.close(() => resolve()));
+  });
 
   it('becomes site_view for an installation on the site whose integration has site:views:read, and for no other', async () => {
     const spaceId = (await request('POST', `/v1/orgs/${organization}/spaces`, { title: 'Guide' }, 201)).id;
@@ -212,9 +232,9 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     const notOnTheSite = await publishAndInstall(['site:views:read']);
     for (const { base } of [subscribed, unsubscribed]) await request('POST', `${base}/sites`, { site: siteId }, 201);
     await viewed(view(siteId, spaceId));
-    expect(await siteViews(subscribed.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId: null, url: `https://docs.example.com/${siteId}/guide`, visitor: { claims: { plan: 'pro' } } })]);
-    expect(await siteViews(unsubscribed.name)).toEqual([]);
-    expect(await siteViews(notOnTheSite.name)).toEqual([]);
+    expect(siteViews(subscribed.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId: null, url: `https://docs.example.com/${siteId}/guide`, visitor: { claims: { plan: 'pro' } } })]);
+    expect(siteViews(unsubscribed.name)).toEqual([]);
+    expect(siteViews(notOnTheSite.name)).toEqual([]);
   });
 
   it('reaches an installation with site_selection all, on every site of the organization', async () => {
@@ -223,10 +243,10 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     const everywhere = await publishAndInstall(['site:views:read']);
     await request('PATCH', everywhere.base, { site_selection: 'all' });
     await viewed(view(siteId, spaceId));
-    expect(await siteViews(everywhere.name)).toEqual([expect.objectContaining({ siteId })]);
+    expect(siteViews(everywhere.name)).toEqual([expect.objectContaining({ siteId })]);
   });
 
-  it('records a reader’s view of a page of the published HTML site, with the page', async () => {
+  it('delivers a reader’s view of a page of the published HTML site, with the page', async () => {
     const spaceId = (await request('POST', `/v1/orgs/${organization}/spaces`, { title: 'Read guide' }, 201)).id;
     const written = await request('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Welcome', document: { markdown: 'Hello.' } }] });
     const pageId = written.changes[0].page.id as string;
@@ -236,17 +256,23 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     await request('POST', `${reading.base}/sites`, { site: siteId }, 201);
     expect((await api.request('GET', `/sites/${siteId}/welcome`)).status).toBe(200);
     await views().settled();
-    await api.settled();
-    expect(await siteViews(reading.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId, url: expect.stringContaining(`/sites/${siteId}/welcome`) })]);
+    expect(siteViews(reading.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId, url: expect.stringContaining(`/sites/${siteId}/welcome`) })]);
   });
 
-  it('records nothing when no installation receives views, and never fails the reader on a bad view', async () => {
+  it('appends nothing to the event log for a view, received or not, and never fails the reader on a bad view', async () => {
+    const spaceId = (await request('POST', `/v1/orgs/${organization}/spaces`, { title: 'Logged' }, 201)).id;
+    const siteId = (await request('POST', `/v1/orgs/${organization}/sites`, { title: 'Logged docs', spaces: [spaceId] }, 201)).id;
+    const receiving = await publishAndInstall(['site:views:read']);
+    await request('POST', `${receiving.base}/sites`, { site: siteId }, 201);
     // An organization of its own: the installations above that select every site do not reach it.
     const quiet = (await request('POST', '/v1/orgs', { title: 'Quiet readers' }, 201)).id;
-    const spaceId = (await request('POST', `/v1/orgs/${quiet}/spaces`, { title: 'Quiet' }, 201)).id;
-    const siteId = (await request('POST', `/v1/orgs/${quiet}/sites`, { title: 'Quiet docs', spaces: [spaceId] }, 201)).id;
+    const quietSpace = (await request('POST', `/v1/orgs/${quiet}/spaces`, { title: 'Quiet' }, 201)).id;
+    const quietSite = (await request('POST', `/v1/orgs/${quiet}/sites`, { title: 'Quiet docs', spaces: [quietSpace] }, 201)).id;
+    await api.settled();
     const since = await api.position();
-    await viewed({ ...view(siteId, spaceId), organizationId: quiet }, { ...view('__proto__', spaceId) }, null as never);
-    expect(await api.appendedEvents(since, { streamId: /^integrationsiteviews-/ })).toEqual([]);
+    await viewed(view(siteId, spaceId), { ...view(quietSite, quietSpace), organizationId: quiet }, { ...view('__proto__', spaceId) }, null as never);
+    expect(siteViews(receiving.name)).toHaveLength(1);
+    // What the integrations worker records of the installations' own events meanwhile is no view.
+    expect(await api.appendedEvents(since, { streamId: /^(?!integrationdelivery-)/ })).toEqual([]);
   });
 });

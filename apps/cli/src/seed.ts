@@ -340,7 +340,7 @@ function seedIntegration(log: SeedLog, clock: SeedClock, secrets: IntegrationSec
     log.decide(integrationStream(INTEGRATION), integrationDecider, command, publisher.admin.caller, clock.now());
   }
   const installationId = installationIdOf(INTEGRATION, organization.id);
-  const command = { kind: 'Install' as const, installationId, integrationName: INTEGRATION, organizationId: organization.id, configuration: {}, organizationAdmin: true, by: organization.admin.id, now: clock.tick() };
+  const command = { kind: 'Install' as const, installationId, integrationName: INTEGRATION, organizationId: organization.id, configuration: {}, scopes: ['site:views:read'], organizationAdmin: true, by: organization.admin.id, now: clock.tick() };
   log.decide(installationStream(installationId), installationDecider, command, organization.admin.caller, clock.now());
   log.forget(installationStream(installationId));
 }

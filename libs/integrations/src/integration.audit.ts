@@ -13,8 +13,9 @@ export const integrationAuditCatalog = auditCatalog<IntegrationStreamEvent | Ins
   IntegrationDeleted: (data) => ({ action: 'integration.deleted', organizationId: data.organizationId, target: integration(data) }),
   IntegrationDevModeSet: (data) => ({ action: 'integration.dev_mode_set', organizationId: data.organizationId, target: integration(data), details: { all: data.all } }),
   IntegrationDevModeCleared: (data) => ({ action: 'integration.dev_mode_cleared', organizationId: data.organizationId, target: integration(data) }),
-  IntegrationInstalled: (data) => ({ action: 'integration.installed', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName } }),
-  IntegrationInstallationUpdated: (data) => ({ action: 'integration.installation_updated', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, status: data.status } }),
+  // The scopes accepted are a grant of access: audited with the installation and each update.
+  IntegrationInstalled: (data) => ({ action: 'integration.installed', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, ...(data.scopes ? { scopes: data.scopes } : {}) } }),
+  IntegrationInstallationUpdated: (data) => ({ action: 'integration.installation_updated', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, status: data.status, ...(data.scopes ? { scopes: data.scopes } : {}) } }),
   IntegrationUninstalled: (data) => ({ action: 'integration.uninstalled', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName } }),
   IntegrationSpaceInstallationSet: (data) => ({ action: 'integration.space_installation_set', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, space: data.spaceId } }),
   IntegrationSpaceInstallationRemoved: (data) => ({ action: 'integration.space_installation_removed', organizationId: data.organizationId, target: installation(data), details: { integration: data.integrationName, space: data.spaceId } }),

@@ -4,9 +4,8 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { ID_SHAPES } from '../../platform/src/ids';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations-ports.port';
-import { validateConfiguration } from './integration.configuration';
+import { checkPublishedConfigurations, validateConfiguration } from './integration.configuration';
 import {
   deliveryDecider,
   deliveryStream,
@@ -15,15 +14,13 @@ import {
   installationStream,
   integrationDecider,
   integrationStream,
-  siteViewDecider,
-  siteViewStream,
   type InstallationCommand,
   type IntegrationCommand,
   type IntegrationState,
 } from './integration.decider';
-import type { InstallationPlace, InstallationStatus, IntegrationDefinition, PlaceSettings, SiteViewEvent, SpaceSelection, TraceLog } from './integration.events';
+import type { InstallationPlace, InstallationStatus, IntegrationDefinition, PlaceSettings, SpaceSelection, TraceLog } from './integration.events';
 import { placeIdMember } from './integration.places';
-import { INSTALLATIONS, PLACE_INSTALLATIONS, siteViewReceivers, type InstallationDoc, type PlaceInstallationDoc } from './integration.projections';
+import { INSTALLATIONS, PLACE_INSTALLATIONS, type InstallationDoc, type PlaceInstallationDoc } from './integration.projections';
 import { IntegrationSecrets } from './integration.secrets';
 
 /** A publication as the request sends it (every member optional; absent members keep their published value). */
@@ -56,15 +53,6 @@ const EMPTY_DEFINITION: IntegrationDefinition = {
 
 /** Largest icon or preview image, decoded. */
 const MAX_IMAGE_BYTES = 512 * 1024;
-/** A viewed page's URL is kept up to this length. */
-const MAX_VIEW_URL = 2048;
-/** A visitor's claims are kept when their JSON is at most this long; larger ones are left out of the view. */
-const MAX_VIEW_CLAIMS = 8192;
-
-function boundedClaims(claims: Record<string, unknown>): Record<string, unknown> {
-  const json = JSON.stringify(claims ?? {});
-  return json.length <= MAX_VIEW_CLAIMS ? (JSON.parse(json) as Record<string, unknown>) : {};
-}
 
 /**
  * The integration writes: publishing (owner admins), the tunnel, installations (admins of the
@@ -99,6 +87,7 @@ export class IntegrationCommands {
     void organization;
     // Members the request leaves out keep their published value (a validated body holds them as undefined).
     const given = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
+    if (members.configurations !== undefined) checkPublishedConfigurations(members.configurations);
     const definition: IntegrationDefinition = {
       ...previous,
       ...given,
@@ -125,20 +114,24 @@ export class IntegrationCommands {
     await this.runIntegration({ kind: 'ClearDevMode', name, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller);
   }
 
-  /** `POST /integrations/{name}/installations`: in an organization the caller administers; private integrations only in their owner. */
+  /** `POST /integrations/{name}/installations`: in an organization the caller administers; private integrations only in their owner. Installing accepts the scopes the integration asks for now. */
   async install(name: string, organizationId: string, caller: Caller): Promise<string> {
     const integration = await this.liveIntegration(name);
     const role = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
     if (!role?.member) throw DomainError.notFound(`no organization ${organizationId}`);
     if (integration.definition.visibility === 'private' && integration.organizationId !== organizationId) throw DomainError.forbidden(`integration ${name} is private to its organization`);
     const installationId = installationIdOf(name, organizationId);
-    await this.runInstallation({ kind: 'Install', installationId, integrationName: name, organizationId, configuration: {}, organizationAdmin: role.role === 'admin', by: user(caller), now: this.now() }, caller);
+    await this.runInstallation({ kind: 'Install', installationId, integrationName: name, organizationId, configuration: {}, scopes: integration.definition.scopes, organizationAdmin: role.role === 'admin', by: user(caller), now: this.now() }, caller);
     return installationId;
   }
 
-  async updateInstallation(name: string, installationId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection; site_selection?: SpaceSelection }, caller: Caller): Promise<void> {
+  /** `scopes` (extension): the scopes the organization's admin accepts, among those the integration asks for now; until then a republication asking for more grants nothing. */
+  async updateInstallation(name: string, installationId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection; site_selection?: SpaceSelection; scopes?: string[] }, caller: Caller): Promise<void> {
     const installation = await this.installation(name, installationId);
-    if (changes.configuration !== undefined) validateConfiguration(`installation ${installationId}`, (await this.liveIntegration(name)).definition.configurations.account, changes.configuration);
+    // Membership first: people outside the organization learn nothing of the installation (404), and compile no schema.
+    const organizationAdmin = await this.isAdmin(installation.organizationId, caller);
+    const integration = changes.configuration !== undefined || changes.scopes !== undefined ? await this.liveIntegration(name) : null;
+    if (changes.configuration !== undefined) validateConfiguration(`installation ${installationId}`, integration!.definition.configurations.account, changes.configuration);
     await this.runInstallation(
       {
         kind: 'UpdateInstallation',
@@ -147,7 +140,8 @@ export class IntegrationCommands {
         ...(changes.configuration !== undefined ? { configuration: changes.configuration } : {}),
         ...(changes.space_selection !== undefined ? { spaceSelection: changes.space_selection } : {}),
         ...(changes.site_selection !== undefined ? { siteSelection: changes.site_selection } : {}),
-        organizationAdmin: await this.isAdmin(installation.organizationId, caller),
+        ...(changes.scopes !== undefined ? { acceptScopes: { scopes: changes.scopes, requested: integration!.definition.scopes } } : {}),
+        organizationAdmin,
         by: user(caller),
         now: this.now(),
       },
@@ -185,20 +179,6 @@ export class IntegrationCommands {
       if (!state.installed || !state.places[place].has(placeId)) continue;
       await this.commands.run(stream, installationDecider, { kind: 'RemovePlaceInstallation', installationId: entry.installationId, place, placeId, organizationAdmin: true, by: 'system', now: this.now() }, { caller });
     }
-  }
-
-  /**
-   * Records a reader's view of a site page, when some installation receives `site_view` there;
-   * whether it was recorded. It does not wait for the read models: nobody reads their own view.
-   */
-  async recordSiteView(view: Omit<SiteViewEvent['data'], 'viewedAt'>, caller: Caller): Promise<boolean> {
-    const entity = ID_SHAPES.entity;
-    if (!entity.test(view.organizationId) || !entity.test(view.siteId) || !entity.test(view.spaceId) || (view.pageId !== null && !entity.test(view.pageId))) throw DomainError.invalid('a site view names a site, a space and a page by their ids');
-    if ((await siteViewReceivers(this.reads, view.organizationId, view.siteId)).length === 0) return false;
-    const now = this.now();
-    const recorded = { organizationId: view.organizationId, siteId: view.siteId, spaceId: view.spaceId, pageId: view.pageId, url: view.url.slice(0, MAX_VIEW_URL), visitor: { claims: boundedClaims(view.visitor.claims) }, viewedAt: now };
-    await this.commands.run(siteViewStream(view.siteId, now), siteViewDecider, { kind: 'RecordSiteView', view: recorded }, { caller, source: 'system' }, { wait: false });
-    return true;
   }
 
   /** Uninstalls a deleted integration everywhere (the reactor; idempotent). */

@@ -56,11 +56,11 @@ describe('installation decider', () => {
   });
 
   it('given an installation, when installed again, then nothing', () => {
-    spec.given([installed]).when({ kind: 'Install', installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, organizationAdmin: true, by: 'otto', now: t0 }).thenNothing();
+    spec.given([installed]).when({ kind: 'Install', installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, scopes: [], organizationAdmin: true, by: 'otto', now: t0 }).thenNothing();
   });
 
   it('given nothing, when a member below admin installs, then 403', () => {
-    spec.given([]).when({ kind: 'Install', installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, organizationAdmin: false, by: 'otto', now: t0 }).thenFails(403);
+    spec.given([]).when({ kind: 'Install', installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, scopes: [], organizationAdmin: false, by: 'otto', now: t0 }).thenFails(403);
   });
 
   it('given an installation, when paused, then an update naming the previous status and configuration', () => {
@@ -79,6 +79,48 @@ describe('installation decider', () => {
     const { siteSelection, ...older } = (installed as Extract<InstallationEvent, { type: 'IntegrationInstalled' }>).data;
     void siteSelection;
     spec.given([{ type: 'IntegrationInstalled', data: older }]).when({ kind: 'UpdateInstallation', installationId: id, siteSelection: 'selected', organizationAdmin: true, by: 'otto', now: t0 }).thenNothing();
+  });
+
+  describe('scopes: the integration holds those the organization accepted', () => {
+    const withScopes = (scopes: string[]): InstallationEvent => ({ type: 'IntegrationInstalled', data: { ...about, configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', scopes, installedBy: 'otto', installedAt: t0 } });
+    const accept = (scopes: string[], requested: string[], organizationAdmin = true): InstallationCommand => ({ kind: 'UpdateInstallation', installationId: id, acceptScopes: { scopes, requested }, organizationAdmin, by: 'otto', now: t0 });
+    const updated = (scopes: string[]): InstallationEvent => ({
+      type: 'IntegrationInstallationUpdated',
+      data: { ...about, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', scopes, previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 },
+    });
+
+    it('given nothing, when installed, then the installation records the scopes the integration asks for, each once and sorted', () => {
+      spec
+        .given([])
+        .when({ kind: 'Install', installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, scopes: ['site:views:read', 'space:content:read', 'site:views:read'], organizationAdmin: true, by: 'otto', now: t0 })
+        .then([withScopes(['site:views:read', 'space:content:read'])]);
+    });
+
+    it('given an installation that accepted no scopes, when an admin accepts site:views:read the integration now asks for, then an update recording it', () => {
+      spec.given([withScopes([])]).when(accept(['site:views:read'], ['site:views:read'])).then([updated(['site:views:read'])]);
+    });
+
+    it('given an installation that accepted no scopes, when its site selection changes (no scopes named), then the update keeps the scopes accepted: nothing new is granted', () => {
+      spec.given([withScopes([])]).when({ kind: 'UpdateInstallation', installationId: id, siteSelection: 'all', organizationAdmin: true, by: 'otto', now: t0 }).then([
+        { type: 'IntegrationInstallationUpdated', data: { ...about, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'all', scopes: [], previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 } },
+      ]);
+    });
+
+    it('given an installation, when an admin accepts a scope the integration does not ask for, then 400 naming it', () => {
+      spec.given([withScopes([])]).when(accept(['site:views:read'], [])).thenFails(400, /site:views:read/);
+    });
+
+    it('given an installation, when a member below admin accepts scopes, then 403', () => {
+      spec.given([withScopes([])]).when(accept(['site:views:read'], ['site:views:read'], false)).thenFails(403);
+    });
+
+    it('given an installation that accepted site:views:read, when accepted again the same, then nothing', () => {
+      spec.given([withScopes(['site:views:read'])]).when(accept(['site:views:read'], ['site:views:read'])).thenNothing();
+    });
+
+    it('given an installation that accepted site:views:read, when an admin accepts none, then an update withdrawing it', () => {
+      spec.given([withScopes(['site:views:read'])]).when(accept([], ['site:views:read'])).then([updated([])]);
+    });
   });
 
   it('given a space not installed, when removed, then 404', () => {

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
-import type { DeliveryEvent, InstallationEvent, InstallationPlace, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, PlaceSettings, SiteViewEvent, SpaceSelection, TraceLog } from './integration.events';
+import type { DeliveryEvent, InstallationEvent, InstallationPlace, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, PlaceSettings, SpaceSelection, TraceLog } from './integration.events';
 import { placeOf, placeRemoved, placeSet, type PlaceSetEvent } from './integration.places';
+import { normalizedScopes } from './integration.scopes';
 
 export const integrationStream = (name: string) => `integration-${name}`;
 export const installationStream = (installationId: string) => `integrationinstallation-${installationId}`;
 export const deliveryStream = (installationId: string) => `integrationdelivery-${installationId}`;
-/** A site's views of one hour (`2026-01-01T12:…` → `2026010112`). */
+/** A site's views of one hour (`2026-01-01T12:…` → `2026010112`), in logs written before views left the log. */
 export const siteViewStream = (siteId: string, at: string) => `integrationsiteviews-${siteId}.${at.slice(0, 13).replace(/[-T]/g, '')}`;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -105,6 +106,8 @@ export interface InstallationState {
   configuration: Record<string, unknown>;
   spaceSelection: SpaceSelection;
   siteSelection: SpaceSelection;
+  /** The integration's scopes accepted in the organization; null for an installation recorded before they were kept. */
+  scopes: readonly string[] | null;
   /** The spaces and the sites it is installed on, each keyed by the place's id. */
   places: Readonly<Record<InstallationPlace, ReadonlyMap<string, PlaceSettings>>>;
 }
@@ -118,8 +121,10 @@ interface ByOrganizationAdmin {
 }
 
 export type InstallationCommand =
-  | (ByOrganizationAdmin & { kind: 'Install'; integrationName: string; organizationId: string; configuration: Record<string, unknown> })
-  | (ByOrganizationAdmin & { kind: 'UpdateInstallation'; status?: InstallationStatus; configuration?: Record<string, unknown>; spaceSelection?: SpaceSelection; siteSelection?: SpaceSelection })
+  /** `scopes`: those the integration asks for now, which the installer accepts by installing. */
+  | (ByOrganizationAdmin & { kind: 'Install'; integrationName: string; organizationId: string; configuration: Record<string, unknown>; scopes: readonly string[] })
+  /** `acceptScopes`: the scopes the admin accepts (replacing those accepted before), with those the integration asks for now. */
+  | (ByOrganizationAdmin & { kind: 'UpdateInstallation'; status?: InstallationStatus; configuration?: Record<string, unknown>; spaceSelection?: SpaceSelection; siteSelection?: SpaceSelection; acceptScopes?: { scopes: readonly string[]; requested: readonly string[] } })
   | (ByOrganizationAdmin & { kind: 'Uninstall' })
   /** Installs on a space or a site (or changes its status or configuration there); the commands service has checked that the place is live in the organization. */
   | (ByOrganizationAdmin & { kind: 'SetPlaceInstallation'; place: InstallationPlace; placeId: string; status?: InstallationStatus; configuration?: Record<string, unknown> })
@@ -136,7 +141,7 @@ function withPlace(places: InstallationState['places'], place: InstallationPlace
 }
 
 export const installationDecider: Decider<InstallationCommand, InstallationEvent, InstallationState> = {
-  initialState: () => ({ installed: null, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', places: noPlaces() }),
+  initialState: () => ({ installed: null, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', scopes: null, places: noPlaces() }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'IntegrationInstalled':
@@ -146,10 +151,11 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
           configuration: event.data.configuration,
           spaceSelection: event.data.spaceSelection,
           siteSelection: event.data.siteSelection ?? 'selected',
+          scopes: event.data.scopes ?? null,
           places: noPlaces(),
         };
       case 'IntegrationInstallationUpdated':
-        return { ...state, status: event.data.status, configuration: event.data.configuration, spaceSelection: event.data.spaceSelection, siteSelection: event.data.siteSelection ?? state.siteSelection };
+        return { ...state, status: event.data.status, configuration: event.data.configuration, spaceSelection: event.data.spaceSelection, siteSelection: event.data.siteSelection ?? state.siteSelection, scopes: event.data.scopes ?? state.scopes };
       case 'IntegrationUninstalled':
         return { ...state, installed: null, places: noPlaces() };
       default: {
@@ -163,7 +169,12 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
     if (!command.organizationAdmin) return DomainError.forbidden(`only admins of the organization may change installation ${id}`);
     if (command.kind === 'Install') {
       if (state.installed) return [];
-      return [{ type: 'IntegrationInstalled', data: { installationId: id, integrationName: command.integrationName, organizationId: command.organizationId, configuration: command.configuration, spaceSelection: 'selected', siteSelection: 'selected', installedBy: command.by, installedAt: command.now } }];
+      return [
+        {
+          type: 'IntegrationInstalled',
+          data: { installationId: id, integrationName: command.integrationName, organizationId: command.organizationId, configuration: command.configuration, spaceSelection: 'selected', siteSelection: 'selected', scopes: normalizedScopes(command.scopes), installedBy: command.by, installedAt: command.now },
+        },
+      ];
     }
     if (!state.installed) return DomainError.notFound(`no installation ${id}`);
     const about = { installationId: id, ...state.installed };
@@ -173,8 +184,17 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
         const configuration = command.configuration ?? state.configuration;
         const spaceSelection = command.spaceSelection ?? state.spaceSelection;
         const siteSelection = command.siteSelection ?? state.siteSelection;
-        if (status === state.status && spaceSelection === state.spaceSelection && siteSelection === state.siteSelection && sameJson(configuration, state.configuration)) return [];
-        return [{ type: 'IntegrationInstallationUpdated', data: { ...about, status, configuration, spaceSelection, siteSelection, previous: { status: state.status, configuration: state.configuration }, updatedBy: command.by, updatedAt: command.now } }];
+        // An admin grants only what the integration asks for: a scope it does not ask for is a mistake (or a race with a publication), said plainly.
+        const notAsked = command.acceptScopes?.scopes.find((scope) => !command.acceptScopes!.requested.includes(scope));
+        if (notAsked !== undefined) return DomainError.invalid(`scopes: integration ${state.installed.integrationName} does not ask for ${notAsked}`);
+        const scopes = command.acceptScopes ? normalizedScopes(command.acceptScopes.scopes) : state.scopes;
+        if (status === state.status && spaceSelection === state.spaceSelection && siteSelection === state.siteSelection && sameJson(configuration, state.configuration) && sameJson(scopes, state.scopes)) return [];
+        return [
+          {
+            type: 'IntegrationInstallationUpdated',
+            data: { ...about, status, configuration, spaceSelection, siteSelection, ...(scopes !== null ? { scopes: [...scopes] } : {}), previous: { status: state.status, configuration: state.configuration }, updatedBy: command.by, updatedAt: command.now },
+          },
+        ];
       }
       case 'Uninstall':
         return [{ type: 'IntegrationUninstalled', data: { ...about, uninstalledBy: command.by, uninstalledAt: command.now } }];
@@ -232,18 +252,4 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliverySt
     if (state.processed.has(command.eventId)) return [];
     return [{ type: 'IntegrationEventProcessed', data: { installationId, integrationName, organizationId, eventId: command.eventId, status: command.status, logs: command.logs, processedAt: now, worker } }];
   },
-};
-
-// ---- site views --------------------------------------------------------------------------------
-
-export type SiteViewCommand = { kind: 'RecordSiteView'; view: SiteViewEvent['data'] };
-
-/**
- * Readers' views: every view is a new fact (two readers viewing the same page are two views), so
- * the stream keeps no state and every command appends its view.
- */
-export const siteViewDecider: Decider<SiteViewCommand, SiteViewEvent, null> = {
-  initialState: () => null,
-  evolve: (state) => state,
-  decide: (command) => [{ type: 'IntegrationSiteViewRecorded', data: command.view }],
 };

@@ -13,7 +13,8 @@ import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places
  * - installation_setup, installation_deleted, space_installation_setup, space_installation_deleted,
  *   site_installation_setup, site_installation_deleted (the installation's own changes);
  * - site_view (a reader viewed a page of a published site: integrations with the scope
- *   `site:views:read` only);
+ *   `site:views:read` only), derived here only from views in logs written before views left the
+ *   log; new views are delivered from memory (integration.site-views.ts);
  * - space_content_updated (every new main revision, merges included; and a new version of an
  *   OpenAPI spec the space's content uses, with `dependency` saying which), space_visibility_updated;
  * - change_request_created, change_request_status_updated, change_request_merged;

@@ -11,6 +11,7 @@ const given = (_: object, value: unknown) => value !== undefined;
 const BOOLEAN = ['true', 'false'] as const;
 const asBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const SCOPE = /^[a-z]+(:[a-z_]+)*$/;
 /** An icon or preview image: at most 512 KiB, as base64. */
 export const MAX_IMAGE_BASE64 = 700_000;
 /** A script's source, in characters. */
@@ -25,7 +26,7 @@ export class PublishIntegrationBody {
   @ValidateIf(given) @IsArray() @ArrayMaxSize(5) @MaxLength(MAX_IMAGE_BASE64, { each: true }) @Matches(BASE64, { each: true, message: 'each of previewImages must be base64' }) previewImages?: string[];
   @ValidateIf(given) @IsIn(INTEGRATION_VISIBILITIES, { message: `visibility must be one of ${INTEGRATION_VISIBILITIES.join(', ')}` }) visibility?: IntegrationVisibility;
   @ValidateIf(given) @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` }) target?: IntegrationTarget;
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @Matches(/^[a-z]+(:[a-z_]+)*$/, { each: true, message: 'each of scopes must look like space:views:read' }) scopes?: string[];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @MaxLength(100, { each: true }) @Matches(SCOPE, { each: true, message: 'each of scopes must look like space:views:read' }) scopes?: string[];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(50, { each: true }) categories?: string[];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) blocks?: IntegrationDefinition['blocks'];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) contentSources?: IntegrationDefinition['contentSources'];
@@ -65,6 +66,8 @@ export class UpdateInstallationBody {
   @ValidateIf(given) @IsObject() configuration?: Record<string, unknown>;
   @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'space_selection must be all or selected' }) space_selection?: 'all' | 'selected';
   @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'site_selection must be all or selected' }) site_selection?: 'all' | 'selected';
+  /** Extension: the scopes the organization accepts, among those the integration asks for (its `scopes`); they replace those accepted before. */
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @MaxLength(100, { each: true }) @Matches(SCOPE, { each: true, message: 'each of scopes must look like space:views:read' }) scopes?: string[];
 }
 
 /** An installation's settings on a space or a site. */

@@ -9,9 +9,8 @@
  *   its configuration and the places it is installed on: spaces and docs sites.
  * - `integrationdelivery-<installationId>`: what became of each integration event of the
  *   installation (delivered to a tunnel or a script, or failed), with the trace.
- * - `integrationsiteviews-<siteId>.<hour>`: readers' views of a published site's pages, recorded
- *   only while an installation receives them (`site_view`); one stream per site and hour
- *   (`2026010112`), so that no load ever reads more than an hour of a site's views.
+ * - `integrationsiteviews-<siteId>.<hour>`: readers' views of a published site's pages, as logs
+ *   written before views left the log hold them (no longer appended: SiteViewEvent).
  */
 export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as const;
 export type IntegrationVisibility = (typeof INTEGRATION_VISIBILITIES)[number];
@@ -72,8 +71,12 @@ interface InstallationAbout {
 }
 
 export type InstallationEvent =
-  /** `siteSelection` is absent from events recorded before sites: `selected`. */
-  | { type: 'IntegrationInstalled'; data: InstallationAbout & { configuration: Record<string, unknown>; spaceSelection: SpaceSelection; siteSelection?: SpaceSelection; installedBy: string; installedAt: string } }
+  /**
+   * `siteSelection` is absent from events recorded before sites: `selected`. `scopes` are the
+   * integration's scopes the installer accepted (those it asked for then); absent from events
+   * recorded before installations kept them: the integration's scopes at that point of the log.
+   */
+  | { type: 'IntegrationInstalled'; data: InstallationAbout & { configuration: Record<string, unknown>; spaceSelection: SpaceSelection; siteSelection?: SpaceSelection; scopes?: string[]; installedBy: string; installedAt: string } }
   | {
       type: 'IntegrationInstallationUpdated';
       data: InstallationAbout & {
@@ -81,6 +84,8 @@ export type InstallationEvent =
         configuration: Record<string, unknown>;
         spaceSelection: SpaceSelection;
         siteSelection?: SpaceSelection;
+        /** The scopes accepted after the update, when known (absent: as they were). */
+        scopes?: string[];
         previous: { status: InstallationStatus; configuration: Record<string, unknown> };
         updatedBy: string;
         updatedAt: string;
@@ -105,8 +110,10 @@ interface PlaceInstallationRemoved {
 }
 
 /**
- * A reader viewed a page of a published site, recorded because some installation receives
+ * A reader viewed a page of a published site, recorded because some installation received
  * `site_view` there. `visitor.claims` are the reader's verified visitor-token claims (empty without one).
+ * No longer appended (views go to installations from a queue in memory, integration.site-views.ts):
+ * kept so that logs written before replay as they did.
  */
 export type SiteViewEvent = {
   type: 'IntegrationSiteViewRecorded';

@@ -1,7 +1,9 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { Caller } from '../../platform/src/http/auth';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { ID_SHAPES } from '../../platform/src/ids';
 import { log } from '../../platform/src/logging';
-import { IntegrationCommands } from './integration.commands';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { siteViewReceivers } from './integration.projections';
+import { boundedView, SiteViewDeliveries } from './integration.site-views';
 
 /** A reader's view of a published site's page, as sites report it (their SITE_VIEWS port, matched structurally). */
 interface SiteView {
@@ -13,45 +15,57 @@ interface SiteView {
   visitor: { claims: Record<string, unknown> };
 }
 
-/** Who records views, in the events' metadata. */
-const READER: Caller = { kind: 'system', id: 'site-reader', label: 'reader of a published site' };
-/** Views being recorded at once; beyond it views are dropped (logged) rather than queued without bound. */
+/** Views whose receivers are being looked up at once; beyond it views are dropped rather than queued without bound. */
 const MAX_IN_FLIGHT = 1000;
 
 /**
- * Implements sites' SITE_VIEWS port: a view becomes a `site_view` integration event for the
- * installations that receive it (IntegrationCommands.recordSiteView). The reader's request never
- * waits for it and never fails because of it: `viewed` hands the view over and returns at once;
- * what goes wrong is logged.
+ * Implements sites' SITE_VIEWS port: a view becomes a `site_view` for each installation that
+ * receives it (siteViewReceivers), queued in memory for delivery (SiteViewDeliveries), never
+ * appended to the event log. The reader's request never waits for it and never fails because of
+ * it: `viewed` hands the view over and returns at once; what goes wrong is logged.
  */
 @Injectable()
 export class IntegrationsForSites implements OnModuleDestroy {
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly commands: IntegrationCommands) {}
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly deliveries: SiteViewDeliveries,
+  ) {}
 
   viewed(view: SiteView): Promise<void> {
     if (this.inFlight.size >= MAX_IN_FLIGHT) {
-      log.warn({ siteId: view?.siteId }, 'site view dropped: too many views being recorded');
+      log.warn({ siteId: view?.siteId }, 'site view dropped: too many views being handed over');
       return Promise.resolve();
     }
-    const recording: Promise<void> = Promise.resolve()
-      .then(() => this.commands.recordSiteView(view, READER))
-      .then(
-        () => undefined,
-        (error: unknown) => log.warn({ err: error, siteId: view?.siteId }, 'recording a site view failed'),
-      )
-      .finally(() => this.inFlight.delete(recording));
-    this.inFlight.add(recording);
+    const handing: Promise<void> = Promise.resolve()
+      .then(() => this.handOver(view))
+      .catch((error: unknown) => log.warn({ err: error, siteId: view?.siteId }, 'handing a site view over failed'))
+      .finally(() => this.inFlight.delete(handing));
+    this.inFlight.add(handing);
     return Promise.resolve();
   }
 
-  /** Resolves once every view handed over so far is recorded or given up (tests, and the end of the process). */
+  /** Resolves once every view handed over so far is delivered, failed or dropped (tests, and the end of the process). */
   async settled(): Promise<void> {
     await Promise.all([...this.inFlight]);
+    await this.deliveries.settled();
   }
 
   onModuleDestroy(): Promise<void> {
-    return this.settled();
+    return Promise.all([...this.inFlight]).then(() => undefined);
+  }
+
+  private async handOver(view: SiteView): Promise<void> {
+    const entity = ID_SHAPES.entity;
+    const named = (id: unknown) => typeof id === 'string' && entity.test(id);
+    if (!named(view?.organizationId) || !named(view.siteId) || !named(view.spaceId) || (view.pageId !== null && !named(view.pageId)) || typeof view.url !== 'string') {
+      log.warn({ siteId: String(view?.siteId).slice(0, 40) }, 'site view dropped: it does not name a site, a space and a page by their ids');
+      return;
+    }
+    const receivers = await siteViewReceivers(this.reads, view.organizationId, view.siteId);
+    if (receivers.length === 0) return;
+    const bounded = boundedView(view);
+    for (const installation of receivers) this.deliveries.enqueue(installation, bounded);
   }
 }

@@ -1,8 +1,9 @@
-import { multiDocumentProjection, positionKey, type ProjectedDoc, type ProjectionCollection, type Recorded } from '../../read-store/src/projections/projection';
+import { multiDocumentProjection, positionKey, type ProjectedDoc, type Projection, type ProjectionCollection, type Recorded } from '../../read-store/src/projections/projection';
 import type { Doc } from '../../read-store/src/read-store.port';
 import { deriveInstallationEvent, deriveSiteView, deriveSpaceEvents, integrationEventId, SITE_VIEWS_SCOPE, spaceOf, type Derived, type SourceEvent } from './integration.derivation';
 import type { DeliveryEvent, InstallationEvent, InstallationPlace, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, SpaceSelection, TraceLog } from './integration.events';
 import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places';
+import { holdsScope } from './integration.scopes';
 
 export const INTEGRATIONS = 'integrations';
 export const INSTALLATIONS = 'integration_installations';
@@ -32,6 +33,8 @@ export interface InstallationDoc extends ProjectedDoc {
   configuration: Record<string, unknown>;
   spaceSelection: SpaceSelection;
   siteSelection: SpaceSelection;
+  /** The integration's scopes accepted in the organization (what it holds there is these it still asks for). */
+  scopes: string[];
   spaces: number;
   createdAt: string;
   updatedAt: string;
@@ -100,12 +103,15 @@ export async function installationsConcerned(reads: IntegrationReads, place: Ins
   return concerned;
 }
 
-/** The installations a view of the site goes to: those concerned by the site whose integration is live and published with `site:views:read`. */
+/**
+ * The installations a view of the site goes to: those concerned by the site whose integration is
+ * live and holds `site:views:read` there (asks for it, and the organization accepted it).
+ */
 export async function siteViewReceivers(reads: IntegrationReads, organizationId: string, siteId: string): Promise<InstallationDoc[]> {
   const receivers: InstallationDoc[] = [];
   for (const installation of await installationsConcerned(reads, 'site', siteId, organizationId)) {
     const integration = await reads.collection<IntegrationDoc>(INTEGRATIONS).get(installation.integrationName);
-    if (integration && !integration.deleted && integration.definition.scopes.includes(SITE_VIEWS_SCOPE)) receivers.push(installation);
+    if (integration && !integration.deleted && holdsScope(installation.scopes ?? [], integration.definition.scopes, SITE_VIEWS_SCOPE)) receivers.push(installation);
   }
   return receivers;
 }
@@ -116,7 +122,8 @@ export async function siteViewReceivers(reads: IntegrationReads, organizationId:
  * the log in order), so a rebuild derives the same events with the same ids; deliveries then mark
  * them from `IntegrationEventProcessed` (integrationdelivery-<installationId>).
  */
-export const integrationProjection = multiDocumentProjection<Handled>({
+// Version 1: installations keep the scopes accepted in them.
+export const integrationProjection: Projection = withVersion(1, multiDocumentProjection<Handled>({
   name: 'integrations',
   collections: [INTEGRATIONS, INSTALLATIONS, SPACE_INSTALLATIONS, SITE_INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATION_SPACES],
   indexes: [
@@ -198,8 +205,10 @@ export const integrationProjection = multiDocumentProjection<Handled>({
         await integrations.update(event.data.name, { $set: { dev: null } });
         return;
       case 'IntegrationInstalled': {
-        const { installationId, integrationName, organizationId, configuration, spaceSelection, siteSelection, installedAt } = event.data;
-        await installations.put({ _id: installationId, integrationName, organizationId, status: 'active', configuration, spaceSelection, siteSelection: siteSelection ?? 'selected', spaces: 0, createdAt: installedAt, updatedAt: installedAt });
+        const { installationId, integrationName, organizationId, configuration, spaceSelection, siteSelection, scopes, installedAt } = event.data;
+        // Recorded before installations kept their scopes: the installer saw those the integration asked for then.
+        const accepted = scopes ?? (await integrations.get(integrationName))?.definition.scopes ?? [];
+        await installations.put({ _id: installationId, integrationName, organizationId, status: 'active', configuration, spaceSelection, siteSelection: siteSelection ?? 'selected', scopes: accepted, spaces: 0, createdAt: installedAt, updatedAt: installedAt });
         await emit({ _id: installationId, integrationName, organizationId }, deriveInstallationEvent(event));
         return;
       }
@@ -213,8 +222,8 @@ export const integrationProjection = multiDocumentProjection<Handled>({
         if (!installation) return;
         const onPlace = placeOf(event);
         if (event.type === 'IntegrationInstallationUpdated') {
-          const { status, configuration, spaceSelection, siteSelection, updatedAt } = event.data;
-          await installations.update(installation._id, { $set: { status, configuration, spaceSelection, siteSelection: siteSelection ?? installation.siteSelection, updatedAt } });
+          const { status, configuration, spaceSelection, siteSelection, scopes, updatedAt } = event.data;
+          await installations.update(installation._id, { $set: { status, configuration, spaceSelection, siteSelection: siteSelection ?? installation.siteSelection, scopes: scopes ?? installation.scopes ?? [], updatedAt } });
         } else if (event.type === 'IntegrationUninstalled') {
           await installations.update(installation._id, { $set: { uninstalled: true, spaces: 0, updatedAt: event.data.uninstalledAt } });
           for (const collection of [SPACE_INSTALLATIONS, SITE_INSTALLATIONS]) await documents.collection<PlaceInstallationDoc>(collection).deleteMany({ installationId: installation._id });
@@ -262,4 +271,9 @@ export const integrationProjection = multiDocumentProjection<Handled>({
       for (const one of derived) await emit(installation, one);
     }
   },
-});
+}));
+
+/** The projection, rebuilt from the log when `version` changes (multiDocumentProjection takes no version). */
+function withVersion(version: number, projection: Projection): Projection {
+  return { ...projection, version };
+}

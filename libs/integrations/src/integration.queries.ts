@@ -6,6 +6,7 @@ import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations-ports.port';
 import type { InstallationPlace, IntegrationDefinition } from './integration.events';
+import { grantedScopes, pendingScopes } from './integration.scopes';
 import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, PLACE_INSTALLATIONS, placeIdOf, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc, type PlaceInstallationDoc } from './integration.projections';
 
 export interface IntegrationListQuery {
@@ -108,22 +109,27 @@ export class IntegrationQueries {
   }
 
   async installations(name: string, caller: Caller, query: { externalId?: string; page?: string; limit?: number }) {
-    const { filter } = await this.installationScope(name, caller);
+    const { integration, filter } = await this.installationScope(name, caller);
     const page = await this.reads
       .collection<InstallationDoc>(INSTALLATIONS)
       .find({ ...filter, uninstalled: { $exists: false }, ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}) }, { sort: { createdAt: 1 }, limit: query.limit, after: query.page });
-    return listEnvelope({ items: page.items.map((installation) => this.presentInstallation(installation)), count: page.count, next: page.next });
+    return listEnvelope({ items: page.items.map((installation) => this.presentInstallation(installation, integration)), count: page.count, next: page.next });
   }
 
   async installation(name: string, installationId: string, caller: Caller) {
-    return this.presentInstallation(await this.installationDoc(name, installationId, caller));
+    const { installation, integration } = await this.visibleInstallation(name, installationId, caller);
+    return this.presentInstallation(installation, integration);
   }
 
   async installationDoc(name: string, installationId: string, caller: Caller): Promise<InstallationDoc> {
-    const { filter } = await this.installationScope(name, caller);
+    return (await this.visibleInstallation(name, installationId, caller)).installation;
+  }
+
+  private async visibleInstallation(name: string, installationId: string, caller: Caller): Promise<{ installation: InstallationDoc; integration: IntegrationDoc }> {
+    const { integration, filter } = await this.installationScope(name, caller);
     const installation = await this.reads.collection<InstallationDoc>(INSTALLATIONS).findOne({ ...filter, _id: installationId, uninstalled: { $exists: false } });
     if (!installation) throw DomainError.notFound(`no installation ${installationId} of integration ${name}`);
-    return installation;
+    return { installation, integration };
   }
 
   /** Space or site installations of the integration the caller may see (one installation's, or all of them), places as ids or as Space / Site objects. */
@@ -206,7 +212,12 @@ export class IntegrationQueries {
     return object;
   }
 
-  presentInstallation(installation: InstallationDoc) {
+  /**
+   * `scopes` and `pendingScopes` (extensions): the integration's scopes in force in the installation
+   * (asked for and accepted), and those it asks for that an admin has not accepted yet (PATCH `scopes`).
+   */
+  presentInstallation(installation: InstallationDoc, integration: IntegrationDoc) {
+    const accepted = installation.scopes ?? [];
     const location = `${this.config.publicUrl}/v1/integrations/${installation.integrationName}/installations/${installation._id}`;
     return {
       object: 'integration-installation' as const,
@@ -217,6 +228,8 @@ export class IntegrationQueries {
       site_selection: installation.siteSelection ?? 'selected',
       spaces: installation.spaces,
       configuration: installation.configuration,
+      scopes: grantedScopes(accepted, integration.definition.scopes),
+      pendingScopes: pendingScopes(accepted, integration.definition.scopes),
       createdAt: installation.createdAt,
       updatedAt: installation.updatedAt,
       urls: { location, app: `${this.config.publicUrl}/o/${installation.organizationId}/integrations/${installation.integrationName}`, publicEndpoint: `${location}/public` },

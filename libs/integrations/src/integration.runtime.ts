@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
-import { guardedRequest } from '../../platform/src/outbound/guarded-request';
+import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { PROJECTION_RUNNER, type ProjectionsReady } from '../../runtime/src/projections-ready';
 import { deliverToTunnel } from './delivery/tunnel-delivery';
@@ -15,7 +15,8 @@ import { IntegrationCommands } from './integration.commands';
 import type { TraceLog } from './integration.events';
 import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc } from './integration.projections';
 import { IntegrationSecrets } from './integration.secrets';
-import { renderComponent, runEventHandler, type SandboxFetch } from './sandbox/script-sandbox';
+import { renderComponentInPool, runEventHandlerInPool } from './sandbox/pooled-sandbox';
+import type { ScriptFetchPolicy } from './sandbox/script-fetch';
 
 /** How often an idle worker looks for new integration events. */
 const IDLE_POLL_MS = 20;
@@ -25,49 +26,8 @@ const BATCH = 200;
 /** Who records deliveries, in the events' metadata. */
 const WORKER: Caller = { kind: 'system', id: 'integrations-worker', label: 'integrations worker' };
 
-/** A `fetch` for scripts: public addresses only (unless configured), and only origins the integration's `connect-src` allows. */
-export function scriptFetch(contentSecurityPolicy: string | null, allowPrivateNetworks: boolean): SandboxFetch {
-  const sources = connectSources(contentSecurityPolicy);
-  return async (url, init) => {
-    if (sources !== null && !sources.some((source) => allowedBy(source, url))) throw new Error(`fetch of ${originOf(url)} refused by the integration's content security policy`);
-    const response = await guardedRequest(url, { method: init.method, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}), allowPrivateNetworks, timeMs: 5000, maxBytes: 1024 * 1024 });
-    return { status: response.status, headers: response.headers, body: response.body.toString('utf8') };
-  };
-}
-
-/** The `connect-src` sources of a policy; null when the policy does not restrict fetches. */
-export function connectSources(policy: string | null): string[] | null {
-  if (!policy) return null;
-  const directives = policy.split(';').map((part) => part.trim().split(/\s+/));
-  const directive = directives.find(([name]) => name === 'connect-src') ?? directives.find(([name]) => name === 'default-src');
-  return directive ? directive.slice(1) : null;
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'an invalid URL';
-  }
-}
-
-function allowedBy(source: string, url: string): boolean {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return false;
-  }
-  if (source === '*') return true;
-  if (source === "'none'") return false;
-  if (/^[a-z]+:$/.test(source)) return target.protocol === source;
-  const match = /^(?:([a-z]+):\/\/)?(\*\.)?([^/:]+)(?::(\d+))?/.exec(source);
-  if (!match) return false;
-  const [, scheme, wildcard, host, port] = match;
-  if (scheme && `${scheme}:` !== target.protocol) return false;
-  if (port && port !== (target.port || (target.protocol === 'https:' ? '443' : '80'))) return false;
-  return wildcard ? target.hostname.endsWith(`.${host}`) : target.hostname === host;
-}
+// Scripts' fetch is built from plain data by the thread that runs the script (sandbox/script-fetch.ts).
+export { connectSources, scriptFetch } from './sandbox/script-fetch';
 
 /**
  * Runs what integrations define: each integration event goes to the integration's development
@@ -105,6 +65,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly commands: IntegrationCommands,
     private readonly secrets: IntegrationSecrets,
+    @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
     @Optional() @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionsReady | null = null,
   ) {
     this.worker = config.eventStoreUrl === undefined ? 'embedded' : `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -204,7 +165,8 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     }
     if (integration.definition.script) {
       const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
-      const outcome = await runEventHandler(script, event.payload, { environment: await this.environment(integration, event.installationId, state) }, { fetch: scriptFetch(integration.definition.contentSecurityPolicy, this.config.integrationsAllowPrivateNetworks) });
+      const environment = await this.environment(integration, event.installationId, state);
+      const outcome = await runEventHandlerInPool(this.work, { script, event: event.payload, context: { environment }, fetch: this.fetchPolicy(integration) });
       return { status: outcome.ok ? 'success' : 'failed', logs: outcome.ok ? outcome.logs : [...outcome.logs, { message: `script failed: ${outcome.error ?? 'unknown error'}`, timestamp: now(), level: 'error' }] };
     }
     return { status: 'success', logs: [{ message: 'no development tunnel and no script: nothing to deliver to', timestamp: now(), level: 'info' }] };
@@ -215,10 +177,16 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     if (!integration.definition.script) throw DomainError.notFound(`integration ${integration._id} has no script to render components with`);
     const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
     const state = await this.commands.integration(integration._id);
-    const outcome = await renderComponent(script, { ...request, context: { ...request.context, environment: await this.environment(integration, null, state) } }, { fetch: scriptFetch(integration.definition.contentSecurityPolicy, this.config.integrationsAllowPrivateNetworks) });
+    const environment = await this.environment(integration, null, state);
+    const outcome = await renderComponentInPool(this.work, { script, request: { ...request, context: { ...request.context, environment } }, fetch: this.fetchPolicy(integration) });
     if (!outcome.ok || !outcome.result) throw new DomainError(422, `the component ${request.componentId} could not be rendered: ${outcome.error ?? 'no result'}`);
     const element = outcome.result.element as { children?: unknown; controls?: unknown } | null;
     return { type: 'element' as const, element: { type: 'block' as const, children: element?.children ?? [], controls: element?.controls ?? [] }, state: outcome.result.state, props: request.props };
+  }
+
+  /** Where the integration's script may fetch from, as plain data for the thread that runs it. */
+  private fetchPolicy(integration: IntegrationDoc): ScriptFetchPolicy {
+    return { contentSecurityPolicy: integration.definition.contentSecurityPolicy, allowPrivateNetworks: this.config.integrationsAllowPrivateNetworks };
   }
 
   /** What a script sees of where it runs: the installation's configuration and the integration's secrets (opened only here). */

@@ -5,6 +5,7 @@ import { IntegrationsForSites } from './integration.ports';
 import { IntegrationQueries } from './integration.queries';
 import { IntegrationRuntime } from './integration.runtime';
 import { IntegrationSecrets } from './integration.secrets';
+import { SiteViewDeliveries } from './integration.site-views';
 
 /**
  * The integrations context: publications, installations, integration events derived from the log
@@ -13,7 +14,7 @@ import { IntegrationSecrets } from './integration.secrets';
  */
 @Module({
   controllers: [IntegrationController, IntegrationSpaceController, IntegrationSiteController],
-  providers: [IntegrationSecrets, IntegrationQueries, IntegrationCommands, IntegrationRuntime, IntegrationsForSites],
+  providers: [IntegrationSecrets, IntegrationQueries, IntegrationCommands, IntegrationRuntime, SiteViewDeliveries, IntegrationsForSites],
   exports: [IntegrationsForSites],
 })
 export class IntegrationsModule {}

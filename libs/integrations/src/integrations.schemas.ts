@@ -58,6 +58,8 @@ export const integrationSchemas: Record<string, JsonSchema> = {
     site_selection: { type: 'string', enum: ['all', 'selected'] },
     spaces: { type: 'integer', minimum: 0 },
     configuration: object,
+    scopes: { ...strings, description: 'extension: the integration’s scopes in force in the installation (asked for and accepted by an admin of the organization)' },
+    pendingScopes: { ...strings, description: 'extension: the scopes the integration asks for that no admin of the organization has accepted yet (PATCH the installation with `scopes` to accept them)' },
     createdAt: dateTime,
     updatedAt: dateTime,
     urls: installationUrls,

@@ -82,9 +82,10 @@
  * a later run only when its run disposed of its runtime cleanly and did not exhaust its memory; a
  * few idle instances are kept (creating one costs about 10 ms).
  *
- * Runs block the event loop while the script computes (at most `timeMs` in all); they yield while
- * it awaits a fetch. A fetch still in flight when a run ends is not cancelled (SandboxFetch takes
- * no signal): its answer is ignored.
+ * Runs block the thread they run on while the script computes (at most `timeMs` in all); they
+ * yield while it awaits a fetch. The service runs them on the untrusted-work pool's threads
+ * (sandbox.work.ts, pooled-sandbox.ts), never on the one that answers requests. A fetch still in
+ * flight when a run ends is not cancelled (SandboxFetch takes no signal): its answer is ignored.
  */
 import { dirname } from 'node:path';
 import {
