@@ -8,6 +8,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { SignJWT } from 'jose';
+import { FakeDns } from '../libs/testing/src/fake-dns';
 import { joinAs } from './support/members';
 import { cleanUpServices, startService, type Response, type RunningService } from './support/service';
 
@@ -17,6 +18,8 @@ interface Person {
 }
 
 let service: RunningService;
+/** Answers the TXT lookups of domain verification (DNS_SERVERS). */
+let dns: FakeDns;
 let organizationId: string;
 const people: Record<'ada' | 'rita', Person> = {} as never;
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
@@ -48,6 +51,14 @@ async function write(spaceId: string, changes: unknown[]): Promise<{ changes: Ar
   return ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes })).body;
 }
 
+/** Verifies `domain` for the organization as its admin would: add it, publish its TXT record, verify (a site's hostname must be in a verified domain). */
+async function verifyDomain(domain: string): Promise<void> {
+  const domains = `/v1/orgs/${organizationId}/verified-domains`;
+  const added = ok(await call(people.ada, 'POST', domains, { domain }), 201).body;
+  dns.records.set(added.txtRecord.name, [added.txtRecord.value]);
+  ok(await call(people.ada, 'POST', `${domains}/${domain}/verify`));
+}
+
 async function publishedSite(spaceIds: string[], changes: Record<string, unknown> = {}): Promise<string> {
   const site = ok(await call(people.ada, 'POST', sites(), { title: 'Handbook site', spaces: spaceIds }), 201).body;
   if (Object.keys(changes).length > 0) ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, changes));
@@ -59,7 +70,8 @@ let handbook: string;
 let siteId: string;
 
 beforeAll(async () => {
-  service = await startService();
+  dns = await FakeDns.start();
+  service = await startService({ env: { DNS_SERVERS: dns.server } });
   for (const name of ['ada', 'rita'] as const) {
     const created = await service.createUser(`${name}@sites-html.example`, name);
     people[name] = { id: created.user.id, token: created.token };
@@ -77,7 +89,10 @@ beforeAll(async () => {
   siteId = await publishedSite([handbook]);
 });
 
-afterAll(cleanUpServices);
+afterAll(async () => {
+  await cleanUpServices();
+  await dns?.close();
+});
 
 describe('a published public site', () => {
   it('answers its first page at the site root, as HTML with the navigation and the page marked current', async () => {
@@ -333,6 +348,7 @@ describe('who may read', () => {
 
 describe('a site on its own hostname', () => {
   it('serves the site at the root of its Host, its links without the /sites prefix', async () => {
+    await verifyDomain('html-site.example');
     const id = await publishedSite([handbook], { hostname: 'docs.html-site.example' });
     const response = await get('/getting-started', { host: 'docs.html-site.example' });
     expect(response.status).toBe(200);
@@ -342,6 +358,7 @@ describe('a site on its own hostname', () => {
   });
 
   it('answers a path of no page on the hostname with the HTML 404', async () => {
+    await verifyDomain('html-missing.example');
     await publishedSite([handbook], { hostname: 'docs.html-missing.example' });
     const response = await get('/no/such/page', { host: 'docs.html-missing.example' });
     expect(response.status).toBe(404);

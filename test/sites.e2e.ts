@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { FakeDns } from '../libs/testing/src/fake-dns';
 import { joinAs } from './support/members';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
@@ -17,6 +18,8 @@ interface Person {
 }
 
 let service: RunningService;
+/** Answers the TXT lookups of domain verification (DNS_SERVERS). */
+let dns: FakeDns;
 let organizationId: string;
 const people: Record<'ada' | 'cara' | 'rita', Person> = {} as never;
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
@@ -28,9 +31,18 @@ function ok(response: Response, status = 200): Response {
 const sites = () => `/v1/orgs/${organizationId}/sites`;
 const space = async (title: string) => ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title }), 201).body.id as string;
 
+/** Verifies `domain` for the organization as its admin would: add it, publish its TXT record, verify (a site's hostname must be in a verified domain). */
+async function verifyDomain(domain: string): Promise<void> {
+  const domains = `/v1/orgs/${organizationId}/verified-domains`;
+  const added = ok(await call(people.ada, 'POST', domains, { domain }), 201).body;
+  dns.records.set(added.txtRecord.name, [added.txtRecord.value]);
+  ok(await call(people.ada, 'POST', `${domains}/${domain}/verify`));
+}
+
 beforeAll(async () => {
   // The visitor-token key set of one test is served on loopback.
-  service = await startService({ env: { SITES_ALLOW_PRIVATE_NETWORKS: 'true' } });
+  dns = await FakeDns.start();
+  service = await startService({ env: { SITES_ALLOW_PRIVATE_NETWORKS: 'true', DNS_SERVERS: dns.server } });
   for (const name of ['ada', 'cara', 'rita'] as const) {
     const created = await service.createUser(`${name}@sites.example`, name);
     people[name] = { id: created.user.id, token: created.token };
@@ -42,7 +54,10 @@ beforeAll(async () => {
   ]);
 });
 
-afterAll(cleanUpServices);
+afterAll(async () => {
+  await cleanUpServices();
+  await dns?.close();
+});
 
 describe('sites', () => {
   it('creates a basic site from spaces, the first one the default site space, paths from the titles', async () => {
@@ -362,14 +377,14 @@ describe('visitor authentication', () => {
 
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    it('admits a visitor whose token is signed with a key of the set (RS256), with its claims', async () => {
-      const token = await new SignJWT({ partner: true }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(keys.privateKey);
+    it('admits a visitor whose token is signed with a key of the set (RS256) for this site (aud), with its claims', async () => {
+      const token = await new SignJWT({ partner: true, aud: siteId }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(keys.privateKey);
       expect(ok(await publishedWith(token)).body.structure.structure).toHaveLength(2);
     });
 
     it('refuses an RS256 token signed with a key outside the set (404)', async () => {
       const stranger = await generateKeyPair('RS256');
-      expectError(await publishedWith(await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(stranger.privateKey)), 404);
+      expectError(await publishedWith(await new SignJWT({ aud: siteId }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(stranger.privateKey)), 404);
     });
   });
 });
@@ -425,6 +440,7 @@ describe('every visibility, as each reader sees it', () => {
 
 describe('hostnames, icons and new spaces', () => {
   it('sets a custom hostname and refuses one another site holds (409)', async () => {
+    await verifyDomain('first.example');
     const first = ok(await call(people.ada, 'POST', sites(), { title: 'First host' }), 201).body;
     const second = ok(await call(people.ada, 'POST', sites(), { title: 'Second host' }), 201).body;
     expect(ok(await call(people.ada, 'PATCH', `${sites()}/${first.id}`, { hostname: 'docs.first.example' })).body.hostname).toBe('docs.first.example');
@@ -433,6 +449,7 @@ describe('hostnames, icons and new spaces', () => {
   });
 
   it('frees a hostname when its site lets it go or is deleted', async () => {
+    await verifyDomain('moving.example');
     const first = ok(await call(people.ada, 'POST', sites(), { title: 'Moving host' }), 201).body;
     const second = ok(await call(people.ada, 'POST', sites(), { title: 'Next host' }), 201).body;
     ok(await call(people.ada, 'PATCH', `${sites()}/${first.id}`, { hostname: 'docs.moving.example' }));
@@ -474,5 +491,60 @@ describe('deleted spaces', () => {
     const items = async () => ok(await call(people.ada, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
     for (let attempt = 0; attempt < 50 && (await items()).length !== 1; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await items()).map((item: { title: string; default: boolean }) => [item.title, item.default])).toEqual([['Kept', true]]);
+  });
+});
+
+describe('spaces transferred to another organization', () => {
+  /** Site "Root shelf" shows Kept then Moving at its root; site "Sectioned" has a section for each, Moving's the default. */
+  let rootShelf: string;
+  let sectioned: string;
+  let moving: string;
+  const page = (title: string, markdown: string) => ({ operation: 'insert_page', title, document: { markdown } });
+  const siteSpaceTitles = async (siteId: string) => ok(await call(people.ada, 'GET', `${sites()}/${siteId}/site-spaces`)).body.items.map((item: { title: string; default: boolean }) => [item.title, item.default]);
+  const html = (path: string) => service.request('GET', path);
+
+  beforeAll(async () => {
+    const kept = await space('Kept');
+    moving = await space('Moving');
+    ok(await call(people.ada, 'POST', `/v1/spaces/${kept}/content`, { changes: [page('Kept page', 'Still here.')] }));
+    ok(await call(people.ada, 'POST', `/v1/spaces/${moving}/content`, { changes: [page('Before transfer', 'Written in the old organization.')] }));
+    rootShelf = ok(await call(people.ada, 'POST', sites(), { title: 'Root shelf', spaces: [kept, moving] }), 201).body.id;
+    sectioned = ok(await call(people.ada, 'POST', sites(), { title: 'Sectioned' }), 201).body.id;
+    ok(await call(people.ada, 'POST', `${sites()}/${sectioned}/sections`, { spaceId: moving, title: 'Moving section' }));
+    ok(await call(people.ada, 'POST', `${sites()}/${sectioned}/sections`, { spaceId: kept, title: 'Kept section' }));
+    for (const siteId of [rootShelf, sectioned]) ok(await call(people.ada, 'POST', `${sites()}/${siteId}/publish`));
+    // Served before the transfer: what follows is not a page that never existed.
+    expect((await html(`/sites/${rootShelf}/moving/before-transfer`)).status).toBe(200);
+
+    const elsewhere = ok(await call(people.ada, 'POST', '/v1/orgs', { title: 'Elsewhere Inc' }), 201).body.id;
+    ok(await call(people.ada, 'POST', `/v1/spaces/${moving}/transfer`, { organization: elsewhere }));
+    ok(await call(people.ada, 'POST', `/v1/spaces/${moving}/content`, { changes: [page('After transfer', 'Written in the new organization.')] }));
+    // The sites let go of the space in a reaction to the transfer: wait (bounded) until it shows.
+    for (let attempt = 0; attempt < 50 && (await siteSpaceTitles(rootShelf)).length !== 1; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+  });
+
+  it("leave the old organization's site spaces, the default moving on", async () => {
+    expect(await siteSpaceTitles(rootShelf)).toEqual([['Kept', true]]);
+    expect(ok(await call(people.ada, 'GET', `${sites()}?space=${moving}`)).body.items).toEqual([]);
+  });
+
+  it("leave the old organization's sections: a section left without site spaces goes, the default section moving on", async () => {
+    const sections = ok(await call(people.ada, 'GET', `${sites()}/${sectioned}/sections`)).body.items;
+    expect(sections.map((section: { title: string; default: boolean; siteSpaces: unknown[] }) => [section.title, section.default, section.siteSpaces.length])).toEqual([['Kept section', true, 1]]);
+    const structure = ok(await call(null, 'GET', `${sites()}/${sectioned}/published`)).body.structure.structure;
+    expect(structure.map((section: { title: string }) => section.title)).toEqual(['Kept section']);
+  });
+
+  it("are no longer served by the old organization's published sites, neither what was written before the transfer nor after", async () => {
+    for (const path of [`/sites/${rootShelf}/moving/before-transfer`, `/sites/${rootShelf}/moving/after-transfer`, `/sites/${sectioned}/moving-section/after-transfer`]) {
+      expect({ path, status: (await html(path)).status }).toEqual({ path, status: 404 });
+    }
+    for (const siteId of [rootShelf, sectioned]) {
+      const home = await html(`/sites/${siteId}`);
+      expect(home.status).toBe(200);
+      expect(home.text).toContain('Kept page');
+      expect(home.text).not.toContain('After transfer');
+      expect(home.text).not.toContain('Written in the new organization');
+    }
   });
 });

@@ -117,6 +117,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
         PUBLIC_URL: '',
         // The configured maximum (loadConfig rejects more): the benchmark's single token must not be throttled.
         RATE_LIMIT_PER_MINUTE: '10000000',
+        SITES_RATE_LIMIT_PER_MINUTE: '10000000',
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

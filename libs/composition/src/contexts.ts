@@ -40,13 +40,13 @@ import {
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
 } from '../../changerequests/src';
-import { SITE_CONTENT, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '../../sites/src';
+import { SITE_CONTENT, SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '../../sites/src';
 import { TRANSLATION_ORGANIZATIONS, translationsContext } from '../../translations/src';
 import { OPENAPI_ORGANIZATIONS, openapiContext, OpenapiForContent } from '../../openapi/src';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, integrationsContext, IntegrationsForSites } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
-import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext } from '../../sso/src';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext, VerifiedDomainsForSites } from '../../sso/src';
 
 /**
  * The composition root: the one list of bounded contexts, and how the ports they declare are bound
@@ -106,6 +106,8 @@ export const BINDINGS: readonly PortBinding[] = [
   { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
   { port: SITE_SPACES, use: SpacesForSites },
   { port: SITE_CONTENT, use: ContentForSites },
+  // A site's custom hostname must be in a domain its organization verified.
+  { port: SITE_DOMAINS, use: VerifiedDomainsForSites },
   // Readers' views of published pages, for integrations that receive site_view.
   { port: SITE_VIEWS, use: IntegrationsForSites },
   // translations need

@@ -29,6 +29,6 @@ export const siteAuditCatalog = auditCatalog<SiteEvent>({
   SiteShareLinkCreated: (data) => ({ action: 'site.share_link_created', organizationId: data.organizationId, target: target(data), details: { shareLink: data.shareLinkId } }),
   SiteShareLinkUpdated: (data) => ({ action: 'site.share_link_updated', organizationId: data.organizationId, target: target(data), details: { shareLink: data.shareLinkId, changes: Object.keys(data.changes) } }),
   SiteShareLinkDeleted: (data) => ({ action: 'site.share_link_deleted', organizationId: data.organizationId, target: target(data), details: { shareLink: data.shareLinkId } }),
-  SiteVisitorAuthConfigured: (data) => ({ action: 'site.visitor_auth_configured', organizationId: data.organizationId, target: target(data), details: { jwksUrl: data.jwksUrl } }),
+  SiteVisitorAuthConfigured: (data) => ({ action: 'site.visitor_auth_configured', organizationId: data.organizationId, target: target(data), details: { jwksUrl: data.jwksUrl, issuer: data.issuer ?? null } }),
   SiteVisitorKeyRotated: (data) => ({ action: 'site.visitor_key_rotated', organizationId: data.organizationId, target: target(data) }),
 });

@@ -4,7 +4,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
 import { atLeast, type OrganizationRole } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
+import { SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES, type SiteDomains, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
 import { validateAdaptiveSchema } from './site.adaptive';
 import { parseCondition } from './site.conditions';
 import { siteDecider, siteHostnameDecider, siteHostnameStream, siteStream, type Position, type SiteCommand } from './site.decider';
@@ -37,6 +37,7 @@ export class SiteCommands {
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(SITE_ORGANIZATIONS) private readonly organizations: SiteOrganizations,
     @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
+    @Inject(SITE_DOMAINS) private readonly domains: SiteDomains,
   ) {}
 
   async create(organizationId: string, body: { type?: SiteType; title?: string; visibility?: SiteVisibility; spaces?: string[] | typeof NEW_SPACE }, caller: Caller): Promise<string> {
@@ -55,26 +56,30 @@ export class SiteCommands {
   }
 
   /**
-   * A new hostname is claimed before the site changes (a taken one fails with 409 and nothing
-   * changes), released again if the change is refused, and the one it replaces released after; as
-   * organizations do with theirs. Hostname changes of one site run one at a time.
+   * A new hostname is claimed before the site changes (a taken one fails with 409, one outside the
+   * organization's verified domains with 403, and nothing changes), released again if the change is
+   * refused, and the one it replaces released after; as organizations do with theirs. Hostname
+   * changes of one site run one at a time.
    */
   async update(organizationId: string, siteId: string, changes: SiteChanges, defaults: { defaultSiteSpace?: string; defaultSiteSection?: string }, caller: Caller): Promise<void> {
     const allowed = await this.isAdmin(organizationId, caller);
     const apply = () => this.run({ kind: 'UpdateSite', siteId, organizationId, changes, ...defaults, allowed, now: this.now() }, caller);
     if (changes.hostname === undefined || !allowed) return apply();
     await this.hostnameChanges.run(siteId, async () => {
-      const previous = await this.hostnameOf(siteId);
+      const { state } = await this.commands.load(siteStream(siteId), siteDecider);
+      // No site of this organization: the decider answers 404, and no hostname is claimed for it meanwhile.
+      if (!state.site || state.site.deleted || state.site.organizationId !== organizationId) return apply();
+      const previous = state.site.hostname;
       const next = changes.hostname;
       const claiming = typeof next === 'string' && next !== previous;
-      if (claiming) await this.claimHostname(next, siteId, true, caller);
+      if (claiming) await this.claim(next, siteId, organizationId, caller);
       try {
         await apply();
       } catch (error) {
-        if (claiming) await this.claimHostname(next, siteId, false, caller);
+        if (claiming) await this.release(next, siteId, caller);
         throw error;
       }
-      if (previous !== null && next !== previous) await this.claimHostname(previous, siteId, false, caller);
+      if (previous !== null && next !== previous) await this.release(previous, siteId, caller);
     });
   }
 
@@ -83,8 +88,13 @@ export class SiteCommands {
     return state.site?.hostname ?? null;
   }
 
-  private async claimHostname(hostname: string, siteId: string, claim: boolean, caller: Caller): Promise<void> {
-    await this.commands.run(siteHostnameStream(hostname), siteHostnameDecider, { kind: claim ? 'ClaimSiteHostname' : 'ReleaseSiteHostname', hostname, siteId }, { caller }, { wait: false });
+  private async claim(hostname: string, siteId: string, organizationId: string, caller: Caller): Promise<void> {
+    const verifiedDomains = await this.domains.verifiedDomains(organizationId);
+    await this.commands.run(siteHostnameStream(hostname), siteHostnameDecider, { kind: 'ClaimSiteHostname', hostname, siteId, organizationId, verifiedDomains }, { caller }, { wait: false });
+  }
+
+  private async release(hostname: string, siteId: string, caller: Caller): Promise<void> {
+    await this.commands.run(siteHostnameStream(hostname), siteHostnameDecider, { kind: 'ReleaseSiteHostname', hostname, siteId }, { caller }, { wait: false });
   }
 
   async publish(organizationId: string, siteId: string, published: boolean, caller: Caller): Promise<void> {
@@ -96,7 +106,7 @@ export class SiteCommands {
     const allowed = await this.isAdmin(organizationId, caller);
     const hostname = await this.hostnameOf(siteId);
     await this.run({ kind: 'DeleteSite', siteId, organizationId, allowed, now: this.now() }, caller);
-    if (hostname !== null) await this.claimHostname(hostname, siteId, false, caller);
+    if (hostname !== null) await this.release(hostname, siteId, caller);
   }
 
   // ---- share links and visitor authentication -------------------------------------------------------
@@ -115,8 +125,8 @@ export class SiteCommands {
     await this.run({ kind: 'DeleteShareLink', siteId, organizationId, shareLinkId, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
   }
 
-  async configureVisitorAuth(organizationId: string, siteId: string, jwksUrl: string | null, caller: Caller): Promise<void> {
-    await this.run({ kind: 'ConfigureVisitorAuth', siteId, organizationId, jwksUrl, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
+  async configureVisitorAuth(organizationId: string, siteId: string, settings: { jwksUrl: string | null; issuer: string | null }, caller: Caller): Promise<void> {
+    await this.run({ kind: 'ConfigureVisitorAuth', siteId, organizationId, ...settings, allowed: await this.isAdmin(organizationId, caller), now: this.now() }, caller);
   }
 
   /** A new HS256 key: tokens signed with the old one stop working. */

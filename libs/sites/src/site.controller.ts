@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../platform/src/errors';
@@ -87,6 +87,9 @@ export class SiteController {
   /** The published site and its structure, as its reader sees it (members of the organization see every visibility). */
   @Get(':siteId/published')
   @Public()
+  // The answer depends on the reader (their token, share key or visitor token): no shared cache keeps it.
+  @Header('Cache-Control', 'private, no-store')
+  @Header('Vary', 'Authorization')
   @ApiOkResponse({ description: 'OK', schema: ref('PublishedContentSite') })
   published(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Query(Valid) query: PublishedSiteQuery, @OptionalCaller() caller: Caller | undefined) {
     return this.queries.published(organizationId, siteId, { shareKey: query.shareKey, visitorToken: query.jwt_token }, caller);
@@ -134,7 +137,7 @@ export class SiteController {
   @Put(':siteId/visitor-auth')
   @ApiOkResponse({ description: 'OK', schema: ref('SiteVisitorAuth') })
   async configureVisitorAuth(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: VisitorAuthBody, @CurrentCaller() caller: Caller) {
-    await this.commands.configureVisitorAuth(organizationId, siteId, body.jwksUrl ?? null, caller);
+    await this.commands.configureVisitorAuth(organizationId, siteId, { jwksUrl: body.jwksUrl ?? null, issuer: body.issuer ?? null }, caller);
     return this.queries.visitorAuth(organizationId, siteId, caller);
   }
 

@@ -1,6 +1,7 @@
 import { deciderSpec } from '../../testing/src';
 import { placed, siteDecider, siteHostnameDecider, uniquePath, type SiteCommand } from './site.decider';
 import type { SiteEvent } from './site.events';
+import { inVerifiedDomain, isIpLiteral } from './site.hostnames';
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const spec = deciderSpec(siteDecider);
@@ -103,19 +104,103 @@ describe('site decider', () => {
   });
 });
 
+describe('a space leaving a site (deleted, purged or transferred to another organization)', () => {
+  const inSection = (siteSpaceId: string, spaceId: string, sectionId: string, isDefault: boolean): SiteEvent => ({ type: 'SiteSpaceAdded', data: { ...about, siteSpaceId, spaceId, sectionId, path: siteSpaceId, default: isDefault, addedAt: t0 } });
+  const leave: SiteCommand = { kind: 'RemoveSpaceFromSite', ...act, spaceId: 'moving' };
+  const history = [created, sectionAdded('s1', true), inSection('m1', 'moving', 's1', true), sectionAdded('s2', false), inSection('k2', 'kept', 's2', true), inSection('m2', 'moving', 's2', false)];
+
+  it('given the space alone in the default section and beside another in a second, then its site spaces go, the section it leaves empty goes and the default section moves on', () => {
+    spec.given(history).when(leave).then([
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'm1', removedAt: t0 } },
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'm2', removedAt: t0 } },
+      { type: 'SiteSectionRemoved', data: { ...about, sectionId: 's1', removedAt: t0 } },
+      { type: 'SiteDefaultSectionSet', data: { ...about, sectionId: 's2' } },
+    ]);
+  });
+
+  it('given the space already gone from the site, when it leaves again (a redelivered reaction), then nothing', () => {
+    const gone: SiteEvent[] = [
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'm1', removedAt: t0 } },
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'm2', removedAt: t0 } },
+      { type: 'SiteSectionRemoved', data: { ...about, sectionId: 's1', removedAt: t0 } },
+      { type: 'SiteDefaultSectionSet', data: { ...about, sectionId: 's2' } },
+    ];
+    spec.given([...history, ...gone]).when(leave).thenNothing();
+  });
+
+  it('given a section an administrator already left empty, when another space leaves, then that section stays', () => {
+    spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false), inSection('k2', 'kept', 's2', true), inSection('m2', 'moving', 's2', false)]).when(leave).then([{ type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'm2', removedAt: t0 } }]);
+  });
+});
+
 describe('site hostname claim', () => {
   const hostnames = deciderSpec(siteHostnameDecider);
   const claimed = { type: 'SiteHostnameClaimed' as const, data: { hostname: 'docs.a.example', siteId: 'site1' } };
+  const claim = (hostname: string, siteId: string, verifiedDomains: readonly string[] = ['a.example']) => ({ kind: 'ClaimSiteHostname' as const, hostname, siteId, organizationId: 'o1', verifiedDomains });
+
+  it('given a free hostname in a verified domain, when claimed, then SiteHostnameClaimed', () => {
+    hostnames.given([]).when(claim('docs.a.example', 'site1')).then([claimed]);
+  });
 
   it('given a hostname another site holds, when claimed, then 409', () => {
-    hostnames.given([claimed]).when({ kind: 'ClaimSiteHostname', hostname: 'docs.a.example', siteId: 'site2' }).thenFails(409);
+    hostnames.given([claimed]).when(claim('docs.a.example', 'site2')).thenFails(409);
   });
 
   it('given a hostname the site holds, when claimed again, then nothing', () => {
-    hostnames.given([claimed]).when({ kind: 'ClaimSiteHostname', hostname: 'docs.a.example', siteId: 'site1' }).then([]);
+    hostnames.given([claimed]).when(claim('docs.a.example', 'site1')).then([]);
   });
 
   it('given a hostname another site holds, when released by this one, then nothing', () => {
     hostnames.given([claimed]).when({ kind: 'ReleaseSiteHostname', hostname: 'docs.a.example', siteId: 'site2' }).then([]);
+  });
+
+  it('given a free hostname, when claimed by an organization that verified no domain it is in, then 403', () => {
+    hostnames.given([]).when(claim('docs.victim.example', 'site1', [])).thenFails(403, /docs\.victim\.example .*verified/);
+    hostnames.given([]).when(claim('docs.victim.example', 'site1', ['a.example', 'tim.example'])).thenFails(403);
+    hostnames.given([]).when(claim('victim.example.a.example.evil', 'site1', ['a.example'])).thenFails(403);
+  });
+
+  it('given a free hostname, when it equals a verified domain or is under one, then it is claimed', () => {
+    hostnames.given([]).when(claim('help.a.example', 'site1', ['help.a.example'])).thenMatches([{ type: 'SiteHostnameClaimed' }]);
+    hostnames.given([]).when(claim('eu.help.a.example', 'site1', ['help.a.example'])).thenMatches([{ type: 'SiteHostnameClaimed' }]);
+  });
+
+  it('given any history, when an IP literal is claimed, then 400 (whatever domains are verified)', () => {
+    for (const literal of ['169.254.169.254', '0xa9.0xfe.0xa9.0xfe', '0251.0376.0251.0376', '2852039166', '[::1]', 'fd00::1', 'docs.a.0x10', '1.2.3.4.5']) {
+      hostnames.given([]).when(claim(literal, 'site1', [literal])).thenFails(400, /IP address/);
+    }
+  });
+});
+
+describe('hostname rules', () => {
+  it('knows IP literals in every notation from host names', () => {
+    for (const literal of ['169.254.169.254', '127.1', '0x7f000001', '017700000001', '[::ffff:169.254.169.254]', '::1', 'a.b.123', 'a.b.0x', 'a.b.1.']) expect(isIpLiteral(literal)).toBe(true);
+    for (const name of ['docs.example.com', '1.docs.example', '0x7f.example.com', 'docs.example.c0m']) expect(isIpLiteral(name)).toBe(false);
+  });
+
+  it('counts a hostname in a domain when it is the domain or under it, never a look-alike', () => {
+    expect(inVerifiedDomain('docs.example.com', ['example.com'])).toBe(true);
+    expect(inVerifiedDomain('docs.example.com', ['docs.example.com'])).toBe(true);
+    expect(inVerifiedDomain('docs.badexample.com', ['example.com'])).toBe(false);
+    expect(inVerifiedDomain('docs.example.com.evil.com', ['example.com'])).toBe(false);
+    expect(inVerifiedDomain('docs.example.com', [])).toBe(false);
+  });
+});
+
+describe('visitor authentication settings', () => {
+  const configure = (jwksUrl: string | null, issuer: string | null): SiteCommand => ({ kind: 'ConfigureVisitorAuth', ...act, jwksUrl, issuer });
+
+  it('given a site, when an issuer is set with a JWKS URL, then SiteVisitorAuthConfigured carries both', () => {
+    spec.given([created]).when(configure('https://login.example.com/jwks.json', 'https://login.example.com/')).then([
+      { type: 'SiteVisitorAuthConfigured', data: { ...about, jwksUrl: 'https://login.example.com/jwks.json', issuer: 'https://login.example.com/', updatedAt: t0 } },
+    ]);
+  });
+
+  it('given a site, when a JWKS URL is set without an issuer, then the event has none (tokens of any issuer)', () => {
+    spec.given([created]).when(configure('https://login.example.com/jwks.json', null)).then([{ type: 'SiteVisitorAuthConfigured', data: { ...about, jwksUrl: 'https://login.example.com/jwks.json', updatedAt: t0 } }]);
+  });
+
+  it('given a site, when an issuer is set without a JWKS URL, then 400 naming the issuer', () => {
+    spec.given([created]).when(configure(null, 'https://login.example.com/')).thenFails(400, /issuer/);
   });
 });

@@ -1,5 +1,6 @@
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
+import { hostnameShapeProblem, inVerifiedDomain } from './site.hostnames';
 import type { SiteChanges, SiteEvent, SiteHostnameEvent, SiteShareLinkChanges, SiteType, SiteVisibility } from './site.events';
 
 export const siteStream = (siteId: string) => `site-${siteId}`;
@@ -73,9 +74,9 @@ export type SiteCommand =
   | (Acting & { kind: 'CreateShareLink'; shareLinkId: string; key: string; name: string; by: string })
   | (Acting & { kind: 'UpdateShareLink'; shareLinkId: string; changes: SiteShareLinkChanges })
   | (Acting & { kind: 'DeleteShareLink'; shareLinkId: string })
-  | (Acting & { kind: 'ConfigureVisitorAuth'; jwksUrl: string | null })
+  | (Acting & { kind: 'ConfigureVisitorAuth'; jwksUrl: string | null; issuer: string | null })
   | (Acting & { kind: 'RotateVisitorKey' })
-  /** A space left the organization's live spaces: its site spaces go (issued by the site-spaces reactor, not a person). */
+  /** A space left the organization's live spaces (deleted, purged or transferred): its site spaces go, and sections left empty (issued by the site-spaces reactors, not a person). */
   | (Acting & { kind: 'RemoveSpaceFromSite'; spaceId: string });
 
 /** `path` made unique among `taken` by a numeric suffix. */
@@ -362,19 +363,34 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         if (!state.shareLinks.has(command.shareLinkId)) return DomainError.notFound(`no share link ${command.shareLinkId} in site ${id}`);
         return [{ type: 'SiteShareLinkDeleted', data: { ...about, shareLinkId: command.shareLinkId, deletedAt: command.now } }];
       case 'ConfigureVisitorAuth':
-        return [{ type: 'SiteVisitorAuthConfigured', data: { ...about, jwksUrl: command.jwksUrl, updatedAt: command.now } }];
+        // The issuer is checked on tokens of the JWKS URL's keys only: the site's own key has no other holder.
+        if (command.issuer !== null && command.jwksUrl === null) return DomainError.invalid('issuer applies to tokens signed with the keys of a jwksUrl: set jwksUrl too');
+        return [{ type: 'SiteVisitorAuthConfigured', data: { ...about, jwksUrl: command.jwksUrl, ...(command.issuer !== null ? { issuer: command.issuer } : {}), updatedAt: command.now } }];
       case 'RotateVisitorKey':
         return [{ type: 'SiteVisitorKeyRotated', data: { ...about, keyGeneration: state.site.keyGeneration + 1, rotatedAt: command.now } }];
       case 'RemoveSpaceFromSite': {
-        // Each site space of the space goes as RemoveSiteSpace would remove it, defaults moving on.
+        // Each site space of the space goes as RemoveSiteSpace would remove it, defaults moving on; a
+        // section it leaves without site spaces goes as RemoveSection would (it would show nothing).
+        // Once the space is gone from the site, deciding again appends nothing.
         const events: SiteEvent[] = [];
         let current = state;
-        for (const [siteSpaceId, siteSpace] of state.siteSpaces) {
-          if (siteSpace.spaceId !== command.spaceId) continue;
-          const removal = siteDecider.decide({ ...command, kind: 'RemoveSiteSpace', siteSpaceId }, current);
+        const apply = (removal: SiteEvent[] | DomainError): DomainError | null => {
           if (removal instanceof DomainError) return removal;
           for (const event of removal) current = siteDecider.evolve(current, event);
           events.push(...removal);
+          return null;
+        };
+        const leftSections = new Set<string>();
+        for (const [siteSpaceId, siteSpace] of state.siteSpaces) {
+          if (siteSpace.spaceId !== command.spaceId) continue;
+          if (siteSpace.sectionId !== null) leftSections.add(siteSpace.sectionId);
+          const refused = apply(siteDecider.decide({ ...command, kind: 'RemoveSiteSpace', siteSpaceId }, current));
+          if (refused) return refused;
+        }
+        for (const sectionId of leftSections) {
+          if ((current.spaceOrder[sectionId] ?? []).length > 0) continue;
+          const refused = apply(siteDecider.decide({ ...command, kind: 'RemoveSection', sectionId }, current));
+          if (refused) return refused;
         }
         return events;
       }
@@ -398,14 +414,26 @@ export interface SiteHostnameState {
   holder: string | null;
 }
 
-export type SiteHostnameCommand = { kind: 'ClaimSiteHostname'; hostname: string; siteId: string } | { kind: 'ReleaseSiteHostname'; hostname: string; siteId: string };
+export type SiteHostnameCommand =
+  /** `verifiedDomains`: the domains the site's organization has verified (looked up by the handler). */
+  | { kind: 'ClaimSiteHostname'; hostname: string; siteId: string; organizationId: string; verifiedDomains: readonly string[] }
+  | { kind: 'ReleaseSiteHostname'; hostname: string; siteId: string };
 
-/** One custom hostname names one site at a time: claimed before the site takes it, released when the site lets it go. */
+/**
+ * One custom hostname names one site at a time: claimed before the site takes it, released when the
+ * site lets it go. Only a host name (no IP literal) in a domain the site's organization verified
+ * may be claimed, so no organization can take, or block, another's name.
+ */
 export const siteHostnameDecider: Decider<SiteHostnameCommand, SiteHostnameEvent, SiteHostnameState> = {
   initialState: () => ({ holder: null }),
   evolve: (_state, event) => ({ holder: event.type === 'SiteHostnameClaimed' ? event.data.siteId : null }),
   decide(command, state) {
     if (command.kind === 'ClaimSiteHostname') {
+      const shape = hostnameShapeProblem(command.hostname);
+      if (shape !== null) return DomainError.invalid(shape);
+      if (!inVerifiedDomain(command.hostname, command.verifiedDomains)) {
+        return DomainError.forbidden(`hostname ${command.hostname} is not in a domain organization ${command.organizationId} has verified: verify the domain (POST /v1/orgs/${command.organizationId}/verified-domains) first`);
+      }
       if (state.holder === command.siteId) return [];
       if (state.holder !== null) return DomainError.conflict(`hostname '${command.hostname}' is taken by another site`);
       return [{ type: 'SiteHostnameClaimed', data: { hostname: command.hostname, siteId: command.siteId } }];

@@ -4,6 +4,7 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString,
 import { ID_SHAPES } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
 import { NotBlank } from '../../platform/src/http/validation';
+import { SITE_HOSTNAME } from './site.hostnames';
 import { NEW_SPACE, SITE_TYPES, SITE_VISIBILITIES, type SiteType, type SiteVisibility } from './site.events';
 
 const given = (_: object, value: unknown) => value !== undefined;
@@ -11,7 +12,6 @@ const givenAndNotNull = (_: object, value: unknown) => value !== undefined && va
 const asBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 const PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const PROXY = /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/;
-const HOSTNAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
 const SHARE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
@@ -26,7 +26,6 @@ function IsSpacesValue(): PropertyDecorator {
     },
   });
 }
-
 
 export class SiteListQuery extends ListQuery {
   @ApiPropertyOptional({ description: 'a space id: sites showing that space' }) @IsOptional() @Matches(ID_SHAPES.entity, { message: 'space must be a space id' }) space?: string;
@@ -55,7 +54,7 @@ export class UpdateSiteBody {
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSection must be a section id' }) defaultSiteSection?: string;
   @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(PROXY, { message: 'proxy must look like example.com/docs' }) proxy?: string | null;
   /** Extension: the site's custom hostname (unique across the service); null removes it. */
-  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(HOSTNAME, { message: 'hostname must be a lower-case host name with at least three labels, like docs.example.com' }) hostname?: string | null;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(SITE_HOSTNAME, { message: 'hostname must be a lower-case host name with at least three labels, like docs.example.com' }) hostname?: string | null;
   /** Extension: the site's icon; null removes it. */
   @ValidateIf(givenAndNotNull) @IsObject() @ValidateNested() @Type(() => SiteIconBody) icon?: SiteIconBody | null;
 }
@@ -91,6 +90,8 @@ export class UpdateShareLinkBody {
 export class VisitorAuthBody {
   @ApiPropertyOptional({ nullable: true, description: 'a JWKS URL whose RS256 keys sign visitor tokens; null: only the site key (HS256)' })
   @ValidateIf(givenAndNotNull) @IsString() @MaxLength(2048) @IsUrl(HTTP_URL, { message: 'jwksUrl must be an http(s) URL' }) jwksUrl!: string | null;
+  @ApiPropertyOptional({ nullable: true, description: "the `iss` that tokens signed with the JWKS URL's keys must carry; null or absent: any issuer" })
+  @ValidateIf(givenAndNotNull) @IsString({ message: 'issuer must be a string' }) @Length(1, 2048, { message: 'issuer must be 1 to 2048 characters' }) issuer?: string | null;
 }
 
 export class AddSectionBody {

@@ -71,9 +71,10 @@ export type SiteEvent =
   /**
    * Visitor authentication: tokens are checked with the site's own HS256 key (derived from the
    * service's secrets key and `keyGeneration`, so no secret is stored), or with the keys of
-   * `jwksUrl` (RS256) when one is set.
+   * `jwksUrl` (RS256) when one is set, which must then name the site as their audience and, when
+   * `issuer` is set (absent: any), carry it as their `iss`.
    */
-  | { type: 'SiteVisitorAuthConfigured'; data: About & { jwksUrl: string | null; updatedAt: string } }
+  | { type: 'SiteVisitorAuthConfigured'; data: About & { jwksUrl: string | null; issuer?: string; updatedAt: string } }
   | { type: 'SiteVisitorKeyRotated'; data: About & { keyGeneration: number; rotatedAt: string } };
 
 /** A custom hostname's claim: stream `sitehostname-<hostname>`, so one hostname names one site at a time. */

@@ -65,8 +65,8 @@ export interface SiteDoc extends ProjectedDoc {
   hostname?: string | null;
   icon?: SiteIcon | null;
   shareLinks?: SiteShareLinkDoc[];
-  /** Visitor authentication: the generation of the site's HS256 key, and the JWKS URL of RS256 keys. */
-  visitorAuth?: { jwksUrl: string | null; keyGeneration: number };
+  /** Visitor authentication: the generation of the site's HS256 key, the JWKS URL of RS256 keys and the issuer their tokens must name (absent: any). */
+  visitorAuth?: { jwksUrl: string | null; issuer?: string | null; keyGeneration: number };
   /** Revision of the `site-<id>` stream: the ETag. */
   streamRevision: number;
   deleted?: true;
@@ -220,10 +220,10 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         next = { ...next, shareLinks: (next.shareLinks ?? []).filter((link) => link.id !== event.data.shareLinkId) };
         break;
       case 'SiteVisitorAuthConfigured':
-        next = { ...next, visitorAuth: { keyGeneration: next.visitorAuth?.keyGeneration ?? 0, jwksUrl: event.data.jwksUrl } };
+        next = { ...next, visitorAuth: { keyGeneration: next.visitorAuth?.keyGeneration ?? 0, jwksUrl: event.data.jwksUrl, issuer: event.data.issuer ?? null } };
         break;
       case 'SiteVisitorKeyRotated':
-        next = { ...next, visitorAuth: { jwksUrl: next.visitorAuth?.jwksUrl ?? null, keyGeneration: event.data.keyGeneration } };
+        next = { ...next, visitorAuth: { jwksUrl: next.visitorAuth?.jwksUrl ?? null, issuer: next.visitorAuth?.issuer ?? null, keyGeneration: event.data.keyGeneration } };
         break;
     }
     await sites.put({ ...next, spaceIds: spaceIdsOf(next.siteSpaces) });

@@ -199,6 +199,8 @@ export class SiteQueries {
       algorithms: site.visitorAuth?.jwksUrl ? ['HS256', 'RS256'] : ['HS256'],
       secret: this.readers.visitorKey(site),
       jwksUrl: site.visitorAuth?.jwksUrl ?? null,
+      issuer: site.visitorAuth?.issuer ?? null,
+      audience: site._id,
       urls: { published: this.publishedUrl(site) },
     };
   }

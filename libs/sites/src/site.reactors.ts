@@ -1,12 +1,13 @@
 import type { SpaceEvent } from '../../spaces/src';
 import { DomainError } from '../../platform/src/errors';
 import { readAll } from '../../read-store/src/read-all';
-import type { Reactor } from '../../runtime/src/reactor';
+import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
 import { SiteCommands } from './site.commands';
 import { SITES, type SiteDoc } from './site.projections';
 import { SITE_SPACES, type SiteSpaces } from './sites-ports.port';
 
 type SpaceGone = Extract<SpaceEvent, { type: 'SpaceDeleted' | 'SpacePurged' }>['data'];
+type SpaceMoved = Extract<SpaceEvent, { type: 'SpaceTransferred' }>['data'];
 
 /**
  * A space that is deleted (or purged) leaves every site that shows it: its site spaces are removed,
@@ -17,16 +18,50 @@ export const siteSpacesReactor: Reactor = {
   name: 'site-spaces',
   handles: ['SpaceDeleted', 'SpacePurged'],
   async react(event, context) {
-    const { spaceId, organizationId } = event.data as SpaceGone;
+    const { spaceId } = event.data as SpaceGone;
     const space = await context.services.get<SiteSpaces>(SITE_SPACES).spaceById(spaceId);
     if (space && !space.deleted) return;
-    const showing = await readAll<SiteDoc>(context.reads, SITES, { spaceIds: spaceId, deleted: { $exists: false } });
-    for (const site of showing) {
-      try {
-        await context.services.get(SiteCommands).removeSpace(organizationId, site._id, spaceId, context.caller);
-      } catch (error) {
-        if (!(error instanceof DomainError && error.status === 404)) throw error; // the site went meanwhile
-      }
-    }
+    await removeFrom(await showing(context, spaceId), spaceId, context);
   },
 };
+
+/**
+ * The sites a space must leave: a site shows only spaces of its own organization, so every site of
+ * another organization than the space's (as it is now, not as the event says: a space transferred
+ * back before the reaction runs stays where it is shown again). Pure.
+ */
+export function sitesToLeave(space: { organizationId: string } | null, sites: readonly Pick<SiteDoc, '_id' | 'organizationId'>[]): Array<Pick<SiteDoc, '_id' | 'organizationId'>> {
+  if (space === null) return []; // purged: the site-spaces reactor removes it everywhere
+  return sites.filter((site) => site.organizationId !== space.organizationId);
+}
+
+/**
+ * A space transferred to another organization (alone or with its collection) leaves the sites of
+ * the organization it left: its site spaces go, sections it leaves empty go too, so nothing it
+ * holds, before or after the transfer, is published under its former organization's sites.
+ * Reactions are delivered at least once; a repeat finds the space already gone and appends nothing.
+ */
+export const transferredSpacesReactor: Reactor = {
+  name: 'site-transferred-spaces',
+  handles: ['SpaceTransferred'],
+  async react(event, context) {
+    const { spaceId } = event.data as SpaceMoved;
+    const space = await context.services.get<SiteSpaces>(SITE_SPACES).spaceById(spaceId);
+    await removeFrom(sitesToLeave(space, await showing(context, spaceId)), spaceId, context);
+  },
+};
+
+/** The live sites showing the space (read model). */
+function showing(context: ReactionContext, spaceId: string): Promise<SiteDoc[]> {
+  return readAll<SiteDoc>(context.reads, SITES, { spaceIds: spaceId, deleted: { $exists: false } });
+}
+
+async function removeFrom(sites: readonly Pick<SiteDoc, '_id' | 'organizationId'>[], spaceId: string, context: ReactionContext): Promise<void> {
+  for (const site of sites) {
+    try {
+      await context.services.get(SiteCommands).removeSpace(site.organizationId, site._id, spaceId, context.caller);
+    } catch (error) {
+      if (!(error instanceof DomainError && error.status === 404)) throw error; // the site went meanwhile
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { createLocalJWKSet, JSONWebKeySet, JWTPayload } from 'jose';
+import { CLOCK, type Clock } from '../../platform/src/clock';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import { jose } from '../../platform/src/lazy-package';
@@ -8,6 +9,7 @@ import { guardedRequest } from '../../platform/src/outbound/guarded-request';
 import { derivedSecret, secretsKeyFrom } from '../../platform/src/secrets';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { evaluateCondition } from './site.conditions';
+import { KeySetCache } from './site.jwks';
 import { SITES, type SiteDoc } from './site.projections';
 
 /** What a reader of a published site presents: a share key, a visitor token, or nothing. */
@@ -26,7 +28,8 @@ export interface ReaderView {
 
 /** Longest visitor token read; anything longer is no token. */
 const MAX_TOKEN_LENGTH = 8192;
-const JWKS_LIMITS = { timeMs: 5_000, maxBytes: 256 * 1024, cacheMs: 5 * 60_000, cachedSets: 100 };
+/** A key set is fetched within 5 s and 256 KiB, used 5 minutes, a failure remembered 30 s; 100 URLs kept. */
+const JWKS_LIMITS = { timeMs: 5_000, maxBytes: 256 * 1024, cacheMs: 5 * 60_000, failureMs: 30_000, maxUrls: 100 };
 
 function sameKey(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -66,19 +69,23 @@ function seenWithoutClaims(site: SiteDoc): SiteDoc {
  * link's key for `share-link`; a visitor with a valid token for `visitor-auth`; members of the
  * site's organization (through the API, signed in) whatever the visibility. A visitor token is
  * a JWT signed with the site's own HS256 key, or (when the site names a JWKS URL) with one of
- * that set's RS256 keys; it must carry `exp`. Its claims feed the sections' and site spaces'
- * conditions on every visibility. Whoever may not read the site gets 404, as if it did not exist.
+ * that set's RS256 keys; it must carry `exp`. A token of a JWKS URL's keys must also name the site's
+ * id in `aud`, since other sites may name the same key set, and carry the site's `issuer` as `iss`
+ * when the site names one. Its claims feed the sections' and site spaces' conditions on every
+ * visibility. Whoever may not read the site gets 404, as if it did not exist.
  */
 @Injectable()
 export class SiteReaders {
   private readonly secretsKey: Buffer;
-  private readonly keySets = new Map<string, { keys: ReturnType<typeof createLocalJWKSet>; until: number }>();
+  private readonly keySets: KeySetCache<ReturnType<typeof createLocalJWKSet>>;
 
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) clock: Clock,
   ) {
     this.secretsKey = secretsKeyFrom(config);
+    this.keySets = new KeySetCache((url) => this.fetchKeySet(url), JWKS_LIMITS, clock);
   }
 
   /** The site's HS256 key for visitor tokens, as its administrators are shown it. */
@@ -113,7 +120,8 @@ export class SiteReaders {
       if (alg === 'HS256') {
         ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.visitorKey(site)), { algorithms: ['HS256'], requiredClaims: ['exp'] }));
       } else if (alg === 'RS256' && site.visitorAuth?.jwksUrl) {
-        ({ payload } = await jwtVerify(token, await this.keySet(site.visitorAuth.jwksUrl), { algorithms: ['RS256'], requiredClaims: ['exp'] }));
+        const { jwksUrl, issuer } = site.visitorAuth;
+        ({ payload } = await jwtVerify(token, await this.keySets.get(jwksUrl), { algorithms: ['RS256'], requiredClaims: ['exp'], audience: site._id, ...(issuer ? { issuer } : {}) }));
       } else {
         return null;
       }
@@ -123,15 +131,10 @@ export class SiteReaders {
     }
   }
 
-  /** A JWKS URL's keys, fetched through the guarded request and kept a few minutes. */
-  private async keySet(url: string): Promise<ReturnType<typeof createLocalJWKSet>> {
-    const cached = this.keySets.get(url);
-    if (cached && cached.until > Date.now()) return cached.keys;
+  /** A JWKS URL's keys, fetched through the guarded request (kept by `keySets`). */
+  private async fetchKeySet(url: string): Promise<ReturnType<typeof createLocalJWKSet>> {
     const response = await guardedRequest(url, { allowPrivateNetworks: this.config.sitesAllowPrivateNetworks, timeMs: JWKS_LIMITS.timeMs, maxBytes: JWKS_LIMITS.maxBytes, headers: { accept: 'application/json' } });
     if (response.status !== 200) throw new Error(`the key set answered ${response.status}`);
-    const keys = jose().createLocalJWKSet(JSON.parse(response.body.toString('utf8')) as JSONWebKeySet);
-    if (this.keySets.size >= JWKS_LIMITS.cachedSets) this.keySets.delete(this.keySets.keys().next().value!);
-    this.keySets.set(url, { keys, until: Date.now() + JWKS_LIMITS.cacheMs });
-    return keys;
+    return jose().createLocalJWKSet(JSON.parse(response.body.toString('utf8')) as JSONWebKeySet);
   }
 }

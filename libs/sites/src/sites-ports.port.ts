@@ -17,3 +17,10 @@ export interface SiteSpaces {
 }
 
 export const SITE_SPACES = Symbol('SITE_SPACES');
+
+/** What sites need of single sign-on's verified domains: the domains an organization proved it controls (a site's custom hostname must be one of them or under one). */
+export interface SiteDomains {
+  verifiedDomains(organizationId: string): Promise<readonly string[]>;
+}
+
+export const SITE_DOMAINS = Symbol('SITE_DOMAINS');

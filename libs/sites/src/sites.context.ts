@@ -1,11 +1,11 @@
 import type { ContextManifest } from '../../runtime/src/context';
-import { SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
+import { SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
 import { SITE_CONTENT } from './published/site-content.port';
 import { SITE_VIEWS } from './site-views.port';
 import { SitesForIntegrations } from './site.ports';
 import { siteAuditCatalog } from './site.audit';
 import { siteProjection } from './site.projections';
-import { siteSpacesReactor } from './site.reactors';
+import { siteSpacesReactor, transferredSpacesReactor } from './site.reactors';
 import { siteSchemas } from './sites.schemas';
 import { SitesModule } from './sites.module';
 
@@ -14,9 +14,9 @@ export const sitesContext: ContextManifest = {
   name: 'sites',
   module: SitesModule,
   projections: [siteProjection],
-  reactors: [siteSpacesReactor],
+  reactors: [siteSpacesReactor, transferredSpacesReactor],
   audit: siteAuditCatalog,
-  needs: [SITE_ORGANIZATIONS, SITE_SPACES, SITE_CONTENT, SITE_VIEWS],
+  needs: [SITE_ORGANIZATIONS, SITE_SPACES, SITE_DOMAINS, SITE_CONTENT, SITE_VIEWS],
   provides: [SitesForIntegrations],
   schemas: siteSchemas,
 };

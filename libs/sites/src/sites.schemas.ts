@@ -47,6 +47,10 @@ export const siteSchemas: Record<string, JsonSchema> = {
     algorithms: { type: 'array', items: { type: 'string', enum: ['HS256', 'RS256'] } },
     secret: text,
     jwksUrl: { type: 'string', nullable: true },
+    /** The `iss` tokens of the JWKS URL's keys must carry; null: any. */
+    issuer: { type: 'string', nullable: true },
+    /** The `aud` tokens of the JWKS URL's keys must name: the site's id. */
+    audience: text,
     urls: closedObject({ published: url }),
   }),
   PublishedContentSite: closedObject({

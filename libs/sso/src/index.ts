@@ -24,5 +24,6 @@ export * from './verified-domain.events';
 export * from './verified-domain.decider';
 export * from './verified-domain.dns';
 export * from './verified-domain.commands';
+export * from './verified-domain.ports';
 export * from './verified-domain.controller';
 export * from './sso.context';

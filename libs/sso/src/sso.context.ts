@@ -7,6 +7,7 @@ import { SSO_TEAMS } from './sso-teams.port';
 import { SSO_ORGANIZATIONS } from './sso-organizations.port';
 import { SSO_USERS } from './sso-users.port';
 import { SsoModule } from './sso.module';
+import { VerifiedDomainsForSites } from './verified-domain.ports';
 
 /** SAML providers, verified domains and the SAML login. */
 export const ssoContext: ContextManifest = {
@@ -15,6 +16,7 @@ export const ssoContext: ContextManifest = {
   projections: [samlProviderProjection],
   audit: ssoAuditCatalog,
   needs: [SSO_TEAMS, SSO_ORGANIZATIONS, SSO_USERS],
+  provides: [VerifiedDomainsForSites],
   schemas: ssoSchemas,
   // Identity providers POST SAML responses as forms to the ACS route: the one non-JSON body.
   configureHttp: registerSamlFormParser,

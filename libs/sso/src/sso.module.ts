@@ -8,6 +8,7 @@ import { CLOCK, type Clock } from '../../platform/src/clock';
 import { SAML_FAILURE_LIMITER, SamlFailureLimiter } from './saml-failure-limiter';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { VerifiedDomainCommands, VerifiedDomainQueries } from './verified-domain.commands';
+import { VerifiedDomainsForSites } from './verified-domain.ports';
 import { AdminVerifiedDomainController, VerifiedDomainController } from './verified-domain.controller';
 import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
 
@@ -24,6 +25,7 @@ import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
     SamlLoginCommands,
     VerifiedDomainCommands,
     VerifiedDomainQueries,
+    VerifiedDomainsForSites,
     {
       provide: SAML_FAILURE_LIMITER,
       useFactory: (clock: Clock, config: AppConfig) => new SamlFailureLimiter(config.samlFailedLoginsPerMinute, clock),
@@ -31,5 +33,6 @@ import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
     },
     { provide: TXT_RESOLVER, useFactory: (config: AppConfig) => txtResolver(config.dnsServers), inject: [APP_CONFIG] },
   ],
+  exports: [VerifiedDomainsForSites],
 })
 export class SsoModule {}

@@ -1,20 +1,23 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CLOCK, type Clock } from '../../../platform/src/clock';
 import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
 import { DomainError } from '../../../platform/src/errors';
 import { Public } from '../../../platform/src/http/auth';
 import { ApiError } from '../../../platform/src/http/error-envelope';
 import { PathId } from '../../../platform/src/http/id-param';
+import { RateLimiter } from '../../../platform/src/http/rate-limit';
+import { servedFileHeaders } from '../../../platform/src/http/served-file';
 import { Inject } from '@nestjs/common';
 import { SITE_STYLESHEET } from './site-html.css';
 import { SITE_VIEWS, type SiteViews } from '../site-views.port';
+import { SiteHostnames } from '../site.hostname-holders';
+import { hostOf } from '../site.hostnames';
 import { SiteHtmlQueries, type SiteAccess, type SiteAddress, type SiteAnswer } from './site-html.queries';
 
 /** No script, no frame, no plugin; styles and images from the site itself (images also over https). */
 export const SITE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-/** Files served from the site: never run as a page of the origin. */
-const FILE_CSP = "default-src 'none'; sandbox";
 
 const SHARE_KEY_COOKIE = 'site_share_key';
 const VISITOR_TOKEN_COOKIE = 'site_visitor_token';
@@ -34,11 +37,18 @@ const ROUTER_MAX_PARAM_LENGTH = 100;
 @Controller()
 @Public()
 export class SiteHtmlController {
+  /** Requests per client address (the trusted one: TRUST_PROXY_HOPS), so that nobody floods the readers' side. */
+  private readonly limiter: RateLimiter;
+
   constructor(
     private readonly queries: SiteHtmlQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SITE_VIEWS) private readonly views: SiteViews,
-  ) {}
+    private readonly hostnames: SiteHostnames,
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    this.limiter = new RateLimiter(config.sitesRateLimitPerMinute, clock);
+  }
 
   @Get('sites/:siteId')
   root(@PathId('siteId', 'site') siteId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
@@ -48,6 +58,17 @@ export class SiteHtmlController {
   @Get('sites/:siteId/*')
   path(@PathId('siteId', 'site') siteId: string, @Param('*') path: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     return this.serve({ siteId }, `/sites/${siteId}`, path, request, reply);
+  }
+
+  /**
+   * On a site's custom hostname only that site is served: another site's `/sites/{siteId}` there
+   * would publish one organization's pages under another's name. Any other Host serves every site.
+   */
+  private async servedOnHost(siteId: string, request: FastifyRequest): Promise<boolean> {
+    const host = hostOf(request.hostname);
+    if (host === new URL(this.config.publicUrl).hostname.toLowerCase()) return true;
+    const holder = await this.hostnames.holder(host);
+    return holder === null || holder === siteId;
   }
 
   /** Any other path: the site whose hostname the request's Host names, else no route (the API's 404). */
@@ -67,6 +88,11 @@ export class SiteHtmlController {
   }
 
   private async serve(address: SiteAddress, prefix: string, path: string, request: FastifyRequest, reply: FastifyReply, unknownSite?: () => Error) {
+    const allowance = this.limiter.take(request.ip);
+    if (!allowance.allowed) {
+      throw new ApiError(429, `rate limit of ${this.limiter.perMinute} requests per minute to the published sites exceeded`, { 'Retry-After': String(this.limiter.retryAfter(allowance)) });
+    }
+    if ('siteId' in address && !(await this.servedOnHost(address.siteId, request))) return this.send(reply, this.queries.notFound());
     const segments = String(path ?? '')
       .split('/')
       .filter((segment) => segment !== '');
@@ -112,23 +138,17 @@ export class SiteHtmlController {
   }
 
   private send(reply: FastifyReply, answer: SiteAnswer) {
+    // Whoever presents a visitor token or a share key (in a cookie) may get another answer than
+    // whoever does not: every answer varies on Cookie, and those made for one reader stay out of
+    // shared caches (SiteAnswer.cache). Nothing here reads Authorization.
     void reply
       .header('cache-control', answer.cache === 'public' ? 'public, max-age=60' : 'private, no-store')
+      .header('vary', 'Cookie')
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'same-origin')
       .header('x-frame-options', 'DENY');
-    if (answer.cache === 'private') void reply.header('vary', 'Cookie');
     if (answer.kind === 'not-modified') return reply.status(304).header('etag', answer.etag).send();
-    if (answer.kind === 'file') {
-      const active = /^(text\/html|image\/svg\+xml|application\/xhtml\+xml|text\/xml|application\/xml)/i.test(answer.file.contentType);
-      return reply
-        .header('etag', answer.etag)
-        .header('content-type', answer.file.contentType)
-        .header('content-length', String(answer.file.size))
-        .header('content-security-policy', FILE_CSP)
-        .header('content-disposition', `${active ? 'attachment' : 'inline'}; filename*=UTF-8''${encodeURIComponent(answer.file.name)}`)
-        .send(answer.body);
-    }
+    if (answer.kind === 'file') return reply.headers(servedFileHeaders(answer.file)).header('etag', answer.etag).send(answer.body);
     const type = { html: 'text/html', xml: 'application/xml', text: 'text/plain', css: 'text/css' }[answer.kind];
     void reply.status(answer.status).header('content-type', `${type}; charset=utf-8`);
     if (answer.kind === 'html') void reply.header('content-security-policy', SITE_CSP);

@@ -40,6 +40,7 @@ export interface PageViewed {
   pageId: string;
 }
 
+/** `cache`: whether shared caches may keep the answer ('public') or only the reader's browser ('private'; cacheOf). */
 export type SiteAnswer =
   | { kind: 'html' | 'xml' | 'text' | 'css'; status: 200 | 404; body: string; etag?: string; cache: 'public' | 'private'; viewed?: PageViewed }
   | { kind: 'file'; file: SiteFile; body: Readable; etag: string; cache: 'public' | 'private' }
@@ -86,7 +87,7 @@ export class SiteHtmlQueries {
     let base = prefix;
     if (site.basename && rest[0] === site.basename && 'siteId' in address) rest = rest.slice(1);
     if (site.basename && 'siteId' in address) base = `${prefix}/${site.basename}`;
-    const cache = site.visibility === 'public' || site.visibility === 'unlisted' ? ('public' as const) : ('private' as const);
+    const cache = cacheOf(site, claims);
     if (rest.length === 1 && rest[0] === 'robots.txt') return { kind: 'text', status: 200, body: robotsTxt(site.visibility === 'public' ? `${this.origin(address)}${base}/sitemap.xml` : null), cache };
     if (rest.length === 1 && rest[0] === 'sitemap.xml') {
       if (site.visibility !== 'public') throw DomainError.notFound('no sitemap for this site');
@@ -151,6 +152,10 @@ export class SiteHtmlQueries {
 
   /** A site space's content as the reader sees it; null when its space is gone. */
   private async load(base: string, site: SiteDoc, siteSpace: SiteSpaceDoc, claims: Record<string, unknown>): Promise<LoadedSiteSpace | null> {
+    // A space that went to another organization is not published by this one's site, even before
+    // the site-transferred-spaces reactor has removed its site spaces.
+    const space = await this.spaces.spaceById(siteSpace.spaceId);
+    if (!space || space.organizationId !== site.organizationId) return null;
     const content = await this.content.content(siteSpace.spaceId);
     if (!content) return null;
     return { siteSpace, url: siteSpaceUrl(base, site, siteSpace), content, pages: readablePages(content, claims) };
@@ -237,6 +242,15 @@ export function navTree(pages: readonly SitePage[], spaceUrl: string, currentPag
           return [{ title: page.title, href: pageUrl(spaceUrl, page), current: page.id === currentPageId, external: false, ...emoji, children }];
         });
   return build(null, 0);
+}
+
+/**
+ * Who may keep an answer: shared caches only when it is the same for every reader, that is on a
+ * site anyone may read and for a reader without claims (a visitor token's claims may open site
+ * spaces and pages that others do not see). A share key changes nothing on such a site.
+ */
+export function cacheOf(site: Pick<SiteDoc, 'visibility'>, claims: Record<string, unknown>): 'public' | 'private' {
+  return (site.visibility === 'public' || site.visibility === 'unlisted') && Object.keys(claims).length === 0 ? 'public' : 'private';
 }
 
 function claimsDigest(claims: Record<string, unknown>): string {
