@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
 import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
+import { servedFileHeaders } from '../../platform/src/http/served-file';
 import { ListQuery } from '../../platform/src/http/list';
 import { listOf, ref } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
@@ -84,15 +85,8 @@ export class ContentController {
     @Res() reply: FastifyReply,
   ) {
     const { file, body } = await this.queries.download(spaceId, fileId, query.revision, { caller, expires: query.expires === undefined ? undefined : Number(query.expires), signature: query.signature });
-    // Served bytes never run as a page of this origin: no sniffing, and active types only as attachments in a sandbox.
-    const active = /^(text\/html|image\/svg\+xml|application\/xhtml\+xml|text\/xml|application\/xml)/i.test(file.contentType);
-    void reply
-      .header('content-type', file.contentType)
-      .header('content-length', String(file.size))
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('cache-control', 'private, max-age=3600, immutable')
-      .header('content-disposition', `${active ? 'attachment' : 'inline'}; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+    // Served bytes never run as a page of this origin: only inert types inline, no sniffing, in a sandbox.
+    void reply.headers(servedFileHeaders(file)).header('cache-control', 'private, max-age=3600, immutable');
     return reply.send(body);
   }
 

@@ -4,7 +4,9 @@ import { LRUCache } from 'lru-cache';
 import { DomainError } from '../../platform/src/errors';
 import { deepFreeze } from '../../platform/src/plain-object';
 import type { Caller } from '../../platform/src/http/auth';
+import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { ContentPdfs } from './content-pdfs';
 import type { ContentSpace } from './content-spaces.port';
 import { ContentCommands } from './content.commands';
 import { initialRevisionId } from './content.decider';
@@ -15,7 +17,6 @@ import { ContentTrees } from './content.trees';
 import { blockPreview, documentToMarkdown, markdownToDocument, parseDocument } from './document';
 import type { DocumentNode } from './document/document.model';
 import { fingerprint, walkBlocks } from './document/document.nodes';
-import { renderPdf } from './document/document-pdf';
 import type { RevisionTree } from './tree/revision-tree';
 import { changedPages, diffTrees, type SemanticChange } from './tree/tree-diff';
 import { mergeTrees } from './tree/tree-merge';
@@ -37,12 +38,17 @@ export class ContentForSpaces {
  */
 @Injectable()
 export class ContentForChangeRequests {
+  private readonly pdfs: ContentPdfs;
+
   constructor(
     private readonly commands: ContentCommands,
     private readonly queries: ContentQueries,
     private readonly trees: ContentTrees,
     @Inject(READ_STORE) private readonly reads: ReadStore,
-  ) {}
+    @Inject(UNTRUSTED_WORK) work: UntrustedWork,
+  ) {
+    this.pdfs = new ContentPdfs(reads, trees, work);
+  }
 
   mainHead(spaceId: string): Promise<{ revisionId: string; tree: string }> {
     return this.commands.mainHead(spaceId);
@@ -72,26 +78,9 @@ export class ContentForChangeRequests {
     return diffTrees(before, after);
   }
 
-  async pdf(spaceId: string, revisionId: string, options: { page?: string; only?: boolean; title: string }): Promise<Buffer> {
-    const tree = await this.revisionTree(spaceId, revisionId);
-    let pages = tree.pages();
-    if (options.page !== undefined) {
-      const root = tree.page(options.page);
-      if (!root) throw DomainError.notFound(`no page ${options.page} in revision ${revisionId}`);
-      pages = options.only ? [root] : tree.subtree(options.page);
-    }
-    const depth0 = pages[0]?.depth ?? 0;
-    const documents = await Promise.all(pages.map((page) => (page.document === undefined ? null : this.trees.document(page.document))));
-    return renderPdf({
-      title: options.title,
-      pages: pages.map((page, index) => ({ title: page.title, depth: page.depth - depth0, document: documents[index] })),
-      image: async (ref) => {
-        if (ref.kind !== 'file') return null;
-        const file = tree.file(ref.file);
-        if (!file) return null;
-        return { bytes: await this.trees.blobs.read(file.hash), contentType: file.contentType };
-      },
-    });
+  /** Rendered on the untrusted-work pool once per revision and options, then served as stored (content-pdfs.ts). */
+  pdf(spaceId: string, revisionId: string, options: { page?: string; only?: boolean; title: string }): Promise<Buffer> {
+    return this.pdfs.pdf(spaceId, revisionId, options);
   }
 
   private async revisionTree(spaceId: string, revisionId: string): Promise<RevisionTree> {

@@ -5,6 +5,7 @@ import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
 import type { OpenapiSpecEvent } from '../../openapi/src';
 import type { SpaceEvent } from '../../spaces/src';
 import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
+import { removeSpacePdfs } from './content-pdfs';
 import { ContentCommands } from './content.commands';
 import type { ContentDependency } from './content.events';
 import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, targetKeyOf, type ContentHeadDoc, type LinkDoc, type RevisionDoc } from './content.projections';
@@ -19,8 +20,8 @@ type Data<T extends SpaceEvent['type']> = Extract<SpaceEvent, { type: T }>['data
  *   head tree (every blob shared). `copyContent` writes only while the copy has no content, so a
  *   redelivered event appends nothing;
  * - a purged space's blobs are removed, but only those no other revision names (content is shared
- *   by hash across spaces: duplicates, identical bodies). Deleting what is already gone is nothing,
- *   so a redelivered purge is harmless.
+ *   by hash across spaces: duplicates, identical bodies), and its PDFs (content-pdfs.ts). Deleting
+ *   what is already gone is nothing, so a redelivered purge is harmless.
  */
 export const contentReactor: Reactor = {
   name: 'content-lifecycle',
@@ -67,6 +68,7 @@ async function collect(store: TreeStore, root: string, seen: Set<string>, found:
 
 async function removePurgedBlobs(spaceId: string, context: ReactionContext): Promise<void> {
   const trees = context.services.get(ContentTrees);
+  await removeSpacePdfs(spaceId, context.reads, trees.blobs);
   const purged = await readAll<RevisionDoc>(context.reads, CONTENT_REVISIONS, { spaceId, purged: true });
   const candidates = new Set<string>();
   const seen = new Set<string>([EMPTY_TREE_ROOT, TreeStore.EMPTY_FILES]);

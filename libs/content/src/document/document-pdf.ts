@@ -56,6 +56,72 @@ export const PDF_LIMITS = {
   imagePixels: 16 * 1024 * 1024,
 } as const;
 
+/**
+ * What one PDF may be made of, checked before it is generated: past these it is refused (422)
+ * rather than generated, since its generation could not finish within its time budget.
+ */
+export const PDF_INPUT_LIMITS = {
+  /** Content pages: each starts a PDF page, and no more than PDF_LIMITS.pdfPages are drawn. */
+  pages: PDF_LIMITS.pdfPages,
+  /** Bytes of the pages' bodies as stored (JSON), all together: parsed, a few times that in a thread's heap. */
+  documentBytes: 32 * 1024 * 1024,
+  /** Nodes (blocks, inlines and texts) of the pages' bodies, all together. */
+  nodes: 1_000_000,
+  /** Bytes of the images handed to the renderer, all together: images past it show as their name. */
+  imageBytes: 64 * 1024 * 1024,
+} as const;
+
+export interface PdfSize {
+  pages?: number;
+  documentBytes?: number;
+  nodes?: number;
+}
+
+/** Why a PDF of this size is refused before it is generated; null when it is within PDF_INPUT_LIMITS. */
+export function pdfTooLarge(size: PdfSize): string | null {
+  const ask = 'ask for the PDF of a page and its subpages (page=<id>)';
+  if (size.pages !== undefined && size.pages > PDF_INPUT_LIMITS.pages) return `the PDF would have ${size.pages} pages, over the limit of ${PDF_INPUT_LIMITS.pages}: ${ask}`;
+  if (size.documentBytes !== undefined && size.documentBytes > PDF_INPUT_LIMITS.documentBytes) {
+    return `the pages of the PDF hold over ${PDF_INPUT_LIMITS.documentBytes} bytes of content, over the limit: ${ask}`;
+  }
+  if (size.nodes !== undefined && size.nodes > PDF_INPUT_LIMITS.nodes) return `the pages of the PDF hold over ${PDF_INPUT_LIMITS.nodes} nodes of content, over the limit: ${ask}`;
+  return null;
+}
+
+/** The nodes of a body (blocks, inlines and texts), counted up to `limit` (then `limit + 1`). */
+export function documentNodeCount(document: DocumentNode | null, limit: number = PDF_INPUT_LIMITS.nodes): number {
+  if (!isDocument(document)) return 0;
+  let count = 0;
+  const stack: unknown[][] = [document.nodes];
+  while (stack.length > 0) {
+    const nodes = stack.pop()!;
+    for (const node of childrenOf(nodes)) {
+      if (++count > limit) return count;
+      if (node.object !== 'text') stack.push(node.nodes as unknown[]);
+    }
+  }
+  return count;
+}
+
+/**
+ * The files the renderer would draw as images (file refs of image blocks), each once, in the order
+ * the pages name them: the bytes a PDF needs, gathered before it is generated.
+ */
+export function pdfImageFiles(documents: ReadonlyArray<DocumentNode | null>): string[] {
+  const files = new Set<string>();
+  for (const document of documents) {
+    if (!isDocument(document)) continue;
+    const wanted = new Set<string>();
+    for (const block of imageBlocks(document)) {
+      const ref = refOf(dataOf(block).ref);
+      if (ref?.kind !== 'file' || wanted.size >= PDF_LIMITS.imagesPerPage) continue;
+      wanted.add(ref.file);
+    }
+    for (const file of wanted) files.add(file);
+  }
+  return [...files];
+}
+
 export async function renderPdf(input: PdfInput, options: RenderPdfOptions = {}): Promise<Buffer> {
   const PDFDocument = pdfkit();
   const doc = new PDFDocument({
