@@ -7,6 +7,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { ContentPdfs } from './content-pdfs';
+import { MERGE_BODIES } from './document/document-merge.work';
 import type { ContentSpace } from './content-spaces.port';
 import { ContentCommands } from './content.commands';
 import { initialRevisionId } from './content.decider';
@@ -45,7 +46,7 @@ export class ContentForChangeRequests {
     private readonly queries: ContentQueries,
     private readonly trees: ContentTrees,
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    @Inject(UNTRUSTED_WORK) work: UntrustedWork,
+    @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
   ) {
     this.pdfs = new ContentPdfs(reads, trees, work);
   }
@@ -60,7 +61,7 @@ export class ContentForChangeRequests {
 
   async merge(sides: { ancestor: string; ours: string; theirs: string }, onto: string) {
     const [ancestor, ours, theirs, base] = await Promise.all([this.trees.tree(sides.ancestor), this.trees.tree(sides.ours), this.trees.tree(sides.theirs), this.trees.tree(onto)]);
-    const outcome = await mergeTrees(this.trees.store, { ancestor, ours, theirs });
+    const outcome = await mergeTrees(this.trees.store, { ancestor, ours, theirs }, (triples) => this.work.run(MERGE_BODIES, { triples }));
     if (!outcome.ok) return outcome;
     const merged = await this.trees.tree(outcome.rootHash);
     const { upserts, removes } = changedPages(base, merged);

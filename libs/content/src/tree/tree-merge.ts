@@ -1,4 +1,4 @@
-import { mergeDocuments, mergeKeySequences } from '../document/document-merge';
+import { mergeDocuments, mergeKeySequences, type DocumentMergeResult } from '../document/document-merge';
 import type { DocumentNode } from '../document/document.model';
 import { jsonEqual } from './canonical-json';
 import { emptyDocument } from './page-rules';
@@ -35,12 +35,21 @@ export interface MergeConflict {
 
 export type TreeMergeOutcome = { ok: true; rootHash: string } | { ok: false; conflicts: MergeConflict[] };
 
-export async function mergeTrees(store: TreeStore, sides: { ancestor: RevisionTree; ours: RevisionTree; theirs: RevisionTree }): Promise<TreeMergeOutcome> {
+/** Merges the bodies changed on both sides, in order: the service hands them to the untrusted-work pool (document-merge.work.ts). */
+export type BodyMerger = (triples: { ancestor: DocumentNode; ours: DocumentNode; theirs: DocumentNode }[]) => Promise<DocumentMergeResult[]>;
+
+const mergeHere: BodyMerger = async (triples) => triples.map(({ ancestor, ours, theirs }) => mergeDocuments(ancestor, ours, theirs));
+
+export async function mergeTrees(
+  store: TreeStore,
+  sides: { ancestor: RevisionTree; ours: RevisionTree; theirs: RevisionTree },
+  mergeBodies: BodyMerger = mergeHere,
+): Promise<TreeMergeOutcome> {
   const { ancestor, ours, theirs } = sides;
   // One side unchanged (or both the same): the other side, exactly.
   if (ours.rootHash === ancestor.rootHash || ours.rootHash === theirs.rootHash) return { ok: true, rootHash: theirs.rootHash };
   if (theirs.rootHash === ancestor.rootHash) return { ok: true, rootHash: ours.rootHash };
-  return new TreeMerge(store, ancestor, ours, theirs).run();
+  return new TreeMerge(store, ancestor, ours, theirs, mergeBodies).run();
 }
 
 /** What a side changed against the ancestor, found without walking its unchanged subtrees. */
@@ -84,6 +93,7 @@ class TreeMerge {
     private readonly ancestor: RevisionTree,
     private readonly ours: RevisionTree,
     private readonly theirs: RevisionTree,
+    private readonly mergeBodiesOf: BodyMerger,
   ) {}
 
   async run(): Promise<TreeMergeOutcome> {
@@ -165,9 +175,9 @@ class TreeMerge {
     const pending = [...this.plans.values()].filter((plan) => plan.bodies);
     const read = (hash: string | undefined): Promise<DocumentNode> => (hash === undefined ? Promise.resolve(emptyDocument()) : this.store.readDocument(hash));
     const documents = await Promise.all(pending.map((plan) => Promise.all([read(plan.bodies!.ancestor), read(plan.bodies!.ours), read(plan.bodies!.theirs)])));
+    const results = pending.length === 0 ? [] : await this.mergeBodiesOf(documents.map(([ancestor, ours, theirs]) => ({ ancestor, ours, theirs })));
     pending.forEach((plan, index) => {
-      const [ancestor, ours, theirs] = documents[index];
-      const merged = mergeDocuments(ancestor, ours, theirs);
+      const merged = results[index];
       if (!merged.ok) {
         for (const conflict of merged.conflicts) this.conflict(plan.id, 'content', conflict.ours, conflict.theirs);
         return;
