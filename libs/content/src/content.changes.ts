@@ -1,6 +1,7 @@
 import { DomainError } from '../../platform/src/errors';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { assertComputed } from './tree/page-rules';
+import type { ContentRef } from './document/document.model';
 import type { ComputedSource, PageAttributes } from './tree/tree.model';
 
 /**
@@ -246,4 +247,31 @@ export function parseChanges(value: unknown): Change[] {
         throw DomainError.invalid(`${path}.operation must be one of insert_page, update_page, delete_page, revert_page, insert_files, update_variables`);
     }
   });
+}
+
+/** A page or file the batch inserts with a `ref`, and the id it gets. */
+export interface BatchRef {
+  kind: 'page' | 'file';
+  id: string;
+}
+
+/** The ids of the pages and files the batch names by ref: given once, so every attempt at the write uses the same. */
+export function batchRefs(changes: readonly Change[], newId: () => string): Map<string, BatchRef> {
+  const refs = new Map<string, BatchRef>();
+  for (const change of changes) {
+    if (change.operation === 'insert_page' && change.ref) refs.set(change.ref, { kind: 'page', id: newId() });
+    if (change.operation === 'insert_files') for (const file of change.files) if (file.ref) refs.set(file.ref, { kind: 'file', id: newId() });
+  }
+  return refs;
+}
+
+/** Links of a batch's markdown to refs (`ref`, `./ref.md#anchor`) as links to the pages and files they name. */
+export function batchLinkResolver(refs: ReadonlyMap<string, BatchRef>): (href: string) => ContentRef | null {
+  return (href) => {
+    const match = /^(?:\.\/)?([A-Za-z0-9_-]{1,64})(?:\.md)?(#.*)?$/.exec(href);
+    const ref = match ? refs.get(match[1]) : undefined;
+    if (!ref) return null;
+    if (ref.kind === 'file') return { kind: 'file', file: ref.id };
+    return match![2] ? { kind: 'anchor', anchor: match![2].slice(1), page: ref.id } : { kind: 'page', page: ref.id };
+  };
 }

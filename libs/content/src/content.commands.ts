@@ -1,22 +1,26 @@
+import { type Readable, Transform } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
+import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
-import { parseChanges, MAX_INLINE_FILE_BYTES, type Change, type FileUpload, type PageBody } from './content.changes';
+import { ConversionBudget, pooledImportConversions } from './content-conversions';
+import { batchRefs, parseChanges, MAX_INLINE_FILE_BYTES, type BatchRef, type Change, type FileUpload, type PageBody } from './content.changes';
 import { contentDecider, contentStream, initialRevisionId, refuseWrite, StaleBaseError, type ContentSpaceFacts } from './content.decider';
 import { touchedPages, type ContentDependency, type RevisionSource, type RevisionType, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
-import { carryKeys, markdownToDocument, parseDocument } from './document';
-import type { ContentRef, DocumentNode } from './document/document.model';
+import { CONVERT_MARKDOWN } from './content.work';
+import { carryKeys, parseDocument, type MarkdownDocument } from './document';
+import type { DocumentNode } from './document/document.model';
 import { imageSizes } from './document/packages';
 import { contentTypeOf } from './import/content-types';
-import { runImport, type ImportPlan, type PlannedPage } from './import';
-import { safeFetch } from './import/safe-fetch';
+import { ImportFailure, runImport, type ImportPlan, type PlannedPage } from './import';
+import { safeFetchInto } from './import/safe-fetch';
 import type { RevisionTree } from './tree/revision-tree';
 import { TreeEditor } from './tree/tree-editor';
 import { EMPTY_TREE_ROOT } from './tree/tree-store';
@@ -27,6 +31,11 @@ const ZIP_IMPORT_MAX_PAGES = 5000;
 
 /** Attempts at a write whose base moved meanwhile (another write landed first) before giving up with 409. */
 const WRITE_ATTEMPTS = 5;
+
+/** Largest file a batch names by URL. */
+const MAX_URL_FILE_BYTES = 10 * MAX_INLINE_FILE_BYTES;
+/** Bytes of an uploaded file kept to read an image's width and height from (its header). */
+const IMAGE_HEAD_BYTES = 512 * 1024;
 
 export interface ChangeResult {
   object: 'created_page' | 'updated_page' | 'deleted_page';
@@ -43,10 +52,24 @@ export interface WriteOutcome<T> {
 
 export type ImportSource = 'website' | 'markdown' | 'zip';
 
-/** A batch of changes parsed, with the bytes of the files it uploads. */
+/**
+ * A batch of changes made ready once, before any attempt at the write: the ids of what it names
+ * by ref, its markdown bodies converted (on the untrusted-work pool), its files stored.
+ */
 export interface PreparedBatch {
   changes: readonly Change[];
-  uploads: ReadonlyMap<FileUpload, Buffer>;
+  refs: ReadonlyMap<string, BatchRef>;
+  bodies: ReadonlyMap<PageBody, MarkdownDocument>;
+  files: ReadonlyMap<FileUpload, StoredFile>;
+}
+
+/** A file's bytes in the blob store, and what they say. */
+export type StoredFile = Pick<FileEntry, 'hash' | 'size' | 'dimensions'>;
+
+/** An import fetched, converted and its files stored, before any attempt at the write. */
+export interface PreparedImport extends Omit<ImportPlan, 'files'> {
+  documents: ReadonlyMap<string, DocumentNode>;
+  files: Array<Omit<FileEntry, 'createdAt'>>;
 }
 
 /** A tree built from a base, not yet committed to any line. */
@@ -74,6 +97,7 @@ export class ContentCommands {
     @Inject(CONTENT_SPACES) private readonly spaces: ContentSpaces,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
     private readonly trees: ContentTrees,
   ) {}
 
@@ -96,16 +120,25 @@ export class ContentCommands {
 
   // ---- building a tree, for any line (the space's main line here, a change request's line in ChangeRequestContentCommands)
 
-  /** A parsed batch with the files it names by URL fetched once, before any attempt (and after the access check). */
+  /** A parsed batch made ready once, before any attempt (and after the access check): its markdown converted first, then its files stored. */
   async prepareBatch(changes: readonly Change[]): Promise<PreparedBatch> {
-    return { changes, uploads: await this.fetchUploads(changes) };
+    const refs = batchRefs(changes, () => newId());
+    const bodies = await this.convertBodies(changes, refs);
+    return { changes, refs, bodies, files: await this.storeUploads(changes) };
   }
 
-  /** An import fetched and planned, before any attempt. */
-  prepareImport(request: { source: ImportSource; url: string }): Promise<ImportPlan> {
+  /** An import fetched, converted (on the pool, within one conversion budget) and its files stored, before any attempt. */
+  async prepareImport(request: { source: ImportSource; url: string }): Promise<PreparedImport> {
+    const budget = new ConversionBudget(this.work, this.config.contentConversionTimeMs, 'this import');
     // An archive is one download whatever it holds, so it may bring more pages than a crawl visits.
-    const limits = request.source === 'zip' ? { maxPages: ZIP_IMPORT_MAX_PAGES } : {};
-    return runImport(request, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, newId: () => newId(), limits });
+    const limits = { maxFileBytes: this.config.contentUploadMaxBytes, ...(request.source === 'zip' ? { maxPages: ZIP_IMPORT_MAX_PAGES } : {}) };
+    const { files, ...plan } = await runImport(request, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, newId: () => newId(), conversions: pooledImportConversions(budget), limits });
+    const pages = allPages(plan.pages);
+    const converted = await budget.run(CONVERT_MARKDOWN, { bodies: pages.map((page) => page.markdown), refs: [] });
+    const documents = new Map(pages.map((page, index) => [page.id, converted[index].document]));
+    const stored: PreparedImport['files'] = [];
+    for (const file of files) stored.push({ id: file.id, name: file.name, contentType: file.contentType, ...(await this.storeBytes(file.contentType, file.bytes)) });
+    return { ...plan, documents, files: stored };
   }
 
   /** A new tree from `base` (blobs written, nothing committed): what `build` did to it, and which pages it touched. */
@@ -277,22 +310,87 @@ export class ContentCommands {
 
   // ---- the batch ---------------------------------------------------------------------------
 
-  private async fetchUploads(changes: readonly Change[]): Promise<Map<FileUpload, Buffer>> {
-    const bytes = new Map<FileUpload, Buffer>();
+  /** The batch's markdown bodies as documents: converted together on the pool, within the write's one conversion budget. */
+  private async convertBodies(changes: readonly Change[], refs: ReadonlyMap<string, BatchRef>): Promise<Map<PageBody, MarkdownDocument>> {
+    const bodies: Array<{ markdown: string }> = [];
     for (const change of changes) {
-      if (change.operation !== 'insert_files') continue;
-      for (const file of change.files) {
-        if ('base64' in file.source) {
-          const decoded = Buffer.from(file.source.base64, 'base64');
-          if (decoded.length > MAX_INLINE_FILE_BYTES) throw new DomainError(413, `file ${file.name} is larger than ${MAX_INLINE_FILE_BYTES} bytes`);
-          bytes.set(file, decoded);
-        } else {
-          const fetched = await safeFetch(file.source.url, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, maxBytes: 10 * MAX_INLINE_FILE_BYTES, timeMs: 15_000 });
-          bytes.set(file, fetched.bytes);
-        }
-      }
+      if ((change.operation === 'insert_page' || change.operation === 'update_page') && change.body && 'markdown' in change.body) bodies.push(change.body);
     }
-    return bytes;
+    if (bodies.length === 0) return new Map();
+    const budget = new ConversionBudget(this.work, this.config.contentConversionTimeMs, 'this write');
+    const documents = await budget.run(CONVERT_MARKDOWN, { bodies: bodies.map((body) => body.markdown), refs: [...refs] });
+    return new Map(bodies.map((body, index) => [body, documents[index]]));
+  }
+
+  /**
+   * The batch's files in the blob store, one at a time: a file named by URL is streamed from its
+   * download into the store, so at most one file's bytes pass through at once, and the files of
+   * the batch together may not pass CONTENT_UPLOAD_MAX_BYTES (413, refused before any download
+   * when the inline ones already do; blobs stored before the refusal are left unreferenced).
+   */
+  private async storeUploads(changes: readonly Change[]): Promise<Map<FileUpload, StoredFile>> {
+    const files = changes.flatMap((change) => (change.operation === 'insert_files' ? change.files : []));
+    const cap = this.config.contentUploadMaxBytes;
+    const tooMuch = (file: FileUpload) => new DomainError(413, `the files of this write are larger than ${cap} bytes together (passed at file ${file.name})`);
+    let inline = 0;
+    for (const file of files) {
+      if (!('base64' in file.source)) continue;
+      const size = base64Length(file.source.base64);
+      if (size > MAX_INLINE_FILE_BYTES) throw new DomainError(413, `file ${file.name} is larger than ${MAX_INLINE_FILE_BYTES} bytes`);
+      inline += size;
+      if (inline > cap) throw tooMuch(file);
+    }
+    const stored = new Map<FileUpload, StoredFile>();
+    let total = 0;
+    for (const file of files) {
+      const contentType = file.contentType ?? contentTypeOf(file.name);
+      if ('base64' in file.source) {
+        const bytes = Buffer.from(file.source.base64, 'base64');
+        total += bytes.length;
+        stored.set(file, await this.storeBytes(contentType, bytes));
+        continue;
+      }
+      const maxBytes = Math.min(MAX_URL_FILE_BYTES, cap - total);
+      let received: StoredFile;
+      try {
+        received = (await safeFetchInto(file.source.url, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, maxBytes, timeMs: 15_000 }, (body) => this.storeStream(contentType, body))).received;
+      } catch (error) {
+        if (error instanceof ImportFailure && error.status === 413) throw maxBytes < MAX_URL_FILE_BYTES ? tooMuch(file) : new DomainError(413, `file ${file.name} (${file.source.url}) is larger than ${MAX_URL_FILE_BYTES} bytes`);
+        throw error;
+      }
+      total += received.size;
+      stored.set(file, received);
+    }
+    return stored;
+  }
+
+  private async storeBytes(contentType: string, bytes: Buffer): Promise<StoredFile> {
+    const { hash, size } = await this.trees.blobs.put(bytes);
+    return { hash, size, ...dimensionsOf(contentType, bytes) };
+  }
+
+  /** A download streamed into the blob store; an image's header is kept on the way for its dimensions. */
+  private async storeStream(contentType: string, body: Readable): Promise<StoredFile> {
+    const head: Buffer[] = [];
+    let headLength = 0;
+    const keepHead = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (headLength < IMAGE_HEAD_BYTES && contentType.startsWith('image/')) {
+          head.push(chunk.subarray(0, IMAGE_HEAD_BYTES - headLength));
+          headLength += Math.min(chunk.length, IMAGE_HEAD_BYTES - headLength);
+        }
+        done(null, chunk);
+      },
+    });
+    body.on('error', (error) => keepHead.destroy(error));
+    body.pipe(keepHead);
+    try {
+      const { hash, size } = await this.trees.blobs.put(keepHead);
+      return { hash, size, ...dimensionsOf(contentType, Buffer.concat(head, headLength)) };
+    } catch (error) {
+      // The download's own failure (too large, cut short, too slow) is the fetch's to name.
+      throw body.errored ?? error;
+    }
   }
 
   /**
@@ -300,33 +398,22 @@ export class ContentCommands {
    * `revision` goes back to: the state before the last write on the main line, the request's base on
    * a change request's line.
    */
-  async applyChanges(space: ContentSpace, base: RevisionTree, editor: TreeEditor, { changes, uploads }: PreparedBatch, defaultRevert: () => Promise<string>) {
+  async applyChanges(space: ContentSpace, base: RevisionTree, editor: TreeEditor, { changes, refs, bodies, files }: PreparedBatch, defaultRevert: () => Promise<string>) {
     const now = this.now();
-    // Refs name pages and files inserted by the batch; they get their ids up front, so any change may link to any of them.
-    const refs = new Map<string, { kind: 'page' | 'file'; id: string }>();
-    for (const change of changes) {
-      if (change.operation === 'insert_page' && change.ref) refs.set(change.ref, { kind: 'page', id: newId() });
-      if (change.operation === 'insert_files') for (const file of change.files) if (file.ref) refs.set(file.ref, { kind: 'file', id: newId() });
-    }
+    // Refs name pages and files inserted by the batch; their ids were given up front, so any change may link to any of them.
     const pageOf = (name: string): string => {
       const ref = refs.get(name);
       return ref?.kind === 'page' ? ref.id : name;
     };
     const parentOf = (name: string | null | undefined) => (name === undefined ? undefined : name === null ? null : pageOf(name));
-    const resolveLink = (href: string): ContentRef | null => {
-      const match = /^(?:\.\/)?([A-Za-z0-9_-]{1,64})(?:\.md)?(#.*)?$/.exec(href);
-      const ref = match ? refs.get(match[1]) : undefined;
-      if (!ref) return null;
-      if (ref.kind === 'file') return { kind: 'file', file: ref.id };
-      return match![2] ? { kind: 'anchor', anchor: match![2].slice(1), page: ref.id } : { kind: 'page', page: ref.id };
-    };
+    const bodyOf = (body: PageBody) => this.bodyOf(body, bodies);
     const results: ChangeResult[] = [];
     const insertedFiles: FileEntry[] = [];
     for (const change of changes) {
       switch (change.operation) {
         case 'insert_page': {
           const id = change.ref ? refs.get(change.ref)!.id : newId();
-          const body = change.body ? this.bodyOf(change.body, resolveLink) : null;
+          const body = change.body ? bodyOf(change.body) : null;
           const title = change.attributes.title ?? body?.title ?? 'Untitled';
           const description = change.attributes.description ?? (typeof body?.frontMatter?.description === 'string' ? body.frontMatter.description : undefined);
           const page = editor.insertPage({
@@ -348,8 +435,9 @@ export class ContentCommands {
           if (change.body) {
             const current = base.page(id);
             const previous = current?.document ? await this.trees.document(current.document) : null;
-            document = this.bodyOf(change.body, resolveLink).document;
-            if (previous) document = carryKeys(previous, document);
+            document = bodyOf(change.body).document;
+            // carryKeys may rename keys in what it is given: the converted document serves every attempt.
+            if (previous) document = carryKeys(previous, structuredClone(document));
           }
           const page = editor.updatePage(id, { attributes: change.attributes, ...(document ? { document } : {}), now });
           results.push({ object: 'updated_page', page });
@@ -373,9 +461,8 @@ export class ContentCommands {
         }
         case 'insert_files':
           for (const file of change.files) {
-            const bytes = uploads.get(file)!;
             const id = file.ref ? refs.get(file.ref)!.id : newId();
-            const entry = await this.storeFile(id, file.name, file.contentType ?? contentTypeOf(file.name), bytes, now);
+            const entry: FileEntry = { id, name: file.name, contentType: file.contentType ?? contentTypeOf(file.name), ...files.get(file)!, createdAt: now };
             editor.insertFile(entry);
             insertedFiles.push(entry);
           }
@@ -396,36 +483,32 @@ export class ContentCommands {
     return doc?.parents[0] ?? initialRevisionId(spaceId);
   }
 
-  private bodyOf(body: PageBody, resolveLink: (href: string) => ContentRef | null): { document: DocumentNode; title: string | null; frontMatter: Record<string, unknown> | null } {
-    if ('markdown' in body) return markdownToDocument(body.markdown, { resolveLink });
+  /** A page body as a document: markdown as converted on the pool (prepareBatch), a JSON document checked here. */
+  private bodyOf(body: PageBody, converted: ReadonlyMap<PageBody, MarkdownDocument>): MarkdownDocument {
+    if ('markdown' in body) return converted.get(body)!;
     return { document: parseDocument(body.document), title: null, frontMatter: null };
-  }
-
-  private async storeFile(id: string, name: string, contentType: string, bytes: Buffer, now: string): Promise<FileEntry> {
-    const { hash, size } = await this.trees.blobs.put(bytes);
-    return { id, name, contentType, size, hash, ...dimensionsOf(contentType, bytes), createdAt: now };
   }
 
   // ---- imports -----------------------------------------------------------------------------
 
   /** Applies an import to a tree being built: into the page `pageId` when given (404 when the base has none). */
-  async applyImport(space: ContentSpace, base: RevisionTree, editor: TreeEditor, plan: ImportPlan, pageId: string | undefined, source: ImportSource): Promise<ImportPlan> {
+  async applyImport(space: ContentSpace, base: RevisionTree, editor: TreeEditor, plan: PreparedImport, pageId: string | undefined, source: ImportSource): Promise<PreparedImport> {
     if (pageId !== undefined && !base.page(pageId)) throw DomainError.notFound(`no page ${pageId} in space ${space.id}`);
     await this.placeImport(editor, plan, pageId, source === 'markdown');
     return plan;
   }
 
-  private async placeImport(editor: TreeEditor, plan: ImportPlan, pageId: string | undefined, replaceBody: boolean): Promise<void> {
+  private async placeImport(editor: TreeEditor, plan: PreparedImport, pageId: string | undefined, replaceBody: boolean): Promise<void> {
     const now = this.now();
-    for (const file of plan.files) editor.insertFile(await this.storeFile(file.id, file.name, file.contentType, file.bytes, now));
+    for (const file of plan.files) editor.insertFile({ ...file, createdAt: now });
     const insert = (page: PlannedPage, into: string | null) => {
-      editor.insertPage({ id: page.id, type: 'document', attributes: { title: page.title || 'Untitled', ...(page.description ? { description: page.description } : {}) }, document: markdownToDocument(page.markdown).document, into, now });
+      editor.insertPage({ id: page.id, type: 'document', attributes: { title: page.title || 'Untitled', ...(page.description ? { description: page.description } : {}) }, document: plan.documents.get(page.id)!, into, now });
       for (const child of page.pages) insert(child, page.id);
     };
     const [first, ...rest] = plan.pages;
     if (pageId !== undefined && replaceBody && first) {
       // A markdown file imported into a page becomes that page's body.
-      editor.updatePage(pageId, { document: markdownToDocument(first.markdown).document, now });
+      editor.updatePage(pageId, { document: plan.documents.get(first.id)!, now });
       for (const child of first.pages) insert(child, pageId);
       for (const page of rest) insert(page, pageId);
       return;
@@ -434,7 +517,18 @@ export class ContentCommands {
   }
 }
 
-/** Width and height of an image file, when its bytes say so. */
+/** A plan's pages, sub-pages included, in order. */
+function allPages(pages: readonly PlannedPage[]): PlannedPage[] {
+  return pages.flatMap((page) => [page, ...allPages(page.pages)]);
+}
+
+/** Bytes a base64 text decodes to, without decoding it. */
+function base64Length(base64: string): number {
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
+}
+
+/** Width and height of an image file, when its bytes (or their first part, for a download) say so. */
 function dimensionsOf(contentType: string, bytes: Buffer): { dimensions?: { width: number; height: number } } {
   if (!contentType.startsWith('image/')) return {};
   try {

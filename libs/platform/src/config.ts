@@ -81,6 +81,10 @@ export interface AppConfig {
   untrustedWorkTimeMs: number;
   /** Tasks that may wait for a thread (UNTRUSTED_WORK_QUEUE, default 64); more are refused with 503. */
   untrustedWorkQueue: number;
+  /** Converting the markdown and HTML of one content write or import, all its pages together, on the pool, in ms (CONTENT_CONVERSION_TIME_MS, default 10 s); past it the write answers 422. */
+  contentConversionTimeMs: number;
+  /** Bytes of all the files one content write or import stores together (CONTENT_UPLOAD_MAX_BYTES, default 100 MiB); past it the write answers 413. */
+  contentUploadMaxBytes: number;
   /** INTEGRATION_SECRETS_KEY: 32 bytes as 64 hex characters or base64, the service's secrets key (sealing integrations' secrets, deriving sites' visitor-token keys); absent, embedded mode keeps a generated key in DATA_DIR. */
   integrationSecretsKey: string | undefined;
 }
@@ -137,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     untrustedWorkMemoryMb: integer(env, 'UNTRUSTED_WORK_MEMORY_MB', 256, 32, 16 * 1024),
     untrustedWorkTimeMs: integer(env, 'UNTRUSTED_WORK_TIME_MS', 10_000, 100, 600_000),
     untrustedWorkQueue: integer(env, 'UNTRUSTED_WORK_QUEUE', 64, 1, 100_000),
+    contentConversionTimeMs: integer(env, 'CONTENT_CONVERSION_TIME_MS', 10_000, 100, 600_000),
+    contentUploadMaxBytes: integer(env, 'CONTENT_UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
     dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
   };
 }

@@ -17,6 +17,11 @@
  *   openers. Delimiters beyond a paragraph's budget are escaped and so read as text.
  * Code fences, HTML blocks and tables are left alone; an indented code block longer than the
  * paragraph budget gets an empty line. No real page reaches these budgets.
+ *
+ * micromark is also quadratic in the length of a document whose containers close often (a long
+ * nested list, a list in a quote): each close rewrites the list of the whole document's container
+ * events so far. topLevelParts cuts a long text where one top-level block ends and the next
+ * begins, so that each part is parsed on its own.
  */
 
 /** Container markers (`>`, list bullets) one line may open; deeper ones are flattened. */
@@ -163,7 +168,9 @@ class ListBudget {
     if (NESTED_CONTAINER.test(rest)) this.nested++;
     if (!topItem || this.nested <= MAX_LIST_NESTING_LINES) return null;
     this.nested = NESTED_CONTAINER.test(rest) ? 1 : 0;
-    return [quote, `${quote}${quote ? ' ' : ''}<!-- -->`, quote];
+    // At the margin, so it ends any quote around the list as well: the parts between such breaks
+    // are parsed apart (topLevelParts), and the list's next item starts a new quote.
+    return ['', '<!-- -->', ''];
   }
 }
 
@@ -244,4 +251,111 @@ function escapeDelimitersBeyond(line: string, budget: number): { line: string; c
     index = end;
   }
   return { line: changed ? out : line, counted };
+}
+
+/** Texts shorter than this are parsed whole: the split only pays for itself on long ones. */
+export const PART_MIN_CHARS = 8 * 1024;
+
+const ATX_HEADING = /^#{1,6}(?:[ \t]|$)/;
+const MARGIN_LIST_ITEM = /^(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
+/** CommonMark's HTML blocks that run across blank lines (kinds 1-5), with what ends each. */
+const RAW_HTML_BLOCKS: ReadonlyArray<{ start: RegExp; end: RegExp }> = [
+  { start: /^ {0,3}<(?:script|pre|style|textarea)(?:\s|>|$)/i, end: /<\/(?:script|pre|style|textarea)>/i },
+  { start: /^ {0,3}<!--/, end: /-->/ },
+  { start: /^ {0,3}<\?/, end: /\?>/ },
+  { start: /^ {0,3}<![A-Za-z]/, end: />/ },
+  { start: /^ {0,3}<!\[CDATA\[/, end: /\]\]>/ },
+];
+
+/** A block that a blank line does not end, opened at the top level or inside a list item or a quote. */
+interface OpenBlock {
+  closes(line: string): boolean;
+  /** Where it was opened: a list item or a quote ends it with themselves. */
+  scope: 'top' | 'list' | 'quote';
+}
+
+/**
+ * A long markdown text (after guardMarkdown) cut into parts that parse alone as they parse
+ * together: each cut is before a line at the margin that follows a blank line, where every block
+ * before has ended (no code fence or HTML block open, and the line does not continue a list), so
+ * a part's blocks are the blocks the whole text has there. Parts are at least `minChars` long;
+ * shorter texts are one part. Links to a reference definition of another part need that part's
+ * definitions (the caller passes them to the parser).
+ */
+export function topLevelParts(markdown: string, minChars = PART_MIN_CHARS): string[] {
+  if (markdown.length < 2 * minChars) return [markdown];
+  const lines = markdown.split(/\r\n|\r|\n/);
+  const parts: string[] = [];
+  let partStart = 0;
+  let partChars = 0;
+  let open: OpenBlock | null = null;
+  let inList = false;
+  let previousBlank = true;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index];
+    const blank = line.trim() === '';
+    const atMargin = !blank && line[0] !== ' ' && line[0] !== '\t';
+    // A block opened in a list item ends at a line left of the item; one opened in a quote at a line without `>`.
+    if (open && ((open.scope === 'list' && atMargin) || (open.scope === 'quote' && !/^ {0,3}>/.test(line)))) open = null;
+    if (open) {
+      if (open.closes(line)) open = null;
+      partChars += line.length + 1;
+      previousBlank = false;
+      continue;
+    }
+    if (atMargin && previousBlank && !(inList && MARGIN_LIST_ITEM.test(line)) && partChars >= minChars) {
+      parts.push(lines.slice(partStart, index).join('\n'));
+      partStart = index;
+      partChars = 0;
+    }
+    if (atMargin) {
+      // Without a blank line before, only a line that starts a block ends the list (else it continues a paragraph in it).
+      if (MARGIN_LIST_ITEM.test(line)) inList = true;
+      else if (previousBlank || ATX_HEADING.test(line) || line[0] === '>' || THEMATIC_BREAK.test(line) || HTML_BLOCK_START.test(line) || FENCE.test(line)) inList = false;
+    }
+    if (!blank) open = openedBlock(line, inList);
+    partChars += line.length + 1;
+    previousBlank = blank;
+  }
+  parts.push(lines.slice(partStart).join('\n'));
+  // A last part too short to stand alone joins the one before.
+  if (parts.length > 1 && parts[parts.length - 1].length < minChars / 2) {
+    const last = parts.pop()!;
+    parts[parts.length - 1] += `\n${last}`;
+  }
+  return parts;
+}
+
+/**
+ * The code fence or raw HTML block the line opens (and does not close on itself), if any. One
+ * opened in a list item (on an item's line, or indented while a list is open) is taken to end
+ * with the item, at the next line at the margin; one in a quote with the quote.
+ */
+function openedBlock(line: string, inList: boolean): OpenBlock | null {
+  const quoted = /^ {0,3}>/.test(line);
+  const content = line.replace(CONTAINER_PREFIX, '');
+  const nested = content.length !== line.length || line[0] === ' ' || line[0] === '\t';
+  const scope: OpenBlock['scope'] = quoted ? 'quote' : nested && inList ? 'list' : 'top';
+  // At the top level everything up to the closing line is the block's, container markers included.
+  const inner = (next: string) => (scope === 'top' ? next : next.replace(CONTAINER_PREFIX, ''));
+  const fenceLine = scope === 'top' ? line : content;
+  const fence = FENCE.exec(fenceLine);
+  // A backtick fence's info string has no backtick (CommonMark): "```js```" is a code span.
+  if (fence && !(fence[1][0] === '`' && fenceLine.slice(fence[0].length).includes('`'))) {
+    const marker = fence[1][0];
+    const length = fence[1].length;
+    return { scope, closes: (next) => closesFence(inner(next), marker, length) };
+  }
+  for (const block of RAW_HTML_BLOCKS) {
+    const start = block.start.exec(scope === 'top' ? line : content);
+    if (!start) continue;
+    if (block.end.test((scope === 'top' ? line : content).slice(start[0].length))) return null;
+    return { scope, closes: (next) => block.end.test(next) };
+  }
+  return null;
+}
+
+function closesFence(line: string, marker: string, length: number): boolean {
+  const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line);
+  return close !== null && close[1][0] === marker && close[1].length >= length;
 }

@@ -1,6 +1,7 @@
 import { mark, withoutKeys } from './document.nodes';
 import type { Block, ContentRef } from './document.model';
-import { markdownToDocument } from './markdown-import';
+import { guardMarkdown, MAX_LIST_NESTING_LINES, topLevelParts } from './markdown-guards';
+import { markdownToDocument, parseMarkdownParts } from './markdown-import';
 import { block, doc, file, image, inlineImage, inlineMath, leaves, link, list, page, paragraph, sequentialKeys, text, url } from './testing/document.builders';
 
 /** The body's blocks without keys. */
@@ -360,6 +361,56 @@ describe('markdownToDocument', () => {
 
     it('a file without a source stays as text', () => {
       expect(bodyOf('{% file %}\ncaption\n{% endfile %}')).toEqual([paragraph('{% file %}'), paragraph('caption'), paragraph('{% endfile %}')]);
+    });
+  });
+
+  describe('long texts, read in parts (micromark slows down with the length of a text whose containers close often)', () => {
+    /** Every kind of block that may run across a blank line, and loose lists, in a text long enough to be cut. */
+    const SAMPLE = [
+      'Text with a [reference][Ref], a [shortcut] and footnotes[^1][^end].',
+      '- loose item\n\n  its second paragraph\n\n- next item of the same list',
+      '1. first\n\n2. second',
+      '```js\ncode\n\nat the margin, still code\n```',
+      '- ```\n  fenced in an item\n\n  still fenced\n  ```\n- after',
+      '> a quote\nlazy line',
+      '<!--\na comment\n\nat the margin, still a comment\n-->',
+      '<pre>\npre\n\nat the margin, still pre\n</pre>',
+      '| a | b |\n|---|---|\n| 1 | 2 |',
+      '    indented code\n\n    more of it',
+      '[^1]: the note',
+    ].join('\n\n');
+    const LONG = `${Array.from({ length: 40 }, () => SAMPLE).join('\n\n')}\n\n[Ref]: /pages/ref\n[shortcut]: https://example.com/\n\n[^end]: the last note`;
+    const withoutPositions = (value: unknown): unknown =>
+      Array.isArray(value) ? value.map(withoutPositions) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([name]) => name !== 'position').map(([name, member]) => [name, withoutPositions(member)])) : value;
+
+    it('a long text is cut into parts that read as the same blocks as the whole text', () => {
+      const parts = parseMarkdownParts(LONG, 1024);
+      expect(parts.length).toBeGreaterThan(10);
+      expect(withoutPositions(parts.flatMap((part) => part.root.children))).toEqual(withoutPositions(parseMarkdownParts(LONG, Infinity)[0].root.children));
+    });
+
+    it('a reference link and a footnote read their definitions from another part', () => {
+      const [first] = parseMarkdownParts(LONG, 1024);
+      expect(first.text).not.toMatch(/\[Ref\]:|\[\^end\]:/);
+      expect((first.root.children[0] as { children: Array<{ type: string }> }).children.map((node) => node.type)).toEqual(['text', 'linkReference', 'text', 'linkReference', 'text', 'footnoteReference', 'footnoteReference', 'text']);
+      expect(bodyOf(LONG)[0]).toEqual(paragraph('Text with a ', link(page('ref'), 'reference'), ', a ', link(url('https://example.com/'), 'shortcut'), ' and footnotes[^1][^end].'));
+    });
+
+    it('a cut is never inside a code fence, an HTML block or a loose list, nor before a lazy line', () => {
+      for (const part of topLevelParts(LONG, 64)) {
+        expect(part).not.toMatch(/^(?:at the margin|its second|- next item|2\. second|lazy line)/);
+      }
+    });
+
+    it('a short text is one part', () => {
+      expect(topLevelParts('# Title\n\nText.\n\nMore.', 1024)).toEqual(['# Title\n\nText.\n\nMore.']);
+    });
+
+    it('a list too long for the list budget ends at the margin, a quote around it included, so the parts can be cut there', () => {
+      const quoted = Array.from({ length: MAX_LIST_NESTING_LINES + 10 }, (_, i) => `> - item ${i}\n>   - nested`).join('\n');
+      const guarded = guardMarkdown(quoted);
+      expect(guarded).toContain('\n\n<!-- -->\n\n>');
+      expect(bodyOf(quoted).map((block) => block.type)).toEqual(['blockquote', 'blockquote']);
     });
   });
 });

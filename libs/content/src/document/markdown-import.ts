@@ -7,7 +7,7 @@ import type { Block, BlockType, ContentRef, DocumentNode, Inline, Mark, Text } f
 import { appendAll, defaultNewKey, emptyText, inlineContentText, leaf, mark, normalizeInlineContent, normalizeLeaves, normalizeMarks, textOf } from './document.nodes';
 import { BLOCK_CONTENT, HINT_STYLES, MAX_CONTAINER_DEPTH, type HintStyle } from './document.schema';
 import { hasPlatformLines, splitContainers, type Segment, type TagSegment } from './markdown-containers';
-import { guardMarkdown } from './markdown-guards';
+import { guardMarkdown, PART_MIN_CHARS, topLevelParts } from './markdown-guards';
 import { captionOfHast, figuresOfHtml, htmlTagCount, markOfTag, MAX_HTML_TAGS, parseAttributes, parseInlineTag, type Figure } from './markdown-html';
 import { inlineMathFromMarkdown, inlineMathSyntax, type InlineMathNode } from './markdown-math';
 import { hastFromHtml, hastToMdast, mdastFromMarkdown, mdastGfm, micromarkGfm, yaml } from './packages';
@@ -130,12 +130,77 @@ function withoutLiteralAutolinks(extension: MicromarkExtension): MicromarkExtens
   return { ...extension, text };
 }
 
-function parseMarkdown(source: string): Root {
+/** Reads markdown with micromark: `extensions` are added to the reader's own. */
+export type MarkdownReader = (source: string, extensions: readonly MicromarkExtension[]) => Root;
+
+function parseMarkdown(source: string, extensions: readonly MicromarkExtension[] = []): Root {
   const gfm = gfmExtensions();
   return mdastFromMarkdown().fromMarkdown(source, {
-    extensions: [gfm.syntax, inlineMathSyntax()],
+    extensions: [gfm.syntax, inlineMathSyntax(), ...extensions],
     mdastExtensions: [...gfm.fromMarkdown, inlineMathFromMarkdown()],
   });
+}
+
+/**
+ * The parts of a long text (topLevelParts), each parsed on its own, so that parsing stays linear.
+ * A reference link (`[text][label]`, `[label]`) or a footnote reference (`[^label]`) is only read
+ * as one when its label is defined, anywhere in the text: a part that may use a definition of
+ * another part is parsed again with those labels declared to micromark.
+ */
+export function parseMarkdownParts(markdown: string, minPartChars = PART_MIN_CHARS, read: MarkdownReader = parseMarkdown): Array<{ text: string; root: Root }> {
+  const parts = topLevelParts(markdown, minPartChars);
+  const roots = parts.map((part) => read(part, []));
+  if (roots.length === 1) return [{ text: parts[0], root: roots[0] }];
+  const declaredByPart = roots.map(declaredLabels);
+  const all = { links: new Set(declaredByPart.flatMap((declared) => [...declared.links])), footnotes: new Set(declaredByPart.flatMap((declared) => [...declared.footnotes])) };
+  return roots.map((root, index) => {
+    const elsewhere = {
+      links: [...all.links].filter((label) => !declaredByPart[index].links.has(label)),
+      footnotes: [...all.footnotes].filter((label) => !declaredByPart[index].footnotes.has(label)),
+    };
+    const text = parts[index];
+    const reread = (elsewhere.links.length > 0 || elsewhere.footnotes.length > 0) && text.includes('[');
+    return { text, root: reread ? read(text, [definedElsewhere(elsewhere)]) : root };
+  });
+}
+
+/** The labels a tree defines, as micromark keeps them (micromark-util-normalize-identifier). */
+function declaredLabels(root: Root): { links: Set<string>; footnotes: Set<string> } {
+  const links = new Set<string>();
+  const footnotes = new Set<string>();
+  const normalized = (label: string) => label.replace(/[\t\n\r ]+/g, ' ').replace(/^ | $/g, '').toLowerCase().toUpperCase();
+  const stack: Nodes[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'definition') links.add(normalized(node.label ?? node.identifier));
+    else if (node.type === 'footnoteDefinition') footnotes.add(normalized(node.label ?? node.identifier));
+    if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading' && node.type !== 'table') appendAll(stack, node.children as Nodes[]);
+  }
+  return { links, footnotes };
+}
+
+/**
+ * Declares labels defined in other parts of the text: micromark keeps the labels it has seen
+ * defined in its parser (`defined`, and GFM's `gfmFootnotes`, filled while the blocks are read,
+ * before any text is), so a construct tried at the first block start adds them there, and
+ * matches nothing.
+ */
+function definedElsewhere(labels: { links: readonly string[]; footnotes: readonly string[] }): MicromarkExtension {
+  const declared = new WeakSet<object>();
+  const construct: Construct = {
+    name: 'definedElsewhere',
+    tokenize(_effects, _ok, nok) {
+      const parser = this.parser as typeof this.parser & { gfmFootnotes?: string[] };
+      if (!declared.has(parser)) {
+        declared.add(parser);
+        for (const label of labels.links) parser.defined.push(label);
+        const footnotes = (parser.gfmFootnotes ??= []);
+        for (const label of labels.footnotes) footnotes.push(label);
+      }
+      return nok;
+    },
+  };
+  return { flow: { null: [construct] } };
 }
 
 /** Phrasing as the walker sees it: mdast's, inline math, and paired HTML tags made into spans. */
@@ -285,10 +350,12 @@ class MarkdownImporter {
 
   private markdown(text: string, depth: number, reparseLevel: number): Block[] {
     if (text.trim() === '') return [];
-    const guarded = guardMarkdown(text);
-    const root = parseMarkdown(guarded);
-    const source: Source = { text: guarded, definitions: collectDefinitions(root) };
-    return this.flowNodes(root.children, source, depth, reparseLevel);
+    const parts = parseMarkdownParts(guardMarkdown(text));
+    const definitions = new Map<string, Definition>();
+    for (const { root } of parts) for (const [identifier, definition] of collectDefinitions(root)) if (!definitions.has(identifier)) definitions.set(identifier, definition);
+    const blocks: Block[] = [];
+    for (const { text: partText, root } of parts) appendAll(blocks, this.flowNodes(root.children, { text: partText, definitions }, depth, reparseLevel));
+    return blocks;
   }
 
   private flowNodes(nodes: readonly Nodes[], source: Source, depth: number, reparseLevel: number): Block[] {

@@ -51,6 +51,8 @@ export interface ImportLimits {
   maxUncompressedBytes: number;
   /** Uncompressed bytes of one zip entry. */
   maxEntryBytes: number;
+  /** Bytes of all the files (images, attachments) one import brings, together (CONTENT_UPLOAD_MAX_BYTES). */
+  maxFileBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -64,6 +66,7 @@ export const DEFAULT_IMPORT_LIMITS: Readonly<ImportLimits> = Object.freeze({
   maxArchiveEntries: 5_000,
   maxUncompressedBytes: 200 * MB,
   maxEntryBytes: 50 * MB,
+  maxFileBytes: 100 * MB,
 });
 
 /** The defaults with the given overrides; undefined overrides keep the default. */
@@ -79,9 +82,44 @@ export function importLimits(overrides: Partial<ImportLimits> = {}): ImportLimit
 /** Page and file ids come from the caller: the service's ids are 20 base-62 characters. */
 export type NewId = () => string;
 
+/** What a crawl needs of an HTML page: read off the request thread, as plain data. */
+export interface HtmlPageOutline {
+  /** The first level-1 heading of the content, else the document's <title>. */
+  title?: string;
+  /** <meta name="description">. */
+  description?: string;
+  /** Every <a href>, navigation included, as absolute URLs. */
+  links: string[];
+  /** The images the content shows, as absolute URLs. */
+  images: string[];
+}
+
+/** Where the links of crawled pages go once imported: page ids by page key (origin and path), file ids by URL without fragment. */
+export interface ImportedTargets {
+  pages: Array<[string, string]>;
+  files: Array<[string, string]>;
+}
+
+/**
+ * The steps of an import that cost CPU in proportion to what was downloaded (inflating, parsing,
+ * converting): the service runs them on the untrusted-work pool within the import's conversion
+ * budget (content.work.ts); `localImportConversions` runs them in place.
+ */
+export interface ImportConversions {
+  /** A zip archive's pages and files (importZipBytes). */
+  zip(bytes: Uint8Array, limits: ImportLimits): Promise<ImportPlan>;
+  /** One markdown file (already checked against the page size) as one page. */
+  markdownPage(text: string, fallbackTitle: string): Promise<PlannedPage>;
+  /** An HTML page's title, description, links and images. */
+  htmlOutline(html: string, url: string): Promise<HtmlPageOutline>;
+  /** The content of crawled HTML pages as markdown, their links to imported pages and images rewritten, in order. */
+  htmlBodies(pages: Array<{ html: string; url: string }>, targets: ImportedTargets): Promise<string[]>;
+}
+
 /** What fetching imports need from the service. */
 export interface ImportDeps {
   newId: NewId;
+  conversions: ImportConversions;
   /** IMPORT_ALLOW_PRIVATE_NETWORKS: lets imports reach loopback and private addresses (tests, closed networks). */
   allowPrivateNetworks: boolean;
   /** Resolves host names; DNS unless given. */

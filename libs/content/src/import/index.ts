@@ -4,7 +4,10 @@ export { ImportFailure, type ImportFailureStatus } from './import-failure';
 export {
   DEFAULT_IMPORT_LIMITS,
   importLimits,
+  type HtmlPageOutline,
+  type ImportConversions,
   type ImportDeps,
+  type ImportedTargets,
   type ImportLimits,
   type ImportPlan,
   type ImportSource,
@@ -12,8 +15,9 @@ export {
   type PlannedFile,
   type PlannedPage,
 } from './import-plan';
-export { importMarkdown, markdownPage } from './markdown-import';
+export { localImportConversions } from './import-conversions';
+export { checkedMarkdown, importMarkdown, markdownPage, MAX_MARKDOWN_BYTES } from './markdown-import';
 export { runImport, type ImportRequest, type RunImportOptions } from './run-import';
 export { safeFetch, type ContentTypeRule, type FetchedResource, type LookupAddresses, type ResolvedAddress, type SafeFetchOptions } from './safe-fetch';
-export { importWebsite } from './website-import';
+export { htmlPageMarkdown, importWebsite, outlineHtmlPage } from './website-import';
 export { importZip, importZipBytes } from './zip-import';

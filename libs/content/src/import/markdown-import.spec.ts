@@ -1,7 +1,7 @@
 import { ImportFailure } from './import-failure';
 import type { ImportDeps } from './import-plan';
 import { importMarkdown, markdownPage } from './markdown-import';
-import { type LocalServer, bytes, html, sequentialIds, startLocalServer } from './testing/local-server';
+import { type LocalServer, bytes, html, sequentialIds, startLocalServer, withConversions } from './testing/local-server';
 
 const GUIDE = `---
 title: Getting started
@@ -23,7 +23,7 @@ describe('importMarkdown', () => {
       '/notes/octet.md': bytes('application/octet-stream', 'Just text.\n'),
       '/notes/page.html': html('<h1>Not markdown</h1>'),
     });
-    deps = { newId: sequentialIds(), allowPrivateNetworks: true };
+    deps = withConversions({ newId: sequentialIds(), allowPrivateNetworks: true });
   });
 
   afterAll(() => server.close());

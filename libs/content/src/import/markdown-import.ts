@@ -1,4 +1,6 @@
+import { MAX_MARKDOWN_LENGTH } from '../document/markdown-import';
 import { decodeText } from './content-types';
+import { ImportFailure } from './import-failure';
 import { type ImportDeps, type ImportLimits, type ImportPlan, type NewId, type PlannedPage, importLimits } from './import-plan';
 import { leadingTitleHeading, parseMarkdown, splitFrontMatter, titleFromFileName, titleOf } from './markdown-source';
 import { type ContentTypeRule, safeFetch } from './safe-fetch';
@@ -17,18 +19,30 @@ export const MARKDOWN_CONTENT: ContentTypeRule = {
     MARKDOWN_MEDIA_TYPES.has(mediaType) || (isMarkdownPath(url.pathname) && mediaType !== 'text/html' && mediaType !== 'application/xhtml+xml'),
 };
 
+/** The most bytes a page's markdown takes: UTF-8 needs at most 3 bytes for each UTF-16 unit. */
+export const MAX_MARKDOWN_BYTES = 3 * MAX_MARKDOWN_LENGTH;
+
+/** Markdown longer than a page may be is refused before anything parses it. */
+export function checkedMarkdown(text: string, what: string): string {
+  if (text.length > MAX_MARKDOWN_LENGTH) {
+    throw new ImportFailure(413, `${what} is ${text.length} characters long, more than the ${MAX_MARKDOWN_LENGTH} a page may have`);
+  }
+  return text;
+}
+
 /** Imports one markdown file as one page. Its relative links and images stay as written. */
 export async function importMarkdown(url: string, limitOverrides: Partial<ImportLimits>, deps: ImportDeps): Promise<ImportPlan> {
   const limits = importLimits(limitOverrides);
   const fetched = await safeFetch(url, {
     allowPrivateNetworks: deps.allowPrivateNetworks,
     lookup: deps.lookup,
-    maxBytes: limits.maxBytes,
+    maxBytes: Math.min(limits.maxBytes, MAX_MARKDOWN_BYTES),
     timeMs: limits.timeMs,
     accept: MARKDOWN_CONTENT,
   });
   const fallbackTitle = titleFromFileName(fetched.url.pathname) || fetched.url.hostname;
-  const page = markdownPage(decodeText(fetched.bytes, fetched.contentType), fallbackTitle, deps.newId);
+  const text = checkedMarkdown(decodeText(fetched.bytes, fetched.contentType), `the markdown file ${fetched.url.href}`);
+  const page = await deps.conversions.markdownPage(text, fallbackTitle);
   return { pages: [page], files: [], importedResources: 1, totalResources: 1, warnings: [] };
 }
 

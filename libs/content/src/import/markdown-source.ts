@@ -1,4 +1,6 @@
 import type { Heading, Nodes, Root } from 'mdast';
+import { PART_MIN_CHARS } from '../document/markdown-guards';
+import { parseMarkdownParts } from '../document/markdown-import';
 import { mdastFromMarkdown, mdastGfm, mdastToMarkdown, micromarkGfm, yaml } from '../document/packages';
 
 /** The front matter fields an import uses. */
@@ -33,8 +35,16 @@ export function splitFrontMatter(text: string): MarkdownWithFrontMatter {
   };
 }
 
+/**
+ * Markdown as one mdast tree, read in parts where the text is long (parseMarkdownParts: linear
+ * where micromark alone is not); positions count from the start of each part, the first part's
+ * from the start of the text.
+ */
 export function parseMarkdown(text: string): Root {
-  return mdastFromMarkdown().fromMarkdown(text, { extensions: [micromarkGfm().gfm()], mdastExtensions: [mdastGfm().gfmFromMarkdown()] });
+  const parts = parseMarkdownParts(text, PART_MIN_CHARS, (source, extensions) =>
+    mdastFromMarkdown().fromMarkdown(source, { extensions: [micromarkGfm().gfm(), ...extensions], mdastExtensions: [mdastGfm().gfmFromMarkdown()] }),
+  );
+  return parts.length === 1 ? parts[0].root : { type: 'root', children: parts.flatMap((part) => part.root.children) };
 }
 
 export function serializeMarkdown(root: Root): string {

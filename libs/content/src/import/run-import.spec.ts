@@ -3,11 +3,11 @@ import { DomainError } from '../../../platform/src/errors';
 import { ImportFailure } from './import-failure';
 import type { ImportSource } from './import-plan';
 import { runImport } from './run-import';
-import { type LocalServer, bytes, html, sequentialIds, startLocalServer } from './testing/local-server';
+import { type LocalServer, bytes, html, sequentialIds, startLocalServer, withConversions } from './testing/local-server';
 
 describe('runImport', () => {
   let server: LocalServer;
-  const options = { allowPrivateNetworks: true, newId: sequentialIds() };
+  const options = withConversions({ allowPrivateNetworks: true, newId: sequentialIds() });
 
   beforeAll(async () => {
     server = await startLocalServer({

@@ -1,5 +1,5 @@
 import { ImportFailure } from './import-failure';
-import { type ImportLimits, type ImportPlan, type ImportSource, type NewId, importLimits } from './import-plan';
+import { type ImportConversions, type ImportLimits, type ImportPlan, type ImportSource, type NewId, importLimits } from './import-plan';
 import { importMarkdown } from './markdown-import';
 import type { LookupAddresses } from './safe-fetch';
 import { importWebsite } from './website-import';
@@ -15,6 +15,8 @@ export interface RunImportOptions {
   allowPrivateNetworks: boolean;
   /** The service's id generator (20 base-62 characters). */
   newId: NewId;
+  /** Where parsing and converting what was downloaded runs (the untrusted-work pool, in the service). */
+  conversions: ImportConversions;
   /** Overrides of DEFAULT_IMPORT_LIMITS. */
   limits?: Partial<ImportLimits>;
   /** Resolves host names; DNS unless given. */
@@ -28,7 +30,7 @@ export interface RunImportOptions {
  */
 export async function runImport(request: ImportRequest, options: RunImportOptions): Promise<ImportPlan> {
   const limits = importLimits(options.limits);
-  const deps = { newId: options.newId, allowPrivateNetworks: options.allowPrivateNetworks, lookup: options.lookup };
+  const deps = { newId: options.newId, conversions: options.conversions, allowPrivateNetworks: options.allowPrivateNetworks, lookup: options.lookup };
   switch (request.source) {
     case 'website':
       return importWebsite(request.url, limits, deps);

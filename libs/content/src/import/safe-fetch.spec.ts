@@ -1,5 +1,6 @@
 import { ImportFailure } from './import-failure';
-import { type LookupAddresses, type SafeFetchOptions, safeFetch } from './safe-fetch';
+import type { Readable } from 'node:stream';
+import { type LookupAddresses, type SafeFetchOptions, safeFetch, safeFetchInto } from './safe-fetch';
 import { type LocalServer, bytes, chunkedBody, html, neverFinishing, redirect, startLocalServer } from './testing/local-server';
 import { HTML_CONTENT } from './website-import';
 
@@ -37,6 +38,7 @@ describe('safeFetch', () => {
       '/to-credentials': redirect('http://user:secret@127.0.0.1/page'),
       '/image': bytes('image/png', Buffer.from([1, 2, 3])),
       '/big-declared': bytes('text/html', Buffer.alloc(4096, 'a')),
+      '/big-content-length': (_request, response) => response.writeHead(200, { 'content-type': 'text/html', 'content-length': '4096' }).end(Buffer.alloc(4096, 'a')),
       '/big-chunked': chunkedBody('text/html', 8 * 1024 * 1024),
       '/slow': neverFinishing(),
       '/gone': (_request, response) => response.writeHead(410).end(),
@@ -176,5 +178,45 @@ describe('safeFetch', () => {
     const failure = await failureOf(safeFetch(closed.url('/page'), allowed));
     expect(failure.status).toBe(422);
     expect(failure.message).toMatch(/unreachable/);
+  });
+
+  describe('safeFetchInto (the body streamed to a receiver)', () => {
+    /** Reads the stream chunk by chunk, as a store does, counting what it got. */
+    const counting = (got: { bytes: number; chunks: number }) => async (body: Readable) => {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        got.bytes += chunk.length;
+        got.chunks++;
+      }
+      return got.bytes;
+    };
+
+    it('hands the receiver the body of the last redirect as a stream, and answers what it returned', async () => {
+      const got = { bytes: 0, chunks: 0 };
+      const fetched = await safeFetchInto(server.url('/old'), allowed, counting(got));
+      expect(fetched).toMatchObject({ url: new URL(server.url('/page')), mediaType: 'text/html', received: Buffer.byteLength('<h1>Hello</h1>') });
+    });
+
+    it('fails the stream and the fetch with 413 as soon as the body exceeds the byte limit', async () => {
+      const got = { bytes: 0, chunks: 0 };
+      const failure = await failureOf(safeFetchInto(server.url('/big-chunked'), { ...allowed, maxBytes: 100_000 }, counting(got)));
+      expect(failure.status).toBe(413);
+      expect(got.bytes).toBeLessThanOrEqual(100_000);
+    });
+
+    it('refuses a body whose declared length exceeds the byte limit (413) without calling the receiver', async () => {
+      const receive = jest.fn(async () => 0);
+      expect((await failureOf(safeFetchInto(server.url('/big-content-length'), { ...allowed, maxBytes: 1000 }, receive))).status).toBe(413);
+      expect(receive).not.toHaveBeenCalled();
+    });
+
+    it('gives up with 408 on a body that stops coming', async () => {
+      const failure = await failureOf(safeFetchInto(server.url('/slow'), { ...allowed, timeMs: 300 }, counting({ bytes: 0, chunks: 0 })));
+      expect(failure.status).toBe(408);
+    });
+
+    it("lets the receiver's own failure through as it is", async () => {
+      const own = new Error('the disk is full');
+      await expect(safeFetchInto(server.url('/page'), allowed, async () => Promise.reject(own))).rejects.toBe(own);
+    });
   });
 });

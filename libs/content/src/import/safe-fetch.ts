@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { type GuardedResponse, OutboundError, guardedRequest } from '../../../platform/src/outbound/guarded-request';
 import { mediaTypeOf } from './content-types';
 import { ImportFailure } from './import-failure';
@@ -58,6 +59,41 @@ const PRIVATE = ' resolves to a private address; imports only fetch from public 
  * the same way before it is followed.
  */
 export async function safeFetch(input: string | URL, options: SafeFetchOptions): Promise<FetchedResource> {
+  const { response, ...fetched } = await followRedirects(input, options);
+  return { ...fetched, bytes: response.body };
+}
+
+/**
+ * safeFetch, with the body streamed to `receive` as it arrives instead of collected in memory
+ * (into the blob store, say); the body fails with 413 past maxBytes, which rejects the fetch.
+ */
+export async function safeFetchInto<T>(
+  input: string | URL,
+  options: SafeFetchOptions,
+  receive: (body: Readable, resource: Omit<FetchedResource, 'bytes'>) => Promise<T>,
+): Promise<Omit<FetchedResource, 'bytes'> & { received: T }> {
+  let received: { value: T } | undefined;
+  // The receiver's own failure (the store's) is its own; one of the body (cut short, too large, too slow) is the fetch's.
+  let ownFailure: { error: unknown } | undefined;
+  try {
+    const { response: _response, ...fetched } = await followRedirects(input, options, async (body, resource) => {
+      try {
+        received = { value: await receive(body, resource) };
+      } catch (error) {
+        if (error !== body.errored) ownFailure = { error };
+        throw error;
+      }
+    });
+    return { ...fetched, received: received!.value };
+  } catch (error) {
+    if (ownFailure) throw ownFailure.error;
+    throw error;
+  }
+}
+
+type Receiver = (body: Readable, resource: Omit<FetchedResource, 'bytes'>) => Promise<void>;
+
+async function followRedirects(input: string | URL, options: SafeFetchOptions, receive?: Receiver): Promise<Omit<FetchedResource, 'bytes'> & { response: GuardedResponse }> {
   const start = parseFetchUrl(String(input));
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const deadline = performance.now() + options.timeMs;
@@ -68,11 +104,12 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions):
     visited.add(url.href);
     const timeLeft = Math.ceil(deadline - performance.now());
     if (timeLeft <= 0) throw timedOut();
-    const response = await requestOnce(url, options, timeLeft, timedOut);
+    const hop = url;
+    const response = await requestOnce(url, options, timeLeft, timedOut, receive && ((body, contentType) => receive(body, { url: hop, contentType, mediaType: mediaTypeOf(contentType) })));
     const location = redirectLocation(response.status, response.headers);
     if (location === undefined) {
       const contentType = response.headers['content-type'] ?? '';
-      return { url, contentType, mediaType: mediaTypeOf(contentType), bytes: response.body };
+      return { url, contentType, mediaType: mediaTypeOf(contentType), response };
     }
     if (redirects >= maxRedirects) {
       throw new ImportFailure(422, `${start.href} redirects more than ${maxRedirects} times`);
@@ -109,7 +146,9 @@ async function requestOnce(
   options: SafeFetchOptions,
   timeMs: number,
   timedOut: () => ImportFailure,
+  receive?: (body: Readable, contentType: string) => Promise<void>,
 ): Promise<GuardedResponse> {
+  let contentType = '';
   try {
     return await guardedRequest(url.href, {
       headers: { 'user-agent': USER_AGENT, accept: options.accept?.accept ?? '*/*' },
@@ -120,12 +159,13 @@ async function requestOnce(
       inspect: (status, headers) => {
         if (redirectLocation(status, headers) !== undefined) return 'skip';
         if (status < 200 || status > 299) throw new ImportFailure(422, `${url.href} answered HTTP ${status}`);
-        const contentType = headers['content-type'] ?? '';
+        contentType = headers['content-type'] ?? '';
         if (options.accept && !options.accept.matches(mediaTypeOf(contentType), url)) {
           throw new ImportFailure(422, `${url.href} is ${contentType || 'of no stated content type'}, not ${options.accept.label}`);
         }
         return 'read';
       },
+      ...(receive ? { receive: (body: Readable) => receive(body, contentType) } : {}),
     });
   } catch (error) {
     if (!(error instanceof OutboundError)) throw error;

@@ -1,6 +1,6 @@
 import { ImportFailure } from './import-failure';
 import type { ImportDeps, ImportPlan, PlannedPage } from './import-plan';
-import { type LocalServer, PIXEL_PNG, bytes, html, neverFinishing, redirect, sequentialIds, startLocalServer } from './testing/local-server';
+import { type LocalServer, PIXEL_PNG, bytes, html, neverFinishing, redirect, sequentialIds, startLocalServer, withConversions } from './testing/local-server';
 import { importWebsite } from './website-import';
 
 function page(title: string, main: string, extra = ''): string {
@@ -64,7 +64,7 @@ describe('importWebsite', () => {
       '/deep/1/2/': html(page('2', '<a href="3/">next</a>')),
       '/deep/1/2/3/': html(page('3', 'the end')),
     });
-    deps = { newId: sequentialIds(), allowPrivateNetworks: true };
+    deps = withConversions({ newId: sequentialIds(), allowPrivateNetworks: true });
     plan = await importWebsite(server.url('/docs/'), {}, deps);
   });
 

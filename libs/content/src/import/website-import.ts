@@ -1,8 +1,9 @@
 import type { Nodes, Root } from 'mdast';
 import { decodeText, extensionOf } from './content-types';
-import { type ConvertedHtmlPage, convertHtmlPage, resolveUrl } from './html-to-markdown';
+import { convertHtmlPage, resolveUrl } from './html-to-markdown';
 import { ImportFailure } from './import-failure';
-import { type ImportDeps, type ImportLimits, type ImportPlan, type PlannedFile, type PlannedPage, importLimits } from './import-plan';
+import { type HtmlPageOutline, type ImportDeps, type ImportedTargets, type ImportLimits, type ImportPlan, type PlannedFile, type PlannedPage, importLimits } from './import-plan';
+import { checkedMarkdown } from './markdown-import';
 import { rewriteUrls, serializeMarkdown, titleFromFileName } from './markdown-source';
 import { type ContentTypeRule, type FetchedResource, parseFetchUrl, safeFetch } from './safe-fetch';
 
@@ -37,10 +38,14 @@ export async function importWebsite(url: string, limitOverrides: Partial<ImportL
   const warnings: string[] = [];
   const leftOut = new LeftOutCounter();
   const crawl = await crawlPages(parseFetchUrl(url), limits, deps, budget, leftOut, warnings);
-  const images = await downloadImages(crawl, deps, budget, leftOut, warnings);
+  const images = await downloadImages(crawl, limits, deps, budget, leftOut, warnings);
 
-  for (const page of crawl.pages) rewritePageUrls(page, crawl, images.fileByUrl);
-  const pages = pageTree(crawl.pages);
+  const targets: ImportedTargets = {
+    pages: [...crawl.pageByKey].map(([key, page]) => [key, page.id]),
+    files: [...images.fileByUrl].map(([href, file]) => [href, file.id]),
+  };
+  const bodies = await deps.conversions.htmlBodies(crawl.pages.map((page) => ({ html: page.html, url: page.url.href })), targets);
+  const pages = pageTree(crawl.pages.map((page, index) => ({ ...page, markdown: checkedMarkdown(bodies[index], `the page ${page.url.href}`) })));
   return {
     pages,
     files: images.files,
@@ -54,7 +59,8 @@ interface CrawledPage {
   id: string;
   /** Where the page was read from, after redirects. */
   url: URL;
-  converted: ConvertedHtmlPage;
+  html: string;
+  outline: HtmlPageOutline;
 }
 
 interface Crawl {
@@ -104,16 +110,14 @@ async function crawlPages(
   const discovered = new Set([pageKey(start), pageKey(first.url)]);
   const queue: Array<{ url: URL; depth: number }> = [];
 
-  const addPage = (link: URL, depth: number, fetched: FetchedResource): void => {
-    const page: CrawledPage = {
-      id: deps.newId(),
-      url: fetched.url,
-      converted: convertHtmlPage(decodeText(fetched.bytes, fetched.contentType), fetched.url),
-    };
+  const addPage = async (link: URL, depth: number, fetched: FetchedResource): Promise<void> => {
+    const html = decodeText(fetched.bytes, fetched.contentType);
+    const page: CrawledPage = { id: deps.newId(), url: fetched.url, html, outline: await deps.conversions.htmlOutline(html, fetched.url.href) };
     crawl.pages.push(page);
     crawl.pageByKey.set(pageKey(link), page);
     crawl.pageByKey.set(pageKey(fetched.url), page);
-    for (const found of page.converted.links) {
+    for (const href of page.outline.links) {
+      const found = new URL(href);
       const key = pageKey(found);
       if (!inScope(scope, found) || !looksLikePage(found) || discovered.has(key)) continue;
       discovered.add(key);
@@ -123,7 +127,7 @@ async function crawlPages(
     }
   };
 
-  addPage(start, 0, first);
+  await addPage(start, 0, first);
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     if (crawl.pages.length >= limits.maxPages) {
       leftOut.add('page', `page limit ${limits.maxPages} reached`);
@@ -150,7 +154,7 @@ async function crawlPages(
     } else if (!inScope(scope, fetched.url)) {
       warnings.push(`could not import ${next.url.href}: it redirects to ${fetched.url.href}, outside the imported site`);
     } else {
-      addPage(next.url, next.depth, fetched);
+      await addPage(next.url, next.depth, fetched);
     }
   }
   return crawl;
@@ -166,6 +170,7 @@ interface DownloadedImages {
 /** Downloads the same-origin images of the pages (from anywhere on the origin: sites keep them in asset folders). */
 async function downloadImages(
   crawl: Crawl,
+  limits: ImportLimits,
   deps: ImportDeps,
   budget: FetchBudget,
   leftOut: LeftOutCounter,
@@ -173,20 +178,26 @@ async function downloadImages(
 ): Promise<DownloadedImages> {
   const imageUrls = new Map<string, URL>();
   for (const page of crawl.pages) {
-    for (const written of imageUrlsOf(page.converted.body)) {
-      const url = resolveUrl(written, page.converted.baseUrl);
-      if (url && url.origin === crawl.scope.origin) imageUrls.set(withoutFragment(url).href, withoutFragment(url));
+    for (const href of page.outline.images) {
+      const url = new URL(href);
+      if (url.origin === crawl.scope.origin) imageUrls.set(withoutFragment(url).href, withoutFragment(url));
     }
   }
   const files: PlannedFile[] = [];
   const fileByUrl = new Map<string, PlannedFile>();
+  let fileBytesLeft = limits.maxFileBytes;
   for (const [href, url] of imageUrls) {
     if (budget.exhausted) {
       leftOut.add('image', budget.exhausted);
       continue;
     }
+    if (fileBytesLeft <= 0) {
+      leftOut.add('image', `file byte limit ${limits.maxFileBytes} bytes reached`);
+      continue;
+    }
     try {
-      const fetched = await budget.fetch(url, IMAGE_CONTENT);
+      const fetched = await budget.fetch(url, IMAGE_CONTENT, fileBytesLeft);
+      fileBytesLeft -= fetched.bytes.length;
       const file: PlannedFile = {
         id: deps.newId(),
         name: decodedFileName(url) || 'image',
@@ -204,27 +215,47 @@ async function downloadImages(
   return { files, fileByUrl, discovered: imageUrls.size };
 }
 
+/** What a crawl needs of an HTML page (the pool runs this on what a site sent). */
+export function outlineHtmlPage(html: string, url: string): HtmlPageOutline {
+  const converted = convertHtmlPage(html, new URL(url));
+  const images: string[] = [];
+  for (const written of imageUrlsOf(converted.body)) {
+    const image = resolveUrl(written, converted.baseUrl);
+    if (image) images.push(image.href);
+  }
+  return {
+    ...(converted.title === undefined ? {} : { title: converted.title }),
+    ...(converted.description === undefined ? {} : { description: converted.description }),
+    links: converted.links.map((link) => link.href),
+    images,
+  };
+}
+
 /**
- * Links to imported pages become `/pages/<id>` (keeping their fragment), imported images
- * `/files/<id>`; everything else stays as written.
+ * A crawled page's content as markdown: links to imported pages become `/pages/<id>` (keeping
+ * their fragment), imported images `/files/<id>`; everything else stays as written.
  */
-function rewritePageUrls(page: CrawledPage, crawl: Crawl, fileByUrl: ReadonlyMap<string, PlannedFile>): void {
-  rewriteUrls(page.converted.body, (written) => {
+export function htmlPageMarkdown(html: string, url: string, targets: ImportedTargets): string {
+  const converted = convertHtmlPage(html, new URL(url));
+  const pageIds = new Map(targets.pages);
+  const fileIds = new Map(targets.files);
+  rewriteUrls(converted.body, (written) => {
     if (written.startsWith('#')) return undefined; // an anchor on the same page
-    const target = resolveUrl(written, page.converted.baseUrl);
+    const target = resolveUrl(written, converted.baseUrl);
     if (!target) return undefined;
-    const file = fileByUrl.get(withoutFragment(target).href);
-    if (file) return `/files/${file.id}`;
-    const linked = crawl.pageByKey.get(pageKey(target));
-    return linked ? `/pages/${linked.id}${target.hash}` : undefined;
+    const file = fileIds.get(withoutFragment(target).href);
+    if (file) return `/files/${file}`;
+    const linked = pageIds.get(pageKey(target));
+    return linked ? `/pages/${linked}${target.hash}` : undefined;
   });
+  return serializeMarkdown(converted.body);
 }
 
 /**
  * The pages as a tree following their URL paths: /docs/a/b goes under /docs/a when both were
  * crawled, else under its nearest crawled ancestor, else at the top. Siblings keep crawl order.
  */
-function pageTree(pages: readonly CrawledPage[]): PlannedPage[] {
+function pageTree(pages: ReadonlyArray<CrawledPage & { markdown: string }>): PlannedPage[] {
   const firstPageByPath = new Map<string, CrawledPage>();
   for (const page of pages) {
     const path = pathSegments(page.url).join('/');
@@ -243,12 +274,12 @@ function pageTree(pages: readonly CrawledPage[]): PlannedPage[] {
   return roots;
 }
 
-function plannedPage(page: CrawledPage): PlannedPage {
-  const { title, description, body } = page.converted;
+function plannedPage(page: CrawledPage & { markdown: string }): PlannedPage {
+  const { title, description } = page.outline;
   return {
     id: page.id,
     title: title ?? (titleFromFileName(page.url.pathname.replace(/\/$/, '')) || page.url.hostname),
-    markdown: serializeMarkdown(body),
+    markdown: page.markdown,
     ...(description === undefined ? {} : { description }),
     pages: [],
   };
@@ -306,7 +337,8 @@ class FetchBudget {
     this.bytesLeft = limits.maxBytes;
   }
 
-  async fetch(url: URL, accept: ContentTypeRule): Promise<FetchedResource> {
+  /** `maxBytes`: fewer bytes than the crawl has left, for this one resource. */
+  async fetch(url: URL, accept: ContentTypeRule, maxBytes = Infinity): Promise<FetchedResource> {
     const timeMs = this.deadline - Date.now();
     if (timeMs <= 0) {
       this.exhausted = `time limit ${this.limits.timeMs} ms reached`;
@@ -316,7 +348,7 @@ class FetchBudget {
       const fetched = await safeFetch(url, {
         allowPrivateNetworks: this.deps.allowPrivateNetworks,
         lookup: this.deps.lookup,
-        maxBytes: this.bytesLeft,
+        maxBytes: Math.min(this.bytesLeft, maxBytes),
         timeMs,
         accept,
       });

@@ -2,7 +2,7 @@ import * as fflate from 'fflate';
 import { strToU8, zipSync } from 'fflate';
 import { ImportFailure } from './import-failure';
 import type { ImportPlan, PlannedPage } from './import-plan';
-import { PIXEL_PNG, type LocalServer, bytes, sequentialIds, startLocalServer } from './testing/local-server';
+import { PIXEL_PNG, type LocalServer, bytes, sequentialIds, startLocalServer, withConversions } from './testing/local-server';
 import { deflatedZeros, rawZip } from './testing/zip-bomb';
 import { archiveTarget, importZip, importZipBytes, normaliseEntryPath } from './zip-import';
 
@@ -279,19 +279,19 @@ describe('importZip', () => {
   afterAll(() => server.close());
 
   it('downloads the archive and imports it', async () => {
-    const plan = await importZip(server.url('/export.zip'), {}, { newId: sequentialIds(), allowPrivateNetworks: true });
+    const plan = await importZip(server.url('/export.zip'), {}, withConversions({ newId: sequentialIds(), allowPrivateNetworks: true }));
     expect(outline(plan.pages)).toEqual(['Home']);
   });
 
   it('refuses an archive larger than the archive byte limit (413)', async () => {
-    const failure = await importZip(server.url('/export.zip'), { maxArchiveBytes: 10 }, { newId: sequentialIds(), allowPrivateNetworks: true }).catch(
+    const failure = await importZip(server.url('/export.zip'), { maxArchiveBytes: 10 }, withConversions({ newId: sequentialIds(), allowPrivateNetworks: true })).catch(
       (error: unknown) => error,
     );
     expect((failure as ImportFailure).status).toBe(413);
   });
 
   it('refuses what is not served as a zip archive (422)', async () => {
-    const failure = await importZip(server.url('/page'), {}, { newId: sequentialIds(), allowPrivateNetworks: true }).catch(
+    const failure = await importZip(server.url('/page'), {}, withConversions({ newId: sequentialIds(), allowPrivateNetworks: true })).catch(
       (error: unknown) => error,
     );
     expect((failure as ImportFailure).status).toBe(422);

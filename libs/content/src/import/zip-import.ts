@@ -11,7 +11,7 @@ import {
   type PlannedPage,
   importLimits,
 } from './import-plan';
-import { isMarkdownPath } from './markdown-import';
+import { checkedMarkdown, isMarkdownPath, MAX_MARKDOWN_BYTES } from './markdown-import';
 import {
   collapseWhitespace,
   parseMarkdown,
@@ -39,7 +39,7 @@ export const ZIP_CONTENT: ContentTypeRule = {
   matches: (mediaType, url) => ZIP_MEDIA_TYPES.has(mediaType) || (extensionOf(url.pathname) === 'zip' && mediaType !== 'text/html'),
 };
 
-/** Downloads a zip archive and imports it (see importZipBytes). */
+/** Downloads a zip archive and imports it (see importZipBytes, run by deps.conversions). */
 export async function importZip(url: string, limits: Partial<ImportLimits>, deps: ImportDeps): Promise<ImportPlan> {
   const resolved = importLimits(limits);
   const fetched = await safeFetch(url, {
@@ -49,7 +49,7 @@ export async function importZip(url: string, limits: Partial<ImportLimits>, deps
     timeMs: resolved.timeMs,
     accept: ZIP_CONTENT,
   });
-  return importZipBytes(fetched.bytes, resolved, deps.newId);
+  return deps.conversions.zip(fetched.bytes, resolved);
 }
 
 /**
@@ -72,7 +72,7 @@ export function importZipBytes(bytes: Uint8Array, limits: Partial<ImportLimits>,
 
   const kept = keepWithinPageLimit(outline, resolved.maxPages, newId);
   if (kept.leftOut > 0) warnings.push(`left out ${kept.leftOut} ${kept.leftOut === 1 ? 'page' : 'pages'}: page limit ${resolved.maxPages} reached`);
-  const files = new ArchiveFiles(archive, newId);
+  const files = new ArchiveFiles(archive, newId, resolved.maxFileBytes);
   const pages = kept.nodes.map((node) => plannedPage(node, archive, kept.pageIdByPath, files));
   return {
     pages,
@@ -145,20 +145,31 @@ function withoutWrappingFolder(entries: Map<string, ZipEntry>): Map<string, ZipE
   return new Map([...entries].map(([path, entry]) => [path.slice(top.length + 1), entry]));
 }
 
+/**
+ * A markdown entry's text, refused with 413 as soon as it is larger than a page may be: by its
+ * declared size before inflating, by its real size while inflating, by its length before parsing.
+ */
 function readText(archive: Archive, path: string): string {
   const entry = archive.entries.get(path)!;
-  return new TextDecoder('utf-8').decode(inflateEntry(archive.bytes, entry, entry.uncompressedSize));
+  if (entry.uncompressedSize > MAX_MARKDOWN_BYTES) {
+    throw new ImportFailure(413, `the archive entry ${entry.name} is larger than the ${MAX_MARKDOWN_BYTES} bytes a page's markdown may have`);
+  }
+  return checkedMarkdown(new TextDecoder('utf-8').decode(inflateEntry(archive.bytes, entry, entry.uncompressedSize)), `the archive entry ${entry.name}`);
 }
 
 /** The files pages link to, inflated and given ids on first use. */
 class ArchiveFiles {
   readonly planned: PlannedFile[] = [];
   private readonly byPath = new Map<string, PlannedFile>();
+  private bytesLeft: number;
 
   constructor(
     private readonly archive: Archive,
     private readonly newId: NewId,
-  ) {}
+    private readonly maxFileBytes: number,
+  ) {
+    this.bytesLeft = maxFileBytes;
+  }
 
   fileFor(path: string): PlannedFile | undefined {
     const known = this.byPath.get(path);
@@ -166,12 +177,12 @@ class ArchiveFiles {
     const entry = this.archive.entries.get(path);
     if (!entry) return undefined;
     const name = path.slice(path.lastIndexOf('/') + 1);
-    const file: PlannedFile = {
-      id: this.newId(),
-      name,
-      contentType: contentTypeOf(name),
-      bytes: Buffer.from(inflateEntry(this.archive.bytes, entry, entry.uncompressedSize)),
-    };
+    if (entry.uncompressedSize > this.bytesLeft) {
+      throw new ImportFailure(413, `the files the archive's pages link to are larger than ${this.maxFileBytes} bytes together`);
+    }
+    const bytes = inflateEntry(this.archive.bytes, entry, entry.uncompressedSize);
+    this.bytesLeft -= bytes.length;
+    const file: PlannedFile = { id: this.newId(), name, contentType: contentTypeOf(name), bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
     this.byPath.set(path, file);
     this.planned.push(file);
     return file;

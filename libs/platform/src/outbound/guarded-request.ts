@@ -3,6 +3,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { pipeline, type Readable, Transform } from 'node:stream';
 import { refusedAddressRange } from './address-policy';
 
 export interface GuardedRequestOptions {
@@ -28,6 +29,12 @@ export interface GuardedRequestOptions {
    * status or a content type refused, without downloading what will not be used).
    */
   inspect?: (status: number, headers: Record<string, string>) => 'read' | 'skip';
+  /**
+   * Takes the body as it arrives instead of collecting it (the response's `body` is then empty): a
+   * stream that fails with 'too-large' past maxBytes, read with backpressure; the request settles
+   * once the receiver's promise does.
+   */
+  receive?: (body: Readable) => Promise<void>;
 }
 
 export interface GuardedResponse {
@@ -241,6 +248,13 @@ function requestOnce(
         fail(tooLarge(url, options.maxBytes));
         return;
       }
+      if (options.receive) {
+        options.receive(limitedBody(url, response, options.maxBytes)).then(
+          () => resolveResponse({ status: response.statusCode ?? 0, headers: flatHeaders(response), body: Buffer.alloc(0) }),
+          fail,
+        );
+        return;
+      }
       readBody(url, response, options.maxBytes).then(
         (bytes) => resolveResponse({ status: response.statusCode ?? 0, headers: flatHeaders(response), body: bytes }),
         fail,
@@ -269,6 +283,21 @@ function readBody(url: URL, response: IncomingMessage, maxBytes: number): Promis
       if (!response.complete) rejectBody(new OutboundError('network', `${url.origin} closed the connection before the end of the body`));
     });
   });
+}
+
+/** The body as a stream that fails past maxBytes, and with the response when it is cut short or aborted. */
+function limitedBody(url: URL, response: IncomingMessage, maxBytes: number): Readable {
+  let length = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      length += chunk.length;
+      done(length > maxBytes ? tooLarge(url, maxBytes) : null, length > maxBytes ? undefined : chunk);
+    },
+  });
+  pipeline(response, limit, (error) => {
+    if (error && !limit.destroyed) limit.destroy(error);
+  });
+  return limit;
 }
 
 function flatHeaders(response: IncomingMessage): Record<string, string> {

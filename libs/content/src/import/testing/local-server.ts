@@ -1,5 +1,7 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { localImportConversions } from '../import-conversions';
+import type { ImportConversions } from '../import-plan';
 
 /** Answers one path of the test server. */
 export type Route = (request: IncomingMessage, response: ServerResponse) => void;
@@ -89,3 +91,8 @@ export const PIXEL_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
   'base64',
 );
+
+/** Import deps with the conversions run in place, ids from the deps' newId. */
+export function withConversions<T extends { newId: () => string }>(deps: T): T & { conversions: ImportConversions } {
+  return { ...deps, conversions: localImportConversions(deps.newId) };
+}
