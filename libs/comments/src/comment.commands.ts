@@ -121,7 +121,7 @@ export class CommentCommands {
       const mentioned = [...new Set([...input.markdown.matchAll(MENTION)].map((match) => match[2]))].filter((id) => ID_SHAPES.entity.test(id)).slice(0, 50);
       const members = mentioned.length > 0 ? await this.members.membersAmong(organizationId, mentioned) : new Set<string>();
       const users = members.size > 0 ? await this.users.byIds([...members]) : new Map();
-      return this.content.document({ markdown: linkMentions(input.markdown, users) });
+      return await this.content.document({ markdown: linkMentions(input.markdown, users) });
     }
     if ((input as { object?: unknown }).object !== 'document') throw DomainError.invalid('body must be { markdown } or a document ({ object: "document", nodes })');
     return this.content.document({ document: input });

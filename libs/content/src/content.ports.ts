@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import { deepFreeze } from '../../platform/src/plain-object';
 import type { Caller } from '../../platform/src/http/auth';
 import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { ContentPdfs } from './content-pdfs';
+import { CONVERT_MARKDOWN } from './content.work';
 import { MERGE_BODIES } from './document/document-merge.work';
 import type { ContentSpace } from './content-spaces.port';
 import { ContentCommands } from './content.commands';
@@ -15,7 +17,7 @@ import { touchedPages, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentQueries } from './content.queries';
 import { ContentTrees } from './content.trees';
-import { blockPreview, documentToMarkdown, markdownToDocument, parseDocument } from './document';
+import { blockPreview, documentToMarkdown, parseDocument } from './document';
 import type { DocumentNode } from './document/document.model';
 import { fingerprint, walkBlocks } from './document/document.nodes';
 import type { RevisionTree } from './tree/revision-tree';
@@ -110,10 +112,15 @@ export class ContentForComments {
     private readonly queries: ContentQueries,
     private readonly trees: ContentTrees,
     @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  document(body: { markdown: string } | { document: unknown }): DocumentNode {
-    return 'markdown' in body ? markdownToDocument(body.markdown).document : parseDocument(body.document);
+  /** Markdown is converted in the untrusted-work pool, within the conversion budget (a nested list of 16 KiB costs most of a second). */
+  async document(body: { markdown: string } | { document: unknown }): Promise<DocumentNode> {
+    if (!('markdown' in body)) return parseDocument(body.document);
+    const converted = await this.work.run(CONVERT_MARKDOWN, { bodies: [body.markdown], refs: [] }, { timeMs: this.config.contentConversionTimeMs });
+    return converted.result[0].document;
   }
 
   /**
