@@ -12,6 +12,8 @@ const givenAndNotNull = (_: object, value: unknown) => value !== undefined && va
 const asBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 const PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const PROXY = /^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/;
+/** Not an IP literal (a v6 address has `:`, one of v4 in any notation ends in a number label): the same rule as isIpLiteral, as a pattern the OpenAPI document can show. */
+const NOT_AN_ADDRESS = /^(?![^:]*:)(?!\[)(?!(?:.*\.)?(?:\d+|0x[0-9a-f]*)\.?$)/i;
 const SHARE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const HTTP_URL = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
@@ -54,7 +56,7 @@ export class UpdateSiteBody {
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSection must be a section id' }) defaultSiteSection?: string;
   @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(PROXY, { message: 'proxy must look like example.com/docs' }) proxy?: string | null;
   /** Extension: the site's custom hostname (unique across the service); null removes it. */
-  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(SITE_HOSTNAME, { message: 'hostname must be a lower-case host name with at least three labels, like docs.example.com' }) hostname?: string | null;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(NOT_AN_ADDRESS, { message: 'hostname must be a host name, not an IP address' }) @Matches(SITE_HOSTNAME, { message: 'hostname must be a lower-case host name with at least three labels, like docs.example.com' }) hostname?: string | null;
   /** Extension: the site's icon; null removes it. */
   @ValidateIf(givenAndNotNull) @IsObject() @ValidateNested() @Type(() => SiteIconBody) icon?: SiteIconBody | null;
 }
