@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PDFDocument } from 'pdf-lib';
 import { joinAs } from './support/members';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -21,11 +21,6 @@ let organizationId: string;
 const people: Record<'ada' | 'eve' | 'rita', Person> = {} as never;
 
 const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) => service.request(method, path, { token: person?.token, body, headers });
-
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 
 const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({ operation: 'insert_page', title, document: { markdown }, ...extra });
 

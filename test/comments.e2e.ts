@@ -8,7 +8,7 @@
  * (`edit`); rita reads (`read`).
  */
 import { joinAs } from './support/members';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -20,11 +20,6 @@ let organizationId: string;
 const people: Record<'ada' | 'cleo' | 'eve' | 'rita', Person> = {} as never;
 
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 
 interface Fixture {
   spaceId: string;

@@ -11,7 +11,7 @@
  * belongs to another organization only.
  */
 import { joinAs } from './support/members';
-import { cleanUpServices, expectError, startService, type Response, type RunningService, type UserObject } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type Response, type RunningService, type UserObject } from './support/service';
 
 interface Person {
   id: string;
@@ -28,11 +28,6 @@ const people: Record<'ada' | 'eve' | 'zed', Person> = {} as never;
 const NOBODY = 'Nobody00000000000000';
 
 const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) => service.request(method, path, { token: person?.token, body, headers });
-
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 
 /** What a refusal naming `id` says, with the id itself taken out: the same for an outsider and for nobody. */
 const wordingWithout = (response: Response, id: string) => ({ status: response.status, message: String(response.body?.error?.message).split(id).join('<user>') });

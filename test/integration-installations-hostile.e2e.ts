@@ -13,7 +13,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, until, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -26,20 +26,6 @@ let publisher: string;
 let installer: string;
 
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
-
 /** A local receiver standing for the integrations' development tunnels (`/<integration name>`): the bodies delivered to each. */
 let receiver: Server;
 let receiverUrl: string;

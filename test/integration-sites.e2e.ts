@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { apiSpec, type ApiSpec } from '../libs/testing/src';
 import type { IntegrationsForSites } from '../libs/integrations/src';
 import { SITE_VIEWS } from '../libs/sites/src';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -25,11 +25,6 @@ let organizationId: string;
 let otherId: string;
 
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
 let counter = 0;
 const uniqueName = () => `site-integration-${process.pid}-${++counter}`;
 const siteConfiguration = { site: { properties: { trackingId: { type: 'string', title: 'Tracking id' } }, required: ['trackingId'] } };

@@ -9,7 +9,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cleanUpServices, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, ok, startService, until, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -21,11 +21,6 @@ let ada: Person;
 let organizationId: string;
 
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
 /** A loopback receiver the scripts fetch when they start: each request resolves the next waiter. */
 let receiver: Server;
 let receiverUrl: string;
@@ -52,15 +47,6 @@ function startReceiver(): Promise<void> {
 function started(more = 1): Promise<void> {
   const count = hits + more;
   return new Promise((resolve) => waiters.push({ count, resolve }));
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 let counter = 0;

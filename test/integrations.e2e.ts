@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compressToEncodedURIComponent } from 'lz-string';
 import { verifySignature } from '../libs/integrations/src';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, until, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -24,11 +24,6 @@ let publisher: string;
 let other: string;
 
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
 /** A local receiver standing for a developer's tunnel: records each request; `answers` says what to answer, in turn. */
 interface Received {
   headers: IncomingMessage['headers'];
@@ -58,15 +53,6 @@ function startReceiver(): Promise<void> {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     resolve();
   }));
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');

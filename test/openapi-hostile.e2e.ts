@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cleanUpServices, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, ok, startService, type RunningService } from './support/service';
 
 /** Parsing and validating one source, on a worker thread; long enough for a thread to start on a loaded machine. */
 const PROCESSING_TIME_MS = 12_000;
@@ -25,11 +25,6 @@ let counter = 0;
 const slug = (name: string) => `${name}-${++counter}`;
 const specs = () => `/v1/orgs/${organizationId}/openapi`;
 const call = (method: string, path: string, body?: unknown) => service.request(method, path, { token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
 /** Requests the local server took, by path, and who waits for the next one. */
 const arrived = new Map<string, number>();
 const waiting = new Map<string, Array<() => void>>();

@@ -11,7 +11,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { joinAs } from './support/members';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, until, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -24,10 +24,6 @@ let origin: string;
 let organizationId: string;
 const people: Record<'ada' | 'cara' | 'rita' | 'olga', Person> = {} as never;
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 const specs = () => `/v1/orgs/${organizationId}/openapi`;
 let counter = 0;
 const slug = (name: string) => `${name}-${++counter}`;
@@ -380,12 +376,3 @@ describe('specs in content', () => {
   });
 });
 
-/** Polls until `check` finds what it looks for. */
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const found = await check();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}

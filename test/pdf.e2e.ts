@@ -7,7 +7,7 @@
  * PDF",outcome="ok"}` counts the renders that ended well.
  */
 import { PDFDocument } from 'pdf-lib';
-import { cleanUpServices, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -19,11 +19,6 @@ let ada: Person;
 let organizationId: string;
 
 const call = (method: string, path: string, body?: unknown) => service.request(method, path, { token: ada.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
 const insert = (title: string, markdown: string) => ({ operation: 'insert_page', title, document: { markdown } });
 
 /** A space with these pages, and a change request on it: its id. */

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { cleanUpServices, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, ok, startService, type RunningService } from './support/service';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -22,10 +22,6 @@ let owner: { token: string };
 let siteId: string;
 
 const call = (method: string, path: string, body?: unknown) => service.request(method, path, { token: owner.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({ operation: 'insert_page', title, document: { markdown }, ...extra });
 
 /** The browser, installed first when missing and possible; null with the reason in `missing` otherwise. */

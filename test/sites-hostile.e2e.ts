@@ -11,7 +11,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -23,10 +23,6 @@ let organizationId: string;
 let ada: Person;
 
 const call = (method: string, path: string, body?: unknown) => service.request(method, path, { token: ada.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 const sites = () => `/v1/orgs/${organizationId}/sites`;
 const insert = (title: string, markdown: string) => ({ operation: 'insert_page', title, document: { markdown } });
 

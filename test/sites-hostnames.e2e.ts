@@ -8,7 +8,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { FakeDns } from '../libs/testing/src/fake-dns';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   token: string;
@@ -19,10 +19,6 @@ let dns: FakeDns;
 const people: Record<'vera' | 'mallory', Person> = {} as never;
 const organizations: Record<'vera' | 'mallory', string> = {} as never;
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 const sites = (who: 'vera' | 'mallory') => `/v1/orgs/${organizations[who]}/sites`;
 
 /** Verifies `domain` for the person's organization as its admin would: add it, publish the TXT record, verify. */

@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { SignJWT } from 'jose';
 import { FakeDns } from '../libs/testing/src/fake-dns';
 import { joinAs } from './support/members';
-import { cleanUpServices, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -23,10 +23,6 @@ let dns: FakeDns;
 let organizationId: string;
 const people: Record<'ada' | 'rita', Person> = {} as never;
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
 const sites = () => `/v1/orgs/${organizationId}/sites`;
 const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({ operation: 'insert_page', title, document: { markdown }, ...extra });
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { FakeDns } from '../libs/testing/src/fake-dns';
 import { joinAs } from './support/members';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type Response, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -23,11 +23,6 @@ let dns: FakeDns;
 let organizationId: string;
 const people: Record<'ada' | 'cara' | 'rita', Person> = {} as never;
 const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
 const sites = () => `/v1/orgs/${organizationId}/sites`;
 const space = async (title: string) => ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title }), 201).body.id as string;
 

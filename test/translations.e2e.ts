@@ -7,7 +7,7 @@
  * gus is a guest; olga belongs to another organization only.
  */
 import { joinAs } from './support/members';
-import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
+import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
   id: string;
@@ -18,11 +18,6 @@ let service: RunningService;
 let organizationId: string;
 const people: Record<'ada' | 'cara' | 'rita' | 'gus' | 'olga', Person> = {} as never;
 const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) => service.request(method, path, { token: person?.token, body, headers });
-function ok(response: Response, status = 200): Response {
-  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
-  return response;
-}
-
 const translations = (organization = organizationId) => `/v1/orgs/${organization}/translations`;
 /** Settings made by ada, the admin. */
 const settings = async (body: { title: string; languages?: string[] } = { title: 'Docs abroad', languages: ['fr'] }) => ok(await call(people.ada, 'POST', translations(), body), 201).body;

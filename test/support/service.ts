@@ -358,3 +358,19 @@ export function expectError(response: Response, status: number, message?: RegExp
   expect(response.body.error.message.trim()).not.toBe('');
   if (message !== undefined) expect(response.body.error.message).toMatch(message);
 }
+
+/** The response, when its status is `status`; otherwise an error that shows what came instead. */
+export function ok(response: Response, status = 200): Response {
+  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text.slice(0, 800)}`);
+  return response;
+}
+
+/** Asks `check` every 50 ms until it finds something (15 s at most), for what the service does after answering. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    const found = await check();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
