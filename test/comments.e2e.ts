@@ -233,3 +233,27 @@ describe('counters and outdated targets', () => {
     expectError(await call(people.ada, 'GET', `/v1/spaces/${f.spaceId}/comments/${onRequest.id}`), 404);
   });
 });
+
+describe('bodies rendered once, when written', () => {
+  /** Bodies converted in the untrusted-work pool so far (every outcome), from /metrics. */
+  async function bodiesConverted(): Promise<number> {
+    const metrics = ok(await service.request('GET', '/metrics', { token: service.adminToken })).text;
+    const lines = [...metrics.matchAll(/^untrusted_work_seconds_count\{task="converting a comment body",[^}]*\} (\d+)$/gm)];
+    return lines.reduce((total, [, count]) => total + Number(count), 0);
+  }
+
+  it('reads a markdown comment and reply back with the markdown it always did, rendered in the untrusted-work pool', async () => {
+    const f = await space();
+    const sent = 'Is this **right**, _really_?\n\n- one `code`\n  - nested [link](https://example.com/a)\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```';
+    // What reads answered before bodies kept their markdown (content's converter, then its export).
+    const rendered = 'Is this **right**, *really*?\n\n- one `code`\n\n  - nested [link](https://example.com/a)\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```\n';
+    const before = await bodiesConverted();
+    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: sent } }), 201).body;
+    const reply = ok(await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: sent } }), 201).body;
+    expect(await bodiesConverted()).toBeGreaterThanOrEqual(before + 2);
+    expect(comment.body).toEqual({ markdown: rendered });
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}`)).body.body).toEqual({ markdown: rendered });
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments`)).body.items[0].body).toEqual({ markdown: rendered });
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies/${reply.id}`)).body.body).toEqual({ markdown: rendered });
+  });
+});

@@ -154,7 +154,7 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
   {
     name: 'five comments of a 16 KiB nested markdown list',
     accepted: [201, 422],
-    poolTask: 'converting markdown',
+    poolTask: 'converting a comment body',
     async run(context) {
       const spaceId = await newSpace(context, 'Heavy comments');
       const written = await context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, { changes: [{ operation: 'insert_page', title: 'Commented', document: { markdown: 'Text' } }] });

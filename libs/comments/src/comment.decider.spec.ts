@@ -76,6 +76,10 @@ describe('comment decider', () => {
       spec.given([posted]).when(update('cleo', { body: body('Typo!') })).then([{ type: 'CommentEdited', data: { ...about, body: body('Typo!'), editedBy: 'cleo', editedAt: t0 } }]);
     });
 
+    it('given a comment, when its author edits the body with its markdown, then CommentEdited carries the new markdown', () => {
+      spec.given([posted]).when(update('cleo', { body: body('Typo!'), bodyMarkdown: 'Typo!\n' })).then([{ type: 'CommentEdited', data: { ...about, body: body('Typo!'), bodyMarkdown: 'Typo!\n', editedBy: 'cleo', editedAt: t0 } }]);
+    });
+
     it('given a comment, when someone else deletes it, then 403', () => {
       spec.given([posted]).when({ kind: 'DeleteComment', ...act('eve') }).thenFails(403);
     });

@@ -43,16 +43,18 @@ interface Acting {
 /** Changes of one PUT: the body, the thread's status and reactions, each optional. */
 export interface CommentChanges {
   body?: CommentBody;
+  /** The body's markdown, rendered with it (see CommentEvent's `bodyMarkdown`). */
+  bodyMarkdown?: string;
   resolved?: boolean;
   addedReactions?: string[];
   removedReactions?: string[];
 }
 
 export type CommentCommand =
-  | (Acting & { kind: 'PostComment'; scope: CommentScope; target: CommentTarget; body: CommentBody })
+  | (Acting & { kind: 'PostComment'; scope: CommentScope; target: CommentTarget; body: CommentBody; bodyMarkdown?: string })
   | (Acting & { kind: 'UpdateComment'; changes: CommentChanges })
   | (Acting & { kind: 'DeleteComment' })
-  | (Acting & { kind: 'PostReply'; replyId: string; body: CommentBody })
+  | (Acting & { kind: 'PostReply'; replyId: string; body: CommentBody; bodyMarkdown?: string })
   /** `resolved` on a reply resolves or reopens the thread: change requests' replies only (`mayResolve`). */
   | (Acting & { kind: 'UpdateReply'; replyId: string; changes: CommentChanges; mayResolve: boolean })
   | (Acting & { kind: 'DeleteReply'; replyId: string });
@@ -95,6 +97,9 @@ function reactionsAndStatus(state: CommentState, about: About, command: Acting, 
 
 type About = { commentId: string; spaceId: string; organizationId: string; changeRequestId: string | null };
 
+/** `bodyMarkdown` of an event: the rendered markdown when the command has it, else nothing. */
+const markdownOf = (bodyMarkdown: string | undefined): { bodyMarkdown?: string } => (bodyMarkdown !== undefined ? { bodyMarkdown } : {});
+
 export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState> = {
   initialState: () => ({ posted: null, deleted: false, status: 'open', reactions: new Map(), replies: new Map() }),
   evolve: (state, event) => {
@@ -135,7 +140,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
       if (state.posted) return [];
       if (command.access.spaceDeleted) return DomainError.conflict(`space ${command.scope.spaceId} is deleted: restore it first`);
       if (!command.access.comment) return DomainError.forbidden(`you may not comment in space ${command.scope.spaceId}: it needs the comment role`);
-      return [{ type: 'CommentPosted', data: { commentId: id, ...command.scope, target: command.target, body: command.body, postedBy: command.by, postedAt: command.now } }];
+      return [{ type: 'CommentPosted', data: { commentId: id, ...command.scope, target: command.target, body: command.body, ...markdownOf(command.bodyMarkdown), postedBy: command.by, postedAt: command.now } }];
     }
     if (!state.posted || state.deleted) return DomainError.notFound(`no comment ${id}`);
     const refused = refuseWrite(id, command.access);
@@ -146,7 +151,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
         const events: CommentEvent[] = [];
         if (command.changes.body !== undefined) {
           if (command.by !== state.posted.author) return DomainError.forbidden(`only the author edits comment ${id}`);
-          events.push({ type: 'CommentEdited', data: { ...about, body: command.changes.body, editedBy: command.by, editedAt: command.now } });
+          events.push({ type: 'CommentEdited', data: { ...about, body: command.changes.body, ...markdownOf(command.changes.bodyMarkdown), editedBy: command.by, editedAt: command.now } });
         }
         const rest = reactionsAndStatus(state, about, command, command.changes, null, state.reactions, true);
         return rest instanceof DomainError ? rest : [...events, ...rest];
@@ -157,7 +162,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
       case 'PostReply': {
         if (state.replies.has(command.replyId)) return [];
         if (!command.access.comment) return DomainError.forbidden(`you may not reply to comment ${id}: it needs the comment role`);
-        const posted: CommentEvent = { type: 'CommentReplyPosted', data: { ...about, replyId: command.replyId, body: command.body, postedBy: command.by, postedAt: command.now } };
+        const posted: CommentEvent = { type: 'CommentReplyPosted', data: { ...about, replyId: command.replyId, body: command.body, ...markdownOf(command.bodyMarkdown), postedBy: command.by, postedAt: command.now } };
         // A reply to a resolved thread reopens it.
         return state.status === 'resolved' ? [posted, { type: 'CommentReopened', data: { ...about, reopenedBy: command.by, reopenedAt: command.now } }] : [posted];
       }
@@ -167,7 +172,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
         const events: CommentEvent[] = [];
         if (command.changes.body !== undefined) {
           if (command.by !== reply.author) return DomainError.forbidden(`only the author edits reply ${command.replyId}`);
-          events.push({ type: 'CommentReplyEdited', data: { ...about, replyId: command.replyId, body: command.changes.body, editedBy: command.by, editedAt: command.now } });
+          events.push({ type: 'CommentReplyEdited', data: { ...about, replyId: command.replyId, body: command.changes.body, ...markdownOf(command.changes.bodyMarkdown), editedBy: command.by, editedAt: command.now } });
         }
         const rest = reactionsAndStatus(state, about, command, command.changes, command.replyId, reply.reactions, command.mayResolve);
         return rest instanceof DomainError ? rest : [...events, ...rest];

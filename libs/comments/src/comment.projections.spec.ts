@@ -44,6 +44,38 @@ describe('comment projection', () => {
     await spec.given(thread).then({ [COMMENTERS]: [expect.objectContaining({ _id: 's1:cleo', userId: 'cleo' }), expect.objectContaining({ _id: 's1:eve', userId: 'eve' })] });
   });
 
+  describe('bodies’ markdown', () => {
+    const edited = (commentId: string, bodyMarkdown?: string): CommentEvent => ({ type: 'CommentEdited', data: { ...about(commentId), body, ...(bodyMarkdown !== undefined ? { bodyMarkdown } : {}), editedBy: 'cleo', editedAt: t0 } });
+    const withMarkdown = (commentId: string, bodyMarkdown: string): CommentEvent => {
+      const event = posted(commentId);
+      return { ...event, data: { ...event.data, bodyMarkdown } } as CommentEvent;
+    };
+
+    it('given a comment edited with new markdown, then the comment keeps the new markdown only', async () => {
+      await spec.given(inStream('comment-c1', [withMarkdown('c1', 'Before\n'), edited('c1', 'After\n')])).then({ [COMMENTS]: [expect.objectContaining({ _id: 'c1', bodyMarkdown: 'After\n' })] });
+    });
+
+    it('given a reply edited with new markdown, then the reply keeps the new markdown only', async () => {
+      await spec
+        .given(
+          inStream('comment-c1', [
+            posted('c1'),
+            { type: 'CommentReplyPosted', data: { ...about('c1'), replyId: 'y1', body, bodyMarkdown: 'Before\n', postedBy: 'eve', postedAt: t0 } },
+            { type: 'CommentReplyEdited', data: { ...about('c1'), replyId: 'y1', body, bodyMarkdown: 'After\n', editedBy: 'eve', editedAt: t0 } },
+          ]),
+        )
+        .then({ [COMMENT_REPLIES]: [expect.objectContaining({ _id: 'y1', bodyMarkdown: 'After\n' })] });
+    });
+
+    it('given a comment stored before markdown was kept, then its document has none (reads render the body)', async () => {
+      await spec.given(inStream('comment-c1', [posted('c1')])).then({ [COMMENTS]: [expect.not.objectContaining({ bodyMarkdown: expect.anything() })] });
+    });
+
+    it('given a comment with markdown edited by an event without it, then the old markdown is dropped', async () => {
+      await spec.given(inStream('comment-c1', [withMarkdown('c1', 'Before\n'), edited('c1')])).then({ [COMMENTS]: [expect.not.objectContaining({ bodyMarkdown: expect.anything() })] });
+    });
+  });
+
   it('given the events applied twice, then the documents are unchanged', async () => {
     await spec.given([...thread, ...other, ...onRequest, ...deleted]).thenIdempotent();
   });

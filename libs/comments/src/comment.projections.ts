@@ -18,6 +18,8 @@ export interface CommentDoc extends ProjectedDoc {
   changeRequestId: string | null;
   target: CommentTarget;
   body: CommentBody;
+  /** The body's markdown as rendered when written; absent for bodies written before it was kept. */
+  bodyMarkdown?: string;
   postedBy: string;
   postedAt: string;
   editedAt?: string;
@@ -34,6 +36,8 @@ export interface ReplyDoc extends ProjectedDoc {
   spaceId: string;
   changeRequestId: string | null;
   body: CommentBody;
+  /** As CommentDoc's. */
+  bodyMarkdown?: string;
   postedBy: string;
   postedAt: string;
   editedAt?: string;
@@ -68,6 +72,11 @@ function react(reactions: readonly Reaction[], emoji: string, user: string, at: 
   }
   return next.filter((reaction) => reaction.users.length > 0);
 }
+
+/** The event's rendered markdown, when it has one (events stored before it was kept have none). */
+const bodyMarkdownOf = (data: { bodyMarkdown?: string }): { bodyMarkdown?: string } => (data.bodyMarkdown !== undefined ? { bodyMarkdown: data.bodyMarkdown } : {});
+/** An edit without markdown drops the old body's: it no longer matches the body. */
+const unsetBodyMarkdown = (data: { bodyMarkdown?: string }): { $unset?: { bodyMarkdown: '' } } => (data.bodyMarkdown === undefined ? { $unset: { bodyMarkdown: '' } } : {});
 
 async function recount(comments: ProjectionCollection<CommentDoc>, counts: ProjectionCollection<CommentCountsDoc>, spaceId: string, changeRequestId: string | null): Promise<void> {
   const open = await comments.count({ spaceId, changeRequestId, status: 'open' });
@@ -133,6 +142,7 @@ export const commentProjection = multiDocumentProjection<CommentEvent | SpaceEve
         changeRequestId: data.changeRequestId,
         target: data.target,
         body: data.body,
+        ...bodyMarkdownOf(data),
         postedBy: data.postedBy,
         postedAt: data.postedAt,
         status: 'open',
@@ -148,7 +158,7 @@ export const commentProjection = multiDocumentProjection<CommentEvent | SpaceEve
     if (!comment || comment.status === 'deleted') return;
     switch (event.type) {
       case 'CommentEdited':
-        await comments.update(comment._id, { $set: { body: event.data.body, editedAt: event.data.editedAt } });
+        await comments.update(comment._id, { $set: { body: event.data.body, ...bodyMarkdownOf(event.data), editedAt: event.data.editedAt }, ...unsetBodyMarkdown(event.data) });
         return;
       case 'CommentResolved':
         await comments.update(comment._id, { $set: { status: 'resolved', resolvedAt: event.data.resolvedAt, resolvedBy: event.data.resolvedBy } });
@@ -164,12 +174,12 @@ export const commentProjection = multiDocumentProjection<CommentEvent | SpaceEve
         await recount(comments, counts, comment.spaceId, comment.changeRequestId);
         return;
       case 'CommentReplyPosted':
-        await replies.put({ _id: event.data.replyId, commentId: comment._id, spaceId: comment.spaceId, changeRequestId: comment.changeRequestId, body: event.data.body, postedBy: event.data.postedBy, postedAt: event.data.postedAt, reactions: [] });
+        await replies.put({ _id: event.data.replyId, commentId: comment._id, spaceId: comment.spaceId, changeRequestId: comment.changeRequestId, body: event.data.body, ...bodyMarkdownOf(event.data), postedBy: event.data.postedBy, postedAt: event.data.postedAt, reactions: [] });
         await comments.update(comment._id, { $set: { replies: comment.replies + 1 } });
         await noteCommenter(comment, event.data.postedBy, event.data.postedAt);
         return;
       case 'CommentReplyEdited':
-        await replies.update(event.data.replyId, { $set: { body: event.data.body, editedAt: event.data.editedAt } });
+        await replies.update(event.data.replyId, { $set: { body: event.data.body, ...bodyMarkdownOf(event.data), editedAt: event.data.editedAt }, ...unsetBodyMarkdown(event.data) });
         await comments.update(comment._id, { $set: {} });
         return;
       case 'CommentReplyDeleted':

@@ -162,7 +162,7 @@ export class CommentQueries {
       if (comment.editedAt !== undefined) object.editedAt = comment.editedAt;
       object.reactions = this.reactions(comment.reactions, users);
       object.replies = comment.replies;
-      object.body = this.body(comment.body, format);
+      object.body = this.body(comment, format);
       const target = {} as CommentObject['target'];
       if (node) target.node = { id: node.id, preview: node.preview };
       if (comment.changeRequestId !== null) target.changeRequest = comment.changeRequestId;
@@ -190,7 +190,7 @@ export class CommentQueries {
       postedAt: reply.postedAt,
       ...(reply.editedAt !== undefined ? { editedAt: reply.editedAt } : {}),
       reactions: this.reactions(reply.reactions, users),
-      body: this.body(reply.body, format),
+      body: this.body(reply, format),
       urls: { location: `${this.base(place.comment)}/comments/${place.comment._id}/replies/${reply._id}` },
       permissions: { view: true, edit: me === reply.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === reply.postedBy || place.access.admin },
     }));
@@ -201,8 +201,10 @@ export class CommentQueries {
     return comment.changeRequestId === null ? space : `${space}/change-requests/${comment.changeRequestId}`;
   }
 
-  private body(document: CommentDoc['body'], format: 'markdown' | 'document'): Body {
-    return format === 'document' ? { document } : { markdown: this.content.markdown(document) };
+  /** The markdown as rendered when the body was written; rendered now only for bodies stored before it was kept. */
+  private body(stored: Pick<CommentDoc, 'body' | 'bodyMarkdown'>, format: 'markdown' | 'document'): Body {
+    if (format === 'document') return { document: stored.body };
+    return { markdown: stored.bodyMarkdown ?? this.content.markdown(stored.body) };
   }
 
   private reactions(reactions: readonly Reaction[], users: ReadonlyMap<string, User>): CommentObject['reactions'] {

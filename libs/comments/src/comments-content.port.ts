@@ -16,8 +16,12 @@ export interface CommentPage {
  * converted with content's converter, and the pages and blocks comments point at.
  */
 export interface CommentContent {
-  /** A body as a document: markdown through content's converter (off the request thread), or a JSON document validated (400 when invalid). */
-  document(body: { markdown: string } | { document: unknown }): Promise<CommentBody>;
+  /**
+   * A body as a document (markdown through content's converter, or a JSON document validated: 400
+   * when invalid) and as markdown rendered from that document, both off the request thread.
+   */
+  document(body: { markdown: string } | { document: unknown }): Promise<{ document: CommentBody; markdown: string }>;
+  /** A stored body's markdown, rendered when read: only for bodies stored without their markdown. */
   markdown(document: CommentBody): string;
   /** The page (and the block with that key) in a revision of the space; null when the page is not there, `node` null when the block is not. */
   target(spaceId: string, revisionId: string, pageId: string, nodeKey?: string): Promise<{ page: CommentPage; node: { preview: string; fingerprint: string } | null } | null>;

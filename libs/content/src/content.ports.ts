@@ -8,7 +8,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { ContentPdfs } from './content-pdfs';
-import { CONVERT_MARKDOWN } from './content.work';
+import { CONVERT_COMMENT_BODY } from './content.work';
 import { MERGE_BODIES } from './document/document-merge.work';
 import type { ContentSpace } from './content-spaces.port';
 import { ContentCommands } from './content.commands';
@@ -17,7 +17,7 @@ import { touchedPages, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentQueries } from './content.queries';
 import { ContentTrees } from './content.trees';
-import { blockPreview, documentToMarkdown, parseDocument } from './document';
+import { blockPreview, documentToMarkdown } from './document';
 import type { DocumentNode } from './document/document.model';
 import { fingerprint, walkBlocks } from './document/document.nodes';
 import type { RevisionTree } from './tree/revision-tree';
@@ -116,16 +116,19 @@ export class ContentForComments {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Markdown is converted in the untrusted-work pool, within the conversion budget (a nested list of 16 KiB costs most of a second). */
-  async document(body: { markdown: string } | { document: unknown }): Promise<DocumentNode> {
-    if (!('markdown' in body)) return parseDocument(body.document);
-    const converted = await this.work.run(CONVERT_MARKDOWN, { bodies: [body.markdown], refs: [] }, { timeMs: this.config.contentConversionTimeMs });
-    return converted.result[0].document;
+  /**
+   * A body as its document and its markdown, both made in the untrusted-work pool within the
+   * conversion budget (a nested list of 16 KiB costs most of a second to convert and to render
+   * back): comments store the markdown, so reads serve it without rendering.
+   */
+  document(body: { markdown: string } | { document: unknown }): Promise<{ document: DocumentNode; markdown: string }> {
+    return this.work.run(CONVERT_COMMENT_BODY, body, { timeMs: this.config.contentConversionTimeMs });
   }
 
   /**
-   * A comment body as markdown. Lists show every comment's body on every read, and bodies rarely
-   * change, so the markdown of each body (by its JSON) is kept in a bounded cache.
+   * A comment body as markdown, for bodies stored before comments kept their markdown. Lists show
+   * every comment's body on every read, and bodies rarely change, so the markdown of each body (by
+   * its JSON) is kept in a bounded cache.
    */
   markdown(document: DocumentNode): string {
     // A stored body is one unchanging object per version of its comment (the embedded read store

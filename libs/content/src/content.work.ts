@@ -1,7 +1,10 @@
 import { newId } from '../../platform/src/ids';
 import { untrustedTask } from '../../platform/src/untrusted-work/untrusted-work';
 import { batchLinkResolver, type BatchRef } from './content.changes';
+import type { DocumentNode } from './document/document.model';
+import { documentToMarkdown } from './document/markdown-export';
 import { markdownToDocument, type MarkdownDocument } from './document/markdown-import';
+import { parseDocument } from './document/parse-document';
 import { localImportConversions } from './import/import-conversions';
 import type { HtmlPageOutline, ImportedTargets, ImportLimits, ImportPlan, PlannedPage } from './import/import-plan';
 
@@ -39,6 +42,25 @@ export function convertMarkdownTask({ bodies, refs }: ConvertMarkdownInput): Pro
   });
 }
 
+/** A comment body as sent: markdown, or a JSON document. */
+export type CommentBodyInput = { markdown: string } | { document: unknown };
+
+/** A comment body as stored: the document, and its markdown rendered once (reads answer it as stored). */
+export interface ConvertedCommentBody {
+  document: DocumentNode;
+  markdown: string;
+}
+
+/**
+ * Markdown converted to a document, or a JSON document validated (a DomainError 400 naming what is
+ * wrong), then rendered back to markdown: both cost CPU in proportion to the body (a 16 KiB nested
+ * list takes hundreds of ms), so both run here, once, when the body is written.
+ */
+export async function commentBodyTask(body: CommentBodyInput): Promise<ConvertedCommentBody> {
+  const document = 'markdown' in body ? markdownToDocument(body.markdown).document : parseDocument(body.document);
+  return { document, markdown: documentToMarkdown(document) };
+}
+
 const imports = localImportConversions(() => newId());
 
 export function readZipTask({ bytes, limits }: { bytes: Uint8Array; limits: ImportLimits }): Promise<Timed<ImportPlan>> {
@@ -58,6 +80,7 @@ export function htmlBodiesTask({ pages, targets }: { pages: Array<{ html: string
 }
 
 export const CONVERT_MARKDOWN = untrustedTask<ConvertMarkdownInput, Timed<MarkdownDocument[]>>(__filename, 'convertMarkdownTask', 'converting markdown');
+export const CONVERT_COMMENT_BODY = untrustedTask<CommentBodyInput, ConvertedCommentBody>(__filename, 'commentBodyTask', 'converting a comment body');
 export const READ_ZIP = untrustedTask<{ bytes: Uint8Array; limits: ImportLimits }, Timed<ImportPlan>>(__filename, 'readZipTask', 'reading a zip archive');
 export const READ_MARKDOWN_FILE = untrustedTask<{ text: string; fallbackTitle: string }, Timed<PlannedPage>>(__filename, 'readMarkdownFileTask', 'reading a markdown file');
 export const OUTLINE_HTML = untrustedTask<{ html: string; url: string }, Timed<HtmlPageOutline>>(__filename, 'outlineHtmlTask', 'reading an HTML page');
