@@ -21,6 +21,7 @@ import { imageSizes } from './document/packages';
 import { contentTypeOf } from './import/content-types';
 import { ImportFailure, runImport, type ImportPlan, type PlannedPage } from './import';
 import { safeFetchInto } from './import/safe-fetch';
+import { Semaphore } from '../../platform/src/semaphore';
 import type { RevisionTree } from './tree/revision-tree';
 import { TreeEditor } from './tree/tree-editor';
 import { EMPTY_TREE_ROOT } from './tree/tree-store';
@@ -34,6 +35,8 @@ const WRITE_ATTEMPTS = 5;
 
 /** Largest file a batch names by URL. */
 const MAX_URL_FILE_BYTES = 10 * MAX_INLINE_FILE_BYTES;
+/** Files by URL downloaded at once in a process (each streams into the blob store). */
+const URL_DOWNLOADS_AT_ONCE = 2;
 /** Bytes of an uploaded file kept to read an image's width and height from (its header). */
 const IMAGE_HEAD_BYTES = 512 * 1024;
 
@@ -92,6 +95,9 @@ export function importSource(request: { source: ImportSource; url: string }): Re
  */
 @Injectable()
 export class ContentCommands {
+  /** Files by URL being downloaded at once in this process, whatever the writes: many concurrent uploads queue rather than crowd the request thread with stream events. */
+  private readonly downloads = new Semaphore(URL_DOWNLOADS_AT_ONCE);
+
   constructor(
     @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(CONTENT_SPACES) private readonly spaces: ContentSpaces,
@@ -353,7 +359,8 @@ export class ContentCommands {
       const maxBytes = Math.min(MAX_URL_FILE_BYTES, cap - total);
       let received: StoredFile;
       try {
-        received = (await safeFetchInto(file.source.url, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, maxBytes, timeMs: 15_000 }, (body) => this.storeStream(contentType, body))).received;
+        const { url } = file.source;
+        received = (await this.downloads.run(() => safeFetchInto(url, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, maxBytes, timeMs: 15_000 }, (body) => this.storeStream(contentType, body)))).received;
       } catch (error) {
         if (error instanceof ImportFailure && error.status === 413) throw maxBytes < MAX_URL_FILE_BYTES ? tooMuch(file) : new DomainError(413, `file ${file.name} (${file.source.url}) is larger than ${MAX_URL_FILE_BYTES} bytes`);
         throw error;
