@@ -1,5 +1,5 @@
 /**
- * `npm run bench:integrations`: integration events end to end (README, Integrations), on the
+ * `npm run bench:integrations`: integration events end to end (docs/api/integrations.md), on the
  * embedded stores, against the built service in a child process (bench/support/processes.ts) with
  * INTEGRATIONS_ALLOW_PRIVATE_NETWORKS=true, delivering to a receiver in this process standing for a
  * developer's tunnel.

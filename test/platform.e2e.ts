@@ -1,5 +1,5 @@
 /**
- * The HTTP conventions of the README, through HTTP against the embedded service started as a
+ * The HTTP conventions (docs/api/conventions.md), through HTTP against the embedded service started as a
  * user starts it: error envelope, authentication, validation, request ids, body limit, rate
  * limiting and the operational endpoints (`/health`, `/metrics`, `/v1/openapi.json`, `/docs`).
  *

@@ -19,7 +19,7 @@
  * and flush) to the commit of its projections' writes. Its p99 is given as the bound of the first
  * histogram bucket holding 99% of the run's events; 50 ms is a bucket bound, so the verdict is exact.
  *
- * Then, for the sizing in the README (no targets): the service's CPU time per request, from
+ * Then, for the sizing in docs/distributed.md (no targets): the service's CPU time per request, from
  * /proc/<pid>/stat over a run of reads only and one of writes only (BENCH_MIXED_CPU_SECONDS, 5 s each,
  * same generators). In embedded mode a write's CPU includes its projection and the LMDB commit.
  *

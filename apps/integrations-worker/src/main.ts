@@ -8,7 +8,7 @@ import { openStores } from '../../../libs/runtime/src/stores';
 import { createContextServices, service } from '../../../libs/composition/src/contexts';
 
 /**
- * The distributed mode's integration worker (README, Integrations): delivers integration events to
+ * The distributed mode's integration worker (docs/api/integrations.md): delivers integration events to
  * development tunnels and runs integration scripts. It reads the read models the projector writes
  * and records what it delivered in the event log; it projects nothing. Run any number of replicas:
  * each installation's deliveries are held by one replica at a time (a lease on the installation's

@@ -9,7 +9,7 @@ import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places
 /**
  * Integration events: what an installation is told, derived from the domain events of the log by
  * pure rules, so that a rebuild derives the same events with the same ids. Types (docs in the
- * README, "Integration events"):
+ * docs/api/integrations.md, "Integration events"):
  * - installation_setup, installation_deleted, space_installation_setup, space_installation_deleted,
  *   site_installation_setup, site_installation_deleted (the installation's own changes);
  * - site_view (a reader viewed a page of a published site: integrations with the scope

@@ -31,7 +31,7 @@ export class OrganizationCommands {
    * nothing changes), released again if the change is refused, and the old one is released after.
    * Hostname changes of one organization run one at a time, so "previous" is really the hostname
    * the change replaces. (With several API replicas two concurrent hostname changes of the same
-   * organization could still interleave; the README says so.)
+   * organization could still interleave; docs/api/members.md says so.)
    */
   async update(organizationId: string, changes: OrganizationChanges, caller: Caller, ifMatch?: number): Promise<void> {
     if (changes.hostname === undefined) return this.applyUpdate(organizationId, changes, caller, ifMatch);

@@ -1,6 +1,6 @@
 /**
  * The permission model (docs/architecture.md, Permissions): one table from which every
- * `permissions` object is filled and every 403 decided. The README shows the same table.
+ * `permissions` object is filled and every 403 decided. docs/api/conventions.md shows the same table.
  */
 export const ORGANIZATION_ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
 /** An organization member's role; null is a guest. */

@@ -55,7 +55,7 @@ export interface AppendedEvent {
 }
 
 export interface ApiSpecOptions {
-  /** Service variables (README), over the defaults: silent logs, a rate limit no test reaches, a 30 s read-your-writes wait. */
+  /** Service variables (README, configuration), over the defaults: silent logs, a rate limit no test reaches, a 30 s read-your-writes wait. */
   env?: Record<string, string>;
   adminToken?: string;
 }

@@ -10,7 +10,7 @@ export interface RateLimitDecision {
 /**
  * Per-caller rate limiting over fixed one-minute windows, keyed by the front door: by token (its
  * hash) when it is one already verified valid, otherwise by client address. State is per process: with N API replicas
- * the effective limit is N times higher, which the README states.
+ * the effective limit is N times higher, which docs/api/conventions.md states.
  */
 export class RateLimiter {
   private windows = new Map<string, { used: number }>();

@@ -52,7 +52,7 @@ export const MAX_SITE_QUERY = 512;
 const MAX_RESULTS = 50;
 
 /**
- * The published site as HTML (README, "Docs sites", The published site as HTML): pages with the
+ * The published site as HTML (docs/api/sites.md, The published site as HTML): pages with the
  * site's navigation, search, files, the sitemap and robots.txt, for whoever the site's visibility
  * lets in. Content comes through the SITE_CONTENT port; who may read is SiteReaders' decision.
  */

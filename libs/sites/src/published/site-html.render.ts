@@ -3,7 +3,7 @@ import { h } from 'hastscript';
 import type { SiteContentRef, SiteDocumentNode } from './site-content.port';
 
 /**
- * A page body (the content model's JSON document) as semantic HTML, for the published site (README,
+ * A page body (the content model's JSON document) as semantic HTML, for the published site (docs/api/sites.md,
  * "Docs sites", The published site as HTML): a hast tree that `hast-util-to-html` serializes, so
  * every text and attribute value is escaped by the serializer and nothing from the body becomes
  * markup, a script or a style. The body is untrusted JSON: every member is checked before it is
