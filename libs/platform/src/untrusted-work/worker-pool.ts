@@ -156,9 +156,7 @@ export class WorkerPool implements UntrustedWork {
 
   /** The thread died (out of memory, a crash) or exited: its task fails, another thread takes the queue. */
   private lost(thread: Thread, error: Error & { code?: string }): void {
-    if (thread.ended) return;
-    thread.ended = true;
-    this.threads.delete(thread);
+    if (!this.retire(thread)) return;
     const job = thread.job;
     if (job) {
       const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
@@ -179,13 +177,18 @@ export class WorkerPool implements UntrustedWork {
     finish();
   }
 
+  /** Takes the thread out of the pool; false when it was out already (its later events are ignored). */
+  private retire(thread: Thread): boolean {
+    if (thread.ended) return false;
+    thread.ended = true;
+    this.threads.delete(thread);
+    return true;
+  }
+
   private async end(thread: Thread, error?: Error): Promise<void> {
     const job = thread.job;
     if (error && job) this.settle(thread, 'failed', () => job.reject(error));
-    if (!thread.ended) {
-      thread.ended = true;
-      this.threads.delete(thread);
-    }
+    this.retire(thread);
     await thread.worker.terminate();
     this.dispatch();
   }

@@ -39,6 +39,8 @@ const ROUTER_MAX_PARAM_LENGTH = 100;
 export class SiteHtmlController {
   /** Requests per client address (the trusted one: TRUST_PROXY_HOPS), so that nobody floods the readers' side. */
   private readonly limiter: RateLimiter;
+  /** The service's own host name (PUBLIC_URL's), on which every site is served. */
+  private readonly serviceHost: string;
 
   constructor(
     private readonly queries: SiteHtmlQueries,
@@ -48,6 +50,7 @@ export class SiteHtmlController {
     @Inject(CLOCK) clock: Clock,
   ) {
     this.limiter = new RateLimiter(config.sitesRateLimitPerMinute, clock);
+    this.serviceHost = new URL(config.publicUrl).hostname.toLowerCase();
   }
 
   @Get('sites/:siteId')
@@ -66,7 +69,7 @@ export class SiteHtmlController {
    */
   private async servedOnHost(siteId: string, request: FastifyRequest): Promise<boolean> {
     const host = hostOf(request.hostname);
-    if (host === new URL(this.config.publicUrl).hostname.toLowerCase()) return true;
+    if (host === this.serviceHost) return true;
     const holder = await this.hostnames.holder(host);
     return holder === null || holder === siteId;
   }
