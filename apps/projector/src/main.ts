@@ -6,7 +6,7 @@ import { createContextServices, service } from '../../../libs/composition/src/co
 import { distributedOnly as requireDistributed } from '../../../libs/runtime/src/distributed-only';
 
 /**
- * The distributed mode's projector process (docs/architecture.md, Modes and Reactors): applies the event log to the
+ * The distributed mode's projector process (docs/architecture.md, Modes; docs/read-side.md, Reactors): applies the event log to the
  * MongoDB read models and commits the checkpoint the API replicas poll for read-your-writes, and
  * runs the reactors (their commands go through the contexts' services, in a Nest container
  * without HTTP).

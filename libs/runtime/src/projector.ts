@@ -36,7 +36,7 @@ export interface Projector {
 }
 
 /**
- * The projector process's work (docs/architecture.md, Modes and Projections): opens the configured stores, runs every
+ * The projector process's work (docs/architecture.md, Modes; docs/read-side.md, Projections): opens the configured stores, runs every
  * projection against the log through a `ProjectionRunner` (checkpoint committed with the
  * read-model writes, resubscribing with backoff after a drop), runs every reactor once the
  * projections have caught up (each with its own checkpoint), and serves `GET /health` and

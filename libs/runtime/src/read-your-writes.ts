@@ -7,7 +7,7 @@ import type { Metrics } from './metrics';
 import { reactorCheckpointId, type ReactorCheckpointDoc, type ReactorRunner } from './reactor';
 
 /**
- * Read-your-writes (docs/architecture.md, Read-your-writes): a write answers only once the read models have applied its
+ * Read-your-writes (docs/read-side.md, Read-your-writes): a write answers only once the read models have applied its
  * events and the cascades they set off, so the response and any GET after it show the change. The
  * wait is bounded; a time-out is logged and counted, and the write still answers (its events are
  * durable).

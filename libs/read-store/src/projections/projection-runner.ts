@@ -88,7 +88,7 @@ interface CheckpointDoc {
 }
 
 /**
- * Runs projections against the log (docs/architecture.md, Projections): subscribes from the stored checkpoint,
+ * Runs projections against the log (docs/read-side.md, Projections): subscribes from the stored checkpoint,
  * applies events in batches, and commits each batch's read-model writes together with the new
  * checkpoint in one read-store transaction. After a dropped subscription or a failed batch it
  * resubscribes from the checkpoint with backoff. Callers can wait until a position is applied
