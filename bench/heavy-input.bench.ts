@@ -12,7 +12,8 @@
  *    mode keeps in memory: data, not a leak). Target: the floor grows less than 64 MiB from the
  *    first tenth of the runs to the last (flat).
  *
- * BENCH_HEAVY_CASES (comma-separated parts of case names) runs only those cases.
+ * BENCH_HEAVY_CASES (comma-separated parts of case names) runs only those cases; BENCH_SERVICE_NODE_OPTIONS
+ * passes node flags to the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  *
  * Exits non-zero when a case answers an unexpected status or a request fails; a missed target is
  * reported as MISS and also exits non-zero.
@@ -95,7 +96,7 @@ async function repeat(times: number, once: (i: number) => Promise<void>, service
 
 async function main(): Promise<void> {
   const files = await fileServer();
-  const service = await startService({ mainJs: MAIN_JS, env: { IMPORT_ALLOW_PRIVATE_NETWORKS: 'true' }, readyTimeoutMs: 120_000 });
+  const service = await startService({ mainJs: MAIN_JS, env: { IMPORT_ALLOW_PRIVATE_NETWORKS: 'true' }, readyTimeoutMs: 120_000, nodeArgs: (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean) });
   const lines: string[] = [];
   let failed = false;
   try {
