@@ -44,10 +44,11 @@ async function main(): Promise<void> {
     request.on('end', () => {
       const at = performance.now();
       response.writeHead(200).end();
-      const payload = (JSON.parse(body) as { payload: { type: string; revisionId?: string } }).payload;
-      if (payload.type !== 'space_content_updated' || !payload.revisionId) return;
-      arrivals.set(payload.revisionId, at);
-      waiting.get(payload.revisionId)?.();
+      // A delivery is the event itself, as the platform's runtime reads it.
+      const event = JSON.parse(body) as { type: string; revisionId?: string };
+      if (event.type !== 'space_content_updated' || !event.revisionId) return;
+      arrivals.set(event.revisionId, at);
+      waiting.get(event.revisionId)?.();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));

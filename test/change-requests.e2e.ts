@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PDFDocument } from 'pdf-lib';
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
@@ -39,13 +40,15 @@ async function openRequest(spaceId: string, subject = 'Proposal', person: Person
 const editRequest = (spaceId: string, requestId: string, changes: unknown[], person: Person = people.ada) => call(person, 'POST', `/v1/spaces/${spaceId}/change-requests/${requestId}/content`, { changes });
 const markdownOf = async (path: string) => ok(await call(people.ada, 'GET', `${path}?format=markdown`)).body.markdown as string;
 
-/** A markdown file to import, on loopback. */
+/** A markdown file to import, on loopback; `/counted.md` counts how often an import fetched it. */
 let site: Server;
 let siteUrl: string;
+let countedFetches = 0;
 
 beforeAll(async () => {
   site = createServer((request, response) => {
-    if (request.url === '/notes.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('# Release notes\n\nShipped.\n');
+    if (request.url === '/counted.md') countedFetches += 1;
+    if (request.url === '/notes.md' || request.url === '/counted.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('# Release notes\n\nShipped.\n');
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -77,6 +80,14 @@ describe('lifecycle', () => {
     expect(created.headers.etag).toBeDefined();
     expect(created.body).toMatchObject({ object: 'change-request', number: 1, status: 'draft', subject: 'Typos', revision: space.revision, revisionInitial: space.revision, outdated: false, comments: 0, createdBy: { id: people.eve.id } });
     expect((await openRequest(spaceId)).number).toBe(2);
+  });
+
+  it("accepts the platform's template member and opens the request as it would without one (no templates here)", async () => {
+    const { spaceId } = await spaceWith([{ title: 'Intro', markdown: 'Hello' }]);
+    const created = ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'From a template', template: { id: 'release-notes', params: {} } }), 201).body;
+    const pages = ok(await call(people.eve, 'GET', `/v1/spaces/${spaceId}/change-requests/${created.id}/content/pages`)).body.pages;
+    expect(pages.map((page: { title: string }) => page.title)).toEqual(['Intro']);
+    expectError(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { template: { id: 'x', steps: [] } }), 400, /template must be \{ id/);
   });
 
   it('reads a request by id and by number', async () => {
@@ -201,7 +212,7 @@ describe('merge', () => {
     
     expect(merged).toEqual({ revision: expect.any(String), result: 'merge' });
     const revision = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/revisions/${merged.revision}`)).body;
-    expect(revision).toMatchObject({ type: 'merge', parents: [before, head], mergedFrom: id });
+    expect(revision).toMatchObject({ type: 'merge', parents: [before, head], mergedFrom: { object: 'change-request', id } });
     expect(await markdownOf(`/v1/spaces/${spaceId}/content/page/${pageIds[0]}`)).toContain('Hello, merged');
     const request = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body;
     expect(request).toMatchObject({ status: 'merged', revisionMerged: merged.revision, outdated: false });
@@ -378,5 +389,216 @@ describe('PDF', () => {
     };
     expect(await pagesOf(`page=${pageIds[0]}`)).toBe(3);
     expect(await pagesOf(`page=${pageIds[0]}&only=true`)).toBe(1);
+  });
+});
+
+describe("the platform's list filters", () => {
+  const ids = async (spaceId: string, query: string) => ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests${query}`)).body.items.map((item: { id: string }) => item.id);
+  /** Two open requests: `first` by ada, created first but updated last; `second` by eve. */
+  async function twoRequests() {
+    const { spaceId } = await spaceWith([]);
+    const first = await openRequest(spaceId, 'First');
+    const second = await openRequest(spaceId, 'Second', people.eve);
+    ok(await call(people.ada, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${second.id}`, { status: 'open' }));
+    ok(await call(people.ada, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${first.id}`, { status: 'open' }));
+    return { spaceId, first, second };
+  }
+
+  it('orders by the last update by default, as the platform does', async () => {
+    const { spaceId, first, second } = await twoRequests();
+    expect(await ids(spaceId, '')).toEqual([first.id, second.id]);
+    expect(await ids(spaceId, '?orderBy=updatedAt')).toEqual([first.id, second.id]);
+  });
+
+  it('orders by creation with orderBy=createdAt', async () => {
+    const { spaceId, first, second } = await twoRequests();
+    expect(await ids(spaceId, '?orderBy=createdAt')).toEqual([second.id, first.id]);
+  });
+
+  it('filters by creator', async () => {
+    const { spaceId, second } = await twoRequests();
+    expect(await ids(spaceId, `?creator=${people.eve.id}`)).toEqual([second.id]);
+  });
+
+  it('filters by requested reviewer', async () => {
+    const { spaceId, first } = await twoRequests();
+    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${first.id}/requested-reviewers`, { users: [people.rita.id] }));
+    expect(await ids(spaceId, `?requestedReviewer=${people.rita.id}`)).toEqual([first.id]);
+    expect(await ids(spaceId, `?requestedReviewer=${people.eve.id}`)).toEqual([]);
+  });
+
+  it('filters by topic: none here, since no request comes from a site topic', async () => {
+    const { spaceId } = await twoRequests();
+    expect(await ids(spaceId, '?topic=topic1')).toEqual([]);
+  });
+
+  it('refuses an unknown orderBy and a creator that is no user id (400 naming them)', async () => {
+    const { spaceId } = await spaceWith([]);
+    expectError(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?orderBy=title`), 400, /orderBy/);
+    expectError(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?creator=__proto__`), 400, /creator/);
+  });
+});
+
+describe('description and links', () => {
+  const paragraph = (text: string) => ({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }] });
+  const patch = (spaceId: string, id: string, body: unknown, person: Person = people.eve, headers?: Record<string, string>) => call(person, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${id}`, body, headers);
+
+  it('stores the description, a JSON document, and returns it on reads and in lists', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    const patched = ok(await patch(spaceId, id, { description: paragraph('Why this change') })).body;
+    expect(patched.description).toMatchObject({ object: 'document', nodes: [{ type: 'paragraph', nodes: [{ leaves: [{ text: 'Why this change' }] }] }] });
+    expect(platformSchemaProblem('ChangeRequest', patched)).toBeNull();
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.description).toEqual(patched.description);
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?status=draft`)).body.items[0].description).toEqual(patched.description);
+  });
+
+  it('refuses a description that is no valid document (400 naming description), and one from a reader (403)', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    expectError(await patch(spaceId, id, { description: 'text' }), 400, /description/);
+    expectError(await patch(spaceId, id, { description: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'no-such-block', nodes: [] }] } }), 400);
+    expectError(await patch(spaceId, id, { description: paragraph('Mine') }, people.rita), 403);
+  });
+
+  it('stores links with ids of their own, keeps one sent back with its id, and removes those left out', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    const first = ok(await patch(spaceId, id, { links: [{ ref: { kind: 'url', url: 'https://tickets.example/1' }, title: 'Ticket 1' }, { ref: { kind: 'url', url: 'https://tickets.example/2' } }] })).body;
+    expect(first.links).toEqual([
+      { id: expect.any(String), ref: { kind: 'url', url: 'https://tickets.example/1' }, title: 'Ticket 1' },
+      { id: expect.any(String), ref: { kind: 'url', url: 'https://tickets.example/2' } },
+    ]);
+    expect(platformSchemaProblem('ChangeRequest', first)).toBeNull();
+    const kept = first.links[1].id;
+    const second = ok(await patch(spaceId, id, { links: [{ id: kept, ref: { kind: 'url', url: 'https://tickets.example/2b' }, title: 'Renamed' }] })).body;
+    expect(second.links).toEqual([{ id: kept, ref: { kind: 'url', url: 'https://tickets.example/2b' }, title: 'Renamed' }]);
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.links).toEqual(second.links);
+  });
+
+  it('answers links: [] for a request without links', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.links).toEqual([]);
+  });
+
+  it('refuses a link id the request does not have, a URL that is not http(s), and more than ten links (400)', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    expectError(await patch(spaceId, id, { links: [{ id: 'NoSuchLink0000000000', ref: { kind: 'url', url: 'https://tickets.example/1' } }] }), 400, /has no link NoSuchLink0000000000/);
+    expectError(await patch(spaceId, id, { links: [{ ref: { kind: 'url', url: 'javascript:alert(1)' } }] }), 400, /url/);
+    expectError(await patch(spaceId, id, { links: [{ ref: { kind: 'file', url: 'https://tickets.example/1' } }] }), 400, /kind/);
+    expectError(await patch(spaceId, id, { links: Array.from({ length: 11 }, (_, i) => ({ ref: { kind: 'url', url: `https://tickets.example/${i}` } })) }), 400, /links/);
+  });
+
+  it('answers 204 without the request when asked Prefer: return=minimal', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    const answer = await patch(spaceId, id, { subject: 'Quietly renamed' }, people.eve, { prefer: 'return=minimal' });
+    expect(answer.status).toBe(204);
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.subject).toBe('Quietly renamed');
+  });
+});
+
+describe('If-Match on writes of a request (its ETag: the stream revision of the request)', () => {
+  const requestPath = (spaceId: string, id: string) => `/v1/spaces/${spaceId}/change-requests/${id}`;
+  /** A request whose ETag has moved on from `stale`, the tag a client read before the subject changed. */
+  async function movedOn(spaceId: string, id: string): Promise<{ stale: string; current: string }> {
+    const stale = ok(await call(people.ada, 'GET', requestPath(spaceId, id))).headers.etag as string;
+    ok(await call(people.ada, 'PATCH', requestPath(spaceId, id), { subject: 'Renamed meanwhile' }));
+    const current = ok(await call(people.ada, 'GET', requestPath(spaceId, id))).headers.etag as string;
+    expect(current).not.toBe(stale);
+    return { stale, current };
+  }
+
+  it('refuses removing a requested reviewer with a stale If-Match (412), keeping the reviewer', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/requested-reviewers`, { users: [people.eve.id] }));
+    const { stale, current } = await movedOn(spaceId, id);
+    expectError(await call(people.ada, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, { 'if-match': stale }), 412);
+    expect(ok(await call(people.ada, 'GET', `${requestPath(spaceId, id)}/requested-reviewers`)).body.items).toEqual([expect.objectContaining({ user: expect.objectContaining({ id: people.eve.id }) })]);
+    expect(ok(await call(people.ada, 'GET', requestPath(spaceId, id))).headers.etag).toBe(current);
+  });
+
+  it('removes a requested reviewer with the current ETag as If-Match (204)', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/requested-reviewers`, { users: [people.eve.id] }));
+    const { current } = await movedOn(spaceId, id);
+    ok(await call(people.ada, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, { 'if-match': current }), 204);
+    expect(ok(await call(people.ada, 'GET', `${requestPath(spaceId, id)}/requested-reviewers`)).body.items).toEqual([]);
+  });
+
+  it('refuses a merge with a stale If-Match (412), leaving main and the request as they were', async () => {
+    const { spaceId } = await spaceWith([{ title: 'Intro', markdown: 'Hello' }]);
+    const { id } = await openRequest(spaceId);
+    ok(await editRequest(spaceId, id, [insert('Proposed', 'x')]));
+    const { stale, current } = await movedOn(spaceId, id);
+    const main = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag;
+    expectError(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/merge`, undefined, { 'if-match': stale }), 412);
+    expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag).toBe(main);
+    const after = ok(await call(people.ada, 'GET', requestPath(spaceId, id)));
+    expect({ etag: after.headers.etag, status: after.body.status }).toEqual({ etag: current, status: 'draft' });
+  });
+
+  it('merges with the current ETag as If-Match', async () => {
+    const { spaceId } = await spaceWith([{ title: 'Intro', markdown: 'Hello' }]);
+    const { id } = await openRequest(spaceId);
+    ok(await editRequest(spaceId, id, [insert('Proposed', 'x')]));
+    const { current } = await movedOn(spaceId, id);
+    expect(ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/merge`, undefined, { 'if-match': current })).body).toEqual({ revision: expect.any(String), result: 'merge' });
+    expect(ok(await call(people.ada, 'GET', requestPath(spaceId, id))).body.status).toBe('merged');
+  });
+
+  it("refuses an update from main with a stale If-Match (412), the request's head unchanged", async () => {
+    const { spaceId, pageIds } = await spaceWith([{ title: 'A', markdown: 'alpha' }]);
+    const { id } = await openRequest(spaceId);
+    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'alpha on main' } }] }));
+    const { stale, current } = await movedOn(spaceId, id);
+    const head = ok(await call(people.ada, 'GET', requestPath(spaceId, id))).body.revision;
+    expectError(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/update`, undefined, { 'if-match': stale }), 412);
+    const after = ok(await call(people.ada, 'GET', requestPath(spaceId, id)));
+    expect({ etag: after.headers.etag, revision: after.body.revision, outdated: after.body.outdated }).toEqual({ etag: current, revision: head, outdated: true });
+    ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/update`, undefined, { 'if-match': current }));
+  });
+
+  it('answers 403, not 412, to a write with a stale If-Match from someone whose role does not allow it', async () => {
+    const { spaceId } = await spaceWith([]);
+    const { id } = await openRequest(spaceId);
+    const { stale } = await movedOn(spaceId, id);
+    expectError(await call(people.eve, 'POST', `${requestPath(spaceId, id)}/merge`, undefined, { 'if-match': stale }), 403, /review/);
+    expectError(await call(people.rita, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, { 'if-match': stale }), 403);
+  });
+
+  it("answers a page of the request with the request's head revision as its ETag, the one its content answers", async () => {
+    const { spaceId, pageIds } = await spaceWith([{ title: 'A', markdown: 'alpha' }]);
+    const { id } = await openRequest(spaceId);
+    const head = ok(await editRequest(spaceId, id, [insert('B', 'beta')])).body.revision;
+    expect(ok(await call(people.rita, 'GET', `${requestPath(spaceId, id)}/content/page/${pageIds[0]}`)).headers.etag).toBe(`"${head}"`);
+    expect(ok(await call(people.rita, 'GET', `${requestPath(spaceId, id)}/content`)).headers.etag).toBe(`"${head}"`);
+  });
+
+  it('refuses an import into a page of the request with a stale If-Match (412) before fetching anything, and changes nothing', async () => {
+    const { spaceId, pageIds } = await spaceWith([{ title: 'A', markdown: 'alpha' }]);
+    const { id } = await openRequest(spaceId);
+    const pagePath = `${requestPath(spaceId, id)}/content/page/${pageIds[0]}`;
+    const stale = ok(await call(people.ada, 'GET', pagePath)).headers.etag as string;
+    ok(await editRequest(spaceId, id, [insert('B', 'beta')]));
+    const current = ok(await call(people.ada, 'GET', pagePath)).headers.etag;
+    const fetchesBefore = countedFetches;
+    expectError(await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/counted.md` }, { 'if-match': stale }), 412);
+    expect(countedFetches).toBe(fetchesBefore);
+    expect(ok(await call(people.ada, 'GET', pagePath)).headers.etag).toBe(current);
+  });
+
+  it("imports into a page of the request with its current ETag as If-Match, answering the request's new head as ETag", async () => {
+    const { spaceId, pageIds } = await spaceWith([{ title: 'A', markdown: 'alpha' }]);
+    const { id } = await openRequest(spaceId);
+    const pagePath = `${requestPath(spaceId, id)}/content/page/${pageIds[0]}`;
+    const current = ok(await call(people.ada, 'GET', pagePath)).headers.etag as string;
+    const imported = ok(await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/notes.md` }, { 'if-match': current }));
+    expect(imported.headers.etag).toBe(`"${imported.body.revision}"`);
+    expect(ok(await call(people.ada, 'GET', pagePath)).headers.etag).toBe(imported.headers.etag);
   });
 });

@@ -332,3 +332,63 @@ describe('ids named like Object.prototype members', () => {
     expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([collection.id]);
   });
 });
+
+describe("the platform's members of collections", () => {
+  it("keeps defaultLevel 'inherit', which grants nothing of its own", async () => {
+    const organizationId = await organization('Inherit');
+    const collection = await createCollection(organizationId, { title: 'Inherits' });
+    const patched = await call(ada, 'PATCH', `/v1/collections/${collection.id}`, { defaultLevel: 'inherit' });
+    expectStatus(patched, 200);
+    expect(patched.body.defaultLevel).toBe('inherit');
+    expect((await call(rita, 'GET', `/v1/collections/${collection.id}`)).body.permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
+  });
+
+  it('refuses a defaultLevel that is no role nor inherit (400 naming defaultLevel)', async () => {
+    const organizationId = await organization('Bad level');
+    const collection = await createCollection(organizationId, { title: 'Level' });
+    expectError(await call(ada, 'PATCH', `/v1/collections/${collection.id}`, { defaultLevel: 'owner' }), 400, /defaultLevel/);
+  });
+
+  it('places a collection after a space: collections and spaces share one order under a parent', async () => {
+    const organizationId = await organization('Mixed order');
+    const x = await createCollection(organizationId, { title: 'x' });
+    const y = await createCollection(organizationId, { title: 'y' });
+    const space = await createSpace(organizationId, { title: 's' });
+    expectStatus(await call(ada, 'POST', `/v1/collections/${x.id}/move`, { position: { after: { type: 'space', space: space.id } } }), 200);
+    expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([y.id, x.id]);
+  });
+
+  it('places a collection before a space', async () => {
+    const organizationId = await organization('Mixed before');
+    const space = await createSpace(organizationId, { title: 's' });
+    const x = await createCollection(organizationId, { title: 'x' });
+    const y = await createCollection(organizationId, { title: 'y' });
+    expectStatus(await call(ada, 'POST', `/v1/collections/${y.id}/move`, { position: { before: { type: 'space', space: space.id } } }), 200);
+    expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([y.id, x.id]);
+  });
+
+  it('refuses a space that is not a sibling at the destination (400 naming it), and the collection stays', async () => {
+    const organizationId = await organization('Mixed refused');
+    const box = await createCollection(organizationId, { title: 'box' });
+    const other = await createCollection(organizationId, { title: 'other' });
+    const inside = await createSpace(organizationId, { title: 'inside', parent: box.id });
+    expectError(await call(ada, 'POST', `/v1/collections/${other.id}/move`, { position: { before: { type: 'space', space: inside.id } } }), 400, new RegExp(`space ${inside.id}`));
+    expect((await call(ada, 'GET', `/v1/collections/${other.id}`)).headers.etag).toBe('"0"');
+  });
+
+  it('keeps the order of spaces and collections moving up from a deleted collection', async () => {
+    const organizationId = await organization('Mixed delete');
+    const doomed = await createCollection(organizationId, { title: 'doomed' });
+    const first = await createSpace(organizationId, { title: 'first', parent: doomed.id });
+    const inner = await createCollection(organizationId, { title: 'inner', parent: doomed.id });
+    const last = await createSpace(organizationId, { title: 'last', parent: doomed.id });
+    const after = await createCollection(organizationId, { title: 'after' });
+    expectStatus(await call(ada, 'POST', `/v1/spaces/${last.id}/move`, { position: { before: { type: 'collection', collection: inner.id } } }), 200);
+    expectStatus(await call(ada, 'DELETE', `/v1/collections/${doomed.id}`), 204);
+    // At the top level, after what was there: `after`, then first, last, inner in their order.
+    expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([after.id, inner.id]);
+    expect(await ids(`/v1/orgs/${organizationId}/spaces`)).toEqual([first.id, last.id]);
+    expectStatus(await call(ada, 'POST', `/v1/spaces/${first.id}/move`, { position: { after: { type: 'collection', collection: inner.id } } }), 200);
+    expect(await ids(`/v1/orgs/${organizationId}/spaces`)).toEqual([last.id, first.id]);
+  });
+});

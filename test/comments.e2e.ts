@@ -8,6 +8,7 @@
  * (`edit`); rita reads (`read`).
  */
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
@@ -234,6 +235,138 @@ describe('counters and outdated targets', () => {
   });
 });
 
+describe("the platform's shapes", () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await space();
+  });
+  const onSpace = () => `/v1/spaces/${f.spaceId}`;
+  const postOn = async (person: Person, body: unknown) => call(person, 'POST', `${onSpace()}/comments`, body);
+  /** A JSON document of one paragraph, as the platform's clients send it. */
+  const paragraph = (text: string) => ({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }] });
+
+  it("answers 201 with the comment in the platform's shape when a comment is posted (the interface document's status; the platform answers 200)", async () => {
+    const answer = await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Status?' } });
+    expect(answer.status).toBe(201);
+    expect(platformSchemaProblem('Comment', answer.body)).toBeNull();
+  });
+
+  it("answers 201 with the reply in the platform's shape when a reply is posted (the interface document's status; the platform answers 200)", async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Thread' } }), 201).body;
+    const answer = await call(people.eve, 'POST', `${onSpace()}/comments/${comment.id}/replies`, { body: { markdown: 'Reply' } });
+    expect(answer.status).toBe(201);
+    expect(platformSchemaProblem('CommentReply', answer.body)).toBeNull();
+  });
+
+  it('posts a comment on the space as a whole when page is absent: no page in its target, and listed with the others', async () => {
+    const comment = ok(await postOn(people.cleo, { body: { markdown: 'About the whole space' } }), 201).body;
+    expect(comment.target).toEqual({ space: f.spaceId, revision: expect.any(String) });
+    expect(platformSchemaProblem('Comment', comment)).toBeNull();
+    expect(ok(await call(people.rita, 'GET', `${onSpace()}/comments`)).body.items.map((item: { id: string }) => item.id)).toContain(comment.id);
+  });
+
+  it('posts a comment on a change request as a whole when page is absent', async () => {
+    const requestId = ok(await call(people.ada, 'POST', `${onSpace()}/change-requests`, {}), 201).body.id;
+    const comment = ok(await call(people.cleo, 'POST', `${onSpace()}/change-requests/${requestId}/comments`, { body: { markdown: 'Whole request' } }), 201).body;
+    expect(comment.target).toEqual({ space: f.spaceId, changeRequest: requestId, revision: expect.any(String) });
+  });
+
+  it('refuses a node without its page (400 naming node)', async () => {
+    expectError(await postOn(people.cleo, { node: f.keys[0], body: { markdown: 'Where?' } }), 400, /node needs page/);
+  });
+
+  it('takes a body as { document }, the platform’s JSON document, and reads it back as markdown and as the same document', async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { document: paragraph('Sent as a document') } }), 201).body;
+    expect(comment.body).toEqual({ markdown: 'Sent as a document\n' });
+    const asDocument = ok(await call(people.rita, 'GET', `${onSpace()}/comments/${comment.id}?format=document`)).body;
+    expect(asDocument.body.document).toMatchObject({ object: 'document', nodes: [{ type: 'paragraph', nodes: [{ leaves: [{ text: 'Sent as a document' }] }] }] });
+    expect(platformSchemaProblem('Comment', asDocument)).toBeNull();
+  });
+
+  it('takes a reply’s and an edit’s body as { document }', async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Markdown first' } }), 201).body;
+    expect(ok(await call(people.cleo, 'PUT', `${onSpace()}/comments/${comment.id}`, { body: { document: paragraph('Edited as a document') } })).body.body).toEqual({ markdown: 'Edited as a document\n' });
+    expect(ok(await call(people.eve, 'POST', `${onSpace()}/comments/${comment.id}/replies`, { body: { document: paragraph('Replied as a document') } }), 201).body.body).toEqual({ markdown: 'Replied as a document\n' });
+  });
+
+  it('refuses a { document } body that is no document, or an invalid one, with 400 naming body.document', async () => {
+    expectError(await postOn(people.cleo, { page: f.pageId, body: { document: 'text' } }), 400, /body\.document/);
+    expectError(await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'no-such-block', nodes: [] }] } } }), 400);
+    expectError(await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: [] } } }), 400, /body\.document must not be empty/);
+  });
+
+  it('refuses a { document } body whose markdown would pass 64 KiB (400 naming the size)', async () => {
+    const long = Array.from({ length: 40 }, (_, i) => paragraph(`${i} ${'word '.repeat(400)}`).nodes[0]);
+    expectError(await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: long } } }), 400, /body\.document is too large: as markdown it is \d+ characters, at most 65536/);
+  });
+
+  it('keeps a table cell target and shows it', async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, tableCell: { record: 'row1', definition: 'col1' }, body: { markdown: 'This cell' } }), 201).body;
+    expect(comment.target.tableCell).toEqual({ record: 'row1', definition: 'col1' });
+    expect(platformSchemaProblem('Comment', comment)).toBeNull();
+    expectError(await postOn(people.cleo, { page: f.pageId, tableCell: { record: '../x' }, body: { markdown: 'x' } }), 400, /tableCell/);
+  });
+
+  it('takes reactions as Unicode codepoints: added as 1f44d, it is 👍, and removed as 👍', async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'React by codepoint' } }), 201).body;
+    const added = ok(await call(people.rita, 'PUT', `${onSpace()}/comments/${comment.id}`, { addedReactions: ['1f44d', '1F389'] })).body;
+    expect(added.reactions.map((reaction: { emoji: string; count: number }) => [reaction.emoji, reaction.count])).toEqual([['👍', 1], ['🎉', 1]]);
+    const removed = ok(await call(people.rita, 'PUT', `${onSpace()}/comments/${comment.id}`, { removedReactions: ['👍', '🎉'] })).body;
+    expect(removed.reactions).toEqual([]);
+  });
+
+  it('counts ❤, ❤️ and 2764 as one reaction', async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Hearts' } }), 201).body;
+    ok(await call(people.rita, 'PUT', `${onSpace()}/comments/${comment.id}`, { addedReactions: ['❤'] }));
+    ok(await call(people.eve, 'PUT', `${onSpace()}/comments/${comment.id}`, { addedReactions: ['2764'] }));
+    const read = ok(await call(people.eve, 'PUT', `${onSpace()}/comments/${comment.id}`, { addedReactions: ['❤️'] })).body;
+    expect(read.reactions).toEqual([expect.objectContaining({ emoji: '❤️', count: 2 })]);
+  });
+
+  it('refuses a codepoint that is no emoji (400 naming addedReactions)', async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'No emoji' } }), 201).body;
+    expectError(await call(people.rita, 'PUT', `${onSpace()}/comments/${comment.id}`, { addedReactions: ['cafe'] }), 400, /addedReactions/);
+  });
+
+  it('shows who replied as repliers, each with their count and when they last replied', async () => {
+    const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Who replies?' } }), 201).body;
+    expect(comment.repliers).toEqual([]);
+    const replies = [];
+    for (const person of [people.eve, people.ada, people.eve]) replies.push(ok(await call(person, 'POST', `${onSpace()}/comments/${comment.id}/replies`, { body: { markdown: 'Me' } }), 201).body);
+    ok(await call(people.ada, 'DELETE', `${onSpace()}/comments/${comment.id}/replies/${replies[1].id}`), 204);
+    const read = ok(await call(people.rita, 'GET', `${onSpace()}/comments/${comment.id}`)).body;
+    expect(read.repliers).toEqual([{ user: expect.objectContaining({ object: 'user', id: people.eve.id }), count: 2, updatedAt: replies[2].postedAt }]);
+    expect(platformSchemaProblem('Comment', read)).toBeNull();
+  });
+});
+
+describe('bodies in the blob store', () => {
+  it('keeps a heavy body out of the event log: the event carries the blob’s hash and the markdown, and reads answer both', async () => {
+    const f = await space();
+    const list = Array.from({ length: 300 }, (_, i) => `${'  '.repeat(i % 6)}- item ${i}`).join('\n');
+    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: list } }), 201).body;
+    const history = ok(await service.request('GET', `/v1/admin/streams/comment-${comment.id}`, { token: service.adminToken })).body;
+    const posted = history.items.find((event: { type: string }) => event.type === 'CommentPosted');
+    expect(posted.data.body).toEqual({ blob: expect.stringMatching(/^[0-9a-f]{64}$/), markdown: comment.body.markdown });
+    const asDocument = ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}?format=document`)).body.body.document;
+    expect(JSON.stringify(asDocument).length).toBeGreaterThan(JSON.stringify(posted.data).length);
+    expect(asDocument.nodes[0].type).toBe('list-unordered');
+  });
+
+  it('keeps a reply’s and an edit’s body in the blob store too', async () => {
+    const f = await space();
+    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'First' } }), 201).body;
+    ok(await call(people.cleo, 'PUT', `/v1/spaces/${f.spaceId}/comments/${comment.id}`, { body: { markdown: 'Edited' } }));
+    ok(await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: 'Reply' } }), 201);
+    const history = ok(await service.request('GET', `/v1/admin/streams/comment-${comment.id}`, { token: service.adminToken })).body;
+    const bodies = history.items.filter((event: { type: string }) => ['CommentEdited', 'CommentReplyPosted'].includes(event.type)).map((event: { data: { body: unknown } }) => event.data.body);
+    expect(bodies).toEqual([
+      { blob: expect.stringMatching(/^[0-9a-f]{64}$/), markdown: 'Edited\n' },
+      { blob: expect.stringMatching(/^[0-9a-f]{64}$/), markdown: 'Reply\n' },
+    ]);
+  });
+});
+
 describe('bodies rendered once, when written', () => {
   /** Bodies converted in the untrusted-work pool so far (every outcome), from /metrics. */
   async function bodiesConverted(): Promise<number> {
@@ -255,5 +388,99 @@ describe('bodies rendered once, when written', () => {
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}`)).body.body).toEqual({ markdown: rendered });
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments`)).body.items[0].body).toEqual({ markdown: rendered });
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies/${reply.id}`)).body.body).toEqual({ markdown: rendered });
+  });
+});
+
+describe('If-Match on comments and replies', () => {
+  /** A write sent with `If-Match: tag`. */
+  const conditional = (person: Person, method: string, path: string, tag: string, body?: unknown) => service.request(method, path, { token: person.token, body, headers: { 'if-match': tag } });
+  /** The resource as `person` reads it now: its ETag and its body. */
+  const read = async (person: Person, path: string) => {
+    const response = ok(await call(person, 'GET', path));
+    return { etag: response.headers.etag, body: response.body };
+  };
+  /** A tag naming the revision before `etag`'s: a version the resource had, no longer current. */
+  const previous = (etag: string) => `"${Number(JSON.parse(etag)) - 1}"`;
+
+  it('answers a comment with its ETag; a PUT naming a stale one is 412 and changes nothing; one naming the current ETag is applied', async () => {
+    const f = await space();
+    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Version one' } }), 201).body;
+    const at = `/v1/spaces/${f.spaceId}/comments/${comment.id}`;
+    ok(await call(people.cleo, 'PUT', at, { body: { markdown: 'Version two' } }));
+    const before = await read(people.cleo, at);
+    expect(before.etag).toMatch(/^"\d+"$/);
+
+    expectError(await conditional(people.cleo, 'PUT', at, previous(before.etag), { body: { markdown: 'Lost update' } }), 412);
+    expect(await read(people.cleo, at)).toEqual(before);
+
+    const applied = ok(await conditional(people.cleo, 'PUT', at, before.etag, { body: { markdown: 'Version three' } }));
+    expect(applied.body.body.markdown).toContain('Version three');
+    expect(applied.headers.etag).not.toBe(before.etag);
+    expect(applied.headers.etag).toBe((await read(people.cleo, at)).etag);
+  });
+
+  it('versions a reply by its comment’s stream: its ETag is the comment’s, and a DELETE naming a stale one is 412 and keeps the reply; one naming the current ETag deletes it', async () => {
+    const f = await space();
+    const requestId = ok(await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/change-requests`, {}), 201).body.id;
+    const thread = `/v1/spaces/${f.spaceId}/change-requests/${requestId}/comments`;
+    const comment = ok(await call(people.cleo, 'POST', thread, { page: f.pageId, body: { markdown: 'Thread' } }), 201).body;
+    const posted = ok(await call(people.eve, 'POST', `${thread}/${comment.id}/replies`, { body: { markdown: 'Reply' } }), 201);
+    const at = `${thread}/${comment.id}/replies/${posted.body.id}`;
+    const before = await read(people.eve, at);
+    expect(before.etag).toBe((await read(people.eve, `${thread}/${comment.id}`)).etag);
+    expect(posted.headers.etag).toBe(before.etag);
+
+    // Another write in the thread moves the ETag the reply was read at.
+    ok(await call(people.rita, 'PUT', `${thread}/${comment.id}`, { addedReactions: ['👍'] }));
+    const stale = before.etag;
+    const current = await read(people.eve, at);
+    expect(current.etag).not.toBe(stale);
+
+    expectError(await conditional(people.eve, 'DELETE', at, stale), 412);
+    expect(await read(people.eve, at)).toEqual(current);
+
+    ok(await conditional(people.eve, 'DELETE', at, current.etag), 204);
+    expectError(await call(people.eve, 'GET', at), 404);
+  });
+
+  it('answers who may not make the change with their 403, not a 412 that would tell them the version', async () => {
+    const f = await space();
+    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Mine' } }), 201).body;
+    const at = `/v1/spaces/${f.spaceId}/comments/${comment.id}`;
+    expectError(await conditional(people.rita, 'PUT', at, '"999"', { body: { markdown: 'Not hers' } }), 403, /author/);
+    expectError(await conditional(people.eve, 'DELETE', at, '"999"'), 403, /author/);
+  });
+
+  it('answers someone outside the organization 404 for a comment and a reply, whatever If-Match they send', async () => {
+    const f = await space();
+    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Internal' } }), 201).body;
+    const reply = ok(await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: 'Internal too' } }), 201).body;
+    const created = await service.createUser('mallory@elsewhere.example', 'mallory');
+    const mallory: Person = { id: created.user.id, token: created.token };
+    const at = `/v1/spaces/${f.spaceId}/comments/${comment.id}`;
+    for (const tag of ['"0"', '"999"']) {
+      expectError(await conditional(mallory, 'PUT', at, tag, { addedReactions: ['👍'] }), 404);
+      expectError(await conditional(mallory, 'DELETE', `${at}/replies/${reply.id}`, tag), 404);
+    }
+  });
+
+  it('answers 404 for an unknown reply of a visible comment, not 412', async () => {
+    const f = await space();
+    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'No replies' } }), 201).body;
+    expectError(await conditional(people.ada, 'PUT', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies/NoSuchReply000000000`, '"999"', { addedReactions: ['👍'] }), 404, /reply/);
+  });
+
+  it('declares the ETag on the comment and reply reads and If-Match with 412 on their writes in the OpenAPI document', async () => {
+    const document = ok(await service.request('GET', '/v1/openapi.json')).body;
+    for (const group of ['/v1/spaces/{spaceId}', '/v1/spaces/{spaceId}/change-requests/{changeRequestId}']) {
+      for (const resource of [`${group}/comments/{commentId}`, `${group}/comments/{commentId}/replies/{commentReplyId}`]) {
+        expect(document.paths[resource].get.responses['200'].headers?.ETag).toBeDefined();
+        for (const method of ['put', 'delete']) {
+          const operation = document.paths[resource][method];
+          expect(operation.parameters.some((parameter: { in: string; name: string }) => parameter.in === 'header' && parameter.name === 'If-Match')).toBe(true);
+          expect(operation.responses['412']).toBeDefined();
+        }
+      }
+    }
   });
 });

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { zipSync, strToU8 } from 'fflate';
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
 interface Person {
@@ -62,6 +63,8 @@ const insert = (title: string, markdown: string, extra: Record<string, unknown> 
 /** A small site, a markdown file and zips for the imports, on loopback. */
 let site: Server;
 let siteUrl: string;
+/** How often an import fetched `/counted.md`. */
+let countedFetches = 0;
 const LOGO = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 function startSite(): Promise<void> {
@@ -78,6 +81,8 @@ function startSite(): Promise<void> {
   });
   site = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
+    if (path === '/counted.md') countedFetches += 1;
+    if (path === '/counted.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('# Counted\n\nFetched.\n');
     if (pages[path]) return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pages[path]);
     if (path === '/docs/logo.png') return response.writeHead(200, { 'content-type': 'image/png' }).end(LOGO);
     if (path === '/notes.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('---\ntitle: Release notes\n---\n\n## 1.0\n\n- [x] shipped\n- [ ] next\n');
@@ -162,7 +167,7 @@ describe('POST /v1/spaces/{spaceId}/content (the batch write)', () => {
   it('resolves a ref link to the inserted page', async () => {
     const start = result.changes[0].page.id;
     const install = result.changes[1].page.id;
-    const page = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${start}?format=markdown`);
+    const page = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${start}?format=markdown&format.markdown.refs=stable`);
     expect(page.body.markdown).toContain(`(/pages/${install})`);
   });
 
@@ -491,6 +496,55 @@ describe('imports', () => {
   });
 });
 
+describe('If-Match on imports (the ETag of the content and its pages: the head revision)', () => {
+  it('answers a page with the revision it was read in as its ETag, the one the content answers', async () => {
+    const spaceId = await createSpace('Tagged pages');
+    const { revision, changes } = await write(spaceId, [insert('Page', 'body')]);
+    expect((await call(people.rita, 'GET', `/v1/spaces/${spaceId}/content/page/${changes[0].page.id}`)).headers.etag).toBe(`"${revision}"`);
+    expect((await call(people.rita, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag).toBe(`"${revision}"`);
+  });
+
+  it('refuses an import into a page with a stale If-Match (412) before fetching anything, and changes nothing', async () => {
+    const spaceId = await createSpace('Stale page import');
+    const pageId = (await write(spaceId, [insert('Parent', 'old body')])).changes[0].page.id;
+    const pagePath = `/v1/spaces/${spaceId}/content/page/${pageId}`;
+    const stale = (await call(people.ada, 'GET', pagePath)).headers.etag as string;
+    await write(spaceId, [insert('Sibling', 'meanwhile')]);
+    const current = await call(people.ada, 'GET', `${pagePath}?format=markdown`);
+    const fetchesBefore = countedFetches;
+    expectError(await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/counted.md` }, { 'if-match': stale }), 412);
+    expect(countedFetches).toBe(fetchesBefore);
+    const after = await call(people.ada, 'GET', `${pagePath}?format=markdown`);
+    expect({ etag: after.headers.etag, markdown: after.body.markdown }).toEqual({ etag: current.headers.etag, markdown: current.body.markdown });
+  });
+
+  it('imports into a page with its current ETag as If-Match, answering the new head as ETag', async () => {
+    const spaceId = await createSpace('Current page import');
+    const pageId = (await write(spaceId, [insert('Parent', 'old body')])).changes[0].page.id;
+    const current = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).headers.etag as string;
+    const imported = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/page/${pageId}/import`, { source: 'markdown', url: `${siteUrl}/notes.md` }, { 'if-match': current });
+    expectStatus(imported, 200);
+    expect(imported.headers.etag).toBe(`"${imported.body.revision}"`);
+    expect((await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag).toBe(imported.headers.etag);
+  });
+
+  it('answers a stale If-Match with 412 even when the source would be refused: the URL is not looked at', async () => {
+    const spaceId = await createSpace('Stale import of a missing file');
+    const stale = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag as string;
+    await write(spaceId, [insert('Meanwhile', 'x')]);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/import`, { source: 'markdown', url: `${siteUrl}/nothing.md` }, { 'if-match': stale }), 412);
+  });
+
+  it('answers 403 to a reader and 404 to someone outside before comparing If-Match', async () => {
+    const spaceId = await createSpace('Guarded import');
+    const stale = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag as string;
+    await write(spaceId, [insert('Meanwhile', 'x')]);
+    const body = { source: 'markdown', url: `${siteUrl}/notes.md` };
+    expectError(await call(people.rita, 'POST', `/v1/spaces/${spaceId}/content/import`, body, { 'if-match': stale }), 403);
+    expectError(await call(people.zed, 'POST', `/v1/spaces/${spaceId}/content/import`, body, { 'if-match': stale }), 404);
+  });
+});
+
 describe('imports without IMPORT_ALLOW_PRIVATE_NETWORKS', () => {
   it('refuses a loopback address with 400', async () => {
     const guarded = await startService();
@@ -517,5 +571,188 @@ describe('the space lifecycle', () => {
     const result = await write(spaceId, [insert('Audited page', 'x')]);
     const audit = await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?action=content.updated&target=${spaceId}`);
     expect(audit.body.items[0].details).toEqual({ revision: result.revision, pages: { created: [result.changes[0].page.id], updated: [], deleted: [], counts: { created: 1, updated: 0, deleted: 0 } } });
+  });
+});
+
+describe("page reads take the platform's flags (dereferenced, format.markdown.refs, cachedMetadata)", () => {
+  let spaceId: string;
+  let guide: string;
+  let install: string;
+  let faq: string;
+
+  beforeAll(async () => {
+    spaceId = await createSpace('Flags');
+    const result = await write(spaceId, [
+      insert('Guide', 'Start with [install](./install.md#setup) and read the [FAQ](./faq.md).', { ref: 'guide' }),
+      insert('Install', 'Back to the [guide](./guide.md).', { ref: 'install', into: 'guide' }),
+      insert('FAQ', 'Questions.', { ref: 'faq' }),
+      { operation: 'update_variables', variables: { product: 'Acme' } },
+    ]);
+    [guide, install, faq] = result.changes.map((change) => change.page.id);
+  });
+
+  const markdownOf = async (pageId: string, query = '') => {
+    const response = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown${query}`);
+    expectStatus(response, 200);
+    return response.body.markdown as string;
+  };
+
+  it('writes links to pages as relative paths between markdown files by default (format.markdown.refs=relative)', async () => {
+    expect(await markdownOf(guide)).toContain('[install](install.md#setup)');
+    expect(await markdownOf(guide)).toContain('[FAQ](../faq.md)');
+    expect(await markdownOf(install)).toContain('[guide](README.md)');
+    expect(await markdownOf(guide, '&format.markdown.refs=relative')).toBe(await markdownOf(guide));
+  });
+
+  it('writes links to pages as /pages/<id> with format.markdown.refs=stable', async () => {
+    const markdown = await markdownOf(guide, '&format.markdown.refs=stable');
+    expect(markdown).toContain(`[install](/pages/${install}#setup)`);
+    expect(markdown).toContain(`[FAQ](/pages/${faq})`);
+  });
+
+  it('reads relative links written back through the batch write as links to the same pages', async () => {
+    const markdown = await markdownOf(guide);
+    await write(spaceId, [{ operation: 'update_page', page: guide, document: { markdown: `${markdown}\n\nEdited.` } }]);
+    const stable = await markdownOf(guide, '&format.markdown.refs=stable');
+    expect(stable).toContain(`(/pages/${install}#setup)`);
+    expect(stable).toContain(`(/pages/${faq})`);
+    const links = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}/links`)).body;
+    expect(links.items.map((link: { status: string }) => link.status)).toEqual(['ok', 'ok']);
+  });
+
+  it('accepts dereferenced and cachedMetadata with every value the platform allows, the body being the same (no reusable content, no git metadata)', async () => {
+    const plain = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}`)).body;
+    for (const query of ['dereferenced=true', 'dereferenced=false', 'dereferenced=reusable-contents', 'cachedMetadata=true', 'cachedMetadata=false', 'metadata=false']) {
+      for (const read of [`content/page/${guide}`, 'content/path/guide']) {
+        const response = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/${read}?${query}`);
+        expectStatus(response, 200);
+        expect(response.body).toEqual(plain);
+      }
+    }
+  });
+
+  it('evaluates with evaluated=deterministic-only as with true: variables are the only expressions, and deterministic', async () => {
+    const page = (await write(spaceId, [insert('Vars', 'Welcome to {{ space.vars.product }}.')])).changes[0].page.id;
+    expect(await markdownOf(page, '&evaluated=deterministic-only')).toContain('Welcome to Acme.');
+  });
+
+  it('keeps relative links that name no page of the space (climbing out, prototype names, broken escapes) as the URLs they are', async () => {
+    const pageId = (await write(spaceId, [insert('Odd links', '[out](../../../../etc/passwd.md) [proto](__proto__.md) [ctor](constructor/README.md) [bad](%E0%A4%A.md)')])).changes[0].page.id;
+    const links = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}/links`)).body;
+    expect(links.items.map((link: { targetReference: { kind: string } }) => link.targetReference.kind)).toEqual(['url', 'url', 'url', 'url']);
+  });
+
+  it('refuses a flag given twice with 400 rather than picking one', async () => {
+    expectError(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}?format=markdown&format.markdown.refs=stable&format.markdown.refs=relative`), 400, /format\.markdown\.refs/);
+  });
+
+  it.each([
+    ['format.markdown.refs=absolute', /format\.markdown\.refs must be relative or stable/],
+    ['dereferenced=yes', /dereferenced must be true, false or reusable-contents/],
+    ['cachedMetadata=1', /cachedMetadata must be true or false/],
+    ['evaluated=maybe', /evaluated must be true, false or deterministic-only/],
+    ['format.markdown.refs=__proto__', /format\.markdown\.refs must be relative or stable/],
+  ])('refuses %s with a 400 naming the parameter', async (query, message) => {
+    expectError(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}?${query}`), 400, message);
+  });
+});
+
+describe("pages in the platform's shape", () => {
+  let spaceId: string;
+  let guide: string;
+
+  beforeAll(async () => {
+    spaceId = await createSpace('Shapes');
+    const result = await write(spaceId, [insert('Guide', '# Guide\n\nHello.', { ref: 'guide' }), insert('Child', 'Below.', { into: 'guide' }), { operation: 'insert_page', type: 'group', title: 'Reference' }]);
+    guide = result.changes[0].page.id;
+  });
+
+  it('gives every document page its layout, all members, the default one when none was set', async () => {
+    const page = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}`)).body;
+    expect(page.layout).toEqual({ width: 'default', cover: true, coverSize: 'hero', coverMask: 'none', title: true, description: true, tableOfContents: true, outline: true, pagination: true, metadata: true, tags: true, actions: true, anchors: true });
+    expect(platformSchemaProblem('RevisionPage', page)).toBeNull();
+  });
+
+  it('gives document pages and revisions an empty tags list: the service has no tags', async () => {
+    const revision = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).body;
+    expect(revision.tags).toEqual([]);
+    expect(revision.pages[0].tags).toEqual([]);
+    expect(revision.pages[0].pages[0].tags).toEqual([]);
+  });
+
+  it('carries each document page’s body in listings, as a document by default and as markdown on request', async () => {
+    const pages = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/pages`)).body.pages as Page[];
+    expect(pages[0].document?.nodes.map((node) => node.type)).toEqual(['paragraph']);
+    expect(pages[0].pages![0].document).toMatchObject({ object: 'document' });
+    expect(pages[1]).not.toHaveProperty('document');
+    const asMarkdown = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/pages?format=markdown`)).body.pages as Page[];
+    expect(asMarkdown[0].markdown).toContain('Hello.');
+    expect(asMarkdown[0]).not.toHaveProperty('document');
+  });
+
+  it("answers the revision and its page tree valid against the platform's Revision schema", async () => {
+    const revision = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).body;
+    expect(platformSchemaProblem('Revision', revision)).toBeNull();
+  });
+
+  it("accepts the platform's page members noRobotsIndex and condition in the batch write, and shows them", async () => {
+    const pageId = (await write(spaceId, [insert('Hidden from robots', 'x', { noRobotsIndex: true, condition: 'visitor.claims.beta', emoji: '1f600' })])).changes[0].page.id;
+    expect((await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body).toMatchObject({ noRobotsIndex: true, condition: 'visitor.claims.beta', emoji: '1f600' });
+  });
+
+  it('removes a page’s emoji, icon and condition when the update sends an empty string, as the platform does', async () => {
+    const pageId = (await write(spaceId, [insert('Decorated', 'x', { emoji: '1f600', icon: 'book', condition: 'visitor.claims.beta' })])).changes[0].page.id;
+    await write(spaceId, [{ operation: 'update_page', page: pageId, emoji: '', icon: '', condition: '' }]);
+    const page = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body;
+    expect([page.emoji, page.icon, page.condition]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('refuses a group page below another page with 400: groups sit at the top level', async () => {
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', type: 'group', title: 'Nested', into: guide }] }), 400, /group page, which sits at the top level only/);
+  });
+
+  it('names the merged change request, whole, as mergedFrom of a merge revision', async () => {
+    const request = (await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'Merge me' })).body;
+    const edited = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/content`, { changes: [insert('From the request', 'x')] });
+    expectStatus(edited, 200);
+    const merged = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/merge`);
+    expectStatus(merged, 200);
+    const revision = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).body;
+    expect(revision).toMatchObject({ type: 'merge', mergedFrom: { object: 'change-request', id: request.id, subject: 'Merge me' } });
+    expect(platformSchemaProblem('Revision', revision)).toBeNull();
+  });
+});
+
+describe("search results in the platform's shape", () => {
+  let spaceId: string;
+
+  beforeAll(async () => {
+    spaceId = await createSpace('Search shapes');
+    await write(spaceId, [
+      insert('Guide', 'An overview.', { ref: 'guide', description: 'Where to start' }),
+      insert('Install', 'The zebra installer.', { ref: 'install', into: 'guide' }),
+      insert('Linux', 'The zebra package for Linux.', { into: 'install' }),
+    ]);
+  });
+
+  it('gives each page hit its ancestors from the top level down to its parent', async () => {
+    const hits = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/search?query=zebra`)).body.items;
+    const byTitle = Object.fromEntries(hits.map((hit: { title: string; ancestors: unknown }) => [hit.title, hit.ancestors]));
+    expect(byTitle).toEqual({ Install: [{ title: 'Guide' }], Linux: [{ title: 'Guide' }, { title: 'Install' }] });
+  });
+
+  it("gives each page hit its description, empty when the page has none", async () => {
+    const overview = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/search?query=overview`)).body.items;
+    expect(overview.map((hit: { description: string; ancestors: unknown }) => [hit.description, hit.ancestors])).toEqual([['Where to start', []]]);
+    const zebra = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/search?query=zebra`)).body;
+    expect(zebra.items.map((hit: { description: string }) => hit.description)).toEqual(['', '']);
+    expect(platformSchemaProblem('SearchPageResult', zebra.items[0])).toBeNull();
+  });
+
+  it("marks organization results as spaces (type 'space'), in the platform's shape", async () => {
+    const response = (await call(people.ada, 'GET', `/v1/orgs/${organizationId}/search?query=zebra`)).body;
+    const space = response.items.find((item: { id: string }) => item.id === spaceId);
+    expect(space).toMatchObject({ type: 'space', title: 'Search shapes' });
+    expect(platformSchemaProblem('SearchSpaceResult', space)).toBeNull();
   });
 });

@@ -200,6 +200,32 @@ describe('PATCH /v1/user (extension): the caller changes their own profile', () 
     expectError(await update(ada.token, body), 400, field);
     expect((await me(ada.token)).body).toEqual(ada.user);
   });
+
+  describe('If-Match with the ETag of GET /v1/user (the revision of the user’s stream)', () => {
+    const updateIf = (token: string, body: unknown, ifMatch: string) => service.request('PATCH', '/v1/user', { token, body, headers: { 'If-Match': ifMatch } });
+
+    it('answers a stale ETag with 412, and the profile and its ETag stay as they were', async () => {
+      const ada = await service.createUser(uniqueEmail('ada'), 'Ada');
+      const read = await me(ada.token);
+      expect(read.headers.etag).toMatch(/^"\d+"$/);
+      const renamed = await updateIf(ada.token, { displayName: 'Ada Lovelace' }, read.headers.etag);
+      expect(renamed.status).toBe(200);
+      expectError(await updateIf(ada.token, { displayName: 'Lost Update' }, read.headers.etag), 412, /If-Match/);
+      const after = await me(ada.token);
+      expect(after.body).toEqual(renamed.body);
+      expect(after.headers.etag).toBe(renamed.headers.etag);
+    });
+
+    it('accepts the current ETag: the change is made and answered with the next ETag, the one GET /v1/user answers', async () => {
+      const ada = await service.createUser(uniqueEmail('ada'), 'Ada');
+      const current = (await me(ada.token)).headers.etag;
+      const changed = await updateIf(ada.token, { displayName: 'Augusta' }, current);
+      expect(changed.status).toBe(200);
+      expect(changed.body.displayName).toBe('Augusta');
+      expect(changed.headers.etag).not.toBe(current);
+      expect((await me(ada.token)).headers.etag).toBe(changed.headers.etag);
+    });
+  });
 });
 
 describe('the admin token', () => {

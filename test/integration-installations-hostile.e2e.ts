@@ -29,14 +29,15 @@ const call = (person: Person | null, method: string, path: string, body?: unknow
 /** A local receiver standing for the integrations' development tunnels (`/<integration name>`): the bodies delivered to each. */
 let receiver: Server;
 let receiverUrl: string;
-const delivered = new Map<string, Array<{ payload: Record<string, unknown> }>>();
+/** The events each integration's tunnel received (the events themselves, as integrations read them). */
+const delivered = new Map<string, Array<Record<string, unknown>>>();
 function startReceiver(): Promise<void> {
   receiver = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
       const name = (request.url ?? '/').slice(1);
-      delivered.set(name, [...(delivered.get(name) ?? []), JSON.parse(body) as { payload: Record<string, unknown> }]);
+      delivered.set(name, [...(delivered.get(name) ?? []), JSON.parse(body) as Record<string, unknown>]);
       response.writeHead(200).end('ok');
     });
   });
@@ -122,7 +123,7 @@ describe('scopes accepted by the installing organization', () => {
   }
 
   /** The URLs of the site_view deliveries the tunnel of `name` received, in order. */
-  const viewsDelivered = (name: string) => (delivered.get(name) ?? []).filter((body) => body.payload.type === 'site_view').map((body) => String(body.payload.url));
+  const viewsDelivered = (name: string) => (delivered.get(name) ?? []).filter((event) => event.type === 'site_view').map((event) => String(event.url));
   const read = async (query: string) => expect((await service.request('GET', `/sites/${siteId}/welcome?${query}`, {})).status).toBe(200);
 
   beforeAll(async () => {

@@ -69,7 +69,7 @@ describe('installing on a site', () => {
       status: 'active',
       configuration: { trackingId: 'UA-1' },
       externalIds: [],
-      urls: { location: expect.stringMatching(new RegExp(`/v1/integrations/${name}/installations/${installationId}/sites/${siteId}$`)), publicEndpoint: expect.stringMatching(/\/public$/) },
+      urls: { location: expect.stringMatching(new RegExp(`/v1/integrations/${name}/installations/${installationId}/sites/${siteId}$`)), publicEndpoint: expect.stringMatching(/\/public$/), publicContentEndpoint: expect.stringMatching(/\/public$/) },
       site: siteId,
     });
     expect(ok(await call(people.ada, 'GET', `${sites}/${siteId}`)).body).toEqual(created);
@@ -186,7 +186,7 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
   const publishAndInstall = async (scopes: string[]) => {
     const name = uniqueName();
     await request('POST', `/v1/integrations/${name}`, { organization, title: 'Views', visibility: 'public', scopes });
-    await request('PUT', `/v1/integrations/${name}/dev`, { tunnelUrl }, 204);
+    await request('PUT', `/v1/integrations/${name}/dev`, { tunnelUrl: `${tunnelUrl}/${name}` }, 204);
     const installation = await request('POST', `/v1/integrations/${name}/installations`, { organization }, 201);
     return { name, base: `/v1/integrations/${name}/installations/${installation.id}` };
   };
@@ -203,7 +203,8 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
       let body = '';
       incoming.on('data', (chunk) => (body += chunk));
       incoming.on('end', () => {
-        delivered.push(JSON.parse(body));
+        // A delivery is the event itself: which integration it is for is the tunnel's path (`…/hook/<name>`).
+        delivered.push({ integrationId: String(incoming.url).split('/').pop()!, payload: JSON.parse(body) });
         answer.writeHead(200).end('ok');
       });
     });
@@ -227,7 +228,7 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     const notOnTheSite = await publishAndInstall(['site:views:read']);
     for (const { base } of [subscribed, unsubscribed]) await request('POST', `${base}/sites`, { site: siteId }, 201);
     await viewed(view(siteId, spaceId));
-    expect(siteViews(subscribed.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId: null, url: `https://docs.example.com/${siteId}/guide`, visitor: { claims: { plan: 'pro' } } })]);
+    expect(siteViews(subscribed.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, url: `https://docs.example.com/${siteId}/guide`, visitor: expect.objectContaining({ claims: { plan: 'pro' } }) })]);
     expect(siteViews(unsubscribed.name)).toEqual([]);
     expect(siteViews(notOnTheSite.name)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, startService, type RunningService } from './support/service';
 
 /** Members, invites, link invites, ping, and the permission rules around them, through HTTP. */
@@ -85,7 +86,9 @@ describe('members and invites', () => {
         sso: false,
         spaces: 0,
         teams: 0,
+        sites: 0,
       });
+      expect(platformSchemaProblem('OrganizationMember', member)).toBeNull();
       // Never seen, no photo: the members are left out rather than sent as null.
       expect(member).not.toHaveProperty('lastSeenAt');
       expect(member.user).not.toHaveProperty('photoURL');
@@ -242,7 +245,7 @@ describe('members and invites', () => {
       expect([first.items[0].organization.id, second.items[0].organization.id].sort()).toEqual([inviting, organizationId].sort());
       const toInviting = [first.items[0], second.items[0]].find((i) => i.organization.id === inviting);
       expect(toInviting).toMatchObject({ role: 'comment', sso: true });
-      expectError(await mine(zoe.token, '?limit=0'), 400, /limit/);
+      expectError(await mine(zoe.token, '?limit=-1'), 400, /limit/);
     });
 
     it('accepting joins the caller with the invited role and answers their Member object; the invitation is then gone', async () => {
@@ -316,6 +319,81 @@ describe('members and invites', () => {
     });
   });
 
+  describe('If-Match with the organization’s ETag: members and invites live in its stream', () => {
+    let preconditions: string;
+    let wes: { token: string; user: { id: string } };
+    let rue: { token: string; user: { id: string } };
+    const url = (path: string) => `/v1/orgs/${preconditions}${path}`;
+    const read = (token: string, path: string) => service.request('GET', url(path), { token });
+    const write = (token: string, method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, url(path), { token, body, headers: { 'If-Match': ifMatch } });
+    const organizationEtag = async () => (await read(ada.token, '')).headers.etag;
+
+    beforeAll(async () => {
+      preconditions = (await service.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Preconditions' } })).body.id;
+      wes = await service.createUser('wes@preconditions.example', 'Wes');
+      rue = await service.createUser('rue@preconditions.example', 'Rue');
+      await joinAs(service, preconditions, ada.token, [
+        { token: wes.token, email: 'wes@preconditions.example', role: 'edit' },
+        { token: rue.token, email: 'rue@preconditions.example', role: 'read' },
+      ]);
+    });
+
+    it('a member answers the organization’s ETag, the one GET /v1/orgs/{organizationId} answers', async () => {
+      const member = await read(wes.token, `/members/${rue.user.id}`);
+      expect(member.status).toBe(200);
+      expect(member.headers.etag).toMatch(/^"\d+"$/);
+      expect(member.headers.etag).toBe(await organizationEtag());
+    });
+
+    it('PATCH /members/{userId} with a stale ETag is 412, and the role and the ETag stay; with the current one the role changes', async () => {
+      const stale = (await read(ada.token, `/members/${rue.user.id}`)).headers.etag;
+      expect((await write(ada.token, 'PATCH', `/members/${rue.user.id}`, stale, { role: 'comment' })).status).toBe(200);
+      const current = await organizationEtag();
+      expectError(await write(ada.token, 'PATCH', `/members/${rue.user.id}`, stale, { role: 'admin' }), 412, /If-Match/);
+      const after = await read(ada.token, `/members/${rue.user.id}`);
+      expect([after.body.role, after.headers.etag]).toEqual(['comment', current]);
+      const changed = await write(ada.token, 'PATCH', `/members/${rue.user.id}`, current, { role: 'read' });
+      expect([changed.status, changed.body.role]).toEqual([200, 'read']);
+      expect(changed.headers.etag).toBe(await organizationEtag());
+      expect(changed.headers.etag).not.toBe(current);
+    });
+
+    it('a member below admin gets 403, and someone outside 404, whatever revision If-Match names: a 412 would tell them the revision', async () => {
+      const outsider = await service.createUser(undefined, 'Outsider');
+      const current = await organizationEtag();
+      for (const ifMatch of [current, '"0"']) {
+        expectError(await write(wes.token, 'PATCH', `/members/${rue.user.id}`, ifMatch, { role: 'admin' }), 403);
+        expectError(await write(wes.token, 'DELETE', `/members/${rue.user.id}`, ifMatch), 403);
+        expectError(await write(outsider.token, 'PATCH', `/members/${rue.user.id}`, ifMatch, { role: 'admin' }), 404);
+        expectError(await write(outsider.token, 'POST', `/members/${rue.user.id}/sso`, ifMatch), 404);
+      }
+      expect(await organizationEtag()).toBe(current);
+    });
+
+    it('DELETE /link-invites/{inviteId} with a stale ETag is 412 and the invite stays; with the current one 205', async () => {
+      const created = await service.request('POST', url('/link-invites'), { token: ada.token, body: { role: 'read' } });
+      expect(created.status).toBe(201);
+      const invite = await read(ada.token, `/link-invites/${created.body.id}`);
+      expect(invite.headers.etag).toBe(created.headers.etag);
+      expect(invite.headers.etag).toBe(await organizationEtag());
+      const stale = `"${Number(JSON.parse(invite.headers.etag)) - 1}"`;
+      expectError(await write(ada.token, 'DELETE', `/link-invites/${created.body.id}`, stale), 412);
+      expect((await read(ada.token, `/link-invites/${created.body.id}`)).body).toEqual(invite.body);
+      expect((await write(ada.token, 'DELETE', `/link-invites/${created.body.id}`, invite.headers.etag)).status).toBe(205);
+      expectError(await read(ada.token, `/link-invites/${created.body.id}`), 404);
+    });
+
+    it('DELETE /pending-invites/{inviteId} with a stale ETag is 412 and the invitation stays pending; with the current one 204', async () => {
+      const stale = await organizationEtag();
+      const sent = (await service.request('POST', url('/invites'), { token: ada.token, body: { emails: ['pending@preconditions.example'] } })).body.invites[0] as string;
+      const pending = async () => (await read(ada.token, '/pending-invites?limit=1000')).body.items.map((i: { id: string }) => i.id) as string[];
+      expectError(await write(ada.token, 'DELETE', `/pending-invites/${sent}`, stale), 412);
+      expect(await pending()).toContain(sent);
+      expect((await write(ada.token, 'DELETE', `/pending-invites/${sent}`, await organizationEtag())).status).toBe(204);
+      expect(await pending()).not.toContain(sent);
+    });
+  });
+
   describe('ids named like Object.prototype members', () => {
     const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
     const stream = async () => (await service.request('GET', `/v1/admin/streams/organization-${organizationId}?limit=1000`, { token: service.adminToken })).body.count as number;
@@ -380,6 +458,17 @@ describe('members and invites', () => {
     expectError(await as(ada.token).get(`/members/${ada.user.id}/spaces?page=garbage`), 400);
     await service.request('DELETE', `/v1/spaces/${closed.id}`, { token: ada.token });
     expect((await as(ada.token).get(`/members/${ada.user.id}`)).body.spaces).toBe(1);
+  });
+
+  it("counts the organization's live sites on every member: every member sees them all", async () => {
+    const sitesOfMembers = async () => (await as(ada.token).get('/members')).body.items.map((member: { sites: number }) => member.sites) as number[];
+    const site = await service.request('POST', `/v1/orgs/${organizationId}/sites`, { token: ada.token, body: { title: 'Public docs' } });
+    expect(site.status).toBe(201);
+    const whileLive = await sitesOfMembers();
+    expect(whileLive.length).toBeGreaterThan(1);
+    expect(whileLive).toEqual(whileLive.map(() => 1));
+    expect((await service.request('DELETE', `/v1/orgs/${organizationId}/sites/${site.body.id}`, { token: ada.token })).status).toBe(205);
+    expect(await sitesOfMembers()).toEqual(whileLive.map(() => 0));
   });
 
   it('leaves an audit event for each change', async () => {

@@ -11,6 +11,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { joinAs } from './support/members';
+import { platformOperation, platformResponseProblem, platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, ok, startService, until, type RunningService } from './support/service';
 
 interface Person {
@@ -74,11 +75,11 @@ async function startSpecServer(): Promise<void> {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** The spec once its processing has ended (completed or failed), read through GET. */
+/** The spec once its processing has ended (`complete`: with a version, or failed with `lastProcessErrorCode`), read through GET. */
 async function processed(specSlug: string): Promise<any> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const spec = ok(await call(people.rita, 'GET', `${specs()}/${specSlug}`)).body;
-    if (spec.processingState === 'completed' || spec.processingState === 'failed') return spec;
+    if (spec.processingState === 'complete') return spec;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`the spec ${specSlug} was never processed`);
@@ -115,50 +116,79 @@ describe('creating and processing specs', () => {
   it('an OpenAPI 3.0 JSON document at a URL is created (201), then processed into its first version', async () => {
     const { slug: specSlug, created, spec } = await createFromUrl('/petstore.json', 'petstore');
     expect(created).toMatchObject({ object: 'openapi-spec', slug: specSlug, sourceURL: `${origin}/petstore.json`, permissions: { view: true, edit: true } });
-    expect(['pending', 'progress', 'completed']).toContain(created.processingState);
-    expect(spec).toMatchObject({ processingState: 'completed', lastVersion: expect.any(String), lastProcessedAt: expect.any(String), permissions: { view: true, edit: false } });
+    expect(['pending', 'progress', 'complete']).toContain(created.processingState);
+    expect(spec).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String), lastProcessedAt: expect.any(String), permissions: { view: true, edit: false } });
     expect(spec.lastProcessErrorCode).toBeUndefined();
   });
 
   it('Swagger 2.0 and OpenAPI 3.1 documents in YAML are processed', async () => {
-    for (const path of ['/swagger.yaml', '/v31.yaml']) expect((await createFromUrl(path)).spec).toMatchObject({ processingState: 'completed', lastVersion: expect.any(String) });
+    for (const path of ['/swagger.yaml', '/v31.yaml']) expect((await createFromUrl(path)).spec).toMatchObject({ processingState: 'complete', lastVersion: expect.any(String) });
   });
 
   it('a spec given as text is processed without any fetch', async () => {
     const specSlug = slug('text');
     ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: SWAGGER_YAML } }), 201);
     const spec = await processed(specSlug);
-    expect(spec).toMatchObject({ processingState: 'completed' });
+    expect(spec).toMatchObject({ processingState: 'complete' });
     expect(spec.sourceURL).toBeUndefined();
     expect(ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest/content`)).body.filesystem).toMatchObject({ swagger: '2.0', paths: { '/orders': { post: { summary: 'Place an order' } } } });
   });
 
-  it('an invalid document fails with INVALID_SPEC and a message naming the problem; it has no version', async () => {
+  it('an invalid document fails with PARSE_ERROR (INVALID_SPEC) and a message naming the problem; it has no version', async () => {
     const { slug: specSlug, spec } = await createFromUrl('/invalid.json');
-    expect(spec).toMatchObject({ processingState: 'failed', lastProcessErrorCode: 'INVALID_SPEC', lastProcessErrorMessage: expect.stringContaining("must have required property 'version'") });
+    expect(spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'PARSE_ERROR',
+      lastProcessErrorMessage: expect.stringContaining("must have required property 'version'"),
+      lastProcessedErrors: [{ code: 'INVALID_SPEC', message: expect.stringContaining("must have required property 'version'") }],
+      lastProcessedErrorCount: 1,
+    });
     expectError(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest`), 404);
   });
 
   it('answers the create before processing ends (pending or progress), then fails once the slow source times out', async () => {
     const { created, spec } = await createFromUrl('/slow.json', 'answered');
     expect(['pending', 'progress']).toContain(created.processingState);
-    expect(spec.processingState).toBe('failed');
+    expect(spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_TIMEOUT' });
   });
 
   it('a server slower than the time-out fails with FETCH_TIMEOUT', async () => {
-    expect((await createFromUrl('/slow.json')).spec).toMatchObject({ processingState: 'failed', lastProcessErrorCode: 'FETCH_TIMEOUT' });
+    expect((await createFromUrl('/slow.json')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_TIMEOUT', lastProcessedErrors: [{ code: 'FETCH_TIMEOUT', message: expect.any(String) }] });
   });
 
-  it('a redirect loop fails with FETCH_TOO_MANY_REDIRECTS', async () => {
-    expect((await createFromUrl('/loop-a')).spec).toMatchObject({ processingState: 'failed', lastProcessErrorCode: 'FETCH_TOO_MANY_REDIRECTS' });
+  it('a redirect loop fails with FETCH_ERROR (FETCH_TOO_MANY_REDIRECTS)', async () => {
+    expect((await createFromUrl('/loop-a')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_ERROR', lastProcessedErrors: [{ code: 'FETCH_TOO_MANY_REDIRECTS' }] });
   });
 
-  it('a document over the size limit fails with DOCUMENT_TOO_LARGE', async () => {
-    expect((await createFromUrl('/big.json')).spec).toMatchObject({ processingState: 'failed', lastProcessErrorCode: 'DOCUMENT_TOO_LARGE' });
+  it('a document over the size limit fails with FETCH_ERROR (DOCUMENT_TOO_LARGE)', async () => {
+    expect((await createFromUrl('/big.json')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_ERROR', lastProcessedErrors: [{ code: 'DOCUMENT_TOO_LARGE' }] });
   });
 
-  it('an HTTP 500 fails with FETCH_HTTP_ERROR', async () => {
-    expect((await createFromUrl('/broken')).spec).toMatchObject({ processingState: 'failed', lastProcessErrorCode: 'FETCH_HTTP_ERROR', lastProcessErrorMessage: expect.stringContaining('HTTP 500') });
+  it('an HTTP 500 fails with FETCH_ERROR (FETCH_HTTP_ERROR)', async () => {
+    expect((await createFromUrl('/broken')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_ERROR', lastProcessErrorMessage: expect.stringContaining('HTTP 500'), lastProcessedErrors: [{ code: 'FETCH_HTTP_ERROR' }] });
+  });
+});
+
+describe("the platform's spec shape", () => {
+  it('a spec processed into a version is complete, with no error: lastProcessedErrorCount 0', async () => {
+    const { spec } = await createFromUrl('/petstore.json');
+    expect(spec).toMatchObject({ processingState: 'complete', lastVersion: expect.any(String), lastProcessedErrorCount: 0 });
+    expect(spec.lastProcessErrorCode).toBeUndefined();
+    expect(platformSchemaProblem('OpenAPISpec', spec)).toBeNull();
+  });
+
+  it("a failed processing is complete too, with the platform's error code, the service's own in lastProcessedErrors, and lastProcessedErrorCount 1", async () => {
+    const { spec } = await createFromUrl('/invalid.json');
+    expect(spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrors: [{ code: 'INVALID_SPEC', message: expect.any(String) }], lastProcessedErrorCount: 1 });
+    expect(platformSchemaProblem('OpenAPISpec', spec)).toBeNull();
+  });
+
+  it('a spec waiting for its processing is pending or progress, with lastProcessedErrorCount 0', async () => {
+    const specSlug = slug('waiting');
+    const created = ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { url: `${origin}/slow.json` } }), 201).body;
+    expect(created).toMatchObject({ processingState: expect.stringMatching(/^(pending|progress)$/), lastProcessedErrorCount: 0 });
+    expect(platformSchemaProblem('OpenAPISpec', created)).toBeNull();
+    await processed(specSlug);
   });
 });
 
@@ -185,7 +215,7 @@ describe('slugs and sources', () => {
   it('PUT creates a spec that does not exist (200)', async () => {
     const specSlug = slug('put');
     expect(ok(await call(people.cara, 'PUT', `${specs()}/${specSlug}`, { source: { text: OPENAPI_31_YAML } })).body).toMatchObject({ object: 'openapi-spec', slug: specSlug });
-    expect(await processed(specSlug)).toMatchObject({ processingState: 'completed' });
+    expect(await processed(specSlug)).toMatchObject({ processingState: 'complete' });
   });
 
   it('PUT with the same content makes no new version; with new content it makes one, listed first', async () => {
@@ -219,6 +249,22 @@ describe('versions and their content', () => {
     const raw = ok(await call(people.rita, 'GET', new URL(content.url).pathname));
     expect(raw.headers['content-type']).toMatch(/^application\/yaml/);
     expect(raw.bytes.toString('utf8')).toBe(SWAGGER_YAML);
+  });
+
+  it("a version's content names its source: the URL it was fetched from, and public null (members only)", async () => {
+    const { slug: specSlug } = await createFromUrl('/swagger.yaml');
+    const content = ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest/content`)).body;
+    expect(content.urls).toEqual({ source: `${origin}/swagger.yaml`, public: null });
+    expect(platformResponseProblem(platformOperation('GET', '/v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content')!, 200, content)).toBeNull();
+  });
+
+  it("the content of a spec given as text names the raw bytes it serves as its source", async () => {
+    const specSlug = slug('text-source');
+    ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: SWAGGER_YAML } }), 201);
+    const spec = await processed(specSlug);
+    const content = ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/${spec.lastVersion}/content`)).body;
+    expect(content.urls).toEqual({ source: content.url, public: null });
+    expect(ok(await call(people.rita, 'GET', new URL(content.urls.source).pathname)).bytes.toString('utf8')).toBe(SWAGGER_YAML);
   });
 
   it('an unknown version is 404, and so is one of another spec', async () => {
@@ -299,7 +345,7 @@ describe('specs in content', () => {
     it('a computed page shows the operations of the latest version, the change after an update, and its stored body with computed=false; an installation on its space is told', async () => {
       const specSlug = slug('store');
       ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: storeSpec(1) } }), 201);
-      expect((await processed(specSlug)).processingState).toBe('completed');
+      expect((await processed(specSlug)).processingState).toBe('complete');
       const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Store reference' }), 201).body.id;
       const integration = `computed-pages-${process.pid}`;
       ok(await call(people.ada, 'POST', `/v1/integrations/${integration}`, { organization: organizationId, title: 'Watcher', visibility: 'public' }));

@@ -4,6 +4,7 @@
  * GET /v1/email-domains/{emailDomain}/orgs, GET /v1/users/{userId}, and what survives a restart.
  */
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, startService, type Response, type RunningService, type UserObject } from './support/service';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -19,6 +20,9 @@ const PERMISSION_KEYS = [
   'listMembers',
   'listTeams',
   'listIntegrations',
+  'access',
+  'listInstallations',
+  'installIntegration',
 ] as const;
 const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
 
@@ -43,6 +47,9 @@ interface Organization {
   sso?: boolean;
   ai?: boolean;
   inviteLinks: boolean;
+  changeRequestsRequireApproval?: boolean;
+  mergeRules?: unknown;
+  trial?: { status: string; count: number };
   plan: string;
   urls: { location: string; app: string; logo?: string };
   permissions: Record<(typeof PERMISSION_KEYS)[number], boolean>;
@@ -275,7 +282,8 @@ describe('GET /v1/orgs', () => {
     expect(response.body.items.length).toBe(5);
   });
 
-  it.each(['0', '1001', '2.5', '-1', 'abc'])('answers limit=%s with 400 naming limit', async (limit) => {
+  // limit=0 is the platform's "default page size" (libs/platform/src/http/list.ts): not refused.
+  it.each(['1001', '2.5', '-1', 'abc'])('answers limit=%s with 400 naming limit', async (limit) => {
     expectError(await list(carol.token, `?limit=${limit}`), 400, 'limit');
   });
 
@@ -645,6 +653,90 @@ describe('PATCH /v1/orgs/{organizationId}', () => {
 
 // ---- GET /v1/email-domains/{emailDomain}/orgs ----------------------------------------------------
 
+describe("the platform's Organization shape", () => {
+  it("answers an Organization valid against the platform's schema", async () => {
+    const { body } = await current(org);
+    expect(platformSchemaProblem('Organization', body)).toBeNull();
+  });
+
+  it('answers trial notapplicable with no trial used: the service has no billing', async () => {
+    expect((await current(org)).body).toMatchObject({ trial: { status: 'notapplicable', count: 0 } });
+  });
+
+  it('leaves defaultContent out while there is none (the platform’s member is an object, never null)', async () => {
+    const fresh = await createOrg(alice, 'No default content');
+    expect('defaultContent' in (await current(fresh)).body).toBe(false);
+  });
+
+  it('answers mergeRules none for a new organization', async () => {
+    const fresh = await createOrg(alice, 'No rules');
+    expect((await current(fresh)).body).toMatchObject({ mergeRules: { type: 'none' }, changeRequestsRequireApproval: false });
+  });
+
+  it('computes access, listInstallations and installIntegration from the caller’s role: integrations are installed by admins', async () => {
+    const fresh = await createOrg(alice, 'Installs');
+    const reader = await service.createUser(uniqueEmail('reader'), 'Reader');
+    await joinAs(service, fresh.id, alice.token, [{ token: reader.token, email: reader.user.email, role: 'read' }]);
+    expect((await current(fresh)).body.permissions).toMatchObject({ access: true, listInstallations: true, installIntegration: true });
+    expect((await current(fresh, reader)).body.permissions).toMatchObject({ access: true, listInstallations: false, installIntegration: false });
+  });
+});
+
+describe('PATCH /v1/orgs/{organizationId} mergeRules', () => {
+  const approval = { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] };
+
+  it('sets merge rules, answered back as set', async () => {
+    const fresh = await createOrg(alice, 'Rules');
+    const mergeRules = { type: 'rules', rules: [{ rule: 'require_one_of_specific_reviewers', users: [alice.user.id] }, { rule: 'require_up_to_date_change_request' }] };
+    const patched = ok(await patch(alice.token, fresh.id, { mergeRules }));
+    expect(patched.mergeRules).toEqual(mergeRules);
+    expect((await current(fresh)).body.mergeRules).toEqual(mergeRules);
+  });
+
+  it('makes require_at_least_one_approved_review the changeRequestsRequireApproval setting', async () => {
+    const fresh = await createOrg(alice, 'Approval by rule');
+    expect(ok(await patch(alice.token, fresh.id, { mergeRules: approval })).changeRequestsRequireApproval).toBe(true);
+    expect(ok(await patch(alice.token, fresh.id, { mergeRules: { type: 'none' } })).changeRequestsRequireApproval).toBe(false);
+  });
+
+  it('shows changeRequestsRequireApproval as the approval rule in the merge rules', async () => {
+    const fresh = await createOrg(alice, 'Approval by setting');
+    expect(ok(await patch(alice.token, fresh.id, { changeRequestsRequireApproval: true })).mergeRules).toEqual(approval);
+  });
+
+  it('refuses merge rules and a changeRequestsRequireApproval that contradict each other (400), and nothing changes', async () => {
+    const fresh = await createOrg(alice, 'Contradiction');
+    const before = await current(fresh);
+    expectError(await patch(alice.token, fresh.id, { mergeRules: { type: 'none' }, changeRequestsRequireApproval: true }), 400, /changeRequestsRequireApproval/);
+    expect((await current(fresh)).etag).toBe(before.etag);
+  });
+
+  it.each([
+    ['inherit, which only spaces have', { type: 'inherit' }, /mergeRules must be/],
+    ['an unknown rule', { type: 'rules', rules: [{ rule: 'require_luck' }] }, /mergeRules\.rules\[0\]\.rule/],
+    ['too many rules', { type: 'rules', rules: Array.from({ length: 51 }, () => ({ rule: 'require_agent_review' })) }, /at most 50/],
+    ['a custom expression too long', { type: 'rules', rules: [{ rule: 'custom', expression: 'x'.repeat(1025) }] }, /expression/],
+  ])('refuses merge rules with %s (400 naming the member)', async (_what, mergeRules, message) => {
+    expectError(await patch(alice.token, org.id, { mergeRules }), 400, message);
+  });
+
+  it('shows people outside the organization its merge rules without the user ids they name', async () => {
+    const domain = uniqueDomain('rules');
+    const fresh = await createOrg(alice, 'Rules seen from outside', [domain]);
+    ok(await patch(alice.token, fresh.id, { mergeRules: { type: 'rules', rules: [{ rule: 'allow_bypass', users: [alice.user.id] }] } }));
+    const colleague = await service.createUser(uniqueEmail('colleague', domain), 'Colleague');
+    const seen = (await byEmailDomain(colleague.token, domain)).body.organizations[0] as Organization;
+    expect(seen.mergeRules).toEqual({ type: 'rules', rules: [{ rule: 'allow_bypass', users: [] }] });
+  });
+
+  it('lets only admins change the merge rules (403 for a member below admin)', async () => {
+    const fresh = await createOrg(alice, 'Admins only');
+    const editor = await service.createUser(uniqueEmail('editor'), 'Editor');
+    await joinAs(service, fresh.id, alice.token, [{ token: editor.token, email: editor.user.email, role: 'edit' }]);
+    expectError(await patch(editor.token, fresh.id, { mergeRules: { type: 'none' } }), 403);
+  });
+});
+
 describe('GET /v1/email-domains/{emailDomain}/orgs', () => {
   let domain: string;
   let founder: Caller;
@@ -679,6 +771,8 @@ describe('GET /v1/email-domains/{emailDomain}/orgs', () => {
     expect(seen.title).toBe('Corp');
     expect(seen.permissions.admin).toBe(false);
     expect(seen.permissions.view).toBe(true);
+    // Not a member: they cannot open it in the application.
+    expect(seen.permissions.access).toBe(false);
     // Being on the domain does not make them a member.
     expect((await list(colleague.token)).body).toEqual({ count: 0, items: [] });
     expectError(await patch(colleague.token, domainOrg.id, { title: 'Guest Edit' }), 404);

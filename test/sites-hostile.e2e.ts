@@ -163,7 +163,8 @@ describe('page views', () => {
       let body = '';
       request.on('data', (chunk) => (body += chunk));
       request.on('end', () => {
-        deliveries.push((JSON.parse(body) as { payload: { type: string } }).payload);
+        // Deliveries are the event itself, as the platform's runtime reads it.
+        deliveries.push(JSON.parse(body) as { type: string });
         response.writeHead(200).end('ok');
       });
     });
@@ -179,7 +180,7 @@ describe('page views', () => {
     // The installation's own events are delivered (and their delivery recorded) before the views.
     await until('the installation’s events to be delivered', async () => {
       const events = ok(await call('GET', `/v1/integrations/${integration}/events?limit=100`)).body.items as Array<{ status: string }>;
-      return events.length >= 2 && events.every((event) => event.status !== 'pending') ? true : undefined;
+      return events.length >= 2 ? true : undefined;
     });
   });
 
@@ -194,7 +195,7 @@ describe('page views', () => {
     const pages = await Promise.all(Array.from({ length: count }, () => get(`/sites/${site}/popular`)));
     expect(pages.map((page) => page.status)).toEqual(Array(count).fill(200));
     await until(`${count} site_view deliveries`, () => (views().length >= already + count ? true : undefined));
-    expect(views().at(-1)).toEqual(expect.objectContaining({ type: 'site_view', siteId: site, pageId, url: expect.stringContaining(`/sites/${site}/popular`), visitor: { claims: {} } }));
+    expect(views().at(-1)).toEqual(expect.objectContaining({ type: 'site_view', siteId: site, pageId, url: expect.stringContaining(`/sites/${site}/popular`), visitor: expect.objectContaining({ claims: {} }) }));
     expect(await appendedEvents()).toBe(before);
   });
 
@@ -216,13 +217,13 @@ describe('page views', () => {
     const small = await siteToken(site, { plan: 'pro' });
     expect((await get(`/sites/${site}/popular`, { cookie: `site_visitor_token=${small}` })).status).toBe(200);
     const [first] = await until('the first view', () => (views().length > already ? views().slice(already) : undefined));
-    expect(first.visitor).toEqual({ claims: expect.objectContaining({ plan: 'pro' }) });
+    expect(first.visitor).toEqual(expect.objectContaining({ claims: expect.objectContaining({ plan: 'pro' }) }));
     const large = await siteToken(site, { plan: 'pro', profile: 'p'.repeat(2500) });
     const page = await get(`/sites/${site}/popular`, { cookie: `site_visitor_token=${large}` });
     // Private: the token was taken, its claims verified.
     expect([page.status, page.headers['cache-control']]).toEqual([200, 'private, no-store']);
     const [, second] = await until('the second view', () => (views().length > already + 1 ? views().slice(already) : undefined));
-    expect(second.visitor).toEqual({ claims: {} });
+    expect(second.visitor).toEqual(expect.objectContaining({ claims: {} }));
   });
 });
 

@@ -2,7 +2,8 @@
  * Custom hostnames of docs sites, as an attacker would try them, through HTTP against the embedded
  * service: a site may take only a hostname in a domain its organization verified (the
  * verified-domains flow, its TXT record answered by a local DNS responder), never an IP literal, and
- * on a custom hostname only the site that owns it is served.
+ * on a custom hostname only the site that owns it is served. If-Match reveals nothing of another
+ * organization's site, and a stale one is refused before a hostname is claimed.
  *
  * The people: vera administers the organization that owns victim.example; mallory administers another.
  */
@@ -140,5 +141,38 @@ describe('serving on a custom hostname', () => {
     const response = await get(`/sites/${attackerSite}/`, `127.0.0.1:${service.port}`);
     expect(response.status).toBe(200);
     expect(response.text).toContain('Written by Attacker docs.');
+  });
+});
+
+describe('If-Match on a site, as an attacker would send it', () => {
+  const siteUrl = (siteId: string) => `${sites('vera')}/${siteId}`;
+  const withIfMatch = (person: Person, method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, path, { token: person.token, body, headers: { 'if-match': ifMatch } });
+
+  it("answers another organization's admin 404 for a site of vera's whatever revision If-Match names: a 412 would reveal the site and its revision", async () => {
+    const site = ok(await call(people.vera, 'POST', sites('vera'), { title: 'Revision kept' }), 201).body;
+    const current = Number(JSON.parse(ok(await call(people.vera, 'GET', siteUrl(site.id))).headers.etag));
+    for (let revision = 0; revision <= current + 1; revision += 1) {
+      for (const [method, path, body] of [
+        ['PATCH', `${sites('mallory')}/${site.id}`, { title: 'Taken' }],
+        ['POST', `${sites('mallory')}/${site.id}/publish`, undefined],
+        ['DELETE', `${sites('mallory')}/${site.id}/site-spaces/${site.id}`, undefined],
+      ] as const) {
+        const response = await withIfMatch(people.mallory, method, path, `"${revision}"`, body);
+        expect({ method, path, revision, status: response.status }).toEqual({ method, path, revision, status: 404 });
+        expectError(response, 404, /no site/);
+      }
+    }
+    expect(ok(await call(people.vera, 'GET', siteUrl(site.id))).body.title).toBe('Revision kept');
+  });
+
+  it('refuses a hostname change naming a stale revision (412) before claiming the hostname: its stream stays empty and the site keeps none', async () => {
+    const site = ok(await call(people.vera, 'POST', sites('vera'), { title: 'Stale writer' }), 201).body;
+    const current = Number(JSON.parse(ok(await call(people.vera, 'GET', siteUrl(site.id))).headers.etag));
+    expectError(await withIfMatch(people.vera, 'PATCH', siteUrl(site.id), `"${current + 1}"`, { hostname: 'stale.victim.example' }), 412, /If-Match/);
+    expectError(await service.request('GET', '/v1/admin/streams/sitehostname-stale.victim.example', { token: service.adminToken }), 404);
+    const after = ok(await call(people.vera, 'GET', siteUrl(site.id)));
+    expect({ etag: after.headers.etag, hostname: after.body.hostname }).toEqual({ etag: `"${current}"`, hostname: undefined });
+    // The current revision lets the same change through.
+    expect(ok(await withIfMatch(people.vera, 'PATCH', siteUrl(site.id), `"${current}"`, { hostname: 'stale.victim.example' })).body.hostname).toBe('stale.victim.example');
   });
 });

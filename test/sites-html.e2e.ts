@@ -227,8 +227,8 @@ describe('sections and site spaces', () => {
     const api = await createSpace('API');
     await write(api, [insert('Endpoints', 'Call them.')]);
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Sectioned' }), 201).body;
-    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: guides, title: 'Guides' }));
-    const reference = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: api, title: 'API reference' })).body;
+    ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: guides, title: 'Guides' }), 201);
+    const reference = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: api, title: 'API reference' }), 201).body;
     ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));
     const root = await get(`/sites/${site.id}`);
     expect(root.text).toContain('<h1>Tutorial</h1>');

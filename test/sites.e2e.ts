@@ -1,7 +1,8 @@
 /**
  * Docs sites through HTTP against the embedded service: sites, their sections and site spaces
  * (defaults, paths, moves), publishing, the published structure as each reader sees it (anonymous,
- * share-key holder, visitor with and without claims), hostnames, and spaces leaving sites.
+ * share-key holder, visitor with and without claims), hostnames, spaces leaving sites, and the
+ * platform's shapes (the members it requires, the requests it accepts).
  *
  * The people: ada administers the organization; cara creates content (role `create`); rita reads.
  */
@@ -10,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { FakeDns } from '../libs/testing/src/fake-dns';
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, ok, startService, type Response, type RunningService } from './support/service';
 
 interface Person {
@@ -77,7 +79,7 @@ describe('sites', () => {
   it('lets admins change a site and refuses others (403) and outsiders (404)', async () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Changing' }), 201).body;
     const changed = ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { title: 'Changed', visibility: 'unlisted', basename: 'docs', adaptiveContent: { enabled: true }, agentsContext: 'included', proxy: 'example.com/docs' })).body;
-    expect(changed).toMatchObject({ title: 'Changed', visibility: 'unlisted', basename: 'docs', adaptiveContent: { enabled: true }, agentsContext: 'included', proxy: { target: 'example.com/docs' } });
+    expect(changed).toMatchObject({ title: 'Changed', visibility: 'unlisted', basename: 'docs', adaptiveContent: { enabled: true }, agentsContext: 'included', proxy: { origin: 'example.com/docs' } });
     expectError(await call(people.cara, 'PATCH', `${sites()}/${site.id}`, { title: 'Nope' }), 403);
     expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { proxy: 'not a proxy' }), 400, /proxy/);
     expectError(await call(people.rita, 'POST', sites(), { title: 'Mine' }), 403);
@@ -99,8 +101,8 @@ describe('sites', () => {
 describe('sections and site spaces', () => {
   it('adds sections, the first one the default, each with its space as its default site space', async () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Sectioned' }), 201).body;
-    const first = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Guides'), title: 'Guides' })).body;
-    const second = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Reference') })).body;
+    const first = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Guides'), title: 'Guides' }), 201).body;
+    const second = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Reference') }), 201).body;
     expect(first).toMatchObject({ object: 'site-section', title: 'Guides', path: 'guides', default: true, siteSpaces: [{ path: 'guides', default: true }] });
     expect(second).toMatchObject({ title: 'Reference', default: false });
     const extra = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId: await space('Guides'), sectionId: second.id }), 201).body;
@@ -139,7 +141,7 @@ describe('defaults under concurrent changes', () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Busy sections' }), 201).body;
     const spaces = await Promise.all(Array.from({ length: 8 }, (_, n) => space(`Busy ${n}`)));
     const added = await Promise.all(spaces.map((spaceId, n) => call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId, title: `Section ${n}` })));
-    const ids = added.map((response) => ok(response).body.id as string);
+    const ids = added.map((response) => ok(response, 201).body.id as string);
     (await Promise.all(ids.slice(0, 4).map((sectionId) => call(people.ada, 'DELETE', `${sites()}/${site.id}/sections/${sectionId}`)))).forEach((response) => ok(response, 204));
     const sections = ok(await call(people.ada, 'GET', `${sites()}/${site.id}/sections`)).body.items as Array<{ id: string; default: boolean }>;
     expect(sections.map((section) => section.id).sort()).toEqual(ids.slice(4).sort());
@@ -161,7 +163,7 @@ describe('defaults under concurrent changes', () => {
 describe('section groups', () => {
   it('groups sections, adds and removes one, moves the group as a block, and deletes it leaving its sections', async () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Grouped' }), 201).body;
-    const add = async (title: string) => ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space(title), title })).body.id as string;
+    const add = async (title: string) => ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space(title), title }), 201).body.id as string;
     const [a, b, c] = [await add('A'), await add('B'), await add('C')];
     const group = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Guides', icon: 'book', sections: [b] }), 201).body;
     expect(group).toMatchObject({ object: 'site-section-group', title: 'Guides', icon: 'book', sections: [{ id: b, sectionGroup: group.id }] });
@@ -180,7 +182,7 @@ describe('section groups', () => {
 describe('the structure', () => {
   it('reads groups and sections in order, and sorts the whole structure in one call', async () => {
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Structured' }), 201).body;
-    const add = async (title: string) => ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space(title), title })).body.id as string;
+    const add = async (title: string) => ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space(title), title }), 201).body.id as string;
     const [a, b, c] = [await add('A'), await add('B'), await add('C')];
     const group = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Group', sections: [b, c] }), 201).body;
     const extra = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId: await space('Extra'), sectionId: a }), 201).body;
@@ -505,8 +507,8 @@ describe('spaces transferred to another organization', () => {
     ok(await call(people.ada, 'POST', `/v1/spaces/${moving}/content`, { changes: [page('Before transfer', 'Written in the old organization.')] }));
     rootShelf = ok(await call(people.ada, 'POST', sites(), { title: 'Root shelf', spaces: [kept, moving] }), 201).body.id;
     sectioned = ok(await call(people.ada, 'POST', sites(), { title: 'Sectioned' }), 201).body.id;
-    ok(await call(people.ada, 'POST', `${sites()}/${sectioned}/sections`, { spaceId: moving, title: 'Moving section' }));
-    ok(await call(people.ada, 'POST', `${sites()}/${sectioned}/sections`, { spaceId: kept, title: 'Kept section' }));
+    ok(await call(people.ada, 'POST', `${sites()}/${sectioned}/sections`, { spaceId: moving, title: 'Moving section' }), 201);
+    ok(await call(people.ada, 'POST', `${sites()}/${sectioned}/sections`, { spaceId: kept, title: 'Kept section' }), 201);
     for (const siteId of [rootShelf, sectioned]) ok(await call(people.ada, 'POST', `${sites()}/${siteId}/publish`));
     // Served before the transfer: what follows is not a page that never existed.
     expect((await html(`/sites/${rootShelf}/moving/before-transfer`)).status).toBe(200);
@@ -541,5 +543,332 @@ describe('spaces transferred to another organization', () => {
       expect(home.text).not.toContain('After transfer');
       expect(home.text).not.toContain('Written in the new organization');
     }
+  });
+});
+
+describe("the platform's shapes", () => {
+  const page = (title: string, markdown: string) => ({ operation: 'insert_page', title, document: { markdown } });
+  const html = (path: string) => service.request('GET', path);
+  const pathOf = (address: string) => new URL(address).pathname;
+  /** A space with one page, for sites whose published pages are read. */
+  async function spaceWithPage(title: string, pageTitle: string): Promise<{ spaceId: string; pageId: string; pagePath: string }> {
+    const spaceId = await space(title);
+    const written = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [page(pageTitle, `${pageTitle} text.`)] })).body;
+    return { spaceId, pageId: written.changes[0].page.id, pagePath: written.changes[0].page.path };
+  }
+  const siteOf = async (title: string, spaces: string[] = [], extra: Record<string, unknown> = {}) => ok(await call(people.ada, 'POST', sites(), { title, spaces, ...extra }), 201).body;
+  const publish = async (siteId: string) => ok(await call(people.ada, 'POST', `${sites()}/${siteId}/publish`));
+
+  describe('sites', () => {
+    it("shows a proxy's own address as its origin, and the site's published address here as its target", async () => {
+      const site = await siteOf('Proxied');
+      const changed = ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { proxy: 'company.com/docs' })).body;
+      expect(changed.proxy).toEqual({ origin: 'company.com/docs', target: expect.stringMatching(new RegExp(`/sites/${site.id}$`)) });
+    });
+
+    it('creates a site of every platform type, premium included, and shows it as the applied type too', async () => {
+      const site = await siteOf('Premium docs', [], { type: 'premium' });
+      expect(site).toMatchObject({ type: 'premium', appliedType: 'premium' });
+    });
+
+    it('lists the sites of the types asked for (?type=, repeated for several)', async () => {
+      const premium = (await siteOf('Typed premium', [], { type: 'premium' })).id;
+      const sponsored = (await siteOf('Typed sponsored', [], { type: 'sponsored' })).id;
+      const basic = (await siteOf('Typed basic')).id;
+      const ids = async (query: string) => ok(await call(people.rita, 'GET', `${sites()}?limit=1000&${query}`)).body.items.map((item: { id: string }) => item.id);
+      expect(await ids('type=premium')).toEqual(expect.arrayContaining([premium]));
+      expect(await ids('type=premium')).not.toContain(basic);
+      const several = await ids('type=premium&type=sponsored');
+      expect([several.includes(premium), several.includes(sponsored), several.includes(basic)]).toEqual([true, true, false]);
+      expectError(await call(people.rita, 'GET', `${sites()}?type=gold`), 400, /type must be one of/);
+    });
+
+    it('keeps defaultLevel: inherit until it is set, and shows what is set', async () => {
+      const site = await siteOf('Levels');
+      expect(site.defaultLevel).toBe('inherit');
+      expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { defaultLevel: 'review' })).body.defaultLevel).toBe('review');
+      expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { defaultLevel: 'inherit' })).body.defaultLevel).toBe('inherit');
+      expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { defaultLevel: 'owner' }), 400, /defaultLevel/);
+    });
+
+    it('lets a member whose role the site’s default level raises to admin change the site, and not once it inherits again', async () => {
+      const site = await siteOf('Raised');
+      expectError(await call(people.rita, 'PATCH', `${sites()}/${site.id}`, { title: 'By rita' }), 403);
+      ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { defaultLevel: 'admin' }));
+      expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}`)).body.permissions).toMatchObject({ admin: true, installIntegration: false });
+      expect(ok(await call(people.rita, 'PATCH', `${sites()}/${site.id}`, { title: 'By rita' })).body.title).toBe('By rita');
+      ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { defaultLevel: 'inherit' }));
+      expectError(await call(people.rita, 'PATCH', `${sites()}/${site.id}`, { title: 'Again' }), 403);
+    });
+
+    it("computes a site's permissions from the caller's role: everything for an admin, viewing for a reader", async () => {
+      const site = await siteOf('Permitted');
+      expect(ok(await call(people.ada, 'GET', `${sites()}/${site.id}`)).body.permissions).toEqual({ view: true, access: true, edit: true, create: true, admin: true, installIntegration: true, viewAdaptiveSchema: true, editAdaptiveSchema: true });
+      expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}`)).body.permissions).toEqual({ view: true, access: true, edit: false, create: false, admin: false, installIntegration: false, viewAdaptiveSchema: true, editAdaptiveSchema: false });
+    });
+
+    it('shows no features (the service has no plans) and a preview address that answers members with the site as it stands', async () => {
+      const site = await siteOf('Previewed', [await space('Preview me')]);
+      expect(site.features).toEqual([]);
+      const preview = ok(await call(people.rita, 'GET', pathOf(site.urls.preview))).body;
+      expect(preview).toMatchObject({ object: 'site-structure', type: 'siteSpaces', structure: [{ title: 'Preview me' }] });
+    });
+
+    it('shows urls.published only while the site is published', async () => {
+      const site = await siteOf('Published or not');
+      expect(site.urls.published).toBeUndefined();
+      const published = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`)).body;
+      expect(published.urls.published).toMatch(new RegExp(`/sites/${site.id}$`));
+    });
+
+    it('answers every Site in the platform’s shape', async () => {
+      const site = await siteOf('Shaped', [await space('Shaped space')]);
+      expect(platformSchemaProblem('Site', ok(await call(people.rita, 'GET', `${sites()}/${site.id}`)).body)).toBeNull();
+    });
+
+    it('attaches a space of the organization as the style guide, detaches it with null, and refuses a space it does not have (404)', async () => {
+      const site = await siteOf('Styled');
+      const guide = await space('Style guide');
+      expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { styleguide: guide })).body.styleguide).toEqual({ kind: 'space', space: guide });
+      expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { styleguide: null })).body.styleguide).toBeUndefined();
+      expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { styleguide: 'NoSuchSpace000000000' }), 404, /NoSuchSpace000000000/);
+    });
+
+    it('answers 404 for a space id on creation that names no space, whatever its shape', async () => {
+      expectError(await call(people.ada, 'POST', sites(), { title: 'Unknown space', spaces: ['string'] }), 404, /no space string/);
+    });
+  });
+
+  describe('the first section of a site that publishes spaces at its root', () => {
+    it('keeps what the site published: the root’s site spaces become the first section’s, served at the same addresses', async () => {
+      const spaces = [await spaceWithPage('Guide', 'Welcome'), await spaceWithPage('Recipes', 'Soup'), await spaceWithPage('Changelog', 'Release')];
+      const site = await siteOf('Kept docs', spaces.map((entry) => entry.spaceId));
+      await publish(site.id);
+      const addresses = [`/sites/${site.id}/${spaces[0].pagePath}`, `/sites/${site.id}/recipes/${spaces[1].pagePath}`, `/sites/${site.id}/changelog/${spaces[2].pagePath}`];
+      const served = async () => Promise.all(addresses.map(async (address) => (await html(address)).status));
+      const publishedTitles = (body: { structure: { type: string; structure: Array<{ title: string; siteSpaces?: Array<{ title: string }> }> } }) =>
+        body.structure.type === 'siteSpaces' ? body.structure.structure.map((item) => item.title) : body.structure.structure.flatMap((section) => section.siteSpaces!.map((item) => item.title));
+      expect(publishedTitles(ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body)).toEqual(['Guide', 'Recipes', 'Changelog']);
+      expect(await served()).toEqual([200, 200, 200]);
+
+      ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Reference'), title: 'Reference' }), 201);
+
+      const published = ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body;
+      expect(published.structure.type).toBe('sections');
+      expect(published.structure.structure[0].siteSpaces.map((item: { title: string; default: boolean }) => [item.title, item.default])).toEqual([['Guide', true], ['Recipes', false], ['Changelog', false]]);
+      expect(await served()).toEqual([200, 200, 200]);
+    });
+
+    it('names the first section after the site and keeps it the default, the added section after it', async () => {
+      const site = await siteOf('Handbook', [await space('Chapter one')]);
+      const added = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Appendix'), title: 'Appendix' }), 201).body;
+      expect(added).toMatchObject({ title: 'Appendix', default: false, siteSpaces: [{ title: 'Appendix', default: true }] });
+      const sections = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items;
+      expect(sections.map((section: { title: string; default: boolean; siteSpaces: unknown[] }) => [section.title, section.default, section.siteSpaces.length])).toEqual([['Handbook', true, 1], ['Appendix', false, 1]]);
+    });
+  });
+
+  describe('sections', () => {
+    it('answers 201 with the new section', async () => {
+      const site = await siteOf('Created sections');
+      const response = await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Created') });
+      expect({ status: response.status, object: response.body.object }).toEqual({ status: 201, object: 'site-section' });
+    });
+
+    it('takes title null as no title (the space’s) and icon null as no icon', async () => {
+      const site = await siteOf('Null members');
+      const section = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Named by space'), title: null, icon: null }), 201).body;
+      expect(section.title).toBe('Named by space');
+      expect(section.icon).toBeUndefined();
+    });
+
+    it('creates a new space for a section whose spaceId is null, named after the section', async () => {
+      const site = await siteOf('New spaces');
+      const section = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: null, title: 'Fresh section' }), 201).body;
+      expect(section.siteSpaces[0].space).toMatchObject({ object: 'space', title: 'Fresh section' });
+    });
+
+    it('refuses pageId with spaceId null (400), and a page the space does not have (404)', async () => {
+      const site = await siteOf('Pages asked');
+      expectError(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: null, pageId: 'NoSuchPage0000000000' }), 400, /pageId/);
+      expectError(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('No such page'), pageId: 'NoSuchPage0000000000' }), 404, /no page NoSuchPage0000000000/);
+    });
+
+    it('tells a member who may not change the site nothing of a space’s pages: 403 whether the page exists or not', async () => {
+      const site = await siteOf('Probed');
+      const probed = await spaceWithPage('Probed space', 'Secret plan');
+      for (const pageId of [probed.pageId, 'NoSuchPage0000000000']) {
+        expectError(await call(people.rita, 'POST', `${sites()}/${site.id}/sections`, { spaceId: probed.spaceId, pageId }), 403);
+      }
+    });
+
+    it('answers 404, never a prototype member, for prototype-named ids in a body (group, parent, page, style guide, spaces)', async () => {
+      const site = await siteOf('Prototype names');
+      const section = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Prototype space') }), 201).body;
+      const group = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Group' }), 201).body;
+      expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/sections/${section.id}`, { siteSectionGroupId: '__proto__' }), 404);
+      expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/section-groups/${group.id}`, { parentSectionGroupId: 'constructor' }), 404);
+      expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${section.siteSpaces[0].id}`, { pageId: '__proto__' }), 404);
+      expectError(await call(people.ada, 'PATCH', `${sites()}/${site.id}`, { styleguide: 'toString' }), 404);
+      expectError(await call(people.ada, 'POST', sites(), { title: 'Prototype spaces', spaces: ['__proto__'] }), 404);
+    });
+
+    it('moves a section without a position to the end of the site', async () => {
+      const site = await siteOf('Moved to the end');
+      const first = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('First') }), 201).body.id;
+      const second = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Second') }), 201).body.id;
+      ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections/${first}/move`, {}));
+      expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items.map((section: { id: string }) => section.id)).toEqual([second, first]);
+    });
+
+    it('creates a section in a group (siteSectionGroupId) and takes it out again with null', async () => {
+      const site = await siteOf('Grouped on creation');
+      const group = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Group' }), 201).body;
+      const section = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('In group'), siteSectionGroupId: group.id }), 201).body;
+      expect(section.sectionGroup).toBe(group.id);
+      expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/sections/${section.id}`, { siteSectionGroupId: null })).body.sectionGroup).toBeUndefined();
+    });
+  });
+
+  describe('section groups', () => {
+    async function groupedSite(title: string) {
+      const site = await siteOf(title);
+      const add = async (name: string) => ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space(name), title: name }), 201).body.id as string;
+      const [a, b, c] = [await add('A'), await add('B'), await add('C')];
+      const first = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'First', sections: [a] }), 201).body.id as string;
+      const second = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Second', sections: [b, c] }), 201).body.id as string;
+      const order = async () => ok(await call(people.rita, 'GET', `${sites()}/${site.id}/sections`)).body.items.map((section: { title: string }) => section.title);
+      return { siteId: site.id as string, first, second, order };
+    }
+
+    it('moves a group without a position to the end of the site', async () => {
+      const { siteId, first, order } = await groupedSite('Group to the end');
+      ok(await call(people.ada, 'POST', `${sites()}/${siteId}/section-groups/${first}/move`, {}));
+      expect(await order()).toEqual(['B', 'C', 'A']);
+    });
+
+    it('moves a group before another group named by a site-section-group pointer', async () => {
+      const { siteId, first, second, order } = await groupedSite('Group before group');
+      ok(await call(people.ada, 'POST', `${sites()}/${siteId}/section-groups/${second}/move`, { position: { before: { type: 'site-section-group', id: first } } }));
+      expect(await order()).toEqual(['B', 'C', 'A']);
+    });
+
+    it('lists a group’s sections as its children', async () => {
+      const { siteId, second } = await groupedSite('Children');
+      const group = ok(await call(people.rita, 'GET', `${sites()}/${siteId}/section-groups`)).body.items.find((item: { id: string }) => item.id === second);
+      expect(group.children.map((child: { object: string; title: string }) => [child.object, child.title])).toEqual([['site-section', 'B'], ['site-section', 'C']]);
+    });
+
+    it('refuses to nest a group in another (400), and names a parent the site does not have (404)', async () => {
+      const { siteId, first, second } = await groupedSite('Nesting');
+      expectError(await call(people.ada, 'POST', `${sites()}/${siteId}/section-groups`, { title: 'Inner', parent: first }), 400, /nested/);
+      expectError(await call(people.ada, 'PATCH', `${sites()}/${siteId}/section-groups/${second}`, { parentSectionGroupId: 'NoSuchGroup000000000' }), 404, /NoSuchGroup000000000/);
+      ok(await call(people.ada, 'PATCH', `${sites()}/${siteId}/section-groups/${second}`, { parentSectionGroupId: null }));
+    });
+  });
+
+  describe('site spaces', () => {
+    it('moves a site space without a position to the end of its section', async () => {
+      const site = await siteOf('Site space to the end', [await space('One'), await space('Two')]);
+      const [one, two] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+      ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces/${one.id}/move`, {}));
+      expect(ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items.map((item: { id: string }) => item.id)).toEqual([two.id, one.id]);
+    });
+
+    it('answers every site space with its Space and its urls, in the platform’s shape', async () => {
+      const site = await siteOf('Embedded spaces', [await space('Embedded')]);
+      const [item] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+      expect(item).toMatchObject({ space: { object: 'space', title: 'Embedded' }, draft: false, urls: {} });
+      expect(platformSchemaProblem('SiteSpace', item)).toBeNull();
+    });
+
+    it('gives a site space its published address once the site is published', async () => {
+      const site = await siteOf('Addressed', [await space('Home'), await space('Second home')]);
+      await publish(site.id);
+      const items = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+      expect(items.map((item: { urls: { published: string } }) => pathOf(item.urls.published))).toEqual([`/sites/${site.id}`, `/sites/${site.id}/second-home`]);
+    });
+
+    it('adds a site space for a new space (spaceId null) named after its title', async () => {
+      const site = await siteOf('New variant');
+      const item = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId: null, title: 'Version 2' }), 201).body;
+      expect(item).toMatchObject({ title: 'Version 2', path: 'version-2', space: { title: 'Version 2' } });
+    });
+
+    it('keeps a hidden site space out of the site’s navigation and still serves it', async () => {
+      const open = await spaceWithPage('Shown', 'Shown page');
+      const hidden = await spaceWithPage('Tucked away', 'Hidden page');
+      const site = await siteOf('Hiding', [open.spaceId, hidden.spaceId]);
+      const [, tucked] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+      expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${tucked.id}`, { hidden: true })).body.hidden).toBe(true);
+      await publish(site.id);
+      expect((await html(`/sites/${site.id}`)).text).not.toContain('Tucked away');
+      expect((await html(`/sites/${site.id}/tucked-away/${hidden.pagePath}`)).status).toBe(200);
+    });
+
+    it('serves a site space’s custom home page at its root', async () => {
+      const guide = await space('Home pages');
+      const written = ok(await call(people.ada, 'POST', `/v1/spaces/${guide}/content`, { changes: [page('First page', 'First.'), page('Landing', 'Land here.')] })).body;
+      const landing = written.changes[1].page.id;
+      const site = await siteOf('Landing site', [guide]);
+      const [item] = ok(await call(people.rita, 'GET', `${sites()}/${site.id}/site-spaces`)).body.items;
+      expect(ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${item.id}`, { pageId: landing })).body.pageId).toBe(landing);
+      await publish(site.id);
+      expect((await html(`/sites/${site.id}`)).text).toContain('<h1>Landing</h1>');
+    });
+  });
+
+  describe('drafts', () => {
+    it('leaves a draft site space out of the published site until it is made live, showing draft to members', async () => {
+      const live = await spaceWithPage('Live one', 'Live page');
+      const drafted = await spaceWithPage('Drafted', 'Draft page');
+      const site = await siteOf('Drafts', [live.spaceId]);
+      const item = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/site-spaces`, { spaceId: drafted.spaceId, draft: true }), 201).body;
+      expect(item.draft).toBe(true);
+      await publish(site.id);
+      const titles = async () => ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body.structure.structure.map((entry: { title: string }) => entry.title);
+      expect(await titles()).toEqual(['Live one']);
+      expect((await html(`/sites/${site.id}/drafted/${drafted.pagePath}`)).status).toBe(404);
+      ok(await call(people.ada, 'PATCH', `${sites()}/${site.id}/site-spaces/${item.id}`, { draft: false }));
+      expect(await titles()).toEqual(['Live one', 'Drafted']);
+    });
+
+    it('leaves a draft section out of the published site', async () => {
+      const site = await siteOf('Draft sections');
+      ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Out'), title: 'Out now' }), 201);
+      const drafted = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Later'), title: 'Coming later', draft: true }), 201).body;
+      expect(drafted).toMatchObject({ draft: true, urls: {} });
+      await publish(site.id);
+      expect(ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body.structure.structure.map((section: { title: string }) => section.title)).toEqual(['Out now']);
+    });
+
+    it("leaves a draft group's sections out of the published site", async () => {
+      const site = await siteOf('Draft groups');
+      ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Visible'), title: 'Visible' }), 201);
+      const grouped = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: await space('Grouped'), title: 'Grouped' }), 201).body;
+      const group = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/section-groups`, { title: 'Soon', sections: [grouped.id], draft: true }), 201).body;
+      expect(group.draft).toBe(true);
+      await publish(site.id);
+      expect(ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body.structure.structure.map((section: { title: string }) => section.title)).toEqual(['Visible']);
+    });
+  });
+
+  describe('the published site', () => {
+    it('embeds each site space’s Space for an anonymous reader, with no permissions on it', async () => {
+      const site = await siteOf('Anonymous spaces', [await space('Read anonymously')]);
+      await publish(site.id);
+      const [item] = ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body.structure.structure;
+      expect(item.space).toMatchObject({ object: 'space', title: 'Read anonymously', permissions: { edit: false, admin: false } });
+    });
+
+    it('answers in the platform’s shape, with the customization it is rendered with and no scripts', async () => {
+      const site = await siteOf('Customized', [await space('Looks')]);
+      await publish(site.id);
+      const published = ok(await call(null, 'GET', `${sites()}/${site.id}/published`)).body;
+      expect(platformSchemaProblem('PublishedContentSite', published)).toBeNull();
+      expect(published.scripts).toEqual([]);
+      const stylesheet = (await html(`/sites/${site.id}/~site.css`)).text;
+      expect(stylesheet).toContain(`a { color: ${published.customizations.site.styling.primaryColor.light}; }`);
+    });
   });
 });

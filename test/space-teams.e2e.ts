@@ -106,7 +106,7 @@ describe('team access on spaces', () => {
     }
     expect(seen).toEqual([...teams].sort());
     expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?page=nonsense`), 400, /cursor/);
-    expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?limit=0`), 400, /limit/);
+    expectError(await call(people.ada.token, 'GET', `/v1/spaces/${space.body.id}/teams?limit=-1`), 400, /limit/);
   });
 
   it("counts in each Member object the spaces the member has a role on: every live space with an organization role, a guest's through their teams", async () => {
@@ -139,5 +139,44 @@ describe('team access on spaces', () => {
     expect((await call(people.ada.token, 'PUT', `/v1/spaces/${inside.id}/teams/${teamId}`, { role: 'edit' })).status).toBe(200);
     const listed = (await call(people.rita.token, 'GET', `/v1/collections/${collection.id}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
     expect(listed.find((item) => item.id === inside.id)?.permissions).toMatchObject({ view: true, edit: true, admin: false });
+  });
+
+  describe('If-Match with the space’s ETag: team access lives in the space’s stream', () => {
+    const withIfMatch = (token: string, method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, path, { token, body, headers: { 'If-Match': ifMatch } });
+    const newSpace = async (title: string) => (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title })).body.id as string;
+    const etagOf = async (space: string) => (await call(people.ada.token, 'GET', `/v1/spaces/${space}`)).headers.etag;
+    const access = async (space: string) => (await call(people.ada.token, 'GET', `/v1/spaces/${space}/teams`)).body;
+
+    it('PUT with a stale ETag is 412 and grants nothing; with the current one it grants, and the space’s ETag moves on', async () => {
+      const space = await newSpace('Conditional grants');
+      const current = await etagOf(space);
+      const stale = `"${Number(JSON.parse(current)) + 1}"`;
+      expectError(await withIfMatch(people.ada.token, 'PUT', `/v1/spaces/${space}/teams/${teamId}`, stale, { role: 'edit' }), 412, /If-Match/);
+      expect(await access(space)).toEqual({ count: 0, items: [] });
+      expect(await etagOf(space)).toBe(current);
+      const granted = await withIfMatch(people.ada.token, 'PUT', `/v1/spaces/${space}/teams/${teamId}`, current, { role: 'edit' });
+      expect({ status: granted.status, body: granted.body }).toEqual({ status: 200, body: { count: 1, items: [{ team: teamId, role: 'edit' }] } });
+      expect(await etagOf(space)).not.toBe(current);
+    });
+
+    it('DELETE with a stale ETag is 412 and the grant stays; with the current one 204', async () => {
+      const space = await newSpace('Conditional removal');
+      const beforeGrant = await etagOf(space);
+      expect((await call(people.ada.token, 'PUT', `/v1/spaces/${space}/teams/${teamId}`, { role: 'read' })).status).toBe(200);
+      expectError(await withIfMatch(people.ada.token, 'DELETE', `/v1/spaces/${space}/teams/${teamId}`, beforeGrant), 412);
+      expect(await access(space)).toEqual({ count: 1, items: [{ team: teamId, role: 'read' }] });
+      expect((await withIfMatch(people.ada.token, 'DELETE', `/v1/spaces/${space}/teams/${teamId}`, await etagOf(space))).status).toBe(204);
+      expect(await access(space)).toEqual({ count: 0, items: [] });
+    });
+
+    it('answers a member below admin of the space 403 whatever revision If-Match names: a 412 would answer someone who may not grant', async () => {
+      const space = await newSpace('Not theirs to grant');
+      const current = await etagOf(space);
+      for (const ifMatch of [current, '"7"']) {
+        expectError(await withIfMatch(people.eve.token, 'PUT', `/v1/spaces/${space}/teams/${teamId}`, ifMatch, { role: 'admin' }), 403);
+        expectError(await withIfMatch(people.rita.token, 'DELETE', `/v1/spaces/${space}/teams/${teamId}`, ifMatch), 403);
+      }
+      expect(await etagOf(space)).toBe(current);
+    });
   });
 });

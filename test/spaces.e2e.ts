@@ -9,6 +9,7 @@
  * The 7-day window is tested in space.decider.spec.ts and space.purge.spec.ts with explicit times.
  */
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
 interface Person {
@@ -19,7 +20,7 @@ interface Space {
   object: 'space';
   id: string;
   title: string;
-  emoji?: string;
+  emoji: string;
   visibility: string;
   editMode: string;
   createdAt: string;
@@ -106,6 +107,7 @@ describe('POST /v1/orgs/{organizationId}/spaces and GET /v1/spaces/{spaceId}', (
       revision: expect.stringMatching(/^[0-9A-Za-z]{20}$/),
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      mergeRules: { type: 'inherit' },
       urls: { location: `${service.url}/v1/spaces/${space.id}`, app: `${service.url}/s/${space.id}` },
       organization: organizationId,
       defaultLevel: null,
@@ -113,7 +115,7 @@ describe('POST /v1/orgs/{organizationId}/spaces and GET /v1/spaces/{spaceId}', (
       changeRequests: 0,
       changeRequestsOpen: 0,
       changeRequestsDraft: 0,
-      permissions: { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true },
+      permissions: { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: true },
     });
     expect(new Date(space.createdAt).toISOString()).toBe(space.createdAt);
     expect(created.headers.etag).toBe('"0"');
@@ -125,7 +127,18 @@ describe('POST /v1/orgs/{organizationId}/spaces and GET /v1/spaces/{spaceId}', (
   it('computes permissions per caller: a reader reads, a creator edits but does not administrate', async () => {
     const space = await createSpace(people.ada, { title: 'Per caller' });
     const rita = await call(people.rita, 'GET', `/v1/spaces/${space.id}`);
-    expect(rita.body.permissions).toEqual({ view: true, access: true, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false });
+    expect(rita.body.permissions).toEqual({
+      view: true,
+      access: true,
+      admin: false,
+      viewInviteLinks: false,
+      edit: false,
+      triggerGitSync: false,
+      comment: false,
+      merge: false,
+      review: false,
+      installIntegration: false,
+    });
     const cora = await call(people.cora, 'GET', `/v1/spaces/${space.id}`);
     expect(cora.body.permissions).toMatchObject({ admin: false, edit: true, comment: true, review: true, merge: true });
   });
@@ -169,7 +182,7 @@ describe('GET /v1/orgs/{organizationId}/spaces', () => {
     } while (page !== undefined && pages < 10);
     expect(pages).toBe(2);
     expect(seen).toEqual([spaces[0], spaces[1], spaces[3], spaces[4]].map((space) => space.id));
-    expectError(await call(people.ada, 'GET', `/v1/orgs/${organization}/spaces?limit=0`), 400, /limit/);
+    expectError(await call(people.ada, 'GET', `/v1/orgs/${organization}/spaces?limit=-1`), 400, /limit/);
     expectError(await call(people.ada, 'GET', `/v1/orgs/${organization}/spaces?limit=1001`), 400, /limit/);
     expectError(await call(people.zed, 'GET', `/v1/orgs/${organization}/spaces`), 404);
   });
@@ -186,8 +199,7 @@ describe('PATCH /v1/spaces/{spaceId}', () => {
     expect((await call(people.rita, 'GET', `/v1/spaces/${space.id}`)).body.permissions).toMatchObject({ edit: true, admin: false });
     expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { title: 'Stale' }, { 'if-match': '"0"' }), 412);
     const back = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { editMode: 'live', defaultLevel: null, emoji: null });
-    expect(back.body).toMatchObject({ editMode: 'live', defaultLevel: null });
-    expect(back.body.emoji).toBeUndefined();
+    expect(back.body).toMatchObject({ editMode: 'live', defaultLevel: null, emoji: '' });
   });
 
   it('lets editors rename but only admins change editMode, defaultLevel or visibility; validates values', async () => {
@@ -344,6 +356,7 @@ describe('visibility as seen by admin, reader, guest, outsider and share-key hol
       comment: false,
       merge: false,
       review: false,
+      installIntegration: false,
     });
     expectError(await call(people.zed, 'PATCH', `/v1/spaces/${space.id}`, { title: 'No' }), 403);
   });
@@ -380,6 +393,32 @@ describe('share links: POST/GET /v1/spaces/{spaceId}/share-links, DELETE …/{sh
     expectStatus(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${second.body.key}`), 200);
     expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${first.body.key}`), 404);
     expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/share-links`)).body.count).toBe(1);
+  });
+
+  it('DELETE with a stale ETag of the space (share links live in its stream) is 412 and the link keeps working; with the current one 204', async () => {
+    const space = await createSpace(people.ada, { title: 'Shared conditionally' });
+    await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { visibility: 'share-link' });
+    const key = (await call(people.ada, 'POST', `/v1/spaces/${space.id}/share-links`)).body.key as string;
+    const read = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
+    const stale = `"${Number(JSON.parse(read.headers.etag)) - 1}"`;
+    expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': stale }), 412, /If-Match/);
+    expectStatus(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${key}`), 200);
+    const after = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
+    expect({ etag: after.headers.etag, body: after.body }).toEqual({ etag: read.headers.etag, body: read.body });
+    expectStatus(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': read.headers.etag }), 204);
+    expectError(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${key}`), 404);
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).headers.etag).not.toBe(read.headers.etag);
+  });
+
+  it('answers a reader 403 and someone outside 404 whatever revision If-Match names: a 412 would answer someone who may not revoke', async () => {
+    const space = await createSpace(people.ada, { title: 'Shared with readers' });
+    const key = (await call(people.ada, 'POST', `/v1/spaces/${space.id}/share-links`)).body.key as string;
+    const current = (await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).headers.etag;
+    for (const ifMatch of [current, '"0"']) {
+      expectError(await call(people.rita, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': ifMatch }), 403);
+      expectError(await call(people.zed, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': ifMatch }), 404);
+    }
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/share-links`)).body.items.map((link: { key: string }) => link.key)).toEqual([key]);
   });
 });
 
@@ -471,5 +510,193 @@ describe('ids named like Object.prototype members', () => {
     const after = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
     expect(after.headers.etag).toBe('"0"');
     expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/teams`)).body).toEqual({ count: 0, items: [] });
+  });
+});
+
+describe("the platform's Space shape", () => {
+  it("answers emoji '' for a space without one, and a Space valid against the platform's schema", async () => {
+    const space = await createSpace(people.ada, { title: 'Plain' });
+    expect(space.emoji).toBe('');
+    expect(platformSchemaProblem('Space', space)).toBeNull();
+  });
+
+  it('answers mergeRules inherit for a new space: the organization’s rules apply', async () => {
+    const space = await createSpace(people.ada, { title: 'Inherits' });
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.mergeRules).toEqual({ type: 'inherit' });
+  });
+
+  it('answers permissions.installIntegration only to admins of the organization, not to an admin of the space by its default level', async () => {
+    const space = await createSpace(people.ada, { title: 'Integrations here' });
+    expectStatus(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { defaultLevel: 'admin' }), 200);
+    const cora = (await call(people.cora, 'GET', `/v1/spaces/${space.id}`)).body.permissions;
+    expect(cora).toMatchObject({ admin: true, installIntegration: false });
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.permissions.installIntegration).toBe(true);
+  });
+});
+
+describe("PATCH /v1/spaces/{spaceId}: the platform's members", () => {
+  const icon = 'https://cdn.example.test/icons/space.png';
+
+  it("keeps defaultLevel 'inherit', which grants nothing of its own", async () => {
+    const space = await createSpace(people.ada, { title: 'Inherit level' });
+    const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { defaultLevel: 'inherit' });
+    expectStatus(patched, 200);
+    expect(patched.body.defaultLevel).toBe('inherit');
+    expect((await call(people.rita, 'GET', `/v1/spaces/${space.id}`)).body.permissions).toMatchObject({ view: true, edit: false });
+  });
+
+  it('sets an icon, answered as urls.icon, in place of the emoji', async () => {
+    const space = await createSpace(people.ada, { title: 'Iconic', emoji: '📘' });
+    const patched = await call(people.cora, 'PATCH', `/v1/spaces/${space.id}`, { icon });
+    expectStatus(patched, 200);
+    expect(patched.body).toMatchObject({ emoji: '', urls: { icon } });
+    expect(platformSchemaProblem('Space', patched.body)).toBeNull();
+  });
+
+  it('sets an emoji in place of the icon', async () => {
+    const space = await createSpace(people.ada, { title: 'Back to emoji' });
+    expectStatus(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { icon }), 200);
+    const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { emoji: '🧭' });
+    expect(patched.body.emoji).toBe('🧭');
+    expect(patched.body.urls.icon).toBeUndefined();
+  });
+
+  it('removes the emoji and the icon with null for both', async () => {
+    const space = await createSpace(people.ada, { title: 'Bare', emoji: '📘' });
+    const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { emoji: null, icon: null });
+    expectStatus(patched, 200);
+    expect(patched.body.emoji).toBe('');
+    expect(patched.body.urls.icon).toBeUndefined();
+  });
+
+  it('refuses an emoji and an icon together (400), and nothing changes', async () => {
+    const space = await createSpace(people.ada, { title: 'Not both' });
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { emoji: '📘', icon }), 400, /emoji and icon/);
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).headers.etag).toBe('"0"');
+  });
+
+  it.each(['javascript:alert(1)', 'data:image/png;base64,AAAA', 'not a url', `https://example.test/${'i'.repeat(2048)}`])('refuses the icon %s: an http(s) URL of at most 2048 characters (400 naming icon)', async (value) => {
+    const space = await createSpace(people.ada, { title: 'Bad icon' });
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { icon: value }), 400, /icon/);
+  });
+
+  it('sets the language, answered back', async () => {
+    const space = await createSpace(people.ada, { title: 'Französisch' });
+    const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { language: 'fr' });
+    expectStatus(patched, 200);
+    expect(patched.body.language).toBe('fr');
+  });
+
+  it('refuses a language outside the platform’s list (400 naming language)', async () => {
+    const space = await createSpace(people.ada, { title: 'Klingon' });
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { language: 'tlh' }), 400, /language/);
+  });
+
+  it('sets merge rules, answered back as they were set', async () => {
+    const space = await createSpace(people.ada, { title: 'Ruled' });
+    const mergeRules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [people.rita.id] }, { rule: 'custom', expression: 'changeRequest.subject != ""', message: 'name it' }] };
+    const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { mergeRules });
+    expectStatus(patched, 200);
+    expect(patched.body.mergeRules).toEqual(mergeRules);
+    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.mergeRules).toEqual(mergeRules);
+  });
+
+  it.each([
+    ['an unknown type', { type: 'some' }, /mergeRules must be/],
+    ['rules without a list', { type: 'rules' }, /mergeRules\.rules/],
+    ['an unknown rule', { type: 'rules', rules: [{ rule: 'require_magic' }] }, /mergeRules\.rules\[0\]\.rule/],
+    ['users that are not ids', { type: 'rules', rules: [{ rule: 'allow_bypass', users: ['a b'] }] }, /mergeRules\.rules\[0\]\.users/],
+    ['a member a rule does not have', { type: 'rules', rules: [{ rule: 'require_agent_review', users: [] }] }, /mergeRules\.rules\[0\]\.users is not allowed/],
+    ['a custom rule without expression', { type: 'rules', rules: [{ rule: 'custom' }] }, /expression/],
+    ['a member next to none', { type: 'none', rules: [] }, /mergeRules\.rules is not allowed/],
+  ])('refuses merge rules with %s (400 naming the member)', async (_what, mergeRules, message) => {
+    const space = await createSpace(people.ada, { title: 'Badly ruled' });
+    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { mergeRules }), 400, message);
+  });
+
+  it('shows the user ids merge rules name only to members who may list members: people outside see the rules without them', async () => {
+    const space = await createSpace(people.ada, { title: 'Public rules' });
+    const mergeRules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [people.rita.id] }, { rule: 'require_agent_review' }] };
+    expectStatus(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { mergeRules, visibility: 'public' }), 200);
+    expect((await call(people.rita, 'GET', `/v1/spaces/${space.id}`)).body.mergeRules).toEqual(mergeRules);
+    const outside = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [] }, { rule: 'require_agent_review' }] };
+    expect((await call(people.zed, 'GET', `/v1/spaces/${space.id}`)).body.mergeRules).toEqual(outside);
+    expect((await call(people.gus, 'GET', `/v1/spaces/${space.id}`)).body.mergeRules).toEqual(outside);
+  });
+
+  it('lets only admins change the language or the merge rules (403 for a creator)', async () => {
+    const space = await createSpace(people.ada, { title: 'Admins decide' });
+    expectError(await call(people.cora, 'PATCH', `/v1/spaces/${space.id}`, { language: 'de' }), 403);
+    expectError(await call(people.cora, 'PATCH', `/v1/spaces/${space.id}`, { mergeRules: { type: 'none' } }), 403);
+  });
+
+  it('duplicates the icon, language and merge rules with the space', async () => {
+    const space = await createSpace(people.ada, { title: 'Twin' });
+    expectStatus(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { icon, language: 'ja', mergeRules: { type: 'none' } }), 200);
+    const copy = await call(people.ada, 'POST', `/v1/spaces/${space.id}/duplicate`);
+    expectStatus(copy, 201);
+    expect(copy.body).toMatchObject({ urls: { icon }, language: 'ja', mergeRules: { type: 'none' } });
+  });
+});
+
+describe("POST /v1/orgs/{organizationId}/spaces: the platform's members", () => {
+  it('creates a space with a language and an edit mode', async () => {
+    const space = await createSpace(people.ada, { title: 'Locked from the start', language: 'de', editMode: 'locked' });
+    expect(space).toMatchObject({ language: 'de', editMode: 'locked' });
+  });
+
+  it("takes '' as no emoji", async () => {
+    const space = await createSpace(people.ada, { title: 'Empty emoji', emoji: '' });
+    expect(space.emoji).toBe('');
+  });
+
+  it('accepts empty: true and a template, which it does not act on: the space starts without pages', async () => {
+    const empty = await createSpace(people.ada, { title: 'Empty', empty: true });
+    const templated = await createSpace(people.ada, { title: 'Templated', template: { id: 'product-docs', params: {} } });
+    for (const space of [empty, templated]) expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/content/pages`)).body.pages).toEqual([]);
+  });
+
+  it('refuses empty: false and a template without id (400 naming them)', async () => {
+    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', empty: false }), 400, /empty/);
+    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', template: { params: {} } }), 400, /template/);
+    for (const template of [null, [], 'product-docs', 1]) expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', template }), 400, /template/);
+  });
+});
+
+describe('POST /move: spaces and collections share one order under a parent', () => {
+  async function spacesAndCollection(title: string) {
+    const organization = (await call(people.ada, 'POST', '/v1/orgs', { title })).body.id as string;
+    const a = await createSpace(people.ada, { title: 'a' }, () => organization);
+    const b = await createSpace(people.ada, { title: 'b' }, () => organization);
+    const box = (await call(people.ada, 'POST', `/v1/orgs/${organization}/collections`, { title: 'box' })).body.id as string;
+    const d = await createSpace(people.ada, { title: 'd' }, () => organization);
+    return { organization, a: a.id, b: b.id, box, d: d.id };
+  }
+
+  it('places a space before a collection: after the spaces before the collection, before those after it', async () => {
+    const { organization, a, b, box, d } = await spacesAndCollection('Mixed before');
+    const moved = await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'collection', collection: box } } });
+    expectStatus(moved, 200);
+    expect(await listIds(people.ada, `/v1/orgs/${organization}/spaces`)).toEqual([b, a, d]);
+  });
+
+  it('places a space after a collection', async () => {
+    const { organization, a, b, box, d } = await spacesAndCollection('Mixed after');
+    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${d}/move`, { position: { after: { type: 'collection', collection: box } } }), 200);
+    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { after: { type: 'collection', collection: box } } }), 200);
+    expect(await listIds(people.ada, `/v1/orgs/${organization}/spaces`)).toEqual([b, a, d]);
+  });
+
+  it('refuses a collection that is not a sibling at the destination (400 naming it), and the space stays', async () => {
+    const { organization, a, box } = await spacesAndCollection('Mixed refused');
+    const inner = (await call(people.ada, 'POST', `/v1/orgs/${organization}/collections`, { title: 'inner', parent: box })).body.id as string;
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'collection', collection: inner } } }), 400, new RegExp(`collection ${inner}`));
+    expect((await call(people.ada, 'GET', `/v1/spaces/${a}`)).headers.etag).toBe('"0"');
+  });
+
+  it('refuses a pointer whose member does not match its type (400 naming position)', async () => {
+    const { a, box } = await spacesAndCollection('Mixed shapes');
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'collection', space: box } } }), 400, /position\.before/);
+    expectError(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'site', site: box } } }), 400, /position\.before/);
   });
 });

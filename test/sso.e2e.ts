@@ -14,6 +14,7 @@ import { request as httpRequest } from 'node:http';
 import { authnRequestOf, FakeIdp, generateKeyPair, type ResponseOptions } from '../libs/testing/src/fake-idp';
 import { FakeDns } from '../libs/testing/src/fake-dns';
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, startService, type Response, type RunningService, type UserObject } from './support/service';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -134,9 +135,12 @@ describe('POST /v1/orgs/{organizationId}/saml', () => {
       object: 'saml-provider',
       id: expect.stringMatching(ID),
       label: 'Okta',
+      ssoURL: 'about:blank',
+      entityID: '',
+      certificate: '',
       defaultRole: 'read',
       createdAt: expect.any(String),
-      status: 'active',
+      status: 'pending',
       service: {
         entityID: `${service.url}/v1/sso/saml/${provider.id}`,
         startURL: `${service.url}/v1/sso/saml/${provider.id}/start`,
@@ -225,7 +229,7 @@ describe('GET, PATCH, DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}', (
     const all = [...response.body.items, ...rest.body.items] as SamlProvider[];
     expect(all.every((p) => p.object === 'saml-provider')).toBe(true);
     expect(all.map((p) => p.createdAt)).toEqual([...all.map((p) => p.createdAt)].sort());
-    expectError(await service.request('GET', `${saml()}?limit=0`, { token: ada.token }), 400, /limit/);
+    expectError(await service.request('GET', `${saml()}?limit=-1`, { token: ada.token }), 400, /limit/);
   });
 
   it('reads one provider with its ETag; 404 for unknown ones and for another organization’s', async () => {
@@ -256,8 +260,7 @@ describe('GET, PATCH, DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}', (
     const renamed = ok(await patch(provider.id, { label: 'Renamed', defaultRole: 'comment' }));
     expect(renamed).toEqual({ ...provider, label: 'Renamed', defaultRole: 'comment' });
     const cleared = ok(await patch(provider.id, { ssoURL: null, entityID: null }));
-    expect(cleared.ssoURL).toBeUndefined();
-    expect(cleared.entityID).toBeUndefined();
+    expect(cleared).toMatchObject({ ssoURL: 'about:blank', entityID: '', status: 'pending' });
     expect(cleared.certificate).toBe(provider.certificate);
     expect(ok(await patch(provider.id, {}))).toEqual(cleared);
     expectError(await patch(provider.id, { label: '' }), 400, /label/);
@@ -300,6 +303,28 @@ describe('GET, PATCH, DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}', (
     const entries = (log.body.items as Array<{ action: string; target: { id: string }; actor: { type: string; id: string } }>).filter((e) => e.target.id === provider.id);
     expect(entries.map((e) => e.action).sort()).toEqual(['saml_provider.created', 'saml_provider.deleted', 'saml_provider.updated']);
     expect(entries.every((e) => e.actor.type === 'user' && e.actor.id === ada.user.id)).toBe(true);
+  });
+});
+
+describe("the platform's SAML provider shape", () => {
+  it("answers a provider with only a label in the platform's schema: '' for unset texts, about:blank for the unset SSO URL", async () => {
+    const provider = created(await create({ label: 'Bare bones' }));
+    expect(provider).toMatchObject({ ssoURL: 'about:blank', entityID: '', certificate: '' });
+    expect(platformSchemaProblem('OrganizationSAMLProvider', provider)).toBeNull();
+  });
+
+  it('is pending until it has the SSO URL and the certificate a login needs, then active', async () => {
+    const provider = created(await create({ label: 'Getting there', ssoURL: SSO_URL }));
+    expect(provider.status).toBe('pending');
+    expect(ok(await patch(provider.id, { certificate: idp.certificate })).status).toBe('active');
+  });
+
+  it('takes its own answer for unset settings back as unset: a provider sent back as read changes nothing', async () => {
+    const provider = created(await create({ label: 'Round trip' }));
+    const { ssoURL, entityID, certificate, label } = provider;
+    const response = await patch(provider.id, { label, ssoURL, entityID, certificate });
+    expect(ok(response)).toEqual(provider);
+    expect(response.headers.etag).toBe('"0"');
   });
 });
 
@@ -516,6 +541,64 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
     expectError(await service.request('DELETE', domains(organization, `/${domain}`), { token: ada.token }), 404);
     expectError(await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token }), 404);
     expectError(await service.request('DELETE', domains(organization, '/__proto__'), { token: ada.token }), 404);
+  });
+
+  describe('ETag and If-Match: the revision of the organization’s domain stream, where all its domains live', () => {
+    const addDomain = async (organizationOf = organization) => {
+      const domain = `${unique()}.example`;
+      const added = await service.request('POST', domains(organizationOf), { token: ada.token, body: { domain } });
+      expect(added.status).toBe(201);
+      return { domain, added };
+    };
+    const withIfMatch = (method: string, path: string, ifMatch: string, token = ada.token) => service.request(method, path, { token, headers: { 'If-Match': ifMatch } });
+
+    it('reads one domain with its ETag, the one its addition answered; 404 for a domain it does not hold, a non-domain or another organization’s', async () => {
+      const { domain, added } = await addDomain();
+      const read = await service.request('GET', domains(organization, `/${domain}`), { token: ada.token });
+      expect({ status: read.status, body: read.body }).toEqual({ status: 200, body: added.body });
+      expect(read.headers.etag).toMatch(/^"\d+"$/);
+      expect(read.headers.etag).toBe(added.headers.etag);
+      expectError(await service.request('GET', domains(organization, `/${unique()}.example`), { token: ada.token }), 404);
+      expectError(await service.request('GET', domains(organization, '/__proto__'), { token: ada.token }), 404);
+      expectError(await service.request('GET', domains(organizationId, `/${domain}`), { token: ada.token }), 404);
+    });
+
+    it('DELETE with a stale ETag is 412 and the domain and the ETag stay; with the current one 204', async () => {
+      const { domain, added } = await addDomain();
+      await addDomain(); // another domain of the stream moves the revision on
+      const current = (await service.request('GET', domains(organization, `/${domain}`), { token: ada.token })).headers.etag;
+      expect(current).not.toBe(added.headers.etag);
+      expectError(await withIfMatch('DELETE', domains(organization, `/${domain}`), added.headers.etag), 412, /If-Match/);
+      const after = await service.request('GET', domains(organization, `/${domain}`), { token: ada.token });
+      expect({ status: after.status, body: after.body, etag: after.headers.etag }).toEqual({ status: 200, body: added.body, etag: current });
+      expect((await withIfMatch('DELETE', domains(organization, `/${domain}`), current)).status).toBe(204);
+      expectError(await service.request('GET', domains(organization, `/${domain}`), { token: ada.token }), 404);
+    });
+
+    it('POST /verify with a stale ETag is 412 even with the TXT record published, and the domain stays pending; with the current one it is verified', async () => {
+      const { domain, added } = await addDomain();
+      dns.records.set(added.body.txtRecord.name, [added.body.txtRecord.value]);
+      await addDomain();
+      expectError(await withIfMatch('POST', domains(organization, `/${domain}/verify`), added.headers.etag), 412, /If-Match/);
+      const pending = await service.request('GET', domains(organization, `/${domain}`), { token: ada.token });
+      expect(pending.body.status).toBe('pending');
+      const verified = await withIfMatch('POST', domains(organization, `/${domain}/verify`), pending.headers.etag);
+      expect({ status: verified.status, method: verified.body.method }).toEqual({ status: 200, method: 'dns-txt' });
+      expect(verified.headers.etag).toBe((await service.request('GET', domains(organization, `/${domain}`), { token: ada.token })).headers.etag);
+      expect(verified.headers.etag).not.toBe(pending.headers.etag);
+    });
+
+    it('answers other members 403 and people outside 404 whatever revision If-Match names: a 412 would tell them the revision', async () => {
+      const { domain, added } = await addDomain(organizationId);
+      for (const ifMatch of [added.headers.etag, '"0"']) {
+        expectError(await withIfMatch('DELETE', domains(organizationId, `/${domain}`), ifMatch, eve.token), 403);
+        expectError(await withIfMatch('POST', domains(organizationId, `/${domain}/verify`), ifMatch, eve.token), 403);
+        expectError(await withIfMatch('DELETE', domains(organizationId, `/${domain}`), ifMatch, mallory.token), 404);
+      }
+      expectError(await service.request('GET', domains(organizationId, `/${domain}`), { token: eve.token }), 403);
+      expectError(await service.request('GET', domains(organizationId, `/${domain}`), { token: mallory.token }), 404);
+      expect((await service.request('GET', domains(organizationId, `/${domain}`), { token: ada.token })).headers.etag).toBe(added.headers.etag);
+    });
   });
 
   it('is for admins: 403 for other members, 404 outside, 401 without a token', async () => {

@@ -6,6 +6,7 @@
  * and gus (guest, role null) are invited (POST /invites) and accept; zed is outside.
  */
 import { joinAs } from './support/members';
+import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, startService, type Response, type RunningService } from './support/service';
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -372,7 +373,7 @@ describe('GET /teams', () => {
   });
 
   it('answers bad limits, cursors and unknown parameters with 400', async () => {
-    expectError(await as(people.ada).get('/teams?limit=0'), 400, /limit/);
+    expectError(await as(people.ada).get('/teams?limit=-1'), 400, /limit/);
     expectError(await as(people.ada).get('/teams?limit=1001'), 400, /limit/);
     expectError(await as(people.ada).get('/teams?page=not-a-cursor'), 400);
     expectError(await as(people.ada).get('/teams?colour=red'), 400, /colour/);
@@ -410,6 +411,12 @@ describe('GET /teams/{teamId}/members', () => {
       expect(item.organization.user).toMatchObject({ object: 'user', id: item.organization.id });
       expect(item.permissions).toEqual({ view: true });
     }
+  });
+
+  it("embeds each member as the platform's OrganizationMember, its sites count included", async () => {
+    const response = await as(people.eve).get(`/teams/${team.id}/members`);
+    const items = (response.body as List<MembershipItem>).items;
+    expect(items.map((item) => platformSchemaProblem('OrganizationMember', item.organization))).toEqual(items.map(() => null));
   });
 
   it('pages over more than one page', async () => {

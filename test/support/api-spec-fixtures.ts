@@ -106,7 +106,9 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/spaces`, token, body: { space: spaceId } }), 201, 'installing it on the space');
   const eventId = expectStatus(await api.request({ method: 'GET', url: `/v1/integrations/${integrationName}/events?limit=1`, token }), 200, 'reading its events').items[0].id as string;
   const site = expectStatus(await api.request({ method: 'POST', url: `${base}/sites`, token, body: { title: `Site ${n}`, spaces: [spaceId] } }), 201, 'creating a site');
-  const siteSectionId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/sections`, token, body: { spaceId, title: 'Section' } }), 200, 'adding a section').id as string;
+  const siteSectionId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/sections`, token, body: { spaceId, title: 'Section' } }), 201, 'adding a section').id as string;
+  // The site showed its space at its root: the first section added made a section of those (listed first).
+  const siteRootSectionId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/sections`, token }), 200, 'listing sections').items[0].id as string;
   const siteSectionGroupId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/section-groups`, token, body: { title: 'Group', sections: [siteSectionId] } }), 201, 'grouping the section').id as string;
   const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
   const shareLinkId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }), 201, 'sharing the site').id as string;
@@ -161,6 +163,7 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       integrationName,
       siteId: site.id as string,
       siteSectionId,
+      siteRootSectionId,
       siteSpaceId,
       siteSectionGroupId,
       shareLinkId,

@@ -6,7 +6,7 @@
  */
 import { compressToEncodedURIComponent } from 'lz-string';
 import { ADMIN_TOKEN, type InProcessApi } from './api-spec';
-import { expectStatus, samlResponseFor, type OrganizationFixture } from './api-spec-fixtures';
+import { expectStatus, joinWithRole, organizationFixture, samlResponseFor, type OrganizationFixture } from './api-spec-fixtures';
 
 export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
 export type Role = (typeof ROLES)[number];
@@ -204,10 +204,15 @@ export const RULES: Record<string, Rule> = {
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move': { allow: 'admin', body: () => ({ position: {} }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/structure': { allow: 'guest' },
-  /** The fixture's site has one section, in one group, and one site space at its root. */
+  /** The fixture's site has two sections: the one made of its root's site space, and one in a group. */
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/structure/sort': {
     allow: 'admin',
-    body: (c) => ({ structure: [{ type: 'group', id: c.org.ids.siteSectionGroupId, sections: [{ id: c.org.ids.siteSectionId }] }] }),
+    body: (c) => ({
+      structure: [
+        { type: 'section', id: c.org.ids.siteRootSectionId },
+        { type: 'group', id: c.org.ids.siteSectionGroupId, sections: [{ id: c.org.ids.siteSectionId }] },
+      ],
+    }),
   },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': { allow: 'guest' },
   'PUT /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': { allow: 'admin', body: () => ({ jsonSchema: { type: 'object', properties: {}, additionalProperties: false } }) },
@@ -353,6 +358,7 @@ export const RULES: Record<string, Rule> = {
 
   'GET /v1/orgs/{organizationId}/verified-domains': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/verified-domains': { allow: 'admin', body: (c) => ({ domain: `verify-${c.unique}.example.com` }) },
+  'GET /v1/orgs/{organizationId}/verified-domains/{domain}': { allow: 'admin', setup: async (c) => ({ domain: await verifiedDomain(c) }) },
   /** No DNS TXT record can be published from a test: admins get as far as 409 (not verified). */
   'POST /v1/orgs/{organizationId}/verified-domains/{domain}/verify': { allow: 'admin', allowedStatus: 409, setup: async (c) => ({ domain: await verifiedDomain(c) }) },
   'DELETE /v1/orgs/{organizationId}/verified-domains/{domain}': { allow: 'admin', setup: async (c) => ({ domain: await verifiedDomain(c) }) },
@@ -368,6 +374,27 @@ export const ruleUsers = {
   ownOrganizations: new Map<string, string>(),
 };
 let samlResponse = '';
+
+/**
+ * The rules' users for a suite that calls as the owner: the owner (with a second organization of
+ * theirs, the destination of transfers), a reviewer, and the member the rules act on (`victim`).
+ */
+export async function ownerCallers(api: InProcessApi): Promise<{ owner: User; victim: User }> {
+  ruleUsers.owner = await api.createUser('Owner');
+  ruleUsers.reviewer = await api.createUser('Reviewer');
+  const victim = await api.createUser('Member');
+  const second = expectStatus(await api.request({ method: 'POST', url: '/v1/orgs', token: ruleUsers.owner.token, body: { title: "Owner's other" } }), 201, 'creating a second organization');
+  ruleUsers.ownOrganizations.set(ruleUsers.owner.id, second.id);
+  return { owner: ruleUsers.owner, victim };
+}
+
+/** A fixture organization of the owner's, with the reviewer (review role) and the victim (read role, in the team) in it. */
+export async function ownerFixture(api: InProcessApi, owner: User, victim: User): Promise<MatrixFixture> {
+  const org = await organizationFixture(api, owner);
+  await Promise.all([joinWithRole(api, owner, org.organizationId, ruleUsers.reviewer, 'review'), joinWithRole(api, owner, org.organizationId, victim, 'read')]);
+  expectStatus(await api.request({ method: 'PUT', url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`, token: owner.token, body: {} }), 204, 'adding the victim to the team');
+  return { ...org, victim, ids: { ...org.ids, userId: victim.id } };
+}
 
 /** A thread (a comment and a reply by the owner) on the fixture's change request: the change-request group's `{commentId}` and `{commentReplyId}`. */
 async function changeRequestThread(c: Context): Promise<Record<string, string>> {

@@ -66,7 +66,7 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
   it('gives query parameters their types, limits and defaults', () => {
     const members = operations.find((o) => o.key === 'GET /v1/orgs/{organizationId}/members')!.operation.parameters;
     const byName = Object.fromEntries(members.map((p: any) => [p.name, p]));
-    expect(byName.limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } });
+    expect(byName.limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 1000, default: 50 } });
     expect(byName.page).toMatchObject({ in: 'query', schema: { type: 'string', maxLength: 2048 } });
     expect(byName.sort.schema).toMatchObject({ enum: ['joinedAt', 'lastSeenAt', 'name'], default: 'joinedAt' });
     expect(byName.organizationId).toMatchObject({ in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } });

@@ -10,6 +10,7 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage.js') a
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ID_PATTERN } from '../../../libs/platform/src/ids';
+import { mergeRulesSchema } from '../../../libs/platform/src/merge-rules';
 import { TEAM_ROLES } from '../../../libs/platform/src/permissions';
 import { platformSchemas, ref, type JsonSchema } from '../../../libs/platform/src/platform.schemas';
 import { CONTEXTS } from '../../../libs/composition/src/contexts';
@@ -109,18 +110,21 @@ const QUERY_DEFAULTS: Record<string, Record<string, unknown>> = {
 
 const QUERY_DESCRIPTIONS: Record<string, string> = {
   page: 'the `next.page` of the previous answer',
-  limit: 'items per page',
+  limit: 'items per page (0: the default page size)',
 };
 
-/** `position` of a move: before and/or after a sibling. */
-function positionSchema(type: 'space' | 'collection'): JsonSchema {
-  const anchor = { type: 'object', additionalProperties: false, required: ['type', type], properties: { type: { type: 'string', enum: [type] }, [type]: { type: 'string', pattern: ID_PATTERN.source } } };
+/** `position` of a move: before and/or after a sibling, a space or a collection (they share one order). */
+function positionSchema(): JsonSchema {
+  const pointer = (type: string) => ({ type: 'object', additionalProperties: false, required: ['type', type], properties: { type: { type: 'string', enum: [type] }, [type]: { type: 'string', pattern: ID_PATTERN.source } } });
+  const anchor = { oneOf: [pointer('space'), pointer('collection')] };
   return { type: 'object', additionalProperties: false, properties: { before: anchor, after: anchor } };
 }
 
 /** Validators of our own (`ValidateBy`) that class-validator-jsonschema cannot see into. */
 const CUSTOM_CONVERTERS: Record<string, (meta: { target: Function | string }) => JsonSchema> = {
-  isPosition: (meta) => positionSchema(typeof meta.target === 'function' && /Collection/.test(meta.target.name) ? 'collection' : 'space'),
+  isPosition: () => positionSchema(),
+  isMergeRules: (meta) => mergeRulesSchema({ inherit: typeof meta.target === 'function' && /Space/.test(meta.target.name) }),
+  isTemplate: () => ({ type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', maxLength: 128 }, params: { type: 'object' } }, description: 'accepted, not acted on: the space starts empty' }),
   isMembershipMap: () => ({
     type: 'object',
     maxProperties: MAX_TEAM_ENTRIES,
@@ -128,6 +132,7 @@ const CUSTOM_CONVERTERS: Record<string, (meta: { target: Function | string }) =>
     additionalProperties: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } },
   }),
   isX509Certificate: () => ({ description: 'an X.509 certificate, PEM' }),
+  isContentSecurityPolicy: () => ({ description: 'a policy (text, one line), or an object of directives (`connect-src`, …) with values without `;` or `,`', oneOf: [{ type: 'string', maxLength: 4000 }, { type: 'object', additionalProperties: { type: 'string', maxLength: 1000 } }] }),
   isSpacesValue: () => ({
     description: "space ids to show, or 'new' for a new space named after the site",
     oneOf: [{ type: 'array', maxItems: 50, items: { type: 'string', pattern: ID_PATTERN.source } }, { type: 'string', enum: ['new'] }],

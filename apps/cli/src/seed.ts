@@ -298,8 +298,8 @@ function seedComments(log: SeedLog, clock: SeedClock, words: Words, organization
     const replier = organization.members[(c + 2) % organization.members.length];
     const scope = { spaceId: space.id, organizationId: organization.id, changeRequestId: null };
     const target = { pageId: space.pages[(c * 3) % space.pages.length], node: null, revision: space.head.revisionId };
-    log.decide(stream, commentDecider, { kind: 'PostComment', commentId, scope, target, body: words.comment(), by: author.id, access: COMMENT_ACCESS, now: clock.tick() }, author.caller, clock.now());
-    log.decide(stream, commentDecider, { kind: 'PostReply', commentId, replyId: newId(), body: words.comment(), by: replier.id, access: COMMENT_ACCESS, now: clock.tick() }, replier.caller, clock.now());
+    log.decide(stream, commentDecider, { kind: 'PostComment', commentId, scope, target, body: { document: words.comment() }, by: author.id, access: COMMENT_ACCESS, now: clock.tick() }, author.caller, clock.now());
+    log.decide(stream, commentDecider, { kind: 'PostReply', commentId, replyId: newId(), body: { document: words.comment() }, by: replier.id, access: COMMENT_ACCESS, now: clock.tick() }, replier.caller, clock.now());
     log.forget(stream);
   }
 }

@@ -161,8 +161,8 @@ describe('audit HTTP', () => {
       ['a malformed from', 'from=yesterday', /from must be an ISO 8601 date-time/],
       ['a malformed to', 'to=2024-05-01T25:00:00Z', /to must be an ISO 8601 date-time/],
       ['a bad cursor', 'page=garbage', /invalid page cursor/],
-      ['limit 0', 'limit=0', /limit must be at least 1/],
-      ['limit 1001', 'limit=1001', /limit must be at most 1000/],
+      ['a negative limit', 'limit=-1', /limit must be between 0 and 1000/],
+      ['limit 1001', 'limit=1001', /limit must be between 0 and 1000/],
       ['an unknown parameter', 'sort=asc', /property sort should not exist/],
       ['a repeated filter', 'action=a&action=b', /action must be a string/],
     ])('answers 400 to %s', async (_, query, message) => {

@@ -12,6 +12,7 @@ import {
   changeRequestStream,
   numberingDecider,
   refuseMerge,
+  refuseWriter,
   StaleLineError,
   type ChangeRequestCommand,
   type ChangeRequestSpaceFacts,
@@ -19,7 +20,17 @@ import {
   type LinePoint,
 } from './changerequest.decider';
 import type { ChangeRequestStatus, ReviewStatus } from './changerequest.events';
+import { ChangeRequestDescriptions } from './changerequest.descriptions';
 import { ChangeRequestQueries } from './changerequest.queries';
+
+/** A PATCH of a change request as the request sends it (the platform's members). */
+export interface ChangeRequestEdit {
+  subject?: string;
+  status?: ChangeRequestStatus;
+  /** A JSON document, validated and stored by ChangeRequestDescriptions. */
+  description?: unknown;
+  links?: Array<{ id?: string; ref: { kind: 'url'; url: string }; title?: string }>;
+}
 
 /** Attempts at a merge or an update whose base moved meanwhile (another write landed first) before giving up with 409. */
 const ATTEMPTS = 5;
@@ -54,6 +65,7 @@ export class ChangeRequestCommands {
     @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
     @Inject(CHANGE_REQUEST_ORGANIZATIONS) private readonly organizations: ChangeRequestOrganizations,
     private readonly queries: ChangeRequestQueries,
+    private readonly descriptions: ChangeRequestDescriptions,
   ) {}
 
   /** `POST /spaces/{spaceId}/change-requests`: a draft branching from main's head. */
@@ -70,20 +82,45 @@ export class ChangeRequestCommands {
     return changeRequestId;
   }
 
-  /** `PATCH /spaces/{spaceId}/change-requests/{changeRequestId}`: subject and status. */
-  async edit(spaceId: string, ref: string, body: { subject?: string; status?: ChangeRequestStatus }, caller: Caller, ifMatch?: number): Promise<string> {
+  /** `PATCH /spaces/{spaceId}/change-requests/{changeRequestId}`: subject, status, description and links. */
+  async edit(spaceId: string, ref: string, body: ChangeRequestEdit, caller: Caller, ifMatch?: number): Promise<string> {
     const { id, space } = await this.resolve(spaceId, ref, caller);
-    await this.run({ kind: 'EditChangeRequest', changeRequestId: id, ...body, space: this.facts(space), by: by(caller), now: this.now() }, caller, ifMatch);
+    const facts = this.facts(space);
+    const denied = refuseWriter(id, 'edit', facts);
+    if (denied) throw denied;
+    // Checked before the description is stored: a caller who may not edit leaves nothing in the blob store.
+    if (body.description !== undefined && (facts.deleted || !facts.mayEdit)) throw facts.deleted ? DomainError.conflict(`the space of change request ${id} is deleted: restore it first`) : DomainError.forbidden(`you may not edit change request ${id}`);
+    const description = body.description !== undefined ? await this.descriptions.store(body.description) : undefined;
+    const links = body.links?.map((link) => ({ ...(link.id !== undefined ? { id: link.id } : {}), url: link.ref.url, ...(link.title !== undefined ? { title: link.title } : {}) }));
+    const command: ChangeRequestCommand = {
+      kind: 'EditChangeRequest',
+      changeRequestId: id,
+      ...(body.subject !== undefined ? { subject: body.subject } : {}),
+      ...(body.status !== undefined ? { status: body.status } : {}),
+      ...(description !== undefined ? { description } : {}),
+      ...(links !== undefined ? { links, newLinkIds: links.filter((link) => link.id === undefined).map(() => newId()) } : {}),
+      space: facts,
+      by: by(caller),
+      now: this.now(),
+    };
+    await this.run(command, caller, ifMatch);
     return id;
   }
 
-  /** `POST .../merge`: the request's line merged into main as one `merge` revision. */
-  async merge(spaceId: string, ref: string, caller: Caller): Promise<{ revision: string; changeRequestId: string }> {
+  /**
+   * `POST .../merge`: the request's line merged into main as one `merge` revision. `ifMatch`, the
+   * request's stream revision, is compared before any merging work: the merge commits to main's
+   * stream first, so it cannot be left to the request's own append at the end.
+   */
+  async merge(spaceId: string, ref: string, caller: Caller, ifMatch?: number): Promise<{ revision: string; changeRequestId: string }> {
     const { id, space } = await this.resolve(spaceId, ref, caller);
     const facts = this.facts(space);
+    const denied = refuseWriter(id, 'merge', facts);
+    if (denied) throw denied;
     const requireApproval = await this.organizations.requiresApproval(space.organizationId);
     for (let attempt = 1; ; attempt += 1) {
-      const state = await this.state(id);
+      const { state, revision } = await this.load(id);
+      refuseStaleRevision(ifMatch, revision);
       // Merged by a racing request meanwhile: the same answer as the merge that won.
       if (state.merged) throw DomainError.conflict(`change request ${id} is already merged`);
       const refused = refuseMerge(id, state, facts, requireApproval);
@@ -107,16 +144,22 @@ export class ChangeRequestCommands {
     await this.run({ kind: 'RecordMerge', changeRequestId, revisionMerged, mergedHead, space: facts, by: by(caller), now: this.now() }, caller);
   }
 
-  /** `POST .../update`: main merged into the request's line, as one `update` revision. */
-  async update(spaceId: string, ref: string, caller: Caller): Promise<{ revision: string; changeRequestId: string }> {
+  /**
+   * `POST .../update`: main merged into the request's line, as one `update` revision. `ifMatch` is
+   * compared before the three-way merge, and again by the append (412 if the request moved meanwhile).
+   */
+  async update(spaceId: string, ref: string, caller: Caller, ifMatch?: number): Promise<{ revision: string; changeRequestId: string }> {
     const { id, space } = await this.resolve(spaceId, ref, caller);
     const facts = this.facts(space);
+    const denied = refuseWriter(id, 'update', facts);
+    if (denied) throw denied;
     for (let attempt = 1; ; attempt += 1) {
-      const state = await this.state(id);
+      const { state, revision } = await this.load(id);
+      refuseStaleRevision(ifMatch, revision);
       const main = await this.content.mainHead(spaceId);
       if (main.revisionId === state.base.revisionId) {
         // Already up to date: the decider's checks still apply (a merged request answers 409).
-        await this.run({ kind: 'UpdateChangeRequest', changeRequestId: id, base: state.head.revisionId, main, revision: { revisionId: state.head.revisionId, parents: [], revisionType: 'update', tree: state.head.tree, pages: emptyTouched(), source: { kind: 'update', changeRequest: id, main: main.revisionId } }, space: facts, by: by(caller), now: this.now() }, caller);
+        await this.run({ kind: 'UpdateChangeRequest', changeRequestId: id, base: state.head.revisionId, main, revision: { revisionId: state.head.revisionId, parents: [], revisionType: 'update', tree: state.head.tree, pages: emptyTouched(), source: { kind: 'update', changeRequest: id, main: main.revisionId } }, space: facts, by: by(caller), now: this.now() }, caller, ifMatch);
         return { revision: state.head.revisionId, changeRequestId: id };
       }
       const merged = await this.content.merge({ ancestor: state.base.tree, ours: state.head.tree, theirs: main.tree }, state.head.tree);
@@ -127,6 +170,7 @@ export class ChangeRequestCommands {
         await this.run(
           { kind: 'UpdateChangeRequest', changeRequestId: id, base: state.head.revisionId, main, revision: { revisionId, parents: [state.head.revisionId, main.revisionId], revisionType: 'update', tree: merged.tree, pages: merged.touched, source }, space: facts, by: by(caller), now: this.now() },
           caller,
+          ifMatch,
         );
         return { revision: revisionId, changeRequestId: id };
       } catch (error) {
@@ -145,10 +189,13 @@ export class ChangeRequestCommands {
     return id;
   }
 
-  /** `DELETE .../requested-reviewers/{userId}`. */
-  async removeReviewer(spaceId: string, ref: string, reviewer: string, caller: Caller): Promise<void> {
+  /** `DELETE .../requested-reviewers/{userId}`: `ifMatch` is the request's stream revision (its reviewers live in its stream). */
+  async removeReviewer(spaceId: string, ref: string, reviewer: string, caller: Caller, ifMatch?: number): Promise<void> {
     const { id, space } = await this.resolve(spaceId, ref, caller);
-    await this.run({ kind: 'RemoveReviewer', changeRequestId: id, reviewer, space: this.facts(space), by: by(caller), now: this.now() }, caller);
+    const facts = this.facts(space);
+    const denied = refuseWriter(id, 'remove-reviewer', facts);
+    if (denied) throw denied;
+    await this.run({ kind: 'RemoveReviewer', changeRequestId: id, reviewer, space: facts, by: by(caller), now: this.now() }, caller, ifMatch);
   }
 
   /** `POST .../reviews`: approved or changes-requested, on the request's current head. */
@@ -198,7 +245,12 @@ export class ChangeRequestCommands {
   }
 
   private async state(changeRequestId: string): Promise<ChangeRequestState> {
-    return (await this.commands.load(changeRequestStream(changeRequestId), changeRequestDecider)).state;
+    return (await this.load(changeRequestId)).state;
+  }
+
+  /** The request's state and its stream revision (its ETag). */
+  private load(changeRequestId: string): Promise<{ state: ChangeRequestState; revision: number | null }> {
+    return this.commands.load(changeRequestStream(changeRequestId), changeRequestDecider);
   }
 
   private facts(space: ChangeRequestSpace): ChangeRequestSpaceFacts {
@@ -214,6 +266,11 @@ export class ChangeRequestCommands {
   private now(): string {
     return this.commands.now().toISOString();
   }
+}
+
+/** A write pinned by `If-Match` to another revision of the request's stream than the one loaded: 412, as the command processor answers it. */
+function refuseStaleRevision(ifMatch: number | undefined, revision: number | null): void {
+  if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
 }
 
 const by = (caller: Caller): string | null => (caller.kind === 'user' ? caller.userId : null);

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
@@ -15,7 +15,9 @@ import { ChangeRequestQueries } from './changerequest.queries';
  * Change requests of a space: `/v1/spaces/{spaceId}/change-requests…` (the interface's "Change
  * requests" table), with reviews, requested reviewers, changes and the PDF download as extensions.
  * The content of a request (`…/change-requests/{changeRequestId}/content…`) is served by the
- * content context, which owns every content read and write.
+ * content context, which owns every content read and write. A request answers its stream revision
+ * as its `ETag`; every write of it (edit, merge, update from main, removing a requested reviewer)
+ * accepts it as `If-Match` (412 when stale, after the caller's 404 or 403).
  */
 @Controller('v1/spaces/:spaceId/change-requests')
 export class ChangeRequestController {
@@ -45,31 +47,39 @@ export class ChangeRequestController {
 
   @Patch(':changeRequestId')
   @ApiOkResponse({ description: 'OK', schema: ref('ChangeRequest'), headers: etagHeader })
+  @ApiNoContentResponse({ description: 'changed, with `Prefer: return=minimal`' })
+  @ApiHeader({ name: 'prefer', required: false, schema: { type: 'string', enum: ['return=minimal', 'return=representation'] }, description: 'return=minimal: answer 204 without the request' })
   async update(
     @PathId('spaceId', 'space') spaceId: string,
     @PathId('changeRequestId', 'change request') changeRequestId: string,
     @Body(Valid) body: UpdateChangeRequestBody,
     @Headers('if-match') ifMatch: string | undefined,
+    @Headers('prefer') prefer: string | undefined,
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const id = await this.commands.edit(spaceId, changeRequestId, body, caller, parseIfMatch(ifMatch));
+    // The platform's returnPreference: a client that asks for no representation gets 204.
+    if (prefer?.trim().toLowerCase() === 'return=minimal') {
+      void reply.code(204);
+      return undefined;
+    }
     return this.answer(spaceId, id, caller, reply);
   }
 
   @Post(':changeRequestId/merge')
   @HttpCode(200)
   @ApiOkResponse({ description: 'the merge revision on main', schema: ref('ChangeRequestMergeResult') })
-  async merge(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') changeRequestId: string, @CurrentCaller() caller: Caller) {
-    const { revision } = await this.commands.merge(spaceId, changeRequestId, caller);
+  async merge(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') changeRequestId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    const { revision } = await this.commands.merge(spaceId, changeRequestId, caller, parseIfMatch(ifMatch));
     return { revision, result: 'merge' };
   }
 
   @Post(':changeRequestId/update')
   @HttpCode(200)
   @ApiOkResponse({ description: 'the request’s new head, with main merged in', schema: ref('ChangeRequestUpdateResult') })
-  async updateFromMain(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') changeRequestId: string, @CurrentCaller() caller: Caller) {
-    const { revision } = await this.commands.update(spaceId, changeRequestId, caller);
+  async updateFromMain(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') changeRequestId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    const { revision } = await this.commands.update(spaceId, changeRequestId, caller, parseIfMatch(ifMatch));
     return { revision, result: 'update' };
   }
 
@@ -96,8 +106,14 @@ export class ChangeRequestController {
   @Delete(':changeRequestId/requested-reviewers/:userId')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'removed' })
-  async removeReviewer(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') changeRequestId: string, @PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.removeReviewer(spaceId, changeRequestId, userId, caller);
+  async removeReviewer(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') changeRequestId: string,
+    @PathId('userId', 'user') userId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commands.removeReviewer(spaceId, changeRequestId, userId, caller, parseIfMatch(ifMatch));
   }
 
   @Get(':changeRequestId/reviews')

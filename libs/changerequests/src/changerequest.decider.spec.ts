@@ -1,5 +1,5 @@
 import { deciderSpec } from '../../testing/src';
-import { changeRequestDecider, currentReviews, numberingDecider, refuseMerge, type ChangeRequestCommand, type ChangeRequestSpaceFacts, type ChangeRequestState } from './changerequest.decider';
+import { changeRequestDecider, currentReviews, numberingDecider, refuseMerge, refuseWriter, type ChangeRequestCommand, type ChangeRequestSpaceFacts, type ChangeRequestState } from './changerequest.decider';
 import type { ChangeRequestEvent, ChangeRequestStatus, LineRevision } from './changerequest.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
@@ -183,6 +183,28 @@ describe('change request decider', () => {
     });
   });
 
+  describe('who may make a write (asked before If-Match is compared: 403 before 412)', () => {
+    it.each(['edit', 'update', 'remove-reviewer'] as const)('given a reader, when they %s, then 403', (write) => {
+      expect(refuseWriter('cr1', write, reader)?.status).toBe(403);
+    });
+
+    it.each(['edit', 'update', 'remove-reviewer'] as const)('given an editor, when they %s, then nothing is refused', (write) => {
+      expect(refuseWriter('cr1', write, editor)).toBeNull();
+    });
+
+    it('given an editor below review, when they merge, then 403 naming the review role', () => {
+      expect(refuseWriter('cr1', 'merge', editor)?.message).toMatch(/review role/);
+    });
+
+    it('given a reviewer, when they merge, then nothing is refused', () => {
+      expect(refuseWriter('cr1', 'merge', reviewer)).toBeNull();
+    });
+
+    it('given a reader, when the decider removes a requested reviewer, then 403 as the rule says, before the reviewer is looked up', () => {
+      spec.given([created]).when({ kind: 'RemoveReviewer', reviewer: 'ada', ...act(reader) }).thenFails(403, /reviewers/);
+    });
+  });
+
   describe('merge rules', () => {
     it('given a draft request and a reviewer, then it may be merged', () => {
       expect(refuseMerge('cr1', fold([created, edited]), reviewer, false)).toBeNull();
@@ -234,5 +256,54 @@ describe('change request numbering', () => {
 
   it('given a request numbered, when it is numbered again (a retry), then nothing', () => {
     numbers.given([{ type: 'ChangeRequestNumbered', data: { spaceId: 's1', changeRequestId: 'a', number: 1 } }]).when({ kind: 'NumberChangeRequest', spaceId: 's1', changeRequestId: 'a' }).thenNothing();
+  });
+});
+
+describe('change request decider: description and links', () => {
+  const edit = (changes: Partial<Extract<ChangeRequestCommand, { kind: 'EditChangeRequest' }>>, space = editor): ChangeRequestCommand => ({ kind: 'EditChangeRequest', ...changes, ...act(space) });
+  const hash = 'd'.repeat(64);
+  const linksChanged = (links: Array<{ id: string; url: string; title?: string }>): ChangeRequestEvent => ({ type: 'ChangeRequestLinksChanged', data: { ...about, links, changedBy: 'eve', changedAt: t0 } });
+
+  it('given a request, when its description is set, then ChangeRequestDescriptionChanged with the blob’s hash', () => {
+    spec.given([created]).when(edit({ description: hash })).then([{ type: 'ChangeRequestDescriptionChanged', data: { ...about, description: hash, changedBy: 'eve', changedAt: t0 } }]);
+  });
+
+  it('given a description, when the same is set again, then nothing', () => {
+    spec.given([created, { type: 'ChangeRequestDescriptionChanged', data: { ...about, description: hash, changedBy: 'eve', changedAt: t0 } }]).when(edit({ description: hash })).thenNothing();
+  });
+
+  it('given a reader, when they set the description, then 403', () => {
+    spec.given([created]).when(edit({ description: hash }, reader)).thenFails(403);
+  });
+
+  it('given a merged request, when its description is set, then 409', () => {
+    spec.given([created, merged]).when(edit({ description: hash })).thenFails(409);
+  });
+
+  it('given a request, when links without ids are sent, then each gets the next new id', () => {
+    spec
+      .given([created])
+      .when(edit({ links: [{ url: 'https://tickets.example/1', title: 'Ticket' }, { url: 'https://tickets.example/2' }], newLinkIds: ['l1', 'l2'] }))
+      .then([linksChanged([{ id: 'l1', url: 'https://tickets.example/1', title: 'Ticket' }, { id: 'l2', url: 'https://tickets.example/2' }])]);
+  });
+
+  it('given links, when one is sent back with its id and the other left out, then the kept one, changed, alone', () => {
+    spec
+      .given([created, linksChanged([{ id: 'l1', url: 'https://tickets.example/1' }, { id: 'l2', url: 'https://tickets.example/2' }])])
+      .when(edit({ links: [{ id: 'l2', url: 'https://tickets.example/2b' }], newLinkIds: [] }))
+      .then([linksChanged([{ id: 'l2', url: 'https://tickets.example/2b' }])]);
+  });
+
+  it('given links, when the same list is sent, then nothing', () => {
+    spec.given([created, linksChanged([{ id: 'l1', url: 'https://tickets.example/1' }])]).when(edit({ links: [{ id: 'l1', url: 'https://tickets.example/1' }], newLinkIds: [] })).thenNothing();
+  });
+
+  it('given a request, when a link names an id it does not have, then 400 naming it', () => {
+    spec.given([created]).when(edit({ links: [{ id: 'nope', url: 'https://tickets.example/1' }], newLinkIds: [] })).thenFails(400, /links\[0\]\.id: change request cr1 has no link nope/);
+  });
+
+  it('given a request, when more than ten links are sent, then 400', () => {
+    const links = Array.from({ length: 11 }, (_, i) => ({ url: `https://tickets.example/${i}` }));
+    spec.given([created]).when(edit({ links, newLinkIds: links.map((_, i) => `l${i}`) })).thenFails(400, /at most 10 links/);
   });
 });

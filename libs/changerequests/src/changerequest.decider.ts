@@ -1,6 +1,6 @@
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
-import type { ChangeRequestEvent, ChangeRequestNumberEvent, ChangeRequestStatus, LineRevision, ReviewStatus } from './changerequest.events';
+import { MAX_CHANGE_REQUEST_LINKS, type ChangeRequestEvent, type ChangeRequestLink, type ChangeRequestNumberEvent, type ChangeRequestStatus, type LineRevision, type ReviewStatus } from './changerequest.events';
 
 export const changeRequestStream = (changeRequestId: string) => `changerequest-${changeRequestId}`;
 export const changeRequestNumbersStream = (spaceId: string) => `changerequestnumbers-${spaceId}`;
@@ -23,6 +23,9 @@ export interface ChangeRequestState {
   created: null | { spaceId: string; organizationId: string; number: number; createdBy: string | null };
   status: ChangeRequestStatus;
   subject: string;
+  /** The description's blob hash, when one was set. */
+  description: string | null;
+  links: readonly ChangeRequestLink[];
   /** The request's latest revision. */
   head: LinePoint;
   /** The main revision the line builds on: where it branched, then the main revision of its last update. */
@@ -52,7 +55,11 @@ interface Acting {
 
 export type ChangeRequestCommand =
   | (Acting & { kind: 'CreateChangeRequest'; spaceId: string; number: number; subject: string; agentTaskId?: string; main: LinePoint })
-  | (Acting & { kind: 'EditChangeRequest'; subject?: string; status?: ChangeRequestStatus })
+  /**
+   * `description`: the hash of the new description in the blob store. `links`: the whole new list as
+   * sent (a link with an `id` keeps that link; one without is new and takes the next of `newLinkIds`).
+   */
+  | (Acting & { kind: 'EditChangeRequest'; subject?: string; status?: ChangeRequestStatus; description?: string; links?: LinkInput[]; newLinkIds?: string[] })
   | (Acting & { kind: 'CommitChangeRequestRevision'; base: string; ifMatch?: string; revision: LineRevision })
   | (Acting & { kind: 'UpdateChangeRequest'; base: string; main: LinePoint; revision: LineRevision })
   /** `notMembers`: those of `reviewers` who are not members of the space's organization (users that do not exist among them). */
@@ -107,12 +114,32 @@ function notMembersError(organizationId: string, userIds: readonly string[]): Do
   return DomainError.invalid(`users: ${userIds.join(', ')} ${one ? 'is not a member' : 'are not members'} of organization ${organizationId}`);
 }
 
+/** Writes of an existing request whose caller needs a role in the space (reviews and content edits have rules of their own). */
+export type ChangeRequestWrite = 'edit' | 'update' | 'remove-reviewer' | 'merge';
+
+/**
+ * Pure rule: why the caller's role does not let them make this write of the request, if it does
+ * not. The commands service asks before it compares If-Match (who may not change a request gets
+ * 403, never a 412 about its version), and the decider asks again.
+ */
+export function refuseWriter(changeRequestId: string, write: ChangeRequestWrite, space: Pick<ChangeRequestSpaceFacts, 'mayEdit' | 'mayReview'>): DomainError | null {
+  switch (write) {
+    case 'edit':
+      return space.mayEdit ? null : DomainError.forbidden(`you may not edit change request ${changeRequestId}`);
+    case 'update':
+      return space.mayEdit ? null : DomainError.forbidden(`you may not update change request ${changeRequestId}`);
+    case 'remove-reviewer':
+      return space.mayEdit ? null : DomainError.forbidden(`you may not change the reviewers of change request ${changeRequestId}`);
+    case 'merge':
+      return space.mayReview ? null : DomainError.forbidden(`you may not merge change request ${changeRequestId}: merging needs the review role`);
+  }
+}
+
 /** Pure rule: why the request may not be merged now (before any merging work), if it may not. */
 export function refuseMerge(changeRequestId: string, state: ChangeRequestState, space: ChangeRequestSpaceFacts, requireApproval: boolean): DomainError | null {
   if (!state.created) return DomainError.notFound(`no change request ${changeRequestId}`);
   if (space.deleted) return DomainError.conflict(`the space of change request ${changeRequestId} is deleted: restore it first`);
-  if (!space.mayReview) return DomainError.forbidden(`you may not merge change request ${changeRequestId}: merging needs the review role`);
-  const refused = refuseChange(changeRequestId, state);
+  const refused = refuseWriter(changeRequestId, 'merge', space) ?? refuseChange(changeRequestId, state);
   if (refused) return refused;
   if (space.editMode === 'locked') return DomainError.conflict(`the space of change request ${changeRequestId} is locked: nothing can be merged into it`);
   if (requireApproval) {
@@ -125,8 +152,45 @@ export function refuseMerge(changeRequestId: string, state: ChangeRequestState, 
 
 const NO_POINT: LinePoint = { revisionId: '', tree: '' };
 
+/** A link as a PATCH sends it (the platform's ChangeRequestLinkInput, its `ref` read as the URL). */
+export interface LinkInput {
+  id?: string;
+  url: string;
+  title?: string;
+}
+
+/**
+ * The request's links after a PATCH that sends `sent`, the whole list: at most the platform's ten;
+ * a link sent with an `id` must be one of the request's (ids are the request's: a client passes
+ * one back to keep or change that link), and each id once; a link sent without one is new and
+ * takes the next of `newIds`. Links left out are removed.
+ */
+export function linksAfter(changeRequestId: string, state: Pick<ChangeRequestState, 'links'>, sent: readonly LinkInput[], newIds: readonly string[]): ChangeRequestLink[] | DomainError {
+  if (sent.length > MAX_CHANGE_REQUEST_LINKS) return DomainError.invalid(`links: at most ${MAX_CHANGE_REQUEST_LINKS} links, not ${sent.length}`);
+  const known = new Set(state.links.map((link) => link.id));
+  const seen = new Set<string>();
+  const fresh = [...newIds];
+  const links: ChangeRequestLink[] = [];
+  for (const [index, link] of sent.entries()) {
+    let id = link.id;
+    if (id !== undefined) {
+      if (!known.has(id)) return DomainError.invalid(`links[${index}].id: change request ${changeRequestId} has no link ${id} (leave id out to add a link)`);
+      if (seen.has(id)) return DomainError.invalid(`links[${index}].id: link ${id} is given twice`);
+    } else {
+      id = fresh.shift();
+      if (id === undefined) return DomainError.invalid(`links[${index}]: no id left for a new link`);
+    }
+    seen.add(id);
+    links.push(link.title !== undefined ? { id, url: link.url, title: link.title } : { id, url: link.url });
+  }
+  return links;
+}
+
+const sameLinks = (a: readonly ChangeRequestLink[], b: readonly ChangeRequestLink[]) =>
+  a.length === b.length && a.every((link, index) => link.id === b[index].id && link.url === b[index].url && link.title === b[index].title);
+
 export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEvent, ChangeRequestState> = {
-  initialState: () => ({ created: null, status: 'draft', subject: '', head: NO_POINT, base: NO_POINT, reviewers: new Set(), reviews: new Map(), merged: null }),
+  initialState: () => ({ created: null, status: 'draft', subject: '', description: null, links: [], head: NO_POINT, base: NO_POINT, reviewers: new Set(), reviews: new Map(), merged: null }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'ChangeRequestCreated': {
@@ -136,6 +200,10 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
       }
       case 'ChangeRequestSubjectChanged':
         return { ...state, subject: event.data.subject };
+      case 'ChangeRequestDescriptionChanged':
+        return { ...state, description: event.data.description };
+      case 'ChangeRequestLinksChanged':
+        return { ...state, links: event.data.links };
       case 'ChangeRequestStatusChanged':
         return { ...state, status: event.data.to };
       case 'ChangeRequestContentEdited':
@@ -190,11 +258,24 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
     if (command.space.deleted) return DomainError.conflict(`the space of change request ${id} is deleted: restore it first`);
     switch (command.kind) {
       case 'EditChangeRequest': {
-        if (!command.space.mayEdit) return DomainError.forbidden(`you may not edit change request ${id}`);
+        const denied = refuseWriter(id, 'edit', command.space);
+        if (denied) return denied;
         const events: ChangeRequestEvent[] = [];
         if (command.subject !== undefined && command.subject !== state.subject) {
           if (state.status === 'merged') return DomainError.conflict(`change request ${id} is merged: it can no longer change`);
           events.push({ type: 'ChangeRequestSubjectChanged', data: { ...about, subject: command.subject, changedBy: command.by, changedAt: command.now } });
+        }
+        if (command.description !== undefined && command.description !== state.description) {
+          if (state.status === 'merged') return DomainError.conflict(`change request ${id} is merged: it can no longer change`);
+          events.push({ type: 'ChangeRequestDescriptionChanged', data: { ...about, description: command.description, changedBy: command.by, changedAt: command.now } });
+        }
+        if (command.links !== undefined) {
+          const links = linksAfter(id, state, command.links, command.newLinkIds ?? []);
+          if (links instanceof DomainError) return links;
+          if (!sameLinks(state.links, links)) {
+            if (state.status === 'merged') return DomainError.conflict(`change request ${id} is merged: it can no longer change`);
+            events.push({ type: 'ChangeRequestLinksChanged', data: { ...about, links, changedBy: command.by, changedAt: command.now } });
+          }
         }
         if (command.status !== undefined && command.status !== state.status) {
           const refused = refuseStatusMove(id, state.status, command.status);
@@ -216,8 +297,7 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
         return [{ type: 'ChangeRequestContentEdited', data: { ...about, revision: command.revision, editedBy: command.by, editedAt: command.now } }];
       }
       case 'UpdateChangeRequest': {
-        if (!command.space.mayEdit) return DomainError.forbidden(`you may not update change request ${id}`);
-        const refused = refuseChange(id, state);
+        const refused = refuseWriter(id, 'update', command.space) ?? refuseChange(id, state);
         if (refused) return refused;
         if (command.base !== state.head.revisionId) return new StaleLineError(id, command.base, state.head.revisionId);
         if (command.main.revisionId === state.base.revisionId) return [];
@@ -234,7 +314,8 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
         return [{ type: 'ChangeRequestReviewersRequested', data: { ...about, reviewers: added, requestedBy: command.by, requestedAt: command.now } }];
       }
       case 'RemoveReviewer': {
-        if (!command.space.mayEdit) return DomainError.forbidden(`you may not change the reviewers of change request ${id}`);
+        const denied = refuseWriter(id, 'remove-reviewer', command.space);
+        if (denied) return denied;
         if (!state.reviewers.has(command.reviewer)) return DomainError.notFound(`user ${command.reviewer} is not a requested reviewer of change request ${id}`);
         const refused = refuseChange(id, state);
         if (refused) return refused;

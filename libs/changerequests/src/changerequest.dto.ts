@@ -1,9 +1,11 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
 import { NotBlank } from '../../platform/src/http/validation';
-import { CHANGE_REQUEST_STATUSES, REVIEW_STATUSES, type ChangeRequestStatus, type ReviewStatus } from './changerequest.events';
+import { CHANGE_REQUEST_STATUSES, MAX_CHANGE_REQUEST_LINKS, REVIEW_STATUSES, type ChangeRequestStatus, type ReviewStatus } from './changerequest.events';
+import { TemplateField, type TemplateRequest } from '../../platform/src/http/template-field';
 
 export const SUBJECT_MAX_LENGTH = 100;
 
@@ -20,6 +22,42 @@ export class CreateChangeRequestBody {
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'agentTaskId must be an id (letters, digits, _ and -, at most 64)' })
   agentTaskId?: string;
+
+  @TemplateField()
+  template?: TemplateRequest;
+}
+
+/** The platform's ContentRefURL: the only kind of reference a change request's link takes. */
+export class LinkRefInput {
+  @ApiProperty({ enum: ['url'] })
+  @IsIn(['url'], { message: 'links[].ref.kind must be url' })
+  kind!: 'url';
+
+  @ApiProperty({ maxLength: 2048, description: 'an http or https URL' })
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'links[].ref.url must be an http or https URL' })
+  url!: string;
+}
+
+/** The platform's ChangeRequestLinkInput. */
+export class LinkInputDto {
+  @ApiPropertyOptional({ description: 'the id of one of the request’s links, to keep or change it; leave it out to add a link' })
+  @IsOptional()
+  @Matches(ID_SHAPES.entity, { message: 'links[].id must be a link id' })
+  id?: string;
+
+  @ApiProperty({ type: LinkRefInput })
+  @IsObject({ message: 'links[].ref must be { kind: "url", url }' })
+  @ValidateNested()
+  @Type(() => LinkRefInput)
+  ref!: LinkRefInput;
+
+  @ApiPropertyOptional({ maxLength: 128 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  title?: string;
 }
 
 export class UpdateChangeRequestBody {
@@ -34,7 +72,22 @@ export class UpdateChangeRequestBody {
   @IsOptional()
   @IsIn(CHANGE_REQUEST_STATUSES, { message: `status must be one of ${CHANGE_REQUEST_STATUSES.join(', ')}` })
   status?: ChangeRequestStatus;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'a JSON document ({ object: "document", data, nodes }), at most 64 KiB as markdown' })
+  @IsOptional()
+  @IsObject({ message: 'description must be a JSON document' })
+  description?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: [LinkInputDto], maxItems: MAX_CHANGE_REQUEST_LINKS, description: 'every link of the request: a link sent with its id is kept (or changed), one without is added, the others are removed' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_CHANGE_REQUEST_LINKS)
+  @ValidateNested({ each: true })
+  @Type(() => LinkInputDto)
+  links?: LinkInputDto[];
 }
+
+export const ORDER_BY = ['updatedAt', 'createdAt'] as const;
 
 export class ChangeRequestListQuery extends ListQuery {
   @ApiPropertyOptional({ enum: CHANGE_REQUEST_STATUSES, default: 'open' })
@@ -46,6 +99,26 @@ export class ChangeRequestListQuery extends ListQuery {
   @IsOptional()
   @Matches(ID_SHAPES.entity, { message: 'contributor must be a user id' })
   contributor?: string;
+
+  @ApiPropertyOptional({ description: 'a user id: requests this user created' })
+  @IsOptional()
+  @Matches(ID_SHAPES.entity, { message: 'creator must be a user id' })
+  creator?: string;
+
+  @ApiPropertyOptional({ description: 'a user id: requests this user is asked to review' })
+  @IsOptional()
+  @Matches(ID_SHAPES.entity, { message: 'requestedReviewer must be a user id' })
+  requestedReviewer?: string;
+
+  @ApiPropertyOptional({ description: 'a site topic id: requests linked to that topic (this service links none to a topic, so none match)' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'topic must be a topic id' })
+  topic?: string;
+
+  @ApiPropertyOptional({ enum: ORDER_BY, default: 'updatedAt', description: 'newest first by this date' })
+  @IsOptional()
+  @IsIn(ORDER_BY, { message: `orderBy must be one of ${ORDER_BY.join(', ')}` })
+  orderBy?: (typeof ORDER_BY)[number];
 }
 
 export class RequestReviewersBody {

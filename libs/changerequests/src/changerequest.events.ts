@@ -23,6 +23,16 @@ export interface LineRevision {
   source: RevisionSource;
 }
 
+/** An external link of a change request (the platform's ChangeRequestLink, a URL reference). */
+export interface ChangeRequestLink {
+  id: string;
+  url: string;
+  title?: string;
+}
+
+/** Most links a change request holds (the platform's ChangeRequestLinks). */
+export const MAX_CHANGE_REQUEST_LINKS = 10;
+
 interface About {
   changeRequestId: string;
   spaceId: string;
@@ -45,6 +55,10 @@ export type ChangeRequestEvent =
       };
     }
   | { type: 'ChangeRequestSubjectChanged'; data: About & { subject: string; changedBy: string | null; changedAt: string } }
+  /** The description set: its JSON document in the blob store by hash (`ChangeRequestDescriptions`), never in the event. */
+  | { type: 'ChangeRequestDescriptionChanged'; data: About & { description: string; changedBy: string | null; changedAt: string } }
+  /** The links set, all of them (the platform's PATCH replaces the list). */
+  | { type: 'ChangeRequestLinksChanged'; data: About & { links: ChangeRequestLink[]; changedBy: string | null; changedAt: string } }
   | { type: 'ChangeRequestStatusChanged'; data: About & { from: ChangeRequestStatus; to: Exclude<ChangeRequestStatus, 'merged'>; changedBy: string | null; changedAt: string } }
   | { type: 'ChangeRequestContentEdited'; data: About & { revision: LineRevision; editedBy: string | null; editedAt: string } }
   /** Main merged into the request's line: `mergedAncestor` is the main revision it now builds on. */

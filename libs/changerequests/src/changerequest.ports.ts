@@ -26,13 +26,21 @@ export class ChangeRequestsForComments {
   }
 }
 
-/** Implements content's CONTENT_CHANGE_REQUESTS port: a request's line, and one new revision on it. */
+/** Implements content's CONTENT_CHANGE_REQUESTS port: a request's line, one new revision on it, and the request as reads show it. */
 @Injectable()
 export class ChangeRequestsForContent {
-  constructor(private readonly commands: ChangeRequestCommands) {}
+  constructor(
+    private readonly commands: ChangeRequestCommands,
+    private readonly queries: ChangeRequestQueries,
+  ) {}
 
   line(spaceId: string, ref: string, caller: Caller): Promise<ChangeRequestLine> {
     return this.commands.line(spaceId, ref, caller);
+  }
+
+  /** The request as GET /change-requests/{id} answers it: a merge revision's `mergedFrom`. */
+  async presented(spaceId: string, changeRequestId: string, caller: Caller): Promise<Record<string, unknown>> {
+    return { ...(await this.queries.get(spaceId, changeRequestId, caller)) };
   }
 
   commitRevision(spaceId: string, changeRequestId: string, commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPages; source: RevisionSource }, caller: Caller) {

@@ -60,4 +60,16 @@ describe('change request projection', () => {
     const purged = inStream('space-s1', [{ type: 'SpacePurged', data: { spaceId: 's1', organizationId: 'o1', title: 'Docs', purgedAt: t1 } }]);
     await spec.given([...second, ...purged]).then({ [CHANGE_REQUESTS]: [expect.objectContaining({ _id: 'cr2', purged: true })], [CHANGE_REQUEST_COUNTS]: [] });
   });
+
+  it('given a description and links set, then the request keeps the description’s hash and the links, and counts them as an update', async () => {
+    await spec
+      .given(
+        inStream('changerequest-cr2', [
+          created('cr2', 2),
+          { type: 'ChangeRequestDescriptionChanged', data: { ...about('cr2'), description: 'd'.repeat(64), changedBy: 'eve', changedAt: t1 } },
+          { type: 'ChangeRequestLinksChanged', data: { ...about('cr2'), links: [{ id: 'l1', url: 'https://tickets.example/1', title: 'Ticket' }], changedBy: 'eve', changedAt: t1 } },
+        ]),
+      )
+      .then({ [CHANGE_REQUESTS]: [expect.objectContaining({ _id: 'cr2', description: 'd'.repeat(64), links: [{ id: 'l1', url: 'https://tickets.example/1', title: 'Ticket' }], updatedAt: t1 })] });
+  });
 });

@@ -1,6 +1,6 @@
-import { multiDocumentProjection, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
+import { multiDocumentProjection, type ProjectedDoc, type Projection, type Recorded } from '../../read-store/src/projections/projection';
 import type { SpaceEvent } from '../../spaces/src';
-import type { ChangeRequestEvent, ChangeRequestStatus, ReviewStatus } from './changerequest.events';
+import type { ChangeRequestEvent, ChangeRequestLink, ChangeRequestStatus, ReviewStatus } from './changerequest.events';
 
 export const CHANGE_REQUESTS = 'change_requests';
 export const CHANGE_REQUEST_REVIEWS = 'change_request_reviews';
@@ -12,6 +12,10 @@ export interface ChangeRequestDoc extends ProjectedDoc {
   number: number;
   status: ChangeRequestStatus;
   subject: string;
+  /** The description's blob hash (its JSON document is in the blob store), when one was set. */
+  description?: string;
+  /** Absent on documents written before links were kept: none. */
+  links?: ChangeRequestLink[];
   agentTaskId?: string;
   createdBy: string | null;
   createdAt: string;
@@ -59,18 +63,25 @@ export interface ChangeRequestCountsDoc extends ProjectedDoc {
  * its reviews, and each space's counts, recounted from the requests whenever one is created or
  * changes status (so a count is always what the requests say).
  */
-export const changeRequestProjection = multiDocumentProjection<ChangeRequestEvent | SpaceEvent>({
+const projection = multiDocumentProjection<ChangeRequestEvent | SpaceEvent>({
   name: 'changerequests',
   collections: [CHANGE_REQUESTS, CHANGE_REQUEST_REVIEWS, CHANGE_REQUEST_COUNTS],
   indexes: [
     { collection: CHANGE_REQUESTS, fields: { spaceId: 1, status: 1, number: -1 } },
     { collection: CHANGE_REQUESTS, fields: { spaceId: 1, number: -1 } },
     { collection: CHANGE_REQUESTS, fields: { organizationId: 1, status: 1, createdAt: -1 } },
+    // The lists' orders (`orderBy`: updatedAt, the platform's default, or createdAt).
+    { collection: CHANGE_REQUESTS, fields: { spaceId: 1, status: 1, updatedAt: -1, number: -1 } },
+    { collection: CHANGE_REQUESTS, fields: { spaceId: 1, status: 1, createdAt: -1, number: -1 } },
+    { collection: CHANGE_REQUESTS, fields: { organizationId: 1, status: 1, updatedAt: -1, number: -1 } },
+    { collection: CHANGE_REQUESTS, fields: { organizationId: 1, status: 1, createdAt: -1, number: -1 } },
     { collection: CHANGE_REQUEST_REVIEWS, fields: { changeRequestId: 1, createdAt: -1 } },
   ],
   handles: [
     'ChangeRequestCreated',
     'ChangeRequestSubjectChanged',
+    'ChangeRequestDescriptionChanged',
+    'ChangeRequestLinksChanged',
     'ChangeRequestStatusChanged',
     'ChangeRequestContentEdited',
     'ChangeRequestUpdated',
@@ -141,6 +152,12 @@ export const changeRequestProjection = multiDocumentProjection<ChangeRequestEven
       case 'ChangeRequestSubjectChanged':
         await requests.update(request._id, { $set: { ...stamp, subject: event.data.subject, updatedAt: event.data.changedAt } });
         return;
+      case 'ChangeRequestDescriptionChanged':
+        await requests.update(request._id, { $set: { ...stamp, description: event.data.description, updatedAt: event.data.changedAt } });
+        return;
+      case 'ChangeRequestLinksChanged':
+        await requests.update(request._id, { $set: { ...stamp, links: event.data.links, updatedAt: event.data.changedAt } });
+        return;
       case 'ChangeRequestStatusChanged':
         await requests.update(request._id, { $set: { ...stamp, status: event.data.to, updatedAt: event.data.changedAt } });
         await recount(request.spaceId);
@@ -185,3 +202,6 @@ export const changeRequestProjection = multiDocumentProjection<ChangeRequestEven
     }
   },
 });
+
+/** Version 1: `description` and `links`, and the lists' orders by update and creation. */
+export const changeRequestProjection: Projection = { ...projection, version: 1 };

@@ -4,6 +4,7 @@ import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import type { ChangeRequestContent } from './changerequests-content.port';
 import type { ChangeRequestComments, ChangeRequestSpace, ChangeRequestSpaces, ChangeRequestUsers } from './changerequests-spaces.port';
 import { CHANGE_REQUESTS, type ChangeRequestDoc } from './changerequest.projections';
+import type { ChangeRequestDescriptions } from './changerequest.descriptions';
 import { ChangeRequestQueries } from './changerequest.queries';
 
 const organizationId = 'org-1';
@@ -56,7 +57,8 @@ async function queriesWith(readable: string[] | 'every space', requests: ChangeR
   const content = { heads: async () => new Map() } as unknown as ChangeRequestContent;
   const comments: ChangeRequestComments = { openComments: async () => new Map() };
   const config = { publicUrl: 'http://localhost:3000' } as AppConfig;
-  return new ChangeRequestQueries(reads, spaces, users, content, comments, Buffer.alloc(32), config, { now: () => new Date('2026-02-01T00:00:00.000Z') });
+  const descriptions = { read: async () => new Map() } as unknown as ChangeRequestDescriptions;
+  return new ChangeRequestQueries(reads, spaces, users, content, comments, Buffer.alloc(32), config, { now: () => new Date('2026-02-01T00:00:00.000Z') }, descriptions);
 }
 
 describe('GET /orgs/{organizationId}/change-requests', () => {
@@ -84,5 +86,36 @@ describe('GET /orgs/{organizationId}/change-requests', () => {
     const list = await queries.listOrganization(organizationId, caller, {});
     expect(list.items.map((item) => item.id)).toEqual(['shown']);
     expect(list.count).toBe(1);
+  });
+});
+
+describe('GET /spaces/{spaceId}/change-requests: filters and order', () => {
+  const at = (day: number) => `2026-01-${String(day).padStart(2, '0')}T00:00:00.000Z`;
+  /** Three requests of s1: #1 created first and updated last, #3 created last. */
+  const requests = () => [
+    { ...request('one', 's1', at(1)), number: 1, createdBy: 'ada', updatedAt: at(9), reviewers: ['eve'] },
+    { ...request('two', 's1', at(2)), number: 2, createdBy: 'eve', updatedAt: at(5), contributors: ['eve', 'ada'] },
+    { ...request('three', 's1', at(3)), number: 3, createdBy: 'ada', updatedAt: at(3) },
+  ];
+  const ids = async (query: Parameters<ChangeRequestQueries['list']>[2]) => (await (await queriesWith('every space', requests())).list('s1', caller, query)).items.map((item) => item.id);
+
+  it('given no order, then the most recently updated first (the platform’s default, updatedAt)', async () => {
+    expect(await ids({})).toEqual(['one', 'two', 'three']);
+  });
+
+  it('given orderBy=createdAt, then the most recently created first', async () => {
+    expect(await ids({ orderBy: 'createdAt' })).toEqual(['three', 'two', 'one']);
+  });
+
+  it('given creator, then only the requests that user created', async () => {
+    expect(await ids({ creator: 'ada' })).toEqual(['one', 'three']);
+  });
+
+  it('given requestedReviewer, then only the requests that user is asked to review', async () => {
+    expect(await ids({ requestedReviewer: 'eve' })).toEqual(['one']);
+  });
+
+  it('given a topic, then none: no request comes from a site topic here', async () => {
+    expect(await ids({ topic: 'topic1' })).toEqual([]);
   });
 });

@@ -8,6 +8,8 @@ import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent } from './changerequests-content.port';
 import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
+import { ChangeRequestDescriptions } from './changerequest.descriptions';
+import type { ChangeRequestDocument } from './changerequests-content.port';
 import type { ChangeRequestStatus } from './changerequest.events';
 import { CHANGE_REQUEST_COUNTS, CHANGE_REQUEST_REVIEWS, CHANGE_REQUEST_REVIEWS as REVIEWS, CHANGE_REQUESTS, type ChangeRequestCountsDoc, type ChangeRequestDoc, type ReviewDoc } from './changerequest.projections';
 import { byIds } from '../../platform/src/by-ids';
@@ -20,6 +22,7 @@ export interface ChangeRequestObject {
   number: number;
   status: ChangeRequestStatus;
   subject: string;
+  description?: ChangeRequestDocument;
   createdBy?: PresentedUser;
   createdAt: string;
   updatedAt: string;
@@ -33,6 +36,8 @@ export interface ChangeRequestObject {
   space: string;
   comments: number;
   outdated: boolean;
+  /** The platform's ChangeRequestLinks (`expanded` is left out: the service has no ticket connectors). */
+  links: Array<{ id: string; ref: { kind: 'url'; url: string }; title?: string }>;
   urls: { app: string; location: string };
   permissions: { view: boolean; edit: boolean; review: boolean; merge: boolean };
 }
@@ -47,6 +52,35 @@ export interface ReviewObject {
   revision: string;
   outdated: boolean;
   createdAt: string;
+}
+
+/** The list filters of the platform's `GET …/change-requests` (and of the organization-wide list). */
+export interface ChangeRequestListFilters {
+  status?: ChangeRequestStatus;
+  creator?: string;
+  contributor?: string;
+  requestedReviewer?: string;
+  topic?: string;
+  orderBy?: 'updatedAt' | 'createdAt';
+}
+
+/**
+ * The read-model filter of a list's query: `status` (default `open`), `creator` (who created it),
+ * `contributor` (who created or edited it), `requestedReviewer` (asked to review it) and `topic`
+ * (the site topic it came from: this service creates requests from no topic, so none match).
+ */
+export function listFilter(query: ChangeRequestListFilters): Filter {
+  const filter: Filter = { status: query.status ?? 'open' };
+  if (query.creator !== undefined) filter.createdBy = query.creator;
+  if (query.contributor !== undefined) filter.contributors = query.contributor;
+  if (query.requestedReviewer !== undefined) filter.reviewers = query.requestedReviewer;
+  if (query.topic !== undefined) filter['siteTopic.topic'] = query.topic;
+  return filter;
+}
+
+/** Newest first by `orderBy` (the platform's default: `updatedAt`), the number breaking ties. */
+export function listOrder(query: ChangeRequestListFilters): Record<string, 1 | -1> {
+  return { [query.orderBy ?? 'updatedAt']: -1, number: -1 };
 }
 
 /** The signing key of PDF URLs: a port bound at the composition root, derived from the service's secret. */
@@ -75,6 +109,7 @@ export class ChangeRequestQueries {
     @Inject(CHANGE_REQUEST_URL_KEY) private readonly urlKey: Buffer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly descriptions: ChangeRequestDescriptions,
   ) {}
 
   /** The request of the space named by id or number (`changeRequestId` accepts both), or 404. */
@@ -96,22 +131,22 @@ export class ChangeRequestQueries {
     return { object: (await this.present(space, [request]))[0], streamRevision: request.streamRevision };
   }
 
-  async list(spaceId: string, caller: Caller, query: { status?: ChangeRequestStatus; contributor?: string; page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
+  async list(spaceId: string, caller: Caller, query: ChangeRequestListFilters & { page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
     const space = await this.spaces.spaceFor(spaceId, caller);
-    const filter: Filter = { spaceId, status: query.status ?? 'open', ...(query.contributor !== undefined ? { contributors: query.contributor } : {}) };
-    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: { number: -1 }, limit: query.limit, after: query.page });
+    const filter: Filter = { spaceId, ...listFilter(query) };
+    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
     return listEnvelope({ items: await this.present(space, page.items), count: page.count, next: page.next });
   }
 
   /** `GET /orgs/{organizationId}/change-requests`: across the organization's spaces the caller can read, newest first. */
-  async listOrganization(organizationId: string, caller: Caller, query: { status?: ChangeRequestStatus; contributor?: string; page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
-    const matching = { organizationId, spaceDeleted: { $exists: false }, purged: { $exists: false }, status: query.status ?? 'open', ...(query.contributor !== undefined ? { contributors: query.contributor } : {}) };
+  async listOrganization(organizationId: string, caller: Caller, query: ChangeRequestListFilters & { page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
+    const matching = { organizationId, spaceDeleted: { $exists: false }, purged: { $exists: false }, ...listFilter(query) };
     // A member with a role reads every space: one page through the index. A guest's readable spaces are listed
     // first (every one of them: a cut-off would leave the requests of the others out without a word).
     const filter: Filter = (await this.spaces.readsEverySpace(organizationId, caller))
       ? matching
       : { ...matching, spaceId: { $in: (await this.spaces.readableSpaces(organizationId, caller)).map((space) => space.id) } };
-    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: { createdAt: -1 }, limit: query.limit, after: query.page });
+    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
     const spaces = new Map<string, ChangeRequestSpace>();
     for (const spaceId of new Set(page.items.map((request) => request.spaceId))) spaces.set(spaceId, await this.spaces.spaceFor(spaceId, caller));
     const items: ChangeRequestObject[] = [];
@@ -193,10 +228,11 @@ export class ChangeRequestQueries {
 
   async present(space: ChangeRequestSpace, requests: readonly ChangeRequestDoc[]): Promise<ChangeRequestObject[]> {
     if (requests.length === 0) return [];
-    const [heads, comments, users] = await Promise.all([
+    const [heads, comments, users, descriptions] = await Promise.all([
       this.content.heads([space.id]),
       this.comments.openComments(requests.map((request) => request._id)),
       this.users.byIds([...new Set(requests.flatMap((request) => [request.createdBy, request.mergedBy].filter((id): id is string => typeof id === 'string')))]),
+      this.descriptions.read(requests.flatMap((request) => (request.description !== undefined ? [request.description] : []))),
     ]);
     const main = heads.get(space.id);
     const base = this.config.publicUrl;
@@ -207,6 +243,7 @@ export class ChangeRequestQueries {
       const createdBy = user(request.createdBy);
       const mergedBy = user(request.mergedBy);
       const object = { object: 'change-request', id: request._id, number: request.number, status: request.status, subject: request.subject } as ChangeRequestObject;
+      if (request.description !== undefined) object.description = descriptions.get(request.description);
       if (createdBy) object.createdBy = this.users.present(createdBy);
       object.createdAt = request.createdAt;
       object.updatedAt = request.updatedAt;
@@ -220,6 +257,7 @@ export class ChangeRequestQueries {
       object.space = request.spaceId;
       object.comments = comments.get(request._id) ?? 0;
       object.outdated = request.status !== 'merged' && main !== undefined && main !== request.baseRevision;
+      object.links = (request.links ?? []).map((link) => (link.title !== undefined ? { id: link.id, ref: { kind: 'url', url: link.url }, title: link.title } : { id: link.id, ref: { kind: 'url', url: link.url } }));
       object.urls = { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` };
       object.permissions = { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge };
       return object;

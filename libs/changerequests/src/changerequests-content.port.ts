@@ -45,3 +45,18 @@ export interface ChangeRequestContent {
 }
 
 export const CHANGE_REQUEST_CONTENT = Symbol('CHANGE_REQUEST_CONTENT');
+
+/** A JSON document as content's converter gives it back (docs/content.md, Documents). */
+export type ChangeRequestDocument = { object: 'document'; [member: string]: unknown };
+
+/**
+ * What change requests need of content's document converter (bound to content's
+ * ContentForComments, which converts comment bodies the same way): a JSON document validated
+ * against content's document rules (400 naming what is wrong) and rendered to markdown, in the
+ * untrusted-work pool.
+ */
+export interface ChangeRequestDocuments {
+  document(body: { document: unknown }): Promise<{ document: ChangeRequestDocument; markdown: string }>;
+}
+
+export const CHANGE_REQUEST_DOCUMENTS = Symbol('CHANGE_REQUEST_DOCUMENTS');

@@ -1,5 +1,5 @@
 import type { ContextManifest } from '../../runtime/src/context';
-import { CHANGE_REQUEST_CONTENT } from './changerequests-content.port';
+import { CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_DOCUMENTS } from './changerequests-content.port';
 import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS } from './changerequests-spaces.port';
 import { changeRequestAuditCatalog } from './changerequest.audit';
 import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
@@ -16,7 +16,7 @@ export const changeRequestsContext: ContextManifest = {
   projections: [changeRequestProjection],
   reactors: [changeRequestReactor],
   audit: changeRequestAuditCatalog,
-  needs: [CHANGE_REQUEST_SPACES, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_USERS, CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_URL_KEY],
+  needs: [CHANGE_REQUEST_SPACES, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_USERS, CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_DOCUMENTS, CHANGE_REQUEST_URL_KEY],
   provides: [ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
   schemas: changeRequestSchemas,
 };

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChangeRequestCommands } from './changerequest.commands';
 import { ChangeRequestController, OrganizationChangeRequestController } from './changerequest.controller';
+import { ChangeRequestDescriptions } from './changerequest.descriptions';
 import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
 import { ChangeRequestQueries } from './changerequest.queries';
 
@@ -11,7 +12,7 @@ import { ChangeRequestQueries } from './changerequest.queries';
  */
 @Module({
   controllers: [ChangeRequestController, OrganizationChangeRequestController],
-  providers: [ChangeRequestQueries, ChangeRequestCommands, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
+  providers: [ChangeRequestQueries, ChangeRequestCommands, ChangeRequestDescriptions, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
   exports: [ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
 })
 export class ChangeRequestsModule {}

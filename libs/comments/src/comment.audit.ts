@@ -6,7 +6,7 @@ const where = (data: { spaceId: string; changeRequestId: string | null }) => ({ 
 
 /** Every comment event is one audit entry on the thread, in the space's organization. */
 export const commentAuditCatalog = auditCatalog<CommentEvent>({
-  CommentPosted: (data) => ({ action: 'comment.posted', organizationId: data.organizationId, target: target(data), details: { ...where(data), page: data.target.pageId } }),
+  CommentPosted: (data) => ({ action: 'comment.posted', organizationId: data.organizationId, target: target(data), details: { ...where(data), ...(data.target.pageId !== null ? { page: data.target.pageId } : {}) } }),
   CommentEdited: (data) => ({ action: 'comment.edited', organizationId: data.organizationId, target: target(data), details: where(data) }),
   CommentResolved: (data) => ({ action: 'comment.resolved', organizationId: data.organizationId, target: target(data), details: where(data) }),
   CommentReopened: (data) => ({ action: 'comment.reopened', organizationId: data.organizationId, target: target(data), details: where(data) }),

@@ -1,14 +1,22 @@
-import { Body, Controller, createParamDecorator, Delete, Get, HttpCode, Post, Put, Query, type ExecutionContext, type Type } from '@nestjs/common';
+import { Body, Controller, createParamDecorator, Delete, Get, Headers, HttpCode, Post, Put, Query, Res, type ExecutionContext, type Type } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId, pathId, PATH_ID_KINDS } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
 import { ID_SHAPES } from '../../platform/src/ids';
-import { listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { CommentCommands } from './comment.commands';
 import { CommentListQueryDto, FormatQuery, PostCommentBody, PostReplyBody, ReplyListQuery, UpdateCommentBody } from './comment.dto';
-import { CommentQueries, type CommentPlace } from './comment.queries';
+import { CommentQueries, type CommentPlace, type Versioned } from './comment.queries';
+
+/** A comment or reply, answered with its thread's ETag: the revision a write of it names in If-Match. */
+function tagged<T>(reply: FastifyReply, { object, streamRevision }: Versioned<T>): T {
+  void reply.header('etag', etagOf(streamRevision));
+  return object;
+}
 
 /** The place of a route: `{spaceId}`, and `{changeRequestId}` (id or number) in the change-request group; 404 for what cannot be an id. */
 function Place(inChangeRequest: boolean): ParameterDecorator {
@@ -28,6 +36,8 @@ function Place(inChangeRequest: boolean): ParameterDecorator {
  * The comment routes of one group (the interface's "Comments" table): the space's comments under
  * `/v1/spaces/{spaceId}`, a change request's under `/v1/spaces/{spaceId}/change-requests/{changeRequestId}`.
  * Both groups are the same routes over a different place, so one definition makes both controllers.
+ * A comment and its replies live in one stream: both answer its revision as `ETag`, and their
+ * writes accept it as `If-Match` (412 when stale).
  */
 function commentRoutes(path: string, inChangeRequest: boolean): Type {
   @Controller(path)
@@ -44,30 +54,30 @@ function commentRoutes(path: string, inChangeRequest: boolean): Type {
     }
 
     @Post('comments')
-    @ApiCreatedResponse({ description: 'created', schema: ref('Comment') })
-    async post(@Place(inChangeRequest) place: CommentPlace, @Body(Valid) body: PostCommentBody, @CurrentCaller() caller: Caller) {
+    @ApiCreatedResponse({ description: 'the comment posted (201, as the interface document says; the platform answers 200)', schema: ref('Comment'), headers: etagHeader })
+    async post(@Place(inChangeRequest) place: CommentPlace, @Body(Valid) body: PostCommentBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
       const id = await this.commands.post(place, body, caller);
-      return this.queries.get(place, id, caller);
+      return tagged(reply, await this.queries.get(place, id, caller));
     }
 
     @Get('comments/:commentId')
-    @ApiOkResponse({ description: 'OK', schema: ref('Comment') })
-    get(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Query(Valid) query: FormatQuery, @CurrentCaller() caller: Caller) {
-      return this.queries.get(place, commentId, caller, query.format);
+    @ApiOkResponse({ description: 'OK', schema: ref('Comment'), headers: etagHeader })
+    async get(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Query(Valid) query: FormatQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+      return tagged(reply, await this.queries.get(place, commentId, caller, query.format));
     }
 
     @Put('comments/:commentId')
-    @ApiOkResponse({ description: 'OK', schema: ref('Comment') })
-    async update(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Body(Valid) body: UpdateCommentBody, @CurrentCaller() caller: Caller) {
-      await this.commands.update(place, commentId, body, caller);
-      return this.queries.get(place, commentId, caller);
+    @ApiOkResponse({ description: 'OK', schema: ref('Comment'), headers: etagHeader })
+    async update(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Body(Valid) body: UpdateCommentBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+      await this.commands.update(place, commentId, body, caller, parseIfMatch(ifMatch));
+      return tagged(reply, await this.queries.get(place, commentId, caller));
     }
 
     @Delete('comments/:commentId')
     @HttpCode(204)
     @ApiNoContentResponse({ description: 'deleted, with its replies' })
-    async delete(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @CurrentCaller() caller: Caller) {
-      await this.commands.delete(place, commentId, caller);
+    async delete(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+      await this.commands.delete(place, commentId, caller, parseIfMatch(ifMatch));
     }
 
     @Get('comments/:commentId/replies')
@@ -77,30 +87,30 @@ function commentRoutes(path: string, inChangeRequest: boolean): Type {
     }
 
     @Post('comments/:commentId/replies')
-    @ApiCreatedResponse({ description: 'created', schema: ref('CommentReply') })
-    async reply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Body(Valid) body: PostReplyBody, @CurrentCaller() caller: Caller) {
+    @ApiCreatedResponse({ description: 'the reply posted (201, as the interface document says; the platform answers 200)', schema: ref('CommentReply'), headers: etagHeader })
+    async reply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Body(Valid) body: PostReplyBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) response: FastifyReply) {
       const replyId = await this.commands.reply(place, commentId, body.body, caller);
-      return this.queries.reply(place, commentId, replyId, caller);
+      return tagged(response, await this.queries.reply(place, commentId, replyId, caller));
     }
 
     @Get('comments/:commentId/replies/:commentReplyId')
-    @ApiOkResponse({ description: 'OK', schema: ref('CommentReply') })
-    getReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @Query(Valid) query: FormatQuery, @CurrentCaller() caller: Caller) {
-      return this.queries.reply(place, commentId, replyId, caller, query.format);
+    @ApiOkResponse({ description: 'OK', schema: ref('CommentReply'), headers: etagHeader })
+    async getReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @Query(Valid) query: FormatQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+      return tagged(reply, await this.queries.reply(place, commentId, replyId, caller, query.format));
     }
 
     @Put('comments/:commentId/replies/:commentReplyId')
-    @ApiOkResponse({ description: 'OK', schema: ref('CommentReply') })
-    async updateReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @Body(Valid) body: UpdateCommentBody, @CurrentCaller() caller: Caller) {
-      await this.commands.updateReply(place, commentId, replyId, body, caller);
-      return this.queries.reply(place, commentId, replyId, caller);
+    @ApiOkResponse({ description: 'OK', schema: ref('CommentReply'), headers: etagHeader })
+    async updateReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @Body(Valid) body: UpdateCommentBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+      await this.commands.updateReply(place, commentId, replyId, body, caller, parseIfMatch(ifMatch));
+      return tagged(reply, await this.queries.reply(place, commentId, replyId, caller));
     }
 
     @Delete('comments/:commentId/replies/:commentReplyId')
     @HttpCode(204)
     @ApiNoContentResponse({ description: 'deleted' })
-    async deleteReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @CurrentCaller() caller: Caller) {
-      await this.commands.deleteReply(place, commentId, replyId, caller);
+    async deleteReply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @PathId('commentReplyId', 'reply') replyId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+      await this.commands.deleteReply(place, commentId, replyId, caller, parseIfMatch(ifMatch));
     }
 
     @Get('commenters')

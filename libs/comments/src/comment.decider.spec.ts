@@ -1,10 +1,11 @@
 import { deciderSpec } from '../../testing/src';
 import { commentDecider, type CommentAccess, type CommentCommand } from './comment.decider';
-import type { CommentBody, CommentEvent } from './comment.events';
+import type { BodyRef, CommentEvent } from './comment.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const spec = deciderSpec(commentDecider);
-const body = (text: string): CommentBody => ({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }] });
+/** A body as commands and events carry it: its blob's hash and its markdown. */
+const body = (text: string): BodyRef => ({ blob: Buffer.from(text).toString('hex').padEnd(64, '0').slice(0, 64), markdown: `${text}\n` });
 const commenter: CommentAccess = { read: true, comment: true, admin: false, spaceDeleted: false };
 const reader: CommentAccess = { ...commenter, comment: false };
 const admin: CommentAccess = { ...commenter, admin: true };
@@ -26,6 +27,11 @@ describe('comment decider', () => {
 
     it('given nothing, when a reader posts, then 403', () => {
       spec.given([]).when(post(reader)).thenFails(403);
+    });
+
+    it('given nothing, when a commenter posts on the space as a whole (no page), then CommentPosted with no page', () => {
+      const onSpace: CommentCommand = { kind: 'PostComment', scope: { spaceId: 's1', organizationId: 'o1', changeRequestId: null }, target: { pageId: null, node: null, revision: 'r1' }, body: body('Overall?'), ...act('cleo') };
+      spec.given([]).when(onSpace).then([{ type: 'CommentPosted', data: { ...about, target: { pageId: null, node: null, revision: 'r1' }, body: body('Overall?'), postedBy: 'cleo', postedAt: t0 } }]);
     });
 
     it('given a deleted space, when someone posts, then 409', () => {
@@ -76,9 +82,6 @@ describe('comment decider', () => {
       spec.given([posted]).when(update('cleo', { body: body('Typo!') })).then([{ type: 'CommentEdited', data: { ...about, body: body('Typo!'), editedBy: 'cleo', editedAt: t0 } }]);
     });
 
-    it('given a comment, when its author edits the body with its markdown, then CommentEdited carries the new markdown', () => {
-      spec.given([posted]).when(update('cleo', { body: body('Typo!'), bodyMarkdown: 'Typo!\n' })).then([{ type: 'CommentEdited', data: { ...about, body: body('Typo!'), bodyMarkdown: 'Typo!\n', editedBy: 'cleo', editedAt: t0 } }]);
-    });
 
     it('given a comment, when someone else deletes it, then 403', () => {
       spec.given([posted]).when({ kind: 'DeleteComment', ...act('eve') }).thenFails(403);
@@ -111,6 +114,26 @@ describe('comment decider', () => {
 
     it('given no reaction, when it is removed, then nothing', () => {
       spec.given([posted]).when(update('rita', { removedReactions: ['👍'] }, reader)).thenNothing();
+    });
+
+    it('given a reaction added by its codepoint, then it is stored as the character', () => {
+      spec.given([posted]).when(update('rita', { addedReactions: ['1f44d'] }, reader)).then([added('rita', '👍')]);
+    });
+
+    it('given a reaction added by its codepoint, when removed by its character, then CommentReactionRemoved (one reaction)', () => {
+      spec.given([posted, added('rita', '👍')]).when(update('rita', { removedReactions: ['👍'] }, reader)).then([{ type: 'CommentReactionRemoved', data: { ...about, replyId: null, emoji: '👍', user: 'rita', removedAt: t0 } }]);
+    });
+
+    it('given the same emoji twice in one request, as character and codepoint, then one reaction', () => {
+      spec.given([posted]).when(update('rita', { addedReactions: ['🎉', '1F389'] }, reader)).then([added('rita', '🎉')]);
+    });
+
+    it('given a reaction stored as ❤ before emoji had one form, when removed as 2764, then CommentReactionRemoved of ❤️', () => {
+      spec.given([posted, added('rita', '❤')]).when(update('rita', { removedReactions: ['2764'] }, reader)).then([{ type: 'CommentReactionRemoved', data: { ...about, replyId: null, emoji: '❤️', user: 'rita', removedAt: t0 } }]);
+    });
+
+    it('given a comment, when a reaction is not one emoji, then 400 naming it', () => {
+      spec.given([posted]).when(update('rita', { addedReactions: ['cafe'] }, reader)).thenFails(400, /addedReactions.*"cafe"/);
     });
 
     it('given a reaction on a reply, when removed by its user, then CommentReactionRemoved on that reply', () => {

@@ -1,6 +1,7 @@
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
-import type { CommentBody, CommentEvent, CommentScope, CommentStatus, CommentTarget } from './comment.events';
+import { upcastCommentEvent, type BodyRef, type CommentEvent, type CommentScope, type CommentStatus, type CommentTarget } from './comment.events';
+import { canonicalEmoji } from './comment.reactions';
 
 export const commentStream = (commentId: string) => `comment-${commentId}`;
 
@@ -40,21 +41,19 @@ interface Acting {
   now: string;
 }
 
-/** Changes of one PUT: the body, the thread's status and reactions, each optional. */
+/** Changes of one PUT: the body, the thread's status and reactions (as sent: the decider reads them in their stored form), each optional. */
 export interface CommentChanges {
-  body?: CommentBody;
-  /** The body's markdown, rendered with it (see CommentEvent's `bodyMarkdown`). */
-  bodyMarkdown?: string;
+  body?: BodyRef;
   resolved?: boolean;
   addedReactions?: string[];
   removedReactions?: string[];
 }
 
 export type CommentCommand =
-  | (Acting & { kind: 'PostComment'; scope: CommentScope; target: CommentTarget; body: CommentBody; bodyMarkdown?: string })
+  | (Acting & { kind: 'PostComment'; scope: CommentScope; target: CommentTarget; body: BodyRef })
   | (Acting & { kind: 'UpdateComment'; changes: CommentChanges })
   | (Acting & { kind: 'DeleteComment' })
-  | (Acting & { kind: 'PostReply'; replyId: string; body: CommentBody; bodyMarkdown?: string })
+  | (Acting & { kind: 'PostReply'; replyId: string; body: BodyRef })
   /** `resolved` on a reply resolves or reopens the thread: change requests' replies only (`mayResolve`). */
   | (Acting & { kind: 'UpdateReply'; replyId: string; changes: CommentChanges; mayResolve: boolean })
   | (Acting & { kind: 'DeleteReply'; replyId: string });
@@ -81,13 +80,17 @@ function reactionsAndStatus(state: CommentState, about: About, command: Acting, 
     if (changes.resolved && state.status === 'open') events.push({ type: 'CommentResolved', data: { ...about, resolvedBy: command.by, resolvedAt: command.now } });
     if (!changes.resolved && state.status === 'resolved') events.push({ type: 'CommentReopened', data: { ...about, reopenedBy: command.by, reopenedAt: command.now } });
   }
+  const added = storedEmoji(changes.addedReactions, 'addedReactions');
+  if (added instanceof DomainError) return added;
+  const removed = storedEmoji(changes.removedReactions, 'removedReactions');
+  if (removed instanceof DomainError) return removed;
   let reactions = current;
-  for (const emoji of new Set(changes.addedReactions ?? [])) {
+  for (const emoji of added) {
     if (reactions.get(emoji)?.has(command.by)) continue;
     reactions = withUser(reactions, emoji, command.by, true);
     events.push({ type: 'CommentReactionAdded', data: { ...about, replyId, emoji, user: command.by, reactedAt: command.now } });
   }
-  for (const emoji of new Set(changes.removedReactions ?? [])) {
+  for (const emoji of removed) {
     if (!reactions.get(emoji)?.has(command.by)) continue;
     reactions = withUser(reactions, emoji, command.by, false);
     events.push({ type: 'CommentReactionRemoved', data: { ...about, replyId, emoji, user: command.by, removedAt: command.now } });
@@ -97,12 +100,22 @@ function reactionsAndStatus(state: CommentState, about: About, command: Acting, 
 
 type About = { commentId: string; spaceId: string; organizationId: string; changeRequestId: string | null };
 
-/** `bodyMarkdown` of an event: the rendered markdown when the command has it, else nothing. */
-const markdownOf = (bodyMarkdown: string | undefined): { bodyMarkdown?: string } => (bodyMarkdown !== undefined ? { bodyMarkdown } : {});
+/** The reactions as sent, in their stored form (comment.reactions.ts), each once; 400 naming the first that is no emoji. */
+function storedEmoji(sent: readonly string[] | undefined, field: string): Set<string> | DomainError {
+  const stored = new Set<string>();
+  for (const emoji of sent ?? []) {
+    const canonical = canonicalEmoji(emoji);
+    if (canonical === null) return DomainError.invalid(`each of ${field} must be one emoji, as its character (👍) or its Unicode codepoints (1f44d), or a :shortcode:; ${JSON.stringify(String(emoji).slice(0, 60))} is not`);
+    stored.add(canonical);
+  }
+  return stored;
+}
 
 export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState> = {
   initialState: () => ({ posted: null, deleted: false, status: 'open', reactions: new Map(), replies: new Map() }),
-  evolve: (state, event) => {
+  evolve: (state, recorded) => {
+    // Events of the log in today's shape: reactions stored before emoji had one form get it.
+    const event = upcastCommentEvent(recorded);
     switch (event.type) {
       case 'CommentPosted': {
         const { spaceId, organizationId, changeRequestId, postedBy } = event.data;
@@ -140,7 +153,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
       if (state.posted) return [];
       if (command.access.spaceDeleted) return DomainError.conflict(`space ${command.scope.spaceId} is deleted: restore it first`);
       if (!command.access.comment) return DomainError.forbidden(`you may not comment in space ${command.scope.spaceId}: it needs the comment role`);
-      return [{ type: 'CommentPosted', data: { commentId: id, ...command.scope, target: command.target, body: command.body, ...markdownOf(command.bodyMarkdown), postedBy: command.by, postedAt: command.now } }];
+      return [{ type: 'CommentPosted', data: { commentId: id, ...command.scope, target: command.target, body: command.body, postedBy: command.by, postedAt: command.now } }];
     }
     if (!state.posted || state.deleted) return DomainError.notFound(`no comment ${id}`);
     const refused = refuseWrite(id, command.access);
@@ -151,7 +164,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
         const events: CommentEvent[] = [];
         if (command.changes.body !== undefined) {
           if (command.by !== state.posted.author) return DomainError.forbidden(`only the author edits comment ${id}`);
-          events.push({ type: 'CommentEdited', data: { ...about, body: command.changes.body, ...markdownOf(command.changes.bodyMarkdown), editedBy: command.by, editedAt: command.now } });
+          events.push({ type: 'CommentEdited', data: { ...about, body: command.changes.body, editedBy: command.by, editedAt: command.now } });
         }
         const rest = reactionsAndStatus(state, about, command, command.changes, null, state.reactions, true);
         return rest instanceof DomainError ? rest : [...events, ...rest];
@@ -162,7 +175,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
       case 'PostReply': {
         if (state.replies.has(command.replyId)) return [];
         if (!command.access.comment) return DomainError.forbidden(`you may not reply to comment ${id}: it needs the comment role`);
-        const posted: CommentEvent = { type: 'CommentReplyPosted', data: { ...about, replyId: command.replyId, body: command.body, ...markdownOf(command.bodyMarkdown), postedBy: command.by, postedAt: command.now } };
+        const posted: CommentEvent = { type: 'CommentReplyPosted', data: { ...about, replyId: command.replyId, body: command.body, postedBy: command.by, postedAt: command.now } };
         // A reply to a resolved thread reopens it.
         return state.status === 'resolved' ? [posted, { type: 'CommentReopened', data: { ...about, reopenedBy: command.by, reopenedAt: command.now } }] : [posted];
       }
@@ -172,7 +185,7 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
         const events: CommentEvent[] = [];
         if (command.changes.body !== undefined) {
           if (command.by !== reply.author) return DomainError.forbidden(`only the author edits reply ${command.replyId}`);
-          events.push({ type: 'CommentReplyEdited', data: { ...about, replyId: command.replyId, body: command.changes.body, ...markdownOf(command.changes.bodyMarkdown), editedBy: command.by, editedAt: command.now } });
+          events.push({ type: 'CommentReplyEdited', data: { ...about, replyId: command.replyId, body: command.changes.body, editedBy: command.by, editedAt: command.now } });
         }
         const rest = reactionsAndStatus(state, about, command, command.changes, command.replyId, reply.reactions, command.mayResolve);
         return rest instanceof DomainError ? rest : [...events, ...rest];

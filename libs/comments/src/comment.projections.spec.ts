@@ -1,10 +1,13 @@
 import { inStream, projectionSpec } from '../../testing/src';
-import type { CommentBody, CommentEvent } from './comment.events';
+import type { BodyRef, CommentBody, CommentEvent } from './comment.events';
 import { COMMENT_COUNTS, COMMENT_REPLIES, COMMENTERS, COMMENTS, commentProjection } from './comment.projections';
 
 const t0 = '2026-01-01T00:00:00.000Z';
+const t1 = '2026-01-02T00:00:00.000Z';
+const t2 = '2026-01-03T00:00:00.000Z';
 const spec = projectionSpec(commentProjection);
-const body: CommentBody = { object: 'document', data: {}, nodes: [] };
+const document: CommentBody = { object: 'document', data: {}, nodes: [] };
+const body: BodyRef = { blob: 'b'.repeat(64), markdown: 'Body\n' };
 const about = (commentId: string, changeRequestId: string | null = null) => ({ commentId, spaceId: 's1', organizationId: 'o1', changeRequestId });
 const posted = (commentId: string, changeRequestId: string | null = null, by = 'cleo'): CommentEvent => ({
   type: 'CommentPosted',
@@ -44,35 +47,66 @@ describe('comment projection', () => {
     await spec.given(thread).then({ [COMMENTERS]: [expect.objectContaining({ _id: 's1:cleo', userId: 'cleo' }), expect.objectContaining({ _id: 's1:eve', userId: 'eve' })] });
   });
 
-  describe('bodies’ markdown', () => {
-    const edited = (commentId: string, bodyMarkdown?: string): CommentEvent => ({ type: 'CommentEdited', data: { ...about(commentId), body, ...(bodyMarkdown !== undefined ? { bodyMarkdown } : {}), editedBy: 'cleo', editedAt: t0 } });
-    const withMarkdown = (commentId: string, bodyMarkdown: string): CommentEvent => {
-      const event = posted(commentId);
-      return { ...event, data: { ...event.data, bodyMarkdown } } as CommentEvent;
-    };
+  describe('bodies', () => {
+    const blobBody = (markdown: string): BodyRef => ({ blob: 'a'.repeat(64), markdown });
+    const replyPosted = (replyId: string, by: string, at: string): CommentEvent => ({ type: 'CommentReplyPosted', data: { ...about('c1'), replyId, body: blobBody('Reply\n'), postedBy: by, postedAt: at } });
 
-    it('given a comment edited with new markdown, then the comment keeps the new markdown only', async () => {
-      await spec.given(inStream('comment-c1', [withMarkdown('c1', 'Before\n'), edited('c1', 'After\n')])).then({ [COMMENTS]: [expect.objectContaining({ _id: 'c1', bodyMarkdown: 'After\n' })] });
+    it('given a comment posted with its body in the blob store, then the comment keeps the hash and the markdown, no document', async () => {
+      const event: CommentEvent = { type: 'CommentPosted', data: { ...about('c1'), target: { pageId: 'p1', node: null, revision: 'r1' }, body: blobBody('Hello\n'), postedBy: 'cleo', postedAt: t0 } };
+      await spec.given(inStream('comment-c1', [event])).then({ [COMMENTS]: [expect.objectContaining({ _id: 'c1', body: { blob: 'a'.repeat(64), markdown: 'Hello\n' } })] });
     });
 
-    it('given a reply edited with new markdown, then the reply keeps the new markdown only', async () => {
+    it('given a comment stored with its document inline and its markdown beside it (before the blob store), then the upcast body', async () => {
+      const legacy = { type: 'CommentPosted', data: { ...about('c1'), target: { pageId: 'p1', node: null, revision: 'r1' }, body: document, bodyMarkdown: 'Before\n', postedBy: 'cleo', postedAt: t0 } } as unknown as CommentEvent;
+      await spec.given(inStream('comment-c1', [legacy])).then({ [COMMENTS]: [expect.objectContaining({ _id: 'c1', body: { document, markdown: 'Before\n' } })] });
+    });
+
+    it('given a comment stored before markdown was kept, then its body has the document only (reads render it)', async () => {
+      const legacy = { type: 'CommentPosted', data: { ...about('c1'), target: { pageId: 'p1', node: null, revision: 'r1' }, body: document, postedBy: 'cleo', postedAt: t0 } } as unknown as CommentEvent;
+      await spec.given(inStream('comment-c1', [legacy])).then({ [COMMENTS]: [expect.objectContaining({ _id: 'c1', body: { document } })] });
+    });
+
+    it('given a reply edited with a new body, then the reply keeps the new body only', async () => {
+      await spec
+        .given(inStream('comment-c1', [posted('c1'), replyPosted('y1', 'eve', t0), { type: 'CommentReplyEdited', data: { ...about('c1'), replyId: 'y1', body: blobBody('After\n'), editedBy: 'eve', editedAt: t1 } }]))
+        .then({ [COMMENT_REPLIES]: [expect.objectContaining({ _id: 'y1', body: { blob: 'a'.repeat(64), markdown: 'After\n' } })] });
+    });
+
+    it('given replies by two people, one edited and one of them deleted, then the repliers with their counts and last contribution', async () => {
       await spec
         .given(
           inStream('comment-c1', [
             posted('c1'),
-            { type: 'CommentReplyPosted', data: { ...about('c1'), replyId: 'y1', body, bodyMarkdown: 'Before\n', postedBy: 'eve', postedAt: t0 } },
-            { type: 'CommentReplyEdited', data: { ...about('c1'), replyId: 'y1', body, bodyMarkdown: 'After\n', editedBy: 'eve', editedAt: t0 } },
+            replyPosted('y1', 'eve', t0),
+            replyPosted('y2', 'ada', t1),
+            replyPosted('y3', 'eve', t1),
+            { type: 'CommentReplyEdited', data: { ...about('c1'), replyId: 'y1', body: blobBody('Edited\n'), editedBy: 'eve', editedAt: t2 } },
+            { type: 'CommentReplyDeleted', data: { ...about('c1'), replyId: 'y2', deletedBy: 'ada', deletedAt: t2 } },
           ]),
         )
-        .then({ [COMMENT_REPLIES]: [expect.objectContaining({ _id: 'y1', bodyMarkdown: 'After\n' })] });
+        .then({ [COMMENTS]: [expect.objectContaining({ _id: 'c1', replies: 2, repliers: [{ user: 'eve', count: 2, updatedAt: t2 }] })] });
     });
+  });
 
-    it('given a comment stored before markdown was kept, then its document has none (reads render the body)', async () => {
-      await spec.given(inStream('comment-c1', [posted('c1')])).then({ [COMMENTS]: [expect.not.objectContaining({ bodyMarkdown: expect.anything() })] });
-    });
-
-    it('given a comment with markdown edited by an event without it, then the old markdown is dropped', async () => {
-      await spec.given(inStream('comment-c1', [withMarkdown('c1', 'Before\n'), edited('c1')])).then({ [COMMENTS]: [expect.not.objectContaining({ bodyMarkdown: expect.anything() })] });
+  describe('the thread’s ETag', () => {
+    const reply = (type: 'CommentReplyPosted' | 'CommentReplyEdited' | 'CommentReplyDeleted', at: string): CommentEvent =>
+      type === 'CommentReplyPosted'
+        ? { type, data: { ...about('c1'), replyId: 'y1', body, postedBy: 'eve', postedAt: at } }
+        : type === 'CommentReplyEdited'
+          ? { type, data: { ...about('c1'), replyId: 'y1', body, editedBy: 'eve', editedAt: at } }
+          : { type, data: { ...about('c1'), replyId: 'y1', deletedBy: 'eve', deletedAt: at } };
+    const lastEvents: Array<[string, CommentEvent[]]> = [
+      ['posted', []],
+      ['edited', [{ type: 'CommentEdited', data: { ...about('c1'), body, editedBy: 'cleo', editedAt: t1 } }]],
+      ['resolved and reopened', [{ type: 'CommentResolved', data: { ...about('c1'), resolvedBy: 'eve', resolvedAt: t1 } }, { type: 'CommentReopened', data: { ...about('c1'), reopenedBy: 'eve', reopenedAt: t2 } }]],
+      ['reacted to', [{ type: 'CommentReactionAdded', data: { ...about('c1'), replyId: null, emoji: '👍', user: 'rita', reactedAt: t1 } }]],
+      ['replied to', [reply('CommentReplyPosted', t1)]],
+      ['replied to, the reply edited', [reply('CommentReplyPosted', t1), reply('CommentReplyEdited', t2)]],
+      ['replied to, the reply reacted to', [reply('CommentReplyPosted', t1), { type: 'CommentReactionAdded', data: { ...about('c1'), replyId: 'y1', emoji: '👀', user: 'rita', reactedAt: t2 } }]],
+      ['replied to, the reply deleted', [reply('CommentReplyPosted', t1), reply('CommentReplyDeleted', t2)]],
+    ];
+    it.each(lastEvents)('given a thread %s, then its document has the revision of the stream’s last event, which its replies answer too', async (_label, events) => {
+      await spec.given(inStream('comment-c1', [posted('c1'), ...events])).then({ [COMMENTS]: [expect.objectContaining({ _id: 'c1', streamRevision: events.length })] });
     });
   });
 

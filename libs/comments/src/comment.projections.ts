@@ -1,6 +1,6 @@
-import { multiDocumentProjection, type ProjectedDoc, type ProjectionCollection, type Recorded } from '../../read-store/src/projections/projection';
+import { multiDocumentProjection, type ProjectedDoc, type Projection, type ProjectionCollection, type Recorded } from '../../read-store/src/projections/projection';
 import type { SpaceEvent } from '../../spaces/src';
-import type { CommentBody, CommentEvent, CommentTarget } from './comment.events';
+import { upcastCommentEvent, type BodyRef, type CommentEvent, type CommentTarget } from './comment.events';
 
 export const COMMENTS = 'comments';
 export const COMMENT_REPLIES = 'comment_replies';
@@ -12,14 +12,20 @@ export interface Reaction {
   users: Array<{ user: string; reactedAt: string }>;
 }
 
+/** Someone who replied to a thread: how many of their replies it holds, and when they last replied or edited one. */
+export interface Replier {
+  user: string;
+  count: number;
+  updatedAt: string;
+}
+
 export interface CommentDoc extends ProjectedDoc {
   spaceId: string;
   organizationId: string;
   changeRequestId: string | null;
   target: CommentTarget;
-  body: CommentBody;
-  /** The body's markdown as rendered when written; absent for bodies written before it was kept. */
-  bodyMarkdown?: string;
+  /** The body's blob and markdown (small); only events stored before bodies moved to the blob store put a document here. */
+  body: BodyRef;
   postedBy: string;
   postedAt: string;
   editedAt?: string;
@@ -29,15 +35,21 @@ export interface CommentDoc extends ProjectedDoc {
   resolvedBy?: string;
   reactions: Reaction[];
   replies: number;
+  /** In the order they first replied. */
+  repliers: Replier[];
+  /**
+   * Revision of the thread's stream after its last event: the ETag of the comment and of its
+   * replies, which live in that stream. Every event of the stream writes this document to keep it.
+   */
+  streamRevision: number;
 }
 
 export interface ReplyDoc extends ProjectedDoc {
   commentId: string;
   spaceId: string;
   changeRequestId: string | null;
-  body: CommentBody;
   /** As CommentDoc's. */
-  bodyMarkdown?: string;
+  body: BodyRef;
   postedBy: string;
   postedAt: string;
   editedAt?: string;
@@ -73,10 +85,13 @@ function react(reactions: readonly Reaction[], emoji: string, user: string, at: 
   return next.filter((reaction) => reaction.users.length > 0);
 }
 
-/** The event's rendered markdown, when it has one (events stored before it was kept have none). */
-const bodyMarkdownOf = (data: { bodyMarkdown?: string }): { bodyMarkdown?: string } => (data.bodyMarkdown !== undefined ? { bodyMarkdown: data.bodyMarkdown } : {});
-/** An edit without markdown drops the old body's: it no longer matches the body. */
-const unsetBodyMarkdown = (data: { bodyMarkdown?: string }): { $unset?: { bodyMarkdown: '' } } => (data.bodyMarkdown === undefined ? { $unset: { bodyMarkdown: '' } } : {});
+/** The repliers after one of `user`'s replies was posted (`+1`), edited (`0`) or deleted (`-1`) at `at`. */
+export function withReplier(repliers: readonly Replier[], user: string, change: 1 | 0 | -1, at: string): Replier[] {
+  const found = repliers.find((replier) => replier.user === user);
+  if (!found) return change === 1 ? [...repliers, { user, count: 1, updatedAt: at }] : [...repliers];
+  const count = found.count + change;
+  return repliers.flatMap((replier) => (replier !== found ? [replier] : count > 0 ? [{ user, count, updatedAt: change === -1 || at < replier.updatedAt ? replier.updatedAt : at }] : []));
+}
 
 async function recount(comments: ProjectionCollection<CommentDoc>, counts: ProjectionCollection<CommentCountsDoc>, spaceId: string, changeRequestId: string | null): Promise<void> {
   const open = await comments.count({ spaceId, changeRequestId, status: 'open' });
@@ -88,7 +103,7 @@ async function recount(comments: ProjectionCollection<CommentDoc>, counts: Proje
  * replies, open counts per space and per change request (recounted whenever a thread opens,
  * resolves or goes), and who commented where.
  */
-export const commentProjection = multiDocumentProjection<CommentEvent | SpaceEvent>({
+const projection = multiDocumentProjection<CommentEvent | SpaceEvent>({
   name: 'comments',
   collections: [COMMENTS, COMMENT_REPLIES, COMMENT_COUNTS, COMMENTERS],
   indexes: [
@@ -112,7 +127,9 @@ export const commentProjection = multiDocumentProjection<CommentEvent | SpaceEve
     'SpaceTransferred',
   ],
   guard: (event) => (event.type.startsWith('Comment') ? { collection: COMMENTS, id: (event.data as { commentId: string }).commentId } : null),
-  async apply(event: Recorded<CommentEvent | SpaceEvent>, documents) {
+  async apply(recorded: Recorded<CommentEvent | SpaceEvent>, documents) {
+    // Events of the log in today's shape (bodies stored inline, reactions before emoji had one form).
+    const event = upcastCommentEvent(recorded);
     const comments = documents.collection<CommentDoc>(COMMENTS);
     const replies = documents.collection<ReplyDoc>(COMMENT_REPLIES);
     const counts = documents.collection<CommentCountsDoc>(COMMENT_COUNTS);
@@ -142,12 +159,13 @@ export const commentProjection = multiDocumentProjection<CommentEvent | SpaceEve
         changeRequestId: data.changeRequestId,
         target: data.target,
         body: data.body,
-        ...bodyMarkdownOf(data),
         postedBy: data.postedBy,
         postedAt: data.postedAt,
         status: 'open',
         reactions: [],
         replies: 0,
+        repliers: [],
+        streamRevision: event.revision,
       });
       await noteCommenter(data, data.postedBy, data.postedAt);
       await recount(comments, counts, data.spaceId, data.changeRequestId);
@@ -156,49 +174,57 @@ export const commentProjection = multiDocumentProjection<CommentEvent | SpaceEve
     const data = event.data as Extract<CommentEvent, { type: 'CommentEdited' }>['data'];
     const comment = await comments.get(data.commentId);
     if (!comment || comment.status === 'deleted') return;
+    const streamRevision = event.revision;
     switch (event.type) {
       case 'CommentEdited':
-        await comments.update(comment._id, { $set: { body: event.data.body, ...bodyMarkdownOf(event.data), editedAt: event.data.editedAt }, ...unsetBodyMarkdown(event.data) });
+        await comments.update(comment._id, { $set: { body: event.data.body, editedAt: event.data.editedAt, streamRevision } });
         return;
       case 'CommentResolved':
-        await comments.update(comment._id, { $set: { status: 'resolved', resolvedAt: event.data.resolvedAt, resolvedBy: event.data.resolvedBy } });
+        await comments.update(comment._id, { $set: { status: 'resolved', resolvedAt: event.data.resolvedAt, resolvedBy: event.data.resolvedBy, streamRevision } });
         await recount(comments, counts, comment.spaceId, comment.changeRequestId);
         return;
       case 'CommentReopened':
-        await comments.update(comment._id, { $set: { status: 'open' }, $unset: { resolvedAt: '', resolvedBy: '' } });
+        await comments.update(comment._id, { $set: { status: 'open', streamRevision }, $unset: { resolvedAt: '', resolvedBy: '' } });
         await recount(comments, counts, comment.spaceId, comment.changeRequestId);
         return;
       case 'CommentDeleted':
-        await comments.update(comment._id, { $set: { status: 'deleted' } });
+        await comments.update(comment._id, { $set: { status: 'deleted', streamRevision } });
         await replies.deleteMany({ commentId: comment._id });
         await recount(comments, counts, comment.spaceId, comment.changeRequestId);
         return;
       case 'CommentReplyPosted':
-        await replies.put({ _id: event.data.replyId, commentId: comment._id, spaceId: comment.spaceId, changeRequestId: comment.changeRequestId, body: event.data.body, ...bodyMarkdownOf(event.data), postedBy: event.data.postedBy, postedAt: event.data.postedAt, reactions: [] });
-        await comments.update(comment._id, { $set: { replies: comment.replies + 1 } });
+        await replies.put({ _id: event.data.replyId, commentId: comment._id, spaceId: comment.spaceId, changeRequestId: comment.changeRequestId, body: event.data.body, postedBy: event.data.postedBy, postedAt: event.data.postedAt, reactions: [] });
+        await comments.update(comment._id, { $set: { replies: comment.replies + 1, repliers: withReplier(comment.repliers ?? [], event.data.postedBy, 1, event.data.postedAt), streamRevision } });
         await noteCommenter(comment, event.data.postedBy, event.data.postedAt);
         return;
-      case 'CommentReplyEdited':
-        await replies.update(event.data.replyId, { $set: { body: event.data.body, ...bodyMarkdownOf(event.data), editedAt: event.data.editedAt }, ...unsetBodyMarkdown(event.data) });
-        await comments.update(comment._id, { $set: {} });
+      case 'CommentReplyEdited': {
+        const reply = await replies.get(event.data.replyId);
+        await replies.update(event.data.replyId, { $set: { body: event.data.body, editedAt: event.data.editedAt } });
+        await comments.update(comment._id, { $set: { ...(reply ? { repliers: withReplier(comment.repliers ?? [], reply.postedBy, 0, event.data.editedAt) } : {}), streamRevision } });
         return;
-      case 'CommentReplyDeleted':
+      }
+      case 'CommentReplyDeleted': {
+        const reply = await replies.get(event.data.replyId);
         await replies.delete(event.data.replyId);
-        await comments.update(comment._id, { $set: { replies: Math.max(0, comment.replies - 1) } });
+        await comments.update(comment._id, { $set: { replies: Math.max(0, comment.replies - 1), ...(reply ? { repliers: withReplier(comment.repliers ?? [], reply.postedBy, -1, event.data.deletedAt) } : {}), streamRevision } });
         return;
+      }
       case 'CommentReactionAdded':
       case 'CommentReactionRemoved': {
         const { replyId, emoji, user } = event.data;
         const at = event.type === 'CommentReactionAdded' ? event.data.reactedAt : null;
         if (replyId === null) {
-          await comments.update(comment._id, { $set: { reactions: react(comment.reactions, emoji, user, at) } });
+          await comments.update(comment._id, { $set: { reactions: react(comment.reactions, emoji, user, at), streamRevision } });
           return;
         }
         const reply = await replies.get(replyId);
         if (reply) await replies.update(replyId, { $set: { reactions: react(reply.reactions, emoji, user, at) } });
-        await comments.update(comment._id, { $set: {} });
+        await comments.update(comment._id, { $set: { streamRevision } });
         return;
       }
     }
   },
 });
+
+/** Version 1: bodies as `BodyRef` (blob and markdown), `repliers`, targets without a page. Version 2: `streamRevision`. */
+export const commentProjection: Projection = { ...projection, version: 2 };

@@ -6,8 +6,10 @@ import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMENT_CONTENT, type CommentContent, type CommentPage } from './comments-content.port';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, type CommentChangeRequests, type CommentMembers, type CommentPeople, type CommentSpace, type CommentSpaces } from './comments-spaces.port';
+import { CommentBodies } from './comment.bodies';
 import type { CommentAccess } from './comment.decider';
-import { COMMENT_REPLIES, COMMENTERS, COMMENTS, type CommenterDoc, type CommentDoc, type Reaction, type ReplyDoc } from './comment.projections';
+import type { BodyRef, TableCell } from './comment.events';
+import { COMMENT_REPLIES, COMMENTERS, COMMENTS, type CommenterDoc, type CommentDoc, type Reaction, type Replier, type ReplyDoc } from './comment.projections';
 
 /** Where a route's comments sit: a space's content, or one of its change requests (by id or number). */
 export interface CommentPlace {
@@ -23,6 +25,16 @@ export interface ResolvedPlace {
   access: CommentAccess;
 }
 
+/**
+ * One object of a thread and the revision of the thread's stream it was read at: its ETag. A reply
+ * lives in its comment's stream, so that revision is what a write of the comment or of any of its
+ * replies names in If-Match (as sites.queries' Versioned does for the parts of a site).
+ */
+export interface Versioned<T> {
+  object: T;
+  streamRevision: number;
+}
+
 type User = { object: 'user'; id: string };
 type Body = { markdown: string } | { document: unknown };
 
@@ -34,8 +46,17 @@ export interface CommentObject {
   editedAt?: string;
   reactions: Array<{ emoji: string; count: number; users: Array<{ user?: User; reactedAt: string }> }>;
   replies: number;
+  /** The platform's UserContributor: who replied, how often, and when they last did. */
+  repliers: Array<{ user: User; count: number; updatedAt: string }>;
   body: Body;
-  target: { node?: { id: string; preview: string }; changeRequest?: string; page: (CommentPage & { outdated: boolean }) | { id: string; outdated: boolean }; space: string; revision: string };
+  target: {
+    node?: { id: string; preview: string };
+    tableCell?: TableCell;
+    changeRequest?: string;
+    page?: (CommentPage & { outdated: boolean }) | { id: string; outdated: boolean };
+    space: string;
+    revision: string;
+  };
   urls: { location: string };
   permissions: { view: boolean; edit: boolean; reply: boolean; delete: boolean };
   status: 'open' | 'resolved';
@@ -80,6 +101,7 @@ export class CommentQueries {
     @Inject(COMMENT_USERS) private readonly users: CommentPeople,
     @Inject(COMMENT_MEMBERS) private readonly members: CommentMembers,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly bodies: CommentBodies,
   ) {}
 
   async place(where: CommentPlace, caller: Caller): Promise<ResolvedPlace> {
@@ -112,9 +134,10 @@ export class CommentQueries {
     return listEnvelope({ items: await this.present(place, page.items, caller, query.format), count: page.count, next: page.next });
   }
 
-  async get(where: CommentPlace, commentId: string, caller: Caller, format?: 'markdown' | 'document'): Promise<CommentObject> {
+  /** The comment and its ETag, both from the one document read. */
+  async get(where: CommentPlace, commentId: string, caller: Caller, format?: 'markdown' | 'document'): Promise<Versioned<CommentObject>> {
     const place = await this.thread(where, commentId, caller);
-    return (await this.present(place, [place.comment], caller, format))[0];
+    return { object: (await this.present(place, [place.comment], caller, format))[0], streamRevision: place.comment.streamRevision };
   }
 
   async replies(where: CommentPlace, commentId: string, caller: Caller, query: { format?: 'markdown' | 'document'; page?: string; limit?: number }): Promise<ListEnvelope<ReplyObject>> {
@@ -123,11 +146,16 @@ export class CommentQueries {
     return listEnvelope({ items: await this.presentReplies(place, page.items, caller, query.format), count: page.count, next: page.next });
   }
 
-  async reply(where: CommentPlace, commentId: string, replyId: string, caller: Caller, format?: 'markdown' | 'document'): Promise<ReplyObject> {
+  /**
+   * The reply and its ETag: the revision of its comment's stream. The comment is read before the
+   * reply, so the reply is never older than the revision answered: a write the reply has since
+   * seen makes that ETag stale (412), it never lets a write through against a reply not read.
+   */
+  async reply(where: CommentPlace, commentId: string, replyId: string, caller: Caller, format?: 'markdown' | 'document'): Promise<Versioned<ReplyObject>> {
     const place = await this.thread(where, commentId, caller);
     const reply = await this.reads.collection<ReplyDoc>(COMMENT_REPLIES).get(replyId);
     if (!reply || reply.commentId !== commentId) throw DomainError.notFound(`no reply ${replyId} to comment ${commentId}`);
-    return (await this.presentReplies(place, [reply], caller, format))[0];
+    return { object: (await this.presentReplies(place, [reply], caller, format))[0], streamRevision: place.comment.streamRevision };
   }
 
   /** `GET …/commenters`: the members who commented or replied there, as Member objects, in the order they first did. */
@@ -143,15 +171,17 @@ export class CommentQueries {
 
   private async present(place: ResolvedPlace, comments: readonly CommentDoc[], caller: Caller, format: 'markdown' | 'document' = 'markdown'): Promise<CommentObject[]> {
     if (comments.length === 0) return [];
-    const [now, users] = await Promise.all([
-      this.content.current(place.space.id, place.revision, comments.map((comment) => ({ pageId: comment.target.pageId, ...(comment.target.node ? { nodeKey: comment.target.node.id } : {}) }))),
-      this.usersOf(comments.flatMap((comment) => [comment.postedBy, ...(comment.resolvedBy ? [comment.resolvedBy] : []), ...reactionUsers(comment.reactions)])),
+    // Comments on the space (or request) as a whole have no page to look at.
+    const onPages = comments.filter((comment) => comment.target.pageId !== null);
+    const [current, users, bodies] = await Promise.all([
+      this.content.current(place.space.id, place.revision, onPages.map((comment) => ({ pageId: comment.target.pageId!, ...(comment.target.node ? { nodeKey: comment.target.node.id } : {}) }))),
+      this.usersOf(comments.flatMap((comment) => [comment.postedBy, ...(comment.resolvedBy ? [comment.resolvedBy] : []), ...reactionUsers(comment.reactions), ...(comment.repliers ?? []).map((replier) => replier.user)])),
+      this.bodiesOf(comments, format),
     ]);
+    const now = new Map(onPages.map((comment, index) => [comment, current[index]]));
     const me = caller.kind === 'user' ? caller.userId : null;
     return comments.map((comment, index) => {
-      const current = now[index];
       const node = comment.target.node;
-      const outdated = current.page === null || (node !== null && current.fingerprint !== node.fingerprint);
       const status = comment.status === 'resolved' ? 'resolved' : 'open';
       // Built member by member: on Node 20, a literal with spreads followed by more members (`{ ...page, outdated }`,
       // `...(x ? { y } : {})`) takes V8's slow path, about a microsecond each, and a list presents fifty comments.
@@ -162,11 +192,17 @@ export class CommentQueries {
       if (comment.editedAt !== undefined) object.editedAt = comment.editedAt;
       object.reactions = this.reactions(comment.reactions, users);
       object.replies = comment.replies;
-      object.body = this.body(comment, format);
+      object.repliers = repliersOf(comment.repliers ?? [], users);
+      object.body = bodies[index];
       const target = {} as CommentObject['target'];
       if (node) target.node = { id: node.id, preview: node.preview };
+      if (comment.target.tableCell) target.tableCell = { record: comment.target.tableCell.record, definition: comment.target.tableCell.definition };
       if (comment.changeRequestId !== null) target.changeRequest = comment.changeRequestId;
-      target.page = current.page ? pageWithOutdated(current.page, outdated) : { id: comment.target.pageId, outdated };
+      const page = now.get(comment);
+      if (page && comment.target.pageId !== null) {
+        const outdated = page.page === null || (node !== null && page.fingerprint !== node.fingerprint);
+        target.page = page.page ? pageWithOutdated(page.page, outdated) : { id: comment.target.pageId, outdated };
+      }
       target.space = comment.spaceId;
       target.revision = comment.target.revision;
       object.target = target;
@@ -181,16 +217,16 @@ export class CommentQueries {
   }
 
   private async presentReplies(place: ResolvedPlace & { comment: CommentDoc }, replies: readonly ReplyDoc[], caller: Caller, format: 'markdown' | 'document' = 'markdown'): Promise<ReplyObject[]> {
-    const users = await this.usersOf(replies.flatMap((reply) => [reply.postedBy, ...reactionUsers(reply.reactions)]));
+    const [users, bodies] = await Promise.all([this.usersOf(replies.flatMap((reply) => [reply.postedBy, ...reactionUsers(reply.reactions)])), this.bodiesOf(replies, format)]);
     const me = caller.kind === 'user' ? caller.userId : null;
-    return replies.map((reply) => ({
+    return replies.map((reply, index) => ({
       object: 'comment-reply',
       id: reply._id,
       ...user(users, reply.postedBy, 'postedBy'),
       postedAt: reply.postedAt,
       ...(reply.editedAt !== undefined ? { editedAt: reply.editedAt } : {}),
       reactions: this.reactions(reply.reactions, users),
-      body: this.body(reply, format),
+      body: bodies[index],
       urls: { location: `${this.base(place.comment)}/comments/${place.comment._id}/replies/${reply._id}` },
       permissions: { view: true, edit: me === reply.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === reply.postedBy || place.access.admin },
     }));
@@ -201,10 +237,13 @@ export class CommentQueries {
     return comment.changeRequestId === null ? space : `${space}/change-requests/${comment.changeRequestId}`;
   }
 
-  /** The markdown as rendered when the body was written; rendered now only for bodies stored before it was kept. */
-  private body(stored: Pick<CommentDoc, 'body' | 'bodyMarkdown'>, format: 'markdown' | 'document'): Body {
-    if (format === 'document') return { document: stored.body };
-    return { markdown: stored.bodyMarkdown ?? this.content.markdown(stored.body) };
+  /**
+   * The markdown as rendered when the body was written (rendered now only for the oldest bodies,
+   * stored before it was kept), or the document, read from the blob store.
+   */
+  private async bodiesOf(stored: ReadonlyArray<{ body: BodyRef }>, format: 'markdown' | 'document'): Promise<Body[]> {
+    if (format === 'document') return Promise.all(stored.map(async ({ body }) => ({ document: await this.bodies.document(body) })));
+    return stored.map(({ body }) => ({ markdown: body.markdown ?? this.content.markdown((body as Extract<BodyRef, { document: unknown }>).document) }));
   }
 
   private reactions(reactions: readonly Reaction[], users: ReadonlyMap<string, User>): CommentObject['reactions'] {
@@ -230,6 +269,14 @@ function pageWithOutdated(page: CommentPage, outdated: boolean): CommentPage & {
 }
 
 const reactionUsers = (reactions: readonly Reaction[]) => reactions.flatMap((reaction) => reaction.users.map((entry) => entry.user));
+
+/** The repliers identity knows, each as the platform's UserContributor `{ user, count, updatedAt }`. */
+function repliersOf(repliers: readonly Replier[], users: ReadonlyMap<string, User>): CommentObject['repliers'] {
+  return repliers.flatMap((replier) => {
+    const found = users.get(replier.user);
+    return found ? [{ user: found, count: replier.count, updatedAt: replier.updatedAt }] : [];
+  });
+}
 
 /** `{ [member]: user }` when identity knows the user (a deleted account is left out). */
 function user<K extends string>(users: ReadonlyMap<string, User>, id: string, member: K): Partial<Record<K, User>> {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CommentBodies } from './comment.bodies';
 import { CommentCommands } from './comment.commands';
 import { ChangeRequestCommentController, SpaceCommentController } from './comment.controller';
 import { CommentCounts, CommentsForChangeRequests, CommentsForSpaces } from './comment.ports';
@@ -11,7 +12,7 @@ import { CommentQueries } from './comment.queries';
  */
 @Module({
   controllers: [SpaceCommentController, ChangeRequestCommentController],
-  providers: [CommentQueries, CommentCommands, CommentCounts, CommentsForSpaces, CommentsForChangeRequests],
+  providers: [CommentQueries, CommentCommands, CommentBodies, CommentCounts, CommentsForSpaces, CommentsForChangeRequests],
   exports: [CommentsForSpaces, CommentsForChangeRequests],
 })
 export class CommentsModule {}

@@ -8,6 +8,8 @@ const reactions: JsonSchema = {
 };
 const body: JsonSchema = { oneOf: [closedObject({ markdown: text }), closedObject({ document: { type: 'object' } })] };
 const permissions = closedObject({ view: flag, edit: flag, reply: flag, delete: flag });
+/** The platform's UserContributor. */
+const replier = closedObject({ user: ref('User'), count: { type: 'integer', minimum: 1 }, updatedAt: dateTime });
 
 /** Response schemas of the comments context, for the OpenAPI document. */
 export const commentSchemas: Record<string, JsonSchema> = {
@@ -20,16 +22,18 @@ export const commentSchemas: Record<string, JsonSchema> = {
       editedAt: dateTime,
       reactions,
       replies: { type: 'integer', minimum: 0 },
+      repliers: { type: 'array', items: replier },
       body,
       target: closedObject(
         {
           node: closedObject({ id: text, preview: text }),
+          tableCell: closedObject({ record: text, definition: text }),
           changeRequest: text,
           page: closedObject({ id: text, title: text, emoji: text, icon: text, createdAt: dateTime, updatedAt: dateTime, path: text, outdated: flag }, ['title', 'emoji', 'icon', 'createdAt', 'updatedAt', 'path']),
           space: text,
           revision: text,
         },
-        ['node', 'changeRequest'],
+        ['node', 'tableCell', 'changeRequest', 'page'],
       ),
       urls: closedObject({ location: url }),
       permissions,

@@ -5,7 +5,7 @@ import { JsonNestLogger } from '../../platform/src/logging';
 import { compose, type Composition, type ContextManifest, type PortBinding } from '../../runtime/src/context';
 import type { ServiceToken, Services } from '../../runtime/src/reactor';
 import type { Runtime } from '../../runtime/src/runtime.module';
-import { identityContext, ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
+import { identityContext, ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
 import {
   MEMBER_SPACES,
   MEMBER_TEAM_COUNTS,
@@ -30,6 +30,7 @@ import { CONTENT_CHANGE_REQUESTS, CONTENT_OPENAPI, CONTENT_SPACES, CONTENT_URL_K
 import {
   CHANGE_REQUEST_COMMENTS,
   CHANGE_REQUEST_CONTENT,
+  CHANGE_REQUEST_DOCUMENTS,
   CHANGE_REQUEST_ORGANIZATIONS,
   CHANGE_REQUEST_SPACES,
   CHANGE_REQUEST_URL_KEY,
@@ -43,7 +44,7 @@ import {
 import { SITE_CONTENT, SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '../../sites/src';
 import { TRANSLATION_ORGANIZATIONS, translationsContext } from '../../translations/src';
 import { OPENAPI_ORGANIZATIONS, openapiContext, OpenapiForContent } from '../../openapi/src';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, integrationsContext, IntegrationsForSites } from '../../integrations/src';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, INTEGRATION_USERS, integrationsContext, IntegrationsForSites } from '../../integrations/src';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
 import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext, VerifiedDomainsForSites } from '../../sso/src';
@@ -90,6 +91,8 @@ export const BINDINGS: readonly PortBinding[] = [
   { port: CHANGE_REQUEST_USERS, use: UsersForChangeRequests },
   { port: CHANGE_REQUEST_COMMENTS, use: CommentsForChangeRequests },
   { port: CHANGE_REQUEST_CONTENT, use: ContentForChangeRequests },
+  // A description is validated as content validates a comment's JSON document.
+  { port: CHANGE_REQUEST_DOCUMENTS, use: ContentForComments },
   // Signs PDF URLs; every replica derives the same key from the admin token.
   { port: CHANGE_REQUEST_URL_KEY, value: ({ adminToken }) => changeRequestUrlKey(adminToken) },
   // comments need
@@ -102,6 +105,7 @@ export const BINDINGS: readonly PortBinding[] = [
   { port: INTEGRATION_ORGANIZATIONS, use: OrganizationsForIntegrations },
   { port: INTEGRATION_SPACES, use: SpacesForIntegrations },
   { port: INTEGRATION_SITES, use: SitesForIntegrations },
+  { port: INTEGRATION_USERS, use: UsersForIntegrations },
   // sites need
   { port: SITE_ORGANIZATIONS, use: OrganizationsForSites },
   { port: SITE_SPACES, use: SpacesForSites },

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
-import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequests } from './content-changerequests.port';
+import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequest, type ContentChangeRequests } from './content-changerequests.port';
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
 import { parseChanges } from './content.changes';
 import { ContentCommands, importSource, type BuiltTree, type ImportSource } from './content.commands';
@@ -37,12 +37,12 @@ export class ChangeRequestContentCommands {
     return { ...outcome, space };
   }
 
-  async import(spaceId: string, ref: string, request: { source: ImportSource; url: string }, caller: Caller, pageId?: string) {
+  async import(spaceId: string, ref: string, request: { source: ImportSource; url: string }, caller: Caller, pageId?: string, ifMatch?: string) {
     const space = await this.editableSpace(spaceId, caller);
-    // The request must exist (and be visible) before anything is fetched.
-    await this.changeRequests.line(spaceId, ref, caller);
+    // The request must exist (and be visible), and If-Match name its head, before anything is fetched.
+    refuseStaleLine(await this.changeRequests.line(spaceId, ref, caller), ifMatch);
     const plan = await this.content.prepareImport(request);
-    const outcome = await this.commit(space, ref, caller, undefined, importSource(request), (base, editor) => this.content.applyImport(space, base, editor, plan, pageId, request.source));
+    const outcome = await this.commit(space, ref, caller, ifMatch, importSource(request), (base, editor) => this.content.applyImport(space, base, editor, plan, pageId, request.source));
     return { revision: outcome.revisionId, importedResources: plan.importedResources, totalResources: plan.totalResources };
   }
 
@@ -63,7 +63,7 @@ export class ChangeRequestContentCommands {
   ): Promise<{ changeRequestId: string; revisionId: string; created: boolean; result: T }> {
     for (let attempt = 1; ; attempt += 1) {
       const line = await this.changeRequests.line(space.id, ref, caller);
-      if (ifMatch !== undefined && ifMatch !== line.head.revisionId) throw DomainError.preconditionFailed(`change request ${line.id} has changed: If-Match names revision ${ifMatch} but it is at ${line.head.revisionId}`);
+      refuseStaleLine(line, ifMatch);
       if (line.status === 'merged' || line.status === 'archived') throw DomainError.conflict(`change request ${line.id} is ${line.status}: its content can no longer change`);
       const built: BuiltTree<T> = await this.content.buildOn(await this.trees.tree(line.head.tree), (base, editor) => build(base, editor, line.base.revisionId));
       const revisionId = newId();
@@ -76,4 +76,9 @@ export class ChangeRequestContentCommands {
       return { changeRequestId: line.id, revisionId: created ? revisionId : line.head.revisionId, created, result: built.result };
     }
   }
+}
+
+/** A write pinned by `If-Match` to a revision that is no longer the request's head: 412 (the request's stream checks it again on commit). */
+function refuseStaleLine(line: ContentChangeRequest, ifMatch: string | undefined): void {
+  if (ifMatch !== undefined && ifMatch !== line.head.revisionId) throw DomainError.preconditionFailed(`change request ${line.id} has changed: If-Match names revision ${ifMatch} but it is at ${line.head.revisionId}`);
 }

@@ -6,8 +6,9 @@ import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
-import { listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { ChangeRequestContentCommands } from './change-request-content.commands';
+import { tagged } from './content.controller';
 import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequests } from './content-changerequests.port';
 import { ContentListQuery, ContentReadQuery, ImportBody, LinksQuery, readOptions, WriteContentBody } from './content.dto';
 import { ContentQueries, type ContentReadOptions } from './content.queries';
@@ -16,7 +17,8 @@ import { ContentQueries, type ContentReadOptions } from './content.queries';
  * The content of a change request: `/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content…`,
  * the same reads as the space's (on the request's head revision), its batch write and imports. The
  * request's lifecycle lives in the change-requests context; this controller reaches it through the
- * CONTENT_CHANGE_REQUESTS port.
+ * CONTENT_CHANGE_REQUESTS port. The content and its pages answer the request's head revision as
+ * their `ETag`; every write of the request's content accepts it as `If-Match` (412 when stale).
  */
 @Controller('v1/spaces/:spaceId/change-requests/:changeRequestId')
 export class ChangeRequestContentController {
@@ -27,7 +29,7 @@ export class ChangeRequestContentController {
   ) {}
 
   @Get('content')
-  @ApiOkResponse({ description: 'OK', schema: ref('Revision') })
+  @ApiOkResponse({ description: 'OK', schema: ref('Revision'), headers: etagHeader })
   async revision(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const revision = await this.queries.revision(spaceId, caller, await this.options(spaceId, ref, caller, query));
     void reply.header('etag', etagOfId(revision.id));
@@ -36,7 +38,7 @@ export class ChangeRequestContentController {
 
   @Post('content')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'the request’s new revision and what each change did', schema: ref('ChangeRequestContentWriteResult') })
+  @ApiOkResponse({ description: 'the request’s new revision and what each change did', schema: ref('ChangeRequestContentWriteResult'), headers: etagHeader })
   async write(
     @PathId('spaceId', 'space') spaceId: string,
     @PathId('changeRequestId', 'change request') ref: string,
@@ -52,9 +54,17 @@ export class ChangeRequestContentController {
 
   @Post('content/import')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
-  import(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
-    return this.commands.import(spaceId, ref, body, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult'), headers: etagHeader })
+  async import(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @Body(Valid) body: ImportBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const imported = await this.commands.import(spaceId, ref, body, caller, undefined, parseIfMatchId(ifMatch));
+    return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
   @Get('content/pages')
@@ -83,9 +93,16 @@ export class ChangeRequestContentController {
   }
 
   @Get('content/page/:pageId')
-  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
-  async page(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.page(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query));
+  @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
+  async page(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return tagged(reply, await this.queries.page(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query)));
   }
 
   @Get('content/page/:pageId/links')
@@ -104,16 +121,32 @@ export class ChangeRequestContentController {
 
   @Post('content/page/:pageId/import')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
-  importIntoPage(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
-    return this.commands.import(spaceId, ref, body, caller, pageId);
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult'), headers: etagHeader })
+  async importIntoPage(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Body(Valid) body: ImportBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const imported = await this.commands.import(spaceId, ref, body, caller, pageId, parseIfMatchId(ifMatch));
+    return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
   /** The page at a path of slugs (`a/b/c`) in the request's head. */
   @Get('content/path/*')
-  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
-  async pageByPath(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Param('*') pagePath: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.pageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query));
+  @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
+  async pageByPath(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @Param('*') pagePath: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return tagged(reply, await this.queries.pageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query)));
   }
 
   /** The read flags, on the request's head revision (a `revision` flag is overridden by it). */

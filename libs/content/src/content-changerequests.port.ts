@@ -20,6 +20,8 @@ export interface ContentChangeRequest {
 export interface ContentChangeRequests {
   /** The request named by id or number in the space, or 404 when the caller may not see it. */
   line(spaceId: string, ref: string, caller: Caller): Promise<ContentChangeRequest>;
+  /** The request as the change-request reads present it (a merge revision's `mergedFrom`), or 404 when the caller may not see it. */
+  presented(spaceId: string, changeRequestId: string, caller: Caller): Promise<Record<string, unknown>>;
   commitRevision(
     spaceId: string,
     changeRequestId: string,

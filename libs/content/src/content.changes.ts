@@ -117,7 +117,8 @@ class Reader {
 
   /**
    * `attributes` of a page change; `update` lets `computed: null` remove the page's computed
-   * source (the member is then present with the value `undefined`, which the editor removes).
+   * source, and an empty `emoji`, `icon` or `condition` remove those (the member is then present
+   * with the value `undefined`, which the editor removes).
    */
   attributes(update = false): Partial<PageAttributes> {
     const attributes: Partial<PageAttributes> = {};
@@ -128,16 +129,19 @@ class Reader {
     }
     const slug = this.string('slug', { min: 1, max: 100, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/ });
     if (slug !== undefined) attributes.slug = slug;
-    const emoji = this.string('emoji', { max: 32 });
-    if (emoji !== undefined) attributes.emoji = emoji;
-    const icon = this.string('icon', { max: 100 });
-    if (icon !== undefined) attributes.icon = icon;
+    // As the platform has it, an empty emoji, icon or condition removes it (an insert then has none).
+    for (const [member, max] of [['emoji', 32], ['icon', 100], ['condition', 1024]] as const) {
+      const value = this.string(member, { max });
+      if (value === '') {
+        if (update) attributes[member] = undefined;
+      } else if (value !== undefined) attributes[member] = value;
+    }
     const description = this.string('description', { max: 1000 });
     if (description !== undefined) attributes.description = description;
-    const hidden = this.boolean('hidden');
-    if (hidden !== undefined) attributes.hidden = hidden;
-    const noIndex = this.boolean('noIndex');
-    if (noIndex !== undefined) attributes.noIndex = noIndex;
+    for (const member of ['hidden', 'noIndex', 'noRobotsIndex'] as const) {
+      const value = this.boolean(member);
+      if (value !== undefined) attributes[member] = value;
+    }
     const variables = this.variables('variables');
     if (variables !== undefined) attributes.variables = variables;
     if (Object.prototype.hasOwnProperty.call(this.value, 'computed') && this.value.computed === null) {
@@ -175,7 +179,7 @@ class Reader {
   }
 }
 
-const ATTRIBUTES = ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'variables', 'computed'];
+const ATTRIBUTES = ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition', 'variables', 'computed'];
 
 /** The batch, checked: 400 naming the first member that is wrong. */
 export function parseChanges(value: unknown): Change[] {

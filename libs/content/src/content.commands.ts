@@ -10,12 +10,12 @@ import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-ru
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
 import { ConversionBudget, pooledImportConversions } from './content-conversions';
 import { batchRefs, parseChanges, MAX_INLINE_FILE_BYTES, type BatchRef, type Change, type FileUpload, type PageBody } from './content.changes';
-import { contentDecider, contentStream, initialRevisionId, refuseWrite, StaleBaseError, type ContentSpaceFacts } from './content.decider';
+import { contentDecider, contentStream, initialRevisionId, refuseStaleHead, refuseWrite, StaleBaseError, type ContentSpaceFacts } from './content.decider';
 import { touchedPages, type ContentDependency, type RevisionSource, type RevisionType, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
 import { CONVERT_MARKDOWN } from './content.work';
-import { carryKeys, parseDocument, type MarkdownDocument } from './document';
+import { carryKeys, parseDocument, withPageLinksFromRelativeHrefs, type MarkdownDocument } from './document';
 import type { DocumentNode } from './document/document.model';
 import { imageSizes } from './document/packages';
 import { contentTypeOf } from './import/content-types';
@@ -116,11 +116,17 @@ export class ContentCommands {
     return { ...outcome, space };
   }
 
-  /** `POST /spaces/{spaceId}/content/import` and `.../content/page/{pageId}/import`. */
-  async import(spaceId: string, request: { source: ImportSource; url: string }, caller: Caller, pageId?: string) {
+  /**
+   * `POST /spaces/{spaceId}/content/import` and `.../content/page/{pageId}/import`. A stale
+   * `If-Match` is refused after the access check and before anything is fetched: a 412 costs no
+   * download, and a source the import would refuse does not hide that the client's view is stale.
+   */
+  async import(spaceId: string, request: { source: ImportSource; url: string }, caller: Caller, pageId?: string, ifMatch?: string) {
     const space = await this.writableSpace(spaceId, caller);
+    const stale = refuseStaleHead(spaceId, ifMatch, (await this.mainHead(spaceId)).revisionId);
+    if (stale) throw stale;
     const plan = await this.prepareImport(request);
-    const outcome = await this.commit(space, caller, undefined, { revisionType: 'edits', source: importSource(request) }, (base, editor) => this.applyImport(space, base, editor, plan, pageId, request.source));
+    const outcome = await this.commit(space, caller, ifMatch, { revisionType: 'edits', source: importSource(request) }, (base, editor) => this.applyImport(space, base, editor, plan, pageId, request.source));
     return { revision: outcome.revisionId, importedResources: plan.importedResources, totalResources: plan.totalResources };
   }
 
@@ -283,7 +289,8 @@ export class ContentCommands {
     for (let attempt = 1; ; attempt += 1) {
       const { state } = await this.commands.load(stream, contentDecider);
       const base = state.head?.revisionId ?? initialRevisionId(space.id);
-      if (ifMatch !== undefined && ifMatch !== base) throw DomainError.preconditionFailed(`the content of space ${space.id} has changed: If-Match names revision ${ifMatch} but it is at ${base}`);
+      const stale = refuseStaleHead(space.id, ifMatch, base);
+      if (stale) throw stale;
       const baseTree = await this.trees.tree(state.head?.tree ?? EMPTY_TREE_ROOT);
       const built = await this.buildOn(baseTree, build);
       const tree = kind.wholeTree ?? built.tree;
@@ -416,11 +423,14 @@ export class ContentCommands {
     const bodyOf = (body: PageBody) => this.bodyOf(body, bodies);
     const results: ChangeResult[] = [];
     const insertedFiles: FileEntry[] = [];
+    // The latest body each page got from markdown in this batch (null once a later change replaced it otherwise).
+    const markdownBodies = new Map<string, DocumentNode | null>();
     for (const change of changes) {
       switch (change.operation) {
         case 'insert_page': {
           const id = change.ref ? refs.get(change.ref)!.id : newId();
           const body = change.body ? bodyOf(change.body) : null;
+          if (body && change.body && 'markdown' in change.body) markdownBodies.set(id, body.document);
           const title = change.attributes.title ?? body?.title ?? 'Untitled';
           const description = change.attributes.description ?? (typeof body?.frontMatter?.description === 'string' ? body.frontMatter.description : undefined);
           const page = editor.insertPage({
@@ -445,6 +455,7 @@ export class ContentCommands {
             document = bodyOf(change.body).document;
             // carryKeys may rename keys in what it is given: the converted document serves every attempt.
             if (previous) document = carryKeys(previous, structuredClone(document));
+            markdownBodies.set(id, 'markdown' in change.body ? document : null);
           }
           const page = editor.updatePage(id, { attributes: change.attributes, ...(document ? { document } : {}), now });
           results.push({ object: 'updated_page', page });
@@ -463,6 +474,7 @@ export class ContentCommands {
           const target = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
           if (!target || target.spaceId !== space.id) throw DomainError.notFound(`no revision ${revisionId} in space ${space.id}`);
           const page = editor.revertPage(id, await this.trees.tree(target.tree), now);
+          markdownBodies.set(id, null);
           results.push({ object: page ? 'updated_page' : 'deleted_page', page: page ?? { id, title: base.page(id)?.title ?? '', path: base.page(id)?.path ?? '' } });
           break;
         }
@@ -478,6 +490,13 @@ export class ContentCommands {
           editor.setVariables(change.variables);
           break;
       }
+    }
+    // Relative links between markdown files (what a markdown read writes by default, `../guide.md`)
+    // name the pages at those paths once the whole batch is in place, as a repository of files would.
+    for (const [id, document] of markdownBodies) {
+      if (document === null || !editor.has(id)) continue;
+      const linked = withPageLinksFromRelativeHrefs(document, editor.location(id), (path) => editor.pageAt(path));
+      if (linked) editor.updatePage(id, { document: linked, now });
     }
     return { changes: results, insertedFiles };
   }

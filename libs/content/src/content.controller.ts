@@ -6,16 +6,24 @@ import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { servedFileHeaders } from '../../platform/src/http/served-file';
 import { ListQuery } from '../../platform/src/http/list';
-import { listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
 import { ContentCommands } from './content.commands';
 import { ContentListQuery, ContentReadQuery, DownloadQuery, ImportBody, LinksQuery, readOptions, SearchQuery, WriteContentBody } from './content.dto';
-import { ContentQueries } from './content.queries';
+import { ContentQueries, type Versioned } from './content.queries';
+
+/** One object of the content, answered with the revision it was read in as its ETag: what a write of it names in If-Match. */
+export function tagged<T>(reply: FastifyReply, { object, revisionId }: Versioned<T>): T {
+  void reply.header('etag', etagOfId(revisionId));
+  return object;
+}
 
 /**
  * Space content: `/v1/spaces/{spaceId}/content…` (the interface's "Space content" table), the
  * batch write `POST /v1/spaces/{spaceId}/content` and the file download (extensions), space links
  * and space search. Reads take the flags `revision`, `format`, `evaluated`, `metadata`, `computed`.
+ * The content and its pages answer the revision read as their `ETag`; every write of the content
+ * (batch, imports, rollback) accepts it as `If-Match` (412 when the head moved on).
  */
 @Controller('v1/spaces/:spaceId')
 export class ContentController {
@@ -25,7 +33,7 @@ export class ContentController {
   ) {}
 
   @Get('content')
-  @ApiOkResponse({ description: 'OK', schema: ref('Revision') })
+  @ApiOkResponse({ description: 'OK', schema: ref('Revision'), headers: etagHeader })
   async revision(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const revision = await this.queries.revision(spaceId, caller, readOptions(query));
     void reply.header('etag', etagOfId(revision.id));
@@ -34,7 +42,7 @@ export class ContentController {
 
   @Post('content')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'the new revision and what each change did', schema: ref('ContentWriteResult') })
+  @ApiOkResponse({ description: 'the new revision and what each change did', schema: ref('ContentWriteResult'), headers: etagHeader })
   async write(
     @PathId('spaceId', 'space') spaceId: string,
     @Body(Valid) body: WriteContentBody,
@@ -49,9 +57,10 @@ export class ContentController {
 
   @Post('content/import')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
-  import(@PathId('spaceId', 'space') spaceId: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
-    return this.commands.import(spaceId, body, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult'), headers: etagHeader })
+  async import(@PathId('spaceId', 'space') spaceId: string, @Body(Valid) body: ImportBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const imported = await this.commands.import(spaceId, body, caller, undefined, parseIfMatchId(ifMatch));
+    return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
   @Get('content/pages')
@@ -97,9 +106,9 @@ export class ContentController {
   }
 
   @Get('content/page/:pageId')
-  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
-  page(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.page(spaceId, pageId, caller, readOptions(query));
+  @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
+  async page(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.page(spaceId, pageId, caller, readOptions(query)));
   }
 
   @Get('content/page/:pageId/links')
@@ -116,16 +125,24 @@ export class ContentController {
 
   @Post('content/page/:pageId/import')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult') })
-  importIntoPage(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Body(Valid) body: ImportBody, @CurrentCaller() caller: Caller) {
-    return this.commands.import(spaceId, body, caller, pageId);
+  @ApiOkResponse({ description: 'OK', schema: ref('ImportResult'), headers: etagHeader })
+  async importIntoPage(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Body(Valid) body: ImportBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const imported = await this.commands.import(spaceId, body, caller, pageId, parseIfMatchId(ifMatch));
+    return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
   /** The page at a path of slugs (`a/b/c`), URL-encoded or not. */
   @Get('content/path/*')
-  @ApiOkResponse({ description: 'OK', schema: ref('Page') })
-  pageByPath(@PathId('spaceId', 'space') spaceId: string, @Param('*') pagePath: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.pageByPath(spaceId, pagePath, caller, readOptions(query));
+  @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
+  async pageByPath(@PathId('spaceId', 'space') spaceId: string, @Param('*') pagePath: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.pageByPath(spaceId, pagePath, caller, readOptions(query)));
   }
 
   @Get('links')

@@ -1,5 +1,5 @@
 import { deciderSpec } from '../../testing/src';
-import { contentDecider, initialRevisionId, type CommitRevision, type ContentSpaceFacts, type RecordDependencyUpdate } from './content.decider';
+import { contentDecider, initialRevisionId, refuseStaleHead, type CommitRevision, type ContentSpaceFacts, type RecordDependencyUpdate } from './content.decider';
 import { touchedPages, type ContentEvent, type RevisionData } from './content.events';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -71,6 +71,21 @@ describe('content decider', () => {
       .given([])
       .when(commit({ revisionType: 'merge', otherParents: ['cr-head'] }))
       .then([{ type: 'ContentRevisionCreated', data: { ...created('r1', [initial, 'cr-head'], 'tree-1').data, revisionType: 'merge' } }]);
+  });
+});
+
+describe('a write pinned by If-Match (refuseStaleHead, asked before an import fetches anything)', () => {
+  it('given no If-Match, then nothing is refused', () => {
+    expect(refuseStaleHead(spaceId, undefined, 'r1')).toBeNull();
+  });
+
+  it('given If-Match naming the head, then nothing is refused', () => {
+    expect(refuseStaleHead(spaceId, 'r1', 'r1')).toBeNull();
+  });
+
+  it('given If-Match naming another revision, then 412 naming both revisions', () => {
+    const refused = refuseStaleHead(spaceId, initial, 'r1');
+    expect({ status: refused?.status, message: refused?.message }).toEqual({ status: 412, message: expect.stringMatching(new RegExp(`${initial}.*r1`)) });
   });
 });
 

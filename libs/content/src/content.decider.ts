@@ -96,6 +96,16 @@ export function refuseWrite(spaceId: string, space: ContentSpaceFacts): DomainEr
   return null;
 }
 
+/**
+ * Pure rule: a write pinned by `If-Match` to a revision that is no longer the head of the space's
+ * main line is refused (412). Checked before any work on the write (an import's download) and
+ * again when the revision is committed.
+ */
+export function refuseStaleHead(spaceId: string, ifMatch: string | undefined, head: string): DomainError | null {
+  if (ifMatch === undefined || ifMatch === head) return null;
+  return DomainError.preconditionFailed(`the content of space ${spaceId} has changed: If-Match names revision ${ifMatch} but it is at ${head}`);
+}
+
 export const contentDecider: Decider<ContentCommand, ContentEvent, ContentState> = {
   initialState: () => ({ head: null, merged: new Set(), dependencies: new Map() }),
   evolve: (state, event) => {
@@ -142,9 +152,8 @@ function decideCommit(command: CommitRevision, state: ContentState): ContentEven
   if (refused) return refused;
   if (command.mergedFrom !== undefined && state.merged.has(command.mergedFrom)) return DomainError.conflict(`change request ${command.mergedFrom} is already merged`);
   const head = state.head?.revisionId ?? initialRevisionId(command.spaceId);
-  if (command.ifMatch !== undefined && command.ifMatch !== head) {
-    return DomainError.preconditionFailed(`the content of space ${command.spaceId} has changed: If-Match names revision ${command.ifMatch} but it is at ${head}`);
-  }
+  const stale = refuseStaleHead(command.spaceId, command.ifMatch, head);
+  if (stale) return stale;
   if (command.base !== head) return new StaleBaseError(command.spaceId, command.base, head);
   // The same tree again is no new revision: an empty batch or a write that changes nothing.
   if (state.head !== null && state.head.tree === command.tree && command.revisionType === 'edits') return [];

@@ -2,14 +2,18 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ID_SHAPES } from '../../platform/src/ids';
-import { ListQuery } from '../../platform/src/http/list';
+import { LimitQuery, ListQuery } from '../../platform/src/http/list';
 import { MAX_CHANGES } from './content.changes';
 import type { ContentReadOptions, LinkStatus } from './content.queries';
+import { DEFAULT_MARKDOWN_REFS, MARKDOWN_REFS, type MarkdownRefs } from './document/markdown-refs';
 
 const BOOLEAN = ['true', 'false'] as const;
 type BooleanText = (typeof BOOLEAN)[number];
+/** The platform's values of `evaluated` and `dereferenced` (a boolean or one narrower mode). */
+const EVALUATED = [...BOOLEAN, 'deterministic-only'] as const;
+const DEREFERENCED = [...BOOLEAN, 'reusable-contents'] as const;
 
-/** The flags of every content read (docs/content.md, Reads). */
+/** The flags of every content read (docs/content.md, Reads), with the platform's names and values. */
 export class ContentReadQuery {
   @ApiPropertyOptional({ description: 'a revision of the space; default its primary content' })
   @IsOptional()
@@ -26,20 +30,35 @@ export class ContentReadQuery {
   @IsIn(BOOLEAN, { message: 'metadata must be true or false' })
   metadata?: BooleanText;
 
+  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true lets git metadata come from a cache (none is kept: accepted for compatibility)' })
+  @IsOptional()
+  @IsIn(BOOLEAN, { message: 'cachedMetadata must be true or false' })
+  cachedMetadata?: BooleanText;
+
   @ApiPropertyOptional({ enum: BOOLEAN, description: 'false skips computed content: computed pages and OpenAPI operation blocks are then shown as stored, without what the spec\'s latest version gives them' })
   @IsOptional()
   @IsIn(BOOLEAN, { message: 'computed must be true or false' })
   computed?: BooleanText;
 
-  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true substitutes the space and page variables in the body' })
+  @ApiPropertyOptional({ enum: EVALUATED, description: 'true (or deterministic-only: every expression the service evaluates is deterministic) substitutes the space and page variables in the body' })
   @IsOptional()
-  @IsIn(BOOLEAN, { message: 'evaluated must be true or false' })
-  evaluated?: BooleanText;
+  @IsIn(EVALUATED, { message: 'evaluated must be true, false or deterministic-only' })
+  evaluated?: (typeof EVALUATED)[number];
 
-  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: 'page reads: the body as markdown or as a JSON document (default)' })
+  @ApiPropertyOptional({ enum: DEREFERENCED, description: 'expand references to reusable content (the service keeps none, so a body is the same either way: accepted for compatibility)' })
+  @IsOptional()
+  @IsIn(DEREFERENCED, { message: 'dereferenced must be true, false or reusable-contents' })
+  dereferenced?: (typeof DEREFERENCED)[number];
+
+  @ApiPropertyOptional({ enum: ['markdown', 'document'], description: 'the body as markdown or as a JSON document (default)' })
   @IsOptional()
   @IsIn(['markdown', 'document'], { message: 'format must be markdown or document' })
   format?: 'markdown' | 'document';
+
+  @ApiPropertyOptional({ name: 'format.markdown.refs', enum: MARKDOWN_REFS, description: `with format=markdown, how page links are written: relative (a path from this page to the other page's markdown file) or stable (/pages/<id>); default ${DEFAULT_MARKDOWN_REFS}` })
+  @IsOptional()
+  @IsIn(MARKDOWN_REFS, { message: 'format.markdown.refs must be relative or stable' })
+  'format.markdown.refs'?: MarkdownRefs;
 }
 
 export function readOptions(query: ContentReadQuery): ContentReadOptions {
@@ -47,7 +66,8 @@ export function readOptions(query: ContentReadQuery): ContentReadOptions {
     ...(query.revision !== undefined ? { revision: query.revision } : {}),
     ...(query.shareKey !== undefined ? { shareKey: query.shareKey } : {}),
     ...(query.format !== undefined ? { format: query.format } : {}),
-    evaluated: query.evaluated === 'true',
+    markdownRefs: query['format.markdown.refs'] ?? DEFAULT_MARKDOWN_REFS,
+    evaluated: query.evaluated === 'true' || query.evaluated === 'deterministic-only',
     computed: query.computed !== 'false',
   };
 }
@@ -59,11 +79,7 @@ export class ContentListQuery extends ContentReadQuery {
   @MaxLength(2048)
   page?: string;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @Max(1000, { message: 'limit must be at most 1000' })
+  @LimitQuery()
   limit?: number;
 }
 

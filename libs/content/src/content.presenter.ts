@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '../../platform/src/clock';
 import type { ContentSpace } from './content-spaces.port';
 import type { RevisionDoc } from './content.projections';
 import type { DocumentNode } from './document/document.model';
+import { pageLayout, type PageLayout } from './tree/page-layout';
 import type { ComputedSource, FileEntry, PageView } from './tree/tree.model';
 import type { RevisionTree } from './tree/revision-tree';
 
@@ -35,7 +36,8 @@ export interface PageObject {
   hidden?: boolean;
   noIndex?: boolean;
   noRobotsIndex?: boolean;
-  layout?: Record<string, unknown>;
+  /** Document pages: always present (the platform requires it), the default unless the node has one. */
+  layout?: PageLayout;
   cover?: Record<string, unknown>;
   variables?: Record<string, string>;
   computed?: ComputedSource;
@@ -43,9 +45,14 @@ export interface PageObject {
   href?: string;
   pages?: PageObject[];
   urls?: { app: string };
+  /** Document pages: the service has no page tags, so always empty. */
+  tags?: never[];
   markdown?: string;
   document?: DocumentNode;
 }
+
+/** A document page's body, as reads carry it: one of the two formats. */
+export type PageBody = { document: DocumentNode } | { markdown: string };
 
 export interface FileObject {
   object: 'file';
@@ -64,13 +71,19 @@ export interface RevisionObject {
   type: RevisionDoc['revisionType'];
   createdAt: string;
   createdBy?: string;
-  mergedFrom?: string;
+  /** A merge revision's change request, whole (the platform's `mergedFrom` is a ChangeRequest). */
+  mergedFrom?: MergedChangeRequest;
   pages: PageObject[];
   files: FileObject[];
   reusableContents: never[];
+  /** The service has no tags: always empty. */
+  tags: never[];
   variables: Record<string, string>;
   urls: { app: string; public?: string };
 }
+
+/** The change request a merge revision came from, as the change-request reads present it. */
+export type MergedChangeRequest = Record<string, unknown>;
 
 export interface RevisionSummary {
   object: 'revision';
@@ -92,8 +105,11 @@ export class ContentPresenter {
     @Inject(CONTENT_URL_KEY) private readonly urlKey: Buffer,
   ) {}
 
-  /** A page without its body; `children` as nested pages when given (the tree reads), else none. */
-  page(space: Pick<ContentSpace, 'id'>, page: PageView, children?: PageObject[]): PageObject {
+  /**
+   * A page; `children` as nested pages when given (the tree reads), else none; `body` the document
+   * page's body in the format the read asked for.
+   */
+  page(space: Pick<ContentSpace, 'id'>, page: PageView, children?: PageObject[], body?: PageBody): PageObject {
     // Assigned member by member rather than spread from conditional objects: this runs for every
     // page of every read, and each spread allocates and copies an object.
     const out: PageObject = { id: page.id, title: page.title, kind: KIND[page.type], type: page.type, createdAt: page.createdAt, updatedAt: page.updatedAt };
@@ -114,18 +130,25 @@ export class ContentPresenter {
     out.pages = children ?? [];
     out.hidden = page.hidden ?? false;
     out.noIndex = page.noIndex ?? false;
-    if (page.type === 'document') out.noRobotsIndex = page.noRobotsIndex ?? false;
-    if (page.layout !== undefined) out.layout = page.layout;
+    if (page.type === 'document') {
+      out.noRobotsIndex = page.noRobotsIndex ?? false;
+      out.layout = pageLayout(page.layout);
+      out.tags = [];
+    }
     if (page.cover !== undefined) out.cover = page.cover;
     if (page.variables !== undefined) out.variables = page.variables;
     if (page.type === 'document' && page.computed !== undefined) out.computed = page.computed;
     out.urls = { app: `${this.config.publicUrl}/s/${space.id}/${page.path}` };
+    if (body !== undefined && page.type === 'document') {
+      if ('document' in body) out.document = body.document;
+      else out.markdown = body.markdown;
+    }
     return out;
   }
 
-  /** The whole page tree of a revision, nested. */
-  pageTree(space: Pick<ContentSpace, 'id'>, tree: RevisionTree, parentId: string | null = null): PageObject[] {
-    return tree.children(parentId).map((page) => this.page(space, page, page.type === 'link' ? undefined : this.pageTree(space, tree, page.id)));
+  /** The page tree of a revision (or below a page), nested; `bodies` the document pages' bodies by page id. */
+  pageTree(space: Pick<ContentSpace, 'id'>, tree: RevisionTree, parentId: string | null = null, bodies?: ReadonlyMap<string, PageBody>): PageObject[] {
+    return tree.children(parentId).map((page) => this.page(space, page, page.type === 'link' ? undefined : this.pageTree(space, tree, page.id, bodies), bodies?.get(page.id)));
   }
 
   file(space: Pick<ContentSpace, 'id' | 'visibility'>, revisionId: string, file: FileEntry): FileObject {
@@ -140,7 +163,7 @@ export class ContentPresenter {
     };
   }
 
-  /** What a revision and its summary both show. */
+  /** What a revision and its summary both show (a summary names a merge's change request by id). */
   private revisionHeader(revision: RevisionDoc): Omit<RevisionSummary, 'urls'> {
     return {
       object: 'revision',
@@ -153,12 +176,15 @@ export class ContentPresenter {
     };
   }
 
-  revision(space: Pick<ContentSpace, 'id' | 'visibility'>, revision: RevisionDoc, tree: RevisionTree): RevisionObject {
+  revision(space: Pick<ContentSpace, 'id' | 'visibility'>, revision: RevisionDoc, tree: RevisionTree, pages: PageObject[], mergedFrom: MergedChangeRequest | undefined): RevisionObject {
+    const { mergedFrom: _mergedFromId, ...header } = this.revisionHeader(revision);
     return {
-      ...this.revisionHeader(revision),
-      pages: this.pageTree(space, tree),
+      ...header,
+      ...(mergedFrom !== undefined ? { mergedFrom } : {}),
+      pages,
       files: tree.files().map((file) => this.file(space, revision._id, file)),
       reusableContents: [],
+      tags: [],
       variables: tree.variables,
       urls: this.revisionUrls(space),
     };

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { LRUCache } from 'lru-cache';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
@@ -8,13 +9,14 @@ import { ID_SHAPES } from '../../platform/src/ids';
 import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequests } from './content-changerequests.port';
 import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
 import { computedDocument, resolveOpenapiBlocks } from './content.openapi';
-import { ContentPresenter, type FileObject, type PageObject, type RevisionObject, type RevisionSummary } from './content.presenter';
+import { ContentPresenter, type FileObject, type PageBody, type PageObject, type RevisionObject, type RevisionSummary } from './content.presenter';
 import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, type ContentHeadDoc, type LinkDoc, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
-import { documentSections, documentToMarkdown, evaluateDocument } from './document';
+import { documentSections, documentToMarkdown, evaluateDocument, withRelativePageLinks, type MarkdownRefs } from './document';
 import type { ContentRef, DocumentNode } from './document/document.model';
 import { mergeOrganizationHits, SearchIndexCache } from './search/search-indexes';
 import type { PageHit, SearchablePage } from './search/space-search-index';
@@ -23,18 +25,31 @@ import type { RevisionTree } from './tree/revision-tree';
 import type { FileEntry, PageView } from './tree/tree.model';
 import { byIds } from '../../platform/src/by-ids';
 import { deepFreeze } from '../../platform/src/plain-object';
+import { Semaphore } from '../../platform/src/semaphore';
 
 /** Query flags of the content reads (docs/content.md, Reads). */
 export interface ContentReadOptions {
   /** A revision of the space; default its primary content. */
   revision?: string;
   shareKey?: string;
-  /** Page reads: the body as `markdown` or as a JSON `document` (default). */
+  /** The bodies of pages as `markdown` or as a JSON `document` (default). */
   format?: 'markdown' | 'document';
+  /** With `markdown`: links to pages as relative paths between markdown files, or as `/pages/<id>` (default relative). */
+  markdownRefs?: MarkdownRefs;
   /** Substitute the space's and the page's variables in the body's expressions. */
   evaluated?: boolean;
   /** Resolve computed content from the specs' latest versions: computed pages and OpenAPI operation blocks (default true). */
   computed?: boolean;
+}
+
+/**
+ * One object of a space's content (or of a change request's) and the revision it was read in: its
+ * ETag. Every part of the content lives in one revision, so that revision is what a write of any
+ * of them names in If-Match; body and tag come from the same read.
+ */
+export interface Versioned<T> {
+  object: T;
+  revisionId: string;
 }
 
 export interface ResolvedContent {
@@ -64,9 +79,21 @@ export interface LinksEnvelope extends ListEnvelope<LinkItem> {
   stats: { total: number; broken: { total: number; changeRequest: number } };
 }
 
-export interface SpaceSearchResult extends Omit<PageHit, 'sections'> {
+export interface SpaceSearchResult extends Omit<PageHit, 'sections' | 'description'> {
+  /** The page's description; '' when it has none (the platform requires the member). */
+  description: string;
+  /** Titles of the page's ancestors, from the top level down to its parent. */
+  ancestors: Array<{ title: string }>;
   sections: Array<PageHit['sections'][number] & { urls: { app: string } }>;
   urls: { app: string };
+}
+
+export interface OrganizationSearchResult {
+  type: 'space';
+  id: string;
+  title: string;
+  score: number;
+  pages: SpaceSearchResult[];
 }
 
 /** Markdown renderings kept, by body hash: a page read in markdown converts its body once. */
@@ -75,6 +102,8 @@ const RENDERED_MARKDOWN_BYTES = 32 * 1024 * 1024;
 const EVALUATED_DOCUMENT_BYTES = 16 * 1024 * 1024;
 /** Spaces searched by one organization search, at most. */
 const ORGANIZATION_SEARCH_SPACES = 200;
+/** Bodies one read of a page tree loads at once. */
+const BODY_READS_IN_FLIGHT = 16;
 
 /**
  * The content reads: every read resolves the space (404 when the caller may not see it), then the
@@ -95,7 +124,18 @@ export class ContentQueries {
     @Inject(CONTENT_OPENAPI) private readonly openapi: ContentOpenapi,
     private readonly trees: ContentTrees,
     private readonly presenter: ContentPresenter,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  private changeRequestsPort?: ContentChangeRequests;
+
+  /**
+   * The change-requests port, looked up on first use rather than injected: that context reads
+   * content through these queries (ContentForChangeRequests), so injecting it here would be a cycle.
+   */
+  private changeRequests(): ContentChangeRequests {
+    return (this.changeRequestsPort ??= this.moduleRef.get<ContentChangeRequests>(CONTENT_CHANGE_REQUESTS, { strict: false }));
+  }
 
   /** The space and the revision a read names: 404 for a revision of another space. */
   async resolve(spaceId: string, caller: Caller, options: Pick<ContentReadOptions, 'revision' | 'shareKey'> = {}): Promise<ResolvedContent> {
@@ -180,13 +220,31 @@ export class ContentQueries {
   }
 
   async revision(spaceId: string, caller: Caller, options: ContentReadOptions): Promise<RevisionObject> {
-    const { space, revision, tree } = await this.resolve(spaceId, caller, options);
-    return this.presenter.revision(space, revision, tree);
+    const resolved = await this.resolve(spaceId, caller, options);
+    const { space, revision, tree } = resolved;
+    const [pages, mergedFrom] = await Promise.all([
+      this.pageTreeWithBodies(resolved, options),
+      revision.mergedFrom === undefined ? undefined : this.changeRequests().presented(space.id, revision.mergedFrom, caller),
+    ]);
+    return this.presenter.revision(space, revision, tree, pages, mergedFrom);
   }
 
   async pages(spaceId: string, caller: Caller, options: ContentReadOptions): Promise<{ pages: PageObject[] }> {
-    const { space, tree } = await this.resolve(spaceId, caller, options);
-    return { pages: this.presenter.pageTree(space, tree) };
+    const resolved = await this.resolve(spaceId, caller, options);
+    return { pages: await this.pageTreeWithBodies(resolved, options) };
+  }
+
+  /**
+   * The page tree with every document page's body, as the platform's Page carries one (its schema
+   * requires `document` or `markdown`): in the format asked for, with the same flags as a page read.
+   */
+  private async pageTreeWithBodies(resolved: ResolvedContent, options: ContentReadOptions, parentId: string | null = null): Promise<PageObject[]> {
+    const { space, tree } = resolved;
+    const documents = (parentId === null ? tree.pages() : tree.subtree(parentId).filter((page) => page.id !== parentId)).filter((page) => page.type === 'document');
+    // A bounded number of bodies in flight: a large space must not open every blob at once.
+    const gate = new Semaphore(BODY_READS_IN_FLIGHT);
+    const bodies = new Map(await Promise.all(documents.map(async (page) => [page.id, await gate.run(() => this.bodyOf(resolved, page, options))] as const)));
+    return this.presenter.pageTree(space, tree, parentId, bodies);
   }
 
   async files(spaceId: string, caller: Caller, options: ContentReadOptions, paging: { page?: string; limit?: number }): Promise<ListEnvelope<FileObject>> {
@@ -207,43 +265,55 @@ export class ContentQueries {
     return this.presenter.file(space, revision._id, file);
   }
 
-  async page(spaceId: string, pageId: string, caller: Caller, options: ContentReadOptions): Promise<PageObject> {
+  /** A page, with the revision it was read in (its ETag). */
+  async page(spaceId: string, pageId: string, caller: Caller, options: ContentReadOptions): Promise<Versioned<PageObject>> {
     const resolved = await this.resolve(spaceId, caller, options);
     const page = resolved.tree.page(pageId);
     if (!page) throw DomainError.notFound(`no page ${pageId} in revision ${resolved.revision._id}`);
-    return this.withBody(resolved, page, options);
+    return { object: await this.withBody(resolved, page, options), revisionId: resolved.revision._id };
   }
 
-  async pageByPath(spaceId: string, path: string, caller: Caller, options: ContentReadOptions): Promise<PageObject> {
+  /** The page at a path of slugs, with the revision it was read in (its ETag). */
+  async pageByPath(spaceId: string, path: string, caller: Caller, options: ContentReadOptions): Promise<Versioned<PageObject>> {
     const resolved = await this.resolve(spaceId, caller, options);
     const page = resolved.tree.pageByPath(normalizePagePath(path));
     if (!page) throw DomainError.notFound(`no page at path ${JSON.stringify(path.slice(0, 200))} in revision ${resolved.revision._id}`);
-    return this.withBody(resolved, page, options);
+    return { object: await this.withBody(resolved, page, options), revisionId: resolved.revision._id };
   }
 
-  private async withBody({ space, revision, tree }: ResolvedContent, page: PageView, options: ContentReadOptions): Promise<PageObject> {
-    const children = page.type === 'link' ? undefined : this.presenter.pageTree(space, tree, page.id);
-    const object = this.presenter.page(space, page, children);
-    if (page.type !== 'document') return object;
+  private async withBody(resolved: ResolvedContent, page: PageView, options: ContentReadOptions): Promise<PageObject> {
+    if (page.type === 'link') return this.presenter.page(resolved.space, page);
+    const [children, body] = await Promise.all([this.pageTreeWithBodies(resolved, options, page.id), page.type === 'document' ? this.bodyOf(resolved, page, options) : undefined]);
+    return this.presenter.page(resolved.space, page, children, body);
+  }
+
+  /** A document page's body in the format and with the flags a read asks for. */
+  private async bodyOf({ space, revision, tree }: ResolvedContent, page: PageView, options: ContentReadOptions): Promise<PageBody> {
     const format = options.format ?? 'document';
     // A computed page read with `computed` shows the body generated from its spec's latest version;
     // without one (no such spec, no version yet) it shows its stored body like any page.
     const generated = page.computed !== undefined && options.computed !== false ? await computedDocument(page.computed, space.organizationId, this.openapi) : null;
-    if (generated) return format === 'document' ? { ...object, document: generated } : { ...object, markdown: documentToMarkdown(generated) };
+    if (generated) return format === 'document' ? { document: generated } : { markdown: this.markdownOf(generated, space.id, tree, page, options) };
     const hash = page.document;
     const document: DocumentNode = options.evaluated
       ? await this.evaluatedDocument(revision._id, tree, page)
       : hash === undefined
         ? { object: 'document', data: {}, nodes: [] }
         : await this.trees.document(hash);
-    if (format === 'document') return { ...object, document: options.computed === false ? document : await resolveOpenapiBlocks(document, space.organizationId, this.openapi) };
-    const cacheable = !options.evaluated && hash !== undefined;
-    let markdown = cacheable ? this.markdown.get(hash) : undefined;
+    if (format === 'document') return { document: options.computed === false ? document : await resolveOpenapiBlocks(document, space.organizationId, this.openapi) };
+    // Stable markdown depends on the body alone; relative links also on where pages sit in this revision.
+    const cacheKey = options.evaluated || hash === undefined ? undefined : options.markdownRefs === 'stable' ? hash : `${revision._id}/${page.id}/${hash}`;
+    let markdown = cacheKey === undefined ? undefined : this.markdown.get(cacheKey);
     if (markdown === undefined) {
-      markdown = documentToMarkdown(document);
-      if (cacheable) this.markdown.set(hash, markdown);
+      markdown = this.markdownOf(document, space.id, tree, page, options);
+      if (cacheKey !== undefined) this.markdown.set(cacheKey, markdown);
     }
-    return { ...object, markdown };
+    return { markdown };
+  }
+
+  private markdownOf(document: DocumentNode, spaceId: string, tree: RevisionTree, page: PageView, options: ContentReadOptions): string {
+    if (options.markdownRefs === 'stable') return documentToMarkdown(document);
+    return documentToMarkdown(withRelativePageLinks(document, page, (id) => tree.page(id), spaceId));
   }
 
   /** A file's bytes for its download URL: by signature (no token needed) or, failing that, by the caller's access. */
@@ -348,28 +418,37 @@ export class ContentQueries {
     const resolved = await this.resolve(spaceId, caller);
     const hits = await this.hitsIn(resolved, query);
     const { items, next } = pageOf(hits, paging, (hit) => String(hit.rank).padStart(8, '0'), /^\d{8}$/);
-    return listEnvelope({ items: items.map((hit) => this.searchResult(resolved.space, hit)), count: hits.length, next });
+    return listEnvelope({ items: items.map((hit) => this.searchResult(resolved, hit)), count: hits.length, next });
   }
 
-  async searchOrganization(organizationId: string, query: string, caller: Caller, paging: { page?: string; limit?: number }) {
+  async searchOrganization(organizationId: string, query: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<OrganizationSearchResult>> {
     const readable = (await this.spaces.readableSpaces(organizationId, caller)).slice(0, ORGANIZATION_SEARCH_SPACES);
     const perSpace = await Promise.all(
       readable.map(async ({ id }) => {
         const space = await this.spaces.spaceFor(id, caller);
         const resolved = await this.resolveIn(space);
-        return { id, title: space.title, space, hits: await this.hitsIn(resolved, query) };
+        return { id, title: space.title, resolved, hits: await this.hitsIn(resolved, query) };
       }),
     );
     const ranked = mergeOrganizationHits(perSpace.filter((entry) => entry.hits.length > 0), Number.MAX_SAFE_INTEGER);
-    const bySpace = new Map(perSpace.map((entry) => [entry.id, entry.space]));
-    const all = ranked.map((entry) => ({ id: entry.id, title: entry.title, score: entry.score, pages: entry.hits.map((hit) => this.searchResult(bySpace.get(entry.id)!, hit)) }));
+    const bySpace = new Map(perSpace.map((entry) => [entry.id, entry.resolved]));
+    const all = ranked.map((entry): OrganizationSearchResult => ({ type: 'space', id: entry.id, title: entry.title, score: entry.score, pages: entry.hits.map((hit) => this.searchResult(bySpace.get(entry.id)!, hit)) }));
     const { items, next } = pageOf(all, paging, (entry) => entry.id, ID_SHAPES.entity, false);
     return listEnvelope({ items, count: all.length, next });
   }
 
-  private searchResult(space: ContentSpace, hit: PageHit): SpaceSearchResult {
+  /** A hit as the platform's SearchPageResult: with the page's description ('' for none) and ancestors from the searched revision's tree. */
+  private searchResult({ space, tree }: ResolvedContent, hit: PageHit): SpaceSearchResult {
     const app = `${this.config.publicUrl}/s/${space.id}`;
-    return { ...hit, sections: hit.sections.map((section) => ({ ...section, urls: { app: `${app}/${section.path}` } })), urls: { app: `${app}/${hit.path}` } };
+    const ancestors: Array<{ title: string }> = [];
+    for (let parentId = tree.parentId(hit.id) ?? null; parentId !== null; parentId = tree.parentId(parentId) ?? null) ancestors.unshift({ title: tree.page(parentId)?.title ?? '' });
+    return {
+      ...hit,
+      description: hit.description ?? '',
+      ancestors,
+      sections: hit.sections.map((section) => ({ ...section, urls: { app: `${app}/${section.path}` } })),
+      urls: { app: `${app}/${hit.path}` },
+    };
   }
 
   /** The revision's index: derived from its parent's when that is cached (a few pages changed), else built from the tree. */

@@ -21,6 +21,36 @@ const revisionHeader: Record<string, JsonSchema> = {
   mergedFrom: { type: 'string' },
 };
 
+/** A document page's layout: every member, with the platform's values (tree/page-layout.ts). */
+const pageLayout = closedObject({
+  width: { type: 'string', enum: ['default', 'wide'] },
+  cover: { type: 'boolean' },
+  coverSize: { type: 'string', enum: ['hero', 'full', 'background'] },
+  coverMask: { type: 'string', enum: ['none', 'radial'] },
+  title: { type: 'boolean' },
+  description: { type: 'boolean' },
+  tableOfContents: { type: 'boolean' },
+  outline: { type: 'boolean' },
+  pagination: { type: 'boolean' },
+  metadata: { type: 'boolean' },
+  tags: { type: 'boolean' },
+  actions: { type: 'boolean' },
+  anchors: { type: 'boolean' },
+});
+/** The service keeps no tags: the lists are always empty, in the platform's item shapes. */
+const pageTags: JsonSchema = {
+  type: 'array',
+  maxItems: 0,
+  description: 'always empty: the service has no tags',
+  items: closedObject({ tag: closedObject({ kind: { type: 'string', enum: ['tag'] }, tag: { type: 'string' }, space: { type: 'string' } }, ['space']), primary: { type: 'boolean' } }, ['primary']),
+};
+const revisionTags: JsonSchema = {
+  type: 'array',
+  maxItems: 0,
+  description: 'always empty: the service has no tags',
+  items: { type: 'object', required: ['slug', 'label', 'color'], properties: { slug: { type: 'string' }, label: { type: 'string' }, color: object } },
+};
+
 /** The links envelope: a list with `stats` (totals over every page). */
 function withStats(list: JsonSchema): JsonSchema {
   const stats = closedObject({ total: { type: 'integer', minimum: 0 }, broken: closedObject({ total: { type: 'integer', minimum: 0 }, changeRequest: { type: 'integer', minimum: 0 } }) });
@@ -52,7 +82,7 @@ export const contentSchemas: Record<string, JsonSchema> = {
       hidden: { type: 'boolean' },
       noIndex: { type: 'boolean' },
       noRobotsIndex: { type: 'boolean' },
-      layout: object,
+      layout: pageLayout,
       cover: object,
       variables: stringMap,
       computed: closedObject({
@@ -63,8 +93,9 @@ export const contentSchemas: Record<string, JsonSchema> = {
       target: object,
       href: { type: 'string' },
       urls: closedObject({ app: url }),
-      markdown: { type: 'string' },
-      document: object,
+      tags: pageTags,
+      markdown: { type: 'string', description: 'document pages, with format=markdown: the body' },
+      document: { ...object, description: 'document pages, with format=document (the default): the body' },
     },
   },
   File: closedObject(
@@ -82,9 +113,11 @@ export const contentSchemas: Record<string, JsonSchema> = {
   Revision: closedObject(
     {
       ...revisionHeader,
+      mergedFrom: { ...ref('ChangeRequest'), description: 'merge revisions: the change request merged' },
       pages: { type: 'array', items: ref('Page') },
       files: { type: 'array', items: ref('File') },
       reusableContents: { type: 'array', items: object },
+      tags: revisionTags,
       variables: stringMap,
       urls: closedObject({ app: url, public: url }, ['public']),
     },
@@ -161,7 +194,8 @@ export const contentSchemas: Record<string, JsonSchema> = {
       id: { type: 'string' },
       title: { type: 'string' },
       path: { type: 'string' },
-      description: { type: 'string' },
+      description: { type: 'string', description: "the page's description; empty when it has none" },
+      ancestors: { type: 'array', description: "the page's ancestors, from the top level down to its parent", items: closedObject({ title: { type: 'string' } }) },
       score: { type: 'number' },
       rank: { type: 'integer', minimum: 1 },
       sections: {
@@ -170,7 +204,6 @@ export const contentSchemas: Record<string, JsonSchema> = {
       },
       urls: closedObject({ app: url }),
     },
-    ['description'],
   ),
-  SearchSpaceResult: closedObject({ id: { type: 'string' }, title: { type: 'string' }, score: { type: 'number' }, pages: { type: 'array', items: ref('SearchPageResult') } }),
+  SearchSpaceResult: closedObject({ type: { type: 'string', enum: ['space'] }, id: { type: 'string' }, title: { type: 'string' }, score: { type: 'number' }, pages: { type: 'array', items: ref('SearchPageResult') } }),
 };

@@ -5,7 +5,7 @@ import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import { listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
 import { ContentCommands } from './content.commands';
 import { ContentListQuery, ContentReadQuery, readOptions, RollbackBody } from './content.dto';
@@ -49,26 +49,26 @@ export class RevisionController {
 
   @Get(':revisionId/page/:pageId')
   @ApiOkResponse({ description: 'OK', schema: ref('Page') })
-  page(
+  async page(
     @PathId('spaceId', 'space') spaceId: string,
     @PathId('revisionId', 'revision') revisionId: string,
     @PathId('pageId', 'page') pageId: string,
     @Query(Valid) query: ContentReadQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queries.page(spaceId, pageId, caller, { ...readOptions(query), revision: revisionId });
+    return (await this.queries.page(spaceId, pageId, caller, { ...readOptions(query), revision: revisionId })).object;
   }
 
   @Get(':revisionId/path/*')
   @ApiOkResponse({ description: 'OK', schema: ref('Page') })
-  pageByPath(
+  async pageByPath(
     @PathId('spaceId', 'space') spaceId: string,
     @PathId('revisionId', 'revision') revisionId: string,
     @Param('*') pagePath: string,
     @Query(Valid) query: ContentReadQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queries.pageByPath(spaceId, pagePath, caller, { ...readOptions(query), revision: revisionId });
+    return (await this.queries.pageByPath(spaceId, pagePath, caller, { ...readOptions(query), revision: revisionId })).object;
   }
 
   @Get(':revisionId/changes')
@@ -80,7 +80,7 @@ export class RevisionController {
   /** A new `rollback` revision whose content (or one page's) is that of this revision. */
   @Post(':revisionId/rollback')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'the new revision', schema: ref('Revision') })
+  @ApiOkResponse({ description: 'the new revision', schema: ref('Revision'), headers: etagHeader })
   async rollback(
     @PathId('spaceId', 'space') spaceId: string,
     @PathId('revisionId', 'revision') revisionId: string,

@@ -31,9 +31,9 @@ export class IdentityCommands {
     return userId;
   }
 
-  /** `PATCH /v1/user`: the caller's own display name and photo. */
-  async updateProfile(userId: string, changes: UserProfileChanges, caller: Caller): Promise<void> {
-    await this.commands.run(userStream(userId), userDecider, { kind: 'UpdateUserProfile', userId, changes, now: this.now() }, { caller });
+  /** `PATCH /v1/user`: the caller's own display name and photo; `ifMatch` is the revision of their stream (the ETag of `GET /v1/user`). */
+  async updateProfile(userId: string, changes: UserProfileChanges, caller: Caller, ifMatch?: number): Promise<void> {
+    await this.commands.run(userStream(userId), userDecider, { kind: 'UpdateUserProfile', userId, changes, now: this.now() }, { caller }, { ifMatch });
   }
 
   /** A new bearer token for the user: only its hash is recorded, so the answer is the one place it appears. */

@@ -2,7 +2,7 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { identitySchemas } from './identity.schemas';
 import { IdentityModule } from './identity.module';
 import { identityProjection } from './identity.projections';
-import { UsersForChangeRequests, UsersForComments, UsersForOrganizations, UsersForTeams } from './identity.ports';
+import { UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForTeams } from './identity.ports';
 import { ReadModelTokenVerifier } from './identity.queries';
 import { UsersForSso } from './identity.sso';
 
@@ -11,6 +11,6 @@ export const identityContext: ContextManifest = {
   name: 'identity',
   module: IdentityModule,
   projections: [identityProjection],
-  provides: [ReadModelTokenVerifier, UsersForOrganizations, UsersForTeams, UsersForSso, UsersForChangeRequests, UsersForComments],
+  provides: [ReadModelTokenVerifier, UsersForOrganizations, UsersForTeams, UsersForSso, UsersForChangeRequests, UsersForComments, UsersForIntegrations],
   schemas: identitySchemas,
 };

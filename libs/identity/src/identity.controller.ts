@@ -1,6 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
-import { ref } from '../../platform/src/platform.schemas';
+import type { FastifyReply } from 'fastify';
+import { etagHeader, ref } from '../../platform/src/platform.schemas';
+import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
 import { NotBlank } from '../../platform/src/http/validation';
 import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
@@ -83,20 +85,20 @@ export class CurrentUserController {
     private readonly queries: UserQueries,
   ) {}
 
-  /** `GET /v1/user` → the caller as an embedded user object. */
+  /** `GET /v1/user` → the caller as an embedded user object, with the ETag of their profile. */
   @Get()
-  @ApiOkResponse({ description: 'OK', schema: ref('User') })
+  @ApiOkResponse({ description: 'OK', schema: ref('User'), headers: etagHeader })
   @CachedRead()
-  me(@CurrentCaller() caller: Caller) {
-    return this.queries.get(userOf(caller).userId);
+  async me(@CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.getVersioned(userOf(caller).userId));
   }
 
-  /** `PATCH /v1/user` (extension) → the caller, changed. */
+  /** `PATCH /v1/user` (extension) → the caller, changed; `If-Match` with the ETag of `GET /v1/user` makes it conditional (412 when stale). */
   @Patch()
-  @ApiOkResponse({ description: 'OK', schema: ref('User') })
-  async update(@Body(Valid) body: UpdateUserBody, @CurrentCaller() caller: Caller) {
+  @ApiOkResponse({ description: 'OK', schema: ref('User'), headers: etagHeader })
+  async update(@Body(Valid) body: UpdateUserBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const userId = userOf(caller).userId;
-    await this.commands.updateProfile(userId, { displayName: body.displayName, photoURL: body.photoURL }, caller);
-    return this.queries.get(userId);
+    await this.commands.updateProfile(userId, { displayName: body.displayName, photoURL: body.photoURL }, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.getVersioned(userId));
   }
 }

@@ -34,6 +34,10 @@ export class UsersForChangeRequests extends UsersForOrganizations {}
 @Injectable()
 export class UsersForComments extends UsersForOrganizations {}
 
+/** What identity offers integrations (their INTEGRATION_USERS port): the users integration events name, presented. */
+@Injectable()
+export class UsersForIntegrations extends UsersForOrganizations {}
+
 /** What identity offers the teams context (its TEAM_USERS port): who the entries of a team change name. */
 @Injectable()
 export class UsersForTeams {

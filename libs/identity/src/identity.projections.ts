@@ -1,4 +1,4 @@
-import { multiDocumentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
+import { multiDocumentProjection, type ProjectedDoc, type Projection } from '../../read-store/src/projections/projection';
 import type { IdentityEvent } from './identity.events';
 
 export const USERS = 'users';
@@ -10,6 +10,8 @@ export interface UserDoc extends ProjectedDoc {
   displayName: string;
   photoURL: string | null;
   createdAt: string;
+  /** Revision of the user's stream: the ETag of `GET /v1/user`. */
+  revision: number;
 }
 
 export interface TokenDoc extends ProjectedDoc {
@@ -19,7 +21,7 @@ export interface TokenDoc extends ProjectedDoc {
 }
 
 /** Users and tokens, one document each. Writes are guarded by the event's log position. */
-export const identityProjection = multiDocumentProjection<IdentityEvent>({
+const projection = multiDocumentProjection<IdentityEvent>({
   name: 'identity',
   collections: [USERS, TOKENS],
   indexes: [{ collection: USERS, fields: { email: 1 }, unique: true }],
@@ -28,11 +30,11 @@ export const identityProjection = multiDocumentProjection<IdentityEvent>({
     switch (event.type) {
       case 'UserCreated': {
         const { userId, email, displayName, photoURL, createdAt } = event.data;
-        await documents.collection<UserDoc>(USERS).put({ _id: userId, email, displayName, photoURL, createdAt });
+        await documents.collection<UserDoc>(USERS).put({ _id: userId, email, displayName, photoURL, createdAt, revision: event.revision });
         return;
       }
       case 'UserUpdated':
-        await documents.collection<UserDoc>(USERS).update(event.data.userId, { $set: { ...event.data.changes } });
+        await documents.collection<UserDoc>(USERS).update(event.data.userId, { $set: { ...event.data.changes, revision: event.revision } });
         return;
       case 'AccessTokenIssued': {
         const { tokenId, userId, tokenHash, issuedAt } = event.data;
@@ -45,3 +47,6 @@ export const identityProjection = multiDocumentProjection<IdentityEvent>({
     }
   },
 });
+
+/** Version 1: user documents carry their stream's revision (the ETag), so stored read models are rebuilt. */
+export const identityProjection: Projection = { ...projection, version: 1 };

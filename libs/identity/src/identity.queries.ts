@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { TokenVerifier } from '../../platform/src/http/auth';
+import type { Versioned } from '../../platform/src/http/etag';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { normalizeEmail } from '../../platform/src/email';
 import { TOKENS, USERS, type TokenDoc, type UserDoc } from './identity.projections';
@@ -39,11 +40,16 @@ export class UserQueries {
     return new Map(users.map((user) => [user._id, user]));
   }
 
-  /** `GET /v1/user` and the user of `POST /v1/admin/users`: 404 for an unknown user. */
+  /** The user of `POST /v1/admin/users`: 404 for an unknown user. */
   async get(userId: string): Promise<UserObject> {
+    return (await this.getVersioned(userId)).object;
+  }
+
+  /** `GET /v1/user`: the user and the revision of their stream (the ETag), from one document. */
+  async getVersioned(userId: string): Promise<Versioned<UserObject>> {
     const user = await this.byId(userId);
     if (!user) throw DomainError.notFound(`no user ${userId}`);
-    return this.present(user);
+    return { object: this.present(user), streamRevision: user.revision };
   }
 
   /** Member by member: every list of members, comments or requests presents its users (a literal with a conditional spread before more members takes V8's slow path on Node 20). */

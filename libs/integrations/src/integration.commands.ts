@@ -5,14 +5,16 @@ import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations-ports.port';
-import { checkPublishedConfigurations, validateConfiguration } from './integration.configuration';
+import { checkPublishedComponents, checkPublishedConfigurations, validateConfiguration } from './integration.configuration';
 import {
   deliveryDecider,
   deliveryStream,
   installationDecider,
   installationIdOf,
+  installationRefusal,
   installationStream,
   integrationDecider,
+  integrationRefusal,
   integrationStream,
   type InstallationCommand,
   type IntegrationCommand,
@@ -51,6 +53,19 @@ const EMPTY_DEFINITION: IntegrationDefinition = {
   contentSecurityPolicy: null,
 };
 
+/** The platform's IntegrationSecrets: at most 20, each a name mapped to text. */
+export const MAX_SECRETS = 20;
+const MAX_SECRET_LENGTH = 10_000;
+
+function checkSecrets(secrets: Record<string, unknown>): void {
+  const entries = Object.entries(secrets);
+  if (entries.length > MAX_SECRETS) throw DomainError.invalid(`secrets must hold at most ${MAX_SECRETS} secrets`);
+  for (const [name, value] of entries) {
+    if (name.length === 0 || name.length > 100) throw DomainError.invalid('secrets: each name must be 1 to 100 characters');
+    if (typeof value !== 'string' || value.length > MAX_SECRET_LENGTH) throw DomainError.invalid(`secrets.${name} must be text of at most ${MAX_SECRET_LENGTH} characters`);
+  }
+}
+
 /** Largest icon or preview image, decoded. */
 const MAX_IMAGE_BYTES = 512 * 1024;
 
@@ -76,22 +91,25 @@ export class IntegrationCommands {
   }
 
   /** `POST /integrations/{name}`: creates or updates; `version` + 1 each time. */
-  async publish(name: string, input: PublishInput, caller: Caller): Promise<void> {
+  async publish(name: string, input: PublishInput, caller: Caller, ifMatch?: number): Promise<void> {
     const by = user(caller);
     const current = await this.integration(name);
     const live = current.published !== null && !current.deleted;
     const organizationId = input.organization ?? (live ? current.published!.organizationId : undefined);
     if (organizationId === undefined) throw DomainError.invalid('organization is required to publish a new integration');
+    // The platform's Integration always has a title (2 to 30 characters): a new one cannot do without.
+    if (!live && input.title === undefined) throw DomainError.invalid('title is required to publish a new integration');
     const previous = live ? current.published!.definition : EMPTY_DEFINITION;
     const { icon, previewImages, script, organization, secrets, ...members } = input;
     void organization;
     // Members the request leaves out keep their published value (a validated body holds them as undefined).
     const given = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
     if (members.configurations !== undefined) checkPublishedConfigurations(members.configurations);
+    checkPublishedComponents({ blocks: members.blocks, contentSources: members.contentSources, externalLinks: members.externalLinks });
+    if (secrets !== undefined) checkSecrets(secrets);
     const definition: IntegrationDefinition = {
       ...previous,
       ...given,
-      runtime: 'v1',
       icon: icon === undefined ? previous.icon : await this.image('icon', icon),
       previewImages: previewImages === undefined ? previous.previewImages : await Promise.all(previewImages.map((image, index) => this.image(`previewImages[${index}]`, image))),
       script: script === undefined ? previous.script : (await this.blobs.put(Buffer.from(script, 'utf8'))).hash,
@@ -99,19 +117,20 @@ export class IntegrationCommands {
     await this.runIntegration(
       { kind: 'PublishIntegration', name, organizationId, definition, secrets: secrets === undefined ? undefined : this.secrets.seal(JSON.stringify(secrets)), signingSecret: this.secrets.newSigningSecret(), ownerAdmin: await this.isAdmin(organizationId, caller), by, now: this.now() },
       caller,
+      ifMatch,
     );
   }
 
-  async delete(name: string, caller: Caller): Promise<void> {
-    await this.runIntegration({ kind: 'DeleteIntegration', name, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller);
+  async delete(name: string, caller: Caller, ifMatch?: number): Promise<void> {
+    await this.runIntegration({ kind: 'DeleteIntegration', name, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller, ifMatch);
   }
 
-  async setDevMode(name: string, tunnelUrl: string, all: boolean, caller: Caller): Promise<void> {
-    await this.runIntegration({ kind: 'SetDevMode', name, tunnelUrl, all, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller);
+  async setDevMode(name: string, tunnelUrl: string, all: boolean, caller: Caller, ifMatch?: number): Promise<void> {
+    await this.runIntegration({ kind: 'SetDevMode', name, tunnelUrl, all, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller, ifMatch);
   }
 
-  async clearDevMode(name: string, caller: Caller): Promise<void> {
-    await this.runIntegration({ kind: 'ClearDevMode', name, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller);
+  async clearDevMode(name: string, caller: Caller, ifMatch?: number): Promise<void> {
+    await this.runIntegration({ kind: 'ClearDevMode', name, ownerAdmin: await this.isOwnerAdmin(name, caller), by: user(caller), now: this.now() }, caller, ifMatch);
   }
 
   /** `POST /integrations/{name}/installations`: in an organization the caller administers; private integrations only in their owner. Installing accepts the scopes the integration asks for now. */
@@ -126,7 +145,7 @@ export class IntegrationCommands {
   }
 
   /** `scopes` (extension): the scopes the organization's admin accepts, among those the integration asks for now; until then a republication asking for more grants nothing. */
-  async updateInstallation(name: string, installationId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection; site_selection?: SpaceSelection; scopes?: string[] }, caller: Caller): Promise<void> {
+  async updateInstallation(name: string, installationId: string, changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection; site_selection?: SpaceSelection; scopes?: string[] }, caller: Caller, ifMatch?: number): Promise<void> {
     const installation = await this.installation(name, installationId);
     // Membership first: people outside the organization learn nothing of the installation (404), and compile no schema.
     const organizationAdmin = await this.isAdmin(installation.organizationId, caller);
@@ -146,28 +165,29 @@ export class IntegrationCommands {
         now: this.now(),
       },
       caller,
+      ifMatch,
     );
   }
 
-  async uninstall(name: string, installationId: string, caller: Caller): Promise<void> {
+  async uninstall(name: string, installationId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const installation = await this.installation(name, installationId);
-    await this.runInstallation({ kind: 'Uninstall', installationId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+    await this.runInstallation({ kind: 'Uninstall', installationId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller, ifMatch);
   }
 
   /** Installs (or reconfigures) the integration on a space or a site: a live one of the installation's organization, else 404. */
-  async setPlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, changes: Partial<PlaceSettings>, caller: Caller): Promise<void> {
+  async setPlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, changes: Partial<PlaceSettings>, caller: Caller, ifMatch?: number): Promise<void> {
     const installation = await this.installation(name, installationId);
     // Membership first: people outside the organization learn nothing of its places (404).
     const organizationAdmin = await this.isAdmin(installation.organizationId, caller);
     const found = await (place === 'space' ? this.spaces.spaceById(placeId) : this.sites.siteById(placeId));
     if (!found || found.deleted || found.organizationId !== installation.organizationId) throw DomainError.notFound(`no ${place} ${placeId} in the organization of installation ${installationId}`);
     if (changes.configuration !== undefined) validateConfiguration(`${place} ${placeId}`, (await this.liveIntegration(name)).definition.configurations[place], changes.configuration);
-    await this.runInstallation({ kind: 'SetPlaceInstallation', installationId, place, placeId, ...changes, organizationAdmin, by: user(caller), now: this.now() }, caller);
+    await this.runInstallation({ kind: 'SetPlaceInstallation', installationId, place, placeId, ...changes, organizationAdmin, by: user(caller), now: this.now() }, caller, ifMatch);
   }
 
-  async removePlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, caller: Caller): Promise<void> {
+  async removePlaceInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const installation = await this.installation(name, installationId);
-    await this.runInstallation({ kind: 'RemovePlaceInstallation', installationId, place, placeId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller);
+    await this.runInstallation({ kind: 'RemovePlaceInstallation', installationId, place, placeId, organizationAdmin: await this.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() }, caller, ifMatch);
   }
 
   /** Removes every installation on a place that is gone for good (the reactor; idempotent). */
@@ -240,12 +260,32 @@ export class IntegrationCommands {
     return this.isAdmin((await this.liveIntegration(name)).organizationId, caller);
   }
 
-  private async runIntegration(command: IntegrationCommand, caller: Caller): Promise<void> {
-    await this.commands.run(integrationStream(command.name), integrationDecider, command, { caller });
+  /**
+   * An integration and its development mode live in the integration's stream: `ifMatch` is its
+   * revision, the ETag of the integration and of its `/dev`. Whoever may not make the change is
+   * refused (403, 404, 409) before the revision is compared, so a 412 tells them nothing.
+   */
+  private async runIntegration(command: IntegrationCommand, caller: Caller, ifMatch?: number): Promise<void> {
+    const stream = integrationStream(command.name);
+    if (ifMatch !== undefined) {
+      const refusal = integrationRefusal(command, (await this.commands.load(stream, integrationDecider)).state);
+      if (refusal) throw refusal;
+    }
+    await this.commands.run(stream, integrationDecider, command, { caller }, { ifMatch });
   }
 
-  private async runInstallation(command: InstallationCommand, caller: Caller): Promise<void> {
-    await this.commands.run(installationStream(command.installationId), installationDecider, command, { caller });
+  /**
+   * An installation and its installations on spaces and sites live in the installation's stream:
+   * `ifMatch` is its revision, the ETag of each of them. Refusals (403, 404) come before the
+   * revision is compared, as for integrations.
+   */
+  private async runInstallation(command: InstallationCommand, caller: Caller, ifMatch?: number): Promise<void> {
+    const stream = installationStream(command.installationId);
+    if (ifMatch !== undefined) {
+      const refusal = installationRefusal(command, (await this.commands.load(stream, installationDecider)).state);
+      if (refusal) throw refusal;
+    }
+    await this.commands.run(stream, installationDecider, command, { caller }, { ifMatch });
   }
 
   private now(): string {

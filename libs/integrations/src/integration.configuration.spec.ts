@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { DomainError } from '../../platform/src/errors';
-import { checkPublishedConfigurations, CONFIGURATION_LIMITS, ConfigurationValidators } from './integration.configuration';
+import { checkPublishedComponents, checkPublishedConfigurations, CONFIGURATION_LIMITS, ConfigurationValidators } from './integration.configuration';
 import type { ConfigurationSchema } from './integration.events';
 
 /** A schema of `count` string properties named p0…, the first required. */
@@ -113,5 +113,30 @@ describe('configurations checked when published', () => {
   it('refuses a `required` naming a property the schema does not define', () => {
     invalid({ account: { properties: { a: { type: 'string' } }, required: ['b'] } }, /configurations\.account\.required names "b"/);
     invalid(JSON.parse('{"account":{"properties":{"a":{"type":"string"}},"required":["constructor"]}}'), /names "constructor"/);
+  });
+});
+
+describe("a publication's blocks, content sources and external links", () => {
+  it("takes the platform's shapes", () => {
+    expect(() =>
+      checkPublishedComponents({
+        blocks: [{ id: 'b', title: 'Block', description: 'A block', urlUnfurl: ['https://example.com/x'], markdown: { codeblock: 'b', body: 'text' } }],
+        contentSources: [{ id: 'c', title: 'Source', configuration: { componentId: 'picker' } }],
+        externalLinks: [{ url: 'https://example.com', label: 'Home' }],
+      }),
+    ).not.toThrow();
+  });
+
+  it('refuses a block without a title, naming it', () => {
+    expect(refusal(() => checkPublishedComponents({ blocks: [{ id: 'b' } as never] })).message).toMatch(/^blocks\.0 must have required property 'title'/);
+  });
+
+  it('refuses a content source without a component to configure it', () => {
+    expect(refusal(() => checkPublishedComponents({ contentSources: [{ id: 'c', title: 'Source' } as never] })).message).toMatch(/^contentSources\.0 must have required property 'configuration'/);
+  });
+
+  it('refuses an external link that is not an http(s) URL, and members the platform does not define', () => {
+    expect(refusal(() => checkPublishedComponents({ externalLinks: [{ url: 'javascript:alert(1)', label: 'x' }] })).message).toMatch(/^externalLinks\.0\.url must match pattern/);
+    expect(refusal(() => checkPublishedComponents({ blocks: [{ id: 'b', title: 'Block', colour: 'red' } as never] })).message).toMatch(/^blocks\.0 must NOT have additional properties \(colour\)/);
   });
 });

@@ -192,3 +192,59 @@ export function checkPublishedConfigurations(configurations: IntegrationDefiniti
     if (unknown !== undefined) throw DomainError.invalid(`configurations.${place}.required names ${JSON.stringify(unknown)}, which is not one of its properties`);
   }
 }
+
+const bounded = (maxLength: number, minLength = 0) => ({ type: 'string', minLength, maxLength });
+const link = { type: 'string', maxLength: 2048, pattern: '^https?://' };
+/**
+ * `blocks`, `contentSources` and `externalLinks` as the platform defines them (IntegrationBlock,
+ * IntegrationContentSource, IntegrationExternalLinks): what an integration answers is then always
+ * the platform's shape. Members the platform does not define are refused, as in every body.
+ */
+const PUBLISHED_COMPONENTS = {
+  type: 'object',
+  properties: {
+    blocks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'title'],
+        properties: {
+          id: bounded(100, 1),
+          title: bounded(40, 2),
+          description: bounded(150),
+          icon: bounded(2048),
+          urlUnfurl: { type: 'array', maxItems: 50, items: bounded(2048) },
+          markdown: { type: 'object', additionalProperties: false, required: ['codeblock', 'body'], properties: { codeblock: bounded(100), body: bounded(100) } },
+        },
+      },
+    },
+    contentSources: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'title', 'configuration'],
+        properties: {
+          id: bounded(100, 1),
+          title: bounded(40, 2),
+          description: bounded(150),
+          icon: bounded(2048),
+          configuration: { type: 'object', additionalProperties: false, required: ['componentId'], properties: { componentId: bounded(100, 1) } },
+        },
+      },
+    },
+    externalLinks: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['url', 'label'], properties: { url: link, label: bounded(100, 1) } } },
+  },
+};
+const publishedComponents = lazyPackage(() => new (Ajv())({ ...AJV_OPTIONS, code: {} }).compile(PUBLISHED_COMPONENTS));
+
+/** 400 naming the first problem when a publication's `blocks`, `contentSources` or `externalLinks` is not the platform's shape. */
+export function checkPublishedComponents(members: Pick<Partial<IntegrationDefinition>, 'blocks' | 'contentSources' | 'externalLinks'>): void {
+  const validate = publishedComponents();
+  const given = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
+  if (validate(given)) return;
+  const error = validate.errors?.[0];
+  const path = error?.instancePath ? dotted(error.instancePath).slice(1) : 'body';
+  throw DomainError.invalid(`${path} ${describe(error)}`);
+}

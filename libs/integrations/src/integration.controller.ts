@@ -1,15 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Put, Query, Res, type Type } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, Put, Query, Res, type Type } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiResetContentResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { decompressFromEncodedURIComponent } from 'lz-string';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { DomainError } from '../../platform/src/errors';
 import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
+import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
-import { listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { IntegrationCommands } from './integration.commands';
+import { policyText } from './integration.content-security-policy';
 import { addPlaceInstallationBody, DevModeBody, InstallationListQuery, InstallBody, IntegrationListQuery, PlaceInstallationBody, PlaceInstallationListQuery, PublishIntegrationBody, RenderBody, RenderQuery, UpdateInstallationBody } from './integration.dto';
 import type { InstallationPlace } from './integration.events';
 import { IntegrationQueries } from './integration.queries';
@@ -29,6 +31,9 @@ const nameParam = ApiParam({ name: 'integrationName', required: true, schema: { 
  * Integrations: `/v1/integrations…` (the interface's "Integrations" table), with installations
  * and the development tunnel's signing secret as extensions; installations on spaces and sites are
  * the place controllers below.
+ * An integration and its `/dev` are versioned by the integration's stream, an installation and its
+ * space and site installations by the installation's: single objects answer that `ETag`, and every
+ * write but a creation accepts it as `If-Match` (412 when stale).
  */
 @Controller('v1/integrations')
 export class IntegrationController {
@@ -48,26 +53,26 @@ export class IntegrationController {
 
   @Get(':integrationName')
   @nameParam
-  @ApiOkResponse({ description: 'OK', schema: ref('Integration') })
-  get(@Param('integrationName') name: string, @CurrentCaller() caller: Caller) {
-    return this.queries.get(integrationName(name), caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('Integration'), headers: etagHeader })
+  async get(@Param('integrationName') name: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.get(integrationName(name), caller));
   }
 
   @Post(':integrationName')
   @HttpCode(200)
   @nameParam
-  @ApiOkResponse({ description: 'published (version + 1)', schema: ref('Integration') })
-  async publish(@Param('integrationName') name: string, @Body(Valid) body: PublishIntegrationBody, @CurrentCaller() caller: Caller) {
-    await this.commands.publish(integrationName(name), body, caller);
-    return this.queries.get(name, caller);
+  @ApiOkResponse({ description: 'published (version + 1)', schema: ref('Integration'), headers: etagHeader })
+  async publish(@Param('integrationName') name: string, @Body(Valid) body: PublishIntegrationBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.publish(integrationName(name), body, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.get(name, caller));
   }
 
   @Delete(':integrationName')
   @HttpCode(204)
   @nameParam
   @ApiNoContentResponse({ description: 'deleted, and uninstalled everywhere' })
-  async delete(@Param('integrationName') name: string, @CurrentCaller() caller: Caller) {
-    await this.commands.delete(integrationName(name), caller);
+  async delete(@Param('integrationName') name: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.delete(integrationName(name), caller, parseIfMatch(ifMatch));
   }
 
   /** Icons and preview images (extension): public, like the images they are. */
@@ -93,33 +98,40 @@ export class IntegrationController {
 
   @Post(':integrationName/installations')
   @nameParam
-  @ApiCreatedResponse({ description: 'installed (an organization installs an integration once: installing again answers the installation)', schema: ref('IntegrationInstallation') })
-  async install(@Param('integrationName') name: string, @Body(Valid) body: InstallBody, @CurrentCaller() caller: Caller) {
+  @ApiCreatedResponse({ description: 'installed (an organization installs an integration once: installing again answers the installation)', schema: ref('IntegrationInstallation'), headers: etagHeader })
+  async install(@Param('integrationName') name: string, @Body(Valid) body: InstallBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const installationId = await this.commands.install(integrationName(name), body.organization, caller);
-    return this.queries.installation(name, installationId, caller);
+    return tagged(reply, await this.queries.installation(name, installationId, caller));
   }
 
   @Get(':integrationName/installations/:installationId')
   @nameParam
-  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationInstallation') })
-  installation(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.installation(integrationName(name), installationId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationInstallation'), headers: etagHeader })
+  async installation(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.installation(integrationName(name), installationId, caller));
   }
 
   @Patch(':integrationName/installations/:installationId')
   @nameParam
-  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationInstallation') })
-  async updateInstallation(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Body(Valid) body: UpdateInstallationBody, @CurrentCaller() caller: Caller) {
-    await this.commands.updateInstallation(integrationName(name), installationId, body, caller);
-    return this.queries.installation(name, installationId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationInstallation'), headers: etagHeader })
+  async updateInstallation(
+    @Param('integrationName') name: string,
+    @PathId('installationId', 'installation') installationId: string,
+    @Body(Valid) body: UpdateInstallationBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.updateInstallation(integrationName(name), installationId, body, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.installation(name, installationId, caller));
   }
 
   @Delete(':integrationName/installations/:installationId')
   @HttpCode(204)
   @nameParam
   @ApiNoContentResponse({ description: 'uninstalled' })
-  async uninstall(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.uninstall(integrationName(name), installationId, caller);
+  async uninstall(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.uninstall(integrationName(name), installationId, caller, parseIfMatch(ifMatch));
   }
 
   @Get(':integrationName/events')
@@ -140,26 +152,27 @@ export class IntegrationController {
   @HttpCode(204)
   @nameParam
   @ApiNoContentResponse({ description: 'development mode on: events go to the tunnel' })
-  async setDev(@Param('integrationName') name: string, @Body(Valid) body: DevModeBody, @CurrentCaller() caller: Caller) {
-    await this.commands.setDevMode(integrationName(name), body.tunnelUrl, body.all ?? false, caller);
+  async setDev(@Param('integrationName') name: string, @Body(Valid) body: DevModeBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.setDevMode(integrationName(name), body.tunnelUrl, body.all ?? false, caller, parseIfMatch(ifMatch));
   }
 
   @Delete(':integrationName/dev')
-  @HttpCode(204)
+  @HttpCode(205)
   @nameParam
-  @ApiNoContentResponse({ description: 'development mode off' })
-  async clearDev(@Param('integrationName') name: string, @CurrentCaller() caller: Caller) {
-    await this.commands.clearDevMode(integrationName(name), caller);
+  @ApiResetContentResponse({ description: 'development mode off' })
+  async clearDev(@Param('integrationName') name: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.clearDevMode(integrationName(name), caller, parseIfMatch(ifMatch));
   }
 
   /** The tunnel and the secret its deliveries are signed with (extension): the owner's admins only. */
   @Get(':integrationName/dev')
   @nameParam
-  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationDevMode') })
-  async getDev(@Param('integrationName') name: string, @CurrentCaller() caller: Caller) {
-    const integration = await this.queries.requireOwnerAdmin(integrationName(name), caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('IntegrationDevMode'), headers: etagHeader })
+  async getDev(@Param('integrationName') name: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { object: dev, streamRevision } = await this.queries.devMode(integrationName(name), caller);
+    // The signing secret is set at the first publication and never changes: the revision of the tunnel's read versions the whole answer.
     const state = await this.commands.integration(name);
-    return { tunnelUrl: integration.dev?.tunnelUrl ?? null, all: integration.dev?.all ?? false, signingSecret: this.secrets.open(state.published!.signingSecret) };
+    return tagged(reply, { object: { ...dev, signingSecret: this.secrets.open(state.published!.signingSecret) }, streamRevision });
   }
 
   @Post(':integrationName/render')
@@ -190,7 +203,8 @@ export class IntegrationController {
   private async rendered(name: string, body: RenderBody, caller: Caller, reply: FastifyReply) {
     const { integration } = await this.queries.visible(integrationName(name), caller);
     const answer = await this.runtime.render(integration, { componentId: body.componentId, props: plain(body.props), state: plain(body.state), context: plain(body.context), ...(body.action !== undefined ? { action: body.action } : {}) });
-    if (integration.definition.contentSecurityPolicy) void reply.header('content-security-policy', integration.definition.contentSecurityPolicy);
+    const policy = policyText(integration.definition.contentSecurityPolicy);
+    if (policy) void reply.header('content-security-policy', policy);
     return answer;
   }
 }
@@ -235,35 +249,44 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
 
     @Post(`:integrationName/installations/:installationId/${place}s`)
     @nameParam
-    @ApiCreatedResponse({ description: `installed on the ${place}`, schema: ref(schema) })
-    async install(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Body(Valid) body: AddPlaceInstallationBody, @CurrentCaller() caller: Caller) {
+    @ApiCreatedResponse({ description: `installed on the ${place}`, schema: ref(schema), headers: etagHeader })
+    async install(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Body(Valid) body: AddPlaceInstallationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
       const { [place]: placeId, ...changes } = body as AddPlaceInstallationBody & Record<InstallationPlace, string>;
       await this.commands.setPlaceInstallation(place, integrationName(name), installationId, placeId, changes, caller);
-      return this.queries.placeInstallation(place, name, installationId, placeId, caller);
+      return tagged(reply, await this.queries.placeInstallation(place, name, installationId, placeId, caller));
     }
 
     @Get(one)
     @nameParam
-    @ApiOkResponse({ description: 'OK', schema: ref(schema) })
-    get(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @CurrentCaller() caller: Caller) {
-      return this.queries.placeInstallation(place, integrationName(name), installationId, placeId, caller);
+    @ApiOkResponse({ description: 'OK', schema: ref(schema), headers: etagHeader })
+    async get(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+      return tagged(reply, await this.queries.placeInstallation(place, integrationName(name), installationId, placeId, caller));
     }
 
+    /** Versioned by the installation's stream, where the installations on its places live. */
     @Patch(one)
     @nameParam
-    @ApiOkResponse({ description: 'OK', schema: ref(schema) })
-    async update(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @Body(Valid) body: PlaceInstallationBody, @CurrentCaller() caller: Caller) {
+    @ApiOkResponse({ description: 'OK', schema: ref(schema), headers: etagHeader })
+    async update(
+      @Param('integrationName') name: string,
+      @PathId('installationId', 'installation') installationId: string,
+      @PathId(idParam, place) placeId: string,
+      @Body(Valid) body: PlaceInstallationBody,
+      @Headers('if-match') ifMatch: string | undefined,
+      @CurrentCaller() caller: Caller,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ) {
       await this.queries.placeInstallation(place, integrationName(name), installationId, placeId, caller);
-      await this.commands.setPlaceInstallation(place, name, installationId, placeId, body, caller);
-      return this.queries.placeInstallation(place, name, installationId, placeId, caller);
+      await this.commands.setPlaceInstallation(place, name, installationId, placeId, body, caller, parseIfMatch(ifMatch));
+      return tagged(reply, await this.queries.placeInstallation(place, name, installationId, placeId, caller));
     }
 
     @Delete(one)
     @HttpCode(204)
     @nameParam
     @ApiNoContentResponse({ description: `uninstalled from the ${place}` })
-    async remove(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @CurrentCaller() caller: Caller) {
-      await this.commands.removePlaceInstallation(place, integrationName(name), installationId, placeId, caller);
+    async remove(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+      await this.commands.removePlaceInstallation(place, integrationName(name), installationId, placeId, caller, parseIfMatch(ifMatch));
     }
 
     @Get(`:integrationName/${place}s`)

@@ -1,6 +1,7 @@
 import { deciderSpec } from '../../testing/src';
-import { deliveryDecider, installationDecider, installationIdOf, integrationDecider, siteViewStream, type DeliveryCommand, type InstallationCommand, type IntegrationCommand } from './integration.decider';
+import { deliveryDecider, installationDecider, installationIdOf, installationRefusal, integrationDecider, integrationRefusal, siteViewStream, type DeliveryCommand, type InstallationCommand, type IntegrationCommand } from './integration.decider';
 import type { DeliveryEvent, InstallationEvent, IntegrationDefinition, IntegrationStreamEvent } from './integration.events';
+import { DomainError } from '../../platform/src/errors';
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const definition = { runtime: 'v1', title: 'Slack', description: '', summary: '', icon: null, previewImages: [], visibility: 'public', target: 'all', scopes: [], categories: [], blocks: [], contentSources: [], externalLinks: [], configurations: {}, script: null, contentSecurityPolicy: null } satisfies IntegrationDefinition;
@@ -35,6 +36,29 @@ describe('integration decider', () => {
       .given([published(1), { type: 'IntegrationDevModeSet', data: { name: 'slack', organizationId: 'o1', tunnelUrl: 'https://t.example', all: false, setBy: 'ada', setAt: t0 } }])
       .when({ kind: 'SetDevMode', name: 'slack', tunnelUrl: 'https://t.example', all: false, ownerAdmin: true, by: 'ada', now: t0 })
       .thenNothing();
+  });
+});
+
+describe('integration changes refused whatever the revision (checked before If-Match)', () => {
+  const stateAfter = (events: IntegrationStreamEvent[]) => events.reduce(integrationDecider.evolve, integrationDecider.initialState());
+  const clearDev = (ownerAdmin: boolean): IntegrationCommand => ({ kind: 'ClearDevMode', name: 'slack', ownerAdmin, by: 'bob', now: t0 });
+  const statusOf = (refusal: DomainError | null) => refusal?.status ?? null;
+
+  it('given a published integration, when a member below admin changes it, then 403 (never a precondition)', () => {
+    expect(statusOf(integrationRefusal(clearDev(false), stateAfter([published(1)])))).toBe(403);
+  });
+
+  it('given an integration of one organization, when another organization publishes the name, then 409', () => {
+    expect(statusOf(integrationRefusal(publish(true, 'o2'), stateAfter([published(1)])))).toBe(409);
+  });
+
+  it('given no integration, when its owner admin changes its tunnel, then 404', () => {
+    expect(statusOf(integrationRefusal(clearDev(true), stateAfter([])))).toBe(404);
+  });
+
+  it('given a published integration, when its owner admin changes it, then nothing refuses it', () => {
+    expect(integrationRefusal(clearDev(true), stateAfter([published(1)]))).toBeNull();
+    expect(integrationRefusal(publish(true), stateAfter([published(1)]))).toBeNull();
   });
 });
 
@@ -157,6 +181,30 @@ describe('installation decider', () => {
 
   it('given an uninstalled installation, when installed on a site, then 404', () => {
     spec.given([installed, { type: 'IntegrationUninstalled', data: { ...about, uninstalledBy: 'otto', uninstalledAt: t0 } }]).when(onSite()).thenFails(404);
+  });
+});
+
+describe('installation changes refused whatever the revision (checked before If-Match)', () => {
+  const id = installationIdOf('slack', 'o2');
+  const installed: InstallationEvent = { type: 'IntegrationInstalled', data: { installationId: id, integrationName: 'slack', organizationId: 'o2', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', installedBy: 'otto', installedAt: t0 } };
+  const stateAfter = (events: InstallationEvent[]) => events.reduce(installationDecider.evolve, installationDecider.initialState());
+  const uninstall = (organizationAdmin: boolean): InstallationCommand => ({ kind: 'Uninstall', installationId: id, organizationAdmin, by: 'otto', now: t0 });
+  const statusOf = (refusal: DomainError | null) => refusal?.status ?? null;
+
+  it('given an installation, when a member below admin uninstalls it, then 403', () => {
+    expect(statusOf(installationRefusal(uninstall(false), stateAfter([installed])))).toBe(403);
+  });
+
+  it('given no installation, when an admin uninstalls it, then 404', () => {
+    expect(statusOf(installationRefusal(uninstall(true), stateAfter([])))).toBe(404);
+  });
+
+  it('given an installation on no site, when an admin removes it from a site, then 404', () => {
+    expect(statusOf(installationRefusal({ kind: 'RemovePlaceInstallation', installationId: id, place: 'site', placeId: 'site1', organizationAdmin: true, by: 'otto', now: t0 }, stateAfter([installed])))).toBe(404);
+  });
+
+  it('given an installation, when an admin changes it, then nothing refuses it', () => {
+    expect(installationRefusal(uninstall(true), stateAfter([installed]))).toBeNull();
   });
 });
 

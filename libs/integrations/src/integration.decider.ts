@@ -45,6 +45,19 @@ export type IntegrationCommand =
 
 const live = (state: IntegrationState) => state.published !== null && !state.deleted;
 
+/**
+ * Why the caller may not make this change to the integration, whatever its revision: 403 below an
+ * admin of the organization that publishes it, 409 to publish over another organization's, 404 to
+ * change one that is not published. Checked before If-Match too, so that a 412 never answers
+ * someone the change is refused to (and tells nothing of the integration's revision).
+ */
+export function integrationRefusal(command: IntegrationCommand, state: IntegrationState): DomainError | null {
+  const name = command.name;
+  if (!command.ownerAdmin) return DomainError.forbidden(`only admins of the organization that publishes integration ${name} may change it`);
+  if (command.kind === 'PublishIntegration') return live(state) && state.published!.organizationId !== command.organizationId ? DomainError.conflict(`integration ${name} is published by another organization`) : null;
+  return live(state) ? null : DomainError.notFound(`no integration ${name}`);
+}
+
 export const integrationDecider: Decider<IntegrationCommand, IntegrationStreamEvent, IntegrationState> = {
   initialState: () => ({ published: null, deleted: false, dev: null }),
   evolve: (state, event) => {
@@ -63,9 +76,9 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationStreamEv
   },
   decide: (command, state) => {
     const name = command.name;
-    if (!command.ownerAdmin) return DomainError.forbidden(`only admins of the organization that publishes integration ${name} may change it`);
+    const refusal = integrationRefusal(command, state);
+    if (refusal) return refusal;
     if (command.kind === 'PublishIntegration') {
-      if (live(state) && state.published!.organizationId !== command.organizationId) return DomainError.conflict(`integration ${name} is published by another organization`);
       return [
         {
           type: 'IntegrationPublished',
@@ -83,7 +96,6 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationStreamEv
         },
       ];
     }
-    if (!live(state)) return DomainError.notFound(`no integration ${name}`);
     const organizationId = state.published!.organizationId;
     switch (command.kind) {
       case 'DeleteIntegration':
@@ -140,6 +152,20 @@ function withPlace(places: InstallationState['places'], place: InstallationPlace
   return { ...places, [place]: changed };
 }
 
+/**
+ * Why the caller may not make this change to the installation, whatever its revision: 403 below an
+ * admin of its organization, 404 for an installation (or a place installation) that does not
+ * exist. Checked before If-Match too, so that a 412 never answers someone the change is refused to.
+ */
+export function installationRefusal(command: InstallationCommand, state: InstallationState): DomainError | null {
+  const id = command.installationId;
+  if (!command.organizationAdmin) return DomainError.forbidden(`only admins of the organization may change installation ${id}`);
+  if (command.kind === 'Install') return null;
+  if (!state.installed) return DomainError.notFound(`no installation ${id}`);
+  if (command.kind === 'RemovePlaceInstallation' && !state.places[command.place].has(command.placeId)) return DomainError.notFound(`integration ${state.installed.integrationName} is not installed on ${command.place} ${command.placeId}`);
+  return null;
+}
+
 export const installationDecider: Decider<InstallationCommand, InstallationEvent, InstallationState> = {
   initialState: () => ({ installed: null, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', scopes: null, places: noPlaces() }),
   evolve: (state, event) => {
@@ -166,7 +192,8 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
   },
   decide: (command, state) => {
     const id = command.installationId;
-    if (!command.organizationAdmin) return DomainError.forbidden(`only admins of the organization may change installation ${id}`);
+    const refusal = installationRefusal(command, state);
+    if (refusal) return refusal;
     if (command.kind === 'Install') {
       if (state.installed) return [];
       return [
@@ -176,8 +203,7 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
         },
       ];
     }
-    if (!state.installed) return DomainError.notFound(`no installation ${id}`);
-    const about = { installationId: id, ...state.installed };
+    const about = { installationId: id, ...state.installed! };
     switch (command.kind) {
       case 'UpdateInstallation': {
         const status = command.status ?? state.status;
@@ -186,7 +212,7 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
         const siteSelection = command.siteSelection ?? state.siteSelection;
         // An admin grants only what the integration asks for: a scope it does not ask for is a mistake (or a race with a publication), said plainly.
         const notAsked = command.acceptScopes?.scopes.find((scope) => !command.acceptScopes!.requested.includes(scope));
-        if (notAsked !== undefined) return DomainError.invalid(`scopes: integration ${state.installed.integrationName} does not ask for ${notAsked}`);
+        if (notAsked !== undefined) return DomainError.invalid(`scopes: integration ${about.integrationName} does not ask for ${notAsked}`);
         const scopes = command.acceptScopes ? normalizedScopes(command.acceptScopes.scopes) : state.scopes;
         if (status === state.status && spaceSelection === state.spaceSelection && siteSelection === state.siteSelection && sameJson(configuration, state.configuration) && sameJson(scopes, state.scopes)) return [];
         return [
@@ -206,7 +232,6 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
         return [placeSet(command.place, about, command.placeId, { status, configuration, previous, setBy: command.by, setAt: command.now })];
       }
       case 'RemovePlaceInstallation':
-        if (!state.places[command.place].has(command.placeId)) return DomainError.notFound(`integration ${state.installed.integrationName} is not installed on ${command.place} ${command.placeId}`);
         return [placeRemoved(command.place, about, command.placeId, { removedBy: command.by, removedAt: command.now })];
     }
   },

@@ -1,41 +1,54 @@
 import type { Type } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
 import { NotBlank } from '../../platform/src/http/validation';
-import { INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, type InstallationPlace, type IntegrationDefinition, type IntegrationTarget, type IntegrationVisibility } from './integration.events';
+import { IsContentSecurityPolicy, type ContentSecurityPolicy } from './integration.content-security-policy';
+import {
+  INTEGRATION_CATEGORIES,
+  INTEGRATION_RUNTIMES,
+  INTEGRATION_SCOPES,
+  INTEGRATION_TARGETS,
+  INTEGRATION_VISIBILITIES,
+  type InstallationPlace,
+  type IntegrationDefinition,
+  type IntegrationRuntimeVersion,
+  type IntegrationTarget,
+  type IntegrationVisibility,
+} from './integration.events';
 
 const given = (_: object, value: unknown) => value !== undefined;
 const BOOLEAN = ['true', 'false'] as const;
 const asBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-const SCOPE = /^[a-z]+(:[a-z_]+)*$/;
+const SCOPE_MESSAGE = `each of scopes must be one of ${INTEGRATION_SCOPES.join(', ')}`;
 /** An icon or preview image: at most 512 KiB, as base64. */
 export const MAX_IMAGE_BASE64 = 700_000;
 /** A script's source, in characters. */
 export const MAX_SCRIPT_LENGTH = 1_000_000;
 
+/** The members of the platform's PublishIntegration, all optional (members left out keep their published value); limits and values the platform's. */
 export class PublishIntegrationBody {
-  @ValidateIf(given) @IsIn(['v1'], { message: 'runtime must be v1' }) runtime?: 'v1';
+  @ValidateIf(given) @IsIn(INTEGRATION_RUNTIMES, { message: `runtime must be one of ${INTEGRATION_RUNTIMES.join(', ')}` }) runtime?: IntegrationRuntimeVersion;
   @ValidateIf(given) @IsString() @MaxLength(MAX_IMAGE_BASE64) @Matches(BASE64, { message: 'icon must be base64' }) icon?: string;
-  @ValidateIf(given) @IsString() @NotBlank() @MaxLength(100) title?: string;
-  @ValidateIf(given) @IsString() @MaxLength(500) description?: string;
-  @ValidateIf(given) @IsString() @MaxLength(20_000) summary?: string;
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(5) @MaxLength(MAX_IMAGE_BASE64, { each: true }) @Matches(BASE64, { each: true, message: 'each of previewImages must be base64' }) previewImages?: string[];
+  @ValidateIf(given) @IsString() @NotBlank() @Length(2, 30, { message: 'title must be 2 to 30 characters' }) title?: string;
+  @ValidateIf(given) @IsString() @MaxLength(100) description?: string;
+  @ValidateIf(given) @IsString() @MaxLength(2048) summary?: string;
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(3) @MaxLength(MAX_IMAGE_BASE64, { each: true }) @Matches(BASE64, { each: true, message: 'each of previewImages must be base64' }) previewImages?: string[];
   @ValidateIf(given) @IsIn(INTEGRATION_VISIBILITIES, { message: `visibility must be one of ${INTEGRATION_VISIBILITIES.join(', ')}` }) visibility?: IntegrationVisibility;
   @ValidateIf(given) @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` }) target?: IntegrationTarget;
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @MaxLength(100, { each: true }) @Matches(SCOPE, { each: true, message: 'each of scopes must look like space:views:read' }) scopes?: string[];
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(20) @IsString({ each: true }) @MaxLength(50, { each: true }) categories?: string[];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(INTEGRATION_SCOPES.length) @IsIn(INTEGRATION_SCOPES, { each: true, message: SCOPE_MESSAGE }) scopes?: string[];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(INTEGRATION_CATEGORIES.length) @IsIn(INTEGRATION_CATEGORIES, { each: true, message: `each of categories must be one of ${INTEGRATION_CATEGORIES.join(', ')}` }) categories?: string[];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) blocks?: IntegrationDefinition['blocks'];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) contentSources?: IntegrationDefinition['contentSources'];
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(20) @IsObject({ each: true }) externalLinks?: IntegrationDefinition['externalLinks'];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(5) @IsObject({ each: true }) externalLinks?: IntegrationDefinition['externalLinks'];
   @ValidateIf(given) @IsObject() configurations?: IntegrationDefinition['configurations'];
   @ValidateIf(given) @IsString() @MaxLength(MAX_SCRIPT_LENGTH) script?: string;
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'organization must be an organization id' }) organization?: string;
   @ValidateIf(given) @IsObject() secrets?: Record<string, string>;
-  @ValidateIf(given) @IsString() @MaxLength(4000) contentSecurityPolicy?: string;
+  @ValidateIf(given) @IsContentSecurityPolicy() contentSecurityPolicy?: ContentSecurityPolicy;
 }
 
 export class IntegrationListQuery extends ListQuery {
@@ -45,7 +58,7 @@ export class IntegrationListQuery extends ListQuery {
   @ApiPropertyOptional({ enum: BOOLEAN }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'blocks must be true or false' }) blocks?: boolean;
   @ApiPropertyOptional({ enum: BOOLEAN }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'contentSources must be true or false' }) contentSources?: boolean;
   @ApiPropertyOptional() @IsOptional() @Matches(ID_SHAPES.entity, { message: 'owner must be an organization id' }) owner?: string;
-  @ApiPropertyOptional() @IsOptional() @Matches(/^[a-z]+(:[a-z_]+)*$/, { message: 'scope must look like space:views:read' }) scope?: string;
+  @ApiPropertyOptional({ enum: INTEGRATION_SCOPES }) @IsOptional() @IsIn(INTEGRATION_SCOPES, { message: `scope must be one of ${INTEGRATION_SCOPES.join(', ')}` }) scope?: string;
   @ApiPropertyOptional({ enum: INTEGRATION_TARGETS }) @IsOptional() @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` }) target?: string;
 }
 
@@ -67,7 +80,7 @@ export class UpdateInstallationBody {
   @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'space_selection must be all or selected' }) space_selection?: 'all' | 'selected';
   @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'site_selection must be all or selected' }) site_selection?: 'all' | 'selected';
   /** Extension: the scopes the organization accepts, among those the integration asks for (its `scopes`); they replace those accepted before. */
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @MaxLength(100, { each: true }) @Matches(SCOPE, { each: true, message: 'each of scopes must look like space:views:read' }) scopes?: string[];
+  @ValidateIf(given) @IsArray() @ArrayMaxSize(INTEGRATION_SCOPES.length) @IsIn(INTEGRATION_SCOPES, { each: true, message: SCOPE_MESSAGE }) scopes?: string[];
 }
 
 /** An installation's settings on a space or a site. */

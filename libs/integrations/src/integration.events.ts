@@ -1,3 +1,5 @@
+import type { ContentSecurityPolicy } from './integration.content-security-policy';
+
 /**
  * Integrations. Streams:
  * - `integration-<name>`: an integration's publications (each a full definition, `version` + 1),
@@ -16,6 +18,31 @@ export const INTEGRATION_VISIBILITIES = ['public', 'private', 'unlisted'] as con
 export type IntegrationVisibility = (typeof INTEGRATION_VISIBILITIES)[number];
 export const INTEGRATION_TARGETS = ['all', 'site', 'space', 'organization'] as const;
 export type IntegrationTarget = (typeof INTEGRATION_TARGETS)[number];
+/** The platform's runtimes: the service runs every script in one sandbox (sandbox/script-sandbox.ts) and records which one the integration names. */
+export const INTEGRATION_RUNTIMES = ['v1', 'v2'] as const;
+export type IntegrationRuntimeVersion = (typeof INTEGRATION_RUNTIMES)[number];
+/** The platform's scopes (IntegrationScope). */
+export const INTEGRATION_SCOPES = [
+  'space:content:read',
+  'space:content:write',
+  'space:metadata:read',
+  'space:metadata:write',
+  'space:git:sync',
+  'page:feedback:read',
+  'site:metadata:read',
+  'site:views:read',
+  'site:script:inject',
+  'site:script:cookies',
+  'site:visitor:auth',
+  'site:visitor:claims',
+  'site:adaptive:read',
+  'site:adaptive:write',
+  'conversations:ingest',
+  'openapi:read',
+  'openapi:write',
+] as const;
+/** The platform's marketplace categories (IntegrationCategory). */
+export const INTEGRATION_CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'visitor-auth', 'other'] as const;
 
 /** A `configurations.account|space|site` schema as published. */
 export interface ConfigurationSchema {
@@ -25,7 +52,7 @@ export interface ConfigurationSchema {
 
 /** Everything a publication defines (the body of POST /integrations/{name}, with blobs stored by hash). */
 export interface IntegrationDefinition {
-  runtime: 'v1';
+  runtime: IntegrationRuntimeVersion;
   title: string;
   description: string;
   summary: string;
@@ -42,7 +69,8 @@ export interface IntegrationDefinition {
   configurations: { account?: ConfigurationSchema; space?: ConfigurationSchema; site?: ConfigurationSchema };
   /** Blob hash of the script source. */
   script: string | null;
-  contentSecurityPolicy: string | null;
+  /** As given: text, or an object of directives (integration.content-security-policy.ts). */
+  contentSecurityPolicy: ContentSecurityPolicy | null;
 }
 
 export type IntegrationStreamEvent =

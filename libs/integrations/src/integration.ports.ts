@@ -1,19 +1,11 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { CLOCK, type Clock } from '../../platform/src/clock';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { log } from '../../platform/src/logging';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { siteViewReceivers } from './integration.projections';
-import { boundedView, SiteViewDeliveries } from './integration.site-views';
-
-/** A reader's view of a published site's page, as sites report it (their SITE_VIEWS port, matched structurally). */
-interface SiteView {
-  organizationId: string;
-  siteId: string;
-  spaceId: string;
-  pageId: string | null;
-  url: string;
-  visitor: { claims: Record<string, unknown> };
-}
+import { IntegrationSecrets } from './integration.secrets';
+import { siteViewMembers, SiteViewDeliveries, type SiteView } from './integration.site-views';
 
 /** Views whose receivers are being looked up at once; beyond it views are dropped rather than queued without bound. */
 const MAX_IN_FLIGHT = 1000;
@@ -31,6 +23,8 @@ export class IntegrationsForSites implements OnModuleDestroy {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly deliveries: SiteViewDeliveries,
+    private readonly secrets: IntegrationSecrets,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   viewed(view: SiteView): Promise<void> {
@@ -65,7 +59,7 @@ export class IntegrationsForSites implements OnModuleDestroy {
     }
     const receivers = await siteViewReceivers(this.reads, view.organizationId, view.siteId);
     if (receivers.length === 0) return;
-    const bounded = boundedView(view);
-    for (const installation of receivers) this.deliveries.enqueue(installation, bounded);
+    const members = siteViewMembers(view, { key: this.secrets.visitorPseudonymKey(), day: this.clock.now().toISOString().slice(0, 10) });
+    for (const installation of receivers) this.deliveries.enqueue(installation, members);
   }
 }

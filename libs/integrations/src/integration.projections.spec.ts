@@ -69,3 +69,59 @@ describe('integrations projection: scopes', () => {
     );
   });
 });
+
+describe("integrations projection: the service's own event types", () => {
+  const everySpace = (scopes: string[]): InstallationEvent => ({
+    type: 'IntegrationInstallationUpdated',
+    data: { ...about, status: 'active', configuration: {}, spaceSelection: 'all', siteSelection: 'selected', scopes, previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 },
+  });
+  const space: [string, never[]] = ['space-s1', [{ type: 'SpaceCreated', data: { spaceId: 's1', organizationId: 'o2', visibility: 'private', title: 'Docs', createdBy: 'otto', createdAt: t0 } } as never]];
+  const changeRequest: [string, never[]] = ['changerequest-cr1', [{ type: 'ChangeRequestCreated', data: { changeRequestId: 'cr1', spaceId: 's1', organizationId: 'o2', number: 1, subject: 'Fix', status: 'open', revisionInitial: 'r1', tree: 't', createdBy: 'otto', createdAt: t0 } } as never]];
+  const types = async (reads: MemoryReadStore) => (await reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({}, { limit: 100 })).items.map((event) => event.payload.type).sort();
+
+  it('given an installation on every space holding space:content:read, then a change request in a space becomes change_request_created', async () => {
+    await spec
+      .given(history(integration(published(1, ['space:content:read'])), installation(installed(['space:content:read']), everySpace(['space:content:read'])), space as never, changeRequest as never))
+      .thenStore(async (reads) => expect(await types(reads)).toEqual(['change_request_created', 'installation_setup', 'installation_setup']));
+  });
+
+  it('given an installation on every space without space:content:read, then a change request in a space becomes nothing for it', async () => {
+    await spec
+      .given(history(integration(published(1, [])), installation(installed([]), everySpace([])), space as never, changeRequest as never))
+      .thenStore(async (reads) => expect(await types(reads)).toEqual(['installation_setup', 'installation_setup']));
+  });
+});
+
+describe('integrations projection: deletions', () => {
+  it('given an uninstallation, then installation_deleted has the configuration the installation had as previous', async () => {
+    const configured: InstallationEvent = { type: 'IntegrationInstallationUpdated', data: { ...about, status: 'active', configuration: { channel: '#docs' }, spaceSelection: 'selected', siteSelection: 'selected', previous: { status: 'active', configuration: {} }, updatedBy: 'otto', updatedAt: t0 } };
+    await spec.given(history(integration(published(1, [])), installation(installed([]), configured, { type: 'IntegrationUninstalled', data: { ...about, uninstalledBy: 'otto', uninstalledAt: t0 } }))).thenStore(async (reads) => {
+      const deleted = (await reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ 'payload.type': 'installation_deleted' }, { limit: 10 })).items;
+      expect(deleted.map((event) => event.payload.previous)).toEqual([{ configuration: { channel: '#docs' } }]);
+    });
+  });
+
+  it('given a site installation removed, then site_installation_deleted has the configuration it had there as previous', async () => {
+    await spec
+      .given(
+        history(
+          integration(published(1, [])),
+          installation(
+            installed([]),
+            { type: 'IntegrationSiteInstallationSet', data: { ...about, siteId: 'site1', status: 'active', configuration: { trackingId: 'x' }, previous: null, setBy: 'otto', setAt: t0 } },
+            { type: 'IntegrationSiteInstallationRemoved', data: { ...about, siteId: 'site1', removedBy: 'otto', removedAt: t0 } },
+          ),
+        ),
+      )
+      .thenStore(async (reads) => {
+        const payloads = (await reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ 'payload.siteId': 'site1' }, { limit: 10 })).items.map((event) => event.payload);
+        expect(payloads).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ type: 'site_installation_setup', status: 'active' }),
+            expect.objectContaining({ type: 'site_installation_deleted', previous: { configuration: { trackingId: 'x' } } }),
+          ]),
+        );
+        expect(payloads.find((payload) => payload.type === 'site_installation_setup')).not.toHaveProperty('previous');
+      });
+  });
+});

@@ -1,6 +1,6 @@
 import { multiDocumentProjection, positionKey, type ProjectedDoc, type Projection, type ProjectionCollection, type Recorded } from '../../read-store/src/projections/projection';
 import type { Doc } from '../../read-store/src/read-store.port';
-import { deriveInstallationEvent, deriveSiteView, deriveSpaceEvents, integrationEventId, SITE_VIEWS_SCOPE, spaceOf, type Derived, type SourceEvent } from './integration.derivation';
+import { deriveInstallationEvent, deriveSiteView, deriveSpaceEvents, EXTENSION_EVENT_TYPES, integrationEventId, SITE_VIEWS_SCOPE, SPACE_CONTENT_SCOPE, spaceOf, type Derived, type SourceEvent } from './integration.derivation';
 import type { DeliveryEvent, InstallationEvent, InstallationPlace, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, SpaceSelection, TraceLog } from './integration.events';
 import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places';
 import { holdsScope } from './integration.scopes';
@@ -24,6 +24,8 @@ export interface IntegrationDoc extends ProjectedDoc {
   createdAt: string;
   updatedAt: string;
   deleted?: true;
+  /** The revision of the integration's stream this document is at: the ETag of the integration and of its `/dev`. */
+  streamRevision: number;
 }
 
 export interface InstallationDoc extends ProjectedDoc {
@@ -39,6 +41,8 @@ export interface InstallationDoc extends ProjectedDoc {
   createdAt: string;
   updatedAt: string;
   uninstalled?: true;
+  /** The revision of the installation's stream this document is at: the ETag of the installation and of its space and site installations, which live in that stream. */
+  streamRevision: number;
 }
 
 /** An installation on one place, `<installationId>:<placeId>`. */
@@ -62,7 +66,7 @@ export type PlaceInstallationDoc = SpaceInstallationDoc | SiteInstallationDoc;
 
 export const placeIdOf = (place: InstallationPlace, entry: PlaceInstallationDoc): string => entry[placeIdMember(place)] as string;
 
-/** A derived integration event, waiting for its delivery (`pending`) or processed. */
+/** A derived integration event, waiting for its delivery (`pending`, not shown) or processed. */
 export interface IntegrationEventDoc extends ProjectedDoc {
   integrationName: string;
   installationId: string;
@@ -108,12 +112,19 @@ export async function installationsConcerned(reads: IntegrationReads, place: Ins
  * live and holds `site:views:read` there (asks for it, and the organization accepted it).
  */
 export async function siteViewReceivers(reads: IntegrationReads, organizationId: string, siteId: string): Promise<InstallationDoc[]> {
-  const receivers: InstallationDoc[] = [];
-  for (const installation of await installationsConcerned(reads, 'site', siteId, organizationId)) {
+  const concerned = await installationsConcerned(reads, 'site', siteId, organizationId);
+  const holding = await holdingScope(reads, concerned, SITE_VIEWS_SCOPE);
+  return concerned.filter((installation) => holding.has(installation._id));
+}
+
+/** Of these installations, the ids of those whose integration is live and holds `scope` there (asks for it, and the organization accepted it). */
+async function holdingScope(reads: IntegrationReads, installations: readonly InstallationDoc[], scope: string): Promise<Set<string>> {
+  const holding = new Set<string>();
+  for (const installation of installations) {
     const integration = await reads.collection<IntegrationDoc>(INTEGRATIONS).get(installation.integrationName);
-    if (integration && !integration.deleted && holdsScope(installation.scopes ?? [], integration.definition.scopes, SITE_VIEWS_SCOPE)) receivers.push(installation);
+    if (integration && !integration.deleted && holdsScope(installation.scopes ?? [], integration.definition.scopes, scope)) holding.add(installation._id);
   }
-  return receivers;
+  return holding;
 }
 
 /**
@@ -122,8 +133,10 @@ export async function siteViewReceivers(reads: IntegrationReads, organizationId:
  * the log in order), so a rebuild derives the same events with the same ids; deliveries then mark
  * them from `IntegrationEventProcessed` (integrationdelivery-<installationId>).
  */
-// Version 1: installations keep the scopes accepted in them.
-export const integrationProjection: Projection = withVersion(1, multiDocumentProjection<Handled>({
+// Version 1: installations keep the scopes accepted in them. Version 2: events in the platform's
+// shapes, the service's own types only for installations holding space:content:read. Version 3:
+// integrations and installations keep the revision of their stream (their ETag).
+export const integrationProjection: Projection = withVersion(3, multiDocumentProjection<Handled>({
   name: 'integrations',
   collections: [INTEGRATIONS, INSTALLATIONS, SPACE_INSTALLATIONS, SITE_INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATION_SPACES],
   indexes: [
@@ -192,23 +205,23 @@ export const integrationProjection: Projection = withVersion(1, multiDocumentPro
       case 'IntegrationPublished': {
         const { name, organizationId, version, definition, secrets, publishedAt } = event.data;
         const existing = await integrations.get(name);
-        await integrations.put({ _id: name, organizationId, version, definition, hasSecrets: secrets !== null, dev: existing?.deleted ? null : (existing?.dev ?? null), createdAt: existing && !existing.deleted ? existing.createdAt : publishedAt, updatedAt: publishedAt });
+        await integrations.put({ _id: name, organizationId, version, definition, hasSecrets: secrets !== null, dev: existing?.deleted ? null : (existing?.dev ?? null), createdAt: existing && !existing.deleted ? existing.createdAt : publishedAt, updatedAt: publishedAt, streamRevision: event.revision });
         return;
       }
       case 'IntegrationDeleted':
-        await integrations.update(event.data.name, { $set: { deleted: true, dev: null, updatedAt: event.data.deletedAt } });
+        await integrations.update(event.data.name, { $set: { deleted: true, dev: null, updatedAt: event.data.deletedAt, streamRevision: event.revision } });
         return;
       case 'IntegrationDevModeSet':
-        await integrations.update(event.data.name, { $set: { dev: { tunnelUrl: event.data.tunnelUrl, all: event.data.all } } });
+        await integrations.update(event.data.name, { $set: { dev: { tunnelUrl: event.data.tunnelUrl, all: event.data.all }, streamRevision: event.revision } });
         return;
       case 'IntegrationDevModeCleared':
-        await integrations.update(event.data.name, { $set: { dev: null } });
+        await integrations.update(event.data.name, { $set: { dev: null, streamRevision: event.revision } });
         return;
       case 'IntegrationInstalled': {
         const { installationId, integrationName, organizationId, configuration, spaceSelection, siteSelection, scopes, installedAt } = event.data;
         // Recorded before installations kept their scopes: the installer saw those the integration asked for then.
         const accepted = scopes ?? (await integrations.get(integrationName))?.definition.scopes ?? [];
-        await installations.put({ _id: installationId, integrationName, organizationId, status: 'active', configuration, spaceSelection, siteSelection: siteSelection ?? 'selected', scopes: accepted, spaces: 0, createdAt: installedAt, updatedAt: installedAt });
+        await installations.put({ _id: installationId, integrationName, organizationId, status: 'active', configuration, spaceSelection, siteSelection: siteSelection ?? 'selected', scopes: accepted, spaces: 0, createdAt: installedAt, updatedAt: installedAt, streamRevision: event.revision });
         await emit({ _id: installationId, integrationName, organizationId }, deriveInstallationEvent(event));
         return;
       }
@@ -220,7 +233,11 @@ export const integrationProjection: Projection = withVersion(1, multiDocumentPro
       case 'IntegrationSiteInstallationRemoved': {
         const installation = await installations.get(event.data.installationId);
         if (!installation) return;
+        // Every event of the installation's stream moves its ETag, its places' included.
+        await installations.update(installation._id, { $set: { streamRevision: event.revision } });
         const onPlace = placeOf(event);
+        // What a deletion tells as `previous`: the configuration there before it.
+        let before: { configuration: Record<string, unknown> } | null = event.type === 'IntegrationUninstalled' ? { configuration: installation.configuration } : null;
         if (event.type === 'IntegrationInstallationUpdated') {
           const { status, configuration, spaceSelection, siteSelection, scopes, updatedAt } = event.data;
           await installations.update(installation._id, { $set: { status, configuration, spaceSelection, siteSelection: siteSelection ?? installation.siteSelection, scopes: scopes ?? installation.scopes ?? [], updatedAt } });
@@ -234,11 +251,13 @@ export const integrationProjection: Projection = withVersion(1, multiDocumentPro
             const { status, configuration } = (event as Recorded<PlaceSetEvent>).data;
             await entries.put({ _id, installationId: installation._id, integrationName: installation.integrationName, organizationId: installation.organizationId, [placeIdMember(onPlace.place)]: onPlace.placeId, status, configuration } as PlaceInstallationDoc);
           } else {
+            const removed = await entries.get(_id);
+            if (removed) before = { configuration: removed.configuration };
             await entries.delete(_id);
           }
           if (onPlace.place === 'space') await installations.update(installation._id, { $set: { spaces: await entries.count({ installationId: installation._id }) } });
         }
-        await emit(installation, deriveInstallationEvent(event as InstallationEvent));
+        await emit(installation, deriveInstallationEvent(event as InstallationEvent, before));
         return;
       }
       case 'IntegrationSiteViewRecorded':
@@ -267,8 +286,10 @@ export const integrationProjection: Projection = withVersion(1, multiDocumentPro
       if (space && visibility !== undefined) await spaces.update(space._id, { $set: { visibility } });
     }
     if (derived.length === 0) return;
-    for (const installation of await installationsConcerned(documents, 'space', where.spaceId, where.organizationId)) {
-      for (const one of derived) await emit(installation, one);
+    const concerned = await installationsConcerned(documents, 'space', where.spaceId, where.organizationId);
+    const extensions = derived.some((one) => EXTENSION_EVENT_TYPES.has(one.type)) ? await holdingScope(documents, concerned, SPACE_CONTENT_SCOPE) : new Set<string>();
+    for (const installation of concerned) {
+      for (const one of derived) if (!EXTENSION_EVENT_TYPES.has(one.type) || extensions.has(installation._id)) await emit(installation, one);
     }
   },
 }));

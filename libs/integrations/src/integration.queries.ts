@@ -2,9 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
+import type { Versioned } from '../../platform/src/http/etag';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations-ports.port';
+import { policyText } from './integration.content-security-policy';
+import { IntegrationEventPresenter } from './integration.event-presenter';
 import type { InstallationPlace, IntegrationDefinition } from './integration.events';
 import { grantedScopes, pendingScopes } from './integration.scopes';
 import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, PLACE_INSTALLATIONS, placeIdOf, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc, type PlaceInstallationDoc } from './integration.projections';
@@ -23,6 +26,14 @@ export interface IntegrationListQuery {
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * How long a read of an integration's events waits for the deliveries in progress when it comes
+ * (those of a moment ago, usually a few milliseconds away): an event is shown once delivered, with
+ * the outcome (`success` or `failed`, the platform's only statuses), never before.
+ */
+export const EVENTS_SETTLE_MS = 2_000;
+const SETTLE_POLL_MS = 20;
 
 /**
  * The integration reads. Private integrations are visible to their owner's members only; unlisted
@@ -49,8 +60,9 @@ export interface IntegrationObject {
   configurations: IntegrationDefinition['configurations'];
   externalLinks: IntegrationDefinition['externalLinks'];
   owner?: { object: 'organization'; id: string };
-  urls: { location: string; icon?: string; app: string; assets: string; publicEndpoint: string };
+  urls: { location: string; icon?: string; app: string; assets: string; publicEndpoint: string; publicContentEndpoint: string };
   permissions: { admin: boolean; install: boolean };
+  /** As text: the interface's type (the platform also allows text); one published as an object of directives reads as the header it makes. */
   contentSecurityPolicy?: string;
 }
 
@@ -62,21 +74,30 @@ export class IntegrationQueries {
     @Inject(INTEGRATION_SPACES) private readonly spaces: IntegrationSpaces,
     @Inject(INTEGRATION_SITES) private readonly sites: IntegrationSites,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly presenter: IntegrationEventPresenter,
   ) {}
 
-  /** The integration as the caller may see it, or 404. */
-  async visible(name: string, caller: Caller): Promise<{ integration: IntegrationDoc; member: boolean; ownerAdmin: boolean }> {
+  /** The integration as the caller may see it, or 404; `ownerRole`: the caller's role in the organization that publishes it (null outside it). */
+  async visible(name: string, caller: Caller): Promise<{ integration: IntegrationDoc; member: boolean; ownerAdmin: boolean; ownerRole: string | null }> {
     const integration = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).get(name);
     if (!integration || integration.deleted) throw DomainError.notFound(`no integration ${name}`);
     const role = caller.kind === 'user' ? await this.organizations.roleOf(integration.organizationId, caller.userId) : null;
     const member = role?.member === true;
     if (integration.definition.visibility === 'private' && !member) throw DomainError.notFound(`no integration ${name}`);
-    return { integration, member, ownerAdmin: member && role?.role === 'admin' };
+    const ownerRole = member ? (role?.role ?? null) : null;
+    return { integration, member, ownerAdmin: ownerRole === 'admin', ownerRole };
   }
 
-  async get(name: string, caller: Caller) {
-    const { integration, ownerAdmin } = await this.visible(name, caller);
-    return this.present(integration, ownerAdmin, caller);
+  /** The integration, with the revision of its stream that document is at (its ETag). */
+  async get(name: string, caller: Caller): Promise<Versioned<IntegrationObject>> {
+    const { integration, member, ownerRole } = await this.visible(name, caller);
+    return { object: await this.present(integration, { member, role: ownerRole }, caller), streamRevision: integration.streamRevision };
+  }
+
+  /** `GET /integrations/{name}/dev`'s tunnel, as the owner's admins see it, with the integration's revision (its ETag: development mode lives in the integration's stream). */
+  async devMode(name: string, caller: Caller): Promise<Versioned<{ tunnelUrl: string | null; all: boolean }>> {
+    const integration = await this.requireOwnerAdmin(name, caller);
+    return { object: { tunnelUrl: integration.dev?.tunnelUrl ?? null, all: integration.dev?.all ?? false }, streamRevision: integration.streamRevision };
   }
 
   async list(caller: Caller, query: IntegrationListQuery) {
@@ -94,7 +115,11 @@ export class IntegrationQueries {
       ...(query.target !== undefined ? { 'definition.target': query.target } : {}),
     };
     const page = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).find(filter, { sort: { _id: 1 }, limit: query.limit, after: query.page });
-    const items = await Promise.all(page.items.map(async (integration) => this.present(integration, caller.kind === 'user' && (await this.organizations.roleOf(integration.organizationId, caller.userId))?.role === 'admin', caller)));
+    const roleIn = async (organizationId: string) => {
+      const role = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
+      return role?.member ? { member: true, role: role.role } : { member: false, role: null };
+    };
+    const items = await Promise.all(page.items.map(async (integration) => this.present(integration, await roleIn(integration.organizationId), caller)));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 
@@ -116,9 +141,10 @@ export class IntegrationQueries {
     return listEnvelope({ items: page.items.map((installation) => this.presentInstallation(installation, integration)), count: page.count, next: page.next });
   }
 
+  /** The installation, with the revision of its stream that document is at (its ETag). */
   async installation(name: string, installationId: string, caller: Caller) {
     const { installation, integration } = await this.visibleInstallation(name, installationId, caller);
-    return this.presentInstallation(installation, integration);
+    return { object: this.presentInstallation(installation, integration), streamRevision: installation.streamRevision };
   }
 
   async installationDoc(name: string, installationId: string, caller: Caller): Promise<InstallationDoc> {
@@ -144,25 +170,55 @@ export class IntegrationQueries {
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 
+  /**
+   * The installation on a place, versioned by the installation's stream (where it lives). The
+   * installation is read first: a change landing between the two reads makes the ETag older than
+   * the body (a write naming it is refused, 412), never newer (a write based on a body it has not seen).
+   */
   async placeInstallation(place: InstallationPlace, name: string, installationId: string, placeId: string, caller: Caller, extended = false) {
-    await this.installationDoc(name, installationId, caller);
+    const installation = await this.installationDoc(name, installationId, caller);
     const entry = await this.reads.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place]).get(`${installationId}:${placeId}`);
     if (!entry) throw DomainError.notFound(`integration ${name} is not installed on ${place} ${placeId}`);
-    return this.presentPlaceInstallation(place, entry, extended, caller);
+    return { object: await this.presentPlaceInstallation(place, entry, extended, caller), streamRevision: installation.streamRevision };
   }
 
-  /** `GET /integrations/{name}/events`: the owner's admins, newest first. */
-  async events(name: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<ReturnType<IntegrationQueries['presentEvent']>>> {
+  /**
+   * `GET /integrations/{name}/events`: the owner's admins, newest first; the events delivered (or
+   * whose delivery failed), after waiting a moment (EVENTS_SETTLE_MS) for those being delivered.
+   */
+  async events(name: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<PresentedEvent>> {
     await this.requireOwnerAdmin(name, caller);
-    const page = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ integrationName: name }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
-    return listEnvelope({ items: page.items.map((event) => this.presentEvent(event)), count: page.count, next: page.next });
+    await this.deliveriesSettled({ integrationName: name, status: 'pending' });
+    const page = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ integrationName: name, status: { $in: ['success', 'failed'] } }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: await this.presentEvents(page.items), count: page.count, next: page.next });
   }
 
+  /** One event with its trace, once delivered; one still being delivered after EVENTS_SETTLE_MS is 404, as it is not listed yet. */
   async event(name: string, eventId: string, caller: Caller) {
     await this.requireOwnerAdmin(name, caller);
-    const event = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).get(eventId);
+    const events = this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS);
+    let event = await events.get(eventId);
     if (!event || event.integrationName !== name) throw DomainError.notFound(`no event ${eventId} of integration ${name}`);
-    return { event: this.presentEvent(event), trace: { logs: event.logs } };
+    if (event.status === 'pending') {
+      await this.deliveriesSettled({ _id: eventId, status: 'pending' });
+      event = (await events.get(eventId))!;
+      if (event.status === 'pending') throw DomainError.notFound(`event ${eventId} of integration ${name} is still being delivered: it is shown once delivered`);
+    }
+    const [presented] = await this.presentEvents([event]);
+    return { event: presented, trace: { logs: event.logs } };
+  }
+
+  /** Waits at most EVENTS_SETTLE_MS for the events matching `waiting` now (at most 100 of them) to be delivered. */
+  private async deliveriesSettled(waiting: Filter): Promise<void> {
+    const events = this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS);
+    const pending = await events.find(waiting, { limit: 100, count: false });
+    if (pending.items.length === 0) return;
+    const ids = pending.items.map((event) => event._id);
+    const giveUpAt = Date.now() + EVENTS_SETTLE_MS;
+    while (Date.now() < giveUpAt) {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+      if ((await events.find({ _id: { $in: ids }, status: 'pending' }, { limit: 1, count: false })).items.length === 0) return;
+    }
   }
 
   /** The owner's admins only: 404 for people outside the owner (what is inside an organization is not shown to them), 403 for its members below admin. */
@@ -175,11 +231,12 @@ export class IntegrationQueries {
 
   // ---- presenting ---------------------------------------------------------------------------------
 
-  private async present(integration: IntegrationDoc, ownerAdmin: boolean, caller: Caller): Promise<IntegrationObject> {
+  /** `standing`: the caller's in the organization that publishes it: the owner is presented as the caller sees it, its `permissions` the caller's there. */
+  private async present(integration: IntegrationDoc, standing: { member: boolean; role: string | null }, caller: Caller): Promise<IntegrationObject> {
     const base = `${this.config.publicUrl}/v1/integrations/${integration._id}`;
     const { definition } = integration;
     const asset = (hash: string) => `${base}/assets/${hash}`;
-    const owner = await this.organizations.present(integration.organizationId);
+    const owner = await this.organizations.present(integration.organizationId, standing.role, standing.member);
     // Built member by member, in the same order: on Node 20 a literal with conditional spreads followed by members takes V8's slow path.
     const object = {
       object: 'integration',
@@ -206,9 +263,12 @@ export class IntegrationQueries {
     urls.app = `${this.config.publicUrl}/integrations/${integration._id}`;
     urls.assets = `${base}/assets`;
     urls.publicEndpoint = `${base}/public`;
+    // The platform's: equal to publicEndpoint when no separate content origin is configured (none is).
+    urls.publicContentEndpoint = urls.publicEndpoint;
     object.urls = urls;
-    object.permissions = { admin: ownerAdmin, install: caller.kind === 'user' };
-    if (definition.contentSecurityPolicy !== null) object.contentSecurityPolicy = definition.contentSecurityPolicy;
+    object.permissions = { admin: standing.member && standing.role === 'admin', install: caller.kind === 'user' };
+    const policy = policyText(definition.contentSecurityPolicy);
+    if (policy !== null) object.contentSecurityPolicy = policy;
     return object;
   }
 
@@ -232,7 +292,7 @@ export class IntegrationQueries {
       pendingScopes: pendingScopes(accepted, integration.definition.scopes),
       createdAt: installation.createdAt,
       updatedAt: installation.updatedAt,
-      urls: { location, app: `${this.config.publicUrl}/o/${installation.organizationId}/integrations/${installation.integrationName}`, publicEndpoint: `${location}/public` },
+      urls: { location, app: `${this.config.publicUrl}/o/${installation.organizationId}/integrations/${installation.integrationName}`, publicEndpoint: `${location}/public`, publicContentEndpoint: `${location}/public` },
       externalIds: (installation as InstallationDoc & { externalIds?: string[] }).externalIds ?? [],
       target: { organization: installation.organizationId },
     };
@@ -249,12 +309,33 @@ export class IntegrationQueries {
       status: entry.status,
       configuration: entry.configuration,
       externalIds: [] as string[],
-      urls: { location, publicEndpoint: `${location}/public` },
+      urls: { location, publicEndpoint: `${location}/public`, publicContentEndpoint: `${location}/public` },
       [place]: object ?? placeId,
     };
   }
 
-  presentEvent(event: IntegrationEventDoc) {
-    return { object: 'integration-event' as const, id: event._id, integrationId: event.integrationName, installationId: event.installationId, createdAt: event.createdAt, payload: event.payload, status: event.status };
+  /** Delivered events, their payloads as integrations receive them. */
+  private async presentEvents(events: readonly IntegrationEventDoc[]): Promise<PresentedEvent[]> {
+    const payloads = await this.presenter.events(events.map((event) => event.payload));
+    return events.map((event, index) => ({
+      object: 'integration-event' as const,
+      id: event._id,
+      integrationId: event.integrationName,
+      installationId: event.installationId,
+      createdAt: event.createdAt,
+      payload: payloads[index],
+      status: event.status as 'success' | 'failed',
+    }));
   }
+}
+
+/** An integration event as `…/events` answers it (delivered: `success` or `failed`). */
+export interface PresentedEvent {
+  object: 'integration-event';
+  id: string;
+  integrationId: string;
+  installationId: string;
+  createdAt: string;
+  payload: Record<string, unknown>;
+  status: 'success' | 'failed';
 }

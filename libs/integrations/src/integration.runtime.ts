@@ -12,6 +12,8 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { PROJECTION_RUNNER, type ProjectionsReady } from '../../runtime/src/projections-ready';
 import { deliverToTunnel } from './delivery/tunnel-delivery';
 import { IntegrationCommands } from './integration.commands';
+import { policyText } from './integration.content-security-policy';
+import { IntegrationEventPresenter } from './integration.event-presenter';
 import type { TraceLog } from './integration.events';
 import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc } from './integration.projections';
 import { IntegrationSecrets } from './integration.secrets';
@@ -66,6 +68,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     private readonly commands: IntegrationCommands,
     private readonly secrets: IntegrationSecrets,
     @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
+    private readonly presenter: IntegrationEventPresenter,
     @Optional() @Inject(PROJECTION_RUNNER) private readonly projections: ProjectionsReady | null = null,
   ) {
     this.worker = config.eventStoreUrl === undefined ? 'embedded' : `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -146,7 +149,8 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     const integration = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).get(event.integrationName);
     if (!integration || integration.deleted) return { status: 'failed', logs: [{ message: `integration ${event.integrationName} is deleted`, timestamp: now(), level: 'error' }] };
     const state = await this.commands.integration(event.integrationName);
-    const body = { object: 'integration-event', id: event._id, integrationId: event.integrationName, installationId: event.installationId, createdAt: event.createdAt, payload: event.payload };
+    // What the integration receives is the event itself, as its runtime reads it, to the tunnel and to the script alike.
+    const body = (await this.presenter.event(event.payload)) as { eventId: string; type: string } & Record<string, unknown>;
     if (integration.dev && (integration.dev.all || integration.organizationId === event.organizationId) && state.published) {
       const outcome = await deliverToTunnel(integration.dev.tunnelUrl, body, {
         secret: this.secrets.open(state.published.signingSecret),
@@ -166,7 +170,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     if (integration.definition.script) {
       const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
       const environment = await this.environment(integration, event.installationId, state);
-      const outcome = await runEventHandlerInPool(this.work, { script, event: event.payload, context: { environment }, fetch: this.fetchPolicy(integration) });
+      const outcome = await runEventHandlerInPool(this.work, { script, event: body, context: { environment }, fetch: this.fetchPolicy(integration) });
       return { status: outcome.ok ? 'success' : 'failed', logs: outcome.ok ? outcome.logs : [...outcome.logs, { message: `script failed: ${outcome.error ?? 'unknown error'}`, timestamp: now(), level: 'error' }] };
     }
     return { status: 'success', logs: [{ message: 'no development tunnel and no script: nothing to deliver to', timestamp: now(), level: 'info' }] };
@@ -186,7 +190,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
 
   /** Where the integration's script may fetch from, as plain data for the thread that runs it. */
   private fetchPolicy(integration: IntegrationDoc): ScriptFetchPolicy {
-    return { contentSecurityPolicy: integration.definition.contentSecurityPolicy, allowPrivateNetworks: this.config.integrationsAllowPrivateNetworks };
+    return { contentSecurityPolicy: policyText(integration.definition.contentSecurityPolicy), allowPrivateNetworks: this.config.integrationsAllowPrivateNetworks };
   }
 
   /** What a script sees of where it runs: the installation's configuration and the integration's secrets (opened only here). */

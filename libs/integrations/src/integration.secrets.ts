@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { open, seal, secretsKeyFrom } from '../../platform/src/secrets';
@@ -11,9 +11,11 @@ import { open, seal, secretsKeyFrom } from '../../platform/src/secrets';
 @Injectable()
 export class IntegrationSecrets {
   private readonly key: Buffer;
+  private readonly pseudonymKey: Buffer;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.key = secretsKeyFrom(config);
+    this.pseudonymKey = createHmac('sha256', this.key).update('integrations: site_view visitor pseudonyms').digest();
   }
 
   seal(text: string): string {
@@ -22,6 +24,11 @@ export class IntegrationSecrets {
 
   open(sealed: string): string {
     return open(this.key, sealed);
+  }
+
+  /** The key of readers' pseudonyms in `site_view` (anonymousIdOf): derived from the secrets key, the same in every replica, and nothing else. */
+  visitorPseudonymKey(): Buffer {
+    return this.pseudonymKey;
   }
 
   newSigningSecret(): string {

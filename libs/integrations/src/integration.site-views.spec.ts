@@ -1,9 +1,12 @@
 import { ManualClock } from '../../platform/src/clock';
 import type { IntegrationEventDoc } from './integration.projections';
 import type { IntegrationRuntime } from './integration.runtime';
-import { boundedView, SITE_VIEW_LIMITS, SiteViewDeliveries, type SiteViewMembers } from './integration.site-views';
+import { anonymousIdOf, referrerOf, SITE_VIEW_LIMITS, SiteViewDeliveries, siteViewMembers, truncatedAddress, type SiteView, type SiteViewMembers } from './integration.site-views';
 
-const view = (pageId: string, extra: Partial<SiteViewMembers> = {}): SiteViewMembers => ({ siteId: 'site1', spaceId: 'space1', pageId, url: `https://docs.example.com/${pageId}`, visitor: { claims: {} }, ...extra });
+const pseudonym = { key: Buffer.alloc(32, 7), day: '2026-01-01' };
+const visitor = { anonymousId: 'a', cookies: {}, userAgent: '', ip: '', claims: {} };
+const view = (pageId: string, extra: Partial<SiteViewMembers> = {}): SiteViewMembers => ({ siteId: 'site1', spaceId: 'space1', pageId, url: `https://docs.example.com/${pageId}`, referrer: '', visitor, ...extra });
+const handed = (extra: Partial<SiteView> = {}): SiteView => ({ organizationId: 'org1', siteId: 'site1', spaceId: 'space1', pageId: 'p', url: 'https://docs.example.com/p', visitor: { claims: {} }, ...extra });
 const installation = (id: string) => ({ _id: id, integrationName: `integration-${id}`, organizationId: 'org1' });
 
 /** A runtime whose deliveries are held until released, recording what it was given. */
@@ -27,12 +30,76 @@ function heldRuntime() {
 
 describe('what a view carries', () => {
   it('cuts the URL at 2,048 characters', () => {
-    expect(boundedView(view('p', { url: `https://docs.example.com/?q=${'x'.repeat(5000)}` })).url).toHaveLength(2048);
+    expect(siteViewMembers(handed({ url: `https://docs.example.com/?q=${'x'.repeat(5000)}` }), pseudonym).url).toHaveLength(2048);
   });
 
   it('keeps claims of at most 2 KB of JSON, and leaves out larger ones', () => {
-    expect(boundedView(view('p', { visitor: { claims: { plan: 'pro' } } })).visitor).toEqual({ claims: { plan: 'pro' } });
-    expect(boundedView(view('p', { visitor: { claims: { blob: 'é'.repeat(1100) } } })).visitor).toEqual({ claims: {} });
+    expect(siteViewMembers(handed({ visitor: { claims: { plan: 'pro' } } }), pseudonym).visitor.claims).toEqual({ plan: 'pro' });
+    expect(siteViewMembers(handed({ visitor: { claims: { blob: 'é'.repeat(1100) } } }), pseudonym).visitor.claims).toEqual({});
+  });
+
+  it('leaves out the page of a view that has none', () => {
+    expect(siteViewMembers(handed({ pageId: null }), pseudonym)).not.toHaveProperty('pageId');
+  });
+
+  it('gives the visitor no cookies, whatever the reader sent', () => {
+    expect(siteViewMembers(handed(), pseudonym).visitor.cookies).toEqual({});
+  });
+
+  it('cuts the user agent at 512 characters', () => {
+    expect(siteViewMembers(handed({ visitor: { claims: {}, userAgent: 'U'.repeat(2000) } }), pseudonym).visitor.userAgent).toHaveLength(512);
+  });
+});
+
+describe("the reader's address as integrations see it", () => {
+  it('zeroes the last byte of an IPv4 address', () => {
+    expect(truncatedAddress('203.0.113.77')).toBe('203.0.113.0');
+  });
+
+  it('keeps the /48 of an IPv6 address', () => {
+    expect(truncatedAddress('2001:db8:1234:5678::1')).toBe('2001:db8:1234::');
+  });
+
+  it('reads an IPv4-mapped IPv6 address as IPv4', () => {
+    expect(truncatedAddress('::ffff:198.51.100.9')).toBe('198.51.100.0');
+  });
+
+  it('is empty for what is not an address', () => {
+    expect([undefined, '', 'localhost', '999.1.1.1', '__proto__'].map(truncatedAddress)).toEqual(['', '', '', '', '']);
+  });
+});
+
+describe('the referrer as integrations see it', () => {
+  it('keeps the origin and the path, not the query, the fragment or credentials', () => {
+    expect(referrerOf('https://user:pass@search.example/find/docs?q=secret#top')).toBe('https://search.example/find/docs');
+  });
+
+  it('is empty for what is not an http(s) URL', () => {
+    expect([undefined, '', 'not a url', 'javascript:alert(1)', 'file:///etc/passwd'].map((referrer) => referrerOf(referrer))).toEqual(['', '', '', '', '']);
+  });
+});
+
+describe("the visitor's pseudonym", () => {
+  const key = Buffer.alloc(32, 1);
+
+  it('is the same for the same reader on the same site the same day', () => {
+    expect(anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UA')).toBe(anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UA'));
+  });
+
+  it('differs on another day, on another site, for another address or user agent, and under another key', () => {
+    const one = anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UA');
+    const others = [
+      anonymousIdOf(key, 'site1', '2026-01-02', '203.0.113.77', 'UA'),
+      anonymousIdOf(key, 'site2', '2026-01-01', '203.0.113.77', 'UA'),
+      anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.78', 'UA'),
+      anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UB'),
+      anonymousIdOf(Buffer.alloc(32, 2), 'site1', '2026-01-01', '203.0.113.77', 'UA'),
+    ];
+    for (const other of others) expect(other).not.toBe(one);
+  });
+
+  it('does not contain the address', () => {
+    expect(siteViewMembers(handed({ visitor: { claims: {}, ip: '203.0.113.77', userAgent: 'UA' } }), pseudonym).visitor.anonymousId).toMatch(/^[0-9a-f]{32}$/);
   });
 });
 

@@ -1,28 +1,57 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { log } from '../../platform/src/logging';
 import type { InstallationDoc, IntegrationEventDoc } from './integration.projections';
 import { IntegrationRuntime } from './integration.runtime';
 
-/** A reader's view of a published site's page, as it reaches an installation (`site_view`'s members). */
-export interface SiteViewMembers {
+/**
+ * A reader's view of a published site's page as sites hand it over (their SITE_VIEWS port, matched
+ * structurally): the request's facts, before what integrations may see of them is decided
+ * (siteViewMembers). `referrer`, `visitor.ip` and `visitor.userAgent` are the request's Referer,
+ * client address and User-Agent; absent, nothing is known of them.
+ */
+export interface SiteView {
+  organizationId: string;
   siteId: string;
   spaceId: string;
   pageId: string | null;
   url: string;
-  visitor: { claims: Record<string, unknown> };
+  referrer?: string;
+  visitor: { claims: Record<string, unknown>; ip?: string; userAgent?: string };
+}
+
+/** What the visitor is to integrations: the platform's EventVisitor, with the visitor's verified claims (extension). */
+export interface EventVisitor {
+  anonymousId: string;
+  cookies: Record<string, string>;
+  userAgent: string;
+  ip: string;
+  claims: Record<string, unknown>;
+}
+
+/** `site_view`'s members (besides `eventId`, `type`, `installationId`). */
+export interface SiteViewMembers {
+  siteId: string;
+  spaceId: string;
+  pageId?: string;
+  url: string;
+  referrer: string;
+  visitor: EventVisitor;
 }
 
 /**
- * Bounds of what views hold and of the queue: a view carries a URL cut at `maxUrlLength` characters
- * and claims whose JSON is at most `maxClaimsBytes` (larger ones are left out); the queue holds at
- * most `maxViews` views in all, `maxViewsPerInstallation` for one installation and `maxBytes` of
- * them, each for `ttlMs` (then it is dropped undelivered); `concurrentInstallations` are delivered
- * to at a time, each one view after the other.
+ * Bounds of what views hold and of the queue: a view carries a URL and a referrer cut at
+ * `maxUrlLength` characters, a user agent cut at `maxUserAgentLength`, and claims whose JSON is at
+ * most `maxClaimsBytes` (larger ones are left out); the queue holds at most `maxViews` views in all,
+ * `maxViewsPerInstallation` for one installation and `maxBytes` of them, each for `ttlMs` (then it
+ * is dropped undelivered); `concurrentInstallations` are delivered to at a time, each one view after
+ * the other.
  */
 export const SITE_VIEW_LIMITS = {
   maxUrlLength: 2048,
+  maxUserAgentLength: 512,
   maxClaimsBytes: 2048,
   maxViews: 10_000,
   maxViewsPerInstallation: 1_000,
@@ -34,16 +63,69 @@ export type SiteViewLimits = typeof SITE_VIEW_LIMITS;
 /** Other bounds than SITE_VIEW_LIMITS (unit tests). */
 export const SITE_VIEW_LIMITS_OVERRIDE = Symbol('SITE_VIEW_LIMITS_OVERRIDE');
 
-/** What a view keeps of the reader's URL and claims (SITE_VIEW_LIMITS). */
-export function boundedView(view: SiteViewMembers, limits: Pick<SiteViewLimits, 'maxUrlLength' | 'maxClaimsBytes'> = SITE_VIEW_LIMITS): SiteViewMembers {
+/**
+ * The reader's address as integrations see it: the network, not the reader (an IPv4 address with
+ * its last byte zeroed, a /24; an IPv6 one cut to its /48, IPv4-mapped ones read as IPv4). Sites have
+ * no setting that shares readers' whole addresses; anything that is not an address is ''.
+ */
+export function truncatedAddress(address: string | undefined): string {
+  if (typeof address !== 'string' || !ipaddr.isValid(address)) return '';
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv4') return ipaddr.IPv4.networkAddressFromCIDR(`${parsed.toString()}/24`).toString();
+  return ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/48`).toString();
+}
+
+/**
+ * The page that linked to the one viewed: the Referer's origin and path. Its query and fragment
+ * (where search terms, tokens and the like travel) and any user name or password are left out;
+ * what is not an http(s) URL is ''.
+ */
+export function referrerOf(referrer: string | undefined, maxLength = SITE_VIEW_LIMITS.maxUrlLength): string {
+  if (typeof referrer !== 'string' || referrer.length > 8192) return '';
+  let url: URL;
+  try {
+    url = new URL(referrer);
+  } catch {
+    return '';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return '';
+  return `${url.origin}${url.pathname}`.slice(0, maxLength);
+}
+
+/**
+ * GitBook's `anonymousId`, here a pseudonym of the reader on one site for one day: an HMAC, under a
+ * key of the service's, of the site, the day (UTC), the reader's whole address and user agent. The
+ * same reader reads as the same visitor all day on a site, and as another one the next day or on
+ * another site; without the key nobody can tell the address back from it.
+ */
+export function anonymousIdOf(key: Buffer, siteId: string, day: string, address: string, userAgent: string): string {
+  return createHmac('sha256', key).update(`${day}\n${siteId}\n${address}\n${userAgent}`).digest('hex').slice(0, 32);
+}
+
+/**
+ * What an installation receives of a view: the URL (secrets were taken out of it by sites), the
+ * referrer's origin and path, and the visitor: a pseudonym (anonymousIdOf), the user agent, the
+ * address truncated (truncatedAddress), the verified claims (extension; the installation holds
+ * `site:views:read`), and no cookies: the only cookies the service sets for a site's readers hold
+ * their share key and visitor token, which are secrets, and any other cookie sent to a site's host
+ * (a custom hostname is the customer's own domain) belongs to another application, which readers
+ * never agreed to share.
+ */
+export function siteViewMembers(view: SiteView, pseudonym: { key: Buffer; day: string }, limits: Pick<SiteViewLimits, 'maxUrlLength' | 'maxUserAgentLength' | 'maxClaimsBytes'> = SITE_VIEW_LIMITS): SiteViewMembers {
   const claims = JSON.stringify(view.visitor?.claims ?? {});
-  return {
-    siteId: view.siteId,
-    spaceId: view.spaceId,
-    pageId: view.pageId,
-    url: String(view.url).slice(0, limits.maxUrlLength),
-    visitor: { claims: Buffer.byteLength(claims) <= limits.maxClaimsBytes ? (JSON.parse(claims) as Record<string, unknown>) : {} },
+  const address = typeof view.visitor?.ip === 'string' ? view.visitor.ip : '';
+  const userAgent = typeof view.visitor?.userAgent === 'string' ? view.visitor.userAgent.slice(0, limits.maxUserAgentLength) : '';
+  const visitor: EventVisitor = {
+    anonymousId: anonymousIdOf(pseudonym.key, view.siteId, pseudonym.day, address, userAgent),
+    cookies: {},
+    userAgent,
+    ip: truncatedAddress(address),
+    claims: Buffer.byteLength(claims) <= limits.maxClaimsBytes ? (JSON.parse(claims) as Record<string, unknown>) : {},
   };
+  const members: SiteViewMembers = { siteId: view.siteId, spaceId: view.spaceId, url: String(view.url).slice(0, limits.maxUrlLength), referrer: referrerOf(view.referrer, limits.maxUrlLength), visitor };
+  if (view.pageId !== null) members.pageId = view.pageId;
+  return members;
 }
 
 interface QueuedView {

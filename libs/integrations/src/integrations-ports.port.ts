@@ -1,10 +1,14 @@
 import type { Caller } from '../../platform/src/http/auth';
 
-/** What integrations need of organizations: roles (who publishes, who installs), memberships (private integrations) and the owner's Organization object. */
+/**
+ * What integrations need of organizations: roles (who publishes, who installs), memberships
+ * (private integrations) and the owner's Organization object as the caller sees it: `role` and
+ * `member` are the caller's in it (null and false for someone outside it).
+ */
 export interface IntegrationOrganizations {
   roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: string | null } | null>;
   memberOrganizations(userId: string): Promise<string[]>;
-  present(organizationId: string): Promise<{ object: 'organization'; id: string } | null>;
+  present(organizationId: string, role: string | null, member: boolean): Promise<{ object: 'organization'; id: string } | null>;
 }
 
 export const INTEGRATION_ORGANIZATIONS = Symbol('INTEGRATION_ORGANIZATIONS');
@@ -24,3 +28,11 @@ export interface IntegrationSites {
 }
 
 export const INTEGRATION_SITES = Symbol('INTEGRATION_SITES');
+
+/** What integrations need of identity: the users events name (`space_content_updated.updatedBy`), looked up in one batch and presented. */
+export interface IntegrationUsers {
+  byIds(userIds: readonly string[]): Promise<ReadonlyMap<string, { _id: string }>>;
+  present(user: { _id: string }): { id: string; displayName: string; photoURL?: string; urls: { location: string } };
+}
+
+export const INTEGRATION_USERS = Symbol('INTEGRATION_USERS');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ContextManifest } from '../../runtime/src/context';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES } from './integrations-ports.port';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, INTEGRATION_USERS } from './integrations-ports.port';
 import { IntegrationsForSites } from './integration.ports';
 import { integrationAuditCatalog } from './integration.audit';
 import { integrationProjection } from './integration.projections';
@@ -25,7 +25,7 @@ export const integrationsContext: ContextManifest = {
   projections: [integrationProjection],
   reactors: [integrationReactor, placeRemovalReactor],
   audit: integrationAuditCatalog,
-  needs: [INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, INTEGRATION_SITES],
+  needs: [INTEGRATION_ORGANIZATIONS, INTEGRATION_SPACES, INTEGRATION_SITES, INTEGRATION_USERS],
   provides: [IntegrationsForSites],
   schemas: integrationSchemas,
   configureHttp: raisePublishLimit,

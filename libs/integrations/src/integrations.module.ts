@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { IntegrationCommands } from './integration.commands';
 import { IntegrationController, IntegrationSiteController, IntegrationSpaceController } from './integration.controller';
+import { IntegrationEventPresenter } from './integration.event-presenter';
 import { IntegrationsForSites } from './integration.ports';
 import { IntegrationQueries } from './integration.queries';
 import { IntegrationRuntime } from './integration.runtime';
@@ -10,11 +11,11 @@ import { SiteViewDeliveries } from './integration.site-views';
 /**
  * The integrations context: publications, installations, integration events derived from the log
  * and their delivery (tunnel or sandboxed script), UI render. What it needs of organizations,
- * spaces and sites comes through its ports; it gives sites IntegrationsForSites (readers' views).
+ * spaces, sites and users comes through its ports; it gives sites IntegrationsForSites (readers' views).
  */
 @Module({
   controllers: [IntegrationController, IntegrationSpaceController, IntegrationSiteController],
-  providers: [IntegrationSecrets, IntegrationQueries, IntegrationCommands, IntegrationRuntime, SiteViewDeliveries, IntegrationsForSites],
+  providers: [IntegrationSecrets, IntegrationEventPresenter, IntegrationQueries, IntegrationCommands, IntegrationRuntime, SiteViewDeliveries, IntegrationsForSites],
   exports: [IntegrationsForSites],
 })
 export class IntegrationsModule {}

@@ -1,6 +1,9 @@
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
-import type { OpenapiErrorCode, OpenapiProcessingState, OpenapiSlugEvent, OpenapiSource, OpenapiSpecEvent } from './openapi.events';
+import type { OpenapiErrorCode, OpenapiSlugEvent, OpenapiSource, OpenapiSpecEvent } from './openapi.events';
+
+/** Where the latest source's processing is (the decider's own: the API shows an ended one as `complete`). */
+type ProcessingStage = 'pending' | 'progress' | 'completed' | 'failed';
 
 export const openapiSpecStream = (specId: string) => `openapi-${specId}`;
 export const openapiSlugsStream = (organizationId: string) => `openapislugs-${organizationId}`;
@@ -14,7 +17,7 @@ export interface OpenapiSpecState {
     /** The number of sources given so far: processing is about the latest one only. */
     generation: number;
     /** The processing state of the latest generation. */
-    processing: OpenapiProcessingState;
+    processing: ProcessingStage;
     /** How many times processing of the latest generation was started. */
     attempts: number;
     latest: null | { versionId: string; documentHash: string };
@@ -63,7 +66,7 @@ function live(state: OpenapiSpecState, command: Acting): Spec {
 }
 
 /** The processing reactor's commands apply to the latest generation of a live spec only, once. */
-function processing(state: OpenapiSpecState, generation: number, expected: OpenapiProcessingState[]): Spec | null {
+function processing(state: OpenapiSpecState, generation: number, expected: ProcessingStage[]): Spec | null {
   const spec = state.spec;
   if (!spec || spec.deleted || spec.generation !== generation || !expected.includes(spec.processing)) return null;
   return spec;

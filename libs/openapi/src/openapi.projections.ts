@@ -1,5 +1,5 @@
-import { multiDocumentProjection, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
-import type { OpenapiErrorCode, OpenapiProcessingState, OpenapiSpecEvent } from './openapi.events';
+import { multiDocumentProjection, type ProjectedDoc, type Projection, type Recorded } from '../../read-store/src/projections/projection';
+import type { LegacyProcessingState, OpenapiErrorCode, OpenapiProcessingState, OpenapiSpecEvent } from './openapi.events';
 
 export const OPENAPI_SPECS = 'openapi_specs';
 export const OPENAPI_VERSIONS = 'openapi_versions';
@@ -9,7 +9,8 @@ export interface OpenapiSpecDoc extends ProjectedDoc {
   slug: string;
   /** The URL of a `{ url }` source; null for a `{ text }` source. */
   sourceURL: string | null;
-  processingState: OpenapiProcessingState;
+  /** A legacy value in read models built before the platform's values and not rebuilt since (MongoDB): read through platformProcessingState. */
+  processingState: OpenapiProcessingState | LegacyProcessingState;
   lastVersion: string | null;
   lastProcessedAt: string | null;
   lastProcessErrorCode: OpenapiErrorCode | null;
@@ -36,8 +37,8 @@ export interface OpenapiVersionDoc extends ProjectedDoc {
   createdAt: string;
 }
 
-/** The specs' read model: one document per spec, one per version. */
-export const openapiProjection = multiDocumentProjection<OpenapiSpecEvent>({
+/** The specs' read model: one document per spec, one per version. Version 1: `processingState` in the platform's values. */
+export const openapiProjection = withVersion(1, multiDocumentProjection<OpenapiSpecEvent>({
   name: 'openapi',
   collections: [OPENAPI_SPECS, OPENAPI_VERSIONS],
   indexes: [
@@ -70,10 +71,10 @@ export const openapiProjection = multiDocumentProjection<OpenapiSpecEvent>({
         break;
       }
       case 'OpenAPISpecProcessed':
-        next = { ...next, processingState: 'completed', lastVersion: event.data.versionId, lastProcessedAt: event.data.processedAt, lastProcessErrorCode: null, lastProcessErrorMessage: null, updatedAt: event.data.processedAt };
+        next = { ...next, processingState: 'complete', lastVersion: event.data.versionId, lastProcessedAt: event.data.processedAt, lastProcessErrorCode: null, lastProcessErrorMessage: null, updatedAt: event.data.processedAt };
         break;
       case 'OpenAPISpecProcessingFailed':
-        next = { ...next, processingState: 'failed', lastProcessedAt: event.data.failedAt, lastProcessErrorCode: event.data.errorCode, lastProcessErrorMessage: event.data.message, updatedAt: event.data.failedAt };
+        next = { ...next, processingState: 'complete', lastProcessedAt: event.data.failedAt, lastProcessErrorCode: event.data.errorCode, lastProcessErrorMessage: event.data.message, updatedAt: event.data.failedAt };
         break;
       case 'OpenAPISpecDeleted':
         next = { ...next, deleted: true, updatedAt: event.data.deletedAt };
@@ -81,4 +82,9 @@ export const openapiProjection = multiDocumentProjection<OpenapiSpecEvent>({
     }
     await specs.put(next);
   },
-});
+}));
+
+/** The projection, rebuilt from the log when `version` changes (multiDocumentProjection takes no version). */
+function withVersion(version: number, projection: Projection): Projection {
+  return { ...projection, version };
+}

@@ -8,6 +8,8 @@ import { listEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { OPENAPI_ORGANIZATIONS, type OpenapiOrganizations } from './openapi-organizations.port';
+import type { OpenapiErrorCode, OpenapiProcessingState, PlatformOpenapiErrorCode } from './openapi.events';
+import { platformErrorCode, platformProcessingState } from './openapi.platform-values';
 import { OPENAPI_SPECS, OPENAPI_VERSIONS, type OpenapiSpecDoc, type OpenapiVersionDoc } from './openapi.projections';
 
 /** Parsed documents kept, by hash (blobs never change): pages with operation blocks read them on every read. */
@@ -28,11 +30,15 @@ export interface OpenapiSpecObject {
   updatedAt: string;
   slug: string;
   sourceURL?: string;
-  processingState: OpenapiSpecDoc['processingState'];
+  processingState: OpenapiProcessingState;
   lastVersion?: string;
   lastProcessedAt?: string;
-  lastProcessErrorCode?: NonNullable<OpenapiSpecDoc['lastProcessErrorCode']>;
+  lastProcessErrorCode?: PlatformOpenapiErrorCode;
+  /** Extension: what went wrong, in words. */
   lastProcessErrorMessage?: string;
+  /** The last processing's errors: the service records one, with its own code. */
+  lastProcessedErrors?: Array<{ code: OpenapiErrorCode; message: string }>;
+  lastProcessedErrorCount: number;
   permissions: { view: true; edit: boolean };
   urls: { location: string; app: string };
 }
@@ -89,11 +95,17 @@ export class OpenapiQueries {
     return this.presentVersion(spec, version);
   }
 
-  /** `{ filesystem, url }`: the parsed document and where its raw bytes are served. */
+  /**
+   * `{ filesystem, url, urls }`: the parsed document, where its raw bytes are served (`url`, the
+   * interface's member), and the platform's `urls`: `source`, the URL the version was fetched from
+   * (the raw bytes here for a `{ text }` source), and `public` null: specs are read by the
+   * organization's members only, none is public.
+   */
   async content(organizationId: string, slug: string, ref: VersionRef, caller: Caller) {
     await this.role(organizationId, caller);
     const { spec, version } = await this.find(organizationId, slug, ref);
-    return { filesystem: await this.document(version), url: this.rawUrl(spec, version) };
+    const url = this.rawUrl(spec, version);
+    return { filesystem: await this.document(version), url, urls: { source: version.sourceURL ?? url, public: null } };
   }
 
   /** The raw bytes of a version, as fetched or given. */
@@ -159,13 +171,17 @@ export class OpenapiQueries {
     // Built member by member, in the same order: on Node 20 a literal with conditional spreads followed by members takes V8's slow path.
     const object = { object: 'openapi-spec', id: spec._id, createdAt: spec.createdAt, updatedAt: spec.updatedAt, slug: spec.slug } as OpenapiSpecObject;
     if (spec.sourceURL !== null) object.sourceURL = spec.sourceURL;
-    object.processingState = spec.processingState;
+    object.processingState = platformProcessingState(spec.processingState);
     if (spec.lastVersion !== null) object.lastVersion = spec.lastVersion;
     if (spec.lastProcessedAt !== null) object.lastProcessedAt = spec.lastProcessedAt;
     if (spec.lastProcessErrorCode !== null) {
-      object.lastProcessErrorCode = spec.lastProcessErrorCode;
-      object.lastProcessErrorMessage = spec.lastProcessErrorMessage ?? '';
+      const message = spec.lastProcessErrorMessage ?? '';
+      object.lastProcessErrorCode = platformErrorCode(spec.lastProcessErrorCode);
+      object.lastProcessErrorMessage = message;
+      object.lastProcessedErrors = [{ code: spec.lastProcessErrorCode, message }];
     }
+    // A failed processing records one error; one that made a version, none.
+    object.lastProcessedErrorCount = spec.lastProcessErrorCode === null ? 0 : 1;
     object.permissions = { view: true, edit: organizationPermissions(role).createOpenAPISpec };
     object.urls = { location: this.location(spec), app: `${this.config.publicUrl}/o/${spec.organizationId}/openapi/${spec.slug}` };
     return object;

@@ -4,7 +4,7 @@ import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type ProposedInvitation } from './organization.decider';
+import { accessRefusal, memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type ProposedInvitation } from './organization.decider';
 import { InvitationLocator } from './member.queries';
 
 export interface Invitation {
@@ -27,8 +27,19 @@ export class MemberCommands {
     return this.commands.now().toISOString();
   }
 
-  private run(organizationId: string, command: OrganizationCommand, caller: Caller) {
-    return this.commands.run(organizationStream(organizationId), organizationDecider, command, { caller });
+  /**
+   * Members, invitations and link invites live in the organization's stream: `ifMatch` is its
+   * revision, the ETag of the organization and of each of its members and link invites. Whoever may
+   * not make the change is refused (404, 403) before the revision is compared, so a 412 tells them
+   * nothing about the organization (`accessRefusal`).
+   */
+  private async run(organizationId: string, command: OrganizationCommand, caller: Caller, ifMatch?: number) {
+    const stream = organizationStream(organizationId);
+    if (ifMatch !== undefined) {
+      const refusal = accessRefusal(command, (await this.commands.load(stream, organizationDecider)).state);
+      if (refusal) throw refusal;
+    }
+    return this.commands.run(stream, organizationDecider, command, { caller }, { ifMatch });
   }
 
   /**
@@ -72,9 +83,9 @@ export class MemberCommands {
     return organizationId;
   }
 
-  async revokeInvitation(organizationId: string, invitationId: string, caller: Caller): Promise<void> {
+  async revokeInvitation(organizationId: string, invitationId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'RevokeInvitation', organizationId, invitationId, byUserId, now: this.now() }, caller);
+    await this.run(organizationId, { kind: 'RevokeInvitation', organizationId, invitationId, byUserId, now: this.now() }, caller, ifMatch);
   }
 
   async joinByLink(organizationId: string, inviteId: string, caller: Caller): Promise<void> {
@@ -87,20 +98,20 @@ export class MemberCommands {
     await this.run(organizationId, { kind: 'JoinBySso', organizationId, userId, role, now: this.now() }, caller);
   }
 
-  async changeRole(organizationId: string, userId: string, role: OrganizationRole, caller: Caller): Promise<void> {
+  async changeRole(organizationId: string, userId: string, role: OrganizationRole, caller: Caller, ifMatch?: number): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'ChangeMemberRole', organizationId, userId, role, byUserId }, caller);
+    await this.run(organizationId, { kind: 'ChangeMemberRole', organizationId, userId, role, byUserId }, caller, ifMatch);
   }
 
   /** The organization side only: taking the member out of its teams follows from their `MemberRemoved` in the teams context. */
-  async remove(organizationId: string, userId: string, caller: Caller): Promise<void> {
+  async remove(organizationId: string, userId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'RemoveMember', organizationId, userId, byUserId }, caller);
+    await this.run(organizationId, { kind: 'RemoveMember', organizationId, userId, byUserId }, caller, ifMatch);
   }
 
-  async enableSso(organizationId: string, userId: string, caller: Caller): Promise<void> {
+  async enableSso(organizationId: string, userId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'EnableMemberSso', organizationId, userId, byUserId }, caller);
+    await this.run(organizationId, { kind: 'EnableMemberSso', organizationId, userId, byUserId }, caller, ifMatch);
   }
 
   async createLinkInvite(organizationId: string, role: OrganizationRole, caller: Caller): Promise<string> {
@@ -110,9 +121,9 @@ export class MemberCommands {
     return inviteId;
   }
 
-  async deleteLinkInvite(organizationId: string, inviteId: string, caller: Caller): Promise<void> {
+  async deleteLinkInvite(organizationId: string, inviteId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'DeleteLinkInvite', organizationId, inviteId, byUserId }, caller);
+    await this.run(organizationId, { kind: 'DeleteLinkInvite', organizationId, inviteId, byUserId }, caller, ifMatch);
   }
 
   /** `POST /ping`: members only; at most one MemberSeen per member per minute reaches the log. */

@@ -1,6 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse } from '@nestjs/swagger';
-import { listOf, ref } from '../../platform/src/platform.schemas';
+import type { FastifyReply } from 'fastify';
+import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
@@ -10,7 +12,11 @@ import { MemberQueries } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { Valid } from '../../platform/src/http/validation';
 
-/** Members, invites and link invites: `/v1/orgs/{organizationId}/…`. */
+/**
+ * Members, invites and link invites: `/v1/orgs/{organizationId}/…`. They live in the organization's
+ * stream, so a member and a link invite answer the organization's ETag, and their writes (and the
+ * revocation of a pending invite) accept it as `If-Match` (412 when stale).
+ */
 @Controller('v1/orgs/:organizationId')
 export class MemberController {
   constructor(
@@ -33,38 +39,51 @@ export class MemberController {
   }
 
   @Get('members/:userId')
-  @ApiOkResponse({ description: 'OK', schema: ref('Member') })
-  get(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.get(organizationId, userId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('Member'), headers: etagHeader })
+  async get(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.get(organizationId, userId, caller));
   }
 
   /** Admins change roles (null: guest); the last admin cannot be demoted (409). */
   @Patch('members/:userId')
-  @ApiOkResponse({ description: 'OK', schema: ref('Member') })
+  @ApiOkResponse({ description: 'OK', schema: ref('Member'), headers: etagHeader })
   async update(
     @PathId('organizationId', 'organization') organizationId: string,
     @PathId('userId', 'member') userId: string,
     @Body(Valid) body: UpdateMemberBody,
+    @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.changeRole(organizationId, userId, body.role, caller);
-    return this.queries.get(organizationId, userId, caller);
+    await this.commands.changeRole(organizationId, userId, body.role, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.get(organizationId, userId, caller));
   }
 
   /** Admins remove anyone, anyone removes themselves; never the last admin (409). */
   @Delete('members/:userId')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
-  async remove(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.remove(organizationId, userId, caller);
+  async remove(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('userId', 'member') userId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commands.remove(organizationId, userId, caller, parseIfMatch(ifMatch));
   }
 
   @Post('members/:userId/sso')
-  @ApiOkResponse({ description: 'OK', schema: ref('Member') })
+  @ApiOkResponse({ description: 'OK', schema: ref('Member'), headers: etagHeader })
   @HttpCode(200)
-  async sso(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.enableSso(organizationId, userId, caller);
-    return this.queries.get(organizationId, userId, caller);
+  async sso(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('userId', 'member') userId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.commands.enableSso(organizationId, userId, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.get(organizationId, userId, caller));
   }
 
   @Get('members/:userId/spaces')
@@ -111,8 +130,13 @@ export class MemberController {
   @Delete('pending-invites/:inviteId')
   @ApiNoContentResponse({ description: 'revoked' })
   @HttpCode(204)
-  async revokeInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.revokeInvitation(organizationId, inviteId, caller);
+  async revokeInvite(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('inviteId', 'invite') inviteId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commands.revokeInvitation(organizationId, inviteId, caller, parseIfMatch(ifMatch));
   }
 
   /** Joins the caller through a link invite; answers with the caller as a member. */
@@ -121,7 +145,7 @@ export class MemberController {
   @HttpCode(200)
   async join(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
     await this.commands.joinByLink(organizationId, inviteId, caller);
-    return this.queries.get(organizationId, userOf(caller).userId, caller);
+    return (await this.queries.get(organizationId, userOf(caller).userId, caller)).object;
   }
 
   @Get('link-invites')
@@ -131,25 +155,30 @@ export class MemberController {
   }
 
   @Post('link-invites')
-  @ApiCreatedResponse({ description: 'created', schema: ref('LinkInvite') })
+  @ApiCreatedResponse({ description: 'created', schema: ref('LinkInvite'), headers: etagHeader })
   @HttpCode(201)
-  async createLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: LinkInviteBody, @CurrentCaller() caller: Caller) {
+  async createLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: LinkInviteBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const inviteId = await this.commands.createLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller);
-    return this.queries.linkInvite(organizationId, inviteId, caller);
+    return tagged(reply, await this.queries.linkInvite(organizationId, inviteId, caller));
   }
 
   @Get('link-invites/:inviteId')
-  @ApiOkResponse({ description: 'OK', schema: ref('LinkInvite') })
-  linkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.linkInvite(organizationId, inviteId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('LinkInvite'), headers: etagHeader })
+  async linkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.linkInvite(organizationId, inviteId, caller));
   }
 
   /** 205 (Reset Content), as clients of this route expect. */
   @Delete('link-invites/:inviteId')
   @ApiResponse({ status: 205, description: 'deleted' })
   @HttpCode(205)
-  async deleteLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.deleteLinkInvite(organizationId, inviteId, caller);
+  async deleteLinkInvite(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('inviteId', 'invite') inviteId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commands.deleteLinkInvite(organizationId, inviteId, caller, parseIfMatch(ifMatch));
   }
 }
 
@@ -174,7 +203,7 @@ export class UserInvitationController {
   @HttpCode(200)
   async accept(@PathId('inviteId', 'invitation') inviteId: string, @CurrentCaller() caller: Caller) {
     const organizationId = await this.commands.acceptInvitation(inviteId, caller);
-    return this.queries.get(organizationId, userOf(caller).userId, caller);
+    return (await this.queries.get(organizationId, userOf(caller).userId, caller)).object;
   }
 
   /** Declines: 204. */

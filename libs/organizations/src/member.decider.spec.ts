@@ -1,6 +1,6 @@
 import { deciderSpec } from '../../testing/src';
 import type { MemberSeenEvent, OrganizationEvent } from './organization.events';
-import { memberSeenDecider, organizationDecider, SEEN_INTERVAL_MS, type OrganizationCommand } from './organization.decider';
+import { accessRefusal, memberSeenDecider, organizationDecider, SEEN_INTERVAL_MS, type OrganizationCommand } from './organization.decider';
 
 const now = '2026-01-01T00:00:00.000Z';
 const o = 'o1';
@@ -378,6 +378,49 @@ describe('ids named like Object.prototype members', () => {
     it('then the members stay a plain Map', () => {
       spec.given(strange).thenState((state) => expect(Object.getPrototypeOf(state.members)).toBe(Map.prototype));
     });
+  });
+});
+
+/**
+ * accessRefusal: the refusal checked before If-Match is compared, so that a 412 never answers
+ * someone who may not make the change. It must be the refusal decide itself gives.
+ */
+describe('who is refused before If-Match is compared', () => {
+  const state = withTeam.reduce(organizationDecider.evolve, organizationDecider.initialState());
+  const statusOf = (command: OrganizationCommand) => accessRefusal(command, state)?.status ?? null;
+  const changeRole = (byUserId: string): OrganizationCommand => ({ kind: 'ChangeMemberRole', organizationId: o, userId: 'eve', role: 'edit', byUserId });
+
+  it('given someone outside the organization, when they change a member, then 404, as decide answers', () => {
+    expect(statusOf(changeRole('mallory'))).toBe(404);
+    spec.given(withTeam).when(changeRole('mallory')).thenFails(404);
+  });
+
+  it('given a member below admin, when they change a member, revoke an invitation or delete a link invite, then 403', () => {
+    expect(statusOf(changeRole('bob'))).toBe(403);
+    expect(statusOf({ kind: 'RevokeInvitation', organizationId: o, invitationId: 'i1', byUserId: 'bob', now })).toBe(403);
+    expect(statusOf({ kind: 'DeleteLinkInvite', organizationId: o, inviteId: 'l1', byUserId: 'bob' })).toBe(403);
+  });
+
+  it('given an admin, when they change a member, then no refusal (whether the member exists is for decide)', () => {
+    expect(statusOf(changeRole('ada'))).toBeNull();
+    expect(statusOf({ kind: 'EnableMemberSso', organizationId: o, userId: 'nobody', byUserId: 'ada' })).toBeNull();
+  });
+
+  it('given a member below admin, when they leave, then no refusal: anyone may leave', () => {
+    expect(statusOf({ kind: 'RemoveMember', organizationId: o, userId: 'eve', byUserId: 'eve' })).toBeNull();
+  });
+
+  it('given someone outside, when they "leave", then 404', () => {
+    expect(statusOf({ kind: 'RemoveMember', organizationId: o, userId: 'mallory', byUserId: 'mallory' })).toBe(404);
+  });
+
+  it('given an id named like an Object.prototype member, then it is someone outside: 404', () => {
+    expect(statusOf(changeRole('__proto__'))).toBe(404);
+    expect(statusOf(changeRole('constructor'))).toBe(404);
+  });
+
+  it('given no organization, when anyone changes a member, then 404', () => {
+    expect(accessRefusal(changeRole('ada'), organizationDecider.initialState())?.status).toBe(404);
   });
 });
 

@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import { userOf, type Caller } from '../../platform/src/http/auth';
+import type { Versioned } from '../../platform/src/http/etag';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore, type Filter, type Sort } from '../../read-store/src/read-store.port';
 import { normalizeEmail } from '../../platform/src/email';
 import { INVITATIONS, LINK_INVITES, MEMBERS, memberId, ORGANIZATIONS, type InvitationDoc, type LinkInviteDoc, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { OrganizationMembership } from './organization.queries';
+import { ORGANIZATION_SITES, type OrganizationSiteDoc } from './organization-sites.projection';
 import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
 
 /** The Member resource. */
@@ -23,6 +25,8 @@ export interface MemberObject {
   sso: boolean;
   spaces: number;
   teams: number;
+  /** The organization's live sites: every member sees them all. */
+  sites: number;
 }
 
 /** Per-member counts kept by other contexts (teams, spaces), joined in at read time. */
@@ -63,10 +67,11 @@ export class MemberDirectory {
 
   async presentDocs(organizationId: string, docs: readonly MemberDoc[]): Promise<Map<string, MemberObject>> {
     const ids = docs.map((d) => d.userId);
-    const [users, teams, spaces] = await Promise.all([
+    const [users, teams, spaces, sites] = await Promise.all([
       this.users.byIds(ids),
       this.teamCounts.teamCountsByUser(organizationId, ids),
       this.spaces.spaceCountsByUser(organizationId, docs.map((d) => ({ userId: d.userId, role: d.role }))),
+      docs.length > 0 ? this.reads.collection<OrganizationSiteDoc>(ORGANIZATION_SITES).count({ organizationId, deleted: false }) : 0,
     ]);
     const result = new Map<string, MemberObject>();
     for (const doc of docs) {
@@ -78,6 +83,7 @@ export class MemberDirectory {
       member.sso = doc.sso;
       member.spaces = spaces.get(doc.userId) ?? 0;
       member.teams = teams.get(doc.userId) ?? 0;
+      member.sites = sites;
       result.set(doc.userId, member);
     }
     return result;
@@ -195,14 +201,27 @@ export class MemberQueries {
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 
-  /** `GET /members/{userId}`: guests may read only themselves. */
-  async get(organizationId: string, userId: string, caller: Caller): Promise<MemberObject> {
+  /** `GET /members/{userId}`: guests may read only themselves. Versioned by the organization's stream, where members live. */
+  async get(organizationId: string, userId: string, caller: Caller): Promise<Versioned<MemberObject>> {
     const role = await this.membership.requireMember(organizationId, caller);
     const self = caller.kind === 'user' && caller.userId === userId;
     if (!self && !organizationPermissions(role).listMembers) throw DomainError.forbidden('guests may not list members');
+    const revision = await this.organizationRevision(organizationId);
     const member = (await this.directory.present(organizationId, [userId])).get(userId);
     if (!member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-    return member;
+    return { object: member, streamRevision: revision };
+  }
+
+  /**
+   * The revision of the organization's stream, the ETag of everything in it, read BEFORE the part
+   * answered with it (a member, a link invite live in other documents): the tag is then never newer
+   * than the body, so a write naming it can only be refused (412), never accepted on a body older
+   * than the version it names.
+   */
+  private async organizationRevision(organizationId: string): Promise<number> {
+    const organization = await this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId);
+    if (!organization) throw DomainError.notFound(`no organization ${organizationId}`);
+    return organization.revision;
   }
 
   /** `GET /members/{userId}/spaces`: `{ permission, space }` for each space the member has a role on and the caller may see. */
@@ -220,11 +239,13 @@ export class MemberQueries {
     return listEnvelope({ items: found.items.map((i) => this.linkInvitePresenter.present(i)), count: found.count, next: found.next });
   }
 
-  async linkInvite(organizationId: string, inviteId: string, caller: Caller): Promise<LinkInviteObject> {
+  /** `GET /link-invites/{inviteId}`: admins only. Versioned by the organization's stream, where link invites live. */
+  async linkInvite(organizationId: string, inviteId: string, caller: Caller): Promise<Versioned<LinkInviteObject>> {
     await this.membership.requireAdmin(organizationId, caller, 'manage invites');
+    const revision = await this.organizationRevision(organizationId);
     const invite = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).get(inviteId);
     if (!invite || invite.organizationId !== organizationId) throw DomainError.notFound(`no invite ${inviteId}`);
-    return this.linkInvitePresenter.present(invite);
+    return { object: this.linkInvitePresenter.present(invite), streamRevision: revision };
   }
 
   /** `GET /v1/orgs/{organizationId}/pending-invites`: admins only, newest first. */

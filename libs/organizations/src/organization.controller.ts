@@ -12,6 +12,7 @@ import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.d
 import type { OrganizationChanges } from './organization.events';
 import { OrganizationQueries } from './organization.queries';
 import { Valid } from '../../platform/src/http/validation';
+import { mergeRulesOf } from '../../platform/src/merge-rules';
 
 @Controller('v1')
 export class OrganizationController {
@@ -55,6 +56,7 @@ export class OrganizationController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const changes = { ...body } as OrganizationChanges;
+    if (body.mergeRules !== undefined) changes.mergeRules = mergeRulesOf(body.mergeRules);
     await this.commands.update(organizationId, changes, caller, parseIfMatch(ifMatch));
     return this.read(organizationId, caller, reply);
   }

@@ -57,6 +57,36 @@ describe('organization decider', () => {
   });
 });
 
+describe('organization merge rules', () => {
+  const approval = { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] };
+  const subjectRule = { rule: 'require_change_request_subject' };
+  const updated = (changes: object): OrganizationEvent => ({ type: 'OrganizationUpdated', data: { organizationId: 'o1', changes, updatedAt: now } });
+
+  it('given an organization, when its admin sets merge rules with the approval rule, then changeRequestsRequireApproval becomes true with them', () => {
+    spec.given(created).when(update({ mergeRules: approval })).then([updated({ mergeRules: approval, changeRequestsRequireApproval: true })]);
+  });
+
+  it('given an organization, when its admin sets changeRequestsRequireApproval, then the approval rule joins its merge rules', () => {
+    const withSubject = [...created, updated({ mergeRules: { type: 'rules', rules: [subjectRule] } })];
+    spec
+      .given(withSubject)
+      .when(update({ changeRequestsRequireApproval: true }))
+      .then([updated({ changeRequestsRequireApproval: true, mergeRules: { type: 'rules', rules: [subjectRule, { rule: 'require_at_least_one_approved_review' }] } })]);
+  });
+
+  it('given an organization requiring approval, when its admin sets merge rules none, then approval is no longer required', () => {
+    spec.given([...created, updated({ mergeRules: approval, changeRequestsRequireApproval: true })]).when(update({ mergeRules: { type: 'none' } })).then([updated({ mergeRules: { type: 'none' }, changeRequestsRequireApproval: false })]);
+  });
+
+  it('given an organization, when a request sets merge rules and a changeRequestsRequireApproval that contradicts them, then 400', () => {
+    spec.given(created).when(update({ mergeRules: { type: 'none' }, changeRequestsRequireApproval: true })).thenFails(400);
+  });
+
+  it('given an event from before merge rules requiring approval, when the same rule is set as merge rules, then no event', () => {
+    spec.given([...created, updated({ changeRequestsRequireApproval: true })]).when(update({ mergeRules: approval })).thenNothing();
+  });
+});
+
 describe('hostname claim decider', () => {
   const hostnames = deciderSpec(hostnameDecider);
   const claim = (organizationId: string) => ({ kind: 'ClaimHostname' as const, hostname: 'acme', organizationId });

@@ -2,6 +2,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
 import { normalizeEmail } from '../../platform/src/email';
+import { NO_MERGE_RULES, requiresApprovedReview, withApprovalRule } from '../../platform/src/merge-rules';
 import type { HostnameEvent, MemberSeenEvent, MemberSource, OrganizationChanges, OrganizationEvent } from './organization.events';
 
 export const organizationStream = (organizationId: string) => `organization-${organizationId}`;
@@ -75,7 +76,25 @@ export const DEFAULT_ORGANIZATION_SETTINGS: Readonly<Required<Omit<OrganizationC
   ai: false,
   inviteLinks: true,
   changeRequestsRequireApproval: false,
+  mergeRules: NO_MERGE_RULES,
 };
+
+/**
+ * The settings a change asks for, with the approval setting and the merge rules made one: merge
+ * rules decide `changeRequestsRequireApproval` (400 when the request says otherwise); the setting
+ * alone adds or takes out the approval rule of the current rules.
+ */
+export function withMergeRules(current: Required<OrganizationChanges>, changes: OrganizationChanges): OrganizationChanges | DomainError {
+  if (changes.mergeRules !== undefined) {
+    const required = requiresApprovedReview(changes.mergeRules);
+    if (changes.changeRequestsRequireApproval !== undefined && changes.changeRequestsRequireApproval !== required) {
+      return DomainError.invalid(`changeRequestsRequireApproval must be ${required} with these mergeRules: it is their require_at_least_one_approved_review rule`);
+    }
+    return { ...changes, changeRequestsRequireApproval: required };
+  }
+  if (changes.changeRequestsRequireApproval !== undefined) return { ...changes, mergeRules: withApprovalRule(current.mergeRules, changes.changeRequestsRequireApproval) };
+  return changes;
+}
 
 const initialFields = (): Required<OrganizationChanges> => ({ title: '', emailDomains: [], ...DEFAULT_ORGANIZATION_SETTINGS });
 
@@ -99,8 +118,13 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
     switch (event.type) {
       case 'OrganizationCreated':
         return { ...state, exists: true, fields: { ...state.fields, title: event.data.title, emailDomains: event.data.emailDomains } };
-      case 'OrganizationUpdated':
-        return { ...state, fields: { ...state.fields, ...event.data.changes } };
+      case 'OrganizationUpdated': {
+        // Events from before merge rules carry the approval setting alone.
+        const changes = event.data.changes.mergeRules === undefined && event.data.changes.changeRequestsRequireApproval !== undefined
+          ? { ...event.data.changes, mergeRules: withApprovalRule(state.fields.mergeRules, event.data.changes.changeRequestsRequireApproval) }
+          : event.data.changes;
+        return { ...state, fields: { ...state.fields, ...changes } };
+      }
       case 'MemberAdded': {
         const { userId, role, sso, via, ssoConsent } = event.data;
         return { ...state, members: withEntry(state.members, userId, { role, sso, ssoConsent: ssoConsent ?? via === 'sso' }) };
@@ -166,17 +190,15 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
       const joined = memberAdded(organizationId, userId, invitation.role, invitation.sso, now, 'invite', { invitationId, ssoConsent: invitation.sso });
       return [accepted, joined];
     }
-    if (command.kind === 'RemoveMember' && command.userId === command.byUserId) {
-      // Anyone may leave, except the last admin.
-      const leaving = requireMember(state, organizationId, command.byUserId);
-      if (leaving) return leaving;
-      return removeMember(state, organizationId, command.userId);
-    }
-    const denied = requireAdmin(state, organizationId, command.byUserId);
+    const denied = accessRefusal(command, state);
     if (denied) return denied;
+    // Anyone may leave, except the last admin.
+    if (command.kind === 'RemoveMember' && command.userId === command.byUserId) return removeMember(state, organizationId, command.userId);
     switch (command.kind) {
       case 'UpdateOrganization': {
-        const requested = { ...command.changes, ...(command.changes.emailDomains ? { emailDomains: unique(command.changes.emailDomains) } : {}) };
+        const withRules = withMergeRules(state.fields, command.changes);
+        if (withRules instanceof DomainError) return withRules;
+        const requested = { ...withRules, ...(withRules.emailDomains ? { emailDomains: unique(withRules.emailDomains) } : {}) };
         const changes = changedFields(state.fields, requested);
         return Object.keys(changes).length === 0 ? [] : [{ type: 'OrganizationUpdated', data: { organizationId, changes, updatedAt: command.now } }];
       }
@@ -239,6 +261,19 @@ function removeMember(state: OrganizationState, organizationId: string, userId: 
 }
 
 const adminCount = (state: OrganizationState) => [...state.members.values()].filter((m) => m.role === 'admin').length;
+
+/**
+ * Who may not ask this of the organization, refused as `decide` refuses them: 404 for people
+ * outside it, 403 for members below admin. Anyone may leave; every other change a member asks for
+ * is for admins. Commands not asked for by a member (creation, joining, answering an invitation)
+ * are refused by `decide` alone. Checked before `If-Match` is compared, so that a 412 never tells
+ * someone who may not make the change that the organization exists or what its revision is.
+ */
+export function accessRefusal(command: OrganizationCommand, state: OrganizationState): DomainError | null {
+  if (!('byUserId' in command)) return null;
+  if (command.kind === 'RemoveMember' && command.userId === command.byUserId) return requireMember(state, command.organizationId, command.byUserId);
+  return requireAdmin(state, command.organizationId, command.byUserId);
+}
 
 /** 404 for non-members (they may not learn the organization exists). */
 export function requireMember(state: OrganizationState, organizationId: string, userId: string): DomainError | null {

@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import { NotBlank } from '../../platform/src/http/validation';
+import { IsMergeRules, type MergeRules } from '../../platform/src/merge-rules';
 
 /** Present and not null: the member is being set. Absent: unchanged. Null passes only where a member is nullable. */
 const given = (_: object, value: unknown) => value !== undefined;
@@ -91,8 +92,13 @@ export class UpdateOrganizationBody {
   @IsBoolean()
   inviteLinks?: boolean;
 
-  /** Extension: change requests merge only with an approval of their latest revision. */
+  /** Extension: change requests merge only with an approval of their latest revision (the require_at_least_one_approved_review rule of mergeRules). */
   @ValidateIf(given)
   @IsBoolean()
   changeRequestsRequireApproval?: boolean;
+
+  /** The platform's merge rules (`{ type: 'none' }` or `{ type: 'rules', rules }`). */
+  @ValidateIf(given)
+  @IsMergeRules({ inherit: false })
+  mergeRules?: MergeRules;
 }

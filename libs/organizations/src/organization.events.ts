@@ -1,3 +1,4 @@
+import type { MergeRules } from '../../platform/src/merge-rules';
 import type { OrganizationRole } from '../../platform/src/permissions';
 
 /** `{ type: 'site', site }` or null: where visitors of the organization's hostname land. */
@@ -14,8 +15,14 @@ export interface OrganizationChanges {
   sso?: boolean;
   ai?: boolean;
   inviteLinks?: boolean;
-  /** Change requests merge only with an approval of their latest revision (extension). */
+  /**
+   * Change requests merge only with an approval of their latest revision (extension). The same
+   * setting as the `require_at_least_one_approved_review` rule of `mergeRules`: the decider writes
+   * both whenever either changes (events before merge rules existed carry only this one).
+   */
   changeRequestsRequireApproval?: boolean;
+  /** The platform's merge rules; the service enforces the approval rule, and keeps the others as set. */
+  mergeRules?: MergeRules;
 }
 
 /**

@@ -102,9 +102,10 @@ export class OrganizationsForIntegrations {
     return this.membership.organizationsOf(userId);
   }
 
-  async present(organizationId: string) {
+  /** The owner of an integration as the caller sees it: `role` and `member` are the caller's in it (the integration's reads know them). */
+  async present(organizationId: string, role: OrganizationRole = null, member = false) {
     const organization = await this.membership.organization(organizationId);
-    return organization ? this.presenter.present(organization, null) : null;
+    return organization ? this.presenter.present(organization, role, member) : null;
   }
 }
 

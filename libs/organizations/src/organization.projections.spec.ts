@@ -36,8 +36,18 @@ describe('organization projection', () => {
           ai: false,
           inviteLinks: true,
           changeRequestsRequireApproval: false,
+          mergeRules: { type: 'none' },
           revision: 2,
         },
+      ],
+    });
+  });
+
+  it('given an event from before merge rules that required approval, then the approval rule is in the merge rules', async () => {
+    const approval = o1([{ type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { changeRequestsRequireApproval: true }, updatedAt: now } }]);
+    await spec.given([...history, ...approval]).then({
+      [ORGANIZATIONS]: [
+        expect.objectContaining({ _id: 'o1', changeRequestsRequireApproval: true, mergeRules: { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] } }),
       ],
     });
   });

@@ -1,3 +1,4 @@
+import { NO_MERGE_RULES, withApprovalRule, type MergeRules } from '../../platform/src/merge-rules';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { multiDocumentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
 import type { DefaultContent, MemberSeenEvent, OrganizationEvent } from './organization.events';
@@ -25,6 +26,8 @@ export interface OrganizationDoc extends ProjectedDoc {
   inviteLinks: boolean;
   /** Absent on organizations projected before the setting existed: false. */
   changeRequestsRequireApproval?: boolean;
+  /** Absent on organizations projected before merge rules existed: the approval setting's rule, if set. */
+  mergeRules?: MergeRules;
   /** Revision of the organization's stream: its ETag. */
   revision: number;
 }
@@ -163,9 +166,16 @@ export const organizationProjection = multiDocumentProjection<OrganizationsInput
         await organizations.put({ _id: organizationId, title, createdAt, updatedAt: createdAt, emailDomains, ...DEFAULT_ORGANIZATION_SETTINGS, revision });
         return;
       }
-      case 'OrganizationUpdated':
-        await organizations.update(event.data.organizationId, { $set: { ...event.data.changes, updatedAt: event.data.updatedAt, revision } });
+      case 'OrganizationUpdated': {
+        const { organizationId, changes } = event.data;
+        // Events from before merge rules carry the approval setting alone: its rule joins the rules.
+        const derived =
+          changes.mergeRules === undefined && changes.changeRequestsRequireApproval !== undefined
+            ? { mergeRules: withApprovalRule((await organizations.get(organizationId))?.mergeRules ?? NO_MERGE_RULES, changes.changeRequestsRequireApproval) }
+            : {};
+        await organizations.update(organizationId, { $set: { ...changes, ...derived, updatedAt: event.data.updatedAt, revision } });
         return;
+      }
     }
     // Every other event of the organization stream moves its revision too: the organization's ETag.
     await organizations.update(event.data.organizationId, { $set: { revision } });

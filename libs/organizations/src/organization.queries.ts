@@ -5,6 +5,7 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { organizationPermissions, type OrganizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { NO_MERGE_RULES, withApprovalRule, withoutNamedUsers, type MergeRules } from '../../platform/src/merge-rules';
 import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { byIds } from '../../platform/src/by-ids';
@@ -20,15 +21,24 @@ export interface OrganizationObject {
   hostname?: string;
   type: 'business';
   defaultRole: OrganizationRole;
-  defaultContent: DefaultContent;
+  /** Absent when there is none (the platform's member is an object, never null). */
+  defaultContent?: NonNullable<DefaultContent>;
   sso: boolean;
   ai: boolean;
   inviteLinks: boolean;
   changeRequestsRequireApproval: boolean;
+  mergeRules: MergeRules;
   plan: 'free';
   urls: { location: string; app: string; logo?: string };
+  /** The service has no billing: no trial can be started (`notapplicable`), none was used. */
+  trial: { status: 'notapplicable'; count: 0 };
   internal_isOnNewTrial: true;
   permissions: OrganizationPermissions;
+}
+
+/** The organization's merge rules; documents projected before they existed hold only the approval setting. */
+export function mergeRulesOfOrganization(organization: Pick<OrganizationDoc, 'mergeRules' | 'changeRequestsRequireApproval'>): MergeRules {
+  return organization.mergeRules ?? withApprovalRule(NO_MERGE_RULES, organization.changeRequestsRequireApproval === true);
 }
 
 /** Membership facts: the organizations context's own checks, and what its adapters answer other contexts' ports with (organization.ports.ts). */
@@ -95,24 +105,33 @@ export class OrganizationMembership {
 export class OrganizationPresenter {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  present(organization: OrganizationDoc, role: OrganizationRole): OrganizationObject {
+  /**
+   * `member` false: as people outside it see it (they cannot open it in the application). Those who
+   * may not list its members (guests, people outside) see its merge rules without the user ids they name.
+   */
+  present(organization: OrganizationDoc, role: OrganizationRole, member = true): OrganizationObject {
     const base = this.config.publicUrl;
     // Built member by member, in the same order: on Node 20 a literal with conditional spreads followed by members takes V8's slow path.
     const object = { object: 'organization', id: organization._id, title: organization.title, createdAt: organization.createdAt, emailDomains: organization.emailDomains } as OrganizationObject;
     if (organization.hostname) object.hostname = organization.hostname;
     object.type = 'business';
     object.defaultRole = organization.defaultRole;
-    object.defaultContent = organization.defaultContent;
+    if (organization.defaultContent) object.defaultContent = organization.defaultContent;
     object.sso = organization.sso;
     object.ai = organization.ai;
     object.inviteLinks = organization.inviteLinks;
     object.changeRequestsRequireApproval = organization.changeRequestsRequireApproval ?? false;
+    const mergeRules = mergeRulesOfOrganization(organization);
+    object.mergeRules = member && organizationPermissions(role).listMembers ? mergeRules : withoutNamedUsers(mergeRules);
     object.plan = 'free';
     const urls: OrganizationObject['urls'] = { location: `${base}/v1/orgs/${organization._id}`, app: `${base}/o/${organization._id}` };
     if (organization.logo) urls.logo = organization.logo;
     object.urls = urls;
+    object.trial = { status: 'notapplicable', count: 0 };
     object.internal_isOnNewTrial = true;
-    object.permissions = organizationPermissions(role);
+    const permissions = organizationPermissions(role);
+    if (!member) permissions.access = false;
+    object.permissions = permissions;
     return object;
   }
 }
@@ -169,7 +188,7 @@ export class OrganizationQueries {
       .find({ _id: { $in: found.items.map((o) => memberId(o._id, caller.userId)) } }, { limit: 1000, count: false });
     const roleByOrganization = new Map(roles.items.map((m) => [m.organizationId, m.role]));
     const visible = found.items.filter((o) => ownDomain || roleByOrganization.has(o._id));
-    return { organizations: visible.map((o) => this.presenter.present(o, roleByOrganization.get(o._id) ?? null)) };
+    return { organizations: visible.map((o) => this.presenter.present(o, roleByOrganization.get(o._id) ?? null, roleByOrganization.has(o._id))) };
   }
 
   /** `GET /v1/users/{userId}`: yourself, or someone you share an organization with; 404 otherwise. */

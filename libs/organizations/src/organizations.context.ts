@@ -4,15 +4,16 @@ import { MEMBER_SPACES, MEMBER_TEAM_COUNTS } from './member.queries';
 import { organizationAuditCatalog } from './organization.audit';
 import { OrganizationModule } from './organization.module';
 import { organizationProjection } from './organization.projections';
+import { organizationSitesProjection } from './organization-sites.projection';
 import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 import { ORGANIZATION_USERS } from './organization-users.port';
 import { VISITOR_CLAIMS_KEY } from './visitor-claims';
 
-/** Organizations, members and invitations. Member objects show counts other contexts keep (teams, spaces). */
+/** Organizations, members and invitations. Member objects show counts other contexts keep (teams, spaces) and sites counted from the sites context's events. */
 export const organizationsContext: ContextManifest = {
   name: 'organizations',
   module: OrganizationModule,
-  projections: [organizationProjection],
+  projections: [organizationProjection, organizationSitesProjection],
   audit: organizationAuditCatalog,
   needs: [VISITOR_CLAIMS_KEY, ORGANIZATION_USERS, MEMBER_TEAM_COUNTS, MEMBER_SPACES],
   provides: [OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForSso, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForTranslations, OrganizationsForOpenapi],

@@ -38,6 +38,11 @@ export interface OrganizationPermissions {
   listMembers: boolean;
   listTeams: boolean;
   listIntegrations: boolean;
+  /** See the organization in the application: whoever sees it. */
+  access: boolean;
+  /** List and install integrations: the integrations context lets admins only. */
+  listInstallations: boolean;
+  installIntegration: boolean;
 }
 
 /**
@@ -49,7 +54,8 @@ export interface OrganizationPermissions {
  * | listMembers, listTeams, listIntegrations | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | |
  * | ownTeam             |   ✓   |   ✓    |        |      |         |      |       |
  * | createContent, createOpenAPISpec |   ✓   |   ✓    |        |      |         |      |       |
- * | admin, viewBilling, ingestConversations | ✓ | | | | | | |
+ * | admin, viewBilling, ingestConversations, listInstallations, installIntegration | ✓ | | | | | | |
+ * | access              |   ✓   |   ✓    |   ✓    |  ✓   |    ✓    |  ✓   |   ✓   |
  */
 export function organizationPermissions(role: OrganizationRole): OrganizationPermissions {
   // Rank rather than `!== null`: a value that is not a role is no member.
@@ -67,6 +73,9 @@ export function organizationPermissions(role: OrganizationRole): OrganizationPer
     listMembers: member,
     listTeams: member,
     listIntegrations: member,
+    access: true,
+    listInstallations: admin,
+    installIntegration: admin,
   };
 }
 

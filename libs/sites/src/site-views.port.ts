@@ -8,7 +8,8 @@
  * a class SitesForIntegrations depends on (SiteQueries, SiteReaders).
  */
 export interface SiteViews {
-  viewed(view: { organizationId: string; siteId: string; spaceId: string; pageId: string | null; url: string; visitor: { claims: Record<string, unknown> } }): Promise<void>;
+  /** `referrer`, `visitor.ip`, `visitor.userAgent`: the request's Referer, client address and User-Agent, as they came (the implementer decides what of them it keeps). */
+  viewed(view: { organizationId: string; siteId: string; spaceId: string; pageId: string | null; url: string; referrer?: string; visitor: { claims: Record<string, unknown>; ip?: string; userAgent?: string } }): Promise<void>;
 }
 
 export const SITE_VIEWS = Symbol('SITE_VIEWS');

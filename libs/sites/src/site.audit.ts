@@ -17,6 +17,7 @@ export const siteAuditCatalog = auditCatalog<SiteEvent>({
   SiteSpaceAdded: (data) => ({ action: 'site.space_added', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId, space: data.spaceId } }),
   SiteSpaceUpdated: (data) => ({ action: 'site.space_updated', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
   SiteSpaceRemoved: (data) => ({ action: 'site.space_removed', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
+  SiteRootSpacesSectioned: (data) => ({ action: 'site.root_spaces_sectioned', organizationId: data.organizationId, target: target(data), details: { section: data.sectionId } }),
   SiteDefaultSiteSpaceSet: (data) => ({ action: 'site.default_space_set', organizationId: data.organizationId, target: target(data), details: { siteSpace: data.siteSpaceId } }),
   SiteSectionGroupAdded: (data) => ({ action: 'site.section_group_added', organizationId: data.organizationId, target: target(data), details: { group: data.groupId } }),
   SiteSectionGroupUpdated: (data) => ({ action: 'site.section_group_updated', organizationId: data.organizationId, target: target(data), details: { group: data.groupId } }),

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../platform/src/errors';
 import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
-import { etagOf } from '../../platform/src/http/etag';
+import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
@@ -11,17 +11,31 @@ import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { SiteCommands } from './site.commands';
 import type { Position } from './site.decider';
 import { CreateShareLinkBody, PublishedSiteQuery, SectionListQuery, UpdateShareLinkBody, VisitorAuthBody, SortStructureBody, AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
-import { SiteQueries } from './site.queries';
+import { SiteQueries, type Versioned } from './site.queries';
 
-/** A move's position: before or after a sibling, or (neither given) the end. */
-function positionOf(position: { before?: { id: string }; after?: { id: string } }): Position {
-  if (position.before && position.after) throw DomainError.invalid('position takes before or after, not both');
-  return position.before ? { before: position.before.id } : position.after ? { after: position.after.id } : null;
+/** A move's position: before or after a sibling, or (neither given, or no position at all) the end. */
+function positionOf<T>(position: { before?: T; after?: T } | undefined): { before: T } | { after: T } | null {
+  if (position?.before && position.after) throw DomainError.invalid('position takes before or after, not both');
+  return position?.before ? { before: position.before } : position?.after ? { after: position.after } : null;
+}
+
+/** A position naming sections or site spaces as the decider reads it: their ids. */
+function idPosition<T>(position: { before?: T; after?: T } | undefined, idOf: (anchor: T) => string): Position {
+  const placed = positionOf(position);
+  return placed === null ? null : 'before' in placed ? { before: idOf(placed.before) } : { after: idOf(placed.after) };
+}
+
+/** One object of the site, answered with the site's ETag: the revision a write of it names in If-Match. */
+function tagged<T>(reply: FastifyReply, { object, streamRevision }: Versioned<T>): T {
+  void reply.header('etag', etagOf(streamRevision));
+  return object;
 }
 
 /**
  * Docs sites: `/v1/orgs/{organizationId}/sites…` (the interface's "Docs sites", "Site sections" and
  * "Site spaces" tables), with publishing as an extension.
+ * Every part of a site is versioned by the site's stream: single objects answer its `ETag`, and
+ * every write but a creation accepts it as `If-Match` (412 when stale).
  */
 @Controller('v1/orgs/:organizationId/sites')
 export class SiteController {
@@ -37,51 +51,49 @@ export class SiteController {
   }
 
   @Post()
-  @ApiCreatedResponse({ description: 'created', schema: ref('Site') })
-  async create(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: CreateSiteBody, @CurrentCaller() caller: Caller) {
+  @ApiCreatedResponse({ description: 'created', schema: ref('Site'), headers: etagHeader })
+  async create(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: CreateSiteBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const siteId = await this.commands.create(organizationId, body, caller);
-    return this.queries.get(organizationId, siteId, caller);
+    return tagged(reply, await this.queries.getWithRevision(organizationId, siteId, caller));
   }
 
   @Get(':siteId')
   @ApiOkResponse({ description: 'OK', schema: ref('Site'), headers: etagHeader })
   async get(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { object, streamRevision } = await this.queries.getWithRevision(organizationId, siteId, caller);
-    void reply.header('etag', etagOf(streamRevision));
-    return object;
+    return tagged(reply, await this.queries.getWithRevision(organizationId, siteId, caller));
   }
 
   @Patch(':siteId')
-  @ApiOkResponse({ description: 'OK', schema: ref('Site') })
-  async update(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: UpdateSiteBody, @CurrentCaller() caller: Caller) {
+  @ApiOkResponse({ description: 'OK', schema: ref('Site'), headers: etagHeader })
+  async update(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: UpdateSiteBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const { defaultSiteSpace, defaultSiteSection, ...members } = body;
     const changes = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
-    await this.commands.update(organizationId, siteId, changes, { ...(defaultSiteSpace !== undefined ? { defaultSiteSpace } : {}), ...(defaultSiteSection !== undefined ? { defaultSiteSection } : {}) }, caller);
-    return this.queries.get(organizationId, siteId, caller);
+    await this.commands.update(organizationId, siteId, changes, { ...(defaultSiteSpace !== undefined ? { defaultSiteSpace } : {}), ...(defaultSiteSection !== undefined ? { defaultSiteSection } : {}) }, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.getWithRevision(organizationId, siteId, caller));
   }
 
   @Delete(':siteId')
   @HttpCode(205)
   @ApiResetContentResponse({ description: 'deleted' })
-  async delete(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.delete(organizationId, siteId, caller);
+  async delete(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.delete(organizationId, siteId, caller, parseIfMatch(ifMatch));
   }
 
   /** Publishing (extension): the site becomes reachable by the audience its visibility defines. */
   @Post(':siteId/publish')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'published', schema: ref('Site') })
-  async publish(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.publish(organizationId, siteId, true, caller);
-    return this.queries.get(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'published', schema: ref('Site'), headers: etagHeader })
+  async publish(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.publish(organizationId, siteId, true, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.getWithRevision(organizationId, siteId, caller));
   }
 
   @Post(':siteId/unpublish')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'unpublished', schema: ref('Site') })
-  async unpublish(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.publish(organizationId, siteId, false, caller);
-    return this.queries.get(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'unpublished', schema: ref('Site'), headers: etagHeader })
+  async unpublish(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.publish(organizationId, siteId, false, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.getWithRevision(organizationId, siteId, caller));
   }
 
   /** The published site and its structure, as its reader sees it (members of the organization see every visibility). */
@@ -105,49 +117,49 @@ export class SiteController {
 
   /** → 201 with the share link; its `key` is the `shareKey` readers of a share-link site present. */
   @Post(':siteId/share-links')
-  @ApiCreatedResponse({ description: 'created', schema: ref('SiteShareLink') })
-  async createShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: CreateShareLinkBody, @CurrentCaller() caller: Caller) {
+  @ApiCreatedResponse({ description: 'created', schema: ref('SiteShareLink'), headers: etagHeader })
+  async createShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: CreateShareLinkBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const shareLinkId = await this.commands.createShareLink(organizationId, siteId, body.name, caller);
-    return this.queries.shareLink(organizationId, siteId, shareLinkId, caller);
+    return tagged(reply, await this.queries.shareLink(organizationId, siteId, shareLinkId, caller));
   }
 
   @Patch(':siteId/share-links/:shareLinkId')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteShareLink') })
-  async updateShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('shareLinkId', 'shareLink') shareLinkId: string, @Body(Valid) body: UpdateShareLinkBody, @CurrentCaller() caller: Caller) {
-    await this.commands.updateShareLink(organizationId, siteId, shareLinkId, { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.active !== undefined ? { active: body.active } : {}) }, caller);
-    return this.queries.shareLink(organizationId, siteId, shareLinkId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteShareLink'), headers: etagHeader })
+  async updateShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('shareLinkId', 'shareLink') shareLinkId: string, @Body(Valid) body: UpdateShareLinkBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.updateShareLink(organizationId, siteId, shareLinkId, { ...(body.name !== undefined ? { name: body.name } : {}), ...(body.active !== undefined ? { active: body.active } : {}) }, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.shareLink(organizationId, siteId, shareLinkId, caller));
   }
 
   @Delete(':siteId/share-links/:shareLinkId')
   @HttpCode(205)
   @ApiResetContentResponse({ description: 'deleted: its key no longer opens the site' })
-  async deleteShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('shareLinkId', 'shareLink') shareLinkId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.deleteShareLink(organizationId, siteId, shareLinkId, caller);
+  async deleteShareLink(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('shareLinkId', 'shareLink') shareLinkId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.deleteShareLink(organizationId, siteId, shareLinkId, caller, parseIfMatch(ifMatch));
   }
 
   // ---- visitor authentication (extension) -----------------------------------------------------------
 
   /** The site's HS256 key for visitor tokens and its JWKS URL (administrators only). */
   @Get(':siteId/visitor-auth')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteVisitorAuth') })
-  visitorAuth(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.visitorAuth(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteVisitorAuth'), headers: etagHeader })
+  async visitorAuth(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.visitorAuth(organizationId, siteId, caller));
   }
 
   @Put(':siteId/visitor-auth')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteVisitorAuth') })
-  async configureVisitorAuth(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: VisitorAuthBody, @CurrentCaller() caller: Caller) {
-    await this.commands.configureVisitorAuth(organizationId, siteId, { jwksUrl: body.jwksUrl ?? null, issuer: body.issuer ?? null }, caller);
-    return this.queries.visitorAuth(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteVisitorAuth'), headers: etagHeader })
+  async configureVisitorAuth(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: VisitorAuthBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.configureVisitorAuth(organizationId, siteId, { jwksUrl: body.jwksUrl ?? null, issuer: body.issuer ?? null }, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.visitorAuth(organizationId, siteId, caller));
   }
 
   /** A new HS256 key: tokens signed with the previous one stop opening the site. */
   @Post(':siteId/visitor-auth/rotate')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'the new key', schema: ref('SiteVisitorAuth') })
-  async rotateVisitorKey(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.rotateVisitorKey(organizationId, siteId, caller);
-    return this.queries.visitorAuth(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'the new key', schema: ref('SiteVisitorAuth'), headers: etagHeader })
+  async rotateVisitorKey(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.rotateVisitorKey(organizationId, siteId, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.visitorAuth(organizationId, siteId, caller));
   }
 
   // ---- sections -----------------------------------------------------------------------------------
@@ -159,36 +171,34 @@ export class SiteController {
   }
 
   @Post(':siteId/sections')
-  @HttpCode(200)
-  @ApiOkResponse({ description: 'the new section, with the space as its first site space', schema: ref('SiteSection') })
-  async addSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSectionBody, @CurrentCaller() caller: Caller) {
+  @ApiCreatedResponse({ description: 'the new section, with the space as its first site space', schema: ref('SiteSection'), headers: etagHeader })
+  async addSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSectionBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const sectionId = await this.commands.addSection(organizationId, siteId, body, caller);
-    return this.queries.section(organizationId, siteId, sectionId, caller);
+    return tagged(reply, await this.queries.section(organizationId, siteId, sectionId, caller));
   }
 
   @Patch(':siteId/sections/:siteSectionId')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteSection') })
-  async updateSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @Body(Valid) body: UpdateSectionBody, @CurrentCaller() caller: Caller) {
-    const { defaultSiteSpace, ...members } = body;
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSection'), headers: etagHeader })
+  async updateSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @Body(Valid) body: UpdateSectionBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { defaultSiteSpace, siteSectionGroupId, ...members } = body;
     const changes = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
-    await this.commands.updateSection(organizationId, siteId, sectionId, changes, defaultSiteSpace, caller);
-    return this.queries.section(organizationId, siteId, sectionId, caller);
+    await this.commands.updateSection(organizationId, siteId, sectionId, changes, { ...(defaultSiteSpace !== undefined ? { defaultSiteSpace } : {}), ...(siteSectionGroupId !== undefined ? { group: siteSectionGroupId } : {}) }, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.section(organizationId, siteId, sectionId, caller));
   }
 
   @Delete(':siteId/sections/:siteSectionId')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'removed, with its site spaces' })
-  async removeSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.removeSection(organizationId, siteId, sectionId, caller);
+  async removeSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.removeSection(organizationId, siteId, sectionId, caller, parseIfMatch(ifMatch));
   }
 
   @Post(':siteId/sections/:siteSectionId/move')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteSection') })
-  async moveSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @Body(Valid) body: MoveSectionBody, @CurrentCaller() caller: Caller) {
-    const { before, after } = body.position;
-    await this.commands.moveSection(organizationId, siteId, sectionId, positionOf({ ...(before ? { before: { id: before.siteSection } } : {}), ...(after ? { after: { id: after.siteSection } } : {}) }), caller);
-    return this.queries.section(organizationId, siteId, sectionId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSection'), headers: etagHeader })
+  async moveSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionId', 'section') sectionId: string, @Body(Valid) body: MoveSectionBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.moveSection(organizationId, siteId, sectionId, idPosition(body.position, (anchor) => anchor.siteSection), caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.section(organizationId, siteId, sectionId, caller));
   }
 
   // ---- section groups -----------------------------------------------------------------------------
@@ -200,62 +210,64 @@ export class SiteController {
   }
 
   @Post(':siteId/section-groups')
-  @ApiCreatedResponse({ description: 'created', schema: ref('SiteSectionGroup') })
-  async addSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSectionGroupBody, @CurrentCaller() caller: Caller) {
+  @ApiCreatedResponse({ description: 'created', schema: ref('SiteSectionGroup'), headers: etagHeader })
+  async addSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSectionGroupBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const groupId = await this.commands.addSectionGroup(organizationId, siteId, body, caller);
-    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+    return tagged(reply, await this.queries.sectionGroup(organizationId, siteId, groupId, caller));
   }
 
   @Patch(':siteId/section-groups/:siteSectionGroupId')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteSectionGroup') })
-  async updateSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: UpdateSectionGroupBody, @CurrentCaller() caller: Caller) {
-    await this.commands.updateSectionGroup(organizationId, siteId, groupId, Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)), caller);
-    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSectionGroup'), headers: etagHeader })
+  async updateSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: UpdateSectionGroupBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { parentSectionGroupId, ...members } = body;
+    await this.commands.updateSectionGroup(organizationId, siteId, groupId, Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined)), parentSectionGroupId, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.sectionGroup(organizationId, siteId, groupId, caller));
   }
 
   @Delete(':siteId/section-groups/:siteSectionGroupId')
   @HttpCode(205)
   @ApiResetContentResponse({ description: 'deleted; its sections stay, ungrouped' })
-  async removeSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.removeSectionGroup(organizationId, siteId, groupId, caller);
+  async removeSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.removeSectionGroup(organizationId, siteId, groupId, caller, parseIfMatch(ifMatch));
   }
 
   @Post(':siteId/section-groups/:siteSectionGroupId/sections')
-  @ApiCreatedResponse({ description: 'the group with the section', schema: ref('SiteSectionGroup') })
-  async groupSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: GroupSectionBody, @CurrentCaller() caller: Caller) {
-    await this.commands.groupSection(organizationId, siteId, groupId, body.sectionId, caller);
-    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  @ApiCreatedResponse({ description: 'the group with the section', schema: ref('SiteSectionGroup'), headers: etagHeader })
+  async groupSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: GroupSectionBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.groupSection(organizationId, siteId, groupId, body.sectionId, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.sectionGroup(organizationId, siteId, groupId, caller));
   }
 
   @Delete(':siteId/section-groups/:siteSectionGroupId/sections/:siteSectionId')
   @HttpCode(205)
   @ApiResetContentResponse({ description: 'the section left the group' })
-  async ungroupSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @PathId('siteSectionId', 'section') sectionId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.ungroupSection(organizationId, siteId, groupId, sectionId, caller);
+  async ungroupSection(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @PathId('siteSectionId', 'section') sectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.ungroupSection(organizationId, siteId, groupId, sectionId, caller, parseIfMatch(ifMatch));
   }
 
   /** Deprecated in the interface in favour of sorting the whole structure: the group's sections move as one block. */
   @Post(':siteId/section-groups/:siteSectionGroupId/move')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteSectionGroup') })
-  async moveSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: MoveSectionGroupBody, @CurrentCaller() caller: Caller) {
-    const { before, after } = body.position;
-    await this.commands.moveSectionGroup(organizationId, siteId, groupId, positionOf({ ...(before ? { before: { id: before.id } } : {}), ...(after ? { after: { id: after.id } } : {}) }), caller);
-    return this.queries.sectionGroup(organizationId, siteId, groupId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSectionGroup'), headers: etagHeader })
+  async moveSectionGroup(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSectionGroupId', 'section group') groupId: string, @Body(Valid) body: MoveSectionGroupBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    const position = positionOf(body.position);
+    const anchor = (ref: { type: 'site-section' | 'site-section-group'; id: string }) => ({ type: ref.type, id: ref.id });
+    await this.commands.moveSectionGroup(organizationId, siteId, groupId, position === null ? null : 'before' in position ? { before: anchor(position.before) } : { after: anchor(position.after) }, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.sectionGroup(organizationId, siteId, groupId, caller));
   }
 
   // ---- structure (extension, at the platform's path) -------------------------------------------------
 
   @Get(':siteId/structure')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteStructure') })
-  structure(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.structure(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteStructure'), headers: etagHeader })
+  async structure(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.structure(organizationId, siteId, caller));
   }
 
   /** `sortSiteStructure`: the order of groups, sections and site spaces in one call; the deprecated moves do the same, one item at a time. */
   @Patch(':siteId/structure/sort')
-  @ApiOkResponse({ description: 'the structure in its new order', schema: ref('SiteStructure') })
-  async sortStructure(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: SortStructureBody, @CurrentCaller() caller: Caller) {
+  @ApiOkResponse({ description: 'the structure in its new order', schema: ref('SiteStructure'), headers: etagHeader })
+  async sortStructure(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: SortStructureBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const sections: Array<{ id: string; group: string | null }> = [];
     const siteSpaces: Record<string, string[]> = {};
     for (const entry of body.structure ?? []) {
@@ -266,23 +278,23 @@ export class SiteController {
       }
     }
     if (body.siteSpaces !== undefined) siteSpaces[''] = body.siteSpaces;
-    await this.commands.sortStructure(organizationId, siteId, { sections, siteSpaces }, caller);
-    return this.queries.structure(organizationId, siteId, caller);
+    await this.commands.sortStructure(organizationId, siteId, { sections, siteSpaces }, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.structure(organizationId, siteId, caller));
   }
 
   // ---- adaptive content ---------------------------------------------------------------------------
 
   @Get(':siteId/adaptive-schema')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteAdaptiveSchema') })
-  adaptiveSchema(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.adaptiveSchema(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteAdaptiveSchema'), headers: etagHeader })
+  async adaptiveSchema(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.adaptiveSchema(organizationId, siteId, caller));
   }
 
   @Put(':siteId/adaptive-schema')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteAdaptiveSchema') })
-  async setAdaptiveSchema(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AdaptiveSchemaBody, @CurrentCaller() caller: Caller) {
-    await this.commands.setAdaptiveSchema(organizationId, siteId, body.jsonSchema, caller);
-    return this.queries.adaptiveSchema(organizationId, siteId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteAdaptiveSchema'), headers: etagHeader })
+  async setAdaptiveSchema(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AdaptiveSchemaBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.setAdaptiveSchema(organizationId, siteId, body.jsonSchema, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.adaptiveSchema(organizationId, siteId, caller));
   }
 
   @Get(':siteId/adaptive-schema/template-conditions')
@@ -300,35 +312,34 @@ export class SiteController {
   }
 
   @Post(':siteId/site-spaces')
-  @ApiCreatedResponse({ description: 'created', schema: ref('SiteSpace') })
-  async addSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSiteSpaceBody, @CurrentCaller() caller: Caller) {
+  @ApiCreatedResponse({ description: 'created', schema: ref('SiteSpace'), headers: etagHeader })
+  async addSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @Body(Valid) body: AddSiteSpaceBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const siteSpaceId = await this.commands.addSiteSpace(organizationId, siteId, body, caller);
-    return this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller);
+    return tagged(reply, await this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller));
   }
 
   @Patch(':siteId/site-spaces/:siteSpaceId')
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteSpace') })
-  async updateSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @Body(Valid) body: UpdateSiteSpaceBody, @CurrentCaller() caller: Caller) {
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSpace'), headers: etagHeader })
+  async updateSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @Body(Valid) body: UpdateSiteSpaceBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const changes = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
-    await this.commands.updateSiteSpace(organizationId, siteId, siteSpaceId, changes, caller);
-    return this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller);
+    await this.commands.updateSiteSpace(organizationId, siteId, siteSpaceId, changes, caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller));
   }
 
   @Delete(':siteId/site-spaces/:siteSpaceId')
   @HttpCode(205)
   @ApiResetContentResponse({ description: 'removed' })
-  async removeSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.removeSiteSpace(organizationId, siteId, siteSpaceId, caller);
+  async removeSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.removeSiteSpace(organizationId, siteId, siteSpaceId, caller, parseIfMatch(ifMatch));
   }
 
   /** Deprecated in the interface in favour of sorting the whole structure; kept as the interface has it. */
   @Post(':siteId/site-spaces/:siteSpaceId/move')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'OK', schema: ref('SiteSpace') })
-  async moveSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @Body(Valid) body: MoveSiteSpaceBody, @CurrentCaller() caller: Caller) {
-    const { before, after } = body.position;
-    await this.commands.moveSiteSpace(organizationId, siteId, siteSpaceId, positionOf({ ...(before ? { before: { id: before.siteSpace } } : {}), ...(after ? { after: { id: after.siteSpace } } : {}) }), caller);
-    return this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller);
+  @ApiOkResponse({ description: 'OK', schema: ref('SiteSpace'), headers: etagHeader })
+  async moveSiteSpace(@PathId('organizationId', 'organization') organizationId: string, @PathId('siteId', 'site') siteId: string, @PathId('siteSpaceId', 'site space') siteSpaceId: string, @Body(Valid) body: MoveSiteSpaceBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.moveSiteSpace(organizationId, siteId, siteSpaceId, idPosition(body.position, (anchor) => anchor.siteSpace), caller, parseIfMatch(ifMatch));
+    return tagged(reply, await this.queries.siteSpace(organizationId, siteId, siteSpaceId, caller));
   }
 }
 

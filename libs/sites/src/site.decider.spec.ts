@@ -1,5 +1,5 @@
 import { deciderSpec } from '../../testing/src';
-import { placed, siteDecider, siteHostnameDecider, uniquePath, type SiteCommand } from './site.decider';
+import { changeableSite, placed, siteDecider, siteHostnameDecider, uniquePath, type SiteCommand } from './site.decider';
 import type { SiteEvent } from './site.events';
 import { inVerifiedDomain, isIpLiteral } from './site.hostnames';
 
@@ -133,6 +133,114 @@ describe('a space leaving a site (deleted, purged or transferred to another orga
   });
 });
 
+describe('the first section of a site that shows spaces at its root', () => {
+  const add: SiteCommand = { kind: 'AddSection', ...act, sectionId: 'new', title: 'Reference', icon: null, path: 'reference', draft: false, rootSectionId: 'root', siteSpace: { siteSpaceId: 'n', spaceId: 'space-n', path: 'n' } };
+
+  it('given two site spaces at the root, when a section is added, then a default section named after the site takes them, and the new section follows with its space', () => {
+    spec.given([created, spaceAdded('a', 'a', true), spaceAdded('b', 'b', false)]).when(add).then([
+      { type: 'SiteSectionAdded', data: { ...about, sectionId: 'root', title: 'Docs', icon: null, path: 'docs', default: true, addedAt: t0 } },
+      { type: 'SiteRootSpacesSectioned', data: { ...about, sectionId: 'root' } },
+      { type: 'SiteSectionAdded', data: { ...about, sectionId: 'new', title: 'Reference', icon: null, path: 'reference', default: false, addedAt: t0 } },
+      { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: 'n', spaceId: 'space-n', sectionId: 'new', path: 'n', default: true, addedAt: t0 } },
+    ]);
+  });
+
+  it('given the root content moved into its section, then those site spaces keep their order and default there, and a later site space goes to the default section', () => {
+    const sectioned: SiteEvent[] = [created, spaceAdded('a', 'a', true), spaceAdded('b', 'b', false), sectionAdded('root', true), { type: 'SiteRootSpacesSectioned', data: { ...about, sectionId: 'root' } }];
+    spec.given(sectioned).when({ kind: 'AddSiteSpace', ...act, siteSpaceId: 'c', spaceId: 'space-c', sectionId: undefined, path: 'c' }).then([spaceAdded('c', 'c', false, 'root')]);
+    spec.given(sectioned).when({ kind: 'RemoveSiteSpace', ...act, siteSpaceId: 'a' }).then([
+      { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: 'a', removedAt: t0 } },
+      { type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: 'b', sectionId: 'root' } },
+    ]);
+  });
+
+  it('given a site without site spaces, when a section is added, then it is the only section and the default', () => {
+    spec.given([created]).when(add).then([
+      { type: 'SiteSectionAdded', data: { ...about, sectionId: 'new', title: 'Reference', icon: null, path: 'reference', default: true, addedAt: t0 } },
+      { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: 'n', spaceId: 'space-n', sectionId: 'new', path: 'n', default: true, addedAt: t0 } },
+    ]);
+  });
+
+  it('given a site whose title makes the path the new section asks for, then the new section’s path is made unique', () => {
+    spec.given([created, spaceAdded('a', 'a', true)]).when({ ...add, path: 'docs' }).then([
+      { type: 'SiteSectionAdded', data: { ...about, sectionId: 'root', title: 'Docs', icon: null, path: 'docs', default: true, addedAt: t0 } },
+      { type: 'SiteRootSpacesSectioned', data: { ...about, sectionId: 'root' } },
+      { type: 'SiteSectionAdded', data: { ...about, sectionId: 'new', title: 'Reference', icon: null, path: 'docs-2', default: false, addedAt: t0 } },
+      { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: 'n', spaceId: 'space-n', sectionId: 'new', path: 'n', default: true, addedAt: t0 } },
+    ]);
+  });
+});
+
+describe('moves without a position, or next to themselves', () => {
+  const groupAdded = (groupId: string, sections: string[]): SiteEvent => ({ type: 'SiteSectionGroupAdded', data: { ...about, groupId, title: groupId, icon: null, sections, addedAt: t0 } });
+  const sorted = (sections: string[]): SiteEvent => ({ type: 'SiteStructureSorted', data: { ...about, sections, siteSpaces: {} } });
+
+  it('given two sections, when the first moves without a position, then it goes to the end', () => {
+    spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false)]).when({ kind: 'MoveSection', ...act, sectionId: 's1', position: null }).then([sorted(['s2', 's1'])]);
+  });
+
+  it('given a section, when it moves before itself, then nothing (it is where it is)', () => {
+    spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false)]).when({ kind: 'MoveSection', ...act, sectionId: 's1', position: { before: 's1' } }).thenNothing();
+  });
+
+  it('given a site space, when it moves after itself, then nothing', () => {
+    spec.given([created, spaceAdded('a', 'a', true), spaceAdded('b', 'b', false)]).when({ kind: 'MoveSiteSpace', ...act, siteSpaceId: 'a', position: { after: 'a' } }).thenNothing();
+  });
+
+  it('given two groups, when one moves before the other (a site-section-group pointer), then its sections move as a block before the other’s', () => {
+    const history = [created, sectionAdded('s1', true), sectionAdded('s2', false), sectionAdded('s3', false), groupAdded('g1', ['s1']), groupAdded('g2', ['s2', 's3'])];
+    spec.given(history).when({ kind: 'MoveSectionGroup', ...act, groupId: 'g2', position: { before: { type: 'site-section-group', id: 'g1' } } }).then([sorted(['s2', 's3', 's1'])]);
+  });
+
+  it('given a group, when it moves before one of its own sections, then nothing', () => {
+    spec.given([created, sectionAdded('s1', true), sectionAdded('s2', false), groupAdded('g1', ['s1'])]).when({ kind: 'MoveSectionGroup', ...act, groupId: 'g1', position: { before: { type: 'site-section', id: 's1' } } }).thenNothing();
+  });
+
+  it('given a group, when it moves next to a group the site does not have, then 404', () => {
+    spec.given([created, sectionAdded('s1', true), groupAdded('g1', ['s1'])]).when({ kind: 'MoveSectionGroup', ...act, groupId: 'g1', position: { after: { type: 'site-section-group', id: 'nope' } } }).thenFails(404);
+  });
+});
+
+describe('the site’s default level', () => {
+  const rita = { ...act, allowed: false, role: 'read' as const };
+  const raised: SiteEvent = { type: 'SiteUpdated', data: { ...about, changes: { defaultLevel: 'admin' }, updatedAt: t0 } };
+
+  it('given a site that inherits the organization’s roles, when a reader changes it, then 403', () => {
+    spec.given([created]).when({ kind: 'PublishSite', ...rita, published: true }).thenFails(403);
+  });
+
+  it('given a site whose default level is admin, when a member with the read role changes it, then it changes', () => {
+    spec.given([created, raised]).when({ kind: 'PublishSite', ...rita, published: true }).then([{ type: 'SitePublished', data: { ...about, publishedAt: t0 } }]);
+  });
+
+  it('given a site whose default level is admin, when a guest (no organization role) changes it, then 403', () => {
+    spec.given([created, raised]).when({ kind: 'PublishSite', ...rita, role: null, published: true }).thenFails(403);
+  });
+});
+
+describe('drafts, groups of a section, nesting and custom home pages', () => {
+  const groupAdded: SiteEvent = { type: 'SiteSectionGroupAdded', data: { ...about, groupId: 'g1', title: 'Group', icon: null, sections: ['s1'], addedAt: t0 } };
+
+  it('given a section in a group, when its group is set to null, then it leaves the group', () => {
+    spec.given([created, sectionAdded('s1', true), groupAdded]).when({ kind: 'UpdateSection', ...act, sectionId: 's1', changes: {}, group: null }).then([{ type: 'SiteSectionUngrouped', data: { ...about, groupId: 'g1', sectionId: 's1' } }]);
+  });
+
+  it('given a group, when a group is created inside it, then 400 (groups are not nested); inside a group the site does not have, 404', () => {
+    const nested: SiteCommand = { kind: 'AddSectionGroup', ...act, groupId: 'g2', title: 'Inner', icon: null, sections: [], parent: 'g1' };
+    spec.given([created, sectionAdded('s1', true), groupAdded]).when(nested).thenFails(400);
+    spec.given([created]).when(nested).thenFails(404);
+  });
+
+  it('given a site space with a custom home page, when it shows another space, then the home page goes with the old space', () => {
+    const withHome: SiteEvent = { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: 'a', spaceId: 'space-a', sectionId: null, path: 'a', default: true, pageId: 'p1', addedAt: t0 } };
+    spec.given([created, withHome]).when({ kind: 'UpdateSiteSpace', ...act, siteSpaceId: 'a', changes: { spaceId: 'space-b' } }).then([{ type: 'SiteSpaceUpdated', data: { ...about, siteSpaceId: 'a', changes: { spaceId: 'space-b', pageId: null }, updatedAt: t0 } }]);
+  });
+
+  it('given a site, when a draft site space is added, then it is added as a draft', () => {
+    spec.given([created]).when({ kind: 'AddSiteSpace', ...act, siteSpaceId: 'a', spaceId: 'space-a', sectionId: undefined, path: 'a', draft: true }).then([{ type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: 'a', spaceId: 'space-a', sectionId: null, path: 'a', default: true, draft: true, addedAt: t0 } }]);
+  });
+});
+
 describe('site hostname claim', () => {
   const hostnames = deciderSpec(siteHostnameDecider);
   const claimed = { type: 'SiteHostnameClaimed' as const, data: { hostname: 'docs.a.example', siteId: 'site1' } };
@@ -202,5 +310,26 @@ describe('visitor authentication settings', () => {
 
   it('given a site, when an issuer is set without a JWKS URL, then 400 naming the issuer', () => {
     spec.given([created]).when(configure(null, 'https://login.example.com/')).thenFails(400, /issuer/);
+  });
+});
+
+describe('the site a command may change, checked before its If-Match is compared', () => {
+  const publish: SiteCommand = { kind: 'PublishSite', ...act, published: true };
+  const deleted: SiteEvent = { type: 'SiteDeleted', data: { ...about, deletedAt: t0 } };
+
+  it('given a site of another organization, when changed through this one, then 404 whatever its revision', () => {
+    spec.given([created]).thenState((state) => expect(changeableSite({ ...publish, organizationId: 'o2' }, state)).toMatchObject({ status: 404, message: 'no site site1' }));
+  });
+
+  it('given a deleted site, then 404', () => {
+    spec.given([created, deleted]).thenState((state) => expect(changeableSite(publish, state)).toMatchObject({ status: 404 }));
+  });
+
+  it('given a site that inherits the organization’s roles, when a reader changes it, then 403', () => {
+    spec.given([created]).thenState((state) => expect(changeableSite({ ...publish, allowed: false, role: 'read' }, state)).toMatchObject({ status: 403 }));
+  });
+
+  it('given a site, when its administrator changes it, then the site itself', () => {
+    spec.given([created]).thenState((state) => expect(changeableSite(publish, state)).toEqual(state.site));
   });
 });

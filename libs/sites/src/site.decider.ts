@@ -1,7 +1,10 @@
 import type { Decider } from '../../event-store/src/decider';
 import { DomainError } from '../../platform/src/errors';
+import type { OrganizationRole } from '../../platform/src/permissions';
 import { hostnameShapeProblem, inVerifiedDomain } from './site.hostnames';
-import type { SiteChanges, SiteEvent, SiteHostnameEvent, SiteShareLinkChanges, SiteType, SiteVisibility } from './site.events';
+import { pathOf } from './site.paths';
+import { siteRole } from './site.permissions';
+import type { SiteChanges, SiteDefaultLevel, SiteEvent, SiteHostnameEvent, SiteSectionChanges, SiteShareLinkChanges, SiteSpaceChanges, SiteType, SiteVisibility } from './site.events';
 
 export const siteStream = (siteId: string) => `site-${siteId}`;
 export const siteHostnameStream = (hostname: string) => `sitehostname-${hostname}`;
@@ -18,7 +21,7 @@ export interface SiteSpaceState {
 }
 
 export interface SiteState {
-  site: null | { organizationId: string; deleted: boolean; published: boolean; hostname: string | null; keyGeneration: number };
+  site: null | { organizationId: string; title: string; defaultLevel: SiteDefaultLevel; deleted: boolean; published: boolean; hostname: string | null; keyGeneration: number };
   sections: ReadonlyMap<string, SectionState>;
   siteSpaces: ReadonlyMap<string, SiteSpaceState>;
   /** Sections in order; the default section. */
@@ -37,15 +40,27 @@ export interface SiteState {
 /** The scope a site space sits in: its section, or the root. */
 export const scopeOf = (sectionId: string | null) => sectionId ?? '';
 
-/** Where to put an item among its siblings: before or after another, or at the end. */
+/** Where to put an item among its siblings: before or after another, or at the end (null: the platform's "no position"). */
 export type Position = { before: string } | { after: string } | null;
+
+/** What a section group is placed by: a section outside it, or another group (placed where its sections are). */
+export interface GroupAnchor {
+  type: 'site-section' | 'site-section-group';
+  id: string;
+}
+export type GroupPosition = { before: GroupAnchor } | { after: GroupAnchor } | null;
 
 interface Acting {
   siteId: string;
   /** The organization the request names: a site of another organization is not found. */
   organizationId: string;
-  /** The caller administers the site's organization (or may create content there, for creation). */
+  /**
+   * Allowed whatever the site's settings: the caller administers the site's organization (or, for
+   * creation, may create content there), or the service acts itself.
+   */
   allowed: boolean;
+  /** The caller's organization role: the site's `defaultLevel` may raise it to the site's admin role. */
+  role?: OrganizationRole;
   now: string;
 }
 
@@ -54,21 +69,29 @@ export type SiteCommand =
   | (Acting & { kind: 'UpdateSite'; changes: SiteChanges; defaultSiteSpace?: string; defaultSiteSection?: string })
   | (Acting & { kind: 'PublishSite'; published: boolean })
   | (Acting & { kind: 'DeleteSite' })
-  | (Acting & { kind: 'AddSection'; sectionId: string; title: string; icon: string | null; path: string; siteSpace: { siteSpaceId: string; spaceId: string; path: string } })
-  | (Acting & { kind: 'UpdateSection'; sectionId: string; changes: { title?: string; path?: string; icon?: string | null; description?: string | null; condition?: string | null }; defaultSiteSpace?: string })
+  /**
+   * A section with the space as its first site space, in `groupId` when given. On a site without
+   * sections whose root shows site spaces, `rootSectionId` names the section that first takes them
+   * (titled after the site), so that what the site published stays published.
+   */
+  | (Acting & { kind: 'AddSection'; sectionId: string; title: string; icon: string | null; path: string; draft: boolean; groupId?: string; rootSectionId: string; siteSpace: { siteSpaceId: string; spaceId: string; path: string; pageId?: string } })
+  /** `group`: the section group to move the section into; null takes it out of its group. */
+  | (Acting & { kind: 'UpdateSection'; sectionId: string; changes: SiteSectionChanges; defaultSiteSpace?: string; group?: string | null })
   | (Acting & { kind: 'RemoveSection'; sectionId: string })
   | (Acting & { kind: 'MoveSection'; sectionId: string; position: Position })
-  | (Acting & { kind: 'AddSiteSpace'; siteSpaceId: string; spaceId: string; sectionId: string | undefined; path: string })
-  | (Acting & { kind: 'UpdateSiteSpace'; siteSpaceId: string; changes: { path?: string; condition?: string | null; spaceId?: string } })
+  | (Acting & { kind: 'AddSiteSpace'; siteSpaceId: string; spaceId: string; sectionId: string | undefined; path: string; draft?: boolean; title?: string; pageId?: string })
+  | (Acting & { kind: 'UpdateSiteSpace'; siteSpaceId: string; changes: SiteSpaceChanges })
   | (Acting & { kind: 'RemoveSiteSpace'; siteSpaceId: string })
   | (Acting & { kind: 'MoveSiteSpace'; siteSpaceId: string; position: Position })
-  | (Acting & { kind: 'AddSectionGroup'; groupId: string; title: string; icon: string | null; sections: string[] })
-  | (Acting & { kind: 'UpdateSectionGroup'; groupId: string; changes: { title?: string; icon?: string | null } })
+  /** `parent`: a group to nest the new one in (the service keeps groups at the root: refused). */
+  | (Acting & { kind: 'AddSectionGroup'; groupId: string; title: string; icon: string | null; sections: string[]; draft?: boolean; parent?: string })
+  /** `parent`: null keeps the group at the root; a group id would nest it (refused). */
+  | (Acting & { kind: 'UpdateSectionGroup'; groupId: string; changes: { title?: string; icon?: string | null; draft?: boolean }; parent?: string | null })
   | (Acting & { kind: 'RemoveSectionGroup'; groupId: string })
   | (Acting & { kind: 'GroupSection'; groupId: string; sectionId: string })
   | (Acting & { kind: 'UngroupSection'; groupId: string; sectionId: string })
   | (Acting & { kind: 'SetAdaptiveSchema'; jsonSchema: Record<string, unknown> })
-  | (Acting & { kind: 'MoveSectionGroup'; groupId: string; position: Position })
+  | (Acting & { kind: 'MoveSectionGroup'; groupId: string; position: GroupPosition })
   /** The whole order at once: every section exactly once (groups' sections together, as grouped), and for each scope listed, exactly its site spaces. */
   | (Acting & { kind: 'SortStructure'; sections: Array<{ id: string; group: string | null }>; siteSpaces: Record<string, string[]> })
   | (Acting & { kind: 'CreateShareLink'; shareLinkId: string; key: string; name: string; by: string })
@@ -85,15 +108,42 @@ export function uniquePath(path: string, taken: ReadonlySet<string>): string {
   for (let n = 2; ; n += 1) if (!taken.has(`${path}-${n}`)) return `${path}-${n}`;
 }
 
-/** `order` with `id` moved to `position` (the end when null); null when the position names an item not in the order. */
+/**
+ * `order` with `id` moved to `position` (the end when null); unchanged when the position names
+ * `id` itself (before or after itself is where it is); null when it names an item not in the order.
+ */
 export function placed(order: readonly string[], id: string, position: Position): string[] | null {
   const rest = order.filter((item) => item !== id);
   if (position === null) return [...rest, id];
   const anchor = 'before' in position ? position.before : position.after;
+  if (anchor === id) return order.includes(id) ? [...order] : null;
   const index = rest.indexOf(anchor);
   if (index < 0) return null;
   rest.splice('before' in position ? index : index + 1, 0, id);
   return rest;
+}
+
+const sameOrder = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
+
+/** Whether the caller administers the site: allowed outright, or their organization role as the site's default level raises it. */
+const administers = (command: Acting, defaultLevel: SiteDefaultLevel) => command.allowed || siteRole(command.role ?? null, defaultLevel) === 'admin';
+
+/**
+ * The site a command may change, or why not: 404 unless it is a live site of the organization the
+ * request names, 403 unless the caller administers it. Checked before anything else, If-Match
+ * included, so that a refusal never depends on (and never reveals) the site's revision.
+ */
+export function changeableSite(command: SiteCommand, state: SiteState): NonNullable<SiteState['site']> | DomainError {
+  const site = state.site;
+  if (!site || site.deleted || site.organizationId !== command.organizationId) return DomainError.notFound(`no site ${command.siteId}`);
+  if (!administers(command, site.defaultLevel)) return DomainError.forbidden(`only admins of site ${command.siteId} may change it`);
+  return site;
+}
+
+/** The refusal of a section group named as another one's parent: 404 when there is no such group, else 400 (groups stay at the site's root). */
+function nestingRefusal(parent: string, groups: ReadonlySet<string>, siteId: string): DomainError {
+  if (!groups.has(parent)) return DomainError.notFound(`no section group ${parent} in site ${siteId}`);
+  return DomainError.invalid(`section groups cannot be nested: section group ${parent} cannot hold another group`);
 }
 
 const without = <T>(map: ReadonlyMap<string, T>, key: string) => {
@@ -107,9 +157,12 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
   evolve: (state, event) => {
     switch (event.type) {
       case 'SiteCreated':
-        return { ...state, site: { organizationId: event.data.organizationId, deleted: false, published: false, hostname: null, keyGeneration: 0 } };
-      case 'SiteUpdated':
-        return event.data.changes.hostname !== undefined ? { ...state, site: { ...state.site!, hostname: event.data.changes.hostname } } : state;
+        return { ...state, site: { organizationId: event.data.organizationId, title: event.data.title, defaultLevel: 'inherit', deleted: false, published: false, hostname: null, keyGeneration: 0 } };
+      case 'SiteUpdated': {
+        const { hostname, title, defaultLevel } = event.data.changes;
+        const site = state.site!;
+        return { ...state, site: { ...site, hostname: hostname !== undefined ? hostname : site.hostname, title: title ?? site.title, defaultLevel: defaultLevel !== undefined ? defaultLevel : site.defaultLevel } };
+      }
       case 'SiteShareLinkCreated':
         return { ...state, shareLinks: new Map(state.shareLinks).set(event.data.shareLinkId, { name: event.data.name, active: true }) };
       case 'SiteShareLinkUpdated': {
@@ -171,6 +224,18 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       }
       case 'SiteDefaultSiteSpaceSet':
         return { ...state, defaultSiteSpace: { ...state.defaultSiteSpace, [scopeOf(event.data.sectionId)]: event.data.siteSpaceId } };
+      case 'SiteRootSpacesSectioned': {
+        const { sectionId } = event.data;
+        const { '': rootOrder = [], ...spaceOrder } = state.spaceOrder;
+        const { '': rootDefault, ...defaultSiteSpace } = state.defaultSiteSpace;
+        const siteSpaces = new Map([...state.siteSpaces].map(([id, siteSpace]) => [id, siteSpace.sectionId === null ? { ...siteSpace, sectionId } : siteSpace]));
+        return {
+          ...state,
+          siteSpaces,
+          spaceOrder: { ...spaceOrder, [sectionId]: [...rootOrder, ...(spaceOrder[sectionId] ?? [])] },
+          defaultSiteSpace: rootDefault !== undefined ? { ...defaultSiteSpace, [sectionId]: rootDefault } : defaultSiteSpace,
+        };
+      }
       case 'SiteStructureSorted':
         return { ...state, sectionOrder: event.data.sections.length > 0 ? event.data.sections : state.sectionOrder, spaceOrder: { ...state.spaceOrder, ...event.data.siteSpaces } };
       case 'SiteSectionGroupAdded': {
@@ -209,9 +274,9 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       });
       return events;
     }
-    if (!state.site || state.site.deleted || state.site.organizationId !== command.organizationId) return DomainError.notFound(`no site ${id}`);
-    if (!command.allowed) return DomainError.forbidden(`only admins of the organization may change site ${id}`);
-    const about = { siteId: id, organizationId: state.site.organizationId };
+    const site = changeableSite(command, state);
+    if (site instanceof DomainError) return site;
+    const about = { siteId: id, organizationId: site.organizationId };
     const scopePaths = (scope: string, except?: string) => new Set((state.spaceOrder[scope] ?? []).filter((other) => other !== except).map((other) => state.siteSpaces.get(other)!.path));
     const sectionPaths = (except?: string) => new Set([...state.sections].filter(([other]) => other !== except).map(([, section]) => section.path));
     switch (command.kind) {
@@ -232,22 +297,38 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         return events;
       }
       case 'PublishSite':
-        if (state.site.published === command.published) return [];
+        if (site.published === command.published) return [];
         return [command.published ? { type: 'SitePublished', data: { ...about, publishedAt: command.now } } : { type: 'SiteUnpublished', data: { ...about, unpublishedAt: command.now } }];
       case 'DeleteSite':
         return [{ type: 'SiteDeleted', data: { ...about, deletedAt: command.now } }];
       case 'AddSection': {
         if (state.sections.has(command.sectionId)) return [];
-        const isDefault = state.defaultSection === null;
-        return [
-          { type: 'SiteSectionAdded', data: { ...about, sectionId: command.sectionId, title: command.title, icon: command.icon, path: uniquePath(command.path, sectionPaths()), default: isDefault, addedAt: command.now } },
-          { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: command.siteSpace.siteSpaceId, spaceId: command.siteSpace.spaceId, sectionId: command.sectionId, path: command.siteSpace.path, default: true, addedAt: command.now } },
-        ];
+        if (command.groupId !== undefined && !state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        const events: SiteEvent[] = [];
+        const taken = sectionPaths();
+        // The site's root content becomes its first section (the default, served where the root was).
+        if (state.sections.size === 0 && (state.spaceOrder[''] ?? []).length > 0) {
+          const path = uniquePath(pathOf(site.title), taken);
+          taken.add(path);
+          events.push(
+            { type: 'SiteSectionAdded', data: { ...about, sectionId: command.rootSectionId, title: site.title, icon: null, path, default: true, addedAt: command.now } },
+            { type: 'SiteRootSpacesSectioned', data: { ...about, sectionId: command.rootSectionId } },
+          );
+        }
+        const isDefault = state.defaultSection === null && events.length === 0;
+        const { siteSpaceId, spaceId, path, pageId } = command.siteSpace;
+        events.push(
+          { type: 'SiteSectionAdded', data: { ...about, sectionId: command.sectionId, title: command.title, icon: command.icon, path: uniquePath(command.path, taken), default: isDefault, ...(command.draft ? { draft: true } : {}), addedAt: command.now } },
+          { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId, spaceId, sectionId: command.sectionId, path, default: true, ...(pageId !== undefined ? { pageId } : {}), addedAt: command.now } },
+        );
+        if (command.groupId !== undefined) events.push({ type: 'SiteSectionGrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } });
+        return events;
       }
       case 'UpdateSection': {
         const section = state.sections.get(command.sectionId);
         if (!section) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
         if (command.changes.path !== undefined && sectionPaths(command.sectionId).has(command.changes.path)) return DomainError.conflict(`another section of site ${id} has the path ${command.changes.path}`);
+        if (typeof command.group === 'string' && !state.groups.has(command.group)) return DomainError.notFound(`no section group ${command.group} in site ${id}`);
         const events: SiteEvent[] = [];
         if (Object.keys(command.changes).length > 0) events.push({ type: 'SiteSectionUpdated', data: { ...about, sectionId: command.sectionId, changes: command.changes, updatedAt: command.now } });
         if (command.defaultSiteSpace !== undefined) {
@@ -255,6 +336,9 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
           if (!siteSpace || siteSpace.sectionId !== command.sectionId) return DomainError.notFound(`no site space ${command.defaultSiteSpace} in section ${command.sectionId}`);
           if (state.defaultSiteSpace[command.sectionId] !== command.defaultSiteSpace) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: command.defaultSiteSpace, sectionId: command.sectionId } });
         }
+        const currentGroup = state.groupOf[command.sectionId];
+        if (typeof command.group === 'string' && currentGroup !== command.group) events.push({ type: 'SiteSectionGrouped', data: { ...about, groupId: command.group, sectionId: command.sectionId } });
+        if (command.group === null && currentGroup !== undefined) events.push({ type: 'SiteSectionUngrouped', data: { ...about, groupId: currentGroup, sectionId: command.sectionId } });
         return events;
       }
       case 'RemoveSection': {
@@ -268,7 +352,8 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       case 'MoveSection': {
         if (!state.sections.has(command.sectionId)) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
         const order = placed(state.sectionOrder, command.sectionId, command.position);
-        if (!order) return DomainError.invalid('position must name another section of the site');
+        if (!order) return DomainError.invalid('position must name a section of the site');
+        if (sameOrder(order, state.sectionOrder)) return [];
         return [{ type: 'SiteStructureSorted', data: { ...about, sections: order, siteSpaces: {} } }];
       }
       case 'AddSiteSpace': {
@@ -276,14 +361,22 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         const sectionId = command.sectionId ?? state.defaultSection;
         if (sectionId !== null && !state.sections.has(sectionId)) return DomainError.notFound(`no section ${sectionId} in site ${id}`);
         const scope = scopeOf(sectionId);
-        return [{ type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: command.siteSpaceId, spaceId: command.spaceId, sectionId, path: uniquePath(command.path, scopePaths(scope)), default: (state.spaceOrder[scope] ?? []).length === 0, addedAt: command.now } }];
+        const { draft, title, pageId } = command;
+        return [
+          {
+            type: 'SiteSpaceAdded',
+            data: { ...about, siteSpaceId: command.siteSpaceId, spaceId: command.spaceId, sectionId, path: uniquePath(command.path, scopePaths(scope)), default: (state.spaceOrder[scope] ?? []).length === 0, ...(draft ? { draft } : {}), ...(title !== undefined ? { title } : {}), ...(pageId !== undefined ? { pageId } : {}), addedAt: command.now },
+          },
+        ];
       }
       case 'UpdateSiteSpace': {
         const siteSpace = state.siteSpaces.get(command.siteSpaceId);
         if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);
         if (command.changes.path !== undefined && scopePaths(scopeOf(siteSpace.sectionId), command.siteSpaceId).has(command.changes.path)) return DomainError.conflict(`another site space of that section has the path ${command.changes.path}`);
         if (Object.keys(command.changes).length === 0) return [];
-        return [{ type: 'SiteSpaceUpdated', data: { ...about, siteSpaceId: command.siteSpaceId, changes: command.changes, updatedAt: command.now } }];
+        // Other content: the custom home page of the previous space goes unless a new one is given.
+        const changes = command.changes.spaceId !== undefined && command.changes.spaceId !== siteSpace.spaceId && command.changes.pageId === undefined ? { ...command.changes, pageId: null } : command.changes;
+        return [{ type: 'SiteSpaceUpdated', data: { ...about, siteSpaceId: command.siteSpaceId, changes, updatedAt: command.now } }];
       }
       case 'RemoveSiteSpace': {
         const siteSpace = state.siteSpaces.get(command.siteSpaceId);
@@ -297,12 +390,14 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       }
       case 'AddSectionGroup': {
         if (state.groups.has(command.groupId)) return [];
+        if (command.parent !== undefined) return nestingRefusal(command.parent, state.groups, id);
         const unknown = command.sections.find((sectionId) => !state.sections.has(sectionId));
         if (unknown !== undefined) return DomainError.notFound(`no section ${unknown} in site ${id}`);
-        return [{ type: 'SiteSectionGroupAdded', data: { ...about, groupId: command.groupId, title: command.title, icon: command.icon, sections: [...new Set(command.sections)], addedAt: command.now } }];
+        return [{ type: 'SiteSectionGroupAdded', data: { ...about, groupId: command.groupId, title: command.title, icon: command.icon, sections: [...new Set(command.sections)], ...(command.draft ? { draft: true } : {}), addedAt: command.now } }];
       }
       case 'UpdateSectionGroup':
         if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        if (typeof command.parent === 'string') return nestingRefusal(command.parent, state.groups, id);
         if (Object.keys(command.changes).length === 0) return [];
         return [{ type: 'SiteSectionGroupUpdated', data: { ...about, groupId: command.groupId, changes: command.changes, updatedAt: command.now } }];
       case 'RemoveSectionGroup':
@@ -319,17 +414,29 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         return [{ type: 'SiteSectionUngrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } }];
       case 'MoveSectionGroup': {
         if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
-        // The group's sections move as one block, before or after another section.
+        // The group's sections move as one block, before or after another section or another group's block.
         const block = state.sectionOrder.filter((sectionId) => state.groupOf[sectionId] === command.groupId);
         const rest = state.sectionOrder.filter((sectionId) => state.groupOf[sectionId] !== command.groupId);
         let at = rest.length;
         if (command.position !== null) {
+          const before = 'before' in command.position;
           const anchor = 'before' in command.position ? command.position.before : command.position.after;
-          const index = rest.indexOf(anchor);
-          if (index < 0) return DomainError.invalid('position must name a section outside the group');
-          at = 'before' in command.position ? index : index + 1;
+          // Before or after itself, or one of its own sections, is where the group is.
+          if (anchor.type === 'site-section-group' ? anchor.id === command.groupId : block.includes(anchor.id)) return [];
+          if (anchor.type === 'site-section-group') {
+            if (!state.groups.has(anchor.id)) return DomainError.notFound(`no section group ${anchor.id} in site ${id}`);
+            const indexes = rest.flatMap((sectionId, index) => (state.groupOf[sectionId] === anchor.id ? [index] : []));
+            if (indexes.length === 0) return DomainError.invalid(`section group ${anchor.id} has no sections to place a group by`);
+            at = before ? indexes[0] : indexes[indexes.length - 1] + 1;
+          } else {
+            const index = rest.indexOf(anchor.id);
+            if (index < 0) return DomainError.invalid('position must name a section or a section group of the site');
+            at = before ? index : index + 1;
+          }
         }
-        return [{ type: 'SiteStructureSorted', data: { ...about, sections: [...rest.slice(0, at), ...block, ...rest.slice(at)], siteSpaces: {} } }];
+        const order = [...rest.slice(0, at), ...block, ...rest.slice(at)];
+        if (sameOrder(order, state.sectionOrder)) return [];
+        return [{ type: 'SiteStructureSorted', data: { ...about, sections: order, siteSpaces: {} } }];
       }
       case 'SortStructure': {
         const listed = command.sections.map((section) => section.id);
@@ -367,7 +474,7 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         if (command.issuer !== null && command.jwksUrl === null) return DomainError.invalid('issuer applies to tokens signed with the keys of a jwksUrl: set jwksUrl too');
         return [{ type: 'SiteVisitorAuthConfigured', data: { ...about, jwksUrl: command.jwksUrl, ...(command.issuer !== null ? { issuer: command.issuer } : {}), updatedAt: command.now } }];
       case 'RotateVisitorKey':
-        return [{ type: 'SiteVisitorKeyRotated', data: { ...about, keyGeneration: state.site.keyGeneration + 1, rotatedAt: command.now } }];
+        return [{ type: 'SiteVisitorKeyRotated', data: { ...about, keyGeneration: site.keyGeneration + 1, rotatedAt: command.now } }];
       case 'RemoveSpaceFromSite': {
         // Each site space of the space goes as RemoveSiteSpace would remove it, defaults moving on; a
         // section it leaves without site spaces goes as RemoveSection would (it would show nothing).
@@ -400,8 +507,10 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         const siteSpace = state.siteSpaces.get(command.siteSpaceId);
         if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);
         const scope = scopeOf(siteSpace.sectionId);
-        const order = placed(state.spaceOrder[scope] ?? [], command.siteSpaceId, command.position);
-        if (!order) return DomainError.invalid('position must name another site space of the same section');
+        const current = state.spaceOrder[scope] ?? [];
+        const order = placed(current, command.siteSpaceId, command.position);
+        if (!order) return DomainError.invalid('position must name a site space of the same section');
+        if (sameOrder(order, current)) return [];
         return [{ type: 'SiteStructureSorted', data: { ...about, sections: [...state.sectionOrder], siteSpaces: { [scope]: order } } }];
       }
     }

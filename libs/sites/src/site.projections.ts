@@ -1,7 +1,7 @@
 import { multiDocumentProjection, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
 import type { SpaceEvent } from '../../spaces/src';
 import { scopeOf } from './site.decider';
-import type { SiteEvent, SiteIcon, SiteType, SiteVisibility } from './site.events';
+import type { SiteDefaultLevel, SiteEvent, SiteIcon, SiteType, SiteVisibility } from './site.events';
 
 export const SITES = 'sites';
 
@@ -14,12 +14,15 @@ export interface SectionDoc {
   condition: string | null;
   /** The section group it belongs to, if any. */
   sectionGroup?: string | null;
+  /** Not live: left out of the published site (absent: live). */
+  draft?: boolean;
 }
 
 export interface SectionGroupDoc {
   id: string;
   title: string;
   icon: string | null;
+  draft?: boolean;
 }
 
 export interface SiteSpaceDoc {
@@ -28,6 +31,13 @@ export interface SiteSpaceDoc {
   sectionId: string | null;
   path: string;
   condition: string | null;
+  draft?: boolean;
+  /** Left out of the site's navigation, still served at its URL. */
+  hidden?: boolean;
+  /** The site's own title for it (absent or null: its space's title). */
+  title?: string | null;
+  /** The page shown at its root (absent or null: the space's first page). */
+  pageId?: string | null;
 }
 
 export interface SiteShareLinkDoc {
@@ -64,6 +74,10 @@ export interface SiteDoc extends ProjectedDoc {
   spaceIds: string[];
   hostname?: string | null;
   icon?: SiteIcon | null;
+  /** Absent on sites created before it was kept: `inherit`. */
+  defaultLevel?: SiteDefaultLevel;
+  /** The space holding the site's style guide. */
+  styleguide?: string | null;
   shareLinks?: SiteShareLinkDoc[];
   /** Visitor authentication: the generation of the site's HS256 key, the JWKS URL of RS256 keys and the issuer their tokens must name (absent: any). */
   visitorAuth?: { jwksUrl: string | null; issuer?: string | null; keyGeneration: number };
@@ -97,6 +111,7 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
     'SiteSpaceUpdated',
     'SiteSpaceRemoved',
     'SiteDefaultSiteSpaceSet',
+    'SiteRootSpacesSectioned',
     'SiteStructureSorted',
     'SiteSectionGroupAdded',
     'SiteSectionGroupUpdated',
@@ -139,7 +154,7 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         break;
       case 'SiteSectionAdded': {
         const { sectionId, title, icon, path } = event.data;
-        next = { ...next, sections: [...next.sections, { id: sectionId, title, path, icon, description: null, condition: null }], ...(event.data.default ? { defaultSection: sectionId } : {}) };
+        next = { ...next, sections: [...next.sections, { id: sectionId, title, path, icon, description: null, condition: null, ...(event.data.draft ? { draft: true } : {}) }], ...(event.data.default ? { defaultSection: sectionId } : {}) };
         break;
       }
       case 'SiteSectionUpdated':
@@ -155,8 +170,15 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         next = { ...next, defaultSection: event.data.sectionId };
         break;
       case 'SiteSpaceAdded': {
-        const { siteSpaceId, spaceId, sectionId, path } = event.data;
-        next = { ...next, siteSpaces: [...next.siteSpaces, { id: siteSpaceId, spaceId, sectionId, path, condition: null }], ...(event.data.default ? { defaultSiteSpace: { ...next.defaultSiteSpace, [scopeOf(sectionId)]: siteSpaceId } } : {}) };
+        const { siteSpaceId, spaceId, sectionId, path, draft, title, pageId } = event.data;
+        const siteSpace: SiteSpaceDoc = { id: siteSpaceId, spaceId, sectionId, path, condition: null, ...(draft ? { draft } : {}), ...(title !== undefined ? { title } : {}), ...(pageId !== undefined ? { pageId } : {}) };
+        next = { ...next, siteSpaces: [...next.siteSpaces, siteSpace], ...(event.data.default ? { defaultSiteSpace: { ...next.defaultSiteSpace, [scopeOf(sectionId)]: siteSpaceId } } : {}) };
+        break;
+      }
+      case 'SiteRootSpacesSectioned': {
+        const { sectionId } = event.data;
+        const { '': rootDefault, ...defaults } = next.defaultSiteSpace;
+        next = { ...next, siteSpaces: next.siteSpaces.map((siteSpace) => (siteSpace.sectionId === null ? { ...siteSpace, sectionId } : siteSpace)), defaultSiteSpace: rootDefault !== undefined ? { ...defaults, [sectionId]: rootDefault } : defaults };
         break;
       }
       case 'SiteSpaceUpdated':
@@ -189,7 +211,7 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
     const grouped = (sectionIds: readonly string[], groupId: string | null) => next.sections.map((section) => (sectionIds.includes(section.id) ? { ...section, sectionGroup: groupId } : section));
     switch (event.type) {
       case 'SiteSectionGroupAdded':
-        next = { ...next, groups: [...(next.groups ?? []), { id: event.data.groupId, title: event.data.title, icon: event.data.icon }], sections: grouped(event.data.sections, event.data.groupId) };
+        next = { ...next, groups: [...(next.groups ?? []), { id: event.data.groupId, title: event.data.title, icon: event.data.icon, ...(event.data.draft ? { draft: true } : {}) }], sections: grouped(event.data.sections, event.data.groupId) };
         break;
       case 'SiteSectionGroupUpdated':
         next = { ...next, groups: (next.groups ?? []).map((group) => (group.id === event.data.groupId ? { ...group, ...event.data.changes } : group)) };

@@ -37,13 +37,19 @@ function sameKey(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The site's sections and site spaces whose conditions hold for `claims`, the rest left out. */
+/**
+ * The site as published for `claims`: its live (not draft) sections, section groups and site
+ * spaces whose conditions hold, the rest left out (a draft group's sections and a left-out
+ * section's site spaces with them).
+ */
 export function seenBy(site: SiteDoc, claims: Record<string, unknown>): SiteDoc {
-  const seen = (condition: string | null) => condition === null || evaluateCondition(condition, claims);
-  const sections = site.sections.filter((section) => seen(section.condition));
+  const seen = (item: { condition: string | null; draft?: boolean }) => item.draft !== true && (item.condition === null || evaluateCondition(item.condition, claims));
+  const groups = (site.groups ?? []).filter((group) => group.draft !== true);
+  const liveGroups = new Set(groups.map((group) => group.id));
+  const sections = site.sections.filter((section) => seen(section) && (!section.sectionGroup || liveGroups.has(section.sectionGroup)));
   const shownSections = new Set(sections.map((section) => section.id));
-  const siteSpaces = site.siteSpaces.filter((siteSpace) => seen(siteSpace.condition) && (siteSpace.sectionId === null || shownSections.has(siteSpace.sectionId)));
-  return { ...site, sections, siteSpaces };
+  const siteSpaces = site.siteSpaces.filter((siteSpace) => seen(siteSpace) && (siteSpace.sectionId === null || shownSections.has(siteSpace.sectionId)));
+  return { ...site, groups, sections, siteSpaces };
 }
 
 /**
@@ -59,6 +65,7 @@ function seenWithoutClaims(site: SiteDoc): SiteDoc {
     seen = seenBy(site, {});
     Object.freeze(seen.sections);
     Object.freeze(seen.siteSpaces);
+    Object.freeze(seen.groups);
     seenByNobody.set(site, Object.freeze(seen));
   }
   return seen;

@@ -11,7 +11,12 @@ export const SITE_ORGANIZATIONS = Symbol('SITE_ORGANIZATIONS');
 /** What sites need of spaces: a space's organization and title (adding it), its Space object (embedded in site spaces), and a new space. */
 export interface SiteSpaces {
   spaceById(spaceId: string): Promise<{ id: string; organizationId: string; title: string; deleted: boolean } | null>;
-  present(spaceId: string, caller: Caller): Promise<{ object: 'space'; id: string } | null>;
+  /**
+   * The Space object a site of `organizationId` shows, for one of its readers (null: a reader
+   * outside the organization), with that reader's own permissions on the space; null when it is
+   * not a live space of that organization.
+   */
+  presentOnSite(spaceId: string, organizationId: string, caller: Caller | null): Promise<{ object: 'space'; id: string; title: string } | null>;
   /** Creates a space for a new site (`spaces: 'new'`), as the caller; its id. */
   createSpace(organizationId: string, title: string, caller: Caller): Promise<string>;
 }

@@ -5,19 +5,12 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
-import { placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
-import { readAll } from '../../read-store/src/read-all';
+import { placeAmong, positionAtEnd, type PositionRequest } from './ordering';
+import { renumberSiblings, siblingsUnder } from './siblings';
 import { SpaceAccess } from './space.access';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
 import type { CollectionChanges } from './space.events';
 import { collectionRole, contentRole } from './space.permissions';
-import { COLLECTIONS, LIVE_COLLECTION, type CollectionDoc } from './space.projections';
-
-/** The live collections under one parent (top level: null) of an organization, in (position, id) order. */
-export async function siblingCollections(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Sibling[]> {
-  const collections = await readAll<CollectionDoc>(reads, COLLECTIONS, { organizationId, parentKey: parent ?? '', ...LIVE_COLLECTION }, { position: 1 });
-  return collections.filter((collection) => collection._id !== except).map((collection) => ({ id: collection._id, position: collection.position }));
-}
 
 /** Follow-up commands of one request run by the service itself: stamped with the caller, decided without a permission check. */
 @Injectable()
@@ -37,14 +30,14 @@ export class CollectionCommands {
     return this.commands.run(collectionStream(collectionId), collectionDecider, command, { caller }, { ifMatch });
   }
 
-  /** `POST /orgs/{organizationId}/collections`: at the end of its parent (role create there, or in the organization). */
+  /** `POST /orgs/{organizationId}/collections`: at the end of its parent, after its spaces and collections (role create there, or in the organization). */
   async create(organizationId: string, body: { title?: string; parent?: string | null }, caller: Caller): Promise<string> {
     const userId = userOf(caller).userId;
     // Without teams: a collection role takes no team grants.
     const standing = await this.access.requireMember(organizationId, caller, []);
     const parent = body.parent ?? null;
     const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
-    const position = positionAtEnd(await siblingCollections(this.reads, organizationId, parent));
+    const position = positionAtEnd(await siblingsUnder(this.reads, organizationId, parent));
     const collectionId = newId();
     await this.run(
       collectionId,
@@ -61,13 +54,14 @@ export class CollectionCommands {
 
   /**
    * `POST /collections/{collectionId}/move`: into another collection of the organization (not into
-   * itself or a descendant: 400), null for the top level, absent to stay; `position` among sibling collections.
+   * itself or a descendant: 400), null for the top level, absent to stay; `position` before and/or
+   * after a sibling there, a collection or a space (they share one order).
    */
   async move(collectionId: string, body: { parent?: string | null; position?: PositionRequest }, caller: Caller, ifMatch?: number): Promise<void> {
     const { collection, standing, role } = await this.access.collection(collectionId, caller);
     const parent = body.parent === undefined ? collection.parent : body.parent;
     const chain = parent === null ? [] : await this.access.destination(collection.organizationId, parent);
-    const placement = placeAmong(await siblingCollections(this.reads, collection.organizationId, parent, collectionId), body.position, 'collection');
+    const placement = placeAmong(await siblingsUnder(this.reads, collection.organizationId, parent, { kind: 'collection', id: collectionId }), body.position);
     const command: CollectionCommand = {
       kind: 'MoveCollection',
       collectionId,
@@ -84,15 +78,7 @@ export class CollectionCommands {
       if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
       const decided = collectionDecider.decide(command, state);
       if (decided instanceof DomainError) throw decided;
-      const now = this.now();
-      for (const entry of placement.renumber) {
-        await this.commands.run(
-          collectionStream(entry.id),
-          collectionDecider,
-          { kind: 'RepositionCollection', collectionId: entry.id, parent, from: entry.from, position: entry.position, now },
-          { caller },
-        );
-      }
+      await renumberSiblings(this.commands, placement, parent, caller);
     }
     await this.run(collectionId, command, caller, ifMatch);
   }
@@ -109,7 +95,7 @@ export class CollectionCommands {
     const { role } = await this.access.collection(collectionId, caller);
     const target = await this.membership.roleOf(organizationId, userId);
     const targetMember = target?.member === true;
-    const position = targetMember ? positionAtEnd(await siblingCollections(this.reads, organizationId, null, collectionId)) : '';
+    const position = targetMember ? positionAtEnd(await siblingsUnder(this.reads, organizationId, null, { kind: 'collection', id: collectionId })) : '';
     await this.run(collectionId, { kind: 'TransferCollection', collectionId, organizationId, position, by: { userId, role }, targetMember, targetOrganizationRole: targetMember ? contentRole(target.role) : null, now: this.now() }, caller, ifMatch);
   }
 

@@ -86,7 +86,7 @@ export class CollectionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.move(collectionId, { parent: body.parent, position: positionRequest(body.position, 'collection') }, caller, parseIfMatch(ifMatch));
+    await this.commands.move(collectionId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch));
     return this.read(collectionId, caller, reply);
   }
 

@@ -1,10 +1,9 @@
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
-import { keyBetween } from './ordering';
+import { keyBetween, positionAtEnd } from './ordering';
 import { readAll } from '../../read-store/src/read-all';
-import { siblingSpaces } from './space.commands';
+import { childrenOf, siblingsUnder } from './siblings';
 import { spaceDecider, spaceStream } from './space.decider';
-import { siblingCollections } from './collection.commands';
 import { collectionDecider, collectionStream } from './collection.decider';
 import type { CollectionEvent, SpaceEvent } from './space.events';
 import { COLLECTIONS, LIVE_COLLECTION, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
@@ -64,18 +63,17 @@ async function moveChildrenUp(collectionId: string, context: ReactionContext): P
   const organizationId = state.organizationId;
   const parent = await liveAncestor(state.parent, context);
   const now = commands.now().toISOString();
-  // Deleted spaces too: a restored space must find a live parent.
-  const spaces = await readAll<SpaceDoc>(reads, SPACES, { parent: collectionId, purgedAt: { $exists: false } }, { position: 1 });
-  let last = (await siblingSpaces(reads, organizationId, parent)).at(-1)?.position ?? '';
-  for (const space of spaces) {
+  // Deleted spaces too: a restored space must find a live parent. Spaces and collections keep their
+  // order among themselves, after everything already at the destination.
+  const children = await childrenOf(reads, collectionId);
+  let last = (await siblingsUnder(reads, organizationId, parent)).at(-1)?.position ?? '';
+  for (const child of children) {
     last = keyBetween(last, null);
-    await commands.run(spaceStream(space._id), spaceDecider, { kind: 'ReparentSpace', spaceId: space._id, from: collectionId, parent, position: last, now }, { caller });
-  }
-  const collections = await readAll<CollectionDoc>(reads, COLLECTIONS, { parent: collectionId, ...LIVE_COLLECTION }, { position: 1 });
-  last = (await siblingCollections(reads, organizationId, parent)).at(-1)?.position ?? '';
-  for (const child of collections) {
-    last = keyBetween(last, null);
-    await commands.run(collectionStream(child._id), collectionDecider, { kind: 'ReparentCollection', collectionId: child._id, from: collectionId, parent, position: last, now }, { caller });
+    if (child.kind === 'space') {
+      await commands.run(spaceStream(child.id), spaceDecider, { kind: 'ReparentSpace', spaceId: child.id, from: collectionId, parent, position: last, now }, { caller });
+    } else {
+      await commands.run(collectionStream(child.id), collectionDecider, { kind: 'ReparentCollection', collectionId: child.id, from: collectionId, parent, position: last, now }, { caller });
+    }
   }
 }
 
@@ -110,12 +108,12 @@ async function moveUpIfOrphan(event: RecordedEvent, context: ReactionContext): P
   if (event.type.startsWith('Space')) {
     const spaceId = data.spaceId!;
     const { state } = await commands.load(spaceStream(spaceId), spaceDecider);
-    const position = keyBetween((await siblingSpaces(reads, state.organizationId, parent, spaceId)).at(-1)?.position ?? '', null);
+    const position = positionAtEnd(await siblingsUnder(reads, state.organizationId, parent, { kind: 'space', id: spaceId }));
     await commands.run(spaceStream(spaceId), spaceDecider, { kind: 'ReparentSpace', spaceId, from, parent, position, now }, { caller });
   } else {
     const collectionId = data.collectionId!;
     const { state } = await commands.load(collectionStream(collectionId), collectionDecider);
-    const position = keyBetween((await siblingCollections(reads, state.organizationId, parent, collectionId)).at(-1)?.position ?? '', null);
+    const position = positionAtEnd(await siblingsUnder(reads, state.organizationId, parent, { kind: 'collection', id: collectionId }));
     await commands.run(collectionStream(collectionId), collectionDecider, { kind: 'ReparentCollection', collectionId, from, parent, position, now }, { caller });
   }
 }

@@ -94,7 +94,8 @@ export class MemberSpaces {
       const parents = SpaceAccess.chainFrom(collections, space.parent);
       const { role } = SpaceAccess.spaceAccess(standing, space, parents, false);
       const { permissions } = SpaceAccess.spaceAccess(callerStanding, space, parents, false);
-      return { permission: role as OrganizationRole, space: this.presenter.space(space, permissions, counts.get(space._id)) };
+      // Whoever may list members reads this list: they see whom merge rules name.
+      return { permission: role as OrganizationRole, space: this.presenter.space(space, permissions, counts.get(space._id), true) };
     });
     return { ...(page.next !== undefined ? { next: { page: page.next } } : {}), count: page.count, items };
   }

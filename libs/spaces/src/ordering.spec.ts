@@ -1,4 +1,7 @@
-import { compareSiblings, keyBetween, placeAmong, positionAtEnd, type PositionRequest, type Sibling } from './ordering';
+import { compareSiblings, keyBetween, placeAmong, positionAtEnd, type PositionRequest, type Sibling, type SiblingRef } from './ordering';
+
+const space = (id: string): SiblingRef => ({ kind: 'space', id });
+const collection = (id: string): SiblingRef => ({ kind: 'collection', id });
 
 /** A small seeded generator (mulberry32): the property runs are random but reproducible. */
 function random(seed: number): () => number {
@@ -18,13 +21,20 @@ function siblingsFrom(next: () => number): Sibling[] {
   let last = '';
   for (let i = 0, n = 1 + Math.floor(next() * 6); i < n; i++) keys.push((last = keyBetween(last, null)));
   const count = Math.floor(next() * 12);
-  return Array.from({ length: count }, (_, i) => ({ id: `s${Math.floor(next() * 1e6).toString(36)}${i}`, position: keys[Math.floor(next() * keys.length)] }));
+  return Array.from({ length: count }, (_, i) => ({
+    kind: next() < 0.5 ? ('space' as const) : ('collection' as const),
+    id: `s${Math.floor(next() * 1e6).toString(36)}${i}`,
+    position: keys[Math.floor(next() * keys.length)],
+  }));
 }
 
 /** The siblings with the item placed and the renumbering applied, in (position, id) order. */
 function apply(siblings: readonly Sibling[], id: string, placement: ReturnType<typeof placeAmong>): Sibling[] {
-  const renumbered = new Map(placement.renumber.map((entry) => [entry.id, entry.position]));
-  return [...siblings.map((sibling) => ({ id: sibling.id, position: renumbered.get(sibling.id) ?? sibling.position })), { id, position: placement.position }].sort(compareSiblings);
+  const renumbered = new Map(placement.renumber.map((entry) => [`${entry.kind}:${entry.id}`, entry.position]));
+  return [
+    ...siblings.map((sibling) => ({ ...sibling, position: renumbered.get(`${sibling.kind}:${sibling.id}`) ?? sibling.position })),
+    { kind: 'space' as const, id, position: placement.position },
+  ].sort(compareSiblings);
 }
 
 describe('sibling ordering', () => {
@@ -51,58 +61,83 @@ describe('sibling ordering', () => {
   });
 
   it('places at the end, before, after, or between neighbours; unknown siblings are 400', () => {
-    const siblings = [
-      { id: 'a', position: 'F' },
-      { id: 'b', position: 'V' },
+    const siblings: Sibling[] = [
+      { kind: 'space', id: 'a', position: 'F' },
+      { kind: 'space', id: 'b', position: 'V' },
     ];
-    expect(placeAmong(siblings, undefined, 'space')).toEqual({ position: expect.any(String), renumber: [] });
-    expect(placeAmong(siblings, undefined, 'space').position > 'V').toBe(true);
-    const first = placeAmong(siblings, { before: 'a' }, 'space').position;
+    expect(placeAmong(siblings, undefined)).toEqual({ position: expect.any(String), renumber: [] });
+    expect(placeAmong(siblings, undefined).position > 'V').toBe(true);
+    const first = placeAmong(siblings, { before: space('a') }).position;
     expect(first < 'F').toBe(true);
-    const middle = placeAmong(siblings, { after: 'a' }, 'space').position;
+    const middle = placeAmong(siblings, { after: space('a') }).position;
     expect(middle > 'F' && middle < 'V').toBe(true);
-    expect(placeAmong(siblings, { after: 'a', before: 'b' }, 'space').position).toBe(middle);
-    expect(() => placeAmong(siblings, { after: 'b', before: 'a' }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => placeAmong(siblings, { before: 'zz' }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
-    expect(placeAmong([], undefined, 'space').position).toBe(keyBetween('', null));
-    expect(positionAtEnd(siblings)).toBe(placeAmong(siblings, undefined, 'space').position);
+    expect(placeAmong(siblings, { after: space('a'), before: space('b') }).position).toBe(middle);
+    expect(() => placeAmong(siblings, { after: space('b'), before: space('a') })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => placeAmong(siblings, { before: space('zz') })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(placeAmong([], undefined).position).toBe(keyBetween('', null));
+    expect(positionAtEnd(siblings)).toBe(placeAmong(siblings, undefined).position);
+  });
+
+  it('places a space among collections and a collection among spaces: they share one order under a parent', () => {
+    const siblings: Sibling[] = [
+      { kind: 'space', id: 'a', position: 'F' },
+      { kind: 'collection', id: 'c', position: 'V' },
+    ];
+    const beforeCollection = placeAmong(siblings, { before: collection('c') }).position;
+    expect(beforeCollection > 'F' && beforeCollection < 'V').toBe(true);
+    expect(placeAmong(siblings, { after: space('a'), before: collection('c') }).position).toBe(beforeCollection);
+  });
+
+  it('refuses a pointer of the wrong kind: a collection pointer to a space is no sibling (400)', () => {
+    const siblings: Sibling[] = [{ kind: 'space', id: 'a', position: 'F' }];
+    expect(() => placeAmong(siblings, { before: collection('a') })).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining('collection a') }));
   });
 
   it.each(['__proto__', 'constructor', 'toString'])('refuses a position naming %s, which is no sibling (400)', (id) => {
-    const siblings = [{ id: 'a', position: 'F' }];
-    expect(() => placeAmong(siblings, { before: id }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => placeAmong(siblings, { after: id }, 'space')).toThrow(expect.objectContaining({ status: 400 }));
+    const siblings: Sibling[] = [{ kind: 'space', id: 'a', position: 'F' }];
+    expect(() => placeAmong(siblings, { before: space(id) })).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => placeAmong(siblings, { after: collection(id) })).toThrow(expect.objectContaining({ status: 400 }));
   });
 
   it('orders siblings that share a key by id, whatever order they come in', () => {
-    const tied = [
-      { id: 'c', position: 'V' },
-      { id: 'a', position: 'V' },
-      { id: 'b', position: 'F' },
+    const tied: Sibling[] = [
+      { kind: 'space', id: 'c', position: 'V' },
+      { kind: 'collection', id: 'a', position: 'V' },
+      { kind: 'space', id: 'b', position: 'F' },
     ];
-    const placed = placeAmong(tied, { after: 'a' }, 'space');
+    const placed = placeAmong(tied, { after: collection('a') });
     expect(apply(tied, 'x', placed).map((sibling) => sibling.id)).toEqual(['b', 'a', 'x', 'c']);
-    expect(placed.renumber).toEqual([{ id: 'c', from: 'V', position: expect.any(String) }]);
+    expect(placed.renumber).toEqual([{ kind: 'space', id: 'c', from: 'V', position: expect.any(String) }]);
   });
 
   it('for any siblings, shared keys included, and any request, puts the item exactly where asked and keeps the others in order', () => {
     const next = random(20260101);
     for (let run = 0; run < 1000; run++) {
       const siblings = siblingsFrom(next);
-      const order = [...siblings].sort(compareSiblings).map((sibling) => sibling.id);
-      const anchor = order[Math.floor(next() * order.length)];
-      const index = order.indexOf(anchor);
+      const sorted = [...siblings].sort(compareSiblings);
+      const order = sorted.map((sibling) => sibling.id);
+      const index = Math.floor(next() * order.length);
+      const anchor: SiblingRef = { kind: sorted[index]?.kind, id: sorted[index]?.id };
       const choice = order.length === 0 ? 0 : Math.floor(next() * 4);
+      const following = sorted[index + 1];
       const request: PositionRequest | undefined =
-        choice === 0 ? undefined : choice === 1 ? { before: anchor } : choice === 2 ? { after: anchor } : index + 1 < order.length ? { after: anchor, before: order[index + 1] } : { after: anchor };
-      const placement = placeAmong(siblings, request, 'space');
+        choice === 0
+          ? undefined
+          : choice === 1
+            ? { before: anchor }
+            : choice === 2
+              ? { after: anchor }
+              : following
+                ? { after: anchor, before: { kind: following.kind, id: following.id } }
+                : { after: anchor };
+      const placement = placeAmong(siblings, request);
       const expected = [...order];
       expected.splice(request?.after !== undefined ? index + 1 : request?.before !== undefined ? index : order.length, 0, 'x');
       const result = apply(siblings, 'x', placement);
       expect({ run, siblings, request, order: result.map((sibling) => sibling.id) }).toEqual({ run, siblings, request, order: expected });
       for (const sibling of result) expect(sibling.position.endsWith('0')).toBe(false);
       // Only siblings that shared a key with the gap's upper neighbour are renumbered.
-      for (const entry of placement.renumber) expect(siblings.find((sibling) => sibling.id === entry.id)?.position).toBe(entry.from);
+      for (const entry of placement.renumber) expect(siblings.find((sibling) => sibling.kind === entry.kind && sibling.id === entry.id)?.position).toBe(entry.from);
     }
   });
 });

@@ -2,7 +2,9 @@ import { DomainError } from '../../platform/src/errors';
 
 /**
  * Sibling order: every space and collection carries a `position`, a fractional sort key (digits
- * 0-9A-Za-z, compared as strings, never ending in '0'). Siblings are ordered by (position, id):
+ * 0-9A-Za-z, compared as strings, never ending in '0'). The spaces and collections under one
+ * parent are siblings of one order (a space moves before a collection, a collection after a
+ * space), and each kind's list shows its items in that order. Siblings are ordered by (position, id):
  * concurrent creates or moves can compute the same key, and the id then decides, the same way in
  * every list (the read store breaks sort ties by `_id`). A key strictly between two different keys
  * always exists, so a move renumbers nothing unless it lands between two siblings that share a key.
@@ -31,14 +33,22 @@ function midpoint(a: string, b: string | null): string {
   return DIGITS[digitA] + midpoint(a.slice(1), null);
 }
 
-/** `position` of a move request: place the item just before and/or just after a sibling. */
-export interface PositionRequest {
-  before?: string;
-  after?: string;
+/** Spaces and collections under one parent are siblings of one order. */
+export type SiblingKind = 'space' | 'collection';
+
+/** A sibling named in a move request: `{ type: 'space', space }` or `{ type: 'collection', collection }`. */
+export interface SiblingRef {
+  kind: SiblingKind;
+  id: string;
 }
 
-export interface Sibling {
-  id: string;
+/** `position` of a move request: place the item just before and/or just after a sibling. */
+export interface PositionRequest {
+  before?: SiblingRef;
+  after?: SiblingRef;
+}
+
+export interface Sibling extends SiblingRef {
   position: string;
 }
 
@@ -48,13 +58,14 @@ export interface Sibling {
  */
 export interface Placement {
   position: string;
-  renumber: Array<{ id: string; from: string; position: string }>;
+  renumber: Array<{ kind: SiblingKind; id: string; from: string; position: string }>;
 }
 
-/** The (position, id) order of siblings. */
+/** The (position, id) order of siblings (the kind last: a space and a collection never share an id in practice). */
 export function compareSiblings(a: Sibling, b: Sibling): number {
   if (a.position !== b.position) return a.position < b.position ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+  return a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0;
 }
 
 /**
@@ -62,18 +73,18 @@ export function compareSiblings(a: Sibling, b: Sibling): number {
  * just before `before`; just after `after`; between both when both are given (they must then be
  * neighbours in that order). 400 when a named sibling is not there.
  */
-export function placeAmong(siblings: readonly Sibling[], request: PositionRequest | undefined, kind: string): Placement {
+export function placeAmong(siblings: readonly Sibling[], request: PositionRequest | undefined): Placement {
   const sorted = [...siblings].sort(compareSiblings);
-  const indexOf = (id: string) => {
-    const index = sorted.findIndex((sibling) => sibling.id === id);
-    if (index < 0) throw DomainError.invalid(`position names ${kind} ${id}, which is not a sibling at the destination`);
+  const indexOf = (ref: SiblingRef) => {
+    const index = sorted.findIndex((sibling) => sibling.kind === ref.kind && sibling.id === ref.id);
+    if (index < 0) throw DomainError.invalid(`position names ${ref.kind} ${ref.id}, which is not a sibling at the destination`);
     return index;
   };
   let at = sorted.length;
   if (request?.before !== undefined && request.after !== undefined) {
     const after = indexOf(request.after);
     at = indexOf(request.before);
-    if (at !== after + 1) throw DomainError.invalid(`position.after (${request.after}) and position.before (${request.before}) must be neighbours in that order`);
+    if (at !== after + 1) throw DomainError.invalid(`position.after (${request.after.kind} ${request.after.id}) and position.before (${request.before.kind} ${request.before.id}) must be neighbours in that order`);
   } else if (request?.before !== undefined) {
     at = indexOf(request.before);
   } else if (request?.after !== undefined) {
@@ -92,13 +103,13 @@ export function placeAmong(siblings: readonly Sibling[], request: PositionReques
   let last = position;
   for (const sibling of sorted.slice(at, end)) {
     last = keyBetween(last, upper);
-    renumber.push({ id: sibling.id, from: sibling.position, position: last });
+    renumber.push({ kind: sibling.kind, id: sibling.id, from: sibling.position, position: last });
   }
   return { position, renumber };
 }
 
 /** The key of an item placed after every sibling: never needs a renumbering. */
-export function positionAtEnd(siblings: readonly Sibling[]): string {
+export function positionAtEnd(siblings: ReadonlyArray<{ position: string }>): string {
   const last = siblings.reduce((highest, sibling) => (sibling.position > highest ? sibling.position : highest), '');
   return keyBetween(last, null);
 }

@@ -10,7 +10,8 @@ import { byIds } from '../../platform/src/by-ids';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
 import { withinRetention } from './space.decider';
-import type { DefaultLevel, EditMode, SpaceVisibility } from './space.events';
+import { INHERITED_MERGE_RULES, withoutNamedUsers, type SpaceMergeRules } from '../../platform/src/merge-rules';
+import type { DefaultLevel, EditMode, SpaceLanguage, SpaceVisibility } from './space.events';
 import {
   collectionPermissions,
   collectionRole,
@@ -28,6 +29,9 @@ import { COLLECTIONS, LIVE_COLLECTION, SPACE_SHARE_LINKS, SPACES, type Collectio
 /** Deepest collection nesting followed when walking up (a guard, not a product limit). */
 const MAX_DEPTH = 100;
 
+/** Whether the standing lets the caller list the organization's members (a member with a role, guests aside). */
+export const seesMembers = (standing: OrganizationStanding): boolean => standing.member && standing.role !== null;
+
 /** The teams granted a role on any of these spaces: the only teams of a caller their roles depend on. */
 export function grantedTeams(spaces: ReadonlyArray<Pick<SpaceDoc, 'teamRoles'>>): string[] {
   const teams = new Set<string>();
@@ -40,17 +44,20 @@ export interface SpaceObject {
   object: 'space';
   id: string;
   title: string;
-  emoji?: string;
+  /** '' when the space has none (the platform's value for no emoji; `emoji` is always there). */
+  emoji: string;
   visibility: SpaceVisibility;
   createdAt: string;
   updatedAt: string;
   deletedAt?: string;
   editMode: EditMode;
+  mergeRules: SpaceMergeRules;
   /** The id of the active revision: its primary content. */
   revision?: string;
-  urls: { location: string; app: string; public?: string };
+  urls: { location: string; app: string; public?: string; icon?: string };
   organization: string;
   parent?: string;
+  language?: SpaceLanguage;
   defaultLevel: DefaultLevel;
   comments: number;
   changeRequests: number;
@@ -212,7 +219,8 @@ export class SpaceAccess {
   /** Role and permissions of a standing on a space, given its parents. */
   static spaceAccess(standing: OrganizationStanding, space: SpaceDoc, parents: readonly CollectionDoc[], validShareKey: boolean): { role: ContentRole; permissions: SpacePermissions } {
     const role = spaceRole(standing, space, parents);
-    return { role, permissions: spacePermissions(role, visibilityGrantsRead(space.visibility, validShareKey)) };
+    const organizationRole = standing.member ? standing.role : null;
+    return { role, permissions: spacePermissions(role, visibilityGrantsRead(space.visibility, validShareKey), organizationRole) };
   }
 
   /**
@@ -268,22 +276,30 @@ export class SpacePresenter {
    * spreads followed by more members (`...(x ? { y } : {})`) takes V8's slow path, and lists
    * present fifty spaces a page (1.6 µs a space that way).
    */
-  space(space: SpaceDoc, permissions: SpacePermissions, counts: Readonly<SpaceFacts> = NO_FACTS): SpaceObject {
+  /**
+   * `seesMembers`: the caller may list the organization's members (a member with a role), so may
+   * see the user ids the space's merge rules name; others see the rules without them.
+   */
+  space(space: SpaceDoc, permissions: SpacePermissions, counts: Readonly<SpaceFacts> = NO_FACTS, seesMembers = false): SpaceObject {
     const base = this.config.publicUrl;
     const listed = space.visibility === 'public' || space.visibility === 'unlisted';
     const object = { object: 'space', id: space._id, title: space.title } as SpaceObject;
-    if (space.emoji !== null) object.emoji = space.emoji;
+    object.emoji = space.emoji ?? '';
     object.visibility = space.visibility;
     object.createdAt = space.createdAt;
     object.updatedAt = space.updatedAt;
     if (space.deletedAt !== undefined) object.deletedAt = space.deletedAt;
     object.editMode = space.editMode;
+    const mergeRules = space.mergeRules ?? INHERITED_MERGE_RULES;
+    object.mergeRules = seesMembers ? mergeRules : withoutNamedUsers(mergeRules);
     if (counts.revision !== undefined) object.revision = counts.revision;
     const urls: SpaceObject['urls'] = { location: `${base}/v1/spaces/${space._id}`, app: `${base}/s/${space._id}` };
     if (listed) urls.public = `${base}/public/spaces/${space._id}`;
+    if (space.icon) urls.icon = space.icon;
     object.urls = urls;
     object.organization = space.organizationId;
     if (space.parent !== null) object.parent = space.parent;
+    if (space.language) object.language = space.language;
     object.defaultLevel = space.defaultLevel;
     object.comments = counts.comments;
     object.changeRequests = counts.changeRequests;

@@ -7,19 +7,12 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
 import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
-import { placeAmong, positionAtEnd, type Placement, type PositionRequest, type Sibling } from './ordering';
-import { readAll } from '../../read-store/src/read-all';
+import { placeAmong, positionAtEnd, type Placement, type PositionRequest } from './ordering';
+import { renumberSiblings, siblingsUnder } from './siblings';
 import { SpaceAccess } from './space.access';
-import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
-import type { SpaceChanges } from './space.events';
+import { accessManagementRefusal, spaceDecider, spaceStream, type AccessManagementCommand, type SpaceCommand } from './space.decider';
+import type { EditMode, SpaceChanges, SpaceLanguage } from './space.events';
 import { collectionRole, contentRole } from './space.permissions';
-import { SPACES, type SpaceDoc } from './space.projections';
-
-/** The spaces under one parent (top level: null) of an organization, in (position, id) order, purged ones left out. */
-export async function siblingSpaces(reads: ReadStore, organizationId: string, parent: string | null, except?: string): Promise<Sibling[]> {
-  const spaces = await readAll<SpaceDoc>(reads, SPACES, { organizationId, parentKey: parent ?? '', purgedAt: { $exists: false } }, { position: 1 });
-  return spaces.filter((space) => space._id !== except).map((space) => ({ id: space._id, position: space.position }));
-}
 
 /**
  * The space commands: each reads what the rule needs from the read models (the caller's role
@@ -44,6 +37,19 @@ export class SpaceCommands {
   }
 
   /**
+   * Share links and team access live in the space's stream: `ifMatch` is its revision, the space's
+   * ETag. Whoever may not manage them is refused (404, 403) before the revision is compared, so a
+   * 412 answers only those who may make the change (`accessManagementRefusal`).
+   */
+  private async manageAccess(command: AccessManagementCommand, caller: Caller, ifMatch?: number) {
+    if (ifMatch !== undefined) {
+      const refusal = accessManagementRefusal(command, (await this.commands.load(spaceStream(command.spaceId), spaceDecider)).state);
+      if (refusal) throw refusal;
+    }
+    return this.run(command.spaceId, command, caller, ifMatch);
+  }
+
+  /**
    * Places a space by `placement`: when it lands between siblings that share a key, those siblings
    * first take new keys, and only once the space's own command would be accepted (rules and
    * If-Match), so a refused move changes nothing.
@@ -54,27 +60,27 @@ export class SpaceCommands {
       if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
       const decided = spaceDecider.decide(command, state);
       if (decided instanceof DomainError) throw decided;
-      const now = this.now();
-      const outcomes = await Promise.all(
-        placement.renumber.map((entry) =>
-          this.commands.run(spaceStream(entry.id), spaceDecider, { kind: 'RepositionSpace', spaceId: entry.id, parent, from: entry.from, position: entry.position, now }, { caller }, { wait: false }),
-        ),
-      );
-      const positions = outcomes.flatMap((outcome) => (outcome.position !== undefined ? [outcome.position] : []));
-      await this.commands.waitFor(positions.reduce<bigint | undefined>((last, position) => (last === undefined || position > last ? position : last), undefined), caller.requestId);
+      await renumberSiblings(this.commands, placement, parent, caller);
     }
     return this.run(spaceId, command, caller, ifMatch);
   }
 
-  /** `POST /orgs/{organizationId}/spaces`: at the end of its parent; `in-collection` inside a collection, else `private`. */
-  async create(organizationId: string, body: { title?: string; emoji?: string | null; parent?: string | null }, caller: Caller): Promise<string> {
+  /**
+   * `POST /orgs/{organizationId}/spaces`: at the end of its parent (after its spaces and
+   * collections); `in-collection` inside a collection, else `private`. A new space is empty.
+   */
+  async create(
+    organizationId: string,
+    body: { title?: string; emoji?: string | null; parent?: string | null; language?: SpaceLanguage; editMode?: EditMode },
+    caller: Caller,
+  ): Promise<string> {
     const userId = userOf(caller).userId;
     // Without teams: the role to create here is the collection role, which takes no team grants.
     const standing = await this.access.requireMember(organizationId, caller, []);
     const parent = body.parent ?? null;
     const chain = parent === null ? [] : await this.access.destination(organizationId, parent);
     const role = collectionRole(standing, chain);
-    const position = positionAtEnd(await siblingSpaces(this.reads, organizationId, parent));
+    const position = positionAtEnd(await siblingsUnder(this.reads, organizationId, parent));
     const spaceId = newId();
     await this.run(
       spaceId,
@@ -84,8 +90,9 @@ export class SpaceCommands {
         organizationId,
         title: body.title ?? 'Untitled',
         emoji: body.emoji ?? null,
+        ...(body.language !== undefined ? { language: body.language } : {}),
         visibility: parent === null ? 'private' : 'in-collection',
-        editMode: 'live',
+        editMode: body.editMode ?? 'live',
         defaultLevel: null,
         parent,
         position,
@@ -114,8 +121,8 @@ export class SpaceCommands {
   }
 
   /**
-   * A copy of the space right after it among its siblings: same title, emoji, visibility, edit
-   * mode and default level (share links are not copied). Needs read access to the source and
+   * A copy of the space right after it among its siblings: same title, emoji, icon, language,
+   * visibility, edit mode, default level and merge rules (share links are not copied). Needs read access to the source and
    * role create on its parent (or in the organization at the top level).
    */
   async duplicate(spaceId: string, caller: Caller): Promise<string> {
@@ -123,7 +130,7 @@ export class SpaceCommands {
     const { space, standing } = await this.access.space(spaceId, caller);
     if (space.deletedAt !== undefined) throw DomainError.conflict(`space ${spaceId} is deleted; restore it first`);
     const role = collectionRole(standing, await this.access.chain(space.parent));
-    const placement = placeAmong(await siblingSpaces(this.reads, space.organizationId, space.parent), { after: spaceId }, 'space');
+    const placement = placeAmong(await siblingsUnder(this.reads, space.organizationId, space.parent), { after: { kind: 'space', id: spaceId } });
     const copyId = newId();
     await this.place(
       copyId,
@@ -135,6 +142,9 @@ export class SpaceCommands {
         organizationId: space.organizationId,
         title: space.title,
         emoji: space.emoji,
+        ...(space.icon ? { icon: space.icon } : {}),
+        ...(space.language ? { language: space.language } : {}),
+        ...(space.mergeRules ? { mergeRules: space.mergeRules } : {}),
         visibility: space.visibility,
         editMode: space.editMode,
         defaultLevel: space.defaultLevel,
@@ -151,13 +161,14 @@ export class SpaceCommands {
 
   /**
    * `POST /spaces/{spaceId}/move`: `parent` a collection of the same organization, null for the top
-   * level, absent to stay in the current parent; `position` before and/or after a sibling space there.
+   * level, absent to stay in the current parent; `position` before and/or after a sibling there,
+   * a space or a collection (they share one order).
    */
   async move(spaceId: string, body: { parent?: string | null; position?: PositionRequest }, caller: Caller, ifMatch?: number): Promise<void> {
     const { space, standing, role } = await this.access.space(spaceId, caller);
     const parent = body.parent === undefined ? space.parent : body.parent;
     const chain = parent === null ? [] : await this.access.destination(space.organizationId, parent);
-    const placement = placeAmong(await siblingSpaces(this.reads, space.organizationId, parent, spaceId), body.position, 'space');
+    const placement = placeAmong(await siblingsUnder(this.reads, space.organizationId, parent, { kind: 'space', id: spaceId }), body.position);
     await this.place(
       spaceId,
       parent,
@@ -178,7 +189,7 @@ export class SpaceCommands {
     const { role } = await this.access.space(spaceId, caller);
     const target = await this.membership.roleOf(organizationId, userId);
     const targetMember = target?.member === true;
-    const position = targetMember ? positionAtEnd(await siblingSpaces(this.reads, organizationId, null, spaceId)) : '';
+    const position = targetMember ? positionAtEnd(await siblingsUnder(this.reads, organizationId, null, { kind: 'space', id: spaceId })) : '';
     await this.run(
       spaceId,
       { kind: 'TransferSpace', spaceId, organizationId, position, by: { userId, role }, targetMember, targetOrganizationRole: targetMember ? contentRole(target.role) : null, now: this.now() },
@@ -194,28 +205,28 @@ export class SpaceCommands {
     return shareKey;
   }
 
-  async revokeShareLink(spaceId: string, shareKey: string, caller: Caller): Promise<void> {
+  async revokeShareLink(spaceId: string, shareKey: string, caller: Caller, ifMatch?: number): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
-    await this.run(spaceId, { kind: 'RevokeShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller);
+    await this.manageAccess({ kind: 'RevokeShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() }, caller, ifMatch);
   }
 
   /**
    * `PUT /spaces/{spaceId}/teams/{teamId}` (extension): admins of the space grant `role` to a live
    * team of its organization (checked in the teams read model); the same role again changes nothing.
    */
-  async setTeamAccess(spaceId: string, teamId: string, role: Exclude<OrganizationRole, null>, caller: Caller): Promise<void> {
+  async setTeamAccess(spaceId: string, teamId: string, role: Exclude<OrganizationRole, null>, caller: Caller, ifMatch?: number): Promise<void> {
     const { space, role: callerRole } = await this.access.space(spaceId, caller);
     const live = ID_PATTERN.test(teamId) && (await this.teams.liveTeam(space.organizationId, teamId));
-    await this.run(
-      spaceId,
+    await this.manageAccess(
       { kind: 'SetSpaceTeamAccess', spaceId, teamId, role, teamOrganizationId: live ? space.organizationId : null, by: { userId: userOf(caller).userId, role: callerRole } },
       caller,
+      ifMatch,
     );
   }
 
   /** `DELETE /spaces/{spaceId}/teams/{teamId}` (extension): 404 when the team has no access to the space. */
-  async removeTeamAccess(spaceId: string, teamId: string, caller: Caller): Promise<void> {
+  async removeTeamAccess(spaceId: string, teamId: string, caller: Caller, ifMatch?: number): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
-    await this.run(spaceId, { kind: 'RemoveSpaceTeamAccess', spaceId, teamId, by: { userId: userOf(caller).userId, role } }, caller);
+    await this.manageAccess({ kind: 'RemoveSpaceTeamAccess', spaceId, teamId, by: { userId: userOf(caller).userId, role } }, caller, ifMatch);
   }
 }

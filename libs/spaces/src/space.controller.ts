@@ -11,11 +11,13 @@ import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, SetSpac
 import type { SpaceChanges } from './space.events';
 import { SpaceQueries } from './space.queries';
 import { Valid } from '../../platform/src/http/validation';
+import { mergeRulesOf } from '../../platform/src/merge-rules';
 
 /**
  * Spaces: `/v1/orgs/{organizationId}/spaces` and `/v1/spaces/{spaceId}…`, plus the share-link
  * extension `/v1/spaces/{spaceId}/share-links` and the team-access extension
- * `/v1/spaces/{spaceId}/teams`. Writes accept `If-Match` with the space's ETag (team access aside).
+ * `/v1/spaces/{spaceId}/teams`. Share links and team access live in the space's stream, so every
+ * write on the space, theirs included, accepts `If-Match` with the space's ETag (412 when stale).
  */
 @Controller('v1')
 export class SpaceController {
@@ -39,7 +41,8 @@ export class SpaceController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const spaceId = await this.commands.create(organizationId, { title: body.title, emoji: body.emoji, parent: body.parent }, caller);
+    // `empty`, `template` and `computedSource` change nothing: every new space starts empty.
+    const spaceId = await this.commands.create(organizationId, { title: body.title, emoji: body.emoji || null, parent: body.parent, language: body.language, editMode: body.editMode }, caller);
     return this.read(spaceId, caller, reply);
   }
 
@@ -60,8 +63,12 @@ export class SpaceController {
   ) {
     const changes: SpaceChanges = {};
     if (body.title !== undefined) changes.title = body.title;
-    if (body.emoji !== undefined) changes.emoji = body.emoji;
+    // '' is the platform's "no emoji": it clears it, as null does.
+    if (body.emoji !== undefined) changes.emoji = body.emoji || null;
+    if (body.icon !== undefined) changes.icon = body.icon;
     if (body.editMode !== undefined) changes.editMode = body.editMode;
+    if (body.language !== undefined) changes.language = body.language;
+    if (body.mergeRules !== undefined) changes.mergeRules = mergeRulesOf(body.mergeRules);
     if (body.defaultLevel !== undefined) changes.defaultLevel = body.defaultLevel;
     if (body.visibility !== undefined) changes.visibility = body.visibility;
     await this.commands.update(spaceId, changes, caller, parseIfMatch(ifMatch));
@@ -108,7 +115,7 @@ export class SpaceController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.move(spaceId, { parent: body.parent, position: positionRequest(body.position, 'space') }, caller, parseIfMatch(ifMatch));
+    await this.commands.move(spaceId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch));
     return this.read(spaceId, caller, reply);
   }
 
@@ -144,8 +151,13 @@ export class SpaceController {
   @Delete('spaces/:spaceId/share-links/:shareKey')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
-  async revokeShareLink(@PathId('spaceId', 'space') spaceId: string, @PathId('shareKey', 'share link') shareKey: string, @CurrentCaller() caller: Caller) {
-    await this.commands.revokeShareLink(spaceId, shareKey, caller);
+  async revokeShareLink(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('shareKey', 'share link') shareKey: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commands.revokeShareLink(spaceId, shareKey, caller, parseIfMatch(ifMatch));
   }
 
   /** Team access (extension): `{ next?, count, items: [{ team, role }] }`, by team id. */
@@ -159,16 +171,22 @@ export class SpaceController {
   @Put('spaces/:spaceId/teams/:teamId')
   @ApiOkResponse({ description: 'OK', schema: ref('SpaceTeamAccess') })
   @HttpCode(200)
-  async setTeam(@PathId('spaceId', 'space') spaceId: string, @Param('teamId') teamId: string, @Body(Valid) body: SetSpaceTeamBody, @CurrentCaller() caller: Caller) {
-    await this.commands.setTeamAccess(spaceId, teamId, body.role, caller);
+  async setTeam(
+    @PathId('spaceId', 'space') spaceId: string,
+    @Param('teamId') teamId: string,
+    @Body(Valid) body: SetSpaceTeamBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
+    await this.commands.setTeamAccess(spaceId, teamId, body.role, caller, parseIfMatch(ifMatch));
     return this.queries.teamAccess(spaceId, caller);
   }
 
   @Delete('spaces/:spaceId/teams/:teamId')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
-  async removeTeam(@PathId('spaceId', 'space') spaceId: string, @PathId('teamId', 'team') teamId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.removeTeamAccess(spaceId, teamId, caller);
+  async removeTeam(@PathId('spaceId', 'space') spaceId: string, @PathId('teamId', 'team') teamId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+    await this.commands.removeTeamAccess(spaceId, teamId, caller, parseIfMatch(ifMatch));
   }
 
   private async read(spaceId: string, caller: Caller, reply: FastifyReply, shareKey?: string) {

@@ -1,6 +1,6 @@
 import { deciderSpec } from '../../testing/src';
 import { collectionDecider, type CollectionCommand } from './collection.decider';
-import { spaceDecider, type SpaceActor, type SpaceCommand } from './space.decider';
+import { accessManagementRefusal, spaceDecider, type AccessManagementCommand, type SpaceActor, type SpaceCommand, type SpaceState } from './space.decider';
 import type { CollectionEvent, SpaceEvent } from './space.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
@@ -71,6 +71,35 @@ describe('space decider', () => {
 
     it('given a deleted space, when changing it, then 409', () => {
       spec.given([created, deleted]).when(update({ title: 'x' }, admin)).thenFails(409);
+    });
+
+    const updated = (changes: object): SpaceEvent => ({ type: 'SpaceUpdated', data: { spaceId: 's1', organizationId: 'o1', changes, updatedAt: t0 } });
+    const icon = 'https://cdn.example.test/icon.png';
+
+    it('given a space with an emoji, when an editor sets an icon, then the icon replaces the emoji', () => {
+      spec.given([created, updated({ emoji: '📘' })]).when(update({ icon }, editor)).then([updated({ icon, emoji: null })]);
+    });
+
+    it('given a space with an icon, when an editor sets an emoji, then the emoji replaces the icon', () => {
+      spec.given([created, updated({ icon, emoji: null })]).when(update({ emoji: '📘' }, editor)).then([updated({ emoji: '📘', icon: null })]);
+    });
+
+    it('given a space, when a request sets both an emoji and an icon, then 400', () => {
+      spec.given([created]).when(update({ emoji: '📘', icon }, admin)).thenFails(400, 'emoji and icon cannot both be set: a space shows one or the other');
+    });
+
+    it('given a space, when an editor sets its language or merge rules, then 403 (admins only)', () => {
+      spec.given([created]).when(update({ language: 'fr' }, editor)).thenFails(403);
+      spec.given([created]).when(update({ mergeRules: { type: 'none' } }, editor)).thenFails(403);
+    });
+
+    it('given a space, when an admin sets its language, merge rules and default level inherit, then SpaceUpdated with them', () => {
+      const mergeRules = { type: 'rules' as const, rules: [{ rule: 'require_change_request_subject' as const }] };
+      spec.given([created]).when(update({ language: 'fr', mergeRules, defaultLevel: 'inherit' }, admin)).then([updated({ language: 'fr', mergeRules, defaultLevel: 'inherit' })]);
+    });
+
+    it('given a space inheriting its merge rules (the default), when an admin sets the same rules again, then no event', () => {
+      spec.given([created]).when(update({ mergeRules: { type: 'inherit' } }, admin)).thenNothing();
     });
   });
 
@@ -300,6 +329,38 @@ describe('space decider: team access', () => {
 
   it('given a space, when removing a team named constructor, then 404', () => {
     spec.given([created]).when(remove('constructor')).thenFails(404);
+  });
+});
+
+/**
+ * accessManagementRefusal: the refusal checked before If-Match is compared on share links and team
+ * access, so that a 412 never answers someone who may not make the change. It must be the refusal
+ * decide itself gives.
+ */
+describe('space decider: who is refused before If-Match is compared', () => {
+  const fold = (events: SpaceEvent[]): SpaceState => events.reduce(spaceDecider.evolve, spaceDecider.initialState());
+  const revoke = (by: SpaceActor): AccessManagementCommand => ({ kind: 'RevokeShareLink', spaceId: 's1', shareKey: 'k1', by, now: t0 });
+  const grant = (by: SpaceActor): AccessManagementCommand => ({ kind: 'SetSpaceTeamAccess', spaceId: 's1', teamId: 't1', role: 'read', teamOrganizationId: 'o1', by });
+  const removeGrant = (by: SpaceActor): AccessManagementCommand => ({ kind: 'RemoveSpaceTeamAccess', spaceId: 's1', teamId: 't1', by });
+
+  it.each([
+    ['revoking a share link', revoke],
+    ['granting a team access', grant],
+    ['removing a team’s access', removeGrant],
+  ])('given a space, when a member below admin tries %s, then 403, as decide answers', (_label, command) => {
+    expect(accessManagementRefusal(command(editor), fold([created]))?.status).toBe(403);
+    expect(accessManagementRefusal(command(reader), fold([created]))?.status).toBe(403);
+    spec.given([created]).when(command(editor)).thenFails(403);
+  });
+
+  it('given no space, when an admin revokes a share link, then 404, as decide answers', () => {
+    expect(accessManagementRefusal(revoke(admin), fold([]))?.status).toBe(404);
+    spec.given([]).when(revoke(admin)).thenFails(404);
+  });
+
+  it('given a space, when its admin manages access, then no refusal (whether the link or grant exists is for decide)', () => {
+    expect(accessManagementRefusal(revoke(admin), fold([created]))).toBeNull();
+    expect(accessManagementRefusal(removeGrant(admin), fold([created]))).toBeNull();
   });
 });
 

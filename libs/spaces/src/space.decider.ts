@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '../../platform/src/errors';
+import { INHERITED_MERGE_RULES } from '../../platform/src/merge-rules';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import type { Decider } from '../../event-store/src/decider';
 import { atLeast, type ContentRole } from './space.permissions';
@@ -9,7 +11,7 @@ export const spaceStream = (spaceId: string) => `space-${spaceId}`;
 /** Deleted spaces are restorable for 7 days, then permanently removed. */
 export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-export interface SpaceState extends SpaceSettings {
+export interface SpaceState extends Required<SpaceSettings> {
   exists: boolean;
   purged: boolean;
   organizationId: string;
@@ -87,7 +89,34 @@ function requireRole(by: SpaceActor, required: Exclude<ContentRole, null>, space
   return atLeast(by.role, required) ? null : DomainError.forbidden(`only members with role ${required} or higher on space ${spaceId} may ${what}`);
 }
 
-const ADMIN_CHANGES: ReadonlyArray<keyof SpaceChanges> = ['editMode', 'defaultLevel', 'visibility'];
+/** The commands that decide who else gets in (share links, team access): for admins of the space. */
+export type AccessManagementCommand = Extract<SpaceCommand, { kind: 'CreateShareLink' | 'RevokeShareLink' | 'SetSpaceTeamAccess' | 'RemoveSpaceTeamAccess' }>;
+
+/**
+ * Who may not manage the space's share links or team access, refused as `decide` refuses them: 404
+ * when there is no such space (any more), 403 below admin on it. Checked before `If-Match` is
+ * compared too, so that a 412 never answers someone who may not make the change.
+ */
+export function accessManagementRefusal(command: AccessManagementCommand, state: SpaceState): DomainError | null {
+  if (!state.exists || state.purged) return gone(command.spaceId);
+  const what = command.kind === 'CreateShareLink' || command.kind === 'RevokeShareLink' ? 'manage its share links' : 'manage its team access';
+  return requireRole(command.by, 'admin', command.spaceId, what);
+}
+
+const ADMIN_CHANGES: ReadonlyArray<keyof SpaceChanges> = ['editMode', 'defaultLevel', 'visibility', 'language', 'mergeRules'];
+
+/**
+ * The changes a request asks for, as the space takes them: a space shows an emoji or an icon, not
+ * both, so setting one clears the other (400 when a request sets both).
+ */
+export function requestedChanges(changes: SpaceChanges): SpaceChanges | DomainError {
+  const emoji = changes.emoji ?? null;
+  const icon = changes.icon ?? null;
+  if (emoji !== null && icon !== null) return DomainError.invalid('emoji and icon cannot both be set: a space shows one or the other');
+  if (emoji !== null) return { ...changes, icon: null };
+  if (icon !== null) return { ...changes, emoji: null };
+  return changes;
+}
 
 /** The space aggregate. The 7-day rule lives here, with `now` on the command. */
 export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
@@ -97,6 +126,9 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
     organizationId: '',
     title: '',
     emoji: null,
+    icon: null,
+    language: null,
+    mergeRules: INHERITED_MERGE_RULES,
     visibility: 'private',
     editMode: 'live',
     defaultLevel: null,
@@ -110,8 +142,22 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
   evolve(state, event) {
     switch (event.type) {
       case 'SpaceCreated': {
-        const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position } = event.data;
-        return { ...state, exists: true, organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position };
+        const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, icon, language, mergeRules } = event.data;
+        return {
+          ...state,
+          exists: true,
+          organizationId,
+          title,
+          emoji,
+          icon: icon ?? null,
+          language: language ?? null,
+          mergeRules: mergeRules ?? INHERITED_MERGE_RULES,
+          visibility,
+          editMode,
+          defaultLevel,
+          parent,
+          position,
+        };
       }
       case 'SpaceUpdated':
         return { ...state, ...event.data.changes };
@@ -156,14 +202,17 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
       case 'UpdateSpace': {
         const live = requireLive(state, spaceId);
         if (live) return live;
-        const keys = Object.keys(command.changes) as Array<keyof SpaceChanges>;
+        const requested = requestedChanges(command.changes);
+        if (requested instanceof DomainError) return requested;
+        const keys = Object.keys(requested) as Array<keyof SpaceChanges>;
         const denied = keys.some((key) => ADMIN_CHANGES.includes(key))
-          ? requireRole(command.by, 'admin', spaceId, 'change its editMode, defaultLevel or visibility')
-          : requireRole(command.by, 'edit', spaceId, 'change its title or emoji');
+          ? requireRole(command.by, 'admin', spaceId, 'change its editMode, defaultLevel, visibility, language or mergeRules')
+          : requireRole(command.by, 'edit', spaceId, 'change its title, emoji or icon');
         if (denied) return denied;
-        if (command.changes.visibility === 'in-collection' && state.parent === null) return DomainError.invalid('visibility in-collection is only for spaces inside a collection');
+        if (requested.visibility === 'in-collection' && state.parent === null) return DomainError.invalid('visibility in-collection is only for spaces inside a collection');
         const changes: SpaceChanges = {};
-        for (const key of keys) if (command.changes[key] !== undefined && command.changes[key] !== state[key]) Object.assign(changes, { [key]: command.changes[key] });
+        // Deep comparison: merge rules are objects, and the same rules again change nothing.
+        for (const key of keys) if (requested[key] !== undefined && !isDeepStrictEqual(requested[key], state[key])) Object.assign(changes, { [key]: requested[key] });
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'SpaceUpdated', data: { spaceId, organizationId, changes, updatedAt: command.now } }];
       }
@@ -222,14 +271,13 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
       case 'CreateShareLink': {
         const live = requireLive(state, spaceId);
         if (live) return live;
-        const denied = requireRole(command.by, 'admin', spaceId, 'manage its share links');
+        const denied = accessManagementRefusal(command, state);
         if (denied) return denied;
         if (state.shareKeys.includes(command.shareKey)) return DomainError.conflict(`share link ${command.shareKey} already exists`);
         return [{ type: 'ShareLinkCreated', data: { spaceId, organizationId, shareKey: command.shareKey, createdBy: command.by.userId, createdAt: command.now } }];
       }
       case 'RevokeShareLink': {
-        if (!state.exists || state.purged) return gone(spaceId);
-        const denied = requireRole(command.by, 'admin', spaceId, 'manage its share links');
+        const denied = accessManagementRefusal(command, state);
         if (denied) return denied;
         if (!state.shareKeys.includes(command.shareKey)) return DomainError.notFound(`no share link ${command.shareKey} on space ${spaceId}`);
         return [{ type: 'ShareLinkRevoked', data: { spaceId, organizationId, shareKey: command.shareKey, revokedAt: command.now } }];
@@ -237,7 +285,7 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
       case 'SetSpaceTeamAccess': {
         const live = requireLive(state, spaceId);
         if (live) return live;
-        const denied = requireRole(command.by, 'admin', spaceId, 'manage its team access');
+        const denied = accessManagementRefusal(command, state);
         if (denied) return denied;
         if (command.teamOrganizationId !== organizationId) return DomainError.invalid(`teamId must be a team of organization ${organizationId}; ${command.teamId} is not`);
         if (state.teamRoles.get(command.teamId) === command.role) return [];
@@ -246,7 +294,7 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
       case 'RemoveSpaceTeamAccess': {
         const live = requireLive(state, spaceId);
         if (live) return live;
-        const denied = requireRole(command.by, 'admin', spaceId, 'manage its team access');
+        const denied = accessManagementRefusal(command, state);
         if (denied) return denied;
         if (!state.teamRoles.has(command.teamId)) return DomainError.notFound(`team ${command.teamId} has no access to space ${spaceId}`);
         return [{ type: 'SpaceTeamAccessRemoved', data: { spaceId, organizationId, teamId: command.teamId } }];

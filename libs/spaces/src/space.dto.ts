@@ -1,11 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsIn, IsOptional, IsString, Length, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
+import { Equals, IsIn, IsObject, IsOptional, IsString, IsUrl, Length, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
 import { NotBlank } from '../../platform/src/http/validation';
+import { IsMergeRules, type SpaceMergeRules } from '../../platform/src/merge-rules';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
-import type { PositionRequest } from './ordering';
-import { EDIT_MODES, SPACE_VISIBILITIES, type DefaultLevel, type EditMode, type SpaceVisibility } from './space.events';
+import type { PositionRequest, SiblingKind, SiblingRef } from './ordering';
+import { DEFAULT_LEVELS, EDIT_MODES, SPACE_LANGUAGES, SPACE_VISIBILITIES, type DefaultLevel, type EditMode, type SpaceLanguage, type SpaceVisibility } from './space.events';
+import { TemplateField, type TemplateRequest } from '../../platform/src/http/template-field';
 
 /** Present and not null. */
 const set = (_: object, value: unknown) => value !== undefined && value !== null;
@@ -14,62 +16,97 @@ const given = (_: object, value: unknown) => value !== undefined;
 /** Titles of spaces and collections: 1..128 characters, not only white space. */
 export const MAX_TITLE = 128;
 export const MAX_DESCRIPTION = 2048;
-export const MAX_EMOJI = 32;
+/** The platform's `Emoji`: at most 50 characters; '' is no emoji. */
+export const MAX_EMOJI = 50;
+export const MAX_ICON_URL = 2048;
 
 const Title = () =>
   applyDecorators(ValidateIf(given), IsString(), Length(1, MAX_TITLE, { message: `title must be 1 to ${MAX_TITLE} characters long` }), NotBlank());
 /** A collection id, or null (the top level). */
 const ParentId = () => applyDecorators(ValidateIf(set), IsString(), Matches(ID_PATTERN, { message: 'parent must be a collection id or null' }));
-const DefaultLevelField = () => applyDecorators(ValidateIf(set), IsIn(ORGANIZATION_ROLES, { message: `defaultLevel must be one of ${ORGANIZATION_ROLES.join(', ')} or null` }));
+/** A role, `inherit` (the platform's: none of its own, the parents' apply) or null. */
+const DefaultLevelField = () => applyDecorators(ValidateIf(set), IsIn(DEFAULT_LEVELS, { message: `defaultLevel must be one of ${DEFAULT_LEVELS.join(', ')} or null` }));
+/** '' or an emoji of at most MAX_EMOJI characters; null clears it. */
+const EmojiField = () => applyDecorators(ValidateIf(set), IsString(), MaxLength(MAX_EMOJI, { message: `emoji must be at most ${MAX_EMOJI} characters long` }));
+const LanguageField = () => applyDecorators(ValidateIf(given), IsIn(SPACE_LANGUAGES, { message: `language must be one of ${SPACE_LANGUAGES.join(', ')}` }));
+const EditModeField = () => applyDecorators(ValidateIf(given), IsIn(EDIT_MODES, { message: `editMode must be one of ${EDIT_MODES.join(', ')}` }));
 
-/** What is wrong with a move `position`, or null. `{ before?: { type, <type>: id }, after?: { type, <type>: id } }`. */
-function positionProblem(value: unknown, type: 'space' | 'collection'): string | null {
+const POINTER_KINDS: readonly SiblingKind[] = ['space', 'collection'];
+
+/**
+ * What is wrong with a move `position`, or null: `{ before?, after? }`, each a pointer to a sibling,
+ * `{ type: 'space', space: <id> }` or `{ type: 'collection', collection: <id> }` (the platform's
+ * `ContentPosition`, the same for spaces and collections).
+ */
+function positionProblem(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'position must be an object { before?, after? }';
   for (const key of Object.keys(value)) {
     if (key !== 'before' && key !== 'after') return `position.${key.slice(0, 32)} is not allowed`;
     const anchor = (value as Record<string, unknown>)[key];
-    const shape = `position.${key} must be { type: '${type}', ${type}: <${type} id> }`;
+    const shape = `position.${key} must be { type: 'space', space: <space id> } or { type: 'collection', collection: <collection id> }`;
     if (typeof anchor !== 'object' || anchor === null || Array.isArray(anchor)) return shape;
-    const fields = Object.keys(anchor);
-    if (fields.length !== 2 || !fields.includes('type') || !fields.includes(type)) return shape;
     const record = anchor as Record<string, unknown>;
-    if (record.type !== type || typeof record[type] !== 'string' || !ID_PATTERN.test(record[type] as string)) return shape;
+    const type = record.type;
+    if (typeof type !== 'string' || !(POINTER_KINDS as readonly string[]).includes(type)) return shape;
+    const fields = Object.keys(anchor);
+    if (fields.length !== 2 || !fields.includes(type)) return shape;
+    if (typeof record[type] !== 'string' || !ID_PATTERN.test(record[type] as string)) return shape;
   }
   return null;
 }
 
-function IsPosition(type: 'space' | 'collection'): PropertyDecorator {
+function IsPosition(): PropertyDecorator {
   return ValidateBy({
     name: 'isPosition',
     validator: {
-      validate: (value: unknown) => positionProblem(value, type) === null,
-      defaultMessage: (args) => positionProblem(args?.value, type) ?? 'position is invalid',
+      validate: (value: unknown) => positionProblem(value) === null,
+      defaultMessage: (args) => positionProblem(args?.value) ?? 'position is invalid',
     },
   });
 }
 
+type PositionBody = Partial<Record<'before' | 'after', { type: SiblingKind } & Partial<Record<SiblingKind, string>>>>;
+
 /** The anchors of a validated position body. */
-export function positionRequest(position: Record<string, Record<string, string>> | undefined, type: 'space' | 'collection'): PositionRequest | undefined {
+export function positionRequest(position: PositionBody | undefined): PositionRequest | undefined {
   if (!position) return undefined;
-  return { before: position.before?.[type], after: position.after?.[type] };
+  const ref = (anchor: PositionBody['before']): SiblingRef | undefined => (anchor ? { kind: anchor.type, id: anchor[anchor.type] as string } : undefined);
+  return { before: ref(position.before), after: ref(position.after) };
 }
 
 export class CreateSpaceBody {
   @Title()
   title?: string;
 
-  @ValidateIf(set)
-  @IsString()
-  @Length(1, MAX_EMOJI, { message: `emoji must be 1 to ${MAX_EMOJI} characters long` })
+  @EmojiField()
   emoji?: string | null;
 
   @ParentId()
   parent?: string | null;
+
+  @LanguageField()
+  language?: SpaceLanguage;
+
+  @EditModeField()
+  editMode?: EditMode;
+
+  /** The platform's "create a completely empty space": every new space of this service is. */
+  @ValidateIf(given)
+  @Equals(true, { message: 'empty must be true' })
+  empty?: true;
+
+  /** The platform's space templates: accepted and not acted on; the space starts empty. */
+  @TemplateField()
+  template?: TemplateRequest;
+
+  /** The platform's computed content sources: accepted and not acted on; the space starts empty. */
+  @ValidateIf(given)
+  @IsObject({ message: 'computedSource must be an object' })
+  computedSource?: object;
 }
 
 export class UpdateSpaceBody {
-  @ValidateIf(given)
-  @IsIn(EDIT_MODES, { message: `editMode must be one of ${EDIT_MODES.join(', ')}` })
+  @EditModeField()
   editMode?: EditMode;
 
   @Title()
@@ -78,10 +115,23 @@ export class UpdateSpaceBody {
   @DefaultLevelField()
   defaultLevel?: DefaultLevel;
 
-  @ValidateIf(set)
-  @IsString()
-  @Length(1, MAX_EMOJI, { message: `emoji must be 1 to ${MAX_EMOJI} characters long` })
+  /** Setting an emoji clears the icon; null (or '') clears the emoji. */
+  @EmojiField()
   emoji?: string | null;
+
+  /** The URL of an image shown instead of an emoji (setting it clears the emoji); null clears it. */
+  @ValidateIf(set)
+  @IsString({ message: 'icon must be an http(s) URL or null' })
+  @MaxLength(MAX_ICON_URL, { message: `icon must be at most ${MAX_ICON_URL} characters long` })
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }, { message: 'icon must be an http(s) URL or null' })
+  icon?: string | null;
+
+  @LanguageField()
+  language?: SpaceLanguage;
+
+  @ValidateIf(given)
+  @IsMergeRules({ inherit: true })
+  mergeRules?: SpaceMergeRules;
 
   /** An extension: how a space's visibility is set. */
   @ValidateIf(given)
@@ -89,13 +139,14 @@ export class UpdateSpaceBody {
   visibility?: SpaceVisibility;
 }
 
+/** `POST /spaces/{spaceId}/move`; the collection move takes the same body (declared apart: the OpenAPI document describes each class's own members). */
 export class MoveSpaceBody {
   @ParentId()
   parent?: string | null;
 
   @ValidateIf(given)
-  @IsPosition('space')
-  position?: Record<string, Record<string, string>>;
+  @IsPosition()
+  position?: PositionBody;
 }
 
 export class MoveCollectionBody {
@@ -103,8 +154,8 @@ export class MoveCollectionBody {
   parent?: string | null;
 
   @ValidateIf(given)
-  @IsPosition('collection')
-  position?: Record<string, Record<string, string>>;
+  @IsPosition()
+  position?: PositionBody;
 }
 
 export class TransferBody {

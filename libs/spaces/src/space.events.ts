@@ -1,7 +1,21 @@
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { SpaceMergeRules } from '../../platform/src/merge-rules';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 
-/** A role a space or collection hands to organization members by default; null inherits. */
-export type DefaultLevel = Exclude<OrganizationRole, null> | null;
+/**
+ * A role a space or collection hands to organization members by default. `inherit` (the
+ * platform's) and null hand out none of their own: the levels of the collections above and the
+ * organization role apply either way, since a default level only ever raises a role.
+ */
+export type DefaultLevel = Exclude<OrganizationRole, null> | 'inherit' | null;
+/** The values a request may set (null aside). */
+export const DEFAULT_LEVELS = [...ORGANIZATION_ROLES, 'inherit'] as const;
+
+/** The platform's content languages (`TranslationLanguage`): what a space's `language` may be. */
+export const SPACE_LANGUAGES = [
+  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no',
+  'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
+] as const;
+export type SpaceLanguage = (typeof SPACE_LANGUAGES)[number];
 
 export const SPACE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] as const;
 export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];
@@ -18,16 +32,27 @@ export interface SpaceSettings {
   defaultLevel: DefaultLevel;
   /** Parent collection; null at the top level. */
   parent: string | null;
-  /** Fractional sort key among its siblings. */
+  /** Fractional sort key among its siblings (spaces and collections share one order under a parent). */
   position: string;
+  /**
+   * The URL of an image shown instead of an emoji (a space has one or the other). This and the
+   * members below are absent on events written before they existed: none, and `inherit`.
+   */
+  icon?: string | null;
+  language?: SpaceLanguage | null;
+  /** Stored and answered back; change requests follow the organization's approval rule only. */
+  mergeRules?: SpaceMergeRules;
 }
 
 export interface SpaceChanges {
   title?: string;
   emoji?: string | null;
+  icon?: string | null;
   editMode?: EditMode;
   defaultLevel?: DefaultLevel;
   visibility?: SpaceVisibility;
+  language?: SpaceLanguage;
+  mergeRules?: SpaceMergeRules;
 }
 
 export interface CollectionChanges {

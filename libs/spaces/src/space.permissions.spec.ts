@@ -36,7 +36,34 @@ describe('roles that are not roles', () => {
   });
 
   it.each(notRoles)('a role %p grants no permission on a space or collection', (role) => {
-    expect(spacePermissions(role, false)).toEqual({ view: false, access: false, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false });
+    expect(spacePermissions(role, false, role)).toEqual({
+      view: false,
+      access: false,
+      admin: false,
+      viewInviteLinks: false,
+      edit: false,
+      triggerGitSync: false,
+      comment: false,
+      merge: false,
+      review: false,
+      installIntegration: false,
+    });
     expect(collectionPermissions(role)).toEqual({ view: false, admin: false, viewInviteLinks: false, create: false });
+  });
+});
+
+describe('installIntegration on a space', () => {
+  it('is for admins of the organization only, whatever role the space grants', () => {
+    expect(spacePermissions('admin', false, 'admin').installIntegration).toBe(true);
+    expect(spacePermissions('admin', false, 'edit').installIntegration).toBe(false);
+    expect(spacePermissions('admin', false, null).installIntegration).toBe(false);
+  });
+});
+
+describe("defaultLevel 'inherit'", () => {
+  it('grants nothing of its own: the collections above and the organization role still apply', () => {
+    expect(spaceRole(reader, { visibility: 'private', defaultLevel: 'inherit' }, [{ defaultLevel: 'review' }])).toBe('review');
+    expect(spaceRole({ ...reader, teams: [] }, { visibility: 'private', defaultLevel: 'inherit' }, [])).toBe('read');
+    expect(collectionRole(reader, [{ defaultLevel: 'inherit' }, { defaultLevel: 'edit' }])).toBe('edit');
   });
 });

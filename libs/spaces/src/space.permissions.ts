@@ -119,10 +119,14 @@ export interface SpacePermissions {
   comment: boolean;
   merge: boolean;
   review: boolean;
+  /** Install integrations on it: the integrations context lets organization admins only. */
+  installIntegration: boolean;
 }
 
 /**
- * What the caller may do with a space, from their effective role (and read access by visibility):
+ * What the caller may do with a space, from their effective role (and read access by visibility),
+ * and for `installIntegration` from their organization role (admin: integrations are installed on
+ * a space by admins of its organization, whatever role the space grants):
  *
  * | permission              | admin | create | review | edit | comment | read | none (visibility allows) |
  * |-------------------------|:-----:|:------:|:------:|:----:|:-------:|:----:|:------------------------:|
@@ -132,7 +136,7 @@ export interface SpacePermissions {
  * | review, merge           |   ✓   |   ✓    |   ✓    |      |         |      |                          |
  * | admin, viewInviteLinks  |   ✓   |        |        |      |         |      |                          |
  */
-export function spacePermissions(given: ContentRole, readable: boolean): SpacePermissions {
+export function spacePermissions(given: ContentRole, readable: boolean, organizationRole: ContentRole): SpacePermissions {
   const role = contentRole(given);
   const view = role !== null || readable;
   return {
@@ -145,6 +149,7 @@ export function spacePermissions(given: ContentRole, readable: boolean): SpacePe
     comment: atLeast(role, 'comment'),
     merge: atLeast(role, 'review'),
     review: atLeast(role, 'review'),
+    installIntegration: contentRole(organizationRole) === 'admin',
   };
 }
 

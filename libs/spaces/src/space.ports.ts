@@ -4,7 +4,8 @@ import { SpaceQueries } from './space.queries';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { readAll } from '../../read-store/src/read-all';
-import { SpaceAccess } from './space.access';
+import { grantedTeams, seesMembers, SpaceAccess, SpacePresenter } from './space.access';
+import { SpaceFactsReader } from './space-facts';
 import { LIVE_SPACE, SPACES, type SpaceDoc } from './space.projections';
 
 /** A space as the content context sees it (its CONTENT_SPACES port, matched structurally). */
@@ -120,7 +121,24 @@ export class SpacesForSites {
     private readonly content: SpacesForContent,
     private readonly integrations: SpacesForIntegrations,
     private readonly commands: SpaceCommands,
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly access: SpaceAccess,
+    private readonly presenter: SpacePresenter,
+    private readonly facts: SpaceFactsReader,
   ) {}
+
+  /**
+   * The Space object a docs site of `organizationId` shows, for one of its readers (null: a reader
+   * outside the organization): with the reader's own permissions on it, whatever its visibility,
+   * since the site publishes its content to them. Null when it is not a live space of that organization.
+   */
+  async presentOnSite(spaceId: string, organizationId: string, caller: Caller | null) {
+    const space = await this.reads.collection<SpaceDoc>(SPACES).get(spaceId);
+    if (!space || space.organizationId !== organizationId || space.deletedAt !== undefined || space.purgedAt !== undefined) return null;
+    const outside = { member: false, role: null, teams: [] };
+    const [standing, parents, counts] = await Promise.all([caller ? this.access.standing(organizationId, caller, grantedTeams([space])) : outside, this.access.chain(space.parent), this.facts.forSpaces([spaceId])]);
+    return this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, parents, false).permissions, counts.get(spaceId), seesMembers(standing));
+  }
 
   createSpace(organizationId: string, title: string, caller: Caller): Promise<string> {
     return this.commands.create(organizationId, { title }, caller);

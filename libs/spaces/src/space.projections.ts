@@ -105,12 +105,15 @@ async function applySpaceEvent(event: Recorded<SpaceEvent>, documents: Projectio
   const { spaceId } = event.data;
   const revision = event.revision;
   if (event.type === 'SpaceCreated') {
-    const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, createdBy, createdAt, duplicatedFrom } = event.data;
+    const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, createdBy, createdAt, duplicatedFrom, icon, language, mergeRules } = event.data;
     await spaces.put({
       _id: spaceId,
       organizationId,
       title,
       emoji,
+      ...(icon ? { icon } : {}),
+      ...(language ? { language } : {}),
+      ...(mergeRules ? { mergeRules } : {}),
       visibility,
       editMode,
       defaultLevel,

@@ -4,7 +4,7 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
+import { seesMembers, SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
 import { SpaceFactsReader } from './space-facts';
 import { collectionPermissions, collectionRole, grantedTo } from './space.permissions';
 import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
@@ -32,9 +32,9 @@ export class SpaceQueries {
 
   /** `GET /spaces/{spaceId}`, with `shareKey` granting read access to a share-link space. */
   async space(spaceId: string, caller: Caller, shareKey?: string): Promise<{ space: SpaceObject; revision: number }> {
-    const { space, permissions } = await this.access.space(spaceId, caller, shareKey);
+    const { space, permissions, standing } = await this.access.space(spaceId, caller, shareKey);
     const counts = await this.counters.forSpaces([spaceId]);
-    return { space: this.presenter.space(space, permissions, counts.get(spaceId)), revision: space.revision };
+    return { space: this.presenter.space(space, permissions, counts.get(spaceId), seesMembers(standing)), revision: space.revision };
   }
 
   /**
@@ -52,7 +52,7 @@ export class SpaceQueries {
     ]);
     const items = page.items.map((space) => {
       const { permissions } = SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false);
-      return this.presenter.space(space, permissions, counts.get(space._id));
+      return this.presenter.space(space, permissions, counts.get(space._id), seesMembers(standing));
     });
     return listEnvelope({ items, count: page.count, next: page.next });
   }
@@ -65,7 +65,7 @@ export class SpaceQueries {
       this.access.withTeamsOn(collection.organizationId, userOf(caller).userId, withoutTeams, page.items),
       this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
-    const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions, counts.get(space._id)));
+    const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions, counts.get(space._id), seesMembers(standing)));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 

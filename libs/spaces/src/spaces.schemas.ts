@@ -1,5 +1,9 @@
+import { mergeRulesSchema } from '../../platform/src/merge-rules';
 import { booleans, closedObject, dateTime, listOf, ref, role, roleOrGuest, url, type JsonSchema } from '../../platform/src/platform.schemas';
-import { EDIT_MODES, SPACE_VISIBILITIES } from './space.events';
+import { DEFAULT_LEVELS, EDIT_MODES, SPACE_LANGUAGES, SPACE_VISIBILITIES } from './space.events';
+
+/** A default level: a role, `inherit`, or null (none of its own). */
+const defaultLevel: JsonSchema = { type: 'string', enum: [...DEFAULT_LEVELS, null], nullable: true };
 
 /** Response schemas of the spaces context (spaces, collections, share links, team access), for the OpenAPI document. */
 export const spaceSchemas: Record<string, JsonSchema> = {
@@ -8,24 +12,26 @@ export const spaceSchemas: Record<string, JsonSchema> = {
       object: { type: 'string', enum: ['space'] },
       id: { type: 'string' },
       title: { type: 'string' },
-      emoji: { type: 'string' },
+      emoji: { type: 'string', description: "'' when the space has no emoji" },
       visibility: { type: 'string', enum: [...SPACE_VISIBILITIES] },
       createdAt: dateTime,
       updatedAt: dateTime,
       deletedAt: dateTime,
       editMode: { type: 'string', enum: [...EDIT_MODES] },
-      urls: closedObject({ location: url, app: url, public: url }, ['public']),
+      mergeRules: mergeRulesSchema({ inherit: true }),
+      urls: closedObject({ location: url, app: url, public: url, icon: url }, ['public', 'icon']),
       organization: { type: 'string' },
       parent: { type: 'string', description: 'the collection it is in; absent at the top level' },
-      defaultLevel: roleOrGuest,
+      language: { type: 'string', enum: [...SPACE_LANGUAGES] },
+      defaultLevel,
       revision: { type: 'string', description: 'the id of the active revision: the primary content' },
       comments: { type: 'integer', minimum: 0 },
       changeRequests: { type: 'integer', minimum: 0 },
       changeRequestsOpen: { type: 'integer', minimum: 0 },
       changeRequestsDraft: { type: 'integer', minimum: 0 },
-      permissions: booleans('view', 'access', 'admin', 'viewInviteLinks', 'edit', 'triggerGitSync', 'comment', 'merge', 'review'),
+      permissions: booleans('view', 'access', 'admin', 'viewInviteLinks', 'edit', 'triggerGitSync', 'comment', 'merge', 'review', 'installIntegration'),
     },
-    ['emoji', 'deletedAt', 'parent', 'revision'],
+    ['deletedAt', 'parent', 'revision', 'language'],
   ),
   Collection: closedObject(
     {
@@ -35,7 +41,7 @@ export const spaceSchemas: Record<string, JsonSchema> = {
       description: { type: 'string' },
       organization: { type: 'string' },
       parent: { type: 'string', description: 'the collection it is in; absent at the top level' },
-      defaultLevel: roleOrGuest,
+      defaultLevel,
       urls: closedObject({ location: url, app: url }),
       permissions: booleans('view', 'admin', 'viewInviteLinks', 'create'),
     },

@@ -42,7 +42,7 @@ class FakeContexts {
     createUser: async (email: string, displayName: string) => {
       this.executed.push({ name: 'createUser', email, displayName });
       const userId = `u${this.users.size + 1}`;
-      this.users.set(userId, { _id: userId, email: email.toLowerCase(), displayName, photoURL: null, createdAt: '2026-01-01T00:00:00.000Z' });
+      this.users.set(userId, { _id: userId, email: email.toLowerCase(), displayName, photoURL: null, createdAt: '2026-01-01T00:00:00.000Z', revision: 0 });
       return userId;
     },
     issueToken: async (userId: string) => {
@@ -126,7 +126,7 @@ async function createProvider(overrides: Partial<SamlProviderSettings> = {}, org
 
 /** A user of the (fake) directory. */
 function addUser(userId: string, email: string): void {
-  contexts.users.set(userId, { _id: userId, email, displayName: userId, photoURL: null, createdAt: '2026-01-01T00:00:00.000Z' });
+  contexts.users.set(userId, { _id: userId, email, displayName: userId, photoURL: null, createdAt: '2026-01-01T00:00:00.000Z', revision: 0 });
 }
 
 /** A member who consented to SSO: one who joined through an SSO login. */

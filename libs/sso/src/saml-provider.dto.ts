@@ -1,10 +1,15 @@
 import { OmitType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ID_PATTERN } from '../../platform/src/ids';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import { NotBlank } from '../../platform/src/http/validation';
 import { IsX509Certificate } from './certificate';
 import { SAML_RESPONSE_MAX_BASE64_LENGTH } from './saml-xml-limits';
+import { UNSET_SSO_URL } from './saml-provider.queries';
+
+/** The values a provider's unset settings are answered with read as unset, so that an answer sent back changes nothing. */
+const unsetAs = (unset: string) => Transform(({ value }: { value: unknown }) => (value === unset ? null : value));
 
 /** Present and not null: the member is being set. Absent: unchanged. Null passes only where a member is nullable. */
 const given = (_: object, value: unknown) => value !== undefined;
@@ -22,20 +27,23 @@ export class CreateSamlProviderBody {
   @NotBlank()
   label!: string;
 
-  /** The identity provider's entity ID; when set, assertions must name it as their Issuer. */
+  /** The identity provider's entity ID; when set, assertions must name it as their Issuer. '' or null: unset. */
+  @unsetAs('')
   @ValidateIf(givenAndNotNull)
   @IsString()
-  @Length(1, 1024)
+  @MaxLength(1024)
   entityID?: string | null;
 
-  /** The identity provider's signing certificate (X.509, PEM). */
+  /** The identity provider's signing certificate (X.509, PEM). '' or null: unset. */
+  @unsetAs('')
   @ValidateIf(givenAndNotNull)
   @IsString()
   @MaxLength(10000)
   @IsX509Certificate()
   certificate?: string | null;
 
-  /** Where /start sends the browser with the AuthnRequest (HTTP-Redirect binding). */
+  /** Where /start sends the browser with the AuthnRequest (HTTP-Redirect binding). `about:blank` or null: unset. */
+  @unsetAs(UNSET_SSO_URL)
   @ValidateIf(givenAndNotNull)
   @IsUrl({ require_protocol: true, protocols: ['http', 'https'], require_tld: false }, { message: 'ssoURL must be an http(s) URL' })
   @MaxLength(2048)

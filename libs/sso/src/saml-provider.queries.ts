@@ -10,19 +10,25 @@ import { SAML_PROVIDERS, type SamlProviderDoc } from './saml-provider.projection
 import { samlServiceUrls, type SamlServiceUrls } from './saml-service';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 
-/** The SAML provider resource. Unset settings are absent. */
+/**
+ * What a provider answers for an SSO URL not set yet: the platform requires `ssoURL` to be a URI
+ * even then, and `about:blank` (RFC 6694) is the URI of nothing. Unset texts are ''.
+ */
+export const UNSET_SSO_URL = 'about:blank';
+
+/** The SAML provider resource: `pending` until it has the SSO URL and certificate a login needs. */
 export interface SamlProviderObject {
   object: 'saml-provider';
   id: string;
   label: string;
-  ssoURL?: string;
-  entityID?: string;
-  certificate?: string;
+  ssoURL: string;
+  entityID: string;
+  certificate: string;
   /** The Team object, while the team exists. */
   defaultTeam?: { id: string; object: 'team'; [k: string]: unknown };
   defaultRole: OrganizationRole;
   createdAt: string;
-  status: 'active';
+  status: 'active' | 'pending';
   service: SamlServiceUrls;
   urls: { location: string };
 }
@@ -47,13 +53,14 @@ export class SamlProviderPresenter {
       object: 'saml-provider',
       id: provider._id,
       label: provider.label,
-      ...(provider.ssoURL !== null ? { ssoURL: provider.ssoURL } : {}),
-      ...(provider.entityID !== null ? { entityID: provider.entityID } : {}),
-      ...(provider.certificate !== null ? { certificate: provider.certificate } : {}),
+      ssoURL: provider.ssoURL ?? UNSET_SSO_URL,
+      entityID: provider.entityID ?? '',
+      certificate: provider.certificate ?? '',
       ...(team ? { defaultTeam: team } : {}),
       defaultRole: provider.defaultRole,
       createdAt: provider.createdAt,
-      status: 'active',
+      // The same test as a login's (`loginSettings`) and the sign-in options' below.
+      status: provider.ssoURL !== null && provider.certificate !== null ? 'active' : 'pending',
       service: samlServiceUrls(this.config.publicUrl, provider._id),
       urls: { location: `${this.config.publicUrl}/v1/orgs/${provider.organizationId}/saml/${provider._id}` },
     };

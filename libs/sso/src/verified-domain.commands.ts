@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
+import type { Versioned } from '../../platform/src/http/etag';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
@@ -37,12 +38,24 @@ function presentFrom(state: VerifiedDomainsState, domain: string): VerifiedDomai
   return presentVerifiedDomain(domain, current);
 }
 
+/** The domain as the stream holds it at `revision`, with that revision: its ETag. */
+function versionedFrom(state: VerifiedDomainsState, revision: number | null, domain: string): Versioned<VerifiedDomainObject> {
+  const object = presentFrom(state, domain);
+  // A stream holding the domain has a revision: null would be a stream without events.
+  if (revision === null) throw DomainError.notFound(`no domain ${domain}`);
+  return { object, streamRevision: revision };
+}
+
 /** 192 random bits: nobody can guess the value an organization has to publish. */
 const newToken = () => randomBytes(24).toString('base64url');
 
 const MANAGE = 'manage its verified domains';
 
-/** The verified-domain commands, each decided by the organization's domain stream. */
+/**
+ * The verified-domain commands, each decided by the organization's domain stream. That stream's
+ * revision is the ETag of each of its domains: `ifMatch` names it. Admins only, checked (404
+ * outside the organization, 403 below admin) before the revision is compared.
+ */
 @Injectable()
 export class VerifiedDomainCommands {
   constructor(
@@ -56,33 +69,35 @@ export class VerifiedDomainCommands {
   }
 
   /** `POST /v1/orgs/{organizationId}/verified-domains`: a pending domain with a new random token to publish. */
-  async add(organizationId: string, domain: string, caller: Caller): Promise<VerifiedDomainObject> {
+  async add(organizationId: string, domain: string, caller: Caller): Promise<Versioned<VerifiedDomainObject>> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const outcome = await this.commands.run(verifiedDomainsStream(organizationId), verifiedDomainsDecider, { kind: 'AddVerifiedDomain', organizationId, domain, token: newToken(), now: this.now() }, { caller });
-    return presentFrom(outcome.state, domain);
+    return versionedFrom(outcome.state, outcome.revision, domain);
   }
 
   /**
    * `POST /v1/orgs/{organizationId}/verified-domains/{domain}/verify`: looks for the TXT record and
    * verifies the domain when it holds the current token; 409 naming what is missing otherwise.
    */
-  async check(organizationId: string, domain: string, caller: Caller): Promise<VerifiedDomainObject> {
+  async check(organizationId: string, domain: string, caller: Caller, ifMatch?: number): Promise<Versioned<VerifiedDomainObject>> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const stream = verifiedDomainsStream(organizationId);
-    const { state } = await this.commands.load(stream, verifiedDomainsDecider);
+    const { state, revision } = await this.commands.load(stream, verifiedDomainsDecider);
+    // Before the DNS lookup: a stale precondition is 412 whatever the record says, and costs no query.
+    if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
     const current = state.domains.get(domain);
     if (!current) throw DomainError.notFound(`no domain ${domain}`);
-    if (current.verifiedAt !== null) return presentVerifiedDomain(domain, current);
+    if (current.verifiedAt !== null) return versionedFrom(state, revision, domain);
     const check = await checkVerificationRecord(this.resolver, domain, current.token);
     if (!check.found) throw DomainError.conflict(`domain ${domain} is not verified: ${check.reason}`);
-    const outcome = await this.commands.run(stream, verifiedDomainsDecider, { kind: 'ConfirmVerifiedDomainByDns', organizationId, domain, token: current.token, now: this.now() }, { caller });
-    return presentFrom(outcome.state, domain);
+    const outcome = await this.commands.run(stream, verifiedDomainsDecider, { kind: 'ConfirmVerifiedDomainByDns', organizationId, domain, token: current.token, now: this.now() }, { caller }, { ifMatch });
+    return versionedFrom(outcome.state, outcome.revision, domain);
   }
 
   /** `DELETE /v1/orgs/{organizationId}/verified-domains/{domain}`: SAML logins stop relying on it at once. */
-  async remove(organizationId: string, domain: string, caller: Caller): Promise<void> {
+  async remove(organizationId: string, domain: string, caller: Caller, ifMatch?: number): Promise<void> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
-    await this.commands.run(verifiedDomainsStream(organizationId), verifiedDomainsDecider, { kind: 'RemoveVerifiedDomain', organizationId, domain }, { caller });
+    await this.commands.run(verifiedDomainsStream(organizationId), verifiedDomainsDecider, { kind: 'RemoveVerifiedDomain', organizationId, domain }, { caller }, { ifMatch });
   }
 
   /** `POST /v1/admin/orgs/{organizationId}/verified-domains/{domain}` (ADMIN_TOKEN): the domain is added if need be and verified. */
@@ -112,5 +127,12 @@ export class VerifiedDomainQueries {
     const { state } = await this.commands.load(verifiedDomainsStream(organizationId), verifiedDomainsDecider);
     const items = [...state.domains].map(([domain, current]) => presentVerifiedDomain(domain, current));
     return listEnvelope({ items, count: items.length });
+  }
+
+  /** `GET /v1/orgs/{organizationId}/verified-domains/{domain}` (admins): the domain and its ETag, the revision of the stream it was read at. */
+  async get(organizationId: string, domain: string, caller: Caller): Promise<Versioned<VerifiedDomainObject>> {
+    await this.membership.requireAdmin(organizationId, caller, MANAGE);
+    const { state, revision } = await this.commands.load(verifiedDomainsStream(organizationId), verifiedDomainsDecider);
+    return versionedFrom(state, revision, domain);
   }
 }

@@ -1,11 +1,13 @@
-import { Body, Controller, createParamDecorator, Delete, Get, HttpCode, Post, type ExecutionContext } from '@nestjs/common';
+import { Body, Controller, createParamDecorator, Delete, Get, Headers, HttpCode, Post, Res, type ExecutionContext } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { DomainError } from '../../platform/src/errors';
 import { AdminOnly, CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { Valid } from '../../platform/src/http/validation';
-import { closedObject, dateTime, listOf, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, dateTime, etagHeader, listOf, type JsonSchema } from '../../platform/src/platform.schemas';
+import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { VerifiedDomainCommands, VerifiedDomainQueries } from './verified-domain.commands';
 import { normalizeDomain } from './verified-domain.decider';
 
@@ -45,7 +47,9 @@ const PathDomain = () =>
 
 /**
  * E-mail domains of an organization (admins only). A verified domain lets the organization's SAML
- * providers create accounts for its addresses and sign in accounts that have them.
+ * providers create accounts for its addresses and sign in accounts that have them. A domain answers
+ * the ETag of the organization's domain stream (where all its domains live), and its writes accept
+ * it as `If-Match` (412 when stale).
  */
 @Controller('v1/orgs/:organizationId/verified-domains')
 export class VerifiedDomainController {
@@ -62,26 +66,38 @@ export class VerifiedDomainController {
 
   /** 201 with the TXT record to publish. */
   @Post()
-  @ApiCreatedResponse({ description: 'added, pending until its TXT record is found', schema: VERIFIED_DOMAIN })
+  @ApiCreatedResponse({ description: 'added, pending until its TXT record is found', schema: VERIFIED_DOMAIN, headers: etagHeader })
   @HttpCode(201)
-  add(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: AddVerifiedDomainBody, @CurrentCaller() caller: Caller) {
+  async add(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: AddVerifiedDomainBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const domain = normalizeDomain(body.domain);
     if (domain === null) throw DomainError.invalid('domain must be a domain name such as example.com');
-    return this.commands.add(organizationId, domain, caller);
+    return tagged(reply, await this.commands.add(organizationId, domain, caller));
+  }
+
+  @Get(':domain')
+  @ApiOkResponse({ description: 'the domain', schema: VERIFIED_DOMAIN, headers: etagHeader })
+  async get(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    return tagged(reply, await this.queries.get(organizationId, domain, caller));
   }
 
   @Post(':domain/verify')
-  @ApiOkResponse({ description: 'verified (409 while the TXT record is missing)', schema: VERIFIED_DOMAIN })
+  @ApiOkResponse({ description: 'verified (409 while the TXT record is missing)', schema: VERIFIED_DOMAIN, headers: etagHeader })
   @HttpCode(200)
-  verify(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller) {
-    return this.commands.check(organizationId, domain, caller);
+  async verify(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathDomain() domain: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return tagged(reply, await this.commands.check(organizationId, domain, caller, parseIfMatch(ifMatch)));
   }
 
   @Delete(':domain')
   @ApiNoContentResponse({ description: 'removed' })
   @HttpCode(204)
-  async remove(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller): Promise<void> {
-    await this.commands.remove(organizationId, domain, caller);
+  async remove(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller): Promise<void> {
+    await this.commands.remove(organizationId, domain, caller, parseIfMatch(ifMatch));
   }
 }
 

@@ -8,3 +8,4 @@ export { parseDocument, type ParseDocumentOptions } from './parse-document';
 export { blockPreview, blockText, documentReferences, documentSections, documentText, type DocumentReference, type DocumentSection } from './document-text';
 export { evaluateDocument, type DocumentVariables } from './evaluate-document';
 export { carryKeys, type CarryKeysOptions } from './carry-keys';
+export { DEFAULT_MARKDOWN_REFS, MARKDOWN_REFS, markdownFileOf, pageRefOfRelativeHref, relativePageHref, withPageLinksFromRelativeHrefs, withRelativePageLinks, type MarkdownRefs, type PageLocation } from './markdown-refs';

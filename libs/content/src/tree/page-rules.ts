@@ -12,6 +12,15 @@ import { COMPUTED_PAGE_TYPES, type ComputedSource, type FileEntry, type PageAttr
 
 export const PAGE_TYPES: readonly PageType[] = ['document', 'group', 'link'];
 
+/**
+ * Group pages sit at the top level only: they title sections of the table of contents, and the
+ * platform's page shapes allow a group among the root pages alone (a page's or a group's subpages
+ * are documents and links).
+ */
+export function assertGroupPlacement(type: PageType, parentId: string | null, id: string): void {
+  if (type === 'group' && parentId !== null) throw DomainError.invalid(`page ${id} is a group page, which sits at the top level only (into must be absent or null)`);
+}
+
 /** One path segment: lower-case ASCII words joined by single hyphens. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** Derived slugs are cut at this length: a paragraph-long title should not make a paragraph-long URL. */

@@ -369,6 +369,48 @@ describe('TreeEditor', () => {
     });
   });
 
+  describe('group pages', () => {
+    it('inserts a group at the top level and refuses one into a page or a group (400), changing nothing', () => {
+      const editor = editorOn(RevisionTree.empty());
+      editor.insertPage({ id: 'g', type: 'group', attributes: { title: 'Group' }, now: NOW });
+      page(editor, 'a', 'A');
+      expect(refusal(() => editor.insertPage({ id: 'g2', type: 'group', attributes: { title: 'Nested' }, into: 'a', now: NOW }))).toBe(400);
+      expect(refusal(() => editor.insertPage({ id: 'g3', type: 'group', attributes: { title: 'Nested' }, into: 'g', now: NOW }))).toBe(400);
+      expect(editor.has('g2') || editor.has('g3')).toBe(false);
+      expect(editor.location('a').childIds).toEqual([]);
+    });
+
+    it('refuses to move a group below a page (400) and lets documents move into a group', () => {
+      const editor = editorOn(RevisionTree.empty());
+      editor.insertPage({ id: 'g', type: 'group', attributes: { title: 'Group' }, now: NOW });
+      page(editor, 'a', 'A');
+      expect(refusal(() => editor.movePage('g', 'a', undefined, NOW))).toBe(400);
+      expect(editor.movePage('a', 'g', undefined, NOW).path).toBe('group/a');
+    });
+  });
+
+  describe('where pages sit while the batch is applied', () => {
+    it('finds a page by its path of slugs after moves and renames, and nothing at a path it left', () => {
+      const editor = editorOn(RevisionTree.empty());
+      page(editor, 'a', 'Guide');
+      page(editor, 'b', 'Install', 'a');
+      expect(editor.pageAt('guide/install')).toBe('b');
+      editor.movePage('b', null, undefined, NOW);
+      editor.updatePage('b', { attributes: { slug: 'setup' }, now: NOW });
+      expect(editor.pageAt('setup')).toBe('b');
+      expect(editor.pageAt('guide/install')).toBeUndefined();
+      expect(editor.pageAt('__proto__')).toBeUndefined();
+    });
+
+    it('gives a page’s type, current path and subpages', () => {
+      const editor = editorOn(RevisionTree.empty());
+      page(editor, 'a', 'Guide');
+      page(editor, 'b', 'Install', 'a');
+      expect(editor.location('a')).toEqual({ type: 'document', path: 'guide', childIds: ['b'] });
+      expect(editor.location('b')).toEqual({ type: 'document', path: 'guide/install', childIds: [] });
+    });
+  });
+
   describe('the batch', () => {
     it('reports the pages it created, updated and deleted, compared with the base', async () => {
       const tree = await generatedTree(fixture.store, [2, 1]);

@@ -5,6 +5,7 @@ import {
   assertContentRef,
   assertDocument,
   assertFileEntry,
+  assertGroupPlacement,
   assertHref,
   assertIndex,
   assertPageId,
@@ -125,6 +126,7 @@ export class TreeEditor {
     if (this.exists(id)) throw DomainError.conflict(`page ${id} already exists`);
     if (attributes.computed !== undefined && type !== 'document') throw DomainError.invalid('only document pages are computed');
     const parentId = this.resolveParent(input.into ?? null);
+    assertGroupPlacement(type, parentId, id);
     const siblings = this.childIdsOf(parentId);
     const at = input.at ?? siblings.length;
     assertIndex(at, siblings.length);
@@ -222,6 +224,7 @@ export class TreeEditor {
     assertTimestamp(now);
     this.assertExists(id);
     const parentId = this.resolveParent(into);
+    assertGroupPlacement(this.nodeOf(id).type, parentId, id);
     for (let ancestor: string | null = parentId; ancestor !== null; ancestor = this.parentOf(ancestor)) {
       if (ancestor === id) throw DomainError.invalid(`page ${id} cannot move into itself or one of its subpages`);
     }
@@ -328,6 +331,23 @@ export class TreeEditor {
 
   has(id: string): boolean {
     return this.exists(id);
+  }
+
+  /** Where the page sits as the batch has it now: its type, path and subpages (links between markdown files need them). */
+  location(id: string): { type: PageType; path: string; childIds: readonly string[] } {
+    this.assertExists(id);
+    return { type: this.nodeOf(id).type, path: this.currentPath(id), childIds: this.childIdsOf(id) };
+  }
+
+  /** The page at a path of slugs (`a/b`) as the batch has it now, or undefined. */
+  pageAt(path: string): string | undefined {
+    let found: string | null = null;
+    for (const slug of path.split('/')) {
+      const child: string | undefined = this.childIdsOf(found).find((childId) => this.nodeOf(childId).slug === slug);
+      if (child === undefined) return undefined;
+      found = child;
+    }
+    return found ?? undefined;
   }
 
   /**

@@ -50,11 +50,8 @@ async function startReceiver(script: Behaviour[]) {
   };
 }
 
-const event = {
-  type: 'page.published',
-  payload: { eventId: 'evt_01HZX', spaceId: 'spc_1', title: 'Getting started' },
-  occurredAt: '2025-01-02T03:04:05.000Z',
-};
+/** An event as integrations receive it: the event itself, not an envelope around it. */
+const event = { eventId: 'evt_01HZX', type: 'space_content_updated', installationId: 'inst_1', spaceId: 'spc_1', revisionId: 'rev_1', updatedBy: [] };
 
 function optionsWith(overrides: Partial<DeliveryOptions> = {}): DeliveryOptions & { sleeps: number[] } {
   const sleeps: number[] = [];
@@ -219,7 +216,7 @@ describe('deliverToTunnel', () => {
   });
 
   it('refuses an event without an id and a maxAttempts below 1', async () => {
-    const noId = { payload: { eventId: '' } };
+    const noId = { ...event, eventId: '' };
     await expect(deliverToTunnel('https://tunnel.example/in', noId, optionsWith())).rejects.toThrow(TypeError);
     await expect(deliverToTunnel('https://tunnel.example/in', event, optionsWith({ maxAttempts: 0 }))).rejects.toThrow(RangeError);
   });

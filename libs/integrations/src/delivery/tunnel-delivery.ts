@@ -4,7 +4,7 @@ import { type GuardedResponse, OutboundError, guardedRequest } from '../../../pl
 
 /** `t=<unix seconds>,v1=<hex hmac>` */
 export const SIGNATURE_HEADER = 'x-integration-signature';
-/** The event's id, the same on every attempt, so receivers de-duplicate. */
+/** The event's id (its `eventId`), the same on every attempt, so receivers de-duplicate. */
 export const EVENT_ID_HEADER = 'x-integration-event-id';
 
 /** The most of a receiver's answer that is read; its body is not used. */
@@ -100,7 +100,8 @@ export function backoffDelay(attempt: number, options: Pick<DeliveryOptions, 'ba
 }
 
 /**
- * POSTs one event as JSON to the tunnel, signed; retries on network errors, time-outs and 5xx/429
+ * POSTs one event as JSON to the tunnel, signed: the body is the event itself, as the platform's
+ * runtime reads it (`event.type`, `event.installationId`, …). Retries on network errors, time-outs and 5xx/429
  * (and 408) with exponential backoff and full jitter; a 2xx is delivered; 4xx other than 408/429
  * stops (not retried), as do a 1xx/3xx answer (redirects are not followed), a refused URL or address
  * and an answer larger than 64 KiB. Every attempt is signed anew with its own timestamp and carries
@@ -108,14 +109,14 @@ export function backoffDelay(attempt: number, options: Pick<DeliveryOptions, 'ba
  */
 export async function deliverToTunnel(
   tunnelUrl: string,
-  event: { payload: { eventId: string } } & Record<string, unknown>,
+  event: { eventId: string } & Record<string, unknown>,
   options: DeliveryOptions,
 ): Promise<DeliveryOutcome> {
   if (!Number.isInteger(options.maxAttempts) || options.maxAttempts < 1) {
     throw new RangeError(`maxAttempts must be a positive integer, not ${options.maxAttempts}`);
   }
-  const eventId = event.payload?.eventId;
-  if (typeof eventId !== 'string' || eventId === '') throw new TypeError('the event has no payload.eventId');
+  const eventId = event?.eventId;
+  if (typeof eventId !== 'string' || eventId === '') throw new TypeError('the event has no eventId');
   const body = JSON.stringify(event);
   const now = options.now ?? (() => new Date());
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

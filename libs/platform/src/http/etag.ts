@@ -5,6 +5,21 @@ export function etagOf(revision: number): string {
   return `"${revision}"`;
 }
 
+/**
+ * One resource and the revision of the stream it lives in, from one read: the body and its ETag
+ * describe the same version, so a write naming that ETag is based on that body.
+ */
+export interface Versioned<T> {
+  object: T;
+  streamRevision: number;
+}
+
+/** Answers a versioned resource: its ETag as the header, the object as the body. */
+export function tagged<T>(reply: { header(name: string, value: string): unknown }, { object, streamRevision }: Versioned<T>): T {
+  void reply.header('etag', etagOf(streamRevision));
+  return object;
+}
+
 /** `*`, or a comma-separated list of entity tags (`"x"` or `W/"x"`, the opaque part of visible ASCII but `"`, or obs-text). */
 const IF_MATCH = /^\s*(?:\*|(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"(?:\s*,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*")*)\s*$/;
 const ENTITY_TAG = /(W\/)?"([^"]*)"/g;

@@ -131,7 +131,7 @@ export class SiteHtmlController {
       if ((answer.kind === 'html' || answer.kind === 'not-modified') && answer.viewed) {
         // Told, not awaited: a view never holds up or fails the reader.
         const origin = 'hostname' in address ? `${request.protocol}://${address.hostname}` : this.config.publicUrl;
-        void this.views.viewed({ organizationId: read.site.organizationId, siteId: read.site._id, ...answer.viewed, url: `${origin}${withoutSecrets(request.url)}`, visitor: { claims: read.claims } });
+        void this.views.viewed({ organizationId: read.site.organizationId, siteId: read.site._id, ...answer.viewed, url: `${origin}${withoutSecrets(request.url)}`, referrer: headerOf(request.headers.referer), visitor: { claims: read.claims, ip: request.ip, userAgent: headerOf(request.headers['user-agent']) } });
       }
       return this.send(reply, answer);
     } catch (error) {

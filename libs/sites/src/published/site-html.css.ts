@@ -1,14 +1,19 @@
+import { SITE_APPEARANCE } from './site-html.appearance';
+
 /**
  * The published site's stylesheet, served by the site's own route (`{base}/~site.css`), so the
  * Content-Security-Policy allows styles from the site itself only. Colors keep a contrast of at
- * least 4.5:1; links in text are underlined.
+ * least 4.5:1; links in text are underlined. Its colors and fonts are the site's appearance
+ * (site-html.appearance.ts), which `GET …/published` describes.
  */
+const { primaryColor, infoColor, successColor, warningColor, dangerColor, font, monospaceFont } = SITE_APPEARANCE;
+
 export const SITE_STYLESHEET = `
 *, *::before, *::after { box-sizing: border-box; }
-html { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; background: #fff; line-height: 1.6; }
+html { font-family: ${font.css}, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; background: #fff; line-height: 1.6; }
 body { margin: 0; }
-a { color: #0b57d0; }
-a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visible { outline: 3px solid #0b57d0; outline-offset: 2px; }
+a { color: ${primaryColor}; }
+a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visible { outline: 3px solid ${primaryColor}; outline-offset: 2px; }
 .skip { position: absolute; left: -999px; top: 0; background: #fff; padding: .5rem; }
 .skip:focus { left: .5rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
@@ -20,7 +25,7 @@ a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visibl
 .sections a[aria-current="page"], .pages a[aria-current="page"] { font-weight: 700; color: #1f2328; }
 .search { margin-left: auto; display: flex; gap: .5rem; align-items: center; }
 .search input { padding: .3rem .5rem; border: 1px solid #59636e; border-radius: 4px; font: inherit; }
-.search button { padding: .3rem .75rem; border: 1px solid #0b57d0; background: #0b57d0; color: #fff; border-radius: 4px; font: inherit; }
+.search button { padding: .3rem .75rem; border: 1px solid ${primaryColor}; background: ${primaryColor}; color: #fff; border-radius: 4px; font: inherit; }
 .layout { display: flex; gap: 2rem; padding: 1.5rem; max-width: 80rem; margin: 0 auto; }
 .pages { flex: 0 0 16rem; }
 .pages ul { list-style: none; margin: 0; padding-left: 1rem; }
@@ -34,11 +39,11 @@ main a { text-decoration: underline; }
 .anchor { margin-left: .4rem; color: #59636e; text-decoration: none !important; font-weight: 400; }
 .description { color: #59636e; font-size: 1.1rem; }
 pre { background: #f6f8fa; padding: .75rem 1rem; overflow-x: auto; border-radius: 6px; }
-code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
-.hint { border-left: 4px solid #0b57d0; background: #eef4ff; padding: .5rem 1rem; margin: 1rem 0; }
-.hint-warning { border-color: #9a6700; background: #fff8c5; }
-.hint-danger { border-color: #cf222e; background: #ffebe9; }
-.hint-success { border-color: #1a7f37; background: #dafbe1; }
+code { font-family: ${monospaceFont.css}, ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
+.hint { border-left: 4px solid ${infoColor}; background: #eef4ff; padding: .5rem 1rem; margin: 1rem 0; }
+.hint-warning { border-color: ${warningColor}; background: #fff8c5; }
+.hint-danger { border-color: ${dangerColor}; background: #ffebe9; }
+.hint-success { border-color: ${successColor}; background: #dafbe1; }
 blockquote { border-left: 4px solid #d0d7de; margin: 1rem 0; padding: 0 1rem; color: #424a53; }
 .table { overflow-x: auto; }
 table { border-collapse: collapse; }

@@ -108,7 +108,7 @@ export class SiteHtmlQueries {
       const query = (request.query ?? '').slice(0, MAX_SITE_QUERY).trim();
       return { kind: 'html', status: 200, body: await this.searchPage(base, site, place, current, query), cache };
     }
-    const page = pageAt(current.pages, place.rest.path);
+    const page = place.rest.path === '' && place.siteSpace.pageId ? (homePage(current.pages, place.siteSpace.pageId) ?? pageAt(current.pages, '')) : pageAt(current.pages, place.rest.path);
     if (!page) throw DomainError.notFound('no such page');
     const viewed = { spaceId: current.content.spaceId, pageId: page.id };
     const document = await this.content.document(current.content.spaceId, current.content.revisionId, page.id);
@@ -169,11 +169,11 @@ export class SiteHtmlQueries {
     return loaded.filter((entry): entry is LoadedSiteSpace => entry !== null);
   }
 
-  /** The site spaces of the place's section, each with its space's title: the variants the page offers. */
+  /** The site spaces of the place's section, each with its title: the variants the page offers (hidden ones left out, unless it is the current one). */
   private variants(base: string, site: SiteDoc, place: SitePlace): Promise<SiteShell['variants']> {
-    const inScope = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === place.siteSpace.sectionId);
+    const inScope = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === place.siteSpace.sectionId && (siteSpace.hidden !== true || siteSpace.id === place.siteSpace.id));
     return Promise.all(
-      inScope.map(async (siteSpace) => ({ title: (await this.spaces.spaceById(siteSpace.spaceId))?.title || siteSpace.path, href: siteSpaceUrl(base, site, siteSpace), current: siteSpace.id === place.siteSpace.id })),
+      inScope.map(async (siteSpace) => ({ title: siteSpace.title || (await this.spaces.spaceById(siteSpace.spaceId))?.title || siteSpace.path, href: siteSpaceUrl(base, site, siteSpace), current: siteSpace.id === place.siteSpace.id })),
     );
   }
 
@@ -217,6 +217,11 @@ export class SiteHtmlQueries {
     );
     return sitemapXml(urls);
   }
+}
+
+/** A site space's custom home page: a document page the reader may read (else null, and its first page is shown). */
+export function homePage(pages: readonly SitePage[], pageId: string): SitePage | null {
+  return pages.find((page) => page.id === pageId && page.type === 'document') ?? null;
 }
 
 /** The pages as navigation: hidden pages left out, groups as headings, link pages to their targets. */
