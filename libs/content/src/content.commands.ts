@@ -14,8 +14,8 @@ import { contentDecider, contentStream, initialRevisionId, refuseStaleHead, refu
 import { touchedPages, type ContentDependency, type RevisionSource, type RevisionType, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
-import { CONVERT_MARKDOWN } from './content.work';
-import { carryKeys, parseDocument, withPageLinksFromRelativeHrefs, type MarkdownDocument } from './document';
+import { CARRY_KEYS, CONVERT_MARKDOWN } from './content.work';
+import { parseDocument, withPageLinksFromRelativeHrefs, type MarkdownDocument } from './document';
 import type { DocumentNode } from './document/document.model';
 import { imageSizes } from './document/packages';
 import { contentTypeOf } from './import/content-types';
@@ -64,6 +64,8 @@ export interface PreparedBatch {
   refs: ReadonlyMap<string, BatchRef>;
   bodies: ReadonlyMap<PageBody, MarkdownDocument>;
   files: ReadonlyMap<FileUpload, StoredFile>;
+  /** The write's one conversion budget: converting its markdown, then carrying keys in each attempt. */
+  budget: ConversionBudget;
 }
 
 /** A file's bytes in the blob store, and what they say. */
@@ -135,8 +137,9 @@ export class ContentCommands {
   /** A parsed batch made ready once, before any attempt (and after the access check): its markdown converted first, then its files stored. */
   async prepareBatch(changes: readonly Change[]): Promise<PreparedBatch> {
     const refs = batchRefs(changes, () => newId());
-    const bodies = await this.convertBodies(changes, refs);
-    return { changes, refs, bodies, files: await this.storeUploads(changes) };
+    const budget = new ConversionBudget(this.work, this.config.contentConversionTimeMs, 'this write');
+    const bodies = await this.convertBodies(changes, refs, budget);
+    return { changes, refs, bodies, files: await this.storeUploads(changes), budget };
   }
 
   /** An import fetched, converted (on the pool, within one conversion budget) and its files stored, before any attempt. */
@@ -324,13 +327,12 @@ export class ContentCommands {
   // ---- the batch ---------------------------------------------------------------------------
 
   /** The batch's markdown bodies as documents: converted together on the pool, within the write's one conversion budget. */
-  private async convertBodies(changes: readonly Change[], refs: ReadonlyMap<string, BatchRef>): Promise<Map<PageBody, MarkdownDocument>> {
+  private async convertBodies(changes: readonly Change[], refs: ReadonlyMap<string, BatchRef>, budget: ConversionBudget): Promise<Map<PageBody, MarkdownDocument>> {
     const bodies: Array<{ markdown: string }> = [];
     for (const change of changes) {
       if ((change.operation === 'insert_page' || change.operation === 'update_page') && change.body && 'markdown' in change.body) bodies.push(change.body);
     }
     if (bodies.length === 0) return new Map();
-    const budget = new ConversionBudget(this.work, this.config.contentConversionTimeMs, 'this write');
     const documents = await budget.run(CONVERT_MARKDOWN, { bodies: bodies.map((body) => body.markdown), refs: [...refs] });
     return new Map(bodies.map((body, index) => [body, documents[index]]));
   }
@@ -412,7 +414,7 @@ export class ContentCommands {
    * `revision` goes back to: the state before the last write on the main line, the request's base on
    * a change request's line.
    */
-  async applyChanges(space: ContentSpace, base: RevisionTree, editor: TreeEditor, { changes, refs, bodies, files }: PreparedBatch, defaultRevert: () => Promise<string>) {
+  async applyChanges(space: ContentSpace, base: RevisionTree, editor: TreeEditor, { changes, refs, bodies, files, budget }: PreparedBatch, defaultRevert: () => Promise<string>) {
     const now = this.now();
     // Refs name pages and files inserted by the batch; their ids were given up front, so any change may link to any of them.
     const pageOf = (name: string): string => {
@@ -453,8 +455,8 @@ export class ContentCommands {
             const current = base.page(id);
             const previous = current?.document ? await this.trees.document(current.document) : null;
             document = bodyOf(change.body).document;
-            // carryKeys may rename keys in what it is given: the converted document serves every attempt.
-            if (previous) document = carryKeys(previous, structuredClone(document));
+            // On the pool (a copy goes there, so the converted document serves every attempt), charged to the write's budget.
+            if (previous) document = await budget.run(CARRY_KEYS, { previous, next: document });
             markdownBodies.set(id, 'markdown' in change.body ? document : null);
           }
           const page = editor.updatePage(id, { attributes: change.attributes, ...(document ? { document } : {}), now });

@@ -1,6 +1,7 @@
 import { newId } from '../../platform/src/ids';
 import { untrustedTask } from '../../platform/src/untrusted-work/untrusted-work';
 import { batchLinkResolver, type BatchRef } from './content.changes';
+import { carryKeys } from './document/carry-keys';
 import type { DocumentNode } from './document/document.model';
 import { documentToMarkdown } from './document/markdown-export';
 import { markdownToDocument, type MarkdownDocument } from './document/markdown-import';
@@ -42,6 +43,11 @@ export function convertMarkdownTask({ bodies, refs }: ConvertMarkdownInput): Pro
   });
 }
 
+/** A page body written again keeps the keys of what did not change (carry-keys.ts): fingerprinting both bodies costs in proportion to their size. */
+export function carryKeysTask({ previous, next }: { previous: DocumentNode; next: DocumentNode }): Promise<Timed<DocumentNode>> {
+  return timed(() => carryKeys(previous, next));
+}
+
 /** A comment body as sent: markdown, or a JSON document. */
 export type CommentBodyInput = { markdown: string } | { document: unknown };
 
@@ -80,6 +86,7 @@ export function htmlBodiesTask({ pages, targets }: { pages: Array<{ html: string
 }
 
 export const CONVERT_MARKDOWN = untrustedTask<ConvertMarkdownInput, Timed<MarkdownDocument[]>>(__filename, 'convertMarkdownTask', 'converting markdown');
+export const CARRY_KEYS = untrustedTask<{ previous: DocumentNode; next: DocumentNode }, Timed<DocumentNode>>(__filename, 'carryKeysTask', 'carrying block keys across a page body');
 export const CONVERT_COMMENT_BODY = untrustedTask<CommentBodyInput, ConvertedCommentBody>(__filename, 'commentBodyTask', 'converting a comment body');
 export const READ_ZIP = untrustedTask<{ bytes: Uint8Array; limits: ImportLimits }, Timed<ImportPlan>>(__filename, 'readZipTask', 'reading a zip archive');
 export const READ_MARKDOWN_FILE = untrustedTask<{ text: string; fallbackTitle: string }, Timed<PlannedPage>>(__filename, 'readMarkdownFileTask', 'reading a markdown file');
