@@ -54,7 +54,7 @@ function commentRoutes(path: string, inChangeRequest: boolean): Type {
     }
 
     @Post('comments')
-    @ApiCreatedResponse({ description: 'the comment posted (201, as the interface document says; the platform answers 200)', schema: ref('Comment'), headers: etagHeader })
+    @ApiCreatedResponse({ description: 'the comment posted (201; the platform answers 200: README, "Where the service differs from the platform")', schema: ref('Comment'), headers: etagHeader })
     async post(@Place(inChangeRequest) place: CommentPlace, @Body(Valid) body: PostCommentBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
       const id = await this.commands.post(place, body, caller);
       return tagged(reply, await this.queries.get(place, id, caller));
@@ -87,7 +87,7 @@ function commentRoutes(path: string, inChangeRequest: boolean): Type {
     }
 
     @Post('comments/:commentId/replies')
-    @ApiCreatedResponse({ description: 'the reply posted (201, as the interface document says; the platform answers 200)', schema: ref('CommentReply'), headers: etagHeader })
+    @ApiCreatedResponse({ description: 'the reply posted (201; the platform answers 200: README, "Where the service differs from the platform")', schema: ref('CommentReply'), headers: etagHeader })
     async reply(@Place(inChangeRequest) place: CommentPlace, @PathId('commentId', 'comment') commentId: string, @Body(Valid) body: PostReplyBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) response: FastifyReply) {
       const replyId = await this.commands.reply(place, commentId, body.body, caller);
       return tagged(response, await this.queries.reply(place, commentId, replyId, caller));
