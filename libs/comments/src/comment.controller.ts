@@ -2,7 +2,7 @@ import { Body, Controller, createParamDecorator, Delete, Get, Headers, HttpCode,
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { PathId, pathId, PATH_ID_KINDS } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
@@ -10,13 +10,8 @@ import { ID_SHAPES } from '../../platform/src/ids';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { CommentCommands } from './comment.commands';
 import { CommentListQueryDto, FormatQuery, PostCommentBody, PostReplyBody, ReplyListQuery, UpdateCommentBody } from './comment.dto';
-import { CommentQueries, type CommentPlace, type Versioned } from './comment.queries';
+import { CommentQueries, type CommentPlace } from './comment.queries';
 
-/** A comment or reply, answered with its thread's ETag: the revision a write of it names in If-Match. */
-function tagged<T>(reply: FastifyReply, { object, streamRevision }: Versioned<T>): T {
-  void reply.header('etag', etagOf(streamRevision));
-  return object;
-}
 
 /** The place of a route: `{spaceId}`, and `{changeRequestId}` (id or number) in the change-request group; 404 for what cannot be an id. */
 function Place(inChangeRequest: boolean): ParameterDecorator {

@@ -10,6 +10,7 @@ import { CommentBodies } from './comment.bodies';
 import type { CommentAccess } from './comment.decider';
 import type { BodyRef, TableCell } from './comment.events';
 import { COMMENT_REPLIES, COMMENTERS, COMMENTS, type CommenterDoc, type CommentDoc, type Reaction, type Replier, type ReplyDoc } from './comment.projections';
+import type { Versioned } from '../../platform/src/http/etag';
 
 /** Where a route's comments sit: a space's content, or one of its change requests (by id or number). */
 export interface CommentPlace {
@@ -23,16 +24,6 @@ export interface ResolvedPlace {
   changeRequestId: string | null;
   revision: string;
   access: CommentAccess;
-}
-
-/**
- * One object of a thread and the revision of the thread's stream it was read at: its ETag. A reply
- * lives in its comment's stream, so that revision is what a write of the comment or of any of its
- * replies names in If-Match (as sites.queries' Versioned does for the parts of a site).
- */
-export interface Versioned<T> {
-  object: T;
-  streamRevision: number;
 }
 
 type User = { object: 'user'; id: string };
@@ -134,7 +125,7 @@ export class CommentQueries {
     return listEnvelope({ items: await this.present(place, page.items, caller, query.format), count: page.count, next: page.next });
   }
 
-  /** The comment and its ETag, both from the one document read. */
+  /** The comment and its ETag, both from the one document read: the revision of its stream, which its replies share, and what a write of any of them names in If-Match. */
   async get(where: CommentPlace, commentId: string, caller: Caller, format?: 'markdown' | 'document'): Promise<Versioned<CommentObject>> {
     const place = await this.thread(where, commentId, caller);
     return { object: (await this.present(place, [place.comment], caller, format))[0], streamRevision: place.comment.streamRevision };

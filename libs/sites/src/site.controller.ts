@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResetConten
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../platform/src/errors';
 import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
+import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
@@ -11,7 +11,7 @@ import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { SiteCommands } from './site.commands';
 import type { Position } from './site.decider';
 import { CreateShareLinkBody, PublishedSiteQuery, SectionListQuery, UpdateShareLinkBody, VisitorAuthBody, SortStructureBody, AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
-import { SiteQueries, type Versioned } from './site.queries';
+import { SiteQueries } from './site.queries';
 
 /** A move's position: before or after a sibling, or (neither given, or no position at all) the end. */
 function positionOf<T>(position: { before?: T; after?: T } | undefined): { before: T } | { after: T } | null {
@@ -25,11 +25,6 @@ function idPosition<T>(position: { before?: T; after?: T } | undefined, idOf: (a
   return placed === null ? null : 'before' in placed ? { before: idOf(placed.before) } : { after: idOf(placed.after) };
 }
 
-/** One object of the site, answered with the site's ETag: the revision a write of it names in If-Match. */
-function tagged<T>(reply: FastifyReply, { object, streamRevision }: Versioned<T>): T {
-  void reply.header('etag', etagOf(streamRevision));
-  return object;
-}
 
 /**
  * Docs sites: `/v1/orgs/{organizationId}/sites…` (the interface's "Docs sites", "Site sections" and

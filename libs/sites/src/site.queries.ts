@@ -14,6 +14,7 @@ import { SiteReaders, type ReaderAccess } from './site.readers';
 import type { SiteType } from './site.events';
 import { publishedCustomization } from './published/site-html.appearance';
 import { sectionUrl, siteSpaceUrl } from './published/site-html.site';
+import type { Versioned } from '../../platform/src/http/etag';
 
 /** A site's adaptive schema before one is set: no claims. */
 const DEFAULT_ADAPTIVE_SCHEMA = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {}, additionalProperties: false };
@@ -40,15 +41,9 @@ interface Viewer {
 }
 
 /**
- * One object of a site and the revision of the site's stream it was read at: its ETag. Every part
- * of a site (sections, groups, site spaces, share links, settings) lives in the site's stream, so
- * that revision is what a write of any of them names in If-Match.
+ * Every part of a site (sections, groups, site spaces, share links, settings) lives in the site's
+ * stream: its revision is the ETag of each, and what a write of any of them names in If-Match.
  */
-export interface Versioned<T> {
-  object: T;
-  streamRevision: number;
-}
-
 const versioned = <T>(site: SiteDoc, object: T): Versioned<T> => ({ object, streamRevision: site.streamRevision });
 
 /** A reader outside the site's organization: no role, their own permissions only. */
