@@ -6,6 +6,7 @@
  * import no context.
  */
 const tsParser = require('@typescript-eslint/parser');
+const cqrs = require('./scripts/eslint/cqrs-rules.js');
 
 const INFRASTRUCTURE = ['platform', 'event-store', 'read-store', 'blob-store', 'runtime', 'testing', 'composition'];
 const infrastructure = INFRASTRUCTURE.join('|');
@@ -39,6 +40,16 @@ module.exports = [
   {
     files: ['libs/{platform,event-store,read-store,blob-store,runtime}/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals, anyContext] }] },
+  },
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    plugins: { cqrs },
+    rules: { 'cqrs/handler-beside-message': 'error' },
+  },
+  {
+    files: ['apps/**/*.controller.ts', 'libs/**/*.controller.ts'],
+    plugins: { cqrs },
+    rules: { 'cqrs/controller-buses-only': 'error' },
   },
   {
     // Inside a context, values (classes, functions, tokens) from another context are refused; specs may

@@ -10,7 +10,7 @@
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Service } from '../../apps/api/src/app';
+import type { Service } from '../../libs/composition/src/api/app';
 import { apiSpec, type ApiRequest, type ApiResponse } from '../../libs/testing/src/api-spec';
 
 export type { ApiRequest, ApiResponse } from '../../libs/testing/src/api-spec';

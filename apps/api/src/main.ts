@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
 import { newSecret } from '../../../libs/platform/src/ids';
 import { configureLogging, log } from '../../../libs/platform/src/logging';
-import { createService } from './app';
+import { createService } from '../../../libs/composition/src/api/app';
 
 /**
  * The admin token (docs/architecture.md, Extensions): ADMIN_TOKEN, or in embedded mode one generated on first

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { configureLogging } from '../../../libs/platform/src/logging';
 import { runProjector } from '../../../libs/runtime/src/projector';
 import { openStores } from '../../../libs/runtime/src/stores';
-import { TeamCommands } from '../../../libs/teams/src';
+import { CommandBus } from '@nestjs/cqrs';
+import { organizationDecider, organizationStream } from '../../../libs/organizations/src';
+import { teamDecider, teamStream } from '../../../libs/teams/src';
 import { collectionDecider, collectionStream, spaceDecider, spaceStream } from '../../../libs/spaces/src';
 import { createContextServices, service } from '../../../libs/composition/src/contexts';
 
@@ -59,7 +61,7 @@ describe('projector main', () => {
 });
 
 describe('the projector runs the reactors with the contexts’ services (on embedded stores)', () => {
-  it('reacts with the real reactors: a deleted collection’s space moves up; the team reactor reaches TeamCommands', async () => {
+  it('reacts with the real reactors: a deleted collection’s space moves up; the team reactor’s command reaches its handler through the CommandBus', async () => {
     configureLogging('silent');
     const directory = mkdtempSync(join(tmpdir(), 'projector-reactors-'));
     const config = loadConfig({ DATA_DIR: directory, HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
@@ -74,7 +76,7 @@ describe('the projector runs the reactors with the contexts’ services (on embe
       services: async (runtime) => (services = await createContextServices(runtime, 'admin-token-for-tests-0123456789')),
     });
     try {
-      expect(services!.get(TeamCommands)).toBeInstanceOf(TeamCommands);
+      expect(services!.get(CommandBus)).toBeInstanceOf(CommandBus);
       await projector.runtime.runner!.whenCaughtUp();
       const caller = { kind: 'admin', requestId: 'test' } as never;
       const by = { userId: 'ada', role: 'admin' as const };
@@ -89,6 +91,13 @@ describe('the projector runs the reactors with the contexts’ services (on embe
       );
       await commands.run(collectionStream('c1'), collectionDecider, { kind: 'DeleteCollection', collectionId: 'c1', by, now }, { caller });
       expect(await stores.reads.collection('spaces').get('s1')).toMatchObject({ parent: null });
+
+      // bob leaves the organization: the team reactor dispatches RemoveDepartedMemberFromTeams on the CommandBus, and bob leaves its team.
+      await commands.run(organizationStream('o1'), organizationDecider, { kind: 'CreateOrganization', organizationId: 'o1', title: 'o1', emailDomains: [], creatorId: 'ada', now }, { caller });
+      await commands.run(organizationStream('o1'), organizationDecider, { kind: 'JoinBySso', organizationId: 'o1', userId: 'bob', role: 'edit', now }, { caller });
+      await commands.run(teamStream('t1'), teamDecider, { kind: 'CreateTeam', teamId: 't1', organizationId: 'o1', title: 't1', members: ['bob'], by: { userId: 'ada', organizationRole: 'admin' }, now }, { caller });
+      await commands.run(organizationStream('o1'), organizationDecider, { kind: 'RemoveMember', organizationId: 'o1', userId: 'bob', byUserId: 'bob' }, { caller });
+      expect((await stores.events.readStream(teamStream('t1'))).at(-1)).toMatchObject({ type: 'TeamMemberRemoved', data: { userId: 'bob' }, metadata: { actor: { id: 'reactor-team-departed-members' } } });
     } finally {
       await projector.stop();
       rmSync(directory, { recursive: true, force: true });

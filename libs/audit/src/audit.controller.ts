@@ -1,11 +1,12 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { listOf, ref } from '../../platform/src/platform.schemas';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery, type ListEnvelope } from '../../platform/src/http/list';
-import { AuditQueries, type AuditEventObject } from './audit.queries';
+import { GetAuditEvent, ListAuditEvents, type AuditEventObject } from './audit.queries';
 import { Valid } from '../../platform/src/http/validation';
 
 /** Query of `GET /v1/orgs/{organizationId}/audit-events`: the filters plus `page` and `limit`. */
@@ -41,7 +42,7 @@ export class AuditEventsQuery extends ListQuery {
 
 @Controller('v1/orgs/:organizationId/audit-events')
 export class AuditEventsController {
-  constructor(private readonly audit: AuditQueries) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   /** `GET /v1/orgs/{organizationId}/audit-events` → `{ next?, count, items }`, newest first; admins only. */
   @Get()
@@ -52,7 +53,7 @@ export class AuditEventsController {
     @CurrentCaller() caller: Caller,
   ): Promise<ListEnvelope<AuditEventObject>> {
     const { page, limit, from, to, action, actor, target } = query;
-    return this.audit.list(organizationId, caller, { from, to, action, actor, target }, { page, limit });
+    return this.queryBus.execute(new ListAuditEvents(organizationId, caller, { from, to, action, actor, target }, { page, limit }));
   }
 
   /** `GET /v1/orgs/{organizationId}/audit-events/{auditEventId}` → one entry, or 404. */
@@ -63,6 +64,6 @@ export class AuditEventsController {
     @PathId('auditEventId', 'audit event') auditEventId: string,
     @CurrentCaller() caller: Caller,
   ): Promise<AuditEventObject> {
-    return this.audit.get(organizationId, auditEventId, caller);
+    return this.queryBus.execute(new GetAuditEvent(organizationId, auditEventId, caller));
   }
 }

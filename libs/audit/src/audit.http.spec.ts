@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { EVENT_STORE } from '../../event-store/src/event-store.port';
@@ -93,7 +94,8 @@ describe('audit HTTP', () => {
     await new ProjectionRunner(events, reads, [auditProjection(catalog)]).rebuild();
 
     const moduleRef = await Test.createTestingModule({
-      imports: [TestStoresModule.with(events, reads), AuditModule],
+      // The buses, as the runtime module gives them to the app.
+      imports: [CqrsModule.forRoot(), TestStoresModule.with(events, reads), AuditModule],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

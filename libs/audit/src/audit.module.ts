@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuditEventsController } from './audit.controller';
-import { AuditAccessPolicy, AuditLog, AuditQueries } from './audit.queries';
+import { AuditAccessPolicy, auditQueryHandlers } from './audit.queries';
 import { StreamHistoryController } from './stream-history.controller';
+import { streamHistoryQueryHandlers } from './stream-history.queries';
 
 /**
  * The audit context over HTTP: the organization audit log and the admin stream history.
@@ -9,7 +10,6 @@ import { StreamHistoryController } from './stream-history.controller';
  */
 @Module({
   controllers: [AuditEventsController, StreamHistoryController],
-  providers: [AuditLog, AuditAccessPolicy, AuditQueries],
-  exports: [AuditLog],
+  providers: [AuditAccessPolicy, ...auditQueryHandlers, ...streamHistoryQueryHandlers],
 })
 export class AuditModule {}

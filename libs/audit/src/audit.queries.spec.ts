@@ -1,13 +1,16 @@
+import { CqrsModule, QueryBus } from '@nestjs/cqrs';
+import { Test } from '@nestjs/testing';
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { AuditCatalog } from '../../platform/src/audit-catalog';
-import { loadConfig } from '../../platform/src/config';
+import { APP_CONFIG, loadConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { ReadStoreInputError } from '../../read-store/src/errors';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
+import { READ_STORE } from '../../read-store/src/read-store.port';
 import { auditProjection } from './audit.projection';
-import { AuditAccessPolicy, AuditLog, parseTimeBound } from './audit.queries';
-import type { OrganizationAccess } from './organization-access';
+import { AuditAccessPolicy, auditQueryHandlers, GetAuditEvent, ListAuditEvents, parseTimeBound, type AuditEventFilters, type PageRequest } from './audit.queries';
+import { ORGANIZATION_ACCESS, type OrganizationAccess } from './organization-access';
 
 const config = loadConfig({ PUBLIC_URL: 'https://docs.example.com' });
 
@@ -51,13 +54,33 @@ function history(): RecordedEvent[] {
   }));
 }
 
-async function givenAuditLog(): Promise<AuditLog> {
+/** An admin of every organization, so that these reads pass the access check (tested below). */
+const reader: Caller = { kind: 'user', userId: 'u-reader', tokenId: 't', user: { id: 'u-reader', displayName: 'Reader', email: 'reader@example.com', photoURL: null } };
+const everyOrganizationsAdmin: OrganizationAccess = { roleOf: async () => ({ member: true, role: 'admin' }) };
+
+/** The audit log's reads on a query bus, over the audit documents of `history()`. */
+async function givenAuditLog() {
   const reads = new MemoryReadStore();
   const projection = auditProjection(catalog);
   await reads.transaction(async (tx) => {
     for (const event of history()) await projection.apply(event, tx);
   });
-  return new AuditLog(reads, config);
+  const module = await Test.createTestingModule({
+    imports: [CqrsModule.forRoot()],
+    providers: [
+      { provide: READ_STORE, useValue: reads },
+      { provide: APP_CONFIG, useValue: config },
+      { provide: ORGANIZATION_ACCESS, useValue: everyOrganizationsAdmin },
+      AuditAccessPolicy,
+      ...auditQueryHandlers,
+    ],
+  }).compile();
+  await module.init();
+  const bus = module.get(QueryBus);
+  return {
+    list: (organizationId: string, filters?: AuditEventFilters, page?: PageRequest) => bus.execute(new ListAuditEvents(organizationId, reader, filters, page)),
+    get: (organizationId: string, auditEventId: string) => bus.execute(new GetAuditEvent(organizationId, auditEventId, reader)),
+  };
 }
 
 const ids = (page: { items: Array<{ id: string }> }) => page.items.map((item) => item.id);
@@ -130,12 +153,12 @@ describe('audit queries', () => {
     await expect(audit.list('o1', {}, { limit: 1001 })).rejects.toBeInstanceOf(ReadStoreInputError);
   });
 
-  it('gets one entry of the organization, and nothing of another organization', async () => {
+  it('gets one entry of the organization, and nothing of another organization (404)', async () => {
     const audit = await givenAuditLog();
     expect(await audit.get('o1', 'e1')).toMatchObject({ id: 'e1', action: 'space.created', target: { id: 's1', label: 'One' } });
-    expect(await audit.get('o2', 'e1')).toBeNull();
-    expect(await audit.get('o1', 'e3')).toBeNull();
-    expect(await audit.get('o1', 'nope')).toBeNull();
+    await expect(audit.get('o2', 'e1')).rejects.toEqual(DomainError.notFound('no audit event e1 in organization o2'));
+    await expect(audit.get('o1', 'e3')).rejects.toEqual(DomainError.notFound('no audit event e3 in organization o1'));
+    await expect(audit.get('o1', 'nope')).rejects.toEqual(DomainError.notFound('no audit event nope in organization o1'));
   });
 });
 

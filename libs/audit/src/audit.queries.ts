@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Actor, Caller } from '../../platform/src/http/auth';
@@ -71,51 +72,19 @@ export function parseTimeBound(value: string, name: 'from' | 'to'): string {
   return iso;
 }
 
-/** The audit log as stored: filtering, paging and presenting audit documents, for any organization. */
-@Injectable()
-export class AuditLog {
-  constructor(
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  /** Newest first. A malformed time bound is a DomainError (400); a bad cursor or limit a ReadStoreInputError (400). */
-  async list(organizationId: string, filters: AuditEventFilters = {}, page: PageRequest = {}): Promise<ListEnvelope<AuditEventObject>> {
-    const filter: Filter = { organizationId: { $eq: organizationId } };
-    const from = filters.from !== undefined ? parseTimeBound(filters.from, 'from') : undefined;
-    const to = filters.to !== undefined ? parseTimeBound(filters.to, 'to') : undefined;
-    if (from !== undefined && to !== undefined && from > to) throw DomainError.invalid('from must not be after to');
-    if (from !== undefined || to !== undefined) {
-      filter.occurredAt = { ...(from !== undefined ? { $gte: from } : {}), ...(to !== undefined ? { $lte: to } : {}) };
-    }
-    if (filters.action !== undefined) filter.action = { $eq: filters.action };
-    if (filters.actor !== undefined) filter['actor.id'] = { $eq: filters.actor };
-    if (filters.target !== undefined) filter['target.id'] = { $eq: filters.target };
-    const result = await this.reads
-      .collection<AuditEventDoc>(AUDIT_EVENTS)
-      .find(filter, { sort: { position: -1 }, limit: page.limit, after: page.page });
-    return listEnvelope({ items: result.items.map((doc) => this.present(doc)), count: result.count, next: result.next });
-  }
-
-  /** One entry of the organization's log, or null (unknown id, or an entry of another organization). */
-  async get(organizationId: string, auditEventId: string): Promise<AuditEventObject | null> {
-    const doc = await this.reads.collection<AuditEventDoc>(AUDIT_EVENTS).get(auditEventId);
-    return doc && doc.organizationId === organizationId ? this.present(doc) : null;
-  }
-
-  present(doc: AuditEventDoc): AuditEventObject {
-    return {
-      object: 'audit-event',
-      id: doc._id,
-      occurredAt: doc.occurredAt,
-      action: doc.action,
-      actor: { type: doc.actor.type, id: doc.actor.id, label: doc.actor.label },
-      source: doc.source,
-      target: { type: doc.target.type, id: doc.target.id, label: doc.target.label },
-      ...(doc.details !== undefined ? { details: doc.details } : {}),
-      urls: { location: `${this.config.publicUrl}/v1/orgs/${encodeURIComponent(doc.organizationId)}/audit-events/${encodeURIComponent(doc._id)}` },
-    };
-  }
+/** An audit document as the wire shows it. */
+export function presentAuditEvent(doc: AuditEventDoc, publicUrl: string): AuditEventObject {
+  return {
+    object: 'audit-event',
+    id: doc._id,
+    occurredAt: doc.occurredAt,
+    action: doc.action,
+    actor: { type: doc.actor.type, id: doc.actor.id, label: doc.actor.label },
+    source: doc.source,
+    target: { type: doc.target.type, id: doc.target.id, label: doc.target.label },
+    ...(doc.details !== undefined ? { details: doc.details } : {}),
+    urls: { location: `${publicUrl}/v1/orgs/${encodeURIComponent(doc.organizationId)}/audit-events/${encodeURIComponent(doc._id)}` },
+  };
 }
 
 /**
@@ -133,25 +102,78 @@ export class AuditAccessPolicy {
   }
 }
 
-/** The audit context's queries, one method per query, each checking who may read first. */
-@Injectable()
-export class AuditQueries {
+/*
+ * The audit log's reads: each checks who may read first (AuditAccessPolicy), then answers from the
+ * audit documents.
+ */
+
+/**
+ * `GET /v1/orgs/{organizationId}/audit-events`: newest first; admins only. A malformed time bound
+ * is a DomainError (400); a bad cursor or limit a ReadStoreInputError (400).
+ */
+export class ListAuditEvents extends Query<ListEnvelope<AuditEventObject>> {
   constructor(
-    private readonly access: AuditAccessPolicy,
-    private readonly log: AuditLog,
-  ) {}
-
-  /** `GET /v1/orgs/{organizationId}/audit-events`: newest first; admins only. */
-  async list(organizationId: string, caller: Caller, filters: AuditEventFilters = {}, page: PageRequest = {}): Promise<ListEnvelope<AuditEventObject>> {
-    await this.access.requireReader(organizationId, caller);
-    return this.log.list(organizationId, filters, page);
-  }
-
-  /** `GET /v1/orgs/{organizationId}/audit-events/{auditEventId}`: one entry, or 404. */
-  async get(organizationId: string, auditEventId: string, caller: Caller): Promise<AuditEventObject> {
-    await this.access.requireReader(organizationId, caller);
-    const event = await this.log.get(organizationId, auditEventId);
-    if (!event) throw DomainError.notFound(`no audit event ${auditEventId} in organization ${organizationId}`);
-    return event;
+    readonly organizationId: string,
+    readonly caller: Caller,
+    readonly filters: AuditEventFilters = {},
+    readonly paging: PageRequest = {},
+  ) {
+    super();
   }
 }
+
+@QueryHandler(ListAuditEvents)
+export class ListAuditEventsHandler implements IQueryHandler<ListAuditEvents> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly access: AuditAccessPolicy,
+  ) {}
+
+  async execute({ organizationId, caller, filters, paging }: ListAuditEvents): Promise<ListEnvelope<AuditEventObject>> {
+    await this.access.requireReader(organizationId, caller);
+    const filter: Filter = { organizationId: { $eq: organizationId } };
+    const from = filters.from !== undefined ? parseTimeBound(filters.from, 'from') : undefined;
+    const to = filters.to !== undefined ? parseTimeBound(filters.to, 'to') : undefined;
+    if (from !== undefined && to !== undefined && from > to) throw DomainError.invalid('from must not be after to');
+    if (from !== undefined || to !== undefined) {
+      filter.occurredAt = { ...(from !== undefined ? { $gte: from } : {}), ...(to !== undefined ? { $lte: to } : {}) };
+    }
+    if (filters.action !== undefined) filter.action = { $eq: filters.action };
+    if (filters.actor !== undefined) filter['actor.id'] = { $eq: filters.actor };
+    if (filters.target !== undefined) filter['target.id'] = { $eq: filters.target };
+    const result = await this.reads
+      .collection<AuditEventDoc>(AUDIT_EVENTS)
+      .find(filter, { sort: { position: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: result.items.map((doc) => presentAuditEvent(doc, this.config.publicUrl)), count: result.count, next: result.next });
+  }
+}
+
+/** `GET /v1/orgs/{organizationId}/audit-events/{auditEventId}`: one entry, or 404 (unknown id, or an entry of another organization). */
+export class GetAuditEvent extends Query<AuditEventObject> {
+  constructor(
+    readonly organizationId: string,
+    readonly auditEventId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetAuditEvent)
+export class GetAuditEventHandler implements IQueryHandler<GetAuditEvent> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly access: AuditAccessPolicy,
+  ) {}
+
+  async execute({ organizationId, auditEventId, caller }: GetAuditEvent): Promise<AuditEventObject> {
+    await this.access.requireReader(organizationId, caller);
+    const doc = await this.reads.collection<AuditEventDoc>(AUDIT_EVENTS).get(auditEventId);
+    if (!doc || doc.organizationId !== organizationId) throw DomainError.notFound(`no audit event ${auditEventId} in organization ${organizationId}`);
+    return presentAuditEvent(doc, this.config.publicUrl);
+  }
+}
+
+export const auditQueryHandlers = [ListAuditEventsHandler, GetAuditEventHandler];

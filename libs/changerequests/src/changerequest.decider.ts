@@ -35,7 +35,7 @@ export interface ChangeRequestState {
   merged: null | { revisionMerged: string; mergedHead: string };
 }
 
-/** Facts about the space and the caller, read by the commands service when the command is made. */
+/** Facts about the space and the caller, read by the command handler when the command is made. */
 export interface ChangeRequestSpaceFacts {
   organizationId: string;
   deleted: boolean;
@@ -119,7 +119,7 @@ export type ChangeRequestWrite = 'edit' | 'update' | 'remove-reviewer' | 'merge'
 
 /**
  * Pure rule: why the caller's role does not let them make this write of the request, if it does
- * not. The commands service asks before it compares If-Match (who may not change a request gets
+ * not. The command handler asks before it compares If-Match (who may not change a request gets
  * 403, never a 412 about its version), and the decider asks again.
  */
 export function refuseWriter(changeRequestId: string, write: ChangeRequestWrite, space: Pick<ChangeRequestSpaceFacts, 'mayEdit' | 'mayReview'>): DomainError | null {

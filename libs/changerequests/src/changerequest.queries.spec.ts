@@ -1,11 +1,15 @@
-import type { AppConfig } from '../../platform/src/config';
+import { CqrsModule, QueryBus } from '@nestjs/cqrs';
+import { Test } from '@nestjs/testing';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
+import { CLOCK } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { ChangeRequestContent } from './changerequests-content.port';
-import type { ChangeRequestComments, ChangeRequestSpace, ChangeRequestSpaces, ChangeRequestUsers } from './changerequests-spaces.port';
+import { READ_STORE } from '../../read-store/src/read-store.port';
+import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent } from './changerequests-content.port';
+import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
 import { CHANGE_REQUESTS, type ChangeRequestDoc } from './changerequest.projections';
-import type { ChangeRequestDescriptions } from './changerequest.descriptions';
-import { ChangeRequestQueries } from './changerequest.queries';
+import { ChangeRequestDescriptions } from './changerequest.descriptions';
+import { CHANGE_REQUEST_URL_KEY, changeRequestQueryHandlers, ListChangeRequests, ListOrganizationChangeRequests } from './changerequest.queries';
 
 const organizationId = 'org-1';
 const caller = { kind: 'user', userId: 'reader' } as unknown as Caller;
@@ -44,8 +48,8 @@ function request(id: string, spaceId: string, createdAt: string): ChangeRequestD
   };
 }
 
-/** The queries over a read store holding `requests`, the caller able to read `readable` spaces. */
-async function queriesWith(readable: string[] | 'every space', requests: ChangeRequestDoc[]): Promise<ChangeRequestQueries> {
+/** The query bus over a read store holding `requests`, the caller able to read `readable` spaces. */
+async function queriesWith(readable: string[] | 'every space', requests: ChangeRequestDoc[]): Promise<QueryBus> {
   const reads = new MemoryReadStore();
   for (const doc of requests) await reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).insert(doc);
   const spaces: ChangeRequestSpaces = {
@@ -58,14 +62,30 @@ async function queriesWith(readable: string[] | 'every space', requests: ChangeR
   const comments: ChangeRequestComments = { openComments: async () => new Map() };
   const config = { publicUrl: 'http://localhost:3000' } as AppConfig;
   const descriptions = { read: async () => new Map() } as unknown as ChangeRequestDescriptions;
-  return new ChangeRequestQueries(reads, spaces, users, content, comments, Buffer.alloc(32), config, { now: () => new Date('2026-02-01T00:00:00.000Z') }, descriptions);
+  const module = await Test.createTestingModule({
+    imports: [CqrsModule.forRoot()],
+    providers: [
+      ...changeRequestQueryHandlers,
+      { provide: READ_STORE, useValue: reads },
+      { provide: CHANGE_REQUEST_SPACES, useValue: spaces },
+      { provide: CHANGE_REQUEST_USERS, useValue: users },
+      { provide: CHANGE_REQUEST_CONTENT, useValue: content },
+      { provide: CHANGE_REQUEST_COMMENTS, useValue: comments },
+      { provide: CHANGE_REQUEST_URL_KEY, useValue: Buffer.alloc(32) },
+      { provide: APP_CONFIG, useValue: config },
+      { provide: CLOCK, useValue: { now: () => new Date('2026-02-01T00:00:00.000Z') } },
+      { provide: ChangeRequestDescriptions, useValue: descriptions },
+    ],
+  }).compile();
+  await module.init();
+  return module.get(QueryBus);
 }
 
 describe('GET /orgs/{organizationId}/change-requests', () => {
   it('given more than a thousand readable spaces, then requests of every one of them are listed', async () => {
     const readable = Array.from({ length: 1_500 }, (_, i) => `space-${String(i).padStart(4, '0')}`);
     const queries = await queriesWith(readable, [request('first', readable[0], '2026-01-02T00:00:00.000Z'), request('last', readable[1_499], '2026-01-03T00:00:00.000Z')]);
-    const list = await queries.listOrganization(organizationId, caller, {});
+    const list = await queries.execute(new ListOrganizationChangeRequests(organizationId, caller, {}));
     expect(list.items.map((item) => item.id)).toEqual(['last', 'first']);
     expect(list.count).toBe(2);
   });
@@ -76,14 +96,14 @@ describe('GET /orgs/{organizationId}/change-requests', () => {
       { ...request('in-deleted', 's2', '2026-01-03T00:00:00.000Z'), spaceDeleted: true },
       { ...request('in-purged', 's3', '2026-01-04T00:00:00.000Z'), purged: true },
     ]);
-    const list = await queries.listOrganization(organizationId, caller, {});
+    const list = await queries.execute(new ListOrganizationChangeRequests(organizationId, caller, {}));
     expect(list.items.map((item) => item.id)).toEqual(['live']);
     expect(list.count).toBe(1);
   });
 
   it('given a request in a space the caller may not read, then it is neither listed nor counted', async () => {
     const queries = await queriesWith(['readable'], [request('shown', 'readable', '2026-01-02T00:00:00.000Z'), request('hidden', 'unreadable', '2026-01-03T00:00:00.000Z')]);
-    const list = await queries.listOrganization(organizationId, caller, {});
+    const list = await queries.execute(new ListOrganizationChangeRequests(organizationId, caller, {}));
     expect(list.items.map((item) => item.id)).toEqual(['shown']);
     expect(list.count).toBe(1);
   });
@@ -97,7 +117,7 @@ describe('GET /spaces/{spaceId}/change-requests: filters and order', () => {
     { ...request('two', 's1', at(2)), number: 2, createdBy: 'eve', updatedAt: at(5), contributors: ['eve', 'ada'] },
     { ...request('three', 's1', at(3)), number: 3, createdBy: 'ada', updatedAt: at(3) },
   ];
-  const ids = async (query: Parameters<ChangeRequestQueries['list']>[2]) => (await (await queriesWith('every space', requests())).list('s1', caller, query)).items.map((item) => item.id);
+  const ids = async (query: ListChangeRequests['query']) => (await (await queriesWith('every space', requests())).execute(new ListChangeRequests('s1', caller, query))).items.map((item) => item.id);
 
   it('given no order, then the most recently updated first (the platform’s default, updatedAt)', async () => {
     expect(await ids({})).toEqual(['one', 'two', 'three']);

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { DomainError } from '../../platform/src/errors';
@@ -93,53 +94,126 @@ export function changeRequestUrlKey(adminToken: string): Buffer {
 /** How long a signed PDF URL stays valid. */
 export const PDF_URL_LIFETIME_SECONDS = 15 * 60;
 
-/**
+/*
  * The change-request reads: every read resolves the space first (404 when the caller may not see
- * it), then the request by id or number. `outdated` is decided when read: main's head is not the
- * revision the request builds on.
+ * it), then the request by id or number (`ref`: the path's `changeRequestId` accepts both).
+ * `outdated` is decided when read: main's head is not the revision the request builds on.
  */
-@Injectable()
-export class ChangeRequestQueries {
+
+/** The request of the space named by id or number (`changeRequestId` accepts both), or 404. */
+export async function findChangeRequest(reads: ReadStore, spaceId: string, ref: string): Promise<ChangeRequestDoc> {
+  const requests = reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS);
+  const request = /^[1-9][0-9]*$/.test(ref) && ref.length < 12 ? await requests.findOne({ spaceId, number: Number(ref) }) : await requests.get(ref);
+  if (!request || request.spaceId !== spaceId || request.purged) throw DomainError.notFound(`no change request ${ref} in space ${spaceId}`);
+  return request;
+}
+
+/** The request a path names, without the caller's access check (comments make their own). */
+export class FindChangeRequest extends Query<ChangeRequestDoc> {
+  constructor(
+    readonly spaceId: string,
+    readonly ref: string,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(FindChangeRequest)
+export class FindChangeRequestHandler implements IQueryHandler<FindChangeRequest> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  execute({ spaceId, ref }: FindChangeRequest): Promise<ChangeRequestDoc> {
+    return findChangeRequest(this.reads, spaceId, ref);
+  }
+}
+
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}`: the request and its ETag source (its stream revision), from one read. */
+export class GetChangeRequest extends Query<{ object: ChangeRequestObject; streamRevision: number }> {
+  constructor(
+    readonly spaceId: string,
+    readonly ref: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetChangeRequest)
+export class GetChangeRequestHandler implements IQueryHandler<GetChangeRequest> {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
     @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
     @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
     @Inject(CHANGE_REQUEST_COMMENTS) private readonly comments: ChangeRequestComments,
-    @Inject(CHANGE_REQUEST_URL_KEY) private readonly urlKey: Buffer,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(CLOCK) private readonly clock: Clock,
     private readonly descriptions: ChangeRequestDescriptions,
   ) {}
 
-  /** The request of the space named by id or number (`changeRequestId` accepts both), or 404. */
-  async find(spaceId: string, ref: string): Promise<ChangeRequestDoc> {
-    const requests = this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS);
-    const request = /^[1-9][0-9]*$/.test(ref) && ref.length < 12 ? await requests.findOne({ spaceId, number: Number(ref) }) : await requests.get(ref);
-    if (!request || request.spaceId !== spaceId || request.purged) throw DomainError.notFound(`no change request ${ref} in space ${spaceId}`);
-    return request;
-  }
-
-  async get(spaceId: string, ref: string, caller: Caller): Promise<ChangeRequestObject> {
-    return (await this.getWithRevision(spaceId, ref, caller)).object;
-  }
-
-  /** The request and its ETag source (its stream revision), from one read. */
-  async getWithRevision(spaceId: string, ref: string, caller: Caller): Promise<{ object: ChangeRequestObject; streamRevision: number }> {
+  async execute({ spaceId, ref, caller }: GetChangeRequest): Promise<{ object: ChangeRequestObject; streamRevision: number }> {
     const space = await this.spaces.spaceFor(spaceId, caller);
-    const request = await this.find(spaceId, ref);
-    return { object: (await this.present(space, [request]))[0], streamRevision: request.streamRevision };
+    const request = await findChangeRequest(this.reads, spaceId, ref);
+    const presenting = { content: this.content, comments: this.comments, users: this.users, descriptions: this.descriptions, publicUrl: this.config.publicUrl };
+    return { object: (await presentChangeRequests(presenting, space, [request]))[0], streamRevision: request.streamRevision };
   }
+}
 
-  async list(spaceId: string, caller: Caller, query: ChangeRequestListFilters & { page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
+/** `GET /spaces/{spaceId}/change-requests`: filtered (default: open), newest first; `page` is the list's cursor. */
+export class ListChangeRequests extends Query<ListEnvelope<ChangeRequestObject>> {
+  constructor(
+    readonly spaceId: string,
+    readonly caller: Caller,
+    readonly query: ChangeRequestListFilters & { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListChangeRequests)
+export class ListChangeRequestsHandler implements IQueryHandler<ListChangeRequests> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
+    @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
+    @Inject(CHANGE_REQUEST_COMMENTS) private readonly comments: ChangeRequestComments,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly descriptions: ChangeRequestDescriptions,
+  ) {}
+
+  async execute({ spaceId, caller, query }: ListChangeRequests): Promise<ListEnvelope<ChangeRequestObject>> {
     const space = await this.spaces.spaceFor(spaceId, caller);
     const filter: Filter = { spaceId, ...listFilter(query) };
     const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
-    return listEnvelope({ items: await this.present(space, page.items), count: page.count, next: page.next });
+    const presenting = { content: this.content, comments: this.comments, users: this.users, descriptions: this.descriptions, publicUrl: this.config.publicUrl };
+    return listEnvelope({ items: await presentChangeRequests(presenting, space, page.items), count: page.count, next: page.next });
   }
+}
 
-  /** `GET /orgs/{organizationId}/change-requests`: across the organization's spaces the caller can read, newest first. */
-  async listOrganization(organizationId: string, caller: Caller, query: ChangeRequestListFilters & { page?: string; limit?: number }): Promise<ListEnvelope<ChangeRequestObject>> {
+/** `GET /orgs/{organizationId}/change-requests`: across the organization's spaces the caller can read, newest first. */
+export class ListOrganizationChangeRequests extends Query<ListEnvelope<ChangeRequestObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+    readonly query: ChangeRequestListFilters & { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListOrganizationChangeRequests)
+export class ListOrganizationChangeRequestsHandler implements IQueryHandler<ListOrganizationChangeRequests> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
+    @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
+    @Inject(CHANGE_REQUEST_COMMENTS) private readonly comments: ChangeRequestComments,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly descriptions: ChangeRequestDescriptions,
+  ) {}
+
+  async execute({ organizationId, caller, query }: ListOrganizationChangeRequests): Promise<ListEnvelope<ChangeRequestObject>> {
     const matching = { organizationId, spaceDeleted: { $exists: false }, purged: { $exists: false }, ...listFilter(query) };
     // A member with a role reads every space: one page through the index. A guest's readable spaces are listed
     // first (every one of them: a cut-off would leave the requests of the others out without a word).
@@ -149,30 +223,93 @@ export class ChangeRequestQueries {
     const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
     const spaces = new Map<string, ChangeRequestSpace>();
     for (const spaceId of new Set(page.items.map((request) => request.spaceId))) spaces.set(spaceId, await this.spaces.spaceFor(spaceId, caller));
+    const presenting = { content: this.content, comments: this.comments, users: this.users, descriptions: this.descriptions, publicUrl: this.config.publicUrl };
     const items: ChangeRequestObject[] = [];
-    for (const request of page.items) items.push(...(await this.present(spaces.get(request.spaceId)!, [request])));
+    for (const request of page.items) items.push(...(await presentChangeRequests(presenting, spaces.get(request.spaceId)!, [request])));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
+}
 
-  async reviews(spaceId: string, ref: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<ReviewObject>> {
-    await this.spaces.spaceFor(spaceId, caller);
-    const request = await this.find(spaceId, ref);
-    const page = await this.reads.collection<ReviewDoc>(CHANGE_REQUEST_REVIEWS).find({ changeRequestId: request._id }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
-    return listEnvelope({ items: await this.presentReviews(request, page.items), count: page.count, next: page.next });
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/reviews`: newest first. */
+export class ListChangeRequestReviews extends Query<ListEnvelope<ReviewObject>> {
+  constructor(
+    readonly spaceId: string,
+    readonly ref: string,
+    readonly caller: Caller,
+    readonly paging: { page?: string; limit?: number },
+  ) {
+    super();
   }
+}
 
-  async review(spaceId: string, ref: string, reviewId: string, caller: Caller): Promise<ReviewObject> {
+@QueryHandler(ListChangeRequestReviews)
+export class ListChangeRequestReviewsHandler implements IQueryHandler<ListChangeRequestReviews> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
+  ) {}
+
+  async execute({ spaceId, ref, caller, paging }: ListChangeRequestReviews): Promise<ListEnvelope<ReviewObject>> {
     await this.spaces.spaceFor(spaceId, caller);
-    const request = await this.find(spaceId, ref);
+    const request = await findChangeRequest(this.reads, spaceId, ref);
+    const page = await this.reads.collection<ReviewDoc>(CHANGE_REQUEST_REVIEWS).find({ changeRequestId: request._id }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({ items: await presentReviews(this.users, request, page.items), count: page.count, next: page.next });
+  }
+}
+
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}` */
+export class GetChangeRequestReview extends Query<ReviewObject> {
+  constructor(
+    readonly spaceId: string,
+    readonly ref: string,
+    readonly reviewId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetChangeRequestReview)
+export class GetChangeRequestReviewHandler implements IQueryHandler<GetChangeRequestReview> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
+  ) {}
+
+  async execute({ spaceId, ref, reviewId, caller }: GetChangeRequestReview): Promise<ReviewObject> {
+    await this.spaces.spaceFor(spaceId, caller);
+    const request = await findChangeRequest(this.reads, spaceId, ref);
     const review = await this.reads.collection<ReviewDoc>(REVIEWS).get(reviewId);
     if (!review || review.changeRequestId !== request._id) throw DomainError.notFound(`no review ${reviewId} on change request ${ref}`);
-    return (await this.presentReviews(request, [review]))[0];
+    return (await presentReviews(this.users, request, [review]))[0];
   }
+}
 
-  /** `GET .../requested-reviewers`: the users asked to review, as identity presents them. */
-  async requestedReviewers(spaceId: string, ref: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<{ object: 'requested-reviewer'; user: PresentedUser }>> {
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers`: the users asked to review, as identity presents them. */
+export class ListRequestedReviewers extends Query<ListEnvelope<{ object: 'requested-reviewer'; user: PresentedUser }>> {
+  constructor(
+    readonly spaceId: string,
+    readonly ref: string,
+    readonly caller: Caller,
+    readonly paging: { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListRequestedReviewers)
+export class ListRequestedReviewersHandler implements IQueryHandler<ListRequestedReviewers> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
+  ) {}
+
+  async execute({ spaceId, ref, caller, paging }: ListRequestedReviewers): Promise<ListEnvelope<{ object: 'requested-reviewer'; user: PresentedUser }>> {
     await this.spaces.spaceFor(spaceId, caller);
-    const request = await this.find(spaceId, ref);
+    const request = await findChangeRequest(this.reads, spaceId, ref);
     // The list is short (a request's reviewers) and kept on the request: its page token is an offset.
     if (paging.page !== undefined && !/^\d{1,6}$/.test(paging.page)) throw DomainError.invalid('page is not a page token of this list');
     const start = paging.page === undefined ? 0 : Number(paging.page);
@@ -182,103 +319,198 @@ export class ChangeRequestQueries {
     const items = slice.filter((id) => users.has(id)).map((id) => ({ object: 'requested-reviewer' as const, user: this.users.present(users.get(id)!) }));
     return listEnvelope({ items, count: request.reviewers.length, next: start + limit < request.reviewers.length ? String(start + limit) : undefined });
   }
+}
 
-  /** `GET .../changes`: what the request changes against the main revision it builds on. */
-  async changes(spaceId: string, ref: string, caller: Caller): Promise<{ changes: unknown[] }> {
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/changes`: what the request changes against the main revision it builds on. */
+export class GetChangeRequestChanges extends Query<{ changes: unknown[] }> {
+  constructor(
+    readonly spaceId: string,
+    readonly ref: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetChangeRequestChanges)
+export class GetChangeRequestChangesHandler implements IQueryHandler<GetChangeRequestChanges> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
+  ) {}
+
+  async execute({ spaceId, ref, caller }: GetChangeRequestChanges): Promise<{ changes: unknown[] }> {
     await this.spaces.spaceFor(spaceId, caller);
-    const request = await this.find(spaceId, ref);
+    const request = await findChangeRequest(this.reads, spaceId, ref);
     return { changes: await this.content.changes(spaceId, request.baseRevision, request.revision) };
   }
+}
 
-  /** Open, draft and total requests of spaces (the Space object's counters), one read for the page. */
-  async counts(spaceIds: readonly string[]): Promise<Map<string, ChangeRequestCountsDoc>> {
+/** Open, draft and total requests of spaces (the Space object's counters), one read for the page. */
+export class CountChangeRequests extends Query<Map<string, ChangeRequestCountsDoc>> {
+  constructor(readonly spaceIds: readonly string[]) {
+    super();
+  }
+}
+
+@QueryHandler(CountChangeRequests)
+export class CountChangeRequestsHandler implements IQueryHandler<CountChangeRequests> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  async execute({ spaceIds }: CountChangeRequests): Promise<Map<string, ChangeRequestCountsDoc>> {
     const counts = await byIds(this.reads.collection<ChangeRequestCountsDoc>(CHANGE_REQUEST_COUNTS), spaceIds);
     return new Map(counts.map((counts) => [counts._id, counts]));
   }
+}
 
-  // ---- PDF ----------------------------------------------------------------------------------------
+// ---- PDF ----------------------------------------------------------------------------------------
 
-  /** `GET .../pdf`: a signed URL for a PDF of the request's head (all pages, or one page), valid for a limited time. */
-  async pdfUrl(spaceId: string, ref: string, caller: Caller, options: { page?: string; only?: boolean }): Promise<{ url: string }> {
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/pdf`: a signed URL for a PDF of the request's head (all pages, or one page), valid for a limited time. */
+export class GetChangeRequestPdfUrl extends Query<{ url: string }> {
+  constructor(
+    readonly spaceId: string,
+    readonly ref: string,
+    readonly caller: Caller,
+    readonly options: { page?: string; only?: boolean },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetChangeRequestPdfUrl)
+export class GetChangeRequestPdfUrlHandler implements IQueryHandler<GetChangeRequestPdfUrl> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
+    @Inject(CHANGE_REQUEST_URL_KEY) private readonly urlKey: Buffer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ spaceId, ref, caller, options }: GetChangeRequestPdfUrl): Promise<{ url: string }> {
     await this.spaces.spaceFor(spaceId, caller);
-    const request = await this.find(spaceId, ref);
+    const request = await findChangeRequest(this.reads, spaceId, ref);
     const expires = Math.floor(this.clock.now().getTime() / 1000) + PDF_URL_LIFETIME_SECONDS;
     const params = new URLSearchParams({ revision: request.revision, ...(options.page !== undefined ? { page: options.page } : {}), ...(options.only ? { only: 'true' } : {}), expires: String(expires) });
-    params.set('signature', this.signature(spaceId, request._id, params));
+    params.set('signature', pdfSignature(this.urlKey, spaceId, request._id, params));
     return { url: `${this.config.publicUrl}/v1/spaces/${spaceId}/change-requests/${request._id}/pdf/download?${params.toString()}` };
   }
+}
 
-  /** The PDF a signed URL names: 404 for a URL this service did not sign or that has expired. */
-  async pdf(spaceId: string, changeRequestId: string, query: { revision: string; page?: string; only?: string; expires: string; signature: string }): Promise<{ bytes: Buffer; filename: string }> {
+/** `GET /spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download`: the PDF a signed URL names; 404 for a URL this service did not sign or that has expired. */
+export class GetChangeRequestPdf extends Query<{ bytes: Buffer; filename: string }> {
+  constructor(
+    readonly spaceId: string,
+    readonly changeRequestId: string,
+    readonly query: { revision: string; page?: string; only?: string; expires: string; signature: string },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetChangeRequestPdf)
+export class GetChangeRequestPdfHandler implements IQueryHandler<GetChangeRequestPdf> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(CHANGE_REQUEST_CONTENT) private readonly content: ChangeRequestContent,
+    @Inject(CHANGE_REQUEST_URL_KEY) private readonly urlKey: Buffer,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ spaceId, changeRequestId, query }: GetChangeRequestPdf): Promise<{ bytes: Buffer; filename: string }> {
     const params = new URLSearchParams({ revision: query.revision, ...(query.page !== undefined ? { page: query.page } : {}), ...(query.only === 'true' ? { only: 'true' } : {}), expires: query.expires });
-    const expected = Buffer.from(this.signature(spaceId, changeRequestId, params));
+    const expected = Buffer.from(pdfSignature(this.urlKey, spaceId, changeRequestId, params));
     const given = Buffer.from(query.signature);
     const valid = expected.length === given.length && timingSafeEqual(expected, given) && Number(query.expires) * 1000 >= this.clock.now().getTime();
     if (!valid) throw DomainError.notFound(`no PDF at this address (its link is invalid or has expired)`);
-    const request = await this.find(spaceId, changeRequestId);
+    const request = await findChangeRequest(this.reads, spaceId, changeRequestId);
     const bytes = await this.content.pdf(spaceId, query.revision, { ...(query.page !== undefined ? { page: query.page } : {}), only: query.only === 'true', title: request.subject });
     return { bytes, filename: `change-request-${request.number}.pdf` };
   }
+}
 
-  private signature(spaceId: string, changeRequestId: string, params: URLSearchParams): string {
-    return createHmac('sha256', this.urlKey).update(`${spaceId}\n${changeRequestId}\n${params.toString()}`).digest('base64url');
-  }
+export const changeRequestQueryHandlers = [
+  FindChangeRequestHandler,
+  GetChangeRequestHandler,
+  ListChangeRequestsHandler,
+  ListOrganizationChangeRequestsHandler,
+  ListChangeRequestReviewsHandler,
+  GetChangeRequestReviewHandler,
+  ListRequestedReviewersHandler,
+  GetChangeRequestChangesHandler,
+  CountChangeRequestsHandler,
+  GetChangeRequestPdfUrlHandler,
+  GetChangeRequestPdfHandler,
+];
 
-  // ---- presenting -----------------------------------------------------------------------------------
+function pdfSignature(urlKey: Buffer, spaceId: string, changeRequestId: string, params: URLSearchParams): string {
+  return createHmac('sha256', urlKey).update(`${spaceId}\n${changeRequestId}\n${params.toString()}`).digest('base64url');
+}
 
-  async present(space: ChangeRequestSpace, requests: readonly ChangeRequestDoc[]): Promise<ChangeRequestObject[]> {
-    if (requests.length === 0) return [];
-    const [heads, comments, users, descriptions] = await Promise.all([
-      this.content.heads([space.id]),
-      this.comments.openComments(requests.map((request) => request._id)),
-      this.users.byIds([...new Set(requests.flatMap((request) => [request.createdBy, request.mergedBy].filter((id): id is string => typeof id === 'string')))]),
-      this.descriptions.read(requests.flatMap((request) => (request.description !== undefined ? [request.description] : []))),
-    ]);
-    const main = heads.get(space.id);
-    const base = this.config.publicUrl;
-    const user = (id: string | null | undefined) => (id ? users.get(id) : undefined);
-    // Member by member, in the interface's order: a literal with conditional spreads followed by
-    // more members takes V8's slow path on Node 20, and lists present fifty requests a page.
-    return requests.map((request) => {
-      const createdBy = user(request.createdBy);
-      const mergedBy = user(request.mergedBy);
-      const object = { object: 'change-request', id: request._id, number: request.number, status: request.status, subject: request.subject } as ChangeRequestObject;
-      if (request.description !== undefined) object.description = descriptions.get(request.description);
-      if (createdBy) object.createdBy = this.users.present(createdBy);
-      object.createdAt = request.createdAt;
-      object.updatedAt = request.updatedAt;
-      object.revision = request.revision;
-      object.revisionInitial = request.revisionInitial;
-      if (request.revisionMergedAncestor !== undefined) object.revisionMergedAncestor = request.revisionMergedAncestor;
-      if (request.revisionMerged !== undefined) object.revisionMerged = request.revisionMerged;
-      if (mergedBy) object.mergedBy = this.users.present(mergedBy);
-      if (request.mergedAt !== undefined) object.mergedAt = request.mergedAt;
-      if (request.agentTaskId !== undefined) object.agentTaskId = request.agentTaskId;
-      object.space = request.spaceId;
-      object.comments = comments.get(request._id) ?? 0;
-      object.outdated = request.status !== 'merged' && main !== undefined && main !== request.baseRevision;
-      object.links = (request.links ?? []).map((link) => (link.title !== undefined ? { id: link.id, ref: { kind: 'url', url: link.url }, title: link.title } : { id: link.id, ref: { kind: 'url', url: link.url } }));
-      object.urls = { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` };
-      object.permissions = { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge };
-      return object;
-    });
-  }
+// ---- presenting -----------------------------------------------------------------------------------
 
-  private async presentReviews(request: ChangeRequestDoc, reviews: readonly ReviewDoc[]): Promise<ReviewObject[]> {
-    const users = await this.users.byIds([...new Set(reviews.map((review) => review.reviewer))]);
-    return reviews.map((review) => {
-      const reviewer = users.get(review.reviewer);
-      return {
-        object: 'change-request-review',
-        id: review._id,
-        changeRequest: request._id,
-        status: review.status,
-        ...(review.body !== undefined ? { body: review.body } : {}),
-        ...(reviewer ? { reviewer: this.users.present(reviewer) } : {}),
-        revision: review.revision,
-        outdated: review.revision !== request.revision,
-        createdAt: review.createdAt,
-      };
-    });
-  }
+/** What presenting a change request reads besides the request: main's head, open comments, users, descriptions. */
+interface Presenting {
+  content: ChangeRequestContent;
+  comments: ChangeRequestComments;
+  users: ChangeRequestUsers;
+  descriptions: ChangeRequestDescriptions;
+  publicUrl: string;
+}
+
+async function presentChangeRequests(presenting: Presenting, space: ChangeRequestSpace, requests: readonly ChangeRequestDoc[]): Promise<ChangeRequestObject[]> {
+  if (requests.length === 0) return [];
+  const [heads, comments, users, descriptions] = await Promise.all([
+    presenting.content.heads([space.id]),
+    presenting.comments.openComments(requests.map((request) => request._id)),
+    presenting.users.byIds([...new Set(requests.flatMap((request) => [request.createdBy, request.mergedBy].filter((id): id is string => typeof id === 'string')))]),
+    presenting.descriptions.read(requests.flatMap((request) => (request.description !== undefined ? [request.description] : []))),
+  ]);
+  const main = heads.get(space.id);
+  const base = presenting.publicUrl;
+  const user = (id: string | null | undefined) => (id ? users.get(id) : undefined);
+  // Member by member, in the interface's order: a literal with conditional spreads followed by
+  // more members takes V8's slow path on Node 20, and lists present fifty requests a page.
+  return requests.map((request) => {
+    const createdBy = user(request.createdBy);
+    const mergedBy = user(request.mergedBy);
+    const object = { object: 'change-request', id: request._id, number: request.number, status: request.status, subject: request.subject } as ChangeRequestObject;
+    if (request.description !== undefined) object.description = descriptions.get(request.description);
+    if (createdBy) object.createdBy = presenting.users.present(createdBy);
+    object.createdAt = request.createdAt;
+    object.updatedAt = request.updatedAt;
+    object.revision = request.revision;
+    object.revisionInitial = request.revisionInitial;
+    if (request.revisionMergedAncestor !== undefined) object.revisionMergedAncestor = request.revisionMergedAncestor;
+    if (request.revisionMerged !== undefined) object.revisionMerged = request.revisionMerged;
+    if (mergedBy) object.mergedBy = presenting.users.present(mergedBy);
+    if (request.mergedAt !== undefined) object.mergedAt = request.mergedAt;
+    if (request.agentTaskId !== undefined) object.agentTaskId = request.agentTaskId;
+    object.space = request.spaceId;
+    object.comments = comments.get(request._id) ?? 0;
+    object.outdated = request.status !== 'merged' && main !== undefined && main !== request.baseRevision;
+    object.links = (request.links ?? []).map((link) => (link.title !== undefined ? { id: link.id, ref: { kind: 'url', url: link.url }, title: link.title } : { id: link.id, ref: { kind: 'url', url: link.url } }));
+    object.urls = { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` };
+    object.permissions = { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge };
+    return object;
+  });
+}
+
+async function presentReviews(identity: ChangeRequestUsers, request: ChangeRequestDoc, reviews: readonly ReviewDoc[]): Promise<ReviewObject[]> {
+  const users = await identity.byIds([...new Set(reviews.map((review) => review.reviewer))]);
+  return reviews.map((review) => {
+    const reviewer = users.get(review.reviewer);
+    return {
+      object: 'change-request-review',
+      id: review._id,
+      changeRequest: request._id,
+      status: review.status,
+      ...(review.body !== undefined ? { body: review.body } : {}),
+      ...(reviewer ? { reviewer: identity.present(reviewer) } : {}),
+      revision: review.revision,
+      outdated: review.revision !== request.revision,
+      createdAt: review.createdAt,
+    };
+  });
 }

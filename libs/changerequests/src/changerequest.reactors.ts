@@ -1,8 +1,6 @@
 import type { ContentEvent } from '../../content/src';
 import type { Reactor } from '../../runtime/src/reactor';
-import { ChangeRequestCommands } from './changerequest.commands';
-
-type RevisionData = Extract<ContentEvent, { type: 'ContentRevisionCreated' }>['data'];
+import { RecordMerge } from './changerequest.commands';
 
 /**
  * A merge is decided on the space's main line (one append with an expected revision: of two racing
@@ -10,14 +8,19 @@ type RevisionData = Extract<ContentEvent, { type: 'ContentRevisionCreated' }>['d
  * step was lost (the process stopped in between), this reactor records it from the merge revision;
  * recording is idempotent, so the usual case appends nothing.
  */
-export const changeRequestReactor: Reactor = {
+export const changeRequestReactor: Reactor<ContentEvent> = {
   name: 'changerequest-merges',
   handles: ['ContentRevisionCreated'],
   async react(event, context) {
-    const data = event.data as RevisionData;
-    if (data.revisionType !== 'merge' || data.mergedFrom === undefined) return;
-    const head = data.parents[1];
-    if (head === undefined) return;
-    await context.services.get(ChangeRequestCommands).recordMerge(data.mergedFrom, { organizationId: data.organizationId, deleted: false, editMode: 'live' }, data.revisionId, head, context.caller);
+    switch (event.type) {
+      case 'ContentRevisionCreated': {
+        const { data } = event;
+        if (data.revisionType !== 'merge' || data.mergedFrom === undefined) return;
+        const head = data.parents[1];
+        if (head === undefined) return;
+        await context.commandBus.execute(new RecordMerge(data.mergedFrom, { organizationId: data.organizationId, deleted: false, editMode: 'live' }, data.revisionId, head, context.caller));
+        return;
+      }
+    }
   },
 };

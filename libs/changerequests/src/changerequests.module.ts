@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { ChangeRequestCommands } from './changerequest.commands';
+import { changeRequestCommandHandlers } from './changerequest.commands';
 import { ChangeRequestController, OrganizationChangeRequestController } from './changerequest.controller';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
 import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
-import { ChangeRequestQueries } from './changerequest.queries';
+import { changeRequestQueryHandlers } from './changerequest.queries';
 
 /**
  * The change-requests context: lifecycle, reviews, merges and updates. What it needs of spaces,
@@ -12,7 +12,7 @@ import { ChangeRequestQueries } from './changerequest.queries';
  */
 @Module({
   controllers: [ChangeRequestController, OrganizationChangeRequestController],
-  providers: [ChangeRequestQueries, ChangeRequestCommands, ChangeRequestDescriptions, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
+  providers: [ChangeRequestDescriptions, ...changeRequestCommandHandlers, ...changeRequestQueryHandlers, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
   exports: [ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
 })
 export class ChangeRequestsModule {}

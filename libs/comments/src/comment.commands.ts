@@ -1,20 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Command, CommandHandler } from '@nestjs/cqrs';
+import { Inject } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
-import { ID_SHAPES, newId } from '../../platform/src/ids';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { newId } from '../../platform/src/ids';
+import { DecidingHandler } from '../../runtime/src/command-handler';
 import { COMMENT_CONTENT, type CommentContent } from './comments-content.port';
-import { COMMENT_MEMBERS, COMMENT_USERS, type CommentMembers, type CommentPeople } from './comments-spaces.port';
-import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand } from './comment.decider';
-import { CommentBodies } from './comment.bodies';
-import type { BodyRef, TableCell } from './comment.events';
-import { CommentQueries, type CommentPlace } from './comment.queries';
+import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand, type CommentState } from './comment.decider';
+import { CommentBodies, type BodyInput } from './comment.bodies';
+import type { TableCell } from './comment.events';
+import { CommentPlaces, type CommentPlace } from './comment.places';
 
-/**
- * A body as a request sends it: markdown, a JSON document as the platform sends it
- * (`{ document }`), or the document itself (`{ object: 'document', … }`, as this service took it first).
+/*
+ * The comment writes. Each resolves where the comment sits (the space, and the change request for
+ * that group) with the caller's access (CommentPlaces), then decides on the thread's stream.
  */
-export type BodyInput = { markdown: string } | { document: unknown } | { object: 'document'; [member: string]: unknown };
 
 /** A comment as a request posts it: on the space or change request as a whole, on a page, or on a block of a page. */
 export interface PostInput {
@@ -32,46 +31,31 @@ export interface ChangesInput {
   removedReactions?: string[];
 }
 
-/** Longest markdown body of a comment or reply. */
-export const MAX_BODY_LENGTH = 16_384;
-
-/**
- * Longest markdown a JSON document body renders to. Events carry it (reads answer it as is), so it
- * is bounded like a markdown body, with room for what rendering adds (escapes, list markers).
- */
-export const MAX_DOCUMENT_MARKDOWN_LENGTH = 4 * MAX_BODY_LENGTH;
-
-const MENTION = /(^|[^\w@/[])@([0-9A-Za-z]{20})(?![0-9A-Za-z])/g;
-
-/** `@<userId>` of the users given (members of the organization) as links to them, which content's converter reads as mentions; other ids stay as written. */
-export function linkMentions(markdown: string, users: ReadonlyMap<string, { displayName?: string }>): string {
-  return markdown.replace(MENTION, (whole, before: string, userId: string) => {
-    const user = users.get(userId);
-    if (!user) return whole;
-    const name = (user.displayName ?? userId).replace(/[\\[\]]/g, (character) => `\\${character}`);
-    return `${before}[@${name}](/users/${userId})`;
-  });
+/** `POST …/comments`: answers the new comment's id. */
+export class PostComment extends Command<string> {
+  constructor(
+    readonly place: CommentPlace,
+    readonly input: PostInput,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
 }
 
-/**
- * The comment writes: one method per command. Each resolves where the comment sits (the space, and
- * the change request for that group) with the caller's access, then runs the thread's decider.
- */
-@Injectable()
-export class CommentCommands {
+@CommandHandler(PostComment)
+export class PostCommentHandler extends DecidingHandler {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
     @Inject(COMMENT_CONTENT) private readonly content: CommentContent,
-    @Inject(COMMENT_USERS) private readonly users: CommentPeople,
-    @Inject(COMMENT_MEMBERS) private readonly members: CommentMembers,
-    private readonly queries: CommentQueries,
+    private readonly places: CommentPlaces,
     private readonly bodies: CommentBodies,
-  ) {}
+  ) {
+    super();
+  }
 
-  async post(where: CommentPlace, input: PostInput, caller: Caller): Promise<string> {
+  async execute({ place: where, input, caller }: PostComment): Promise<string> {
     const by = author(caller);
     if (input.node !== undefined && input.page === undefined) throw DomainError.invalid('node needs page: a block is found in the page given');
-    const place = await this.queries.place(where, caller);
+    const place = await this.places.place(where, caller);
     let node: { id: string; preview: string; fingerprint: string } | null = null;
     if (input.page !== undefined) {
       const target = await this.content.target(place.space.id, place.revision, input.page, input.node);
@@ -80,107 +64,194 @@ export class CommentCommands {
       if (input.node !== undefined && target.node) node = { id: input.node, ...target.node };
     }
     const commentId = newId();
-    await this.run(
+    await this.decide(
+      commentStream(commentId),
+      commentDecider,
       {
         kind: 'PostComment',
         commentId,
         scope: { spaceId: place.space.id, organizationId: place.space.organizationId, changeRequestId: place.changeRequestId },
         target: { pageId: input.page ?? null, node, ...(input.tableCell !== undefined ? { tableCell: { record: input.tableCell.record, definition: input.tableCell.definition } } : {}), revision: place.revision },
-        body: await this.body(input.body, place.space.organizationId),
+        body: await this.bodies.fromInput(input.body, place.space.organizationId),
         by,
         access: place.access,
         now: this.now(),
       },
-      caller,
+      { caller },
     );
     return commentId;
   }
+}
 
-  async update(where: CommentPlace, commentId: string, input: ChangesInput, caller: Caller, ifMatch?: number): Promise<void> {
-    const { access, space } = await this.queries.thread(where, commentId, caller);
-    await this.run({ kind: 'UpdateComment', commentId, changes: await this.changes(input, space.organizationId), by: author(caller), access, now: this.now() }, caller, ifMatch);
+/** `PUT …/comments/{commentId}`: its body, resolution and reactions; `ifMatch` names the thread's stream revision. */
+export class UpdateComment extends Command<void> {
+  constructor(
+    readonly place: CommentPlace,
+    readonly commentId: string,
+    readonly changes: ChangesInput,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateComment)
+export class UpdateCommentHandler extends DecidingHandler {
+  constructor(
+    private readonly places: CommentPlaces,
+    private readonly bodies: CommentBodies,
+  ) {
+    super();
   }
 
-  async delete(where: CommentPlace, commentId: string, caller: Caller, ifMatch?: number): Promise<void> {
-    const { access } = await this.queries.thread(where, commentId, caller);
-    await this.run({ kind: 'DeleteComment', commentId, by: author(caller), access, now: this.now() }, caller, ifMatch);
+  async execute({ place: where, commentId, changes, caller, ifMatch }: UpdateComment): Promise<void> {
+    const { access, space } = await this.places.thread(where, commentId, caller);
+    const stream = commentStream(commentId);
+    const command: CommentCommand = { kind: 'UpdateComment', commentId, changes: await changesOf(changes, space.organizationId, this.bodies), by: author(caller), access, now: this.now() };
+    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
+    await this.decide(stream, commentDecider, command, { caller, ifMatch });
+  }
+}
+
+/** `DELETE …/comments/{commentId}`: the comment with its replies. */
+export class DeleteComment extends Command<void> {
+  constructor(
+    readonly place: CommentPlace,
+    readonly commentId: string,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(DeleteComment)
+export class DeleteCommentHandler extends DecidingHandler {
+  constructor(private readonly places: CommentPlaces) {
+    super();
   }
 
-  async reply(where: CommentPlace, commentId: string, body: BodyInput, caller: Caller): Promise<string> {
-    const { access, space } = await this.queries.thread(where, commentId, caller);
+  async execute({ place: where, commentId, caller, ifMatch }: DeleteComment): Promise<void> {
+    const { access } = await this.places.thread(where, commentId, caller);
+    const stream = commentStream(commentId);
+    const command: CommentCommand = { kind: 'DeleteComment', commentId, by: author(caller), access, now: this.now() };
+    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
+    await this.decide(stream, commentDecider, command, { caller, ifMatch });
+  }
+}
+
+/** `POST …/comments/{commentId}/replies`: answers the new reply's id. */
+export class PostReply extends Command<string> {
+  constructor(
+    readonly place: CommentPlace,
+    readonly commentId: string,
+    readonly body: BodyInput,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(PostReply)
+export class PostReplyHandler extends DecidingHandler {
+  constructor(
+    private readonly places: CommentPlaces,
+    private readonly bodies: CommentBodies,
+  ) {
+    super();
+  }
+
+  async execute({ place: where, commentId, body, caller }: PostReply): Promise<string> {
+    const { access, space } = await this.places.thread(where, commentId, caller);
     const replyId = newId();
-    await this.run({ kind: 'PostReply', commentId, replyId, body: await this.body(body, space.organizationId), by: author(caller), access, now: this.now() }, caller);
+    await this.decide(commentStream(commentId), commentDecider, { kind: 'PostReply', commentId, replyId, body: await this.bodies.fromInput(body, space.organizationId), by: author(caller), access, now: this.now() }, { caller });
     return replyId;
   }
+}
 
-  /** A reply is versioned by its comment's stream, where it lives: `ifMatch` names that stream's revision. */
-  async updateReply(where: CommentPlace, commentId: string, replyId: string, input: ChangesInput, caller: Caller, ifMatch?: number): Promise<void> {
-    const { access, space } = await this.queries.thread(where, commentId, caller);
-    await this.run({ kind: 'UpdateReply', commentId, replyId, changes: await this.changes(input, space.organizationId), mayResolve: where.changeRequest !== undefined, by: author(caller), access, now: this.now() }, caller, ifMatch);
+/** `PUT …/comments/{commentId}/replies/{commentReplyId}`. A reply is versioned by its comment's stream, where it lives: `ifMatch` names that stream's revision. */
+export class UpdateReply extends Command<void> {
+  constructor(
+    readonly place: CommentPlace,
+    readonly commentId: string,
+    readonly replyId: string,
+    readonly changes: ChangesInput,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateReply)
+export class UpdateReplyHandler extends DecidingHandler {
+  constructor(
+    private readonly places: CommentPlaces,
+    private readonly bodies: CommentBodies,
+  ) {
+    super();
   }
 
-  async deleteReply(where: CommentPlace, commentId: string, replyId: string, caller: Caller, ifMatch?: number): Promise<void> {
-    const { access } = await this.queries.thread(where, commentId, caller);
-    await this.run({ kind: 'DeleteReply', commentId, replyId, by: author(caller), access, now: this.now() }, caller, ifMatch);
+  async execute({ place: where, commentId, replyId, changes, caller, ifMatch }: UpdateReply): Promise<void> {
+    const { access, space } = await this.places.thread(where, commentId, caller);
+    const stream = commentStream(commentId);
+    const command: CommentCommand = { kind: 'UpdateReply', commentId, replyId, changes: await changesOf(changes, space.organizationId, this.bodies), mayResolve: where.changeRequest !== undefined, by: author(caller), access, now: this.now() };
+    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
+    await this.decide(stream, commentDecider, command, { caller, ifMatch });
+  }
+}
+
+/** `DELETE …/comments/{commentId}/replies/{commentReplyId}`; `ifMatch` names the comment's stream revision. */
+export class DeleteReply extends Command<void> {
+  constructor(
+    readonly place: CommentPlace,
+    readonly commentId: string,
+    readonly replyId: string,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(DeleteReply)
+export class DeleteReplyHandler extends DecidingHandler {
+  constructor(private readonly places: CommentPlaces) {
+    super();
   }
 
-  private async changes(input: ChangesInput, organizationId: string): Promise<CommentChanges> {
-    return {
-      ...(input.body !== undefined ? { body: await this.body(input.body, organizationId) } : {}),
-      ...(input.resolved !== undefined ? { resolved: input.resolved } : {}),
-      ...(input.addedReactions !== undefined ? { addedReactions: input.addedReactions } : {}),
-      ...(input.removedReactions !== undefined ? { removedReactions: input.removedReactions } : {}),
-    };
+  async execute({ place: where, commentId, replyId, caller, ifMatch }: DeleteReply): Promise<void> {
+    const { access } = await this.places.thread(where, commentId, caller);
+    const stream = commentStream(commentId);
+    const command: CommentCommand = { kind: 'DeleteReply', commentId, replyId, by: author(caller), access, now: this.now() };
+    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
+    await this.decide(stream, commentDecider, command, { caller, ifMatch });
   }
+}
 
-  /**
-   * The body converted (content's converter, in the untrusted-work pool) and stored: its document
-   * in the blob store, its markdown rendered from it with the event. In markdown, `@<userId>` of
-   * members of the space's organization become mentions: anyone else's id stays plain text, so a
-   * mention reveals no name of someone the author shares no organization with, nor whether such a
-   * user exists.
-   */
-  private async body(input: BodyInput, organizationId: string): Promise<BodyRef> {
-    if ('markdown' in input) {
-      if (typeof input.markdown !== 'string') throw DomainError.invalid('body.markdown must be a string');
-      if (input.markdown.length > MAX_BODY_LENGTH) throw DomainError.invalid(`body.markdown must be at most ${MAX_BODY_LENGTH} characters`);
-      if (input.markdown.trim() === '') throw DomainError.invalid('body.markdown must not be blank');
-      const mentioned = [...new Set([...input.markdown.matchAll(MENTION)].map((match) => match[2]))].filter((id) => ID_SHAPES.entity.test(id)).slice(0, 50);
-      const members = mentioned.length > 0 ? await this.members.membersAmong(organizationId, mentioned) : new Set<string>();
-      const users = members.size > 0 ? await this.users.byIds([...members]) : new Map();
-      return this.bodies.store(await this.content.document({ markdown: linkMentions(input.markdown, users) }));
-    }
-    const field = 'document' in input ? 'body.document' : 'body';
-    const document = 'document' in input ? input.document : input;
-    if (document === null || typeof document !== 'object' || Array.isArray(document) || (document as { object?: unknown }).object !== 'document') {
-      throw DomainError.invalid(`${field} must be a JSON document ({ object: "document", nodes }); body takes { markdown } or { document }`);
-    }
-    const converted = await this.content.document({ document });
-    if (converted.markdown.trim() === '') throw DomainError.invalid(`${field} must not be empty: it has no text`);
-    if (converted.markdown.length > MAX_DOCUMENT_MARKDOWN_LENGTH) throw DomainError.invalid(`${field} is too large: as markdown it is ${converted.markdown.length} characters, at most ${MAX_DOCUMENT_MARKDOWN_LENGTH}`);
-    return this.bodies.store(converted);
-  }
+export const commentCommandHandlers = [PostCommentHandler, UpdateCommentHandler, DeleteCommentHandler, PostReplyHandler, UpdateReplyHandler, DeleteReplyHandler];
 
-  /**
-   * Runs a command on the thread's stream; with `ifMatch`, only at that revision (412 otherwise).
-   * A conditional command is first decided against the thread as it is now: what the thread
-   * refuses anyway (a reply the caller cannot see, 404; a change they may not make, 403; an invalid
-   * one, 400) is refused for that reason, and only a command it would accept is compared with
-   * If-Match (RFC 9110, 13.2.1), so a 412 never tells a caller the version of what they may not change.
-   */
-  private async run(command: CommentCommand, caller: Caller, ifMatch?: number): Promise<void> {
-    const stream = commentStream(command.commentId);
-    if (ifMatch !== undefined) {
-      const { state } = await this.commands.load(stream, commentDecider);
-      const refused = commentDecider.decide(command, state);
-      if (refused instanceof DomainError) throw refused;
-    }
-    await this.commands.run(stream, commentDecider, command, { caller }, { ifMatch });
-  }
+/** The changes of a PUT as the decider takes them, a new body converted and stored. */
+async function changesOf(input: ChangesInput, organizationId: string, bodies: CommentBodies): Promise<CommentChanges> {
+  return {
+    ...(input.body !== undefined ? { body: await bodies.fromInput(input.body, organizationId) } : {}),
+    ...(input.resolved !== undefined ? { resolved: input.resolved } : {}),
+    ...(input.addedReactions !== undefined ? { addedReactions: input.addedReactions } : {}),
+    ...(input.removedReactions !== undefined ? { removedReactions: input.removedReactions } : {}),
+  };
+}
 
-  private now(): string {
-    return this.commands.now().toISOString();
-  }
+/**
+ * Before a conditional command (with `ifMatch`, run only at that revision: 412 otherwise), decides
+ * it against the thread as it is now: what the thread refuses anyway (a reply the caller cannot
+ * see, 404; a change they may not make, 403; an invalid one, 400) is refused for that reason, and
+ * only a command it would accept is compared with If-Match (RFC 9110, 13.2.1), so a 412 never tells
+ * a caller the version of what they may not change.
+ */
+function refuseBeforeIfMatch(command: CommentCommand, state: CommentState): void {
+  const refused = commentDecider.decide(command, state);
+  if (refused instanceof DomainError) throw refused;
 }
 
 /** Comments are people's: the service's admin token posts none. */

@@ -22,7 +22,7 @@ export interface CommentState {
   replies: ReadonlyMap<string, ReplyState>;
 }
 
-/** What the caller may do in the comment's space, read by the commands service when the command is made. */
+/** What the caller may do in the comment's space, read by the command handler when the command is made. */
 export interface CommentAccess {
   /** May read the space (and so react). */
   read: boolean;

@@ -3,7 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, Matches, ValidateIf, ValidateNested } from 'class-validator';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { ListQuery } from '../../platform/src/http/list';
-import type { BodyInput } from './comment.commands';
+import type { BodyInput } from './comment.bodies';
 
 const FORMATS = ['markdown', 'document'] as const;
 /**

@@ -1,20 +1,25 @@
-import type { AppConfig } from '../../platform/src/config';
+import { CqrsModule, QueryBus } from '@nestjs/cqrs';
+import { Test } from '@nestjs/testing';
+import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
+import { APP_CONFIG } from '../../platform/src/config';
 import type { Caller } from '../../platform/src/http/auth';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { CommentContent } from './comments-content.port';
-import type { CommentChangeRequests, CommentMembers, CommentPeople, CommentSpaces } from './comments-spaces.port';
+import { READ_STORE } from '../../read-store/src/read-store.port';
+import { COMMENT_CONTENT, type CommentContent } from './comments-content.port';
+import { COMMENT_CHANGE_REQUESTS, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, type CommentPeople, type CommentSpaces } from './comments-spaces.port';
 import { CommentBodies, commentBodyBytes } from './comment.bodies';
-import type { BlobStore } from '../../blob-store/src/blob-store.port';
 import type { BodyRef, CommentBody } from './comment.events';
+import { CommentPlaces } from './comment.places';
+import { CommentPresenter } from './comment.presenter';
 import { COMMENTS, type CommentDoc } from './comment.projections';
-import { CommentQueries } from './comment.queries';
+import { GetComment, GetCommentHandler } from './comment.queries';
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const document: CommentBody = { object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [] }] };
 const HASH = 'c'.repeat(64);
 const caller = { kind: 'user', userId: 'cleo' } as Caller;
 
-/** The queries over a read store holding `comments`, with a converter that renders every body as `rendered when read`. */
+/** The comment reads, on a query bus, over a read store holding `comments`, with a converter that renders every body as `rendered when read`. */
 async function queriesOver(comments: CommentDoc[]) {
   const reads = new MemoryReadStore();
   for (const comment of comments) await reads.collection<CommentDoc>(COMMENTS).put(comment);
@@ -30,8 +35,27 @@ async function queriesOver(comments: CommentDoc[]) {
   const people: CommentPeople = { byIds: () => Promise.resolve(new Map()), present: (user) => ({ object: 'user', id: user._id }) };
   const blobsRead: string[] = [];
   const blobs = { read: (hash: string) => (blobsRead.push(hash), Promise.resolve(commentBodyBytes(document))) } as unknown as BlobStore;
-  const queries = new CommentQueries(reads, spaces, {} as CommentChangeRequests, content, people, {} as CommentMembers, { publicUrl: 'http://localhost' } as AppConfig, new CommentBodies(blobs));
-  return { queries, rendered, blobsRead };
+  const module = await Test.createTestingModule({
+    imports: [CqrsModule.forRoot()],
+    providers: [
+      { provide: READ_STORE, useValue: reads },
+      { provide: COMMENT_SPACES, useValue: spaces },
+      { provide: COMMENT_CHANGE_REQUESTS, useValue: {} },
+      { provide: COMMENT_CONTENT, useValue: content },
+      { provide: COMMENT_USERS, useValue: people },
+      { provide: COMMENT_MEMBERS, useValue: {} },
+      { provide: APP_CONFIG, useValue: { publicUrl: 'http://localhost' } },
+      { provide: BLOB_STORE, useValue: blobs },
+      CommentPlaces,
+      CommentBodies,
+      CommentPresenter,
+      GetCommentHandler,
+    ],
+  }).compile();
+  await module.init();
+  const bus = module.get(QueryBus);
+  const get = (commentId: string, format?: 'markdown' | 'document') => bus.execute(new GetComment({ spaceId: 's1' }, commentId, caller, format));
+  return { get, rendered, blobsRead };
 }
 
 const comment = (id: string, body: BodyRef): CommentDoc => ({
@@ -52,26 +76,26 @@ const comment = (id: string, body: BodyRef): CommentDoc => ({
 
 describe('comment queries: bodies', () => {
   it('given a comment stored with its blob and markdown, then reads answer that markdown without rendering or reading the blob', async () => {
-    const { queries, rendered, blobsRead } = await queriesOver([comment('c1', { blob: HASH, markdown: 'Stored\n' })]);
-    expect((await queries.get({ spaceId: 's1' }, 'c1', caller)).object.body).toEqual({ markdown: 'Stored\n' });
+    const { get, rendered, blobsRead } = await queriesOver([comment('c1', { blob: HASH, markdown: 'Stored\n' })]);
+    expect((await get('c1')).object.body).toEqual({ markdown: 'Stored\n' });
     expect([rendered, blobsRead]).toEqual([[], []]);
   });
 
   it('given a comment stored with its blob, when read as a document, then the document from the blob store', async () => {
-    const { queries, blobsRead } = await queriesOver([comment('c1', { blob: HASH, markdown: 'Stored\n' })]);
-    expect((await queries.get({ spaceId: 's1' }, 'c1', caller, 'document')).object.body).toEqual({ document });
+    const { get, blobsRead } = await queriesOver([comment('c1', { blob: HASH, markdown: 'Stored\n' })]);
+    expect((await get('c1', 'document')).object.body).toEqual({ document });
     expect(blobsRead).toEqual([HASH]);
   });
 
   it('given a comment stored inline before markdown was kept, then reads render its document', async () => {
-    const { queries, rendered } = await queriesOver([comment('c1', { document })]);
-    expect((await queries.get({ spaceId: 's1' }, 'c1', caller)).object.body).toEqual({ markdown: 'rendered when read\n' });
+    const { get, rendered } = await queriesOver([comment('c1', { document })]);
+    expect((await get('c1')).object.body).toEqual({ markdown: 'rendered when read\n' });
     expect(rendered).toHaveLength(1);
   });
 
   it('given a comment stored inline with its markdown, when read as a document, then the inline document', async () => {
-    const { queries, blobsRead } = await queriesOver([comment('c1', { document, markdown: 'Stored\n' })]);
-    expect((await queries.get({ spaceId: 's1' }, 'c1', caller, 'document')).object.body).toEqual({ document });
+    const { get, blobsRead } = await queriesOver([comment('c1', { document, markdown: 'Stored\n' })]);
+    expect((await get('c1', 'document')).object.body).toEqual({ document });
     expect(blobsRead).toEqual([]);
   });
 });

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { CommentBodies } from './comment.bodies';
-import { CommentCommands } from './comment.commands';
+import { commentCommandHandlers } from './comment.commands';
 import { ChangeRequestCommentController, SpaceCommentController } from './comment.controller';
-import { CommentCounts, CommentsForChangeRequests, CommentsForSpaces } from './comment.ports';
-import { CommentQueries } from './comment.queries';
+import { CommentPlaces } from './comment.places';
+import { CommentsForChangeRequests, CommentsForSpaces } from './comment.ports';
+import { CommentPresenter } from './comment.presenter';
+import { commentQueryHandlers } from './comment.queries';
 
 /**
  * The comments context: threads, replies and reactions on a space's content and on change
@@ -12,7 +14,7 @@ import { CommentQueries } from './comment.queries';
  */
 @Module({
   controllers: [SpaceCommentController, ChangeRequestCommentController],
-  providers: [CommentQueries, CommentCommands, CommentBodies, CommentCounts, CommentsForSpaces, CommentsForChangeRequests],
+  providers: [CommentPlaces, CommentBodies, CommentPresenter, CommentsForSpaces, CommentsForChangeRequests, ...commentCommandHandlers, ...commentQueryHandlers],
   exports: [CommentsForSpaces, CommentsForChangeRequests],
 })
 export class CommentsModule {}

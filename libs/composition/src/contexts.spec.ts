@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService } from '../../../apps/api/src/app';
+import { createService } from './api/app';
 import { loadConfig } from '../../platform/src/config';
 import { ORGANIZATION_ACCESS } from '../../audit/src';
 import { SSO_TEAMS } from '../../sso/src';

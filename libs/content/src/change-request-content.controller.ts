@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
@@ -7,31 +8,29 @@ import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { ChangeRequestContentCommands } from './change-request-content.commands';
+import { ImportChangeRequestContent, WriteChangeRequestContent } from './change-request-content.commands';
 import { tagged } from './content.controller';
-import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequests } from './content-changerequests.port';
 import { ContentListQuery, ContentReadQuery, ImportBody, LinksQuery, readOptions, WriteContentBody } from './content.dto';
-import { ContentQueries, type ContentReadOptions } from './content.queries';
+import { GetChangeRequestHead, GetFile, GetPage, GetPageByPath, GetRevision, GetRevisionPages, ListBacklinks, ListFiles, ListPageLinks, type ContentReadOptions } from './content.queries';
 
 /**
  * The content of a change request: `/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content…`,
  * the same reads as the space's (on the request's head revision), its batch write and imports. The
- * request's lifecycle lives in the change-requests context; this controller reaches it through the
- * CONTENT_CHANGE_REQUESTS port. The content and its pages answer the request's head revision as
+ * request's lifecycle lives in the change-requests context; the handlers reach it through the
+ * CONTENT_CHANGE_REQUESTS port (the request a path names: `GetChangeRequestHead`). The content and its pages answer the request's head revision as
  * their `ETag`; every write of the request's content accepts it as `If-Match` (412 when stale).
  */
 @Controller('v1/spaces/:spaceId/change-requests/:changeRequestId')
 export class ChangeRequestContentController {
   constructor(
-    private readonly commands: ChangeRequestContentCommands,
-    private readonly queries: ContentQueries,
-    @Inject(CONTENT_CHANGE_REQUESTS) private readonly changeRequests: ContentChangeRequests,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get('content')
   @ApiOkResponse({ description: 'OK', schema: ref('Revision'), headers: etagHeader })
   async revision(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const revision = await this.queries.revision(spaceId, caller, await this.options(spaceId, ref, caller, query));
+    const revision = await this.queryBus.execute(new GetRevision(spaceId, caller, await this.options(spaceId, ref, caller, query)));
     void reply.header('etag', etagOfId(revision.id));
     return revision;
   }
@@ -47,9 +46,9 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const outcome = await this.commands.write(spaceId, ref, body.changes, caller, parseIfMatchId(ifMatch));
+    const outcome = await this.commandBus.execute(new WriteChangeRequestContent(spaceId, ref, body.changes, caller, parseIfMatchId(ifMatch)));
     void reply.header('etag', etagOfId(outcome.revisionId));
-    return { changeRequest: outcome.changeRequestId, revision: outcome.revisionId, changes: outcome.result.changes, insertedFiles: this.queries.presentFiles(outcome.space, outcome.revisionId, outcome.result.insertedFiles) };
+    return { changeRequest: outcome.changeRequestId, revision: outcome.revisionId, changes: outcome.changes, insertedFiles: outcome.insertedFiles };
   }
 
   @Post('content/import')
@@ -63,33 +62,33 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const imported = await this.commands.import(spaceId, ref, body, caller, undefined, parseIfMatchId(ifMatch));
+    const imported = await this.commandBus.execute(new ImportChangeRequestContent(spaceId, ref, undefined, body, caller, parseIfMatchId(ifMatch)));
     return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
   @Get('content/pages')
   @ApiOkResponse({ description: 'OK', schema: ref('RevisionPages') })
   async pages(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.pages(spaceId, caller, await this.options(spaceId, ref, caller, query));
+    return this.queryBus.execute(new GetRevisionPages(spaceId, caller, await this.options(spaceId, ref, caller, query)));
   }
 
   @Get('content/files')
   @ApiOkResponse({ description: 'OK', schema: listOf('File') })
   async files(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.files(spaceId, caller, await this.options(spaceId, ref, caller, query), { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListFiles(spaceId, caller, await this.options(spaceId, ref, caller, query), { page: query.page, limit: query.limit }));
   }
 
   @Get('content/files/:fileId')
   @ApiOkResponse({ description: 'OK', schema: ref('File') })
   async file(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.file(spaceId, fileId, caller, await this.options(spaceId, ref, caller, query));
+    return this.queryBus.execute(new GetFile(spaceId, fileId, caller, await this.options(spaceId, ref, caller, query)));
   }
 
   @Get('content/files/:fileId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
   async fileBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    const line = await this.changeRequests.line(spaceId, ref, caller);
-    return this.queries.backlinks(spaceId, { file: fileId }, caller, query, line.head.revisionId);
+    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
+    return this.queryBus.execute(new ListBacklinks(spaceId, { file: fileId }, caller, query, head));
   }
 
   @Get('content/page/:pageId')
@@ -102,21 +101,21 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return tagged(reply, await this.queries.page(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query)));
+    return tagged(reply, await this.queryBus.execute(new GetPage(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query))));
   }
 
   @Get('content/page/:pageId/links')
   @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
   async pageLinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
-    const line = await this.changeRequests.line(spaceId, ref, caller);
-    return this.queries.pageLinks(spaceId, pageId, caller, query.status, query, line.head.revisionId);
+    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
+    return this.queryBus.execute(new ListPageLinks(spaceId, pageId, caller, query.status, query, head));
   }
 
   @Get('content/page/:pageId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
   async pageBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    const line = await this.changeRequests.line(spaceId, ref, caller);
-    return this.queries.backlinks(spaceId, { page: pageId }, caller, query, line.head.revisionId);
+    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
+    return this.queryBus.execute(new ListBacklinks(spaceId, { page: pageId }, caller, query, head));
   }
 
   @Post('content/page/:pageId/import')
@@ -131,7 +130,7 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const imported = await this.commands.import(spaceId, ref, body, caller, pageId, parseIfMatchId(ifMatch));
+    const imported = await this.commandBus.execute(new ImportChangeRequestContent(spaceId, ref, pageId, body, caller, parseIfMatchId(ifMatch)));
     return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
@@ -146,12 +145,12 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return tagged(reply, await this.queries.pageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query)));
+    return tagged(reply, await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query))));
   }
 
   /** The read flags, on the request's head revision (a `revision` flag is overridden by it). */
   private async options(spaceId: string, ref: string, caller: Caller, query: ContentReadQuery): Promise<ContentReadOptions> {
-    const line = await this.changeRequests.line(spaceId, ref, caller);
-    return { ...readOptions(query), revision: line.head.revisionId };
+    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
+    return { ...readOptions(query), revision: head };
   }
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
@@ -8,9 +9,9 @@ import { servedFileHeaders } from '../../platform/src/http/served-file';
 import { ListQuery } from '../../platform/src/http/list';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
-import { ContentCommands } from './content.commands';
+import { ImportContent, WriteContent } from './content.commands';
 import { ContentListQuery, ContentReadQuery, DownloadQuery, ImportBody, LinksQuery, readOptions, SearchQuery, WriteContentBody } from './content.dto';
-import { ContentQueries, type Versioned } from './content.queries';
+import { DownloadFile, GetFile, GetPage, GetPageByPath, GetRevision, GetRevisionPages, ListBacklinks, ListFiles, ListPageLinks, ListSpaceLinks, SearchSpace, type Versioned } from './content.queries';
 
 /** One object of the content, answered with the revision it was read in as its ETag: what a write of it names in If-Match. */
 export function tagged<T>(reply: FastifyReply, { object, revisionId }: Versioned<T>): T {
@@ -28,14 +29,14 @@ export function tagged<T>(reply: FastifyReply, { object, revisionId }: Versioned
 @Controller('v1/spaces/:spaceId')
 export class ContentController {
   constructor(
-    private readonly commands: ContentCommands,
-    private readonly queries: ContentQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get('content')
   @ApiOkResponse({ description: 'OK', schema: ref('Revision'), headers: etagHeader })
   async revision(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const revision = await this.queries.revision(spaceId, caller, readOptions(query));
+    const revision = await this.queryBus.execute(new GetRevision(spaceId, caller, readOptions(query)));
     void reply.header('etag', etagOfId(revision.id));
     return revision;
   }
@@ -50,35 +51,35 @@ export class ContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const outcome = await this.commands.write(spaceId, body.changes, caller, parseIfMatchId(ifMatch));
+    const outcome = await this.commandBus.execute(new WriteContent(spaceId, body.changes, caller, parseIfMatchId(ifMatch)));
     void reply.header('etag', etagOfId(outcome.revisionId));
-    return { revision: outcome.revisionId, changes: outcome.result.changes, insertedFiles: this.queries.presentFiles(outcome.space, outcome.revisionId, outcome.result.insertedFiles) };
+    return { revision: outcome.revisionId, changes: outcome.changes, insertedFiles: outcome.insertedFiles };
   }
 
   @Post('content/import')
   @HttpCode(200)
   @ApiOkResponse({ description: 'OK', schema: ref('ImportResult'), headers: etagHeader })
   async import(@PathId('spaceId', 'space') spaceId: string, @Body(Valid) body: ImportBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const imported = await this.commands.import(spaceId, body, caller, undefined, parseIfMatchId(ifMatch));
+    const imported = await this.commandBus.execute(new ImportContent(spaceId, undefined, body, caller, parseIfMatchId(ifMatch)));
     return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
   @Get('content/pages')
   @ApiOkResponse({ description: 'OK', schema: ref('RevisionPages') })
   pages(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.pages(spaceId, caller, readOptions(query));
+    return this.queryBus.execute(new GetRevisionPages(spaceId, caller, readOptions(query)));
   }
 
   @Get('content/files')
   @ApiOkResponse({ description: 'OK', schema: listOf('File') })
   files(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.files(spaceId, caller, readOptions(query), { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListFiles(spaceId, caller, readOptions(query), { page: query.page, limit: query.limit }));
   }
 
   @Get('content/files/:fileId')
   @ApiOkResponse({ description: 'OK', schema: ref('File') })
   file(@PathId('spaceId', 'space') spaceId: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.file(spaceId, fileId, caller, readOptions(query));
+    return this.queryBus.execute(new GetFile(spaceId, fileId, caller, readOptions(query)));
   }
 
   /** The bytes of a file (extension): by the signed URL of `downloadURL`, a token that may read the space, or for anyone when the space is public. */
@@ -93,7 +94,7 @@ export class ContentController {
     @OptionalCaller() caller: Caller | undefined,
     @Res() reply: FastifyReply,
   ) {
-    const { file, body } = await this.queries.download(spaceId, fileId, query.revision, { caller, expires: query.expires === undefined ? undefined : Number(query.expires), signature: query.signature });
+    const { file, body } = await this.queryBus.execute(new DownloadFile(spaceId, fileId, query.revision, { caller, expires: query.expires === undefined ? undefined : Number(query.expires), signature: query.signature }));
     // Served bytes never run as a page of this origin: only inert types inline, no sniffing, in a sandbox.
     void reply.headers(servedFileHeaders(file)).header('cache-control', 'private, max-age=3600, immutable');
     return reply.send(body);
@@ -102,25 +103,25 @@ export class ContentController {
   @Get('content/files/:fileId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
   fileBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.backlinks(spaceId, { file: fileId }, caller, query);
+    return this.queryBus.execute(new ListBacklinks(spaceId, { file: fileId }, caller, query));
   }
 
   @Get('content/page/:pageId')
   @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
   async page(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.page(spaceId, pageId, caller, readOptions(query)));
+    return tagged(reply, await this.queryBus.execute(new GetPage(spaceId, pageId, caller, readOptions(query))));
   }
 
   @Get('content/page/:pageId/links')
   @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
   pageLinks(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.pageLinks(spaceId, pageId, caller, query.status, query);
+    return this.queryBus.execute(new ListPageLinks(spaceId, pageId, caller, query.status, query));
   }
 
   @Get('content/page/:pageId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
   pageBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.backlinks(spaceId, { page: pageId }, caller, query);
+    return this.queryBus.execute(new ListBacklinks(spaceId, { page: pageId }, caller, query));
   }
 
   @Post('content/page/:pageId/import')
@@ -134,7 +135,7 @@ export class ContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const imported = await this.commands.import(spaceId, body, caller, pageId, parseIfMatchId(ifMatch));
+    const imported = await this.commandBus.execute(new ImportContent(spaceId, pageId, body, caller, parseIfMatchId(ifMatch)));
     return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
@@ -142,18 +143,18 @@ export class ContentController {
   @Get('content/path/*')
   @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
   async pageByPath(@PathId('spaceId', 'space') spaceId: string, @Param('*') pagePath: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.pageByPath(spaceId, pagePath, caller, readOptions(query)));
+    return tagged(reply, await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, readOptions(query))));
   }
 
   @Get('links')
   @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
   links(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.spaceLinks(spaceId, caller, query.status, query);
+    return this.queryBus.execute(new ListSpaceLinks(spaceId, caller, query.status, query));
   }
 
   @Get('search')
   @ApiOkResponse({ description: 'OK', schema: listOf('SearchPageResult') })
   search(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: SearchQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.searchSpace(spaceId, query.query, caller, query);
+    return this.queryBus.execute(new SearchSpace(spaceId, query.query, caller, query));
   }
 }

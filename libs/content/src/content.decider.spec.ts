@@ -38,7 +38,7 @@ describe('content decider', () => {
     spec.given([created('r1', [initial], 'tree-1')]).when(commit({ revisionId: 'r2', base: 'r1', tree: 'tree-2' })).then([created('r2', ['r1'], 'tree-2')]);
   });
 
-  it('given a revision, when a commit was built on an older head, then it is refused as stale (409) for the commands service to rebuild', () => {
+  it('given a revision, when a commit was built on an older head, then it is refused as stale (409) for the command handler to rebuild', () => {
     spec.given([created('r1', [initial], 'tree-1')]).when(commit({ revisionId: 'r2', base: initial })).thenFails(409, /moved on/);
   });
 

@@ -32,7 +32,7 @@ export interface ContentState {
 
 export const dependencyKey = (dependency: ContentDependency) => `${dependency.kind}:${dependency.spec}`;
 
-/** Facts about the space and the caller, read by the commands service when the command is made. */
+/** Facts about the space and the caller, read by the command handler when the command is made. */
 export interface ContentSpaceFacts {
   organizationId: string;
   editMode: 'live' | 'locked';
@@ -64,7 +64,7 @@ export type CommitRevision = {
   kind: 'CommitRevision';
   spaceId: string;
   revisionId: string;
-  /** The revision the new tree was made from: the head the commands service read. */
+  /** The revision the new tree was made from: the head the command handler read. */
   base: string;
   /** `If-Match`: the revision the client last saw, which must still be the head. */
   ifMatch?: string;
@@ -81,7 +81,7 @@ export type CommitRevision = {
   now: string;
 };
 
-/** Raised when the head moved between reading it and committing: the commands service rebuilds on the new head. */
+/** Raised when the head moved between reading it and committing: the command handler rebuilds on the new head. */
 export class StaleBaseError extends DomainError {
   constructor(spaceId: string, base: string, head: string) {
     super(409, `the content of space ${spaceId} moved on from revision ${base} to ${head}`);

@@ -1,11 +1,15 @@
 import { Module } from '@nestjs/common';
-import { ChangeRequestContentCommands } from './change-request-content.commands';
+import { changeRequestContentCommandHandlers } from './change-request-content.commands';
 import { ChangeRequestContentController } from './change-request-content.controller';
-import { ContentCommands } from './content.commands';
+import { ContentAccess } from './content.access';
+import { ContentBodies } from './content.bodies';
+import { ContentBuilder } from './content.builder';
+import { contentCommandHandlers } from './content.commands';
 import { ContentController } from './content.controller';
 import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.ports';
 import { ContentPresenter } from './content.presenter';
-import { ContentQueries } from './content.queries';
+import { contentQueryHandlers } from './content.queries';
+import { ContentSearch } from './content.search';
 import { ContentTrees } from './content.trees';
 import { OrganizationSearchController } from './organization-search.controller';
 import { RevisionController } from './revision.controller';
@@ -18,7 +22,21 @@ import { RevisionController } from './revision.controller';
  */
 @Module({
   controllers: [ContentController, ChangeRequestContentController, RevisionController, OrganizationSearchController],
-  providers: [ContentTrees, ContentPresenter, ContentQueries, ContentCommands, ChangeRequestContentCommands, ContentForSpaces, ContentForChangeRequests, ContentForComments, ContentForSites],
+  providers: [
+    ContentTrees,
+    ContentPresenter,
+    ContentAccess,
+    ContentBodies,
+    ContentSearch,
+    ContentBuilder,
+    ...contentCommandHandlers,
+    ...changeRequestContentCommandHandlers,
+    ...contentQueryHandlers,
+    ContentForSpaces,
+    ContentForChangeRequests,
+    ContentForComments,
+    ContentForSites,
+  ],
   exports: [ContentForSpaces, ContentForChangeRequests, ContentForComments, ContentForSites],
 })
 export class ContentModule {}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
@@ -11,11 +12,11 @@ import { ContentPdfs } from './content-pdfs';
 import { CONVERT_COMMENT_BODY } from './content.work';
 import { MERGE_BODIES } from './document/document-merge.work';
 import type { ContentSpace } from './content-spaces.port';
-import { ContentCommands } from './content.commands';
+import { CommitMerge, GetMainHead } from './content.commands';
 import { initialRevisionId } from './content.decider';
 import { touchedPages, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
-import { ContentQueries } from './content.queries';
+import { GetContentHeads, GetPrimaryContent, GetRevisionDocument, GetRevisionFile, SearchRevision } from './content.queries';
 import { ContentTrees } from './content.trees';
 import { blockPreview, documentToMarkdown } from './document';
 import type { DocumentNode } from './document/document.model';
@@ -27,10 +28,10 @@ import { mergeTrees } from './tree/tree-merge';
 /** Implements spaces' SPACE_FACT_SOURCES port: the Space object's `revision` (its primary content). */
 @Injectable()
 export class ContentForSpaces {
-  constructor(private readonly queries: ContentQueries) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   async factsFor(spaceIds: readonly string[]): Promise<ReadonlyMap<string, { revision: string }>> {
-    const heads = await this.queries.heads(spaceIds);
+    const heads = await this.queryBus.execute(new GetContentHeads(spaceIds));
     return new Map([...heads].map(([spaceId, revision]) => [spaceId, { revision }]));
   }
 }
@@ -44,8 +45,8 @@ export class ContentForChangeRequests {
   private readonly pdfs: ContentPdfs;
 
   constructor(
-    private readonly commands: ContentCommands,
-    private readonly queries: ContentQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
     private readonly trees: ContentTrees,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
@@ -54,11 +55,11 @@ export class ContentForChangeRequests {
   }
 
   mainHead(spaceId: string): Promise<{ revisionId: string; tree: string }> {
-    return this.commands.mainHead(spaceId);
+    return this.queryBus.execute(new GetMainHead(spaceId));
   }
 
   heads(spaceIds: readonly string[]): Promise<ReadonlyMap<string, string>> {
-    return this.queries.heads(spaceIds);
+    return this.queryBus.execute(new GetContentHeads(spaceIds));
   }
 
   async merge(sides: { ancestor: string; ours: string; theirs: string }, onto: string) {
@@ -73,7 +74,7 @@ export class ContentForChangeRequests {
   }
 
   commitMerge(space: ContentSpace, merge: { base: string; tree: string; touched: TouchedPages; changeRequestHead: string; changeRequestId: string }, caller: Caller) {
-    return this.commands.commitMerge(space, merge, caller);
+    return this.commandBus.execute(new CommitMerge(space, merge, caller));
   }
 
   async changes(spaceId: string, from: string, to: string): Promise<SemanticChange[]> {
@@ -109,7 +110,7 @@ export class ContentForComments {
   private readonly renderedBodies = new LRUCache<DocumentNode, string>({ max: 20_000, maxSize: 8 * 1024 * 1024, sizeCalculation: (markdown) => markdown.length + 64 });
 
   constructor(
-    private readonly queries: ContentQueries,
+    private readonly queryBus: QueryBus,
     private readonly trees: ContentTrees,
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
@@ -144,7 +145,7 @@ export class ContentForComments {
   }
 
   async head(spaceId: string): Promise<string> {
-    return (await this.queries.heads([spaceId])).get(spaceId) ?? initialRevisionId(spaceId);
+    return (await this.queryBus.execute(new GetContentHeads([spaceId]))).get(spaceId) ?? initialRevisionId(spaceId);
   }
 
   async target(spaceId: string, revisionId: string, pageId: string, nodeKey?: string) {
@@ -211,7 +212,7 @@ type SiteContentOfRevision = ReturnType<typeof siteContentOf>;
  */
 @Injectable()
 export class ContentForSites {
-  constructor(private readonly queries: ContentQueries) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   /**
    * Each revision's pages and files as the site reads them, by revision id (a revision never
@@ -221,7 +222,7 @@ export class ContentForSites {
   private readonly byRevision = new LRUCache<string, SiteContentOfRevision>({ maxSize: 100_000, sizeCalculation: (content) => content.pages.length + content.files.length + 1 });
 
   async content(spaceId: string): Promise<SiteContentOfRevision | null> {
-    const resolved = await this.queries.primaryContent(spaceId);
+    const resolved = await this.queryBus.execute(new GetPrimaryContent(spaceId));
     if (!resolved) return null;
     const key = `${spaceId} ${resolved.revision._id}`;
     let content = this.byRevision.get(key);
@@ -233,15 +234,15 @@ export class ContentForSites {
   }
 
   document(spaceId: string, revisionId: string, pageId: string) {
-    return this.queries.revisionDocument(spaceId, revisionId, pageId);
+    return this.queryBus.execute(new GetRevisionDocument(spaceId, revisionId, pageId));
   }
 
   async file(spaceId: string, revisionId: string, fileId: string) {
-    const found = await this.queries.revisionFile(spaceId, revisionId, fileId);
+    const found = await this.queryBus.execute(new GetRevisionFile(spaceId, revisionId, fileId));
     return found ? { file: { id: found.file.id, name: found.file.name, contentType: found.file.contentType, size: found.file.size }, body: found.body } : null;
   }
 
   search(spaceId: string, revisionId: string, query: string) {
-    return this.queries.searchRevision(spaceId, revisionId, query);
+    return this.queryBus.execute(new SearchRevision(spaceId, revisionId, query));
   }
 }

@@ -6,37 +6,39 @@ import type { OpenapiSpecEvent } from '../../openapi/src';
 import type { SpaceEvent } from '../../spaces/src';
 import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
 import { removeSpacePdfs } from './content-pdfs';
-import { ContentCommands } from './content.commands';
+import { CopyContent, RecordDependencyUpdate } from './content.commands';
 import type { ContentDependency } from './content.events';
 import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, targetKeyOf, type ContentHeadDoc, type LinkDoc, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
 import { EMPTY_TREE_ROOT, TreeStore } from './tree/tree-store';
 
-type Data<T extends SpaceEvent['type']> = Extract<SpaceEvent, { type: T }>['data'];
-
 /**
  * What the space's lifecycle does to content, across streams:
  * - a duplicated space takes its source's content along: the copy's first revision is the source's
- *   head tree (every blob shared). `copyContent` writes only while the copy has no content, so a
+ *   head tree (every blob shared). `CopyContent` writes only while the copy has no content, so a
  *   redelivered event appends nothing;
  * - a purged space's blobs are removed, but only those no other revision names (content is shared
  *   by hash across spaces: duplicates, identical bodies), and its PDFs (content-pdfs.ts). Deleting
  *   what is already gone is nothing, so a redelivered purge is harmless.
  */
-export const contentReactor: Reactor = {
+export const contentReactor: Reactor<SpaceEvent> = {
   name: 'content-lifecycle',
   handles: ['SpaceCreated', 'SpacePurged'],
   async react(event, context) {
-    if (event.type === 'SpaceCreated') return copyDuplicatedContent(event.data as Data<'SpaceCreated'>, context);
-    if (event.type === 'SpacePurged') return removePurgedBlobs((event.data as Data<'SpacePurged'>).spaceId, context);
+    switch (event.type) {
+      case 'SpaceCreated':
+        return copyDuplicatedContent(event.data, context);
+      case 'SpacePurged':
+        return removePurgedBlobs(event.data.spaceId, context);
+    }
   },
 };
 
-async function copyDuplicatedContent(data: Data<'SpaceCreated'>, context: ReactionContext): Promise<void> {
-  if (data.duplicatedFrom === undefined) return;
-  const source = await context.reads.collection<ContentHeadDoc>(CONTENT_HEADS).get(data.duplicatedFrom);
+async function copyDuplicatedContent(created: { spaceId: string; duplicatedFrom?: string }, context: ReactionContext): Promise<void> {
+  if (created.duplicatedFrom === undefined) return;
+  const source = await context.reads.collection<ContentHeadDoc>(CONTENT_HEADS).get(created.duplicatedFrom);
   if (!source) return;
-  await context.services.get(ContentCommands).copyContent(data.spaceId, source.tree, source.revisionId, data.duplicatedFrom, context.caller);
+  await context.commandBus.execute(new CopyContent(created.spaceId, source.tree, source.revisionId, created.duplicatedFrom, context.caller));
 }
 
 /** Every blob a tree names (its root, nodes, bodies, file list and file bytes), skipping subtrees already `seen`. */
@@ -93,8 +95,6 @@ async function* liveRevisions(reads: ReadStore): AsyncGenerator<RevisionDoc> {
   } while (after !== undefined);
 }
 
-type VersionCreated = Extract<OpenapiSpecEvent, { type: 'OpenAPISpecVersionCreated' }>['data'];
-
 /**
  * A new version of an OpenAPI spec changes what the pages using it show (operation blocks and
  * computed pages, resolved when read): each space of the organization whose primary content uses
@@ -104,17 +104,19 @@ type VersionCreated = Extract<OpenapiSpecEvent, { type: 'OpenAPISpecVersionCreat
  * version once per space, and not when a revision written after the version showed it already, so
  * a redelivered or replayed event appends nothing.
  */
-export const contentDependenciesReactor: Reactor = {
+export const contentDependenciesReactor: Reactor<OpenapiSpecEvent> = {
   name: 'content-dependencies',
   handles: ['OpenAPISpecVersionCreated'],
   async react(event, context) {
-    const data = event.data as VersionCreated;
+    if (event.type !== 'OpenAPISpecVersionCreated') return;
+    const data = event.data;
     const version = await context.services.get<ContentOpenapi>(CONTENT_OPENAPI).specVersion(data.specId, data.versionId);
     if (!version || !version.newest || version.organizationId !== data.organizationId) return;
     const dependency: ContentDependency = { kind: 'openapi', spec: version.slug };
     const links = await readAll<LinkDoc>(context.reads, CONTENT_LINKS, { organizationId: data.organizationId, targetKey: targetKeyOf(dependency, '') });
     const spaceIds = [...new Set(links.map((link) => link.spaceId))].sort();
-    const commands = context.services.get(ContentCommands);
-    for (const spaceId of spaceIds) await commands.recordDependencyUpdate(spaceId, data.organizationId, dependency, { versionId: data.versionId, createdAt: data.createdAt }, context.caller);
+    for (const spaceId of spaceIds) {
+      await context.commandBus.execute(new RecordDependencyUpdate(spaceId, data.organizationId, dependency, { versionId: data.versionId, createdAt: data.createdAt }, context.caller));
+    }
   },
 };

@@ -29,7 +29,7 @@ export interface SeedTree {
 }
 
 /**
- * Builds revision trees for the CLI's `seed` the way the content writes do (ContentCommands:
+ * Builds revision trees for the CLI's `seed` the way the content writes do (ContentBuilder:
  * markdown through `markdownToDocument`, pages through the `TreeEditor`, every blob written to
  * the blob store), so a seeded log names real trees that the projections and the reads load.
  */

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
@@ -7,9 +8,9 @@ import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
-import { ContentCommands } from './content.commands';
+import { RollbackContent } from './content.commands';
 import { ContentListQuery, ContentReadQuery, readOptions, RollbackBody } from './content.dto';
-import { ContentQueries } from './content.queries';
+import { GetPage, GetPageByPath, GetRevision, GetRevisionChanges, GetRevisionPages, ListFiles, ListRevisions } from './content.queries';
 
 /**
  * The history of a space's content (extension): `/v1/spaces/{spaceId}/revisions`, each revision's
@@ -19,32 +20,32 @@ import { ContentQueries } from './content.queries';
 @Controller('v1/spaces/:spaceId/revisions')
 export class RevisionController {
   constructor(
-    private readonly commands: ContentCommands,
-    private readonly queries: ContentQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get()
   @ApiOkResponse({ description: 'OK', schema: listOf('RevisionSummary') })
   list(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.revisions(spaceId, caller, query);
+    return this.queryBus.execute(new ListRevisions(spaceId, caller, query));
   }
 
   @Get(':revisionId')
   @ApiOkResponse({ description: 'OK', schema: ref('Revision') })
   get(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.revision(spaceId, caller, { ...readOptions(query), revision: revisionId });
+    return this.queryBus.execute(new GetRevision(spaceId, caller, { ...readOptions(query), revision: revisionId }));
   }
 
   @Get(':revisionId/pages')
   @ApiOkResponse({ description: 'OK', schema: ref('RevisionPages') })
   pages(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.pages(spaceId, caller, { ...readOptions(query), revision: revisionId });
+    return this.queryBus.execute(new GetRevisionPages(spaceId, caller, { ...readOptions(query), revision: revisionId }));
   }
 
   @Get(':revisionId/files')
   @ApiOkResponse({ description: 'OK', schema: listOf('File') })
   files(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @Query(Valid) query: ContentListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.files(spaceId, caller, { ...readOptions(query), revision: revisionId }, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListFiles(spaceId, caller, { ...readOptions(query), revision: revisionId }, { page: query.page, limit: query.limit }));
   }
 
   @Get(':revisionId/page/:pageId')
@@ -56,7 +57,7 @@ export class RevisionController {
     @Query(Valid) query: ContentReadQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return (await this.queries.page(spaceId, pageId, caller, { ...readOptions(query), revision: revisionId })).object;
+    return (await this.queryBus.execute(new GetPage(spaceId, pageId, caller, { ...readOptions(query), revision: revisionId }))).object;
   }
 
   @Get(':revisionId/path/*')
@@ -68,13 +69,13 @@ export class RevisionController {
     @Query(Valid) query: ContentReadQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return (await this.queries.pageByPath(spaceId, pagePath, caller, { ...readOptions(query), revision: revisionId })).object;
+    return (await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, { ...readOptions(query), revision: revisionId }))).object;
   }
 
   @Get(':revisionId/changes')
   @ApiOkResponse({ description: 'OK', schema: ref('RevisionChanges') })
   changes(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.changes(spaceId, revisionId, caller);
+    return this.queryBus.execute(new GetRevisionChanges(spaceId, revisionId, caller));
   }
 
   /** A new `rollback` revision whose content (or one page's) is that of this revision. */
@@ -89,8 +90,8 @@ export class RevisionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const outcome = await this.commands.rollback(spaceId, revisionId, caller, body.page, parseIfMatchId(ifMatch));
-    void reply.header('etag', etagOfId(outcome.revisionId));
-    return this.queries.revision(spaceId, caller, { revision: outcome.revisionId });
+    const newRevisionId = await this.commandBus.execute(new RollbackContent(spaceId, revisionId, body.page, caller, parseIfMatchId(ifMatch)));
+    void reply.header('etag', etagOfId(newRevisionId));
+    return this.queryBus.execute(new GetRevision(spaceId, caller, { revision: newRevisionId }));
   }
 }

@@ -1,3 +1,4 @@
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -7,8 +8,8 @@ import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } f
 import { NotBlank } from '../../platform/src/http/validation';
 import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
-import { IdentityCommands } from './identity.commands';
-import { UserQueries } from './identity.queries';
+import { CreateUser, IssueToken, RevokeToken, UpdateUserProfile } from './identity.commands';
+import { GetUser } from './identity.queries';
 import { Valid } from '../../platform/src/http/validation';
 import { CachedRead } from '../../platform/src/http/response-cache';
 
@@ -46,8 +47,8 @@ export class UpdateUserBody {
 @AdminOnly()
 export class AdminIdentityController {
   constructor(
-    private readonly commands: IdentityCommands,
-    private readonly queries: UserQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   /** `POST /v1/admin/users` → 201 `{ user, token }`: the token is shown this once. */
@@ -55,9 +56,9 @@ export class AdminIdentityController {
   @ApiCreatedResponse({ description: 'created', schema: ref('CreatedUser') })
   @HttpCode(201)
   async createUser(@Body(Valid) body: CreateUserBody, @CurrentCaller() caller: Caller) {
-    const userId = await this.commands.createUser(body.email, body.displayName, body.photoURL ?? null, caller);
-    const { tokenId, token } = await this.commands.issueToken(userId, caller);
-    return { user: await this.queries.get(userId), token, tokenId };
+    const userId = await this.commandBus.execute(new CreateUser(body.email, body.displayName, body.photoURL ?? null, caller));
+    const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
+    return { user: (await this.queryBus.execute(new GetUser(userId))).object, token, tokenId };
   }
 
   /** `POST /v1/admin/users/{userId}/tokens` → 201 `{ id, token }`. */
@@ -65,7 +66,7 @@ export class AdminIdentityController {
   @ApiCreatedResponse({ description: 'created', schema: ref('IssuedToken') })
   @HttpCode(201)
   async issueToken(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
-    const { tokenId, token } = await this.commands.issueToken(userId, caller);
+    const { tokenId, token } = await this.commandBus.execute(new IssueToken(userId, caller));
     return { id: tokenId, token };
   }
 
@@ -74,15 +75,15 @@ export class AdminIdentityController {
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async revokeToken(@PathId('tokenId', 'token') tokenId: string, @CurrentCaller() caller: Caller): Promise<void> {
-    await this.commands.revokeToken(tokenId, caller);
+    await this.commandBus.execute(new RevokeToken(tokenId, caller));
   }
 }
 
 @Controller('v1/user')
 export class CurrentUserController {
   constructor(
-    private readonly commands: IdentityCommands,
-    private readonly queries: UserQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   /** `GET /v1/user` → the caller as an embedded user object, with the ETag of their profile. */
@@ -90,7 +91,7 @@ export class CurrentUserController {
   @ApiOkResponse({ description: 'OK', schema: ref('User'), headers: etagHeader })
   @CachedRead()
   async me(@CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.getVersioned(userOf(caller).userId));
+    return tagged(reply, await this.queryBus.execute(new GetUser(userOf(caller).userId)));
   }
 
   /** `PATCH /v1/user` (extension) → the caller, changed; `If-Match` with the ETag of `GET /v1/user` makes it conditional (412 when stale). */
@@ -98,7 +99,7 @@ export class CurrentUserController {
   @ApiOkResponse({ description: 'OK', schema: ref('User'), headers: etagHeader })
   async update(@Body(Valid) body: UpdateUserBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const userId = userOf(caller).userId;
-    await this.commands.updateProfile(userId, { displayName: body.displayName, photoURL: body.photoURL }, caller, parseIfMatch(ifMatch));
-    return tagged(reply, await this.queries.getVersioned(userId));
+    await this.commandBus.execute(new UpdateUserProfile(userId, { displayName: body.displayName, photoURL: body.photoURL }, caller, parseIfMatch(ifMatch)));
+    return tagged(reply, await this.queryBus.execute(new GetUser(userId)));
   }
 }

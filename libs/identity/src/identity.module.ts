@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { IdentityCommands } from './identity.commands';
+import { identityCommandHandlers } from './identity.commands';
 import { AdminIdentityController, CurrentUserController } from './identity.controller';
 import { UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForTeams } from './identity.ports';
-import { ReadModelTokenVerifier, UserQueries } from './identity.queries';
+import { identityQueryHandlers, ReadModelTokenVerifier } from './identity.queries';
 import { UsersForSso } from './identity.sso';
 
 /**
@@ -11,7 +11,7 @@ import { UsersForSso } from './identity.sso';
  */
 @Module({
   controllers: [AdminIdentityController, CurrentUserController],
-  providers: [IdentityCommands, UserQueries, ReadModelTokenVerifier, UsersForSso, UsersForOrganizations, UsersForTeams, UsersForChangeRequests, UsersForComments, UsersForIntegrations],
+  providers: [...identityCommandHandlers, ...identityQueryHandlers, ReadModelTokenVerifier, UsersForSso, UsersForOrganizations, UsersForTeams, UsersForChangeRequests, UsersForComments, UsersForIntegrations],
   exports: [ReadModelTokenVerifier, UsersForSso, UsersForOrganizations, UsersForTeams, UsersForChangeRequests, UsersForComments, UsersForIntegrations],
 })
 export class IdentityModule {}

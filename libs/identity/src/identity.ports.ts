@@ -3,26 +3,31 @@
  * matched structurally so that the consumer does not import this context; the composition root
  * binds them. (UsersForSso, for the sso context, is in identity.sso.ts.)
  */
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import type { UserDoc } from './identity.projections';
-import { UserQueries, type UserObject } from './identity.queries';
+import { FindUser, FindUserByEmail, FindUsers, presentUser, type UserObject } from './identity.queries';
 
 /** What identity offers the organizations context (its ORGANIZATION_USERS port). */
 @Injectable()
 export class UsersForOrganizations {
-  constructor(private readonly users: UserQueries) {}
+  constructor(
+    private readonly queryBus: QueryBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   byId(userId: string): Promise<UserDoc | null> {
-    return this.users.byId(userId);
+    return this.queryBus.execute(new FindUser(userId));
   }
 
   byIds(userIds: readonly string[]): Promise<Map<string, UserDoc>> {
-    return this.users.byIds(userIds);
+    return this.queryBus.execute(new FindUsers(userIds));
   }
 
   /** The users it presents are the ones it found (UserDoc). */
   present(user: { _id: string }): UserObject {
-    return this.users.present(user as UserDoc);
+    return presentUser(user as UserDoc, this.config.publicUrl);
   }
 }
 
@@ -41,13 +46,13 @@ export class UsersForIntegrations extends UsersForOrganizations {}
 /** What identity offers the teams context (its TEAM_USERS port): who the entries of a team change name. */
 @Injectable()
 export class UsersForTeams {
-  constructor(private readonly users: UserQueries) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   byIds(userIds: readonly string[]): Promise<Map<string, UserDoc>> {
-    return this.users.byIds(userIds);
+    return this.queryBus.execute(new FindUsers(userIds));
   }
 
   byEmail(email: string): Promise<UserDoc | null> {
-    return this.users.byEmail(email);
+    return this.queryBus.execute(new FindUserByEmail(email));
   }
 }

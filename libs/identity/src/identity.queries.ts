@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { TokenVerifier } from '../../platform/src/http/auth';
@@ -19,45 +20,90 @@ export interface UserObject {
   urls: { location: string };
 }
 
-/** The identity queries; other contexts read users through their ports, which identity's adapters answer with these. */
-@Injectable()
-export class UserQueries {
+/**
+ * A user as every list of members, comments or requests embeds it; other contexts present users
+ * through their ports, which identity's adapters answer with this. Member by member (a literal with
+ * a conditional spread before more members takes V8's slow path on Node 20).
+ */
+export function presentUser(user: UserDoc, publicUrl: string): UserObject {
+  const object = { object: 'user', id: user._id, displayName: user.displayName, email: user.email } as UserObject;
+  if (user.photoURL) object.photoURL = user.photoURL;
+  object.urls = { location: `${publicUrl}/v1/users/${user._id}` };
+  return object;
+}
+
+/* The identity queries; other contexts read users through their ports, which identity's adapters answer with these. */
+
+/** A user's document, or null. */
+export class FindUser extends Query<UserDoc | null> {
+  constructor(readonly userId: string) {
+    super();
+  }
+}
+
+@QueryHandler(FindUser)
+export class FindUserHandler implements IQueryHandler<FindUser> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  execute({ userId }: FindUser): Promise<UserDoc | null> {
+    return this.reads.collection<UserDoc>(USERS).get(userId);
+  }
+}
+
+/** The user with an e-mail address (compared normalized), or null. */
+export class FindUserByEmail extends Query<UserDoc | null> {
+  constructor(readonly email: string) {
+    super();
+  }
+}
+
+@QueryHandler(FindUserByEmail)
+export class FindUserByEmailHandler implements IQueryHandler<FindUserByEmail> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  execute({ email }: FindUserByEmail): Promise<UserDoc | null> {
+    return this.reads.collection<UserDoc>(USERS).findOne({ email: normalizeEmail(email) });
+  }
+}
+
+/** The users of `userIds` that exist, by id, in one read. */
+export class FindUsers extends Query<Map<string, UserDoc>> {
+  constructor(readonly userIds: readonly string[]) {
+    super();
+  }
+}
+
+@QueryHandler(FindUsers)
+export class FindUsersHandler implements IQueryHandler<FindUsers> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  async execute({ userIds }: FindUsers): Promise<Map<string, UserDoc>> {
+    const users = await byIds(this.reads.collection<UserDoc>(USERS), userIds);
+    return new Map(users.map((user) => [user._id, user]));
+  }
+}
+
+/**
+ * `GET /v1/user` (and the user `POST /v1/admin/users` answers): the user and the revision of their
+ * stream (the ETag), from one document; 404 for an unknown user.
+ */
+export class GetUser extends Query<Versioned<UserObject>> {
+  constructor(readonly userId: string) {
+    super();
+  }
+}
+
+@QueryHandler(GetUser)
+export class GetUserHandler implements IQueryHandler<GetUser> {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  byId(userId: string): Promise<UserDoc | null> {
-    return this.reads.collection<UserDoc>(USERS).get(userId);
-  }
-
-  byEmail(email: string): Promise<UserDoc | null> {
-    return this.reads.collection<UserDoc>(USERS).findOne({ email: normalizeEmail(email) });
-  }
-
-  async byIds(userIds: readonly string[]): Promise<Map<string, UserDoc>> {
-    const users = await byIds(this.reads.collection<UserDoc>(USERS), userIds);
-    return new Map(users.map((user) => [user._id, user]));
-  }
-
-  /** The user of `POST /v1/admin/users`: 404 for an unknown user. */
-  async get(userId: string): Promise<UserObject> {
-    return (await this.getVersioned(userId)).object;
-  }
-
-  /** `GET /v1/user`: the user and the revision of their stream (the ETag), from one document. */
-  async getVersioned(userId: string): Promise<Versioned<UserObject>> {
-    const user = await this.byId(userId);
+  async execute({ userId }: GetUser): Promise<Versioned<UserObject>> {
+    const user = await this.reads.collection<UserDoc>(USERS).get(userId);
     if (!user) throw DomainError.notFound(`no user ${userId}`);
-    return { object: this.present(user), streamRevision: user.revision };
-  }
-
-  /** Member by member: every list of members, comments or requests presents its users (a literal with a conditional spread before more members takes V8's slow path on Node 20). */
-  present(user: UserDoc): UserObject {
-    const object = { object: 'user', id: user._id, displayName: user.displayName, email: user.email } as UserObject;
-    if (user.photoURL) object.photoURL = user.photoURL;
-    object.urls = { location: `${this.config.publicUrl}/v1/users/${user._id}` };
-    return object;
+    return { object: presentUser(user, this.config.publicUrl), streamRevision: user.revision };
   }
 }
 
@@ -80,3 +126,4 @@ export class ReadModelTokenVerifier implements TokenVerifier {
   }
 }
 
+export const identityQueryHandlers = [FindUserHandler, FindUserByEmailHandler, FindUsersHandler, GetUserHandler];

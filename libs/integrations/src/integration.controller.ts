@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, Put, Query, Res, type Type } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res, type Type } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiResetContentResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { decompressFromEncodedURIComponent } from 'lz-string';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { DomainError } from '../../platform/src/errors';
 import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
 import { parseIfMatch, tagged } from '../../platform/src/http/etag';
@@ -10,13 +10,22 @@ import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { IntegrationCommands } from './integration.commands';
-import { policyText } from './integration.content-security-policy';
+import { ClearDevMode, DeleteIntegration, InstallIntegration, PublishIntegration, RemovePlaceInstallation, SetDevMode, SetPlaceInstallation, UninstallIntegration, UpdateInstallation } from './integration.commands';
 import { addPlaceInstallationBody, DevModeBody, InstallationListQuery, InstallBody, IntegrationListQuery, PlaceInstallationBody, PlaceInstallationListQuery, PublishIntegrationBody, RenderBody, RenderQuery, UpdateInstallationBody } from './integration.dto';
 import type { InstallationPlace } from './integration.events';
-import { IntegrationQueries } from './integration.queries';
-import { IntegrationRuntime } from './integration.runtime';
-import { IntegrationSecrets } from './integration.secrets';
+import {
+  GetDevMode,
+  GetInstallation,
+  GetIntegration,
+  GetIntegrationAsset,
+  GetIntegrationEvent,
+  GetPlaceInstallation,
+  ListInstallations,
+  ListIntegrationEvents,
+  ListIntegrations,
+  ListPlaceInstallations,
+  RenderComponent,
+} from './integration.queries';
 
 const NAME = /^[a-zA-Z0-9-_.]{1,100}$/;
 
@@ -38,24 +47,21 @@ const nameParam = ApiParam({ name: 'integrationName', required: true, schema: { 
 @Controller('v1/integrations')
 export class IntegrationController {
   constructor(
-    private readonly commands: IntegrationCommands,
-    private readonly queries: IntegrationQueries,
-    private readonly runtime: IntegrationRuntime,
-    private readonly secrets: IntegrationSecrets,
-    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get()
   @ApiOkResponse({ description: 'OK', schema: listOf('Integration') })
   list(@Query(Valid) query: IntegrationListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.list(caller, query);
+    return this.queryBus.execute(new ListIntegrations(caller, query));
   }
 
   @Get(':integrationName')
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: ref('Integration'), headers: etagHeader })
   async get(@Param('integrationName') name: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.get(integrationName(name), caller));
+    return tagged(reply, await this.queryBus.execute(new GetIntegration(integrationName(name), caller)));
   }
 
   @Post(':integrationName')
@@ -63,8 +69,8 @@ export class IntegrationController {
   @nameParam
   @ApiOkResponse({ description: 'published (version + 1)', schema: ref('Integration'), headers: etagHeader })
   async publish(@Param('integrationName') name: string, @Body(Valid) body: PublishIntegrationBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    await this.commands.publish(integrationName(name), body, caller, parseIfMatch(ifMatch));
-    return tagged(reply, await this.queries.get(name, caller));
+    await this.commandBus.execute(new PublishIntegration(integrationName(name), body, caller, parseIfMatch(ifMatch)));
+    return tagged(reply, await this.queryBus.execute(new GetIntegration(name, caller)));
   }
 
   @Delete(':integrationName')
@@ -72,7 +78,7 @@ export class IntegrationController {
   @nameParam
   @ApiNoContentResponse({ description: 'deleted, and uninstalled everywhere' })
   async delete(@Param('integrationName') name: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    await this.commands.delete(integrationName(name), caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new DeleteIntegration(integrationName(name), caller, parseIfMatch(ifMatch)));
   }
 
   /** Icons and preview images (extension): public, like the images they are. */
@@ -82,10 +88,7 @@ export class IntegrationController {
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'the image', schema: { type: 'string', format: 'binary' } })
   async asset(@Param('integrationName') name: string, @Param('hash') hash: string, @OptionalCaller() caller: Caller | undefined, @Res() reply: FastifyReply) {
-    const { integration } = await this.queries.visible(integrationName(name), caller ?? { kind: 'system', id: 'anonymous', label: 'anonymous' });
-    const { icon, previewImages } = integration.definition;
-    if (hash !== icon && !previewImages.includes(hash)) throw DomainError.notFound(`no asset ${hash.slice(0, 80)} of integration ${name}`);
-    const bytes = await this.blobs.read(hash);
+    const bytes = await this.queryBus.execute(new GetIntegrationAsset(integrationName(name), hash, caller ?? { kind: 'system', id: 'anonymous', label: 'anonymous' }));
     return reply.header('content-type', imageType(bytes)).header('x-content-type-options', 'nosniff').header('content-security-policy', "default-src 'none'; sandbox").header('cache-control', 'public, max-age=86400, immutable').send(bytes);
   }
 
@@ -93,22 +96,22 @@ export class IntegrationController {
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: listOf('IntegrationInstallation') })
   installations(@Param('integrationName') name: string, @Query(Valid) query: InstallationListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.installations(integrationName(name), caller, query);
+    return this.queryBus.execute(new ListInstallations(integrationName(name), caller, query));
   }
 
   @Post(':integrationName/installations')
   @nameParam
   @ApiCreatedResponse({ description: 'installed (an organization installs an integration once: installing again answers the installation)', schema: ref('IntegrationInstallation'), headers: etagHeader })
   async install(@Param('integrationName') name: string, @Body(Valid) body: InstallBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const installationId = await this.commands.install(integrationName(name), body.organization, caller);
-    return tagged(reply, await this.queries.installation(name, installationId, caller));
+    const installationId = await this.commandBus.execute(new InstallIntegration(integrationName(name), body.organization, caller));
+    return tagged(reply, await this.queryBus.execute(new GetInstallation(name, installationId, caller)));
   }
 
   @Get(':integrationName/installations/:installationId')
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: ref('IntegrationInstallation'), headers: etagHeader })
   async installation(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.installation(integrationName(name), installationId, caller));
+    return tagged(reply, await this.queryBus.execute(new GetInstallation(integrationName(name), installationId, caller)));
   }
 
   @Patch(':integrationName/installations/:installationId')
@@ -122,8 +125,8 @@ export class IntegrationController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.updateInstallation(integrationName(name), installationId, body, caller, parseIfMatch(ifMatch));
-    return tagged(reply, await this.queries.installation(name, installationId, caller));
+    await this.commandBus.execute(new UpdateInstallation(integrationName(name), installationId, body, caller, parseIfMatch(ifMatch)));
+    return tagged(reply, await this.queryBus.execute(new GetInstallation(name, installationId, caller)));
   }
 
   @Delete(':integrationName/installations/:installationId')
@@ -131,21 +134,21 @@ export class IntegrationController {
   @nameParam
   @ApiNoContentResponse({ description: 'uninstalled' })
   async uninstall(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    await this.commands.uninstall(integrationName(name), installationId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new UninstallIntegration(integrationName(name), installationId, caller, parseIfMatch(ifMatch)));
   }
 
   @Get(':integrationName/events')
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: listOf('IntegrationEvent') })
   events(@Param('integrationName') name: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.events(integrationName(name), caller, query);
+    return this.queryBus.execute(new ListIntegrationEvents(integrationName(name), caller, query));
   }
 
   @Get(':integrationName/events/:eventId')
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: ref('IntegrationEventTrace') })
   event(@Param('integrationName') name: string, @PathId('eventId', 'event') eventId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.event(integrationName(name), eventId, caller);
+    return this.queryBus.execute(new GetIntegrationEvent(integrationName(name), eventId, caller));
   }
 
   @Put(':integrationName/dev')
@@ -153,7 +156,7 @@ export class IntegrationController {
   @nameParam
   @ApiNoContentResponse({ description: 'development mode on: events go to the tunnel' })
   async setDev(@Param('integrationName') name: string, @Body(Valid) body: DevModeBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    await this.commands.setDevMode(integrationName(name), body.tunnelUrl, body.all ?? false, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new SetDevMode(integrationName(name), body.tunnelUrl, body.all ?? false, caller, parseIfMatch(ifMatch)));
   }
 
   @Delete(':integrationName/dev')
@@ -161,7 +164,7 @@ export class IntegrationController {
   @nameParam
   @ApiResetContentResponse({ description: 'development mode off' })
   async clearDev(@Param('integrationName') name: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    await this.commands.clearDevMode(integrationName(name), caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new ClearDevMode(integrationName(name), caller, parseIfMatch(ifMatch)));
   }
 
   /** The tunnel and the secret its deliveries are signed with (extension): the owner's admins only. */
@@ -169,10 +172,7 @@ export class IntegrationController {
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: ref('IntegrationDevMode'), headers: etagHeader })
   async getDev(@Param('integrationName') name: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { object: dev, streamRevision } = await this.queries.devMode(integrationName(name), caller);
-    // The signing secret is set at the first publication and never changes: the revision of the tunnel's read versions the whole answer.
-    const state = await this.commands.integration(name);
-    return tagged(reply, { object: { ...dev, signingSecret: this.secrets.open(state.published!.signingSecret) }, streamRevision });
+    return tagged(reply, await this.queryBus.execute(new GetDevMode(integrationName(name), caller)));
   }
 
   @Post(':integrationName/render')
@@ -201,11 +201,11 @@ export class IntegrationController {
   }
 
   private async rendered(name: string, body: RenderBody, caller: Caller, reply: FastifyReply) {
-    const { integration } = await this.queries.visible(integrationName(name), caller);
-    const answer = await this.runtime.render(integration, { componentId: body.componentId, props: plain(body.props), state: plain(body.state), context: plain(body.context), ...(body.action !== undefined ? { action: body.action } : {}) });
-    const policy = policyText(integration.definition.contentSecurityPolicy);
-    if (policy) void reply.header('content-security-policy', policy);
-    return answer;
+    const { rendered, contentSecurityPolicy } = await this.queryBus.execute(
+      new RenderComponent(integrationName(name), { componentId: body.componentId, props: plain(body.props), state: plain(body.state), context: plain(body.context), ...(body.action !== undefined ? { action: body.action } : {}) }, caller),
+    );
+    if (contentSecurityPolicy) void reply.header('content-security-policy', contentSecurityPolicy);
+    return rendered;
   }
 }
 
@@ -236,15 +236,15 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
   @Controller('v1/integrations')
   class PlaceInstallationRoutes {
     constructor(
-      readonly commands: IntegrationCommands,
-      readonly queries: IntegrationQueries,
+      private readonly commandBus: CommandBus,
+      private readonly queryBus: QueryBus,
     ) {}
 
     @Get(`:integrationName/installations/:installationId/${place}s`)
     @nameParam
     @ApiOkResponse({ description: 'OK', schema: listOf(schema) })
     list(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Query(Valid) query: PlaceInstallationListQuery, @CurrentCaller() caller: Caller) {
-      return this.queries.placeInstallations(place, integrationName(name), caller, { ...query, installationId });
+      return this.queryBus.execute(new ListPlaceInstallations(place, integrationName(name), caller, { ...query, installationId }));
     }
 
     @Post(`:integrationName/installations/:installationId/${place}s`)
@@ -252,15 +252,15 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
     @ApiCreatedResponse({ description: `installed on the ${place}`, schema: ref(schema), headers: etagHeader })
     async install(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Body(Valid) body: AddPlaceInstallationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
       const { [place]: placeId, ...changes } = body as AddPlaceInstallationBody & Record<InstallationPlace, string>;
-      await this.commands.setPlaceInstallation(place, integrationName(name), installationId, placeId, changes, caller);
-      return tagged(reply, await this.queries.placeInstallation(place, name, installationId, placeId, caller));
+      await this.commandBus.execute(new SetPlaceInstallation(place, integrationName(name), installationId, placeId, changes, caller));
+      return tagged(reply, await this.queryBus.execute(new GetPlaceInstallation(place, name, installationId, placeId, caller)));
     }
 
     @Get(one)
     @nameParam
     @ApiOkResponse({ description: 'OK', schema: ref(schema), headers: etagHeader })
     async get(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-      return tagged(reply, await this.queries.placeInstallation(place, integrationName(name), installationId, placeId, caller));
+      return tagged(reply, await this.queryBus.execute(new GetPlaceInstallation(place, integrationName(name), installationId, placeId, caller)));
     }
 
     /** Versioned by the installation's stream, where the installations on its places live. */
@@ -276,9 +276,9 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
       @CurrentCaller() caller: Caller,
       @Res({ passthrough: true }) reply: FastifyReply,
     ) {
-      await this.queries.placeInstallation(place, integrationName(name), installationId, placeId, caller);
-      await this.commands.setPlaceInstallation(place, name, installationId, placeId, body, caller, parseIfMatch(ifMatch));
-      return tagged(reply, await this.queries.placeInstallation(place, name, installationId, placeId, caller));
+      await this.queryBus.execute(new GetPlaceInstallation(place, integrationName(name), installationId, placeId, caller));
+      await this.commandBus.execute(new SetPlaceInstallation(place, name, installationId, placeId, body, caller, parseIfMatch(ifMatch)));
+      return tagged(reply, await this.queryBus.execute(new GetPlaceInstallation(place, name, installationId, placeId, caller)));
     }
 
     @Delete(one)
@@ -286,14 +286,14 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
     @nameParam
     @ApiNoContentResponse({ description: `uninstalled from the ${place}` })
     async remove(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-      await this.commands.removePlaceInstallation(place, integrationName(name), installationId, placeId, caller, parseIfMatch(ifMatch));
+      await this.commandBus.execute(new RemovePlaceInstallation(place, integrationName(name), installationId, placeId, caller, parseIfMatch(ifMatch)));
     }
 
     @Get(`:integrationName/${place}s`)
     @nameParam
     @ApiOkResponse({ description: 'OK', schema: listOf(schema) })
     all(@Param('integrationName') name: string, @Query(Valid) query: PlaceInstallationListQuery, @CurrentCaller() caller: Caller) {
-      return this.queries.placeInstallations(place, integrationName(name), caller, query);
+      return this.queryBus.execute(new ListPlaceInstallations(place, integrationName(name), caller, query));
     }
   }
   Object.defineProperty(PlaceInstallationRoutes, 'name', { value: place === 'space' ? 'IntegrationSpaceController' : 'IntegrationSiteController' });

@@ -138,7 +138,7 @@ export type InstallationCommand =
   /** `acceptScopes`: the scopes the admin accepts (replacing those accepted before), with those the integration asks for now. */
   | (ByOrganizationAdmin & { kind: 'UpdateInstallation'; status?: InstallationStatus; configuration?: Record<string, unknown>; spaceSelection?: SpaceSelection; siteSelection?: SpaceSelection; acceptScopes?: { scopes: readonly string[]; requested: readonly string[] } })
   | (ByOrganizationAdmin & { kind: 'Uninstall' })
-  /** Installs on a space or a site (or changes its status or configuration there); the commands service has checked that the place is live in the organization. */
+  /** Installs on a space or a site (or changes its status or configuration there); the command handler has checked that the place is live in the organization. */
   | (ByOrganizationAdmin & { kind: 'SetPlaceInstallation'; place: InstallationPlace; placeId: string; status?: InstallationStatus; configuration?: Record<string, unknown> })
   | (ByOrganizationAdmin & { kind: 'RemovePlaceInstallation'; place: InstallationPlace; placeId: string });
 

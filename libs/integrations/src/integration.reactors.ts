@@ -1,12 +1,16 @@
+import type { SiteEvent } from '../../sites/src';
+import type { SpaceEvent } from '../../spaces/src';
 import type { Reactor } from '../../runtime/src/reactor';
-import { IntegrationCommands } from './integration.commands';
+import { RemoveInstallationsFromPlace, UninstallEverywhere } from './integration.commands';
+import type { IntegrationStreamEvent } from './integration.events';
 
 /** A deleted integration is uninstalled everywhere (installation_deleted events follow); idempotent. */
-export const integrationReactor: Reactor = {
+export const integrationReactor: Reactor<IntegrationStreamEvent> = {
   name: 'integration-uninstalls',
   handles: ['IntegrationDeleted'],
   async react(event, context) {
-    await context.services.get(IntegrationCommands).uninstallEverywhere((event.data as { name: string }).name, context.caller);
+    if (event.type !== 'IntegrationDeleted') return;
+    await context.commandBus.execute(new UninstallEverywhere(event.data.name, context.caller));
   },
 };
 
@@ -16,12 +20,15 @@ export const integrationReactor: Reactor = {
  * space (a deleted space keeps them while it can be restored). Both are final, so the trigger
  * always still holds; the removal is idempotent.
  */
-export const placeRemovalReactor: Reactor = {
+export const placeRemovalReactor: Reactor<SiteEvent | SpaceEvent> = {
   name: 'integration-place-removals',
   handles: ['SiteDeleted', 'SpacePurged'],
   async react(event, context) {
-    const commands = context.services.get(IntegrationCommands);
-    if (event.type === 'SiteDeleted') await commands.removeFromPlace('site', (event.data as { siteId: string }).siteId, context.caller);
-    else await commands.removeFromPlace('space', (event.data as { spaceId: string }).spaceId, context.caller);
+    switch (event.type) {
+      case 'SiteDeleted':
+        return context.commandBus.execute(new RemoveInstallationsFromPlace('site', event.data.siteId, context.caller));
+      case 'SpacePurged':
+        return context.commandBus.execute(new RemoveInstallationsFromPlace('space', event.data.spaceId, context.caller));
+    }
   },
 };

@@ -1,9 +1,10 @@
+import type { CommandBus } from '@nestjs/cqrs';
 import { loadConfig } from '../../platform/src/config';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import type { BlobStore } from '../../blob-store/src/blob-store.port';
+import type { CommandRunner } from '../../runtime/src/command-runner';
 import type { UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import type { IntegrationCommands } from './integration.commands';
 import type { IntegrationEventPresenter } from './integration.event-presenter';
 import { INTEGRATION_EVENTS } from './integration.projections';
 import { IntegrationRuntime } from './integration.runtime';
@@ -36,7 +37,7 @@ describe('the integrations worker at start', () => {
 
   function worker(reads: ReadStore, projections: { whenCaughtUp(): Promise<void> } | null) {
     // Embedded mode (no EVENTSTORE_URL): the worker runs in the service.
-    return new IntegrationRuntime(reads, {} as BlobStore, loadConfig({}), {} as IntegrationCommands, {} as IntegrationSecrets, {} as UntrustedWork, {} as IntegrationEventPresenter, projections);
+    return new IntegrationRuntime(reads, {} as BlobStore, loadConfig({}), {} as CommandBus, {} as CommandRunner, {} as IntegrationSecrets, {} as UntrustedWork, {} as IntegrationEventPresenter, projections);
   }
 
   it('given projections still replaying the log, then it reads no pending event until they have caught up', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
@@ -9,10 +10,12 @@ import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import { PROJECTION_RUNNER, type ProjectionsReady } from '../../runtime/src/projections-ready';
 import { deliverToTunnel } from './delivery/tunnel-delivery';
-import { IntegrationCommands } from './integration.commands';
+import { ClaimDeliveries, RecordProcessed } from './integration.commands';
 import { policyText } from './integration.content-security-policy';
+import { integrationDecider, integrationStream, type IntegrationState } from './integration.decider';
 import { IntegrationEventPresenter } from './integration.event-presenter';
 import type { TraceLog } from './integration.events';
 import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc } from './integration.projections';
@@ -65,7 +68,8 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     @Inject(READ_STORE) private readonly reads: ReadStore,
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly commands: IntegrationCommands,
+    private readonly commandBus: CommandBus,
+    @Inject(COMMAND_RUNNER) private readonly runner: CommandRunner,
     private readonly secrets: IntegrationSecrets,
     @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
     private readonly presenter: IntegrationEventPresenter,
@@ -120,7 +124,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     const until = this.leases.get(event.installationId) ?? 0;
     if (until - Date.now() > LEASE_MS / 2) return true;
     const next = Date.now() + LEASE_MS;
-    const claimed = await this.commands.claimDeliveries({ installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, new Date(next), WORKER);
+    const claimed = await this.commandBus.execute(new ClaimDeliveries({ installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, new Date(next), WORKER));
     if (claimed) this.leases.set(event.installationId, next);
     else this.leases.delete(event.installationId);
     return claimed;
@@ -133,7 +137,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
         // Another replica holds this installation: its events are that replica's.
         if (!(await this.holds(event))) return;
         const { status, logs } = await this.process(event);
-        await this.commands.recordProcessed({ eventId: event._id, installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, status, logs, WORKER);
+        await this.commandBus.execute(new RecordProcessed({ eventId: event._id, installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, status, logs, WORKER));
         this.processed.set(event._id, true);
       } catch (error) {
         // Left pending: the next tick tries again (the order of this installation's events is kept).
@@ -148,7 +152,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     const now = () => new Date().toISOString();
     const integration = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).get(event.integrationName);
     if (!integration || integration.deleted) return { status: 'failed', logs: [{ message: `integration ${event.integrationName} is deleted`, timestamp: now(), level: 'error' }] };
-    const state = await this.commands.integration(event.integrationName);
+    const state = await this.integrationState(event.integrationName);
     // What the integration receives is the event itself, as its runtime reads it, to the tunnel and to the script alike.
     const body = (await this.presenter.event(event.payload)) as { eventId: string; type: string } & Record<string, unknown>;
     if (integration.dev && (integration.dev.all || integration.organizationId === event.organizationId) && state.published) {
@@ -180,12 +184,17 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
   async render(integration: IntegrationDoc, request: { componentId: string; props: Record<string, unknown>; state: Record<string, unknown>; context: Record<string, unknown>; action?: unknown }) {
     if (!integration.definition.script) throw DomainError.notFound(`integration ${integration._id} has no script to render components with`);
     const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
-    const state = await this.commands.integration(integration._id);
+    const state = await this.integrationState(integration._id);
     const environment = await this.environment(integration, null, state);
     const outcome = await renderComponentInPool(this.work, { script, request: { ...request, context: { ...request.context, environment } }, fetch: this.fetchPolicy(integration) });
     if (!outcome.ok || !outcome.result) throw new DomainError(422, `the component ${request.componentId} could not be rendered: ${outcome.error ?? 'no result'}`);
     const element = outcome.result.element as { children?: unknown; controls?: unknown } | null;
     return { type: 'element' as const, element: { type: 'block' as const, children: element?.children ?? [], controls: element?.controls ?? [] }, state: outcome.result.state, props: request.props };
+  }
+
+  /** The integration's stream state: its sealed secrets and signing secret are in no read model. */
+  private async integrationState(name: string): Promise<IntegrationState> {
+    return (await this.runner.load(integrationStream(name), integrationDecider)).state;
   }
 
   /** Where the integration's script may fetch from, as plain data for the thread that runs it. */
@@ -194,7 +203,7 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
   }
 
   /** What a script sees of where it runs: the installation's configuration and the integration's secrets (opened only here). */
-  private async environment(integration: IntegrationDoc, installationId: string | null, state: Awaited<ReturnType<IntegrationCommands['integration']>>) {
+  private async environment(integration: IntegrationDoc, installationId: string | null, state: IntegrationState) {
     const installation = installationId === null ? null : await this.reads.collection<InstallationDoc>(INSTALLATIONS).get(installationId);
     const sealed = state.published?.secrets ?? null;
     return {

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
-import { IntegrationCommands } from './integration.commands';
+import { IntegrationAccess } from './integration.access';
+import { integrationCommandHandlers } from './integration.commands';
 import { IntegrationController, IntegrationSiteController, IntegrationSpaceController } from './integration.controller';
 import { IntegrationEventPresenter } from './integration.event-presenter';
 import { IntegrationsForSites } from './integration.ports';
-import { IntegrationQueries } from './integration.queries';
+import { integrationQueryHandlers } from './integration.queries';
 import { IntegrationRuntime } from './integration.runtime';
 import { IntegrationSecrets } from './integration.secrets';
 import { SiteViewDeliveries } from './integration.site-views';
@@ -15,7 +16,7 @@ import { SiteViewDeliveries } from './integration.site-views';
  */
 @Module({
   controllers: [IntegrationController, IntegrationSpaceController, IntegrationSiteController],
-  providers: [IntegrationSecrets, IntegrationEventPresenter, IntegrationQueries, IntegrationCommands, IntegrationRuntime, SiteViewDeliveries, IntegrationsForSites],
+  providers: [IntegrationAccess, IntegrationSecrets, IntegrationEventPresenter, IntegrationRuntime, SiteViewDeliveries, IntegrationsForSites, ...integrationCommandHandlers, ...integrationQueryHandlers],
   exports: [IntegrationsForSites],
 })
 export class IntegrationsModule {}

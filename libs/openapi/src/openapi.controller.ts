@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiProduces, ApiResetContentResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '../../platform/src/errors';
@@ -8,9 +9,9 @@ import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { OpenapiCommands, type SourceBody } from './openapi.commands';
+import { CreateOpenapiSpec, DeleteOpenapiSpec, PutOpenapiSpec, type SourceBody } from './openapi.commands';
 import { CreateSpecBody, PutSpecBody, type SpecSourceBody } from './openapi.dto';
-import { OpenapiQueries } from './openapi.queries';
+import { GetOpenapiSpec, GetOpenapiSpecContent, GetOpenapiSpecId, GetOpenapiSpecVersion, GetOpenapiSpecVersionRaw, ListOpenapiSpecs, ListOpenapiSpecVersions } from './openapi.queries';
 
 /** Exactly one of `url` and `text`. */
 function sourceOf(source: SpecSourceBody): SourceBody {
@@ -32,21 +33,21 @@ function servedType(contentType: string): string {
 @Controller('v1/orgs/:organizationId/openapi')
 export class OpenapiController {
   constructor(
-    private readonly commands: OpenapiCommands,
-    private readonly queries: OpenapiQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get()
   @ApiOkResponse({ description: 'OK', schema: listOf('OpenAPISpec') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.list(organizationId, caller, query);
+    return this.queryBus.execute(new ListOpenapiSpecs(organizationId, caller, query));
   }
 
   @Post()
   @ApiCreatedResponse({ description: 'created; processing follows (processingState)', schema: ref('OpenAPISpec'), headers: etagHeader })
   @ApiConflictResponse({ description: 'the organization has a spec with this slug', schema: ref('ErrorEnvelope') })
   async create(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: CreateSpecBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    await this.commands.create(organizationId, body.slug, sourceOf(body.source), caller);
+    await this.commandBus.execute(new CreateOpenapiSpec(organizationId, body.slug, sourceOf(body.source), caller));
     return this.answer(organizationId, body.slug, caller, reply);
   }
 
@@ -66,7 +67,7 @@ export class OpenapiController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.put(organizationId, slug, sourceOf(body.source), caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new PutOpenapiSpec(organizationId, slug, sourceOf(body.source), caller, parseIfMatch(ifMatch)));
     return this.answer(organizationId, slug, caller, reply);
   }
 
@@ -74,38 +75,38 @@ export class OpenapiController {
   @HttpCode(205)
   @ApiResetContentResponse({ description: 'deleted' })
   async delete(@PathId('organizationId', 'organization') organizationId: string, @PathId('specSlug', 'OpenAPI spec') slug: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    const specId = await this.queries.specIdFor(organizationId, slug, caller);
-    await this.commands.delete(organizationId, specId, caller, parseIfMatch(ifMatch));
+    const specId = await this.queryBus.execute(new GetOpenapiSpecId(organizationId, slug, caller));
+    await this.commandBus.execute(new DeleteOpenapiSpec(organizationId, specId, caller, parseIfMatch(ifMatch)));
   }
 
   @Get(':specSlug/versions')
   @ApiOkResponse({ description: 'OK, newest first', schema: listOf('OpenAPISpecVersion') })
   versions(@PathId('organizationId', 'organization') organizationId: string, @PathId('specSlug', 'OpenAPI spec') slug: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.versions(organizationId, slug, caller, query);
+    return this.queryBus.execute(new ListOpenapiSpecVersions(organizationId, slug, caller, query));
   }
 
   @Get(':specSlug/versions/latest')
   @ApiOkResponse({ description: 'OK', schema: ref('OpenAPISpecVersion') })
   latest(@PathId('organizationId', 'organization') organizationId: string, @PathId('specSlug', 'OpenAPI spec') slug: string, @CurrentCaller() caller: Caller) {
-    return this.queries.version(organizationId, slug, 'latest', caller);
+    return this.queryBus.execute(new GetOpenapiSpecVersion(organizationId, slug, 'latest', caller));
   }
 
   @Get(':specSlug/versions/latest/content')
   @ApiOkResponse({ description: 'OK', schema: ref('OpenAPISpecContent') })
   latestContent(@PathId('organizationId', 'organization') organizationId: string, @PathId('specSlug', 'OpenAPI spec') slug: string, @CurrentCaller() caller: Caller) {
-    return this.queries.content(organizationId, slug, 'latest', caller);
+    return this.queryBus.execute(new GetOpenapiSpecContent(organizationId, slug, 'latest', caller));
   }
 
   @Get(':specSlug/versions/:versionId')
   @ApiOkResponse({ description: 'OK', schema: ref('OpenAPISpecVersion') })
   version(@PathId('organizationId', 'organization') organizationId: string, @PathId('specSlug', 'OpenAPI spec') slug: string, @PathId('versionId', 'version') versionId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.version(organizationId, slug, { id: versionId }, caller);
+    return this.queryBus.execute(new GetOpenapiSpecVersion(organizationId, slug, { id: versionId }, caller));
   }
 
   @Get(':specSlug/versions/:versionId/content')
   @ApiOkResponse({ description: 'OK', schema: ref('OpenAPISpecContent') })
   content(@PathId('organizationId', 'organization') organizationId: string, @PathId('specSlug', 'OpenAPI spec') slug: string, @PathId('versionId', 'version') versionId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.content(organizationId, slug, { id: versionId }, caller);
+    return this.queryBus.execute(new GetOpenapiSpecContent(organizationId, slug, { id: versionId }, caller));
   }
 
   /** The version's raw bytes as fetched or given (extension), for members of the organization. */
@@ -113,12 +114,12 @@ export class OpenapiController {
   @ApiProduces('application/json', 'application/yaml', 'text/plain')
   @ApiOkResponse({ description: 'the document as fetched or given', schema: { type: 'string', format: 'binary' } })
   async raw(@PathId('organizationId', 'organization') organizationId: string, @PathId('specSlug', 'OpenAPI spec') slug: string, @PathId('versionId', 'version') versionId: string, @CurrentCaller() caller: Caller, @Res() reply: FastifyReply) {
-    const { contentType, body } = await this.queries.raw(organizationId, slug, versionId, caller);
+    const { contentType, body } = await this.queryBus.execute(new GetOpenapiSpecVersionRaw(organizationId, slug, versionId, caller));
     void reply.header('content-type', servedType(contentType)).header('x-content-type-options', 'nosniff').header('content-security-policy', "default-src 'none'; sandbox").send(body);
   }
 
   private async answer(organizationId: string, slug: string, caller: Caller, reply: FastifyReply) {
-    const { object, streamRevision } = await this.queries.get(organizationId, slug, caller);
+    const { object, streamRevision } = await this.queryBus.execute(new GetOpenapiSpec(organizationId, slug, caller));
     void reply.header('etag', etagOf(streamRevision));
     return object;
   }

@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
-import { OpenapiCommands } from './openapi.commands';
+import { OpenapiAccess } from './openapi.access';
+import { openapiCommandHandlers } from './openapi.commands';
 import { OpenapiController } from './openapi.controller';
 import { OpenapiForContent } from './openapi.ports';
-import { OpenapiProcessing } from './openapi.processing';
-import { OpenapiQueries } from './openapi.queries';
+import { ProcessOpenapiSourceHandler } from './openapi.processing';
+import { openapiQueryHandlers, ParsedDocuments } from './openapi.queries';
 
 /** The OpenAPI context: specs, their processing and versions. What it needs of organizations comes through its port. */
 @Module({
   controllers: [OpenapiController],
-  providers: [OpenapiQueries, OpenapiCommands, OpenapiProcessing, OpenapiForContent],
+  providers: [OpenapiAccess, ParsedDocuments, ...openapiCommandHandlers, ProcessOpenapiSourceHandler, ...openapiQueryHandlers, OpenapiForContent],
   exports: [OpenapiForContent],
 })
 export class OpenapiModule {}

@@ -1,16 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { OpenapiQueries } from './openapi.queries';
+import { QueryBus } from '@nestjs/cqrs';
+import { FindOpenapiSpecVersion, GetLatestOpenapiDocument } from './openapi.queries';
 
 /** What OpenAPI specs offer content (its CONTENT_OPENAPI port): the latest version's parsed document of a spec, and what a version belongs to. */
 @Injectable()
 export class OpenapiForContent {
-  constructor(private readonly queries: OpenapiQueries) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   latestDocument(organizationId: string, slug: string): Promise<{ versionId: string; document: Record<string, unknown> } | null> {
-    return this.queries.latestDocument(organizationId, slug);
+    return this.queryBus.execute(new GetLatestOpenapiDocument(organizationId, slug));
   }
 
   specVersion(specId: string, versionId: string): Promise<{ organizationId: string; slug: string; newest: boolean } | null> {
-    return this.queries.specVersion(specId, versionId);
+    return this.queryBus.execute(new FindOpenapiSpecVersion(specId, versionId));
   }
 }

@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler } from '@nestjs/cqrs';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
 import { UNTRUSTED_WORK, WorkBudgetExceeded, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { DecidingHandler } from '../../runtime/src/command-handler';
 import { openapiSpecDecider, openapiSpecStream, type ProcessingOutcome } from './openapi.decider';
 import type { OpenapiSource } from './openapi.events';
 import { fetchDocument, ProcessingFailure } from './openapi.fetch';
@@ -80,42 +81,50 @@ async function parseInPool(bytes: Buffer, baseUrl: string | null, deps: Processi
 }
 
 /**
- * Runs processing for the processing reactor: for the generation (the source) that an event named,
- * if it is still the spec's latest and not processed yet, appends processing started, processes the
- * source and appends the outcome (a version when the content is new, then processed; or failed).
- * Each command is idempotent, so a replay after the end appends nothing. A start that finds the
- * last one unfinished (the service stopped or crashed while processing, or the reaction failed
+ * The processing reactor's command: for the generation (the source) that an event named, if it is
+ * still the spec's latest and not processed yet, appends processing started, processes the source
+ * and appends the outcome (a version when the content is new, then processed; or failed). Each
+ * decision is idempotent, so a replay after the end appends nothing. A start that finds the last
+ * one unfinished (the service stopped or crashed while processing, or the reaction failed
  * half-way) is a second attempt; after two, the decider records the source failed
  * (PROCESSING_INTERRUPTED) rather than start it again: a source that brings the service down
- * cannot do it at every start.
+ * cannot do it at every start. Stamped with the reactor's caller, without a permission check.
  */
-@Injectable()
-export class OpenapiProcessing {
+export class ProcessOpenapiSource extends Command<void> {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    readonly specId: string,
+    readonly organizationId: string,
+    readonly generation: number,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(ProcessOpenapiSource)
+export class ProcessOpenapiSourceHandler extends DecidingHandler {
+  constructor(
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(UNTRUSTED_WORK) private readonly work: UntrustedWork,
-  ) {}
+  ) {
+    super();
+  }
 
-  async process(specId: string, organizationId: string, generation: number, caller: Caller): Promise<void> {
+  async execute({ specId, organizationId, generation, caller }: ProcessOpenapiSource): Promise<void> {
     const stream = openapiSpecStream(specId);
-    const { state } = await this.commands.load(stream, openapiSpecDecider);
+    const { state } = await this.load(stream, openapiSpecDecider);
     const spec = state.spec;
     if (!spec || spec.deleted || spec.generation !== generation || (spec.processing !== 'pending' && spec.processing !== 'progress')) return;
-    const started = await this.commands.run(stream, openapiSpecDecider, { kind: 'StartProcessing', specId, organizationId, generation, now: this.now() }, { caller });
+    const started = await this.decide(stream, openapiSpecDecider, { kind: 'StartProcessing', specId, organizationId, generation, now: this.now() }, { caller });
     // Not started: a newer source, a deletion, or too many attempts already (recorded failed).
     if (started.state.spec?.processing !== 'progress' || started.state.spec.generation !== generation) return;
     const outcome = await processSource(spec.source, { blobs: this.blobs, limits: this.limits(), newId: () => newId(), work: this.work, timeMs: this.config.openapiProcessingTimeMs });
-    await this.commands.run(stream, openapiSpecDecider, { kind: 'FinishProcessing', specId, organizationId, generation, outcome, now: this.now() }, { caller });
+    await this.decide(stream, openapiSpecDecider, { kind: 'FinishProcessing', specId, organizationId, generation, outcome, now: this.now() }, { caller });
   }
 
   private limits(): ProcessingDeps['limits'] {
     const { openapiAllowPrivateNetworks, openapiFetchTimeoutMs, openapiMaxBytes, openapiMaxRedirects } = this.config;
     return { allowPrivateNetworks: openapiAllowPrivateNetworks, timeMs: openapiFetchTimeoutMs, maxBytes: openapiMaxBytes, maxRedirects: openapiMaxRedirects, maxExternalDocuments: MAX_EXTERNAL_DOCUMENTS };
-  }
-
-  private now(): string {
-    return this.commands.now().toISOString();
   }
 }

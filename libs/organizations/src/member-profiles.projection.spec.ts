@@ -32,7 +32,7 @@ const orgCreated = (organizationId: string): Given => [`organization-${organizat
 const joined = (organizationId: string, userId: string): Given => [`organization-${organizationId}`, 'MemberAdded', { organizationId, userId, role: 'read', sso: false, joinedAt: now }];
 const left = (organizationId: string, userId: string): Given => [`organization-${organizationId}`, 'MemberRemoved', { organizationId, userId }];
 
-/** `GET /members?search=` as MemberQueries filters it, sorted by name. */
+/** `GET /members?search=` as ListMembers filters it, sorted by name. */
 async function search(reads: MemoryReadStore, organizationId: string, text: string): Promise<string[]> {
   const pattern = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const filter = { organizationId, disabled: false, $or: [{ displayName: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }] };

@@ -1,10 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Command, CommandHandler } from '@nestjs/cqrs';
 import { DomainError } from '../../platform/src/errors';
 import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { accessRefusal, memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type ProposedInvitation } from './organization.decider';
+import { DecidingHandler } from '../../runtime/src/command-handler';
+import { accessRefusal, memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type OrganizationState, type ProposedInvitation } from './organization.decider';
 import { InvitationLocator } from './member.queries';
 
 export interface Invitation {
@@ -12,47 +12,49 @@ export interface Invitation {
   role?: OrganizationRole;
 }
 
-/**
+/*
  * The member commands: invitations, link invites, roles, removal, SSO membership and presence,
- * each decided by the organization stream. Exported, since a SAML login joins people as SSO members.
+ * each decided by the organization stream. `JoinBySso` is dispatched by the port adapter the sso
+ * context uses, since a SAML login joins people as SSO members.
+ *
+ * Members, invitations and link invites live in the organization's stream: `ifMatch` is its
+ * revision, the ETag of the organization and of each of its members and link invites. Whoever may
+ * not make the change is refused (404, 403) before the revision is compared, so a 412 tells them
+ * nothing about the organization (`refuseBeforeRevision`).
  */
-@Injectable()
-export class MemberCommands {
+
+/** With an `If-Match`, the caller's refusal (404, 403) comes before the revision is compared: it throws it. */
+function refuseBeforeRevision(command: OrganizationCommand, { state }: { state: OrganizationState }): void {
+  const refusal = accessRefusal(command, state);
+  if (refusal) throw refusal;
+}
+
+/**
+ * `POST /v1/orgs/{organizationId}/invites`: admins invite people by e-mail. Each address gets a
+ * pending invitation (its pending one is refreshed), and nobody joins until they accept it. No
+ * account is looked up or created: the answer, one invitation id per address, reads the same
+ * whether an address has an account, is a member already or was invited before, so it tells the
+ * admin nothing about other people. The role is the invitation's own, else the request's, else the
+ * organization's default role, else `read`.
+ */
+export class InviteByEmail extends Command<{ invites: string[]; invited: number }> {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
-    private readonly invitations: InvitationLocator,
-  ) {}
-
-  private now(): string {
-    return this.commands.now().toISOString();
+    readonly organizationId: string,
+    readonly invitations: Invitation[],
+    readonly role: OrganizationRole | undefined,
+    readonly sso: boolean,
+    readonly caller: Caller,
+  ) {
+    super();
   }
+}
 
-  /**
-   * Members, invitations and link invites live in the organization's stream: `ifMatch` is its
-   * revision, the ETag of the organization and of each of its members and link invites. Whoever may
-   * not make the change is refused (404, 403) before the revision is compared, so a 412 tells them
-   * nothing about the organization (`accessRefusal`).
-   */
-  private async run(organizationId: string, command: OrganizationCommand, caller: Caller, ifMatch?: number) {
-    const stream = organizationStream(organizationId);
-    if (ifMatch !== undefined) {
-      const refusal = accessRefusal(command, (await this.commands.load(stream, organizationDecider)).state);
-      if (refusal) throw refusal;
-    }
-    return this.commands.run(stream, organizationDecider, command, { caller }, { ifMatch });
-  }
-
-  /**
-   * `POST /v1/orgs/{organizationId}/invites`: admins invite people by e-mail. Each address gets a
-   * pending invitation (its pending one is refreshed), and nobody joins until they accept it. No
-   * account is looked up or created: the answer, one invitation id per address, reads the same
-   * whether an address has an account, is a member already or was invited before, so it tells the
-   * admin nothing about other people. The role is the invitation's own, else the request's, else the
-   * organization's default role, else `read`.
-   */
-  async invite(organizationId: string, invitations: Invitation[], role: OrganizationRole | undefined, sso: boolean, caller: Caller): Promise<{ invites: string[]; invited: number }> {
+@CommandHandler(InviteByEmail)
+export class InviteByEmailHandler extends DecidingHandler {
+  async execute({ organizationId, invitations, role, sso, caller }: InviteByEmail): Promise<{ invites: string[]; invited: number }> {
     const byUserId = userOf(caller).userId;
-    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
+    const stream = organizationStream(organizationId);
+    const { state } = await this.load(stream, organizationDecider);
     const denied = requireAdmin(state, organizationId, byUserId);
     if (denied) throw denied;
     const fallback: OrganizationRole = role !== undefined ? role : (state.fields.defaultRole ?? 'read');
@@ -61,76 +63,264 @@ export class MemberCommands {
       email: invitation.email,
       role: invitation.role !== undefined ? invitation.role : fallback,
     }));
-    const outcome = await this.run(organizationId, { kind: 'InviteByEmail', organizationId, invitations: proposed, sso, byUserId, now: this.now() }, caller);
+    const outcome = await this.decide(stream, organizationDecider, { kind: 'InviteByEmail', organizationId, invitations: proposed, sso, byUserId, now: this.now() }, { caller });
     const invites = outcome.events.flatMap((event) => (event.type === 'MemberInvited' ? [event.data.invitationId] : []));
     return { invites, invited: invites.length };
   }
+}
 
-  /** `POST /v1/user/invites/{inviteId}`: the invitee joins with the invited role; anyone else gets 404. Answers the organization joined. */
-  async acceptInvitation(invitationId: string, caller: Caller): Promise<string> {
-    return this.answerInvitation(invitationId, 'AcceptInvitation', caller);
-  }
-
-  /** `DELETE /v1/user/invites/{inviteId}`: the invitee declines; anyone else gets 404. */
-  async declineInvitation(invitationId: string, caller: Caller): Promise<void> {
-    await this.answerInvitation(invitationId, 'DeclineInvitation', caller);
-  }
-
-  private async answerInvitation(invitationId: string, kind: 'AcceptInvitation' | 'DeclineInvitation', caller: Caller): Promise<string> {
-    const organizationId = await this.invitations.organizationOf(invitationId, caller);
-    const { userId, user } = userOf(caller);
-    await this.run(organizationId, { kind, organizationId, invitationId, userId, email: user.email, now: this.now() }, caller);
-    return organizationId;
-  }
-
-  async revokeInvitation(organizationId: string, invitationId: string, caller: Caller, ifMatch?: number): Promise<void> {
-    const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'RevokeInvitation', organizationId, invitationId, byUserId, now: this.now() }, caller, ifMatch);
-  }
-
-  async joinByLink(organizationId: string, inviteId: string, caller: Caller): Promise<void> {
-    const userId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'JoinByLink', organizationId, inviteId, userId, now: this.now() }, caller);
-  }
-
-  /** For the SSO context after a verified SAML login: joins the user as an SSO member (or marks them as one). */
-  async joinBySso(organizationId: string, userId: string, role: OrganizationRole, caller: Caller): Promise<void> {
-    await this.run(organizationId, { kind: 'JoinBySso', organizationId, userId, role, now: this.now() }, caller);
-  }
-
-  async changeRole(organizationId: string, userId: string, role: OrganizationRole, caller: Caller, ifMatch?: number): Promise<void> {
-    const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'ChangeMemberRole', organizationId, userId, role, byUserId }, caller, ifMatch);
-  }
-
-  /** The organization side only: taking the member out of its teams follows from their `MemberRemoved` in the teams context. */
-  async remove(organizationId: string, userId: string, caller: Caller, ifMatch?: number): Promise<void> {
-    const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'RemoveMember', organizationId, userId, byUserId }, caller, ifMatch);
-  }
-
-  async enableSso(organizationId: string, userId: string, caller: Caller, ifMatch?: number): Promise<void> {
-    const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'EnableMemberSso', organizationId, userId, byUserId }, caller, ifMatch);
-  }
-
-  async createLinkInvite(organizationId: string, role: OrganizationRole, caller: Caller): Promise<string> {
-    const inviteId = newId();
-    const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'CreateLinkInvite', organizationId, inviteId, role, byUserId, now: this.now() }, caller);
-    return inviteId;
-  }
-
-  async deleteLinkInvite(organizationId: string, inviteId: string, caller: Caller, ifMatch?: number): Promise<void> {
-    const byUserId = userOf(caller).userId;
-    await this.run(organizationId, { kind: 'DeleteLinkInvite', organizationId, inviteId, byUserId }, caller, ifMatch);
-  }
-
-  /** `POST /ping`: members only; at most one MemberSeen per member per minute reaches the log. */
-  async recordSeen(organizationId: string, caller: Caller): Promise<void> {
-    const userId = userOf(caller).userId;
-    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
-    if (!state.exists || !state.members.has(userId)) throw DomainError.notFound(`no organization ${organizationId}`);
-    await this.commands.run(memberSeenStream(organizationId, userId), memberSeenDecider, { kind: 'RecordSeen', organizationId, userId, now: this.now() }, { caller });
+/** `POST /v1/user/invites/{inviteId}`: the invitee joins with the invited role; anyone else gets 404. Answers the organization joined. */
+export class AcceptInvitation extends Command<string> {
+  constructor(
+    readonly invitationId: string,
+    readonly caller: Caller,
+  ) {
+    super();
   }
 }
+
+@CommandHandler(AcceptInvitation)
+export class AcceptInvitationHandler extends DecidingHandler {
+  constructor(private readonly invitations: InvitationLocator) {
+    super();
+  }
+
+  async execute({ invitationId, caller }: AcceptInvitation): Promise<string> {
+    const organizationId = await this.invitations.organizationOf(invitationId, caller);
+    const { userId, user } = userOf(caller);
+    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'AcceptInvitation', organizationId, invitationId, userId, email: user.email, now: this.now() }, { caller });
+    return organizationId;
+  }
+}
+
+/** `DELETE /v1/user/invites/{inviteId}`: the invitee declines; anyone else gets 404. */
+export class DeclineInvitation extends Command<void> {
+  constructor(
+    readonly invitationId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(DeclineInvitation)
+export class DeclineInvitationHandler extends DecidingHandler {
+  constructor(private readonly invitations: InvitationLocator) {
+    super();
+  }
+
+  async execute({ invitationId, caller }: DeclineInvitation): Promise<void> {
+    const organizationId = await this.invitations.organizationOf(invitationId, caller);
+    const { userId, user } = userOf(caller);
+    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'DeclineInvitation', organizationId, invitationId, userId, email: user.email, now: this.now() }, { caller });
+  }
+}
+
+/** `DELETE /v1/orgs/{organizationId}/pending-invites/{inviteId}`: admins revoke a pending invitation. */
+export class RevokeInvitation extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly invitationId: string,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(RevokeInvitation)
+export class RevokeInvitationHandler extends DecidingHandler {
+  async execute({ organizationId, invitationId, caller, ifMatch }: RevokeInvitation): Promise<void> {
+    const stream = organizationStream(organizationId);
+    const command: OrganizationCommand = { kind: 'RevokeInvitation', organizationId, invitationId, byUserId: userOf(caller).userId, now: this.now() };
+    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
+    await this.decide(stream, organizationDecider, command, { caller, ifMatch });
+  }
+}
+
+/** `POST /v1/orgs/{organizationId}/invites/{inviteId}`: the caller joins through a link invite. */
+export class JoinByLink extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly inviteId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(JoinByLink)
+export class JoinByLinkHandler extends DecidingHandler {
+  async execute({ organizationId, inviteId, caller }: JoinByLink): Promise<void> {
+    const userId = userOf(caller).userId;
+    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'JoinByLink', organizationId, inviteId, userId, now: this.now() }, { caller });
+  }
+}
+
+/** For the SSO context after a verified SAML login: joins the user as an SSO member (or marks them as one). */
+export class JoinBySso extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+    readonly role: OrganizationRole,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(JoinBySso)
+export class JoinBySsoHandler extends DecidingHandler {
+  async execute({ organizationId, userId, role, caller }: JoinBySso): Promise<void> {
+    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'JoinBySso', organizationId, userId, role, now: this.now() }, { caller });
+  }
+}
+
+/** `PATCH /v1/orgs/{organizationId}/members/{userId}`: admins change roles (null: guest); the last admin cannot be demoted (409). */
+export class ChangeMemberRole extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+    readonly role: OrganizationRole,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(ChangeMemberRole)
+export class ChangeMemberRoleHandler extends DecidingHandler {
+  async execute({ organizationId, userId, role, caller, ifMatch }: ChangeMemberRole): Promise<void> {
+    const stream = organizationStream(organizationId);
+    const command: OrganizationCommand = { kind: 'ChangeMemberRole', organizationId, userId, role, byUserId: userOf(caller).userId };
+    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
+    await this.decide(stream, organizationDecider, command, { caller, ifMatch });
+  }
+}
+
+/**
+ * `DELETE /v1/orgs/{organizationId}/members/{userId}`: admins remove anyone, anyone removes
+ * themselves; never the last admin (409). The organization side only: taking the member out of its
+ * teams follows from their `MemberRemoved` in the teams context.
+ */
+export class RemoveMember extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(RemoveMember)
+export class RemoveMemberHandler extends DecidingHandler {
+  async execute({ organizationId, userId, caller, ifMatch }: RemoveMember): Promise<void> {
+    const stream = organizationStream(organizationId);
+    const command: OrganizationCommand = { kind: 'RemoveMember', organizationId, userId, byUserId: userOf(caller).userId };
+    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
+    await this.decide(stream, organizationDecider, command, { caller, ifMatch });
+  }
+}
+
+/** `POST /v1/orgs/{organizationId}/members/{userId}/sso`: admins make a member an SSO member. */
+export class EnableMemberSso extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(EnableMemberSso)
+export class EnableMemberSsoHandler extends DecidingHandler {
+  async execute({ organizationId, userId, caller, ifMatch }: EnableMemberSso): Promise<void> {
+    const stream = organizationStream(organizationId);
+    const command: OrganizationCommand = { kind: 'EnableMemberSso', organizationId, userId, byUserId: userOf(caller).userId };
+    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
+    await this.decide(stream, organizationDecider, command, { caller, ifMatch });
+  }
+}
+
+/** `POST /v1/orgs/{organizationId}/link-invites`: answers the new link invite's id. */
+export class CreateLinkInvite extends Command<string> {
+  constructor(
+    readonly organizationId: string,
+    readonly role: OrganizationRole,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(CreateLinkInvite)
+export class CreateLinkInviteHandler extends DecidingHandler {
+  async execute({ organizationId, role, caller }: CreateLinkInvite): Promise<string> {
+    const inviteId = newId();
+    const byUserId = userOf(caller).userId;
+    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'CreateLinkInvite', organizationId, inviteId, role, byUserId, now: this.now() }, { caller });
+    return inviteId;
+  }
+}
+
+/** `DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}` */
+export class DeleteLinkInvite extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly inviteId: string,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(DeleteLinkInvite)
+export class DeleteLinkInviteHandler extends DecidingHandler {
+  async execute({ organizationId, inviteId, caller, ifMatch }: DeleteLinkInvite): Promise<void> {
+    const stream = organizationStream(organizationId);
+    const command: OrganizationCommand = { kind: 'DeleteLinkInvite', organizationId, inviteId, byUserId: userOf(caller).userId };
+    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
+    await this.decide(stream, organizationDecider, command, { caller, ifMatch });
+  }
+}
+
+/** `POST /v1/orgs/{organizationId}/ping`: members only; at most one MemberSeen per member per minute reaches the log. */
+export class RecordSeen extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(RecordSeen)
+export class RecordSeenHandler extends DecidingHandler {
+  async execute({ organizationId, caller }: RecordSeen): Promise<void> {
+    const userId = userOf(caller).userId;
+    const { state } = await this.load(organizationStream(organizationId), organizationDecider);
+    if (!state.exists || !state.members.has(userId)) throw DomainError.notFound(`no organization ${organizationId}`);
+    await this.decide(memberSeenStream(organizationId, userId), memberSeenDecider, { kind: 'RecordSeen', organizationId, userId, now: this.now() }, { caller });
+  }
+}
+
+export const memberCommandHandlers = [
+  InviteByEmailHandler,
+  AcceptInvitationHandler,
+  DeclineInvitationHandler,
+  RevokeInvitationHandler,
+  JoinByLinkHandler,
+  JoinBySsoHandler,
+  ChangeMemberRoleHandler,
+  RemoveMemberHandler,
+  EnableMemberSsoHandler,
+  CreateLinkInviteHandler,
+  DeleteLinkInviteHandler,
+  RecordSeenHandler,
+];

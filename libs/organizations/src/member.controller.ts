@@ -1,3 +1,4 @@
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -6,10 +7,9 @@ import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import { MemberCommands } from './member.commands';
+import { AcceptInvitation, ChangeMemberRole, CreateLinkInvite, DeclineInvitation, DeleteLinkInvite, EnableMemberSso, InviteByEmail, JoinByLink, RecordSeen, RemoveMember, RevokeInvitation } from './member.commands';
 import { InviteBody, LinkInviteBody, MemberListQuery, MemberSpacesQuery, UpdateMemberBody } from './member.dto';
-import { MemberQueries } from './member.queries';
-import { VisitorClaimsSigner } from './visitor-claims';
+import { GetLinkInvite, GetMember, ListLinkInvites, ListMembers, ListMemberSpaces, ListPendingInvites, ListUserInvites, SignVisitorClaims } from './member.queries';
 import { Valid } from '../../platform/src/http/validation';
 
 /**
@@ -20,28 +20,29 @@ import { Valid } from '../../platform/src/http/validation';
 @Controller('v1/orgs/:organizationId')
 export class MemberController {
   constructor(
-    private readonly commands: MemberCommands,
-    private readonly queries: MemberQueries,
-    private readonly claims: VisitorClaimsSigner,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get('members')
   @ApiOkResponse({ description: 'OK', schema: listOf('Member') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: MemberListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.list(organizationId, caller, {
-      page: query.page,
-      limit: query.limit,
-      order: query.order ?? 'desc',
-      role: query.role,
-      search: query.search,
-      sort: query.sort ?? 'joinedAt',
-    });
+    return this.queryBus.execute(
+      new ListMembers(organizationId, caller, {
+        page: query.page,
+        limit: query.limit,
+        order: query.order ?? 'desc',
+        role: query.role,
+        search: query.search,
+        sort: query.sort ?? 'joinedAt',
+      }),
+    );
   }
 
   @Get('members/:userId')
   @ApiOkResponse({ description: 'OK', schema: ref('Member'), headers: etagHeader })
   async get(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.get(organizationId, userId, caller));
+    return tagged(reply, await this.queryBus.execute(new GetMember(organizationId, userId, caller)));
   }
 
   /** Admins change roles (null: guest); the last admin cannot be demoted (409). */
@@ -55,8 +56,8 @@ export class MemberController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.changeRole(organizationId, userId, body.role, caller, parseIfMatch(ifMatch));
-    return tagged(reply, await this.queries.get(organizationId, userId, caller));
+    await this.commandBus.execute(new ChangeMemberRole(organizationId, userId, body.role, caller, parseIfMatch(ifMatch)));
+    return tagged(reply, await this.queryBus.execute(new GetMember(organizationId, userId, caller)));
   }
 
   /** Admins remove anyone, anyone removes themselves; never the last admin (409). */
@@ -69,7 +70,7 @@ export class MemberController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.remove(organizationId, userId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RemoveMember(organizationId, userId, caller, parseIfMatch(ifMatch)));
   }
 
   @Post('members/:userId/sso')
@@ -82,8 +83,8 @@ export class MemberController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.enableSso(organizationId, userId, caller, parseIfMatch(ifMatch));
-    return tagged(reply, await this.queries.get(organizationId, userId, caller));
+    await this.commandBus.execute(new EnableMemberSso(organizationId, userId, caller, parseIfMatch(ifMatch)));
+    return tagged(reply, await this.queryBus.execute(new GetMember(organizationId, userId, caller)));
   }
 
   @Get('members/:userId/spaces')
@@ -94,7 +95,7 @@ export class MemberController {
     @Query(Valid) query: MemberSpacesQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queries.spaces(organizationId, userId, caller, { page: query.page, limit: query.limit, order: query.order });
+    return this.queryBus.execute(new ListMemberSpaces(organizationId, userId, caller, { page: query.page, limit: query.limit, order: query.order }));
   }
 
   /** Records the caller as seen (at most once a minute in the log) and returns signed visitor claims. */
@@ -102,9 +103,8 @@ export class MemberController {
   @ApiOkResponse({ description: 'OK', schema: ref('VisitorClaims') })
   @HttpCode(200)
   async ping(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.recordSeen(organizationId, caller);
-    const user = userOf(caller);
-    return { serviceVisitorClaims: await this.claims.sign(user.userId, organizationId, user.user.email) };
+    await this.commandBus.execute(new RecordSeen(organizationId, caller));
+    return this.queryBus.execute(new SignVisitorClaims(organizationId, caller));
   }
 
   /**
@@ -116,14 +116,14 @@ export class MemberController {
   @ApiOkResponse({ description: 'OK', schema: ref('Invited') })
   @HttpCode(200)
   invite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: InviteBody, @CurrentCaller() caller: Caller) {
-    return this.commands.invite(organizationId, body.emails, body.role, body.sso ?? false, caller);
+    return this.commandBus.execute(new InviteByEmail(organizationId, body.emails, body.role, body.sso ?? false, caller));
   }
 
   /** Admins list the pending invitations by e-mail. */
   @Get('pending-invites')
   @ApiOkResponse({ description: 'OK', schema: listOf('PendingInvite') })
   pendingInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.pendingInvites(organizationId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListPendingInvites(organizationId, caller, { page: query.page, limit: query.limit }));
   }
 
   /** Admins revoke a pending invitation: 204. */
@@ -136,7 +136,7 @@ export class MemberController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.revokeInvitation(organizationId, inviteId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RevokeInvitation(organizationId, inviteId, caller, parseIfMatch(ifMatch)));
   }
 
   /** Joins the caller through a link invite; answers with the caller as a member. */
@@ -144,28 +144,28 @@ export class MemberController {
   @ApiOkResponse({ description: 'the caller, now a member', schema: ref('Member') })
   @HttpCode(200)
   async join(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.joinByLink(organizationId, inviteId, caller);
-    return (await this.queries.get(organizationId, userOf(caller).userId, caller)).object;
+    await this.commandBus.execute(new JoinByLink(organizationId, inviteId, caller));
+    return (await this.queryBus.execute(new GetMember(organizationId, userOf(caller).userId, caller))).object;
   }
 
   @Get('link-invites')
   @ApiOkResponse({ description: 'OK', schema: listOf('LinkInvite') })
   linkInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.linkInvites(organizationId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListLinkInvites(organizationId, caller, { page: query.page, limit: query.limit }));
   }
 
   @Post('link-invites')
   @ApiCreatedResponse({ description: 'created', schema: ref('LinkInvite'), headers: etagHeader })
   @HttpCode(201)
   async createLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: LinkInviteBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const inviteId = await this.commands.createLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller);
-    return tagged(reply, await this.queries.linkInvite(organizationId, inviteId, caller));
+    const inviteId = await this.commandBus.execute(new CreateLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller));
+    return tagged(reply, await this.queryBus.execute(new GetLinkInvite(organizationId, inviteId, caller)));
   }
 
   @Get('link-invites/:inviteId')
   @ApiOkResponse({ description: 'OK', schema: ref('LinkInvite'), headers: etagHeader })
   async linkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.linkInvite(organizationId, inviteId, caller));
+    return tagged(reply, await this.queryBus.execute(new GetLinkInvite(organizationId, inviteId, caller)));
   }
 
   /** 205 (Reset Content), as clients of this route expect. */
@@ -178,7 +178,7 @@ export class MemberController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.deleteLinkInvite(organizationId, inviteId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new DeleteLinkInvite(organizationId, inviteId, caller, parseIfMatch(ifMatch)));
   }
 }
 
@@ -186,15 +186,15 @@ export class MemberController {
 @Controller('v1/user/invites')
 export class UserInvitationController {
   constructor(
-    private readonly commands: MemberCommands,
-    private readonly queries: MemberQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   /** `{ next?, count, items: organization-invite[] }`: pending invitations to the caller's e-mail. */
   @Get()
   @ApiOkResponse({ description: 'OK', schema: listOf('OrganizationInvite') })
   list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.userInvites(caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListUserInvites(caller, { page: query.page, limit: query.limit }));
   }
 
   /** Accepts: the caller joins with the invited role; answers the caller's Member object. */
@@ -202,8 +202,8 @@ export class UserInvitationController {
   @ApiOkResponse({ description: 'the caller, now a member', schema: ref('Member') })
   @HttpCode(200)
   async accept(@PathId('inviteId', 'invitation') inviteId: string, @CurrentCaller() caller: Caller) {
-    const organizationId = await this.commands.acceptInvitation(inviteId, caller);
-    return (await this.queries.get(organizationId, userOf(caller).userId, caller)).object;
+    const organizationId = await this.commandBus.execute(new AcceptInvitation(inviteId, caller));
+    return (await this.queryBus.execute(new GetMember(organizationId, userOf(caller).userId, caller))).object;
   }
 
   /** Declines: 204. */
@@ -211,6 +211,6 @@ export class UserInvitationController {
   @ApiNoContentResponse({ description: 'declined' })
   @HttpCode(204)
   async decline(@PathId('inviteId', 'invitation') inviteId: string, @CurrentCaller() caller: Caller) {
-    await this.commands.declineInvitation(inviteId, caller);
+    await this.commandBus.execute(new DeclineInvitation(inviteId, caller));
   }
 }

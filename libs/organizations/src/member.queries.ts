@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import { userOf, type Caller } from '../../platform/src/http/auth';
@@ -11,6 +12,9 @@ import { INVITATIONS, LINK_INVITES, MEMBERS, memberId, ORGANIZATIONS, type Invit
 import { OrganizationMembership } from './organization.queries';
 import { ORGANIZATION_SITES, type OrganizationSiteDoc } from './organization-sites.projection';
 import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
+import { organizationDecider, organizationStream } from './organization.decider';
+import { VisitorClaimsSigner } from './visitor-claims';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 
 /** The Member resource. */
 export interface MemberObject {
@@ -171,19 +175,40 @@ export class InvitationLocator {
   }
 }
 
-/** The read side of members and invitations. */
-@Injectable()
-export class MemberQueries {
+/**
+ * The revision of the organization's stream, the ETag of everything in it, read BEFORE the part
+ * answered with it (a member, a link invite live in other documents): the tag is then never newer
+ * than the body, so a write naming it can only be refused (412), never accepted on a body older
+ * than the version it names.
+ */
+async function organizationRevision(reads: ReadStore, organizationId: string): Promise<number> {
+  const organization = await reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId);
+  if (!organization) throw DomainError.notFound(`no organization ${organizationId}`);
+  return organization.revision;
+}
+
+/* The read side of members and invitations. */
+
+/** `GET /v1/orgs/{organizationId}/members`: active members, filtered and sorted as asked. */
+export class ListMembers extends Query<ListEnvelope<MemberObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+    readonly options: MemberListOptions,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListMembers)
+export class ListMembersHandler implements IQueryHandler<ListMembers> {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly membership: OrganizationMembership,
     private readonly directory: MemberDirectory,
-    @Inject(MEMBER_SPACES) private readonly memberSpaces: MemberSpacesSource,
-    private readonly linkInvitePresenter: LinkInvitePresenter,
   ) {}
 
-  /** `GET /members`: active members, filtered and sorted as asked. */
-  async list(organizationId: string, caller: Caller, options: MemberListOptions): Promise<ListEnvelope<MemberObject>> {
+  async execute({ organizationId, caller, options }: ListMembers): Promise<ListEnvelope<MemberObject>> {
     await requireListMembers(this.membership, organizationId, caller);
     const filter: Filter = { organizationId, disabled: false };
     if (options.role !== undefined) filter.role = options.role === 'guest' ? null : options.role;
@@ -200,56 +225,139 @@ export class MemberQueries {
     const items = page.items.flatMap((doc) => presented.get(doc.userId) ?? []);
     return listEnvelope({ items, count: page.count, next: page.next });
   }
+}
 
-  /** `GET /members/{userId}`: guests may read only themselves. Versioned by the organization's stream, where members live. */
-  async get(organizationId: string, userId: string, caller: Caller): Promise<Versioned<MemberObject>> {
+/** `GET /v1/orgs/{organizationId}/members/{userId}`: guests may read only themselves. Versioned by the organization's stream, where members live. */
+export class GetMember extends Query<Versioned<MemberObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetMember)
+export class GetMemberHandler implements IQueryHandler<GetMember> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly directory: MemberDirectory,
+  ) {}
+
+  async execute({ organizationId, userId, caller }: GetMember): Promise<Versioned<MemberObject>> {
     const role = await this.membership.requireMember(organizationId, caller);
     const self = caller.kind === 'user' && caller.userId === userId;
     if (!self && !organizationPermissions(role).listMembers) throw DomainError.forbidden('guests may not list members');
-    const revision = await this.organizationRevision(organizationId);
+    const revision = await organizationRevision(this.reads, organizationId);
     const member = (await this.directory.present(organizationId, [userId])).get(userId);
     if (!member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
     return { object: member, streamRevision: revision };
   }
+}
 
-  /**
-   * The revision of the organization's stream, the ETag of everything in it, read BEFORE the part
-   * answered with it (a member, a link invite live in other documents): the tag is then never newer
-   * than the body, so a write naming it can only be refused (412), never accepted on a body older
-   * than the version it names.
-   */
-  private async organizationRevision(organizationId: string): Promise<number> {
-    const organization = await this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId);
-    if (!organization) throw DomainError.notFound(`no organization ${organizationId}`);
-    return organization.revision;
+/** `GET /v1/orgs/{organizationId}/members/{userId}/spaces`: `{ permission, space }` for each space the member has a role on and the caller may see. */
+export class ListMemberSpaces extends Query<ListEnvelope<unknown>> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+    readonly caller: Caller,
+    readonly options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
+  ) {
+    super();
   }
+}
 
-  /** `GET /members/{userId}/spaces`: `{ permission, space }` for each space the member has a role on and the caller may see. */
-  async spaces(organizationId: string, userId: string, caller: Caller, options: { page?: string; limit?: number; order?: 'asc' | 'desc' }): Promise<ListEnvelope<unknown>> {
+@QueryHandler(ListMemberSpaces)
+export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    @Inject(MEMBER_SPACES) private readonly memberSpaces: MemberSpacesSource,
+  ) {}
+
+  async execute({ organizationId, userId, caller, options }: ListMemberSpaces): Promise<ListEnvelope<unknown>> {
     const callerRole = await requireListMembers(this.membership, organizationId, caller);
     const member = await this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId));
     if (!member || member.disabled) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
     return this.memberSpaces.list(organizationId, { userId, role: member.role }, { userId: userOf(caller).userId, role: callerRole }, options);
   }
+}
 
-  /** `GET /link-invites`: admins only, newest first. */
-  async linkInvites(organizationId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<LinkInviteObject>> {
+/** `GET /v1/orgs/{organizationId}/link-invites`: admins only, newest first. */
+export class ListLinkInvites extends Query<ListEnvelope<LinkInviteObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+    readonly paging: { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListLinkInvites)
+export class ListLinkInvitesHandler implements IQueryHandler<ListLinkInvites> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly linkInvitePresenter: LinkInvitePresenter,
+  ) {}
+
+  async execute({ organizationId, caller, paging }: ListLinkInvites): Promise<ListEnvelope<LinkInviteObject>> {
     await this.membership.requireAdmin(organizationId, caller, 'manage invites');
     const found = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).find({ organizationId }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
     return listEnvelope({ items: found.items.map((i) => this.linkInvitePresenter.present(i)), count: found.count, next: found.next });
   }
+}
 
-  /** `GET /link-invites/{inviteId}`: admins only. Versioned by the organization's stream, where link invites live. */
-  async linkInvite(organizationId: string, inviteId: string, caller: Caller): Promise<Versioned<LinkInviteObject>> {
+/** `GET /v1/orgs/{organizationId}/link-invites/{inviteId}`: admins only. Versioned by the organization's stream, where link invites live. */
+export class GetLinkInvite extends Query<Versioned<LinkInviteObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly inviteId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetLinkInvite)
+export class GetLinkInviteHandler implements IQueryHandler<GetLinkInvite> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+    private readonly linkInvitePresenter: LinkInvitePresenter,
+  ) {}
+
+  async execute({ organizationId, inviteId, caller }: GetLinkInvite): Promise<Versioned<LinkInviteObject>> {
     await this.membership.requireAdmin(organizationId, caller, 'manage invites');
-    const revision = await this.organizationRevision(organizationId);
+    const revision = await organizationRevision(this.reads, organizationId);
     const invite = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).get(inviteId);
     if (!invite || invite.organizationId !== organizationId) throw DomainError.notFound(`no invite ${inviteId}`);
     return { object: this.linkInvitePresenter.present(invite), streamRevision: revision };
   }
+}
 
-  /** `GET /v1/orgs/{organizationId}/pending-invites`: admins only, newest first. */
-  async pendingInvites(organizationId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<PendingInviteObject>> {
+/** `GET /v1/orgs/{organizationId}/pending-invites`: admins only, newest first. */
+export class ListPendingInvites extends Query<ListEnvelope<PendingInviteObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+    readonly paging: { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListPendingInvites)
+export class ListPendingInvitesHandler implements IQueryHandler<ListPendingInvites> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  async execute({ organizationId, caller, paging }: ListPendingInvites): Promise<ListEnvelope<PendingInviteObject>> {
     await this.membership.requireAdmin(organizationId, caller, 'manage invites');
     const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ organizationId }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
     const items = found.items.map(
@@ -257,9 +365,23 @@ export class MemberQueries {
     );
     return listEnvelope({ items, count: found.count, next: found.next });
   }
+}
 
-  /** `GET /v1/user/invites`: the caller's pending invitations, matched by their e-mail (case-insensitively), newest first. */
-  async userInvites(caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<UserInviteObject>> {
+/** `GET /v1/user/invites`: the caller's pending invitations, matched by their e-mail (case-insensitively), newest first. */
+export class ListUserInvites extends Query<ListEnvelope<UserInviteObject>> {
+  constructor(
+    readonly caller: Caller,
+    readonly paging: { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListUserInvites)
+export class ListUserInvitesHandler implements IQueryHandler<ListUserInvites> {
+  constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
+
+  async execute({ caller, paging }: ListUserInvites): Promise<ListEnvelope<UserInviteObject>> {
     const email = normalizeEmail(userOf(caller).user.email);
     const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ email }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
     const organizations = await this.reads
@@ -274,3 +396,90 @@ export class MemberQueries {
     return listEnvelope({ items, count: found.count, next: found.next });
   }
 }
+
+/**
+ * The `serviceVisitorClaims` `POST /v1/orgs/{organizationId}/ping` answers, signed for the caller.
+ * The route asks for them after `RecordSeen` accepted the caller as a member.
+ */
+export class SignVisitorClaims extends Query<{ serviceVisitorClaims: string }> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(SignVisitorClaims)
+export class SignVisitorClaimsHandler implements IQueryHandler<SignVisitorClaims> {
+  constructor(private readonly claims: VisitorClaimsSigner) {}
+
+  async execute({ organizationId, caller }: SignVisitorClaims): Promise<{ serviceVisitorClaims: string }> {
+    const user = userOf(caller);
+    return { serviceVisitorClaims: await this.claims.sign(user.userId, organizationId, user.user.email) };
+  }
+}
+
+/**
+ * For the teams context: whether the user is a member, from the organization's stream (not the read
+ * model), so a replayed removal sees whether the user has rejoined since.
+ */
+export class IsOrganizationMember extends Query<boolean> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(IsOrganizationMember)
+export class IsOrganizationMemberHandler implements IQueryHandler<IsOrganizationMember> {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+
+  async execute({ organizationId, userId }: IsOrganizationMember): Promise<boolean> {
+    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
+    return state.members.has(userId);
+  }
+}
+
+/**
+ * For the sso context: those of `userIds` who are members, with whether they consented to SSO. From
+ * the organization's stream, not the read model: a login decides on the current membership on every replica.
+ */
+export class FindSsoMembers extends Query<ReadonlyMap<string, { ssoConsent: boolean }>> {
+  constructor(
+    readonly organizationId: string,
+    readonly userIds: readonly string[],
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(FindSsoMembers)
+export class FindSsoMembersHandler implements IQueryHandler<FindSsoMembers> {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+
+  async execute({ organizationId, userIds }: FindSsoMembers): Promise<ReadonlyMap<string, { ssoConsent: boolean }>> {
+    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
+    const found = new Map<string, { ssoConsent: boolean }>();
+    for (const userId of userIds) {
+      const member = state.members.get(userId);
+      if (member) found.set(userId, { ssoConsent: member.ssoConsent === true });
+    }
+    return found;
+  }
+}
+
+export const memberQueryHandlers = [
+  ListMembersHandler,
+  GetMemberHandler,
+  ListMemberSpacesHandler,
+  ListLinkInvitesHandler,
+  GetLinkInviteHandler,
+  ListPendingInvitesHandler,
+  ListUserInvitesHandler,
+  SignVisitorClaimsHandler,
+  IsOrganizationMemberHandler,
+  FindSsoMembersHandler,
+];

@@ -1,62 +1,82 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Command, CommandHandler } from '@nestjs/cqrs';
 import { newId } from '../../platform/src/ids';
 import { KeyedMutex } from '../../platform/src/keyed-mutex';
 import { userOf, type Caller } from '../../platform/src/http/auth';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { DecidingHandler } from '../../runtime/src/command-handler';
 import type { OrganizationChanges } from './organization.events';
 import { hostnameDecider, hostnameStream, organizationDecider, organizationStream, requireAdmin } from './organization.decider';
 
-/** The organization commands: creating one and changing its settings (with its hostname claim). */
-@Injectable()
-export class OrganizationCommands {
-  /** Hostname changes of one organization run one at a time (see `update`). */
-  private readonly hostnameChanges = new KeyedMutex();
+/* The organization commands: creating one and changing its settings (with its hostname claim). */
 
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
-
-  private now(): string {
-    return this.commands.now().toISOString();
+/** `POST /v1/orgs`: the caller becomes its admin. Answers the new organization's id. */
+export class CreateOrganization extends Command<string> {
+  constructor(
+    readonly title: string,
+    readonly emailDomains: string[],
+    readonly caller: Caller,
+  ) {
+    super();
   }
+}
 
-  /** `POST /v1/orgs`: the caller becomes its admin. */
-  async create(title: string, emailDomains: string[], caller: Caller): Promise<string> {
+@CommandHandler(CreateOrganization)
+export class CreateOrganizationHandler extends DecidingHandler {
+  async execute({ title, emailDomains, caller }: CreateOrganization): Promise<string> {
     const organizationId = newId();
     const creatorId = userOf(caller).userId;
-    await this.commands.run(organizationStream(organizationId), organizationDecider, { kind: 'CreateOrganization', organizationId, title, emailDomains, creatorId, now: this.now() }, { caller });
+    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'CreateOrganization', organizationId, title, emailDomains, creatorId, now: this.now() }, { caller });
     return organizationId;
   }
+}
 
-  /**
-   * A new hostname is claimed before the organization changes (so a taken one fails with 409 and
-   * nothing changes), released again if the change is refused, and the old one is released after.
-   * Hostname changes of one organization run one at a time, so "previous" is really the hostname
-   * the change replaces. (With several API replicas two concurrent hostname changes of the same
-   * organization could still interleave; docs/api/members.md says so.)
-   */
-  async update(organizationId: string, changes: OrganizationChanges, caller: Caller, ifMatch?: number): Promise<void> {
-    if (changes.hostname === undefined) return this.applyUpdate(organizationId, changes, caller, ifMatch);
-    return this.hostnameChanges.run(organizationId, () => this.applyUpdate(organizationId, changes, caller, ifMatch));
+/**
+ * `PATCH /v1/orgs/{organizationId}`: admins only. A new hostname is claimed before the organization
+ * changes (so a taken one fails with 409 and nothing changes), released again if the change is
+ * refused, and the old one is released after. Hostname changes of one organization run one at a
+ * time, so "previous" is really the hostname the change replaces. (With several API replicas two
+ * concurrent hostname changes of the same organization could still interleave; docs/api/members.md says so.)
+ */
+export class UpdateOrganization extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly changes: OrganizationChanges,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateOrganization)
+export class UpdateOrganizationHandler extends DecidingHandler {
+  /** Hostname changes of one organization run one at a time (the handler is a singleton, so this is per process). */
+  private readonly hostnameChanges = new KeyedMutex();
+
+  execute(command: UpdateOrganization): Promise<void> {
+    if (command.changes.hostname === undefined) return this.apply(command);
+    return this.hostnameChanges.run(command.organizationId, () => this.apply(command));
   }
 
-  private async applyUpdate(organizationId: string, changes: OrganizationChanges, caller: Caller, ifMatch: number | undefined): Promise<void> {
+  private async apply({ organizationId, changes, caller, ifMatch }: UpdateOrganization): Promise<void> {
     const byUserId = userOf(caller).userId;
-    const context = { caller };
     const stream = organizationStream(organizationId);
-    const { state } = await this.commands.load(stream, organizationDecider);
+    const { state } = await this.load(stream, organizationDecider);
     const denied = requireAdmin(state, organizationId, byUserId);
     if (denied) throw denied;
     const previous = state.fields.hostname;
     const next = changes.hostname;
     const claiming = typeof next === 'string' && next !== previous;
-    if (claiming) await this.commands.run(hostnameStream(next), hostnameDecider, { kind: 'ClaimHostname', hostname: next, organizationId }, context, { wait: false });
+    if (claiming) await this.decide(hostnameStream(next), hostnameDecider, { kind: 'ClaimHostname', hostname: next, organizationId }, { caller, wait: false });
     try {
-      await this.commands.run(stream, organizationDecider, { kind: 'UpdateOrganization', organizationId, changes, byUserId, now: this.now() }, context, { ifMatch });
+      await this.decide(stream, organizationDecider, { kind: 'UpdateOrganization', organizationId, changes, byUserId, now: this.now() }, { caller, ifMatch });
     } catch (error) {
-      if (claiming) await this.commands.run(hostnameStream(next), hostnameDecider, { kind: 'ReleaseHostname', hostname: next, organizationId }, context, { wait: false });
+      if (claiming) await this.decide(hostnameStream(next), hostnameDecider, { kind: 'ReleaseHostname', hostname: next, organizationId }, { caller, wait: false });
       throw error;
     }
     if (next !== undefined && previous !== null && next !== previous) {
-      await this.commands.run(hostnameStream(previous), hostnameDecider, { kind: 'ReleaseHostname', hostname: previous, organizationId }, context, { wait: false });
+      await this.decide(hostnameStream(previous), hostnameDecider, { kind: 'ReleaseHostname', hostname: previous, organizationId }, { caller, wait: false });
     }
   }
 }
+
+export const organizationCommandHandlers = [CreateOrganizationHandler, UpdateOrganizationHandler];

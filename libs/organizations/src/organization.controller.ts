@@ -1,3 +1,4 @@
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
@@ -7,18 +8,18 @@ import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { CachedRead } from '../../platform/src/http/response-cache';
 import { ListQuery } from '../../platform/src/http/list';
-import { OrganizationCommands } from './organization.commands';
+import { CreateOrganization, UpdateOrganization } from './organization.commands';
 import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.dto';
 import type { OrganizationChanges } from './organization.events';
-import { OrganizationQueries } from './organization.queries';
+import { GetOrganization, GetUserProfile, ListOrganizations, ListOrganizationsByEmailDomain } from './organization.queries';
 import { Valid } from '../../platform/src/http/validation';
 import { mergeRulesOf } from '../../platform/src/merge-rules';
 
 @Controller('v1')
 export class OrganizationController {
   constructor(
-    private readonly commands: OrganizationCommands,
-    private readonly queries: OrganizationQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   /** `POST /v1/orgs` (extension) → 201: the caller becomes its admin. */
@@ -26,7 +27,7 @@ export class OrganizationController {
   @ApiCreatedResponse({ description: 'created', schema: ref('Organization'), headers: etagHeader })
   @HttpCode(201)
   async create(@Body(Valid) body: CreateOrganizationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const organizationId = await this.commands.create(body.title, body.emailDomains ?? [], caller);
+    const organizationId = await this.commandBus.execute(new CreateOrganization(body.title, body.emailDomains ?? [], caller));
     return this.read(organizationId, caller, reply);
   }
 
@@ -35,7 +36,7 @@ export class OrganizationController {
   @ApiOkResponse({ description: 'OK', schema: listOf('Organization') })
   @CachedRead()
   list(@Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.list(caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListOrganizations(caller, { page: query.page, limit: query.limit }));
   }
 
   @Get('orgs/:organizationId')
@@ -57,7 +58,7 @@ export class OrganizationController {
   ) {
     const changes = { ...body } as OrganizationChanges;
     if (body.mergeRules !== undefined) changes.mergeRules = mergeRulesOf(body.mergeRules);
-    await this.commands.update(organizationId, changes, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new UpdateOrganization(organizationId, changes, caller, parseIfMatch(ifMatch)));
     return this.read(organizationId, caller, reply);
   }
 
@@ -65,18 +66,18 @@ export class OrganizationController {
   @ApiOkResponse({ description: 'OK', schema: ref('OrganizationsByEmailDomain') })
   @CachedRead()
   byEmailDomain(@Param('emailDomain') emailDomain: string, @CurrentCaller() caller: Caller) {
-    return this.queries.byEmailDomain(emailDomain, caller);
+    return this.queryBus.execute(new ListOrganizationsByEmailDomain(emailDomain, caller));
   }
 
   @Get('users/:userId')
   @ApiOkResponse({ description: 'OK', schema: ref('User') })
   @CachedRead()
   user(@PathId('userId', 'user') userId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.userProfile(userId, caller);
+    return this.queryBus.execute(new GetUserProfile(userId, caller));
   }
 
   private async read(organizationId: string, caller: Caller, reply: FastifyReply) {
-    const { organization, revision } = await this.queries.get(organizationId, caller);
+    const { organization, revision } = await this.queryBus.execute(new GetOrganization(organizationId, caller));
     void reply.header('etag', etagOf(revision));
     return organization;
   }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { OrganizationCommands } from './organization.commands';
+import { organizationCommandHandlers } from './organization.commands';
 import { OrganizationController } from './organization.controller';
-import { MemberCommands } from './member.commands';
+import { memberCommandHandlers } from './member.commands';
 import { MemberController, UserInvitationController } from './member.controller';
-import { InvitationLocator, LinkInvitePresenter, MemberDirectory, MemberQueries } from './member.queries';
+import { InvitationLocator, LinkInvitePresenter, MemberDirectory, memberQueryHandlers } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
-import { OrganizationMembership, OrganizationPresenter, OrganizationQueries } from './organization.queries';
+import { OrganizationMembership, OrganizationPresenter, organizationQueryHandlers } from './organization.queries';
 import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
 
 /**
@@ -16,16 +16,16 @@ import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsFor
 @Module({
   controllers: [OrganizationController, MemberController, UserInvitationController],
   providers: [
-    OrganizationCommands,
-    OrganizationQueries,
     OrganizationMembership,
     OrganizationPresenter,
-    MemberCommands,
-    MemberQueries,
     MemberDirectory,
     InvitationLocator,
     LinkInvitePresenter,
     VisitorClaimsSigner,
+    ...organizationCommandHandlers,
+    ...organizationQueryHandlers,
+    ...memberCommandHandlers,
+    ...memberQueryHandlers,
     OrganizationsForSso,
     OrganizationsForChangeRequests,
     OrganizationsForComments,

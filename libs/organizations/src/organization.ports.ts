@@ -3,28 +3,26 @@
  * sso), each matched structurally so that the consumer does not import this context; the composition
  * root binds them.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { MemberCommands } from './member.commands';
-import { MemberDirectory, type MemberObject } from './member.queries';
-import { organizationDecider, organizationStream } from './organization.decider';
-import { OrganizationMembership, OrganizationPresenter } from './organization.queries';
+import { JoinBySso } from './member.commands';
+import { FindSsoMembers, IsOrganizationMember, MemberDirectory, type MemberObject } from './member.queries';
+import { IsApprovalRequired, OrganizationMembership, OrganizationPresenter } from './organization.queries';
 
 /** What organizations offer the teams context (its TEAM_ORGANIZATIONS port). */
 @Injectable()
 export class OrganizationsForTeams {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly queryBus: QueryBus,
     private readonly membership: OrganizationMembership,
     private readonly members: MemberDirectory,
   ) {}
 
   /** From the organization's stream: a replayed removal must see whether the user has rejoined since. */
-  async isMember(organizationId: string, userId: string): Promise<boolean> {
-    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
-    return state.members.has(userId);
+  isMember(organizationId: string, userId: string): Promise<boolean> {
+    return this.queryBus.execute(new IsOrganizationMember(organizationId, userId));
   }
 
   roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
@@ -54,7 +52,7 @@ export class OrganizationsForSpaces {
 @Injectable()
 export class OrganizationsForChangeRequests {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly queryBus: QueryBus,
     private readonly membership: OrganizationMembership,
   ) {}
 
@@ -63,9 +61,8 @@ export class OrganizationsForChangeRequests {
   }
 
   /** From the organization's stream, so a merge right after the setting changed obeys it. */
-  async requiresApproval(organizationId: string): Promise<boolean> {
-    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
-    return state.fields.changeRequestsRequireApproval === true;
+  requiresApproval(organizationId: string): Promise<boolean> {
+    return this.queryBus.execute(new IsApprovalRequired(organizationId));
   }
 }
 
@@ -135,9 +132,9 @@ export class OrganizationsForAudit {
 @Injectable()
 export class OrganizationsForSso {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
     private readonly membership: OrganizationMembership,
-    private readonly members: MemberCommands,
   ) {}
 
   roleOf(organizationId: string, userId: string): Promise<{ member: boolean; role: OrganizationRole } | null> {
@@ -149,17 +146,11 @@ export class OrganizationsForSso {
   }
 
   /** From the organization's stream, not the read model: a login decides on the current membership on every replica. */
-  async membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, { ssoConsent: boolean }>> {
-    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
-    const found = new Map<string, { ssoConsent: boolean }>();
-    for (const userId of userIds) {
-      const member = state.members.get(userId);
-      if (member) found.set(userId, { ssoConsent: member.ssoConsent === true });
-    }
-    return found;
+  membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlyMap<string, { ssoConsent: boolean }>> {
+    return this.queryBus.execute(new FindSsoMembers(organizationId, userIds));
   }
 
   joinBySso(organizationId: string, userId: string, role: OrganizationRole, caller: Caller): Promise<void> {
-    return this.members.joinBySso(organizationId, userId, role, caller);
+    return this.commandBus.execute(new JoinBySso(organizationId, userId, role, caller));
   }
 }

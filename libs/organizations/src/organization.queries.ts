@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import { userOf, type Caller } from '../../platform/src/http/auth';
@@ -10,6 +11,8 @@ import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { byIds } from '../../platform/src/by-ids';
 import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
+import { organizationDecider, organizationStream } from './organization.decider';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 
 /** The Organization resource. */
 export interface OrganizationObject {
@@ -136,18 +139,26 @@ export class OrganizationPresenter {
   }
 }
 
-/** The read side of organizations, with the caller's permissions. */
-@Injectable()
-export class OrganizationQueries {
+/* The read side of organizations, with the caller's permissions. */
+
+/** `GET /v1/orgs/{organizationId}`: members only (404 for everyone else). Answers the organization and its stream revision (the ETag). */
+export class GetOrganization extends Query<{ organization: OrganizationObject; revision: number }> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetOrganization)
+export class GetOrganizationHandler implements IQueryHandler<GetOrganization> {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
     private readonly presenter: OrganizationPresenter,
-    @Inject(ORGANIZATION_USERS) private readonly users: OrganizationUsers,
-    private readonly membership: OrganizationMembership,
   ) {}
 
-  /** `GET /v1/orgs/{organizationId}`: members only (404 for everyone else). */
-  async get(organizationId: string, caller: Caller): Promise<{ organization: OrganizationObject; revision: number }> {
+  async execute({ organizationId, caller }: GetOrganization): Promise<{ organization: OrganizationObject; revision: number }> {
     const [organization, member] = await Promise.all([
       this.reads.collection<OrganizationDoc>(ORGANIZATIONS).get(organizationId),
       caller.kind === 'user' ? this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, caller.userId)) : null,
@@ -155,9 +166,26 @@ export class OrganizationQueries {
     if (!organization || !member || member.disabled) throw DomainError.notFound(`no organization ${organizationId}`);
     return { organization: this.presenter.present(organization, member.role), revision: organization.revision };
   }
+}
 
-  /** `GET /v1/orgs`: the caller's organizations, most recently joined first; the cursor runs over their memberships. */
-  async list(caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<OrganizationObject>> {
+/** `GET /v1/orgs`: the caller's organizations, most recently joined first; the cursor runs over their memberships. */
+export class ListOrganizations extends Query<ListEnvelope<OrganizationObject>> {
+  constructor(
+    readonly caller: Caller,
+    readonly paging: { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListOrganizations)
+export class ListOrganizationsHandler implements IQueryHandler<ListOrganizations> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly presenter: OrganizationPresenter,
+  ) {}
+
+  async execute({ caller, paging }: ListOrganizations): Promise<ListEnvelope<OrganizationObject>> {
     const userId = userOf(caller).userId;
     const memberships = await this.reads
       .collection<MemberDoc>(MEMBERS)
@@ -172,13 +200,30 @@ export class OrganizationQueries {
     });
     return listEnvelope({ items, count: memberships.count, next: memberships.next });
   }
+}
 
-  /**
-   * `GET /v1/email-domains/{emailDomain}/orgs`: organizations that list an e-mail domain. A caller
-   * sees those they belong to, and all of them when the domain is their own e-mail's (so people can
-   * find their company's organization); others get an empty list, which reveals nothing.
-   */
-  async byEmailDomain(emailDomain: string, caller: Caller): Promise<{ organizations: OrganizationObject[] }> {
+/**
+ * `GET /v1/email-domains/{emailDomain}/orgs`: organizations that list an e-mail domain. A caller
+ * sees those they belong to, and all of them when the domain is their own e-mail's (so people can
+ * find their company's organization); others get an empty list, which reveals nothing.
+ */
+export class ListOrganizationsByEmailDomain extends Query<{ organizations: OrganizationObject[] }> {
+  constructor(
+    readonly emailDomain: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListOrganizationsByEmailDomain)
+export class ListOrganizationsByEmailDomainHandler implements IQueryHandler<ListOrganizationsByEmailDomain> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly presenter: OrganizationPresenter,
+  ) {}
+
+  async execute({ emailDomain, caller }: ListOrganizationsByEmailDomain): Promise<{ organizations: OrganizationObject[] }> {
     if (caller.kind !== 'user') return { organizations: [] };
     const domain = emailDomain.toLowerCase();
     const ownDomain = caller.user.email.split('@')[1]?.toLowerCase() === domain;
@@ -190,12 +235,48 @@ export class OrganizationQueries {
     const visible = found.items.filter((o) => ownDomain || roleByOrganization.has(o._id));
     return { organizations: visible.map((o) => this.presenter.present(o, roleByOrganization.get(o._id) ?? null, roleByOrganization.has(o._id))) };
   }
+}
 
-  /** `GET /v1/users/{userId}`: yourself, or someone you share an organization with; 404 otherwise. */
-  async userProfile(userId: string, caller: Caller): Promise<PresentedUser> {
+/** `GET /v1/users/{userId}`: yourself, or someone you share an organization with; 404 otherwise. */
+export class GetUserProfile extends Query<PresentedUser> {
+  constructor(
+    readonly userId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetUserProfile)
+export class GetUserProfileHandler implements IQueryHandler<GetUserProfile> {
+  constructor(
+    @Inject(ORGANIZATION_USERS) private readonly users: OrganizationUsers,
+    private readonly membership: OrganizationMembership,
+  ) {}
+
+  async execute({ userId, caller }: GetUserProfile): Promise<PresentedUser> {
     const visible = caller.kind === 'user' && (caller.userId === userId || (await this.membership.shareAnOrganization(caller.userId, userId)));
     const user = visible ? await this.users.byId(userId) : null;
     if (!user) throw DomainError.notFound(`no user ${userId}`);
     return this.users.present(user);
   }
 }
+
+/** For change requests: whether the organization's merges need an approval. From the organization's stream, so a merge right after the setting changed obeys it. */
+export class IsApprovalRequired extends Query<boolean> {
+  constructor(readonly organizationId: string) {
+    super();
+  }
+}
+
+@QueryHandler(IsApprovalRequired)
+export class IsApprovalRequiredHandler implements IQueryHandler<IsApprovalRequired> {
+  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+
+  async execute({ organizationId }: IsApprovalRequired): Promise<boolean> {
+    const { state } = await this.commands.load(organizationStream(organizationId), organizationDecider);
+    return state.fields.changeRequestsRequireApproval === true;
+  }
+}
+
+export const organizationQueryHandlers = [GetOrganizationHandler, ListOrganizationsHandler, ListOrganizationsByEmailDomainHandler, GetUserProfileHandler, IsApprovalRequiredHandler];

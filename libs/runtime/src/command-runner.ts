@@ -38,11 +38,13 @@ export function commandMetadata(
 }
 
 /**
- * The glue every command handler uses: `handleCommand` with metadata, metrics and the
- * read-your-writes wait, so a handler is one call.
+ * What happens around every command, whoever issues it (a handler through `DecidingHandler`, a
+ * reaction, the CLI): metadata, If-Match, metrics, publishing what was committed, and the
+ * read-your-writes wait.
  */
 export class CommandRunner {
   private readonly processor: CommandProcessor;
+  private readonly committedListeners: ((stream: string, events: readonly DomainEvent[]) => void)[] = [];
 
   constructor(
     store: EventStore,
@@ -51,6 +53,15 @@ export class CommandRunner {
     private readonly metrics: Metrics,
   ) {
     this.processor = new CommandProcessor(store, { onConflict: () => this.metrics.conflicts.inc() });
+  }
+
+  /**
+   * Hears every batch this runner commits, after the append (the process's `EventBus` is bound
+   * here). For in-process listeners that may miss an event; read models and reactions come from
+   * checkpointed subscriptions instead.
+   */
+  onCommitted(listener: (stream: string, events: readonly DomainEvent[]) => void): void {
+    this.committedListeners.push(listener);
   }
 
   /** A stream's current state (cached, caught up with the store), for checks before a command. */
@@ -88,7 +99,7 @@ export class CommandRunner {
     }
     if (outcome.events.length > 0) {
       this.metrics.appends.inc({ outcome: 'appended' });
-      this.metrics.appendedEvents.inc(outcome.events.length);
+      for (const listener of this.committedListeners) listener(stream, outcome.events);
       if (outcome.position !== undefined) reaction?.appended(outcome.position);
       // A reaction waits for the projections only: waiting for the reactors would wait for itself.
       if (options.wait !== false) await this.readYourWrites.wait(outcome.position, requestId, { types: outcome.events.map((event) => event.type), cascades: !reaction });

@@ -1,7 +1,7 @@
 import type { LogPosition } from '../../event-store/src/event-store.port';
 import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
 import type { Runtime } from './runtime.module';
-import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor';
+import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor-checkpoint';
 
 export interface HealthReport {
   status: 'ok' | 'starting' | 'unavailable';

@@ -6,3 +6,5 @@ export * from './runtime.module';
 export * from './health';
 export * from './projector';
 export * from './reactor';
+export * from './command-handler';
+export * from './committed-events';

@@ -12,7 +12,8 @@ import { configureLogging } from '../../platform/src/logging';
 import { CommandRunner } from './command-runner';
 import { Metrics } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
-import { reactorCheckpointId, ReactorRunner, type Reactor, type ReactorRunnerOptions, type Services } from './reactor';
+import { reactorCheckpointId } from './reactor-checkpoint';
+import { ReactorRunner, type Reactor, type ReactorRunnerOptions, type Services } from './reactor';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

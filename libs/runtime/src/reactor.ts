@@ -3,9 +3,12 @@ import type { Caller } from '../../platform/src/http/auth';
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
 import { EventLoopTurns, IDLE, nextTurn, retryWithBackoff, sleep, type Backoff } from '../../read-store/src/projections/backoff';
+import { CommandBus } from '@nestjs/cqrs';
+import type { DomainEvent } from '../../event-store/src/decider';
 import type { CommandRunner } from './command-runner';
 import type { Metrics } from './metrics';
 import { runInReaction } from './reaction-scope';
+import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor-checkpoint';
 
 /** A class the process's dependency container can give an instance of, or a port token (the caller names its type). */
 export type ServiceToken<T> = (abstract new (...args: any[]) => T) | symbol;
@@ -23,7 +26,12 @@ export interface ReactionContext {
   correlationId: string;
   /** The triggering event's id: the cause of what the reaction appends. */
   causationId: string;
-  /** Commands run here wait for the projections (not for the reactors) and stamp cause and correlation. */
+  /**
+   * Where a reaction dispatches its commands: their handlers run inside the reaction, so what they
+   * append waits for the projections (not for the reactors) and carries cause and correlation.
+   */
+  commandBus: CommandBus;
+  /** The streams' current states, for the checks a reaction makes before dispatching (`commands.load`). */
   commands: CommandRunner;
   /** The read models, applied at least up to the triggering event. */
   reads: ReadStore;
@@ -37,31 +45,21 @@ export interface ReactionContext {
  * commands it issues append nothing when their effect is already there) and must check that what
  * it reacts to still holds (a reactor replaying old events must not undo later changes).
  */
-export interface Reactor {
+/** A recorded event of the union `E`, its `data` narrowed by its `type`. */
+export type RecordedOf<E extends DomainEvent> = E extends DomainEvent ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] } : never;
+
+export interface Reactor<E extends DomainEvent = DomainEvent> {
   /** Names its checkpoint (`_checkpoints/reactor-<name>`): renaming it replays the whole log. */
   name: string;
   /** Event types it reacts to: its subscription delivers only these; the others only move its checkpoint. */
-  handles: readonly string[];
+  handles: readonly E['type'][];
   /**
    * False for long-running work a write must not wait for (fetching and processing a document):
    * read-your-writes leaves the reactor out, and the work's progress shows in the read models.
    * Default true: a write answers once its cascades are read.
    */
   awaitedByWrites?: boolean;
-  react(event: RecordedEvent, context: ReactionContext): Promise<void>;
-}
-
-export const reactorCheckpointId = (name: string) => `reactor-${name}`;
-
-export interface ReactorCheckpointDoc {
-  _id: string;
-  position: string | null;
-  /** Highest log position appended by the reactions up to `position`: what read-your-writes waits for next. */
-  appended: string | null;
-  /** The error of a reaction being retried, else null: read-your-writes does not wait for a failing reactor. */
-  failing: string | null;
-  updatedAt: string;
-  [key: string]: unknown;
+  react(event: RecordedOf<E>, context: ReactionContext): Promise<void>;
 }
 
 export interface ReactorStatus {
@@ -381,10 +379,15 @@ export class ReactorRunner {
       }
     }
     const correlationId = typeof event.metadata.correlationId === 'string' ? event.metadata.correlationId : event.id;
+    const services = this.services;
     const context: ReactionContext = {
       caller: { ...this.caller, requestId: correlationId },
       correlationId,
       causationId: event.id,
+      // Resolved on use: a reaction that dispatches nothing needs no bus.
+      get commandBus() {
+        return services.get(CommandBus);
+      },
       commands: this.commands,
       reads: this.reads,
       services: this.services,

@@ -4,7 +4,7 @@ import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner'
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { log } from '../../platform/src/logging';
 import type { Metrics } from './metrics';
-import { reactorCheckpointId, type ReactorCheckpointDoc, type ReactorRunner } from './reactor';
+import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor-checkpoint';
 
 /**
  * Read-your-writes (docs/read-side.md, Read-your-writes): a write answers only once the read models have applied its
@@ -29,6 +29,13 @@ export interface WaitOptions {
   cascades?: boolean;
 }
 
+/** A reactor running in this process, as a write waits for it (the reactor runner is one). */
+export interface AwaitedReactor {
+  readonly name: string;
+  readonly handles: readonly string[];
+  waitFor(position: LogPosition, timeoutMs: number): Promise<{ passed: boolean; appended: LogPosition | null }>;
+}
+
 /** The reactors the first round waits for: those handling one of the write's event types. */
 function concerned<T extends { handles: readonly string[] }>(reactors: readonly T[], types: readonly string[] | undefined): T[] {
   return types === undefined ? [...reactors] : reactors.filter((reactor) => reactor.handles.some((type) => types.includes(type)));
@@ -41,7 +48,7 @@ export class InProcessReadYourWrites implements ReadYourWrites {
     private readonly runner: ProjectionRunner,
     private readonly timeoutMs: number,
     private readonly metrics: Metrics,
-    private readonly reactors: readonly ReactorRunner[] = [],
+    private readonly reactors: readonly AwaitedReactor[] = [],
   ) {}
 
   async wait(position: LogPosition | undefined, requestId?: string, options: WaitOptions = {}): Promise<void> {

@@ -1,5 +1,7 @@
 import { projectionBuild } from './build-digest';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { AppendedEventsCounter, CommittedEventsPublisher } from './committed-events';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { log } from '../../platform/src/logging';
@@ -157,6 +159,12 @@ export class RuntimeModule {
       { provide: COMMAND_RUNNER, useValue: runtime.commands },
       { provide: UNTRUSTED_WORK, useValue: runtime.work },
     ];
-    return { module: RuntimeModule, providers, exports: providers.map((p) => p.provide) };
+    return {
+      module: RuntimeModule,
+      // The command, query and event buses (global): controllers and reactions dispatch through them.
+      imports: [CqrsModule.forRoot()],
+      providers: [...providers, CommittedEventsPublisher, AppendedEventsCounter],
+      exports: providers.map((p) => p.provide),
+    };
   }
 }

@@ -4,8 +4,9 @@
  * and never makes the reader wait or fail (`viewed` returns at once and does not throw).
  *
  * Integrations implement it and need sites' SitesForIntegrations in turn (docs/adding-a-context.md,
- * Two contexts that need each other): inject SITE_VIEWS only where readers are served, never into
- * a class SitesForIntegrations depends on (SiteQueries, SiteReaders).
+ * Two contexts that need each other): inject SITE_VIEWS only where readers are served (the
+ * published site's ServePublishedSiteHandler), never into what SitesForIntegrations reaches
+ * (SiteReaders, SiteAccess, the handlers of the queries it dispatches).
  */
 export interface SiteViews {
   /** `referrer`, `visitor.ip`, `visitor.userAgent`: the request's Referer, client address and User-Agent, as they came (the implementer decides what of them it keeps). */

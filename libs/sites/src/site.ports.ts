@@ -1,15 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { SITES, type SiteDoc } from './site.projections';
-import { SiteQueries } from './site.queries';
+import { GetSite } from './site.queries';
 
 /** Implements integrations' INTEGRATION_SITES port: a site's organization (installing on it), and its Site object as the caller may see it. */
 @Injectable()
 export class SitesForIntegrations {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly queries: SiteQueries,
+    private readonly queryBus: QueryBus,
   ) {}
 
   async siteById(siteId: string): Promise<{ id: string; organizationId: string; deleted: boolean } | null> {
@@ -22,7 +23,7 @@ export class SitesForIntegrations {
     const site = await this.siteById(siteId);
     if (!site || site.deleted) return null;
     try {
-      return await this.queries.get(site.organizationId, siteId, caller);
+      return (await this.queryBus.execute(new GetSite(site.organizationId, siteId, caller))).object;
     } catch {
       return null;
     }

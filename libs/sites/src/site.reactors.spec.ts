@@ -1,9 +1,13 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
+import { CommandBus, CqrsModule } from '@nestjs/cqrs';
+import { Test, type TestingModule } from '@nestjs/testing';
+import type { SpaceEvent } from '../../spaces/src';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { ReactionContext, ServiceToken } from '../../runtime/src/reactor';
-import { SiteCommands } from './site.commands';
+import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import type { ReactionContext, RecordedOf, ServiceToken } from '../../runtime/src/reactor';
+import { RemoveSpaceFromSiteHandler } from './site.commands';
+import type { SiteCommand } from './site.decider';
 import { SITES, type SiteDoc } from './site.projections';
 import { sitesToLeave, transferredSpacesReactor } from './site.reactors';
 import { SITE_SPACES, type SiteSpaces } from './sites-ports.port';
@@ -13,8 +17,8 @@ const system: Caller = { kind: 'system', id: 'reactor-site-transferred-spaces', 
 const siteDoc = (id: string, organizationId: string, spaceIds: string[], deleted = false): SiteDoc =>
   ({ _id: id, organizationId, spaceIds, siteSpaces: [], sections: [], streamRevision: 0, ...(deleted ? { deleted: true } : {}) }) as unknown as SiteDoc;
 
-const transferred = (spaceId: string, from: string, to: string): RecordedEvent =>
-  ({ id: `e-${spaceId}`, streamId: `space-${spaceId}`, revision: 3, type: 'SpaceTransferred', data: { spaceId, fromOrganizationId: from, organizationId: to, parent: null, position: 'a0', visibility: 'private', transferredAt: '2026-01-01T00:00:00.000Z' } }) as unknown as RecordedEvent;
+const transferred = (spaceId: string, from: string, to: string) =>
+  ({ id: `e-${spaceId}`, streamId: `space-${spaceId}`, revision: 3, type: 'SpaceTransferred', data: { spaceId, fromOrganizationId: from, organizationId: to, parent: null, position: 'a0', visibility: 'private', transferredAt: '2026-01-01T00:00:00.000Z' } }) as unknown as RecordedOf<SpaceEvent>;
 
 describe('sitesToLeave (a site shows only spaces of its own organization)', () => {
   const sites = [siteDoc('a1', 'A', ['s']), siteDoc('a2', 'A', ['s']), siteDoc('b1', 'B', ['s'])];
@@ -37,21 +41,30 @@ describe('site-transferred-spaces reactor', () => {
   let spaceOrganization: string | null;
   let removed: Array<[string, string, string]>;
   let goneMeanwhile: Set<string>;
+  let module: TestingModule;
+
+  /** The command runner the system command's handler decides through: it records what the site decider is asked to remove. */
+  const runner: Pick<CommandRunner, 'now' | 'run'> = {
+    now: () => new Date('2026-01-02T00:00:00.000Z'),
+    run: (async (_stream: string, _decider: unknown, command: SiteCommand) => {
+      if (command.kind !== 'RemoveSpaceFromSite') throw new Error(`unexpected ${command.kind}`);
+      if (goneMeanwhile.has(command.siteId)) throw DomainError.notFound(`no site ${command.siteId}`);
+      removed.push([command.organizationId, command.siteId, command.spaceId]);
+      return { events: [], revision: 1, position: undefined };
+    }) as unknown as CommandRunner['run'],
+  };
 
   const context = (): ReactionContext => {
     const spaces: Pick<SiteSpaces, 'spaceById'> = { spaceById: async (id) => (spaceOrganization === null ? null : { id, organizationId: spaceOrganization, title: id, deleted: false }) };
-    const commands: Pick<SiteCommands, 'removeSpace'> = {
-      removeSpace: async (organizationId, siteId, spaceId) => {
-        if (goneMeanwhile.has(siteId)) throw DomainError.notFound(`no site ${siteId}`);
-        removed.push([organizationId, siteId, spaceId]);
-      },
-    };
-    const services = new Map<ServiceToken<unknown>, unknown>([
-      [SITE_SPACES, spaces],
-      [SiteCommands, commands],
-    ]);
-    return { caller: system, correlationId: 'c', causationId: 'e', commands: undefined as never, reads, services: { get: <T>(token: ServiceToken<T>) => services.get(token) as T } };
+    const services = new Map<ServiceToken<unknown>, unknown>([[SITE_SPACES, spaces]]);
+    return { caller: system, correlationId: 'c', causationId: 'e', commandBus: module.get(CommandBus), commands: undefined as never, reads, services: { get: <T>(token: ServiceToken<T>) => services.get(token) as T } };
   };
+
+  beforeAll(async () => {
+    module = await Test.createTestingModule({ imports: [CqrsModule.forRoot()], providers: [RemoveSpaceFromSiteHandler, { provide: COMMAND_RUNNER, useValue: runner }] }).compile();
+    await module.init();
+  });
+  afterAll(() => module.close());
 
   beforeEach(async () => {
     reads = new MemoryReadStore();

@@ -2,26 +2,29 @@ import type { SpaceEvent } from '../../spaces/src';
 import { DomainError } from '../../platform/src/errors';
 import { readAll } from '../../read-store/src/read-all';
 import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
-import { SiteCommands } from './site.commands';
+import { RemoveSpaceFromSite } from './site.commands';
 import { SITES, type SiteDoc } from './site.projections';
 import { SITE_SPACES, type SiteSpaces } from './sites-ports.port';
-
-type SpaceGone = Extract<SpaceEvent, { type: 'SpaceDeleted' | 'SpacePurged' }>['data'];
-type SpaceMoved = Extract<SpaceEvent, { type: 'SpaceTransferred' }>['data'];
 
 /**
  * A space that is deleted (or purged) leaves every site that shows it: its site spaces are removed,
  * defaults moving on as they do when an administrator removes one. A space restored before the
  * reaction runs is still live, and stays.
  */
-export const siteSpacesReactor: Reactor = {
+export const siteSpacesReactor: Reactor<SpaceEvent> = {
   name: 'site-spaces',
   handles: ['SpaceDeleted', 'SpacePurged'],
   async react(event, context) {
-    const { spaceId } = event.data as SpaceGone;
-    const space = await context.services.get<SiteSpaces>(SITE_SPACES).spaceById(spaceId);
-    if (space && !space.deleted) return;
-    await removeFrom(await showing(context, spaceId), spaceId, context);
+    switch (event.type) {
+      case 'SpaceDeleted':
+      case 'SpacePurged': {
+        const { spaceId } = event.data;
+        const space = await context.services.get<SiteSpaces>(SITE_SPACES).spaceById(spaceId);
+        if (space && !space.deleted) return;
+        await removeFrom(await showing(context, spaceId), spaceId, context);
+        return;
+      }
+    }
   },
 };
 
@@ -41,13 +44,18 @@ export function sitesToLeave(space: { organizationId: string } | null, sites: re
  * holds, before or after the transfer, is published under its former organization's sites.
  * Reactions are delivered at least once; a repeat finds the space already gone and appends nothing.
  */
-export const transferredSpacesReactor: Reactor = {
+export const transferredSpacesReactor: Reactor<SpaceEvent> = {
   name: 'site-transferred-spaces',
   handles: ['SpaceTransferred'],
   async react(event, context) {
-    const { spaceId } = event.data as SpaceMoved;
-    const space = await context.services.get<SiteSpaces>(SITE_SPACES).spaceById(spaceId);
-    await removeFrom(sitesToLeave(space, await showing(context, spaceId)), spaceId, context);
+    switch (event.type) {
+      case 'SpaceTransferred': {
+        const { spaceId } = event.data;
+        const space = await context.services.get<SiteSpaces>(SITE_SPACES).spaceById(spaceId);
+        await removeFrom(sitesToLeave(space, await showing(context, spaceId)), spaceId, context);
+        return;
+      }
+    }
   },
 };
 
@@ -59,7 +67,7 @@ function showing(context: ReactionContext, spaceId: string): Promise<SiteDoc[]> 
 async function removeFrom(sites: readonly Pick<SiteDoc, '_id' | 'organizationId'>[], spaceId: string, context: ReactionContext): Promise<void> {
   for (const site of sites) {
     try {
-      await context.services.get(SiteCommands).removeSpace(site.organizationId, site._id, spaceId, context.caller);
+      await context.commandBus.execute(new RemoveSpaceFromSite(site.organizationId, site._id, spaceId, context.caller));
     } catch (error) {
       if (!(error instanceof DomainError && error.status === 404)) throw error; // the site went meanwhile
     }

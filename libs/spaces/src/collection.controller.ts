@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import type { FastifyReply } from 'fastify';
@@ -6,24 +7,24 @@ import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import { CollectionCommands } from './collection.commands';
+import { CreateCollection, DeleteCollection, MoveCollection, TransferCollection, UpdateCollection } from './collection.commands';
 import { CollectionListQuery, CreateCollectionBody, MoveCollectionBody, positionRequest, TransferBody, UpdateCollectionBody } from './space.dto';
 import type { CollectionChanges } from './space.events';
-import { SpaceQueries } from './space.queries';
+import { GetCollection, ListCollectionSpaces, ListOrganizationCollections } from './space.queries';
 import { Valid } from '../../platform/src/http/validation';
 
 /** Collections: `/v1/orgs/{organizationId}/collections` and `/v1/collections/{collectionId}…`. */
 @Controller('v1')
 export class CollectionController {
   constructor(
-    private readonly commands: CollectionCommands,
-    private readonly queries: SpaceQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get('orgs/:organizationId/collections')
   @ApiOkResponse({ description: 'OK', schema: listOf('Collection') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: CollectionListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.organizationCollections(organizationId, caller, { page: query.page, limit: query.limit, nested: query.nested !== 'false' });
+    return this.queryBus.execute(new ListOrganizationCollections(organizationId, caller, { page: query.page, limit: query.limit, nested: query.nested !== 'false' }));
   }
 
   @Post('orgs/:organizationId/collections')
@@ -35,7 +36,7 @@ export class CollectionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const collectionId = await this.commands.create(organizationId, { title: body.title, parent: body.parent }, caller);
+    const collectionId = await this.commandBus.execute(new CreateCollection(organizationId, { title: body.title, parent: body.parent }, caller));
     return this.read(collectionId, caller, reply);
   }
 
@@ -58,22 +59,22 @@ export class CollectionController {
     if (body.title !== undefined) changes.title = body.title;
     if (body.description !== undefined) changes.description = body.description;
     if (body.defaultLevel !== undefined) changes.defaultLevel = body.defaultLevel;
-    await this.commands.update(collectionId, changes, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new UpdateCollection(collectionId, changes, caller, parseIfMatch(ifMatch)));
     return this.read(collectionId, caller, reply);
   }
 
-  /** → 204; its spaces and collections move up to its parent (see CollectionCommands.delete). */
+  /** → 204; its spaces and collections move up to its parent (see DeleteCollection). */
   @Delete('collections/:collectionId')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async delete(@PathId('collectionId', 'collection') collectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    await this.commands.delete(collectionId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new DeleteCollection(collectionId, caller, parseIfMatch(ifMatch)));
   }
 
   @Get('collections/:collectionId/spaces')
   @ApiOkResponse({ description: 'OK', schema: listOf('Space') })
   spaces(@PathId('collectionId', 'collection') collectionId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.collectionSpaces(collectionId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListCollectionSpaces(collectionId, caller, { page: query.page, limit: query.limit }));
   }
 
   @Post('collections/:collectionId/move')
@@ -86,7 +87,7 @@ export class CollectionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.move(collectionId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new MoveCollection(collectionId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch)));
     return this.read(collectionId, caller, reply);
   }
 
@@ -100,12 +101,12 @@ export class CollectionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.transfer(collectionId, body.organization, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new TransferCollection(collectionId, body.organization, caller, parseIfMatch(ifMatch)));
     return this.read(collectionId, caller, reply);
   }
 
   private async read(collectionId: string, caller: Caller, reply: FastifyReply) {
-    const { collection, revision } = await this.queries.collection(collectionId, caller);
+    const { collection, revision } = await this.queryBus.execute(new GetCollection(collectionId, caller));
     void reply.header('etag', etagOf(revision));
     return collection;
   }

@@ -1,17 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService, type Service } from '../../../apps/api/src/app';
+import { CommandBus } from '@nestjs/cqrs';
+import { createService, type Service } from '../../composition/src/api/app';
 import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import { loadConfig } from '../../platform/src/config';
 import type { Caller } from '../../platform/src/http/auth';
 import { service as composedService } from '../../composition/src/contexts';
 import { spacesContext } from './spaces.context';
-import type { ReactionContext } from '../../runtime/src/reactor';
+import type { ReactionContext, RecordedOf } from '../../runtime/src/reactor';
 import { runInReaction } from '../../runtime/src/reaction-scope';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
 import { collectionReactor } from './collection.reactors';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
+import type { CollectionEvent, SpaceEvent } from './space.events';
 
 const admin: Caller = { kind: 'admin', requestId: 'test' } as Caller;
 const by = { userId: 'ada', role: 'admin' as const };
@@ -56,11 +58,12 @@ describe('collection reactor (embedded: in the API process)', () => {
       caller: { kind: 'system', id: 'reactor-collection-cascades', label: 'test' },
       correlationId: 'redelivery',
       causationId: event.id,
+      commandBus: service.app.get(CommandBus),
       commands: commands(),
       reads: reads(),
       services: { get: () => { throw new Error('unused'); } },
     };
-    await runInReaction({ reactor: 'test', correlationId: 'redelivery', causationId: event.id, appended: () => appended++ }, () => collectionReactor.react(event, context));
+    await runInReaction({ reactor: 'test', correlationId: 'redelivery', causationId: event.id, appended: () => appended++ }, () => collectionReactor.react(event as RecordedOf<SpaceEvent | CollectionEvent>, context));
     return appended;
   }
 

@@ -1,14 +1,13 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
 import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
 import { keyBetween, positionAtEnd } from './ordering';
 import { readAll } from '../../read-store/src/read-all';
 import { childrenOf, siblingsUnder } from './siblings';
 import { spaceDecider, spaceStream } from './space.decider';
 import { collectionDecider, collectionStream } from './collection.decider';
+import { ReparentCollection, TransferCollectionWithParent } from './collection.commands';
+import { ReparentSpace, TransferSpaceWithCollection } from './space.commands';
 import type { CollectionEvent, SpaceEvent } from './space.events';
 import { COLLECTIONS, LIVE_COLLECTION, SPACES, type CollectionDoc, type SpaceDoc } from './space.projections';
-
-type Data<T extends (SpaceEvent | CollectionEvent)['type']> = Extract<SpaceEvent | CollectionEvent, { type: T }>['data'];
 
 /** Placing a space or collection (its `parent`): if that parent is deleted, it is an orphan to move up. */
 const PLACEMENTS = ['SpaceCreated', 'SpaceMoved', 'CollectionCreated', 'CollectionMoved'] as const;
@@ -28,17 +27,21 @@ const PLACEMENTS = ['SpaceCreated', 'SpaceMoved', 'CollectionCreated', 'Collecti
  * meanwhile (its request checked the read models just before the deletion) is moved up too, so no
  * space or collection is ever left pointing to a deleted parent.
  */
-export const collectionReactor: Reactor = {
+export const collectionReactor: Reactor<SpaceEvent | CollectionEvent> = {
   name: 'collection-cascades',
   handles: ['CollectionDeleted', 'CollectionTransferred', ...PLACEMENTS],
   async react(event, context) {
     switch (event.type) {
       case 'CollectionDeleted':
-        return moveChildrenUp((event.data as Data<'CollectionDeleted'>).collectionId, context);
+        return moveChildrenUp(event.data.collectionId, context);
       case 'CollectionTransferred':
-        return followTransfer(event.data as Data<'CollectionTransferred'>, context);
-      default:
-        return moveUpIfOrphan(event, context);
+        return followTransfer(event.data.collectionId, event.data.organizationId, context);
+      case 'SpaceCreated':
+      case 'SpaceMoved':
+        return moveUpIfOrphan({ kind: 'space', id: event.data.spaceId }, event.data.parent, context);
+      case 'CollectionCreated':
+      case 'CollectionMoved':
+        return moveUpIfOrphan({ kind: 'collection', id: event.data.collectionId }, event.data.parent, context);
     }
   },
 };
@@ -57,63 +60,54 @@ async function liveAncestor(collectionId: string | null, { commands }: ReactionC
 }
 
 async function moveChildrenUp(collectionId: string, context: ReactionContext): Promise<void> {
-  const { commands, reads, caller } = context;
+  const { commands, commandBus, reads, caller } = context;
   const { state } = await commands.load(collectionStream(collectionId), collectionDecider);
   if (!state.exists || !state.deleted) return;
   const organizationId = state.organizationId;
   const parent = await liveAncestor(state.parent, context);
-  const now = commands.now().toISOString();
   // Deleted spaces too: a restored space must find a live parent. Spaces and collections keep their
   // order among themselves, after everything already at the destination.
   const children = await childrenOf(reads, collectionId);
   let last = (await siblingsUnder(reads, organizationId, parent)).at(-1)?.position ?? '';
   for (const child of children) {
     last = keyBetween(last, null);
-    if (child.kind === 'space') {
-      await commands.run(spaceStream(child.id), spaceDecider, { kind: 'ReparentSpace', spaceId: child.id, from: collectionId, parent, position: last, now }, { caller });
-    } else {
-      await commands.run(collectionStream(child.id), collectionDecider, { kind: 'ReparentCollection', collectionId: child.id, from: collectionId, parent, position: last, now }, { caller });
-    }
+    if (child.kind === 'space') await commandBus.execute(new ReparentSpace(child.id, collectionId, parent, last, caller));
+    else await commandBus.execute(new ReparentCollection(child.id, collectionId, parent, last, caller));
   }
 }
 
-async function followTransfer({ collectionId, organizationId }: Data<'CollectionTransferred'>, { commands, reads, caller }: ReactionContext): Promise<void> {
+async function followTransfer(collectionId: string, organizationId: string, { commands, commandBus, reads, caller }: ReactionContext): Promise<void> {
   // Transferred again since: the later transfer's reaction takes the children where it went.
   const { state } = await commands.load(collectionStream(collectionId), collectionDecider);
   if (!state.exists || state.deleted || state.organizationId !== organizationId) return;
-  const now = commands.now().toISOString();
   const collections = await readAll<CollectionDoc>(reads, COLLECTIONS, { parent: collectionId, ...LIVE_COLLECTION }, { position: 1 });
   for (const child of collections) {
     const { state: childState } = await commands.load(collectionStream(child._id), collectionDecider);
     if (childState.parent !== collectionId) continue;
-    await commands.run(collectionStream(child._id), collectionDecider, { kind: 'TransferCollectionWithParent', collectionId: child._id, organizationId, now }, { caller });
+    await commandBus.execute(new TransferCollectionWithParent(child._id, organizationId, caller));
   }
   const spaces = await readAll<SpaceDoc>(reads, SPACES, { parent: collectionId, purgedAt: { $exists: false } }, { position: 1 });
   for (const space of spaces) {
     const { state: spaceState } = await commands.load(spaceStream(space._id), spaceDecider);
     if (spaceState.parent !== collectionId) continue;
-    await commands.run(spaceStream(space._id), spaceDecider, { kind: 'TransferSpaceWithCollection', spaceId: space._id, organizationId, parent: collectionId, now }, { caller });
+    await commandBus.execute(new TransferSpaceWithCollection(space._id, organizationId, collectionId, caller));
   }
 }
 
-async function moveUpIfOrphan(event: RecordedEvent, context: ReactionContext): Promise<void> {
-  const { commands, reads, caller } = context;
-  const data = event.data as { parent: string | null; organizationId: string; spaceId?: string; collectionId?: string };
-  if (data.parent === null) return;
-  const from = data.parent;
+/** A space or collection placed (`parent`) in a collection deleted meanwhile moves up to the nearest live ancestor. */
+async function moveUpIfOrphan(placed: { kind: 'space' | 'collection'; id: string }, from: string | null, context: ReactionContext): Promise<void> {
+  const { commands, commandBus, reads, caller } = context;
+  if (from === null) return;
   const { state: parentState } = await commands.load(collectionStream(from), collectionDecider);
   if (!parentState.exists || !parentState.deleted) return;
   const parent = await liveAncestor(parentState.parent, context);
-  const now = commands.now().toISOString();
-  if (event.type.startsWith('Space')) {
-    const spaceId = data.spaceId!;
-    const { state } = await commands.load(spaceStream(spaceId), spaceDecider);
-    const position = positionAtEnd(await siblingsUnder(reads, state.organizationId, parent, { kind: 'space', id: spaceId }));
-    await commands.run(spaceStream(spaceId), spaceDecider, { kind: 'ReparentSpace', spaceId, from, parent, position, now }, { caller });
+  if (placed.kind === 'space') {
+    const { state } = await commands.load(spaceStream(placed.id), spaceDecider);
+    const position = positionAtEnd(await siblingsUnder(reads, state.organizationId, parent, placed));
+    await commandBus.execute(new ReparentSpace(placed.id, from, parent, position, caller));
   } else {
-    const collectionId = data.collectionId!;
-    const { state } = await commands.load(collectionStream(collectionId), collectionDecider);
-    const position = positionAtEnd(await siblingsUnder(reads, state.organizationId, parent, { kind: 'collection', id: collectionId }));
-    await commands.run(collectionStream(collectionId), collectionDecider, { kind: 'ReparentCollection', collectionId, from, parent, position, now }, { caller });
+    const { state } = await commands.load(collectionStream(placed.id), collectionDecider);
+    const position = positionAtEnd(await siblingsUnder(reads, state.organizationId, parent, placed));
+    await commandBus.execute(new ReparentCollection(placed.id, from, parent, position, caller));
   }
 }

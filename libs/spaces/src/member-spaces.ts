@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Query, QueryBus, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { SpaceFactsReader } from './space-facts';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
@@ -19,30 +20,37 @@ export interface MemberSpacesPage {
   items: MemberSpaceItem[];
 }
 
-/**
+/*
  * Which spaces members have a role on (their effective role through the collection tree and the
  * roles spaces grant to their teams), for the organizations context's member objects (`spaces`
- * count) and member space lists. The organizations context passes the members' roles in, so this
- * reads only spaces, the collections above a page's spaces and (through the SPACE_TEAMS port) team
+ * count) and member space lists. The organizations context passes the members' roles in, so these
+ * read only spaces, the collections above a page's spaces and (through the SPACE_TEAMS port) team
  * memberships.
  */
-@Injectable()
-export class MemberSpaces {
+
+/**
+ * How many live spaces each member has a role on. A member with an organization role has one on
+ * every space (`spaceRole`: a default level only ever raises it), so theirs is the organization's
+ * count of live spaces, kept by the read store; a guest's role comes only from team grants, so
+ * theirs counts the spaces granting a role to one of their teams. No read visits every space.
+ */
+export class CountMemberSpaces extends Query<Map<string, number>> {
+  constructor(
+    readonly organizationId: string,
+    readonly members: ReadonlyArray<{ userId: string; role: OrganizationRole }>,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(CountMemberSpaces)
+export class CountMemberSpacesHandler implements IQueryHandler<CountMemberSpaces> {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    private readonly presenter: SpacePresenter,
-    private readonly access: SpaceAccess,
     @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
-    private readonly counters: SpaceFactsReader,
   ) {}
 
-  /**
-   * How many live spaces each member has a role on. A member with an organization role has one on
-   * every space (`spaceRole`: a default level only ever raises it), so theirs is the organization's
-   * count of live spaces, kept by the read store; a guest's role comes only from team grants, so
-   * theirs counts the spaces granting a role to one of their teams. No read visits every space.
-   */
-  async spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
+  async execute({ organizationId, members }: CountMemberSpaces): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     const spaces = this.reads.collection<SpaceDoc>(SPACES);
     const withRole = members.filter((member) => contentRole(member.role) !== null);
@@ -58,21 +66,39 @@ export class MemberSpaces {
     }
     return counts;
   }
+}
 
-  /**
-   * The member's spaces with their role on each, newest first by default, one page read through an
-   * index. Whoever may list members has an organization role, hence a role on every space
-   * (`spaceRole`: a default level only ever raises it), so every space the member has a role on is
-   * one the caller may see; each is presented with the caller's permissions, as every space object
-   * is. A member with an organization role has one on every live space; a guest on the spaces
-   * granting a role to one of their teams (the same rule as `spaceCountsByUser`).
-   */
-  async list(
-    organizationId: string,
-    member: { userId: string; role: OrganizationRole },
-    caller: { userId: string; role: OrganizationRole },
-    options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
-  ): Promise<MemberSpacesPage> {
+/**
+ * `GET /v1/orgs/{organizationId}/members/{userId}/spaces` (the organizations context's route): the
+ * member's spaces with their role on each, newest first by default, one page read through an
+ * index. Whoever may list members has an organization role, hence a role on every space
+ * (`spaceRole`: a default level only ever raises it), so every space the member has a role on is
+ * one the caller may see; each is presented with the caller's permissions, as every space object
+ * is. A member with an organization role has one on every live space; a guest on the spaces
+ * granting a role to one of their teams (the same rule as `CountMemberSpaces`).
+ */
+export class ListMemberSpaces extends Query<MemberSpacesPage> {
+  constructor(
+    readonly organizationId: string,
+    readonly member: { userId: string; role: OrganizationRole },
+    readonly caller: { userId: string; role: OrganizationRole },
+    readonly options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListMemberSpaces)
+export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly presenter: SpacePresenter,
+    private readonly access: SpaceAccess,
+    @Inject(SPACE_TEAMS) private readonly teams: SpaceTeams,
+    private readonly counters: SpaceFactsReader,
+  ) {}
+
+  async execute({ organizationId, member, caller, options }: ListMemberSpaces): Promise<MemberSpacesPage> {
     const memberRole = contentRole(member.role);
     // A guest's role comes only from team grants: the filter needs all their teams.
     const guestTeams = memberRole === null ? await this.teams.teamIdsOf(organizationId, member.userId) : null;
@@ -98,6 +124,25 @@ export class MemberSpaces {
       return { permission: role as OrganizationRole, space: this.presenter.space(space, permissions, counts.get(space._id), true) };
     });
     return { ...(page.next !== undefined ? { next: { page: page.next } } : {}), count: page.count, items };
+  }
+}
+
+/** Implements the organizations' MEMBER_SPACES port. */
+@Injectable()
+export class MemberSpaces {
+  constructor(private readonly queryBus: QueryBus) {}
+
+  spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
+    return this.queryBus.execute(new CountMemberSpaces(organizationId, members));
+  }
+
+  list(
+    organizationId: string,
+    member: { userId: string; role: OrganizationRole },
+    caller: { userId: string; role: OrganizationRole },
+    options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
+  ): Promise<MemberSpacesPage> {
+    return this.queryBus.execute(new ListMemberSpaces(organizationId, member, caller, options));
   }
 }
 

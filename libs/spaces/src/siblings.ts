@@ -1,7 +1,10 @@
+import { Command, CommandHandler } from '@nestjs/cqrs';
+import type { Decider, DomainEvent } from '../../event-store/src/decider';
+import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { readAll } from '../../read-store/src/read-all';
 import type { ReadStore } from '../../read-store/src/read-store.port';
-import type { CommandRunner } from '../../runtime/src/command-runner';
+import { DecidingHandler } from '../../runtime/src/command-handler';
 import { collectionDecider, collectionStream } from './collection.decider';
 import { compareSiblings, type Placement, type Sibling, type SiblingRef } from './ordering';
 import { spaceDecider, spaceStream } from './space.decider';
@@ -41,29 +44,49 @@ export async function childrenOf(reads: ReadStore, collectionId: string): Promis
 }
 
 /**
- * Gives the siblings a placement renumbers their new keys (each only if it is still in `parent`
- * at its old key: `RepositionSpace` / `RepositionCollection` check it), and waits until the read
- * models show them all.
+ * A placement that renumbers siblings checks first that the placed item's own command would be
+ * accepted (rules and If-Match) against its stream as loaded: the siblings take new keys only then,
+ * so a refused move changes nothing.
  */
-export async function renumberSiblings(commands: CommandRunner, placement: Placement, parent: string | null, caller: Caller): Promise<void> {
-  if (placement.renumber.length === 0) return;
-  const now = commands.now().toISOString();
-  const outcomes = await Promise.all(
-    placement.renumber.map((entry) =>
-      entry.kind === 'space'
-        ? commands.run(spaceStream(entry.id), spaceDecider, { kind: 'RepositionSpace', spaceId: entry.id, parent, from: entry.from, position: entry.position, now }, { caller }, { wait: false })
-        : commands.run(
-            collectionStream(entry.id),
-            collectionDecider,
-            { kind: 'RepositionCollection', collectionId: entry.id, parent, from: entry.from, position: entry.position, now },
-            { caller },
-            { wait: false },
-          ),
-    ),
-  );
-  const positions = outcomes.flatMap((outcome) => (outcome.position !== undefined ? [outcome.position] : []));
-  await commands.waitFor(
-    positions.reduce<bigint | undefined>((last, position) => (last === undefined || position > last ? position : last), undefined),
-    caller.requestId,
-  );
+export function refuseUnlessAccepted<C, E extends DomainEvent, S>(decider: Decider<C, E, S>, command: C, { state, revision }: { state: S; revision: number | null }, ifMatch?: number): void {
+  if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
+  const decided = decider.decide(command, state);
+  if (decided instanceof DomainError) throw decided;
+}
+
+/**
+ * Gives the siblings a placement renumbers their new keys (each only if it is still in `parent`
+ * at its old key: `RepositionSpace` / `RepositionCollection` check it), and answers once the read
+ * models show them all. A step of a move or a duplicate, dispatched by its handler once that
+ * command would be accepted: stamped with its caller, decided without a permission check.
+ */
+export class RenumberSiblings extends Command<void> {
+  constructor(
+    readonly placement: Placement,
+    readonly parent: string | null,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(RenumberSiblings)
+export class RenumberSiblingsHandler extends DecidingHandler {
+  async execute({ placement, parent, caller }: RenumberSiblings): Promise<void> {
+    if (placement.renumber.length === 0) return;
+    const now = this.now();
+    // Not waited for one by one: they go to different streams at once, and the wait is for the last.
+    const outcomes = await Promise.all(
+      placement.renumber.map((entry) =>
+        entry.kind === 'space'
+          ? this.decide(spaceStream(entry.id), spaceDecider, { kind: 'RepositionSpace', spaceId: entry.id, parent, from: entry.from, position: entry.position, now }, { caller, wait: false })
+          : this.decide(collectionStream(entry.id), collectionDecider, { kind: 'RepositionCollection', collectionId: entry.id, parent, from: entry.from, position: entry.position, now }, { caller, wait: false }),
+      ),
+    );
+    const positions = outcomes.flatMap((outcome) => (outcome.position !== undefined ? [outcome.position] : []));
+    await this.runner.waitFor(
+      positions.reduce<bigint | undefined>((last, position) => (last === undefined || position > last ? position : last), undefined),
+      caller.requestId,
+    );
+  }
 }

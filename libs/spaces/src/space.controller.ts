@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import type { FastifyReply } from 'fastify';
@@ -6,10 +7,10 @@ import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import { SpaceCommands } from './space.commands';
+import { CreateShareLink, CreateSpace, DeleteSpace, DuplicateSpace, MoveSpace, RemoveSpaceTeamAccess, RestoreSpace, RevokeShareLink, SetSpaceTeamAccess, TransferSpace, UpdateSpace } from './space.commands';
 import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, SetSpaceTeamBody, TransferBody, UpdateSpaceBody } from './space.dto';
 import type { SpaceChanges } from './space.events';
-import { SpaceQueries } from './space.queries';
+import { GetShareLink, GetSpace, ListOrganizationSpaces, ListShareLinks, ListSpaceTeamAccess } from './space.queries';
 import { Valid } from '../../platform/src/http/validation';
 import { mergeRulesOf } from '../../platform/src/merge-rules';
 
@@ -22,14 +23,14 @@ import { mergeRulesOf } from '../../platform/src/merge-rules';
 @Controller('v1')
 export class SpaceController {
   constructor(
-    private readonly commands: SpaceCommands,
-    private readonly queries: SpaceQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get('orgs/:organizationId/spaces')
   @ApiOkResponse({ description: 'OK', schema: listOf('Space') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.organizationSpaces(organizationId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListOrganizationSpaces(organizationId, caller, { page: query.page, limit: query.limit }));
   }
 
   @Post('orgs/:organizationId/spaces')
@@ -42,7 +43,7 @@ export class SpaceController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     // `empty`, `template` and `computedSource` change nothing: every new space starts empty.
-    const spaceId = await this.commands.create(organizationId, { title: body.title, emoji: body.emoji || null, parent: body.parent, language: body.language, editMode: body.editMode }, caller);
+    const spaceId = await this.commandBus.execute(new CreateSpace(organizationId, { title: body.title, emoji: body.emoji || null, parent: body.parent, language: body.language, editMode: body.editMode }, caller));
     return this.read(spaceId, caller, reply);
   }
 
@@ -71,7 +72,7 @@ export class SpaceController {
     if (body.mergeRules !== undefined) changes.mergeRules = mergeRulesOf(body.mergeRules);
     if (body.defaultLevel !== undefined) changes.defaultLevel = body.defaultLevel;
     if (body.visibility !== undefined) changes.visibility = body.visibility;
-    await this.commands.update(spaceId, changes, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new UpdateSpace(spaceId, changes, caller, parseIfMatch(ifMatch)));
     return this.read(spaceId, caller, reply);
   }
 
@@ -80,7 +81,7 @@ export class SpaceController {
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async delete(@PathId('spaceId', 'space') spaceId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    await this.commands.delete(spaceId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new DeleteSpace(spaceId, caller, parseIfMatch(ifMatch)));
   }
 
   @Post('spaces/:spaceId/restore')
@@ -92,7 +93,7 @@ export class SpaceController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.restore(spaceId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RestoreSpace(spaceId, caller, parseIfMatch(ifMatch)));
     return this.read(spaceId, caller, reply);
   }
 
@@ -101,7 +102,7 @@ export class SpaceController {
   @ApiCreatedResponse({ description: 'created', schema: ref('Space'), headers: etagHeader })
   @HttpCode(201)
   async duplicate(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const copyId = await this.commands.duplicate(spaceId, caller);
+    const copyId = await this.commandBus.execute(new DuplicateSpace(spaceId, caller));
     return this.read(copyId, caller, reply);
   }
 
@@ -115,7 +116,7 @@ export class SpaceController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.move(spaceId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new MoveSpace(spaceId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch)));
     return this.read(spaceId, caller, reply);
   }
 
@@ -129,14 +130,14 @@ export class SpaceController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.transfer(spaceId, body.organization, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new TransferSpace(spaceId, body.organization, caller, parseIfMatch(ifMatch)));
     return this.read(spaceId, caller, reply);
   }
 
   @Get('spaces/:spaceId/share-links')
   @ApiOkResponse({ description: 'OK', schema: listOf('ShareLink') })
   shareLinks(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.shareLinks(spaceId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListShareLinks(spaceId, caller, { page: query.page, limit: query.limit }));
   }
 
   /** → 201 with the share link; its `key` is the `shareKey` of `GET /spaces/{spaceId}`. */
@@ -144,8 +145,8 @@ export class SpaceController {
   @ApiCreatedResponse({ description: 'created', schema: ref('ShareLink') })
   @HttpCode(201)
   async createShareLink(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller) {
-    const shareKey = await this.commands.createShareLink(spaceId, caller);
-    return this.queries.shareLink(spaceId, shareKey);
+    const shareKey = await this.commandBus.execute(new CreateShareLink(spaceId, caller));
+    return this.queryBus.execute(new GetShareLink(spaceId, shareKey));
   }
 
   @Delete('spaces/:spaceId/share-links/:shareKey')
@@ -157,14 +158,14 @@ export class SpaceController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.revokeShareLink(spaceId, shareKey, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RevokeShareLink(spaceId, shareKey, caller, parseIfMatch(ifMatch)));
   }
 
   /** Team access (extension): `{ next?, count, items: [{ team, role }] }`, by team id. */
   @Get('spaces/:spaceId/teams')
   @ApiOkResponse({ description: 'OK', schema: ref('SpaceTeamAccess') })
   teams(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.teamAccess(spaceId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListSpaceTeamAccess(spaceId, caller, { page: query.page, limit: query.limit }));
   }
 
   /** → 200 with the first page of the space's team access. `teamId` is not a PathId: anything but a live team of the organization is 400. */
@@ -178,19 +179,19 @@ export class SpaceController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.setTeamAccess(spaceId, teamId, body.role, caller, parseIfMatch(ifMatch));
-    return this.queries.teamAccess(spaceId, caller);
+    await this.commandBus.execute(new SetSpaceTeamAccess(spaceId, teamId, body.role, caller, parseIfMatch(ifMatch)));
+    return this.queryBus.execute(new ListSpaceTeamAccess(spaceId, caller));
   }
 
   @Delete('spaces/:spaceId/teams/:teamId')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
   async removeTeam(@PathId('spaceId', 'space') spaceId: string, @PathId('teamId', 'team') teamId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-    await this.commands.removeTeamAccess(spaceId, teamId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RemoveSpaceTeamAccess(spaceId, teamId, caller, parseIfMatch(ifMatch)));
   }
 
   private async read(spaceId: string, caller: Caller, reply: FastifyReply, shareKey?: string) {
-    const { space, revision } = await this.queries.space(spaceId, caller, shareKey);
+    const { space, revision } = await this.queryBus.execute(new GetSpace(spaceId, caller, shareKey));
     void reply.header('etag', etagOf(revision));
     return space;
   }

@@ -1,15 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { loadConfig } from '../../platform/src/config';
 import { ManualClock } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import { configureLogging } from '../../platform/src/logging';
-import { createRuntime, type Runtime } from '../../runtime/src/runtime.module';
+import { createRuntime, RuntimeModule, type Runtime } from '../../runtime/src/runtime.module';
 import { openStores } from '../../runtime/src/stores';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
 import { SPACES, spaceProjection, type SpaceDoc } from './space.projections';
-import { SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
+import { PurgeSpaceHandler, SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
 
 const DAY = 86_400_000;
 
@@ -18,6 +19,7 @@ describe('SpacePurgeJob', () => {
   let directory: string;
   let runtime: Runtime;
   let clock: ManualClock;
+  let module: TestingModule;
   let job: SpacePurgeJob;
   const ada: Caller = { kind: 'user', userId: 'ada', tokenId: 't', user: { id: 'ada', displayName: 'Ada', email: 'ada@example.com', photoURL: null } };
 
@@ -50,10 +52,14 @@ describe('SpacePurgeJob', () => {
     runtime = createRuntime({ config, stores: await openStores(config), clock, projections: [spaceProjection], runProjections: true });
     await runtime.runner!.start();
     await runtime.runner!.whenCaughtUp();
-    job = new SpacePurgeJob(runtime.commands, runtime.stores.reads);
+    // The job dispatches PurgeSpace on the command bus, as in the service.
+    module = await Test.createTestingModule({ imports: [RuntimeModule.forRuntime(runtime)], providers: [PurgeSpaceHandler, SpacePurgeJob] }).compile();
+    await module.init();
+    job = module.get(SpacePurgeJob);
   });
 
   afterAll(async () => {
+    await module.close();
     await runtime.runner?.stop();
     await runtime.stores.close();
     rmSync(directory, { recursive: true, force: true });

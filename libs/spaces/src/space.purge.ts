@@ -1,9 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Command, CommandBus, CommandHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { DecidingHandler } from '../../runtime/src/command-handler';
 import { readAll } from '../../read-store/src/read-all';
 import { SPACE_RETENTION_MS, spaceDecider, spaceStream } from './space.decider';
 import { SPACES, type SpaceDoc } from './space.projections';
@@ -15,14 +16,36 @@ export const RETENTION_ACTOR: Caller = { kind: 'system', id: 'space-retention', 
 export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * Permanently removes spaces deleted more than 7 days ago: each such space's stream decides
- * `PurgeSpace` (the decider checks the window again, so a space restored meanwhile stays) and
- * appends `SpacePurged`. Running it twice, or in several processes, purges nothing twice.
+ * The retention job's command: the space's stream decides `PurgeSpace` at `now` (the job's time,
+ * not the handler's: the decider checks the 7 days again against it, so a space restored meanwhile
+ * stays) and appends `SpacePurged`, stamped as the service's own. Answers whether it purged.
+ */
+export class PurgeSpace extends Command<boolean> {
+  constructor(
+    readonly spaceId: string,
+    readonly now: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(PurgeSpace)
+export class PurgeSpaceHandler extends DecidingHandler {
+  async execute({ spaceId, now, caller }: PurgeSpace): Promise<boolean> {
+    const outcome = await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'PurgeSpace', spaceId, now }, { caller, source: 'system', requestId: `purge-${now}` });
+    return outcome.events.length > 0;
+  }
+}
+
+/**
+ * Permanently removes spaces deleted more than 7 days ago: each such space is purged by its own
+ * `PurgeSpace`. Running it twice, or in several processes, purges nothing twice.
  */
 @Injectable()
 export class SpacePurgeJob {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    private readonly commandBus: CommandBus,
     @Inject(READ_STORE) private readonly reads: ReadStore,
   ) {}
 
@@ -31,13 +54,7 @@ export class SpacePurgeJob {
     const due = await readAll<SpaceDoc>(this.reads, SPACES, { deletedAt: { $lt: cutoff }, purgedAt: { $exists: false } });
     const purged: string[] = [];
     for (const space of due) {
-      const outcome = await this.commands.run(
-        spaceStream(space._id),
-        spaceDecider,
-        { kind: 'PurgeSpace', spaceId: space._id, now: now.toISOString() },
-        { caller: RETENTION_ACTOR, source: 'system', requestId: `purge-${now.toISOString()}` },
-      );
-      if (outcome.events.length > 0) purged.push(space._id);
+      if (await this.commandBus.execute(new PurgeSpace(space._id, now.toISOString(), RETENTION_ACTOR))) purged.push(space._id);
     }
     return { purged };
   }

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
-import { CollectionCommands } from './collection.commands';
+import { collectionCommandHandlers } from './collection.commands';
 import { CollectionController } from './collection.controller';
+import { CountMemberSpacesHandler, ListMemberSpacesHandler, MemberSpaces } from './member-spaces';
+import { RenumberSiblingsHandler } from './siblings';
 import { SpaceAccess, SpacePresenter } from './space.access';
-import { SpaceCommands } from './space.commands';
+import { spaceCommandHandlers } from './space.commands';
 import { SpaceController } from './space.controller';
-import { SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
-import { SpaceQueries } from './space.queries';
-import { MemberSpaces } from './member-spaces';
+import { PurgeSpaceHandler, SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
+import { spaceQueryHandlers } from './space.queries';
 import { SpaceFactsReader } from './space-facts';
 import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites } from './space.ports';
 
@@ -20,7 +21,26 @@ import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesFor
  */
 @Module({
   controllers: [SpaceController, CollectionController],
-  providers: [SpaceAccess, SpacePresenter, SpaceFactsReader, SpaceCommands, CollectionCommands, SpaceQueries, SpacePurgeJob, SpacePurgeScheduler, MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations, SpacesForSites],
+  providers: [
+    SpaceAccess,
+    SpacePresenter,
+    SpaceFactsReader,
+    ...spaceCommandHandlers,
+    ...collectionCommandHandlers,
+    RenumberSiblingsHandler,
+    ...spaceQueryHandlers,
+    CountMemberSpacesHandler,
+    ListMemberSpacesHandler,
+    PurgeSpaceHandler,
+    SpacePurgeJob,
+    SpacePurgeScheduler,
+    MemberSpaces,
+    SpacesForContent,
+    SpacesForChangeRequests,
+    SpacesForComments,
+    SpacesForIntegrations,
+    SpacesForSites,
+  ],
   exports: [MemberSpaces, SpacesForContent, SpacesForChangeRequests, SpacesForComments, SpacesForIntegrations, SpacesForSites],
 })
 export class SpacesModule {}

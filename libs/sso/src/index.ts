@@ -23,6 +23,7 @@ export * from './saml-failure-limiter';
 export * from './verified-domain.events';
 export * from './verified-domain.decider';
 export * from './verified-domain.dns';
+export * from './verified-domain.queries';
 export * from './verified-domain.commands';
 export * from './verified-domain.ports';
 export * from './verified-domain.controller';

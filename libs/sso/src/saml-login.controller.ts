@@ -1,35 +1,32 @@
-import { Body, Controller, Get, Header, HttpCode, Inject, Post, Query, Redirect, Req } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Post, Query, Redirect, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiFoundResponse, ApiOkResponse } from '@nestjs/swagger';
 import { ref } from '../../platform/src/platform.schemas';
 import type { FastifyRequest } from 'fastify';
 import { Public } from '../../platform/src/http/auth';
 import { PathId } from '../../platform/src/http/id-param';
 import { SamlResponseBody, StartSamlLoginQuery } from './saml-provider.dto';
-import { SamlLoginCommands } from './saml-login';
+import { CompleteSamlLogin, StartSamlLogin } from './saml-login';
 import { samlLoginCaller } from './sso.caller';
 import { Valid } from '../../platform/src/http/validation';
-import { SAML_FAILURE_LIMITER, type SamlFailureLimiter } from './saml-failure-limiter';
 
 /**
  * The SAML login, for browsers on their way to and back from the identity provider, so no token:
  * `start` redirects to the provider with an AuthnRequest; the provider posts its response to `acs`,
  * which answers `{ user, token }` (plus `relayState` when the login carried one). Failed ACS
- * attempts are counted per client address (SamlFailureLimiter): past the limit, 429.
+ * attempts are counted per client address (SamlFailureLimiter, in CompleteSamlLogin): past the limit, 429.
  */
 @Controller('v1/sso/saml/:providerId')
 @Public()
 export class SamlLoginController {
-  constructor(
-    private readonly commands: SamlLoginCommands,
-    @Inject(SAML_FAILURE_LIMITER) private readonly failures: SamlFailureLimiter,
-  ) {}
+  constructor(private readonly commandBus: CommandBus) {}
 
   @Get('start')
   @ApiFoundResponse({ description: 'to the identity provider, with a SAML AuthnRequest', headers: { Location: { description: 'the identity provider’s SSO URL', schema: { type: 'string', format: 'uri' } } } })
   @Redirect()
   @Header('Cache-Control', 'no-store')
   async start(@PathId('providerId', 'SAML provider') providerId: string, @Query(Valid) query: StartSamlLoginQuery, @Req() request: FastifyRequest) {
-    const { url } = await this.commands.start(providerId, query.RelayState, samlLoginCaller(request.id));
+    const { url } = await this.commandBus.execute(new StartSamlLogin(providerId, query.RelayState, samlLoginCaller(request.id)));
     return { url, statusCode: 302 };
   }
 
@@ -39,16 +36,7 @@ export class SamlLoginController {
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   async acs(@PathId('providerId', 'SAML provider') providerId: string, @Body(Valid) body: SamlResponseBody, @Req() request: FastifyRequest) {
-    this.failures.check(request.ip);
-    let login: object;
-    try {
-      login = await this.commands.consume(providerId, body.SAMLResponse, samlLoginCaller(request.id));
-    } catch (error) {
-      // Refusals count (forged, replayed, unknown provider, not allowed); store outages do not.
-      const status = (error as { status?: unknown }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500) this.failures.recordFailure(request.ip);
-      throw error;
-    }
+    const login = await this.commandBus.execute(new CompleteSamlLogin(providerId, body.SAMLResponse, request.ip, samlLoginCaller(request.id)));
     return body.RelayState === undefined ? login : { ...login, relayState: body.RelayState };
   }
 }

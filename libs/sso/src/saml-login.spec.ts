@@ -1,21 +1,26 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CommandBus, CqrsModule } from '@nestjs/cqrs';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import type { AppConfig } from '../../platform/src/config';
+import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
-import { CommandRunner } from '../../runtime/src/command-runner';
+import { COMMAND_RUNNER, CommandRunner } from '../../runtime/src/command-runner';
 import { Metrics } from '../../runtime/src/metrics';
 import type { UserDoc } from '../../identity/src';
-import { organizationDecider, organizationStream, OrganizationsForSso, type MemberCommands, type OrganizationMembership } from '../../organizations/src';
+import { organizationDecider, organizationStream } from '../../organizations/src';
 import { normalizeCertificate } from './certificate';
-import { SamlLoginCommands } from './saml-login';
+import { CompleteSamlLogin, samlLoginCommandHandlers, StartSamlLogin } from './saml-login';
+import { SAML_FAILURE_LIMITER, SamlFailureLimiter } from './saml-failure-limiter';
 import { nameIdHash, samlAssertionStream, samlIdentityStream, samlProviderDecider, samlProviderStream, samlRefusalStream, samlRequestStream } from './saml-provider.decider';
 import type { SamlProviderSettings } from './saml-provider.events';
 import { samlServiceUrls } from './saml-service';
 import { samlLoginCaller } from './sso.caller';
-import type { SsoTeams } from './sso-teams.port';
+import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
+import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
+import { SSO_USERS } from './sso-users.port';
 import { verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { authnRequestOf, FakeIdp, type ResponseOptions } from '../../testing/src/fake-idp';
 
@@ -77,6 +82,9 @@ let replicaA: CommandRunner;
 let replicaB: CommandRunner;
 let contexts: FakeContexts;
 let teams: FakeTeams;
+/** Each replica's CommandBus, with the login's handlers on that replica's runner. */
+let buses: Map<CommandRunner, CommandBus>;
+let modules: TestingModule[];
 let counter = 0;
 
 beforeAll(() => {
@@ -91,11 +99,55 @@ afterAll(async () => {
   await store.close();
   rmSync(directory, { recursive: true, force: true });
 });
-beforeEach(() => {
+beforeEach(async () => {
   clock.current = new Date();
   contexts = new FakeContexts();
   teams = new FakeTeams();
+  modules = await Promise.all([replicaA, replicaB].map(replicaModule));
+  buses = new Map(modules.map((module, i) => [[replicaA, replicaB][i], module.get(CommandBus)]));
 });
+afterEach(async () => {
+  await Promise.all(modules.map((module) => module.close()));
+});
+
+/**
+ * The organizations context's side of the SSO_ORGANIZATIONS port as a login uses it, on this replica:
+ * membership and consent from the organization's stream (as organizations' own binding reads them);
+ * the SSO joins recorded.
+ */
+function organizationsOn(replica: CommandRunner): Pick<SsoOrganizations, 'membersAmong' | 'joinBySso'> {
+  return {
+    membersAmong: async (organizationId, userIds) => {
+      const { state } = await replica.load(organizationStream(organizationId), organizationDecider);
+      const found = new Map<string, { ssoConsent: boolean }>();
+      for (const userId of userIds) {
+        const member = state.members.get(userId);
+        if (member) found.set(userId, { ssoConsent: member.ssoConsent === true });
+      }
+      return found;
+    },
+    joinBySso: (organizationId, userId, role) => contexts.members.joinBySso(organizationId, userId, role),
+  };
+}
+
+/** One API replica: the login's command handlers on its runner, the other contexts through their ports. */
+async function replicaModule(replica: CommandRunner): Promise<TestingModule> {
+  const module = await Test.createTestingModule({
+    imports: [CqrsModule.forRoot()],
+    providers: [
+      ...samlLoginCommandHandlers,
+      { provide: COMMAND_RUNNER, useValue: replica },
+      { provide: APP_CONFIG, useValue: config },
+      { provide: SSO_USERS, useValue: { ...contexts.directory, ...contexts.identity } },
+      { provide: SSO_ORGANIZATIONS, useValue: organizationsOn(replica) },
+      { provide: SSO_TEAMS, useValue: teams },
+      // Failed attempts are counted, but never up to the limit here (the end-to-end spec covers the 429).
+      { provide: SAML_FAILURE_LIMITER, useValue: new SamlFailureLimiter(1_000_000, clock) },
+    ],
+  }).compile();
+  // Registers the handlers on the bus.
+  return module.init();
+}
 
 /** A new organization (its admin: `owner`), with the given domains verified by the service administrator. */
 async function createOrganization(verifiedDomains: string[] = ['acme.io']): Promise<string> {
@@ -134,17 +186,9 @@ async function addConsentingMember(organizationId: string, userId: string): Prom
   await replicaA.run(organizationStream(organizationId), organizationDecider, { kind: 'JoinBySso', organizationId, userId, role: 'admin', now: clock.now().toISOString() }, { caller: admin });
 }
 
-const login = (replica: CommandRunner) =>
-  new SamlLoginCommands(
-    replica,
-    config,
-    { ...contexts.directory, ...contexts.identity },
-    // Organizations' own binding of the port, on this replica: membership and consent come from the organization's stream.
-    new OrganizationsForSso(replica, {} as OrganizationMembership, contexts.members as unknown as MemberCommands),
-    teams,
-  );
-const start = (providerId: string, replica = replicaA) => login(replica).start(providerId, undefined, samlLoginCaller('r-start'));
-const consume = (providerId: string, samlResponse: string, replica = replicaB) => login(replica).consume(providerId, samlResponse, samlLoginCaller('r-acs'));
+const start = (providerId: string, replica = replicaA) => buses.get(replica)!.execute(new StartSamlLogin(providerId, undefined, samlLoginCaller('r-start')));
+const consume = (providerId: string, samlResponse: string, replica = replicaB) =>
+  buses.get(replica)!.execute(new CompleteSamlLogin(providerId, samlResponse, '192.0.2.1', samlLoginCaller('r-acs')));
 
 /** GET /start, then the identity provider's answer to that request. */
 async function loginResponse(providerId: string, options: Partial<ResponseOptions> = {}): Promise<string> {

@@ -1,11 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler } from '@nestjs/cqrs';
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import type { CommandRunner } from '../../runtime/src/command-runner';
+import { DecidingHandler } from '../../runtime/src/command-handler';
 import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
 import { SSO_USERS, type SsoUser, type SsoUsers } from './sso-users.port';
 import { decideSamlAccess, samlSubjectKey, type SamlAccessDecision } from './saml-access';
@@ -30,6 +32,7 @@ import { checkSamlResponseShape } from './saml-xml-limits';
 import { emailDomainOf, verifiedDomainNames, verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { samlServiceUrls } from './saml-service';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
+import { SAML_FAILURE_LIMITER, type SamlFailureLimiter } from './saml-failure-limiter';
 
 /**
  * node-saml's store of issued AuthnRequest ids, kept in the event log (`samlrequest-<id>` streams)
@@ -101,47 +104,99 @@ interface SamlSubject {
   decision: SamlAccessDecision;
 }
 
-/**
+/*
  * The SAML login commands. The user, their membership and their token come from the identity and
- * organizations contexts through the SSO_USERS and SSO_ORGANIZATIONS ports, acting as the service (the caller is the system actor
- * `SAML login`).
+ * organizations contexts through the SSO_USERS and SSO_ORGANIZATIONS ports, acting as the service
+ * (the caller is the system actor `SAML login`).
  */
-@Injectable()
-export class SamlLoginCommands {
+
+/**
+ * `GET /v1/sso/saml/{providerId}/start`: a new AuthnRequest, recorded for the InResponseTo check,
+ * and the URL that carries it to the identity provider (HTTP-Redirect binding). 409 while the
+ * provider lacks its SSO URL or certificate.
+ */
+export class StartSamlLogin extends Command<{ url: string }> {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    readonly providerId: string,
+    readonly relayState: string | undefined,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(StartSamlLogin)
+export class StartSamlLoginHandler extends DecidingHandler {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    super();
+  }
+
+  async execute({ providerId, relayState, caller }: StartSamlLogin): Promise<{ url: string }> {
+    const settings = await loadProvider(this.runner, providerId);
+    if (!settings) throw DomainError.conflict(`SAML provider ${providerId} is not ready for logins: it needs an ssoURL and a certificate`);
+    const saml = samlClient(settings, samlServiceUrls(this.config.publicUrl, providerId), new EventLogSamlRequests(providerId, this.runner, caller));
+    return { url: await saml.getAuthorizeUrlAsync(relayState ?? '', undefined, {}) };
+  }
+}
+
+/** What a SAML login answers: the user and their new token. */
+export interface SamlLogin {
+  user: ReturnType<SsoUsers['present']>;
+  token: string;
+}
+
+/**
+ * `POST /v1/sso/saml/{providerId}/acs`: checks the response's size and shape (400), verifies it
+ * (see verifySamlResponse), consumes the AuthnRequest it answers (401 when another answer won),
+ * records its assertion as used (a replay, on any replica, is refused), then decides whom it may
+ * sign in (decideSamlAccess; 403, recorded for the organization's audit log, when nobody). The
+ * user (created only for an address in a verified domain) joins the organization as an SSO member
+ * with the provider's default role (newcomers to its default team) and gets a token.
+ *
+ * Failed attempts are counted per client address (SamlFailureLimiter): past the limit, 429 before
+ * anything else.
+ */
+export class CompleteSamlLogin extends Command<SamlLogin> {
+  constructor(
+    readonly providerId: string,
+    readonly samlResponse: string,
+    readonly clientAddress: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(CompleteSamlLogin)
+export class CompleteSamlLoginHandler extends DecidingHandler {
+  constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SSO_USERS) private readonly users: SsoUsers,
     @Inject(SSO_ORGANIZATIONS) private readonly organizations: SsoOrganizations,
     @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
-  ) {}
-
-  /**
-   * `GET /v1/sso/saml/{providerId}/start`: a new AuthnRequest, recorded for the InResponseTo check,
-   * and the URL that carries it to the identity provider (HTTP-Redirect binding). 409 while the
-   * provider lacks its SSO URL or certificate.
-   */
-  async start(providerId: string, relayState: string | undefined, caller: Caller): Promise<{ url: string }> {
-    const settings = await loadProvider(this.commands, providerId);
-    if (!settings) throw DomainError.conflict(`SAML provider ${providerId} is not ready for logins: it needs an ssoURL and a certificate`);
-    const saml = samlClient(settings, samlServiceUrls(this.config.publicUrl, providerId), new EventLogSamlRequests(providerId, this.commands, caller));
-    return { url: await saml.getAuthorizeUrlAsync(relayState ?? '', undefined, {}) };
+    @Inject(SAML_FAILURE_LIMITER) private readonly failures: SamlFailureLimiter,
+  ) {
+    super();
   }
 
-  /**
-   * `POST /v1/sso/saml/{providerId}/acs`: checks the response's size and shape (400), verifies it
-   * (see verifySamlResponse), consumes the AuthnRequest it answers (401 when another answer won),
-   * records its assertion as used (a replay, on any replica, is refused), then decides whom it may
-   * sign in (decideSamlAccess; 403, recorded for the organization's audit log, when nobody). The
-   * user (created only for an address in a verified domain) joins the organization as an SSO member
-   * with the provider's default role (newcomers to its default team) and gets a token.
-   */
-  async consume(providerId: string, samlResponse: string, caller: Caller): Promise<{ user: ReturnType<SsoUsers['present']>; token: string }> {
+  async execute({ providerId, samlResponse, clientAddress, caller }: CompleteSamlLogin): Promise<SamlLogin> {
+    this.failures.check(clientAddress);
+    try {
+      return await this.login(providerId, samlResponse, caller);
+    } catch (error) {
+      // Refusals count (forged, replayed, unknown provider, not allowed); store outages do not.
+      const status = (error as { status?: unknown }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) this.failures.recordFailure(clientAddress);
+      throw error;
+    }
+  }
+
+  private async login(providerId: string, samlResponse: string, caller: Caller): Promise<SamlLogin> {
     checkSamlResponseShape(samlResponse);
-    const settings = await loadProvider(this.commands, providerId);
+    const settings = await loadProvider(this.runner, providerId);
     if (!settings) throw samlRejected(`SAML provider ${providerId} is not ready for logins (it needs an ssoURL and a certificate)`);
     const service = samlServiceUrls(this.config.publicUrl, providerId);
-    const requests = new EventLogSamlRequests(providerId, this.commands, caller);
+    const requests = new EventLogSamlRequests(providerId, this.runner, caller);
     const verified = await verifySamlResponse(samlClient(settings, service, requests), settings, service, samlResponse);
     await requests.consume(verified.requestId);
     await this.consumeAssertion(verified.assertionId, providerId, caller);
@@ -166,7 +221,7 @@ export class SamlLoginCommands {
 
   private async consumeAssertion(assertionId: string, providerId: string, caller: Caller): Promise<void> {
     try {
-      await this.commands.run(samlAssertionStream(assertionId), samlAssertionDecider, { kind: 'ConsumeSamlAssertion', assertionId, providerId }, { caller, source: 'system' }, { wait: false });
+      await this.decide(samlAssertionStream(assertionId), samlAssertionDecider, { kind: 'ConsumeSamlAssertion', assertionId, providerId }, { caller, source: 'system', wait: false });
     } catch (error) {
       const replayed = (error instanceof DomainError && error.status === 409) || (error as { name?: string }).name === 'WrongExpectedRevisionError';
       if (replayed) throw samlRejected('its assertion was already used to log in (replayed response)');
@@ -177,8 +232,8 @@ export class SamlLoginCommands {
   private async subjectOf(settings: SamlLoginSettings, verified: VerifiedAssertion): Promise<SamlSubject> {
     const subjectKey = samlSubjectKey(verified.nameID, verified.nameIDFormat);
     const [identity, domains, emailUser] = await Promise.all([
-      this.commands.load(samlIdentityStream(settings.providerId, subjectKey), samlIdentityDecider),
-      this.commands.load(verifiedDomainsStream(settings.organizationId), verifiedDomainsDecider),
+      this.load(samlIdentityStream(settings.providerId, subjectKey), samlIdentityDecider),
+      this.load(verifiedDomainsStream(settings.organizationId), verifiedDomainsDecider),
       this.users.byEmail(verified.email),
     ]);
     const verifiedDomains = verifiedDomainNames(domains.state);
@@ -205,14 +260,14 @@ export class SamlLoginCommands {
   private async recordRefusal(settings: SamlLoginSettings, subject: SamlSubject, reason: SamlRefusalReason, caller: Caller): Promise<void> {
     const { providerId, organizationId } = settings;
     log.warn({ providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain }, 'SAML login refused: the provider may not sign in this identity');
-    const command = { kind: 'RecordSamlLoginRefusal' as const, providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain, now: this.commands.now().toISOString() };
-    await this.commands.run(samlRefusalStream(providerId), samlRefusalDecider, command, { caller, source: 'system' });
+    const command = { kind: 'RecordSamlLoginRefusal' as const, providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain, now: this.now() };
+    await this.decide(samlRefusalStream(providerId), samlRefusalDecider, command, { caller, source: 'system' });
   }
 
   private async bind(settings: SamlLoginSettings, subject: SamlSubject, userId: string, basis: SamlAccessBasis, caller: Caller): Promise<void> {
     const { providerId, organizationId } = settings;
-    const command = { kind: 'BindSamlIdentity' as const, providerId, organizationId, nameIdHash: subject.nameIdHash, userId, basis, now: this.commands.now().toISOString() };
-    await this.commands.run(samlIdentityStream(providerId, subject.subjectKey), samlIdentityDecider, command, { caller, source: 'system' }, { wait: false });
+    const command = { kind: 'BindSamlIdentity' as const, providerId, organizationId, nameIdHash: subject.nameIdHash, userId, basis, now: this.now() };
+    await this.decide(samlIdentityStream(providerId, subject.subjectKey), samlIdentityDecider, command, { caller, source: 'system', wait: false });
   }
 
   private async existingUser(userId: string): Promise<SsoUser> {
@@ -252,3 +307,5 @@ export class SamlLoginCommands {
     }
   }
 }
+
+export const samlLoginCommandHandlers = [StartSamlLoginHandler, CompleteSamlLoginHandler];

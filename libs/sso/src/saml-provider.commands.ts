@@ -1,14 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler } from '@nestjs/cqrs';
 import { DomainError } from '../../platform/src/errors';
 import { newId } from '../../platform/src/ids';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { DecidingHandler } from '../../runtime/src/command-handler';
 import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
 import { normalizeCertificate } from './certificate';
 import { samlProviderDecider, samlProviderStream } from './saml-provider.decider';
 import type { SamlProviderChanges, SamlProviderSettings } from './saml-provider.events';
 import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
+
+/* The SAML provider commands: organization admins only; a default team must be a team of the organization. */
 
 /** The members of POST /saml; absent ones take their defaults (null, and `read` for defaultRole). */
 export interface SamlProviderInput {
@@ -22,16 +25,27 @@ export interface SamlProviderInput {
 
 const MANAGE = 'manage its SAML providers';
 
-/** The SAML provider commands: organization admins only; a default team must be a team of the organization. */
-@Injectable()
-export class SamlProviderCommands {
+/** `POST /v1/orgs/{organizationId}/saml`: answers the new provider's id. */
+export class CreateSamlProvider extends Command<string> {
   constructor(
-    @Inject(COMMAND_RUNNER) private readonly commands: CommandRunner,
+    readonly organizationId: string,
+    readonly input: SamlProviderInput,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(CreateSamlProvider)
+export class CreateSamlProviderHandler extends DecidingHandler {
+  constructor(
     @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
     @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
-  ) {}
+  ) {
+    super();
+  }
 
-  async create(organizationId: string, input: SamlProviderInput, caller: Caller): Promise<string> {
+  async execute({ organizationId, input, caller }: CreateSamlProvider): Promise<string> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const settings: SamlProviderSettings = {
       label: input.label,
@@ -43,26 +57,67 @@ export class SamlProviderCommands {
     };
     await requireTeam(this.teams, organizationId, settings.defaultTeam);
     const providerId = newId();
-    const now = this.commands.now().toISOString();
-    await this.commands.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'CreateSamlProvider', providerId, organizationId, settings, now }, { caller });
+    await this.decide(samlProviderStream(providerId), samlProviderDecider, { kind: 'CreateSamlProvider', providerId, organizationId, settings, now: this.now() }, { caller });
     return providerId;
   }
+}
 
-  async update(organizationId: string, providerId: string, changes: SamlProviderChanges, caller: Caller, ifMatch?: number): Promise<void> {
+/** `PATCH /v1/orgs/{organizationId}/saml/{samlProviderId}` */
+export class UpdateSamlProvider extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly providerId: string,
+    readonly changes: SamlProviderChanges,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(UpdateSamlProvider)
+export class UpdateSamlProviderHandler extends DecidingHandler {
+  constructor(
+    @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
+    @Inject(SSO_TEAMS) private readonly teams: SsoTeams,
+  ) {
+    super();
+  }
+
+  async execute({ organizationId, providerId, changes, caller, ifMatch }: UpdateSamlProvider): Promise<void> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const normalized: SamlProviderChanges = { ...changes, ...(changes.certificate !== undefined ? { certificate: certificateOf(changes.certificate) } : {}) };
     if (normalized.defaultTeam) {
       // An unknown provider is a 404 before an unknown team is a 400.
-      const { state } = await this.commands.load(samlProviderStream(providerId), samlProviderDecider);
+      const { state } = await this.load(samlProviderStream(providerId), samlProviderDecider);
       if (!state.exists || state.organizationId !== organizationId) throw DomainError.notFound(`no SAML provider ${providerId}`);
       if (state.settings.defaultTeam !== normalized.defaultTeam) await requireTeam(this.teams, organizationId, normalized.defaultTeam);
     }
-    await this.commands.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'UpdateSamlProvider', providerId, organizationId, changes: normalized }, { caller }, { ifMatch });
+    await this.decide(samlProviderStream(providerId), samlProviderDecider, { kind: 'UpdateSamlProvider', providerId, organizationId, changes: normalized }, { caller, ifMatch });
+  }
+}
+
+/** `DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}` */
+export class DeleteSamlProvider extends Command<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly providerId: string,
+    readonly caller: Caller,
+    readonly ifMatch?: number,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(DeleteSamlProvider)
+export class DeleteSamlProviderHandler extends DecidingHandler {
+  constructor(@Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations) {
+    super();
   }
 
-  async delete(organizationId: string, providerId: string, caller: Caller, ifMatch?: number): Promise<void> {
+  async execute({ organizationId, providerId, caller, ifMatch }: DeleteSamlProvider): Promise<void> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
-    await this.commands.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'DeleteSamlProvider', providerId, organizationId }, { caller }, { ifMatch });
+    await this.decide(samlProviderStream(providerId), samlProviderDecider, { kind: 'DeleteSamlProvider', providerId, organizationId }, { caller, ifMatch });
   }
 }
 
@@ -78,3 +133,5 @@ async function requireTeam(teams: SsoTeams, organizationId: string, teamId: stri
   if (teamId === null) return;
   if (!(await teams.findTeam(organizationId, teamId))) throw DomainError.invalid(`defaultTeam: organization ${organizationId} has no team ${teamId}`);
 }
+
+export const samlProviderCommandHandlers = [CreateSamlProviderHandler, UpdateSamlProviderHandler, DeleteSamlProviderHandler];

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import type { FastifyReply } from 'fastify';
@@ -6,24 +7,24 @@ import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import { SamlProviderCommands } from './saml-provider.commands';
+import { CreateSamlProvider, DeleteSamlProvider, UpdateSamlProvider } from './saml-provider.commands';
 import { CreateSamlProviderBody, UpdateSamlProviderBody } from './saml-provider.dto';
 import type { SamlProviderChanges } from './saml-provider.events';
-import { SamlProviderQueries } from './saml-provider.queries';
+import { GetSamlProvider, ListSamlProviders, ListSsoOptions } from './saml-provider.queries';
 import { Valid } from '../../platform/src/http/validation';
 
 /** SAML providers of an organization (admins only) and its public list of ways to sign in. */
 @Controller('v1/orgs/:organizationId')
 export class SamlProviderController {
   constructor(
-    private readonly commands: SamlProviderCommands,
-    private readonly queries: SamlProviderQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get('saml')
   @ApiOkResponse({ description: 'OK', schema: listOf('SamlProvider') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.list(organizationId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListSamlProviders(organizationId, caller, { page: query.page, limit: query.limit }));
   }
 
   @Post('saml')
@@ -35,7 +36,7 @@ export class SamlProviderController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const providerId = await this.commands.create(organizationId, { ...body }, caller);
+    const providerId = await this.commandBus.execute(new CreateSamlProvider(organizationId, { ...body }, caller));
     return this.read(organizationId, providerId, caller, reply);
   }
 
@@ -62,7 +63,7 @@ export class SamlProviderController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const changes = { ...body } as SamlProviderChanges;
-    await this.commands.update(organizationId, providerId, changes, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new UpdateSamlProvider(organizationId, providerId, changes, caller, parseIfMatch(ifMatch)));
     return this.read(organizationId, providerId, caller, reply);
   }
 
@@ -75,7 +76,7 @@ export class SamlProviderController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ): Promise<void> {
-    await this.commands.delete(organizationId, providerId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new DeleteSamlProvider(organizationId, providerId, caller, parseIfMatch(ifMatch)));
   }
 
   /** `{ items: [{ id, label, startURL }] }`: public, since a login page shows it before anyone is signed in. */
@@ -83,11 +84,11 @@ export class SamlProviderController {
   @ApiOkResponse({ description: 'OK', schema: ref('SsoOptions') })
   @Public()
   sso(@PathId('organizationId', 'organization') organizationId: string) {
-    return this.queries.ssoOptions(organizationId);
+    return this.queryBus.execute(new ListSsoOptions(organizationId));
   }
 
   private async read(organizationId: string, providerId: string, caller: Caller, reply: FastifyReply) {
-    const { provider, revision } = await this.queries.get(organizationId, providerId, caller);
+    const { provider, revision } = await this.queryBus.execute(new GetSamlProvider(organizationId, providerId, caller));
     void reply.header('etag', etagOf(revision));
     return provider;
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
@@ -40,6 +41,7 @@ export interface SsoOption {
   startURL: string;
 }
 
+/** The SAML provider resource as the reads answer it (the embedded default team comes from the teams context). */
 @Injectable()
 export class SamlProviderPresenter {
   constructor(
@@ -67,37 +69,84 @@ export class SamlProviderPresenter {
   }
 }
 
-/** The read side of SAML providers: admins read them in full; anyone reads how to sign in. */
-@Injectable()
-export class SamlProviderQueries {
+/* The read side of SAML providers: admins read them in full; anyone reads how to sign in. */
+
+const MANAGE = 'manage its SAML providers';
+
+/** `GET /v1/orgs/{organizationId}/saml`: admins only; oldest first. */
+export class ListSamlProviders extends Query<ListEnvelope<SamlProviderObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+    readonly paging: { page?: string; limit?: number },
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListSamlProviders)
+export class ListSamlProvidersHandler implements IQueryHandler<ListSamlProviders> {
   constructor(
     @Inject(READ_STORE) private readonly reads: ReadStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
     private readonly presenter: SamlProviderPresenter,
   ) {}
 
-  /** Admins only; oldest first. */
-  async list(organizationId: string, caller: Caller, paging: { page?: string; limit?: number }): Promise<ListEnvelope<SamlProviderObject>> {
-    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
+  async execute({ organizationId, caller, paging }: ListSamlProviders): Promise<ListEnvelope<SamlProviderObject>> {
+    await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const found = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).find({ organizationId }, { sort: { createdAt: 1 }, limit: paging.limit, after: paging.page });
     const items = await Promise.all(found.items.map((provider) => this.presenter.present(provider)));
     return listEnvelope({ items, count: found.count, next: found.next });
   }
+}
 
-  async get(organizationId: string, providerId: string, caller: Caller): Promise<{ provider: SamlProviderObject; revision: number }> {
-    await this.membership.requireAdmin(organizationId, caller, 'manage its SAML providers');
+/** `GET /v1/orgs/{organizationId}/saml/{samlProviderId}`: admins only; the provider and its ETag source (the stream revision). */
+export class GetSamlProvider extends Query<{ provider: SamlProviderObject; revision: number }> {
+  constructor(
+    readonly organizationId: string,
+    readonly providerId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetSamlProvider)
+export class GetSamlProviderHandler implements IQueryHandler<GetSamlProvider> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
+    private readonly presenter: SamlProviderPresenter,
+  ) {}
+
+  async execute({ organizationId, providerId, caller }: GetSamlProvider): Promise<{ provider: SamlProviderObject; revision: number }> {
+    await this.membership.requireAdmin(organizationId, caller, MANAGE);
     const provider = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).get(providerId);
     if (!provider || provider.organizationId !== organizationId) throw DomainError.notFound(`no SAML provider ${providerId}`);
     return { provider: await this.presenter.present(provider), revision: provider.revision };
   }
+}
 
-  /**
-   * `GET /v1/orgs/{organizationId}/sso`: how to sign in to the organization, for a login page, so
-   * anyone may read it (no token): the providers ready for logins (with an SSO URL and a certificate),
-   * oldest first, each with only its id, label and start URL. 404 for an unknown organization.
-   */
-  async ssoOptions(organizationId: string): Promise<{ items: SsoOption[] }> {
+/**
+ * `GET /v1/orgs/{organizationId}/sso`: how to sign in to the organization, for a login page, so
+ * anyone may read it (no token): the providers ready for logins (with an SSO URL and a certificate),
+ * oldest first, each with only its id, label and start URL. 404 for an unknown organization.
+ */
+export class ListSsoOptions extends Query<{ items: SsoOption[] }> {
+  constructor(readonly organizationId: string) {
+    super();
+  }
+}
+
+@QueryHandler(ListSsoOptions)
+export class ListSsoOptionsHandler implements IQueryHandler<ListSsoOptions> {
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SSO_ORGANIZATIONS) private readonly membership: SsoOrganizations,
+  ) {}
+
+  async execute({ organizationId }: ListSsoOptions): Promise<{ items: SsoOption[] }> {
     // roleOf answers null only when the organization does not exist (no user is needed to tell).
     if ((await this.membership.roleOf(organizationId, '')) === null) throw DomainError.notFound(`no organization ${organizationId}`);
     const found = await this.reads
@@ -108,3 +157,5 @@ export class SamlProviderQueries {
     };
   }
 }
+
+export const samlProviderQueryHandlers = [ListSamlProvidersHandler, GetSamlProviderHandler, ListSsoOptionsHandler];

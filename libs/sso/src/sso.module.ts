@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
-import { SamlLoginCommands } from './saml-login';
+import { samlLoginCommandHandlers } from './saml-login';
 import { SamlLoginController } from './saml-login.controller';
-import { SamlProviderCommands } from './saml-provider.commands';
+import { samlProviderCommandHandlers } from './saml-provider.commands';
 import { SamlProviderController } from './saml-provider.controller';
-import { SamlProviderPresenter, SamlProviderQueries } from './saml-provider.queries';
+import { SamlProviderPresenter, samlProviderQueryHandlers } from './saml-provider.queries';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { SAML_FAILURE_LIMITER, SamlFailureLimiter } from './saml-failure-limiter';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { VerifiedDomainCommands, VerifiedDomainQueries } from './verified-domain.commands';
+import { verifiedDomainCommandHandlers } from './verified-domain.commands';
+import { verifiedDomainQueryHandlers } from './verified-domain.queries';
 import { VerifiedDomainsForSites } from './verified-domain.ports';
 import { AdminVerifiedDomainController, VerifiedDomainController } from './verified-domain.controller';
 import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
@@ -19,12 +20,12 @@ import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
 @Module({
   controllers: [SamlProviderController, SamlLoginController, VerifiedDomainController, AdminVerifiedDomainController],
   providers: [
-    SamlProviderCommands,
-    SamlProviderQueries,
     SamlProviderPresenter,
-    SamlLoginCommands,
-    VerifiedDomainCommands,
-    VerifiedDomainQueries,
+    ...samlProviderCommandHandlers,
+    ...samlProviderQueryHandlers,
+    ...samlLoginCommandHandlers,
+    ...verifiedDomainCommandHandlers,
+    ...verifiedDomainQueryHandlers,
     VerifiedDomainsForSites,
     {
       provide: SAML_FAILURE_LIMITER,

@@ -1,4 +1,5 @@
 import { Body, Controller, createParamDecorator, Delete, Get, Headers, HttpCode, Post, Res, type ExecutionContext } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
@@ -8,7 +9,8 @@ import { PathId } from '../../platform/src/http/id-param';
 import { Valid } from '../../platform/src/http/validation';
 import { closedObject, dateTime, etagHeader, listOf, type JsonSchema } from '../../platform/src/platform.schemas';
 import { parseIfMatch, tagged } from '../../platform/src/http/etag';
-import { VerifiedDomainCommands, VerifiedDomainQueries } from './verified-domain.commands';
+import { AddVerifiedDomain, RemoveVerifiedDomain, VerifyDomainByAdmin, VerifyDomainByDns } from './verified-domain.commands';
+import { GetVerifiedDomain, ListVerifiedDomains } from './verified-domain.queries';
 import { normalizeDomain } from './verified-domain.decider';
 
 /** `POST /v1/orgs/{organizationId}/verified-domains`. */
@@ -54,14 +56,14 @@ const PathDomain = () =>
 @Controller('v1/orgs/:organizationId/verified-domains')
 export class VerifiedDomainController {
   constructor(
-    private readonly commands: VerifiedDomainCommands,
-    private readonly queries: VerifiedDomainQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get()
   @ApiOkResponse({ description: 'the domains, in the order they were added', schema: listOf(VERIFIED_DOMAIN) })
   list(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller) {
-    return this.queries.list(organizationId, caller);
+    return this.queryBus.execute(new ListVerifiedDomains(organizationId, caller));
   }
 
   /** 201 with the TXT record to publish. */
@@ -71,13 +73,13 @@ export class VerifiedDomainController {
   async add(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: AddVerifiedDomainBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     const domain = normalizeDomain(body.domain);
     if (domain === null) throw DomainError.invalid('domain must be a domain name such as example.com');
-    return tagged(reply, await this.commands.add(organizationId, domain, caller));
+    return tagged(reply, await this.commandBus.execute(new AddVerifiedDomain(organizationId, domain, caller)));
   }
 
   @Get(':domain')
   @ApiOkResponse({ description: 'the domain', schema: VERIFIED_DOMAIN, headers: etagHeader })
   async get(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    return tagged(reply, await this.queries.get(organizationId, domain, caller));
+    return tagged(reply, await this.queryBus.execute(new GetVerifiedDomain(organizationId, domain, caller)));
   }
 
   @Post(':domain/verify')
@@ -90,14 +92,14 @@ export class VerifiedDomainController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return tagged(reply, await this.commands.check(organizationId, domain, caller, parseIfMatch(ifMatch)));
+    return tagged(reply, await this.commandBus.execute(new VerifyDomainByDns(organizationId, domain, caller, parseIfMatch(ifMatch))));
   }
 
   @Delete(':domain')
   @ApiNoContentResponse({ description: 'removed' })
   @HttpCode(204)
   async remove(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller): Promise<void> {
-    await this.commands.remove(organizationId, domain, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RemoveVerifiedDomain(organizationId, domain, caller, parseIfMatch(ifMatch)));
   }
 }
 
@@ -105,12 +107,12 @@ export class VerifiedDomainController {
 @Controller('v1/admin/orgs/:organizationId/verified-domains')
 @AdminOnly()
 export class AdminVerifiedDomainController {
-  constructor(private readonly commands: VerifiedDomainCommands) {}
+  constructor(private readonly commandBus: CommandBus) {}
 
   @Post(':domain')
   @ApiOkResponse({ description: 'verified by the administrator', schema: VERIFIED_DOMAIN })
   @HttpCode(200)
   verify(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller) {
-    return this.commands.verifyByAdmin(organizationId, domain, caller);
+    return this.commandBus.execute(new VerifyDomainByAdmin(organizationId, domain, caller));
   }
 }

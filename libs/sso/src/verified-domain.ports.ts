@@ -1,15 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { verifiedDomainNames, verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
+import { Injectable } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { ListVerifiedDomainNames } from './verified-domain.queries';
 
 /** Implements sites' SITE_DOMAINS port: the domains an organization verified (a site's custom hostname must be in one). */
 @Injectable()
 export class VerifiedDomainsForSites {
-  constructor(@Inject(COMMAND_RUNNER) private readonly commands: CommandRunner) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   /** Read from the organization's domain stream, as logins do: a domain removed stops counting at once. */
-  async verifiedDomains(organizationId: string): Promise<readonly string[]> {
-    const { state } = await this.commands.load(verifiedDomainsStream(organizationId), verifiedDomainsDecider);
-    return [...verifiedDomainNames(state)];
+  verifiedDomains(organizationId: string): Promise<readonly string[]> {
+    return this.queryBus.execute(new ListVerifiedDomainNames(organizationId));
   }
 }

@@ -3,6 +3,7 @@ export * from './team.decider';
 export * from './team.projections';
 export * from './team.audit';
 export * from './team.member-resolver';
+export * from './team.access';
 export * from './team.commands';
 export * from './team.queries';
 export * from './team.sso';

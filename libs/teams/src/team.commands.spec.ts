@@ -1,18 +1,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CommandBus } from '@nestjs/cqrs';
+import { createContextServices } from '../../composition/src/contexts';
 import { loadConfig } from '../../platform/src/config';
 import { systemClock } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import { configureLogging } from '../../platform/src/logging';
+import type { Services } from '../../runtime/src/reactor';
 import { createRuntime, type Runtime } from '../../runtime/src/runtime.module';
 import { openStores } from '../../runtime/src/stores';
-import { identityProjection, UserQueries, UsersForTeams } from '../../identity/src';
-import { organizationProjection, OrganizationMembership, OrganizationsForTeams, type MemberDirectory } from '../../organizations/src';
-import { TeamCommands } from './team.commands';
-import { TeamMemberResolver } from './team.member-resolver';
+import { identityProjection } from '../../identity/src';
+import { organizationProjection } from '../../organizations/src';
+import { CreateTeam, RemoveDepartedMemberFromTeams, UpdateTeamMembers } from './team.commands';
 import { TEAM_MEMBERSHIPS, TEAMS, teamProjection } from './team.projections';
-import { TeamPresenter } from './team.queries';
 import { TeamsForSso } from './team.sso';
 
 /**
@@ -22,11 +23,13 @@ import { TeamsForSso } from './team.sso';
 describe('team commands on the embedded stores', () => {
   let directory: string;
   let runtime: Runtime;
+  let services: Services & { close(): Promise<void> };
   let sso: TeamsForSso;
-  let teams: TeamCommands;
+  let commandBus: CommandBus;
 
   const caller = (userId: string): Caller => ({ kind: 'user', userId, tokenId: 'token', user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null } });
   const now = () => new Date().toISOString();
+  const createTeam = (organizationId: string, title: string, members: string[], by: Caller) => commandBus.execute(new CreateTeam(organizationId, { title, members }, by));
 
   /** Users and organizations, appended as their contexts would append them. */
   async function seed(): Promise<void> {
@@ -63,15 +66,15 @@ describe('team commands on the embedded stores', () => {
     runtime = createRuntime({ config, stores, clock: systemClock, projections: [identityProjection, organizationProjection, teamProjection], runProjections: true });
     await runtime.runner!.start();
     await runtime.runner!.whenCaughtUp();
-    // The teams context's ports, bound to what organizations and identity provide (Member objects are not presented here).
-    const organizations = new OrganizationsForTeams(runtime.commands, new OrganizationMembership(stores.reads), {} as MemberDirectory);
-    const resolver = new TeamMemberResolver(new UsersForTeams(new UserQueries(stores.reads, config)), organizations);
-    sso = new TeamsForSso(stores.reads, runtime.commands, organizations, new TeamPresenter());
-    teams = new TeamCommands(runtime.commands, stores.reads, organizations, resolver);
+    // The contexts wired as the composition root wires them: the teams context's ports bound to what organizations and identity provide.
+    services = await createContextServices(runtime, 'admin-token-for-tests-0123456789');
+    sso = services.get(TeamsForSso);
+    commandBus = services.get(CommandBus);
     await seed();
   });
 
   afterAll(async () => {
+    await services?.close();
     await runtime.runner?.stop();
     await runtime.stores.close();
     rmSync(directory, { recursive: true, force: true });
@@ -83,7 +86,7 @@ describe('team commands on the embedded stores', () => {
 
   describe('TeamsForSso (the SSO context’s SsoTeams port)', () => {
     it('finds a live team of the organization as a Team object, and nothing elsewhere', async () => {
-      const teamId = await teams.create('o1', 'Default team', [], caller('ada'));
+      const teamId = await createTeam('o1', 'Default team', [], caller('ada'));
       expect(await sso.findTeam('o1', teamId)).toEqual({
         object: 'team',
         id: teamId,
@@ -98,7 +101,7 @@ describe('team commands on the embedded stores', () => {
     });
 
     it('adds a member of the organization as member, once; refuses people outside (400) and unknown teams (404)', async () => {
-      const teamId = await teams.create('o1', 'SSO joins', [], caller('ada'));
+      const teamId = await createTeam('o1', 'SSO joins', [], caller('ada'));
       const system: Caller = { kind: 'admin' };
       await sso.addMember('o1', teamId, 'eve', system);
       await sso.addMember('o1', teamId, 'eve', system);
@@ -114,18 +117,18 @@ describe('team commands on the embedded stores', () => {
     });
   });
 
-  describe('removeUserFromAllTeams', () => {
+  describe('RemoveDepartedMemberFromTeams', () => {
     it('removes the user from every live team of the organization they are in, even after the read models dropped them', async () => {
-      const a = await teams.create('o1', 'Sweep a', ['mia'], caller('ada'));
-      const b = await teams.create('o1', 'Sweep b', ['eve'], caller('ada'));
-      await teams.updateMembers('o1', b, { memberships: { 'mia@example.com': { role: 'owner' } } }, caller('ada'));
-      const elsewhere = await teams.create('o2', 'Sweep elsewhere', ['mia'], caller('zed'));
+      const a = await createTeam('o1', 'Sweep a', ['mia'], caller('ada'));
+      const b = await createTeam('o1', 'Sweep b', ['eve'], caller('ada'));
+      await commandBus.execute(new UpdateTeamMembers('o1', b, { memberships: { 'mia@example.com': { role: 'owner' } } }, caller('ada')));
+      const elsewhere = await createTeam('o2', 'Sweep elsewhere', ['mia'], caller('zed'));
       // The organization removes mia: its projection (and this context's) react to MemberRemoved first.
       const removal = await runtime.stores.events.appendToStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }], 'any');
       await runtime.commands.waitFor(removal.position);
       expect(await runtime.stores.reads.collection(TEAM_MEMBERSHIPS).count({ organizationId: 'o1', userId: 'mia' })).toBe(0);
 
-      await teams.removeUserFromAllTeams('o1', 'mia', caller('ada'));
+      await commandBus.execute(new RemoveDepartedMemberFromTeams('o1', 'mia', caller('ada')));
       expect((await streamTypes(a)).at(-1)).toBe('TeamMemberRemoved');
       expect((await streamTypes(b)).at(-1)).toBe('TeamMemberRemoved');
       expect(await membersOf(elsewhere)).toEqual([
@@ -135,7 +138,7 @@ describe('team commands on the embedded stores', () => {
       expect((await runtime.stores.reads.collection(TEAMS).get(b))?.members).toBe(2);
       // Nothing left to do a second time.
       const lengths = await Promise.all([a, b].map(async (teamId) => (await streamTypes(teamId)).length));
-      await teams.removeUserFromAllTeams('o1', 'mia', caller('ada'));
+      await commandBus.execute(new RemoveDepartedMemberFromTeams('o1', 'mia', caller('ada')));
       expect(await Promise.all([a, b].map(async (teamId) => (await streamTypes(teamId)).length))).toEqual(lengths);
     });
   });

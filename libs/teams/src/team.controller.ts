@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Put, Query, Res } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import type { FastifyReply } from 'fastify';
@@ -6,9 +7,9 @@ import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
-import { TeamCommands } from './team.commands';
+import { CreateTeam, DeleteTeam, RemoveTeamMember, RenameTeam, SetTeamMember, UpdateTeamMembers } from './team.commands';
 import { CreateTeamBody, MemberTeamsQuery, RenameTeamBody, SetTeamMemberBody, TeamListQuery, UpdateTeamMembersBody } from './team.dto';
-import { TeamQueries } from './team.queries';
+import { GetTeam, ListMemberTeams, ListTeamMembers, ListTeams } from './team.queries';
 import { Valid } from '../../platform/src/http/validation';
 
 /**
@@ -18,14 +19,14 @@ import { Valid } from '../../platform/src/http/validation';
 @Controller('v1/orgs/:organizationId')
 export class TeamController {
   constructor(
-    private readonly commands: TeamCommands,
-    private readonly queries: TeamQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get('teams')
   @ApiOkResponse({ description: 'OK', schema: listOf('Team') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: TeamListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.list(organizationId, caller, { page: query.page, limit: query.limit, owner: query.owner, title: query.title });
+    return this.queryBus.execute(new ListTeams(organizationId, caller, { page: query.page, limit: query.limit, owner: query.owner, title: query.title }));
   }
 
   /** `PUT /teams` creates a team → 201: members with role create and above; the creator becomes its owner. */
@@ -38,7 +39,7 @@ export class TeamController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const teamId = await this.commands.create(organizationId, body.title, body.members ?? [], caller);
+    const teamId = await this.commandBus.execute(new CreateTeam(organizationId, { title: body.title, members: body.members ?? [] }, caller));
     return this.read(organizationId, teamId, caller, reply);
   }
 
@@ -63,7 +64,7 @@ export class TeamController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.rename(organizationId, teamId, body.title, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RenameTeam(organizationId, teamId, body.title, caller, parseIfMatch(ifMatch)));
     return this.read(organizationId, teamId, caller, reply);
   }
 
@@ -76,7 +77,7 @@ export class TeamController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.delete(organizationId, teamId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new DeleteTeam(organizationId, teamId, caller, parseIfMatch(ifMatch)));
   }
 
   @Get('teams/:teamId/members')
@@ -87,7 +88,7 @@ export class TeamController {
     @Query(Valid) query: ListQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queries.members(organizationId, teamId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListTeamMembers(organizationId, teamId, caller, { page: query.page, limit: query.limit }));
   }
 
   /** Bulk update → 204; a user in both `add` and `remove` is removed. */
@@ -102,7 +103,7 @@ export class TeamController {
     @CurrentCaller() caller: Caller,
   ) {
     const update = { add: body.add, remove: body.remove, memberships: body.memberships };
-    await this.commands.updateMembers(organizationId, teamId, update, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new UpdateTeamMembers(organizationId, teamId, update, caller, parseIfMatch(ifMatch)));
   }
 
   /** Adds the member (as `member` unless `role` says otherwise) or changes their role → 204. */
@@ -117,7 +118,7 @@ export class TeamController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.setMember(organizationId, teamId, userId, body.role, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new SetTeamMember(organizationId, teamId, userId, body.role, caller, parseIfMatch(ifMatch)));
   }
 
   @Delete('teams/:teamId/members/:userId')
@@ -130,7 +131,7 @@ export class TeamController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ) {
-    await this.commands.removeMember(organizationId, teamId, userId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new RemoveTeamMember(organizationId, teamId, userId, caller, parseIfMatch(ifMatch)));
   }
 
   @Get('members/:userId/teams')
@@ -141,11 +142,11 @@ export class TeamController {
     @Query(Valid) query: MemberTeamsQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queries.memberTeams(organizationId, userId, caller, { page: query.page, limit: query.limit, title: query.title });
+    return this.queryBus.execute(new ListMemberTeams(organizationId, userId, caller, { page: query.page, limit: query.limit, title: query.title }));
   }
 
   private async read(organizationId: string, teamId: string, caller: Caller, reply: FastifyReply) {
-    const { team, revision } = await this.queries.get(organizationId, teamId, caller);
+    const { team, revision } = await this.queryBus.execute(new GetTeam(organizationId, teamId, caller));
     void reply.header('etag', etagOf(revision));
     return team;
   }

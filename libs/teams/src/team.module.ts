@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TeamCommands } from './team.commands';
+import { TeamAccess, TeamDirectory } from './team.access';
+import { teamCommandHandlers } from './team.commands';
 import { TeamController } from './team.controller';
 import { TeamMemberResolver } from './team.member-resolver';
 import { TeamsForOrganizations, TeamsForSpaces } from './team.ports';
+import { teamQueryHandlers } from './team.queries';
 import { TeamsForSso } from './team.sso';
-import { TeamAccess, TeamDirectory, TeamPresenter, TeamQueries } from './team.queries';
 
 /**
  * The teams context. What it needs of organizations and identity comes through its ports
@@ -13,7 +14,7 @@ import { TeamAccess, TeamDirectory, TeamPresenter, TeamQueries } from './team.qu
  */
 @Module({
   controllers: [TeamController],
-  providers: [TeamCommands, TeamQueries, TeamMemberResolver, TeamDirectory, TeamPresenter, TeamAccess, TeamsForSso, TeamsForOrganizations, TeamsForSpaces],
+  providers: [TeamMemberResolver, TeamDirectory, TeamAccess, ...teamCommandHandlers, ...teamQueryHandlers, TeamsForSso, TeamsForOrganizations, TeamsForSpaces],
   exports: [TeamsForSso, TeamsForOrganizations, TeamsForSpaces],
 })
 export class TeamModule {}

@@ -1,13 +1,14 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
+import { Test } from '@nestjs/testing';
+import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import type { Caller } from '../../platform/src/http/auth';
 import { teamsContext } from './teams.context';
 import { TEAM_ORGANIZATIONS } from './team-organizations.port';
-import type { ReactionContext } from '../../runtime/src/reactor';
-import { organizationStream } from '../../organizations/src';
-import { TeamCommands } from './team.commands';
+import type { ReactionContext, RecordedOf } from '../../runtime/src/reactor';
+import { organizationStream, type OrganizationEvent } from '../../organizations/src';
+import { RemoveDepartedMemberFromTeams } from './team.commands';
 import { teamMembershipReactor } from './team.reactors';
 
-const memberRemoved = (organizationId: string, userId: string): RecordedEvent => ({
+const memberRemoved = (organizationId: string, userId: string): RecordedOf<OrganizationEvent> => ({
   id: 'e1',
   streamId: organizationStream(organizationId),
   revision: 3,
@@ -18,10 +19,23 @@ const memberRemoved = (organizationId: string, userId: string): RecordedEvent =>
   recordedAt: '2026-01-01T00:00:00.000Z',
 });
 
-/** A reaction context whose organization stream has `members`, and whose TeamCommands records calls. */
+let commandBus: CommandBus;
+
+beforeAll(async () => {
+  const module = await Test.createTestingModule({ imports: [CqrsModule.forRoot()] }).compile();
+  commandBus = module.get(CommandBus);
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+/** A reaction context whose organization stream has `members`, and whose CommandBus records the commands dispatched on it. */
 function contextWith(members: string[]) {
   const calls: Array<[string, string, Caller]> = [];
-  const teams = { removeUserFromAllTeams: async (organizationId: string, userId: string, caller: Caller) => void calls.push([organizationId, userId, caller]) };
+  jest.spyOn(commandBus, 'execute').mockImplementation(async (command) => {
+    expect(command).toBeInstanceOf(RemoveDepartedMemberFromTeams);
+    const { organizationId, userId, caller } = command as RemoveDepartedMemberFromTeams;
+    calls.push([organizationId, userId, caller]);
+  });
   const loaded: string[] = [];
   // The port as organizations binds it: membership read from the organization's stream.
   const organizations = {
@@ -35,13 +49,13 @@ function contextWith(members: string[]) {
     caller,
     correlationId: 'req-1',
     causationId: 'e1',
+    commandBus,
     commands: {},
     reads: {},
     services: {
       get: (token: unknown) => {
-        if (token === TEAM_ORGANIZATIONS) return organizations;
-        expect(token).toBe(TeamCommands);
-        return teams;
+        expect(token).toBe(TEAM_ORGANIZATIONS);
+        return organizations;
       },
     },
   } as unknown as ReactionContext;

@@ -1,6 +1,7 @@
+import type { OrganizationEvent } from '../../organizations/src';
 import type { Reactor } from '../../runtime/src/reactor';
 import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
-import { TeamCommands } from './team.commands';
+import { RemoveDepartedMemberFromTeams } from './team.commands';
 
 /**
  * A member who left the organization (`MemberRemoved`) leaves every team of it, so the team streams
@@ -8,12 +9,17 @@ import { TeamCommands } from './team.commands';
  * rejoined since is left alone: the teams they are in now are not the ones the removal ended (a
  * replayed or redelivered removal must not undo what came after it).
  */
-export const teamMembershipReactor: Reactor = {
+export const teamMembershipReactor: Reactor<OrganizationEvent> = {
   name: 'team-departed-members',
   handles: ['MemberRemoved'],
-  async react(event, { services, caller }) {
-    const { organizationId, userId } = event.data as { organizationId: string; userId: string };
-    if (await services.get<TeamOrganizations>(TEAM_ORGANIZATIONS).isMember(organizationId, userId)) return;
-    await services.get(TeamCommands).removeUserFromAllTeams(organizationId, userId, caller);
+  async react(event, { services, commandBus, caller }) {
+    switch (event.type) {
+      case 'MemberRemoved': {
+        const { organizationId, userId } = event.data;
+        if (await services.get<TeamOrganizations>(TEAM_ORGANIZATIONS).isMember(organizationId, userId)) return;
+        await commandBus.execute(new RemoveDepartedMemberFromTeams(organizationId, userId, caller));
+        return;
+      }
+    }
   },
 };

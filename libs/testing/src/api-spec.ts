@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService, type Service } from '../../../apps/api/src/app';
+import { createService, type Service } from '../../composition/src/api/app';
 import type { EventMetadata, LogPosition } from '../../event-store/src/event-store.port';
 import { loadConfig } from '../../platform/src/config';
 

@@ -1,3 +1,4 @@
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -7,29 +8,29 @@ import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { TranslationCommands } from './translation.commands';
+import { CreateTranslationSettings, DeleteTranslationSettings, UpdateTranslationSettings } from './translation.commands';
 import { CreateTranslationSettingsBody, UpdateTranslationSettingsBody } from './translation.dto';
-import { TranslationQueries } from './translation.queries';
+import { GetTranslationSettings, ListTranslationSettings } from './translation.queries';
 
 /** Translation settings: `/v1/orgs/{organizationId}/translations…` (the interface's "Translations" table). */
 @Controller('v1/orgs/:organizationId/translations')
 export class TranslationController {
   constructor(
-    private readonly commands: TranslationCommands,
-    private readonly queries: TranslationQueries,
+    private readonly commandBus: CommandBus,
+    private readonly queryBus: QueryBus,
   ) {}
 
   @Get()
   @ApiOkResponse({ description: 'OK', schema: listOf('TranslationSettings') })
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
-    return this.queries.list(organizationId, caller, { page: query.page, limit: query.limit });
+    return this.queryBus.execute(new ListTranslationSettings(organizationId, caller, { page: query.page, limit: query.limit }));
   }
 
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({ description: 'created', schema: ref('TranslationSettings'), headers: etagHeader })
   async create(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: CreateTranslationSettingsBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const translationSettingsId = await this.commands.create(organizationId, { title: body.title, languages: body.languages }, caller);
+    const translationSettingsId = await this.commandBus.execute(new CreateTranslationSettings(organizationId, { title: body.title, languages: body.languages }, caller));
     return this.read(organizationId, translationSettingsId, caller, reply);
   }
 
@@ -55,7 +56,9 @@ export class TranslationController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commands.update(organizationId, translationSettingsId, { title: body.title, ...(body.languages !== undefined ? { languages: body.languages } : {}) }, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(
+      new UpdateTranslationSettings(organizationId, translationSettingsId, { title: body.title, ...(body.languages !== undefined ? { languages: body.languages } : {}) }, caller, parseIfMatch(ifMatch)),
+    );
     return this.read(organizationId, translationSettingsId, caller, reply);
   }
 
@@ -73,11 +76,11 @@ export class TranslationController {
     @Headers('if-match') ifMatch: string | undefined,
     @CurrentCaller() caller: Caller,
   ): Promise<void> {
-    await this.commands.delete(organizationId, translationSettingsId, caller, parseIfMatch(ifMatch));
+    await this.commandBus.execute(new DeleteTranslationSettings(organizationId, translationSettingsId, caller, parseIfMatch(ifMatch)));
   }
 
   private async read(organizationId: string, translationSettingsId: string, caller: Caller, reply: FastifyReply) {
-    const { object, revision } = await this.queries.getWithRevision(organizationId, translationSettingsId, caller);
+    const { object, revision } = await this.queryBus.execute(new GetTranslationSettings(organizationId, translationSettingsId, caller));
     void reply.header('etag', etagOf(revision));
     return object;
   }

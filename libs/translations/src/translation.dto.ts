@@ -11,7 +11,7 @@ export const MAX_LANGUAGES = 100;
 /** `title`: 1..128 characters, not blank. */
 const Title = () => applyDecorators(IsString(), Length(1, 128), NotBlank());
 
-/** `languages`, when given: a list of at most 100 strings of at most 64 characters; the tags themselves are checked by the commands service. */
+/** `languages`, when given: a list of at most 100 strings of at most 64 characters; the tags themselves are checked by the command handler. */
 const Languages = () =>
   applyDecorators(
     ValidateIf(given),
@@ -24,7 +24,7 @@ const Languages = () =>
 /**
  * `POST /v1/orgs/{organizationId}/translations`: `title` as the interface has it, and `languages`,
  * the resource's list of BCP 47 tags (an extension of the body; none when absent). Each tag is
- * checked against the IANA registry and made canonical by the commands service (400 naming it).
+ * checked against the IANA registry and made canonical by the command handler (400 naming it).
  */
 export class CreateTranslationSettingsBody {
   @Title() title!: string;

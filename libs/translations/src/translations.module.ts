@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TranslationAccess } from './translation.access';
-import { TranslationCommands } from './translation.commands';
+import { translationCommandHandlers } from './translation.commands';
 import { TranslationController } from './translation.controller';
-import { TranslationQueries } from './translation.queries';
+import { translationQueryHandlers } from './translation.queries';
 
 /** The translations context: an organization's translation settings. What it needs of organizations comes through its port. */
 @Module({
   controllers: [TranslationController],
-  providers: [TranslationAccess, TranslationQueries, TranslationCommands],
+  providers: [TranslationAccess, ...translationCommandHandlers, ...translationQueryHandlers],
 })
 export class TranslationsModule {}

@@ -6,7 +6,7 @@ import { importZipBytes } from './zip-import';
 /**
  * The conversions of an import run in place, on the calling thread: for the specs, and inside a
  * thread of the untrusted-work pool (content.work.ts). The service's request thread never runs
- * them (ContentCommands hands them to the pool).
+ * them (ContentBuilder hands them to the pool).
  */
 export function localImportConversions(newId: NewId): ImportConversions {
   return {

@@ -1,37 +1,7 @@
 /**
- * The embedded read store: named collections of JSON documents held in process memory, queried
- * with MongoDB syntax through mingo. Opened on a file (`MemoryReadStore.open`, the embedded
- * service), every commit is also handed to LMDB and the documents are loaded back at the next
- * start, each collection on first use and the rest in the background once asked (`loadInBackground`,
- * `read-model-file.ts`);
- * without one, nothing is persisted.
- *
- * - A collection is a `Map` from `_id` to document; `get`/`insert`/`put`/`update`/`delete` by id
- *   cost one map access plus the upkeep of the collection's unique indexes, never a scan.
- *   `find`/`findOne`/`count`/`updateMany`/`deleteMany` scan with a compiled mingo query, unless
- *   an index answers them:
- * - A page of `find` whose filter sets leading fields of a declared index to scalars and whose sort
- *   follows the index's next fields (in its directions or all against them) walks a sorted index
- *   (`sorted-index.ts`) from the cursor's position: it visits about `limit` documents, not every
- *   document of the range. Its count is the range's width when the filter is just those equalities,
- *   otherwise a count kept up to date by every commit (`maintained-counts.ts`), as is `count`.
- *   Other equality filters go through equality lookups (`equality-lookups.ts`).
- * - Documents are copied on the way in (which also refuses what JSON cannot represent) and on the
- *   way out, so no caller ever holds a reference into stored state.
- * - Unique indexes map a canonical key string to the `_id` that holds it.
- * - A collection declared large (`declareLarge`; the audit log) is not held in memory when the
- *   store has a file: its documents and index entries stay on disk (`large-collections.ts`) and a
- *   read fetches the documents it visits. Its pages walk the index entries the same way, and its
- *   counts are kept counts, first taken from the file (a range's width, which LMDB walks to
- *   measure, or a walk over the range). A commit's writes to it go to the file in the
- *   commit's own LMDB transaction; until that is written, reads take them from `pending`.
- * - A transaction writes into its own overlay (copy-on-write per document, tombstones for
- *   deletions, unique-index additions and removals), sees its own writes, and on success applies
- *   the overlay synchronously in one go. Transactions run one at a time through a queue; writes
- *   made outside a transaction are one-operation transactions and queue behind running ones.
- *   Reads outside a transaction never wait: they see the last committed state. Consequence: work
- *   inside `transaction()` must go through its `tx` handle: a write through the store itself, or a
- *   nested `transaction()`, would wait for the enclosing transaction to end, which never comes.
+ * The embedded read store: named collections of JSON documents held in process memory, queried with
+ * MongoDB syntax through mingo, persisted through LMDB when opened on a file. How it stores, indexes,
+ * counts and isolates transactions: docs/read-side.md, The embedded read store.
  */
 import { LRUCache } from 'lru-cache';
 import { Context } from 'mingo/core';

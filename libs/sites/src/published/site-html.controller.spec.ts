@@ -1,4 +1,4 @@
-import { parseCookies, withoutSecrets } from './site-html.controller';
+import { parseCookies, withoutSecrets } from './site-html.queries';
 
 describe('the address a share key or visitor token is taken out of', () => {
   it('keeps the path and the other parameters', () => {

@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
+import { CLOCK, type Clock } from '../../../platform/src/clock';
 import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
 import { DomainError } from '../../../platform/src/errors';
+import { ApiError } from '../../../platform/src/http/error-envelope';
+import { RateLimiter } from '../../../platform/src/http/rate-limit';
 import { SITE_SPACES, type SiteSpaces } from '../sites-ports.port';
+import { SITE_VIEWS, type SiteViews } from '../site-views.port';
+import { SiteHostnames } from '../site.hostname-holders';
+import { hostOf } from '../site.hostnames';
 import type { SiteDoc, SiteSpaceDoc } from '../site.projections';
-import { SiteReaders } from '../site.readers';
+import { SiteReaders, type ReaderAccess } from '../site.readers';
 import { SITE_CONTENT, type SiteContent, type SiteFile, type SitePage } from './site-content.port';
 import { notFoundPage, pageMain, renderShell, robotsTxt, searchMain, sitemapXml, type NavPage, type SiteShell } from './site-html.layout';
 import { renderDocument } from './site-html.render';
@@ -28,19 +35,13 @@ import {
 /** Where the site is served: under `/sites/{siteId}` or on its own hostname. */
 export type SiteAddress = { siteId: string } | { hostname: string };
 
-export interface SiteAccess {
-  shareKey?: string;
-  visitorToken?: string;
-}
-
-/** What the controller sends: an HTML page, a text file, a file's bytes or a redirect. */
 /** The page a reader viewed, when the answer is a page (for SITE_VIEWS). */
 export interface PageViewed {
   spaceId: string;
   pageId: string;
 }
 
-/** `cache`: whether shared caches may keep the answer ('public') or only the reader's browser ('private'; cacheOf). */
+/** What a path of the site answers: an HTML page, a text file or a file's bytes; `cache`: whether shared caches may keep the answer ('public') or only the reader's browser ('private'; cacheOf). */
 export type SiteAnswer =
   | { kind: 'html' | 'xml' | 'text' | 'css'; status: 200 | 404; body: string; etag?: string; cache: 'public' | 'private'; viewed?: PageViewed }
   | { kind: 'file'; file: SiteFile; body: Readable; etag: string; cache: 'public' | 'private' }
@@ -51,37 +52,155 @@ export const MAX_SITE_QUERY = 512;
 /** Search results listed. */
 const MAX_RESULTS = 50;
 
-/**
- * The published site as HTML (docs/api/sites.md, The published site as HTML): pages with the
- * site's navigation, search, files, the sitemap and robots.txt, for whoever the site's visibility
- * lets in. Content comes through the SITE_CONTENT port; who may read is SiteReaders' decision.
- */
-@Injectable()
-export class SiteHtmlQueries {
-  constructor(
-    private readonly readers: SiteReaders,
-    @Inject(SITE_CONTENT) private readonly content: SiteContent,
-    @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+const SHARE_KEY_COOKIE = 'site_share_key';
+const VISITOR_TOKEN_COOKIE = 'site_visitor_token';
+/** Longest share key or visitor token read from a query or a cookie. */
+const MAX_SECRET = 4096;
+const MAX_SEGMENTS = 64;
+/** Fastify's default `maxParamLength`: longer path parameters are refused with 414. */
+const ROUTER_MAX_PARAM_LENGTH = 100;
 
+/** What the published site's handler reads of a request. */
+export interface SiteRequest {
+  /** The client address (the trusted one: TRUST_PROXY_HOPS). */
+  ip: string;
+  /** The Host, without its port. */
+  hostname: string;
+  url: string;
+  protocol: string;
+  query: Record<string, unknown>;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * What the controller sends: the site's stylesheet; a 303 to the same address without the share
+ * key or visitor token it carried, with the cookies that remember them; or the site's answer.
+ */
+export type SiteResponse = { kind: 'stylesheet' } | { kind: 'remember'; cookies: string[]; location: string } | { kind: 'answer'; answer: SiteAnswer };
+
+/**
+ * `GET /sites/{siteId}/…` (also under the site's basename; `siteId` given), and any other path on a
+ * Host that is a site's hostname (`siteId` null): the published site as HTML (docs/api/sites.md,
+ * The published site as HTML), pages with the site's navigation, search, files, the sitemap and
+ * robots.txt, for whoever the site's visibility lets in. A path on no site's Host is no route (the
+ * API's 404, or 414 for an over-long segment). Query parameters are read by name and unknown ones
+ * ignored (links from elsewhere carry tracking parameters).
+ */
+export class ServePublishedSite extends Query<SiteResponse> {
+  constructor(
+    readonly siteId: string | null,
+    readonly path: string,
+    readonly request: SiteRequest,
+  ) {
+    super();
+  }
+}
+
+/**
+ * Content comes through the SITE_CONTENT port; who may read is SiteReaders' decision. A page a
+ * reader viewed is told to SITE_VIEWS.
+ */
+@QueryHandler(ServePublishedSite)
+export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSite> {
+  /** Requests per client address (the trusted one: TRUST_PROXY_HOPS), so that nobody floods the readers' side. */
+  private readonly limiter: RateLimiter;
+  /** The service's own host name (PUBLIC_URL's), on which every site is served. */
+  private readonly serviceHost: string;
   /** Pages' HTML by their ETag, which names every input of the HTML (`answer`). */
   private readonly rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html, etag) => html.length + etag.length + 64 });
 
-  /** The site the reader may read (404 otherwise). */
-  site(address: SiteAddress, access: SiteAccess): Promise<{ site: SiteDoc; claims: Record<string, unknown> }> {
-    return this.readers.readable(address, access);
+  constructor(
+    private readonly readers: SiteReaders,
+    private readonly hostnames: SiteHostnames,
+    @Inject(SITE_CONTENT) private readonly content: SiteContent,
+    @Inject(SITE_SPACES) private readonly spaces: SiteSpaces,
+    @Inject(SITE_VIEWS) private readonly views: SiteViews,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    this.limiter = new RateLimiter(config.sitesRateLimitPerMinute, clock);
+    this.serviceHost = new URL(config.publicUrl).hostname.toLowerCase();
   }
 
-  notFound(): SiteAnswer {
-    return { kind: 'html', status: 404, body: notFoundPage(), cache: 'private' };
+  execute({ siteId, path, request }: ServePublishedSite): Promise<SiteResponse> {
+    if (siteId !== null) return this.serve({ siteId }, `/sites/${siteId}`, path, request);
+    const hostname = (request.hostname ?? '').toLowerCase();
+    const own = new URL(this.config.publicUrl).hostname.toLowerCase();
+    // What the router answers when no route matches: a segment too long for a route parameter
+    // (which, with the controller's wildcard, the router no longer refuses itself) is 414, anything else 404.
+    const routeMiss = () => {
+      const path = request.url.split('?')[0];
+      if (path.split('/').some((segment) => segment.length > ROUTER_MAX_PARAM_LENGTH)) return new ApiError(414, 'a path segment of the request URL is too long');
+      return DomainError.notFound(`no route GET ${path.slice(0, 200)}`);
+    };
+    if (hostname === '' || hostname === own || request.url.startsWith('/v1/') || !/^[a-z0-9.-]{1,512}$/.test(hostname)) throw routeMiss();
+    return this.serve({ hostname }, '', path, request, routeMiss);
+  }
+
+  private async serve(address: SiteAddress, prefix: string, path: string, request: SiteRequest, unknownSite?: () => Error): Promise<SiteResponse> {
+    const allowance = this.limiter.take(request.ip);
+    if (!allowance.allowed) {
+      throw new ApiError(429, `rate limit of ${this.limiter.perMinute} requests per minute to the published sites exceeded`, { 'Retry-After': String(this.limiter.retryAfter(allowance)) });
+    }
+    if ('siteId' in address && !(await this.servedOnHost(address.siteId, request))) return { kind: 'answer', answer: notFound() };
+    const segments = String(path ?? '')
+      .split('/')
+      .filter((segment) => segment !== '');
+    if (segments.length > MAX_SEGMENTS) return { kind: 'answer', answer: notFound() };
+    if (segments[segments.length - 1] === STYLESHEET_SEGMENT && segments.length <= 2) return { kind: 'stylesheet' };
+    const query = request.query;
+    const cookies = parseCookies(headerOf(request.headers.cookie));
+    const given = { shareKey: secret(query.shareKey), visitorToken: secret(query.jwt_token) };
+    const access: ReaderAccess = { shareKey: given.shareKey ?? secret(cookies.get(SHARE_KEY_COOKIE)), visitorToken: given.visitorToken ?? secret(cookies.get(VISITOR_TOKEN_COOKIE)) };
+    let read;
+    try {
+      read = await this.readers.readable(address, withoutUndefined(access));
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 404) {
+        if (unknownSite) throw unknownSite();
+        return { kind: 'answer', answer: notFound() };
+      }
+      throw error;
+    }
+    if (given.shareKey !== undefined || given.visitorToken !== undefined) {
+      // Remembered in a cookie of the site's path, and taken out of the address bar (and of Referer headers).
+      const cookiePath = prefix === '' ? '/' : prefix;
+      const secure = this.config.publicUrl.startsWith('https:') ? '; Secure' : '';
+      const set: string[] = [];
+      if (given.shareKey !== undefined) set.push(`${SHARE_KEY_COOKIE}=${encodeURIComponent(given.shareKey)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secure}`);
+      if (given.visitorToken !== undefined) set.push(`${VISITOR_TOKEN_COOKIE}=${encodeURIComponent(given.visitorToken)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secure}`);
+      return { kind: 'remember', cookies: set, location: withoutSecrets(request.url) };
+    }
+    try {
+      const answer = await this.answer(address, prefix, segments, read, { query: typeof query.q === 'string' ? query.q : undefined, ifNoneMatch: headerOf(request.headers['if-none-match']) });
+      if ((answer.kind === 'html' || answer.kind === 'not-modified') && answer.viewed) {
+        // Told, not awaited: a view never holds up or fails the reader.
+        const origin = 'hostname' in address ? `${request.protocol}://${address.hostname}` : this.config.publicUrl;
+        void this.views.viewed({ organizationId: read.site.organizationId, siteId: read.site._id, ...answer.viewed, url: `${origin}${withoutSecrets(request.url)}`, referrer: headerOf(request.headers.referer), visitor: { claims: read.claims, ip: request.ip, userAgent: headerOf(request.headers['user-agent']) } });
+      }
+      return { kind: 'answer', answer };
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 404) return { kind: 'answer', answer: notFound() };
+      throw error;
+    }
+  }
+
+  /**
+   * On a site's custom hostname only that site is served: another site's `/sites/{siteId}` there
+   * would publish one organization's pages under another's name. Any other Host serves every site.
+   */
+  private async servedOnHost(siteId: string, request: SiteRequest): Promise<boolean> {
+    const host = hostOf(request.hostname);
+    if (host === this.serviceHost) return true;
+    const holder = await this.hostnames.holder(host);
+    return holder === null || holder === siteId;
   }
 
   /**
    * What a path of the site answers. `prefix` is where the site is mounted (`/sites/{siteId}`, or ''
    * on its hostname); `segments` the path after it; `ifNoneMatch` the request's validator.
    */
-  async answer(address: SiteAddress, prefix: string, segments: readonly string[], read: { site: SiteDoc; claims: Record<string, unknown> }, request: { query?: string; ifNoneMatch?: string }): Promise<SiteAnswer> {
+  private async answer(address: SiteAddress, prefix: string, segments: readonly string[], read: { site: SiteDoc; claims: Record<string, unknown> }, request: { query?: string; ifNoneMatch?: string }): Promise<SiteAnswer> {
     const { site, claims } = read;
     let rest = [...segments];
     let base = prefix;
@@ -137,10 +256,6 @@ export class SiteHtmlQueries {
       this.rendered.set(pageEtag, body);
     }
     return { kind: 'html', status: 200, body, etag: pageEtag, cache, viewed };
-  }
-
-  stylesheetSegment(segments: readonly string[]): boolean {
-    return segments[segments.length - 1] === STYLESHEET_SEGMENT && segments.length <= 2;
   }
 
   // ---- parts --------------------------------------------------------------------------------------
@@ -290,4 +405,50 @@ function specVersions(document: unknown): string[] {
 /** A short digest of nested lists of strings (as JSON, so that no two different lists give the same text). */
 function digest(inputs: unknown[]): string {
   return createHash('sha256').update(JSON.stringify(inputs)).digest('base64url').slice(0, 22);
+}
+
+/** The published site's 404 page. */
+function notFound(): SiteAnswer {
+  return { kind: 'html', status: 404, body: notFoundPage(), cache: 'private' };
+}
+
+function secret(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' && value.length <= MAX_SECRET ? value : undefined;
+}
+
+function withoutUndefined(access: ReaderAccess): ReaderAccess {
+  return { ...(access.shareKey !== undefined ? { shareKey: access.shareKey } : {}), ...(access.visitorToken !== undefined ? { visitorToken: access.visitorToken } : {}) };
+}
+
+function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+/** The cookies of a Cookie header (first value of each name; values percent-decoded when they can be). */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const part of (header ?? '').slice(0, 16_384).split(';')) {
+    const separator = part.indexOf('=');
+    if (separator < 0) continue;
+    const name = part.slice(0, separator).trim();
+    if (cookies.has(name)) continue;
+    const raw = part.slice(separator + 1).trim();
+    try {
+      cookies.set(name, decodeURIComponent(raw));
+    } catch {
+      cookies.set(name, raw);
+    }
+  }
+  return cookies;
+}
+
+/** The request's URL without `shareKey` and `jwt_token`. */
+export function withoutSecrets(url: string): string {
+  const [path, search = ''] = url.split(/\?(.*)/s, 2);
+  const params = new URLSearchParams(search);
+  params.delete('shareKey');
+  params.delete('jwt_token');
+  const rest = params.toString();
+  // A path starting with `//` or `/\` would be read by the browser as another host.
+  return `${path.replace(/^[/\\]+/, '/')}${rest ? `?${rest}` : ''}`;
 }

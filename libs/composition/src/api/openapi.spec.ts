@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { loadConfig } from '../../../libs/platform/src/config';
+import { loadConfig } from '../../../platform/src/config';
 import { createService, type Service } from './app';
 import { routesOf, type RouteInfo } from './openapi';
 

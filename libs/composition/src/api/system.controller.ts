@@ -1,25 +1,23 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ref } from '../../../libs/platform/src/platform.schemas';
-import { Public } from '../../../libs/platform/src/http/auth';
-import { healthReport } from '../../../libs/runtime/src/health';
-import type { Runtime } from '../../../libs/runtime/src/runtime.module';
-
-export const RUNTIME = Symbol('RUNTIME');
+import { ref } from '../../../platform/src/platform.schemas';
+import { Public } from '../../../platform/src/http/auth';
+import { GetHealth, GetMetrics } from './system.queries';
 
 /** Operational endpoints outside `/v1`: no token needed. */
 @Controller()
 @Public()
 export class SystemController {
-  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+  constructor(private readonly queryBus: QueryBus) {}
 
   /** 200 once stores answer and projections have caught up; 503 with the same report otherwise. */
   @Get('health')
   @ApiOkResponse({ description: 'stores answer and projections have caught up', schema: ref('Health') })
   @ApiServiceUnavailableResponse({ description: 'starting, or a store is unavailable', schema: ref('Health') })
   async health(@Res() reply: FastifyReply): Promise<void> {
-    const report = await healthReport(this.runtime);
+    const report = await this.queryBus.execute(new GetHealth());
     await reply.status(report.status === 'ok' ? 200 : 503).send(report);
   }
 
@@ -27,8 +25,7 @@ export class SystemController {
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus metrics, text exposition format', schema: { type: 'string' } })
   async metrics(@Res() reply: FastifyReply): Promise<void> {
-    await healthReport(this.runtime); // refreshes the lag gauge
-    const registry = this.runtime.metrics.registry;
-    await reply.header('content-type', registry.contentType).send(await registry.metrics());
+    const { contentType, text } = await this.queryBus.execute(new GetMetrics());
+    await reply.header('content-type', contentType).send(text);
   }
 }

@@ -9,12 +9,12 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage.js') as typeof import('class-transformer/types/storage');
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { ID_PATTERN } from '../../../libs/platform/src/ids';
-import { mergeRulesSchema } from '../../../libs/platform/src/merge-rules';
-import { TEAM_ROLES } from '../../../libs/platform/src/permissions';
-import { platformSchemas, ref, type JsonSchema } from '../../../libs/platform/src/platform.schemas';
-import { CONTEXTS } from '../../../libs/composition/src/contexts';
-import { MAX_TEAM_ENTRIES } from '../../../libs/teams/src';
+import { ID_PATTERN } from '../../../platform/src/ids';
+import { mergeRulesSchema } from '../../../platform/src/merge-rules';
+import { TEAM_ROLES } from '../../../platform/src/permissions';
+import { platformSchemas, ref, type JsonSchema } from '../../../platform/src/platform.schemas';
+import { CONTEXTS } from '../contexts';
+import { MAX_TEAM_ENTRIES } from '../../../teams/src';
 
 /** Response schemas of every context, under `components.schemas`. */
 const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {

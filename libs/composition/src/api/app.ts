@@ -4,22 +4,23 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../../../libs/platform/src/config';
-import { systemClock, type Clock } from '../../../libs/platform/src/clock';
-import { newId } from '../../../libs/platform/src/ids';
-import { configureLogging, JsonNestLogger, log } from '../../../libs/platform/src/logging';
-import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '../../../libs/platform/src/http/auth';
-import { registerFrontDoor } from '../../../libs/platform/src/http/front-door';
-import { ResponseCache } from '../../../libs/platform/src/http/response-cache';
-import { answerClientError, ErrorEnvelopeFilter, sendError } from '../../../libs/platform/src/http/error-envelope';
-import { registerJsonBodyParser } from '../../../libs/platform/src/http/json-body';
-import { RateLimiter } from '../../../libs/platform/src/http/rate-limit';
-import { createRuntime, type Runtime } from '../../../libs/runtime/src/runtime.module';
-import { openStores, type Stores } from '../../../libs/runtime/src/stores';
-import type { Composition, ContextManifest, PortBinding } from '../../../libs/runtime/src/context';
-import { composeService, service } from '../../../libs/composition/src/contexts';
+import type { AppConfig } from '../../../platform/src/config';
+import { systemClock, type Clock } from '../../../platform/src/clock';
+import { newId } from '../../../platform/src/ids';
+import { configureLogging, JsonNestLogger, log } from '../../../platform/src/logging';
+import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '../../../platform/src/http/auth';
+import { registerFrontDoor } from '../../../platform/src/http/front-door';
+import { ResponseCache } from '../../../platform/src/http/response-cache';
+import { answerClientError, ErrorEnvelopeFilter, sendError } from '../../../platform/src/http/error-envelope';
+import { registerJsonBodyParser } from '../../../platform/src/http/json-body';
+import { RateLimiter } from '../../../platform/src/http/rate-limit';
+import { createRuntime, type Runtime } from '../../../runtime/src/runtime.module';
+import { openStores, type Stores } from '../../../runtime/src/stores';
+import type { Composition, ContextManifest, PortBinding } from '../../../runtime/src/context';
+import { composeService, service } from '../contexts';
 import { setUpOpenApi } from './openapi';
-import { RUNTIME, SystemController } from './system.controller';
+import { SystemController } from './system.controller';
+import { RUNTIME, systemQueryHandlers } from './system.queries';
 
 @Module({})
 class AppModule {
@@ -31,6 +32,7 @@ class AppModule {
       controllers: [SystemController],
       providers: [
         { provide: RUNTIME, useValue: runtime },
+        ...systemQueryHandlers,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
       ],

@@ -5,8 +5,8 @@ import { ModulesContainer } from '@nestjs/core';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { METHOD_METADATA } from '@nestjs/common/constants.js';
-import { loadConfig } from '../../../libs/platform/src/config';
-import { Valid } from '../../../libs/platform/src/http/validation';
+import { loadConfig } from '../../../platform/src/config';
+import { Valid } from '../../../platform/src/http/validation';
 import { createService, type Service } from './app';
 
 describe('the API while its read models are being rebuilt', () => {
