@@ -8,7 +8,7 @@
 const tsParser = require('@typescript-eslint/parser');
 const cqrs = require('./scripts/eslint/cqrs-rules.js');
 
-const INFRASTRUCTURE = ['platform', 'event-store', 'read-store', 'blob-store', 'runtime', 'testing', 'composition'];
+const INFRASTRUCTURE = ['platform', 'event-store', 'read-store', 'blob-store', 'runtime', 'document', 'testing', 'composition'];
 const infrastructure = INFRASTRUCTURE.join('|');
 
 /** `…/<lib>/src/<anything but index>` of a library that is not infrastructure: a context's internals. */
@@ -38,7 +38,7 @@ module.exports = [
     rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals] }] },
   },
   {
-    files: ['libs/{platform,event-store,read-store,blob-store,runtime}/**/*.ts'],
+    files: ['libs/{platform,event-store,read-store,blob-store,runtime,document}/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals, anyContext] }] },
   },
   {

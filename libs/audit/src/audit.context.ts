@@ -2,7 +2,7 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { auditSchemas } from './audit.schemas';
 import { AuditModule } from './audit.module';
 import { auditProjection } from './audit.projection';
-import { ORGANIZATION_ACCESS } from './organization-access';
+import { ORGANIZATION_ACCESS } from './audit.needs';
 
 /** The organization audit log, derived from every context's events through their catalogs. */
 export const auditContext: ContextManifest = {

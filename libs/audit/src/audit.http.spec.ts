@@ -21,7 +21,7 @@ import { ProjectionRunner } from '../../read-store/src/projections/projection-ru
 import { READ_STORE } from '../../read-store/src/read-store.port';
 import { auditProjection } from './audit.projection';
 import { AuditModule } from './audit.module';
-import { ORGANIZATION_ACCESS, type OrganizationAccess } from './organization-access';
+import { ORGANIZATION_ACCESS, type OrganizationAccess } from './audit.needs';
 
 /**
  * The audit context's two controllers over HTTP, with the platform's guard, validation pipe and

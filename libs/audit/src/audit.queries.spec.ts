@@ -10,7 +10,7 @@ import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import { READ_STORE } from '../../read-store/src/read-store.port';
 import { auditProjection } from './audit.projection';
 import { AuditAccessPolicy, auditQueryHandlers, GetAuditEvent, ListAuditEvents, parseTimeBound, type AuditEventFilters, type PageRequest } from './audit.queries';
-import { ORGANIZATION_ACCESS, type OrganizationAccess } from './organization-access';
+import { ORGANIZATION_ACCESS, type OrganizationAccess } from './audit.needs';
 
 const config = loadConfig({ PUBLIC_URL: 'https://docs.example.com' });
 

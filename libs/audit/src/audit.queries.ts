@@ -6,7 +6,7 @@ import type { Actor, Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { AUDIT_EVENTS, type AuditEventDoc } from './audit.projection';
-import { AUDIT_READER_ROLE, ORGANIZATION_ACCESS, type OrganizationAccess } from './organization-access';
+import { ORGANIZATION_ACCESS, type OrganizationAccess } from './audit.needs';
 
 /** An entry of an organization's audit log. */
 export interface AuditEventObject {
@@ -86,6 +86,9 @@ export function presentAuditEvent(doc: AuditEventDoc, publicUrl: string): AuditE
     urls: { location: `${publicUrl}/v1/orgs/${encodeURIComponent(doc.organizationId)}/audit-events/${encodeURIComponent(doc._id)}` },
   };
 }
+
+/** Only organization admins read the audit log. */
+export const AUDIT_READER_ROLE = 'admin';
 
 /**
  * Who may read an organization's audit log: its admins. Other members get 403; callers outside

@@ -1,4 +1,4 @@
-export * from './organization-access';
+export * from './audit.needs';
 export * from './audit.projection';
 export * from './audit.queries';
 export * from './audit.controller';

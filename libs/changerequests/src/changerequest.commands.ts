@@ -6,8 +6,7 @@ import { newId } from '../../platform/src/ids';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { DecidingHandler } from '../../runtime/src/command-handler';
 import type { RevisionSource, TouchedPages } from '../../content/src';
-import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent, type ContentConflict } from './changerequests-content.port';
-import { CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, type ChangeRequestOrganizations, type ChangeRequestSpace, type ChangeRequestSpaces } from './changerequests-spaces.port';
+import { CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, type ChangeRequestContent, type ChangeRequestOrganizations, type ChangeRequestSpace, type ChangeRequestSpaces, type ContentConflict } from './changerequests.needs';
 import {
   changeRequestDecider,
   changeRequestNumbersStream,

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { DomainError } from '../../platform/src/errors';
 import { deepFreeze } from '../../platform/src/plain-object';
-import { CHANGE_REQUEST_DOCUMENTS, type ChangeRequestDocument, type ChangeRequestDocuments } from './changerequests-content.port';
+import { CHANGE_REQUEST_DOCUMENTS, type ChangeRequestDocument, type ChangeRequestDocuments } from './changerequests.needs';
 
 /** Longest description, as the markdown its document renders to (a description is a few paragraphs; this is a long one). */
 export const MAX_DESCRIPTION_MARKDOWN_LENGTH = 64 * 1024;

@@ -5,11 +5,10 @@ import { CLOCK } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import { READ_STORE } from '../../read-store/src/read-store.port';
-import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent } from './changerequests-content.port';
-import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
+import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_URL_KEY, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestContent, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests.needs';
 import { CHANGE_REQUESTS, type ChangeRequestDoc } from './changerequest.projections';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
-import { CHANGE_REQUEST_URL_KEY, changeRequestQueryHandlers, ListChangeRequests, ListOrganizationChangeRequests } from './changerequest.queries';
+import { changeRequestQueryHandlers, ListChangeRequests, ListOrganizationChangeRequests } from './changerequest.queries';
 
 const organizationId = 'org-1';
 const caller = { kind: 'user', userId: 'reader' } as unknown as Caller;

@@ -7,10 +7,8 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { CHANGE_REQUEST_CONTENT, type ChangeRequestContent } from './changerequests-content.port';
-import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests-spaces.port';
+import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_URL_KEY, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestContent, type ChangeRequestDocument, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests.needs';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
-import type { ChangeRequestDocument } from './changerequests-content.port';
 import type { ChangeRequestStatus } from './changerequest.events';
 import { CHANGE_REQUEST_COUNTS, CHANGE_REQUEST_REVIEWS, CHANGE_REQUEST_REVIEWS as REVIEWS, CHANGE_REQUESTS, type ChangeRequestCountsDoc, type ChangeRequestDoc, type ReviewDoc } from './changerequest.projections';
 import { byIds } from '../../platform/src/by-ids';
@@ -82,13 +80,6 @@ export function listFilter(query: ChangeRequestListFilters): Filter {
 /** Newest first by `orderBy` (the platform's default: `updatedAt`), the number breaking ties. */
 export function listOrder(query: ChangeRequestListFilters): Record<string, 1 | -1> {
   return { [query.orderBy ?? 'updatedAt']: -1, number: -1 };
-}
-
-/** The signing key of PDF URLs: a port bound at the composition root, derived from the service's secret. */
-export const CHANGE_REQUEST_URL_KEY = Symbol('CHANGE_REQUEST_URL_KEY');
-
-export function changeRequestUrlKey(adminToken: string): Buffer {
-  return createHmac('sha256', adminToken).update('change-request-pdf-urls').digest();
 }
 
 /** How long a signed PDF URL stays valid. */

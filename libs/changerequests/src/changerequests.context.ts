@@ -1,10 +1,8 @@
 import type { ContextManifest } from '../../runtime/src/context';
-import { CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_DOCUMENTS } from './changerequests-content.port';
-import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_USERS } from './changerequests-spaces.port';
+import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_DOCUMENTS, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_URL_KEY, CHANGE_REQUEST_USERS } from './changerequests.needs';
+import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequests.provides';
 import { changeRequestAuditCatalog } from './changerequest.audit';
-import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
 import { changeRequestProjection } from './changerequest.projections';
-import { CHANGE_REQUEST_URL_KEY } from './changerequest.queries';
 import { changeRequestReactor } from './changerequest.reactors';
 import { changeRequestSchemas } from './changerequests.schemas';
 import { ChangeRequestsModule } from './changerequests.module';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { changeRequestCommandHandlers } from './changerequest.commands';
 import { ChangeRequestController, OrganizationChangeRequestController } from './changerequest.controller';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
-import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequest.ports';
+import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequests.provides';
 import { changeRequestQueryHandlers } from './changerequest.queries';
 
 /**

@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
 import { DomainError } from '../../platform/src/errors';
 import { ID_SHAPES } from '../../platform/src/ids';
-import { COMMENT_CONTENT, type CommentContent } from './comments-content.port';
-import { COMMENT_MEMBERS, COMMENT_USERS, type CommentMembers, type CommentPeople } from './comments-spaces.port';
+import { COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_USERS, type CommentContent, type CommentMembers, type CommentPeople } from './comments.needs';
 import type { BodyRef, CommentBody } from './comment.events';
 
 /**

@@ -4,7 +4,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import { COMMENT_CONTENT, type CommentContent } from './comments-content.port';
+import { COMMENT_CONTENT, type CommentContent } from './comments.needs';
 import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand, type CommentState } from './comment.decider';
 import { CommentBodies, type BodyInput } from './comment.bodies';
 import type { TableCell } from './comment.events';

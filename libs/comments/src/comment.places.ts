@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { COMMENT_CONTENT, type CommentContent } from './comments-content.port';
-import { COMMENT_CHANGE_REQUESTS, COMMENT_SPACES, type CommentChangeRequests, type CommentSpace, type CommentSpaces } from './comments-spaces.port';
+import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_SPACES, type CommentChangeRequests, type CommentContent, type CommentSpace, type CommentSpaces } from './comments.needs';
 import type { CommentAccess } from './comment.decider';
 import { COMMENTS, type CommentDoc } from './comment.projections';
 

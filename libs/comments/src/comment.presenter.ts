@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import type { Caller } from '../../platform/src/http/auth';
-import { COMMENT_CONTENT, type CommentContent, type CommentPage } from './comments-content.port';
-import { COMMENT_USERS, type CommentPeople } from './comments-spaces.port';
+import { COMMENT_CONTENT, COMMENT_USERS, type CommentContent, type CommentPage, type CommentPeople } from './comments.needs';
 import { CommentBodies } from './comment.bodies';
 import type { BodyRef, TableCell } from './comment.events';
 import type { ResolvedPlace } from './comment.places';

@@ -6,7 +6,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import type { Versioned } from '../../platform/src/http/etag';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { COMMENT_MEMBERS, type CommentMembers } from './comments-spaces.port';
+import { COMMENT_MEMBERS, type CommentMembers } from './comments.needs';
 import { CommentPlaces, type CommentPlace } from './comment.places';
 import { CommentPresenter, type CommentObject, type ReplyObject } from './comment.presenter';
 import { COMMENT_COUNTS, COMMENT_REPLIES, COMMENTERS, COMMENTS, type CommentCountsDoc, type CommenterDoc, type CommentDoc, type ReplyDoc } from './comment.projections';

@@ -1,8 +1,7 @@
 import type { ContextManifest } from '../../runtime/src/context';
-import { COMMENT_CONTENT } from './comments-content.port';
-import { COMMENT_CHANGE_REQUESTS, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS } from './comments-spaces.port';
+import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS } from './comments.needs';
+import { CommentsForChangeRequests, CommentsForSpaces } from './comments.provides';
 import { commentAuditCatalog } from './comment.audit';
-import { CommentsForChangeRequests, CommentsForSpaces } from './comment.ports';
 import { commentProjection } from './comment.projections';
 import { commentSchemas } from './comments.schemas';
 import { CommentsModule } from './comments.module';

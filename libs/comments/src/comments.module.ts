@@ -3,7 +3,7 @@ import { CommentBodies } from './comment.bodies';
 import { commentCommandHandlers } from './comment.commands';
 import { ChangeRequestCommentController, SpaceCommentController } from './comment.controller';
 import { CommentPlaces } from './comment.places';
-import { CommentsForChangeRequests, CommentsForSpaces } from './comment.ports';
+import { CommentsForChangeRequests, CommentsForSpaces } from './comments.provides';
 import { CommentPresenter } from './comment.presenter';
 import { commentQueryHandlers } from './comment.queries';
 

@@ -11,7 +11,10 @@ import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { ImportChangeRequestContent, WriteChangeRequestContent } from './change-request-content.commands';
 import { tagged } from './content.controller';
 import { ContentListQuery, ContentReadQuery, ImportBody, LinksQuery, readOptions, WriteContentBody } from './content.dto';
-import { GetChangeRequestHead, GetFile, GetPage, GetPageByPath, GetRevision, GetRevisionPages, ListBacklinks, ListFiles, ListPageLinks, type ContentReadOptions } from './content.queries';
+import type { ContentReadOptions } from './content.reads';
+import { GetFile, ListFiles } from './file.queries';
+import { ListBacklinks, ListPageLinks } from './link.queries';
+import { GetChangeRequestHead, GetPage, GetPageByPath, GetRevision, GetRevisionPages } from './revision.queries';
 
 /**
  * The content of a change request: `/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content…`,

@@ -5,8 +5,8 @@ import type { UntrustedWork } from '../../platform/src/untrusted-work/untrusted-
 import type { Doc, ReadStore } from '../../read-store/src/read-store.port';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import type { ContentTrees } from './content.trees';
-import { PDF_INPUT_LIMITS, PDF_LIMITS, pdfTooLarge } from './document/document-pdf';
-import { PDF_IMAGE_FILES, RENDER_PDF, type PdfImageSource, type PdfPageSource } from './document/document-pdf.work';
+import { PDF_INPUT_LIMITS, PDF_LIMITS, pdfTooLarge } from '../../document/src/document-pdf';
+import { PDF_IMAGE_FILES, RENDER_PDF, type PdfImageSource, type PdfPageSource } from '../../document/src/document-pdf.work';
 import type { RevisionTree } from './tree/revision-tree';
 
 /**

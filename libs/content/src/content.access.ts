@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
+import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content.needs';
 import { refuseWrite, type ContentSpaceFacts } from './content.decider';
 import { CONTENT_HEADS, CONTENT_REVISIONS, type ContentHeadDoc, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';

@@ -2,14 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { deepFreeze } from '../../platform/src/plain-object';
 import { Semaphore } from '../../platform/src/semaphore';
-import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
+import { CONTENT_OPENAPI, type ContentOpenapi } from './content.needs';
 import type { ResolvedContent } from './content.access';
 import { computedDocument, resolveOpenapiBlocks } from './content.openapi';
 import { ContentPresenter, type PageBody, type PageObject } from './content.presenter';
-import type { ContentReadOptions } from './content.queries';
+import type { ContentReadOptions } from './content.reads';
 import { ContentTrees } from './content.trees';
-import { documentToMarkdown, evaluateDocument, withRelativePageLinks } from './document';
-import type { DocumentNode } from './document/document.model';
+import { documentToMarkdown, evaluateDocument, withRelativePageLinks } from '../../document/src';
+import type { DocumentNode } from '../../document/src/document.model';
 import type { RevisionTree } from './tree/revision-tree';
 import type { PageView } from './tree/tree.model';
 

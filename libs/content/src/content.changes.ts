@@ -1,7 +1,7 @@
 import { DomainError } from '../../platform/src/errors';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { assertComputed } from './tree/page-rules';
-import type { ContentRef } from './document/document.model';
+import type { ContentRef } from '../../document/src/document.model';
 import type { ComputedSource, PageAttributes } from './tree/tree.model';
 
 /**

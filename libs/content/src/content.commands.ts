@@ -6,7 +6,7 @@ import { newId } from '../../platform/src/ids';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { DecidingHandler } from '../../runtime/src/command-handler';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content-spaces.port';
+import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content.needs';
 import { ContentAccess, spaceFacts } from './content.access';
 import { ContentBuilder, importSource, type ChangeResult, type ImportSource } from './content.builder';
 import { parseChanges } from './content.changes';

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ContextManifest } from '../../runtime/src/context';
-import { CONTENT_CHANGE_REQUESTS } from './content-changerequests.port';
-import { CONTENT_OPENAPI } from './content-openapi.port';
-import { CONTENT_SPACES } from './content-spaces.port';
+import { CONTENT_CHANGE_REQUESTS } from './content.needs';
+import { CONTENT_OPENAPI } from './content.needs';
+import { CONTENT_SPACES } from './content.needs';
 import { contentAuditCatalog } from './content.audit';
 import { ContentModule } from './content.module';
-import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.ports';
-import { CONTENT_URL_KEY } from './content.presenter';
+import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.provides';
+import { CONTENT_URL_KEY } from './content.needs';
 import { contentProjection } from './content.projections';
 import { contentDependenciesReactor, contentReactor } from './content.reactors';
 import { contentSchemas } from './content.schemas';

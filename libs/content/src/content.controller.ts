@@ -11,7 +11,11 @@ import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
 import { ImportContent, WriteContent } from './content.commands';
 import { ContentListQuery, ContentReadQuery, DownloadQuery, ImportBody, LinksQuery, readOptions, SearchQuery, WriteContentBody } from './content.dto';
-import { DownloadFile, GetFile, GetPage, GetPageByPath, GetRevision, GetRevisionPages, ListBacklinks, ListFiles, ListPageLinks, ListSpaceLinks, SearchSpace, type Versioned } from './content.queries';
+import type { Versioned } from './content.reads';
+import { DownloadFile, GetFile, ListFiles } from './file.queries';
+import { ListBacklinks, ListPageLinks, ListSpaceLinks } from './link.queries';
+import { GetPage, GetPageByPath, GetRevision, GetRevisionPages } from './revision.queries';
+import { SearchSpace } from './search.queries';
 
 /** One object of the content, answered with the revision it was read in as its ETag: what a write of it names in If-Match. */
 export function tagged<T>(reply: FastifyReply, { object, revisionId }: Versioned<T>): T {

@@ -4,8 +4,9 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString,
 import { ID_SHAPES } from '../../platform/src/ids';
 import { LimitQuery, ListQuery } from '../../platform/src/http/list';
 import { MAX_CHANGES } from './content.changes';
-import type { ContentReadOptions, LinkStatus } from './content.queries';
-import { DEFAULT_MARKDOWN_REFS, MARKDOWN_REFS, type MarkdownRefs } from './document/markdown-refs';
+import type { ContentReadOptions } from './content.reads';
+import type { LinkStatus } from './link.queries';
+import { DEFAULT_MARKDOWN_REFS, MARKDOWN_REFS, type MarkdownRefs } from '../../document/src/markdown-refs';
 
 const BOOLEAN = ['true', 'false'] as const;
 type BooleanText = (typeof BOOLEAN)[number];

@@ -6,13 +6,16 @@ import { ContentBodies } from './content.bodies';
 import { ContentBuilder } from './content.builder';
 import { contentCommandHandlers } from './content.commands';
 import { ContentController } from './content.controller';
-import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.ports';
+import { ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces } from './content.provides';
 import { ContentPresenter } from './content.presenter';
-import { contentQueryHandlers } from './content.queries';
 import { ContentSearch } from './content.search';
 import { ContentTrees } from './content.trees';
+import { fileQueryHandlers } from './file.queries';
+import { linkQueryHandlers } from './link.queries';
 import { OrganizationSearchController } from './organization-search.controller';
 import { RevisionController } from './revision.controller';
+import { revisionQueryHandlers } from './revision.queries';
+import { searchQueryHandlers } from './search.queries';
 
 /**
  * The content context: revisions, pages, files, imports, links, search and history. What it needs
@@ -31,7 +34,10 @@ import { RevisionController } from './revision.controller';
     ContentBuilder,
     ...contentCommandHandlers,
     ...changeRequestContentCommandHandlers,
-    ...contentQueryHandlers,
+    ...revisionQueryHandlers,
+    ...fileQueryHandlers,
+    ...linkQueryHandlers,
+    ...searchQueryHandlers,
     ContentForSpaces,
     ContentForChangeRequests,
     ContentForComments,

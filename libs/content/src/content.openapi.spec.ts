@@ -1,6 +1,6 @@
 import { computedDocument, operationIn, resolveOpenapiBlocks } from './content.openapi';
 import type { ComputedSource } from './tree/tree.model';
-import type { DocumentNode } from './document/document.model';
+import type { DocumentNode } from '../../document/src/document.model';
 
 const spec = {
   openapi: '3.0.3',

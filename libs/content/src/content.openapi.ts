@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { ContentOpenapi } from './content-openapi.port';
-import type { Block, DocumentNode } from './document/document.model';
-import { leaf, textOf } from './document/document.nodes';
+import type { ContentOpenapi } from './content.needs';
+import type { Block, DocumentNode } from '../../document/src/document.model';
+import { leaf, textOf } from '../../document/src/document.nodes';
 import type { ComputedSource } from './tree/tree.model';
 
 /** Blocks that name an operation of a spec by slug: `{ ref: { kind: 'openapi', spec }, path, method }`. */

@@ -2,9 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
-import type { ContentSpace } from './content-spaces.port';
+import { CONTENT_URL_KEY, type ContentSpace } from './content.needs';
 import type { RevisionDoc } from './content.projections';
-import type { DocumentNode } from './document/document.model';
+import type { DocumentNode } from '../../document/src/document.model';
 import { pageLayout, type PageLayout } from './tree/page-layout';
 import type { ComputedSource, FileEntry, PageView } from './tree/tree.model';
 import type { RevisionTree } from './tree/revision-tree';
@@ -12,8 +12,6 @@ import type { RevisionTree } from './tree/revision-tree';
 /** How long a signed download URL of a non-public space stays valid. */
 export const DOWNLOAD_URL_LIFETIME_SECONDS = 60 * 60;
 
-/** The key that signs download URLs: a port bound at the composition root, derived from the service's secret. */
-export const CONTENT_URL_KEY = Symbol('CONTENT_URL_KEY');
 
 /** The older spelling of a page's type that clients still read (docs/content.md, Pages). */
 const KIND = { document: 'sheet', group: 'group', link: 'link' } as const;
@@ -229,7 +227,3 @@ export class ContentPresenter {
   }
 }
 
-/** The download-URL key, derived from the service's admin secret so that every replica signs alike. */
-export function contentUrlKey(adminToken: string): Buffer {
-  return createHmac('sha256', adminToken).update('content-download-urls').digest();
-}

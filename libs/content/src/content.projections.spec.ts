@@ -8,7 +8,7 @@ import { initialRevisionId } from './content.decider';
 import { touchedPages, type ContentEvent } from './content.events';
 import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, contentProjection } from './content.projections';
 import { treeStoreOf } from './content.trees';
-import { markdownToDocument } from './document';
+import { markdownToDocument } from '../../document/src';
 import { RevisionTree } from './tree/revision-tree';
 import { TreeEditor } from './tree/tree-editor';
 import { EMPTY_TREE_ROOT } from './tree/tree-store';

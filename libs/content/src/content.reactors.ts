@@ -4,7 +4,7 @@ import type { ReadStore } from '../../read-store/src/read-store.port';
 import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
 import type { OpenapiSpecEvent } from '../../openapi/src';
 import type { SpaceEvent } from '../../spaces/src';
-import { CONTENT_OPENAPI, type ContentOpenapi } from './content-openapi.port';
+import { CONTENT_OPENAPI, type ContentOpenapi } from './content.needs';
 import { removeSpacePdfs } from './content-pdfs';
 import { CopyContent, RecordDependencyUpdate } from './content.commands';
 import type { ContentDependency } from './content.events';

@@ -4,7 +4,7 @@ import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port
 import type { ResolvedContent } from './content.access';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
-import { documentSections } from './document';
+import { documentSections } from '../../document/src';
 import { SearchIndexCache } from './search/search-indexes';
 import type { PageHit, SearchablePage } from './search/space-search-index';
 import { changedPages } from './tree/tree-diff';

@@ -1,8 +1,8 @@
 import type { BlobStore } from '../../blob-store/src/blob-store.port';
 import { loadedTreesOf } from './content.trees';
 import { touchedPages, type TouchedPages } from './content.events';
-import { markdownToDocument } from './document';
-import type { DocumentNode } from './document/document.model';
+import { markdownToDocument } from '../../document/src';
+import type { DocumentNode } from '../../document/src/document.model';
 import { TreeEditor } from './tree/tree-editor';
 import { EMPTY_TREE_ROOT } from './tree/tree-store';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import type { DocumentNode } from './document/document.model';
+import type { DocumentNode } from '../../document/src/document.model';
 import { RevisionTree } from './tree/revision-tree';
 import { TreeStore } from './tree/tree-store';
 

@@ -1,11 +1,11 @@
 import { newId } from '../../platform/src/ids';
 import { untrustedTask } from '../../platform/src/untrusted-work/untrusted-work';
 import { batchLinkResolver, type BatchRef } from './content.changes';
-import { carryKeys } from './document/carry-keys';
-import type { DocumentNode } from './document/document.model';
-import { documentToMarkdown } from './document/markdown-export';
-import { markdownToDocument, type MarkdownDocument } from './document/markdown-import';
-import { parseDocument } from './document/parse-document';
+import { carryKeys } from '../../document/src/carry-keys';
+import type { DocumentNode } from '../../document/src/document.model';
+import { documentToMarkdown } from '../../document/src/markdown-export';
+import { markdownToDocument, type MarkdownDocument } from '../../document/src/markdown-import';
+import { parseDocument } from '../../document/src/parse-document';
 import { localImportConversions } from './import/import-conversions';
 import type { HtmlPageOutline, ImportedTargets, ImportLimits, ImportPlan, PlannedPage } from './import/import-plan';
 

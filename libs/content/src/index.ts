@@ -1,10 +1,8 @@
 export * from './content.events';
-export * from './content-spaces.port';
-export * from './content-changerequests.port';
-export * from './content-openapi.port';
+export * from './content.needs';
 export * from './content.decider';
 export * from './content.projections';
-export * from './content.ports';
+export * from './content.provides';
 export * from './content.presenter';
 export * from './content.context';
 // The search index, for its benchmark (bench/content-search.bench.ts).

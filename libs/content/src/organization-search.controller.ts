@@ -6,7 +6,7 @@ import { PathId } from '../../platform/src/http/id-param';
 import { listOf } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
 import { SearchQuery } from './content.dto';
-import { SearchOrganization } from './content.queries';
+import { SearchOrganization } from './search.queries';
 
 /** Organization search: pages of the spaces the caller may read, grouped by space. */
 @Controller('v1/orgs/:organizationId/search')

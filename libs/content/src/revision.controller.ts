@@ -10,7 +10,8 @@ import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
 import { Valid } from '../../platform/src/http/validation';
 import { RollbackContent } from './content.commands';
 import { ContentListQuery, ContentReadQuery, readOptions, RollbackBody } from './content.dto';
-import { GetPage, GetPageByPath, GetRevision, GetRevisionChanges, GetRevisionPages, ListFiles, ListRevisions } from './content.queries';
+import { ListFiles } from './file.queries';
+import { GetPage, GetPageByPath, GetRevision, GetRevisionChanges, GetRevisionPages, ListRevisions } from './revision.queries';
 
 /**
  * The history of a space's content (extension): `/v1/spaces/{spaceId}/revisions`, each revision's

@@ -2,9 +2,7 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { identitySchemas } from './identity.schemas';
 import { IdentityModule } from './identity.module';
 import { identityProjection } from './identity.projections';
-import { UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForTeams } from './identity.ports';
-import { ReadModelTokenVerifier } from './identity.queries';
-import { UsersForSso } from './identity.sso';
+import { ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForSso, UsersForTeams } from './identity.provides';
 
 /** Users and their access tokens: the front door verifies bearer tokens through ReadModelTokenVerifier. */
 export const identityContext: ContextManifest = {

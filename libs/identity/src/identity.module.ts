@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
 import { identityCommandHandlers } from './identity.commands';
 import { AdminIdentityController, CurrentUserController } from './identity.controller';
-import { UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForTeams } from './identity.ports';
-import { identityQueryHandlers, ReadModelTokenVerifier } from './identity.queries';
-import { UsersForSso } from './identity.sso';
+import { identityQueryHandlers } from './identity.queries';
+import { ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForSso, UsersForTeams } from './identity.provides';
 
 /**
  * Users and their tokens. It exports only what implements other ports (its manifest's `provides`):

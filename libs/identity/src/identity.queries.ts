@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { DomainError } from '../../platform/src/errors';
-import type { TokenVerifier } from '../../platform/src/http/auth';
+import type { Caller } from '../../platform/src/http/auth';
 import type { Versioned } from '../../platform/src/http/etag';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { normalizeEmail } from '../../platform/src/email';
@@ -107,12 +107,18 @@ export class GetUserHandler implements IQueryHandler<GetUser> {
   }
 }
 
-/** Bearer token → caller: two point reads (token by hash, then its user). */
-@Injectable()
-export class ReadModelTokenVerifier implements TokenVerifier {
+/** Bearer token hash → caller, or null for an unknown or revoked token: two point reads (token by hash, then its user). For the front door's TOKEN_VERIFIER (ReadModelTokenVerifier). */
+export class VerifyToken extends Query<Extract<Caller, { kind: 'user' }> | null> {
+  constructor(readonly tokenHash: string) {
+    super();
+  }
+}
+
+@QueryHandler(VerifyToken)
+export class VerifyTokenHandler implements IQueryHandler<VerifyToken> {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
-  async verify(tokenHash: string) {
+  async execute({ tokenHash }: VerifyToken): Promise<Extract<Caller, { kind: 'user' }> | null> {
     const token = await this.reads.collection<TokenDoc>(TOKENS).get(tokenHash);
     if (!token) return null;
     const user = await this.reads.collection<UserDoc>(USERS).get(token.userId);
@@ -126,4 +132,4 @@ export class ReadModelTokenVerifier implements TokenVerifier {
   }
 }
 
-export const identityQueryHandlers = [FindUserHandler, FindUserByEmailHandler, FindUsersHandler, GetUserHandler];
+export const identityQueryHandlers = [FindUserHandler, FindUserByEmailHandler, FindUsersHandler, GetUserHandler, VerifyTokenHandler];

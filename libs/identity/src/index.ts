@@ -6,5 +6,4 @@ export * from './identity.queries';
 export * from './identity.controller';
 export * from './identity.module';
 export * from './identity.context';
-export * from './identity.sso';
-export * from './identity.ports';
+export * from './identity.provides';

@@ -1,7 +1,7 @@
 export * from './integration.events';
-export * from './integrations-ports.port';
+export * from './integrations.needs';
 export * from './integrations.context';
-export { IntegrationsForSites } from './integration.ports';
+export { IntegrationsForSites } from './integrations.provides';
 // Receivers verify deliveries with these (docs/api/integrations.md, "Development tunnel").
 export { EVENT_ID_HEADER, SIGNATURE_HEADER, signature, verifySignature } from './delivery/tunnel-delivery';
 // The aggregates and the sealing of secrets, for the CLI's `seed` (events made by the deciders themselves).

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { INTEGRATION_ORGANIZATIONS, type IntegrationOrganizations } from './integrations-ports.port';
+import { INTEGRATION_ORGANIZATIONS, type IntegrationOrganizations } from './integrations.needs';
 import { INSTALLATIONS, INTEGRATIONS, type InstallationDoc, type IntegrationDoc } from './integration.projections';
 
 /**

@@ -5,7 +5,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations-ports.port';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations.needs';
 import { IntegrationAccess } from './integration.access';
 import { checkPublishedComponents, checkPublishedConfigurations, validateConfiguration } from './integration.configuration';
 import {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { INTEGRATION_USERS, type IntegrationUsers } from './integrations-ports.port';
+import { INTEGRATION_USERS, type IntegrationUsers } from './integrations.needs';
 import { eventUser, presentedEvent, usersNamedBy, type EventUser, type StoredPayload } from './integration.event-payloads';
 
 /** Integration events as integrations receive them (integration.event-payloads.ts), the users they name looked up in one batch. */

@@ -1,10 +1,14 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { CLOCK, type Clock } from '../../platform/src/clock';
+import { ID_SHAPES } from '../../platform/src/ids';
 import { log } from '../../platform/src/logging';
-import type { InstallationDoc, IntegrationEventDoc } from './integration.projections';
+import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { siteViewReceivers, type InstallationDoc, type IntegrationEventDoc } from './integration.projections';
 import { IntegrationRuntime } from './integration.runtime';
+import { IntegrationSecrets } from './integration.secrets';
 
 /**
  * A reader's view of a published site's page as sites hand it over (their SITE_VIEWS port, matched
@@ -243,3 +247,98 @@ export class SiteViewDeliveries implements OnModuleDestroy {
     this.bytes -= entry.bytes;
   }
 }
+
+/** Views whose receivers are being looked up at once; beyond it views are dropped rather than queued without bound. */
+const MAX_IN_FLIGHT = 1000;
+
+/**
+ * Hands readers' views over (sites' SITE_VIEWS port, through IntegrationsForSites and
+ * HandOverSiteView): a view becomes a `site_view` for each installation that receives it
+ * (siteViewReceivers), queued in memory for delivery (SiteViewDeliveries), never appended to the
+ * event log. The reader's request never waits for it and never fails because of it: `viewed` hands
+ * the view over and returns at once; what goes wrong is logged.
+ */
+@Injectable()
+export class SiteViewHandOver implements OnModuleDestroy {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    @Inject(READ_STORE) private readonly reads: ReadStore,
+    private readonly deliveries: SiteViewDeliveries,
+    private readonly secrets: IntegrationSecrets,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  viewed(view: SiteView): Promise<void> {
+    if (this.inFlight.size >= MAX_IN_FLIGHT) {
+      log.warn({ siteId: view?.siteId }, 'site view dropped: too many views being handed over');
+      return Promise.resolve();
+    }
+    const handing: Promise<void> = Promise.resolve()
+      .then(() => this.handOver(view))
+      .catch((error: unknown) => log.warn({ err: error, siteId: view?.siteId }, 'handing a site view over failed'))
+      .finally(() => this.inFlight.delete(handing));
+    this.inFlight.add(handing);
+    return Promise.resolve();
+  }
+
+  /** Resolves once every view handed over so far is delivered, failed or dropped (tests, and the end of the process). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.inFlight]);
+    await this.deliveries.settled();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return Promise.all([...this.inFlight]).then(() => undefined);
+  }
+
+  private async handOver(view: SiteView): Promise<void> {
+    const entity = ID_SHAPES.entity;
+    const named = (id: unknown) => typeof id === 'string' && entity.test(id);
+    if (!named(view?.organizationId) || !named(view.siteId) || !named(view.spaceId) || (view.pageId !== null && !named(view.pageId)) || typeof view.url !== 'string') {
+      log.warn({ siteId: String(view?.siteId).slice(0, 40) }, 'site view dropped: it does not name a site, a space and a page by their ids');
+      return;
+    }
+    const receivers = await siteViewReceivers(this.reads, view.organizationId, view.siteId);
+    if (receivers.length === 0) return;
+    const members = siteViewMembers(view, { key: this.secrets.visitorPseudonymKey(), day: this.clock.now().toISOString().slice(0, 10) });
+    for (const installation of receivers) this.deliveries.enqueue(installation, members);
+  }
+}
+
+/*
+ * What IntegrationsForSites dispatches (integrations.provides.ts). They live here rather than in
+ * integration.commands.ts / integration.queries.ts: this file imports the runtime, which imports
+ * integration.commands.ts, so handlers there depending on SiteViewHandOver would close an import
+ * cycle.
+ */
+
+/** A reader viewed a page of a published site: hand the view over (SiteViewHandOver.viewed); answers at once, whatever becomes of the view. */
+export class HandOverSiteView extends Command<void> {
+  constructor(readonly view: SiteView) {
+    super();
+  }
+}
+
+@CommandHandler(HandOverSiteView)
+export class HandOverSiteViewHandler implements ICommandHandler<HandOverSiteView> {
+  constructor(private readonly handOver: SiteViewHandOver) {}
+
+  execute({ view }: HandOverSiteView): Promise<void> {
+    return this.handOver.viewed(view);
+  }
+}
+
+/** Resolves once every view handed over so far is delivered, failed or dropped (tests, and the end of the process). */
+export class SiteViewsSettled extends Query<void> {}
+
+@QueryHandler(SiteViewsSettled)
+export class SiteViewsSettledHandler implements IQueryHandler<SiteViewsSettled> {
+  constructor(private readonly handOver: SiteViewHandOver) {}
+
+  execute(): Promise<void> {
+    return this.handOver.settled();
+  }
+}
+
+export const siteViewHandlers = [HandOverSiteViewHandler, SiteViewsSettledHandler];

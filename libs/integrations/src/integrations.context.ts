@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ContextManifest } from '../../runtime/src/context';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, INTEGRATION_USERS } from './integrations-ports.port';
-import { IntegrationsForSites } from './integration.ports';
+import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, INTEGRATION_USERS } from './integrations.needs';
+import { IntegrationsForSites } from './integrations.provides';
 import { integrationAuditCatalog } from './integration.audit';
 import { integrationProjection } from './integration.projections';
 import { integrationReactor, placeRemovalReactor } from './integration.reactors';

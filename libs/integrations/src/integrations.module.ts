@@ -3,11 +3,11 @@ import { IntegrationAccess } from './integration.access';
 import { integrationCommandHandlers } from './integration.commands';
 import { IntegrationController, IntegrationSiteController, IntegrationSpaceController } from './integration.controller';
 import { IntegrationEventPresenter } from './integration.event-presenter';
-import { IntegrationsForSites } from './integration.ports';
 import { integrationQueryHandlers } from './integration.queries';
 import { IntegrationRuntime } from './integration.runtime';
 import { IntegrationSecrets } from './integration.secrets';
-import { SiteViewDeliveries } from './integration.site-views';
+import { siteViewHandlers, SiteViewDeliveries, SiteViewHandOver } from './integration.site-views';
+import { IntegrationsForSites } from './integrations.provides';
 
 /**
  * The integrations context: publications, installations, integration events derived from the log
@@ -16,7 +16,7 @@ import { SiteViewDeliveries } from './integration.site-views';
  */
 @Module({
   controllers: [IntegrationController, IntegrationSpaceController, IntegrationSiteController],
-  providers: [IntegrationAccess, IntegrationSecrets, IntegrationEventPresenter, IntegrationRuntime, SiteViewDeliveries, IntegrationsForSites, ...integrationCommandHandlers, ...integrationQueryHandlers],
+  providers: [IntegrationAccess, IntegrationSecrets, IntegrationEventPresenter, IntegrationRuntime, SiteViewDeliveries, SiteViewHandOver, IntegrationsForSites, ...integrationCommandHandlers, ...integrationQueryHandlers, ...siteViewHandlers],
   exports: [IntegrationsForSites],
 })
 export class IntegrationsModule {}

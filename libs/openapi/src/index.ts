@@ -1,4 +1,4 @@
 export * from './openapi.events';
-export * from './openapi-organizations.port';
+export * from './openapi.needs';
 export * from './openapi.context';
-export { OpenapiForContent } from './openapi.ports';
+export { OpenapiForContent } from './openapi.provides';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
-import { OPENAPI_ORGANIZATIONS, type OpenapiOrganizations } from './openapi-organizations.port';
+import { OPENAPI_ORGANIZATIONS, type OpenapiOrganizations } from './openapi.needs';
 
 /**
  * Who may do what with an organization's OpenAPI specs, decided in one place: people outside the

@@ -1,8 +1,8 @@
 import type { ContextManifest } from '../../runtime/src/context';
-import { OPENAPI_ORGANIZATIONS } from './openapi-organizations.port';
 import { openapiAuditCatalog } from './openapi.audit';
 import { OpenapiModule } from './openapi.module';
-import { OpenapiForContent } from './openapi.ports';
+import { OPENAPI_ORGANIZATIONS } from './openapi.needs';
+import { OpenapiForContent } from './openapi.provides';
 import { openapiProjection } from './openapi.projections';
 import { openapiProcessingReactor, openapiSlugReactor } from './openapi.reactors';
 import { openapiSchemas } from './openapi.schemas';

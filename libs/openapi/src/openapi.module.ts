@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { OpenapiAccess } from './openapi.access';
 import { openapiCommandHandlers } from './openapi.commands';
 import { OpenapiController } from './openapi.controller';
-import { OpenapiForContent } from './openapi.ports';
+import { OpenapiForContent } from './openapi.provides';
 import { ProcessOpenapiSourceHandler } from './openapi.processing';
 import { openapiQueryHandlers, ParsedDocuments } from './openapi.queries';
 

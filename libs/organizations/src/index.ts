@@ -12,6 +12,6 @@ export * from './member.dto';
 export * from './member.controller';
 export * from './visitor-claims';
 export * from './organization.module';
-export * from './organization.ports';
-export * from './organization-users.port';
+export * from './organizations.needs';
+export * from './organizations.provides';
 export * from './organizations.context';

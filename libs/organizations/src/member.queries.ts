@@ -11,7 +11,7 @@ import { normalizeEmail } from '../../platform/src/email';
 import { INVITATIONS, LINK_INVITES, MEMBERS, memberId, ORGANIZATIONS, type InvitationDoc, type LinkInviteDoc, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { OrganizationMembership } from './organization.queries';
 import { ORGANIZATION_SITES, type OrganizationSiteDoc } from './organization-sites.projection';
-import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
+import { MEMBER_SPACES, MEMBER_TEAM_COUNTS, ORGANIZATION_USERS, type MemberCounts, type MemberSpacesSource, type OrganizationUsers, type PresentedUser } from './organizations.needs';
 import { organizationDecider, organizationStream } from './organization.decider';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
@@ -32,25 +32,6 @@ export interface MemberObject {
   /** The organization's live sites: every member sees them all. */
   sites: number;
 }
-
-/** Per-member counts kept by other contexts (teams, spaces), joined in at read time. */
-export interface MemberCounts {
-  teamCountsByUser(organizationId: string, userIds: readonly string[]): Promise<Map<string, number>>;
-}
-export const MEMBER_TEAM_COUNTS = Symbol('MEMBER_TEAM_COUNTS');
-
-/** Members' spaces, from the spaces context: counts for member objects, and `GET /members/{userId}/spaces`. */
-export interface MemberSpacesSource {
-  spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>>;
-  list(
-    organizationId: string,
-    member: { userId: string; role: OrganizationRole },
-    /** A member who may list members (so with an organization role). */
-    caller: { userId: string; role: OrganizationRole },
-    options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
-  ): Promise<ListEnvelope<unknown>>;
-}
-export const MEMBER_SPACES = Symbol('MEMBER_SPACES');
 
 /** Presents members (team memberships embed the Member object too, through the teams context's port). */
 @Injectable()
@@ -471,6 +452,25 @@ export class FindSsoMembersHandler implements IQueryHandler<FindSsoMembers> {
   }
 }
 
+/** For other contexts' ports (teams, comments): the Member objects of those of `userIds` who are members, in one read of members. */
+export class PresentMembers extends Query<Map<string, MemberObject>> {
+  constructor(
+    readonly organizationId: string,
+    readonly userIds: readonly string[],
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(PresentMembers)
+export class PresentMembersHandler implements IQueryHandler<PresentMembers> {
+  constructor(private readonly directory: MemberDirectory) {}
+
+  execute({ organizationId, userIds }: PresentMembers): Promise<Map<string, MemberObject>> {
+    return this.directory.present(organizationId, userIds);
+  }
+}
+
 export const memberQueryHandlers = [
   ListMembersHandler,
   GetMemberHandler,
@@ -482,4 +482,5 @@ export const memberQueryHandlers = [
   SignVisitorClaimsHandler,
   IsOrganizationMemberHandler,
   FindSsoMembersHandler,
+  PresentMembersHandler,
 ];

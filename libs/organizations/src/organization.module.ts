@@ -6,7 +6,7 @@ import { MemberController, UserInvitationController } from './member.controller'
 import { InvitationLocator, LinkInvitePresenter, MemberDirectory, memberQueryHandlers } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { OrganizationMembership, OrganizationPresenter, organizationQueryHandlers } from './organization.queries';
-import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
+import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organizations.provides';
 
 /**
  * Organizations and their members. It exports only the classes that implement other contexts'

@@ -10,7 +10,7 @@ import { NO_MERGE_RULES, withApprovalRule, withoutNamedUsers, type MergeRules } 
 import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
 import { byIds } from '../../platform/src/by-ids';
-import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organization-users.port';
+import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organizations.needs';
 import { organizationDecider, organizationStream } from './organization.decider';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 
@@ -44,7 +44,7 @@ export function mergeRulesOfOrganization(organization: Pick<OrganizationDoc, 'me
   return organization.mergeRules ?? withApprovalRule(NO_MERGE_RULES, organization.changeRequestsRequireApproval === true);
 }
 
-/** Membership facts: the organizations context's own checks, and what its adapters answer other contexts' ports with (organization.ports.ts). */
+/** Membership facts: the organizations context's own checks, and what the queries its adapters dispatch answer other contexts' ports with (organizations.provides.ts). */
 @Injectable()
 export class OrganizationMembership {
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
@@ -279,4 +279,138 @@ export class IsApprovalRequiredHandler implements IQueryHandler<IsApprovalRequir
   }
 }
 
-export const organizationQueryHandlers = [GetOrganizationHandler, ListOrganizationsHandler, ListOrganizationsByEmailDomainHandler, GetUserProfileHandler, IsApprovalRequiredHandler];
+/* For other contexts' ports: the adapters in organizations.provides.ts dispatch these (one call each, no read added). */
+
+/** The user's access to the organization: null when there is no such organization, `member: false` when the user does not belong to it. */
+export class GetOrganizationRole extends Query<{ member: boolean; role: OrganizationRole } | null> {
+  constructor(
+    readonly organizationId: string,
+    readonly userId: string,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(GetOrganizationRole)
+export class GetOrganizationRoleHandler implements IQueryHandler<GetOrganizationRole> {
+  constructor(private readonly membership: OrganizationMembership) {}
+
+  execute({ organizationId, userId }: GetOrganizationRole): Promise<{ member: boolean; role: OrganizationRole } | null> {
+    return this.membership.roleOf(organizationId, userId);
+  }
+}
+
+/** The caller's role in the organization, or 404 for callers outside it (it must not leak that it exists). */
+export class RequireOrganizationMember extends Query<OrganizationRole> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(RequireOrganizationMember)
+export class RequireOrganizationMemberHandler implements IQueryHandler<RequireOrganizationMember> {
+  constructor(private readonly membership: OrganizationMembership) {}
+
+  execute({ organizationId, caller }: RequireOrganizationMember): Promise<OrganizationRole> {
+    return this.membership.requireMember(organizationId, caller);
+  }
+}
+
+/** Admins pass; 404 for callers outside the organization, 403 for members below admin. `may` completes "only admins … may …". */
+export class RequireOrganizationAdmin extends Query<void> {
+  constructor(
+    readonly organizationId: string,
+    readonly caller: Caller,
+    readonly may: string,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(RequireOrganizationAdmin)
+export class RequireOrganizationAdminHandler implements IQueryHandler<RequireOrganizationAdmin> {
+  constructor(private readonly membership: OrganizationMembership) {}
+
+  execute({ organizationId, caller, may }: RequireOrganizationAdmin): Promise<void> {
+    return this.membership.requireAdmin(organizationId, caller, may);
+  }
+}
+
+/** Those of `userIds` who are enabled members of the organization (guests included), in one read: who may be named as a reviewer or mentioned. */
+export class FindMembersAmong extends Query<Set<string>> {
+  constructor(
+    readonly organizationId: string,
+    readonly userIds: readonly string[],
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(FindMembersAmong)
+export class FindMembersAmongHandler implements IQueryHandler<FindMembersAmong> {
+  constructor(private readonly membership: OrganizationMembership) {}
+
+  execute({ organizationId, userIds }: FindMembersAmong): Promise<Set<string>> {
+    return this.membership.membersAmong(organizationId, userIds);
+  }
+}
+
+/** The organizations the user belongs to (enabled memberships), at most 1,000. */
+export class ListUserOrganizationIds extends Query<string[]> {
+  constructor(readonly userId: string) {
+    super();
+  }
+}
+
+@QueryHandler(ListUserOrganizationIds)
+export class ListUserOrganizationIdsHandler implements IQueryHandler<ListUserOrganizationIds> {
+  constructor(private readonly membership: OrganizationMembership) {}
+
+  execute({ userId }: ListUserOrganizationIds): Promise<string[]> {
+    return this.membership.organizationsOf(userId);
+  }
+}
+
+/**
+ * The Organization object as someone with `role` sees it (`member` false: as people outside it see
+ * it), or null when there is no such organization. For integrations, whose reads know the caller's role.
+ */
+export class PresentOrganization extends Query<OrganizationObject | null> {
+  constructor(
+    readonly organizationId: string,
+    readonly role: OrganizationRole,
+    readonly member: boolean,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(PresentOrganization)
+export class PresentOrganizationHandler implements IQueryHandler<PresentOrganization> {
+  constructor(
+    private readonly membership: OrganizationMembership,
+    private readonly presenter: OrganizationPresenter,
+  ) {}
+
+  async execute({ organizationId, role, member }: PresentOrganization): Promise<OrganizationObject | null> {
+    const organization = await this.membership.organization(organizationId);
+    return organization ? this.presenter.present(organization, role, member) : null;
+  }
+}
+
+export const organizationQueryHandlers = [
+  GetOrganizationHandler,
+  ListOrganizationsHandler,
+  ListOrganizationsByEmailDomainHandler,
+  GetUserProfileHandler,
+  IsApprovalRequiredHandler,
+  GetOrganizationRoleHandler,
+  RequireOrganizationMemberHandler,
+  RequireOrganizationAdminHandler,
+  FindMembersAmongHandler,
+  ListUserOrganizationIdsHandler,
+  PresentOrganizationHandler,
+];

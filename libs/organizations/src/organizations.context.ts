@@ -1,13 +1,11 @@
 import type { ContextManifest } from '../../runtime/src/context';
 import { organizationSchemas } from './organizations.schemas';
-import { MEMBER_SPACES, MEMBER_TEAM_COUNTS } from './member.queries';
 import { organizationAuditCatalog } from './organization.audit';
 import { OrganizationModule } from './organization.module';
 import { organizationProjection } from './organization.projections';
 import { organizationSitesProjection } from './organization-sites.projection';
-import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organization.ports';
-import { ORGANIZATION_USERS } from './organization-users.port';
-import { VISITOR_CLAIMS_KEY } from './visitor-claims';
+import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organizations.provides';
+import { MEMBER_SPACES, MEMBER_TEAM_COUNTS, ORGANIZATION_USERS, VISITOR_CLAIMS_KEY } from './organizations.needs';
 
 /** Organizations, members and invitations. Member objects show counts other contexts keep (teams, spaces) and sites counted from the sites context's events. */
 export const organizationsContext: ContextManifest = {

@@ -3,10 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { jose } from '../../platform/src/lazy-package';
+import { VISITOR_CLAIMS_KEY } from './organizations.needs';
 
-/** The secret that signs visitor claims, derived from the admin token (every API replica shares it). */
-export const VISITOR_CLAIMS_KEY = Symbol('VISITOR_CLAIMS_KEY');
-
+/** The value of the VISITOR_CLAIMS_KEY port (organizations.needs.ts): every replica derives the same key from the admin token. */
 export function visitorClaimsKey(adminToken: string): Uint8Array {
   return createHmac('sha256', adminToken).update('visitor-claims').digest();
 }

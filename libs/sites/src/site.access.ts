@@ -5,12 +5,11 @@ import { ID_SHAPES } from '../../platform/src/ids';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { SITE_CONTENT, type SiteContent } from './published/site-content.port';
 import { changeableSite, siteDecider, siteStream, type SiteCommand } from './site.decider';
 import { siteRole } from './site.permissions';
 import { SITES, type SiteDoc } from './site.projections';
 import { SiteReaders } from './site.readers';
-import { SITE_ORGANIZATIONS, SITE_SPACES, type SiteOrganizations, type SiteSpaces } from './sites-ports.port';
+import { SITE_CONTENT, SITE_ORGANIZATIONS, SITE_SPACES, type SiteContent, type SiteOrganizations, type SiteSpaces } from './sites.needs';
 
 /** What a command carries of its caller (site.decider.ts, Acting). */
 export interface Acting {

@@ -9,52 +9,16 @@ import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
 import { Valid } from '../../platform/src/http/validation';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import {
-  AddSection,
-  AddSectionGroup,
-  AddSiteSpace,
-  ConfigureVisitorAuth,
-  CreateSite,
-  CreateSiteShareLink,
-  DeleteSite,
-  DeleteSiteShareLink,
-  GroupSection,
-  MoveSection,
-  MoveSectionGroup,
-  MoveSiteSpace,
-  PublishSite,
-  RemoveSection,
-  RemoveSectionGroup,
-  RemoveSiteSpace,
-  RotateVisitorKey,
-  SetAdaptiveSchema,
-  SortSiteStructure,
-  UngroupSection,
-  UpdateSection,
-  UpdateSectionGroup,
-  UpdateSite,
-  UpdateSiteShareLink,
-  UpdateSiteSpace,
-} from './site.commands';
+import { ConfigureVisitorAuth, CreateSite, DeleteSite, PublishSite, RotateVisitorKey, SetAdaptiveSchema, UpdateSite } from './site.commands';
+import { AddSection, AddSectionGroup, GroupSection, MoveSection, MoveSectionGroup, RemoveSection, RemoveSectionGroup, SortSiteStructure, UngroupSection, UpdateSection, UpdateSectionGroup } from './site-sections.commands';
+import { CreateSiteShareLink, DeleteSiteShareLink, UpdateSiteShareLink } from './site-share-links.commands';
+import { AddSiteSpace, MoveSiteSpace, RemoveSiteSpace, UpdateSiteSpace } from './site-spaces.commands';
 import type { Position } from './site.decider';
 import { CreateShareLinkBody, PublishedSiteQuery, SectionListQuery, UpdateShareLinkBody, VisitorAuthBody, SortStructureBody, AdaptiveSchemaBody, AddSectionBody, AddSectionGroupBody, AddSiteSpaceBody, GroupSectionBody, MoveSectionGroupBody, UpdateSectionGroupBody, CreateSiteBody, MoveSectionBody, MoveSiteSpaceBody, SiteListQuery, SiteSpaceListQuery, UpdateSectionBody, UpdateSiteBody, UpdateSiteSpaceBody } from './site.dto';
-import {
-  GetPublishedSite,
-  GetSite,
-  GetSiteAdaptiveSchema,
-  GetSiteSection,
-  GetSiteSectionGroup,
-  GetSiteShareLink,
-  GetSiteSpace,
-  GetSiteStructure,
-  GetSiteVisitorAuth,
-  ListSites,
-  ListSiteSectionGroups,
-  ListSiteSections,
-  ListSiteShareLinks,
-  ListSiteSpaces,
-  ListSiteTemplateConditions,
-} from './site.queries';
+import { GetPublishedSite, GetSite, GetSiteAdaptiveSchema, GetSiteVisitorAuth, ListSites, ListSiteTemplateConditions } from './site.queries';
+import { GetSiteSection, GetSiteSectionGroup, GetSiteStructure, ListSiteSectionGroups, ListSiteSections } from './site-sections.queries';
+import { GetSiteShareLink, ListSiteShareLinks } from './site-share-links.queries';
+import { GetSiteSpace, ListSiteSpaces } from './site-spaces.queries';
 
 /** A move's position: before or after a sibling, or (neither given, or no position at all) the end. */
 function positionOf<T>(position: { before?: T; after?: T } | undefined): { before: T } | { after: T } | null {

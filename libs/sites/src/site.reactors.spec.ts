@@ -6,11 +6,11 @@ import type { Caller } from '../../platform/src/http/auth';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
 import type { ReactionContext, RecordedOf, ServiceToken } from '../../runtime/src/reactor';
-import { RemoveSpaceFromSiteHandler } from './site.commands';
+import { RemoveSpaceFromSiteHandler } from './site-spaces.commands';
 import type { SiteCommand } from './site.decider';
 import { SITES, type SiteDoc } from './site.projections';
 import { sitesToLeave, transferredSpacesReactor } from './site.reactors';
-import { SITE_SPACES, type SiteSpaces } from './sites-ports.port';
+import { SITE_SPACES, type SiteSpaces } from './sites.needs';
 
 const system: Caller = { kind: 'system', id: 'reactor-site-transferred-spaces', label: 'test' } as Caller;
 

@@ -2,9 +2,9 @@ import type { SpaceEvent } from '../../spaces/src';
 import { DomainError } from '../../platform/src/errors';
 import { readAll } from '../../read-store/src/read-all';
 import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
-import { RemoveSpaceFromSite } from './site.commands';
+import { RemoveSpaceFromSite } from './site-spaces.commands';
 import { SITES, type SiteDoc } from './site.projections';
-import { SITE_SPACES, type SiteSpaces } from './sites-ports.port';
+import { SITE_SPACES, type SiteSpaces } from './sites.needs';
 
 /**
  * A space that is deleted (or purged) leaves every site that shows it: its site spaces are removed,

@@ -1,8 +1,6 @@
 import type { ContextManifest } from '../../runtime/src/context';
-import { SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES } from './sites-ports.port';
-import { SITE_CONTENT } from './published/site-content.port';
-import { SITE_VIEWS } from './site-views.port';
-import { SitesForIntegrations } from './site.ports';
+import { SITE_CONTENT, SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS } from './sites.needs';
+import { SitesForIntegrations } from './sites.provides';
 import { siteAuditCatalog } from './site.audit';
 import { siteProjection } from './site.projections';
 import { siteSpacesReactor, transferredSpacesReactor } from './site.reactors';

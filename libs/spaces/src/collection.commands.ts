@@ -5,7 +5,7 @@ import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
+import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './spaces.needs';
 import { placeAmong, positionAtEnd, type PositionRequest } from './ordering';
 import { refuseUnlessAccepted, RenumberSiblings, siblingsUnder } from './siblings';
 import { SpaceAccess } from './space.access';

@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Query, QueryBus, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Inject } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { SpaceFactsReader } from './space-facts';
 import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
+import { SPACE_TEAMS, type SpaceTeams } from './spaces.needs';
 import { SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { LIVE_SPACE, SPACES, type SpaceDoc } from './space.projections';
 import { contentRole, type OrganizationStanding } from './space.permissions';
@@ -124,25 +124,6 @@ export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces> 
       return { permission: role as OrganizationRole, space: this.presenter.space(space, permissions, counts.get(space._id), true) };
     });
     return { ...(page.next !== undefined ? { next: { page: page.next } } : {}), count: page.count, items };
-  }
-}
-
-/** Implements the organizations' MEMBER_SPACES port. */
-@Injectable()
-export class MemberSpaces {
-  constructor(private readonly queryBus: QueryBus) {}
-
-  spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
-    return this.queryBus.execute(new CountMemberSpaces(organizationId, members));
-  }
-
-  list(
-    organizationId: string,
-    member: { userId: string; role: OrganizationRole },
-    caller: { userId: string; role: OrganizationRole },
-    options: { page?: string; limit?: number; order?: 'asc' | 'desc' },
-  ): Promise<MemberSpacesPage> {
-    return this.queryBus.execute(new ListMemberSpaces(organizationId, member, caller, options));
   }
 }
 

@@ -1,4 +1,5 @@
-import { NO_FACTS, SpaceFactsReader, type SpaceFacts, type SpaceFactSource } from './space-facts';
+import { NO_FACTS, SpaceFactsReader } from './space-facts';
+import type { SpaceFacts, SpaceFactSource } from './spaces.needs';
 
 const source = (counts: Record<string, Partial<SpaceFacts>>, calls: string[][] = []): SpaceFactSource => ({
   async factsFor(spaceIds) {

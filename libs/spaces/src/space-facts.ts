@@ -1,28 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { SPACE_FACT_SOURCES, type SpaceFacts, type SpaceFactSource } from './spaces.needs';
 
-/**
- * What a space shows that other contexts own: its content's head revision (content), open comments
- * (comments) and change requests by status (change requests). Spaces neither stores nor computes
- * them: it would have to know those contexts' events. Instead it owns this port, and each context
- * that keeps per-space facts provides a source, bound at the composition root. A context without
- * one contributes nothing (zero counts, no revision).
+/*
+ * The facts a space shows that other contexts own, read through the SPACE_FACT_SOURCES port
+ * (spaces.needs.ts): a space without any is zero counts and no revision.
  */
-export interface SpaceFacts {
-  /** The id of the space's primary content (its latest main revision). */
-  revision?: string;
-  comments: number;
-  changeRequests: number;
-  changeRequestsOpen: number;
-  changeRequestsDraft: number;
-}
-
-/** One context's facts for a page of spaces: only the spaces and facts it knows; the rest are zero. */
-export interface SpaceFactSource {
-  factsFor(spaceIds: readonly string[]): Promise<ReadonlyMap<string, Partial<SpaceFacts>>>;
-}
-
-/** The list of sources (possibly empty), bound at the composition root. */
-export const SPACE_FACT_SOURCES = Symbol('SPACE_FACT_SOURCES');
 
 export const NO_FACTS: Readonly<SpaceFacts> = Object.freeze({ comments: 0, changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 });
 

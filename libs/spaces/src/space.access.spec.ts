@@ -3,8 +3,7 @@ import { ManualClock } from '../../platform/src/clock';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { SpaceOrganizations } from './space-organizations.port';
-import type { SpaceTeams } from './space-teams.port';
+import type { SpaceOrganizations, SpaceTeams } from './spaces.needs';
 import { SpaceAccess } from './space.access';
 import { spaceProjection } from './space.projections';
 

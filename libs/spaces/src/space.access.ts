@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NO_FACTS, type SpaceFacts } from './space-facts';
+import { NO_FACTS } from './space-facts';
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { CLOCK, type Clock } from '../../platform/src/clock';
 import { DomainError } from '../../platform/src/errors';
@@ -7,8 +7,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { readAll } from '../../read-store/src/read-all';
 import { byIds } from '../../platform/src/by-ids';
-import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './space-organizations.port';
-import { SPACE_TEAMS, type SpaceTeams } from './space-teams.port';
+import { SPACE_ORGANIZATIONS, SPACE_TEAMS, type SpaceFacts, type SpaceOrganizations, type SpaceTeams } from './spaces.needs';
 import { withinRetention } from './space.decider';
 import { INHERITED_MERGE_RULES, withoutNamedUsers, type SpaceMergeRules } from '../../platform/src/merge-rules';
 import type { DefaultLevel, EditMode, SpaceLanguage, SpaceVisibility } from './space.events';

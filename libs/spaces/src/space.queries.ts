@@ -286,7 +286,7 @@ function decodeTeamCursor(cursor: string): string {
 }
 
 /*
- * The reads other contexts make through the ports this context implements (space.ports.ts), with
+ * The reads other contexts make through the ports this context implements (spaces.provides.ts), with
  * the spaces context's own access rules.
  */
 

@@ -1,11 +1,8 @@
 import type { ContextManifest } from '../../runtime/src/context';
 import { spaceSchemas } from './spaces.schemas';
 import { collectionReactor } from './collection.reactors';
-import { MemberSpaces } from './member-spaces';
-import { SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites } from './space.ports';
-import { SPACE_FACT_SOURCES } from './space-facts';
-import { SPACE_ORGANIZATIONS } from './space-organizations.port';
-import { SPACE_TEAMS } from './space-teams.port';
+import { SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS } from './spaces.needs';
+import { MemberSpaces, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites } from './spaces.provides';
 import { spaceAuditCatalog } from './space.audit';
 import { spaceProjection } from './space.projections';
 import { SpacesModule } from './spaces.module';

@@ -18,9 +18,7 @@ import { nameIdHash, samlAssertionStream, samlIdentityStream, samlProviderDecide
 import type { SamlProviderSettings } from './saml-provider.events';
 import { samlServiceUrls } from './saml-service';
 import { samlLoginCaller } from './sso.caller';
-import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
-import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
-import { SSO_USERS } from './sso-users.port';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, type SsoOrganizations, type SsoTeams } from './sso.needs';
 import { verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { authnRequestOf, FakeIdp, type ResponseOptions } from '../../testing/src/fake-idp';
 

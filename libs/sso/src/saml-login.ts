@@ -8,8 +8,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { log } from '../../platform/src/logging';
 import type { CommandRunner } from '../../runtime/src/command-runner';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
-import { SSO_USERS, type SsoUser, type SsoUsers } from './sso-users.port';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, type SsoOrganizations, type SsoTeams, type SsoUser, type SsoUsers } from './sso.needs';
 import { decideSamlAccess, samlSubjectKey, type SamlAccessDecision } from './saml-access';
 import {
   loginSettings,
@@ -31,7 +30,6 @@ import { SAML_REQUEST_ID, SAML_REQUEST_TTL_MS, samlClient, samlRejected, verifyS
 import { checkSamlResponseShape } from './saml-xml-limits';
 import { emailDomainOf, verifiedDomainNames, verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { samlServiceUrls } from './saml-service';
-import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 import { SAML_FAILURE_LIMITER, type SamlFailureLimiter } from './saml-failure-limiter';
 
 /**

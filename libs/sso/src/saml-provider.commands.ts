@@ -5,11 +5,10 @@ import { newId } from '../../platform/src/ids';
 import type { Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, type SsoOrganizations, type SsoTeams } from './sso.needs';
 import { normalizeCertificate } from './certificate';
 import { samlProviderDecider, samlProviderStream } from './saml-provider.decider';
 import type { SamlProviderChanges, SamlProviderSettings } from './saml-provider.events';
-import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 
 /* The SAML provider commands: organization admins only; a default team must be a team of the organization. */
 

@@ -6,10 +6,9 @@ import type { Caller } from '../../platform/src/http/auth';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, type SsoOrganizations, type SsoTeams } from './sso.needs';
 import { SAML_PROVIDERS, type SamlProviderDoc } from './saml-provider.projections';
 import { samlServiceUrls, type SamlServiceUrls } from './saml-service';
-import { SSO_TEAMS, type SsoTeams } from './sso-teams.port';
 
 /**
  * What a provider answers for an SSO URL not set yet: the platform requires `ssoURL` to be a URI

@@ -3,11 +3,9 @@ import { ssoSchemas } from './sso.schemas';
 import { registerSamlFormParser } from './saml-form-parser';
 import { samlProviderProjection } from './saml-provider.projections';
 import { ssoAuditCatalog } from './sso.audit';
-import { SSO_TEAMS } from './sso-teams.port';
-import { SSO_ORGANIZATIONS } from './sso-organizations.port';
-import { SSO_USERS } from './sso-users.port';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS } from './sso.needs';
 import { SsoModule } from './sso.module';
-import { VerifiedDomainsForSites } from './verified-domain.ports';
+import { VerifiedDomainsForSites } from './sso.provides';
 
 /** SAML providers, verified domains and the SAML login. */
 export const ssoContext: ContextManifest = {

@@ -9,7 +9,7 @@ import { SAML_FAILURE_LIMITER, SamlFailureLimiter } from './saml-failure-limiter
 import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
 import { verifiedDomainCommandHandlers } from './verified-domain.commands';
 import { verifiedDomainQueryHandlers } from './verified-domain.queries';
-import { VerifiedDomainsForSites } from './verified-domain.ports';
+import { VerifiedDomainsForSites } from './sso.provides';
 import { AdminVerifiedDomainController, VerifiedDomainController } from './verified-domain.controller';
 import { TXT_RESOLVER, txtResolver } from './verified-domain.dns';
 

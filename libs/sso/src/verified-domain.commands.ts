@@ -5,7 +5,7 @@ import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import type { Versioned } from '../../platform/src/http/etag';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
+import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso.needs';
 import { verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { checkVerificationRecord, TXT_RESOLVER, type TxtResolver } from './verified-domain.dns';
 import { MANAGE_VERIFIED_DOMAINS, presentDomainFrom, versionedDomainFrom, type VerifiedDomainObject } from './verified-domain.queries';

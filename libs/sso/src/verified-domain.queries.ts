@@ -5,7 +5,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import type { Versioned } from '../../platform/src/http/etag';
 import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso-organizations.port';
+import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso.needs';
 import { verifiedDomainNames, verifiedDomainsDecider, verifiedDomainsStream, type DomainVerificationState, type VerifiedDomainsState } from './verified-domain.decider';
 import { verificationRecordName, verificationRecordValue } from './verified-domain.dns';
 import type { DomainVerificationMethod } from './verified-domain.events';

@@ -4,7 +4,7 @@ import { userOf, type Caller } from '../../platform/src/http/auth';
 import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
-import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
+import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './teams.needs';
 
 /** Team memberships as several reads of the context need them (the list's `owner` filter, the caller's roles). */
 @Injectable()

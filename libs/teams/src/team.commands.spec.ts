@@ -14,7 +14,7 @@ import { identityProjection } from '../../identity/src';
 import { organizationProjection } from '../../organizations/src';
 import { CreateTeam, RemoveDepartedMemberFromTeams, UpdateTeamMembers } from './team.commands';
 import { TEAM_MEMBERSHIPS, TEAMS, teamProjection } from './team.projections';
-import { TeamsForSso } from './team.sso';
+import { TeamsForSso } from './teams.provides';
 
 /**
  * The command side on the embedded stores, below HTTP: what the end-to-end specs cannot reach

@@ -9,7 +9,7 @@ import { DecidingHandler } from '../../runtime/src/command-handler';
 import { TeamAccess } from './team.access';
 import { planMemberChanges, requireMayCreateTeam, requireTeamAdmin, teamDecider, teamStream, type MemberChange } from './team.decider';
 import { TeamMemberResolver } from './team.member-resolver';
-import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
+import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './teams.needs';
 import { LIVE_TEAM, TEAMS, type TeamDoc } from './team.projections';
 
 /*

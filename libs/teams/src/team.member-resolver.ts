@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
-import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
-import { TEAM_USERS, type TeamUsers } from './team-users.port';
+import { TEAM_ORGANIZATIONS, TEAM_USERS, type TeamOrganizations, type TeamUsers } from './teams.needs';
 
 /** Most entries a 400 lists by name; the rest are counted. */
 const NAMED = 20;

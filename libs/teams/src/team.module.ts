@@ -3,9 +3,8 @@ import { TeamAccess, TeamDirectory } from './team.access';
 import { teamCommandHandlers } from './team.commands';
 import { TeamController } from './team.controller';
 import { TeamMemberResolver } from './team.member-resolver';
-import { TeamsForOrganizations, TeamsForSpaces } from './team.ports';
 import { teamQueryHandlers } from './team.queries';
-import { TeamsForSso } from './team.sso';
+import { TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from './teams.provides';
 
 /**
  * The teams context. What it needs of organizations and identity comes through its ports

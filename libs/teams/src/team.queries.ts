@@ -8,9 +8,9 @@ import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/re
 import { byIds } from '../../platform/src/by-ids';
 import { TeamAccess, TeamDirectory } from './team.access';
 import { LIVE_TEAM, TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
-import { TEAM_ORGANIZATIONS, type OrganizationMemberObject, type TeamOrganizations } from './team-organizations.port';
+import { TEAM_ORGANIZATIONS, type OrganizationMemberObject, type TeamOrganizations } from './teams.needs';
 
-/* The team reads, with the caller's permissions; and what the adapters answer other contexts' ports with (team.ports.ts, team.sso.ts). */
+/* The team reads, with the caller's permissions; and what the adapters answer other contexts' ports with (teams.provides.ts). */
 
 /** The Team resource. */
 export interface TeamObject {

@@ -2,7 +2,7 @@ import { Test } from '@nestjs/testing';
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import type { Caller } from '../../platform/src/http/auth';
 import { teamsContext } from './teams.context';
-import { TEAM_ORGANIZATIONS } from './team-organizations.port';
+import { TEAM_ORGANIZATIONS } from './teams.needs';
 import type { ReactionContext, RecordedOf } from '../../runtime/src/reactor';
 import { organizationStream, type OrganizationEvent } from '../../organizations/src';
 import { RemoveDepartedMemberFromTeams } from './team.commands';

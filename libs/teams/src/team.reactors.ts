@@ -1,6 +1,6 @@
 import type { OrganizationEvent } from '../../organizations/src';
 import type { Reactor } from '../../runtime/src/reactor';
-import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './team-organizations.port';
+import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './teams.needs';
 import { RemoveDepartedMemberFromTeams } from './team.commands';
 
 /**

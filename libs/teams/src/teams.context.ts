@@ -2,12 +2,10 @@ import type { ContextManifest } from '../../runtime/src/context';
 import { teamSchemas } from './teams.schemas';
 import { teamAuditCatalog } from './team.audit';
 import { TeamModule } from './team.module';
-import { TeamsForOrganizations, TeamsForSpaces } from './team.ports';
 import { teamProjection } from './team.projections';
 import { teamMembershipReactor } from './team.reactors';
-import { TeamsForSso } from './team.sso';
-import { TEAM_ORGANIZATIONS } from './team-organizations.port';
-import { TEAM_USERS } from './team-users.port';
+import { TEAM_ORGANIZATIONS, TEAM_USERS } from './teams.needs';
+import { TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from './teams.provides';
 
 /** Teams and team membership; a member leaving the organization leaves its teams (reactor). */
 export const teamsContext: ContextManifest = {

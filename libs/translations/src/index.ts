@@ -1,3 +1,3 @@
 export * from './translation.events';
-export * from './translations-ports.port';
+export * from './translations.needs';
 export * from './translations.context';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../../platform/src/errors';
 import type { Caller } from '../../platform/src/http/auth';
 import { translationSettingsPermissions, type OrganizationRole, type TranslationSettingsPermissions } from '../../platform/src/permissions';
-import { TRANSLATION_ORGANIZATIONS, type TranslationOrganizations } from './translations-ports.port';
+import { TRANSLATION_ORGANIZATIONS, type TranslationOrganizations } from './translations.needs';
 
 /**
  * Who may do what with an organization's translation settings, decided in one place: people

@@ -1,7 +1,7 @@
 import type { ContextManifest } from '../../runtime/src/context';
 import { translationAuditCatalog } from './translation.audit';
 import { translationSettingsProjection } from './translation.projections';
-import { TRANSLATION_ORGANIZATIONS } from './translations-ports.port';
+import { TRANSLATION_ORGANIZATIONS } from './translations.needs';
 import { TranslationsModule } from './translations.module';
 import { translationSchemas } from './translations.schemas';
 

@@ -1,4 +1,4 @@
-import { MAX_MARKDOWN_LENGTH } from '../document/markdown-import';
+import { MAX_MARKDOWN_LENGTH } from '../../../document/src/markdown-import';
 import { decodeText } from './content-types';
 import { ImportFailure } from './import-failure';
 import { type ImportDeps, type ImportLimits, type ImportPlan, type NewId, type PlannedPage, importLimits } from './import-plan';

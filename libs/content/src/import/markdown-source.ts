@@ -1,7 +1,7 @@
 import type { Heading, Nodes, Root } from 'mdast';
-import { PART_MIN_CHARS } from '../document/markdown-guards';
-import { parseMarkdownParts } from '../document/markdown-import';
-import { mdastFromMarkdown, mdastGfm, mdastToMarkdown, micromarkGfm, yaml } from '../document/packages';
+import { PART_MIN_CHARS } from '../../../document/src/markdown-guards';
+import { parseMarkdownParts } from '../../../document/src/markdown-import';
+import { mdastFromMarkdown, mdastGfm, mdastToMarkdown, micromarkGfm, yaml } from '../../../document/src/packages';
 
 /** The front matter fields an import uses. */
 export interface FrontMatter {

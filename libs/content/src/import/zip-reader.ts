@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import { fflate } from '../document/packages';
+import { fflate } from '../../../document/src/packages';
 import { ImportFailure } from './import-failure';
 
 /**

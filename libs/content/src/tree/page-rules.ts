@@ -2,7 +2,7 @@ import { BLOB_HASH } from '../../../blob-store/src/blob-store.port';
 import { DomainError } from '../../../platform/src/errors';
 import { ID_PATTERN } from '../../../platform/src/ids';
 import { isPlainObject } from '../../../platform/src/plain-object';
-import type { ContentRef, DocumentNode } from '../document/document.model';
+import type { ContentRef, DocumentNode } from '../../../document/src/document.model';
 import { COMPUTED_PAGE_TYPES, type ComputedSource, type FileEntry, type PageAttributes, type PageType } from './tree.model';
 
 /**

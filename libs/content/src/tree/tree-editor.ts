@@ -1,5 +1,5 @@
 import { DomainError } from '../../../platform/src/errors';
-import type { ContentRef, DocumentNode } from '../document/document.model';
+import type { ContentRef, DocumentNode } from '../../../document/src/document.model';
 import {
   assertAttributes,
   assertContentRef,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DomainError } from '../../../platform/src/errors';
-import type { Block, DocumentNode } from '../document/document.model';
-import { paragraph } from '../document/testing/document.builders';
+import type { Block, DocumentNode } from '../../../document/src/document.model';
+import { paragraph } from '../../../document/src/testing/document.builders';
 import { RevisionTree } from './revision-tree';
 import { TreeEditor } from './tree-editor';
 import { mergeTrees, type MergeConflict } from './tree-merge';

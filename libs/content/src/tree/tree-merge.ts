@@ -1,5 +1,5 @@
-import { mergeDocuments, mergeKeySequences, type DocumentMergeResult } from '../document/document-merge';
-import type { DocumentNode } from '../document/document.model';
+import { mergeDocuments, mergeKeySequences, type DocumentMergeResult } from '../../../document/src/document-merge';
+import type { DocumentNode } from '../../../document/src/document.model';
 import { jsonEqual } from './canonical-json';
 import { emptyDocument } from './page-rules';
 import type { RevisionTree } from './revision-tree';

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { BlobStore } from '../../../blob-store/src/blob-store.port';
-import type { DocumentNode } from '../document/document.model';
+import type { DocumentNode } from '../../../document/src/document.model';
 import { canonicalJson, sha256Hex } from './canonical-json';
 import { deepFreeze } from '../../../platform/src/plain-object';
 import type { FileList, PageNode, TreeRoot } from './tree.model';

@@ -8,13 +8,11 @@ import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
 import { DomainError } from '../../../platform/src/errors';
 import { ApiError } from '../../../platform/src/http/error-envelope';
 import { RateLimiter } from '../../../platform/src/http/rate-limit';
-import { SITE_SPACES, type SiteSpaces } from '../sites-ports.port';
-import { SITE_VIEWS, type SiteViews } from '../site-views.port';
+import { SITE_CONTENT, SITE_SPACES, SITE_VIEWS, type SiteContent, type SiteFile, type SitePage, type SiteSpaces, type SiteViews } from '../sites.needs';
 import { SiteHostnames } from '../site.hostname-holders';
 import { hostOf } from '../site.hostnames';
 import type { SiteDoc, SiteSpaceDoc } from '../site.projections';
 import { SiteReaders, type ReaderAccess } from '../site.readers';
-import { SITE_CONTENT, type SiteContent, type SiteFile, type SitePage } from './site-content.port';
 import { notFoundPage, pageMain, renderShell, robotsTxt, searchMain, sitemapXml, type NavPage, type SiteShell } from './site-html.layout';
 import { renderDocument } from './site-html.render';
 import {

@@ -1,5 +1,5 @@
 import { toHtml } from 'hast-util-to-html';
-import type { SiteContentRef } from './site-content.port';
+import type { SiteContentRef } from '../sites.needs';
 import { renderDocument, slugOf, type RefTarget } from './site-html.render';
 
 /** Links as a site resolves them: pages to /site/<id>, URLs as they are, nothing else. */

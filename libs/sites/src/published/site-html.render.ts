@@ -1,6 +1,6 @@
 import type { Element, ElementContent } from 'hast';
 import { h } from 'hastscript';
-import type { SiteContentRef, SiteDocumentNode } from './site-content.port';
+import type { SiteContentRef, SiteDocumentNode } from '../sites.needs';
 
 /**
  * A page body (the content model's JSON document) as semantic HTML, for the published site (docs/api/sites.md,

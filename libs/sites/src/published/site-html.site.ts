@@ -1,7 +1,7 @@
 import type { SectionDoc, SiteDoc, SiteSpaceDoc } from '../site.projections';
 import { scopeOf } from '../site.decider';
 import { evaluateCondition } from '../site.conditions';
-import type { SiteContentRef, SitePage, SiteSpaceContent } from './site-content.port';
+import type { SiteContentRef, SitePage, SiteSpaceContent } from '../sites.needs';
 import type { RefTarget } from './site-html.render';
 
 /**

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { BlobInfo, BlobStore } from '../../../../blob-store/src/blob-store.port';
 import { FsBlobStore } from '../../../../blob-store/src/fs/fs-blob-store';
 import { DomainError } from '../../../../platform/src/errors';
-import type { DocumentNode } from '../../document/document.model';
+import type { DocumentNode } from '../../../../document/src/document.model';
 import { RevisionTree } from '../revision-tree';
 import { TreeEditor } from '../tree-editor';
 import { TreeStore } from '../tree-store';

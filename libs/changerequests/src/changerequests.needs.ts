@@ -1,0 +1,120 @@
+import { createHmac } from 'node:crypto';
+import type { TouchedPages } from '../../content/src';
+import type { Caller } from '../../platform/src/http/auth';
+
+/*
+ * What the change-requests context needs of others: every port it consumes, the types they speak
+ * in, and their tokens. Each is bound at the composition root (libs/composition/src/contexts.ts)
+ * to an adapter another context provides, or to a value derived from the service's secrets.
+ */
+
+/** A space as change requests read it, with what the caller may do there (the spaces context's role rules). */
+export interface ChangeRequestSpace {
+  id: string;
+  organizationId: string;
+  title: string;
+  editMode: 'live' | 'locked';
+  visibility: string;
+  deleted: boolean;
+  createdAt: string;
+  permissions: { view: boolean; edit: boolean; comment: boolean; admin: boolean; review: boolean; merge: boolean };
+}
+
+/** What change requests need of the spaces context (bound at the composition root to spaces' adapter). */
+export interface ChangeRequestSpaces {
+  /** The space, or 404 when the caller may not see it (exactly as `GET /spaces/{spaceId}` answers). */
+  spaceFor(spaceId: string, caller: Caller): Promise<ChangeRequestSpace>;
+  /** Live spaces of the organization the caller may read; 404 for people outside the organization. */
+  readableSpaces(organizationId: string, caller: Caller): Promise<Array<{ id: string; title: string }>>;
+  /** Whether the caller may read every space of the organization (members with an organization role); 404 for people outside it. */
+  readsEverySpace(organizationId: string, caller: Caller): Promise<boolean>;
+}
+
+export const CHANGE_REQUEST_SPACES = Symbol('CHANGE_REQUEST_SPACES');
+
+/** What change requests need of organizations: the organization's merge rule (`changeRequestsRequireApproval`), and who belongs to it. */
+export interface ChangeRequestOrganizations {
+  requiresApproval(organizationId: string): Promise<boolean>;
+  /** Those of these users who are members of the organization (guests included): the only people a request may name. */
+  membersAmong(organizationId: string, userIds: readonly string[]): Promise<ReadonlySet<string>>;
+}
+
+export const CHANGE_REQUEST_ORGANIZATIONS = Symbol('CHANGE_REQUEST_ORGANIZATIONS');
+
+/** What change requests need of comments: open comments per request (the Change request object's `comments`). */
+export interface ChangeRequestComments {
+  openComments(changeRequestIds: readonly string[]): Promise<ReadonlyMap<string, number>>;
+}
+
+export const CHANGE_REQUEST_COMMENTS = Symbol('CHANGE_REQUEST_COMMENTS');
+
+/** What change requests need of identity: the users a request names, as identity presents them. */
+export interface ChangeRequestUsers {
+  byIds(userIds: readonly string[]): Promise<ReadonlyMap<string, { _id: string }>>;
+  present(user: { _id: string }): { object: 'user'; id: string };
+}
+
+export const CHANGE_REQUEST_USERS = Symbol('CHANGE_REQUEST_USERS');
+
+/** A revision as a line names it: its id and its tree's root hash. */
+export interface ContentPoint {
+  revisionId: string;
+  tree: string;
+}
+
+/** Pages a revision touched, as content's events record them (bounded lists, exact counts). */
+export type TouchedPageIds = TouchedPages;
+
+/** One overlap a three-way merge cannot settle (the 409's `conflicts`). */
+export interface ContentConflict {
+  page: { id: string; title: string; path: string } | null;
+  file?: { id: string; name: string };
+  kind: string;
+  ours: unknown;
+  theirs: unknown;
+}
+
+/**
+ * What change requests need of the content context (bound to content's ContentForChangeRequests):
+ * main's head, the three-way merge of revision trees, committing a merge to main, the changes
+ * between two trees, and a PDF of a revision.
+ */
+export interface ChangeRequestContent {
+  /** The head of the space's main line, from its stream. */
+  mainHead(spaceId: string): Promise<ContentPoint>;
+  /** The head revision ids of spaces as the read models have them (for `outdated` on a page of requests). */
+  heads(spaceIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  /** Merges `ours` and `theirs` from their common `ancestor` (tree hashes): the merged tree and the pages it changes relative to `onto`, or the conflicts. */
+  merge(sides: { ancestor: string; ours: string; theirs: string }, onto: string): Promise<{ ok: true; tree: string; touched: TouchedPageIds } | { ok: false; conflicts: ContentConflict[] }>;
+  /** The merge as one `merge` revision on main; `stale` when main moved on from `base`. */
+  commitMerge(space: ChangeRequestSpace, merge: { base: string; tree: string; touched: TouchedPageIds; changeRequestHead: string; changeRequestId: string }, caller: Caller): Promise<{ revisionId: string } | 'stale'>;
+  /** The semantic changes from one tree to another (docs/content.md, Semantic changes). */
+  changes(spaceId: string, from: string, to: string): Promise<unknown[]>;
+  /** A PDF of a revision of the space (404 for a revision of another space): every page, or one page (`only`: without its subpages). */
+  pdf(spaceId: string, revisionId: string, options: { page?: string; only?: boolean; title: string }): Promise<Buffer>;
+}
+
+export const CHANGE_REQUEST_CONTENT = Symbol('CHANGE_REQUEST_CONTENT');
+
+/** A JSON document as content's converter gives it back (docs/content.md, Documents). */
+export type ChangeRequestDocument = { object: 'document'; [member: string]: unknown };
+
+/**
+ * What change requests need of content's document converter (bound to content's
+ * ContentForComments, which converts comment bodies the same way): a JSON document validated
+ * against content's document rules (400 naming what is wrong) and rendered to markdown, in the
+ * untrusted-work pool.
+ */
+export interface ChangeRequestDocuments {
+  document(body: { document: unknown }): Promise<{ document: ChangeRequestDocument; markdown: string }>;
+}
+
+export const CHANGE_REQUEST_DOCUMENTS = Symbol('CHANGE_REQUEST_DOCUMENTS');
+
+/** The signing key of PDF URLs: a port bound at the composition root, derived from the service's secret. */
+export const CHANGE_REQUEST_URL_KEY = Symbol('CHANGE_REQUEST_URL_KEY');
+
+/** How the composition root derives CHANGE_REQUEST_URL_KEY from the admin token. */
+export function changeRequestUrlKey(adminToken: string): Buffer {
+  return createHmac('sha256', adminToken).update('change-request-pdf-urls').digest();
+}
