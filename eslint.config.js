@@ -55,7 +55,7 @@ module.exports = [
     // Inside a context, values (classes, functions, tokens) from another context are refused; specs may
     // wire contexts together as the composition root does.
     files: ['libs/*/src/**/*.ts'],
-    ignores: [`libs/{${INFRASTRUCTURE.join(',')}}/**`, '**/*.spec.ts'],
+    ignores: [`libs/{${INFRASTRUCTURE.join(',')}}/**`, '**/*.spec.ts', '**/*.e2e.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

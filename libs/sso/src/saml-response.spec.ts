@@ -5,7 +5,7 @@ import { samlClient, verifySamlResponse } from './saml-response';
 import { samlServiceUrls } from './saml-service';
 import { authnRequestOf, FakeIdp, generateKeyPair, signElement, type ResponseOptions } from '../../testing/src/fake-idp';
 
-/** node-saml's request store, in memory (the service keeps it in the event log: see saml-login.spec.ts). */
+/** node-saml's request store, in memory (the service keeps it in the event log: see saml-login.e2e.ts). */
 class MemoryRequests implements CacheProvider {
   readonly requests = new Map<string, string>();
   async saveAsync(key: string, value: string): Promise<CacheItem> {

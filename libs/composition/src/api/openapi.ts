@@ -350,7 +350,7 @@ function defaultsOf(query: Function): Record<string, unknown> {
 /**
  * The service's own OpenAPI document at `/v1/openapi.json`, with an interactive page at `/docs`.
  * Built on the first request for it, once: converting every DTO's metadata costs start-up time that
- * most starts never need (openapi.spec.ts builds it in every test run).
+ * most starts never need (openapi.e2e.ts builds it in every test run).
  */
 export function setUpOpenApi(app: NestFastifyApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });

@@ -17,7 +17,7 @@ function describe(errors: ValidationError[], parent = ''): string[] {
  * are refused, values are converted to the DTO's types, and the message names the offending field
  * (with its path for nested members). Attached to those parameters rather than installed globally,
  * because a global pipe puts every parameter of every route (path ids, the caller, the reply)
- * through an asynchronous pipe chain on every request. app.spec.ts checks that no route takes a
+ * through an asynchronous pipe chain on every request. app.e2e.ts checks that no route takes a
  * body or query without it.
  */
 /**
