@@ -8,6 +8,7 @@ import { READ_STORE } from '../../read-store/src/read-store.port';
 import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_URL_KEY, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestContent, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests.needs';
 import { CHANGE_REQUESTS, type ChangeRequestDoc } from './changerequest.projections';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
+import { ChangeRequestPresenter } from './changerequest.presenter';
 import { changeRequestQueryHandlers, ListChangeRequests, ListOrganizationChangeRequests } from './changerequest.queries';
 
 const organizationId = 'org-1';
@@ -65,6 +66,7 @@ async function queriesWith(readable: string[] | 'every space', requests: ChangeR
     imports: [CqrsModule.forRoot()],
     providers: [
       ...changeRequestQueryHandlers,
+      ChangeRequestPresenter,
       { provide: READ_STORE, useValue: reads },
       { provide: CHANGE_REQUEST_SPACES, useValue: spaces },
       { provide: CHANGE_REQUEST_USERS, useValue: users },

@@ -3,6 +3,7 @@ import { changeRequestCommandHandlers } from './changerequest.commands';
 import { ChangeRequestController, OrganizationChangeRequestController } from './changerequest.controller';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
 import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequests.provides';
+import { ChangeRequestPresenter } from './changerequest.presenter';
 import { changeRequestQueryHandlers } from './changerequest.queries';
 
 /**
@@ -12,7 +13,7 @@ import { changeRequestQueryHandlers } from './changerequest.queries';
  */
 @Module({
   controllers: [ChangeRequestController, OrganizationChangeRequestController],
-  providers: [ChangeRequestDescriptions, ...changeRequestCommandHandlers, ...changeRequestQueryHandlers, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
+  providers: [ChangeRequestDescriptions, ChangeRequestPresenter, ...changeRequestCommandHandlers, ...changeRequestQueryHandlers, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
   exports: [ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
 })
 export class ChangeRequestsModule {}
