@@ -5,7 +5,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
 import { DecidingHandler } from '../../runtime/src/command-handler';
 import { COMMENT_CONTENT, type CommentContent } from './comments.needs';
-import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand, type CommentState } from './comment.decider';
+import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand } from './comment.decider';
 import { CommentBodies, type BodyInput } from './comment.bodies';
 import type { TableCell } from './comment.events';
 import { CommentPlaces, type CommentPlace } from './comment.places';
@@ -109,7 +109,6 @@ export class UpdateCommentHandler extends DecidingHandler {
     const { access, space } = await this.places.thread(where, commentId, caller);
     const stream = commentStream(commentId);
     const command: CommentCommand = { kind: 'UpdateComment', commentId, changes: await changesOf(changes, space.organizationId, this.bodies), by: author(caller), access, now: this.now() };
-    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
     await this.decide(stream, commentDecider, command, { caller, ifMatch });
   }
 }
@@ -136,7 +135,6 @@ export class DeleteCommentHandler extends DecidingHandler {
     const { access } = await this.places.thread(where, commentId, caller);
     const stream = commentStream(commentId);
     const command: CommentCommand = { kind: 'DeleteComment', commentId, by: author(caller), access, now: this.now() };
-    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
     await this.decide(stream, commentDecider, command, { caller, ifMatch });
   }
 }
@@ -197,7 +195,6 @@ export class UpdateReplyHandler extends DecidingHandler {
     const { access, space } = await this.places.thread(where, commentId, caller);
     const stream = commentStream(commentId);
     const command: CommentCommand = { kind: 'UpdateReply', commentId, replyId, changes: await changesOf(changes, space.organizationId, this.bodies), mayResolve: where.changeRequest !== undefined, by: author(caller), access, now: this.now() };
-    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
     await this.decide(stream, commentDecider, command, { caller, ifMatch });
   }
 }
@@ -225,7 +222,6 @@ export class DeleteReplyHandler extends DecidingHandler {
     const { access } = await this.places.thread(where, commentId, caller);
     const stream = commentStream(commentId);
     const command: CommentCommand = { kind: 'DeleteReply', commentId, replyId, by: author(caller), access, now: this.now() };
-    if (ifMatch !== undefined) refuseBeforeIfMatch(command, (await this.load(stream, commentDecider)).state);
     await this.decide(stream, commentDecider, command, { caller, ifMatch });
   }
 }
@@ -240,18 +236,6 @@ async function changesOf(input: ChangesInput, organizationId: string, bodies: Co
     ...(input.addedReactions !== undefined ? { addedReactions: input.addedReactions } : {}),
     ...(input.removedReactions !== undefined ? { removedReactions: input.removedReactions } : {}),
   };
-}
-
-/**
- * Before a conditional command (with `ifMatch`, run only at that revision: 412 otherwise), decides
- * it against the thread as it is now: what the thread refuses anyway (a reply the caller cannot
- * see, 404; a change they may not make, 403; an invalid one, 400) is refused for that reason, and
- * only a command it would accept is compared with If-Match (RFC 9110, 13.2.1), so a 412 never tells
- * a caller the version of what they may not change.
- */
-function refuseBeforeIfMatch(command: CommentCommand, state: CommentState): void {
-  const refused = commentDecider.decide(command, state);
-  if (refused instanceof DomainError) throw refused;
 }
 
 /** Comments are people's: the service's admin token posts none. */

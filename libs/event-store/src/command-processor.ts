@@ -184,10 +184,6 @@ export class CommandProcessor {
     const appended: NewEvent[] = [];
     const outcomes: Array<CommandOutcome<DomainEvent, unknown> | Error> = [];
     for (const { request } of batch) {
-      if (request.ifMatch !== undefined && request.ifMatch !== revision) {
-        outcomes.push(DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${request.ifMatch} but it is at ${revision ?? 'none'}`));
-        continue;
-      }
       let decided: DomainEvent[] | DomainError;
       try {
         decided = decider.decide(request.command, state);
@@ -197,6 +193,12 @@ export class CommandProcessor {
       }
       if (isDomainError(decided)) {
         outcomes.push(decided);
+        continue;
+      }
+      // Preconditions are judged only for a command that would succeed without them (RFC 9110,
+      // 13.2.1): a caller refused outright hears why (403, 404, 409), not that its copy is stale.
+      if (request.ifMatch !== undefined && request.ifMatch !== revision) {
+        outcomes.push(DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${request.ifMatch} but it is at ${revision ?? 'none'}`));
         continue;
       }
       if (decided.length > 0) {

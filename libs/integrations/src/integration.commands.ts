@@ -13,10 +13,8 @@ import {
   deliveryStream,
   installationDecider,
   installationIdOf,
-  installationRefusal,
   installationStream,
   integrationDecider,
-  integrationRefusal,
   integrationStream,
   type InstallationCommand,
   type IntegrationCommand,
@@ -140,7 +138,6 @@ export class PublishIntegrationHandler extends DecidingHandler {
       by,
       now: this.now(),
     };
-    if (ifMatch !== undefined) refuse(integrationRefusal(command, (await this.load(stream, integrationDecider)).state));
     await this.decide(stream, integrationDecider, command, { caller, ifMatch });
   }
 
@@ -173,7 +170,6 @@ export class DeleteIntegrationHandler extends DecidingHandler {
     const stream = integrationStream(name);
     const ownerAdmin = await this.access.isAdmin(livePublication((await this.load(stream, integrationDecider)).state, name).organizationId, caller);
     const command: IntegrationCommand = { kind: 'DeleteIntegration', name, ownerAdmin, by: user(caller), now: this.now() };
-    if (ifMatch !== undefined) refuse(integrationRefusal(command, (await this.load(stream, integrationDecider)).state));
     await this.decide(stream, integrationDecider, command, { caller, ifMatch });
   }
 }
@@ -201,7 +197,6 @@ export class SetDevModeHandler extends DecidingHandler {
     const stream = integrationStream(name);
     const ownerAdmin = await this.access.isAdmin(livePublication((await this.load(stream, integrationDecider)).state, name).organizationId, caller);
     const command: IntegrationCommand = { kind: 'SetDevMode', name, tunnelUrl, all, ownerAdmin, by: user(caller), now: this.now() };
-    if (ifMatch !== undefined) refuse(integrationRefusal(command, (await this.load(stream, integrationDecider)).state));
     await this.decide(stream, integrationDecider, command, { caller, ifMatch });
   }
 }
@@ -227,7 +222,6 @@ export class ClearDevModeHandler extends DecidingHandler {
     const stream = integrationStream(name);
     const ownerAdmin = await this.access.isAdmin(livePublication((await this.load(stream, integrationDecider)).state, name).organizationId, caller);
     const command: IntegrationCommand = { kind: 'ClearDevMode', name, ownerAdmin, by: user(caller), now: this.now() };
-    if (ifMatch !== undefined) refuse(integrationRefusal(command, (await this.load(stream, integrationDecider)).state));
     await this.decide(stream, integrationDecider, command, { caller, ifMatch });
   }
 }
@@ -314,7 +308,6 @@ export class UpdateInstallationHandler extends DecidingHandler {
       by: user(caller),
       now: this.now(),
     };
-    if (ifMatch !== undefined) refuse(installationRefusal(command, (await this.load(stream, installationDecider)).state));
     await this.decide(stream, installationDecider, command, { caller, ifMatch });
   }
 }
@@ -344,7 +337,6 @@ export class UninstallIntegrationHandler extends DecidingHandler {
     const installation = await activeInstallation(this.reads, name, installationId);
     const stream = installationStream(installationId);
     const command: InstallationCommand = { kind: 'Uninstall', installationId, organizationAdmin: await this.access.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() };
-    if (ifMatch !== undefined) refuse(installationRefusal(command, (await this.load(stream, installationDecider)).state));
     await this.decide(stream, installationDecider, command, { caller, ifMatch });
   }
 }
@@ -388,7 +380,6 @@ export class SetPlaceInstallationHandler extends DecidingHandler {
     if (changes.configuration !== undefined) validateConfiguration(`${place} ${placeId}`, livePublication((await this.load(integrationStream(name), integrationDecider)).state, name).definition.configurations[place], changes.configuration);
     const stream = installationStream(installationId);
     const command: InstallationCommand = { kind: 'SetPlaceInstallation', installationId, place, placeId, ...changes, organizationAdmin, by: user(caller), now: this.now() };
-    if (ifMatch !== undefined) refuse(installationRefusal(command, (await this.load(stream, installationDecider)).state));
     await this.decide(stream, installationDecider, command, { caller, ifMatch });
   }
 }
@@ -420,7 +411,6 @@ export class RemovePlaceInstallationHandler extends DecidingHandler {
     const installation = await activeInstallation(this.reads, name, installationId);
     const stream = installationStream(installationId);
     const command: InstallationCommand = { kind: 'RemovePlaceInstallation', installationId, place, placeId, organizationAdmin: await this.access.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() };
-    if (ifMatch !== undefined) refuse(installationRefusal(command, (await this.load(stream, installationDecider)).state));
     await this.decide(stream, installationDecider, command, { caller, ifMatch });
   }
 }
@@ -539,11 +529,6 @@ async function activeInstallation(reads: ReadStore, name: string, installationId
   const installation = await reads.collection<InstallationDoc>(INSTALLATIONS).get(installationId);
   if (!installation || installation.uninstalled || installation.integrationName !== name) throw DomainError.notFound(`no installation ${installationId} of integration ${name}`);
   return installation;
-}
-
-/** A refusal found before the revision is compared (403, 404, 409 before 412). */
-function refuse(refusal: DomainError | null): void {
-  if (refusal) throw refusal;
 }
 
 function user(caller: Caller): string {

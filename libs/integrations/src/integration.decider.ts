@@ -48,8 +48,7 @@ const live = (state: IntegrationState) => state.published !== null && !state.del
 /**
  * Why the caller may not make this change to the integration, whatever its revision: 403 below an
  * admin of the organization that publishes it, 409 to publish over another organization's, 404 to
- * change one that is not published. Checked before If-Match too, so that a 412 never answers
- * someone the change is refused to (and tells nothing of the integration's revision).
+ * change one that is not published.
  */
 export function integrationRefusal(command: IntegrationCommand, state: IntegrationState): DomainError | null {
   const name = command.name;
@@ -155,7 +154,7 @@ function withPlace(places: InstallationState['places'], place: InstallationPlace
 /**
  * Why the caller may not make this change to the installation, whatever its revision: 403 below an
  * admin of its organization, 404 for an installation (or a place installation) that does not
- * exist. Checked before If-Match too, so that a 412 never answers someone the change is refused to.
+ * exist.
  */
 export function installationRefusal(command: InstallationCommand, state: InstallationState): DomainError | null {
   const id = command.installationId;

@@ -4,7 +4,7 @@ import { newId } from '../../platform/src/ids';
 import { userOf, type Caller } from '../../platform/src/http/auth';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import { accessRefusal, memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type OrganizationState, type ProposedInvitation } from './organization.decider';
+import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type ProposedInvitation } from './organization.decider';
 import { InvitationLocator } from './member.queries';
 
 export interface Invitation {
@@ -19,15 +19,9 @@ export interface Invitation {
  *
  * Members, invitations and link invites live in the organization's stream: `ifMatch` is its
  * revision, the ETag of the organization and of each of its members and link invites. Whoever may
- * not make the change is refused (404, 403) before the revision is compared, so a 412 tells them
- * nothing about the organization (`refuseBeforeRevision`).
+ * not make the change is refused (404, 403) whatever the revision: the command processor decides
+ * before it compares it, so a 412 tells them nothing about the organization.
  */
-
-/** With an `If-Match`, the caller's refusal (404, 403) comes before the revision is compared: it throws it. */
-function refuseBeforeRevision(command: OrganizationCommand, { state }: { state: OrganizationState }): void {
-  const refusal = accessRefusal(command, state);
-  if (refusal) throw refusal;
-}
 
 /**
  * `POST /v1/orgs/{organizationId}/invites`: admins invite people by e-mail. Each address gets a
@@ -133,7 +127,6 @@ export class RevokeInvitationHandler extends DecidingHandler {
   async execute({ organizationId, invitationId, caller, ifMatch }: RevokeInvitation): Promise<void> {
     const stream = organizationStream(organizationId);
     const command: OrganizationCommand = { kind: 'RevokeInvitation', organizationId, invitationId, byUserId: userOf(caller).userId, now: this.now() };
-    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
     await this.decide(stream, organizationDecider, command, { caller, ifMatch });
   }
 }
@@ -194,7 +187,6 @@ export class ChangeMemberRoleHandler extends DecidingHandler {
   async execute({ organizationId, userId, role, caller, ifMatch }: ChangeMemberRole): Promise<void> {
     const stream = organizationStream(organizationId);
     const command: OrganizationCommand = { kind: 'ChangeMemberRole', organizationId, userId, role, byUserId: userOf(caller).userId };
-    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
     await this.decide(stream, organizationDecider, command, { caller, ifMatch });
   }
 }
@@ -220,7 +212,6 @@ export class RemoveMemberHandler extends DecidingHandler {
   async execute({ organizationId, userId, caller, ifMatch }: RemoveMember): Promise<void> {
     const stream = organizationStream(organizationId);
     const command: OrganizationCommand = { kind: 'RemoveMember', organizationId, userId, byUserId: userOf(caller).userId };
-    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
     await this.decide(stream, organizationDecider, command, { caller, ifMatch });
   }
 }
@@ -242,7 +233,6 @@ export class EnableMemberSsoHandler extends DecidingHandler {
   async execute({ organizationId, userId, caller, ifMatch }: EnableMemberSso): Promise<void> {
     const stream = organizationStream(organizationId);
     const command: OrganizationCommand = { kind: 'EnableMemberSso', organizationId, userId, byUserId: userOf(caller).userId };
-    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
     await this.decide(stream, organizationDecider, command, { caller, ifMatch });
   }
 }
@@ -285,7 +275,6 @@ export class DeleteLinkInviteHandler extends DecidingHandler {
   async execute({ organizationId, inviteId, caller, ifMatch }: DeleteLinkInvite): Promise<void> {
     const stream = organizationStream(organizationId);
     const command: OrganizationCommand = { kind: 'DeleteLinkInvite', organizationId, inviteId, byUserId: userOf(caller).userId };
-    if (ifMatch !== undefined) refuseBeforeRevision(command, await this.load(stream, organizationDecider));
     await this.decide(stream, organizationDecider, command, { caller, ifMatch });
   }
 }

@@ -15,7 +15,7 @@ import { pathOf } from './site.paths';
  *
  * Every part of a site (sections, groups, site spaces, share links, settings) is versioned by the
  * site's stream: `ifMatch` is its revision, the site's ETag. Whoever may not change the site is
- * refused (404, 403) before the revision is compared (`SiteAccess.refuseBeforeIfMatch`).
+ * refused (404, 403) whatever the revision: the command processor decides before it compares it.
  */
 
 // ---- sections -----------------------------------------------------------------------------------------
@@ -100,7 +100,6 @@ export class UpdateSectionHandler extends DecidingHandler {
   async execute({ organizationId, siteId, sectionId, changes, options, caller, ifMatch }: UpdateSection): Promise<void> {
     if (typeof changes.condition === 'string') parseCondition(changes.condition);
     const command: SiteCommand = { kind: 'UpdateSection', siteId, organizationId, sectionId, changes, ...options, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -126,7 +125,6 @@ export class RemoveSectionHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, sectionId, caller, ifMatch }: RemoveSection): Promise<void> {
     const command: SiteCommand = { kind: 'RemoveSection', siteId, organizationId, sectionId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -153,7 +151,6 @@ export class MoveSectionHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, sectionId, position, caller, ifMatch }: MoveSection): Promise<void> {
     const command: SiteCommand = { kind: 'MoveSection', siteId, organizationId, sectionId, position, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -217,7 +214,6 @@ export class UpdateSectionGroupHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, groupId, changes, parent, caller, ifMatch }: UpdateSectionGroup): Promise<void> {
     const command: SiteCommand = { kind: 'UpdateSectionGroup', siteId, organizationId, groupId, changes, ...(parent !== undefined ? { parent } : {}), ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -243,7 +239,6 @@ export class RemoveSectionGroupHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, groupId, caller, ifMatch }: RemoveSectionGroup): Promise<void> {
     const command: SiteCommand = { kind: 'RemoveSectionGroup', siteId, organizationId, groupId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -270,7 +265,6 @@ export class GroupSectionHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, groupId, sectionId, caller, ifMatch }: GroupSection): Promise<void> {
     const command: SiteCommand = { kind: 'GroupSection', siteId, organizationId, groupId, sectionId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -297,7 +291,6 @@ export class UngroupSectionHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, groupId, sectionId, caller, ifMatch }: UngroupSection): Promise<void> {
     const command: SiteCommand = { kind: 'UngroupSection', siteId, organizationId, groupId, sectionId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -324,7 +317,6 @@ export class MoveSectionGroupHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, groupId, position, caller, ifMatch }: MoveSectionGroup): Promise<void> {
     const command: SiteCommand = { kind: 'MoveSectionGroup', siteId, organizationId, groupId, position, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -352,7 +344,6 @@ export class SortSiteStructureHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, sort, caller, ifMatch }: SortSiteStructure): Promise<void> {
     const command: SiteCommand = { kind: 'SortStructure', siteId, organizationId, ...sort, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }

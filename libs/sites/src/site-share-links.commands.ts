@@ -11,7 +11,7 @@ import type { SiteShareLinkChanges } from './site.events';
  *
  * Every part of a site (sections, groups, site spaces, share links, settings) is versioned by the
  * site's stream: `ifMatch` is its revision, the site's ETag. Whoever may not change the site is
- * refused (404, 403) before the revision is compared (`SiteAccess.refuseBeforeIfMatch`).
+ * refused (404, 403) whatever the revision: the command processor decides before it compares it.
  */
 
 // ---- share links -------------------------------------------------------------------------------------
@@ -68,7 +68,6 @@ export class UpdateSiteShareLinkHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, shareLinkId, changes, caller, ifMatch }: UpdateSiteShareLink): Promise<void> {
     const command: SiteCommand = { kind: 'UpdateShareLink', siteId, organizationId, shareLinkId, changes, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -94,7 +93,6 @@ export class DeleteSiteShareLinkHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, shareLinkId, caller, ifMatch }: DeleteSiteShareLink): Promise<void> {
     const command: SiteCommand = { kind: 'DeleteShareLink', siteId, organizationId, shareLinkId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }

@@ -16,7 +16,7 @@ import { pathOf } from './site.paths';
  *
  * Every part of a site (sections, groups, site spaces, share links, settings) is versioned by the
  * site's stream: `ifMatch` is its revision, the site's ETag. Whoever may not change the site is
- * refused (404, 403) before the revision is compared (`SiteAccess.refuseBeforeIfMatch`).
+ * refused (404, 403) whatever the revision: the command processor decides before it compares it.
  */
 
 // ---- site spaces --------------------------------------------------------------------------------------
@@ -90,7 +90,6 @@ export class UpdateSiteSpaceHandler extends DecidingHandler {
       if (spaceId !== undefined) await this.access.requirePage(organizationId, siteId, acting, spaceId, changes.pageId);
     }
     const command: SiteCommand = { kind: 'UpdateSiteSpace', siteId, organizationId, siteSpaceId, changes, ...acting, now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -116,7 +115,6 @@ export class RemoveSiteSpaceHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, siteSpaceId, caller, ifMatch }: RemoveSiteSpace): Promise<void> {
     const command: SiteCommand = { kind: 'RemoveSiteSpace', siteId, organizationId, siteSpaceId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -143,7 +141,6 @@ export class MoveSiteSpaceHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, siteSpaceId, position, caller, ifMatch }: MoveSiteSpace): Promise<void> {
     const command: SiteCommand = { kind: 'MoveSiteSpace', siteId, organizationId, siteSpaceId, position, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }

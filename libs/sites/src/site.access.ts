@@ -5,7 +5,7 @@ import { ID_SHAPES } from '../../platform/src/ids';
 import type { OrganizationRole } from '../../platform/src/permissions';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { changeableSite, siteDecider, siteStream, type SiteCommand } from './site.decider';
+import { siteDecider, siteStream } from './site.decider';
 import { siteRole } from './site.permissions';
 import { SITES, type SiteDoc } from './site.projections';
 import { SiteReaders } from './site.readers';
@@ -74,18 +74,6 @@ export class SiteAccess {
   }
 
   // ---- writes -----------------------------------------------------------------------------------------
-
-  /**
-   * Every part of a site (sections, groups, site spaces, share links, settings) is versioned by the
-   * site's stream: `ifMatch` is its revision, the site's ETag. Whoever may not change the site is
-   * refused (404, 403) before the revision is compared, so a 412 tells nothing about a site they
-   * cannot change (`changeableSite`). Called before a write naming a revision.
-   */
-  async refuseBeforeIfMatch(command: SiteCommand, ifMatch: number | undefined): Promise<void> {
-    if (ifMatch === undefined) return;
-    const refusal = changeableSite(command, (await this.commands.load(siteStream(command.siteId), siteDecider)).state);
-    if (refusal instanceof DomainError) throw refusal;
-  }
 
   /** Whether the caller administers the site as it stands (an unknown site: false, the decider then answers 404). */
   async administers(organizationId: string, siteId: string, acting: Acting): Promise<boolean> {

@@ -21,7 +21,7 @@ import { pathOf } from './site.paths';
  *
  * Every part of a site (sections, groups, site spaces, share links, settings) is versioned by the
  * site's stream: `ifMatch` is its revision, the site's ETag. Whoever may not change the site is
- * refused (404, 403) before the revision is compared (`SiteAccess.refuseBeforeIfMatch`).
+ * refused (404, 403) whatever the revision: the command processor decides before it compares it.
  */
 
 // ---- the site ---------------------------------------------------------------------------------------
@@ -98,7 +98,6 @@ export class UpdateSiteHandler extends DecidingHandler {
     const acting = await this.access.acting(organizationId, caller);
     const command: SiteCommand = { kind: 'UpdateSite', siteId, organizationId, changes, ...defaults, ...acting, now: this.now() };
     const apply = async () => {
-      await this.access.refuseBeforeIfMatch(command, ifMatch);
       await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
     };
     // A style guide is a space of the site's organization (only its administrators learn which ids are not).
@@ -155,7 +154,6 @@ export class PublishSiteHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, published, caller, ifMatch }: PublishSite): Promise<void> {
     const command: SiteCommand = { kind: 'PublishSite', siteId, organizationId, published, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -182,7 +180,6 @@ export class DeleteSiteHandler extends DecidingHandler {
     const acting = await this.access.acting(organizationId, caller);
     const hostname = (await this.load(siteStream(siteId), siteDecider)).state.site?.hostname ?? null;
     const command: SiteCommand = { kind: 'DeleteSite', siteId, organizationId, ...acting, now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
     if (hostname !== null) await this.decide(siteHostnameStream(hostname), siteHostnameDecider, { kind: 'ReleaseSiteHostname', hostname, siteId }, { caller, wait: false });
   }
@@ -211,7 +208,6 @@ export class ConfigureVisitorAuthHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, settings, caller, ifMatch }: ConfigureVisitorAuth): Promise<void> {
     const command: SiteCommand = { kind: 'ConfigureVisitorAuth', siteId, organizationId, ...settings, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -236,7 +232,6 @@ export class RotateVisitorKeyHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, caller, ifMatch }: RotateVisitorKey): Promise<void> {
     const command: SiteCommand = { kind: 'RotateVisitorKey', siteId, organizationId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -267,7 +262,6 @@ export class SetAdaptiveSchemaHandler extends DecidingHandler {
     // Only the site's administrators learn what is wrong with a schema; others get 403 from the decider.
     if (await this.access.administers(organizationId, siteId, acting)) validateAdaptiveSchema(jsonSchema);
     const command: SiteCommand = { kind: 'SetAdaptiveSchema', siteId, organizationId, jsonSchema, ...acting, now: this.now() };
-    await this.access.refuseBeforeIfMatch(command, ifMatch);
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }

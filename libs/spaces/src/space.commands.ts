@@ -10,7 +10,7 @@ import { SPACE_ORGANIZATIONS, SPACE_TEAMS, type SpaceOrganizations, type SpaceTe
 import { placeAmong, positionAtEnd, type PositionRequest } from './ordering';
 import { refuseUnlessAccepted, RenumberSiblings, siblingsUnder } from './siblings';
 import { SpaceAccess } from './space.access';
-import { accessManagementRefusal, spaceDecider, spaceStream, type AccessManagementCommand, type SpaceCommand, type SpaceState } from './space.decider';
+import { spaceDecider, spaceStream, type AccessManagementCommand, type SpaceCommand, type SpaceState } from './space.decider';
 import type { EditMode, SpaceChanges, SpaceLanguage } from './space.events';
 import { collectionRole, contentRole } from './space.permissions';
 
@@ -292,15 +292,8 @@ export class TransferSpaceHandler extends DecidingHandler {
 
 /*
  * Share links and team access live in the space's stream: `ifMatch` is its revision, the space's
- * ETag. Whoever may not manage them is refused (404, 403) before the revision is compared, so a
- * 412 answers only those who may make the change (`accessManagementRefusal`).
+ * ETag.
  */
-
-/** Throws the refusal of an access-management command, if any: checked before its If-Match (see above). */
-function refuseAccessManagement(command: AccessManagementCommand, state: SpaceState): void {
-  const refusal = accessManagementRefusal(command, state);
-  if (refusal) throw refusal;
-}
 
 /** `POST /spaces/{spaceId}/share-links` (extension): answers the new link's key. */
 export class CreateShareLink extends Command<string> {
@@ -347,7 +340,6 @@ export class RevokeShareLinkHandler extends DecidingHandler {
   async execute({ spaceId, shareKey, caller, ifMatch }: RevokeShareLink): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
     const command: AccessManagementCommand = { kind: 'RevokeShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() };
-    if (ifMatch !== undefined) refuseAccessManagement(command, (await this.load(spaceStream(spaceId), spaceDecider)).state);
     await this.decide(spaceStream(spaceId), spaceDecider, command, { caller, ifMatch });
   }
 }
@@ -381,7 +373,6 @@ export class SetSpaceTeamAccessHandler extends DecidingHandler {
     const { space, role: callerRole } = await this.access.space(spaceId, caller);
     const live = ID_PATTERN.test(teamId) && (await this.teams.liveTeam(space.organizationId, teamId));
     const command: AccessManagementCommand = { kind: 'SetSpaceTeamAccess', spaceId, teamId, role, teamOrganizationId: live ? space.organizationId : null, by: { userId: userOf(caller).userId, role: callerRole } };
-    if (ifMatch !== undefined) refuseAccessManagement(command, (await this.load(spaceStream(spaceId), spaceDecider)).state);
     await this.decide(spaceStream(spaceId), spaceDecider, command, { caller, ifMatch });
   }
 }
@@ -407,7 +398,6 @@ export class RemoveSpaceTeamAccessHandler extends DecidingHandler {
   async execute({ spaceId, teamId, caller, ifMatch }: RemoveSpaceTeamAccess): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
     const command: AccessManagementCommand = { kind: 'RemoveSpaceTeamAccess', spaceId, teamId, by: { userId: userOf(caller).userId, role } };
-    if (ifMatch !== undefined) refuseAccessManagement(command, (await this.load(spaceStream(spaceId), spaceDecider)).state);
     await this.decide(spaceStream(spaceId), spaceDecider, command, { caller, ifMatch });
   }
 }
