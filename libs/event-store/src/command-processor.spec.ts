@@ -91,6 +91,17 @@ describe('CommandProcessor', () => {
     expect((second as PromiseRejectedResult).reason).toMatchObject({ status: 412 });
   });
 
+  it('given a stale If-Match on a command the decider refuses, then the refusal answers, not 412 (RFC 9110, 13.2.1)', async () => {
+    await processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 } });
+    await expect(processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 50 }, ifMatch: 0 })).rejects.toEqual(DomainError.conflict('over the limit'));
+  });
+
+  it('given a stale If-Match on a command the decider accepts, then 412 and nothing is appended', async () => {
+    await processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 } });
+    await expect(processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 }, ifMatch: 0 })).rejects.toMatchObject({ status: 412 });
+    expect(await store.streamRevision('counter-1')).toBe(1);
+  });
+
   it('given events appended by someone else, then the cached state catches up before deciding', async () => {
     await processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 2 } });
     await store.appendToStream('counter-1', [{ type: 'Added', data: { by: 7 } }], 1);
