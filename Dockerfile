@@ -1,7 +1,9 @@
-# One image for every process of the service:
+# One image for every process of the service (docker-compose.yml builds it once, as
+# docs-platform:${TAG:-local}, and runs it three ways):
 #   API (default):  node dist/apps/api/src/main.js         port 8080 (PORT)
-#   projector:      node dist/apps/projector/src/main.js   port 8081 (PROJECTOR_PORT), /health and /metrics only
-#   integrations-worker: node dist/apps/integrations-worker/src/main.js   no port; delivers integration events
+#   projector:      node dist/apps/projector/src/main.js   port 8081 (PROJECTOR_PORT): probes and /metrics only
+#   integrations-worker: node dist/apps/integrations-worker/src/main.js   port 8082 (WORKER_PORT): probes and /metrics only
+# Each serves /health/live (the process answers), /health/ready (it can serve) and /health.
 # Debian (glibc) rather than Alpine: lmdb and msgpackr ship prebuilt native binaries for glibc.
 
 # ---- build: install everything, compile, then drop the dev dependencies --------------------------
@@ -34,8 +36,9 @@ COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
-# The API's /health: 200 once the stores answer and the read models have caught up. The projector
-# serves /health on PROJECTOR_PORT; set HEALTHCHECK_URL (or override the check, as docker-compose.yml does).
+# Liveness of the API: 200 as soon as it listens, so a long replay of the log at start is not taken
+# for a failure. The projector and the worker serve theirs on their own ports: set HEALTHCHECK_URL
+# (or override the check, as docker-compose.yml does).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:' + (process.env.PORT || 8080) + '/health', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:' + (process.env.PORT || 8080) + '/health/live', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/apps/api/src/main.js"]

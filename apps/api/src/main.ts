@@ -3,34 +3,49 @@ import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
 import { newSecret } from '../../../libs/platform/src/ids';
 import { configureLogging, log } from '../../../libs/platform/src/logging';
+import { exitCodeOf, requireSharedKeys } from '../../../libs/runtime/src/process-settings';
 import { createService } from '../../../libs/composition/src/api/app';
+import { handleUnhandledRejections } from '../../../libs/runtime/src/unhandled-rejections';
 
 /**
  * The admin token (docs/architecture.md, Extensions): ADMIN_TOKEN, or in embedded mode one generated on first
- * start, stored in DATA_DIR/admin-token (0600) and printed once. Distributed mode needs it set,
- * since every API replica must accept the same one.
+ * start and stored in DATA_DIR/admin-token (0600); `created` says it was just generated, to be shown
+ * once. Distributed mode needs it set (`requireSharedKeys`), since every API replica must accept
+ * the same one.
  */
-function adminToken(config: AppConfig): string {
-  if (config.adminToken) return config.adminToken;
-  if (config.eventStoreUrl) throw new Error('ADMIN_TOKEN must be set in distributed mode');
+function adminToken(config: AppConfig): { token: string; created: string | null } {
+  if (config.adminToken) return { token: config.adminToken, created: null };
   const file = join(config.dataDir, 'admin-token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), created: null };
   mkdirSync(config.dataDir, { recursive: true });
   const token = newSecret('dpa');
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
-  process.stdout.write(`\nAdmin token (shown once, stored in ${file}):\n\n  ${token}\n\n`);
-  return token;
+  return { token, created: file };
+}
+
+/**
+ * The first start's token between two rules, printed after the start-up log lines (Nest's route
+ * mapping among them) so that it is the last thing on screen rather than scrolled away.
+ */
+function adminTokenBox(token: string, file: string): string {
+  const lines = [`Admin token (shown once, stored in ${file}, mode 0600):`, '', `  ${token}`, '', 'It authorizes /v1/admin/*, where users and their tokens are made.'];
+  const rule = '='.repeat(Math.max(...lines.map((line) => line.length)));
+  return ['', rule, ...lines, rule, '', ''].join('\n');
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
   configureLogging(config.logLevel);
-  const service = await createService({ config, adminToken: adminToken(config) });
+  handleUnhandledRejections();
+  requireSharedKeys(config, 'API');
+  const admin = adminToken(config);
+  const service = await createService({ config, adminToken: admin.token });
   const { runner } = service.runtime;
-  // Listen first: /health reports progress while the projections replay the log; /v1 answers 503 until they catch up.
+  // Listen first: /health/live answers at once, /health reports progress while the projections replay the log; /v1 answers 503 until they catch up.
   await service.app.listen({ port: config.port, host: config.host });
   log.info({ url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, mode: service.runtime.stores.mode }, 'listening');
+  if (admin.created) process.stdout.write(adminTokenBox(admin.token, admin.created));
   if (runner) {
     const started = Date.now();
     await runner.start();
@@ -51,5 +66,5 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   log.fatal({ err: error }, `could not start: ${(error as Error).message}`);
-  process.exit(1);
+  process.exit(exitCodeOf(error));
 });

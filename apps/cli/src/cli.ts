@@ -16,6 +16,9 @@ import { presentEvent, streamEvents } from '../../../libs/audit/src';
 import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
 import { DEFAULT_SEED, seed, writeSeedManifest, type SeedOptions } from './seed';
 import { defaultSeedWorkers, SeedContentWorkers } from './seed-content';
+import { backup, restore } from './backup';
+import { exportCommand, importCommand } from './export-import';
+import { salvageLog, verify } from './verify';
 
 /** Where the CLI writes: process.stdout/stderr, or a test's buffers. */
 export interface Output {
@@ -68,6 +71,20 @@ Commands:
   history <streamName> [--json]   Print a stream's events, oldest first, one per line:
                                   revision position recordedAt type actor data
                                   (--json: one JSON object per line).
+  backup <dir>                    Copy the embedded stores (DATA_DIR) into a new directory, consistently,
+                                  while the service runs or not; writes <dir>/backup.json.
+  restore <dir> [--force]         Put a backup in place in DATA_DIR (the service stopped, the directory
+                                  empty; --force moves what it holds aside first); the next start
+                                  builds the read models.
+  export <dir>                    Write the event log (events.ndjson.gz) and the blobs (blobs/<hash>)
+                                  of a stopped embedded instance or of the distributed stores.
+  import <dir>                    Load an export into an empty embedded DATA_DIR, or into empty
+                                  KurrentDB and MongoDB (EVENTSTORE_URL, MONGODB_URL).
+  verify                          Check a stopped embedded data directory: the log decodes end to end, the
+                                  read models equal a fresh rebuild, every blob of every revision exists
+                                  and matches its hash. Prints each problem; exit 0 all well, 1 otherwise.
+  salvage-log <dir>               Copy every event of a damaged embedded log up to the last intact one into
+                                  a fresh log in <dir> (the service stopped), and say what to do next.
   help, --help                    Show this help.
 
 Configuration comes from the environment, as for the service: DATA_DIR (default ./data) in
@@ -294,7 +311,18 @@ export async function history(args: string[], io: CliIo, config: AppConfig, depe
 }
 
 const COMMANDS: Readonly<Record<string, Command>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<string, Command>, { rebuild, seed: seedCommand, history }),
+  Object.assign(Object.create(null) as Record<string, Command>, {
+    rebuild,
+    seed: seedCommand,
+    history,
+    // Called through: these modules import the exit codes from this one.
+    backup: (args: string[], io: CliIo, config: AppConfig) => backup(args, io, config),
+    restore: (args: string[], io: CliIo, config: AppConfig) => restore(args, io, config),
+    export: (args: string[], io: CliIo, config: AppConfig) => exportCommand(args, io, config),
+    import: (args: string[], io: CliIo, config: AppConfig) => importCommand(args, io, config),
+    verify: (args: string[], io: CliIo, config: AppConfig, dependencies?: CliDependencies) => verify(args, io, config, dependencies),
+    'salvage-log': (args: string[], io: CliIo, config: AppConfig) => salvageLog(args, io, config),
+  }),
 );
 
 /** `revision position recordedAt type actor.label data`, on one line whatever the values hold. */

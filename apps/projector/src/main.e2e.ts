@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { loadConfig } from '../../../libs/platform/src/config';
 import { distributedOnly } from './main';
@@ -47,9 +48,9 @@ describe('projector main', () => {
     ).not.toThrow();
   });
 
-  it('exits 1 with a clear message when started without EVENTSTORE_URL and MONGODB_URL', async () => {
+  it('exits 78 (EX_CONFIG) with a clear message when started without EVENTSTORE_URL and MONGODB_URL', async () => {
     const { code, output } = await runMain({ LOG_LEVEL: 'info' });
-    expect(code).toBe(1);
+    expect(code).toBe(78);
     const fatal = output
       .split('\n')
       .filter((line) => line.startsWith('{'))
@@ -57,6 +58,63 @@ describe('projector main', () => {
       .find((line) => line.level === 'fatal');
     expect(fatal?.msg).toMatch(/could not start: the projector runs in distributed mode only: set EVENTSTORE_URL and MONGODB_URL/);
     expect(fatal?.msg).toMatch(/the API process \(npm start\) runs the projections itself/);
+  });
+});
+
+describe('the projector’s keys in distributed mode', () => {
+  it('exits 78 without ADMIN_TOKEN, from which the reactions’ services derive their signing keys, rather than making one up', async () => {
+    const { code, output } = await runMain({
+      LOG_LEVEL: 'info',
+      EVENTSTORE_URL: 'kurrentdb://127.0.0.1:1?tls=false',
+      MONGODB_URL: 'mongodb://127.0.0.1:1/docs?replicaSet=rs0',
+      INTEGRATION_SECRETS_KEY: 'ab'.repeat(32),
+    });
+    expect(code).toBe(78);
+    expect(output).toMatch(/could not start: the projector needs ADMIN_TOKEN \(at least 16 characters\) in distributed mode/);
+  });
+});
+
+describe('the projector’s liveness and readiness (on embedded stores)', () => {
+  /** A plain request without keep-alive, so nothing stays open after the test. */
+  const call = (url: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      const request = httpRequest(url, { agent: false }, (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  it('is live while it replays and once caught up; ready only once caught up with the stores answering', async () => {
+    configureLogging('silent');
+    const directory = mkdtempSync(join(tmpdir(), 'projector-probes-'));
+    const config = loadConfig({ DATA_DIR: directory, HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+    const stores = await openStores(config);
+    await stores.events.appendToStream('probe-1', [{ type: 'ProbeWritten', data: {} }], 'no_stream');
+    // The replay cannot finish while the runner's status cannot be read: the state of a long first replay.
+    const projector = await runProjector({ config, stores, port: 0, projections: service().projections });
+    try {
+      const status = jest.spyOn(projector.runtime.runner!, 'status').mockResolvedValueOnce({ caughtUp: false, checkpoint: null, head: 1n, lagEvents: 1, lastError: null } as never);
+      expect((await call(`${projector.url}/health/live`)).status).toBe(200);
+      const replaying = await call(`${projector.url}/health/ready`);
+      expect(replaying.status).toBe(503);
+      expect(JSON.parse(replaying.body)).toMatchObject({ status: 'starting', projections: { caughtUp: false } });
+      status.mockRestore();
+
+      await projector.runtime.runner!.whenCaughtUp();
+      expect((await call(`${projector.url}/health/ready`)).status).toBe(200);
+      expect((await call(`${projector.url}/health`)).status).toBe(200);
+      expect((await call(`${projector.url}/health/live`)).status).toBe(200);
+
+      jest.spyOn(stores.reads, 'health').mockResolvedValue({ ok: false, detail: 'connection refused' } as never);
+      expect((await call(`${projector.url}/health/ready`)).status).toBe(503);
+      expect((await call(`${projector.url}/health/live`)).status).toBe(200);
+    } finally {
+      await projector.stop();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,16 +1,18 @@
 import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
 import { configureLogging, log } from '../../../libs/platform/src/logging';
-import { newId } from '../../../libs/platform/src/ids';
 import { projectorPort, runProjector } from '../../../libs/runtime/src/projector';
 import { createContextServices, service } from '../../../libs/composition/src/contexts';
 import { distributedOnly as requireDistributed } from '../../../libs/runtime/src/distributed-only';
+import { exitCodeOf, requireSharedKeys } from '../../../libs/runtime/src/process-settings';
+import { handleUnhandledRejections } from '../../../libs/runtime/src/unhandled-rejections';
 
 /**
  * The distributed mode's projector process (docs/architecture.md, Modes; docs/read-side.md, Reactors): applies the event log to the
  * MongoDB read models and commits the checkpoint the API replicas poll for read-your-writes, and
  * runs the reactors (their commands go through the contexts' services, in a Nest container
  * without HTTP).
- * Serves `GET /health` and `GET /metrics` on `PROJECTOR_PORT` (8081).
+ * Serves `/health/live` (up), `/health/ready` and `/health` (stores answer, caught up) and
+ * `/metrics` on `PROJECTOR_PORT` (8081).
  */
 export function distributedOnly(config: AppConfig): void {
   requireDistributed(config, 'projector', 'the API process (npm start) runs the projections itself');
@@ -19,7 +21,9 @@ export function distributedOnly(config: AppConfig): void {
 async function main(): Promise<void> {
   const config = loadConfig();
   configureLogging(config.logLevel);
+  handleUnhandledRejections();
   distributedOnly(config);
+  requireSharedKeys(config, 'projector');
   const port = projectorPort();
   const controller = new AbortController();
   let signalled = false;
@@ -35,8 +39,8 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 
-  // The admin token only derives secrets the API signs with; the projector signs nothing.
-  const adminToken = config.adminToken ?? newId(32);
+  // Reactions run the contexts' services, which derive their signing keys from the admin token.
+  const adminToken = config.adminToken!;
   const { projections, reactors } = service();
   const projector = await runProjector({ config, port, signal: controller.signal, projections, reactors, services: (runtime) => createContextServices(runtime, adminToken) });
   log.info({ port: projector.port, url: projector.url, mode: projector.runtime.stores.mode }, 'projector started');
@@ -57,6 +61,6 @@ async function main(): Promise<void> {
 if (require.main === module) {
   main().catch((error) => {
     log.fatal({ err: error }, `could not start: ${(error as Error).message}`);
-    process.exit(1);
+    process.exit(exitCodeOf(error));
   });
 }

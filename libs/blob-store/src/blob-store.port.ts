@@ -25,8 +25,30 @@ export interface BlobStore {
    * that knows nothing else references the content may delete it (the content purge, docs/content.md).
    */
   delete(hash: string): Promise<void>;
-  health(): Promise<{ ok: boolean; detail?: string }>;
+  /**
+   * Whether the store answers; `status: 'degraded'` with the hashes of blobs found damaged (their
+   * bytes no longer match their hash, or are cut short) while the rest still serve.
+   */
+  health(): Promise<BlobStoreHealth>;
   close(): Promise<void>;
+}
+
+export interface BlobStoreHealth {
+  ok: boolean;
+  detail?: string;
+  status?: 'degraded';
+  damaged?: string[];
+}
+
+/** The stored bytes no longer match their hash, or are cut short: never served as if they were the blob. */
+export class BlobDamagedError extends Error {
+  override readonly name = 'BlobDamagedError';
+  constructor(
+    readonly hash: string,
+    readonly problem: string,
+  ) {
+    super(`blob ${hash} is damaged: ${problem}`);
+  }
 }
 
 export class BlobNotFoundError extends Error {

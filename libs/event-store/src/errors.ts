@@ -30,3 +30,22 @@ export class EventStoreUnavailableError extends Error {
 export class DataDirectoryLockedError extends Error {
   override readonly name = 'DataDirectoryLockedError';
 }
+
+/**
+ * The embedded event log failed its check at open (its file cut short, its meta pages unreadable,
+ * its last event undecodable). The log is the source of truth: nothing is rebuilt from it until it
+ * is salvaged, so the service refuses to start.
+ */
+export class DamagedEventLogError extends Error {
+  override readonly name = 'DamagedEventLogError';
+  constructor(
+    readonly directory: string,
+    readonly problem: string,
+  ) {
+    super(
+      `the event log in ${directory} is damaged: ${problem}. ` +
+        `Nothing was changed. To salvage it, run \`npm run cli -- salvage-log <new-directory>\` with DATA_DIR set to this data directory: ` +
+        `it copies every event up to the last intact one into a fresh log and says what to do next (\`npm run cli -- verify\` checks the whole directory).`,
+    );
+  }
+}

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './storage-full';
 export * from './ids';
 export * from './email';
 export * from './clock';

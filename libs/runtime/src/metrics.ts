@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { unhandledRejections } from './unhandled-rejections';
 
 /** Prometheus metrics of one process (`GET /metrics`). */
 export class Metrics {
@@ -83,6 +84,7 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    this.registry.registerMetric(unhandledRejections);
   }
 
   /** Observes each event's projection lag: now minus its `recordedAt` (the store's clock; another host's in distributed mode). */

@@ -50,10 +50,14 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
     const blobs = await GridFsBlobStore.connect(config.mongodbUrl);
     return { mode: 'distributed', events, reads, blobs, close: closeAll(events, reads, blobs) };
   }
+  // Refuses a damaged log (DamagedEventLogError: the log is the truth, nothing is rebuilt from it).
   const events = LmdbEventStore.open(join(config.dataDir, 'events'), { batchLimitBytes: config.eventBatchLimitBytes });
-  // Read models and checkpoints persist next to the log, so a start resumes from the checkpoint.
+  // Read models and checkpoints persist next to the log, so a start resumes from the checkpoint; a
+  // damaged file is moved aside and rebuilt from the log (`ReadModelFile.open`).
   const reads = MemoryReadStore.open(join(config.dataDir, 'readmodels'));
   const blobs = new FsBlobStore(join(config.dataDir, 'blobs'), { bulk: options.bulk === true });
+  // At start, so that a pack whose tail is gone is reported then (the intact blobs still serve).
+  blobs.checkPacks();
   const releaseMappedPages = async () => {
     await events.releaseMappedPages();
     await reads.releaseMappedPages();

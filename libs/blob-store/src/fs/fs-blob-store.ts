@@ -3,13 +3,15 @@ import { execFileSync } from 'node:child_process';
 import { constants as fsConstants, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { threadId } from 'node:worker_threads';
 import { fsyncPath } from '../../../platform/src/fsync';
+import { asStorageFull, StorageFullError } from '../../../platform/src/storage-full';
 import { DurableWrites } from './durable-writes';
-import { SmallBlobPacks } from './small-blob-packs';
+import { PackTruncatedError, SmallBlobPacks } from './small-blob-packs';
+import { log } from '../../../platform/src/logging';
 import { putReadingErrors } from '../stream-errors';
-import { BLOB_HASH, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore } from '../blob-store.port';
+import { BLOB_HASH, BlobDamagedError, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore, type BlobStoreHealth } from '../blob-store.port';
 
 /**
  * The embedded blob store, under `rootDir` (normally `DATA_DIR/blobs`), content-addressed by the
@@ -41,6 +43,8 @@ const DIR_MODE = 0o700;
 
 /** Puts of bytes up to this size go to the packs of small blobs; larger ones, and streams, to files. */
 export const SMALL_BLOB_MAX_BYTES = 64 * 1024;
+/** Files up to this size are read whole and checked against their hash before a byte is sent; larger ones are checked as they stream. */
+export const VERIFIED_BEFORE_SENDING_BYTES = 1024 * 1024;
 
 /**
  * This thread's incarnation, which starts the name of each temporary file it writes: a pid alone
@@ -93,6 +97,10 @@ export class FsBlobStore implements BlobStore {
   private readonly durableWrites = new DurableWrites();
   /** The small blobs (opened on first use). */
   private readonly small: SmallBlobPacks;
+  /** Hashes whose stored bytes failed their check (reported by `health`). */
+  private readonly damaged = new Set<string>();
+  /** Set by a put that could not be stored for lack of space, cleared by one that was: `health` reports it. */
+  private storageFull: StorageFullError | undefined;
 
   constructor(
     readonly rootDir: string,
@@ -128,13 +136,30 @@ export class FsBlobStore implements BlobStore {
       await this.init();
       return content instanceof Uint8Array ? this.putBytes(content) : this.putStream(content);
     };
-    return this.track(() => (content instanceof Readable ? putReadingErrors(content, put) : put()));
+    return this.track(() => (content instanceof Readable ? putReadingErrors(content, put) : put())).then(
+      (info) => {
+        this.storageFull = undefined;
+        return info;
+      },
+      (error: unknown) => {
+        const mapped = asStorageFull('blob store', error);
+        if (mapped instanceof StorageFullError) this.storageFull = mapped;
+        throw mapped;
+      },
+    );
   }
 
+  /**
+   * Every read checks the hash (the store is content-addressed: bytes that do not match it are not
+   * the blob). Small blobs and files up to `VERIFIED_BEFORE_SENDING_BYTES` are checked before the
+   * stream starts (`BlobDamagedError`); a larger file is hashed as it streams, and a mismatch at its
+   * end destroys the stream with that error, so a client sees a broken transfer rather than accepting
+   * wrong bytes.
+   */
   get(hash: string): Promise<Readable> {
     return this.track(async () => {
       const path = this.pathOf(hash);
-      const small = await this.small.read(keyOf(hash));
+      const small = await this.readSmall(hash);
       if (small !== undefined) return Readable.from([small], { objectMode: false });
       let handle: FileHandle;
       try {
@@ -142,21 +167,46 @@ export class FsBlobStore implements BlobStore {
       } catch (error) {
         throw notFoundOr(error, hash);
       }
-      return handle.createReadStream();
+      let streamed = false;
+      try {
+        if ((await handle.stat()).size <= VERIFIED_BEFORE_SENDING_BYTES) {
+          return Readable.from([this.checked(hash, await handle.readFile())], { objectMode: false });
+        }
+        streamed = true;
+        // pipeline: an error of either side destroys both (a read error ends the transfer too).
+        return pipeline(handle.createReadStream(), this.hashingPassThrough(hash), () => undefined);
+      } finally {
+        if (!streamed) await handle.close().catch(() => undefined);
+      }
     });
   }
 
   read(hash: string): Promise<Buffer> {
     return this.track(async () => {
       const path = this.pathOf(hash);
-      const small = await this.small.read(keyOf(hash));
+      const small = await this.readSmall(hash);
       if (small !== undefined) return small;
+      let bytes: Buffer;
       try {
-        return this.bulk ? readFileSync(path) : await readFile(path);
+        bytes = this.bulk ? readFileSync(path) : await readFile(path);
       } catch (error) {
         throw notFoundOr(error, hash);
       }
+      return this.checked(hash, bytes);
     });
+  }
+
+  /**
+   * Opens the packs' index now rather than on first use, which checks each pack against what the
+   * index says is in it (a damaged tail is logged): the problems found.
+   */
+  checkPacks(): string[] {
+    return this.small.damagedTails();
+  }
+
+  /** The hashes of the blobs found damaged since the store opened. */
+  damagedBlobs(): string[] {
+    return [...this.damaged];
   }
 
   stat(hash: string): Promise<BlobInfo | null> {
@@ -186,13 +236,21 @@ export class FsBlobStore implements BlobStore {
     });
   }
 
-  async health(): Promise<{ ok: boolean; detail?: string }> {
+  async health(): Promise<BlobStoreHealth> {
     if (this.closed) return { ok: false, detail: 'the filesystem blob store is closed' };
+    if (this.storageFull) {
+      const cause = this.storageFull.cause as Error | undefined;
+      return { ok: false, detail: `puts failing: ${this.storageFull.message} (${cause?.message ?? String(cause)})` };
+    }
     try {
       await this.init();
       await access(this.rootDir, fsConstants.R_OK | fsConstants.W_OK);
       await access(this.tmpDir, fsConstants.R_OK | fsConstants.W_OK);
-      return { ok: true };
+      const tails = this.small.damagedTails();
+      if (this.damaged.size === 0 && tails.length === 0) return { ok: true };
+      // Still ok: every other blob serves; the damaged ones answer 500 and are listed here.
+      const details = [...(this.damaged.size > 0 ? [`${this.damaged.size} damaged blob(s) found on reading`] : []), ...tails];
+      return { ok: true, status: 'degraded', damaged: this.damagedBlobs(), detail: details.join('; ') };
     } catch (error) {
       return { ok: false, detail: `blob directory not usable: ${(error as Error)?.message ?? String(error)}` };
     }
@@ -207,6 +265,47 @@ export class FsBlobStore implements BlobStore {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** A small blob's bytes, checked against its hash; undefined when it is not in a pack. */
+  private async readSmall(hash: string): Promise<Buffer | undefined> {
+    let bytes: Buffer | undefined;
+    try {
+      bytes = await this.small.read(keyOf(hash));
+    } catch (error) {
+      if (error instanceof PackTruncatedError) throw this.foundDamaged(hash, error.message);
+      throw error;
+    }
+    return bytes === undefined ? undefined : this.checked(hash, bytes);
+  }
+
+  private checked(hash: string, bytes: Buffer): Buffer {
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (actual !== hash) throw this.foundDamaged(hash, `its ${bytes.length} stored bytes hash to ${actual}`);
+    return bytes;
+  }
+
+  /** Streams the bytes through while hashing them; a mismatch at the end fails the stream instead of ending it. */
+  private hashingPassThrough(hash: string): Transform {
+    const hasher = createHash('sha256');
+    let size = 0;
+    return new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        hasher.update(chunk);
+        size += chunk.length;
+        callback(null, chunk);
+      },
+      flush: (callback) => {
+        const actual = hasher.digest('hex');
+        callback(actual === hash ? null : this.foundDamaged(hash, `its ${size} stored bytes hash to ${actual}`));
+      },
+    });
+  }
+
+  private foundDamaged(hash: string, problem: string): BlobDamagedError {
+    this.damaged.add(hash);
+    log.error({ hash, problem, rootDir: this.rootDir }, `blob ${hash} is damaged: ${problem}`);
+    return new BlobDamagedError(hash, problem);
+  }
 
   private track<R>(run: () => Promise<R>): Promise<R> {
     if (this.closed) return Promise.reject(new BlobStoreClosedError());

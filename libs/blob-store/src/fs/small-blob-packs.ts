@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, read, readdirSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, read, readdirSync, readSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { open as openLmdb, type RootDatabase } from 'lmdb';
 import { fsyncPathSync } from '../../../platform/src/fsync';
+import { checkLmdbFile } from '../../../platform/src/lmdb-file-check';
+import { log } from '../../../platform/src/logging';
+import { isLmdbCommitFailure, listenToLmdbCommit } from '../../../platform/src/storage-full';
 
 const fdatasyncAsync = promisify(fdatasync);
 const readAsync = promisify(read);
@@ -63,6 +66,17 @@ interface QueuedPut {
  * `bulk` (the CLI's seed and rebuild, alone on the directory): no `fdatasync`, the index opened
  * with `noSync`, reads synchronous; the caller flushes at the end (`FsBlobStore.flushToDisk`).
  */
+/** A pack ends before the bytes its index names (its tail was lost). */
+export class PackTruncatedError extends Error {
+  override readonly name = 'PackTruncatedError';
+  constructor(
+    readonly pack: number,
+    readonly needed: number,
+  ) {
+    super(`pack ${pack} ends before the blob it names (needs ${needed} bytes)`);
+  }
+}
+
 export class SmallBlobPacks {
   private index: RootDatabase<Buffer, Buffer> | undefined;
   private writer: { pack: number; fd: number; size: number } | undefined;
@@ -80,6 +94,8 @@ export class SmallBlobPacks {
   /** Directories whose entries for directories made here are still to be synced (with the first pack's). */
   private readonly madeDirectories: string[] = [];
   private readonly maxPackBytes: number;
+  /** Packs found shorter than their index says at open, described (`damagedTails`). */
+  private readonly shortPacks: string[] = [];
 
   constructor(
     private readonly dir: string,
@@ -104,6 +120,18 @@ export class SmallBlobPacks {
     return done;
   }
 
+  /** The packs found shorter at open than the offset their index names: the blobs past their end are lost, the others serve. */
+  damagedTails(): string[] {
+    if (!this.index) {
+      try {
+        this.openIndex();
+      } catch {
+        return [];
+      }
+    }
+    return [...this.shortPacks];
+  }
+
   /** The stored bytes' length, or undefined. */
   size(key: Buffer): number | undefined {
     return this.locate(key)?.length;
@@ -115,14 +143,14 @@ export class SmallBlobPacks {
     if (!at) return undefined;
     const buffer = Buffer.allocUnsafe(at.length);
     if (this.bulk) {
-      readFully(this.pack(at.pack).fd, buffer, at.offset);
+      readFully(this.pack(at.pack).fd, buffer, at.offset, at.pack);
       return buffer;
     }
     return this.usingPack(at.pack, async (fd) => {
       let done = 0;
       while (done < at.length) {
         const { bytesRead } = await readAsync(fd, buffer, done, at.length - done, at.offset + done);
-        if (bytesRead === 0) throw new Error(`pack ${at.pack} ends before the blob it names`);
+        if (bytesRead === 0) throw new PackTruncatedError(at.pack, at.offset + at.length);
         done += bytesRead;
       }
       return buffer;
@@ -197,6 +225,7 @@ export class SmallBlobPacks {
     // process indexes them from the pack (past the offset committed last).
     const index = this.openIndex();
     const writes = [...batch.map((put, i) => index.put(put.key, encodeLocation(locations[i]))), index.put(markKey(writer.pack), encodeOffset(writer.size))];
+    listenToLmdbCommit(index);
     const committed = Promise.all(writes).then(() => {
       batch.forEach((put, i) => {
         const id = put.key.toString('hex');
@@ -205,7 +234,11 @@ export class SmallBlobPacks {
     });
     this.indexing.add(committed);
     const done = () => this.indexing.delete(committed);
-    committed.then(done, done);
+    committed.then(done, (error: unknown) => {
+      // Not lost (the pack holds them, and memory until the next start); the failed commit's cause is listened to.
+      isLmdbCommitFailure(error);
+      done();
+    });
   }
 
   /** Runs `work` on a pack's descriptor, which is kept open (`remember` closes none in use) until it settles. */
@@ -283,6 +316,7 @@ export class SmallBlobPacks {
       this.madeDirectories.push(parent);
       for (const part of relative(parent, this.dir).split(sep).slice(0, -1)) this.madeDirectories.push((parent = join(parent, part)));
     }
+    this.setAsideDamagedIndex();
     const index = openLmdb<Buffer, Buffer>({
       path: join(this.dir, 'index.mdb'),
       encoding: 'binary',
@@ -298,6 +332,20 @@ export class SmallBlobPacks {
   }
 
   /**
+   * The index is a cache of the packs: one whose file fails its check (`checkLmdbFile`; mapping
+   * a file cut short is a SIGBUS) is moved aside and indexed again from the packs.
+   */
+  private setAsideDamagedIndex(): void {
+    // A path with an extension: lmdb-js keeps the environment in that one file (no subdirectory).
+    const path = join(this.dir, 'index.mdb');
+    const report = checkLmdbFile(path);
+    if (!report.problem) return;
+    const movedTo = `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    renameSync(path, movedTo);
+    log.warn({ file: report.file, problem: report.problem, movedTo }, `blob pack index damaged (${report.problem}): moved to ${movedTo}; indexing the packs again`);
+  }
+
+  /**
    * Indexes the records past each pack's indexed offset (written before a crash, or by a store that
    * is still writing: the seed's other threads), up to the first that is torn or whose bytes do not
    * match its hash, and moves the offset there. Synchronous, once per store: a start after a clean
@@ -310,9 +358,21 @@ export class SmallBlobPacks {
       const pack = Number(match[1]);
       const marked = index.get(markKey(pack));
       let offset = marked ? marked.readDoubleBE(0) : 0;
+      // An index rebuilt from the packs must not hand out a pack number already used.
+      if ((index.get(LAST_PACK)?.readUInt32BE(0) ?? 0) < pack) {
+        const stored = Buffer.alloc(4);
+        stored.writeUInt32BE(pack, 0);
+        index.putSync(LAST_PACK, stored);
+      }
       const fd = openSync(this.packPath(pack), 'r');
       try {
         const size = fstatSync(fd).size;
+        if (size < offset) {
+          // Its tail is gone (a truncated copy, a disk error): the blobs before `size` still serve, a read of one past it fails.
+          const problem = `pack ${pack} is ${size} bytes but its index names ${offset}: the blobs past byte ${size} are lost`;
+          this.shortPacks.push(problem);
+          log.error({ pack: this.packPath(pack), size, indexedTo: offset }, problem);
+        }
         if (size <= offset) continue;
         const found: Array<{ key: Buffer; location: Location }> = [];
         const header = Buffer.alloc(HEADER_BYTES);
@@ -369,11 +429,11 @@ function writeFully(fd: number, bytes: Buffer, position: number): void {
   while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
 }
 
-function readFully(fd: number, buffer: Buffer, position: number): void {
+function readFully(fd: number, buffer: Buffer, position: number, pack = 0): void {
   let done = 0;
   while (done < buffer.length) {
     const read = readSync(fd, buffer, done, buffer.length - done, position + done);
-    if (read === 0) throw new Error('a pack ends before the blob it names');
+    if (read === 0) throw new PackTruncatedError(pack, position + buffer.length);
     done += read;
   }
 }

@@ -10,6 +10,8 @@ import { newId } from '../../../platform/src/ids';
 import { configureLogging, JsonNestLogger, log } from '../../../platform/src/logging';
 import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '../../../platform/src/http/auth';
 import { registerFrontDoor } from '../../../platform/src/http/front-door';
+import { registerIdempotency } from '../../../platform/src/http/idempotency';
+import { ReadStoreIdempotencyRecords } from '../../../platform/src/http/idempotency-records';
 import { ResponseCache } from '../../../platform/src/http/response-cache';
 import { answerClientError, ErrorEnvelopeFilter, sendError } from '../../../platform/src/http/error-envelope';
 import { registerJsonBodyParser } from '../../../platform/src/http/json-body';
@@ -133,9 +135,11 @@ export async function createService(options: {
     adminTokenHash: hashToken(options.adminToken),
     isReady: () => ready,
     // The documentation's assets wait too: the page has no document to show before /v1/openapi.json answers.
-    servedWhileStarting: ['/health', '/metrics', '/docs'],
+    servedWhileStarting: ['/health', '/health/live', '/health/ready', '/metrics', '/docs'],
     responses: new ResponseCache(() => stores.reads.contentVersion()),
   });
+  // Retried POSTs with an Idempotency-Key run once; after the front door, which finds out the caller the keys belong to.
+  registerIdempotency(fastify, { prefix: '/v1', records: new ReadStoreIdempotencyRecords(stores.reads), clock: runtime.clock, isReady: () => ready });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     runtime.metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);

@@ -134,6 +134,13 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     expect(patch.responses[412]).toBeDefined();
   });
 
+  it('documents Idempotency-Key on every /v1 POST, with 422, and on no other method', () => {
+    const takes = (operation: any) => (operation.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+    const posts = v1().filter(({ key }) => key.startsWith('POST '));
+    expect(posts.filter(({ operation }) => !takes(operation) || !operation.responses[422]).map(({ key }) => key)).toEqual([]);
+    expect(v1().filter(({ key, operation }) => !key.startsWith('POST ') && takes(operation)).map(({ key }) => key)).toEqual([]);
+  });
+
   it('has schemas that compile, every reference resolving', () => {
     const ajv = new Ajv({ strict: false });
     addFormats(ajv);

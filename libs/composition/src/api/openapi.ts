@@ -237,6 +237,7 @@ const ERRORS: Record<number, string> = {
   414: 'a path segment is too long',
   413: 'the request body is too large',
   415: 'the request body is not JSON',
+  422: 'the `Idempotency-Key` was used with another request',
   429: 'rate limited; retry after `Retry-After` seconds',
   503: 'a store is unavailable, or the service is starting',
 };
@@ -254,8 +255,22 @@ function errorStatuses(route: RouteInfo): number[] {
   if (route.method !== 'get') statuses.add(409);
   if (route.conditional) statuses.add(412);
   if (takesBody) statuses.add(413).add(415);
+  if (route.method === 'post') statuses.add(422);
   return [...statuses].sort((a, b) => a - b);
 }
+
+/** Every POST takes it (docs/api/conventions.md, Retrying a POST; libs/platform/src/http/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'A quoted string of 1 to 255 printable ASCII characters (a Structured Field String, e.g. `"8e03978e-40d5-43e8-bc93-6894a57f9324"`), ' +
+    'unique per request of the caller: the same request again within 24 hours is answered from the first one’s record, with ' +
+    '`Idempotent-Replayed: true`, without running again. The key with another request answers 422, while the first still runs 409, ' +
+    'malformed 400. Server errors (5xx) are not recorded.',
+  schema: { type: 'string', minLength: 3, maxLength: 257 },
+};
 
 const BEARER_DESCRIPTION =
   'An opaque bearer token (not a JWT): `POST /v1/admin/users` and `POST /v1/admin/users/{userId}/tokens` issue them, ' +
@@ -324,6 +339,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       if (route.conditional && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match')) {
         parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'the ETag of the version this change is based on: 412 when it is stale', schema: { type: 'string' } });
       }
+      if (route.method === 'post' && path.startsWith('/v1')) parameters.push({ ...IDEMPOTENCY_KEY_PARAMETER });
       operation.parameters = parameters;
       if (route.body && operation.requestBody?.content?.['application/json']) {
         const json = { schema: ref(route.body.name) };

@@ -1,10 +1,10 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ref } from '../../../platform/src/platform.schemas';
 import { Public } from '../../../platform/src/http/auth';
-import { GetHealth, GetMetrics } from './system.queries';
+import { GetHealth, GetMetrics, GetReadiness } from './system.queries';
 
 /** Operational endpoints outside `/v1`: no token needed. */
 @Controller()
@@ -19,6 +19,25 @@ export class SystemController {
   async health(@Res() reply: FastifyReply): Promise<void> {
     const report = await this.queryBus.execute(new GetHealth());
     await reply.status(report.status === 'ok' ? 200 : 503).send(report);
+  }
+
+  /**
+   * Liveness: the process is up and its event loop answers; no store is asked. A probe that
+   * restarts the process on failure uses this one, so that a long replay is not mistaken for a hang.
+   * Left out of the API's document, like the orchestrator probes it is for.
+   */
+  @Get('health/live')
+  @ApiExcludeEndpoint()
+  async live(@Res() reply: FastifyReply): Promise<void> {
+    await reply.header('cache-control', 'no-store').send({ status: 'live' });
+  }
+
+  /** Readiness: the health report, 200 once this process can serve (GetReadiness), else 503. */
+  @Get('health/ready')
+  @ApiExcludeEndpoint()
+  async ready(@Res() reply: FastifyReply): Promise<void> {
+    const { ready, report } = await this.queryBus.execute(new GetReadiness());
+    await reply.status(ready ? 200 : 503).send(report);
   }
 
   @Get('metrics')

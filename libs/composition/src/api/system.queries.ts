@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { healthReport, type HealthReport } from '../../../runtime/src/health';
+import { storesAnswer } from '../../../runtime/src/health-endpoint';
 import type { Runtime } from '../../../runtime/src/runtime.module';
 
 export const RUNTIME = Symbol('RUNTIME');
@@ -14,6 +15,25 @@ export class GetHealthHandler implements IQueryHandler<GetHealth> {
 
   execute(): Promise<HealthReport> {
     return healthReport(this.runtime);
+  }
+}
+
+/**
+ * `GET /health/ready`: the health report, and whether this process can serve. Every store must
+ * answer; a process that projects (embedded mode) must also have caught up, since its /v1 answers
+ * 503 until then. An API replica in distributed mode serves what the projector has applied so far
+ * (reads fill in while it replays), so its readiness does not wait for the projector.
+ */
+export class GetReadiness extends Query<{ ready: boolean; report: HealthReport }> {}
+
+@QueryHandler(GetReadiness)
+export class GetReadinessHandler implements IQueryHandler<GetReadiness> {
+  constructor(@Inject(RUNTIME) private readonly runtime: Runtime) {}
+
+  async execute(): Promise<{ ready: boolean; report: HealthReport }> {
+    const report = await healthReport(this.runtime);
+    const ready = this.runtime.runner ? report.status === 'ok' : storesAnswer(report);
+    return { ready, report };
   }
 }
 
@@ -31,4 +51,4 @@ export class GetMetricsHandler implements IQueryHandler<GetMetrics> {
   }
 }
 
-export const systemQueryHandlers = [GetHealthHandler, GetMetricsHandler];
+export const systemQueryHandlers = [GetHealthHandler, GetReadinessHandler, GetMetricsHandler];

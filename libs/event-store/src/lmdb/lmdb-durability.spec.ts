@@ -32,7 +32,7 @@ describe('LMDB event store across processes', () => {
     await Promise.race([enoughAcks, exited(child).then(({ code }) => Promise.reject(new Error(`child exited early with ${code}`)))]);
     expect(await exited(child)).toMatchObject({ signal: 'SIGKILL' });
 
-    const store = LmdbEventStore.open(directory); // the dead child's lock is stale and taken over
+    const store = LmdbEventStore.open(directory); // the kernel released the dead child's lock
     try {
       for (const [stream, revision] of acknowledged) {
         expect(await store.streamRevision(stream)).toBeGreaterThanOrEqual(revision);
@@ -64,7 +64,9 @@ describe('LMDB event store across processes', () => {
       const lines: string[] = [];
       const child = spawnTypeScript('open-store.ts', [directory], (line) => lines.push(line));
       expect((await exited(child)).code).toBe(3);
-      expect(lines.join('\n')).toMatch(/^DataDirectoryLockedError: the data directory .* is in use by process \d+/);
+      expect(lines.join('\n')).toMatch(
+        new RegExp(`^DataDirectoryLockedError: the data directory .* is in use by process ${process.pid}; stop the other service using it, or choose another DATA_DIR`),
+      );
     } finally {
       await holder.close();
     }

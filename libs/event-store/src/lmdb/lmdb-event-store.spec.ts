@@ -23,7 +23,7 @@ describe('LMDB event store', () => {
     const directory = freshDirectory();
     const first = LmdbEventStore.open(directory);
     expect(() => LmdbEventStore.open(directory)).toThrow(DataDirectoryLockedError);
-    expect(() => LmdbEventStore.open(directory)).toThrow(/in use by process/);
+    expect(() => LmdbEventStore.open(directory)).toThrow(new RegExp(`in use by process ${process.pid}; stop the other service using it, or choose another DATA_DIR`));
     await first.close();
     const second = LmdbEventStore.open(directory);
     await second.close();

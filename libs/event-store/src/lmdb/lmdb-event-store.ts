@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
 import { log } from '../../../platform/src/logging';
+import { asStorageFull, listenToLmdbCommit, StorageFullError } from '../../../platform/src/storage-full';
 import type {
   AppendResult,
   EventMetadata,
@@ -17,7 +18,8 @@ import type {
   SubscribeOptions,
   SubscriptionMessage,
 } from '../event-store.port';
-import { EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
+import { DamagedEventLogError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
+import { checkLmdbEnvironment } from '../../../platform/src/lmdb-file-check';
 import {
   assertExpectedRevision,
   batchLimit,
@@ -31,7 +33,7 @@ import { ProcessLock } from './process-lock';
 import { newEventId } from '../event-ids';
 
 /** One event as stored in the `log` database, keyed by its global position. */
-interface StoredEvent {
+export interface StoredEvent {
   id: string;
   stream: string;
   revision: number;
@@ -41,6 +43,13 @@ interface StoredEvent {
   metadata: EventMetadata;
   /** ISO 8601 UTC, formatted once at append. */
   recordedAt: string;
+}
+
+/** Throws unless `value` has the shape every stored event has (a decoded record, not garbage). */
+export function assertStoredEvent(value: unknown, position: number): asserts value is StoredEvent {
+  const event = value as Partial<StoredEvent> | undefined;
+  const sound = typeof event === 'object' && event !== null && typeof event.id === 'string' && typeof event.stream === 'string' && typeof event.type === 'string' && typeof event.revision === 'number' && typeof event.recordedAt === 'string';
+  if (!sound) throw new Error(`the event at position ${position} is not a stored event`);
 }
 
 type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; actual: number | null };
@@ -93,11 +102,13 @@ export class LmdbEventStore implements EventStore {
   private readonly lock: ProcessLock;
   /** While `releaseMappedPages` runs: appends and reads wait for it. */
   private releasing: Promise<void> | null = null;
-  private head: number;
+  private head = 0;
   /** Last position assigned in the write transaction `positionTxn`; callbacks of one transaction run one after another. */
   private positionTxn = -1;
   private txnPosition = 0;
   private closed = false;
+  /** Set by an append that could not be stored, cleared by one that was: `health` reports it. */
+  private storageFull: StorageFullError | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly subscriptions = new Set<LmdbSubscription>();
 
@@ -111,12 +122,33 @@ export class LmdbEventStore implements EventStore {
     mkdirSync(directory, { recursive: true });
     this.lock = ProcessLock.acquire(directory);
     try {
-      this.openDatabases();
-      this.head = this.lastPosition();
+      this.openChecked();
       this.indexTypesAfter(this.meta.get(TYPE_INDEX_THROUGH) ?? 0);
     } catch (error) {
       this.lock.release();
       throw error;
+    }
+  }
+
+  /**
+   * Opens the databases once the file has passed its check (`checkLmdbEnvironment`: mapping a file
+   * cut short is a SIGBUS, not an error), then decodes the last event: a log whose tail does not
+   * decode is refused too (`DamagedEventLogError`), since every reader would fail there.
+   */
+  private openChecked(): void {
+    const file = checkLmdbEnvironment(this.directory);
+    if (file.problem) throw new DamagedEventLogError(this.directory, `${file.file}: ${file.problem}`);
+    try {
+      this.openDatabases();
+    } catch (error) {
+      throw new DamagedEventLogError(this.directory, `${file.file} does not open: ${(error as Error)?.message ?? String(error)}`);
+    }
+    try {
+      this.head = this.lastPosition();
+      if (this.head > 0) assertStoredEvent(this.log.get(this.head), this.head);
+    } catch (error) {
+      void this.root.close().catch(() => undefined);
+      throw new DamagedEventLogError(this.directory, `its last event does not decode: ${(error as Error)?.message ?? String(error)}`);
     }
   }
 
@@ -165,11 +197,36 @@ export class LmdbEventStore implements EventStore {
     // Prepared before the transaction: the callback runs inside the write lock and must stay short.
     const batch = serializeBatch(events, newEventId, this.batchLimitBytes).map((event) => toStored(event, stream, recordedAt));
     const root = this.root;
-    const outcome = await root.transaction(() => this.appendInTransaction(stream, batch, expected));
+    let outcome: AppendOutcome;
+    try {
+      const written = root.transaction(() => this.appendInTransaction(stream, batch, expected));
+      listenToLmdbCommit(root);
+      outcome = await written;
+    } catch (error) {
+      throw this.failedAppend(error);
+    }
+    this.storageFull = undefined;
     if (!outcome.ok) throw new WrongExpectedRevisionError(stream, expected, outcome.actual ?? 'no_stream');
     // Flushed already: the commit includes the fdatasync (no overlappingSync, above).
     this.advanceHead(Number(outcome.result.position));
     return outcome.result;
+  }
+
+  /**
+   * An append that failed: a failed commit (a full disk, an I/O error) stored nothing and is a
+   * StorageFullError, reported by `health` until an append succeeds. LMDB may keep an environment
+   * whose commit failed in a fatal state that refuses every later transaction, so it is opened again
+   * (appends and reads wait for that): once space is freed, appends work without a restart.
+   */
+  private failedAppend(error: unknown): unknown {
+    const mapped = asStorageFull('event store', error);
+    if (!(mapped instanceof StorageFullError)) return mapped;
+    this.storageFull = mapped;
+    // lmdb-js's own error only points at its cause, another promise.
+    const cause = (error as { commitError?: Promise<unknown> }).commitError ?? Promise.reject(error);
+    cause.catch((reason: unknown) => log.error({ err: reason }, 'the event log could not store an append: no space left, or its commit failed'));
+    if (!this.closed) this.releaseMappedPages().catch((reopen: unknown) => log.error({ err: reopen }, 'the event log could not be opened again'));
+    return mapped;
   }
 
   /** Runs inside the write transaction: reads see earlier callbacks of the same transaction. */
@@ -312,7 +369,9 @@ export class LmdbEventStore implements EventStore {
   }
 
   async health(): Promise<EventStoreHealth> {
-    return this.closed ? { ok: false, detail: 'closed' } : { ok: true, detail: `lmdb, head position ${this.head}` };
+    if (this.closed) return { ok: false, detail: 'closed' };
+    if (this.storageFull) return { ok: false, detail: `lmdb, appends failing: ${this.storageFull.message} (${describe(this.storageFull.cause)})` };
+    return { ok: true, detail: `lmdb, head position ${this.head}` };
   }
 
   async close(): Promise<void> {
@@ -431,6 +490,10 @@ function toStored(event: SerializedEvent, stream: string, recordedAt: string): S
     metadata: JSON.parse(event.metadata),
     recordedAt,
   };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function toRecorded(position: number, stored: StoredEvent): RecordedEvent {

@@ -81,6 +81,8 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     case 'ReadStoreUnavailableError':
     case 'BlobStoreUnavailableError':
       return envelope(503, 'a store is unavailable; retry later', { 'Retry-After': '5' });
+    case 'StorageFullError':
+      return envelope(507, 'the server has no space left to store this write; nothing was stored');
   }
   if (named?.code && named.code in FASTIFY_MESSAGES) {
     return envelope(named.statusCode ?? 400, FASTIFY_MESSAGES[named.code]);

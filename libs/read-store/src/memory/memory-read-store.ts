@@ -33,6 +33,9 @@ import { SortedIndex } from './sorted-index';
 import { scalarConditions, type ScalarTest } from './scalar-conditions';
 import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite, type ReadModelFileOptions } from './read-model-file';
+import { UnwrittenCommits } from './unwritten-commits';
+import { log } from '../../../platform/src/logging';
+import { asStorageFull, StorageFullError } from '../../../platform/src/storage-full';
 import { idOf, storageString, valuesParts, type LargeCollections, type LargeWrite } from './large-collections';
 
 // Filters use query operators only: mingo's main entry would also load its expression, accumulator,
@@ -1216,6 +1219,8 @@ export class MemoryReadStore implements ReadStore {
   private version = 0;
   /** Set when a commit could not be written to the file: committed memory is then ahead of the disk, so no more writes. */
   private broken: unknown = undefined;
+  /** Set while commits could not be written to the file for lack of space: their keys, written once it is back. */
+  private unwritten: UnwrittenCommits | undefined;
   /** The last commit handed to the file (settles once LMDB has written it). */
   private written: Promise<void> = Promise.resolve();
   /** Commits that wrote to a large collection, numbered (`CollectionState.pending`). */
@@ -1422,6 +1427,9 @@ export class MemoryReadStore implements ReadStore {
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (this.broken !== undefined) return { ok: false, detail: `the read models could not be written to disk: ${describe(this.broken)}` };
+    if (this.unwritten) {
+      return { ok: false, detail: `the read models are not written to disk (kept in memory, retried): ${this.unwritten.cause.message} (${describe(this.unwritten.cause.cause)})` };
+    }
     if (this.closing) return { ok: false, detail: 'the memory read store is closed' };
     // Still answering: a collection not in memory yet is loaded on first use. Said so that whoever
     // watches memory or the first requests' times knows the loading is not over.
@@ -1492,6 +1500,7 @@ export class MemoryReadStore implements ReadStore {
       return { state, writes };
     });
     this.persist(changes, [], {
+      touched: handed.map(({ state, writes }) => ({ state, ids: writes.map(({ id }) => id) })),
       run: () => handed.forEach(({ state, writes }) => state.large!.write(state.name, writes)),
       written: () =>
         handed.forEach(({ state, writes }) => {
@@ -1511,11 +1520,62 @@ export class MemoryReadStore implements ReadStore {
    * checkpoint (replaying from the log what had not reached the file). A failed write stops every
    * later call (memory is ahead of the disk); `close()` waits for the writes handed over.
    */
-  private persist(writes: DocumentWrite[], dropped: string[] = [], large?: { run: () => void; written: () => void }): void {
+  private persist(
+    writes: DocumentWrite[],
+    dropped: string[] = [],
+    large?: { run: () => void; written: () => void; touched: Array<{ state: CollectionState; ids: string[] }> },
+  ): void {
     if (!this.file || (writes.length === 0 && dropped.length === 0 && !large)) return;
-    this.written = this.file.write(writes, dropped, large?.run).then(large?.written, (error: unknown) => {
-      this.broken ??= error;
+    // Behind the memory for lack of space: the keys wait for `writeUnwritten`, in the order of nothing.
+    if (this.unwritten && dropped.length === 0) return this.unwritten.note(writes, large?.touched);
+    const file = this.file;
+    this.written = file.write(writes, dropped, large?.run).then(large?.written, (error: unknown) => {
+      const full = asStorageFull('read store', error);
+      if (!(full instanceof StorageFullError) || dropped.length > 0) {
+        this.broken ??= error;
+        return;
+      }
+      if (!this.unwritten) {
+        log.error({ err: full.cause }, 'the read models could not be written to disk for lack of space; kept in memory, written once space is back');
+        this.unwritten = new UnwrittenCommits(full);
+        this.scheduleUnwritten();
+      }
+      this.unwritten.note(writes, large?.touched);
     });
+  }
+
+  /** The next attempt at `writeUnwritten`, after a backoff; it runs between two commits. */
+  private scheduleUnwritten(): void {
+    const unwritten = this.unwritten;
+    if (!unwritten || this.closing) return;
+    setTimeout(() => {
+      if (this.closing || this.unwritten !== unwritten) return;
+      void this.enqueue(() => this.writeUnwritten()).catch(() => undefined);
+    }, unwritten.nextDelay()).unref();
+  }
+
+  /**
+   * Writes what the file missed since a commit failed for lack of space (`UnwrittenCommits`),
+   * once the commits handed to the file before have settled; on success the file holds memory's
+   * state again and commits are handed to it as before, else the next attempt is scheduled.
+   */
+  private async writeUnwritten(): Promise<void> {
+    await this.written;
+    const unwritten = this.unwritten;
+    if (!unwritten || !this.file || this.closed || this.broken !== undefined) return;
+    try {
+      const large = unwritten.writeTo(this.file, (collection, id) => this.collections.get(collection)?.docs.get(id) ?? null);
+      this.unwritten = undefined;
+      for (const { state, ids } of large as Array<{ state: CollectionState; ids: string[] }>) {
+        for (const id of ids) if (state.pending.delete(id)) this.pendingLarge--;
+      }
+      log.info('the read models are written to disk again');
+    } catch (error) {
+      const full = asStorageFull('read store', error);
+      if (full instanceof StorageFullError) unwritten.cause = full;
+      else log.error({ err: error }, 'the read models could not be written to disk; retried');
+      this.scheduleUnwritten();
+    }
   }
 
   /** @internal Committed state of a collection, if it exists. */

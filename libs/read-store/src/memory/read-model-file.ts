@@ -27,8 +27,11 @@ import { basename, dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { fsyncPathSync } from '../../../platform/src/fsync';
 import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
+import { listenToLmdbCommit } from '../../../platform/src/storage-full';
 import type { Doc } from '../read-store.port';
+import { log } from '../../../platform/src/logging';
 import { END, LARGE_KEY_SPACE, LargeCollections, type KeyPart } from './large-collections';
+import { readModelFileProblem, sealReadModelFile, setAsideReadModels, unsealReadModelFile } from './read-model-integrity';
 
 /**
  * After every document id: the end of a collection's keys (U+10FFFF, the last code point; `'\uffff'`
@@ -80,10 +83,33 @@ export class ReadModelFile {
     this.large = new LargeCollections(this.db as unknown as RootDatabase<unknown, KeyPart[]>);
   }
 
+  /**
+   * Opens the file once it has passed its check (`read-model-integrity.ts`); a file that fails it,
+   * or fails to open, is moved aside (`<name>.damaged-<timestamp>`, with a warning naming what was
+   * wrong) and an empty one takes its place: read models are derived data, and a store without a
+   * checkpoint replays the whole log into them.
+   */
   static open(directory: string, options: ReadModelFileOptions = {}): ReadModelFile {
     ReadModelFile.finishReplacement(directory);
     mkdirSync(directory, { recursive: true });
-    return new ReadModelFile(directory, options);
+    const setAside = (problem: string) => {
+      const movedTo = setAsideReadModels(directory);
+      log.warn({ directory, movedTo, problem }, `read models damaged (${problem}): moved to ${movedTo}; rebuilding them from the event log`);
+      mkdirSync(directory, { recursive: true });
+    };
+    const problem = readModelFileProblem(directory);
+    if (problem) setAside(problem);
+    unsealReadModelFile(directory);
+    let file: ReadModelFile | undefined;
+    try {
+      file = new ReadModelFile(directory, options);
+      file.collectionNames();
+      return file;
+    } catch (error) {
+      if (file) void file.db.close().catch(() => undefined);
+      setAside(`it does not open: ${(error as Error)?.message ?? String(error)}`);
+      return new ReadModelFile(directory, options);
+    }
   }
 
   /**
@@ -177,7 +203,11 @@ export class ReadModelFile {
       large?.();
       this.apply(writes, dropped);
     };
-    const write = () => (dropped.length > 0 ? this.db.transaction(commit) : this.db.batch(commit)) as Promise<unknown> as Promise<void>;
+    const write = () => {
+      const written = (dropped.length > 0 ? this.db.transaction(commit) : this.db.batch(commit)) as Promise<unknown> as Promise<void>;
+      listenToLmdbCommit(this.db);
+      return written;
+    };
     if (this.ordered === undefined && dropped.length === 0) return write();
     const written = this.ordered === undefined ? write() : this.ordered.then(write);
     const settled = written.then(
@@ -314,7 +344,9 @@ export class ReadModelFile {
     }
   }
 
+  /** Closes the file and seals it (`sealReadModelFile`): the next open checks it was not changed meanwhile. */
   async close(): Promise<void> {
     await this.db.close();
+    sealReadModelFile(this.directory);
   }
 }
