@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { GitBookAPI } from '@gitbook/api';
 import { ADMIN_TOKEN, fillPath, operationsOf, startInProcess, type ApiResponse, type InProcessApi, type Operation } from './support/api-spec';
 import { INTERFACE_OPERATIONS } from './support/interface-operations';
-import { ownerCallers, ownerFixture, RULES, type Context, type MatrixFixture, type User } from './support/operation-rules';
+import { ISOLATION, ownerCallers, ownerFixture, RULES, type Context, type MatrixFixture, type User } from './support/operation-rules';
 import { platformOperation, platformResponseProblem, type PlatformOperation } from './support/platform-schema';
 
 /**
@@ -51,6 +51,7 @@ describe("the platform's clients: every operation of the interface document answ
   let owner: User;
   let victim: User;
   let shared: MatrixFixture;
+  let sharedWrites: Promise<MatrixFixture> | undefined;
   let counter = 0;
   /** The service's answer to the last request the official client sent. */
   let lastAnswer: ApiResponse | undefined;
@@ -116,7 +117,9 @@ describe("the platform's clients: every operation of the interface document answ
       const operation = serviceOperation(method, path);
       const rule = RULES[operation.key];
       if (!rule) throw new Error(`${operation.key} has no rule in test/support/operation-rules.ts`);
-      const fixture = (rule.fresh ?? method !== 'GET') ? await newFixture() : shared;
+      // Writes that delete, move or transfer the fixture's resources get an organization of their own; the others share one.
+      const writes = rule.fresh ?? method !== 'GET';
+      const fixture = !writes ? shared : ISOLATION[operation.key] ? await newFixture() : await (sharedWrites ??= newFixture());
       const ctx: Context = { api, org: fixture, caller: 'admin', user: owner, unique: `${Date.now().toString(36)}${++counter}` };
       const ids = { ...fixture.ids, ...((await rule.setup?.(ctx)) ?? {}) };
       const token = rule.allow === 'adminToken' ? ADMIN_TOKEN : rule.allow === 'public' ? '' : owner.token;

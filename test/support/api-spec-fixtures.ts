@@ -64,6 +64,9 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const collectionId = expectStatus(collection, 201, 'creating a collection').id as string;
   const teamId = expectStatus(team, 201, 'creating a team').id as string;
   const inviteId = expectStatus(invite, 201, 'creating a link invite').id as string;
+  // An OpenAPI spec given as text (no network). Its processing runs after the write answers: it
+  // overlaps the requests below, and its version is read last.
+  const openapiSpec = expectStatus(await api.request({ method: 'POST', url: `${base}/openapi`, token, body: { slug: `spec-${n}`, source: { text: FIXTURE_OPENAPI } } }), 201, 'creating an OpenAPI spec');
   let samlProviderId = '';
   if (options.saml !== false) {
     const provider = await api.request({
@@ -104,7 +107,6 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   );
   const installationId = expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations`, token, body: { organization: organizationId } }), 201, 'installing it').id as string;
   expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/spaces`, token, body: { space: spaceId } }), 201, 'installing it on the space');
-  const eventId = expectStatus(await api.request({ method: 'GET', url: `/v1/integrations/${integrationName}/events?limit=1`, token }), 200, 'reading its events').items[0].id as string;
   const site = expectStatus(await api.request({ method: 'POST', url: `${base}/sites`, token, body: { title: `Site ${n}`, spaces: [spaceId] } }), 201, 'creating a site');
   const siteSectionId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/sections`, token, body: { spaceId, title: 'Section' } }), 201, 'adding a section').id as string;
   // The site showed its space at its root: the first section added made a section of those (listed first).
@@ -113,18 +115,18 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
   const shareLinkId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }), 201, 'sharing the site').id as string;
   const translationSettingsId = expectStatus(await api.request({ method: 'POST', url: `${base}/translations`, token, body: { title: `Translation ${n}`, languages: ['fr', 'de'] } }), 201, 'creating translation settings').id as string;
-  // An OpenAPI spec given as text (no network).
-  const openapiSpec = expectStatus(await api.request({ method: 'POST', url: `${base}/openapi`, token, body: { slug: `spec-${n}`, source: { text: FIXTURE_OPENAPI } } }), 201, 'creating an OpenAPI spec');
-  // Processing runs after the write answers: its version comes a moment later.
+  expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/sites`, token, body: { site: site.id } }), 201, 'installing the integration on the site');
+  const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
+  const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
+  // Read last: the installation's event is delivered while the requests above run, and a read of the
+  // events waits for the deliveries still in progress.
+  const eventId = expectStatus(await api.request({ method: 'GET', url: `/v1/integrations/${integrationName}/events?limit=1`, token }), 200, 'reading its events').items[0].id as string;
   let openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
   for (let attempt = 0; attempt < 200 && openapiVersion.status === 404; attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, 25));
     openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
   }
   const openapiVersionId = expectStatus(openapiVersion, 200, 'reading its version').id as string;
-  expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/sites`, token, body: { site: site.id } }), 201, 'installing the integration on the site');
-  const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
-  const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
   const auditEventId = audit.items[0]?.id as string;
   return {
     organizationId,

@@ -37,7 +37,7 @@ export interface Rule {
   body?: (ctx: Context) => unknown;
   /** Run before the request, as the organization's owner (e.g. delete the space that `restore` restores). */
   setup?: (ctx: Context) => Promise<Record<string, string> | void>;
-  /** False: the request leaves the organization usable by the next caller, so no fresh one is needed. */
+  /** False: a write whose callers run on the organization the reads use (it changes nothing they read). */
   fresh?: boolean;
   /** The status allowed callers get when the operation cannot succeed here (no DNS for domain checks); authorization passed. */
   allowedStatus?: number;
@@ -362,6 +362,51 @@ export const RULES: Record<string, Rule> = {
   /** No DNS TXT record can be published from a test: admins get as far as 409 (not verified). */
   'POST /v1/orgs/{organizationId}/verified-domains/{domain}/verify': { allow: 'admin', allowedStatus: 409, setup: async (c) => ({ domain: await verifiedDomain(c) }) },
   'DELETE /v1/orgs/{organizationId}/verified-domains/{domain}': { allow: 'admin', setup: async (c) => ({ domain: await verifiedDomain(c) }) },
+};
+
+/**
+ * Where a write runs. By default a write leaves nothing another caller would notice (it creates,
+ * renames, grants, or acts on what its own `setup` made), so every caller of every such rule runs on
+ * one organization. The writes below change what the fixture's ids name for whoever comes next:
+ *  - `caller`: they delete, transfer, merge or roll back a fixture's thing — each allowed caller
+ *    gets an organization of its own (refused callers, who change nothing, run first on the first);
+ *  - `rule`: their callers do not disturb each other, but they would disturb other rules (callers
+ *    leave or join, the set-up deletes the space, the site's structure or delivery target changes) —
+ *    the rule's callers share an organization of their own.
+ */
+export const ISOLATION: Record<string, 'caller' | 'rule'> = {
+  'DELETE /v1/orgs/{organizationId}/members/{userId}': 'rule',
+  'POST /v1/orgs/{organizationId}/invites/{inviteId}': 'rule',
+  'POST /v1/user/invites/{inviteId}': 'rule',
+  'DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/teams/{teamId}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}': 'caller',
+  'DELETE /v1/spaces/{spaceId}': 'caller',
+  'POST /v1/spaces/{spaceId}/restore': 'rule',
+  'POST /v1/spaces/{spaceId}/transfer': 'caller',
+  'DELETE /v1/spaces/{spaceId}/share-links/{shareKey}': 'caller',
+  'DELETE /v1/collections/{collectionId}': 'caller',
+  'POST /v1/collections/{collectionId}/transfer': 'caller',
+  'DELETE /v1/orgs/{organizationId}/openapi/{specSlug}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}': 'caller',
+  'DELETE /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': 'caller',
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/structure/sort': 'rule',
+  'DELETE /v1/orgs/{organizationId}/translations/{translationSettingsId}': 'caller',
+  'DELETE /v1/integrations/{integrationName}': 'caller',
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}': 'caller',
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': 'caller',
+  'DELETE /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': 'caller',
+  'PUT /v1/integrations/{integrationName}/dev': 'rule',
+  'DELETE /v1/spaces/{spaceId}/comments/{commentId}': 'caller',
+  'DELETE /v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}': 'caller',
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/merge': 'caller',
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/update': 'rule',
+  'POST /v1/spaces/{spaceId}/revisions/{revisionId}/rollback': 'caller',
+  'DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}': 'caller',
 };
 
 /** The users the rules act as: set by the suite before the first rule runs. */

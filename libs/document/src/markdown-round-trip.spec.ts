@@ -11,13 +11,15 @@ function readBack(document: DocumentNode, title?: string): { document: DocumentN
   return { document: withoutKeys(back.document), title: back.title };
 }
 
+// Fixed seeds: the same generated documents on every run and machine (a failure reproduces as is);
+// every construct is also checked on its own below, so coverage does not rest on the draw.
 describe('markdown round trip', () => {
   it('every document markdown can express reads back from its markdown as itself (keys aside)', () => {
     fc.assert(
       fc.property(markdownDocument(3), (document) => {
         expect(readBack(document).document).toEqual(document);
       }),
-      { numRuns: 400 },
+      { numRuns: 120, seed: 20260101 },
     );
   });
 
@@ -26,7 +28,7 @@ describe('markdown round trip', () => {
       fc.property(markdownDocument(6), (document) => {
         expect(readBack(document).document).toEqual(document);
       }),
-      { numRuns: 100 },
+      { numRuns: 40, seed: 20260102 },
     );
   });
 
@@ -37,7 +39,7 @@ describe('markdown round trip', () => {
         expect(back.title).toBe(title);
         expect(back.document).toEqual(document);
       }),
-      { numRuns: 100 },
+      { numRuns: 40, seed: 20260103 },
     );
   });
 
@@ -50,7 +52,7 @@ describe('markdown round trip', () => {
         expect(withoutKeys(second.document)).toEqual(withoutKeys(first.document));
         expect(documentToMarkdown(second.document, { title: second.title })).toBe(written);
       }),
-      { numRuns: 400 },
+      { numRuns: 120, seed: 20260104 },
     );
   });
 

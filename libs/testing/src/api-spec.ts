@@ -55,7 +55,7 @@ export interface AppendedEvent {
 }
 
 export interface ApiSpecOptions {
-  /** Service variables (README, configuration), over the defaults: silent logs, a rate limit no test reaches, a 30 s read-your-writes wait. */
+  /** Service variables (README, configuration), over the defaults: silent logs, a rate limit no test reaches, a 30 s read-your-writes wait, a 60 s conversion budget. */
   env?: Record<string, string>;
   adminToken?: string;
 }
@@ -85,9 +85,10 @@ let users = 0;
 export async function apiSpec(options: ApiSpecOptions = {}): Promise<ApiSpec> {
   const adminToken = options.adminToken ?? DEFAULT_ADMIN_TOKEN;
   const dataDir = mkdtempSync(join(tmpdir(), 'api-spec-'));
-  // A write waits for the read models longer than in production: on a busy test machine a few
-  // seconds of starvation must not turn into a read that misses its own write.
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', READ_YOUR_WRITES_TIMEOUT_MS: '30000', ...options.env });
+  // A write waits for the read models longer than in production, and a content write may convert
+  // for longer (the pool's first task starts its threads): on a busy test machine a few seconds of
+  // starvation must not turn into a read that misses its own write, or a write refused as too slow.
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', READ_YOUR_WRITES_TIMEOUT_MS: '30000', CONTENT_CONVERSION_TIME_MS: '60000', ...options.env });
   let service: Service;
   try {
     service = await createService({ config, adminToken });

@@ -216,7 +216,8 @@ describe('script sandbox', () => {
     });
 
     it('given a script that allocates without end, when it runs, then it is stopped at the memory limit and the process stays healthy', async () => {
-      const outcome = await run(`const a = []; for (;;) a.push('x'.repeat(1e6))`);
+      // A time limit no machine reaches first: only memory may stop this run.
+      const outcome = await run(`const a = []; for (;;) a.push('x'.repeat(1e6))`, { limits: { timeMs: 10 * 60 * 1000 } });
 
       expect(outcome).toMatchObject({ ok: false, error: 'memory limit exceeded' });
       await expectHealthy();

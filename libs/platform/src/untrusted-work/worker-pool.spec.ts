@@ -12,15 +12,18 @@ describe('WorkerPool (untrusted work off the request thread)', () => {
     return created;
   };
   afterAll(() => Promise.all(pools.map((created) => created.close())));
+  /** One pool for the tests that neither end its thread nor need other limits: starting a thread is what costs. */
+  let sharedPool: WorkerPool | undefined;
+  const shared = (): WorkerPool => (sharedPool ??= pool());
 
   it('runs a task on another thread and answers its result', async () => {
-    const answer = await pool().run(ECHO, { value: { nested: [1, 'two'] } });
+    const answer = await shared().run(ECHO, { value: { nested: [1, 'two'] } });
     expect(answer.value).toEqual({ nested: [1, 'two'] });
     expect(answer.threadId).not.toBe(threadId);
   });
 
   it('keeps the calling thread answering while a task computes', async () => {
-    const work = pool();
+    const work = shared();
     await work.run(ECHO, { value: 'warm' });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 5);
@@ -46,17 +49,17 @@ describe('WorkerPool (untrusted work off the request thread)', () => {
   });
 
   it("keeps a domain error's status, message and details", async () => {
-    const refused = pool().run(REFUSE, { message: 'the page is larger than 1 MiB' });
+    const refused = shared().run(REFUSE, { message: 'the page is larger than 1 MiB' });
     await expect(refused).rejects.toBeInstanceOf(DomainError);
     await expect(refused).rejects.toMatchObject({ status: 413, message: 'the page is larger than 1 MiB', details: { limit: 1 } });
   });
 
   it("keeps another error's name, message and code", async () => {
-    await expect(pool().run(FAIL, {})).rejects.toMatchObject({ name: 'ProcessingFailure', message: 'upstream refused', code: 'FETCH_FAILED' });
+    await expect(shared().run(FAIL, {})).rejects.toMatchObject({ name: 'ProcessingFailure', message: 'upstream refused', code: 'FETCH_FAILED' });
   });
 
   it('fails a task whose module exports no such function', async () => {
-    await expect(pool().run(MISSING, {})).rejects.toThrow(/exports no task named noSuchTask/);
+    await expect(shared().run(MISSING, {})).rejects.toThrow(/exports no task named noSuchTask/);
   });
 
   it('refuses work past its queue with a 503 and Retry-After', async () => {
