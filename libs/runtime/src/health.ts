@@ -1,7 +1,7 @@
 import type { LogPosition } from '../../event-store/src/event-store.port';
 import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
 import type { Runtime } from './runtime.module';
-import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor-checkpoint';
+import { readReactorProgress } from './reactor-checkpoint';
 
 export interface HealthReport {
   status: 'ok' | 'starting' | 'unavailable';
@@ -92,9 +92,10 @@ async function reactorHealth(runtime: Runtime, head: LogPosition | null, readSto
       report.push({ name: reactor.name, caughtUp: status?.caughtUp ?? false, checkpoint: checkpoint?.toString() ?? null, lagEvents: lag(checkpoint), failing: status?.failing ?? null });
     }
   } else {
-    // Another process (the projector) runs them: their checkpoint documents tell.
+    // Another process (the projector) runs them: their checkpoints tell.
+    const progress = readStoreOk ? await readReactorProgress(runtime.stores.reads, runtime.reactorNames).catch(() => null) : null;
     for (const name of runtime.reactorNames) {
-      const stored = readStoreOk ? ((await runtime.stores.reads.collection(CHECKPOINTS).get(reactorCheckpointId(name)).catch(() => null)) as ReactorCheckpointDoc | null) : null;
+      const stored = progress?.get(name) ?? null;
       const checkpoint = typeof stored?.position === 'string' ? BigInt(stored.position) : null;
       report.push({ name, caughtUp: head === null || (checkpoint !== null && checkpoint >= head), checkpoint: checkpoint?.toString() ?? null, lagEvents: lag(checkpoint), failing: stored?.failing ?? null });
     }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
 import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
+import { readReactorProgress } from './reactor-checkpoint';
 import { loadConfig, type AppConfig } from '../../platform/src/config';
 import { configureLogging } from '../../platform/src/logging';
 import { DEFAULT_PROJECTOR_PORT, projectorPort, runProjector, type Projector } from './projector';
@@ -147,7 +148,8 @@ describe('runProjector', () => {
     const [welcomed] = await stores.events.readStream('welcome-u5');
     expect(welcomed.metadata).toMatchObject({ correlationId: 'write-u5', actor: { type: 'system', id: 'reactor-welcomer' } });
     const checkpoints = stores.reads.collection(CHECKPOINTS);
-    expect(BigInt((await checkpoints.get('reactor-welcomer'))!.position as string)).toBeGreaterThanOrEqual(welcomed.position);
+    const progress = (await readReactorProgress(stores.reads, ['welcomer'])).get('welcomer');
+    expect(BigInt(progress!.position!)).toBeGreaterThanOrEqual(welcomed.position);
     expect(BigInt((await checkpoints.get('main'))!.position as string)).toBeGreaterThanOrEqual(welcomed.position);
     expect((await api.metrics.readYourWritesTimeouts.get()).values[0]?.value ?? 0).toBe(0);
 

@@ -12,7 +12,8 @@ import { configureLogging } from '../../platform/src/logging';
 import { CommandRunner } from './command-runner';
 import { Metrics } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
-import { reactorCheckpointId } from './reactor-checkpoint';
+import { readReactorProgress, REACTORS_CHECKPOINT, ReactorCheckpoints } from './reactor-checkpoint';
+import { ReactorDispatcher } from './reactor-dispatcher';
 import { ReactorRunner, type Reactor, type ReactorRunnerOptions, type Services } from './reactor';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -76,6 +77,7 @@ describe('ReactorRunner', () => {
   let reads: MemoryReadStore;
   let metrics: Metrics;
   let projections: ProjectionRunner;
+  let dispatcher: ReactorDispatcher;
   let reactorRunners: ReactorRunner[];
   let commands: CommandRunner;
   const reactions: RecordedEvent[] = [];
@@ -92,7 +94,7 @@ describe('ReactorRunner', () => {
   };
 
   function runnerFor(reactor: Reactor, options: ReactorRunnerOptions = {}): ReactorRunner {
-    const runner = new ReactorRunner(events, reads, reactor, commands, noServices, { projections, metrics, retry: { initialMs: 10, maxMs: 40 }, ...options });
+    const runner = new ReactorRunner(events, reads, reactor, commands, noServices, { projections, metrics, stream: dispatcher, retry: { initialMs: 10, maxMs: 40 }, ...options });
     reactorRunners.push(runner);
     return runner;
   }
@@ -100,6 +102,8 @@ describe('ReactorRunner', () => {
   const order = (id: string, requestId = `request-${id}`) =>
     commands.run(`order-${id}`, orderDecider, { kind: 'Order', id }, { caller: { kind: 'admin', requestId } as never, requestId }, { wait: false });
   const streamTypes = async (stream: string) => (await events.readStream(stream)).map((event) => event.type);
+  /** The position saved for a reactor (what a restart resumes from). */
+  const saved = async (name: string) => (await readReactorProgress(reads, [name])).get(name)?.position ?? null;
 
   beforeAll(() => configureLogging('silent'));
 
@@ -109,6 +113,7 @@ describe('ReactorRunner', () => {
     reads = new MemoryReadStore();
     metrics = new Metrics();
     projections = new ProjectionRunner(events, reads, [marks]);
+    dispatcher = new ReactorDispatcher(projections);
     reactorRunners = [];
     commands = new CommandRunner(events, new InProcessReadYourWrites(projections, 2000, metrics, reactorRunners), systemClock, metrics);
     reactions.length = 0;
@@ -142,7 +147,7 @@ describe('ReactorRunner', () => {
       actor: { type: 'system', id: 'reactor-marker' },
     });
     // Its checkpoint is its own.
-    await eventually(async () => (await reads.collection(CHECKPOINTS).get(reactorCheckpointId('marker')))?.position === runner.position()?.toString());
+    await eventually(async () => (await saved('marker')) === runner.position()?.toString());
   });
 
   it('keeps its checkpoint across a restart: what it reacted to is not delivered again', async () => {
@@ -222,7 +227,7 @@ describe('ReactorRunner', () => {
     expect(await counter(metrics.reactorFailures)).toBe(3);
     await eventually(() => runner.position() !== before);
     expect(runner.isFailing()).toBe(false);
-    expect((await reads.collection(CHECKPOINTS).get(reactorCheckpointId('flaky')))?.failing).toBeNull();
+    await eventually(async () => (await readReactorProgress(reads, ['flaky'])).get('flaky')?.failing === null);
   });
 
   it('reports its lag while behind, and none once caught up', async () => {
@@ -254,7 +259,7 @@ describe('ReactorRunner', () => {
     await runner.whenCaughtUp();
     expect(reactions).toHaveLength(0);
     expect(runner.position()).toBe(await events.headPosition());
-    expect((await reads.collection(CHECKPOINTS).get(reactorCheckpointId('marker')))?.position).toBe(String(await events.headPosition()));
+    expect(await saved('marker')).toBe(String(await events.headPosition()));
   });
 
   it('while running, passes a live event it does not handle at once (a write waiting for it is not held up)', async () => {
@@ -266,16 +271,79 @@ describe('ReactorRunner', () => {
     expect(reactions).toHaveLength(0);
   });
 
-  it('a reaction that appends nothing leaves its checkpoint to the next quiet moment: a burst is written once, not once per event', async () => {
+  it('saves checkpoints in batches: a burst of reactions, by several reactors, is written once, not once per reactor and event', async () => {
     const watcher: Reactor = { name: 'watcher', handles: ['Ordered'], react: async (event) => void reactions.push(event) };
-    for (let i = 0; i < 20; i++) await order(`w${i}`);
+    const checkpoints = new ReactorCheckpoints(reads, 60_000);
+    const runners = [runnerFor(watcher, { checkpoints }), runnerFor(marker, { checkpoints })];
+    for (const runner of runners) await runner.start();
+    await Promise.all(runners.map((runner) => runner.whenCaughtUp()));
     const put = jest.spyOn(reads.collection(CHECKPOINTS), 'put');
-    const runner = runnerFor(watcher);
-    await runner.start();
-    await runner.whenCaughtUp();
-    expect(reactions).toHaveLength(20);
-    expect(put.mock.calls.filter(([doc]) => doc._id === reactorCheckpointId('watcher'))).toHaveLength(1);
-    expect((await reads.collection(CHECKPOINTS).get(reactorCheckpointId('watcher')))?.position).toBe(String(await events.headPosition()));
+    for (let i = 0; i < 20; i++) await order(`w${i}`);
+    await eventually(() => runners.every((runner) => runner.position() === projections.position()));
+    expect(reactions).toHaveLength(40);
+    expect(put).not.toHaveBeenCalled();
+
+    await Promise.all(runners.map((runner) => runner.stop()));
+    expect(put.mock.calls.map(([doc]) => doc._id)).toEqual([REACTORS_CHECKPOINT]);
+    expect(await saved('watcher')).toBe(String(await events.headPosition()));
+    expect(await saved('marker')).toBe(String(await events.headPosition()));
+  });
+
+  describe('the shared stream', () => {
+    it('hands the reactors the events the projections committed: no reactor reads the log once it has joined', async () => {
+      const subscribe = jest.spyOn(events, 'subscribeToAll');
+      const runners = [runnerFor(marker), runnerFor({ name: 'watcher', handles: ['Ordered'], react: async () => undefined })];
+      for (const runner of runners) await runner.start();
+      await Promise.all(runners.map((runner) => runner.whenCaughtUp()));
+      for (const id of ['a', 'b', 'c']) await order(id);
+      await eventually(async () => (await streamTypes('mark-c')).length === 1);
+      expect(subscribe).not.toHaveBeenCalled();
+      expect(reactions.map((event) => (event.data as { id: string }).id)).toEqual(['a', 'b', 'c']);
+    });
+
+    it('a reactor that starts behind reads the log on its own up to where it joined, then takes the shared stream', async () => {
+      await order('a');
+      await order('b');
+      const subscribe = jest.spyOn(events, 'subscribeToAll');
+      const runner = runnerFor(marker);
+      await runner.start();
+      await runner.whenCaughtUp();
+      expect(subscribe).toHaveBeenCalledTimes(1);
+      await order('c');
+      await eventually(() => reactions.length === 3);
+      expect(subscribe).toHaveBeenCalledTimes(1);
+      expect(reactions.map((event) => (event.data as { id: string }).id)).toEqual(['a', 'b', 'c']);
+    });
+
+    it('a stuck reactor holds up neither the projections nor the other reactors; past its queue it catches up from the log, missing nothing and reacting once to each event', async () => {
+      dispatcher = new ReactorDispatcher(projections, 2);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const seenByStuck: string[] = [];
+      const stuck: Reactor = {
+        name: 'stuck',
+        handles: ['Ordered'],
+        async react(event) {
+          await gate;
+          seenByStuck.push((event.data as { id: string }).id);
+        },
+      };
+      const runners = [runnerFor(stuck, { projectionsTimeoutMs: 60_000 }), runnerFor(marker)];
+      for (const runner of runners) await runner.start();
+      await Promise.all(runners.map((runner) => runner.whenCaughtUp()));
+      const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+      for (const id of ids) await order(id);
+      await eventually(async () => (await streamTypes('mark-f')).length === 1);
+      expect(await reads.collection('marks').get('f')).toMatchObject({ Marked: true });
+      expect(seenByStuck).toEqual([]);
+
+      release();
+      await eventually(() => seenByStuck.length === ids.length);
+      expect(seenByStuck).toEqual(ids);
+      await order('g');
+      await eventually(() => seenByStuck.length === ids.length + 1);
+      expect(seenByStuck).toEqual([...ids, 'g']);
+    });
   });
 
   describe('read-your-writes with cascades (in process)', () => {
@@ -345,6 +413,12 @@ describe('CheckpointPollingReadYourWrites with reactors (distributed mode)', () 
 
   const put = (id: string, position: bigint, extra: object = {}) =>
     reads.collection(CHECKPOINTS).put({ _id: id, position: position.toString(), updatedAt: new Date().toISOString(), ...extra });
+  /** What the projector saves: every reactor's progress in one document. */
+  const progress = async (name: string, position: bigint, extra: { appended: string | null; failing: string | null }) => {
+    const shared = (await reads.collection(CHECKPOINTS).get(REACTORS_CHECKPOINT)) ?? { _id: REACTORS_CHECKPOINT, reactors: {} };
+    const reactorsSaved = { ...(shared.reactors as object), [name]: { position: position.toString(), ...extra } };
+    await reads.collection(CHECKPOINTS).put({ ...shared, reactors: reactorsSaved, updatedAt: new Date().toISOString() });
+  };
   const pending = async (promise: Promise<unknown>) => {
     const marker = Symbol('pending');
     return (await Promise.race([promise.then(() => 'done'), sleep(20).then(() => marker)])) === marker;
@@ -354,14 +428,14 @@ describe('CheckpointPollingReadYourWrites with reactors (distributed mode)', () 
     const readYourWrites = new CheckpointPollingReadYourWrites(reads, 5000, metrics, 1, 'main', reactors);
     const waiting = readYourWrites.wait(5n, 'r', { types: ['Ordered'] });
     await put('main', 5n);
-    await put('reactor-noter', 5n, { appended: null, failing: null });
+    await progress('noter', 5n, { appended: null, failing: null });
     expect(await pending(waiting)).toBe(true); // the marker has not reacted yet
-    await put('reactor-marker', 6n, { appended: '8', failing: null });
+    await progress('marker', 6n, { appended: '8', failing: null });
     expect(await pending(waiting)).toBe(true); // its reaction appended at 8: the projections must show it
     await put('main', 8n);
     expect(await pending(waiting)).toBe(true); // and the reactions to what it appended must be done
-    await put('reactor-noter', 8n, { appended: null, failing: null });
-    await put('reactor-marker', 8n, { appended: '8', failing: null });
+    await progress('noter', 8n, { appended: null, failing: null });
+    await progress('marker', 8n, { appended: '8', failing: null });
     await waiting;
     expect((await metrics.readYourWritesTimeouts.get()).values[0]?.value ?? 0).toBe(0);
   });
@@ -369,11 +443,21 @@ describe('CheckpointPollingReadYourWrites with reactors (distributed mode)', () 
   it('does not wait for a failing reactor: the write answers, counted as timed out', async () => {
     const readYourWrites = new CheckpointPollingReadYourWrites(reads, 5000, metrics, 1, 'main', reactors);
     await put('main', 5n);
-    await put('reactor-marker', 3n, { appended: null, failing: 'downstream unavailable' });
+    await progress('marker', 3n, { appended: null, failing: 'downstream unavailable' });
     const started = Date.now();
     await readYourWrites.wait(5n, 'r', { types: ['Ordered'] });
     expect(Date.now() - started).toBeLessThan(1000);
     expect((await metrics.readYourWritesTimeouts.get()).values[0]?.value).toBe(1);
+  });
+
+  it('reads a reactor\u2019s own checkpoint document (saved by an older projector) when the shared one does not name it', async () => {
+    const readYourWrites = new CheckpointPollingReadYourWrites(reads, 5000, metrics, 1, 'main', reactors);
+    const waiting = readYourWrites.wait(5n, 'r', { types: ['Ordered'] });
+    await put('main', 5n);
+    expect(await pending(waiting)).toBe(true);
+    await put('reactor-marker', 5n, { appended: null, failing: null });
+    await waiting;
+    expect((await metrics.readYourWritesTimeouts.get()).values[0]?.value ?? 0).toBe(0);
   });
 
   it('without cascades, the projections only', async () => {

@@ -1,14 +1,14 @@
-import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../event-store/src/event-store.port';
+import type { EventStore, LogPosition, LogSubscription, RecordedEvent } from '../../event-store/src/event-store.port';
 import type { Caller } from '../../platform/src/http/auth';
 import type { ReadStore } from '../../read-store/src/read-store.port';
-import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
-import { EventLoopTurns, IDLE, nextTurn, retryWithBackoff, sleep, type Backoff } from '../../read-store/src/projections/backoff';
+import { EventLoopTurns, retryWithBackoff, sleep, type Backoff } from '../../read-store/src/projections/backoff';
 import { CommandBus } from '@nestjs/cqrs';
 import type { DomainEvent } from '../../event-store/src/decider';
 import type { CommandRunner } from './command-runner';
 import type { Metrics } from './metrics';
 import { runInReaction } from './reaction-scope';
-import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor-checkpoint';
+import { ReactorCheckpoints } from './reactor-checkpoint';
+import type { ReactorDispatcher, SharedSubscription, StreamMessage } from './reactor-dispatcher';
 
 /** A class the process's dependency container can give an instance of, or a port token (the caller names its type). */
 export type ServiceToken<T> = (abstract new (...args: any[]) => T) | symbol;
@@ -49,9 +49,9 @@ export interface ReactionContext {
 export type RecordedOf<E extends DomainEvent> = E extends DomainEvent ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] } : never;
 
 export interface Reactor<E extends DomainEvent = DomainEvent> {
-  /** Names its checkpoint (`_checkpoints/reactor-<name>`): renaming it replays the whole log. */
+  /** Names its checkpoint (its entry of `_checkpoints/reactors`): renaming it replays the whole log. */
   name: string;
-  /** Event types it reacts to: its subscription delivers only these; the others only move its checkpoint. */
+  /** Event types it reacts to: only these are delivered; the others only move its checkpoint. */
   handles: readonly E['type'][];
   /**
    * False for long-running work a write must not wait for (fetching and processing a document):
@@ -82,12 +82,14 @@ export interface ReactorRunnerOptions {
   projections?: { waitFor(position: LogPosition, timeoutMs: number): Promise<boolean> };
   /** Longest wait for the projections before a reaction counts as failed (and is retried). Default 30 s. */
   projectionsTimeoutMs?: number;
-  /** After a dropped subscription or a failed checkpoint write. Default 100 ms .. 5 s. */
+  /** After a dropped subscription. Default 100 ms .. 5 s. */
   backoff?: Backoff;
   /** Between attempts of a failing reaction. Default 100 ms .. 30 s. */
   retry?: Backoff;
-  /** `checkpoint` messages (stretches of events it does not handle) taken before the checkpoint is written even while more keep coming. Default 500. */
-  checkpointEvery?: number;
+  /** The process's shared stream of committed events; absent, the reactor reads the log on its own subscription. */
+  stream?: ReactorDispatcher;
+  /** Where its checkpoint is saved, in batches with the other reactors'. Default: its own, saved at most once a second. */
+  checkpoints?: ReactorCheckpoints;
   metrics?: Metrics;
   logger?: { warn(message: string, context?: object): void; error(message: string, context?: object): void };
   /** Test hook: after a reaction, before its checkpoint is written. */
@@ -98,13 +100,12 @@ export interface ReactorRunnerOptions {
 const HISTORY_LIMIT = 10_000;
 
 /**
- * Runs one reactor against the log: subscribes from its own checkpoint, reacts to the events it
- * handles one at a time and in order, and records the checkpoint after each reaction that appended
- * (after each quiet moment, or every `checkpointEvery` messages, for the others and the events it
- * skips). A failing reaction is
- * retried with backoff and the checkpoint stays before it, so nothing is skipped; requests are not
- * held up by it (read-your-writes does not wait for a failing reactor). After a dropped
- * subscription it resubscribes from the checkpoint.
+ * Runs one reactor: takes the events it handles from the process's shared stream (or, when behind
+ * it or without one, from the log after its own checkpoint), reacts to them one at a time and in
+ * order, and records its progress in `ReactorCheckpoints`, which saves it in batches. A failing
+ * reaction is retried with backoff and the checkpoint stays before it, so nothing is skipped;
+ * requests are not held up by it (read-your-writes does not wait for a failing reactor). After a
+ * dropped subscription it starts again from the checkpoint.
  *
  * It remembers, by triggering position, the highest position its reactions appended, so that a
  * write can wait for the cascades its events set off (`waitFor`).
@@ -113,9 +114,8 @@ export class ReactorRunner {
   readonly name: string;
   private readonly backoff: Backoff;
   private readonly retry: Backoff;
-  private readonly checkpointEvery: number;
+  private readonly checkpoints: ReactorCheckpoints;
   private checkpoint: LogPosition | null = null;
-  private saved: LogPosition | null = null;
   /** Highest position appended by reactions up to the checkpoint. */
   private appended: LogPosition | null = null;
   /** (trigger, appended-so-far) for each reaction that appended, oldest first; `floor` stands for those dropped. */
@@ -125,10 +125,12 @@ export class ReactorRunner {
   /** Set by stop(): a start() still loading its checkpoint then does not start. */
   private stopRequested = false;
   private caughtUp = false;
+  /** The log's head when it started: caught up once its checkpoint reaches it (with the shared stream). */
+  private startHead: LogPosition | null = null;
   private failing: string | null = null;
   private lastError: string | null = null;
   private loop: Promise<void> | null = null;
-  private subscription: LogSubscription | null = null;
+  private subscription: LogSubscription | SharedSubscription | null = null;
   private abort = new AbortController();
   private readonly waiters = new Set<{ position: LogPosition; resolve: (passed: boolean) => void }>();
   private readonly caughtUpWaiters: Array<() => void> = [];
@@ -145,19 +147,19 @@ export class ReactorRunner {
     this.name = reactor.name;
     this.backoff = options.backoff ?? { initialMs: 100, maxMs: 5000 };
     this.retry = options.retry ?? { initialMs: 100, maxMs: 30_000 };
-    this.checkpointEvery = options.checkpointEvery ?? 500;
+    this.checkpoints = options.checkpoints ?? new ReactorCheckpoints(reads, undefined, options.logger);
     this.caller = { kind: 'system', id: `reactor-${reactor.name}`, label: `Reactor ${reactor.name}` };
   }
 
   async start(): Promise<void> {
     if (this.running) return;
     this.stopRequested = false;
-    const stored = await this.reads.collection<ReactorCheckpointDoc>(CHECKPOINTS).get(reactorCheckpointId(this.name));
+    const stored = await this.checkpoints.load(this.name);
     this.checkpoint = stored?.position ? BigInt(stored.position) : null;
-    this.saved = this.checkpoint;
     this.appended = stored?.appended ? BigInt(stored.appended) : null;
     this.floor = this.appended;
     this.history = [];
+    this.startHead = await this.events.headPosition();
     if (this.stopRequested) return;
     this.abort = new AbortController();
     this.running = true;
@@ -174,6 +176,8 @@ export class ReactorRunner {
     this.loop = null;
     for (const waiter of this.waiters) waiter.resolve(false);
     this.waiters.clear();
+    // A checkpoint not saved only means a replay of idempotent reactions at the next start.
+    await this.checkpoints.flush().catch((error: unknown) => this.options.logger?.warn('could not save a reactor checkpoint at stop', { reactor: this.name, error: String((error as Error)?.message ?? error) }));
   }
 
   /** The event types its reactor handles. */
@@ -270,81 +274,98 @@ export class ReactorRunner {
   }
 
   private async consume(): Promise<void> {
-    // Filtered: the events it does not handle arrive as `checkpoint` messages, never as events it would drop.
-    const subscription = this.events.subscribeToAll({ after: this.checkpoint ?? undefined, types: this.reactor.handles });
-    const iterator = subscription[Symbol.asyncIterator]();
-    this.subscription = subscription;
-    const turns = new EventLoopTurns();
+    const stream = this.options.stream;
+    if (!stream) {
+      await this.follow(this.fromLog(), null);
+      return;
+    }
+    const shared = stream.join(this.reactor.handles);
+    this.subscription = shared;
     try {
-      let pending = iterator.next();
-      let unsaved = 0;
       while (this.running) {
-        let result: IteratorResult<SubscriptionMessage> | typeof IDLE = unsaved > 0 ? await Promise.race([pending, nextTurn()]) : await pending;
-        if (result === IDLE) {
-          await this.save();
-          unsaved = 0;
-          result = await pending;
-        }
-        if (result.done) {
-          if (this.running) throw new Error('the subscription ended');
-          return;
-        }
-        pending = iterator.next();
-        const message = result.value;
-        if (message.kind === 'caughtUp') {
-          if (unsaved > 0) await this.save();
-          unsaved = 0;
-          this.markCaughtUp();
-          continue;
-        }
-        if (message.kind === 'checkpoint') {
-          await turns.maybe();
-          if (this.checkpoint !== null && message.position <= this.checkpoint) continue;
-          this.advance(message.position);
-          if (++unsaved >= this.checkpointEvery) {
-            await this.save();
-            unsaved = 0;
+        // Behind the shared stream (an older checkpoint, or it fell further behind than its queue holds): the log, up to where it joined.
+        const from = shared.from;
+        if (from !== null && (this.checkpoint === null || this.checkpoint < from)) {
+          const log = this.fromLog();
+          try {
+            if (!(await this.follow(log, from))) return;
+          } finally {
+            this.subscription = shared;
+            await log.close();
           }
-          continue;
         }
-        const { event } = message;
-        await turns.maybe();
-        if (this.checkpoint !== null && event.position <= this.checkpoint) continue;
-        const saveNow = await this.reactUntilDone(event);
-        if (saveNow === null) return; // stopped while retrying
-        await this.options.afterReaction?.(event);
-        this.advance(event.position);
-        // A reaction that appended is recorded at once (with what it appended, which read-your-writes
-        // in other processes reads); one that appended nothing is saved like a skipped event, at the
-        // next quiet moment: saving after each of them made the reactor a queue behind the read
-        // store's commits, and every write waiting for it waited in that queue.
-        if (saveNow || ++unsaved >= this.checkpointEvery) {
-          await this.save();
-          unsaved = 0;
-        }
+        await this.checkCaughtUp();
+        if (!(await this.follow(shared, null))) return;
+        shared.rejoin(); // it fell behind
       }
     } finally {
       this.subscription = null;
-      await subscription.close();
+      await shared.close();
     }
   }
 
+  /** Its own filtered subscription: the events it does not handle arrive as `checkpoint` messages, never as events it would drop. */
+  private fromLog(): LogSubscription {
+    const subscription = this.events.subscribeToAll({ after: this.checkpoint ?? undefined, types: this.reactor.handles });
+    this.subscription = subscription;
+    return subscription;
+  }
+
   /**
-   * Reacts, retrying with backoff until it succeeds. Answers whether the checkpoint must be written
-   * at once (the reaction appended, or it succeeded after failures); null when stopped meanwhile.
+   * Reacts to a subscription's messages in order, up to `until` (null: until the stream says it
+   * fell behind). Answers true when it got there, false when stopped.
    */
+  private async follow(subscription: AsyncIterable<StreamMessage>, until: LogPosition | null): Promise<boolean> {
+    const iterator = subscription[Symbol.asyncIterator]();
+    const turns = new EventLoopTurns();
+    while (this.running) {
+      const result = await iterator.next();
+      if (result.done) {
+        if (this.running) throw new Error('the subscription ended');
+        return false;
+      }
+      const message = result.value;
+      if (message.kind === 'behind') return true;
+      if (message.kind === 'caughtUp') {
+        // A log subscription caught up has delivered everything up to the head, so past `until`.
+        if (until !== null) return this.reached(until);
+        await this.markCaughtUp();
+        continue;
+      }
+      const position = message.kind === 'event' ? message.event.position : message.position;
+      if (until !== null && position > until) return this.reached(until);
+      await turns.maybe();
+      if (this.checkpoint !== null && position <= this.checkpoint) continue;
+      if (message.kind === 'event') {
+        const recorded = await this.reactUntilDone(message.event);
+        if (recorded === null) return false; // stopped while retrying
+        await this.options.afterReaction?.(message.event);
+      }
+      this.advance(position);
+      if (until !== null && position >= until) return true;
+      if (until === null) await this.checkCaughtUp();
+    }
+    return false;
+  }
+
+  private reached(position: LogPosition): true {
+    if (this.checkpoint === null || this.checkpoint < position) this.advance(position);
+    return true;
+  }
+
+  /** Reacts, retrying with backoff until it succeeds. Answers whether it appended; null when stopped meanwhile. */
   private async reactUntilDone(event: RecordedEvent): Promise<boolean | null> {
     let delay = this.retry.initialMs;
     for (let attempt = 1; ; attempt++) {
       try {
         const appended = await this.reactOnce(event);
-        const recovered = this.failing !== null;
-        if (recovered) {
+        if (this.failing !== null) {
           this.failing = null;
           this.options.logger?.warn('reaction succeeded after retries', { reactor: this.name, event: event.id, type: event.type, attempts: attempt });
+          // The saved checkpoint says `failing`: read-your-writes elsewhere waits for this reactor again once it no longer does.
+          await this.record(true).catch(() => undefined);
         }
-        // After a failure the checkpoint document says `failing`: it is rewritten at once.
-        return appended || recovered;
+        return appended;
       } catch (error) {
         const message = String((error as Error)?.message ?? error);
         this.options.metrics?.reactorFailures.inc({ reactor: this.name });
@@ -362,7 +383,7 @@ export class ReactorRunner {
           error: message,
           retryInMs: delay,
         });
-        if (first) await this.saveFailing().catch(() => undefined);
+        if (first) await this.record(true).catch(() => undefined);
         await sleep(delay, this.abort.signal);
         if (!this.running) return null;
         delay = Math.min(delay * 2, this.retry.maxMs);
@@ -416,29 +437,22 @@ export class ReactorRunner {
   private advance(position: LogPosition): void {
     this.checkpoint = position;
     for (const waiter of this.waiters) if (waiter.position <= position) waiter.resolve(true);
+    void this.record(false);
   }
 
-  private async save(): Promise<void> {
-    if (this.checkpoint === this.saved && this.failing === null) return;
-    await this.write();
-    this.saved = this.checkpoint;
+  private record(now: boolean): Promise<void> {
+    return this.checkpoints.record(this.name, { position: this.checkpoint?.toString() ?? null, appended: this.appended?.toString() ?? null, failing: this.failing }, now);
   }
 
-  private saveFailing(): Promise<void> {
-    return this.write();
+  /** On the shared stream: caught up once past the log's head as it was at start (the stream itself never ends). */
+  private async checkCaughtUp(): Promise<void> {
+    if (this.caughtUp || !this.options.stream) return;
+    if (this.startHead === null || (this.checkpoint !== null && this.checkpoint >= this.startHead)) await this.markCaughtUp();
   }
 
-  private async write(): Promise<void> {
-    await this.reads.collection<ReactorCheckpointDoc>(CHECKPOINTS).put({
-      _id: reactorCheckpointId(this.name),
-      position: this.checkpoint?.toString() ?? null,
-      appended: this.appended?.toString() ?? null,
-      failing: this.failing,
-      updatedAt: new Date().toISOString(),
-    });
-  }
-
-  private markCaughtUp(): void {
+  /** Saved at once: `/health` and a restart see a caught-up reactor as such. */
+  private async markCaughtUp(): Promise<void> {
+    await this.record(true).catch((error: unknown) => this.options.logger?.warn('could not save a reactor checkpoint', { reactor: this.name, error: String((error as Error)?.message ?? error) }));
     this.caughtUp = true;
     this.caughtUpWaiters.splice(0).forEach((resolve) => resolve());
   }

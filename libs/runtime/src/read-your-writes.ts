@@ -4,7 +4,7 @@ import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner'
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { log } from '../../platform/src/logging';
 import type { Metrics } from './metrics';
-import { reactorCheckpointId, type ReactorCheckpointDoc } from './reactor-checkpoint';
+import { readReactorProgress } from './reactor-checkpoint';
 
 /**
  * Read-your-writes (docs/read-side.md, Read-your-writes): a write answers only once the read models have applied its
@@ -93,9 +93,10 @@ interface PollingWaiter {
 
 /**
  * Distributed mode: the projector (projections and reactors) is another process. Its checkpoints
- * are committed with what they cover (the projections' with the read models; each reactor's after
- * its reactions, with the highest position they appended), so polling the checkpoint documents is
- * an exact test of "applied". Concurrent waiters share one poll loop.
+ * are committed with what they cover (the projections' with the read models; the reactors', all in
+ * one document saved within milliseconds, after their reactions, with the highest position they
+ * appended), so polling the checkpoint documents is an exact test of "applied". Concurrent waiters
+ * share one poll loop.
  *
  * Every wait reads the checkpoints at least once: nothing is answered from a position remembered
  * from an earlier poll, which a rebuild (checkpoint moved back or removed) would have made false.
@@ -173,19 +174,18 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
       log.warn({ err: error }, 'could not read the projector checkpoint');
     }
     if (![...this.waiters].some((waiter) => waiter.reactors.length > 0)) return;
-    await Promise.all(
-      [...this.seen].map(async ([name, seen]) => {
-        try {
-          const doc = (await checkpoints.get(reactorCheckpointId(name))) as ReactorCheckpointDoc | null;
-          seen.position = typeof doc?.position === 'string' ? BigInt(doc.position) : null;
-          seen.appended = typeof doc?.appended === 'string' ? BigInt(doc.appended) : null;
-          seen.failing = typeof doc?.failing === 'string';
-        } catch (error) {
-          seen.position = null;
-          log.warn({ err: error, reactor: name }, 'could not read a reactor checkpoint');
-        }
-      }),
-    );
+    try {
+      const progress = await readReactorProgress(this.reads, [...this.seen.keys()]);
+      for (const [name, seen] of this.seen) {
+        const doc = progress.get(name);
+        seen.position = typeof doc?.position === 'string' ? BigInt(doc.position) : null;
+        seen.appended = typeof doc?.appended === 'string' ? BigInt(doc.appended) : null;
+        seen.failing = typeof doc?.failing === 'string';
+      }
+    } catch (error) {
+      for (const seen of this.seen.values()) seen.position = null;
+      log.warn({ err: error }, 'could not read the reactor checkpoints');
+    }
   }
 
   /** Moves a waiter on as far as the checkpoints allow: true done, false given up (a failing reactor), null still waiting. */

@@ -16,6 +16,8 @@ import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read
 import { replayMemoryGuards, type Stores } from './stores';
 import { ReactorRunner, type Reactor, type Services, type ServiceToken } from './reactor';
 import { PROJECTION_RUNNER } from './projections-ready';
+import { ReactorDispatcher } from './reactor-dispatcher';
+import { DEFAULT_CHECKPOINT_INTERVAL_MS, ReactorCheckpoints } from './reactor-checkpoint';
 import { UNTRUSTED_WORK } from '../../platform/src/untrusted-work/untrusted-work';
 import { WorkerPool } from '../../platform/src/untrusted-work/worker-pool';
 
@@ -101,9 +103,12 @@ export function createRuntime(options: {
       return bound(token);
     },
   };
-  if (runner) {
+  if (runner && reactors.length > 0) {
+    // One read of the log for the projections and every reactor; the reactors' checkpoints saved together.
+    const stream = new ReactorDispatcher(runner);
+    const checkpoints = new ReactorCheckpoints(stores.reads, reactorCheckpointInterval(stores.mode), runnerLogger);
     for (const reactor of reactors) {
-      const reactorRunner = new ReactorRunner(stores.events, stores.reads, reactor, commands, services, { projections: runner, metrics, logger: runnerLogger, ...options.reactorOptions });
+      const reactorRunner = new ReactorRunner(stores.events, stores.reads, reactor, commands, services, { projections: runner, metrics, logger: runnerLogger, stream, checkpoints, ...options.reactorOptions });
       reactorRunners.push(reactorRunner);
       if (reactor.awaitedByWrites !== false) awaitedRunners.push(reactorRunner);
     }
@@ -140,6 +145,16 @@ export function createRuntime(options: {
       await Promise.all(reactorRunners.map((reactor) => reactor.stop()));
     },
   };
+}
+
+/**
+ * How long reactor progress may wait before it is saved. Embedded mode: a second (only a restart
+ * reads it, and replays idempotent reactions since). Distributed mode: a few milliseconds, since the
+ * API processes wait for their writes' cascades by reading it; every reactor's progress still goes
+ * in one write.
+ */
+export function reactorCheckpointInterval(mode: Stores['mode']): number {
+  return mode === 'embedded' ? DEFAULT_CHECKPOINT_INTERVAL_MS : 5;
 }
 
 /** Makes the runtime's parts injectable everywhere (global module). */

@@ -113,6 +113,7 @@ export class ProjectionRunner {
   /** Event type → the projections that handle it, computed on first sight of each type. */
   private readonly routes = new Map<string, readonly Projection[]>();
   private readonly fingerprint: string;
+  private readonly committedListeners: Array<(events: readonly RecordedEvent[]) => void> = [];
 
   constructor(
     private readonly events: EventStore,
@@ -163,6 +164,15 @@ export class ProjectionRunner {
   /** The last applied position. */
   position(): LogPosition | null {
     return this.checkpoint;
+  }
+
+  /**
+   * Told, synchronously and in order, the events of each committed transaction, right after the
+   * checkpoint moved past them: the process's reactors take their events from here rather than
+   * reading the log again.
+   */
+  onCommitted(listener: (events: readonly RecordedEvent[]) => void): void {
+    this.committedListeners.push(listener);
   }
 
   async status(): Promise<ProjectionStatus> {
@@ -384,6 +394,7 @@ export class ProjectionRunner {
   }
 
   private reportApplied(events: readonly RecordedEvent[]): void {
+    for (const listener of this.committedListeners) listener(events);
     if (this.running && this.caughtUp) this.options.onApplied?.(events);
   }
 
