@@ -34,7 +34,7 @@ const EVENTS_FILE = 'events.ndjson.gz';
 const PAGE = 1000;
 /** Embedded import: appends in flight. lmdb-js runs their transactions in call order, so positions keep the export's order. */
 const APPEND_WINDOW = 64;
-/** Where an imported event keeps the time its source recorded it: a store sets `recordedAt` itself. */
+/** Where an event imported into KurrentDB keeps the time its source recorded it: KurrentDB sets its own. */
 export const ORIGINAL_RECORDED_AT = 'originalRecordedAt';
 
 export interface ExportManifest {
@@ -69,6 +69,8 @@ interface Source {
 interface Target {
   mode: 'embedded' | 'distributed';
   events: EventStore;
+  /** Appends with the source's recording time, where the target can set it (the embedded log). */
+  appendRecorded?: (stream: string, events: NewEvent[], expected: ExpectedRevision, recordedAt: string) => Promise<unknown>;
   blobs: BlobStore;
   /** Appends may overlap: the store keeps their call order. */
   ordered: boolean;
@@ -252,10 +254,11 @@ async function importEvents(path: string, target: Target, batchLimitBytes: numbe
   let failure: unknown;
   const flush = async (): Promise<void> => {
     if (!batch) return;
-    const { stream, first, events } = batch;
+    const { stream, first, events, recordedAt } = batch;
     batch = undefined;
     const expected: ExpectedRevision = first === 0 ? 'no_stream' : first - 1;
-    const appended = target.events.appendToStream(stream, events, expected).then(
+    const append = target.appendRecorded ? target.appendRecorded(stream, events, expected, recordedAt) : target.events.appendToStream(stream, events, expected);
+    const appended = append.then(
       () => void (imported += events.length),
       (error: unknown) => void (failure ??= new Error(`appending ${events.length} events at revision ${first} of ${stream}: ${messageOf(error)}`)),
     );
@@ -274,7 +277,9 @@ async function importEvents(path: string, target: Target, batchLimitBytes: numbe
     const fits = batch && batch.stream === event.stream && batch.recordedAt === event.recordedAt && batch.next === event.revision && batch.bytes + text.length <= batchLimitBytes * 0.9;
     if (!fits) await flush();
     batch ??= { stream: event.stream, recordedAt: event.recordedAt, first: event.revision, next: event.revision, events: [], bytes: 0 };
-    batch.events.push({ id: event.id, type: event.type, data: event.data, metadata: { ...event.metadata, [ORIGINAL_RECORDED_AT]: event.metadata[ORIGINAL_RECORDED_AT] ?? event.recordedAt } });
+    // A target that stamps its own time (KurrentDB) keeps the source's in the metadata.
+    const metadata = target.appendRecorded ? event.metadata : { ...event.metadata, [ORIGINAL_RECORDED_AT]: event.metadata[ORIGINAL_RECORDED_AT] ?? event.recordedAt };
+    batch.events.push({ id: event.id, type: event.type, data: event.data, metadata });
     batch.next += 1;
     batch.bytes += text.length;
   }
@@ -347,6 +352,7 @@ async function openTarget(config: AppConfig): Promise<Target> {
     return {
       mode: 'embedded',
       events,
+      appendRecorded: (stream, batch, expected, recordedAt) => events.appendToStream(stream, batch, expected, { recordedAt }),
       blobs,
       ordered: true,
       close: async () => {

@@ -188,12 +188,16 @@ export class LmdbEventStore implements EventStore {
     return new LmdbEventStore(directory, options);
   }
 
-  async appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  /**
+   * `recordedAt` is for `cli import` alone: an imported event keeps the time its source recorded it.
+   * Everything else lets the store stamp the time of the append.
+   */
+  async appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision, options: { recordedAt?: string } = {}): Promise<AppendResult> {
     this.assertOpen();
     assertStreamName(stream);
     assertExpectedRevision(expected);
     if (this.releasing) await this.releasing;
-    const recordedAt = new Date().toISOString();
+    const recordedAt = options.recordedAt ?? new Date().toISOString();
     // Prepared before the transaction: the callback runs inside the write lock and must stay short.
     const batch = serializeBatch(events, newEventId, this.batchLimitBytes).map((event) => toStored(event, stream, recordedAt));
     const root = this.root;
