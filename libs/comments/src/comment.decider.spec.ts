@@ -91,6 +91,11 @@ describe('comment decider', () => {
       spec.given([posted]).when({ kind: 'DeleteComment', ...act('ada', admin) }).then([{ type: 'CommentDeleted', data: { ...about, deletedBy: 'ada', deletedAt: t0 } }]);
     });
 
+    // Mutation pinned: dropping the `access.comment` check on PostReply.
+    it('given a comment, when a reader replies, then 403 (replying needs the comment role)', () => {
+      spec.given([posted]).when({ kind: 'PostReply', replyId: 'r2', body: body('Me too'), ...act('rita', reader) }).thenFails(403);
+    });
+
     it('given a deleted comment, when replied to, then 404', () => {
       spec.given([posted, { type: 'CommentDeleted', data: { ...about, deletedBy: 'cleo', deletedAt: t0 } }]).when({ kind: 'PostReply', replyId: 'r2', body: body('?'), ...act('eve') }).thenFails(404);
     });

@@ -1,5 +1,5 @@
 import { deciderSpec } from '../../testing/src';
-import { openapiSlugsDecider, openapiSpecDecider, type ProcessingOutcome } from './openapi.decider';
+import { openapiSlugsDecider, openapiSlugsStream, openapiSpecDecider, type ProcessingOutcome } from './openapi.decider';
 import type { OpenapiSlugEvent, OpenapiSpecEvent } from './openapi.events';
 
 const t0 = '2026-01-01T00:00:00.000Z';
@@ -122,6 +122,17 @@ describe('OpenAPI slug claims decider', () => {
 
   it('given a claimed slug, when its spec releases it, then released and free again', () => {
     slugs.given([claimed('a')]).when({ kind: 'ReleaseSlug', organizationId: 'o1', slug: 'pets', specId: 'a' }).then([{ type: 'OpenAPISpecSlugReleased', data: { organizationId: 'o1', slug: 'pets', specId: 'a' } }]);
+  });
+
+  // Mutation pinned: a slug stream (the claim's key) without the organization, which would make slugs unique globally.
+  it('given two organizations, then each claims its slugs on a stream of its own', () => {
+    expect(openapiSlugsStream('o1')).toBe('openapislugs-o1');
+    expect(openapiSlugsStream('o2')).not.toBe(openapiSlugsStream('o1'));
+  });
+
+  it('given a slug claimed in one organization, when another organization claims it on its own stream, then it is that organization\'s', () => {
+    const elsewhere = { kind: 'ClaimSlug' as const, organizationId: 'o2', slug: 'pets', specId: 'b', allowed: true };
+    slugs.given([]).when(elsewhere).then([{ type: 'OpenAPISpecSlugClaimed', data: { organizationId: 'o2', slug: 'pets', specId: 'b' } }]);
   });
 
   it('given prototype-named slugs, when claimed, then they are slugs like any other', () => {
