@@ -106,6 +106,11 @@ describe('audit projection', () => {
     await spec.given([offset]).then({ [AUDIT_EVENTS]: [expect.objectContaining({ occurredAt: '2024-05-01T10:00:00.000Z' })] });
   });
 
+  it('given an occurredAt past the end of its month, then it is stored as the instant it names (the next month)', async () => {
+    const late = event('SpaceCreated', { organizationId: 'o1', spaceId: 's1', title: 'H' }, { actor: ALICE, source: 'api', occurredAt: '2024-02-30T10:00:00.000Z' });
+    await spec.given([late]).then({ [AUDIT_EVENTS]: [expect.objectContaining({ occurredAt: '2024-03-01T10:00:00.000Z' })] });
+  });
+
   describe('given an event the catalog fails to describe', () => {
     let warn: jest.SpyInstance;
     beforeEach(() => {

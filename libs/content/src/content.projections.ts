@@ -208,7 +208,9 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
         await heads.put({ _id: data.spaceId, organizationId, revisionId: data.revisionId, tree: data.tree, updatedAt: data.createdAt, streamRevision: event.revision });
         const trees = loadedTreesOf(resources.blobs);
         try {
-          const [before, after] = await Promise.all([trees.tree(head?.tree ?? EMPTY_TREE_ROOT), trees.tree(data.tree)]);
+          // Derived from the head's tree along the changed hashes, never reloaded whole.
+          const before = await trees.tree(head?.tree ?? EMPTY_TREE_ROOT);
+          const after = await trees.tree(data.tree, before);
           await updateLinks({ spaceId: data.spaceId, organizationId }, before, after, links, resources);
         } catch (error) {
           // The space was purged and its blobs removed: a replay of its old revisions has nothing to link.

@@ -12,8 +12,8 @@ const LOADED_TREE_PAGES = 200_000;
  * The revision trees of every space, as the queries, the commands and the projections read them: a
  * tree is loaded once per root hash (immutable, so never stale) and kept in an LRU bounded by
  * pages, over the blob store's own LRU of parsed nodes and bodies. One per blob store, shared by
- * the whole process: the tree the links projection loads for a new revision is the one the next
- * read and the next write use. Page bodies are never held in read models.
+ * the whole process: the tree the links projection derives for a new revision from its parent's is
+ * the one the next read and the next write use. Page bodies are never held in read models.
  */
 export class LoadedTrees {
   private readonly loaded = new LRUCache<string, RevisionTree>({ maxSize: LOADED_TREE_PAGES, sizeCalculation: (tree) => Math.max(1, tree.size) });
@@ -21,12 +21,16 @@ export class LoadedTrees {
 
   constructor(readonly store: TreeStore) {}
 
-  async tree(rootHash: string): Promise<RevisionTree> {
+  /**
+   * The tree of a root hash. Given `from` (a loaded tree, usually the revision's parent), a tree not
+   * yet loaded is derived from it, reading only the nodes along the changed hashes.
+   */
+  async tree(rootHash: string, from?: RevisionTree): Promise<RevisionTree> {
     const cached = this.loaded.get(rootHash);
     if (cached) return cached;
     let pending = this.loading.get(rootHash);
     if (!pending) {
-      pending = RevisionTree.load(this.store, rootHash).finally(() => this.loading.delete(rootHash));
+      pending = (from ? RevisionTree.derive(this.store, from, rootHash) : RevisionTree.load(this.store, rootHash)).finally(() => this.loading.delete(rootHash));
       this.loading.set(rootHash, pending);
     }
     const tree = await pending;
@@ -46,8 +50,9 @@ export class ContentTrees {
     this.store = this.trees.store;
   }
 
-  tree(rootHash: string): Promise<RevisionTree> {
-    return this.trees.tree(rootHash);
+  /** The tree of a root hash; derived from `from` (usually its parent's) when it is not loaded yet. */
+  tree(rootHash: string, from?: RevisionTree): Promise<RevisionTree> {
+    return this.trees.tree(rootHash, from);
   }
 
   document(hash: string): Promise<DocumentNode> {

@@ -11,6 +11,21 @@ interface Level {
   firstChild: Int32Array;
 }
 
+/**
+ * A run of a derived tree's pre-order: a node read from the store (`from` -1), or the whole subtree
+ * of the previous tree at `from`; placed at `start`, under `parent`, at `index` among its siblings.
+ */
+interface Segment {
+  from: number;
+  node: PageNode;
+  hash: string;
+  start: number;
+  parent: number;
+  index: number;
+  depth: number;
+  path: string;
+}
+
 /** A tree has an id at most once; a blob set that says otherwise was not written by the editor. */
 export class RevisionTreeError extends Error {
   override readonly name = 'RevisionTreeError';
@@ -78,6 +93,158 @@ export class RevisionTree {
       hashes = next;
     }
     return RevisionTree.build(rootHash, root, await fileList, levels);
+  }
+
+  /**
+   * A revision's tree derived from another one's, usually its parent's: a tree is a Merkle tree, so
+   * every subtree whose node hash `previous` already holds is taken from it as it is, and only the
+   * nodes along the changed hashes are read from the store. When every page keeps its place (edits
+   * of attributes and bodies), the new tree shares the previous one's layout and indexes and copies
+   * only its lists of nodes, hashes and paths. Equal, node for node, to `load` of the same root.
+   */
+  static async derive(store: TreeStore, previous: RevisionTree, rootHash: string): Promise<RevisionTree> {
+    if (rootHash === previous.rootHash) return previous;
+    const root = await store.readRoot(rootHash);
+    const fileList = root.files === previous.root.files ? previous.fileList : await store.readFiles(root.files);
+    const { segments, count } = await previous.segmentsOf(store, root);
+    const tree = previous.inPlace(segments, count) ? previous.patched(rootHash, root, fileList, segments) : previous.laidOut(rootHash, root, fileList, segments, count);
+    if (fileList === previous.fileList) tree.fileIndex = previous.fileIndex;
+    return tree;
+  }
+
+  /**
+   * The pre-order walk of a new root against this tree: each segment is either a node read from the
+   * store (a changed page) or a whole subtree of this tree whose node hash did not change, placed
+   * at `start` in the new tree.
+   */
+  private async segmentsOf(store: TreeStore, root: TreeRoot): Promise<{ segments: Segment[]; count: number }> {
+    const segments: Segment[] = [];
+    /** Paths of the nodes read, by new position: only those have children walked. */
+    const readPaths = new Map<number, string>();
+    let count = 0;
+    // An explicit stack (trees may be deeper than the call stack) of (hash, parent position, index
+    // among siblings, depth, where this tree had the old parent's children by hash), as parallel arrays.
+    const stackHashes: string[] = [];
+    const stackParents: number[] = [];
+    const stackIndexes: number[] = [];
+    const stackDepths: number[] = [];
+    const stackSiblings: Array<ReadonlyMap<string, number> | undefined> = [];
+    const push = (children: readonly string[], parent: number, depth: number, siblings: ReadonlyMap<string, number> | undefined): void => {
+      for (let i = children.length - 1; i >= 0; i--) {
+        stackHashes.push(children[i]);
+        stackParents.push(parent);
+        stackIndexes.push(i);
+        stackDepths.push(depth);
+        stackSiblings.push(siblings);
+      }
+    };
+    push(root.pages, -1, 0, this.childHashPositions(-1));
+    while (stackHashes.length > 0) {
+      const hash = stackHashes.pop()!;
+      const parent = stackParents.pop()!;
+      const index = stackIndexes.pop()!;
+      const depth = stackDepths.pop()!;
+      const siblings = stackSiblings.pop();
+      const parentPath = parent < 0 ? '' : readPaths.get(parent)!;
+      // The same child as before (the usual case: an unchanged sibling of a changed page), else
+      // read, and maybe a subtree moved here from elsewhere in the tree, unchanged.
+      let from = siblings?.get(hash);
+      let node: PageNode;
+      if (from !== undefined) node = this.nodes[from];
+      else {
+        node = store.peekNode(hash) ?? (await store.readNode(hash));
+        const before = this.positions.get(node.id);
+        if (before !== undefined && this.hashes[before] === hash) from = before;
+        else {
+          const path = pathOf(node, parentPath);
+          segments.push({ from: -1, node, hash, start: count, parent, index, depth, path });
+          readPaths.set(count, path);
+          push(node.children, count, depth + 1, before === undefined ? undefined : this.childHashPositions(before));
+          count++;
+          continue;
+        }
+      }
+      segments.push({ from, node, hash, start: count, parent, index, depth, path: pathOf(node, parentPath) });
+      count += this.ends[from] - from;
+    }
+    return { segments, count };
+  }
+
+  /** Whether every page of the new tree sits where it sat in this one, under the same parent at the same index. */
+  private inPlace(segments: readonly Segment[], count: number): boolean {
+    if (count !== this.nodes.length) return false;
+    for (const segment of segments) {
+      const at = segment.from < 0 ? this.positions.get(segment.node.id) : segment.from;
+      if (at !== segment.start || this.parents[at] !== segment.parent || this.indexes[at] !== segment.index) return false;
+    }
+    return true;
+  }
+
+  /** The new tree on this one's layout: its parents, ends, indexes, depths and positions shared, the changed nodes and paths patched in copies. */
+  private patched(rootHash: string, root: TreeRoot, fileList: FileList, segments: readonly Segment[]): RevisionTree {
+    const nodes = this.nodes.slice();
+    const hashes = this.hashes.slice();
+    let paths: string[] | undefined;
+    const setPath = (position: number, path: string): void => {
+      if (path === (paths ?? this.paths)[position]) return;
+      paths ??= this.paths.slice();
+      paths[position] = path;
+    };
+    for (const segment of segments) {
+      nodes[segment.start] = segment.node;
+      hashes[segment.start] = segment.hash;
+      if (segment.from >= 0 && segment.path === this.paths[segment.from]) continue;
+      setPath(segment.start, segment.path);
+      if (segment.from < 0) continue;
+      for (let p = segment.from + 1; p < this.ends[segment.from]; p++) setPath(p, pathOf(nodes[p], (paths ?? this.paths)[this.parents[p]]));
+    }
+    const tree = new RevisionTree(rootHash, root, fileList, nodes, hashes, this.parents, this.ends, this.indexes, this.depths, paths ?? this.paths, this.positions);
+    if (paths === undefined) tree.pathIndex = this.pathIndex;
+    return tree;
+  }
+
+  /** The new tree laid out afresh: the reused subtrees copied from this one, shifted to their new places. */
+  private laidOut(rootHash: string, root: TreeRoot, fileList: FileList, segments: readonly Segment[], count: number): RevisionTree {
+    const nodes = new Array<PageNode>(count);
+    const hashes = new Array<string>(count);
+    const paths = new Array<string>(count);
+    const parents = new Int32Array(count);
+    const indexes = new Int32Array(count);
+    const depths = new Int32Array(count);
+    for (const segment of segments) {
+      const { start, from } = segment;
+      nodes[start] = segment.node;
+      hashes[start] = segment.hash;
+      parents[start] = segment.parent;
+      indexes[start] = segment.index;
+      depths[start] = segment.depth;
+      paths[start] = segment.path;
+      if (from < 0) continue;
+      const shift = start - from;
+      const deeper = segment.depth - this.depths[from];
+      const samePaths = segment.path === this.paths[from];
+      for (let p = from + 1; p < this.ends[from]; p++) {
+        const at = p + shift;
+        nodes[at] = this.nodes[p];
+        hashes[at] = this.hashes[p];
+        parents[at] = this.parents[p] + shift;
+        indexes[at] = this.indexes[p];
+        depths[at] = this.depths[p] + deeper;
+        paths[at] = samePaths ? this.paths[p] : pathOf(this.nodes[p], paths[parents[at]]);
+      }
+    }
+    const positions = new Map<string, number>();
+    for (let position = 0; position < count; position++) {
+      positions.set(nodes[position].id, position);
+      if (positions.size === position) throw new RevisionTreeError(`tree ${rootHash} holds page ${nodes[position].id} twice`);
+    }
+    const ends = new Int32Array(count);
+    for (let p = count - 1; p >= 0; p--) {
+      if (ends[p] === 0) ends[p] = p + 1;
+      const parent = parents[p];
+      if (parent >= 0 && ends[p] > ends[parent]) ends[parent] = ends[p];
+    }
+    return new RevisionTree(rootHash, root, fileList, nodes, hashes, parents, ends, indexes, depths, paths, positions);
   }
 
   /** The empty tree, without reading anything: the "before" of a space's first revision. */
@@ -259,6 +426,14 @@ export class RevisionTree {
   /** Hashes of the top-level page nodes, in order. */
   topLevelHashes(): readonly string[] {
     return this.root.pages;
+  }
+
+  /** Where each child of a position (-1: the top level) sits, by its node hash. */
+  private childHashPositions(position: number): Map<string, number> {
+    const children = this.positionsUnder(position);
+    const byHash = new Map<string, number>();
+    for (const child of children) byHash.set(this.hashes[child], child);
+    return byHash;
   }
 
   private childPositions(parentId: string | null): number[] {
