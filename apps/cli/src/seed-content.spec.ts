@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
-import { ContentSeedTrees, SeedBodies } from '../../../libs/content/src';
+import { ContentSeedTrees, SeedBodies } from './seed-content-builders';
 import { SeedContentWorkers, type SeedRevision } from './seed-content';
 
 const bodies = new SeedBodies();

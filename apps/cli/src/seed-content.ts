@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { SeedEdits, SeedTree } from '../../../libs/content/src';
+import type { SeedEdits, SeedTree } from './seed-content-builders';
 
 /** One revision of a space's content: its edits on the revision before (the empty tree for the first). */
 export interface SeedRevision {

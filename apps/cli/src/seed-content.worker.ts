@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
-import { ContentSeedTrees } from '../../../libs/content/src';
+import { ContentSeedTrees } from './seed-content-builders';
 import type { SeedContentJob, SeedContentReply, SeedContentWorkerData } from './seed-content';
 
 /**

@@ -6,7 +6,7 @@ import { hashToken, type Caller } from '../../../libs/platform/src/http/auth';
 import { newId, newSecret } from '../../../libs/platform/src/ids';
 import { changeRequestNumbersStream, changeRequestDecider, changeRequestStream, numberingDecider, type ChangeRequestSpaceFacts } from '../../../libs/changerequests/src';
 import { commentDecider, commentStream, type CommentAccess } from '../../../libs/comments/src';
-import { SeedBodies, contentDecider, contentStream, initialRevisionId, type TouchedPages } from '../../../libs/content/src';
+import { contentDecider, contentStream, initialRevisionId, type TouchedPages } from '../../../libs/content/src';
 import { emailClaimDecider, emailClaimStream, tokenDecider, tokenStream, userDecider, userStream } from '../../../libs/identity/src';
 import { installationDecider, installationIdOf, installationStream, integrationDecider, integrationStream, IntegrationSecrets } from '../../../libs/integrations/src';
 import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream } from '../../../libs/organizations/src';
@@ -14,6 +14,7 @@ import { pathOf, siteDecider, siteStream } from '../../../libs/sites/src';
 import { collectionDecider, collectionStream, keyBetween, spaceDecider, spaceStream } from '../../../libs/spaces/src';
 import { teamDecider, teamStream } from '../../../libs/teams/src';
 import type { SeedContent, SeedRevision } from './seed-content';
+import { SeedBodies } from './seed-content-builders';
 import { SeedLog } from './seed-log';
 
 /** The sizes of a seed; `--events` is the total the updates at the end fill up to. */
@@ -85,7 +86,7 @@ export interface SeedProgress {
 /**
  * Writes a realistic mix of events into an empty embedded log, as the service would have appended
  * them: every event comes from its aggregate's decider (SeedLog), trees and bodies from the
- * content context's own builders (ContentSeedTrees, on the worker threads of `content`) into the
+ * content context's tree building blocks (ContentSeedTrees, on the worker threads of `seed-content`) into the
  * blob store. Then updates (space and organization renames, members seen, …) fill the log up to
  * `options.events`.
  */

@@ -5,8 +5,7 @@ import type { Caller } from '../../platform/src/http/auth';
 import { newId } from '../../platform/src/ids';
 import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
 import { DecidingHandler } from '../../runtime/src/command-handler';
-import type { RevisionSource, TouchedPages } from '../../content/src';
-import { CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, type ChangeRequestContent, type ChangeRequestOrganizations, type ChangeRequestSpace, type ChangeRequestSpaces, type ContentConflict } from './changerequests.needs';
+import { CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, type ChangeRequestContent, type ChangeRequestOrganizations, type ChangeRequestSpace, type ChangeRequestSpaces, type ContentConflict, type ContentRevisionSource, type TouchedPageIds } from './changerequests.needs';
 import {
   changeRequestDecider,
   changeRequestNumbersStream,
@@ -272,7 +271,7 @@ export class UpdateChangeRequestFromMainHandler extends DecidingHandler {
       const merged = await this.content.merge({ ancestor: state.base.tree, ours: state.head.tree, theirs: main.tree }, state.head.tree);
       if (!merged.ok) throw new MergeConflictError(id, 'update', merged.conflicts);
       const revisionId = newId();
-      const source: RevisionSource = { kind: 'update', changeRequest: id, main: main.revisionId };
+      const source: ContentRevisionSource = { kind: 'update', changeRequest: id, main: main.revisionId };
       try {
         await this.decide(
           changeRequestStream(id),
@@ -418,7 +417,7 @@ export class CommitChangeRequestRevision extends Command<'committed' | 'unchange
   constructor(
     readonly spaceId: string,
     readonly changeRequestId: string,
-    readonly commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPages; source: RevisionSource },
+    readonly commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPageIds; source: ContentRevisionSource },
     readonly caller: Caller,
   ) {
     super();
@@ -488,4 +487,4 @@ function refuseStaleRevision(ifMatch: number | undefined, revision: number | nul
 
 const by = (caller: Caller): string | null => (caller.kind === 'user' ? caller.userId : null);
 
-const emptyTouched = (): TouchedPages => ({ created: [], updated: [], deleted: [], counts: { created: 0, updated: 0, deleted: 0 } });
+const emptyTouched = (): TouchedPageIds => ({ created: [], updated: [], deleted: [], counts: { created: 0, updated: 0, deleted: 0 } });

@@ -1,4 +1,4 @@
-import type { RevisionSource, RevisionType, TouchedPages } from '../../content/src';
+import type { ContentRevisionSource, TouchedPageIds } from './changerequests.needs';
 
 /**
  * Change requests. One stream per request, `changerequest-<changeRequestId>`: its lifecycle, its
@@ -17,10 +17,10 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 export interface LineRevision {
   revisionId: string;
   parents: string[];
-  revisionType: Extract<RevisionType, 'edits' | 'update'>;
+  revisionType: 'edits' | 'update';
   tree: string;
-  pages: TouchedPages;
-  source: RevisionSource;
+  pages: TouchedPageIds;
+  source: ContentRevisionSource;
 }
 
 /** An external link of a change request (the platform's ChangeRequestLink, a URL reference). */

@@ -1,6 +1,6 @@
-import type { ContentEvent } from '../../content/src';
 import type { Reactor } from '../../runtime/src/reactor';
 import { RecordMerge } from './changerequest.commands';
+import type { ContentRevisionCreated } from './changerequests.needs';
 
 /**
  * A merge is decided on the space's main line (one append with an expected revision: of two racing
@@ -8,7 +8,7 @@ import { RecordMerge } from './changerequest.commands';
  * step was lost (the process stopped in between), this reactor records it from the merge revision;
  * recording is idempotent, so the usual case appends nothing.
  */
-export const changeRequestReactor: Reactor<ContentEvent> = {
+export const changeRequestReactor: Reactor<ContentRevisionCreated> = {
   name: 'changerequest-merges',
   handles: ['ContentRevisionCreated'],
   async react(event, context) {

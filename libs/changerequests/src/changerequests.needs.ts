@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import type { TouchedPages } from '../../content/src';
 import type { Caller } from '../../platform/src/http/auth';
 
 /*
@@ -63,7 +62,30 @@ export interface ContentPoint {
 }
 
 /** Pages a revision touched, as content's events record them (bounded lists, exact counts). */
-export type TouchedPageIds = TouchedPages;
+export interface TouchedPageIds {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+  counts: { created: number; updated: number; deleted: number };
+}
+
+/** Where a revision came from, as content's events record it (a line's revisions are `batch`, `import` or `update`). */
+export type ContentRevisionSource =
+  | { kind: 'batch' }
+  | { kind: 'import'; source: 'website' | 'markdown' | 'zip'; url: string }
+  | { kind: 'rollback'; to: string; page?: string }
+  | { kind: 'duplicate'; from: string; fromRevision: string }
+  | { kind: 'merge'; changeRequest: string }
+  | { kind: 'update'; changeRequest: string; main: string };
+
+/**
+ * Content's event of a new revision, as far as change requests read it (the reactor that records a
+ * merge the request's stream missed): declared here so this context imports nothing of content.
+ */
+export interface ContentRevisionCreated {
+  type: 'ContentRevisionCreated';
+  data: { organizationId: string; revisionId: string; parents: string[]; revisionType: string; mergedFrom?: string };
+}
 
 /** One overlap a three-way merge cannot settle (the 409's `conflicts`). */
 export interface ContentConflict {

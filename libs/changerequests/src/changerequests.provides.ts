@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { Caller } from '../../platform/src/http/auth';
-import type { RevisionSource, TouchedPages } from '../../content/src';
 import { CommitChangeRequestRevision, ReadChangeRequestLine, type ChangeRequestLine } from './changerequest.commands';
+import type { ContentRevisionSource, TouchedPageIds } from './changerequests.needs';
 import { CountChangeRequests, FindChangeRequest, GetChangeRequest } from './changerequest.queries';
 
 /*
@@ -50,7 +50,7 @@ export class ChangeRequestsForContent {
     return { ...(await this.queryBus.execute(new GetChangeRequest(spaceId, changeRequestId, caller))).object };
   }
 
-  commitRevision(spaceId: string, changeRequestId: string, commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPages; source: RevisionSource }, caller: Caller) {
+  commitRevision(spaceId: string, changeRequestId: string, commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPageIds; source: ContentRevisionSource }, caller: Caller) {
     return this.commandBus.execute(new CommitChangeRequestRevision(spaceId, changeRequestId, commit, caller));
   }
 }

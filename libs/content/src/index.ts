@@ -7,5 +7,7 @@ export * from './content.presenter';
 export * from './content.context';
 // The search index, for its benchmark (bench/content-search.bench.ts).
 export { queryTerms, SpaceSearchIndex, type SearchablePage } from './search/space-search-index';
-// Revision trees and bodies for the CLI's `seed`, built as the content writes build them.
-export { ContentSeedTrees, SeedBodies, type SeedEdits, type SeedPage, type SeedTree } from './content.seeding';
+// The tree building blocks, for the CLI's `seed` (it builds revision trees as the content writes build them).
+export { loadedTreesOf } from './content.trees';
+export { TreeEditor } from './tree/tree-editor';
+export { EMPTY_TREE_ROOT } from './tree/tree-store';

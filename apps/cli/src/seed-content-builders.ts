@@ -1,10 +1,7 @@
-import type { BlobStore } from '../../blob-store/src/blob-store.port';
-import { loadedTreesOf } from './content.trees';
-import { touchedPages, type TouchedPages } from './content.events';
-import { markdownToDocument } from '../../document/src';
-import type { DocumentNode } from '../../document/src/document.model';
-import { TreeEditor } from './tree/tree-editor';
-import { EMPTY_TREE_ROOT } from './tree/tree-store';
+import type { BlobStore } from '../../../libs/blob-store/src/blob-store.port';
+import { EMPTY_TREE_ROOT, loadedTreesOf, touchedPages, TreeEditor, type TouchedPages } from '../../../libs/content/src';
+import { markdownToDocument } from '../../../libs/document/src';
+import type { DocumentNode } from '../../../libs/document/src/document.model';
 
 /** A page to write in a seeded revision: a document page and its body (`SeedBodies`). */
 export interface SeedPage {
