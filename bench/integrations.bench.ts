@@ -7,10 +7,10 @@
  * An integration is published, its tunnel set, and installed with `space_selection: all`; every
  * content write to a space of the organization then derives one `space_content_updated` event.
  *
- * 1. Delay at idle: BENCH_SAMPLES (100) single writes, one at a time; for each, the time from sending
- *    the write to the receiver getting its event (the domain event is appended while the write is
- *    handled, so this is an upper bound of the delay from the event to its delivery). Target: p99
- *    under 100 ms.
+ * 1. Commit → tunnel delivery lag at idle: BENCH_SAMPLES (100) single writes, one at a time; for
+ *    each, the time from sending the write to the receiver getting its event (the domain event is
+ *    committed while the write is handled, so this is an upper bound of the lag from its commit to
+ *    its delivery). Target: p99 under 50 ms.
  * 2. Throughput: BENCH_EVENTS (1,000) writes over 10 spaces, BENCH_CONNECTIONS (10) at a time; events
  *    derived and delivered per second, from the first write to the last delivery.
  *
@@ -27,6 +27,7 @@ const SAMPLES = positiveInteger('BENCH_SAMPLES', 100);
 const EVENTS = positiveInteger('BENCH_EVENTS', 1000);
 const CONNECTIONS = positiveInteger('BENCH_CONNECTIONS', 10);
 const SPACES = 10;
+const LAG_P99_TARGET_MS = 50;
 const MAIN_JS = join(__dirname, '../apps/api/src/main.js');
 
 const percentile = (values: number[], p: number) => {
@@ -102,9 +103,9 @@ async function main(): Promise<void> {
     const p99 = percentile(delays, 99);
     console.log('| measure | value |\n|---|---|');
     console.log(`| delay at idle, write sent → delivered, p50 | ${p50.toFixed(1)} ms |`);
-    console.log(`| delay at idle, p99 | ${p99.toFixed(1)} ms |`);
+    console.log(`| commit → tunnel delivery lag at idle (upper bound: from sending the write), p99 | ${p99.toFixed(1)} ms |`);
     console.log(`| events derived and delivered per second (${EVENTS} writes, ${CONNECTIONS} at a time) | ${(EVENTS / elapsed).toFixed(0)} /s |`);
-    console.log(`\ntarget delay p99 < 100 ms at idle: ${p99.toFixed(1)} ms ${p99 < 100 ? 'OK' : 'MISS'}`);
+    console.log(`\ntarget commit → tunnel delivery lag p99 < ${LAG_P99_TARGET_MS} ms at idle: ${p99.toFixed(1)} ms ${p99 < LAG_P99_TARGET_MS ? 'OK' : 'MISS'}`);
   } finally {
     await service.stop();
     receiver.close();

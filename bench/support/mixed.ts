@@ -9,10 +9,12 @@
  * read. Reads are spread evenly over five areas (organization, member list, space, page by path,
  * comment list) and over every seeded resource; writes over four kinds (organization title,
  * space title, page title, new comment) and every resource. Reads send no Cache-Control: the
- * response cache is in effect, as for any client, but every committed write empties it.
+ * response cache is in effect, as for any client; a write forgets only the answers that read what it wrote.
  *
  * Measured: reads/s and writes/s, p50/p99 of each over every response (bench/support/load.ts,
- * kindOf), non-2xx and connection errors (any makes the run invalid), read-your-writes time-outs
+ * kindOf), the response cache's hit ratio over the reads (hits of `http_response_cache_lookups`
+ * over the GETs of `http_requests_total`, both over the whole run, warm-up included; target ≥ 0.8),
+ * non-2xx and connection errors (any makes the run invalid), read-your-writes time-outs
  * (`read_your_writes_timeouts_total`, /metrics, before and after: any is a failure), and projection
  * lag: `projection_apply_lag_seconds` (/metrics, the difference over the measured run), the time
  * from an event's recorded time (taken by the event store as the append starts, before its commit
@@ -52,6 +54,7 @@ const SEED_CONCURRENCY = 8;
 const WRITES_TARGET = 2000;
 const P99_TARGET_MS = 50;
 const LAG_P99_TARGET_SECONDS = 0.05;
+const CACHE_HIT_RATIO_TARGET = 0.8;
 
 export interface VerdictRow {
   name: string;
@@ -179,7 +182,7 @@ async function scrape(baseUrl: string): Promise<Map<string, number>> {
   const reply = await expectStatus(200, call('GET', `${baseUrl}/metrics`), 'GET /metrics');
   const series = new Map<string, number>();
   for (const line of String(reply.body).split('\n')) {
-    const match = /^(projection_apply_lag_seconds_(?:bucket|count)|read_your_writes_timeouts_total)(\{[^}]*\})? (\S+)$/.exec(line);
+    const match = /^(projection_apply_lag_seconds_(?:bucket|count)|read_your_writes_timeouts_total|http_response_cache_lookups|http_requests_total)(\{[^}]*\})? (\S+)$/.exec(line);
     if (match) series.set(match[1] + (match[2] ?? ''), Number(match[3]));
   }
   return series;
@@ -199,6 +202,19 @@ function lagBound(before: Map<string, number>, after: Map<string, number>, share
     .map(({ key, le }) => ({ le: le === '+Inf' ? Infinity : Number(le), count: delta(key) }))
     .sort((a, b) => a.le - b.le);
   return { bound: buckets.find((bucket) => bucket.count >= share * events)?.le ?? Infinity, events };
+}
+
+/**
+ * Reads answered by the response cache, over every GET of the API (warm-up included on both
+ * sides): `http_response_cache_lookups` (hits, misses) and `http_requests_total` of GETs under /v1.
+ */
+function cacheFigures(before: Map<string, number>, after: Map<string, number>): { hits: number; misses: number; reads: number; ratio: number | null } {
+  const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const hits = delta('http_response_cache_lookups{outcome="hit"}');
+  const misses = delta('http_response_cache_lookups{outcome="miss"}');
+  let reads = 0;
+  for (const key of after.keys()) if (key.startsWith('http_requests_total{') && key.includes('method="GET"') && key.includes('route="/v1')) reads += delta(key);
+  return { hits, misses, reads, ratio: reads > 0 ? hits / reads : null };
 }
 
 const fixed = (n: number, digits = 1) => n.toFixed(digits);
@@ -274,13 +290,19 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   const lag = lagBound(before, after, 0.99);
   const lagText = (bound: number | null) => (bound === null ? 'no events' : bound === Infinity ? '> 5 s' : `≤ ${fixed(bound * 1000, 1)} ms`);
   const lagOk = lag.bound !== null && lag.bound <= LAG_P99_TARGET_SECONDS;
+  const cache = cacheFigures(before, after);
+  const cacheOk = cache.ratio !== null && cache.ratio >= CACHE_HIT_RATIO_TARGET;
   const verdict = (ok: boolean, text: string) => ({ ok, text: `${ok ? 'met' : 'MISSED'} (${text})` });
 
   const rows: VerdictRow[] = [
     {
       name: `mixed: reads (${fixed((1 - WRITE_SHARE) * 100, 0)}%), ${CONNECTIONS} conn`,
       result: reads,
-      verdicts: [verdict(reads.p99 < P99_TARGET_MS, `p99 < ${P99_TARGET_MS} ms`), ...invalid(reads, mixed.errors + mixed.warmupFailures)],
+      verdicts: [
+        verdict(reads.p99 < P99_TARGET_MS, `p99 < ${P99_TARGET_MS} ms`),
+        verdict(cacheOk, `response cache hit ratio ${cache.ratio === null ? 'n/a' : fixed(cache.ratio, 2)} ≥ ${CACHE_HIT_RATIO_TARGET}`),
+        ...invalid(reads, mixed.errors + mixed.warmupFailures),
+      ],
     },
     {
       name: `mixed: writes (${fixed(WRITE_SHARE * 100, 0)}%), ${CONNECTIONS} conn`,
@@ -309,6 +331,11 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
     line(reads.p99 < P99_TARGET_MS && reads.non2xx === 0, `read p99 ${fixed(reads.p99, 2)} ms, p50 ${fixed(reads.p50, 2)} ms (target p99 < ${P99_TARGET_MS} ms)`),
     line(lagOk, `projection lag p99 ${lagText(lag.bound)} (p50 ${lagText(lagBound(before, after, 0.5).bound)}) over ${thousands(lag.events)} events (target < ${LAG_P99_TARGET_SECONDS * 1000} ms; projection_apply_lag_seconds: projections committed − event recorded)`),
     line(timeouts === 0, `read-your-writes time-outs: ${timeouts}`),
+    line(
+      cacheOk,
+      `response cache hit ratio of the reads ${cache.ratio === null ? 'n/a' : fixed(cache.ratio, 2)} (target ≥ ${CACHE_HIT_RATIO_TARGET}): ${thousands(cache.hits)} hits of ${thousands(cache.reads)} GETs, ` +
+        `${thousands(cache.misses)} misses on @CachedRead routes (warm-up included; http_response_cache_lookups, http_requests_total)`,
+    ),
     line(mixed.non2xx + mixed.errors + mixed.warmupFailures === 0, `failures: ${mixed.non2xx} non-2xx, ${mixed.errors} connection errors/timeouts, ${mixed.warmupFailures} during warm-up; status codes ${JSON.stringify(mixed.statusCodes)}`),
     `  service CPU: ${cpuMixedSeconds === null ? 'n/a' : `${fixed(cpuMixedSeconds, 1)} s over ${wall} s (${fixed(cpuMixedSeconds / wall, 2)} cores)`}; ` +
       `per request alone: read ${ms(readsOnly.cpu)} (${thousands(readsOnly.result.requestsPerSecond)} reads/s), write ${ms(writesOnly.cpu)} (${thousands(writesOnly.result.requestsPerSecond)} writes/s, projection and LMDB commit included)`,

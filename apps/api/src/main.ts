@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
 import { newSecret } from '../../../libs/platform/src/ids';
 import { configureLogging, log } from '../../../libs/platform/src/logging';
-import { exitCodeOf, requireSharedKeys } from '../../../libs/runtime/src/process-settings';
+import { EX_READ_MODELS_DAMAGED, exitCodeOf, requireSharedKeys } from '../../../libs/runtime/src/process-settings';
 import { createService } from '../../../libs/composition/src/api/app';
 import { handleUnhandledRejections } from '../../../libs/runtime/src/unhandled-rejections';
 
@@ -34,6 +34,9 @@ function adminTokenBox(token: string, file: string): string {
   return ['', rule, ...lines, rule, '', ''].join('\n');
 }
 
+/** Set once the process is closing to exit: a start cut short by it is not a failure to start. */
+let closing = false;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   configureLogging(config.logLevel);
@@ -42,6 +45,17 @@ async function main(): Promise<void> {
   const admin = adminToken(config);
   const service = await createService({ config, adminToken: admin.token });
   const { runner } = service.runtime;
+  const shutdown = async (signal: string, code = 0) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    await service.close();
+    process.exit(code);
+  };
+  // Found after the start (the read-model file's checksum is compared in the background): closed, then
+  // exited with a code of its own, so that a restart policy (or the operator) starts it again and
+  // that start rebuilds the read models from the log.
+  service.runtime.stores.onReadModelsDamaged?.(() => void shutdown('read models damaged', EX_READ_MODELS_DAMAGED));
   // Listen first: /health/live answers at once, /health reports progress while the projections replay the log; /v1 answers 503 until they catch up.
   await service.app.listen({ port: config.port, host: config.host });
   log.info({ url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, mode: service.runtime.stores.mode }, 'listening');
@@ -52,19 +66,12 @@ async function main(): Promise<void> {
     await runner.whenCaughtUp();
     log.info({ ms: Date.now() - started, checkpoint: runner.position()?.toString() ?? null }, 'read models caught up');
   }
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'shutting down');
-    await service.close();
-    process.exit(0);
-  };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((error) => {
+  if (closing) return;
   log.fatal({ err: error }, `could not start: ${(error as Error).message}`);
   process.exit(exitCodeOf(error));
 });

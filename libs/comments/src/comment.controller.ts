@@ -6,6 +6,7 @@ import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { parseIfMatch, tagged } from '../../platform/src/http/etag';
 import { PathId, pathId, PATH_ID_KINDS } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
+import { CachedRead } from '../../platform/src/http/response-cache';
 import { Valid } from '../../platform/src/http/validation';
 import { ID_SHAPES } from '../../platform/src/ids';
 import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
@@ -44,6 +45,7 @@ function commentRoutes(path: string, inChangeRequest: boolean): Type {
     ) {}
 
     @Get('comments')
+    @CachedRead()
     @ApiOkResponse({ description: 'OK', schema: listOf('Comment') })
     list(@Place(inChangeRequest) place: CommentPlace, @Query(Valid) query: CommentListQueryDto, @CurrentCaller() caller: Caller) {
       return this.queryBus.execute(new ListComments(place, caller, query));

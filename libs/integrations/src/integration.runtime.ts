@@ -23,8 +23,10 @@ import { IntegrationSecrets } from './integration.secrets';
 import { renderComponentInPool, runEventHandlerInPool } from './sandbox/pooled-sandbox';
 import type { ScriptFetchPolicy } from './sandbox/script-fetch';
 
-/** How often an idle worker looks for new integration events. */
+/** How often an idle worker looks for new integration events when the read store cannot tell it of new ones. */
 const IDLE_POLL_MS = 20;
+/** When an event could not be processed and nothing else wakes the worker, when it tries again. */
+const RETRY_MS = 1000;
 /** How long a claim on an installation's deliveries lasts; renewed at half. */
 const LEASE_MS = 30_000;
 const BATCH = 200;
@@ -43,7 +45,9 @@ export { connectSources, scriptFetch } from './sandbox/script-fetch';
  * once; receivers de-duplicate by `eventId`). It also renders the script's UI components.
  *
  * Embedded mode runs the worker in the service, from the moment the projections have caught up
- * (`PROJECTION_RUNNER`). Distributed mode runs it where
+ * (`PROJECTION_RUNNER`), woken by the read store's commits that write integration events (the
+ * projection deriving them from the log, and recording their processing): no timer polls while it
+ * is idle, and a pending event is read as soon as it is committed. Distributed mode runs it where
  * INTEGRATIONS_WORKER=true: the `integrations-worker` app, in any number of replicas, each
  * installation's deliveries held by one of them at a time (a lease on its delivery stream).
  */
@@ -51,6 +55,12 @@ export { connectSources, scriptFetch } from './sandbox/script-fetch';
 export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestroy {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Set while the read store tells of every commit of integration events: then no timer polls. */
+  private woken = false;
+  private unsubscribe: (() => void) | undefined;
+  private ticking = false;
+  /** A wake-up came while a tick ran, or is queued: one more tick follows. */
+  private wakeQueued = false;
   private readonly busy = new Set<string>();
   /** Events processed by this process whose record the read model may not show yet. */
   private readonly processed = new LRUCache<string, true>({ max: 100_000 });
@@ -82,21 +92,47 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     const enabled = process.env.INTEGRATIONS_WORKER === undefined ? this.config.eventStoreUrl === undefined : process.env.INTEGRATIONS_WORKER === 'true';
     // Not before the read models have caught up: until then an event delivered before this start can
     // still read as pending (its record not replayed yet), and would be delivered again.
-    if (enabled) void (this.projections?.whenCaughtUp() ?? Promise.resolve()).then(() => this.schedule(0));
+    if (enabled) void (this.projections?.whenCaughtUp() ?? Promise.resolve()).then(() => this.start());
   }
 
   onModuleDestroy(): void {
     this.stopped = true;
+    this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
+  }
+
+  private start(): void {
+    if (this.stopped) return;
+    if (this.reads.onChange) {
+      this.woken = true;
+      this.unsubscribe = this.reads.onChange((change) => {
+        if (change.has(INTEGRATION_EVENTS)) this.wake();
+      });
+    }
+    this.wake();
+  }
+
+  /** A tick as soon as the current one (if any) is done, without a timer: told synchronously within a commit, it runs after it. */
+  private wake(): void {
+    if (this.stopped || this.wakeQueued) return;
+    this.wakeQueued = true;
+    if (this.ticking) return;
+    queueMicrotask(() => void this.tick());
   }
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.tick(), ms);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.wake();
+    }, ms);
     this.timer.unref();
   }
 
   private async tick(): Promise<void> {
+    this.wakeQueued = false;
+    this.ticking = true;
     let found = 0;
     try {
       const pending = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ status: 'pending' }, { sort: { sequence: 1 }, limit: BATCH, count: false });
@@ -115,8 +151,13 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
       }
     } catch (error) {
       log.error({ err: error }, 'integration worker: reading pending events failed');
+      if (this.woken) this.schedule(RETRY_MS);
     }
-    this.schedule(found > 0 ? 0 : IDLE_POLL_MS);
+    this.ticking = false;
+    if (this.stopped) return;
+    // Woken by commits: what a drain records, and every new event, wakes the worker again.
+    if (this.wakeQueued) queueMicrotask(() => void this.tick());
+    else if (!this.woken) this.schedule(found > 0 ? 0 : IDLE_POLL_MS);
   }
 
   /** Whether this worker holds the installation's deliveries (claiming or renewing the lease when it must). */
@@ -134,14 +175,18 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     for (const event of queue) {
       if (this.stopped) return;
       try {
-        // Another replica holds this installation: its events are that replica's.
-        if (!(await this.holds(event))) return;
+        // Another replica holds this installation: its events are that replica's (tried again once its lease may have passed).
+        if (!(await this.holds(event))) {
+          if (this.woken) this.schedule(LEASE_MS / 2);
+          return;
+        }
         const { status, logs } = await this.process(event);
         await this.commandBus.execute(new RecordProcessed({ eventId: event._id, installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, status, logs, WORKER));
         this.processed.set(event._id, true);
       } catch (error) {
         // Left pending: the next tick tries again (the order of this installation's events is kept).
         log.error({ err: error, eventId: event._id }, 'integration worker: processing an event failed');
+        if (this.woken) this.schedule(RETRY_MS);
         return;
       }
     }

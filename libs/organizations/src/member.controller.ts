@@ -11,6 +11,7 @@ import { AcceptInvitation, ChangeMemberRole, CreateLinkInvite, DeclineInvitation
 import { InviteBody, LinkInviteBody, MemberListQuery, MemberSpacesQuery, UpdateMemberBody } from './member.dto';
 import { GetLinkInvite, GetMember, ListLinkInvites, ListMembers, ListMemberSpaces, ListPendingInvites, ListUserInvites, SignVisitorClaims } from './member.queries';
 import { Valid } from '../../platform/src/http/validation';
+import { CachedRead } from '../../platform/src/http/response-cache';
 
 /**
  * Members, invites and link invites: `/v1/orgs/{organizationId}/…`. They live in the organization's
@@ -26,6 +27,7 @@ export class MemberController {
 
   @Get('members')
   @ApiOkResponse({ description: 'OK', schema: listOf('Member') })
+  @CachedRead()
   list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: MemberListQuery, @CurrentCaller() caller: Caller) {
     return this.queryBus.execute(
       new ListMembers(organizationId, caller, {
@@ -41,6 +43,7 @@ export class MemberController {
 
   @Get('members/:userId')
   @ApiOkResponse({ description: 'OK', schema: ref('Member'), headers: etagHeader })
+  @CachedRead()
   async get(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return tagged(reply, await this.queryBus.execute(new GetMember(organizationId, userId, caller)));
   }

@@ -44,6 +44,12 @@ export interface AppConfig {
    * of their pages are resident (`ReplayMappedPages`).
    */
   replayMappedMb: number;
+  /**
+   * Read-model files up to this size, in MiB (READ_MODEL_SYNC_CHECK_MB, default 64; embedded mode),
+   * have their checksum compared before the start goes on; larger ones on a worker thread while the
+   * service serves (`ReadModelFile.open`).
+   */
+  readModelSyncCheckMb: number;
   /** Failed SAML logins (any 4xx from the ACS) per minute per client address before the address is refused (429). */
   samlFailedLoginsPerMinute: number;
   /** DNS servers (`ip` or `ip:port`) used for domain verification; empty: the system's. */
@@ -127,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     eventBatchLimitBytes: integer(env, 'EVENT_BATCH_LIMIT_BYTES', 1024 * 1024 - 64 * 1024, 64 * 1024, 16 * 1024 * 1024),
     replayHeapMb: integer(env, 'REPLAY_HEAP_MB', 384, 64, 1024 * 1024),
     replayMappedMb: integer(env, 'REPLAY_MAPPED_MB', 128, 1, 1024 * 1024),
+    readModelSyncCheckMb: integer(env, 'READ_MODEL_SYNC_CHECK_MB', 64, 0, 1024 * 1024 * 1024),
     samlFailedLoginsPerMinute: integer(env, 'SAML_FAILED_LOGINS_PER_MINUTE', 20, 1, 1_000_000),
     importAllowPrivateNetworks: flag(env, 'IMPORT_ALLOW_PRIVATE_NETWORKS'),
     integrationsAllowPrivateNetworks: flag(env, 'INTEGRATIONS_ALLOW_PRIVATE_NETWORKS'),

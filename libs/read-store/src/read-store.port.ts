@@ -108,6 +108,14 @@ export interface ReadStore {
    */
   contentVersion(): number | null;
   /**
+   * Calls `listener` synchronously with what each change to committed contents wrote, before any
+   * read sees it; stores that cannot tell (a database other processes write to) lack it. Returns
+   * the function that stops the calls.
+   */
+  onChange?(listener: ReadStoreChangeListener): () => void;
+  /** Calls `observer` on every read outside transactions (undefined: no more calls); stores that cannot tell lack it. */
+  observeReads?(observer: ReadObserver | undefined): void;
+  /**
    * Loads in the background what the store keeps on disk and would otherwise load on first use (the
    * embedded store's collections), once the process has started; stores that load nothing lack it.
    */
@@ -115,6 +123,24 @@ export interface ReadStore {
   health(): Promise<{ ok: boolean; detail?: string }>;
   close(): Promise<void>;
 }
+
+/** One document a commit wrote: as it was before (null: absent) and after (null: deleted). */
+export interface DocumentChange {
+  id: string;
+  before: Doc | null;
+  after: Doc | null;
+}
+/**
+ * What one change to committed contents wrote: per collection, the documents written (put,
+ * updated or deleted), or null when the whole collection changed (dropped, moved).
+ */
+export type ReadStoreChange = ReadonlyMap<string, readonly DocumentChange[] | null>;
+export type ReadStoreChangeListener = (change: ReadStoreChange) => void;
+/**
+ * A read outside transactions: `id` for a read by id (`get`); null for a query (`find`, `findOne`,
+ * `count`), with its filter (absent: every document).
+ */
+export type ReadObserver = (collection: string, id: string | null, filter?: Filter) => void;
 
 export const DEFAULT_PAGE_LIMIT = 50;
 export const MAX_PAGE_LIMIT = 1000;

@@ -7,6 +7,12 @@ import { secretsKeyFrom } from '../../platform/src/secrets';
  */
 export const EX_CONFIG = 78;
 
+/**
+ * The exit status of a process that found its read models damaged while it ran (EX_TEMPFAIL of
+ * sysexits.h): restarting helps, the next start rebuilds them from the log.
+ */
+export const EX_READ_MODELS_DAMAGED = 75;
+
 /** EX_CONFIG for a configuration error, 1 for anything else. */
 export function exitCodeOf(error: unknown): number {
   return error instanceof ConfigError ? EX_CONFIG : 1;

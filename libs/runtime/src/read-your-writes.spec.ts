@@ -8,7 +8,7 @@ import type { Projection } from '../../read-store/src/projections/projection';
 import type { ReadStore } from '../../read-store/src/read-store.port';
 import { configureLogging } from '../../platform/src/logging';
 import { Metrics } from './metrics';
-import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
+import { CheckpointPollingReadYourWrites, InProcessReadYourWrites, WriteNotShownError } from './read-your-writes';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -271,6 +271,26 @@ describe('InProcessReadYourWrites (embedded mode: the projector runs in this pro
     const runner = fakeRunner(false);
     const readYourWrites = new InProcessReadYourWrites(runner as unknown as ProjectionRunner, 10, metrics);
     await readYourWrites.wait(42n);
+    expect(await counterValue(metrics.readYourWritesTimeouts)).toBe(1);
+  });
+
+  it('given projections failing (their batch retried) past the time-out, then the wait answers 503: the write is stored, not shown yet', async () => {
+    const runner = { ...fakeRunner(false), failure: 'no space left on device' };
+    const readYourWrites = new InProcessReadYourWrites(runner as unknown as ProjectionRunner, 10, metrics);
+    const waiting = readYourWrites.wait(42n);
+    await expect(waiting).rejects.toBeInstanceOf(WriteNotShownError);
+    await expect(waiting).rejects.toMatchObject({
+      status: 503,
+      message: 'the write was stored, but the read models cannot show it yet; read it again later rather than repeating the write',
+      headers: { 'Retry-After': '5' },
+    });
+    expect(await counterValue(metrics.readYourWritesTimeouts)).toBe(1);
+  });
+
+  it('given projections that applied the write (a later batch failing) and a failing reactor, then the wait answers as timed out, without an error', async () => {
+    const runner = { ...fakeRunner(true), failure: 'a later batch failed' };
+    const reactor = { name: 'cascade', handles: ['Happened'], waitFor: jest.fn(async () => ({ passed: false, appended: null })) };
+    await new InProcessReadYourWrites(runner as unknown as ProjectionRunner, 10, metrics, [reactor]).wait(42n);
     expect(await counterValue(metrics.readYourWritesTimeouts)).toBe(1);
   });
 

@@ -2,6 +2,7 @@ import type { LogPosition } from '../../event-store/src/event-store.port';
 import type { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
 import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
 import type { ReadStore } from '../../read-store/src/read-store.port';
+import { ApiError } from '../../platform/src/http/error-envelope';
 import { log } from '../../platform/src/logging';
 import type { Metrics } from './metrics';
 import { readReactorProgress } from './reactor-checkpoint';
@@ -16,6 +17,10 @@ import { readReactorProgress } from './reactor-checkpoint';
  * position), every reactor concerned must have reacted up to it; the highest position those
  * reactions appended becomes the next target, until a round appends nothing beyond the target.
  * A reactor whose reaction is failing is not waited for: the write answers as timed out.
+ *
+ * Projections that are failing (their batch retried, in this process) when the wait times out short
+ * of the write: the write is stored, but what the handler would read next predates it (a create
+ * would answer 404), so the wait throws `WriteNotShownError` (503) instead.
  */
 export interface ReadYourWrites {
   /** `requestId` labels the time-out warning, if any. */
@@ -42,10 +47,20 @@ function concerned<T extends { handles: readonly string[] }>(reactors: readonly 
 }
 export const READ_YOUR_WRITES = Symbol('READ_YOUR_WRITES');
 
+/** A write stored in the log that the read models cannot show, their projections failing: 503, read again later. */
+export class WriteNotShownError extends ApiError {
+  constructor() {
+    super(503, 'the write was stored, but the read models cannot show it yet; read it again later rather than repeating the write', { 'Retry-After': '5' });
+  }
+}
+
+/** What `InProcessReadYourWrites` needs of the projection runner. */
+type AwaitedProjections = Pick<ProjectionRunner, 'waitFor'> & { readonly failure?: string | null };
+
 /** Embedded mode, and reactions in the projector: the projections and reactors run in this process. */
 export class InProcessReadYourWrites implements ReadYourWrites {
   constructor(
-    private readonly runner: ProjectionRunner,
+    private readonly runner: AwaitedProjections,
     private readonly timeoutMs: number,
     private readonly metrics: Metrics,
     private readonly reactors: readonly AwaitedReactor[] = [],
@@ -54,19 +69,26 @@ export class InProcessReadYourWrites implements ReadYourWrites {
   async wait(position: LogPosition | undefined, requestId?: string, options: WaitOptions = {}): Promise<void> {
     if (position === undefined) return;
     const stop = this.metrics.readYourWritesWait.startTimer();
-    const applied = await this.settle(position, Date.now() + this.timeoutMs, options);
+    const settled = await this.settle(position, Date.now() + this.timeoutMs, options);
     stop();
-    if (!applied) timedOut(this.metrics, position, this.timeoutMs, requestId);
+    if (settled === true) return;
+    timedOut(this.metrics, position, this.timeoutMs, requestId);
+    const failure = settled === 'projections' ? this.runner.failure : null;
+    if (failure) {
+      log.warn({ requestId, position: position.toString(), failure }, 'a write is stored but the failing projections do not show it: answered 503');
+      throw new WriteNotShownError();
+    }
   }
 
-  private async settle(position: LogPosition, deadline: number, options: WaitOptions): Promise<boolean> {
+  /** True once settled; else who fell short: the projections, of the write itself, or the cascade (a reactor, or the projections of what reactions appended). */
+  private async settle(position: LogPosition, deadline: number, options: WaitOptions): Promise<true | 'projections' | 'reactors'> {
     let target = position;
     let reactors = options.cascades === false ? [] : concerned(this.reactors, options.types);
     for (;;) {
-      if (!(await this.runner.waitFor(target, Math.max(0, deadline - Date.now())))) return false;
+      if (!(await this.runner.waitFor(target, Math.max(0, deadline - Date.now())))) return target === position ? 'projections' : 'reactors';
       if (reactors.length === 0) return true;
       const reacted = await Promise.all(reactors.map((reactor) => reactor.waitFor(target, Math.max(0, deadline - Date.now()))));
-      if (reacted.some((result) => !result.passed)) return false;
+      if (reacted.some((result) => !result.passed)) return 'reactors';
       const next = reacted.reduce<LogPosition>((highest, result) => (result.appended !== null && result.appended > highest ? result.appended : highest), target);
       if (next <= target) return true;
       target = next;

@@ -26,6 +26,12 @@ export interface Stores {
    * (`ReplayMappedPages`); absent in distributed mode.
    */
   releaseMappedPages?: () => Promise<void>;
+  /**
+   * Embedded stores: `listener` is told (once, or at once if it already happened) when the check of
+   * the read-model file that runs after the start finds it damaged (`ReadModelFile.open`): the
+   * process is to close and exit so that the next start rebuilds them. Absent in distributed mode.
+   */
+  onReadModelsDamaged?: (listener: (problem: string) => void) => void;
   close(): Promise<void>;
 }
 
@@ -54,7 +60,19 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
   const events = LmdbEventStore.open(join(config.dataDir, 'events'), { batchLimitBytes: config.eventBatchLimitBytes });
   // Read models and checkpoints persist next to the log, so a start resumes from the checkpoint; a
   // damaged file is moved aside and rebuilt from the log (`ReadModelFile.open`).
-  const reads = MemoryReadStore.open(join(config.dataDir, 'readmodels'));
+  let damaged: string | undefined;
+  let onDamaged: ((problem: string) => void) | undefined;
+  const reads = MemoryReadStore.open(join(config.dataDir, 'readmodels'), {
+    syncChecksumLimit: config.readModelSyncCheckMb * 1024 * 1024,
+    onDamaged: (problem) => {
+      damaged = problem;
+      onDamaged?.(problem);
+    },
+  });
+  const onReadModelsDamaged = (listener: (problem: string) => void) => {
+    onDamaged = listener;
+    if (damaged !== undefined) listener(damaged);
+  };
   const blobs = new FsBlobStore(join(config.dataDir, 'blobs'), { bulk: options.bulk === true });
   // At start, so that a pack whose tail is gone is reported then (the intact blobs still serve).
   blobs.checkPacks();
@@ -62,7 +80,7 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
     await events.releaseMappedPages();
     await reads.releaseMappedPages();
   };
-  return { mode: 'embedded', events, reads, blobs, releaseMappedPages, close: closeAll(events, reads, blobs) };
+  return { mode: 'embedded', events, reads, blobs, releaseMappedPages, onReadModelsDamaged, close: closeAll(events, reads, blobs) };
 }
 
 /**

@@ -7,6 +7,7 @@ import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
 import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
 import { PathId } from '../../platform/src/http/id-param';
 import { ListQuery } from '../../platform/src/http/list';
+import { CachedRead } from '../../platform/src/http/response-cache';
 import { CreateShareLink, CreateSpace, DeleteSpace, DuplicateSpace, MoveSpace, RemoveSpaceTeamAccess, RestoreSpace, RevokeShareLink, SetSpaceTeamAccess, TransferSpace, UpdateSpace } from './space.commands';
 import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, SetSpaceTeamBody, TransferBody, UpdateSpaceBody } from './space.dto';
 import type { SpaceChanges } from './space.events';
@@ -48,6 +49,7 @@ export class SpaceController {
   }
 
   @Get('spaces/:spaceId')
+  @CachedRead()
   @ApiOkResponse({ description: 'OK', schema: ref('Space'), headers: etagHeader })
   get(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: GetSpaceQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.read(spaceId, caller, reply, query.shareKey);

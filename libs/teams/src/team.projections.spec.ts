@@ -1,5 +1,5 @@
 import { inStream, projectionSpec, recordEvents } from '../../testing/src';
-import { TEAM_MEMBERSHIPS, TEAM_SPACES, TEAMS, teamProjection } from './team.projections';
+import { TEAM_MEMBER_COUNTS, TEAM_MEMBERSHIPS, TEAM_SPACES, TEAMS, teamProjection } from './team.projections';
 import { teamAuditCatalog } from './team.audit';
 import type { TeamEvent } from './team.events';
 
@@ -105,6 +105,33 @@ describe('team projection', () => {
 
   it('given a MemberRemoved for someone in no team, then nothing changes', async () => {
     await spec.given([...team1, ...inStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'nobody' } }])]).then(team1Documents);
+  });
+});
+
+describe('team projection: each member’s count of the organization’s teams', () => {
+  const counts = (...members: Array<[string, string, number]>) => ({
+    [TEAM_MEMBER_COUNTS]: members.map(([organizationId, userId, teams]) => ({ _id: `${organizationId}:${userId}`, organizationId, userId, teams })),
+  });
+
+  it('given members joining and leaving teams, then each counts the teams they are in (none: no document)', async () => {
+    await spec.given([...team1, ...team2]).then(counts(['o1', 'mia', 2], ['o1', 'olga', 2]));
+  });
+
+  it('given a team deleted, then its members count one team fewer', async () => {
+    await spec.given([...team1, ...team2, ...inStream('team-t2', [{ type: 'TeamDeleted', data: { ...t2, deletedAt: later } }])]).then(counts(['o1', 'mia', 1], ['o1', 'olga', 1]));
+  });
+
+  it('given the organization removed a member, then they count no team of it, and keep their count in another organization', async () => {
+    const elsewhere = inStream('team-t3', [
+      { type: 'TeamCreated', data: { teamId: 't3', organizationId: 'o2', title: 'Elsewhere', createdBy: 'mia', createdAt: now } },
+      { type: 'TeamMemberAdded', data: { teamId: 't3', organizationId: 'o2', userId: 'mia', role: 'owner', addedAt: now } },
+    ]);
+    const removed = inStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }]);
+    await spec.given([...team1, ...team2, ...elsewhere, ...removed]).then(counts(['o1', 'olga', 2], ['o2', 'mia', 1]));
+  });
+
+  it('given the events delivered again, then the counts are unchanged', async () => {
+    await spec.given([...team1, ...team2]).redelivered(1, 2, 8).thenIdempotent();
   });
 });
 

@@ -5,6 +5,7 @@ import type { OrganizationMemberRemoved, SpaceTeamAccessEvent, TeamEvent } from 
 export const TEAMS = 'teams';
 export const TEAM_MEMBERSHIPS = 'team_memberships';
 export const TEAM_SPACES = 'team_spaces';
+export const TEAM_MEMBER_COUNTS = 'team_member_counts';
 
 export interface TeamDoc extends ProjectedDoc {
   organizationId: string;
@@ -39,6 +40,20 @@ export interface TeamMembershipDoc extends ProjectedDoc {
 export const teamMembershipId = (teamId: string, userId: string) => `${teamId}:${userId}`;
 
 /**
+ * `_id` is `<organizationId>:<userId>`: how many (live) teams of the organization the user is in,
+ * the `teams` of Member objects, so that a page of members reads it rather than counting per member.
+ * Recounted from `team_memberships` whenever one of the user's memberships comes or goes (a
+ * team deleted, the member gone); absent for a user in none.
+ */
+export interface TeamMemberCountDoc extends ProjectedDoc {
+  organizationId: string;
+  userId: string;
+  teams: number;
+}
+
+export const teamMemberCountId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
+
+/**
  * `_id` is `<teamId>:<spaceId>`: whether the space grants the team a role, from the spaces
  * context's team-access events. Kept (with `granted: false`) once the grant is removed, so that
  * its `_position` keeps an older grant applied again from reviving it.
@@ -68,7 +83,7 @@ type TeamsInput = TeamEvent | OrganizationMemberRemoved | SpaceTeamAccessEvent;
  */
 export const teamProjection = multiDocumentProjection<TeamsInput>({
   name: 'teams',
-  collections: [TEAMS, TEAM_MEMBERSHIPS, TEAM_SPACES],
+  collections: [TEAMS, TEAM_MEMBERSHIPS, TEAM_SPACES, TEAM_MEMBER_COUNTS],
   indexes: [
     { collection: TEAMS, fields: { organizationId: 1, titleLower: 1 } },
     { collection: TEAM_MEMBERSHIPS, fields: { teamId: 1, addedRevision: 1 } },
@@ -126,14 +141,18 @@ export const teamProjection = multiDocumentProjection<TeamsInput>({
         await memberships.updateMany({ teamId }, { $set: { titleLower } });
         return;
       }
-      case 'TeamDeleted':
+      case 'TeamDeleted': {
+        const userIds = await membersOf(documents, { teamId });
         await memberships.deleteMany({ teamId });
         await teams.update(teamId, { $set: { deletedAt: event.data.deletedAt, members: 0, revision } });
+        for (const userId of userIds) await recountMember(documents, team.organizationId, userId);
         return;
+      }
       case 'TeamMemberAdded': {
         const { organizationId, userId, role, addedAt } = event.data;
         await memberships.put({ _id: teamMembershipId(teamId, userId), teamId, organizationId, userId, role, addedAt, addedRevision: revision, titleLower: team.titleLower });
         await recount(documents, teamId, { revision });
+        await recountMember(documents, organizationId, userId);
         return;
       }
       case 'TeamMemberRoleChanged':
@@ -143,6 +162,7 @@ export const teamProjection = multiDocumentProjection<TeamsInput>({
       case 'TeamMemberRemoved':
         await memberships.delete(teamMembershipId(teamId, event.data.userId));
         await recount(documents, teamId, { revision });
+        await recountMember(documents, team.organizationId, event.data.userId);
         return;
     }
   },
@@ -153,19 +173,40 @@ async function recount(documents: ProjectionDocuments, teamId: string, also: Par
   await documents.collection<TeamDoc>(TEAMS).update(teamId, { $set: { ...also, members } });
 }
 
-/** The user left the organization: their memberships of its teams go, and those teams are recounted. */
-async function dropDepartedMember({ organizationId, userId }: OrganizationMemberRemoved['data'], documents: ProjectionDocuments): Promise<void> {
+/** The user's count of the organization's teams, recounted on the `(organizationId, userId)` index; no document for none. */
+async function recountMember(documents: ProjectionDocuments, organizationId: string, userId: string): Promise<void> {
+  const teams = await documents.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).count({ organizationId, userId });
+  const counts = documents.collection<TeamMemberCountDoc>(TEAM_MEMBER_COUNTS);
+  const _id = teamMemberCountId(organizationId, userId);
+  if (teams === 0) await counts.delete(_id);
+  else await counts.put({ _id, organizationId, userId, teams });
+}
+
+/** The memberships matching `filter`, every page of them. */
+async function membershipsOf(documents: ProjectionDocuments, filter: Partial<TeamMembershipDoc>): Promise<TeamMembershipDoc[]> {
   const memberships = documents.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
-  const teamIds: string[] = [];
+  const found: TeamMembershipDoc[] = [];
   let after: string | undefined;
   do {
-    const page = await memberships.find({ organizationId, userId }, { limit: 1000, after, count: false });
-    teamIds.push(...page.items.map((m) => m.teamId));
+    const page = await memberships.find(filter, { limit: 1000, after, count: false });
+    found.push(...page.items);
     after = page.next;
   } while (after !== undefined);
+  return found;
+}
+
+async function membersOf(documents: ProjectionDocuments, filter: Partial<TeamMembershipDoc>): Promise<string[]> {
+  return (await membershipsOf(documents, filter)).map((m) => m.userId);
+}
+
+/** The user left the organization: their memberships of its teams go, those teams are recounted, and so is the user (none). */
+async function dropDepartedMember({ organizationId, userId }: OrganizationMemberRemoved['data'], documents: ProjectionDocuments): Promise<void> {
+  const memberships = documents.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
+  const teamIds = (await membershipsOf(documents, { organizationId, userId })).map((m) => m.teamId);
   if (teamIds.length === 0) return;
   await memberships.deleteMany({ organizationId, userId });
   for (const teamId of teamIds) await recount(documents, teamId);
+  await recountMember(documents, organizationId, userId);
 }
 
 /** A space granted the team a role, or stopped granting one: the grant is recorded and the team's spaces recounted. */

@@ -7,7 +7,7 @@ import { teamPermissions, type TeamPermissions, type TeamRole } from '../../plat
 import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
 import { byIds } from '../../platform/src/by-ids';
 import { TeamAccess, TeamDirectory } from './team.access';
-import { LIVE_TEAM, TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
+import { LIVE_TEAM, TEAM_MEMBER_COUNTS, TEAM_MEMBERSHIPS, TEAMS, teamMemberCountId, teamMembershipId, type TeamDoc, type TeamMemberCountDoc, type TeamMembershipDoc } from './team.projections';
 import { TEAM_ORGANIZATIONS, type OrganizationMemberObject, type TeamOrganizations } from './teams.needs';
 
 /* The team reads, with the caller's permissions; and what the adapters answer other contexts' ports with (teams.provides.ts). */
@@ -212,9 +212,8 @@ export class ListMemberTeamsHandler implements IQueryHandler<ListMemberTeams> {
 
 /**
  * For organizations' Member objects (`teams`): how many (live) teams of the organization each user
- * is in; users in none count 0. One count per user on the `(organizationId, userId)` index, so a
- * page of members costs the same however many memberships the organization (or a member in every
- * team) has.
+ * is in; users in none count 0. The projection keeps each user's count (`team_member_counts`), so a
+ * page of members is one read by ids, however many memberships the organization has.
  */
 export class CountTeamsByUser extends Query<Map<string, number>> {
   constructor(
@@ -230,10 +229,12 @@ export class CountTeamsByUserHandler implements IQueryHandler<CountTeamsByUser> 
   constructor(@Inject(READ_STORE) private readonly reads: ReadStore) {}
 
   async execute({ organizationId, userIds }: CountTeamsByUser): Promise<Map<string, number>> {
-    const memberships = this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
     const unique = [...new Set(userIds)];
-    const counts = await Promise.all(unique.map((userId) => memberships.count({ organizationId, userId })));
-    return new Map(unique.map((userId, i) => [userId, counts[i]]));
+    const counts = new Map(unique.map((userId) => [userId, 0]));
+    if (unique.length === 0) return counts;
+    const kept = await byIds(this.reads.collection<TeamMemberCountDoc>(TEAM_MEMBER_COUNTS), unique.map((userId) => teamMemberCountId(organizationId, userId)));
+    for (const doc of kept) if (doc.organizationId === organizationId) counts.set(doc.userId, doc.teams);
+    return counts;
   }
 }
 

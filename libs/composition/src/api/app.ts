@@ -4,6 +4,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Gauge } from 'prom-client';
 import type { AppConfig } from '../../../platform/src/config';
 import { systemClock, type Clock } from '../../../platform/src/clock';
 import { newId } from '../../../platform/src/ids';
@@ -126,6 +127,17 @@ export async function createService(options: {
   // front door answers 503 instead (and the replay has the stores to itself).
   // (Reactors catching up do not make reads incomplete: a write meanwhile waits for them, bounded.)
   let ready = runtime.runner === null;
+  const responses = new ResponseCache(stores.reads);
+  new Gauge({
+    name: 'http_response_cache_lookups',
+    help: 'Lookups of the response cache by @CachedRead GETs since the start, by outcome (hit, miss)',
+    labelNames: ['outcome'] as const,
+    registers: [runtime.metrics.registry],
+    collect() {
+      this.set({ outcome: 'hit' }, responses.stats.hits);
+      this.set({ outcome: 'miss' }, responses.stats.misses);
+    },
+  });
   void runtime.runner?.whenCaughtUp().then(() => (ready = true));
   registerFrontDoor(fastify, {
     prefix: '/v1',
@@ -136,7 +148,7 @@ export async function createService(options: {
     isReady: () => ready,
     // The documentation's assets wait too: the page has no document to show before /v1/openapi.json answers.
     servedWhileStarting: ['/health', '/health/live', '/health/ready', '/metrics', '/docs'],
-    responses: new ResponseCache(() => stores.reads.contentVersion()),
+    responses,
   });
   // Retried POSTs with an Idempotency-Key run once; after the front door, which finds out the caller the keys belong to.
   registerIdempotency(fastify, { prefix: '/v1', records: new ReadStoreIdempotencyRecords(stores.reads), clock: runtime.clock, isReady: () => ready });

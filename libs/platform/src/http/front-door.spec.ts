@@ -4,6 +4,7 @@ import { hashToken, type AuthenticatedRequest, type Caller, type TokenVerifier }
 import { registerFrontDoor } from './front-door';
 import { RateLimiter } from './rate-limit';
 import { ResponseCache } from './response-cache';
+import { MemoryReadStore } from '../../../read-store/src/memory/memory-read-store';
 
 /**
  * The front door on a bare Fastify server with one echo route per prefix: what a request carries
@@ -226,43 +227,57 @@ describe('front door', () => {
 
 describe('front door with the response cache', () => {
   let server: FastifyInstance;
-  let version: number;
+  let store: MemoryReadStore;
   let handled: number;
   let verified: number;
   let status: number;
+  /** Set to hold the handler after its first read, until released. */
+  let gate: Promise<void> | null;
 
+  /** Tokens are documents of `tokens` keyed by their hash, as the read-model verifier reads them. */
   const tokens: TokenVerifier = {
     async verify(hash) {
       verified++;
-      return hash === hashToken('tok-ada') ? ada : null;
+      return (await store.collection('tokens').get(hash)) ? ada : null;
     },
   };
 
   beforeEach(async () => {
-    version = 1;
     handled = 0;
     verified = 0;
     status = 200;
+    gate = null;
+    store = new MemoryReadStore();
+    await store.collection('tokens').put({ _id: hashToken('tok-ada') });
+    await store.collection('docs').put({ _id: 'd1', title: 'One' });
+    await store.collection('docs').put({ _id: 'd2', title: 'Two' });
     server = Fastify({ logger: false });
-    const responses = new ResponseCache(() => version);
+    const responses = new ResponseCache(store);
     registerFrontDoor(server, { prefix: '/v1', rateLimiter: new RateLimiter(1000, new ManualClock()), tokens, adminTokenHash: hashToken(ADMIN_TOKEN), isReady: () => true, responses });
-    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer = (read: () => Promise<unknown>) => async (request: FastifyRequest, reply: FastifyReply) => {
       handled++;
       const { caller } = request as unknown as AuthenticatedRequest;
       if (!caller) return reply.status(401).send({ error: 'no caller' });
-      void reply.status(status).header('etag', `"${version}"`);
-      return { handled, user: caller.kind === 'user' ? caller.userId : caller.kind, url: request.url };
+      const first = await read();
+      if (gate) await gate;
+      void reply.status(status).header('etag', '"1"');
+      return { handled, user: caller.kind === 'user' ? caller.userId : caller.kind, url: request.url, read: first };
     };
-    server.get('/v1/cached', { config: { cachedRead: true } }, handler);
-    server.get('/v1/plain', handler);
+    const getDoc = answer(() => store.collection('docs').get('d1'));
+    server.get('/v1/cached', { config: { cachedRead: true } }, getDoc);
+    server.get('/v1/cached-list', { config: { cachedRead: true } }, answer(async () => (await store.collection('docs').find({}, { count: false })).items));
+    server.get('/v1/plain', getDoc);
     await server.ready();
   });
-  afterEach(() => server.close());
+  afterEach(async () => {
+    await server.close();
+    await store.close();
+  });
 
   const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
     server.inject({ method: 'GET', url, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
 
-  it('given a repeated GET of a cached route at one content version, then the second answer comes from the cache: same body and ETag, no handler, no token lookup', async () => {
+  it('given a repeated GET of a cached route with nothing written, then the second answer comes from the cache: same body and ETag, no handler, no token lookup', async () => {
     const first = await get('/v1/cached', 'tok-ada');
     const second = await get('/v1/cached', 'tok-ada');
     expect(second.statusCode).toBe(200);
@@ -276,12 +291,43 @@ describe('front door with the response cache', () => {
     expect([handled, verified]).toEqual([1, 1]);
   });
 
-  it('given the contents change, then the next GET runs the handler again', async () => {
+  it('given a write to what a get did not read (another document, another collection), then its cached answer is still served', async () => {
     await get('/v1/cached', 'tok-ada');
-    version = 2;
-    const fresh = await get('/v1/cached', 'tok-ada');
+    await store.collection('docs').update('d2', { $set: { title: 'Two, again' } });
+    await store.collection('elsewhere').put({ _id: 'x' });
+    expect((await get('/v1/cached', 'tok-ada')).json()).toMatchObject({ handled: 1 });
+  });
+
+  it('given a write to the document a get read, then its cached answer is not served: the handler answers with the new document', async () => {
+    await get('/v1/cached', 'tok-ada');
+    await store.collection('docs').update('d1', { $set: { title: 'One, renamed' } });
+    expect((await get('/v1/cached', 'tok-ada')).json()).toMatchObject({ handled: 2, read: { title: 'One, renamed' } });
+  });
+
+  it('given a document added to the collection a list queried, then its cached answer is not served', async () => {
+    await get('/v1/cached-list', 'tok-ada');
+    await store.collection('docs').put({ _id: 'd3', title: 'Three' });
+    const fresh = await get('/v1/cached-list', 'tok-ada');
     expect(fresh.json()).toMatchObject({ handled: 2 });
-    expect(fresh.headers.etag).toBe('"2"');
+    expect((fresh.json() as { read: unknown[] }).read).toHaveLength(3);
+  });
+
+  it('given the token revoked after an answer was cached, then that answer is not served: the token is refused', async () => {
+    await get('/v1/cached', 'tok-ada');
+    await store.collection('tokens').delete(hashToken('tok-ada'));
+    expect((await get('/v1/cached', 'tok-ada')).statusCode).toBe(401);
+  });
+
+  it('given a write to what a handler already read while it computes its answer, then that answer is served but not kept', async () => {
+    let release!: () => void;
+    gate = new Promise((resolve) => (release = resolve));
+    const pending = get('/v1/cached', 'tok-ada');
+    while (handled === 0) await new Promise((resolve) => setImmediate(resolve));
+    await store.collection('docs').update('d1', { $set: { title: 'One, meanwhile' } });
+    release();
+    expect((await pending).statusCode).toBe(200);
+    gate = null;
+    expect((await get('/v1/cached', 'tok-ada')).json()).toMatchObject({ handled: 2, read: { title: 'One, meanwhile' } });
   });
 
   it('given another token, another URL or another query, then answers are not shared', async () => {

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, hashToken, type AuthenticatedRequest, type TokenVerifier } from './auth';
 import { ApiError, sendError } from './error-envelope';
 import { fieldPath, isAcceptableText, isPrototypeMemberName, TEXT_RULE } from './input-text';
 import { systemClock } from '../clock';
 import { RateLimiter, type RateLimitDecision } from './rate-limit';
-import type { ResponseCache } from './response-cache';
+import type { ReadSet, ResponseCache } from './response-cache';
 
 /** Rejected tokens a client address may send per minute (AUTH_FAILURES_PER_MINUTE). */
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 30;
@@ -39,7 +39,8 @@ export interface FrontDoorOptions {
 /** What the front door notes on a request for the response cache, when the answer may be kept. */
 interface CacheableRequest {
   responseCacheKey: string | null;
-  responseCacheVersion: number;
+  /** What the answer read, recorded while the token is checked and the handler runs. */
+  responseCacheReads: ReadSet | null;
 }
 
 /**
@@ -71,7 +72,7 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
   fastify.decorateRequest('caller', null);
   fastify.decorateRequest('tokenRejected', false);
   fastify.decorateRequest('responseCacheKey', null);
-  fastify.decorateRequest('responseCacheVersion', 0);
+  fastify.decorateRequest('responseCacheReads', null);
   const limit = String(rateLimiter.perMinute);
   const verified = new VerifiedTokens();
 
@@ -100,17 +101,22 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
     const problem = requestTextProblem(request.params, request.query, request.url);
     if (problem !== null) return sendError(reply, new ApiError(400, problem), request.id);
     const hash = token === null ? null : (known ?? hashToken(token));
-    if (responses !== undefined && request.method === 'GET' && (request.routeOptions.config as { cachedRead?: boolean }).cachedRead === true) {
-      const version = responses.currentVersion();
-      if (version !== null) {
-        // Checked before the token: at an unchanged version, a token that was valid still is.
-        const key = `${hash ?? '-'} ${request.url}`;
-        const hit = bypassesCache(request.headers['cache-control']) ? undefined : responses.get(key);
-        if (hit !== undefined) return void reply.headers(hit.headers).send(hit.payload);
-        (request as unknown as CacheableRequest).responseCacheKey = key;
-        (request as unknown as CacheableRequest).responseCacheVersion = version;
-      }
+    if (responses?.enabled === true && request.method === 'GET' && (request.routeOptions.config as { cachedRead?: boolean }).cachedRead === true) {
+      // Checked before the token: the token's verification is in the answer's read set, so while
+      // the entry stands, a token that was valid still is.
+      const key = `${hash ?? '-'} ${request.url}`;
+      const hit = bypassesCache(request.headers['cache-control']) ? undefined : responses.get(key);
+      if (hit !== undefined) return void reply.headers(hit.headers).send(hit.payload);
+      const reads = responses.begin();
+      (request as unknown as CacheableRequest).responseCacheKey = key;
+      (request as unknown as CacheableRequest).responseCacheReads = reads;
+      return responses.track(reads, () => authenticate(token, hash, known !== undefined, request, reply, done));
     }
+    authenticate(token, hash, known !== undefined, request, reply, done);
+  });
+
+  /** Finds out who calls (`request.caller`, or `request.tokenRejected`), then lets the request on. */
+  function authenticate(token: string | null, hash: string | null, known: boolean, request: FastifyRequest, reply: FastifyReply, done: () => void): void {
     if (token === null || hash === null) return done();
     const authenticated = request as unknown as AuthenticatedRequest;
     // Digests of 256-bit secrets: comparing them in variable time reveals nothing usable about a token.
@@ -120,7 +126,7 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
       return done();
     }
     const failures = request.ip;
-    if (known === undefined) {
+    if (!known) {
       const budget = authFailures.peek(failures);
       if (!budget.allowed) return refuseGuessing(reply, budget, request.id);
     }
@@ -140,20 +146,29 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
       },
       (error: unknown) => sendError(reply, error, request.id),
     );
-  });
+  }
 
   function refuseGuessing(reply: Parameters<typeof sendError>[0], budget: RateLimitDecision, requestId: string): void {
     const retryAfter = String(authFailures.retryAfter(budget));
     sendError(reply, new ApiError(429, `too many rejected tokens from this address: at most ${authFailures.perMinute} per minute`, { 'Retry-After': retryAfter }), requestId);
   }
 
-  if (responses !== undefined) {
+  if (responses?.enabled === true) {
     fastify.addHook('onSend', (request, reply, payload, done) => {
-      const { responseCacheKey, responseCacheVersion } = request as unknown as CacheableRequest;
-      if (responseCacheKey !== null && reply.statusCode === 200 && typeof payload === 'string') {
-        responses.set(responseCacheKey, responseCacheVersion, payload, reply.getHeaders());
+      const cacheable = request as unknown as CacheableRequest;
+      const { responseCacheKey, responseCacheReads } = cacheable;
+      if (responseCacheKey !== null && responseCacheReads !== null) {
+        cacheable.responseCacheReads = null;
+        if (reply.statusCode === 200 && typeof payload === 'string') responses.keep(responseCacheKey, responseCacheReads, payload, reply.getHeaders());
+        else responses.abandon(responseCacheReads);
       }
       done(null, payload);
+    });
+    fastify.addHook('onRequestAbort', (request, done) => {
+      const cacheable = request as unknown as CacheableRequest;
+      if (cacheable.responseCacheReads !== null) responses.abandon(cacheable.responseCacheReads);
+      cacheable.responseCacheReads = null;
+      done();
     });
   }
 }

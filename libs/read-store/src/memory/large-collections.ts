@@ -182,6 +182,11 @@ export class LargeCollections {
     return state.irregular === 0;
   }
 
+  /** Whether the file keeps entries for the index already: `ensureIndex` then writes nothing. */
+  hasIndex(collection: string, key: string): boolean {
+    return this.indexState(collection, key) !== undefined;
+  }
+
   /** Whether the index holds every document of the collection (see `ensureIndex`). */
   usable(collection: string, key: string): boolean {
     return this.indexState(collection, key)?.irregular === 0;

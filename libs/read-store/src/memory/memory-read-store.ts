@@ -19,7 +19,10 @@ import type {
   FindOptions,
   IndexSpec,
   Page,
+  DocumentChange,
+  ReadObserver,
   ReadStore,
+  ReadStoreChangeListener,
   ReadStoreTransaction,
   Update,
 } from '../read-store.port';
@@ -34,6 +37,7 @@ import { scalarConditions, type ScalarTest } from './scalar-conditions';
 import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite, type ReadModelFileOptions } from './read-model-file';
 import { UnwrittenCommits } from './unwritten-commits';
+import { ChangeNotifications } from './change-notifications';
 import { log } from '../../../platform/src/logging';
 import { asStorageFull, StorageFullError } from '../../../platform/src/storage-full';
 import { idOf, storageString, valuesParts, type LargeCollections, type LargeWrite } from './large-collections';
@@ -1040,19 +1044,26 @@ abstract class ReadableCollection<T extends Doc> {
     }
   }
 
+  /** Tells the store's read observer, if any, what is read (`observeReads`). */
+  protected noteRead(_id: string | null, _filter?: Filter): void {}
+
   get(id: string): Promise<T | null> {
+    this.noteRead(id);
     return this.read((source) => readDoc<T>(source.lookup(checkId(id)), this.shared));
   }
 
   findOne(filter: Filter): Promise<T | null> {
+    this.noteRead(null, filter);
     return this.read((source) => readDoc<T>(firstMatch(source, checkFilter(filter)), this.shared));
   }
 
   find(filter?: Filter, options?: FindOptions): Promise<Page<T>> {
+    this.noteRead(null, filter);
     return this.read((source) => findIn<T>(source, filter, options, this.shared));
   }
 
   count(filter?: Filter): Promise<number> {
+    this.noteRead(null, filter);
     return this.read((source) => countIn(source, filter));
   }
 }
@@ -1136,6 +1147,10 @@ class StoreCollection<T extends Doc> extends ReadableCollection<T> implements Co
   protected source(): DocSource {
     this.store.checkOpen();
     return committedSource(this.store.state(this.name));
+  }
+
+  protected override noteRead(id: string | null, filter?: Filter): void {
+    this.store.notifications.read(this.name, typeof id === 'string' ? id : null, filter);
   }
 
   private write<R>(run: (overlay: CollectionOverlay) => R): Promise<R> {
@@ -1241,6 +1256,8 @@ export class MemoryReadStore implements ReadStore {
   private readonly pendingIndexes = new Map<string, IndexDefinition[]>();
   private backgroundLoad: NodeJS.Timeout | undefined;
   private backgroundStarted = false;
+  /** @internal Told of every change to committed contents and of every read outside transactions. */
+  readonly notifications = new ChangeNotifications();
 
   /**
    * With `file`, its documents are loaded (see Loading), every commit is written to it
@@ -1294,6 +1311,14 @@ export class MemoryReadStore implements ReadStore {
 
   contentVersion(): number {
     return this.version;
+  }
+
+  onChange(listener: ReadStoreChangeListener): () => void {
+    return this.notifications.onChange(listener);
+  }
+
+  observeReads(observer: ReadObserver | undefined): void {
+    this.notifications.observeReads(observer);
   }
 
   collection<T extends Doc = Doc>(name: string): Collection<T> {
@@ -1379,6 +1404,7 @@ export class MemoryReadStore implements ReadStore {
       state.counts.set(MaintainedCounts.keyOf(undefined)!, undefined, null, moved ? current.docs.size : 0);
       this.version++;
       this.collections.set(name, state);
+      this.notifications.changed(new Map([[name, null]]));
     });
   }
 
@@ -1412,6 +1438,7 @@ export class MemoryReadStore implements ReadStore {
         this.unloaded.delete(name);
         this.pendingIndexes.delete(name);
       }
+      this.notifications.changed(new Map(dropped.map((name) => [name, null])));
     });
   }
 
@@ -1426,6 +1453,9 @@ export class MemoryReadStore implements ReadStore {
   }
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
+    // Found by the check that runs after the start (`ReadModelFile.open`): the process is closing.
+    const damaged = this.file?.damaged;
+    if (damaged !== undefined) return { ok: false, detail: `readModels: damaged, rebuilding on restart (${damaged})` };
     if (this.broken !== undefined) return { ok: false, detail: `the read models could not be written to disk: ${describe(this.broken)}` };
     if (this.unwritten) {
       return { ok: false, detail: `the read models are not written to disk (kept in memory, retried): ${this.unwritten.cause.message} (${describe(this.unwritten.cause.cause)})` };
@@ -1447,6 +1477,8 @@ export class MemoryReadStore implements ReadStore {
       return;
     }
     this.closing = true;
+    // A checksum still being compared in the background would hold the commits queued behind it.
+    this.file?.abandonCheck();
     await this.tail;
     this.closed = true;
     clearTimeout(this.backgroundLoad);
@@ -1480,12 +1512,18 @@ export class MemoryReadStore implements ReadStore {
     const written = overlays.filter((overlay) => overlay.writes.size > 0);
     const large = written.filter((overlay) => overlay.base?.large);
     const changes: DocumentWrite[] = [];
+    const change = new Map<string, DocumentChange[]>();
     for (const overlay of written) {
       if (overlay.base?.large) continue;
       changes.push(...overlay.changes());
-      overlay.commitTo(this.stateForWrite(overlay.name));
+      const state = this.stateForWrite(overlay.name);
+      if (this.notifications.listening) change.set(overlay.name, Array.from(overlay.writes, ([id, after]) => ({ id, before: state.get(id) ?? null, after })));
+      overlay.commitTo(state);
     }
-    if (large.length === 0) return this.persist(changes);
+    if (large.length === 0) {
+      this.persist(changes);
+      return this.notifications.changed(change);
+    }
     const commit = ++this.commits;
     const handed = large.map((overlay) => {
       const state = this.stateForWrite(overlay.name);
@@ -1493,6 +1531,7 @@ export class MemoryReadStore implements ReadStore {
       for (const [id, after] of overlay.writes) {
         const before = state.get(id);
         writes.push({ id, before, after });
+        if (this.notifications.listening) change.set(overlay.name, [...(change.get(overlay.name) ?? []), { id, before: before ?? null, after }]);
         state.counts.apply(before, after);
         if (!state.pending.has(id)) this.pendingLarge++;
         state.pending.set(id, { doc: after, commit });
@@ -1511,6 +1550,7 @@ export class MemoryReadStore implements ReadStore {
           }
         }),
     });
+    this.notifications.changed(change);
   }
 
   /**
@@ -1528,8 +1568,7 @@ export class MemoryReadStore implements ReadStore {
     if (!this.file || (writes.length === 0 && dropped.length === 0 && !large)) return;
     // Behind the memory for lack of space: the keys wait for `writeUnwritten`, in the order of nothing.
     if (this.unwritten && dropped.length === 0) return this.unwritten.note(writes, large?.touched);
-    const file = this.file;
-    this.written = file.write(writes, dropped, large?.run).then(large?.written, (error: unknown) => {
+    const failed = (error: unknown): void => {
       const full = asStorageFull('read store', error);
       if (!(full instanceof StorageFullError) || dropped.length > 0) {
         this.broken ??= error;
@@ -1541,7 +1580,15 @@ export class MemoryReadStore implements ReadStore {
         this.scheduleUnwritten();
       }
       this.unwritten.note(writes, large?.touched);
-    });
+    };
+    try {
+      this.written = this.file.write(writes, dropped, large?.run).then(large?.written, failed);
+    } catch (error) {
+      // Refused before LMDB took it (a put, or a large collection's write inside the batch): memory
+      // is committed already, so this commit takes the path of one that failed later, at once (the
+      // commits after it wait with it), and never fails the transaction that made it.
+      failed(error);
+    }
   }
 
   /** The next attempt at `writeUnwritten`, after a backoff; it runs between two commits. */
@@ -1687,7 +1734,10 @@ export class MemoryReadStore implements ReadStore {
     if (state?.large) {
       if (definition.unique) throw new ReadStoreInputError(`'${name}' is a large collection: it takes no unique index`);
       // Entries derive from the large collection's documents in the file (`ensureIndex` waited for the commits handed over).
-      this.file!.writeSync([], [], () => state.large!.ensureIndex(name, definition.key));
+      // Declared at every start: an index the file keeps needs no transaction (a synchronous one
+      // would wait for the file's checksum, compared in the background after the start).
+      if (state.large.hasIndex(name, definition.key)) state.large.ensureIndex(name, definition.key);
+      else this.file!.writeSync([], [], () => state.large!.ensureIndex(name, definition.key));
       this.version++;
       state.indexes.push(definition);
       return;

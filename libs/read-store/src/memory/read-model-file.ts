@@ -31,7 +31,8 @@ import { listenToLmdbCommit } from '../../../platform/src/storage-full';
 import type { Doc } from '../read-store.port';
 import { log } from '../../../platform/src/logging';
 import { END, LARGE_KEY_SPACE, LargeCollections, type KeyPart } from './large-collections';
-import { readModelFileProblem, sealReadModelFile, setAsideReadModels, unsealReadModelFile } from './read-model-integrity';
+import { checkReadModelFile, markReadModelFileDamaged, restoreSeal, sealReadModelFile, setAsideReadModels, unsealReadModelFile } from './read-model-integrity';
+import { BackgroundChecksum } from './read-model-background-check';
 
 /**
  * After every document id: the end of a collection's keys (U+10FFFF, the last code point; `'\uffff'`
@@ -44,6 +45,8 @@ const MAP_SIZE = 2 ** 36;
 const REWRITE_KEPT_LIMIT = 100_000;
 /** Keys copied per transaction of the new file: bounds its dirty pages. */
 const COPY_CHUNK = 10_000;
+/** Files up to this size have their checksum compared at open; larger ones in the background (`open`). */
+const SYNC_CHECKSUM_LIMIT = 64 * 1024 * 1024;
 
 /** A range of the file's keys, `start` inclusive, `end` exclusive. */
 export interface KeyRange {
@@ -54,6 +57,10 @@ export interface KeyRange {
 export interface ReadModelFileOptions {
   /** At most this many keys kept, a drop writes them to a new file (`dropByRewrite`); 100,000 when not given. */
   rewriteKeptLimit?: number;
+  /** Files of at most this many bytes have their checksum compared at open, larger ones in the background (`open`); 64 MiB when not given. */
+  syncChecksumLimit?: number;
+  /** Told once when the background check finds the file damaged (see `open`). */
+  onDamaged?: (problem: string) => void;
 }
 
 export interface DocumentWrite {
@@ -75,6 +82,17 @@ export class ReadModelFile {
   /** Numbers the replacements of this process (`dropByRewrite`): each new file's directory has a name of its own. */
   private replacements = 0;
 
+  /** The checksum being compared in the background (`open`), until it ends. */
+  private checking: BackgroundChecksum | undefined;
+  /** What the background check found wrong: nothing more is written, the file is not sealed. */
+  private damage: string | undefined;
+  /** The seal read at open, to write back at close while no write has reached the file. */
+  private sealAtOpen: string | undefined;
+  /** Set by the first write that reaches the file (or may have). */
+  private changed = false;
+  /** Set by `abandonCheck`: commits are no longer written (the file stays as sealed). */
+  private abandoned = false;
+
   private constructor(
     private readonly directory: string,
     private readonly options: ReadModelFileOptions,
@@ -88,6 +106,14 @@ export class ReadModelFile {
    * or fails to open, is moved aside (`<name>.damaged-<timestamp>`, with a warning naming what was
    * wrong) and an empty one takes its place: read models are derived data, and a store without a
    * checkpoint replays the whole log into them.
+   *
+   * The meta check always runs here (mapping a file cut short is a SIGBUS); the checksum too for a
+   * file of at most `syncChecksumLimit` bytes. A larger file is opened at once and its checksum
+   * compared on a worker thread (`BackgroundChecksum`): reads are answered from the file meanwhile,
+   * and commits wait in memory (answered from there) so that the file stays as sealed until the
+   * check ends. A mismatch is logged, marks the file damaged (`DAMAGED`, which the next open sets
+   * aside), fails `health` and is told to `onDamaged`: the process is to close and exit, and the
+   * next start rebuilds from the log.
    */
   static open(directory: string, options: ReadModelFileOptions = {}): ReadModelFile {
     ReadModelFile.finishReplacement(directory);
@@ -97,13 +123,14 @@ export class ReadModelFile {
       log.warn({ directory, movedTo, problem }, `read models damaged (${problem}): moved to ${movedTo}; rebuilding them from the event log`);
       mkdirSync(directory, { recursive: true });
     };
-    const problem = readModelFileProblem(directory);
+    const { problem, deferred } = checkReadModelFile(directory, options.syncChecksumLimit ?? SYNC_CHECKSUM_LIMIT);
     if (problem) setAside(problem);
     unsealReadModelFile(directory);
     let file: ReadModelFile | undefined;
     try {
       file = new ReadModelFile(directory, options);
       file.collectionNames();
+      if (deferred) file.checkInBackground(BackgroundChecksum.start(deferred), deferred.sealText);
       return file;
     } catch (error) {
       if (file) void file.db.close().catch(() => undefined);
@@ -133,6 +160,61 @@ export class ReadModelFile {
       else if (moved) renameSync(join(parent, `${base}-old-${moved.suffix}`), directory);
     }
     for (const entry of entries) if (replaced(entry)) rmSync(join(parent, entry), { recursive: true, force: true });
+  }
+
+  /** Commits wait for `check` (`ordered`), then land, or fail when it found the file damaged. */
+  private checkInBackground(check: BackgroundChecksum, sealText: string): void {
+    this.checking = check;
+    this.sealAtOpen = sealText;
+    const ended = check.outcome.then((outcome) => this.checkEnded(outcome));
+    this.ordered = ended;
+    void ended.then(() => {
+      if (this.ordered === ended) this.ordered = undefined;
+    });
+  }
+
+  private checkEnded(outcome: BackgroundChecksum['result']): void {
+    if (this.checking === undefined) return;
+    this.checking = undefined;
+    if (outcome?.kind !== 'checked' || outcome.problem === undefined) return;
+    this.damage = outcome.problem;
+    try {
+      markReadModelFileDamaged(this.directory, outcome.problem);
+    } catch (error) {
+      log.error({ err: error, directory: this.directory }, 'the read models could not be marked damaged');
+    }
+    log.error({ directory: this.directory, problem: outcome.problem }, `read models damaged (${outcome.problem}), found after the start: marked ${join(this.directory, 'DAMAGED')}; they are rebuilt from the event log at the next start`);
+    this.options.onDamaged?.(outcome.problem);
+  }
+
+  /** What the background check found wrong with the file, if it did. */
+  get damaged(): string | undefined {
+    return this.damage;
+  }
+
+  /** Whether the background check is still running. */
+  get checkPending(): boolean {
+    return this.checking !== undefined;
+  }
+
+  /**
+   * Stops a background check still running (closing): commits not written yet are dropped (the log
+   * replays them at the next start) and the file keeps the seal it had at open.
+   */
+  abandonCheck(): void {
+    const check = this.checking;
+    if (!check) return;
+    this.abandoned = true;
+    check.abandon();
+    this.checkEnded(check.result);
+  }
+
+  /** Before a write that cannot wait (`writeSync`, `dropByRewrite`): the check ended, and found nothing. */
+  private checkedNow(): void {
+    if (this.checking) this.checkEnded(this.checking.waitSync());
+    if (this.abandoned) throw new Error('the read-model file is closing');
+    if (this.damage !== undefined) throw new Error(`the read models are damaged: ${this.damage}`);
+    this.changed = true;
   }
 
   private static openDatabase(directory: string): RootDatabase<Doc, [string, string]> {
@@ -196,7 +278,8 @@ export class ReadModelFile {
    * is written, not the commits still queued (`large` reads nothing of theirs). A commit that drops
    * collections must read their keys inside the transaction, so it runs as a transaction callback;
    * lmdb-js runs queued callbacks after the batches queued with them, so the commits handed over
-   * after it wait for it to be written (`ordered`).
+   * after it wait for it to be written (`ordered`). A batch whose callback throws (a put refused)
+   * throws here, its checkpoint left out of the file.
    */
   write(writes: readonly DocumentWrite[], dropped: readonly string[] = [], large?: () => void): Promise<void> {
     const commit = () => {
@@ -204,8 +287,34 @@ export class ReadModelFile {
       this.apply(writes, dropped);
     };
     const write = () => {
-      const written = (dropped.length > 0 ? this.db.transaction(commit) : this.db.batch(commit)) as Promise<unknown> as Promise<void>;
+      if (this.abandoned) return Promise.resolve();
+      if (this.damage !== undefined) return Promise.reject(new Error(`the read models are damaged: ${this.damage}`));
+      this.changed = true;
+      if (dropped.length > 0) {
+        // A callback that throws aborts the transaction, which rejects.
+        const written = this.db.transaction(commit) as Promise<unknown> as Promise<void>;
+        listenToLmdbCommit(this.db);
+        return written;
+      }
+      // A batch cannot be aborted: lmdb-js writes what its callback queued before a throw, and the
+      // throw would leave the batch's promise to nobody. So the throw is caught, the batch listened
+      // to, and the error thrown here: the commit failed, its checkpoint is not in the file, and the
+      // caller knows at once (the memory read store then writes the commit's keys again later).
+      let thrown: { error: unknown } | undefined;
+      const written = this.db.batch(() => {
+        try {
+          commit();
+        } catch (error) {
+          thrown = { error };
+        }
+      }) as Promise<unknown> as Promise<void>;
       listenToLmdbCommit(this.db);
+      // Set by the callback, which has run by now (the type checker cannot know it has).
+      const failure = thrown as { error: unknown } | undefined;
+      if (failure) {
+        written.catch(() => undefined);
+        throw failure.error;
+      }
       return written;
     };
     if (this.ordered === undefined && dropped.length === 0) return write();
@@ -227,6 +336,7 @@ export class ReadModelFile {
    * commits handed to `write` before have been written, so that commits land in order.
    */
   writeSync<R>(writes: readonly DocumentWrite[], dropped: readonly string[], large: () => R): R {
+    this.checkedNow();
     const result = this.db.transactionSync(() => {
       const written = large();
       this.apply(writes, dropped, true);
@@ -252,6 +362,8 @@ export class ReadModelFile {
    * `<name>-old-<n>`, the new one to its name), and `open` finishes a replacement cut short between them.
    */
   async dropByRewrite(dropped: readonly string[]): Promise<boolean> {
+    if (this.checking) await this.checking.outcome;
+    this.checkedNow();
     const limit = this.options.rewriteKeptLimit ?? REWRITE_KEPT_LIMIT;
     const gone = new Set(dropped);
     const kept: KeyRange[] = [
@@ -344,9 +456,16 @@ export class ReadModelFile {
     }
   }
 
-  /** Closes the file and seals it (`sealReadModelFile`): the next open checks it was not changed meanwhile. */
+  /**
+   * Closes the file and seals it (`sealReadModelFile`): the next open checks it was not changed
+   * meanwhile. A file no write reached since open gets back the seal it had (no checksum to compute);
+   * a damaged one gets none (its marker stands).
+   */
   async close(): Promise<void> {
+    this.abandonCheck();
     await this.db.close();
-    sealReadModelFile(this.directory);
+    if (this.damage !== undefined) return;
+    if (!this.changed && this.sealAtOpen !== undefined) restoreSeal(this.directory, this.sealAtOpen);
+    else sealReadModelFile(this.directory);
   }
 }

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,5 +92,76 @@ describe('the read-model file, checked before it is mapped', () => {
     await store.close();
 
     expect(readModelFileProblem(directory)).toBeUndefined();
+  });
+
+  describe('a file over the size whose checksum is compared in the background (here every file: a limit of 0)', () => {
+    const inBackground = (onDamaged?: (problem: string) => void) => ({ syncChecksumLimit: 0, onDamaged });
+
+    /** Makes the seal record another checksum: to the check, the file's bytes changed while it was closed. */
+    function alterSeal(): void {
+      const sealPath = join(directory, 'integrity.json');
+      const seal = JSON.parse(readFileSync(sealPath, 'utf8')) as { size: number; crc32: number };
+      writeFileSync(sealPath, JSON.stringify({ ...seal, crc32: (seal.crc32 + 1) % 2 ** 32 }));
+    }
+
+    it('given a file closed cleanly, when it is opened, then it answers at once, the check finds nothing, and a close with no write puts back its seal', async () => {
+      await writeReadModels(directory, 2000);
+      const seal = readFileSync(join(directory, 'integrity.json'), 'utf8');
+      const onDamaged = jest.fn();
+
+      const store = MemoryReadStore.open(directory, inBackground(onDamaged));
+      expect(await store.collection('pages').count()).toBe(2000);
+      await store.whenWritten();
+      await store.close();
+
+      expect(onDamaged).not.toHaveBeenCalled();
+      expect(readFileSync(join(directory, 'integrity.json'), 'utf8')).toBe(seal);
+      expect(readModelFileProblem(directory)).toBeUndefined();
+    });
+
+    it('given a commit while the check runs, then it is answered at once and lands in the file once the check passed', async () => {
+      await writeReadModels(directory, 10);
+      const store = MemoryReadStore.open(directory, inBackground());
+
+      await store.collection('pages').put({ _id: 'late', title: 'Late' });
+      expect(await store.collection('pages').get('late')).toMatchObject({ title: 'Late' });
+      await store.whenWritten();
+      await store.close();
+
+      expect(readModelFileProblem(directory)).toBeUndefined();
+      const reopened = MemoryReadStore.open(directory);
+      expect(await reopened.collection('pages').get('late')).toMatchObject({ title: 'Late' });
+      await reopened.close();
+    });
+
+    it('given a file that no longer matches its seal, when it is opened, then it opens, and the check marks it damaged, says so to onDamaged and to health, and leaves it unsealed', async () => {
+      await writeReadModels(directory, 2000);
+      alterSeal();
+      let store: MemoryReadStore | undefined;
+      const problem = await new Promise<string>((resolve) => (store = MemoryReadStore.open(directory, inBackground(resolve))));
+      const health = await store!.health();
+      await store!.close();
+
+      expect(problem).toMatch(/data\.mdb does not match the checksum of its last clean close/);
+      expect(health).toEqual({ ok: false, detail: expect.stringMatching(/^readModels: damaged, rebuilding on restart \(.*data\.mdb does not match the checksum/) });
+      expect(existsSync(join(directory, 'integrity.json'))).toBe(false);
+      expect(existsSync(join(directory, 'DAMAGED'))).toBe(true);
+      expect(readModelFileProblem(directory)).toMatch(/marked damaged/);
+    });
+
+    it('given a file the check marked damaged, when it is opened again, then it is moved aside and an empty store takes its place', async () => {
+      await writeReadModels(directory, 2000);
+      alterSeal();
+      let store: MemoryReadStore | undefined;
+      await new Promise<void>((resolve) => (store = MemoryReadStore.open(directory, inBackground(() => resolve()))));
+      await store!.close();
+
+      const reopened = MemoryReadStore.open(directory, inBackground());
+
+      expect(await reopened.collection('pages').count()).toBe(0);
+      expect(damagedCopies(root)).toHaveLength(1);
+      expect(existsSync(join(root, damagedCopies(root)[0], 'DAMAGED'))).toBe(true);
+      await reopened.close();
+    });
   });
 });

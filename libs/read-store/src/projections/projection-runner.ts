@@ -208,6 +208,11 @@ export class ProjectionRunner {
     });
   }
 
+  /** Why the last batch (or subscription) failed, while the runner retries it; null once a batch commits. */
+  get failure(): string | null {
+    return this.lastError;
+  }
+
   /** Whether the runner has caught up with the log since it started (`whenCaughtUp`). */
   get isCaughtUp(): boolean {
     return this.caughtUp;
