@@ -13,18 +13,25 @@ const infrastructure = INFRASTRUCTURE.join('|');
 
 /** `…/<lib>/src/<anything but index>` of a library that is not infrastructure: a context's internals. */
 const contextInternals = {
-  regex: `^(\\.\\./)+(libs/)?(?!(${infrastructure})/)[^/.]+/src/(?!index$).+`,
-  message: "import a bounded context only through its index.ts ('…/<context>/src'); to use another context's service, declare a port in your context and bind it in libs/composition/src/contexts.ts",
+  regex: `^((\\.\\./)+(libs/)?(?!(${infrastructure})/)[^/.]+/src|#(?!(${infrastructure})(/|$))[^/]+)/(?!index$).+`,
+  message:
+    "import a bounded context only through its index.ts ('#<context>'); to use another context's service, declare a port in your context and bind it in libs/composition/src/contexts.ts",
+};
+
+/** A relative path out of one library into another, where its alias ('#<lib>/…') belongs. */
+const relativeIntoLibrary = {
+  regex: `^(\\.\\./)+libs/|^(\\.\\./){2,}(?!src/)[^/.]+/src(/|$)`,
+  message: "import another library through its alias ('#<lib>' or '#<lib>/<path>', package.json \"imports\"), not a relative path",
 };
 
 /** Any bounded context at all, index included. */
 const anyContext = {
-  regex: `^(\\.\\./)+(libs/)?(?!(${infrastructure})/)[^/.]+/src(/.*)?$`,
+  regex: `^((\\.\\./)+(libs/)?(?!(${infrastructure})/)[^/.]+/src|#(?!(${infrastructure})(/|$))[^/]+)(/.*)?$`,
   message: 'infrastructure libraries know no bounded context: the composition root (libs/composition) lists them',
 };
 
-/** A context's index (`'../../teams/src'`), as an esquery regex on an import's source. */
-const contextIndex = `/^(\\.\\.\\/)+(libs\\/)?(?!(${infrastructure})\\/)[^\\/.]+\\/src(\\/index)?$/`;
+/** A context's index (`'#teams'`), as an esquery regex on an import's source. */
+const contextIndex = `/^((\\.\\.\\/)+(libs\\/)?(?!(${infrastructure})\\/)[^\\/.]+\\/src|#(?!(${infrastructure})(\\/|$))[^\\/]+)(\\/index)?$/`;
 const valueFromContext =
   "a bounded context takes only types from another context's index ('import type'): to use its services, declare a port in your context and bind it in libs/composition/src/contexts.ts";
 
@@ -35,11 +42,11 @@ module.exports = [
     languageOptions: { parser: tsParser, sourceType: 'module' },
     // Only the boundary rules run: type checking is tsc's job, style is not checked.
     linterOptions: { reportUnusedDisableDirectives: 'off' },
-    rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals, relativeIntoLibrary] }] },
   },
   {
     files: ['libs/{platform,event-store,read-store,blob-store,runtime,document}/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals, anyContext] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [contextInternals, anyContext, relativeIntoLibrary] }] },
   },
   {
     files: ['apps/**/*.ts', 'libs/**/*.ts'],

@@ -28,7 +28,23 @@ function esmOnlyPackages() {
   return [...names];
 }
 
+/**
+ * The '#<lib>' subpath imports of package.json, mapped to the TypeScript sources (their "types"
+ * target): Node's resolution would take the "default" target, the compiled files in dist/.
+ */
+function sourceAliases() {
+  const mapper = {};
+  for (const [key, target] of Object.entries(require('./package.json').imports ?? {})) {
+    if (typeof target !== 'object' || typeof target.types !== 'string') continue;
+    const source = `<rootDir>/${target.types.replace(/^\.\//, '')}`;
+    if (key.endsWith('/*')) mapper[`^${key.slice(0, -1)}(.*)$`] = source.replace('*', '$1');
+    else mapper[`^${key}$`] = source;
+  }
+  return mapper;
+}
+
 module.exports = {
+  moduleNameMapper: sourceAliases(),
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e.ts'],

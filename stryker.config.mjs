@@ -18,7 +18,18 @@ const EXTRA_MUTATE = {
   'read-store': ['libs/read-store/src/projections/projection.ts'],
 };
 /** The specs that hold those rules, by file name, within the context's folder. */
-const RULE_SPECS = ['*.decider.spec.ts', '*.decider.*.spec.ts', '*.access.spec.ts', 'saml-access.spec.ts', '*permissions.spec.ts', 'site.readers.spec.ts', 'download-urls.spec.ts', 'tunnel-*.spec.ts', 'visitor-claims.spec.ts', 'projections/projection*.spec.ts'];
+const RULE_SPECS = [
+  '*.decider.spec.ts',
+  '*.decider.*.spec.ts',
+  '*.access.spec.ts',
+  'saml-access.spec.ts',
+  '*permissions.spec.ts',
+  'site.readers.spec.ts',
+  'download-urls.spec.ts',
+  'tunnel-*.spec.ts',
+  'visitor-claims.spec.ts',
+  'projections/projection*.spec.ts',
+];
 
 const context = process.env.MUTATION_CONTEXT;
 if (!context) throw new Error('set MUTATION_CONTEXT to a folder of libs/ (npm run test:mutation runs every context)');
@@ -42,7 +53,18 @@ export default {
   mutate,
   // The sandbox copy holds what the specs load only: the libraries, the apps, the test support and
   // the build set-up (Jest's roots and its SWC options).
-  ignorePatterns: ['/*', '!/libs', '!/apps', '!/test', '/test/*', '!/test/support', '!/scripts', '!/jest.config.js', '!/package.json', '!/tsconfig*.json'],
+  ignorePatterns: [
+    '/*',
+    '!/libs',
+    '!/apps',
+    '!/test',
+    '/test/*',
+    '!/test/support',
+    '!/scripts',
+    '!/jest.config.js',
+    '!/package.json',
+    '!/tsconfig*.json',
+  ],
   // Type checks are SWC's to skip: no `// @ts-nocheck` is needed in the sandbox.
   disableTypeChecks: false,
   incrementalFile: `reports/mutation/${context}.incremental.json`,

@@ -46,7 +46,15 @@ import { load, loadInterleaved, type LoadResult } from './support/load';
 import { captureAreas, seedAreas } from './support/areas';
 import { measureLists } from './support/lists';
 import { runMixed } from './support/mixed';
-import { cpuSecondsOf, startNestReference, startReference, startReferenceRoutes, startService, type ReferenceProcess, type ServiceProcess } from './support/processes';
+import {
+  cpuSecondsOf,
+  startNestReference,
+  startReference,
+  startReferenceRoutes,
+  startService,
+  type ReferenceProcess,
+  type ServiceProcess,
+} from './support/processes';
 import { listenReference, listenReferenceRoutes } from './support/reference-server';
 import { nonNegative, positive } from './support/settings';
 import { runStartupBench } from './startup.bench';
@@ -95,7 +103,10 @@ interface Reply {
 async function call(method: string, url: string, token?: string, body?: unknown): Promise<Reply> {
   const response = await fetch(url, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
@@ -224,65 +235,82 @@ async function main(): Promise<void> {
     const auth = { authorization: `Bearer ${token}` };
     partDone('service start');
 
-    const getInvalid = (result: LoadResult) => (result.non2xx + result.errors > 0 ? [{ ok: false, text: `INVALID (${result.non2xx} non-2xx, ${result.errors} errors)` }] : []);
+    const getInvalid = (result: LoadResult) =>
+      result.non2xx + result.errors > 0 ? [{ ok: false, text: `INVALID (${result.non2xx} non-2xx, ${result.errors} errors)` }] : [];
 
     if (PARTS.has('get')) {
-    // Reference: the same body from a bare Fastify route.
-    let inline: Awaited<ReturnType<typeof listenReference>> | undefined;
-    let referenceUrl: string;
-    if (process.env.BENCH_REFERENCE === 'inline') {
-      inline = await listenReference(captured.body);
-      referenceUrl = `http://127.0.0.1:${inline.port}`;
-    } else {
-      reference = await startReference(captured.body);
-      referenceUrl = reference.baseUrl;
-    }
-    const check = await expectStatus(200, call('GET', `${referenceUrl}${orgPath}`), 'reference GET');
-    if (JSON.stringify(check.body) !== JSON.stringify(captured.body)) throw new Error('the reference does not answer the same body as the service');
-    console.log(`reference: bare Fastify ${inline ? 'in this process' : 'in its own process'} at ${referenceUrl}, ${JSON.stringify(captured.body).length}-byte body`);
+      // Reference: the same body from a bare Fastify route.
+      let inline: Awaited<ReturnType<typeof listenReference>> | undefined;
+      let referenceUrl: string;
+      if (process.env.BENCH_REFERENCE === 'inline') {
+        inline = await listenReference(captured.body);
+        referenceUrl = `http://127.0.0.1:${inline.port}`;
+      } else {
+        reference = await startReference(captured.body);
+        referenceUrl = reference.baseUrl;
+      }
+      const check = await expectStatus(200, call('GET', `${referenceUrl}${orgPath}`), 'reference GET');
+      if (JSON.stringify(check.body) !== JSON.stringify(captured.body))
+        throw new Error('the reference does not answer the same body as the service');
+      console.log(
+        `reference: bare Fastify ${inline ? 'in this process' : 'in its own process'} at ${referenceUrl}, ${JSON.stringify(captured.body).length}-byte body`,
+      );
 
-    // The framework floor: the smallest Nest application answering the same body (no target; what any Nest route can reach at most).
-    const nestReference = await startNestReference(captured.body);
-    process.stdout.write('running: reference GET, bare Nest GET, service GET and service GET bypassing the response cache (alternating) … ');
-    const [bare, nestFloor, get, uncached] = await loadInterleaved(
-      [
-        { url: `${referenceUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
-        { url: `${nestReference.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
-        { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
-        { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: { ...auth, 'cache-control': 'no-cache' } },
-      ],
-      SECONDS,
-      WARMUP_SECONDS,
-      ROUNDS,
-    );
-    await inline?.server.close();
-    await reference?.stop();
-    await nestReference.stop();
-    reference = undefined;
-    rows.push({ name: 'bare Fastify GET /v1/orgs/:id (reference)', result: bare, verdicts: getInvalid(bare) });
-    const floor = nestFloor.requestsPerSecond / bare.requestsPerSecond;
-    rows.push({ name: 'bare Nest GET /v1/orgs/:id (framework floor)', result: nestFloor, ratio: floor, verdicts: [{ ok: true, text: 'diagnostic: the most any Nest route reaches' }, ...getInvalid(nestFloor)] });
-    notes.push(`framework floor: the smallest Nest + Fastify application answering the same body reaches ${fixed(floor, 2)} of bare Fastify (${thousands(nestFloor.requestsPerSecond)} vs ${thousands(bare.requestsPerSecond)} req/s)`);
-    const ratio = get.requestsPerSecond / bare.requestsPerSecond;
-    rows.push({
-      name: `service GET /v1/orgs/{id}`,
-      result: get,
-      ratio,
-      verdicts: [{ ok: ratio >= GET_RATIO_TARGET, text: `${ratio >= GET_RATIO_TARGET ? 'met' : 'MISSED'} (≥ ${GET_RATIO_TARGET * 100}% of bare)` }, ...getInvalid(get)],
-    });
-    rows.push({
-      name: `service GET, Cache-Control: no-cache`,
-      result: uncached,
-      ratio: uncached.requestsPerSecond / bare.requestsPerSecond,
-      verdicts: [{ ok: true, text: 'diagnostic, no target (the handler runs every time)' }, ...getInvalid(uncached)],
-    });
-    partDone('get');
+      // The framework floor: the smallest Nest application answering the same body (no target; what any Nest route can reach at most).
+      const nestReference = await startNestReference(captured.body);
+      process.stdout.write(
+        'running: reference GET, bare Nest GET, service GET and service GET bypassing the response cache (alternating) … ',
+      );
+      const [bare, nestFloor, get, uncached] = await loadInterleaved(
+        [
+          { url: `${referenceUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
+          { url: `${nestReference.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
+          { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: auth },
+          { url: `${live.baseUrl}${orgPath}`, connections: CONNECTIONS, headers: { ...auth, 'cache-control': 'no-cache' } },
+        ],
+        SECONDS,
+        WARMUP_SECONDS,
+        ROUNDS,
+      );
+      await inline?.server.close();
+      await reference?.stop();
+      await nestReference.stop();
+      reference = undefined;
+      rows.push({ name: 'bare Fastify GET /v1/orgs/:id (reference)', result: bare, verdicts: getInvalid(bare) });
+      const floor = nestFloor.requestsPerSecond / bare.requestsPerSecond;
+      rows.push({
+        name: 'bare Nest GET /v1/orgs/:id (framework floor)',
+        result: nestFloor,
+        ratio: floor,
+        verdicts: [{ ok: true, text: 'diagnostic: the most any Nest route reaches' }, ...getInvalid(nestFloor)],
+      });
+      notes.push(
+        `framework floor: the smallest Nest + Fastify application answering the same body reaches ${fixed(floor, 2)} of bare Fastify (${thousands(nestFloor.requestsPerSecond)} vs ${thousands(bare.requestsPerSecond)} req/s)`,
+      );
+      const ratio = get.requestsPerSecond / bare.requestsPerSecond;
+      rows.push({
+        name: `service GET /v1/orgs/{id}`,
+        result: get,
+        ratio,
+        verdicts: [
+          { ok: ratio >= GET_RATIO_TARGET, text: `${ratio >= GET_RATIO_TARGET ? 'met' : 'MISSED'} (≥ ${GET_RATIO_TARGET * 100}% of bare)` },
+          ...getInvalid(get),
+        ],
+      });
+      rows.push({
+        name: `service GET, Cache-Control: no-cache`,
+        result: uncached,
+        ratio: uncached.requestsPerSecond / bare.requestsPerSecond,
+        verdicts: [{ ok: true, text: 'diagnostic, no target (the handler runs every time)' }, ...getInvalid(uncached)],
+      });
+      partDone('get');
     }
 
     if (PARTS.has('areas')) {
       process.stdout.write('seeding the read areas through the API … ');
       const seeded = await seedAreas(live.baseUrl, live.adminToken, token, runId);
-      const areas = AREA_FILTER.length === 0 ? seeded : seeded.filter((area) => AREA_FILTER.some((name) => area.name.toLowerCase().includes(name)));
+      const areas =
+        AREA_FILTER.length === 0 ? seeded : seeded.filter((area) => AREA_FILTER.some((name) => area.name.toLowerCase().includes(name)));
       await captureAreas(live.baseUrl, areas);
       const routes = areas.map((area) => ({ route: area.route, body: area.body!, contentType: area.contentType! }));
       let inline: Awaited<ReturnType<typeof listenReferenceRoutes>> | undefined;
@@ -297,10 +325,14 @@ async function main(): Promise<void> {
       for (const area of areas) {
         const check = await fetch(`${referenceUrl}${area.path}`);
         const text = await check.text();
-        const same = area.contentType!.startsWith('application/json') ? JSON.stringify(JSON.parse(text)) === JSON.stringify(JSON.parse(area.body!)) : text === area.body;
+        const same = area.contentType!.startsWith('application/json')
+          ? JSON.stringify(JSON.parse(text)) === JSON.stringify(JSON.parse(area.body!))
+          : text === area.body;
         if (check.status !== 200 || !same) throw new Error(`the reference does not answer the same body as the service for ${area.name}`);
       }
-      console.log(`${areas.length} area(s), ${AREA_SECONDS}s each after ${AREA_WARMUP_SECONDS}s warm-up, ${AREA_ROUNDS} alternating slices, Cache-Control: no-cache\n`);
+      console.log(
+        `${areas.length} area(s), ${AREA_SECONDS}s each after ${AREA_WARMUP_SECONDS}s warm-up, ${AREA_ROUNDS} alternating slices, Cache-Control: no-cache\n`,
+      );
       const verdictLines: string[] = [];
       for (const area of areas) {
         process.stdout.write(`  ${area.name} … `);
@@ -342,71 +374,88 @@ async function main(): Promise<void> {
     }
 
     if (PARTS.has('patch')) {
+      // PATCH: every request carries a title never sent before, so every one appends an event.
+      let sequence = 0;
+      const failures: { status: number; body: string }[] = [];
+      const patchTo = (path: string): autocannon.Request => ({
+        method: 'PATCH',
+        path,
+        headers: { ...auth, 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: JSON.stringify({ title: `Bench org ${runId} #${++sequence}` }) }),
+      });
+      const recordFailure = (status: number, body: string) => {
+        if ((status < 200 || status >= 300) && failures.length < 10) failures.push({ status, body: body.slice(0, 300) });
+      };
+      const writes = async (name: string, organizationIds: string[], target: boolean): Promise<boolean> => {
+        const headBefore = await logHead(live);
+        const before = await Promise.all(organizationIds.map((id) => streamRevision(live, id, token)));
+        failures.length = 0;
+        const paths = organizationIds.map((id) => `/v1/orgs/${id}`);
+        const result = await load(
+          {
+            url: `${live.baseUrl}${paths[0]}`,
+            connections: CONNECTIONS,
+            requestsFor: (connection) => [patchTo(paths[connection % paths.length])],
+            onResponse: recordFailure,
+          },
+          SECONDS,
+          WARMUP_SECONDS,
+        );
+        const failed = result.non2xx + result.errors + result.warmupFailures;
+        const verdicts = target
+          ? [
+              {
+                ok: result.requestsPerSecond >= PATCH_RATE_TARGET,
+                text: `${result.requestsPerSecond >= PATCH_RATE_TARGET ? 'met' : 'MISSED'} (≥ ${thousands(PATCH_RATE_TARGET)}/s)`,
+              },
+              {
+                ok: result.p99 < PATCH_P99_TARGET_MS,
+                text: `${result.p99 < PATCH_P99_TARGET_MS ? 'met' : 'MISSED'} (p99 < ${PATCH_P99_TARGET_MS} ms)`,
+              },
+            ]
+          : [{ ok: true, text: 'diagnostic, no target' }];
+        if (failed > 0) verdicts.push({ ok: false, text: `INVALID (${failed} failed)` });
+        rows.push({ name, result, verdicts });
 
-    // PATCH: every request carries a title never sent before, so every one appends an event.
-    let sequence = 0;
-    const failures: { status: number; body: string }[] = [];
-    const patchTo = (path: string): autocannon.Request => ({
-      method: 'PATCH',
-      path,
-      headers: { ...auth, 'content-type': 'application/json' },
-      setupRequest: (request) => ({ ...request, body: JSON.stringify({ title: `Bench org ${runId} #${++sequence}` }) }),
-    });
-    const recordFailure = (status: number, body: string) => {
-      if ((status < 200 || status >= 300) && failures.length < 10) failures.push({ status, body: body.slice(0, 300) });
-    };
-    const writes = async (name: string, organizationIds: string[], target: boolean): Promise<boolean> => {
-      const headBefore = await logHead(live);
-      const before = await Promise.all(organizationIds.map((id) => streamRevision(live, id, token)));
-      failures.length = 0;
-      const paths = organizationIds.map((id) => `/v1/orgs/${id}`);
-      const result = await load(
-        { url: `${live.baseUrl}${paths[0]}`, connections: CONNECTIONS, requestsFor: (connection) => [patchTo(paths[connection % paths.length])], onResponse: recordFailure },
-        SECONDS,
-        WARMUP_SECONDS,
-      );
-      const failed = result.non2xx + result.errors + result.warmupFailures;
-      const verdicts = target
-        ? [
-            { ok: result.requestsPerSecond >= PATCH_RATE_TARGET, text: `${result.requestsPerSecond >= PATCH_RATE_TARGET ? 'met' : 'MISSED'} (≥ ${thousands(PATCH_RATE_TARGET)}/s)` },
-            { ok: result.p99 < PATCH_P99_TARGET_MS, text: `${result.p99 < PATCH_P99_TARGET_MS ? 'met' : 'MISSED'} (p99 < ${PATCH_P99_TARGET_MS} ms)` },
-          ]
-        : [{ ok: true, text: 'diagnostic, no target' }];
-      if (failed > 0) verdicts.push({ ok: false, text: `INVALID (${failed} failed)` });
-      rows.push({ name, result, verdicts });
+        const headAfter = await logHead(live);
+        const after = await Promise.all(organizationIds.map((id) => streamRevision(live, id, token)));
+        const succeeded =
+          result.warmup2xx + Object.entries(result.statusCodes).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
+        const appended = after.reduce((sum, revision, i) => sum + revision - before[i], 0);
+        const streams = organizationIds.length === 1 ? 'the organization stream' : `the ${organizationIds.length} organization streams`;
+        notes.push(
+          `${name}: ${thousands(succeeded)} PATCHes answered 2xx (warm-up included); ${streams} grew by ${thousands(appended)} events ` +
+            `(now ${after.map((r) => thousands(r + 1)).join(', ')}); log head ${headBefore ?? 'none'} → ${headAfter ?? 'none'}.`,
+        );
+        // Requests still in flight when autocannon stops (at most one per connection, per run) are applied but never counted.
+        let ok = true;
+        if (appended < succeeded || appended > succeeded + 2 * CONNECTIONS) {
+          notes.push(`  MISMATCH: ${thousands(succeeded)} successful PATCHes but ${thousands(appended)} events appended.`);
+          ok = false;
+        }
+        if (failed > 0) {
+          notes.push(
+            `  failures: ${result.non2xx} non-2xx and ${result.errors} connection errors/timeouts measured, ${result.warmupFailures} during warm-up; status codes ${JSON.stringify(result.statusCodes)}; first ones:`,
+          );
+          for (const failure of failures) notes.push(`    ${failure.status} ${failure.body}`);
+        }
+        return ok;
+      };
 
-      const headAfter = await logHead(live);
-      const after = await Promise.all(organizationIds.map((id) => streamRevision(live, id, token)));
-      const succeeded = result.warmup2xx + Object.entries(result.statusCodes).reduce((n, [code, count]) => (code.startsWith('2') ? n + count : n), 0);
-      const appended = after.reduce((sum, revision, i) => sum + revision - before[i], 0);
-      const streams = organizationIds.length === 1 ? 'the organization stream' : `the ${organizationIds.length} organization streams`;
-      notes.push(
-        `${name}: ${thousands(succeeded)} PATCHes answered 2xx (warm-up included); ${streams} grew by ${thousands(appended)} events ` +
-          `(now ${after.map((r) => thousands(r + 1)).join(', ')}); log head ${headBefore ?? 'none'} → ${headAfter ?? 'none'}.`,
-      );
-      // Requests still in flight when autocannon stops (at most one per connection, per run) are applied but never counted.
-      let ok = true;
-      if (appended < succeeded || appended > succeeded + 2 * CONNECTIONS) {
-        notes.push(`  MISMATCH: ${thousands(succeeded)} successful PATCHes but ${thousands(appended)} events appended.`);
-        ok = false;
+      process.stdout.write('service PATCH (one organization) … ');
+      if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org`, [organizationId], true))) invalid = true;
+      const spread: string[] = [];
+      for (let i = 0; i < CONNECTIONS; i++) {
+        const created = await expectStatus(
+          201,
+          call('POST', `${live.baseUrl}/v1/orgs`, token, { title: `Bench org ${runId} c${i}` }),
+          'POST /v1/orgs',
+        );
+        spread.push((created.body as { id: string }).id);
       }
-      if (failed > 0) {
-        notes.push(`  failures: ${result.non2xx} non-2xx and ${result.errors} connection errors/timeouts measured, ${result.warmupFailures} during warm-up; status codes ${JSON.stringify(result.statusCodes)}; first ones:`);
-        for (const failure of failures) notes.push(`    ${failure.status} ${failure.body}`);
-      }
-      return ok;
-    };
-
-    process.stdout.write('service PATCH (one organization) … ');
-    if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org`, [organizationId], true))) invalid = true;
-    const spread: string[] = [];
-    for (let i = 0; i < CONNECTIONS; i++) {
-      const created = await expectStatus(201, call('POST', `${live.baseUrl}/v1/orgs`, token, { title: `Bench org ${runId} c${i}` }), 'POST /v1/orgs');
-      spread.push((created.body as { id: string }).id);
-    }
-    process.stdout.write('service PATCH (one organization per connection) …\n\n');
-    if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org/conn`, spread, false))) invalid = true;
-    partDone('patch');
+      process.stdout.write('service PATCH (one organization per connection) …\n\n');
+      if (!(await writes(`service PATCH /v1/orgs/{id}, 1 org/conn`, spread, false))) invalid = true;
+      partDone('patch');
     }
 
     if (PARTS.has('mixed')) {

@@ -37,7 +37,7 @@
  */
 import { Charset, Document as FlexDocument } from 'flexsearch';
 import MiniSearch from 'minisearch';
-import { queryTerms, SpaceSearchIndex, type SearchablePage } from '../libs/content/src';
+import { queryTerms, SpaceSearchIndex, type SearchablePage } from '#content';
 import { positiveInteger, seededRandom } from './support/settings';
 
 const PAGES = positiveInteger('BENCH_PAGES', 10_000);
@@ -100,7 +100,37 @@ const TECHNICAL_SUFFIXES = ['e', 'es', 'ed', 'ing', 'ation', 'ations', 'er', 'er
 
 /** Syllable-made words: a vocabulary as large as a real documentation space's, with no real-word bias. */
 function syntheticWords(random: () => number, count: number, exclude: Set<string>): string[] {
-  const onsets = ['b', 'c', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'z', 'br', 'cr', 'dr', 'fl', 'gr', 'pl', 'pr', 'sh', 'st', 'th', 'tr', 'ch'];
+  const onsets = [
+    'b',
+    'c',
+    'd',
+    'f',
+    'g',
+    'h',
+    'k',
+    'l',
+    'm',
+    'n',
+    'p',
+    'r',
+    's',
+    't',
+    'v',
+    'w',
+    'z',
+    'br',
+    'cr',
+    'dr',
+    'fl',
+    'gr',
+    'pl',
+    'pr',
+    'sh',
+    'st',
+    'th',
+    'tr',
+    'ch',
+  ];
   const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ea', 'ou', 'io'];
   const codas = ['', '', '', 'n', 'r', 's', 't', 'l', 'm', 'nd', 'st', 'ck'];
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
@@ -152,7 +182,10 @@ function generateSpace(pageCount: number, random: () => number, words: string[])
   const word = zipfSampler(words, random);
   const contentWord = zipfSampler(words.slice(FUNCTION_WORDS.length), random);
   const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
-  const phrase = (min: number, max: number) => Array.from({ length: between(min, max) }, () => contentWord()).map(capitalized).join(' ');
+  const phrase = (min: number, max: number) =>
+    Array.from({ length: between(min, max) }, () => contentWord())
+      .map(capitalized)
+      .join(' ');
   const sentence = () => {
     const parts = Array.from({ length: between(6, 18) }, () => word());
     if (parts.length > 10 && random() < 0.3) parts[between(3, parts.length - 3)] += ',';
@@ -160,7 +193,7 @@ function generateSpace(pageCount: number, random: () => number, words: string[])
   };
   const text = (wordCount: number) => {
     const sentences: string[] = [];
-    for (let written = 0; written < wordCount; ) {
+    for (let written = 0; written < wordCount;) {
       const next = sentence();
       sentences.push(next);
       written += next.split(' ').length;
@@ -175,7 +208,14 @@ function generateSpace(pageCount: number, random: () => number, words: string[])
     const wordsPerSection = Math.round(between(240, 360) / sectionCount);
     for (let s = 0; s < sectionCount; s++) {
       // The description is the page's: carried (and indexed) by its first section only, as the service does.
-      sections.push({ id: sections.length, page, pageTitle, sectionTitle: phrase(2, 5), description: s === 0 ? description : '', body: text(wordsPerSection) });
+      sections.push({
+        id: sections.length,
+        page,
+        pageTitle,
+        sectionTitle: phrase(2, 5),
+        description: s === 0 ? description : '',
+        body: text(wordsPerSection),
+      });
     }
   }
   return sections;
@@ -191,7 +231,10 @@ function generateQueries(count: number, random: () => number, sections: BenchSec
   const contentWords = (minLength: number): string[] => {
     for (;;) {
       const section = sections[Math.floor(random() * sections.length)];
-      const candidates = section.body.toLowerCase().split(/[^a-z]+/).filter((w) => w.length >= minLength && !functionWords.has(w));
+      const candidates = section.body
+        .toLowerCase()
+        .split(/[^a-z]+/)
+        .filter((w) => w.length >= minLength && !functionWords.has(w));
       if (candidates.length >= 2) return candidates;
     }
   };
@@ -246,7 +289,11 @@ const HOSTILE_QUERIES = [
 
 /** Same normalization as the service: diacritics folded, lower case, terms capped at 64 characters. */
 function normalizedTerm(term: string): string | null {
-  const folded = term.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().slice(0, 64);
+  const folded = term
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .slice(0, 64);
   return folded.length > 0 ? folded : null;
 }
 
@@ -280,7 +327,13 @@ function spaceSearchIndexEngine(sections: BenchSection[]): Engine {
   const sectionIds = new Map<string, number>();
   for (const section of sections) {
     if (pages.length === section.page) {
-      pages.push({ id: `page-${section.page}`, title: section.pageTitle, path: `/page-${section.page}`, description: section.description, sections: [] });
+      pages.push({
+        id: `page-${section.page}`,
+        title: section.pageTitle,
+        path: `/page-${section.page}`,
+        description: section.description,
+        sections: [],
+      });
     }
     const sectionId = `section-${section.id}`;
     pages[section.page].sections.push({ id: sectionId, title: section.sectionTitle, body: section.body });
@@ -403,7 +456,19 @@ function milliseconds(value: number): string {
 }
 
 function printTable(results: Measured[]): void {
-  const header = ['engine', 'build', 'build cpu', 'heap', 'p50', 'p99', 'max', 'p99 cpu', ...QUERY_KINDS.map((kind) => `${kind} hit`), 'hostile max', 'targets'];
+  const header = [
+    'engine',
+    'build',
+    'build cpu',
+    'heap',
+    'p50',
+    'p99',
+    'max',
+    'p99 cpu',
+    ...QUERY_KINDS.map((kind) => `${kind} hit`),
+    'hostile max',
+    'targets',
+  ];
   const rows = results.map((result) => {
     const p99 = percentile(result.latencies, 0.99);
     const missed = [result.buildMs > TARGET_BUILD_MS ? 'build' : '', p99 > TARGET_P99_MS ? 'p99' : ''].filter(Boolean);
@@ -422,7 +487,8 @@ function printTable(results: Measured[]): void {
     ];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
   console.log(line(header));
   for (const row of rows) console.log(line(row));
 }

@@ -248,7 +248,8 @@ class TextGenerator {
   word(): string {
     const r = this.random();
     if (r < 0.45) return FUNCTION_WORDS[zipf(FUNCTION_WORDS.length, this.random)];
-    const word = r < 0.78 ? TECHNICAL_WORDS[zipf(TECHNICAL_WORDS.length, this.random)] : this.rareWords[zipf(this.rareWords.length, this.random)];
+    const word =
+      r < 0.78 ? TECHNICAL_WORDS[zipf(TECHNICAL_WORDS.length, this.random)] : this.rareWords[zipf(this.rareWords.length, this.random)];
     this.used.set(word, (this.used.get(word) ?? 0) + 1);
     return word;
   }
@@ -399,7 +400,10 @@ const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits)
 const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
 const mib = (bytes: number | null) => (bytes === null ? 'n/a' : `${fixed(bytes / 1024 / 1024, 1)} MiB`);
 const kib = (bytes: number) => `${fixed(bytes / 1024, 1)} KiB`;
-const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 interface Row {
   measure: string;
@@ -503,16 +507,21 @@ function planSpace(generator: TextGenerator, leavesPerParent: number): PlannedPa
 
 async function main(): Promise<void> {
   installExitHandlers();
-  if (PAGES % (TOP_PAGES * SECOND_PAGES) !== 0) throw new Error(`BENCH_PAGES must be a multiple of ${TOP_PAGES * SECOND_PAGES}, got ${PAGES}`);
+  if (PAGES % (TOP_PAGES * SECOND_PAGES) !== 0)
+    throw new Error(`BENCH_PAGES must be a multiple of ${TOP_PAGES * SECOND_PAGES}, got ${PAGES}`);
   const leavesPerParent = PAGES / (TOP_PAGES * SECOND_PAGES);
   const cores = availableParallelism();
-  console.log(`\nbench (content)  node ${process.version}, ${cores} core(s) (${cpus()[0]?.model.trim() ?? 'unknown cpu'}), load average ${load()}`);
+  console.log(
+    `\nbench (content)  node ${process.version}, ${cores} core(s) (${cpus()[0]?.model.trim() ?? 'unknown cpu'}), load average ${load()}`,
+  );
   console.log(
     `space: ${TOP_PAGES} × ${SECOND_PAGES} × ${leavesPerParent} (${thousands(PAGES)} leaves, ${thousands(PAGES + TOP_PAGES * SECOND_PAGES + TOP_PAGES)} pages), ` +
       `GET load ${SECONDS}s after a ${WARMUP_SECONDS}s warm-up in ${ROUNDS} alternating slices at ${CONNECTIONS} connection(s); ` +
       `${BATCHES} batches of ${BATCH_SIZE}; ${SINGLE_EDITS} single edits; ${QUERIES} queries; seed ${SEED}.`,
   );
-  console.log(`The service, the reference and this process share these ${cores} core(s): compare ratios within a run rather than absolute figures across runs.\n`);
+  console.log(
+    `The service, the reference and this process share these ${cores} core(s): compare ratios within a run rather than absolute figures across runs.\n`,
+  );
 
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -530,12 +539,29 @@ async function main(): Promise<void> {
     rss.push({ when: 'at start', bytes: rssOf(live.pid) });
 
     const runId = randomBytes(3).toString('hex');
-    const user = await expectStatus(201, call('POST', `${base}/v1/admin/users`, { token: live.adminToken, body: { email: `bench-${runId}@example.com`, displayName: 'Bench User' } }), 'POST /v1/admin/users');
+    const user = await expectStatus(
+      201,
+      call('POST', `${base}/v1/admin/users`, {
+        token: live.adminToken,
+        body: { email: `bench-${runId}@example.com`, displayName: 'Bench User' },
+      }),
+      'POST /v1/admin/users',
+    );
     const token = stringField(user.body, 'token', 'POST /v1/admin/users');
     const org = await expectStatus(201, call('POST', `${base}/v1/orgs`, { token, body: { title: `Bench org ${runId}` } }), 'POST /v1/orgs');
     const organizationId = stringField(org.body, 'id', 'POST /v1/orgs');
     const newSpace = async (title: string) =>
-      stringField((await expectStatus(201, call('POST', `${base}/v1/orgs/${organizationId}/spaces`, { token, body: { title } }), 'POST /v1/orgs/{id}/spaces')).body, 'id', 'POST /v1/orgs/{id}/spaces');
+      stringField(
+        (
+          await expectStatus(
+            201,
+            call('POST', `${base}/v1/orgs/${organizationId}/spaces`, { token, body: { title } }),
+            'POST /v1/orgs/{id}/spaces',
+          )
+        ).body,
+        'id',
+        'POST /v1/orgs/{id}/spaces',
+      );
     const spaceId = await newSpace(`Bench space ${runId}`);
     const contentUrl = `${base}/v1/spaces/${spaceId}/content`;
     const write = async (changes: unknown[], what: string) => {
@@ -551,7 +577,9 @@ async function main(): Promise<void> {
     const ids: string[] = new Array<string>(plan.length);
     const paths: string[] = new Array<string>(plan.length);
     const batchTimes: number[] = [];
-    process.stdout.write(`generating ${thousands(plan.length)} pages (${thousands(planWords)} words, ${mib(planBytes)} of markdown) in batches of ${BATCH_SIZE} `);
+    process.stdout.write(
+      `generating ${thousands(plan.length)} pages (${thousands(planWords)} words, ${mib(planBytes)} of markdown) in batches of ${BATCH_SIZE} `,
+    );
     const cpuBefore = cpuSecondsOf(live.pid);
     mark('generation');
     const generationStarted = performance.now();
@@ -560,11 +588,18 @@ async function main(): Promise<void> {
       const changes = indexes.map((i) => {
         const page = plan[i];
         const into = page.parent < 0 ? undefined : page.parent >= start ? `p${page.parent}` : ids[page.parent];
-        return { operation: 'insert_page', title: page.title, document: { markdown: page.markdown }, ref: `p${i}`, ...(into === undefined ? {} : { into }) };
+        return {
+          operation: 'insert_page',
+          title: page.title,
+          document: { markdown: page.markdown },
+          ref: `p${i}`,
+          ...(into === undefined ? {} : { into }),
+        };
       });
       const { answer, ms } = await write(changes, `insert batch at page ${start}`);
       batchTimes.push(ms);
-      if (answer.changes?.length !== indexes.length) throw new Error(`insert batch at page ${start}: ${answer.changes?.length} changes answered for ${indexes.length}`);
+      if (answer.changes?.length !== indexes.length)
+        throw new Error(`insert batch at page ${start}: ${answer.changes?.length} changes answered for ${indexes.length}`);
       for (const [k, i] of indexes.entries()) {
         ids[i] = answer.changes[k].page.id;
         paths[i] = answer.changes[k].page.path;
@@ -584,7 +619,12 @@ async function main(): Promise<void> {
         (cpuBefore !== null && cpuAfter !== null ? `; service CPU ${fixed(cpuAfter - cpuBefore, 1)} s` : '') +
         `; load average ${load()}.`,
     );
-    rows.push({ measure: `generate ${thousands(plan.length)} pages (batches of ${BATCH_SIZE})`, figure: `${fixed(generationMs / 1000, 1)} s`, target: 'reported', verdict: '' });
+    rows.push({
+      measure: `generate ${thousands(plan.length)} pages (batches of ${BATCH_SIZE})`,
+      figure: `${fixed(generationMs / 1000, 1)} s`,
+      target: 'reported',
+      verdict: '',
+    });
     rows.push({ measure: 'service RSS after generation', figure: mib(rssGenerated), target: 'bounded (reported)', verdict: '' });
 
     const leaves = plan.map((page, i) => (page.leaf ? i : -1)).filter((i) => i >= 0);
@@ -595,9 +635,14 @@ async function main(): Promise<void> {
     const leaf = leaves[Math.floor(leaves.length / 2)];
     const pagePath = `/v1/spaces/${spaceId}/content/path/${paths[leaf]}?format=markdown`;
     const auth = { authorization: `Bearer ${token}` };
-    const captured = await expectStatus(200, call('GET', `${base}${pagePath}`, { token, headers: { 'cache-control': 'no-cache' } }), `GET ${pagePath}`);
+    const captured = await expectStatus(
+      200,
+      call('GET', `${base}${pagePath}`, { token, headers: { 'cache-control': 'no-cache' } }),
+      `GET ${pagePath}`,
+    );
     const capturedMarkdown = (captured.body as { markdown?: unknown }).markdown;
-    if (typeof capturedMarkdown !== 'string' || capturedMarkdown.length === 0) throw new Error(`GET ${pagePath}: no markdown in ${JSON.stringify(captured.body).slice(0, 500)}`);
+    if (typeof capturedMarkdown !== 'string' || capturedMarkdown.length === 0)
+      throw new Error(`GET ${pagePath}: no markdown in ${JSON.stringify(captured.body).slice(0, 500)}`);
     let referenceUrl: string;
     if (process.env.BENCH_REFERENCE === 'inline') {
       const inline = await listenReference(captured.body, CONTENT_ROUTE);
@@ -608,9 +653,12 @@ async function main(): Promise<void> {
       referenceUrl = referenceChild.baseUrl;
     }
     const check = await expectStatus(200, call('GET', `${referenceUrl}${pagePath}`), 'reference GET');
-    if (JSON.stringify(check.body) !== JSON.stringify(captured.body)) throw new Error('the reference does not answer the same body as the service');
+    if (JSON.stringify(check.body) !== JSON.stringify(captured.body))
+      throw new Error('the reference does not answer the same body as the service');
     const bodyBytes = Buffer.byteLength(JSON.stringify(captured.body));
-    console.log(`reference: bare Fastify ${inlineReference ? 'in this process' : 'in its own process'} at ${referenceUrl}, ${thousands(bodyBytes)}-byte body (page ${paths[leaf]})`);
+    console.log(
+      `reference: bare Fastify ${inlineReference ? 'in this process' : 'in its own process'} at ${referenceUrl}, ${thousands(bodyBytes)}-byte body (page ${paths[leaf]})`,
+    );
     process.stdout.write('running: reference GET and service GET by path, no-cache (alternating) … ');
     mark('GET load');
     // CPU time per request of each server: unlike requests/s, it does not depend on how much of the
@@ -631,14 +679,31 @@ async function main(): Promise<void> {
     await stopReference();
     const failedGets = (result: LoadResult) => result.non2xx + result.errors + result.warmupFailures;
     if (failedGets(bare) + failedGets(get) > 0) {
-      throw new Error(`GET load: ${failedGets(bare)} reference and ${failedGets(get)} service requests failed (status codes ${JSON.stringify(get.statusCodes)})`);
+      throw new Error(
+        `GET load: ${failedGets(bare)} reference and ${failedGets(get)} service requests failed (status codes ${JSON.stringify(get.statusCodes)})`,
+      );
     }
     const ratio = get.requestsPerSecond / bare.requestsPerSecond;
     const rssAfterGets = rssOf(live.pid);
     rss.push({ when: 'after the GET load', bytes: rssAfterGets });
-    rows.push({ measure: 'bare Fastify GET (reference)', figure: `${thousands(bare.requestsPerSecond)} req/s`, target: `p50 ${fixed(bare.p50, 2)} ms, p99 ${fixed(bare.p99, 2)} ms`, verdict: '' });
-    rows.push({ measure: 'service GET content/path/{leaf}?format=markdown', figure: `${thousands(get.requestsPerSecond)} req/s`, target: `p50 ${fixed(get.p50, 2)} ms, p99 ${fixed(get.p99, 2)} ms`, verdict: '' });
-    rows.push({ measure: '  ratio service / bare', figure: `${fixed(ratio * 100, 0)}%`, target: `≥ ${GET_RATIO_TARGET * 100}%`, verdict: verdict(ratio >= GET_RATIO_TARGET) });
+    rows.push({
+      measure: 'bare Fastify GET (reference)',
+      figure: `${thousands(bare.requestsPerSecond)} req/s`,
+      target: `p50 ${fixed(bare.p50, 2)} ms, p99 ${fixed(bare.p99, 2)} ms`,
+      verdict: '',
+    });
+    rows.push({
+      measure: 'service GET content/path/{leaf}?format=markdown',
+      figure: `${thousands(get.requestsPerSecond)} req/s`,
+      target: `p50 ${fixed(get.p50, 2)} ms, p99 ${fixed(get.p99, 2)} ms`,
+      verdict: '',
+    });
+    rows.push({
+      measure: '  ratio service / bare',
+      figure: `${fixed(ratio * 100, 0)}%`,
+      target: `≥ ${GET_RATIO_TARGET * 100}%`,
+      verdict: verdict(ratio >= GET_RATIO_TARGET),
+    });
     rows.push({ measure: 'service RSS after the GET load', figure: mib(rssAfterGets), target: 'bounded (reported)', verdict: '' });
     const cpuPerRequest = (before: number | null, after: number | null, result: LoadResult) =>
       before === null || after === null ? null : ((after - before) * 1e6) / (result.total + result.warmup2xx + result.warmupFailures);
@@ -647,7 +712,9 @@ async function main(): Promise<void> {
     notes.push(
       `GET: ${thousands(bodyBytes)}-byte body; reference ${thousands(bare.total)} requests, service ${thousands(get.total)} in ${fixed(get.seconds, 1)} s each` +
         (serviceCpu === null ? '' : `; CPU per request (warm-up included): service ${fixed(serviceCpu, 0)} µs`) +
-        (referenceCpu === null ? '' : `, reference ${fixed(referenceCpu, 0)} µs (CPU ratio ${fixed((referenceCpu / serviceCpu!) * 100, 0)}%)`) +
+        (referenceCpu === null
+          ? ''
+          : `, reference ${fixed(referenceCpu, 0)} µs (CPU ratio ${fixed((referenceCpu / serviceCpu!) * 100, 0)}%)`) +
         `; load average ${load()}.`,
     );
 
@@ -665,18 +732,31 @@ async function main(): Promise<void> {
     for (let b = 0; b < BATCHES; b++) {
       const changes = updateBatch();
       const { answer, ms } = await write(changes, `update batch ${b}`);
-      if (answer.changes?.length !== BATCH_SIZE || answer.changes.some((c) => c.object !== 'updated_page')) throw new Error(`update batch ${b}: unexpected answer ${JSON.stringify(answer).slice(0, 500)}`);
+      if (answer.changes?.length !== BATCH_SIZE || answer.changes.some((c) => c.object !== 'updated_page'))
+        throw new Error(`update batch ${b}: unexpected answer ${JSON.stringify(answer).slice(0, 500)}`);
       updateTimes.push(ms);
     }
     const cpuBatchesAfter = cpuSecondsOf(live.pid);
     const updateSorted = sortedCopy(updateTimes);
     const batchP99 = percentile(updateSorted, 99);
     console.log('done');
-    rows.push({ measure: `batch of ${BATCH_SIZE} update_page, p50`, figure: `${fixed(percentile(updateSorted, 50), 1)} ms`, target: '', verdict: '' });
-    rows.push({ measure: `batch of ${BATCH_SIZE} update_page, p99 (${BATCHES} batches)`, figure: `${fixed(batchP99, 1)} ms`, target: `< ${BATCH_P99_TARGET_MS} ms`, verdict: verdict(batchP99 < BATCH_P99_TARGET_MS) });
+    rows.push({
+      measure: `batch of ${BATCH_SIZE} update_page, p50`,
+      figure: `${fixed(percentile(updateSorted, 50), 1)} ms`,
+      target: '',
+      verdict: '',
+    });
+    rows.push({
+      measure: `batch of ${BATCH_SIZE} update_page, p99 (${BATCHES} batches)`,
+      figure: `${fixed(batchP99, 1)} ms`,
+      target: `< ${BATCH_P99_TARGET_MS} ms`,
+      verdict: verdict(batchP99 < BATCH_P99_TARGET_MS),
+    });
     notes.push(
       `update batches: min ${fixed(updateSorted[0], 1)} ms, p50 ${fixed(percentile(updateSorted, 50), 1)} ms, p90 ${fixed(percentile(updateSorted, 90), 1)} ms, max ${fixed(updateSorted[updateSorted.length - 1], 1)} ms` +
-        (cpuBatchesBefore !== null && cpuBatchesAfter !== null ? `; service CPU ${fixed(((cpuBatchesAfter - cpuBatchesBefore) * 1000) / BATCHES, 0)} ms per batch` : '') +
+        (cpuBatchesBefore !== null && cpuBatchesAfter !== null
+          ? `; service CPU ${fixed(((cpuBatchesAfter - cpuBatchesBefore) * 1000) / BATCHES, 0)} ms per batch`
+          : '') +
         `; load average ${load()}.`,
     );
 
@@ -688,7 +768,16 @@ async function main(): Promise<void> {
     const eventsBefore = fileSize(eventsFile);
     const editTimes: number[] = [];
     for (let e = 0; e < SINGLE_EDITS; e++) {
-      const { ms } = await write([{ operation: 'update_page', page: ids[randomLeaf()], document: { markdown: `A small edit, number ${e} of run ${runId}: ${generator.body(20, 40, 0, 0).trim()}\n` } }], `single edit ${e}`);
+      const { ms } = await write(
+        [
+          {
+            operation: 'update_page',
+            page: ids[randomLeaf()],
+            document: { markdown: `A small edit, number ${e} of run ${runId}: ${generator.body(20, 40, 0, 0).trim()}\n` },
+          },
+        ],
+        `single edit ${e}`,
+      );
       editTimes.push(ms);
     }
     const blobsAfter = treeSize(blobsDir);
@@ -696,7 +785,12 @@ async function main(): Promise<void> {
     const blobGrowth = blobsAfter.bytes - blobsBefore.bytes;
     const eventGrowth = eventsBefore && eventsAfter ? eventsAfter.bytes - eventsBefore.bytes : null;
     const perEdit = (blobGrowth + (eventGrowth ?? 0)) / SINGLE_EDITS;
-    rows.push({ measure: `bytes written per one-page edit (${SINGLE_EDITS} edits)`, figure: kib(perEdit), target: `< ${EDIT_BYTES_TARGET / 1024} KiB`, verdict: verdict(perEdit < EDIT_BYTES_TARGET) });
+    rows.push({
+      measure: `bytes written per one-page edit (${SINGLE_EDITS} edits)`,
+      figure: kib(perEdit),
+      target: `< ${EDIT_BYTES_TARGET / 1024} KiB`,
+      verdict: verdict(perEdit < EDIT_BYTES_TARGET),
+    });
     notes.push(
       `one-page edits: blobs +${thousands(blobGrowth)} bytes in ${blobsAfter.files - blobsBefore.files} new files (${kib(blobGrowth / SINGLE_EDITS)} and ${fixed((blobsAfter.files - blobsBefore.files) / SINGLE_EDITS, 1)} files per edit; ` +
         `${kib((blobsAfter.allocated - blobsBefore.allocated) / SINGLE_EDITS)} of allocated blocks per edit); ` +
@@ -714,10 +808,19 @@ async function main(): Promise<void> {
     const firstQuery = TECHNICAL_WORDS[0];
     mark('first search');
     const cpuSearchBefore = cpuSecondsOf(live.pid);
-    const first = await expectStatus(200, call('GET', searchUrl(firstQuery), { token, headers: noCache, timeoutMs: 120_000 }), 'first search');
+    const first = await expectStatus(
+      200,
+      call('GET', searchUrl(firstQuery), { token, headers: noCache, timeoutMs: 120_000 }),
+      'first search',
+    );
     const cpuSearchAfter = cpuSecondsOf(live.pid);
     const firstCount = (first.body as { count?: number }).count;
-    rows.push({ measure: 'first search after the last write (index build)', figure: `${fixed(first.ms, 0)} ms`, target: `< ${SEARCH_BUILD_TARGET_MS} ms`, verdict: verdict(first.ms < SEARCH_BUILD_TARGET_MS) });
+    rows.push({
+      measure: 'first search after the last write (index build)',
+      figure: `${fixed(first.ms, 0)} ms`,
+      target: `< ${SEARCH_BUILD_TARGET_MS} ms`,
+      verdict: verdict(first.ms < SEARCH_BUILD_TARGET_MS),
+    });
     const queries = searchQueries(QUERIES + WARMUP_QUERIES, vocabulary, rng(SEED * 104729));
     mark('search queries');
     const cpuQueriesBefore = cpuSecondsOf(live.pid);
@@ -731,7 +834,12 @@ async function main(): Promise<void> {
       searchTimes.push(reply.ms);
       byKind.set(query.kind, [...(byKind.get(query.kind) ?? []), reply.ms]);
       if (((reply.body as { count?: number }).count ?? 0) === 0) empty++;
-      timed.push({ text: query.text, kind: query.kind, ms: reply.ms, bytes: Number(reply.headers.get('content-length') ?? JSON.stringify(reply.body).length) });
+      timed.push({
+        text: query.text,
+        kind: query.kind,
+        ms: reply.ms,
+        bytes: Number(reply.headers.get('content-length') ?? JSON.stringify(reply.body).length),
+      });
     }
     const cpuQueriesAfter = cpuSecondsOf(live.pid);
     const searchSorted = sortedCopy(searchTimes);
@@ -739,18 +847,33 @@ async function main(): Promise<void> {
     // fast this time means the first run met a GC pause or a busy core.
     const slowest = [...timed].sort((a, b) => b.ms - a.ms).slice(0, 5);
     const again: number[] = [];
-    for (const query of slowest) again.push((await expectStatus(200, call('GET', searchUrl(query.text), { token, headers: noCache }), `search '${query.text}'`)).ms);
+    for (const query of slowest)
+      again.push((await expectStatus(200, call('GET', searchUrl(query.text), { token, headers: noCache }), `search '${query.text}'`)).ms);
     const searchP99 = percentile(searchSorted, 99);
     rows.push({ measure: 'search, p50', figure: `${fixed(percentile(searchSorted, 50), 2)} ms`, target: '', verdict: '' });
-    rows.push({ measure: `search, p99 (${QUERIES} queries, sequential)`, figure: `${fixed(searchP99, 2)} ms`, target: `< ${SEARCH_P99_TARGET_MS} ms`, verdict: verdict(searchP99 < SEARCH_P99_TARGET_MS) });
+    rows.push({
+      measure: `search, p99 (${QUERIES} queries, sequential)`,
+      figure: `${fixed(searchP99, 2)} ms`,
+      target: `< ${SEARCH_P99_TARGET_MS} ms`,
+      verdict: verdict(searchP99 < SEARCH_P99_TARGET_MS),
+    });
     notes.push(
       `search: first query '${firstQuery}' ${fixed(first.ms, 0)} ms` +
-        (cpuSearchBefore !== null && cpuSearchAfter !== null ? ` (service CPU ${fixed((cpuSearchAfter - cpuSearchBefore) * 1000, 0)} ms)` : '') +
+        (cpuSearchBefore !== null && cpuSearchAfter !== null
+          ? ` (service CPU ${fixed((cpuSearchAfter - cpuSearchBefore) * 1000, 0)} ms)`
+          : '') +
         `, ${firstCount ?? '?'} pages found; vocabulary ${thousands(vocabulary.length)} words; after ${WARMUP_QUERIES} warm-up queries: ` +
-        [...byKind.entries()].map(([kind, times]) => `${kind} p50 ${fixed(percentile(sortedCopy(times), 50), 2)} / p99 ${fixed(percentile(sortedCopy(times), 99), 2)} ms`).join(', ') +
+        [...byKind.entries()]
+          .map(
+            ([kind, times]) =>
+              `${kind} p50 ${fixed(percentile(sortedCopy(times), 50), 2)} / p99 ${fixed(percentile(sortedCopy(times), 99), 2)} ms`,
+          )
+          .join(', ') +
         `; max ${fixed(searchSorted[searchSorted.length - 1], 2)} ms; ${empty} queries found nothing; answers ${kib(timed.reduce((n, q) => n + q.bytes, 0) / Math.max(1, timed.length))} on average; ` +
         `slowest (then once more): ${slowest.map((q, i) => `'${q.text}' (${q.kind}) ${fixed(q.ms, 1)} → ${fixed(again[i], 1)} ms`).join(', ')}` +
-        (cpuQueriesBefore !== null && cpuQueriesAfter !== null ? `; service CPU ${fixed(((cpuQueriesAfter - cpuQueriesBefore) * 1000) / queries.length, 2)} ms per query` : '') +
+        (cpuQueriesBefore !== null && cpuQueriesAfter !== null
+          ? `; service CPU ${fixed(((cpuQueriesAfter - cpuQueriesBefore) * 1000) / queries.length, 2)} ms per query`
+          : '') +
         `; load average ${load()}.`,
     );
 
@@ -760,11 +883,20 @@ async function main(): Promise<void> {
     const importSpace = await newSpace(`Bench import ${runId}`);
     mark('zip import');
     process.stdout.write(`running: zip import of ${thousands(zip.pages)} pages (${mib(zip.bytes.length)}) … `);
-    const imported = await call('POST', `${base}/v1/spaces/${importSpace}/content/import`, { token, body: { source: 'zip', url: zipUrl }, timeoutMs: 120_000 });
+    const imported = await call('POST', `${base}/v1/spaces/${importSpace}/content/import`, {
+      token,
+      body: { source: 'zip', url: zipUrl },
+      timeoutMs: 120_000,
+    });
     console.log(`${imported.status} in ${fixed(imported.ms / 1000, 2)} s`);
-    if (imported.status !== 200) throw new Error(`zip import: expected 200, got ${imported.status} ${JSON.stringify(imported.body).slice(0, 1000)}`);
+    if (imported.status !== 200)
+      throw new Error(`zip import: expected 200, got ${imported.status} ${JSON.stringify(imported.body).slice(0, 1000)}`);
     const importAnswer = imported.body as { importedResources?: number; totalResources?: number };
-    const pagesAfterImport = await expectStatus(200, call('GET', `${base}/v1/spaces/${importSpace}/content/pages`, { token }), 'GET imported pages');
+    const pagesAfterImport = await expectStatus(
+      200,
+      call('GET', `${base}/v1/spaces/${importSpace}/content/pages`, { token }),
+      'GET imported pages',
+    );
     const countPages = (pages: unknown): number =>
       Array.isArray(pages) ? pages.reduce((n: number, page: unknown) => n + 1 + countPages((page as { pages?: unknown }).pages), 0) : 0;
     const importedPages = countPages((pagesAfterImport.body as { pages?: unknown }).pages);
@@ -777,7 +909,9 @@ async function main(): Promise<void> {
     notes.push(
       `zip import: ${thousands(zip.bytes.length)}-byte archive of ${thousands(zip.pages)} markdown pages in ${ZIP_FOLDERS} folders (README.md each); ` +
         `answer importedResources ${importAnswer.importedResources ?? '?'}, totalResources ${importAnswer.totalResources ?? '?'}; the space now has ${importedPages} pages` +
-        (importedPages < zip.pages ? ` (the import's page limit kept only ${importedPages} of ${zip.pages}: the wall time is that of a ${importedPages}-page import)` : '') +
+        (importedPages < zip.pages
+          ? ` (the import's page limit kept only ${importedPages} of ${zip.pages}: the wall time is that of a ${importedPages}-page import)`
+          : '') +
         `; load average ${load()}.`,
     );
 
@@ -793,7 +927,9 @@ async function main(): Promise<void> {
     console.log('');
     for (const note of notes) console.log(note);
     if (/--cpu-prof/.test(process.env.BENCH_SERVICE_NODE_OPTIONS ?? '')) {
-      console.log(`\nphases on the monotonic clock (µs, as in the service's .cpuprofile): ${marks.map((m) => `${m.phase} ${m.at}`).join(', ')}`);
+      console.log(
+        `\nphases on the monotonic clock (µs, as in the service's .cpuprofile): ${marks.map((m) => `${m.phase} ${m.at}`).join(', ')}`,
+      );
     }
     const serviceOutput = live.output().trim();
     if (serviceOutput) console.log(`\nservice output (warn and above, last lines):\n${serviceOutput.split('\n').slice(-10).join('\n')}`);

@@ -21,7 +21,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, expectStatus, stringField } from './support/http';
-import { fileServer, HEAVY_CASES, markdownList, newSpace, publishIntegration, wideConfigurationSchema, type Answer, type HeavyContext, type Send } from './support/heavy-inputs';
+import {
+  fileServer,
+  HEAVY_CASES,
+  markdownList,
+  newSpace,
+  publishIntegration,
+  wideConfigurationSchema,
+  type Answer,
+  type HeavyContext,
+  type Send,
+} from './support/heavy-inputs';
 import { startService } from './support/processes';
 import { positiveInteger } from './support/settings';
 
@@ -32,7 +42,10 @@ const PATCHES = positiveInteger('BENCH_PATCHES', 1000);
 const IMPORTS = positiveInteger('BENCH_IMPORTS', 100);
 const WRITES = positiveInteger('BENCH_WRITES', 100);
 /** Only the cases whose names contain one of these (comma-separated, case-insensitive); all when unset. */
-const ONLY = (process.env.BENCH_HEAVY_CASES ?? '').split(',').map((part) => part.trim().toLowerCase()).filter(Boolean);
+const ONLY = (process.env.BENCH_HEAVY_CASES ?? '')
+  .split(',')
+  .map((part) => part.trim().toLowerCase())
+  .filter(Boolean);
 
 /** `GET /health` one after another until stopped: every wait, in ms. */
 function watchHealth(baseUrl: string): { stop(): Promise<number[]> } {
@@ -96,7 +109,12 @@ async function repeat(times: number, once: (i: number) => Promise<void>, service
 
 async function main(): Promise<void> {
   const files = await fileServer();
-  const service = await startService({ mainJs: MAIN_JS, env: { IMPORT_ALLOW_PRIVATE_NETWORKS: 'true' }, readyTimeoutMs: 120_000, nodeArgs: (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean) });
+  const service = await startService({
+    mainJs: MAIN_JS,
+    env: { IMPORT_ALLOW_PRIVATE_NETWORKS: 'true' },
+    readyTimeoutMs: 120_000,
+    nodeArgs: (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+  });
   const lines: string[] = [];
   let failed = false;
   try {
@@ -105,14 +123,27 @@ async function main(): Promise<void> {
       const reply = await call(method, `${base}${path}`, { token: token ?? undefined, body, timeoutMs: 300_000 });
       return { status: reply.status, body: reply.body };
     };
-    const user = await expectStatus(201, call('POST', `${base}/v1/admin/users`, { token: service.adminToken, body: { email: `heavy-${Date.now()}@example.com`, displayName: 'Heavy' } }), 'creating a user');
+    const user = await expectStatus(
+      201,
+      call('POST', `${base}/v1/admin/users`, {
+        token: service.adminToken,
+        body: { email: `heavy-${Date.now()}@example.com`, displayName: 'Heavy' },
+      }),
+      'creating a user',
+    );
     const token = stringField(user.body, 'token', 'user');
-    const organizationId = stringField((await expectStatus(201, call('POST', `${base}/v1/orgs`, { token, body: { title: 'Heavy input' } }), 'organization')).body, 'id', 'organization');
+    const organizationId = stringField(
+      (await expectStatus(201, call('POST', `${base}/v1/orgs`, { token, body: { title: 'Heavy input' } }), 'organization')).body,
+      'id',
+      'organization',
+    );
     const context: HeavyContext = { send, token, organizationId, files: files.url };
 
     console.log(`heavy inputs: GET /health waits while each case runs (target: worst < ${HEALTH_TARGET_MS} ms)\n`);
     console.log(`${'case'.padEnd(56)} ${'answers'.padEnd(18)} ${'health p99'.padStart(10)} ${'worst'.padStart(9)}  verdict`);
-    for (const heavy of HEAVY_CASES.filter((candidate) => ONLY.length === 0 || ONLY.some((part) => candidate.name.toLowerCase().includes(part)))) {
+    for (const heavy of HEAVY_CASES.filter(
+      (candidate) => ONLY.length === 0 || ONLY.some((part) => candidate.name.toLowerCase().includes(part)),
+    )) {
       const watch = watchHealth(base);
       const started = performance.now();
       let answers: Answer[] = [];
@@ -128,11 +159,16 @@ async function main(): Promise<void> {
       const ok = worst < HEALTH_TARGET_MS && unexpected.length === 0;
       if (!ok) failed = true;
       const statuses = [...new Set(answers.map((answer) => answer.status))].join(',');
-      console.log(`${heavy.name.padEnd(56)} ${`${statuses} in ${seconds.toFixed(1)} s`.padEnd(18)} ${percentile(waits, 99).toFixed(1).padStart(7)} ms ${worst.toFixed(1).padStart(6)} ms  ${ok ? 'PASS' : 'MISS'}`);
-      for (const answer of unexpected) lines.push(`  ${heavy.name}: unexpected ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+      console.log(
+        `${heavy.name.padEnd(56)} ${`${statuses} in ${seconds.toFixed(1)} s`.padEnd(18)} ${percentile(waits, 99).toFixed(1).padStart(7)} ms ${worst.toFixed(1).padStart(6)} ms  ${ok ? 'PASS' : 'MISS'}`,
+      );
+      for (const answer of unexpected)
+        lines.push(`  ${heavy.name}: unexpected ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
     }
 
-    console.log(`\nmemory: the floor of the heap in use over the first and the last tenth of the runs (target: growth < ${GROWTH_TARGET_MIB} MiB), and resident memory\n`);
+    console.log(
+      `\nmemory: the floor of the heap in use over the first and the last tenth of the runs (target: growth < ${GROWTH_TARGET_MIB} MiB), and resident memory\n`,
+    );
     const name = await publishIntegration(context, { configurations: { account: wideConfigurationSchema(300) } });
     const installation = await send('POST', `/v1/integrations/${name}/installations`, token, { organization: organizationId });
     if (installation.status !== 201) throw new Error(`installing answered ${installation.status} ${JSON.stringify(installation.body)}`);
@@ -141,19 +177,38 @@ async function main(): Promise<void> {
     const importSpace = await newSpace(context, 'Imports');
     const writeSpace = await newSpace(context, 'Writes');
     // The same ten pages rewritten each time: what grows is then what the write path keeps, not the space's content.
-    const inserted = await send('POST', `/v1/spaces/${writeSpace}/content`, token, { changes: Array.from({ length: 10 }, (_, i) => ({ operation: 'insert_page', title: `Page ${i}`, document: { markdown: 'first' } })) });
-    if (inserted.status !== 200) throw new Error(`writing the pages answered ${inserted.status} ${JSON.stringify(inserted.body).slice(0, 300)}`);
+    const inserted = await send('POST', `/v1/spaces/${writeSpace}/content`, token, {
+      changes: Array.from({ length: 10 }, (_, i) => ({ operation: 'insert_page', title: `Page ${i}`, document: { markdown: 'first' } })),
+    });
+    if (inserted.status !== 200)
+      throw new Error(`writing the pages answered ${inserted.status} ${JSON.stringify(inserted.body).slice(0, 300)}`);
     const pageIds: string[] = inserted.body.changes.map((change: { page: { id: string } }) => change.page.id);
     const list = markdownList(8 * 1024);
-    const rewrite = (round: number) => pageIds.map((page) => ({ operation: 'update_page', page, document: { markdown: `Round ${round}\n\n${list}` } }));
+    const rewrite = (round: number) =>
+      pageIds.map((page) => ({ operation: 'update_page', page, document: { markdown: `Round ${round}\n\n${list}` } }));
     const expectOk = (what: string) => async (answer: Promise<{ status: number; body: unknown }>) => {
       const { status, body } = await answer;
       if (status >= 300) throw new Error(`${what} answered ${status} ${JSON.stringify(body).slice(0, 300)}`);
     };
     const parts: [string, number, (i: number) => Promise<void>][] = [
-      [`installation PATCH with a 300-member configuration`, PATCHES, (i) => expectOk('PATCH')(send('PATCH', installationPath, token, { configuration: { ...configuration, field0: `value ${i}` } }))],
-      [`markdown import`, IMPORTS, () => expectOk('import')(send('POST', `/v1/spaces/${importSpace}/content/import`, token, { source: 'markdown', url: `${files.url}/page.md` }))],
-      [`batch write rewriting 10 markdown pages`, WRITES, (i) => expectOk('write')(send('POST', `/v1/spaces/${writeSpace}/content`, token, { changes: rewrite(i) }))],
+      [
+        `installation PATCH with a 300-member configuration`,
+        PATCHES,
+        (i) => expectOk('PATCH')(send('PATCH', installationPath, token, { configuration: { ...configuration, field0: `value ${i}` } })),
+      ],
+      [
+        `markdown import`,
+        IMPORTS,
+        () =>
+          expectOk('import')(
+            send('POST', `/v1/spaces/${importSpace}/content/import`, token, { source: 'markdown', url: `${files.url}/page.md` }),
+          ),
+      ],
+      [
+        `batch write rewriting 10 markdown pages`,
+        WRITES,
+        (i) => expectOk('write')(send('POST', `/v1/spaces/${writeSpace}/content`, token, { changes: rewrite(i) })),
+      ],
     ];
     for (const [what, times, once] of parts) {
       const { firstFloor, lastFloor, residentAfterTenth, residentAfterAll } = await repeat(times, once, service);

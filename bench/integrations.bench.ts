@@ -57,22 +57,75 @@ async function main(): Promise<void> {
   const service = await startService({ mainJs: MAIN_JS, env: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' }, readyTimeoutMs: 120_000 });
   try {
     const base = service.baseUrl;
-    const user = await expectStatus(201, call('POST', `${base}/v1/admin/users`, { token: service.adminToken, body: { email: `integrations-bench-${Date.now()}@example.com`, displayName: 'Bench' } }), 'creating a user');
+    const user = await expectStatus(
+      201,
+      call('POST', `${base}/v1/admin/users`, {
+        token: service.adminToken,
+        body: { email: `integrations-bench-${Date.now()}@example.com`, displayName: 'Bench' },
+      }),
+      'creating a user',
+    );
     const token = stringField(user.body, 'token', 'user');
-    const organizationId = stringField((await expectStatus(201, call('POST', `${base}/v1/orgs`, { token, body: { title: 'Integrations bench' } }), 'organization')).body, 'id', 'organization');
-    await expectStatus(200, call('POST', `${base}/v1/integrations/bench-tunnel`, { token, body: { organization: organizationId, title: 'Bench', visibility: 'private' } }), 'publishing');
+    const organizationId = stringField(
+      (await expectStatus(201, call('POST', `${base}/v1/orgs`, { token, body: { title: 'Integrations bench' } }), 'organization')).body,
+      'id',
+      'organization',
+    );
+    await expectStatus(
+      200,
+      call('POST', `${base}/v1/integrations/bench-tunnel`, {
+        token,
+        body: { organization: organizationId, title: 'Bench', visibility: 'private' },
+      }),
+      'publishing',
+    );
     await expectStatus(204, call('PUT', `${base}/v1/integrations/bench-tunnel/dev`, { token, body: { tunnelUrl } }), 'setting the tunnel');
-    const installationId = stringField((await expectStatus(201, call('POST', `${base}/v1/integrations/bench-tunnel/installations`, { token, body: { organization: organizationId } }), 'installing')).body, 'id', 'installation');
-    await expectStatus(200, call('PATCH', `${base}/v1/integrations/bench-tunnel/installations/${installationId}`, { token, body: { space_selection: 'all' } }), 'every space');
+    const installationId = stringField(
+      (
+        await expectStatus(
+          201,
+          call('POST', `${base}/v1/integrations/bench-tunnel/installations`, { token, body: { organization: organizationId } }),
+          'installing',
+        )
+      ).body,
+      'id',
+      'installation',
+    );
+    await expectStatus(
+      200,
+      call('PATCH', `${base}/v1/integrations/bench-tunnel/installations/${installationId}`, { token, body: { space_selection: 'all' } }),
+      'every space',
+    );
     const spaces: string[] = [];
-    for (let i = 0; i < SPACES; i += 1) spaces.push(stringField((await expectStatus(201, call('POST', `${base}/v1/orgs/${organizationId}/spaces`, { token, body: { title: `Space ${i}` } }), 'space')).body, 'id', 'space'));
+    for (let i = 0; i < SPACES; i += 1)
+      spaces.push(
+        stringField(
+          (
+            await expectStatus(
+              201,
+              call('POST', `${base}/v1/orgs/${organizationId}/spaces`, { token, body: { title: `Space ${i}` } }),
+              'space',
+            )
+          ).body,
+          'id',
+          'space',
+        ),
+      );
     let written = 0;
     const write = async (spaceId: string) => {
       const started = performance.now();
-      const answer = await expectStatus(200, call('POST', `${base}/v1/spaces/${spaceId}/content`, { token, body: { changes: [{ operation: 'insert_page', title: `Page ${++written}`, document: { markdown: 'Text.' } }] } }), 'writing');
+      const answer = await expectStatus(
+        200,
+        call('POST', `${base}/v1/spaces/${spaceId}/content`, {
+          token,
+          body: { changes: [{ operation: 'insert_page', title: `Page ${++written}`, document: { markdown: 'Text.' } }] },
+        }),
+        'writing',
+      );
       return { revision: stringField(answer.body, 'revision', 'write'), started };
     };
-    const delivered = (revision: string) => (arrivals.has(revision) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(revision, resolve)));
+    const delivered = (revision: string) =>
+      arrivals.has(revision) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(revision, resolve));
 
     // Warm-up, then the delay at idle.
     for (let i = 0; i < 10; i += 1) await delivered((await write(spaces[0])).revision);
@@ -104,8 +157,12 @@ async function main(): Promise<void> {
     console.log('| measure | value |\n|---|---|');
     console.log(`| delay at idle, write sent → delivered, p50 | ${p50.toFixed(1)} ms |`);
     console.log(`| commit → tunnel delivery lag at idle (upper bound: from sending the write), p99 | ${p99.toFixed(1)} ms |`);
-    console.log(`| events derived and delivered per second (${EVENTS} writes, ${CONNECTIONS} at a time) | ${(EVENTS / elapsed).toFixed(0)} /s |`);
-    console.log(`\ntarget commit → tunnel delivery lag p99 < ${LAG_P99_TARGET_MS} ms at idle: ${p99.toFixed(1)} ms ${p99 < LAG_P99_TARGET_MS ? 'OK' : 'MISS'}`);
+    console.log(
+      `| events derived and delivered per second (${EVENTS} writes, ${CONNECTIONS} at a time) | ${(EVENTS / elapsed).toFixed(0)} /s |`,
+    );
+    console.log(
+      `\ntarget commit → tunnel delivery lag p99 < ${LAG_P99_TARGET_MS} ms at idle: ${p99.toFixed(1)} ms ${p99 < LAG_P99_TARGET_MS ? 'OK' : 'MISS'}`,
+    );
   } finally {
     await service.stop();
     receiver.close();

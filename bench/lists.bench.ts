@@ -16,8 +16,8 @@
  * how much there is). A raw `Map.get` of 50 ids is printed as the machine's reference.
  * `BENCH_LIST_SMALL` (default 2,000) and `BENCH_LIST_ROUNDS` tune the run.
  */
-import { MemoryReadStore } from '../libs/read-store/src/memory/memory-read-store';
-import type { Doc, Filter, FindOptions, ReadStore } from '../libs/read-store/src/read-store.port';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import type { Doc, Filter, FindOptions, ReadStore } from '#read-store/read-store.port';
 import { positiveInteger } from './support/settings';
 
 const SMALL = positiveInteger('BENCH_LIST_SMALL', 2_000);
@@ -117,7 +117,9 @@ async function main(): Promise<void> {
   const large = SMALL * 10;
   const small = await measure(SMALL);
   const big = await measure(large);
-  console.log(`\nbench:lists  (node ${process.version}; median of ${ROUNDS}; one organization of ${SMALL.toLocaleString('en-US')} then ${large.toLocaleString('en-US')} spaces among 3 others)\n`);
+  console.log(
+    `\nbench:lists  (node ${process.version}; median of ${ROUNDS}; one organization of ${SMALL.toLocaleString('en-US')} then ${large.toLocaleString('en-US')} spaces among 3 others)\n`,
+  );
   console.log(`${'measure'.padEnd(44)}  ${'small'.padStart(10)}  ${'10x'.padStart(10)}  ratio  verdict (≤ ${TARGET_RATIO}x)`);
   const rows: Array<[string, keyof Measures]> = [
     ['first page of 50, with count', 'first'],

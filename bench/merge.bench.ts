@@ -34,9 +34,28 @@ const BATCH = 50;
 const MAIN_EDITS = 10;
 
 const body = (random: () => number, words: number) => {
-  const vocabulary = ['merge', 'page', 'space', 'request', 'review', 'the', 'of', 'and', 'content', 'tree', 'block', 'revision', 'main', 'change', 'edit'];
+  const vocabulary = [
+    'merge',
+    'page',
+    'space',
+    'request',
+    'review',
+    'the',
+    'of',
+    'and',
+    'content',
+    'tree',
+    'block',
+    'revision',
+    'main',
+    'change',
+    'edit',
+  ];
   const paragraphs: string[] = [];
-  for (let p = 0; p < 3; p += 1) paragraphs.push(Array.from({ length: Math.ceil(words / 3) }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ') + '.');
+  for (let p = 0; p < 3; p += 1)
+    paragraphs.push(
+      Array.from({ length: Math.ceil(words / 3) }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ') + '.',
+    );
   return paragraphs.join('\n\n');
 };
 
@@ -45,17 +64,55 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 
-async function generate(base: string, token: string, organizationId: string, pages: number, random: () => number): Promise<{ spaceId: string; leaves: string[] }> {
-  const spaceId = stringField((await expectStatus(201, call('POST', `${base}/v1/orgs/${organizationId}/spaces`, { token, body: { title: `Merge ${pages}` } }), 'creating a space')).body, 'id', 'space');
-  const top = await expectStatus(200, call('POST', `${base}/v1/spaces/${spaceId}/content`, { token, body: { changes: Array.from({ length: TOP_PAGES }, (_, i) => ({ operation: 'insert_page', title: `Part ${i}`, document: { markdown: body(random, 30) } })) } }), 'top pages');
+async function generate(
+  base: string,
+  token: string,
+  organizationId: string,
+  pages: number,
+  random: () => number,
+): Promise<{ spaceId: string; leaves: string[] }> {
+  const spaceId = stringField(
+    (
+      await expectStatus(
+        201,
+        call('POST', `${base}/v1/orgs/${organizationId}/spaces`, { token, body: { title: `Merge ${pages}` } }),
+        'creating a space',
+      )
+    ).body,
+    'id',
+    'space',
+  );
+  const top = await expectStatus(
+    200,
+    call('POST', `${base}/v1/spaces/${spaceId}/content`, {
+      token,
+      body: {
+        changes: Array.from({ length: TOP_PAGES }, (_, i) => ({
+          operation: 'insert_page',
+          title: `Part ${i}`,
+          document: { markdown: body(random, 30) },
+        })),
+      },
+    }),
+    'top pages',
+  );
   const parents = (top.body as { changes: Array<{ page: { id: string } }> }).changes.map((change) => change.page.id);
   const leaves: string[] = [];
   const perParent = Math.ceil((pages - TOP_PAGES) / TOP_PAGES);
   for (const parent of parents) {
     for (let done = 0; done < perParent; done += BATCH) {
       const count = Math.min(BATCH, perParent - done);
-      const changes = Array.from({ length: count }, (_, i) => ({ operation: 'insert_page', title: `Page ${done + i}`, into: parent, document: { markdown: body(random, 120) } }));
-      const written = await expectStatus(200, call('POST', `${base}/v1/spaces/${spaceId}/content`, { token, body: { changes }, timeoutMs: 120_000 }), 'generating pages');
+      const changes = Array.from({ length: count }, (_, i) => ({
+        operation: 'insert_page',
+        title: `Page ${done + i}`,
+        into: parent,
+        document: { markdown: body(random, 120) },
+      }));
+      const written = await expectStatus(
+        200,
+        call('POST', `${base}/v1/spaces/${spaceId}/content`, { token, body: { changes }, timeoutMs: 120_000 }),
+        'generating pages',
+      );
       leaves.push(...(written.body as { changes: Array<{ page: { id: string } }> }).changes.map((change) => change.page.id));
     }
   }
@@ -79,15 +136,39 @@ async function measure(service: ServiceProcess, token: string, organizationId: s
   console.log(`  ${pages} pages generated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const times: number[] = [];
   for (let round = 0; round < MERGES + 2; round += 1) {
-    const request = stringField((await expectStatus(201, call('POST', `${base}/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: `Round ${round}` } }), 'creating a change request')).body, 'id', 'change request');
+    const request = stringField(
+      (
+        await expectStatus(
+          201,
+          call('POST', `${base}/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: `Round ${round}` } }),
+          'creating a change request',
+        )
+      ).body,
+      'id',
+      'change request',
+    );
     const changed = pick(random, leaves, CHANGED);
     for (let done = 0; done < changed.length; done += BATCH) {
-      const changes = changed.slice(done, done + BATCH).map((page) => ({ operation: 'update_page', page, document: { markdown: body(random, 120) } }));
-      await expectStatus(200, call('POST', `${base}/v1/spaces/${spaceId}/change-requests/${request}/content`, { token, body: { changes } }), 'editing the change request');
+      const changes = changed
+        .slice(done, done + BATCH)
+        .map((page) => ({ operation: 'update_page', page, document: { markdown: body(random, 120) } }));
+      await expectStatus(
+        200,
+        call('POST', `${base}/v1/spaces/${spaceId}/change-requests/${request}/content`, { token, body: { changes } }),
+        'editing the change request',
+      );
     }
-    const onMain = pick(random, leaves, MAIN_EDITS, new Set(changed)).map((page) => ({ operation: 'update_page', page, document: { markdown: body(random, 120) } }));
+    const onMain = pick(random, leaves, MAIN_EDITS, new Set(changed)).map((page) => ({
+      operation: 'update_page',
+      page,
+      document: { markdown: body(random, 120) },
+    }));
     await expectStatus(200, call('POST', `${base}/v1/spaces/${spaceId}/content`, { token, body: { changes: onMain } }), 'editing main');
-    const merged = await expectStatus(200, call('POST', `${base}/v1/spaces/${spaceId}/change-requests/${request}/merge`, { token }), 'merging');
+    const merged = await expectStatus(
+      200,
+      call('POST', `${base}/v1/spaces/${spaceId}/change-requests/${request}/merge`, { token }),
+      'merging',
+    );
     // The first two rounds warm the process up.
     if (round >= 2) times.push(merged.ms);
   }
@@ -95,15 +176,33 @@ async function measure(service: ServiceProcess, token: string, organizationId: s
 }
 
 async function main(): Promise<void> {
-  const service = await startService({ mainJs: MAIN_JS, readyTimeoutMs: 120_000, nodeArgs: (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean) });
+  const service = await startService({
+    mainJs: MAIN_JS,
+    readyTimeoutMs: 120_000,
+    nodeArgs: (process.env.BENCH_SERVICE_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+  });
   const stop = () => void service.stop().then(() => process.exit(130));
   process.once('SIGINT', stop).once('SIGTERM', stop);
   try {
     const base = service.baseUrl;
-    const user = await expectStatus(201, call('POST', `${base}/v1/admin/users`, { token: service.adminToken, body: { email: `merge-bench-${Date.now()}@example.com`, displayName: 'Bench' } }), 'creating a user');
+    const user = await expectStatus(
+      201,
+      call('POST', `${base}/v1/admin/users`, {
+        token: service.adminToken,
+        body: { email: `merge-bench-${Date.now()}@example.com`, displayName: 'Bench' },
+      }),
+      'creating a user',
+    );
     const token = stringField(user.body, 'token', 'user');
-    const organizationId = stringField((await expectStatus(201, call('POST', `${base}/v1/orgs`, { token, body: { title: 'Merge bench' } }), 'creating an organization')).body, 'id', 'organization');
-    console.log(`merge benchmark: ${MERGES} merges of ${CHANGED} changed pages (main moved by ${MAIN_EDITS} other pages each time), sizes ${SIZES.join(', ')}`);
+    const organizationId = stringField(
+      (await expectStatus(201, call('POST', `${base}/v1/orgs`, { token, body: { title: 'Merge bench' } }), 'creating an organization'))
+        .body,
+      'id',
+      'organization',
+    );
+    console.log(
+      `merge benchmark: ${MERGES} merges of ${CHANGED} changed pages (main moved by ${MAIN_EDITS} other pages each time), sizes ${SIZES.join(', ')}`,
+    );
     const results: Array<{ pages: number; p50: number; p99: number }> = [];
     for (const pages of SIZES) {
       const times = await measure(service, token, organizationId, pages);
@@ -115,7 +214,9 @@ async function main(): Promise<void> {
     const smallest = results[0];
     const ratio = largest.p50 / smallest.p50;
     console.log(`\ntarget merge p99 < 200 ms at ${largest.pages} pages: ${largest.p99.toFixed(1)} ms ${largest.p99 < 200 ? 'OK' : 'MISS'}`);
-    console.log(`target p50 at ${largest.pages} pages within 2x of ${smallest.pages} pages: ${ratio.toFixed(2)}x ${ratio <= 2 ? 'OK' : 'MISS'}`);
+    console.log(
+      `target p50 at ${largest.pages} pages within 2x of ${smallest.pages} pages: ${ratio.toFixed(2)}x ${ratio <= 2 ? 'OK' : 'MISS'}`,
+    );
   } finally {
     await service.stop();
   }

@@ -30,7 +30,7 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildDigest } from '../libs/runtime/src/build-digest';
+import { buildDigest } from '#runtime/build-digest';
 import { startService, type ServiceProcess } from './support/processes';
 import { readLog } from './support/read-log';
 import { positiveInteger } from './support/settings';
@@ -87,11 +87,19 @@ export async function runStartupBench(): Promise<StartupVerdict[]> {
     // the replay's rate and its memory (the same projections a service starting from zero runs).
     rmSync(join(dataDir, 'readmodels'), { recursive: true, force: true });
     const rebuild = await runRebuild(dataDir);
-    console.log(`rebuild: ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s; ${rebuild.progressLines} progress lines on a pipe; peak VmHWM ${rebuild.hwmMb} MB (peaks: anonymous ${rebuild.anonMb} MB, file-backed ${rebuild.fileMb} MB)`);
+    console.log(
+      `rebuild: ${rebuild.events} events in ${rebuild.seconds.toFixed(1)} s; ${rebuild.progressLines} progress lines on a pipe; peak VmHWM ${rebuild.hwmMb} MB (peaks: anonymous ${rebuild.anonMb} MB, file-backed ${rebuild.fileMb} MB)`,
+    );
     verdict(rebuild.progressLines >= 10, `rebuild reports progress without a terminal: ${rebuild.progressLines} lines`);
     const rebuildRate = rebuild.events / rebuild.seconds;
-    verdict(rebuildRate >= REBUILD_TARGET, `rebuild ${rate(rebuild.events, rebuild.seconds)} events/s ≥ ${REBUILD_TARGET.toLocaleString('en-US')}`);
-    verdict(rebuild.hwmMb < RSS_TARGET_MB, `resident memory through a replay from zero (the rebuild): peak VmHWM ${rebuild.hwmMb} MB < ${RSS_TARGET_MB} MB (anonymous peak ${rebuild.anonMb} MB; the rest maps the log and the read-model file)`);
+    verdict(
+      rebuildRate >= REBUILD_TARGET,
+      `rebuild ${rate(rebuild.events, rebuild.seconds)} events/s ≥ ${REBUILD_TARGET.toLocaleString('en-US')}`,
+    );
+    verdict(
+      rebuild.hwmMb < RSS_TARGET_MB,
+      `resident memory through a replay from zero (the rebuild): peak VmHWM ${rebuild.hwmMb} MB < ${RSS_TARGET_MB} MB (anonymous peak ${rebuild.anonMb} MB; the rest maps the log and the read-model file)`,
+    );
     const reading = await readLog(join(dataDir, 'events'), LOG_READ_EVERY_NTH_PAGE);
     const budgetUs = 1e6 / REBUILD_TARGET;
     const readingUs = (reading.seconds * 1e6) / reading.events;
@@ -99,7 +107,10 @@ export async function runStartupBench(): Promise<StartupVerdict[]> {
       `reading the log alone (no projection; one page of 4,096 events in ${LOG_READ_EVERY_NTH_PAGE}, over the whole log): ${reading.events} events in ${reading.seconds.toFixed(1)} s, ${rate(reading.events, reading.seconds)} events/s; ` +
         `of the ${budgetUs.toFixed(0)} µs per event a rebuild at ${REBUILD_TARGET.toLocaleString('en-US')}/s has, reading takes ${readingUs.toFixed(1)} µs, leaving ${Math.max(0, budgetUs - readingUs).toFixed(1)} µs for every projection`,
     );
-    verdicts.push({ ok: true, text: `INFO reading the log alone ${rate(reading.events, reading.seconds)} events/s: ${readingUs.toFixed(1)} of the rebuild target's ${budgetUs.toFixed(0)} µs per event` });
+    verdicts.push({
+      ok: true,
+      text: `INFO reading the log alone ${rate(reading.events, reading.seconds)} events/s: ${readingUs.toFixed(1)} of the rebuild target's ${budgetUs.toFixed(0)} µs per event`,
+    });
 
     // A first start on the rebuilt read models. The seed wrote its events straight into the log, so no reactor has
     // seen them yet: they catch up now, as on any first start of a log they never read. The service then runs until
@@ -113,22 +124,35 @@ export async function runStartupBench(): Promise<StartupVerdict[]> {
     await service.stop();
     service = await startService({ mainJs: MAIN_JS, dataDir, healthPollMs: 10, readyTimeoutMs: 10 * 60_000, nodeArgs: serviceNodeArgs() });
     const cleanSeconds = service.readyMs / 1000;
-    verdict(cleanSeconds < CLEAN_START_TARGET_S, `start after a clean stop: /health 200 after ${cleanSeconds.toFixed(2)} s < ${CLEAN_START_TARGET_S} s`);
+    verdict(
+      cleanSeconds < CLEAN_START_TARGET_S,
+      `start after a clean stop: /health 200 after ${cleanSeconds.toFixed(2)} s < ${CLEAN_START_TARGET_S} s`,
+    );
     console.log(`  memory at /health 200: ${describeMemory(memoryOf(service.pid))}`);
 
     const loadedSeconds = await readModelsLoaded(service);
-    console.log(`  memory once the read models were loaded in the background (${loadedSeconds.toFixed(1)} s later): ${describeMemory(memoryOf(service.pid))}`);
+    console.log(
+      `  memory once the read models were loaded in the background (${loadedSeconds.toFixed(1)} s later): ${describeMemory(memoryOf(service.pid))}`,
+    );
     const reads = await readPages(service, manifest, PAGE_READS);
     const afterReads = memoryOf(service.pid);
-    console.log(`  ${reads.ok} page reads (${reads.failed} failed) in ${reads.seconds.toFixed(1)} s; memory then: ${describeMemory(afterReads)}`);
+    console.log(
+      `  ${reads.ok} page reads (${reads.failed} failed) in ${reads.seconds.toFixed(1)} s; memory then: ${describeMemory(afterReads)}`,
+    );
     verdict(reads.failed === 0, `page reads answered 200: ${reads.ok} of ${reads.ok + reads.failed}`);
-    verdict(afterReads.hwmMb < RSS_TARGET_MB, `resident memory of the running service after the reads: VmRSS ${afterReads.rssMb} MB, peak VmHWM ${afterReads.hwmMb} MB < ${RSS_TARGET_MB} MB`);
+    verdict(
+      afterReads.hwmMb < RSS_TARGET_MB,
+      `resident memory of the running service after the reads: VmRSS ${afterReads.rssMb} MB, peak VmHWM ${afterReads.hwmMb} MB < ${RSS_TARGET_MB} MB`,
+    );
 
     // 4. kill -9, start.
     await service.kill();
     service = await startService({ mainJs: MAIN_JS, dataDir, healthPollMs: 10, readyTimeoutMs: 10 * 60_000, nodeArgs: serviceNodeArgs() });
     const killedSeconds = service.readyMs / 1000;
-    verdict(killedSeconds < KILLED_START_TARGET_S, `start after kill -9: /health 200 after ${killedSeconds.toFixed(2)} s < ${KILLED_START_TARGET_S} s`);
+    verdict(
+      killedSeconds < KILLED_START_TARGET_S,
+      `start after kill -9: /health 200 after ${killedSeconds.toFixed(2)} s < ${KILLED_START_TARGET_S} s`,
+    );
     await service.stop();
     service = undefined;
   } finally {
@@ -154,9 +178,24 @@ async function seededDirectory(): Promise<string> {
   const partial = `${dataDir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   console.log(`seed: writing ${partial}, kept as ${dataDir} for later runs of the same code`);
-  const args = ['seed', '--events', String(SEED.events), '--organizations', String(SEED.organizations), '--members', String(SEED.members), '--spaces', String(SEED.spaces), '--pages', String(SEED.pages)];
+  const args = [
+    'seed',
+    '--events',
+    String(SEED.events),
+    '--organizations',
+    String(SEED.organizations),
+    '--members',
+    String(SEED.members),
+    '--spaces',
+    String(SEED.spaces),
+    '--pages',
+    String(SEED.pages),
+  ];
   const started = performance.now();
-  const { stdout, stderr } = await execFileAsync(process.execPath, [CLI_JS, ...args], { env: { ...process.env, DATA_DIR: partial, EVENTSTORE_URL: '', MONGODB_URL: '' }, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout, stderr } = await execFileAsync(process.execPath, [CLI_JS, ...args], {
+    env: { ...process.env, DATA_DIR: partial, EVENTSTORE_URL: '', MONGODB_URL: '' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   // Its progress (a line per tenth, with the rate so far): the pages' content is the first tenth, and most of the time.
   process.stdout.write(`${stderr.trimEnd()}\n${stdout}`.replace(/^/gm, '  '));
   console.log(`  seed took ${((performance.now() - started) / 1000).toFixed(1)} s in all (process start included)`);
@@ -203,18 +242,27 @@ async function reactorsCaughtUp(service: ServiceProcess): Promise<number> {
 async function readModelsLoaded(service: ServiceProcess): Promise<number> {
   const started = performance.now();
   for (;;) {
-    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as { stores?: { readStore?: { ok: boolean; detail?: string } } };
+    const health = (await (await fetch(`${service.baseUrl}/health`)).json()) as {
+      stores?: { readStore?: { ok: boolean; detail?: string } };
+    };
     const readStore = health.stores?.readStore;
     if (readStore?.ok && readStore.detail === undefined) return (performance.now() - started) / 1000;
-    if (performance.now() - started > LOAD_TIMEOUT_MS) throw new Error(`the read models were not loaded within ${LOAD_TIMEOUT_MS / 1000} s: ${JSON.stringify(readStore)}`);
+    if (performance.now() - started > LOAD_TIMEOUT_MS)
+      throw new Error(`the read models were not loaded within ${LOAD_TIMEOUT_MS / 1000} s: ${JSON.stringify(readStore)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
 /** GETs the content of `count` different pages, spread over every space, `READ_CONCURRENCY` at a time. */
-async function readPages(service: ServiceProcess, manifest: SeedManifest, count: number): Promise<{ ok: number; failed: number; seconds: number }> {
+async function readPages(
+  service: ServiceProcess,
+  manifest: SeedManifest,
+  count: number,
+): Promise<{ ok: number; failed: number; seconds: number }> {
   const targets: Array<{ path: string; token: string }> = [];
-  const spaces = manifest.organizations.flatMap((organization) => organization.spaces.map((space) => ({ space, token: organization.adminToken })));
+  const spaces = manifest.organizations.flatMap((organization) =>
+    organization.spaces.map((space) => ({ space, token: organization.adminToken })),
+  );
   for (let round = 0; targets.length < count && spaces.length > 0; round += 1) {
     let added = 0;
     for (const { space, token } of spaces) {
@@ -250,8 +298,13 @@ async function readPages(service: ServiceProcess, manifest: SeedManifest, count:
 }
 
 /** `npm run cli -- rebuild` as a child with piped output: the events and seconds of its summary, and its progress lines. */
-async function runRebuild(dataDir: string): Promise<{ events: number; seconds: number; progressLines: number; hwmMb: number; anonMb: number; fileMb: number }> {
-  const child = spawn(process.execPath, [CLI_JS, 'rebuild'], { env: { ...process.env, DATA_DIR: dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function runRebuild(
+  dataDir: string,
+): Promise<{ events: number; seconds: number; progressLines: number; hwmMb: number; anonMb: number; fileMb: number }> {
+  const child = spawn(process.execPath, [CLI_JS, 'rebuild'], {
+    env: { ...process.env, DATA_DIR: dataDir, EVENTSTORE_URL: '', MONGODB_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

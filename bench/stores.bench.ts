@@ -14,17 +14,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { LmdbEventStore } from '../libs/event-store/src/lmdb/lmdb-event-store';
-import { MemoryReadStore } from '../libs/read-store/src/memory/memory-read-store';
-import { documentProjection, type DomainEvent, type ProjectedDoc, type Projection } from '../libs/read-store/src/projections/projection';
-import { ProjectionRunner } from '../libs/read-store/src/projections/projection-runner';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { documentProjection, type DomainEvent, type ProjectedDoc, type Projection } from '#read-store/projections/projection';
+import { ProjectionRunner } from '#read-store/projections/projection-runner';
 import { readLog } from './support/read-log';
 import { positive, positiveInteger } from './support/settings';
 
 const SECONDS = positive('BENCH_SECONDS', 3);
 const REPLAY_EVENTS = positiveInteger('BENCH_REPLAY_EVENTS', 200_000);
 const payload = { title: 'A page title of ordinary length', emoji: '📘', parent: 'c0ffee', position: 12, tags: ['a', 'b'] };
-const metadata = { actor: { type: 'user', id: 'u123', label: 'Ada' }, source: 'api', occurredAt: new Date().toISOString(), requestId: 'r1', correlationId: 'c1', causationId: 'c1', schemaVersion: 1 };
+const metadata = {
+  actor: { type: 'user', id: 'u123', label: 'Ada' },
+  source: 'api',
+  occurredAt: new Date().toISOString(),
+  requestId: 'r1',
+  correlationId: 'c1',
+  causationId: 'c1',
+  schemaVersion: 1,
+};
 
 interface Row {
   name: string;
@@ -139,7 +147,10 @@ async function main(): Promise<void> {
       });
     }
     await seedLog(dir('log'), REPLAY_EVENTS);
-    rows.push({ name: `whole-log read (${format(REPLAY_EVENTS)} events)`, perSecond: await readLog(dir('log')).then(({ events, seconds }) => events / seconds) });
+    rows.push({
+      name: `whole-log read (${format(REPLAY_EVENTS)} events)`,
+      perSecond: await readLog(dir('log')).then(({ events, seconds }) => events / seconds),
+    });
     const replay = await replayRate(dir('log'));
     rows.push({ name: `replay into memory read store (${format(replay.count)} events)`, perSecond: replay.rate, target: 100_000 });
   } finally {

@@ -35,7 +35,8 @@ function newestIn(directory) {
 
 function newestSource() {
   let newest = 0;
-  for (const directory of SOURCE_DIRECTORIES) if (existsSync(join(ROOT, directory))) newest = Math.max(newest, newestIn(join(ROOT, directory)));
+  for (const directory of SOURCE_DIRECTORIES)
+    if (existsSync(join(ROOT, directory))) newest = Math.max(newest, newestIn(join(ROOT, directory)));
   for (const file of SOURCE_FILES) if (existsSync(join(ROOT, file))) newest = Math.max(newest, statSync(join(ROOT, file)).mtimeMs);
   return newest;
 }

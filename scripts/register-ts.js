@@ -40,3 +40,22 @@ require.extensions['.ts'] = function compileTypeScript(module, filename) {
   }
   module._compile(code, filename);
 };
+
+// The '#<lib>' subpath imports (package.json "imports") point Node at the compiled files in dist/;
+// the sources run through this hook resolve them to the TypeScript files instead (their "types"
+// target), as tsc and Jest do. Requests from node_modules are left to Node.
+const Module = require('node:module');
+const { join: joinPath } = require('node:path');
+const ALIASES = Object.entries(require('../package.json').imports ?? {}).filter(([, target]) => typeof target?.types === 'string');
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function resolveSourceAlias(request, parent, ...rest) {
+  if (request.startsWith('#') && !parent?.filename?.includes('node_modules')) {
+    for (const [key, { types }] of ALIASES) {
+      const wildcard = key.endsWith('/*') && request.startsWith(key.slice(0, -1));
+      if (request !== key && !wildcard) continue;
+      const source = wildcard ? types.replace('*', request.slice(key.length - 1)) : types;
+      return resolveFilename.call(this, joinPath(__dirname, '..', source), parent, ...rest);
+    }
+  }
+  return resolveFilename.call(this, request, parent, ...rest);
+};

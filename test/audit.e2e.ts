@@ -80,7 +80,12 @@ describe('audit events and stream history', () => {
   it('shows a stream history to the admin token only', async () => {
     const history = await service.request('GET', `/v1/admin/streams/organization-${organizationId}`, { token: service.adminToken });
     expect(history.status).toBe(200);
-    expect(history.body.items.map((e: { type: string }) => e.type)).toEqual(['OrganizationCreated', 'MemberAdded', 'OrganizationUpdated', 'OrganizationUpdated']);
+    expect(history.body.items.map((e: { type: string }) => e.type)).toEqual([
+      'OrganizationCreated',
+      'MemberAdded',
+      'OrganizationUpdated',
+      'OrganizationUpdated',
+    ]);
     expect(history.body.items[2]).toMatchObject({
       object: 'event',
       revision: 2,

@@ -21,14 +21,22 @@ let service: RunningService;
 let organizationId: string;
 const people: Record<'ada' | 'eve' | 'rita', Person> = {} as never;
 
-const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) => service.request(method, path, { token: person?.token, body, headers });
+const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  service.request(method, path, { token: person?.token, body, headers });
 
-const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({ operation: 'insert_page', title, document: { markdown }, ...extra });
+const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({
+  operation: 'insert_page',
+  title,
+  document: { markdown },
+  ...extra,
+});
 
 async function spaceWith(pages: Array<{ title: string; markdown: string }>): Promise<{ spaceId: string; pageIds: string[] }> {
   const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Docs' }), 201).body.id;
   if (pages.length === 0) return { spaceId, pageIds: [] };
-  const written = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: pages.map((page) => insert(page.title, page.markdown)) })).body;
+  const written = ok(
+    await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: pages.map((page) => insert(page.title, page.markdown)) }),
+  ).body;
   return { spaceId, pageIds: written.changes.map((change: { page: { id: string } }) => change.page.id) };
 }
 
@@ -37,7 +45,8 @@ async function openRequest(spaceId: string, subject = 'Proposal', person: Person
   return { id: created.id, number: created.number };
 }
 
-const editRequest = (spaceId: string, requestId: string, changes: unknown[], person: Person = people.ada) => call(person, 'POST', `/v1/spaces/${spaceId}/change-requests/${requestId}/content`, { changes });
+const editRequest = (spaceId: string, requestId: string, changes: unknown[], person: Person = people.ada) =>
+  call(person, 'POST', `/v1/spaces/${spaceId}/change-requests/${requestId}/content`, { changes });
 const markdownOf = async (path: string) => ok(await call(people.ada, 'GET', `${path}?format=markdown`)).body.markdown as string;
 
 /** A markdown file to import, on loopback; `/counted.md` counts how often an import fetched it. */
@@ -48,7 +57,8 @@ let countedFetches = 0;
 beforeAll(async () => {
   site = createServer((request, response) => {
     if (request.url === '/counted.md') countedFetches += 1;
-    if (request.url === '/notes.md' || request.url === '/counted.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('# Release notes\n\nShipped.\n');
+    if (request.url === '/notes.md' || request.url === '/counted.md')
+      return response.writeHead(200, { 'content-type': 'text/markdown' }).end('# Release notes\n\nShipped.\n');
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -78,16 +88,36 @@ describe('lifecycle', () => {
     const space = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body;
     const created = ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'Typos' }), 201);
     expect(created.headers.etag).toBeDefined();
-    expect(created.body).toMatchObject({ object: 'change-request', number: 1, status: 'draft', subject: 'Typos', revision: space.revision, revisionInitial: space.revision, outdated: false, comments: 0, createdBy: { id: people.eve.id } });
+    expect(created.body).toMatchObject({
+      object: 'change-request',
+      number: 1,
+      status: 'draft',
+      subject: 'Typos',
+      revision: space.revision,
+      revisionInitial: space.revision,
+      outdated: false,
+      comments: 0,
+      createdBy: { id: people.eve.id },
+    });
     expect((await openRequest(spaceId)).number).toBe(2);
   });
 
   it("accepts the platform's template member and opens the request as it would without one (no templates here)", async () => {
     const { spaceId } = await spaceWith([{ title: 'Intro', markdown: 'Hello' }]);
-    const created = ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'From a template', template: { id: 'release-notes', params: {} } }), 201).body;
+    const created = ok(
+      await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, {
+        subject: 'From a template',
+        template: { id: 'release-notes', params: {} },
+      }),
+      201,
+    ).body;
     const pages = ok(await call(people.eve, 'GET', `/v1/spaces/${spaceId}/change-requests/${created.id}/content/pages`)).body.pages;
     expect(pages.map((page: { title: string }) => page.title)).toEqual(['Intro']);
-    expectError(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { template: { id: 'x', steps: [] } }), 400, /template must be \{ id/);
+    expectError(
+      await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { template: { id: 'x', steps: [] } }),
+      400,
+      /template must be \{ id/,
+    );
   });
 
   it('reads a request by id and by number', async () => {
@@ -109,14 +139,25 @@ describe('lifecycle', () => {
     const first = await openRequest(spaceId);
     const second = await openRequest(spaceId, 'Second', people.eve);
     const draft = await openRequest(spaceId, 'Draft');
-    for (const request of [first, second]) ok(await call(people.ada, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${request.id}`, { status: 'open' }));
+    for (const request of [first, second])
+      ok(await call(people.ada, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${request.id}`, { status: 'open' }));
     const open = ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests`)).body;
     expect(open.items.map((item: { id: string }) => item.id)).toEqual([second.id, first.id]);
-    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?status=draft`)).body.items.map((item: { id: string }) => item.id)).toEqual([draft.id]);
-    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?contributor=${people.eve.id}`)).body.items.map((item: { id: string }) => item.id)).toEqual([second.id]);
+    expect(
+      ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?status=draft`)).body.items.map(
+        (item: { id: string }) => item.id,
+      ),
+    ).toEqual([draft.id]);
+    expect(
+      ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?contributor=${people.eve.id}`)).body.items.map(
+        (item: { id: string }) => item.id,
+      ),
+    ).toEqual([second.id]);
     const paged = ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?limit=1`)).body;
     expect(paged.items).toHaveLength(1);
-    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?limit=1&page=${paged.next.page}`)).body.items[0].id).toBe(first.id);
+    expect(
+      ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?limit=1&page=${paged.next.page}`)).body.items[0].id,
+    ).toBe(first.id);
   });
 
   it('keeps the space counters by status', async () => {
@@ -124,14 +165,21 @@ describe('lifecycle', () => {
     const first = await openRequest(spaceId);
     await openRequest(spaceId);
     ok(await call(people.ada, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${first.id}`, { status: 'open' }));
-    expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body).toMatchObject({ changeRequests: 2, changeRequestsOpen: 1, changeRequestsDraft: 1 });
+    expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body).toMatchObject({
+      changeRequests: 2,
+      changeRequestsOpen: 1,
+      changeRequestsDraft: 1,
+    });
   });
 
   it('renames, archives and reopens; merged is final and an invalid move is 409', async () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId);
     const path = `/v1/spaces/${spaceId}/change-requests/${id}`;
-    expect(ok(await call(people.ada, 'PATCH', path, { subject: 'Renamed', status: 'archived' })).body).toMatchObject({ subject: 'Renamed', status: 'archived' });
+    expect(ok(await call(people.ada, 'PATCH', path, { subject: 'Renamed', status: 'archived' })).body).toMatchObject({
+      subject: 'Renamed',
+      status: 'archived',
+    });
     expect(ok(await call(people.ada, 'PATCH', path, { status: 'open' })).body.status).toBe('open');
     expectError(await call(people.ada, 'PATCH', path, { status: 'merged' }), 409, /merge it with POST/);
     ok(await call(people.ada, 'POST', `${path}/merge`));
@@ -156,7 +204,9 @@ describe('content of a change request', () => {
   it('edits the request line without touching main', async () => {
     const { spaceId, pageIds } = await spaceWith([{ title: 'Intro', markdown: 'Hello' }]);
     const { id } = await openRequest(spaceId);
-    const written = ok(await editRequest(spaceId, id, [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'Hello, world' } }])).body;
+    const written = ok(
+      await editRequest(spaceId, id, [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'Hello, world' } }]),
+    ).body;
     expect(written).toMatchObject({ changeRequest: id, changes: [{ object: 'updated_page' }] });
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.revision).toBe(written.revision);
     expect(await markdownOf(`/v1/spaces/${spaceId}/change-requests/${id}/content/page/${pageIds[0]}`)).toContain('Hello, world');
@@ -178,7 +228,16 @@ describe('content of a change request', () => {
     const { id } = await openRequest(spaceId);
     const head = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.revision;
     ok(await editRequest(spaceId, id, [insert('One', 'x')]));
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/content`, { changes: [insert('Two', 'y')] }, { 'if-match': `"${head}"` }), 412);
+    expectError(
+      await call(
+        people.ada,
+        'POST',
+        `/v1/spaces/${spaceId}/change-requests/${id}/content`,
+        { changes: [insert('Two', 'y')] },
+        { 'if-match': `"${head}"` },
+      ),
+      412,
+    );
     ok(await call(people.ada, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${id}`, { status: 'archived' }));
     expectError(await editRequest(spaceId, id, [insert('Three', 'z')]), 409, /archived/);
   });
@@ -186,7 +245,12 @@ describe('content of a change request', () => {
   it('imports into the request, not into main', async () => {
     const { spaceId } = await spaceWith([{ title: 'A', markdown: 'a' }]);
     const { id } = await openRequest(spaceId);
-    const imported = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/content/import`, { source: 'markdown', url: `${siteUrl}/notes.md` })).body;
+    const imported = ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/content/import`, {
+        source: 'markdown',
+        url: `${siteUrl}/notes.md`,
+      }),
+    ).body;
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.revision).toBe(imported.revision);
     const titles = async (path: string) => ok(await call(people.ada, 'GET', path)).body.pages.map((page: { title: string }) => page.title);
     expect(await titles(`/v1/spaces/${spaceId}/change-requests/${id}/content/pages`)).toEqual(['A', 'Release notes']);
@@ -207,9 +271,11 @@ describe('merge', () => {
     const { spaceId, pageIds } = await spaceWith([{ title: 'Intro', markdown: 'Hello' }]);
     const before = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body.revision;
     const { id } = await openRequest(spaceId);
-    const head = ok(await editRequest(spaceId, id, [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'Hello, merged' } }])).body.revision;
+    const head = ok(
+      await editRequest(spaceId, id, [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'Hello, merged' } }]),
+    ).body.revision;
     const merged = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/merge`)).body;
-    
+
     expect(merged).toEqual({ revision: expect.any(String), result: 'merge' });
     const revision = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/revisions/${merged.revision}`)).body;
     expect(revision).toMatchObject({ type: 'merge', parents: [before, head], mergedFrom: { object: 'change-request', id } });
@@ -219,7 +285,10 @@ describe('merge', () => {
   });
 
   it('merges two requests editing different pages', async () => {
-    const { spaceId, pageIds } = await spaceWith([{ title: 'A', markdown: 'alpha' }, { title: 'B', markdown: 'beta' }]);
+    const { spaceId, pageIds } = await spaceWith([
+      { title: 'A', markdown: 'alpha' },
+      { title: 'B', markdown: 'beta' },
+    ]);
     const first = await openRequest(spaceId);
     const second = await openRequest(spaceId);
     ok(await editRequest(spaceId, first.id, [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'alpha one' } }]));
@@ -241,18 +310,27 @@ describe('merge', () => {
     const main = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body.revision;
     const refused = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${second.id}/merge`);
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: 409, message: expect.stringMatching(/conflict/), conflicts: [{ page: { id: pageIds[0], title: 'A' }, kind: 'content' }] });
+    expect(refused.body.error).toMatchObject({
+      code: 409,
+      message: expect.stringMatching(/conflict/),
+      conflicts: [{ page: { id: pageIds[0], title: 'A' }, kind: 'content' }],
+    });
     expect(JSON.stringify(refused.body.error.conflicts[0])).toMatch(/lazy/);
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body.revision).toBe(main);
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${second.id}`)).body.status).toBe('draft');
   });
 
   it('merges a move on one side with an edit on the other', async () => {
-    const { spaceId, pageIds } = await spaceWith([{ title: 'Parent', markdown: 'p' }, { title: 'Child', markdown: 'child text' }]);
+    const { spaceId, pageIds } = await spaceWith([
+      { title: 'Parent', markdown: 'p' },
+      { title: 'Child', markdown: 'child text' },
+    ]);
     const mover = await openRequest(spaceId);
     const editor = await openRequest(spaceId);
     ok(await editRequest(spaceId, mover.id, [{ operation: 'update_page', page: pageIds[1], into: pageIds[0] }]));
-    ok(await editRequest(spaceId, editor.id, [{ operation: 'update_page', page: pageIds[1], document: { markdown: 'child text, edited' } }]));
+    ok(
+      await editRequest(spaceId, editor.id, [{ operation: 'update_page', page: pageIds[1], document: { markdown: 'child text, edited' } }]),
+    );
     ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${mover.id}/merge`));
     ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${editor.id}/merge`));
     const page = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageIds[1]}?format=markdown`)).body;
@@ -276,9 +354,13 @@ describe('merge', () => {
     const second = await openRequest(spaceId);
     ok(await editRequest(spaceId, first.id, [insert('First', 'one')]));
     ok(await editRequest(spaceId, second.id, [insert('Second', 'two')]));
-    const answers = await Promise.all([first, second].map((request) => call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/merge`)));
+    const answers = await Promise.all(
+      [first, second].map((request) => call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/merge`)),
+    );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
-    const titles = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/pages`)).body.pages.map((page: { title: string }) => page.title);
+    const titles = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/pages`)).body.pages.map(
+      (page: { title: string }) => page.title,
+    );
     expect(titles).toEqual(expect.arrayContaining(['A', 'First', 'Second']));
   });
 
@@ -291,15 +373,26 @@ describe('merge', () => {
 
 describe('update from main', () => {
   it('pulls main into the request, then merges', async () => {
-    const { spaceId, pageIds } = await spaceWith([{ title: 'A', markdown: 'alpha' }, { title: 'B', markdown: 'beta' }]);
+    const { spaceId, pageIds } = await spaceWith([
+      { title: 'A', markdown: 'alpha' },
+      { title: 'B', markdown: 'beta' },
+    ]);
     const { id } = await openRequest(spaceId);
     ok(await editRequest(spaceId, id, [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'alpha in request' } }]));
-    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'update_page', page: pageIds[1], document: { markdown: 'beta on main' } }] }));
+    ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'update_page', page: pageIds[1], document: { markdown: 'beta on main' } }],
+      }),
+    );
     const main = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body.revision;
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.outdated).toBe(true);
     const updated = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/update`)).body;
     expect(updated).toEqual({ revision: expect.any(String), result: 'update' });
-    expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body).toMatchObject({ revision: updated.revision, revisionMergedAncestor: main, outdated: false });
+    expect(ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body).toMatchObject({
+      revision: updated.revision,
+      revisionMergedAncestor: main,
+      outdated: false,
+    });
     expect(await markdownOf(`/v1/spaces/${spaceId}/change-requests/${id}/content/page/${pageIds[1]}`)).toContain('beta on main');
     const revision = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/revisions/${updated.revision}`)).body;
     expect(revision).toMatchObject({ type: 'update' });
@@ -314,8 +407,13 @@ describe('reviews', () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId, 'Please review', people.eve);
     ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/requested-reviewers`, { users: [people.ada.id] }));
-    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}/requested-reviewers`)).body.items).toEqual([{ object: 'requested-reviewer', user: expect.objectContaining({ id: people.ada.id }) }]);
-    const review = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/reviews`, { status: 'approved', body: 'LGTM' }), 201).body;
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}/requested-reviewers`)).body.items).toEqual([
+      { object: 'requested-reviewer', user: expect.objectContaining({ id: people.ada.id }) },
+    ]);
+    const review = ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/reviews`, { status: 'approved', body: 'LGTM' }),
+      201,
+    ).body;
     expect(review).toMatchObject({ status: 'approved', outdated: false, reviewer: { id: people.ada.id } });
     ok(await editRequest(spaceId, id, [insert('Later', 'x')], people.eve));
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}/reviews/${review.id}`)).body.outdated).toBe(true);
@@ -344,12 +442,14 @@ describe('reviews', () => {
     ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/merge`));
   });
 
-  it('records the request\'s life in the audit log', async () => {
+  it("records the request's life in the audit log", async () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId);
     ok(await editRequest(spaceId, id, [insert('Audited', 'x')]));
     ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${id}/merge`));
-    const actions = ok(await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${id}`)).body.items.map((item: { action: string }) => item.action);
+    const actions = ok(await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${id}`)).body.items.map(
+      (item: { action: string }) => item.action,
+    );
     expect(actions).toEqual(expect.arrayContaining(['change_request.created', 'change_request.content_edited', 'change_request.merged']));
   });
 
@@ -364,7 +464,10 @@ describe('reviews', () => {
 
 describe('PDF', () => {
   it('serves a PDF of the request behind a signed URL, one PDF page per content page', async () => {
-    const { spaceId } = await spaceWith([{ title: 'One', markdown: '# One\n\n- a\n- b\n\n```\ncode\n```' }, { title: 'Two', markdown: 'two' }]);
+    const { spaceId } = await spaceWith([
+      { title: 'One', markdown: '# One\n\n- a\n- b\n\n```\ncode\n```' },
+      { title: 'Two', markdown: 'two' },
+    ]);
     const { id } = await openRequest(spaceId);
     ok(await editRequest(spaceId, id, [insert('Three', 'three')]));
     const { url } = ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}/pdf`)).body;
@@ -393,7 +496,8 @@ describe('PDF', () => {
 });
 
 describe("the platform's list filters", () => {
-  const ids = async (spaceId: string, query: string) => ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests${query}`)).body.items.map((item: { id: string }) => item.id);
+  const ids = async (spaceId: string, query: string) =>
+    ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests${query}`)).body.items.map((item: { id: string }) => item.id);
   /** Two open requests: `first` by ada, created first but updated last; `second` by eve. */
   async function twoRequests() {
     const { spaceId } = await spaceWith([]);
@@ -422,7 +526,9 @@ describe("the platform's list filters", () => {
 
   it('filters by requested reviewer', async () => {
     const { spaceId, first } = await twoRequests();
-    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${first.id}/requested-reviewers`, { users: [people.rita.id] }));
+    ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${first.id}/requested-reviewers`, { users: [people.rita.id] }),
+    );
     expect(await ids(spaceId, `?requestedReviewer=${people.rita.id}`)).toEqual([first.id]);
     expect(await ids(spaceId, `?requestedReviewer=${people.eve.id}`)).toEqual([]);
   });
@@ -440,38 +546,62 @@ describe("the platform's list filters", () => {
 });
 
 describe('description and links', () => {
-  const paragraph = (text: string) => ({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }] });
-  const patch = (spaceId: string, id: string, body: unknown, person: Person = people.eve, headers?: Record<string, string>) => call(person, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${id}`, body, headers);
+  const paragraph = (text: string) => ({
+    object: 'document',
+    data: {},
+    nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
+  });
+  const patch = (spaceId: string, id: string, body: unknown, person: Person = people.eve, headers?: Record<string, string>) =>
+    call(person, 'PATCH', `/v1/spaces/${spaceId}/change-requests/${id}`, body, headers);
 
   it('stores the description, a JSON document, and returns it on reads and in lists', async () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId);
     const patched = ok(await patch(spaceId, id, { description: paragraph('Why this change') })).body;
-    expect(patched.description).toMatchObject({ object: 'document', nodes: [{ type: 'paragraph', nodes: [{ leaves: [{ text: 'Why this change' }] }] }] });
+    expect(patched.description).toMatchObject({
+      object: 'document',
+      nodes: [{ type: 'paragraph', nodes: [{ leaves: [{ text: 'Why this change' }] }] }],
+    });
     expect(platformSchemaProblem('ChangeRequest', patched)).toBeNull();
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.description).toEqual(patched.description);
-    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?status=draft`)).body.items[0].description).toEqual(patched.description);
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests?status=draft`)).body.items[0].description).toEqual(
+      patched.description,
+    );
   });
 
   it('refuses a description that is no valid document (400 naming description), and one from a reader (403)', async () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId);
     expectError(await patch(spaceId, id, { description: 'text' }), 400, /description/);
-    expectError(await patch(spaceId, id, { description: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'no-such-block', nodes: [] }] } }), 400);
+    expectError(
+      await patch(spaceId, id, {
+        description: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'no-such-block', nodes: [] }] },
+      }),
+      400,
+    );
     expectError(await patch(spaceId, id, { description: paragraph('Mine') }, people.rita), 403);
   });
 
   it('stores links with ids of their own, keeps one sent back with its id, and removes those left out', async () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId);
-    const first = ok(await patch(spaceId, id, { links: [{ ref: { kind: 'url', url: 'https://tickets.example/1' }, title: 'Ticket 1' }, { ref: { kind: 'url', url: 'https://tickets.example/2' } }] })).body;
+    const first = ok(
+      await patch(spaceId, id, {
+        links: [
+          { ref: { kind: 'url', url: 'https://tickets.example/1' }, title: 'Ticket 1' },
+          { ref: { kind: 'url', url: 'https://tickets.example/2' } },
+        ],
+      }),
+    ).body;
     expect(first.links).toEqual([
       { id: expect.any(String), ref: { kind: 'url', url: 'https://tickets.example/1' }, title: 'Ticket 1' },
       { id: expect.any(String), ref: { kind: 'url', url: 'https://tickets.example/2' } },
     ]);
     expect(platformSchemaProblem('ChangeRequest', first)).toBeNull();
     const kept = first.links[1].id;
-    const second = ok(await patch(spaceId, id, { links: [{ id: kept, ref: { kind: 'url', url: 'https://tickets.example/2b' }, title: 'Renamed' }] })).body;
+    const second = ok(
+      await patch(spaceId, id, { links: [{ id: kept, ref: { kind: 'url', url: 'https://tickets.example/2b' }, title: 'Renamed' }] }),
+    ).body;
     expect(second.links).toEqual([{ id: kept, ref: { kind: 'url', url: 'https://tickets.example/2b' }, title: 'Renamed' }]);
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${spaceId}/change-requests/${id}`)).body.links).toEqual(second.links);
   });
@@ -485,10 +615,20 @@ describe('description and links', () => {
   it('refuses a link id the request does not have, a URL that is not http(s), and more than ten links (400)', async () => {
     const { spaceId } = await spaceWith([]);
     const { id } = await openRequest(spaceId);
-    expectError(await patch(spaceId, id, { links: [{ id: 'NoSuchLink0000000000', ref: { kind: 'url', url: 'https://tickets.example/1' } }] }), 400, /has no link NoSuchLink0000000000/);
+    expectError(
+      await patch(spaceId, id, { links: [{ id: 'NoSuchLink0000000000', ref: { kind: 'url', url: 'https://tickets.example/1' } }] }),
+      400,
+      /has no link NoSuchLink0000000000/,
+    );
     expectError(await patch(spaceId, id, { links: [{ ref: { kind: 'url', url: 'javascript:alert(1)' } }] }), 400, /url/);
     expectError(await patch(spaceId, id, { links: [{ ref: { kind: 'file', url: 'https://tickets.example/1' } }] }), 400, /kind/);
-    expectError(await patch(spaceId, id, { links: Array.from({ length: 11 }, (_, i) => ({ ref: { kind: 'url', url: `https://tickets.example/${i}` } })) }), 400, /links/);
+    expectError(
+      await patch(spaceId, id, {
+        links: Array.from({ length: 11 }, (_, i) => ({ ref: { kind: 'url', url: `https://tickets.example/${i}` } })),
+      }),
+      400,
+      /links/,
+    );
   });
 
   it('answers 204 without the request when asked Prefer: return=minimal', async () => {
@@ -516,8 +656,15 @@ describe('If-Match on writes of a request (its ETag: the stream revision of the 
     const { id } = await openRequest(spaceId);
     ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/requested-reviewers`, { users: [people.eve.id] }));
     const { stale, current } = await movedOn(spaceId, id);
-    expectError(await call(people.ada, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, { 'if-match': stale }), 412);
-    expect(ok(await call(people.ada, 'GET', `${requestPath(spaceId, id)}/requested-reviewers`)).body.items).toEqual([expect.objectContaining({ user: expect.objectContaining({ id: people.eve.id }) })]);
+    expectError(
+      await call(people.ada, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, {
+        'if-match': stale,
+      }),
+      412,
+    );
+    expect(ok(await call(people.ada, 'GET', `${requestPath(spaceId, id)}/requested-reviewers`)).body.items).toEqual([
+      expect.objectContaining({ user: expect.objectContaining({ id: people.eve.id }) }),
+    ]);
     expect(ok(await call(people.ada, 'GET', requestPath(spaceId, id))).headers.etag).toBe(current);
   });
 
@@ -526,7 +673,12 @@ describe('If-Match on writes of a request (its ETag: the stream revision of the 
     const { id } = await openRequest(spaceId);
     ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/requested-reviewers`, { users: [people.eve.id] }));
     const { current } = await movedOn(spaceId, id);
-    ok(await call(people.ada, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, { 'if-match': current }), 204);
+    ok(
+      await call(people.ada, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, {
+        'if-match': current,
+      }),
+      204,
+    );
     expect(ok(await call(people.ada, 'GET', `${requestPath(spaceId, id)}/requested-reviewers`)).body.items).toEqual([]);
   });
 
@@ -547,19 +699,30 @@ describe('If-Match on writes of a request (its ETag: the stream revision of the 
     const { id } = await openRequest(spaceId);
     ok(await editRequest(spaceId, id, [insert('Proposed', 'x')]));
     const { current } = await movedOn(spaceId, id);
-    expect(ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/merge`, undefined, { 'if-match': current })).body).toEqual({ revision: expect.any(String), result: 'merge' });
+    expect(ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/merge`, undefined, { 'if-match': current })).body).toEqual({
+      revision: expect.any(String),
+      result: 'merge',
+    });
     expect(ok(await call(people.ada, 'GET', requestPath(spaceId, id))).body.status).toBe('merged');
   });
 
   it("refuses an update from main with a stale If-Match (412), the request's head unchanged", async () => {
     const { spaceId, pageIds } = await spaceWith([{ title: 'A', markdown: 'alpha' }]);
     const { id } = await openRequest(spaceId);
-    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'alpha on main' } }] }));
+    ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'update_page', page: pageIds[0], document: { markdown: 'alpha on main' } }],
+      }),
+    );
     const { stale, current } = await movedOn(spaceId, id);
     const head = ok(await call(people.ada, 'GET', requestPath(spaceId, id))).body.revision;
     expectError(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/update`, undefined, { 'if-match': stale }), 412);
     const after = ok(await call(people.ada, 'GET', requestPath(spaceId, id)));
-    expect({ etag: after.headers.etag, revision: after.body.revision, outdated: after.body.outdated }).toEqual({ etag: current, revision: head, outdated: true });
+    expect({ etag: after.headers.etag, revision: after.body.revision, outdated: after.body.outdated }).toEqual({
+      etag: current,
+      revision: head,
+      outdated: true,
+    });
     ok(await call(people.ada, 'POST', `${requestPath(spaceId, id)}/update`, undefined, { 'if-match': current }));
   });
 
@@ -568,7 +731,12 @@ describe('If-Match on writes of a request (its ETag: the stream revision of the 
     const { id } = await openRequest(spaceId);
     const { stale } = await movedOn(spaceId, id);
     expectError(await call(people.eve, 'POST', `${requestPath(spaceId, id)}/merge`, undefined, { 'if-match': stale }), 403, /review/);
-    expectError(await call(people.rita, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, { 'if-match': stale }), 403);
+    expectError(
+      await call(people.rita, 'DELETE', `${requestPath(spaceId, id)}/requested-reviewers/${people.eve.id}`, undefined, {
+        'if-match': stale,
+      }),
+      403,
+    );
   });
 
   it("answers a page of the request with the request's head revision as its ETag, the one its content answers", async () => {
@@ -587,7 +755,10 @@ describe('If-Match on writes of a request (its ETag: the stream revision of the 
     ok(await editRequest(spaceId, id, [insert('B', 'beta')]));
     const current = ok(await call(people.ada, 'GET', pagePath)).headers.etag;
     const fetchesBefore = countedFetches;
-    expectError(await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/counted.md` }, { 'if-match': stale }), 412);
+    expectError(
+      await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/counted.md` }, { 'if-match': stale }),
+      412,
+    );
     expect(countedFetches).toBe(fetchesBefore);
     expect(ok(await call(people.ada, 'GET', pagePath)).headers.etag).toBe(current);
   });
@@ -597,7 +768,9 @@ describe('If-Match on writes of a request (its ETag: the stream revision of the 
     const { id } = await openRequest(spaceId);
     const pagePath = `${requestPath(spaceId, id)}/content/page/${pageIds[0]}`;
     const current = ok(await call(people.ada, 'GET', pagePath)).headers.etag as string;
-    const imported = ok(await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/notes.md` }, { 'if-match': current }));
+    const imported = ok(
+      await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/notes.md` }, { 'if-match': current }),
+    );
     expect(imported.headers.etag).toBe(`"${imported.body.revision}"`);
     expect(ok(await call(people.ada, 'GET', pagePath)).headers.etag).toBe(imported.headers.etag);
   });

@@ -31,7 +31,8 @@ let gus: Person;
 let zed: Person;
 let secondOrganizationId: string;
 
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 
 function expectStatus(response: Response, status: number): void {
   expect({ status: response.status, body: response.body }).toEqual({ status, body: status === 204 ? '' : expect.anything() });
@@ -92,10 +93,18 @@ describe('create, get and patch', () => {
       title: 'Guides',
       organization: organizationId,
       defaultLevel: null,
-      urls: { location: `${service.url}/v1/collections/${created.body.id}`, app: `${service.url}/o/${organizationId}/c/${created.body.id}` },
+      urls: {
+        location: `${service.url}/v1/collections/${created.body.id}`,
+        app: `${service.url}/o/${organizationId}/c/${created.body.id}`,
+      },
       permissions: { view: true, admin: true, viewInviteLinks: true, create: true },
     });
-    expect((await call(rita, 'GET', `/v1/collections/${created.body.id}`)).body.permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
+    expect((await call(rita, 'GET', `/v1/collections/${created.body.id}`)).body.permissions).toEqual({
+      view: true,
+      admin: false,
+      viewInviteLinks: false,
+      create: false,
+    });
     expectError(await call(gus, 'GET', `/v1/collections/${created.body.id}`), 404);
     expectError(await call(zed, 'GET', `/v1/collections/${created.body.id}`), 404);
     expectError(await call(rita, 'POST', `/v1/orgs/${organizationId}/collections`, { title: 'No' }), 403);
@@ -109,7 +118,11 @@ describe('create, get and patch', () => {
     const organizationId = await organization('Patch');
     const collection = await createCollection(organizationId, { title: 'Before' });
     const space = await createSpace(organizationId, { title: 'Inside', parent: collection.id });
-    const patched = await call(ada, 'PATCH', `/v1/collections/${collection.id}`, { title: 'After', description: 'About it', defaultLevel: 'edit' });
+    const patched = await call(ada, 'PATCH', `/v1/collections/${collection.id}`, {
+      title: 'After',
+      description: 'About it',
+      defaultLevel: 'edit',
+    });
     expectStatus(patched, 200);
     expect(patched.body).toMatchObject({ title: 'After', description: 'About it', defaultLevel: 'edit' });
     expect((await call(rita, 'GET', `/v1/spaces/${space.id}`)).body.permissions).toMatchObject({ edit: true, admin: false });
@@ -156,7 +169,10 @@ describe('POST /v1/collections/{collectionId}/move', () => {
     const a = await createCollection(organizationId, { title: 'a' });
     const b = await createCollection(organizationId, { title: 'b' });
     const c = await createCollection(organizationId, { title: 'c' });
-    expectStatus(await call(ada, 'POST', `/v1/collections/${c.id}/move`, { position: { before: { type: 'collection', collection: a.id } } }), 200);
+    expectStatus(
+      await call(ada, 'POST', `/v1/collections/${c.id}/move`, { position: { before: { type: 'collection', collection: a.id } } }),
+      200,
+    );
     expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([c.id, a.id, b.id]);
     const nested = await call(ada, 'POST', `/v1/collections/${b.id}/move`, { parent: a.id });
     expect(nested.body.parent).toBe(a.id);
@@ -164,7 +180,10 @@ describe('POST /v1/collections/{collectionId}/move', () => {
     expectError(await call(ada, 'POST', `/v1/collections/${a.id}/move`, { parent: b.id }), 400, /descendants/);
     expectError(await call(ada, 'POST', `/v1/collections/${a.id}/move`, { parent: a.id }), 400, /itself/);
     expectError(await call(rita, 'POST', `/v1/collections/${a.id}/move`, { parent: null }), 403);
-    const back = await call(ada, 'POST', `/v1/collections/${b.id}/move`, { parent: null, position: { after: { type: 'collection', collection: c.id } } });
+    const back = await call(ada, 'POST', `/v1/collections/${b.id}/move`, {
+      parent: null,
+      position: { after: { type: 'collection', collection: c.id } },
+    });
     expect(back.body.parent).toBeUndefined();
     expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([c.id, b.id, a.id]);
   });
@@ -232,7 +251,13 @@ describe('audit log', () => {
     await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { parent: null });
     await call(ada, 'POST', `/v1/collections/${collection.id}/transfer`, { organization: secondOrganizationId });
     const log = await call(ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${collection.id}&limit=100`);
-    expect(log.body.items.map((item: { action: string }) => item.action).sort()).toEqual(['collection.created', 'collection.moved', 'collection.moved', 'collection.transferred', 'collection.updated']);
+    expect(log.body.items.map((item: { action: string }) => item.action).sort()).toEqual([
+      'collection.created',
+      'collection.moved',
+      'collection.moved',
+      'collection.transferred',
+      'collection.updated',
+    ]);
     await call(ada, 'DELETE', `/v1/collections/${collection.id}`);
     const second = await call(ada, 'GET', `/v1/orgs/${secondOrganizationId}/audit-events?target=${collection.id}`);
     expect(second.body.items.map((item: { action: string }) => item.action)).toEqual(['collection.deleted']);
@@ -240,7 +265,8 @@ describe('audit log', () => {
 });
 
 describe('If-Match on collection writes', () => {
-  const write = (method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, path, { token: ada.token, body, headers: { 'if-match': ifMatch } });
+  const write = (method: string, path: string, ifMatch: string, body?: unknown) =>
+    service.request(method, path, { token: ada.token, body, headers: { 'if-match': ifMatch } });
 
   it('PATCH with the current ETag changes the collection (200, next ETag); with a stale one 412 and nothing changes', async () => {
     const collection = await createCollection(await organization('If-Match patch'), { title: 'Before' });
@@ -293,8 +319,14 @@ describe('POST /v1/collections/{collectionId}/transfer to an organization the ca
     const collection = await createCollection(organizationId, { title: 'Stays' });
     const existing = await call(ada, 'POST', `/v1/collections/${collection.id}/transfer`, { organization: hidden });
     const missing = await call(ada, 'POST', `/v1/collections/${collection.id}/transfer`, { organization: 'nosuchorganization0' });
-    expect({ status: existing.status, body: existing.body }).toEqual({ status: 404, body: { error: { code: 404, message: `no organization ${hidden}` } } });
-    expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: { error: { code: 404, message: 'no organization nosuchorganization0' } } });
+    expect({ status: existing.status, body: existing.body }).toEqual({
+      status: 404,
+      body: { error: { code: 404, message: `no organization ${hidden}` } },
+    });
+    expect({ status: missing.status, body: missing.body }).toEqual({
+      status: 404,
+      body: { error: { code: 404, message: 'no organization nosuchorganization0' } },
+    });
     expect((await call(ada, 'GET', `/v1/collections/${collection.id}`)).body.organization).toBe(organizationId);
   });
 });
@@ -302,7 +334,9 @@ describe('POST /v1/collections/{collectionId}/transfer to an organization the ca
 describe('concurrent creates, then moves next to each collection', () => {
   it('creates many collections at once and then places one before and after each of them as asked, never answering 5xx', async () => {
     const organizationId = await organization('Crowd');
-    const created = await Promise.all(Array.from({ length: 30 }, (_, i) => call(ada, 'POST', `/v1/orgs/${organizationId}/collections`, { title: `crowd ${i}` })));
+    const created = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => call(ada, 'POST', `/v1/orgs/${organizationId}/collections`, { title: `crowd ${i}` })),
+    );
     expect(created.map((response) => response.status)).toEqual(created.map(() => 201));
     const list = () => ids(`/v1/orgs/${organizationId}/collections`);
     let order = await list();
@@ -310,7 +344,9 @@ describe('concurrent creates, then moves next to each collection', () => {
     for (const [i, anchor] of [...order].entries()) {
       if (anchor === mover) continue;
       const where = i % 2 === 0 ? 'before' : 'after';
-      const moved = await call(ada, 'POST', `/v1/collections/${mover}/move`, { position: { [where]: { type: 'collection', collection: anchor } } });
+      const moved = await call(ada, 'POST', `/v1/collections/${mover}/move`, {
+        position: { [where]: { type: 'collection', collection: anchor } },
+      });
       expect({ anchor, where, status: moved.status }).toEqual({ anchor, where, status: 200 });
       const expected = order.filter((id) => id !== mover);
       expected.splice(expected.indexOf(anchor) + (where === 'after' ? 1 : 0), 0, mover);
@@ -326,8 +362,16 @@ describe('ids named like Object.prototype members', () => {
     const collection = await createCollection(organizationId, { title: 'Box' });
     expectError(await call(ada, 'POST', `/v1/orgs/${organizationId}/collections`, { title: 'x', parent: id }), 400, /parent/);
     expectError(await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { parent: id }), 400, /parent/);
-    expectError(await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { position: { before: { type: 'collection', collection: id } } }), 400, /position/);
-    expectError(await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { position: { after: { type: 'collection', collection: id } } }), 400, /position/);
+    expectError(
+      await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { position: { before: { type: 'collection', collection: id } } }),
+      400,
+      /position/,
+    );
+    expectError(
+      await call(ada, 'POST', `/v1/collections/${collection.id}/move`, { position: { after: { type: 'collection', collection: id } } }),
+      400,
+      /position/,
+    );
     expect((await call(ada, 'GET', `/v1/collections/${collection.id}`)).headers.etag).toBe('"0"');
     expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([collection.id]);
   });
@@ -340,7 +384,12 @@ describe("the platform's members of collections", () => {
     const patched = await call(ada, 'PATCH', `/v1/collections/${collection.id}`, { defaultLevel: 'inherit' });
     expectStatus(patched, 200);
     expect(patched.body.defaultLevel).toBe('inherit');
-    expect((await call(rita, 'GET', `/v1/collections/${collection.id}`)).body.permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
+    expect((await call(rita, 'GET', `/v1/collections/${collection.id}`)).body.permissions).toEqual({
+      view: true,
+      admin: false,
+      viewInviteLinks: false,
+      create: false,
+    });
   });
 
   it('refuses a defaultLevel that is no role nor inherit (400 naming defaultLevel)', async () => {
@@ -363,7 +412,10 @@ describe("the platform's members of collections", () => {
     const space = await createSpace(organizationId, { title: 's' });
     const x = await createCollection(organizationId, { title: 'x' });
     const y = await createCollection(organizationId, { title: 'y' });
-    expectStatus(await call(ada, 'POST', `/v1/collections/${y.id}/move`, { position: { before: { type: 'space', space: space.id } } }), 200);
+    expectStatus(
+      await call(ada, 'POST', `/v1/collections/${y.id}/move`, { position: { before: { type: 'space', space: space.id } } }),
+      200,
+    );
     expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([y.id, x.id]);
   });
 
@@ -372,7 +424,11 @@ describe("the platform's members of collections", () => {
     const box = await createCollection(organizationId, { title: 'box' });
     const other = await createCollection(organizationId, { title: 'other' });
     const inside = await createSpace(organizationId, { title: 'inside', parent: box.id });
-    expectError(await call(ada, 'POST', `/v1/collections/${other.id}/move`, { position: { before: { type: 'space', space: inside.id } } }), 400, new RegExp(`space ${inside.id}`));
+    expectError(
+      await call(ada, 'POST', `/v1/collections/${other.id}/move`, { position: { before: { type: 'space', space: inside.id } } }),
+      400,
+      new RegExp(`space ${inside.id}`),
+    );
     expect((await call(ada, 'GET', `/v1/collections/${other.id}`)).headers.etag).toBe('"0"');
   });
 
@@ -383,12 +439,18 @@ describe("the platform's members of collections", () => {
     const inner = await createCollection(organizationId, { title: 'inner', parent: doomed.id });
     const last = await createSpace(organizationId, { title: 'last', parent: doomed.id });
     const after = await createCollection(organizationId, { title: 'after' });
-    expectStatus(await call(ada, 'POST', `/v1/spaces/${last.id}/move`, { position: { before: { type: 'collection', collection: inner.id } } }), 200);
+    expectStatus(
+      await call(ada, 'POST', `/v1/spaces/${last.id}/move`, { position: { before: { type: 'collection', collection: inner.id } } }),
+      200,
+    );
     expectStatus(await call(ada, 'DELETE', `/v1/collections/${doomed.id}`), 204);
     // At the top level, after what was there: `after`, then first, last, inner in their order.
     expect(await ids(`/v1/orgs/${organizationId}/collections`)).toEqual([after.id, inner.id]);
     expect(await ids(`/v1/orgs/${organizationId}/spaces`)).toEqual([first.id, last.id]);
-    expectStatus(await call(ada, 'POST', `/v1/spaces/${first.id}/move`, { position: { after: { type: 'collection', collection: inner.id } } }), 200);
+    expectStatus(
+      await call(ada, 'POST', `/v1/spaces/${first.id}/move`, { position: { after: { type: 'collection', collection: inner.id } } }),
+      200,
+    );
     expect(await ids(`/v1/orgs/${organizationId}/spaces`)).toEqual([last.id, first.id]);
   });
 });

@@ -20,7 +20,8 @@ let service: RunningService;
 let organizationId: string;
 const people: Record<'ada' | 'cleo' | 'eve' | 'rita', Person> = {} as never;
 
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 
 interface Fixture {
   spaceId: string;
@@ -31,7 +32,11 @@ interface Fixture {
 
 async function space(): Promise<Fixture> {
   const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Docs' }), 201).body.id;
-  const written = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Guide', document: { markdown: 'First paragraph.\n\nSecond paragraph.' } }] })).body;
+  const written = ok(
+    await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+      changes: [{ operation: 'insert_page', title: 'Guide', document: { markdown: 'First paragraph.\n\nSecond paragraph.' } }],
+    }),
+  ).body;
   const pageId = written.changes[0].page.id;
   const page = ok(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body;
   return { spaceId, pageId, keys: [page.document.nodes[0].key, page.document.nodes[1].key] };
@@ -42,13 +47,19 @@ const groups = [
   { name: 'space', base: async (f: Fixture) => `/v1/spaces/${f.spaceId}` },
   {
     name: 'change request',
-    base: async (f: Fixture) => `/v1/spaces/${f.spaceId}/change-requests/${ok(await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/change-requests`, { subject: 'Review me' }), 201).body.id}`,
+    base: async (f: Fixture) =>
+      `/v1/spaces/${f.spaceId}/change-requests/${ok(await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/change-requests`, { subject: 'Review me' }), 201).body.id}`,
   },
 ];
 
 beforeAll(async () => {
   service = await startService();
-  for (const [name, role] of [['ada', null], ['cleo', 'comment'], ['eve', 'edit'], ['rita', 'read']] as const) {
+  for (const [name, role] of [
+    ['ada', null],
+    ['cleo', 'comment'],
+    ['eve', 'edit'],
+    ['rita', 'read'],
+  ] as const) {
     const created = await service.createUser(`${name}@comments.example`, name);
     people[name] = { id: created.user.id, token: created.token };
     void role;
@@ -71,7 +82,8 @@ describe.each(groups)('$name comments', ({ base }) => {
     path = await base(f);
   });
 
-  const post = async (person: Person, body: unknown, extra: Record<string, unknown> = {}) => ok(await call(person, 'POST', `${path}/comments`, { page: f.pageId, body, ...extra }), 201).body;
+  const post = async (person: Person, body: unknown, extra: Record<string, unknown> = {}) =>
+    ok(await call(person, 'POST', `${path}/comments`, { page: f.pageId, body, ...extra }), 201).body;
 
   it('posts a comment on a block, with the block’s text as preview', async () => {
     const comment = await post(people.cleo, { markdown: 'Is this **right**?' }, { node: f.keys[0] });
@@ -79,13 +91,22 @@ describe.each(groups)('$name comments', ({ base }) => {
       object: 'comment',
       postedBy: { id: people.cleo.id },
       body: { markdown: expect.stringContaining('**right**') },
-      target: { node: { id: f.keys[0], preview: 'First paragraph.' }, page: { id: f.pageId, title: 'Guide', outdated: false }, space: f.spaceId },
+      target: {
+        node: { id: f.keys[0], preview: 'First paragraph.' },
+        page: { id: f.pageId, title: 'Guide', outdated: false },
+        space: f.spaceId,
+      },
       status: 'open',
       replies: 0,
       reactions: [],
       permissions: { view: true, edit: true, reply: true, delete: true },
     });
-    expect(ok(await call(people.rita, 'GET', `${path}/comments/${comment.id}`)).body.permissions).toEqual({ view: true, edit: false, reply: false, delete: false });
+    expect(ok(await call(people.rita, 'GET', `${path}/comments/${comment.id}`)).body.permissions).toEqual({
+      view: true,
+      edit: false,
+      reply: false,
+      delete: false,
+    });
   });
 
   it('returns the body as a document with format=document, and resolves @mentions to users', async () => {
@@ -116,7 +137,10 @@ describe.each(groups)('$name comments', ({ base }) => {
   it('lets only the author edit the body, and the author or an admin delete', async () => {
     const comment = await post(people.cleo, { markdown: 'Draft' });
     expectError(await call(people.eve, 'PUT', `${path}/comments/${comment.id}`, { body: { markdown: 'Hijacked' } }), 403, /author/);
-    expect(ok(await call(people.cleo, 'PUT', `${path}/comments/${comment.id}`, { body: { markdown: 'Edited' } })).body).toMatchObject({ body: { markdown: expect.stringContaining('Edited') }, editedAt: expect.any(String) });
+    expect(ok(await call(people.cleo, 'PUT', `${path}/comments/${comment.id}`, { body: { markdown: 'Edited' } })).body).toMatchObject({
+      body: { markdown: expect.stringContaining('Edited') },
+      editedAt: expect.any(String),
+    });
     expectError(await call(people.eve, 'DELETE', `${path}/comments/${comment.id}`), 403);
     ok(await call(people.ada, 'DELETE', `${path}/comments/${comment.id}`), 204);
     expectError(await call(people.ada, 'GET', `${path}/comments/${comment.id}`), 404);
@@ -137,7 +161,16 @@ describe.each(groups)('$name comments', ({ base }) => {
     ok(await call(people.eve, 'PUT', `${path}/comments/${comment.id}`, { addedReactions: ['👍'] }));
     ok(await call(people.eve, 'PUT', `${path}/comments/${comment.id}`, { addedReactions: ['👍'] }));
     const read = ok(await call(people.rita, 'PUT', `${path}/comments/${comment.id}`, { removedReactions: ['🎉'] })).body;
-    expect(read.reactions).toEqual([{ emoji: '👍', count: 2, users: [expect.objectContaining({ user: expect.objectContaining({ id: people.rita.id }) }), expect.objectContaining({ user: expect.objectContaining({ id: people.eve.id }) })] }]);
+    expect(read.reactions).toEqual([
+      {
+        emoji: '👍',
+        count: 2,
+        users: [
+          expect.objectContaining({ user: expect.objectContaining({ id: people.rita.id }) }),
+          expect.objectContaining({ user: expect.objectContaining({ id: people.eve.id }) }),
+        ],
+      },
+    ]);
     expectError(await call(people.rita, 'PUT', `${path}/comments/${comment.id}`, { addedReactions: ['not an emoji'] }), 400);
   });
 
@@ -145,11 +178,25 @@ describe.each(groups)('$name comments', ({ base }) => {
     const comment = await post(people.cleo, { markdown: 'Thread' });
     const first = ok(await call(people.eve, 'POST', `${path}/comments/${comment.id}/replies`, { body: { markdown: 'One' } }), 201).body;
     const second = ok(await call(people.ada, 'POST', `${path}/comments/${comment.id}/replies`, { body: { markdown: 'Two' } }), 201).body;
-    expect(first).toMatchObject({ object: 'comment-reply', postedBy: { id: people.eve.id }, body: { markdown: expect.stringContaining('One') } });
+    expect(first).toMatchObject({
+      object: 'comment-reply',
+      postedBy: { id: people.eve.id },
+      body: { markdown: expect.stringContaining('One') },
+    });
     const listed = ok(await call(people.rita, 'GET', `${path}/comments/${comment.id}/replies?limit=1`)).body;
     expect(listed).toMatchObject({ count: 2, items: [{ id: first.id }], next: { page: expect.any(String) } });
-    expectError(await call(people.ada, 'PUT', `${path}/comments/${comment.id}/replies/${first.id}`, { body: { markdown: 'Not mine' } }), 403);
-    expect(ok(await call(people.eve, 'PUT', `${path}/comments/${comment.id}/replies/${first.id}`, { body: { markdown: 'One, edited' }, addedReactions: ['👀'] })).body).toMatchObject({ editedAt: expect.any(String), reactions: [{ emoji: '👀', count: 1 }] });
+    expectError(
+      await call(people.ada, 'PUT', `${path}/comments/${comment.id}/replies/${first.id}`, { body: { markdown: 'Not mine' } }),
+      403,
+    );
+    expect(
+      ok(
+        await call(people.eve, 'PUT', `${path}/comments/${comment.id}/replies/${first.id}`, {
+          body: { markdown: 'One, edited' },
+          addedReactions: ['👀'],
+        }),
+      ).body,
+    ).toMatchObject({ editedAt: expect.any(String), reactions: [{ emoji: '👀', count: 1 }] });
     ok(await call(people.ada, 'DELETE', `${path}/comments/${comment.id}/replies/${second.id}`), 204);
     expect(ok(await call(people.rita, 'GET', `${path}/comments/${comment.id}`)).body.replies).toBe(1);
     ok(await call(people.cleo, 'DELETE', `${path}/comments/${comment.id}`), 204);
@@ -159,12 +206,14 @@ describe.each(groups)('$name comments', ({ base }) => {
   it('filters by status, page and authors, orders, and pages', async () => {
     const fresh = await space();
     const where = await base(fresh);
-    const postIn = async (person: Person, markdown: string) => ok(await call(person, 'POST', `${where}/comments`, { page: fresh.pageId, body: { markdown } }), 201).body;
+    const postIn = async (person: Person, markdown: string) =>
+      ok(await call(person, 'POST', `${where}/comments`, { page: fresh.pageId, body: { markdown } }), 201).body;
     const a = await postIn(people.cleo, 'a');
     const b = await postIn(people.eve, 'b');
     const c = await postIn(people.cleo, 'c');
     ok(await call(people.ada, 'PUT', `${where}/comments/${b.id}`, { resolved: true }));
-    const ids = async (query: string) => ok(await call(people.rita, 'GET', `${where}/comments${query}`)).body.items.map((item: { id: string }) => item.id);
+    const ids = async (query: string) =>
+      ok(await call(people.rita, 'GET', `${where}/comments${query}`)).body.items.map((item: { id: string }) => item.id);
     expect(await ids('')).toEqual([c.id, b.id, a.id]);
     expect(await ids('?order=asc')).toEqual([a.id, b.id, c.id]);
     expect(await ids('?status=open')).toEqual([c.id, a.id]);
@@ -194,9 +243,21 @@ describe('counters and outdated targets', () => {
     const requestId = ok(await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/change-requests`, {}), 201).body.id;
     const onSpace = async () => ok(await call(people.ada, 'GET', `/v1/spaces/${f.spaceId}`)).body.comments;
     const onRequest = async () => ok(await call(people.ada, 'GET', `/v1/spaces/${f.spaceId}/change-requests/${requestId}`)).body.comments;
-    const first = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: '1' } }), 201).body;
-    const second = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: '2' } }), 201).body;
-    ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/change-requests/${requestId}/comments`, { page: f.pageId, body: { markdown: '3' } }), 201);
+    const first = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: '1' } }),
+      201,
+    ).body;
+    const second = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: '2' } }),
+      201,
+    ).body;
+    ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/change-requests/${requestId}/comments`, {
+        page: f.pageId,
+        body: { markdown: '3' },
+      }),
+      201,
+    );
     expect([await onSpace(), await onRequest()]).toEqual([2, 1]);
     ok(await call(people.ada, 'PUT', `/v1/spaces/${f.spaceId}/comments/${first.id}`, { resolved: true }));
     expect(await onSpace()).toBe(1);
@@ -206,9 +267,27 @@ describe('counters and outdated targets', () => {
 
   it('marks a comment outdated once its block changes, and not when another block does', async () => {
     const f = await space();
-    const onFirst = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, node: f.keys[0], body: { markdown: 'on first' } }), 201).body;
-    const onSecond = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, node: f.keys[1], body: { markdown: 'on second' } }), 201).body;
-    ok(await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/content`, { changes: [{ operation: 'update_page', page: f.pageId, document: { markdown: 'First paragraph, rewritten.\n\nSecond paragraph.' } }] }));
+    const onFirst = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, {
+        page: f.pageId,
+        node: f.keys[0],
+        body: { markdown: 'on first' },
+      }),
+      201,
+    ).body;
+    const onSecond = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, {
+        page: f.pageId,
+        node: f.keys[1],
+        body: { markdown: 'on second' },
+      }),
+      201,
+    ).body;
+    ok(
+      await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/content`, {
+        changes: [{ operation: 'update_page', page: f.pageId, document: { markdown: 'First paragraph, rewritten.\n\nSecond paragraph.' } }],
+      }),
+    );
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${f.spaceId}/comments/${onFirst.id}`)).body.target.page.outdated).toBe(true);
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${f.spaceId}/comments/${onSecond.id}`)).body.target.page.outdated).toBe(false);
   });
@@ -218,18 +297,36 @@ describe('counters and outdated targets', () => {
     const requestId = ok(await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/change-requests`, {}), 201).body.id;
     const onRequest = `/v1/spaces/${f.spaceId}/change-requests/${requestId}`;
     const comment = ok(await call(people.cleo, 'POST', `${onRequest}/comments`, { page: f.pageId, body: { markdown: 'x' } }), 201).body;
-    const reply = ok(await call(people.eve, 'POST', `${onRequest}/comments/${comment.id}/replies`, { body: { markdown: 'done' } }), 201).body;
+    const reply = ok(
+      await call(people.eve, 'POST', `${onRequest}/comments/${comment.id}/replies`, { body: { markdown: 'done' } }),
+      201,
+    ).body;
     ok(await call(people.eve, 'PUT', `${onRequest}/comments/${comment.id}/replies/${reply.id}`, { resolved: true }));
     expect(ok(await call(people.eve, 'GET', `${onRequest}/comments/${comment.id}`)).body.status).toBe('resolved');
-    const spaceComment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'y' } }), 201).body;
-    const spaceReply = ok(await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${spaceComment.id}/replies`, { body: { markdown: 'z' } }), 201).body;
-    expectError(await call(people.eve, 'PUT', `/v1/spaces/${f.spaceId}/comments/${spaceComment.id}/replies/${spaceReply.id}`, { resolved: true }), 400);
+    const spaceComment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'y' } }),
+      201,
+    ).body;
+    const spaceReply = ok(
+      await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${spaceComment.id}/replies`, { body: { markdown: 'z' } }),
+      201,
+    ).body;
+    expectError(
+      await call(people.eve, 'PUT', `/v1/spaces/${f.spaceId}/comments/${spaceComment.id}/replies/${spaceReply.id}`, { resolved: true }),
+      400,
+    );
   });
 
   it('hides a change request’s comments from the space’s list and the other way round', async () => {
     const f = await space();
     const requestId = ok(await call(people.ada, 'POST', `/v1/spaces/${f.spaceId}/change-requests`, {}), 201).body.id;
-    const onRequest = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/change-requests/${requestId}/comments`, { page: f.pageId, body: { markdown: 'x' } }), 201).body;
+    const onRequest = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/change-requests/${requestId}/comments`, {
+        page: f.pageId,
+        body: { markdown: 'x' },
+      }),
+      201,
+    ).body;
     expect(ok(await call(people.ada, 'GET', `/v1/spaces/${f.spaceId}/comments`)).body.items).toEqual([]);
     expectError(await call(people.ada, 'GET', `/v1/spaces/${f.spaceId}/comments/${onRequest.id}`), 404);
   });
@@ -243,7 +340,11 @@ describe("the platform's shapes", () => {
   const onSpace = () => `/v1/spaces/${f.spaceId}`;
   const postOn = async (person: Person, body: unknown) => call(person, 'POST', `${onSpace()}/comments`, body);
   /** A JSON document of one paragraph, as the platform's clients send it. */
-  const paragraph = (text: string) => ({ object: 'document', data: {}, nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }] });
+  const paragraph = (text: string) => ({
+    object: 'document',
+    data: {},
+    nodes: [{ object: 'block', type: 'paragraph', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] }],
+  });
 
   it("answers 201 with the comment in the platform's shape when a comment is posted (the interface document's status; the platform answers 200)", async () => {
     const answer = await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Status?' } });
@@ -262,12 +363,17 @@ describe("the platform's shapes", () => {
     const comment = ok(await postOn(people.cleo, { body: { markdown: 'About the whole space' } }), 201).body;
     expect(comment.target).toEqual({ space: f.spaceId, revision: expect.any(String) });
     expect(platformSchemaProblem('Comment', comment)).toBeNull();
-    expect(ok(await call(people.rita, 'GET', `${onSpace()}/comments`)).body.items.map((item: { id: string }) => item.id)).toContain(comment.id);
+    expect(ok(await call(people.rita, 'GET', `${onSpace()}/comments`)).body.items.map((item: { id: string }) => item.id)).toContain(
+      comment.id,
+    );
   });
 
   it('posts a comment on a change request as a whole when page is absent', async () => {
     const requestId = ok(await call(people.ada, 'POST', `${onSpace()}/change-requests`, {}), 201).body.id;
-    const comment = ok(await call(people.cleo, 'POST', `${onSpace()}/change-requests/${requestId}/comments`, { body: { markdown: 'Whole request' } }), 201).body;
+    const comment = ok(
+      await call(people.cleo, 'POST', `${onSpace()}/change-requests/${requestId}/comments`, { body: { markdown: 'Whole request' } }),
+      201,
+    ).body;
     expect(comment.target).toEqual({ space: f.spaceId, changeRequest: requestId, revision: expect.any(String) });
   });
 
@@ -279,29 +385,59 @@ describe("the platform's shapes", () => {
     const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { document: paragraph('Sent as a document') } }), 201).body;
     expect(comment.body).toEqual({ markdown: 'Sent as a document\n' });
     const asDocument = ok(await call(people.rita, 'GET', `${onSpace()}/comments/${comment.id}?format=document`)).body;
-    expect(asDocument.body.document).toMatchObject({ object: 'document', nodes: [{ type: 'paragraph', nodes: [{ leaves: [{ text: 'Sent as a document' }] }] }] });
+    expect(asDocument.body.document).toMatchObject({
+      object: 'document',
+      nodes: [{ type: 'paragraph', nodes: [{ leaves: [{ text: 'Sent as a document' }] }] }],
+    });
     expect(platformSchemaProblem('Comment', asDocument)).toBeNull();
   });
 
   it('takes a reply’s and an edit’s body as { document }', async () => {
     const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Markdown first' } }), 201).body;
-    expect(ok(await call(people.cleo, 'PUT', `${onSpace()}/comments/${comment.id}`, { body: { document: paragraph('Edited as a document') } })).body.body).toEqual({ markdown: 'Edited as a document\n' });
-    expect(ok(await call(people.eve, 'POST', `${onSpace()}/comments/${comment.id}/replies`, { body: { document: paragraph('Replied as a document') } }), 201).body.body).toEqual({ markdown: 'Replied as a document\n' });
+    expect(
+      ok(await call(people.cleo, 'PUT', `${onSpace()}/comments/${comment.id}`, { body: { document: paragraph('Edited as a document') } }))
+        .body.body,
+    ).toEqual({ markdown: 'Edited as a document\n' });
+    expect(
+      ok(
+        await call(people.eve, 'POST', `${onSpace()}/comments/${comment.id}/replies`, {
+          body: { document: paragraph('Replied as a document') },
+        }),
+        201,
+      ).body.body,
+    ).toEqual({ markdown: 'Replied as a document\n' });
   });
 
   it('refuses a { document } body that is no document, or an invalid one, with 400 naming body.document', async () => {
     expectError(await postOn(people.cleo, { page: f.pageId, body: { document: 'text' } }), 400, /body\.document/);
-    expectError(await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'no-such-block', nodes: [] }] } } }), 400);
-    expectError(await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: [] } } }), 400, /body\.document must not be empty/);
+    expectError(
+      await postOn(people.cleo, {
+        page: f.pageId,
+        body: { document: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'no-such-block', nodes: [] }] } },
+      }),
+      400,
+    );
+    expectError(
+      await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: [] } } }),
+      400,
+      /body\.document must not be empty/,
+    );
   });
 
   it('refuses a { document } body whose markdown would pass 64 KiB (400 naming the size)', async () => {
     const long = Array.from({ length: 40 }, (_, i) => paragraph(`${i} ${'word '.repeat(400)}`).nodes[0]);
-    expectError(await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: long } } }), 400, /body\.document is too large: as markdown it is \d+ characters, at most 65536/);
+    expectError(
+      await postOn(people.cleo, { page: f.pageId, body: { document: { object: 'document', data: {}, nodes: long } } }),
+      400,
+      /body\.document is too large: as markdown it is \d+ characters, at most 65536/,
+    );
   });
 
   it('keeps a table cell target and shows it', async () => {
-    const comment = ok(await postOn(people.cleo, { page: f.pageId, tableCell: { record: 'row1', definition: 'col1' }, body: { markdown: 'This cell' } }), 201).body;
+    const comment = ok(
+      await postOn(people.cleo, { page: f.pageId, tableCell: { record: 'row1', definition: 'col1' }, body: { markdown: 'This cell' } }),
+      201,
+    ).body;
     expect(comment.target.tableCell).toEqual({ record: 'row1', definition: 'col1' });
     expect(platformSchemaProblem('Comment', comment)).toBeNull();
     expectError(await postOn(people.cleo, { page: f.pageId, tableCell: { record: '../x' }, body: { markdown: 'x' } }), 400, /tableCell/);
@@ -310,7 +446,10 @@ describe("the platform's shapes", () => {
   it('takes reactions as Unicode codepoints: added as 1f44d, it is 👍, and removed as 👍', async () => {
     const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'React by codepoint' } }), 201).body;
     const added = ok(await call(people.rita, 'PUT', `${onSpace()}/comments/${comment.id}`, { addedReactions: ['1f44d', '1F389'] })).body;
-    expect(added.reactions.map((reaction: { emoji: string; count: number }) => [reaction.emoji, reaction.count])).toEqual([['👍', 1], ['🎉', 1]]);
+    expect(added.reactions.map((reaction: { emoji: string; count: number }) => [reaction.emoji, reaction.count])).toEqual([
+      ['👍', 1],
+      ['🎉', 1],
+    ]);
     const removed = ok(await call(people.rita, 'PUT', `${onSpace()}/comments/${comment.id}`, { removedReactions: ['👍', '🎉'] })).body;
     expect(removed.reactions).toEqual([]);
   });
@@ -332,10 +471,13 @@ describe("the platform's shapes", () => {
     const comment = ok(await postOn(people.cleo, { page: f.pageId, body: { markdown: 'Who replies?' } }), 201).body;
     expect(comment.repliers).toEqual([]);
     const replies = [];
-    for (const person of [people.eve, people.ada, people.eve]) replies.push(ok(await call(person, 'POST', `${onSpace()}/comments/${comment.id}/replies`, { body: { markdown: 'Me' } }), 201).body);
+    for (const person of [people.eve, people.ada, people.eve])
+      replies.push(ok(await call(person, 'POST', `${onSpace()}/comments/${comment.id}/replies`, { body: { markdown: 'Me' } }), 201).body);
     ok(await call(people.ada, 'DELETE', `${onSpace()}/comments/${comment.id}/replies/${replies[1].id}`), 204);
     const read = ok(await call(people.rita, 'GET', `${onSpace()}/comments/${comment.id}`)).body;
-    expect(read.repliers).toEqual([{ user: expect.objectContaining({ object: 'user', id: people.eve.id }), count: 2, updatedAt: replies[2].postedAt }]);
+    expect(read.repliers).toEqual([
+      { user: expect.objectContaining({ object: 'user', id: people.eve.id }), count: 2, updatedAt: replies[2].postedAt },
+    ]);
     expect(platformSchemaProblem('Comment', read)).toBeNull();
   });
 });
@@ -344,22 +486,31 @@ describe('bodies in the blob store', () => {
   it('keeps a heavy body out of the event log: the event carries the blob’s hash and the markdown, and reads answer both', async () => {
     const f = await space();
     const list = Array.from({ length: 300 }, (_, i) => `${'  '.repeat(i % 6)}- item ${i}`).join('\n');
-    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: list } }), 201).body;
+    const comment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: list } }),
+      201,
+    ).body;
     const history = ok(await service.request('GET', `/v1/admin/streams/comment-${comment.id}`, { token: service.adminToken })).body;
     const posted = history.items.find((event: { type: string }) => event.type === 'CommentPosted');
     expect(posted.data.body).toEqual({ blob: expect.stringMatching(/^[0-9a-f]{64}$/), markdown: comment.body.markdown });
-    const asDocument = ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}?format=document`)).body.body.document;
+    const asDocument = ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}?format=document`)).body.body
+      .document;
     expect(JSON.stringify(asDocument).length).toBeGreaterThan(JSON.stringify(posted.data).length);
     expect(asDocument.nodes[0].type).toBe('list-unordered');
   });
 
   it('keeps a reply’s and an edit’s body in the blob store too', async () => {
     const f = await space();
-    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'First' } }), 201).body;
+    const comment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'First' } }),
+      201,
+    ).body;
     ok(await call(people.cleo, 'PUT', `/v1/spaces/${f.spaceId}/comments/${comment.id}`, { body: { markdown: 'Edited' } }));
     ok(await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: 'Reply' } }), 201);
     const history = ok(await service.request('GET', `/v1/admin/streams/comment-${comment.id}`, { token: service.adminToken })).body;
-    const bodies = history.items.filter((event: { type: string }) => ['CommentEdited', 'CommentReplyPosted'].includes(event.type)).map((event: { data: { body: unknown } }) => event.data.body);
+    const bodies = history.items
+      .filter((event: { type: string }) => ['CommentEdited', 'CommentReplyPosted'].includes(event.type))
+      .map((event: { data: { body: unknown } }) => event.data.body);
     expect(bodies).toEqual([
       { blob: expect.stringMatching(/^[0-9a-f]{64}$/), markdown: 'Edited\n' },
       { blob: expect.stringMatching(/^[0-9a-f]{64}$/), markdown: 'Reply\n' },
@@ -377,23 +528,34 @@ describe('bodies rendered once, when written', () => {
 
   it('reads a markdown comment and reply back with the markdown it always did, rendered in the untrusted-work pool', async () => {
     const f = await space();
-    const sent = 'Is this **right**, _really_?\n\n- one `code`\n  - nested [link](https://example.com/a)\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```';
+    const sent =
+      'Is this **right**, _really_?\n\n- one `code`\n  - nested [link](https://example.com/a)\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```';
     // What reads answered before bodies kept their markdown (content's converter, then its export).
-    const rendered = 'Is this **right**, *really*?\n\n- one `code`\n\n  - nested [link](https://example.com/a)\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```\n';
+    const rendered =
+      'Is this **right**, *really*?\n\n- one `code`\n\n  - nested [link](https://example.com/a)\n\n1. first\n2. second\n\n> quoted\n\n```js\nlet x = 1;\n```\n';
     const before = await bodiesConverted();
-    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: sent } }), 201).body;
-    const reply = ok(await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: sent } }), 201).body;
+    const comment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: sent } }),
+      201,
+    ).body;
+    const reply = ok(
+      await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: sent } }),
+      201,
+    ).body;
     expect(await bodiesConverted()).toBeGreaterThanOrEqual(before + 2);
     expect(comment.body).toEqual({ markdown: rendered });
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}`)).body.body).toEqual({ markdown: rendered });
     expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments`)).body.items[0].body).toEqual({ markdown: rendered });
-    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies/${reply.id}`)).body.body).toEqual({ markdown: rendered });
+    expect(ok(await call(people.rita, 'GET', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies/${reply.id}`)).body.body).toEqual({
+      markdown: rendered,
+    });
   });
 });
 
 describe('If-Match on comments and replies', () => {
   /** A write sent with `If-Match: tag`. */
-  const conditional = (person: Person, method: string, path: string, tag: string, body?: unknown) => service.request(method, path, { token: person.token, body, headers: { 'if-match': tag } });
+  const conditional = (person: Person, method: string, path: string, tag: string, body?: unknown) =>
+    service.request(method, path, { token: person.token, body, headers: { 'if-match': tag } });
   /** The resource as `person` reads it now: its ETag and its body. */
   const read = async (person: Person, path: string) => {
     const response = ok(await call(person, 'GET', path));
@@ -404,7 +566,10 @@ describe('If-Match on comments and replies', () => {
 
   it('answers a comment with its ETag; a PUT naming a stale one is 412 and changes nothing; one naming the current ETag is applied', async () => {
     const f = await space();
-    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Version one' } }), 201).body;
+    const comment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Version one' } }),
+      201,
+    ).body;
     const at = `/v1/spaces/${f.spaceId}/comments/${comment.id}`;
     ok(await call(people.cleo, 'PUT', at, { body: { markdown: 'Version two' } }));
     const before = await read(people.cleo, at);
@@ -445,7 +610,10 @@ describe('If-Match on comments and replies', () => {
 
   it('answers who may not make the change with their 403, not a 412 that would tell them the version', async () => {
     const f = await space();
-    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Mine' } }), 201).body;
+    const comment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Mine' } }),
+      201,
+    ).body;
     const at = `/v1/spaces/${f.spaceId}/comments/${comment.id}`;
     expectError(await conditional(people.rita, 'PUT', at, '"999"', { body: { markdown: 'Not hers' } }), 403, /author/);
     expectError(await conditional(people.eve, 'DELETE', at, '"999"'), 403, /author/);
@@ -453,8 +621,14 @@ describe('If-Match on comments and replies', () => {
 
   it('answers someone outside the organization 404 for a comment and a reply, whatever If-Match they send', async () => {
     const f = await space();
-    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Internal' } }), 201).body;
-    const reply = ok(await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: 'Internal too' } }), 201).body;
+    const comment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'Internal' } }),
+      201,
+    ).body;
+    const reply = ok(
+      await call(people.eve, 'POST', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies`, { body: { markdown: 'Internal too' } }),
+      201,
+    ).body;
     const created = await service.createUser('mallory@elsewhere.example', 'mallory');
     const mallory: Person = { id: created.user.id, token: created.token };
     const at = `/v1/spaces/${f.spaceId}/comments/${comment.id}`;
@@ -466,8 +640,17 @@ describe('If-Match on comments and replies', () => {
 
   it('answers 404 for an unknown reply of a visible comment, not 412', async () => {
     const f = await space();
-    const comment = ok(await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'No replies' } }), 201).body;
-    expectError(await conditional(people.ada, 'PUT', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies/NoSuchReply000000000`, '"999"', { addedReactions: ['👍'] }), 404, /reply/);
+    const comment = ok(
+      await call(people.cleo, 'POST', `/v1/spaces/${f.spaceId}/comments`, { page: f.pageId, body: { markdown: 'No replies' } }),
+      201,
+    ).body;
+    expectError(
+      await conditional(people.ada, 'PUT', `/v1/spaces/${f.spaceId}/comments/${comment.id}/replies/NoSuchReply000000000`, '"999"', {
+        addedReactions: ['👍'],
+      }),
+      404,
+      /reply/,
+    );
   });
 
   it('declares the ETag on the comment and reply reads and If-Match with 412 on their writes in the OpenAPI document', async () => {
@@ -477,7 +660,11 @@ describe('If-Match on comments and replies', () => {
         expect(document.paths[resource].get.responses['200'].headers?.ETag).toBeDefined();
         for (const method of ['put', 'delete']) {
           const operation = document.paths[resource][method];
-          expect(operation.parameters.some((parameter: { in: string; name: string }) => parameter.in === 'header' && parameter.name === 'If-Match')).toBe(true);
+          expect(
+            operation.parameters.some(
+              (parameter: { in: string; name: string }) => parameter.in === 'header' && parameter.name === 'If-Match',
+            ),
+          ).toBe(true);
           expect(operation.responses['412']).toBeDefined();
         }
       }

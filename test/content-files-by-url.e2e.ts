@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiSpec, type ApiSpec } from '../libs/testing/src';
+import { apiSpec, type ApiSpec } from '#testing';
 
 let files: Server;
 let fileUrl: string;
@@ -48,7 +48,10 @@ describe('insert_files by URL without IMPORT_ALLOW_PRIVATE_NETWORKS', () => {
     const { spaceId, token } = await spaceIn(api);
     const before = requests;
     const refused = await api.request('POST', `/v1/spaces/${spaceId}/content`, { token, body: withUrl(fileUrl) });
-    expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: { error: { code: 400, message: expect.stringMatching(/private|loopback/) } } });
+    expect({ status: refused.status, body: refused.body }).toEqual({
+      status: 400,
+      body: { error: { code: 400, message: expect.stringMatching(/private|loopback/) } },
+    });
     expect(requests).toBe(before);
     expect((await api.request('GET', `/v1/spaces/${spaceId}/content`, { token })).body.files).toEqual([]);
   });

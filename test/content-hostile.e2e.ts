@@ -28,7 +28,10 @@ let filesUrl: string;
 const served = { requests: 0, running: 0, mostAtOnce: 0 };
 
 /** A 2×3 PNG (its header says so). */
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000020000000308060000009db2d2a30000000d4944415478da636060f80f0001040100f5e6cd6b0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000020000000308060000009db2d2a30000000d4944415478da636060f80f0001040100f5e6cd6b0000000049454e44ae426082',
+  'hex',
+);
 const MEBIBYTE = Buffer.alloc(MIB, 7);
 
 /** A markdown list of about `bytes`, nested three levels: a shape micromark reads slowly. */
@@ -44,9 +47,19 @@ function nestedList(bytes: number, seed = 0): string {
 }
 
 /** README.md is 3 MiB of text (past the 3 MiB a page's markdown may take), a few KB compressed. */
-const INFLATING_ZIP = Buffer.from(zipSync({ 'SUMMARY.md': strToU8('# Summary\n\n* [Intro](README.md)\n'), 'README.md': strToU8(`# Intro\n\n${'a'.repeat(3 * MIB)}\n`) }, { level: 9 }));
+const INFLATING_ZIP = Buffer.from(
+  zipSync(
+    { 'SUMMARY.md': strToU8('# Summary\n\n* [Intro](README.md)\n'), 'README.md': strToU8(`# Intro\n\n${'a'.repeat(3 * MIB)}\n`) },
+    { level: 9 },
+  ),
+);
 /** 30 pages of 40 KB nested lists: each alone converts within the budget, all together do not. */
-const MANY_PAGES_ZIP = Buffer.from(zipSync(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`page-${i}.md`, strToU8(`# Page ${i}\n\n${nestedList(40 * 1024, i)}\n`)])), { level: 9 }));
+const MANY_PAGES_ZIP = Buffer.from(
+  zipSync(
+    Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`page-${i}.md`, strToU8(`# Page ${i}\n\n${nestedList(40 * 1024, i)}\n`)])),
+    { level: 9 },
+  ),
+);
 
 async function startFileServer(): Promise<void> {
   files = createServer((request, response) => {
@@ -55,7 +68,8 @@ async function startFileServer(): Promise<void> {
     served.mostAtOnce = Math.max(served.mostAtOnce, served.running);
     response.on('close', () => served.running--);
     const path = (request.url ?? '/').split('?')[0];
-    const send = (type: string, body: Buffer) => response.writeHead(200, { 'content-type': type, 'content-length': String(body.length) }).end(body);
+    const send = (type: string, body: Buffer) =>
+      response.writeHead(200, { 'content-type': type, 'content-length': String(body.length) }).end(body);
     if (path.startsWith('/mebibyte-')) return send('application/octet-stream', MEBIBYTE);
     if (path === '/pixel.png') return send('image/png', PNG);
     if (path === '/inflating.zip') return send('application/zip', INFLATING_ZIP);
@@ -95,7 +109,9 @@ let warmSpaceId: string | undefined;
 async function warmPool(): Promise<void> {
   const spaceId = (warmSpaceId ??= await createSpace('Warm-up'));
   for (let attempt = 1; ; attempt++) {
-    const response = await call('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Warm', document: { markdown: '# Warm\n\n- a\n  - b\n' } }] });
+    const response = await call('POST', `/v1/spaces/${spaceId}/content`, {
+      changes: [{ operation: 'insert_page', title: 'Warm', document: { markdown: '# Warm\n\n- a\n  - b\n' } }],
+    });
     if (response.status === 200 || attempt === 5) return;
   }
 }
@@ -103,7 +119,12 @@ async function warmPool(): Promise<void> {
 beforeAll(async () => {
   await startFileServer();
   service = await startService({
-    env: { IMPORT_ALLOW_PRIVATE_NETWORKS: 'true', CONTENT_CONVERSION_TIME_MS: String(CONVERSION_TIME_MS), CONTENT_UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES), UNTRUSTED_WORK_THREADS: '1' },
+    env: {
+      IMPORT_ALLOW_PRIVATE_NETWORKS: 'true',
+      CONTENT_CONVERSION_TIME_MS: String(CONVERSION_TIME_MS),
+      CONTENT_UPLOAD_MAX_BYTES: String(UPLOAD_MAX_BYTES),
+      UNTRUSTED_WORK_THREADS: '1',
+    },
   });
   ({ token } = await service.createUser('ada@hostile-content.example', 'Ada'));
   organizationId = (await call('POST', '/v1/orgs', { title: 'Hostile content' })).body.id;
@@ -118,7 +139,11 @@ describe('markdown conversion', () => {
   it('writes a page of a 40 KB nested markdown list, converted on the pool, while GET /health answers 200', async () => {
     const spaceId = await createSpace('One list');
     await warmPool();
-    const { answer, health } = await whileHealthChecked(() => call('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'List', document: { markdown: nestedList(40 * 1024) } }] }));
+    const { answer, health } = await whileHealthChecked(() =>
+      call('POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'insert_page', title: 'List', document: { markdown: nestedList(40 * 1024) } }],
+      }),
+    );
     expect(health.status).toBe(200);
     expect(answer.status).toBe(200);
     const page = (await call('GET', `/v1/spaces/${spaceId}/content/page/${answer.body.changes[0].page.id}`)).body;
@@ -128,7 +153,11 @@ describe('markdown conversion', () => {
   it('refuses with 422 a batch of 50 such pages, whose conversions together pass the one budget of the write, and stores none of them, while GET /health answers 200', async () => {
     const spaceId = await createSpace('Fifty lists');
     const before = await contentOf(spaceId);
-    const changes = Array.from({ length: 50 }, (_, i) => ({ operation: 'insert_page', title: `List ${i}`, document: { markdown: nestedList(40 * 1024, i) } }));
+    const changes = Array.from({ length: 50 }, (_, i) => ({
+      operation: 'insert_page',
+      title: `List ${i}`,
+      document: { markdown: nestedList(40 * 1024, i) },
+    }));
     const { answer, health } = await whileHealthChecked(() => call('POST', `/v1/spaces/${spaceId}/content`, { changes }));
     expect(health.status).toBe(200);
     expectError(answer, 422, /converting markdown for this write took longer than its budget of 5 s/);
@@ -141,7 +170,9 @@ describe('zip imports', () => {
   it('refuses with 413 a zip whose README.md inflates past what a page may be, naming the entry, before reading it, while GET /health answers 200', async () => {
     const spaceId = await createSpace('Inflating zip');
     const before = await contentOf(spaceId);
-    const { answer, health } = await whileHealthChecked(() => call('POST', `/v1/spaces/${spaceId}/content/import`, { source: 'zip', url: `${filesUrl}/inflating.zip` }));
+    const { answer, health } = await whileHealthChecked(() =>
+      call('POST', `/v1/spaces/${spaceId}/content/import`, { source: 'zip', url: `${filesUrl}/inflating.zip` }),
+    );
     expect(health.status).toBe(200);
     expectError(answer, 413, /archive entry README\.md is larger than the \d+ bytes a page's markdown may have/);
     expect((await contentOf(spaceId)).id).toBe(before.id);
@@ -150,7 +181,9 @@ describe('zip imports', () => {
   it('refuses with 422 a zip of 30 pages whose conversions together pass the one budget of the import, and imports none of them, while GET /health answers 200', async () => {
     const spaceId = await createSpace('Many pages');
     const before = await contentOf(spaceId);
-    const { answer, health } = await whileHealthChecked(() => call('POST', `/v1/spaces/${spaceId}/content/import`, { source: 'zip', url: `${filesUrl}/many-pages.zip` }));
+    const { answer, health } = await whileHealthChecked(() =>
+      call('POST', `/v1/spaces/${spaceId}/content/import`, { source: 'zip', url: `${filesUrl}/many-pages.zip` }),
+    );
     expect(health.status).toBe(200);
     expectError(answer, 422, /for this import took longer than its budget of 5 s/);
     const after = await contentOf(spaceId);
@@ -171,10 +204,18 @@ describe('files by URL', () => {
       { name: 'one.bin', url: `${filesUrl}/mebibyte-1` },
       { name: 'two.bin', url: `${filesUrl}/mebibyte-2` },
     ];
-    const { answer, health } = await whileHealthChecked(() => call('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_files', files: fileList }] }));
+    const { answer, health } = await whileHealthChecked(() =>
+      call('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_files', files: fileList }] }),
+    );
     expect(health.status).toBe(200);
     expect(answer.status).toBe(200);
-    expect(answer.body.insertedFiles.map((file: { name: string; size: number; dimensions?: unknown }) => [file.name, file.size, file.dimensions])).toEqual([
+    expect(
+      answer.body.insertedFiles.map((file: { name: string; size: number; dimensions?: unknown }) => [
+        file.name,
+        file.size,
+        file.dimensions,
+      ]),
+    ).toEqual([
       ['pixel.png', PNG.length, { width: 2, height: 3 }],
       ['one.bin', MIB, undefined],
       ['two.bin', MIB, undefined],
@@ -189,7 +230,10 @@ describe('files by URL', () => {
     await warmPool();
     const before = await contentOf(spaceId);
     const fileList = Array.from({ length: 10 }, (_, i) => ({ name: `file-${i}.bin`, url: `${filesUrl}/mebibyte-${i}` }));
-    const changes = [{ operation: 'insert_page', title: 'With files', document: { markdown: 'Some text.' } }, { operation: 'insert_files', files: fileList }];
+    const changes = [
+      { operation: 'insert_page', title: 'With files', document: { markdown: 'Some text.' } },
+      { operation: 'insert_files', files: fileList },
+    ];
     const { answer, health } = await whileHealthChecked(() => call('POST', `/v1/spaces/${spaceId}/content`, { changes }));
     expect(health.status).toBe(200);
     expectError(answer, 413, `the files of this write are larger than ${UPLOAD_MAX_BYTES} bytes together (passed at file file-3.bin)`);
@@ -202,7 +246,9 @@ describe('files by URL', () => {
   it('refuses with 413 a batch whose inline files alone pass CONTENT_UPLOAD_MAX_BYTES, before fetching any file by URL', async () => {
     const spaceId = await createSpace('Inline files');
     const inline = Array.from({ length: 4 }, (_, i) => ({ name: `inline-${i}.bin`, base64: MEBIBYTE.toString('base64') }));
-    const answer = await call('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_files', files: [{ name: 'first.bin', url: `${filesUrl}/mebibyte-0` }, ...inline] }] });
+    const answer = await call('POST', `/v1/spaces/${spaceId}/content`, {
+      changes: [{ operation: 'insert_files', files: [{ name: 'first.bin', url: `${filesUrl}/mebibyte-0` }, ...inline] }],
+    });
     expectError(answer, 413, /the files of this write are larger than \d+ bytes together \(passed at file inline-3\.bin\)/);
     expect(served.requests).toBe(0);
     expect((await contentOf(spaceId)).files).toEqual([]);

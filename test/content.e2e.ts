@@ -32,7 +32,14 @@ interface Page {
 interface WriteResult {
   revision: string;
   changes: Array<{ object: string; page: { id: string; title: string; path: string }; ref?: string }>;
-  insertedFiles: Array<{ id: string; name: string; contentType: string; downloadURL: string; size: number; dimensions?: { width: number; height: number } }>;
+  insertedFiles: Array<{
+    id: string;
+    name: string;
+    contentType: string;
+    downloadURL: string;
+    size: number;
+    dimensions?: { width: number; height: number };
+  }>;
 }
 
 let service: RunningService;
@@ -58,7 +65,12 @@ async function write(spaceId: string, changes: unknown[], headers?: Record<strin
   return response.body;
 }
 
-const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({ operation: 'insert_page', title, document: { markdown }, ...extra });
+const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({
+  operation: 'insert_page',
+  title,
+  document: { markdown },
+  ...extra,
+});
 
 /** A small site, a markdown file and zips for the imports, on loopback. */
 let site: Server;
@@ -69,8 +81,10 @@ const LOGO = Buffer.from('89504e470d0a1a0a0000000d494844520000000100000001080600
 
 function startSite(): Promise<void> {
   const pages: Record<string, string> = {
-    '/docs/': '<html><head><title>Home</title></head><body><nav>menu</nav><main><h1>Welcome</h1><p>Start with the <a href="/docs/guide/">guide</a> or <a href="https://elsewhere.example/">elsewhere</a>.</p><img src="/docs/logo.png" alt="logo"></main></body></html>',
-    '/docs/guide/': '<html><body><main><h1>Guide</h1><p>Install the <b>tool</b>. See <a href="/docs/missing/">a missing page</a>.</p><ul><li>one</li><li>two</li></ul></main></body></html>',
+    '/docs/':
+      '<html><head><title>Home</title></head><body><nav>menu</nav><main><h1>Welcome</h1><p>Start with the <a href="/docs/guide/">guide</a> or <a href="https://elsewhere.example/">elsewhere</a>.</p><img src="/docs/logo.png" alt="logo"></main></body></html>',
+    '/docs/guide/':
+      '<html><body><main><h1>Guide</h1><p>Install the <b>tool</b>. See <a href="/docs/missing/">a missing page</a>.</p><ul><li>one</li><li>two</li></ul></main></body></html>',
   };
   const zip = zipSync({
     'SUMMARY.md': strToU8('# Summary\n\n* [Intro](README.md)\n* [Setup](setup.md)\n  * [Linux](setup/linux.md)\n'),
@@ -85,7 +99,10 @@ function startSite(): Promise<void> {
     if (path === '/counted.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('# Counted\n\nFetched.\n');
     if (pages[path]) return response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pages[path]);
     if (path === '/docs/logo.png') return response.writeHead(200, { 'content-type': 'image/png' }).end(LOGO);
-    if (path === '/notes.md') return response.writeHead(200, { 'content-type': 'text/markdown' }).end('---\ntitle: Release notes\n---\n\n## 1.0\n\n- [x] shipped\n- [ ] next\n');
+    if (path === '/notes.md')
+      return response
+        .writeHead(200, { 'content-type': 'text/markdown' })
+        .end('---\ntitle: Release notes\n---\n\n## 1.0\n\n- [x] shipped\n- [ ] next\n');
     if (path === '/book.zip') return response.writeHead(200, { 'content-type': 'application/zip' }).end(Buffer.from(zip));
     if (path === '/loop') return response.writeHead(302, { location: '/loop' }).end();
     if (path === '/huge.md') {
@@ -94,10 +111,12 @@ function startSite(): Promise<void> {
     }
     response.writeHead(404).end('not found');
   });
-  return new Promise((resolve) => site.listen(0, '127.0.0.1', () => {
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    site.listen(0, '127.0.0.1', () => {
+      siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+      resolve();
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -124,7 +143,16 @@ describe('a new space', () => {
     const space = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}`)).body;
     const content = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`);
     expectStatus(content, 200);
-    expect(content.body).toMatchObject({ object: 'revision', id: space.revision, parents: [], type: 'edits', pages: [], files: [], reusableContents: [], variables: {} });
+    expect(content.body).toMatchObject({
+      object: 'revision',
+      id: space.revision,
+      parents: [],
+      type: 'edits',
+      pages: [],
+      files: [],
+      reusableContents: [],
+      variables: {},
+    });
     expect(content.headers.etag).toBe(`"${space.revision}"`);
   });
 });
@@ -137,7 +165,10 @@ describe('POST /v1/spaces/{spaceId}/content (the batch write)', () => {
     spaceId = await createSpace('Handbook');
     result = await write(spaceId, [
       insert('Getting started', '# Getting started\n\nRead the [install guide](./install.md).', { ref: 'start' }),
-      insert('Install', 'Run `npm install`.\n\n{% hint style="warning" %}\nNeeds Node 20.\n{% endhint %}', { ref: 'install', into: 'start' }),
+      insert('Install', 'Run `npm install`.\n\n{% hint style="warning" %}\nNeeds Node 20.\n{% endhint %}', {
+        ref: 'install',
+        into: 'start',
+      }),
       insert('Linux', 'On Linux, use the package.', { into: 'install' }),
       { operation: 'insert_page', type: 'group', title: 'Reference' },
     ]);
@@ -207,13 +238,20 @@ describe('POST /v1/spaces/{spaceId}/content (the batch write)', () => {
     const before = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).body.id;
     const install = result.changes[1].page.id;
     const linux = result.changes[2].page.id;
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'update_page', page: install, into: linux }] }), 400);
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'update_page', page: install, into: linux }],
+      }),
+      400,
+    );
     expect((await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).body.id).toBe(before);
   });
 
   it('applies a batch all or nothing: a failing change leaves no revision', async () => {
     const before = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).body.id;
-    const response = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [insert('Fine', 'ok'), { operation: 'delete_page', page: 'AAAAAAAAAAAAAAAAAAAA' }] });
+    const response = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+      changes: [insert('Fine', 'ok'), { operation: 'delete_page', page: 'AAAAAAAAAAAAAAAAAAAA' }],
+    });
     expectError(response, 404);
     expect((await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).body.id).toBe(before);
   });
@@ -221,7 +259,10 @@ describe('POST /v1/spaces/{spaceId}/content (the batch write)', () => {
   it('answers 412 when If-Match names a revision that is no longer the head', async () => {
     const head = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag;
     await write(spaceId, [insert('Newer', 'x')], { 'if-match': head });
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [insert('Stale', 'x')] }, { 'if-match': head }), 412);
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [insert('Stale', 'x')] }, { 'if-match': head }),
+      412,
+    );
   });
 
   it('answers 409 on a locked space', async () => {
@@ -254,7 +295,13 @@ describe('files', () => {
   beforeAll(async () => {
     spaceId = await createSpace('Files');
     const result = await write(spaceId, [
-      { operation: 'insert_files', files: [{ name: 'logo.png', base64: LOGO.toString('base64'), ref: 'logo' }, { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') }] },
+      {
+        operation: 'insert_files',
+        files: [
+          { name: 'logo.png', base64: LOGO.toString('base64'), ref: 'logo' },
+          { name: 'notes.txt', base64: Buffer.from('hello').toString('base64') },
+        ],
+      },
       insert('With image', '![the logo](./logo)'),
     ]);
     file = result.insertedFiles[0];
@@ -314,9 +361,13 @@ describe('evaluated bodies', () => {
 
   it('substitutes the values of the head revision once the variables change', async () => {
     const spaceId = await createSpace('Changing variables');
-    const result = await write(spaceId, [{ operation: 'update_variables', variables: { product: 'Acme' } }, insert('Vars', 'Welcome to {{ space.vars.product }}.')]);
+    const result = await write(spaceId, [
+      { operation: 'update_variables', variables: { product: 'Acme' } },
+      insert('Vars', 'Welcome to {{ space.vars.product }}.'),
+    ]);
     const pageId = result.changes[0].page.id;
-    const read = async () => (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown&evaluated=true`)).body.markdown;
+    const read = async () =>
+      (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown&evaluated=true`)).body.markdown;
     expect(await read()).toContain('Welcome to Acme.');
     await write(spaceId, [{ operation: 'update_variables', variables: { product: 'Globex' } }]);
     expect(await read()).toContain('Welcome to Globex.');
@@ -332,7 +383,10 @@ describe('links and backlinks', () => {
     spaceId = await createSpace('Links');
     const result = await write(spaceId, [
       insert('Target', 'I am linked to.', { ref: 'target' }),
-      insert('Source', `See [target](./target.md), [nowhere](/pages/AAAAAAAAAAAAAAAAAAAA), [web](https://example.org/a) and [app](${service.url}/s/x).`),
+      insert(
+        'Source',
+        `See [target](./target.md), [nowhere](/pages/AAAAAAAAAAAAAAAAAAAA), [web](https://example.org/a) and [app](${service.url}/s/x).`,
+      ),
     ]);
     [target, source] = result.changes.map((change) => change.page.id);
   });
@@ -352,7 +406,14 @@ describe('links and backlinks', () => {
 
   it('lists backlinks of a page', async () => {
     const backlinks = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${target}/backlinks`);
-    expect(backlinks.body.items).toEqual([expect.objectContaining({ kind: 'page', page: source, space: spaceId, versionContext: { type: 'revision', revision: expect.any(String) } })]);
+    expect(backlinks.body.items).toEqual([
+      expect.objectContaining({
+        kind: 'page',
+        page: source,
+        space: spaceId,
+        versionContext: { type: 'revision', revision: expect.any(String) },
+      }),
+    ]);
   });
 
   it('marks a link broken once its target is deleted', async () => {
@@ -409,7 +470,9 @@ describe('history', () => {
   beforeAll(async () => {
     spaceId = await createSpace('History');
     first = await write(spaceId, [insert('Page', 'Version one.')]);
-    second = await write(spaceId, [{ operation: 'update_page', page: first.changes[0].page.id, document: { markdown: 'Version two.' }, title: 'Page v2' }]);
+    second = await write(spaceId, [
+      { operation: 'update_page', page: first.changes[0].page.id, document: { markdown: 'Version two.' }, title: 'Page v2' },
+    ]);
   });
 
   it('lists revisions newest first, down to the initial one', async () => {
@@ -423,13 +486,22 @@ describe('history', () => {
     const pageId = first.changes[0].page.id;
     const old = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/revisions/${first.revision}/page/${pageId}?format=markdown`);
     expect(old.body).toMatchObject({ title: 'Page', markdown: expect.stringContaining('Version one.') });
-    const viaFlag = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown&revision=${first.revision}`);
+    const viaFlag = await call(
+      people.ada,
+      'GET',
+      `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown&revision=${first.revision}`,
+    );
     expect(viaFlag.body.markdown).toContain('Version one.');
   });
 
   it('describes a revision’s semantic changes against its parent', async () => {
     const response = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/revisions/${second.revision}/changes`);
-    expect(response.body.changes).toEqual([expect.objectContaining({ type: 'page_edited', attributes: expect.objectContaining({ title: { before: 'Page', after: 'Page v2' }, document: expect.anything() }) })]);
+    expect(response.body.changes).toEqual([
+      expect.objectContaining({
+        type: 'page_edited',
+        attributes: expect.objectContaining({ title: { before: 'Page', after: 'Page v2' }, document: expect.anything() }),
+      }),
+    ]);
   });
 
   it('rolls the space back as a new rollback revision', async () => {
@@ -448,7 +520,10 @@ describe('history', () => {
 describe('imports', () => {
   it('imports a markdown file as a page, titled by its front matter', async () => {
     const spaceId = await createSpace('Markdown import');
-    const response = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/import`, { source: 'markdown', url: `${siteUrl}/notes.md` });
+    const response = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/import`, {
+      source: 'markdown',
+      url: `${siteUrl}/notes.md`,
+    });
     expectStatus(response, 200);
     expect(response.body).toEqual({ revision: expect.any(String), importedResources: 1, totalResources: 1 });
     const pages = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/pages`)).body.pages;
@@ -480,7 +555,10 @@ describe('imports', () => {
   it('imports into a page', async () => {
     const spaceId = await createSpace('Page import');
     const parent = (await write(spaceId, [insert('Parent', 'old body')])).changes[0].page.id;
-    const response = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/page/${parent}/import`, { source: 'markdown', url: `${siteUrl}/notes.md` });
+    const response = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/page/${parent}/import`, {
+      source: 'markdown',
+      url: `${siteUrl}/notes.md`,
+    });
     expectStatus(response, 200);
     const page = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${parent}?format=markdown`)).body;
     expect(page.markdown).toContain('1.0');
@@ -492,7 +570,10 @@ describe('imports', () => {
     ['a missing file', '/nothing.md', 422],
   ])('refuses %s with a clear 4xx', async (_name, path, status) => {
     const spaceId = await createSpace('Failing import');
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/import`, { source: 'markdown', url: `${siteUrl}${path}` }), status);
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/import`, { source: 'markdown', url: `${siteUrl}${path}` }),
+      status,
+    );
   });
 });
 
@@ -512,17 +593,29 @@ describe('If-Match on imports (the ETag of the content and its pages: the head r
     await write(spaceId, [insert('Sibling', 'meanwhile')]);
     const current = await call(people.ada, 'GET', `${pagePath}?format=markdown`);
     const fetchesBefore = countedFetches;
-    expectError(await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/counted.md` }, { 'if-match': stale }), 412);
+    expectError(
+      await call(people.ada, 'POST', `${pagePath}/import`, { source: 'markdown', url: `${siteUrl}/counted.md` }, { 'if-match': stale }),
+      412,
+    );
     expect(countedFetches).toBe(fetchesBefore);
     const after = await call(people.ada, 'GET', `${pagePath}?format=markdown`);
-    expect({ etag: after.headers.etag, markdown: after.body.markdown }).toEqual({ etag: current.headers.etag, markdown: current.body.markdown });
+    expect({ etag: after.headers.etag, markdown: after.body.markdown }).toEqual({
+      etag: current.headers.etag,
+      markdown: current.body.markdown,
+    });
   });
 
   it('imports into a page with its current ETag as If-Match, answering the new head as ETag', async () => {
     const spaceId = await createSpace('Current page import');
     const pageId = (await write(spaceId, [insert('Parent', 'old body')])).changes[0].page.id;
     const current = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).headers.etag as string;
-    const imported = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/page/${pageId}/import`, { source: 'markdown', url: `${siteUrl}/notes.md` }, { 'if-match': current });
+    const imported = await call(
+      people.ada,
+      'POST',
+      `/v1/spaces/${spaceId}/content/page/${pageId}/import`,
+      { source: 'markdown', url: `${siteUrl}/notes.md` },
+      { 'if-match': current },
+    );
     expectStatus(imported, 200);
     expect(imported.headers.etag).toBe(`"${imported.body.revision}"`);
     expect((await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag).toBe(imported.headers.etag);
@@ -532,7 +625,16 @@ describe('If-Match on imports (the ETag of the content and its pages: the head r
     const spaceId = await createSpace('Stale import of a missing file');
     const stale = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content`)).headers.etag as string;
     await write(spaceId, [insert('Meanwhile', 'x')]);
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content/import`, { source: 'markdown', url: `${siteUrl}/nothing.md` }, { 'if-match': stale }), 412);
+    expectError(
+      await call(
+        people.ada,
+        'POST',
+        `/v1/spaces/${spaceId}/content/import`,
+        { source: 'markdown', url: `${siteUrl}/nothing.md` },
+        { 'if-match': stale },
+      ),
+      412,
+    );
   });
 
   it('answers 403 to a reader and 404 to someone outside before comparing If-Match', async () => {
@@ -551,7 +653,10 @@ describe('imports without IMPORT_ALLOW_PRIVATE_NETWORKS', () => {
     const user = await guarded.createUser('guard@content.example', 'Guard');
     const org = (await guarded.request('POST', '/v1/orgs', { token: user.token, body: { title: 'Guarded' } })).body.id;
     const space = (await guarded.request('POST', `/v1/orgs/${org}/spaces`, { token: user.token, body: { title: 'S' } })).body.id;
-    const response = await guarded.request('POST', `/v1/spaces/${space}/content/import`, { token: user.token, body: { source: 'markdown', url: `${siteUrl}/notes.md` } });
+    const response = await guarded.request('POST', `/v1/spaces/${space}/content/import`, {
+      token: user.token,
+      body: { source: 'markdown', url: `${siteUrl}/notes.md` },
+    });
     expectError(response, 400, /private|loopback/);
   });
 });
@@ -570,7 +675,10 @@ describe('the space lifecycle', () => {
     const spaceId = await createSpace('Audited');
     const result = await write(spaceId, [insert('Audited page', 'x')]);
     const audit = await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?action=content.updated&target=${spaceId}`);
-    expect(audit.body.items[0].details).toEqual({ revision: result.revision, pages: { created: [result.changes[0].page.id], updated: [], deleted: [], counts: { created: 1, updated: 0, deleted: 0 } } });
+    expect(audit.body.items[0].details).toEqual({
+      revision: result.revision,
+      pages: { created: [result.changes[0].page.id], updated: [], deleted: [], counts: { created: 1, updated: 0, deleted: 0 } },
+    });
   });
 });
 
@@ -622,7 +730,14 @@ describe("page reads take the platform's flags (dereferenced, format.markdown.re
 
   it('accepts dereferenced and cachedMetadata with every value the platform allows, the body being the same (no reusable content, no git metadata)', async () => {
     const plain = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}`)).body;
-    for (const query of ['dereferenced=true', 'dereferenced=false', 'dereferenced=reusable-contents', 'cachedMetadata=true', 'cachedMetadata=false', 'metadata=false']) {
+    for (const query of [
+      'dereferenced=true',
+      'dereferenced=false',
+      'dereferenced=reusable-contents',
+      'cachedMetadata=true',
+      'cachedMetadata=false',
+      'metadata=false',
+    ]) {
       for (const read of [`content/page/${guide}`, 'content/path/guide']) {
         const response = await call(people.ada, 'GET', `/v1/spaces/${spaceId}/${read}?${query}`);
         expectStatus(response, 200);
@@ -637,13 +752,30 @@ describe("page reads take the platform's flags (dereferenced, format.markdown.re
   });
 
   it('keeps relative links that name no page of the space (climbing out, prototype names, broken escapes) as the URLs they are', async () => {
-    const pageId = (await write(spaceId, [insert('Odd links', '[out](../../../../etc/passwd.md) [proto](__proto__.md) [ctor](constructor/README.md) [bad](%E0%A4%A.md)')])).changes[0].page.id;
+    const pageId = (
+      await write(spaceId, [
+        insert('Odd links', '[out](../../../../etc/passwd.md) [proto](__proto__.md) [ctor](constructor/README.md) [bad](%E0%A4%A.md)'),
+      ])
+    ).changes[0].page.id;
     const links = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}/links`)).body;
-    expect(links.items.map((link: { targetReference: { kind: string } }) => link.targetReference.kind)).toEqual(['url', 'url', 'url', 'url']);
+    expect(links.items.map((link: { targetReference: { kind: string } }) => link.targetReference.kind)).toEqual([
+      'url',
+      'url',
+      'url',
+      'url',
+    ]);
   });
 
   it('refuses a flag given twice with 400 rather than picking one', async () => {
-    expectError(await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}?format=markdown&format.markdown.refs=stable&format.markdown.refs=relative`), 400, /format\.markdown\.refs/);
+    expectError(
+      await call(
+        people.ada,
+        'GET',
+        `/v1/spaces/${spaceId}/content/page/${guide}?format=markdown&format.markdown.refs=stable&format.markdown.refs=relative`,
+      ),
+      400,
+      /format\.markdown\.refs/,
+    );
   });
 
   it.each([
@@ -663,13 +795,31 @@ describe("pages in the platform's shape", () => {
 
   beforeAll(async () => {
     spaceId = await createSpace('Shapes');
-    const result = await write(spaceId, [insert('Guide', '# Guide\n\nHello.', { ref: 'guide' }), insert('Child', 'Below.', { into: 'guide' }), { operation: 'insert_page', type: 'group', title: 'Reference' }]);
+    const result = await write(spaceId, [
+      insert('Guide', '# Guide\n\nHello.', { ref: 'guide' }),
+      insert('Child', 'Below.', { into: 'guide' }),
+      { operation: 'insert_page', type: 'group', title: 'Reference' },
+    ]);
     guide = result.changes[0].page.id;
   });
 
   it('gives every document page its layout, all members, the default one when none was set', async () => {
     const page = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${guide}`)).body;
-    expect(page.layout).toEqual({ width: 'default', cover: true, coverSize: 'hero', coverMask: 'none', title: true, description: true, tableOfContents: true, outline: true, pagination: true, metadata: true, tags: true, actions: true, anchors: true });
+    expect(page.layout).toEqual({
+      width: 'default',
+      cover: true,
+      coverSize: 'hero',
+      coverMask: 'none',
+      title: true,
+      description: true,
+      tableOfContents: true,
+      outline: true,
+      pagination: true,
+      metadata: true,
+      tags: true,
+      actions: true,
+      anchors: true,
+    });
     expect(platformSchemaProblem('RevisionPage', page)).toBeNull();
   });
 
@@ -696,24 +846,39 @@ describe("pages in the platform's shape", () => {
   });
 
   it("accepts the platform's page members noRobotsIndex and condition in the batch write, and shows them", async () => {
-    const pageId = (await write(spaceId, [insert('Hidden from robots', 'x', { noRobotsIndex: true, condition: 'visitor.claims.beta', emoji: '1f600' })])).changes[0].page.id;
-    expect((await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body).toMatchObject({ noRobotsIndex: true, condition: 'visitor.claims.beta', emoji: '1f600' });
+    const pageId = (
+      await write(spaceId, [insert('Hidden from robots', 'x', { noRobotsIndex: true, condition: 'visitor.claims.beta', emoji: '1f600' })])
+    ).changes[0].page.id;
+    expect((await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body).toMatchObject({
+      noRobotsIndex: true,
+      condition: 'visitor.claims.beta',
+      emoji: '1f600',
+    });
   });
 
   it('removes a page’s emoji, icon and condition when the update sends an empty string, as the platform does', async () => {
-    const pageId = (await write(spaceId, [insert('Decorated', 'x', { emoji: '1f600', icon: 'book', condition: 'visitor.claims.beta' })])).changes[0].page.id;
+    const pageId = (await write(spaceId, [insert('Decorated', 'x', { emoji: '1f600', icon: 'book', condition: 'visitor.claims.beta' })]))
+      .changes[0].page.id;
     await write(spaceId, [{ operation: 'update_page', page: pageId, emoji: '', icon: '', condition: '' }]);
     const page = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body;
     expect([page.emoji, page.icon, page.condition]).toEqual([undefined, undefined, undefined]);
   });
 
   it('refuses a group page below another page with 400: groups sit at the top level', async () => {
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', type: 'group', title: 'Nested', into: guide }] }), 400, /group page, which sits at the top level only/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'insert_page', type: 'group', title: 'Nested', into: guide }],
+      }),
+      400,
+      /group page, which sits at the top level only/,
+    );
   });
 
   it('names the merged change request, whole, as mergedFrom of a merge revision', async () => {
     const request = (await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'Merge me' })).body;
-    const edited = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/content`, { changes: [insert('From the request', 'x')] });
+    const edited = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/content`, {
+      changes: [insert('From the request', 'x')],
+    });
     expectStatus(edited, 200);
     const merged = await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/merge`);
     expectStatus(merged, 200);
@@ -741,9 +906,11 @@ describe("search results in the platform's shape", () => {
     expect(byTitle).toEqual({ Install: [{ title: 'Guide' }], Linux: [{ title: 'Guide' }, { title: 'Install' }] });
   });
 
-  it("gives each page hit its description, empty when the page has none", async () => {
+  it('gives each page hit its description, empty when the page has none', async () => {
     const overview = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/search?query=overview`)).body.items;
-    expect(overview.map((hit: { description: string; ancestors: unknown }) => [hit.description, hit.ancestors])).toEqual([['Where to start', []]]);
+    expect(overview.map((hit: { description: string; ancestors: unknown }) => [hit.description, hit.ancestors])).toEqual([
+      ['Where to start', []],
+    ]);
     const zebra = (await call(people.ada, 'GET', `/v1/spaces/${spaceId}/search?query=zebra`)).body;
     expect(zebra.items.map((hit: { description: string }) => hit.description)).toEqual(['', '']);
     expect(platformSchemaProblem('SearchPageResult', zebra.items[0])).toBeNull();

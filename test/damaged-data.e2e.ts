@@ -6,10 +6,23 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../apps/cli/src/cli';
-import { MemoryReadStore } from '../libs/read-store/src/memory/memory-read-store';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
 import { cleanUpServices, startService, temporaryDirectory, type RunningService } from './support/service';
 
 const REGISTER = join(__dirname, '..', 'scripts', 'register-ts.js');
@@ -32,7 +45,10 @@ beforeAll(async () => {
   const organizationId = (await service.request('POST', '/v1/orgs', { token, body: { title: 'Damage' } })).body.id;
   spaceId = (await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token, body: { title: 'Space' } })).body.id;
   for (let i = 0; i < 20; i++) {
-    const write = await service.request('POST', `/v1/spaces/${spaceId}/content`, { token, body: { changes: [{ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `Body ${i}` } }] } });
+    const write = await service.request('POST', `/v1/spaces/${spaceId}/content`, {
+      token,
+      body: { changes: [{ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `Body ${i}` } }] },
+    });
     expect(write.status).toBe(200);
   }
   const acknowledged = await service.request('POST', `/v1/spaces/${spaceId}/content`, {
@@ -87,13 +103,23 @@ function cli(args: string[], dataDir: string): Promise<{ code: number; stdout: s
   const out: string[] = [];
   const err: string[] = [];
   const io = { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => err.push(text) } };
-  return runCli(args, io, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).then((code) => ({ code, stdout: out.join(''), stderr: err.join('') }));
+  return runCli(args, io, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }).then((code) => ({
+    code,
+    stdout: out.join(''),
+    stderr: err.join(''),
+  }));
 }
 
 /** Runs the service in `dataDir` until it exits by itself: how it exited and what it printed. */
-function runUntilExit(dataDir: string, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+function runUntilExit(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, PORT: '0', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, PORT: '0', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -105,20 +131,27 @@ function runUntilExit(dataDir: string, env: Record<string, string> = {}): Promis
 describe('a damaged read-model file', () => {
   it.each([
     ['cut in half', (file: string) => halve(file)],
-    ['with 16 KiB of random bytes inside', (file: string) => writeAt(file, randomBytes(16 * 1024), Math.floor(statSync(file).size / 2 / 4096) * 4096)],
-  ])('given the file %s, when the service starts, then it sets the file aside, rebuilds from the log and answers the acknowledged page', async (_what, damage) => {
-    const dataDir = copyOfFixture();
-    damage(join(dataDir, 'readmodels', 'data.mdb'));
+    [
+      'with 16 KiB of random bytes inside',
+      (file: string) => writeAt(file, randomBytes(16 * 1024), Math.floor(statSync(file).size / 2 / 4096) * 4096),
+    ],
+  ])(
+    'given the file %s, when the service starts, then it sets the file aside, rebuilds from the log and answers the acknowledged page',
+    async (_what, damage) => {
+      const dataDir = copyOfFixture();
+      damage(join(dataDir, 'readmodels', 'data.mdb'));
 
-    const service = await start(dataDir);
-    const page = await service.request('GET', `/v1/spaces/${spaceId}/content/page/${pageId}`, { token });
+      const service = await start(dataDir);
+      const page = await service.request('GET', `/v1/spaces/${spaceId}/content/page/${pageId}`, { token });
 
-    expect(page.status).toBe(200);
-    expect(page.body).toMatchObject({ id: pageId, title: 'Acknowledged' });
-    expect(service.output().stdout).toMatch(/read models damaged .*moved to .*readmodels\.damaged-/);
-    expect(readdirSync(dataDir).filter((name) => name.startsWith('readmodels.damaged-'))).toHaveLength(1);
-    await service.stop();
-  }, 120_000);
+      expect(page.status).toBe(200);
+      expect(page.body).toMatchObject({ id: pageId, title: 'Acknowledged' });
+      expect(service.output().stdout).toMatch(/read models damaged .*moved to .*readmodels\.damaged-/);
+      expect(readdirSync(dataDir).filter((name) => name.startsWith('readmodels.damaged-'))).toHaveLength(1);
+      await service.stop();
+    },
+    120_000,
+  );
 
   // A checksum of 0 MiB and more compared in the background; the damage: the seal records another
   // checksum, which the check cannot tell from bytes changed in the file (and which no read trips on).
@@ -131,7 +164,9 @@ describe('a damaged read-model file', () => {
     const damaged = await runUntilExit(dataDir, { READ_MODEL_SYNC_CHECK_MB: '0' });
 
     expect({ code: damaged.code, signal: damaged.signal }).toEqual({ code: 75, signal: null });
-    expect(damaged.output).toContain(`read models damaged (${join(dataDir, 'readmodels', 'data.mdb')} does not match the checksum of its last clean close`);
+    expect(damaged.output).toContain(
+      `read models damaged (${join(dataDir, 'readmodels', 'data.mdb')} does not match the checksum of its last clean close`,
+    );
     expect(existsSync(join(dataDir, 'readmodels', 'DAMAGED'))).toBe(true);
 
     const service = await start(dataDir);
@@ -139,7 +174,9 @@ describe('a damaged read-model file', () => {
 
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ id: pageId, title: 'Acknowledged' });
-    expect(service.output().stdout).toMatch(/read models damaged \(marked damaged by a check while it was open.*moved to .*readmodels\.damaged-/);
+    expect(service.output().stdout).toMatch(
+      /read models damaged \(marked damaged by a check while it was open.*moved to .*readmodels\.damaged-/,
+    );
     expect(readdirSync(dataDir).filter((name) => name.startsWith('readmodels.damaged-'))).toHaveLength(1);
     await service.stop();
   }, 120_000);
@@ -153,7 +190,9 @@ describe('a damaged event log', () => {
     const { code, signal, output } = await runUntilExit(dataDir);
 
     expect({ code, signal }).toEqual({ code: 1, signal: null });
-    expect(output).toContain(`could not start: the event log in ${join(dataDir, 'events')} is damaged: ${join(dataDir, 'events', 'data.mdb')}`);
+    expect(output).toContain(
+      `could not start: the event log in ${join(dataDir, 'events')} is damaged: ${join(dataDir, 'events', 'data.mdb')}`,
+    );
     expect(output).toContain('npm run cli -- salvage-log <new-directory>');
   }, 60_000);
 
@@ -224,22 +263,44 @@ describe('npm run cli -- verify', () => {
 
     const result = await cli(['verify'], dataDir);
 
-    expect(result.stdout).toMatch(/read model content_revisions: 1 document\(s\) differ from a rebuild \(not-from-the-log should not exist\)/);
+    expect(result.stdout).toMatch(
+      /read model content_revisions: 1 document\(s\) differ from a rebuild \(not-from-the-log should not exist\)/,
+    );
     expect(result.code).toBe(1);
   }, 120_000);
 
   it.each([
-    ['a read-model file with random bytes inside', (dataDir: string) => writeAt(join(dataDir, 'readmodels', 'data.mdb'), randomBytes(16 * 1024), 8192), /read models damaged: .*checksum/],
-    ['an event log cut in half', (dataDir: string) => halve(join(dataDir, 'events', 'data.mdb')), /events\/data\.mdb: .*cut short.*salvage-log/],
-    ['a blob whose bytes were flipped', (dataDir: string) => writeAt(relocate(fileBlob, dataDir), Buffer.from('flipped'), 10), /blob [0-9a-f]{64} \(file data\.bin of revision \S+\) is damaged/],
-    ['a blob removed', (dataDir: string) => rmSync(relocate(fileBlob, dataDir)), /blob [0-9a-f]{64} \(file data\.bin of revision \S+\) is missing/],
-  ])('given %s, then it exits 1 naming the problem', async (_what, damage, problem) => {
-    const dataDir = copyOfFixture();
-    damage(dataDir);
+    [
+      'a read-model file with random bytes inside',
+      (dataDir: string) => writeAt(join(dataDir, 'readmodels', 'data.mdb'), randomBytes(16 * 1024), 8192),
+      /read models damaged: .*checksum/,
+    ],
+    [
+      'an event log cut in half',
+      (dataDir: string) => halve(join(dataDir, 'events', 'data.mdb')),
+      /events\/data\.mdb: .*cut short.*salvage-log/,
+    ],
+    [
+      'a blob whose bytes were flipped',
+      (dataDir: string) => writeAt(relocate(fileBlob, dataDir), Buffer.from('flipped'), 10),
+      /blob [0-9a-f]{64} \(file data\.bin of revision \S+\) is damaged/,
+    ],
+    [
+      'a blob removed',
+      (dataDir: string) => rmSync(relocate(fileBlob, dataDir)),
+      /blob [0-9a-f]{64} \(file data\.bin of revision \S+\) is missing/,
+    ],
+  ])(
+    'given %s, then it exits 1 naming the problem',
+    async (_what, damage, problem) => {
+      const dataDir = copyOfFixture();
+      damage(dataDir);
 
-    const result = await cli(['verify'], dataDir);
+      const result = await cli(['verify'], dataDir);
 
-    expect(result.stdout).toMatch(problem);
-    expect(result.code).toBe(1);
-  }, 120_000);
+      expect(result.stdout).toMatch(problem);
+      expect(result.code).toBe(1);
+    },
+    120_000,
+  );
 });

@@ -78,7 +78,10 @@ describe('docker-compose.yml', () => {
   it('runs MongoDB with authentication (a root user and a replica-set key file), the service connecting as its own user', () => {
     expect(compose.mongodb.environment?.MONGO_INITDB_ROOT_PASSWORD).toMatch(/^\$\{MONGODB_ROOT_PASSWORD:\?/);
     expect(compose.mongodb.command).toEqual(expect.arrayContaining(['--keyFile', '/keyfile/mongodb.key']));
-    for (const name of OURS) expect(compose[name].environment?.MONGODB_URL).toMatch(/^mongodb:\/\/docs_platform:\$\{MONGODB_APP_PASSWORD:\?[^}]*\}@mongodb:27017\/docs_platform\?/);
+    for (const name of OURS)
+      expect(compose[name].environment?.MONGODB_URL).toMatch(
+        /^mongodb:\/\/docs_platform:\$\{MONGODB_APP_PASSWORD:\?[^}]*\}@mongodb:27017\/docs_platform\?/,
+      );
   });
 
   it('puts no secret on a command line: secrets reach containers only through their environment', () => {
@@ -92,7 +95,14 @@ describe('docker-compose.yml', () => {
 
   it('takes every secret from .env as deploy/init-env.sh writes it, refusing to start without it', () => {
     const required = new Set([...COMPOSE_TEXT.matchAll(/\$\{([A-Z_]+):\?/g)].map((match) => match[1]));
-    expect([...required].sort()).toEqual(['ADMIN_TOKEN', 'INTEGRATION_SECRETS_KEY', 'KURRENTDB_ADMIN_PASSWORD', 'KURRENTDB_OPS_PASSWORD', 'MONGODB_APP_PASSWORD', 'MONGODB_ROOT_PASSWORD']);
+    expect([...required].sort()).toEqual([
+      'ADMIN_TOKEN',
+      'INTEGRATION_SECRETS_KEY',
+      'KURRENTDB_ADMIN_PASSWORD',
+      'KURRENTDB_OPS_PASSWORD',
+      'MONGODB_APP_PASSWORD',
+      'MONGODB_ROOT_PASSWORD',
+    ]);
     const directory = mkdtempSync(join(tmpdir(), 'init-env-'));
     try {
       execFileSync('sh', [join(ROOT, 'deploy', 'init-env.sh'), join(directory, '.env')], { stdio: 'pipe' });

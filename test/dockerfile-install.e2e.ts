@@ -40,7 +40,8 @@ function installSteps(dockerfile: string): InstallSteps {
       steps.files = rest.slice(0, -1);
       copied = true;
     } else if (/^ENV$/i.test(instruction)) {
-      for (const [, name, value] of argument.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)) steps.env[name] = value.replace(/^"|"$/g, '');
+      for (const [, name, value] of argument.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g))
+        steps.env[name] = value.replace(/^"|"$/g, '');
     } else if (/^RUN$/i.test(instruction) && copied) {
       steps.commands.push(argument);
     }

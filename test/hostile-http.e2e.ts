@@ -5,8 +5,8 @@
  * malformed If-Match. Every answer is the error envelope, never a 500.
  */
 import { connect } from 'node:net';
-import { newId } from '../libs/platform/src/ids';
-import { MAX_JSON_DEPTH } from '../libs/platform/src/http/json-body';
+import { newId } from '#platform/ids';
+import { MAX_JSON_DEPTH } from '#platform/http/json-body';
 import { cleanUpServices, expectError, startService, type RunningService } from './support/service';
 
 let service: RunningService;
@@ -65,7 +65,10 @@ function rawExchange(port: number, request: string | Buffer): Promise<{ status: 
 }
 
 function expectRawEnvelope(response: { status: number; headers: Record<string, string>; body: any }, status: number): void {
-  expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: { code: status, message: expect.any(String) } } });
+  expect({ status: response.status, body: response.body }).toEqual({
+    status,
+    body: { error: { code: status, message: expect.any(String) } },
+  });
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expect(response.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
 }
@@ -106,7 +109,11 @@ describe('deeply nested JSON', () => {
 describe('ill-formed Unicode and control characters', () => {
   it('answers a lone surrogate in an e-mail address with 400 naming email (it was a 500)', async () => {
     const rawBody = '{"email":"ada\\ud800@example.com","displayName":"Ada"}';
-    expectError(await service.request('POST', '/v1/admin/users', { token: service.adminToken, rawBody }), 400, /^email must be well-formed Unicode/);
+    expectError(
+      await service.request('POST', '/v1/admin/users', { token: service.adminToken, rawBody }),
+      400,
+      /^email must be well-formed Unicode/,
+    );
   });
 
   it.each([
@@ -115,8 +122,16 @@ describe('ill-formed Unicode and control characters', () => {
     ['a C1 control', '"Acme\\u009b"'],
     ['an escape sequence', '"\\u001b[31mAcme"'],
   ])('answers %s in a title with 400 naming title, and stores nothing', async (_label, title) => {
-    expectError(await service.request('POST', '/v1/orgs', { token, rawBody: `{"title":${title}}` }), 400, /^title must be well-formed Unicode/);
-    expectError(await service.request('PATCH', `/v1/orgs/${organizationId}`, { token, rawBody: `{"title":${title}}` }), 400, /^title must be/);
+    expectError(
+      await service.request('POST', '/v1/orgs', { token, rawBody: `{"title":${title}}` }),
+      400,
+      /^title must be well-formed Unicode/,
+    );
+    expectError(
+      await service.request('PATCH', `/v1/orgs/${organizationId}`, { token, rawBody: `{"title":${title}}` }),
+      400,
+      /^title must be/,
+    );
     expect((await service.request('GET', `/v1/orgs/${organizationId}`, { token })).body.title).toBe('Hostile Test Org');
   });
 
@@ -153,9 +168,21 @@ describe('blank titles are refused alike in every context', () => {
   ])('refuses a title of only %s for organizations, teams, spaces and collections', async (_label, title) => {
     expectError(await service.request('POST', '/v1/orgs', { token, body: { title } }), 400, 'title must not be blank');
     expectError(await service.request('PATCH', `/v1/orgs/${organizationId}`, { token, body: { title } }), 400, 'title must not be blank');
-    expectError(await service.request('PUT', `/v1/orgs/${organizationId}/teams`, { token, body: { title } }), 400, 'title must not be blank');
-    expectError(await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token, body: { title } }), 400, 'title must not be blank');
-    expectError(await service.request('POST', `/v1/orgs/${organizationId}/collections`, { token, body: { title } }), 400, 'title must not be blank');
+    expectError(
+      await service.request('PUT', `/v1/orgs/${organizationId}/teams`, { token, body: { title } }),
+      400,
+      'title must not be blank',
+    );
+    expectError(
+      await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token, body: { title } }),
+      400,
+      'title must not be blank',
+    );
+    expectError(
+      await service.request('POST', `/v1/orgs/${organizationId}/collections`, { token, body: { title } }),
+      400,
+      'title must not be blank',
+    );
   });
 });
 
@@ -173,7 +200,10 @@ describe('what the HTTP layer refuses is in the envelope too (raw sockets)', () 
 
   it('answers a request that is not HTTP with 400', async () => {
     expectRawEnvelope(await rawExchange(service.port, 'HELLO THERE\r\n\r\n'), 400);
-    expectRawEnvelope(await rawExchange(service.port, 'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n'), 400);
+    expectRawEnvelope(
+      await rawExchange(service.port, 'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n'),
+      400,
+    );
   });
 
   it('answers an HTTP/1.1 request without Host with 400', async () => {
@@ -181,7 +211,10 @@ describe('what the HTTP layer refuses is in the envelope too (raw sockets)', () 
   });
 
   it('answers an unsupported Expect with 417', async () => {
-    expectRawEnvelope(await rawExchange(service.port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n'), 417);
+    expectRawEnvelope(
+      await rawExchange(service.port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n'),
+      417,
+    );
   });
 
   it('answers an unknown method and an unknown route with 404', async () => {
@@ -190,7 +223,10 @@ describe('what the HTTP layer refuses is in the envelope too (raw sockets)', () 
   });
 
   it('answers an over-long path parameter with 414 and a bad percent-encoding with 400', async () => {
-    expectRawEnvelope(await rawExchange(service.port, `GET /v1/orgs/${'a'.repeat(300)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 414);
+    expectRawEnvelope(
+      await rawExchange(service.port, `GET /v1/orgs/${'a'.repeat(300)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+      414,
+    );
     expectRawEnvelope(await rawExchange(service.port, 'GET /v1/orgs/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 400);
   });
 
@@ -243,9 +279,21 @@ describe('If-Match uses the strong comparison', () => {
   it('answers a weak ETag with 412 even when it names the current revision, and nothing changes', async () => {
     const current = await service.request('GET', `/v1/orgs/${organizationId}`, { token });
     const weak = `W/${current.headers.etag}`;
-    expectError(await service.request('PATCH', `/v1/orgs/${organizationId}`, { token, body: { title: 'Weakly Matched' }, headers: { 'If-Match': weak } }), 412, /strong comparison/);
+    expectError(
+      await service.request('PATCH', `/v1/orgs/${organizationId}`, {
+        token,
+        body: { title: 'Weakly Matched' },
+        headers: { 'If-Match': weak },
+      }),
+      412,
+      /strong comparison/,
+    );
     expect((await service.request('GET', `/v1/orgs/${organizationId}`, { token })).body.title).toBe(current.body.title);
-    const strong = await service.request('PATCH', `/v1/orgs/${organizationId}`, { token, body: { title: 'Strongly Matched' }, headers: { 'If-Match': current.headers.etag } });
+    const strong = await service.request('PATCH', `/v1/orgs/${organizationId}`, {
+      token,
+      body: { title: 'Strongly Matched' },
+      headers: { 'If-Match': current.headers.etag },
+    });
     expect(strong.status).toBe(200);
   });
 
@@ -254,6 +302,14 @@ describe('If-Match uses the strong comparison', () => {
     ['a word', 'garbage'],
     ['* in a list', '*, "1"'],
   ])('answers a malformed If-Match (%s) with 400', async (_label, ifMatch) => {
-    expectError(await service.request('PATCH', `/v1/orgs/${organizationId}`, { token, body: { title: 'Malformed' }, headers: { 'If-Match': ifMatch } }), 400, /If-Match/);
+    expectError(
+      await service.request('PATCH', `/v1/orgs/${organizationId}`, {
+        token,
+        body: { title: 'Malformed' },
+        headers: { 'If-Match': ifMatch },
+      }),
+      400,
+      /If-Match/,
+    );
   });
 });

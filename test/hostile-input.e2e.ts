@@ -9,7 +9,17 @@
 import { randomBytes } from 'node:crypto';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { envelopeProblem, fillPath, operationsOf, resolve, startInProcess, ADMIN_TOKEN, type ApiResponse, type InProcessApi, type Operation } from './support/api-spec';
+import {
+  envelopeProblem,
+  fillPath,
+  operationsOf,
+  resolve,
+  startInProcess,
+  ADMIN_TOKEN,
+  type ApiResponse,
+  type InProcessApi,
+  type Operation,
+} from './support/api-spec';
 import { organizationFixture, type Caller, type OrganizationFixture } from './support/api-spec-fixtures';
 
 const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
@@ -30,7 +40,10 @@ interface Case {
   mustFail: boolean;
 }
 
-const unknownId = () => randomBytes(15).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x');
+const unknownId = () =>
+  randomBytes(15)
+    .toString('base64url')
+    .replace(/[^A-Za-z0-9]/g, 'x');
 
 describe('hostile input, for every operation of the OpenAPI document', () => {
   let api: InProcessApi;
@@ -119,7 +132,8 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
     return types;
   }
 
-  const jsonType = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value);
+  const jsonType = (value: unknown) =>
+    value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value;
 
   function bodyCases(operation: Operation, url: string): Case[] {
     const schema = operation.body!;
@@ -128,14 +142,16 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
     const valid = (body: unknown) => validator(body) === true;
     const cases: Case[] = [];
     const add = (label: string, body: unknown) => cases.push({ label, method: operation.method, url, body, mustFail: !valid(body) });
-    const raw = (label: string, rawBody: string, contentType = 'application/json') => cases.push({ label, method: operation.method, url, rawBody, contentType, mustFail: true });
+    const raw = (label: string, rawBody: string, contentType = 'application/json') =>
+      cases.push({ label, method: operation.method, url, rawBody, contentType, mustFail: true });
     /** The base body with one member given as raw JSON text. */
     const withRawMember = (name: string, json: string) => {
       const rest = Object.entries(base).filter(([key]) => key !== name);
       return `{${[...rest.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`), `${JSON.stringify(name)}:${json}`].join(',')}}`;
     };
 
-    for (const [label, value] of Object.entries({ array: [], string: 'text', number: 42, null: null, boolean: true })) add(`body is ${label}`, value);
+    for (const [label, value] of Object.entries({ array: [], string: 'text', number: 42, null: null, boolean: true }))
+      add(`body is ${label}`, value);
     raw('empty JSON body', '');
     raw('truncated JSON', '{"a":');
     raw(`${DEPTH} nested arrays`, '['.repeat(DEPTH) + ']'.repeat(DEPTH));
@@ -144,9 +160,23 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
     raw('constructor.prototype member', withRawMember('constructor', '{"prototype":{"polluted":true}}'));
     add('unknown member', { ...base, unexpectedMember: 1 });
     raw('1 MB body', JSON.stringify({ ...base, padding: 'x'.repeat(MEGABYTE) }));
-    cases.push({ label: 'text/plain body', method: operation.method, url, rawBody: JSON.stringify(base), contentType: 'text/plain', mustFail: true });
+    cases.push({
+      label: 'text/plain body',
+      method: operation.method,
+      url,
+      rawBody: JSON.stringify(base),
+      contentType: 'text/plain',
+      mustFail: true,
+    });
     if (!operation.operation.requestBody.content['application/x-www-form-urlencoded']) {
-      cases.push({ label: 'form body', method: operation.method, url, rawBody: 'a=1', contentType: 'application/x-www-form-urlencoded', mustFail: true });
+      cases.push({
+        label: 'form body',
+        method: operation.method,
+        url,
+        rawBody: 'a=1',
+        contentType: 'application/x-www-form-urlencoded',
+        mustFail: true,
+      });
     }
 
     for (const [name, member] of Object.entries<Record<string, any>>(schema.properties ?? {})) {
@@ -160,7 +190,8 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
         add(`${name} missing`, rest);
       }
       if (property?.type === 'string' || types === null) {
-        if (property?.maxLength) add(`${name}: ${property.maxLength + 1} characters`, { ...base, [name]: 'x'.repeat(property.maxLength + 1) });
+        if (property?.maxLength)
+          add(`${name}: ${property.maxLength + 1} characters`, { ...base, [name]: 'x'.repeat(property.maxLength + 1) });
         raw(`${name}: 1 MB string`, withRawMember(name, JSON.stringify('x'.repeat(MEGABYTE))));
         raw(`${name}: lone surrogate`, withRawMember(name, LONE_SURROGATE_JSON));
         raw(`${name}: control characters`, withRawMember(name, CONTROL_CHARACTERS));
@@ -168,7 +199,8 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
       }
       if (property?.type === 'array') {
         const item = sample(property.items);
-        if (property.maxItems) add(`${name}: ${property.maxItems + 1} items`, { ...base, [name]: Array.from({ length: property.maxItems + 1 }, () => item) });
+        if (property.maxItems)
+          add(`${name}: ${property.maxItems + 1} items`, { ...base, [name]: Array.from({ length: property.maxItems + 1 }, () => item) });
         raw(`${name}: 1 MB array`, withRawMember(name, `[${Array.from({ length: MEGABYTE / 2 }, () => '0').join(',')}]`));
         raw(`${name}: lone surrogate item`, withRawMember(name, `[${LONE_SURROGATE_JSON}]`));
       }
@@ -185,7 +217,8 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
 
   function queryCases(operation: Operation, url: string): Case[] {
     const cases: Case[] = [];
-    const add = (label: string, query: string, mustFail = true) => cases.push({ label, method: operation.method, url: `${url}?${query}`, mustFail });
+    const add = (label: string, query: string, mustFail = true) =>
+      cases.push({ label, method: operation.method, url: `${url}?${query}`, mustFail });
     const names = operation.queryParameters.map((p) => p.name);
     add('unknown query parameter', 'unexpectedParameter=1');
     for (const name of PROTOTYPE_NAMES) add(`query parameter ${name}`, `${name}=1`);
@@ -204,7 +237,8 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
         }
       }
       // `limit=0` and an empty `limit=` ask for the default page size (the platform's schema allows 0).
-      if (name === 'limit') for (const value of ['-1', '1001', 'x', '1.5', '1e3x']) add(`limit: ${JSON.stringify(value)}`, `limit=${value}`);
+      if (name === 'limit')
+        for (const value of ['-1', '1001', 'x', '1.5', '1e3x']) add(`limit: ${JSON.stringify(value)}`, `limit=${value}`);
       if (schema.type === 'string') {
         if (schema.maxLength) add(`${name}: ${schema.maxLength + 1} characters`, `${name}=${'x'.repeat(schema.maxLength + 1)}`);
         if (schema.enum) add(`${name}: not one of ${schema.enum.join(', ')}`, `${name}=zzz`);
@@ -213,7 +247,10 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
         add(`${name}: NUL and control characters`, `${name}=a%00b%07c%1B`, false);
         add(`${name}: a prototype name`, `${name}=__proto__`, false);
       }
-      add(`${name} repeated`, `${name}=${encodeURIComponent(String(sample(schema)))}&${name}=${encodeURIComponent(String(sample(schema)))}`);
+      add(
+        `${name} repeated`,
+        `${name}=${encodeURIComponent(String(sample(schema)))}&${name}=${encodeURIComponent(String(sample(schema)))}`,
+      );
     }
     return cases;
   }
@@ -233,16 +270,29 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
       // Another user's resources: not found for this caller, except on public routes (a login page lists any organization's providers).
       // Admin-token routes act on anything by design, so they are not sent the witness's ids.
       const adminRoute = operation.path.startsWith('/v1/admin/');
-      if (foreignId && foreignId !== fixture.ids[parameter.name] && !adminRoute) values.push(['another user’s id', foreignId, isId && !operation.isPublic]);
+      if (foreignId && foreignId !== fixture.ids[parameter.name] && !adminRoute)
+        values.push(['another user’s id', foreignId, isId && !operation.isPublic]);
       for (const [label, value, mustFail] of values) {
-        cases.push({ label: `${parameter.name}: ${label}`, method: operation.method, url: fillPath(operation.path, { ...fixture.ids, [parameter.name]: value }), ...withBody, mustFail });
+        cases.push({
+          label: `${parameter.name}: ${label}`,
+          method: operation.method,
+          url: fillPath(operation.path, { ...fixture.ids, [parameter.name]: value }),
+          ...withBody,
+          mustFail,
+        });
       }
       for (const [label, value] of [
         ['lone surrogate (percent-encoded)', '%ED%A0%80'],
         ['NUL', '%00'],
         ['encoded slash', 'a%2Fb'],
       ]) {
-        cases.push({ label: `${parameter.name}: ${label}`, method: operation.method, url: fillPath(operation.path, { ...fixture.ids, [parameter.name]: value }, [parameter.name]), ...withBody, mustFail: isId });
+        cases.push({
+          label: `${parameter.name}: ${label}`,
+          method: operation.method,
+          url: fillPath(operation.path, { ...fixture.ids, [parameter.name]: value }, [parameter.name]),
+          ...withBody,
+          mustFail: isId,
+        });
       }
     }
     return cases;
@@ -259,12 +309,23 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
     for (const operation of operations) {
       const url = fillPath(operation.path, fixture.ids);
       const body = operation.body ? sample(operation.body) : undefined;
-      const cases = [...pathCases(operation, body), ...(operation.body ? bodyCases(operation, url) : []), ...(operation.queryParameters.length ? queryCases(operation, url) : [])];
+      const cases = [
+        ...pathCases(operation, body),
+        ...(operation.body ? bodyCases(operation, url) : []),
+        ...(operation.queryParameters.length ? queryCases(operation, url) : []),
+      ];
       const token = operation.path.startsWith('/v1/admin/') ? ADMIN_TOKEN : admin.token;
       for (const hostile of cases) {
         let response: ApiResponse;
         try {
-          response = await api.request({ method: hostile.method, url: hostile.url, token, body: hostile.body, rawBody: hostile.rawBody, contentType: hostile.contentType });
+          response = await api.request({
+            method: hostile.method,
+            url: hostile.url,
+            token,
+            body: hostile.body,
+            rawBody: hostile.rawBody,
+            contentType: hostile.contentType,
+          });
         } catch (error) {
           fail(`${operation.key}: the request threw`, `${hostile.label}: ${(error as Error).message.slice(0, 200)}`);
           continue;
@@ -272,11 +333,13 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
         requests++;
         statuses[response.status] = (statuses[response.status] ?? 0) + 1;
         const where = `${operation.key} [${hostile.label}]`;
-        if (response.status >= 500) fail(`${operation.key} answered ${response.status}`, `${hostile.label}: ${response.text.slice(0, 160)}`);
+        if (response.status >= 500)
+          fail(`${operation.key} answered ${response.status}`, `${hostile.label}: ${response.text.slice(0, 160)}`);
         else if (response.status >= 400) {
           const problem = envelopeProblem(response);
           if (problem) fail(`${operation.key} answered ${response.status} without the envelope`, `${hostile.label}: ${problem}`);
-          if (!operation.operation.responses[response.status]) fail(`${operation.key} answered undocumented ${response.status}`, hostile.label);
+          if (!operation.operation.responses[response.status])
+            fail(`${operation.key} answered undocumented ${response.status}`, hostile.label);
         } else if (hostile.mustFail) {
           fail(`${operation.key} accepted invalid input (${response.status})`, `${hostile.label}`);
         } else {
@@ -288,16 +351,23 @@ describe('hostile input, for every operation of the OpenAPI document', () => {
 
     const health = await api.request({ method: 'GET', url: '/health' });
     if (health.status !== 200) fail('GET /health is not 200 afterwards', `${health.status}: ${health.text.slice(0, 200)}`);
-    if (({} as Record<string, unknown>).polluted !== undefined || (Object.prototype as Record<string, unknown>).polluted !== undefined) fail('Object.prototype was polluted', 'polluted');
+    if (({} as Record<string, unknown>).polluted !== undefined || (Object.prototype as Record<string, unknown>).polluted !== undefined)
+      fail('Object.prototype was polluted', 'polluted');
     const witnessAfter = await witnessView();
     for (const [url, before] of Object.entries(witnessBefore)) {
-      if (JSON.stringify(before) !== JSON.stringify(witnessAfter[url])) fail('the witness organization changed', `${url}: ${JSON.stringify(before).slice(0, 200)} → ${JSON.stringify(witnessAfter[url]).slice(0, 200)}`);
+      if (JSON.stringify(before) !== JSON.stringify(witnessAfter[url]))
+        fail(
+          'the witness organization changed',
+          `${url}: ${JSON.stringify(before).slice(0, 200)} → ${JSON.stringify(witnessAfter[url]).slice(0, 200)}`,
+        );
     }
 
     const histogram = Object.entries(statuses)
       .map(([status, count]) => `${status}: ${count}`)
       .join(', ');
-    const report = [...failures.entries()].map(([cause, examples]) => `  ${cause} (${examples.length}×), e.g. ${examples.slice(0, 3).join(' | ')}`);
+    const report = [...failures.entries()].map(
+      ([cause, examples]) => `  ${cause} (${examples.length}×), e.g. ${examples.slice(0, 3).join(' | ')}`,
+    );
     console.log(
       [
         `hostile input: ${operations.length} operations, ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`,

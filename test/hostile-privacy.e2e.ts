@@ -27,10 +27,14 @@ const people: Record<'ada' | 'eve' | 'zed', Person> = {} as never;
 /** A well-formed user id that names nobody. */
 const NOBODY = 'Nobody00000000000000';
 
-const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) => service.request(method, path, { token: person?.token, body, headers });
+const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  service.request(method, path, { token: person?.token, body, headers });
 
 /** What a refusal naming `id` says, with the id itself taken out: the same for an outsider and for nobody. */
-const wordingWithout = (response: Response, id: string) => ({ status: response.status, message: String(response.body?.error?.message).split(id).join('<user>') });
+const wordingWithout = (response: Response, id: string) => ({
+  status: response.status,
+  message: String(response.body?.error?.message).split(id).join('<user>'),
+});
 
 beforeAll(async () => {
   service = await startService({ env: { LOG_LEVEL: 'info' } });
@@ -46,7 +50,11 @@ beforeAll(async () => {
   await joinAs(service, organizationId, people.ada.token, [{ token: people.eve.token, email: 'eve@privacy.example', role: 'edit' }]);
   ok(await call(people.zed, 'POST', '/v1/orgs', { title: 'Elsewhere Ltd' }), 201);
   spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Docs' }), 201).body.id;
-  const written = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Guide', document: { markdown: 'Hello.' } }] })).body;
+  const written = ok(
+    await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+      changes: [{ operation: 'insert_page', title: 'Guide', document: { markdown: 'Hello.' } }],
+    }),
+  ).body;
   pageId = written.changes[0].page.id;
 });
 
@@ -61,7 +69,8 @@ function revealsNothingOfZed(response: Response): void {
 describe('requested reviewers of a change request', () => {
   let reviewers: string;
   beforeAll(async () => {
-    const changeRequestId = ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'Proposal' }), 201).body.id;
+    const changeRequestId = ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'Proposal' }), 201).body
+      .id;
     reviewers = `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers`;
   });
 
@@ -85,12 +94,15 @@ describe('requested reviewers of a change request', () => {
 
   it('requests members of the organization', async () => {
     const response = ok(await call(people.eve, 'POST', reviewers, { users: [people.ada.id] }));
-    expect(response.body.items).toEqual([{ object: 'requested-reviewer', user: expect.objectContaining({ id: people.ada.id, displayName: 'Ada Admin' }) }]);
+    expect(response.body.items).toEqual([
+      { object: 'requested-reviewer', user: expect.objectContaining({ id: people.ada.id, displayName: 'Ada Admin' }) },
+    ]);
   });
 });
 
 describe('mentions in comments', () => {
-  const comment = async (markdown: string) => ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/comments`, { page: pageId, body: { markdown } }), 201);
+  const comment = async (markdown: string) =>
+    ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/comments`, { page: pageId, body: { markdown } }), 201);
 
   it('leaves the mention of a user outside the organization as written: no name, no link to them', async () => {
     const posted = await comment(`Ping @${people.zed.id} please`);
@@ -109,9 +121,16 @@ describe('mentions in comments', () => {
 
   it('leaves the mention of an outsider as written in a reply and an edit too', async () => {
     const posted = await comment('First.');
-    const reply = ok(await call(people.eve, 'POST', `/v1/spaces/${spaceId}/comments/${posted.body.id}/replies`, { body: { markdown: `cc @${people.zed.id}` } }), 201);
+    const reply = ok(
+      await call(people.eve, 'POST', `/v1/spaces/${spaceId}/comments/${posted.body.id}/replies`, {
+        body: { markdown: `cc @${people.zed.id}` },
+      }),
+      201,
+    );
     revealsNothingOfZed(reply);
-    const edited = ok(await call(people.eve, 'PUT', `/v1/spaces/${spaceId}/comments/${posted.body.id}`, { body: { markdown: `now @${people.zed.id}` } }));
+    const edited = ok(
+      await call(people.eve, 'PUT', `/v1/spaces/${spaceId}/comments/${posted.body.id}`, { body: { markdown: `now @${people.zed.id}` } }),
+    );
     revealsNothingOfZed(edited);
   });
 
@@ -137,7 +156,8 @@ describe('the request log (LOG_LEVEL=info)', () => {
   /** The lines of the service's output that mention this request id, once the request has been logged. */
   async function loggedLines(requestId: string): Promise<string> {
     const marker = `"requestId":"${requestId}"`;
-    for (let attempt = 0; attempt < 100 && !service.output().stdout.includes(marker); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let attempt = 0; attempt < 100 && !service.output().stdout.includes(marker); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     const { stdout } = service.output();
     expect(stdout).toContain(marker);
     return stdout
@@ -147,16 +167,23 @@ describe('the request log (LOG_LEVEL=info)', () => {
   }
 
   it('writes a published site URL with its shareKey and jwt_token redacted', async () => {
-    const site = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites`, { title: 'Shared', visibility: 'share-link', spaces: [spaceId] }), 201).body;
+    const site = ok(
+      await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites`, { title: 'Shared', visibility: 'share-link', spaces: [spaceId] }),
+      201,
+    ).body;
     ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites/${site.id}/publish`));
-    const { key } = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites/${site.id}/share-links`, { name: 'Readers' }), 201).body;
+    const { key } = ok(
+      await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites/${site.id}/share-links`, { name: 'Readers' }),
+      201,
+    ).body;
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJ2aXNpdG9yIjoic2VjcmV0In0.c2lnbmF0dXJlc2VjcmV0';
     await call(null, 'GET', `/sites/${site.id}?shareKey=secretvalue&jwt_token=${jwt}`, undefined, { 'x-request-id': 'privacy-site-1' });
     await call(null, 'GET', `/sites/${site.id}/guide?utm=x&shareKey=${key}`, undefined, { 'x-request-id': 'privacy-site-2' });
     const lines = (await loggedLines('privacy-site-1')) + (await loggedLines('privacy-site-2'));
     expect(lines).toContain('shareKey=[redacted]');
     expect(lines).toContain('utm=x');
-    for (const secret of ['secretvalue', jwt.split('.')[1], key]) expect(service.output().stdout + service.output().stderr).not.toContain(secret);
+    for (const secret of ['secretvalue', jwt.split('.')[1], key])
+      expect(service.output().stdout + service.output().stderr).not.toContain(secret);
   });
 
   it('writes the signature of a download URL redacted', async () => {
@@ -167,9 +194,13 @@ describe('the request log (LOG_LEVEL=info)', () => {
   });
 
   it('never writes the Authorization and Cookie headers', async () => {
-    await call(people.eve, 'GET', '/v1/user', undefined, { 'x-request-id': 'privacy-headers-1', cookie: 'site_share_key=cookiesecret0123; site_visitor_token=visitorcookie0123' });
+    await call(people.eve, 'GET', '/v1/user', undefined, {
+      'x-request-id': 'privacy-headers-1',
+      cookie: 'site_share_key=cookiesecret0123; site_visitor_token=visitorcookie0123',
+    });
     await loggedLines('privacy-headers-1');
     const output = service.output().stdout + service.output().stderr;
-    for (const secret of [people.eve.token, people.ada.token, people.zed.token, 'cookiesecret0123', 'visitorcookie0123']) expect(output).not.toContain(secret);
+    for (const secret of [people.eve.token, people.ada.token, people.zed.token, 'cookiesecret0123', 'visitorcookie0123'])
+      expect(output).not.toContain(secret);
   });
 });

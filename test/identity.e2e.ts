@@ -20,8 +20,10 @@ beforeAll(async () => {
 afterAll(cleanUpServices);
 
 const createUser = (body: unknown) => service.request('POST', '/v1/admin/users', { token: service.adminToken, body });
-const issueToken = (userId: string) => service.request('POST', `/v1/admin/users/${encodeURIComponent(userId)}/tokens`, { token: service.adminToken });
-const revokeToken = (tokenId: string) => service.request('DELETE', `/v1/admin/tokens/${encodeURIComponent(tokenId)}`, { token: service.adminToken });
+const issueToken = (userId: string) =>
+  service.request('POST', `/v1/admin/users/${encodeURIComponent(userId)}/tokens`, { token: service.adminToken });
+const revokeToken = (tokenId: string) =>
+  service.request('DELETE', `/v1/admin/tokens/${encodeURIComponent(tokenId)}`, { token: service.adminToken });
 const me = (token: string) => service.request('GET', '/v1/user', { token });
 
 describe('POST /v1/admin/users', () => {
@@ -53,7 +55,11 @@ describe('POST /v1/admin/users', () => {
   });
 
   it('keeps a photoURL when one is given', async () => {
-    const response = await createUser({ email: uniqueEmail('photo'), displayName: 'With Photo', photoURL: 'https://example.com/avatar.png' });
+    const response = await createUser({
+      email: uniqueEmail('photo'),
+      displayName: 'With Photo',
+      photoURL: 'https://example.com/avatar.png',
+    });
     expect(response.status).toBe(201);
     expect(response.body.user.photoURL).toBe('https://example.com/avatar.png');
     expect((await me(response.body.token)).body.photoURL).toBe('https://example.com/avatar.png');
@@ -73,7 +79,11 @@ describe('POST /v1/admin/users', () => {
       ['a missing email', { displayName: 'No Email' }, 'email'],
       ['an email that is not an address', { email: 'not-an-address', displayName: 'Bad Email' }, 'email'],
       ['an email that is not a string', { email: 42, displayName: 'Number Email' }, 'email'],
-      ['an email longer than 254 characters', { email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com`, displayName: 'Long' }, 'email'],
+      [
+        'an email longer than 254 characters',
+        { email: `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com`, displayName: 'Long' },
+        'email',
+      ],
       ['a missing displayName', { email }, 'displayName'],
       ['an empty displayName', { email, displayName: '' }, 'displayName'],
       ['a displayName of 101 characters', { email, displayName: 'x'.repeat(101) }, 'displayName'],
@@ -187,7 +197,11 @@ describe('PATCH /v1/user (extension): the caller changes their own profile', () 
     await update(ada.token, { displayName: 'Augusta' });
     const found = await service.request('GET', `/v1/orgs/${organization}/members?search=augusta`, { token: ada.token });
     expect(found.body.items.map((m: { user: { displayName: string } }) => m.user.displayName)).toEqual(['Augusta']);
-    expect((await service.request('GET', `/v1/orgs/${organization}/members?search=ada`, { token: ada.token })).body.items.filter((m: { user: { displayName: string } }) => m.user.displayName === 'Ada')).toEqual([]);
+    expect(
+      (await service.request('GET', `/v1/orgs/${organization}/members?search=ada`, { token: ada.token })).body.items.filter(
+        (m: { user: { displayName: string } }) => m.user.displayName === 'Ada',
+      ),
+    ).toEqual([]);
   });
 
   it.each([
@@ -202,7 +216,8 @@ describe('PATCH /v1/user (extension): the caller changes their own profile', () 
   });
 
   describe('If-Match with the ETag of GET /v1/user (the revision of the user’s stream)', () => {
-    const updateIf = (token: string, body: unknown, ifMatch: string) => service.request('PATCH', '/v1/user', { token, body, headers: { 'If-Match': ifMatch } });
+    const updateIf = (token: string, body: unknown, ifMatch: string) =>
+      service.request('PATCH', '/v1/user', { token, body, headers: { 'If-Match': ifMatch } });
 
     it('answers a stale ETag with 412, and the profile and its ETag stay as they were', async () => {
       const ada = await service.createUser(uniqueEmail('ada'), 'Ada');
@@ -247,7 +262,10 @@ describe('the admin token', () => {
     expect(existsSync(join(configured.dataDir, 'admin-token'))).toBe(false);
     expect(configured.output().stdout).not.toContain(adminToken);
     expect(printedAdminToken(configured.output().stdout)).toBeUndefined();
-    const created = await configured.request('POST', '/v1/admin/users', { token: adminToken, body: { email: uniqueEmail('env'), displayName: 'Env Admin' } });
+    const created = await configured.request('POST', '/v1/admin/users', {
+      token: adminToken,
+      body: { email: uniqueEmail('env'), displayName: 'Env Admin' },
+    });
     expect(created.status).toBe(201);
     await configured.stop();
   });
@@ -311,7 +329,9 @@ describe('history', () => {
     const response = await service.request('GET', `/v1/admin/streams/user-${user.id}`, { token: service.adminToken });
     expect(response.status).toBe(200);
     expect(response.body.count).toBe(1);
-    expect(response.body.items).toEqual([expect.objectContaining({ type: 'UserCreated', data: expect.objectContaining({ userId: user.id, email: user.email }) })]);
+    expect(response.body.items).toEqual([
+      expect.objectContaining({ type: 'UserCreated', data: expect.objectContaining({ userId: user.id, email: user.email }) }),
+    ]);
   });
 
   it('stores tokens only as SHA-256 hashes', async () => {

@@ -20,7 +20,18 @@
  *   cannot go stale.
  * The request each write sends (body, set-up) is its rule in support/operation-rules.ts.
  */
-import { ADMIN_TOKEN, envelopeProblem, fillPath, operationsOf, resolve, startInProcess, type ApiResponse, type InProcessApi, type OpenApiDocument, type Operation } from './support/api-spec';
+import {
+  ADMIN_TOKEN,
+  envelopeProblem,
+  fillPath,
+  operationsOf,
+  resolve,
+  startInProcess,
+  type ApiResponse,
+  type InProcessApi,
+  type OpenApiDocument,
+  type Operation,
+} from './support/api-spec';
 import { expectStatus, joinWithRole, organizationFixture } from './support/api-spec-fixtures';
 import { ISOLATION, RULES, ruleUsers, type Context, type MatrixFixture, type User } from './support/operation-rules';
 
@@ -32,13 +43,19 @@ const unsigned = (body: unknown): string => JSON.stringify(body).replace(/([?&])
 
 /** Writes that act on no single resource a client could have read a version of. */
 const NO_SINGLE_RESOURCE: Record<string, string> = {
-  'POST /v1/orgs/{organizationId}/ping': "records that the caller was seen, in a stream of its own precisely so that it never changes the organization's ETag",
-  'POST /v1/orgs/{organizationId}/invites': 'creates invitations by e-mail (read back at /pending-invites): a creation, though not at the path that lists them',
-  'POST /v1/orgs/{organizationId}/invites/{inviteId}': 'joins by a link invite: the caller is not a member yet, so no version of the organization is visible to them',
-  'POST /v1/user/invites/{inviteId}': 'accepts an invitation of the caller: it has no GET of its own and its organization is not visible to them yet',
-  'DELETE /v1/user/invites/{inviteId}': 'declines an invitation of the caller: it has no GET of its own and its organization is not visible to them',
+  'POST /v1/orgs/{organizationId}/ping':
+    "records that the caller was seen, in a stream of its own precisely so that it never changes the organization's ETag",
+  'POST /v1/orgs/{organizationId}/invites':
+    'creates invitations by e-mail (read back at /pending-invites): a creation, though not at the path that lists them',
+  'POST /v1/orgs/{organizationId}/invites/{inviteId}':
+    'joins by a link invite: the caller is not a member yet, so no version of the organization is visible to them',
+  'POST /v1/user/invites/{inviteId}':
+    'accepts an invitation of the caller: it has no GET of its own and its organization is not visible to them yet',
+  'DELETE /v1/user/invites/{inviteId}':
+    'declines an invitation of the caller: it has no GET of its own and its organization is not visible to them',
   'DELETE /v1/admin/tokens/{tokenId}': 'revokes a token: tokens are credentials, never readable, so there is no version to name',
-  'POST /v1/admin/orgs/{organizationId}/verified-domains/{domain}': "the operators' stand-in for the DNS check: it records a fact observed outside the service, under /v1/admin where nothing is read",
+  'POST /v1/admin/orgs/{organizationId}/verified-domains/{domain}':
+    "the operators' stand-in for the DNS check: it records a fact observed outside the service, under /v1/admin where nothing is read",
   'POST /v1/sso/saml/{providerId}/acs': 'a SAML login posted by the identity provider: it signs a user in, it does not change the provider',
   'POST /v1/integrations/{integrationName}/render': 'renders a UI component from the state the request carries: nothing is written',
 };
@@ -68,7 +85,8 @@ function scopeOf(document: OpenApiDocument, operations: Operation[], write: Oper
   if (!WRITES.has(write.method)) return { kind: 'read' };
   const gets = new Map(operations.filter((o) => o.method === 'GET').map((o) => [o.path, o]));
   const ownGet = gets.get(write.path);
-  if ((write.method === 'POST' && ownGet && answersList(document, ownGet)) || write.successes.every((status) => status === 201)) return { kind: 'creation' };
+  if ((write.method === 'POST' && ownGet && answersList(document, ownGet)) || write.successes.every((status) => status === 201))
+    return { kind: 'creation' };
   if (NO_SINGLE_RESOURCE[write.key]) return { kind: 'excluded' };
   const named = CONDITIONAL_ON[write.key];
   if (named) return gets.has(named) ? { kind: 'single', resource: gets.get(named)! } : { kind: 'unreadable' };
@@ -108,7 +126,14 @@ describe('If-Match on every write to a single resource of the OpenAPI document',
     admin = await api.createUser('Admin');
     victim = await api.createUser('Victim');
     // The admin's own organization: where transfers go.
-    ruleUsers.ownOrganizations.set(admin.id, expectStatus(await api.request({ method: 'POST', url: '/v1/orgs', token: admin.token, body: { title: "Admin's own" } }), 201, 'creating an own organization').id);
+    ruleUsers.ownOrganizations.set(
+      admin.id,
+      expectStatus(
+        await api.request({ method: 'POST', url: '/v1/orgs', token: admin.token, body: { title: "Admin's own" } }),
+        201,
+        'creating an own organization',
+      ).id,
+    );
   }, 60_000);
   afterAll(async () => {
     await api?.close();
@@ -119,7 +144,16 @@ describe('If-Match on every write to a single resource of the OpenAPI document',
     const org = await organizationFixture(api, owner);
     await joinWithRole(api, owner, org.organizationId, admin, 'admin');
     await joinWithRole(api, owner, org.organizationId, victim, 'read');
-    expectStatus(await api.request({ method: 'PUT', url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`, token: owner.token, body: {} }), 204, 'adding the victim to the team');
+    expectStatus(
+      await api.request({
+        method: 'PUT',
+        url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`,
+        token: owner.token,
+        body: {},
+      }),
+      204,
+      'adding the victim to the team',
+    );
     return { ...org, victim, ids: { ...org.ids, userId: victim.id } };
   }
 
@@ -162,12 +196,25 @@ describe('If-Match on every write to a single resource of the OpenAPI document',
       const writeToken = rule.allow === 'adminToken' ? ADMIN_TOKEN : admin.token;
       const resourceUrl = fillPath(scope.resource.path, ids);
       const read = () => api.request({ method: 'GET', url: resourceUrl, token: admin.token, headers: { 'cache-control': 'no-cache' } });
-      const send = (ifMatch: string) => api.request({ method: write.method, url: `${fillPath(write.path, ids)}${query}`, token: writeToken, body, headers: { 'if-match': ifMatch } });
+      const send = (ifMatch: string) =>
+        api.request({
+          method: write.method,
+          url: `${fillPath(write.path, ids)}${query}`,
+          token: writeToken,
+          body,
+          headers: { 'if-match': ifMatch },
+        });
       const failures: string[] = [];
 
       // The document tells clients both halves of the convention.
-      if (!(write.operation.parameters ?? []).some((p: { in: string; name: string }) => p.in === 'header' && p.name.toLowerCase() === 'if-match')) failures.push(`the document declares no If-Match header on ${key}`);
-      if (!scope.resource.operation.responses['200']?.headers?.ETag) failures.push(`the document declares no ETag on ${scope.resource.key}`);
+      if (
+        !(write.operation.parameters ?? []).some(
+          (p: { in: string; name: string }) => p.in === 'header' && p.name.toLowerCase() === 'if-match',
+        )
+      )
+        failures.push(`the document declares no If-Match header on ${key}`);
+      if (!scope.resource.operation.responses['200']?.headers?.ETag)
+        failures.push(`the document declares no ETag on ${scope.resource.key}`);
 
       // (a) the resource answers its version.
       const first = await read();
@@ -182,17 +229,23 @@ describe('If-Match on every write to a single resource of the OpenAPI document',
       // (b) a stale If-Match is refused and changes nothing.
       for (const stale of ['"stale"', anotherVersionOf(current)]) {
         const refused = await send(stale);
-        if (refused.status !== 412) failures.push(`If-Match: ${stale} answered ${refused.status} (expected 412): ${refused.text.slice(0, 160)}`);
+        if (refused.status !== 412)
+          failures.push(`If-Match: ${stale} answered ${refused.status} (expected 412): ${refused.text.slice(0, 160)}`);
         else if (envelopeProblem(refused)) failures.push(`If-Match: ${stale}: ${envelopeProblem(refused)}`);
         const after = await read();
-        if (header(after, 'etag') !== current) failures.push(`after If-Match: ${stale}, the ETag of ${resourceUrl} went from ${current} to ${header(after, 'etag')}`);
-        else if (unsigned(after.body) !== unsigned(before)) failures.push(`after If-Match: ${stale}, ${resourceUrl} changed: ${after.text.slice(0, 160)}`);
+        if (header(after, 'etag') !== current)
+          failures.push(`after If-Match: ${stale}, the ETag of ${resourceUrl} went from ${current} to ${header(after, 'etag')}`);
+        else if (unsigned(after.body) !== unsigned(before))
+          failures.push(`after If-Match: ${stale}, ${resourceUrl} changed: ${after.text.slice(0, 160)}`);
       }
 
       // (c) the current ETag lets the write through (to the status the rule allows, where it cannot fully succeed here).
       const accepted = await send(current);
       const expected = rule.allowedStatus !== undefined ? [rule.allowedStatus] : write.successes;
-      if (!expected.includes(accepted.status)) failures.push(`If-Match: ${current} (current) answered ${accepted.status} (expected ${expected.join('/')}): ${accepted.text.slice(0, 160)}`);
+      if (!expected.includes(accepted.status))
+        failures.push(
+          `If-Match: ${current} (current) answered ${accepted.status} (expected ${expected.join('/')}): ${accepted.text.slice(0, 160)}`,
+        );
 
       expect(failures).toEqual([]);
     });

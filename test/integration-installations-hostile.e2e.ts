@@ -25,7 +25,8 @@ const people: Record<'ada' | 'otto', Person> = {} as never;
 let publisher: string;
 let installer: string;
 
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 /** A local receiver standing for the integrations' development tunnels (`/<integration name>`): the bodies delivered to each. */
 let receiver: Server;
 let receiverUrl: string;
@@ -41,19 +42,27 @@ function startReceiver(): Promise<void> {
       response.writeHead(200).end('ok');
     });
   });
-  return new Promise((resolve) => receiver.listen(0, '127.0.0.1', () => {
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    receiver.listen(0, '127.0.0.1', () => {
+      receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+      resolve();
+    }),
+  );
 }
 
 let counter = 0;
 const uniqueName = () => `hostile-integration-${process.pid}-${++counter}`;
 
-const publish = (name: string, body: Record<string, unknown>) => call(people.ada, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Hostile', visibility: 'public', ...body });
+const publish = (name: string, body: Record<string, unknown>) =>
+  call(people.ada, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Hostile', visibility: 'public', ...body });
 
 /** An account configuration schema of `count` string properties named field0…, the first required. */
-const accountSchema = (count: number) => ({ properties: Object.fromEntries(Array.from({ length: count }, (_, index) => [`field${index}`, { type: 'string', title: `Field ${index}` }])), required: ['field0'] });
+const accountSchema = (count: number) => ({
+  properties: Object.fromEntries(
+    Array.from({ length: count }, (_, index) => [`field${index}`, { type: 'string', title: `Field ${index}` }]),
+  ),
+  required: ['field0'],
+});
 
 beforeAll(async () => {
   await startReceiver();
@@ -75,7 +84,10 @@ describe('configuration schemas', () => {
   it('answers many PATCHes of a configuration against a 300-property schema, each 200, and still 400 naming the field for one that does not follow it', async () => {
     const name = uniqueName();
     ok(await publish(name, { configurations: { account: accountSchema(300) } }));
-    const installation = ok(await call(people.otto, 'POST', `/v1/integrations/${name}/installations`, { organization: installer }), 201).body;
+    const installation = ok(
+      await call(people.otto, 'POST', `/v1/integrations/${name}/installations`, { organization: installer }),
+      201,
+    ).body;
     const path = `/v1/integrations/${name}/installations/${installation.id}`;
     for (let index = 0; index < 60; index += 1) {
       const configuration = { field0: `value ${index}`, [`field${(index % 299) + 1}`]: 'also' };
@@ -84,12 +96,20 @@ describe('configuration schemas', () => {
     expectError(await call(people.otto, 'PATCH', path, { configuration: { field0: 7 } }), 400, /configuration\.field0 must be string/);
     expectError(await call(people.otto, 'PATCH', path, { configuration: { field1: 'x' } }), 400, /field0/);
     expectError(await call(people.otto, 'PATCH', path, { configuration: { field0: 'x', field300: 'x' } }), 400, /field300/);
-    expectError(await call(people.otto, 'PATCH', path, { configuration: JSON.parse('{"field0":"x","__proto__":{"admin":true}}') }), 400, /__proto__/);
+    expectError(
+      await call(people.otto, 'PATCH', path, { configuration: JSON.parse('{"field0":"x","__proto__":{"admin":true}}') }),
+      400,
+      /__proto__/,
+    );
   });
 
   it('refuses at publish (400) a schema with more properties than the limit (500), and publishes nothing', async () => {
     const name = uniqueName();
-    expectError(await publish(name, { configurations: { account: accountSchema(501) } }), 400, /configurations\.account\.properties must NOT have more than 500 properties/);
+    expectError(
+      await publish(name, { configurations: { account: accountSchema(501) } }),
+      400,
+      /configurations\.account\.properties must NOT have more than 500 properties/,
+    );
     expectError(await call(people.ada, 'GET', `/v1/integrations/${name}`), 404);
     ok(await publish(name, { configurations: { account: accountSchema(500) } }));
   });
@@ -97,14 +117,34 @@ describe('configuration schemas', () => {
   it('refuses at publish (400) configurations nested deeper than the limit (8 levels)', async () => {
     let deep: Record<string, unknown> = { leaf: true };
     for (let level = 0; level < 50; level += 1) deep = { deeper: deep };
-    expectError(await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'string', default: deep } } } } }), 400, /configurations is nested deeper than 8 levels/);
+    expectError(
+      await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'string', default: deep } } } } }),
+      400,
+      /configurations is nested deeper than 8 levels/,
+    );
   });
 
   it('refuses at publish (400) what is not a configuration schema, naming the member', async () => {
-    expectError(await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'object' } } } } }), 400, /configurations\.account\.properties\.a\.type must be one of string, number, boolean, button/);
-    expectError(await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'string', enum: 'x' } } } } }), 400, /configurations\.account\.properties\.a\.enum must be array/);
-    expectError(await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'string' } }, required: ['b'] } } }), 400, /configurations\.account\.required names "b"/);
-    expectError(await publish(uniqueName(), { configurations: { admin: { properties: {} } } }), 400, /configurations must NOT have additional properties \(admin\)/);
+    expectError(
+      await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'object' } } } } }),
+      400,
+      /configurations\.account\.properties\.a\.type must be one of string, number, boolean, button/,
+    );
+    expectError(
+      await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'string', enum: 'x' } } } } }),
+      400,
+      /configurations\.account\.properties\.a\.enum must be array/,
+    );
+    expectError(
+      await publish(uniqueName(), { configurations: { account: { properties: { a: { type: 'string' } }, required: ['b'] } } }),
+      400,
+      /configurations\.account\.required names "b"/,
+    );
+    expectError(
+      await publish(uniqueName(), { configurations: { admin: { properties: {} } } }),
+      400,
+      /configurations must NOT have additional properties \(admin\)/,
+    );
   });
 });
 
@@ -114,7 +154,9 @@ describe('scopes accepted by the installing organization', () => {
 
   /** Publishes `name` with `scopes`, its development tunnel on the receiver for every organization, and installs it in the organization on every site. */
   async function publishAndInstall(name: string, scopes: string[]): Promise<string> {
-    ok(await call(people.ada, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Views', visibility: 'public', scopes }));
+    ok(
+      await call(people.ada, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Views', visibility: 'public', scopes }),
+    );
     ok(await call(people.ada, 'PUT', `/v1/integrations/${name}/dev`, { tunnelUrl: `${receiverUrl}/${name}`, all: true }), 204);
     const installation = ok(await call(people.ada, 'POST', `/v1/integrations/${name}/installations`, { organization }), 201).body;
     const path = `/v1/integrations/${name}/installations/${installation.id}`;
@@ -123,13 +165,18 @@ describe('scopes accepted by the installing organization', () => {
   }
 
   /** The URLs of the site_view deliveries the tunnel of `name` received, in order. */
-  const viewsDelivered = (name: string) => (delivered.get(name) ?? []).filter((event) => event.type === 'site_view').map((event) => String(event.url));
+  const viewsDelivered = (name: string) =>
+    (delivered.get(name) ?? []).filter((event) => event.type === 'site_view').map((event) => String(event.url));
   const read = async (query: string) => expect((await service.request('GET', `/sites/${siteId}/welcome?${query}`, {})).status).toBe(200);
 
   beforeAll(async () => {
     organization = ok(await call(people.ada, 'POST', '/v1/orgs', { title: 'Readers' }), 201).body.id;
     const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organization}/spaces`, { title: 'Guide' }), 201).body.id;
-    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Welcome', document: { markdown: 'Hello.' } }] }));
+    ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'insert_page', title: 'Welcome', document: { markdown: 'Hello.' } }],
+      }),
+    );
     siteId = ok(await call(people.ada, 'POST', `/v1/orgs/${organization}/sites`, { title: 'Docs', spaces: [spaceId] }), 201).body.id;
     ok(await call(people.ada, 'POST', `/v1/orgs/${organization}/sites/${siteId}/publish`));
   });
@@ -146,7 +193,9 @@ describe('scopes accepted by the installing organization', () => {
     await until('the first view reaching the witness', async () => (viewsDelivered(witness).length === 1 ? true : undefined));
     const accepted = await call(people.ada, 'PATCH', installation, { scopes: ['site:views:read'] });
     await read('view=after');
-    await until('the second view reaching both', async () => (viewsDelivered(witness).length === 2 && viewsDelivered(widening).length >= 1 ? true : undefined));
+    await until('the second view reaching both', async () =>
+      viewsDelivered(witness).length === 2 && viewsDelivered(widening).length >= 1 ? true : undefined,
+    );
     // One installation's deliveries keep their order: had the first view reached it, it would be first here.
     expect(viewsDelivered(widening)).toEqual([expect.stringMatching(/\?view=after$/)]);
     expect(viewsDelivered(witness)).toEqual([expect.stringMatching(/\?view=before$/), expect.stringMatching(/\?view=after$/)]);
@@ -158,9 +207,18 @@ describe('scopes accepted by the installing organization', () => {
     const installation = await publishAndInstall(name, ['site:views:read']);
     expect(ok(await call(people.ada, 'GET', installation)).body).toMatchObject({ scopes: ['site:views:read'], pendingScopes: [] });
     ok(await call(people.ada, 'POST', `/v1/integrations/${name}`, { scopes: ['site:views:read', 'space:content:read'] }));
-    expect(ok(await call(people.ada, 'GET', installation)).body).toMatchObject({ scopes: ['site:views:read'], pendingScopes: ['space:content:read'] });
-    expect(ok(await call(people.ada, 'PATCH', installation, { scopes: ['site:views:read', 'space:content:read'] })).body).toMatchObject({ scopes: ['site:views:read', 'space:content:read'], pendingScopes: [] });
-    expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/installations`)).body.items[0]).toMatchObject({ scopes: ['site:views:read', 'space:content:read'], pendingScopes: [] });
+    expect(ok(await call(people.ada, 'GET', installation)).body).toMatchObject({
+      scopes: ['site:views:read'],
+      pendingScopes: ['space:content:read'],
+    });
+    expect(ok(await call(people.ada, 'PATCH', installation, { scopes: ['site:views:read', 'space:content:read'] })).body).toMatchObject({
+      scopes: ['site:views:read', 'space:content:read'],
+      pendingScopes: [],
+    });
+    expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/installations`)).body.items[0]).toMatchObject({
+      scopes: ['site:views:read', 'space:content:read'],
+      pendingScopes: [],
+    });
   });
 
   it('refuses to accept a scope the integration does not ask for (400), and lets no one outside the organization accept (404)', async () => {

@@ -9,9 +9,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiSpec, type ApiSpec } from '../libs/testing/src';
-import type { IntegrationsForSites } from '../libs/integrations/src';
-import { SITE_VIEWS } from '../libs/sites/src';
+import { apiSpec, type ApiSpec } from '#testing';
+import type { IntegrationsForSites } from '#integrations';
+import { SITE_VIEWS } from '#sites';
 import { cleanUpServices, expectError, ok, startService, type RunningService } from './support/service';
 
 interface Person {
@@ -24,7 +24,8 @@ const people: Record<'ada' | 'otto', Person> = {} as never;
 let organizationId: string;
 let otherId: string;
 
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 let counter = 0;
 const uniqueName = () => `site-integration-${process.pid}-${++counter}`;
 const siteConfiguration = { site: { properties: { trackingId: { type: 'string', title: 'Tracking id' } }, required: ['trackingId'] } };
@@ -37,13 +38,29 @@ async function site(person: Person, organization: string, title = 'Docs'): Promi
 /** A published integration installed in ada's organization: its name and the installation's paths. */
 async function installed(definition: Record<string, unknown> = {}) {
   const name = uniqueName();
-  ok(await call(people.ada, 'POST', `/v1/integrations/${name}`, { organization: organizationId, title: 'Analytics', visibility: 'public', configurations: siteConfiguration, ...definition }));
-  const installation = ok(await call(people.ada, 'POST', `/v1/integrations/${name}/installations`, { organization: organizationId }), 201).body;
+  ok(
+    await call(people.ada, 'POST', `/v1/integrations/${name}`, {
+      organization: organizationId,
+      title: 'Analytics',
+      visibility: 'public',
+      configurations: siteConfiguration,
+      ...definition,
+    }),
+  );
+  const installation = ok(
+    await call(people.ada, 'POST', `/v1/integrations/${name}/installations`, { organization: organizationId }),
+    201,
+  ).body;
   const base = `/v1/integrations/${name}/installations/${installation.id}`;
   return { name, installationId: installation.id as string, base, sites: `${base}/sites` };
 }
 
-const eventTypes = async (name: string) => (ok(await call(people.ada, 'GET', `/v1/integrations/${name}/events?limit=100`)).body.items as Array<{ payload: { type: string; siteId?: string } }>).map((event) => event.payload);
+const eventTypes = async (name: string) =>
+  (
+    ok(await call(people.ada, 'GET', `/v1/integrations/${name}/events?limit=100`)).body.items as Array<{
+      payload: { type: string; siteId?: string };
+    }>
+  ).map((event) => event.payload);
 
 beforeAll(async () => {
   service = await startService();
@@ -69,7 +86,11 @@ describe('installing on a site', () => {
       status: 'active',
       configuration: { trackingId: 'UA-1' },
       externalIds: [],
-      urls: { location: expect.stringMatching(new RegExp(`/v1/integrations/${name}/installations/${installationId}/sites/${siteId}$`)), publicEndpoint: expect.stringMatching(/\/public$/), publicContentEndpoint: expect.stringMatching(/\/public$/) },
+      urls: {
+        location: expect.stringMatching(new RegExp(`/v1/integrations/${name}/installations/${installationId}/sites/${siteId}$`)),
+        publicEndpoint: expect.stringMatching(/\/public$/),
+        publicContentEndpoint: expect.stringMatching(/\/public$/),
+      },
       site: siteId,
     });
     expect(ok(await call(people.ada, 'GET', `${sites}/${siteId}`)).body).toEqual(created);
@@ -100,14 +121,20 @@ describe('site installations', () => {
   it('lists an installation’s sites, and the integration’s across installations, as ids or Site objects', async () => {
     const { name, installationId, sites } = await installed();
     const [first, second] = [await site(people.ada, organizationId, 'First'), await site(people.ada, organizationId, 'Second')];
-    for (const siteId of [first, second]) ok(await call(people.ada, 'POST', sites, { site: siteId, configuration: { trackingId: siteId } }), 201);
+    for (const siteId of [first, second])
+      ok(await call(people.ada, 'POST', sites, { site: siteId, configuration: { trackingId: siteId } }), 201);
     const byInstallation = ok(await call(people.ada, 'GET', sites)).body;
     expect(byInstallation.count).toBe(2);
     expect(byInstallation.items.map((item: { site: string }) => item.site).sort()).toEqual([first, second].sort());
     const byIntegration = ok(await call(people.ada, 'GET', `/v1/integrations/${name}/sites`)).body.items;
     expect(byIntegration.every((item: { installation: string }) => item.installation === installationId)).toBe(true);
     const extended = ok(await call(people.ada, 'GET', `/v1/integrations/${name}/sites?extended=true`)).body.items;
-    expect(extended.map((item: { site: { object: string; id: string } }) => [item.site.object, item.site.id]).sort()).toEqual([['site', first], ['site', second]].sort());
+    expect(extended.map((item: { site: { object: string; id: string } }) => [item.site.object, item.site.id]).sort()).toEqual(
+      [
+        ['site', first],
+        ['site', second],
+      ].sort(),
+    );
     const page = ok(await call(people.ada, 'GET', `/v1/integrations/${name}/sites?limit=1`)).body;
     expect(page.items).toHaveLength(1);
     expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/sites?limit=1&page=${page.next.page}`)).body.items).toHaveLength(1);
@@ -123,9 +150,15 @@ describe('site installations', () => {
     const { sites } = await installed();
     const siteId = await site(people.ada, organizationId);
     ok(await call(people.ada, 'POST', sites, { site: siteId, configuration: { trackingId: 'UA-1' } }), 201);
-    const changed = ok(await call(people.ada, 'PATCH', `${sites}/${siteId}`, { configuration: { trackingId: 'UA-2' }, status: 'paused' })).body;
+    const changed = ok(
+      await call(people.ada, 'PATCH', `${sites}/${siteId}`, { configuration: { trackingId: 'UA-2' }, status: 'paused' }),
+    ).body;
     expect(changed).toMatchObject({ configuration: { trackingId: 'UA-2' }, status: 'paused' });
-    expectError(await call(people.ada, 'PATCH', `${sites}/${siteId}`, { configuration: { trackingId: 'UA-3', unknown: true } }), 400, /unknown/);
+    expectError(
+      await call(people.ada, 'PATCH', `${sites}/${siteId}`, { configuration: { trackingId: 'UA-3', unknown: true } }),
+      400,
+      /unknown/,
+    );
   });
 
   it('uninstalls from the site (204), after which it is gone', async () => {
@@ -141,7 +174,10 @@ describe('site installations', () => {
   it('lets the installation select every site (site_selection)', async () => {
     const { base } = await installed();
     expect(ok(await call(people.ada, 'GET', base)).body.site_selection).toBe('selected');
-    expect(ok(await call(people.ada, 'PATCH', base, { site_selection: 'all' })).body).toMatchObject({ site_selection: 'all', space_selection: 'selected' });
+    expect(ok(await call(people.ada, 'PATCH', base, { site_selection: 'all' })).body).toMatchObject({
+      site_selection: 'all',
+      space_selection: 'selected',
+    });
     expectError(await call(people.ada, 'PATCH', base, { site_selection: 'some' }), 400, /site_selection/);
   });
 
@@ -159,7 +195,8 @@ describe('integration events of site installations', () => {
   it('derives site_installation_setup and site_installation_deleted, a deleted site’s included', async () => {
     const { name, sites } = await installed();
     const [kept, deleted] = [await site(people.ada, organizationId, 'Kept'), await site(people.ada, organizationId, 'Deleted')];
-    for (const siteId of [kept, deleted]) ok(await call(people.ada, 'POST', sites, { site: siteId, configuration: { trackingId: 'x' } }), 201);
+    for (const siteId of [kept, deleted])
+      ok(await call(people.ada, 'POST', sites, { site: siteId, configuration: { trackingId: 'x' } }), 201);
     ok(await call(people.ada, 'DELETE', `${sites}/${kept}`), 204);
     ok(await call(people.ada, 'DELETE', `/v1/orgs/${organizationId}/sites/${deleted}`), 205);
     const events = await eventTypes(name);
@@ -180,7 +217,8 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
 
   const request = async (method: string, url: string, body?: unknown, status = 200) => {
     const answer = await api.request(method, url, { token: ada.token, body });
-    if (answer.status !== status) throw new Error(`${method} ${url}: expected ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`);
+    if (answer.status !== status)
+      throw new Error(`${method} ${url}: expected ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`);
     return answer.body;
   };
   const publishAndInstall = async (scopes: string[]) => {
@@ -191,12 +229,22 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     return { name, base: `/v1/integrations/${name}/installations/${installation.id}` };
   };
   const views = () => api.service.app.get(SITE_VIEWS, { strict: false }) as IntegrationsForSites;
-  const view = (siteId: string, spaceId: string) => ({ organizationId: organization, siteId, spaceId, pageId: null, url: `https://docs.example.com/${siteId}/guide`, visitor: { claims: { plan: 'pro' } } });
+  const view = (siteId: string, spaceId: string) => ({
+    organizationId: organization,
+    siteId,
+    spaceId,
+    pageId: null,
+    url: `https://docs.example.com/${siteId}/guide`,
+    visitor: { claims: { plan: 'pro' } },
+  });
   async function viewed(...seen: Array<Parameters<IntegrationsForSites['viewed']>[0]>) {
     for (const one of seen) await views().viewed(one);
     await views().settled();
   }
-  const siteViews = (name: string) => delivered.filter((delivery) => delivery.integrationId === name && delivery.payload.type === 'site_view').map((delivery) => delivery.payload);
+  const siteViews = (name: string) =>
+    delivered
+      .filter((delivery) => delivery.integrationId === name && delivery.payload.type === 'site_view')
+      .map((delivery) => delivery.payload);
 
   beforeAll(async () => {
     tunnel = createServer((incoming, answer) => {
@@ -228,7 +276,15 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     const notOnTheSite = await publishAndInstall(['site:views:read']);
     for (const { base } of [subscribed, unsubscribed]) await request('POST', `${base}/sites`, { site: siteId }, 201);
     await viewed(view(siteId, spaceId));
-    expect(siteViews(subscribed.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, url: `https://docs.example.com/${siteId}/guide`, visitor: expect.objectContaining({ claims: { plan: 'pro' } }) })]);
+    expect(siteViews(subscribed.name)).toEqual([
+      expect.objectContaining({
+        type: 'site_view',
+        siteId,
+        spaceId,
+        url: `https://docs.example.com/${siteId}/guide`,
+        visitor: expect.objectContaining({ claims: { plan: 'pro' } }),
+      }),
+    ]);
     expect(siteViews(unsubscribed.name)).toEqual([]);
     expect(siteViews(notOnTheSite.name)).toEqual([]);
   });
@@ -244,7 +300,9 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
 
   it('delivers a reader’s view of a page of the published HTML site, with the page', async () => {
     const spaceId = (await request('POST', `/v1/orgs/${organization}/spaces`, { title: 'Read guide' }, 201)).id;
-    const written = await request('POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Welcome', document: { markdown: 'Hello.' } }] });
+    const written = await request('POST', `/v1/spaces/${spaceId}/content`, {
+      changes: [{ operation: 'insert_page', title: 'Welcome', document: { markdown: 'Hello.' } }],
+    });
     const pageId = written.changes[0].page.id as string;
     const siteId = (await request('POST', `/v1/orgs/${organization}/sites`, { title: 'Read docs', spaces: [spaceId] }, 201)).id;
     await request('POST', `/v1/orgs/${organization}/sites/${siteId}/publish`);
@@ -252,7 +310,9 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     await request('POST', `${reading.base}/sites`, { site: siteId }, 201);
     expect((await api.request('GET', `/sites/${siteId}/welcome`)).status).toBe(200);
     await views().settled();
-    expect(siteViews(reading.name)).toEqual([expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId, url: expect.stringContaining(`/sites/${siteId}/welcome`) })]);
+    expect(siteViews(reading.name)).toEqual([
+      expect.objectContaining({ type: 'site_view', siteId, spaceId, pageId, url: expect.stringContaining(`/sites/${siteId}/welcome`) }),
+    ]);
   });
 
   it('appends nothing to the event log for a view, received or not, and never fails the reader on a bad view', async () => {
@@ -266,7 +326,12 @@ describe('readers’ views (in process, through SITE_VIEWS)', () => {
     const quietSite = (await request('POST', `/v1/orgs/${quiet}/sites`, { title: 'Quiet docs', spaces: [quietSpace] }, 201)).id;
     await api.settled();
     const since = await api.position();
-    await viewed(view(siteId, spaceId), { ...view(quietSite, quietSpace), organizationId: quiet }, { ...view('__proto__', spaceId) }, null as never);
+    await viewed(
+      view(siteId, spaceId),
+      { ...view(quietSite, quietSpace), organizationId: quiet },
+      { ...view('__proto__', spaceId) },
+      null as never,
+    );
     expect(siteViews(receiving.name)).toHaveLength(1);
     // What the integrations worker records of the installations' own events meanwhile is no view.
     expect(await api.appendedEvents(since, { streamId: /^(?!integrationdelivery-)/ })).toEqual([]);

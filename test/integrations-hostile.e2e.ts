@@ -20,7 +20,8 @@ let service: RunningService;
 let ada: Person;
 let organizationId: string;
 
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 /** A loopback receiver the scripts fetch when they start: each request resolves the next waiter. */
 let receiver: Server;
 let receiverUrl: string;
@@ -71,7 +72,9 @@ afterAll(async () => {
 
 describe('a component that loops forever', () => {
   it('leaves GET /health answering while three renders of it run, each answering 422 with the time limit', async () => {
-    const name = await publish(`module.exports = { components: { spin: async () => { await fetch(${JSON.stringify(receiverUrl)}); while (true) {} } } };`);
+    const name = await publish(
+      `module.exports = { components: { spin: async () => { await fetch(${JSON.stringify(receiverUrl)}); while (true) {} } } };`,
+    );
     const running = started();
     const answered: number[] = [];
     const renders = [0, 1, 2].map((index) =>
@@ -105,11 +108,18 @@ describe('an event handler that loops forever', () => {
     // A write answered now carries the service's clock: it must fall before the run's end is logged.
     const witness = ok(await call(ada, 'POST', '/v1/orgs', { title: 'Witness' }), 201).body as { createdAt: string };
     const events = await until('the run recorded', async () => {
-      const items = ok(await call(ada, 'GET', `/v1/integrations/${name}/events?limit=10`)).body.items as Array<{ id: string; status: string }>;
+      const items = ok(await call(ada, 'GET', `/v1/integrations/${name}/events?limit=10`)).body.items as Array<{
+        id: string;
+        status: string;
+      }>;
       return items.length > 0 && items.every((event) => event.status !== 'pending') ? items : undefined;
     });
     expect(events.map((event) => event.status)).toEqual(['failed']);
-    const logs = ok(await call(ada, 'GET', `/v1/integrations/${name}/events/${events[0].id}`)).body.trace.logs as Array<{ message: string; timestamp: string; level: string }>;
+    const logs = ok(await call(ada, 'GET', `/v1/integrations/${name}/events/${events[0].id}`)).body.trace.logs as Array<{
+      message: string;
+      timestamp: string;
+      level: string;
+    }>;
     const failure = logs.find((log) => log.message === 'script failed: time limit exceeded');
     expect(failure).toBeDefined();
     expect(Date.parse(witness.createdAt)).toBeLessThan(Date.parse(failure!.timestamp));

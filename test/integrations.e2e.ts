@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compressToEncodedURIComponent } from 'lz-string';
-import { verifySignature } from '../libs/integrations/src';
+import { verifySignature } from '#integrations';
 import { joinAs } from './support/members';
 import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, ok, startService, until, type RunningService } from './support/service';
@@ -25,7 +25,8 @@ const people: Record<'ada' | 'otto', Person> = {} as never;
 let publisher: string;
 let other: string;
 
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 /** A local receiver standing for a developer's tunnel: records each request; `answers` says what to answer, in turn. */
 interface Received {
   headers: IncomingMessage['headers'];
@@ -51,10 +52,12 @@ function startReceiver(): Promise<void> {
       else answer();
     });
   });
-  return new Promise((resolve) => receiver.listen(0, '127.0.0.1', () => {
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    receiver.listen(0, '127.0.0.1', () => {
+      receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      resolve();
+    }),
+  );
 }
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
@@ -62,14 +65,21 @@ let counter = 0;
 const uniqueName = () => `test-integration-${process.pid}-${++counter}`;
 
 async function publish(name: string, body: Record<string, unknown> = {}, person = people.ada) {
-  return ok(await call(person, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Test', visibility: 'public', ...body })).body;
+  return ok(
+    await call(person, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Test', visibility: 'public', ...body }),
+  ).body;
 }
 
 async function installIn(name: string, organizationId = publisher, person = people.ada) {
   return ok(await call(person, 'POST', `/v1/integrations/${name}/installations`, { organization: organizationId }), 201).body;
 }
 
-const eventsOf = async (name: string) => ok(await call(people.ada, 'GET', `/v1/integrations/${name}/events?limit=100`)).body.items as Array<{ id: string; status: string; payload: { type: string; [k: string]: unknown } }>;
+const eventsOf = async (name: string) =>
+  ok(await call(people.ada, 'GET', `/v1/integrations/${name}/events?limit=100`)).body.items as Array<{
+    id: string;
+    status: string;
+    payload: { type: string; [k: string]: unknown };
+  }>;
 
 beforeAll(async () => {
   await startReceiver();
@@ -91,7 +101,15 @@ describe('publishing', () => {
   it('publishes, then each publication increments the version and keeps what it does not name', async () => {
     const name = uniqueName();
     const first = await publish(name, { description: 'First', icon: PNG, categories: ['analytics'] });
-    expect(first).toMatchObject({ object: 'integration', name, version: 1, title: 'Test', description: 'First', owner: { id: publisher }, permissions: { admin: true } });
+    expect(first).toMatchObject({
+      object: 'integration',
+      name,
+      version: 1,
+      title: 'Test',
+      description: 'First',
+      owner: { id: publisher },
+      permissions: { admin: true },
+    });
     const second = await publish(name, { description: 'Second' });
     expect(second).toMatchObject({ version: 2, description: 'Second', categories: ['analytics'] });
     const icon = await service.request('GET', new URL(second.urls.icon).pathname, {});
@@ -100,8 +118,17 @@ describe('publishing', () => {
 
   it('never returns the secrets, in any answer or audit entry', async () => {
     const name = uniqueName();
-    const published = await call(people.ada, 'POST', `/v1/integrations/${name}`, { organization: publisher, title: 'Secretive', secrets: { API_KEY: 'sup3r-s3cret-value' } });
-    const answers = [published, await call(people.ada, 'GET', `/v1/integrations/${name}`), await call(people.ada, 'GET', '/v1/integrations'), await call(people.ada, 'GET', `/v1/orgs/${publisher}/audit-events`)];
+    const published = await call(people.ada, 'POST', `/v1/integrations/${name}`, {
+      organization: publisher,
+      title: 'Secretive',
+      secrets: { API_KEY: 'sup3r-s3cret-value' },
+    });
+    const answers = [
+      published,
+      await call(people.ada, 'GET', `/v1/integrations/${name}`),
+      await call(people.ada, 'GET', '/v1/integrations'),
+      await call(people.ada, 'GET', `/v1/orgs/${publisher}/audit-events`),
+    ];
     for (const answer of answers) expect(answer.text).not.toContain('sup3r-s3cret-value');
     const { stdout, stderr } = service.output();
     expect(stdout + stderr).not.toContain('sup3r-s3cret-value');
@@ -118,8 +145,13 @@ describe('publishing', () => {
 
   it('lists with filters: search, category, owner, blocks', async () => {
     const name = uniqueName();
-    await publish(name, { title: 'Zebra Finder', categories: ['collaboration'], blocks: [{ id: 'b', title: 'Block', urlUnfurl: ['https://zebra.example/x'] }] });
-    const names = async (query: string) => ok(await call(people.otto, 'GET', `/v1/integrations${query}`)).body.items.map((item: { name: string }) => item.name);
+    await publish(name, {
+      title: 'Zebra Finder',
+      categories: ['collaboration'],
+      blocks: [{ id: 'b', title: 'Block', urlUnfurl: ['https://zebra.example/x'] }],
+    });
+    const names = async (query: string) =>
+      ok(await call(people.otto, 'GET', `/v1/integrations${query}`)).body.items.map((item: { name: string }) => item.name);
     expect(await names('?search=zebra')).toContain(name);
     expect(await names('?category=collaboration')).toEqual([name]);
     expect(await names(`?owner=${publisher}&blocks=true`)).toContain(name);
@@ -131,15 +163,22 @@ describe('publishing', () => {
 describe('installations', () => {
   it('installs in an organization its admin administers, once, and validates the configuration', async () => {
     const name = uniqueName();
-    await publish(name, { configurations: { account: { properties: { channel: { type: 'string', title: 'Channel' } }, required: ['channel'] } } });
+    await publish(name, {
+      configurations: { account: { properties: { channel: { type: 'string', title: 'Channel' } }, required: ['channel'] } },
+    });
     const installation = await installIn(name, other, people.otto);
     expect(installation).toMatchObject({ status: 'active', target: { organization: other }, space_selection: 'selected' });
     expect((await installIn(name, other, people.otto)).id).toBe(installation.id);
     const path = `/v1/integrations/${name}/installations/${installation.id}`;
     expectError(await call(people.otto, 'PATCH', path, { configuration: { channel: 7 } }), 400, /channel/);
     expectError(await call(people.otto, 'PATCH', path, { configuration: {} }), 400, /channel/);
-    expect(ok(await call(people.otto, 'PATCH', path, { configuration: { channel: '#docs' } })).body.configuration).toEqual({ channel: '#docs' });
-    expectError(await call(people.ada, 'GET', `/v1/integrations/${name}/installations/${installation.id}/spaces/NoSuchSpace000000000`), 404);
+    expect(ok(await call(people.otto, 'PATCH', path, { configuration: { channel: '#docs' } })).body.configuration).toEqual({
+      channel: '#docs',
+    });
+    expectError(
+      await call(people.ada, 'GET', `/v1/integrations/${name}/installations/${installation.id}/spaces/NoSuchSpace000000000`),
+      404,
+    );
   });
 
   it('installs on spaces of the organization and lists them, as ids or Space objects', async () => {
@@ -154,7 +193,10 @@ describe('installations', () => {
     expect(extended[0].space).toMatchObject({ object: 'space', id: spaceId });
     expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/installations/${installation.id}`)).body.spaces).toBe(1);
     const foreign = ok(await call(people.otto, 'POST', `/v1/orgs/${other}/spaces`, { title: 'Theirs' }), 201).body.id;
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/spaces`, { space: foreign }), 404);
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/spaces`, { space: foreign }),
+      404,
+    );
     ok(await call(people.ada, 'DELETE', `/v1/integrations/${name}/installations/${installation.id}/spaces/${spaceId}`), 204);
     expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/spaces`)).body.items).toEqual([]);
   });
@@ -167,13 +209,22 @@ describe('integration events', () => {
     const installation = await installIn(name);
     ok(await call(people.ada, 'PATCH', `/v1/integrations/${name}/installations/${installation.id}`, { space_selection: 'all' }));
     const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${publisher}/spaces`, { title: 'Docs' }), 201).body.id;
-    const written = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'A', document: { markdown: 'a' } }] })).body;
+    const written = ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'insert_page', title: 'A', document: { markdown: 'a' } }],
+      }),
+    ).body;
     const events = await until('the content event', async () => {
       const all = await eventsOf(name);
       return all.some((event) => event.payload.type === 'space_content_updated') ? all : undefined;
     });
     expect(events.map((event) => event.payload.type).sort()).toEqual(['installation_setup', 'installation_setup', 'space_content_updated']);
-    expect(events.find((event) => event.payload.type === 'space_content_updated')!.payload).toMatchObject({ spaceId, revisionId: written.revision, updatedBy: [expect.objectContaining({ object: 'user', id: people.ada.id })], installationId: installation.id });
+    expect(events.find((event) => event.payload.type === 'space_content_updated')!.payload).toMatchObject({
+      spaceId,
+      revisionId: written.revision,
+      updatedBy: [expect.objectContaining({ object: 'user', id: people.ada.id })],
+      installationId: installation.id,
+    });
     const setup = events.filter((event) => event.payload.type === 'installation_setup');
     expect(setup.map((event) => event.payload.previous)).toContainEqual({ status: 'active', configuration: {} });
   });
@@ -191,7 +242,8 @@ describe('integration events', () => {
     const bodies = received.map((request) => JSON.parse(request.body));
     expect(bodies[0].eventId).toBe(bodies[1].eventId);
     expect(bodies.map((body) => body.previous?.status ?? null)).toEqual([null, null, 'active']);
-    for (const request of received) expect(verifySignature(signingSecret, String(request.headers['x-integration-signature']), request.body, new Date())).toBe(true);
+    for (const request of received)
+      expect(verifySignature(signingSecret, String(request.headers['x-integration-signature']), request.body, new Date())).toBe(true);
     const events = await until('the deliveries recorded', async () => {
       const all = await eventsOf(name);
       return all.length === 2 && all.every((event) => event.status === 'success') ? all : undefined;
@@ -227,7 +279,10 @@ describe('integration events in the platform’s shapes', () => {
 
   it('hands the script’s handler the event itself', async () => {
     const name = uniqueName();
-    await publish(name, { script: "module.exports = { events: { installation_setup: (event) => { console.log(event.type + ' ' + event.installationId + ' ' + event.status + ' ' + ('payload' in event)); } } };" });
+    await publish(name, {
+      script:
+        "module.exports = { events: { installation_setup: (event) => { console.log(event.type + ' ' + event.installationId + ' ' + event.status + ' ' + ('payload' in event)); } } };",
+    });
     const installation = await installIn(name);
     const [event] = await until('the script run', async () => {
       const all = await eventsOf(name);
@@ -258,7 +313,10 @@ describe('integration events in the platform’s shapes', () => {
       return all.length > 0 ? all : undefined;
     });
     expect(event.status).toBe('success');
-    expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/events/${event.id}`)).body.event).toMatchObject({ id: event.id, status: 'success' });
+    expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/events/${event.id}`)).body.event).toMatchObject({
+      id: event.id,
+      status: 'success',
+    });
   });
 
   it('names who updated the space’s content in space_content_updated as a list of the platform’s users', async () => {
@@ -267,9 +325,22 @@ describe('integration events in the platform’s shapes', () => {
     const installation = await installIn(name);
     ok(await call(people.ada, 'PATCH', `/v1/integrations/${name}/installations/${installation.id}`, { space_selection: 'all' }));
     const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${publisher}/spaces`, { title: 'Updated' }), 201).body.id;
-    ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'A', document: { markdown: 'a' } }] }));
-    const updated = await until('the content event', async () => (await eventsOf(name)).find((event) => event.payload.type === 'space_content_updated'));
-    expect(updated.payload.updatedBy).toEqual([{ object: 'user', id: people.ada.id, displayName: 'ada', urls: { location: expect.stringMatching(new RegExp(`/v1/users/${people.ada.id}$`)) } }]);
+    ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'insert_page', title: 'A', document: { markdown: 'a' } }],
+      }),
+    );
+    const updated = await until('the content event', async () =>
+      (await eventsOf(name)).find((event) => event.payload.type === 'space_content_updated'),
+    );
+    expect(updated.payload.updatedBy).toEqual([
+      {
+        object: 'user',
+        id: people.ada.id,
+        displayName: 'ada',
+        urls: { location: expect.stringMatching(new RegExp(`/v1/users/${people.ada.id}$`)) },
+      },
+    ]);
     expect(platformSchemaProblem('SpaceContentUpdatedEvent', updated.payload)).toBeNull();
   });
 
@@ -289,7 +360,8 @@ describe('integration events in the platform’s shapes', () => {
     expect(of('installation_setup')).not.toHaveProperty('previous');
     expect(of('space_installation_setup')).not.toHaveProperty('previous');
     expect(of('space_installation_deleted').previous).toEqual({ configuration: { channel: '#docs' } });
-    for (const type of ['installation_setup', 'space_installation_setup', 'space_installation_deleted']) expect(platformSchemaProblem('Event', of(type))).toBeNull();
+    for (const type of ['installation_setup', 'space_installation_setup', 'space_installation_deleted'])
+      expect(platformSchemaProblem('Event', of(type))).toBeNull();
   });
 
   it('tells change requests and comments (the service’s own types) only to integrations holding space:content:read', async () => {
@@ -298,12 +370,28 @@ describe('integration events in the platform’s shapes', () => {
     await publish(reading, { scopes: ['space:content:read'] });
     await publish(notReading);
     const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${publisher}/spaces`, { title: 'Discussed' }), 201).body.id;
-    for (const name of [reading, notReading]) ok(await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${(await installIn(name)).id}/spaces`, { space: spaceId }), 201);
+    for (const name of [reading, notReading])
+      ok(
+        await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${(await installIn(name)).id}/spaces`, { space: spaceId }),
+        201,
+      );
     const changeRequest = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/change-requests`, { subject: 'A change' }), 201).body;
-    const told = await until('change_request_created', async () => (await eventsOf(reading)).find((event) => event.payload.type === 'change_request_created'));
-    expect(told.payload).toEqual({ eventId: told.id, type: 'change_request_created', installationId: expect.any(String), spaceId, changeRequestId: changeRequest.id, number: changeRequest.number });
+    const told = await until('change_request_created', async () =>
+      (await eventsOf(reading)).find((event) => event.payload.type === 'change_request_created'),
+    );
+    expect(told.payload).toEqual({
+      eventId: told.id,
+      type: 'change_request_created',
+      installationId: expect.any(String),
+      spaceId,
+      changeRequestId: changeRequest.id,
+      number: changeRequest.number,
+    });
     // Delivered in order: once the reading one is told, the other has been past the change request too.
-    expect((await eventsOf(notReading)).map((event) => event.payload.type).sort()).toEqual(['installation_setup', 'space_installation_setup']);
+    expect((await eventsOf(notReading)).map((event) => event.payload.type).sort()).toEqual([
+      'installation_setup',
+      'space_installation_setup',
+    ]);
   });
 });
 
@@ -329,14 +417,32 @@ describe('the platform’s integration shapes', () => {
     const name = uniqueName();
     const policy = { 'default-src': "'none'", 'connect-src': 'https://api.example.com' };
     const script = "module.exports = { components: { hello: () => ({ type: 'block', children: [], controls: [] }) } };";
-    expect((await publish(name, { script, contentSecurityPolicy: policy })).contentSecurityPolicy).toBe("default-src 'none'; connect-src https://api.example.com");
+    expect((await publish(name, { script, contentSecurityPolicy: policy })).contentSecurityPolicy).toBe(
+      "default-src 'none'; connect-src https://api.example.com",
+    );
     const rendered = ok(await call(people.otto, 'POST', `/v1/integrations/${name}/render`, { componentId: 'hello' }));
     expect(rendered.headers['content-security-policy']).toBe("default-src 'none'; connect-src https://api.example.com");
   });
 
   it('refuses a contentSecurityPolicy object naming what is not a directive, or a value that would add one (400 naming it)', async () => {
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Bad policy', contentSecurityPolicy: { 'connect-sauce': '*' } }), 400, /contentSecurityPolicy\.connect-sauce is not a directive/);
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Bad policy', contentSecurityPolicy: { 'connect-src': "*; script-src 'unsafe-inline'" } }), 400, /contentSecurityPolicy\.connect-src may not contain/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Bad policy',
+        contentSecurityPolicy: { 'connect-sauce': '*' },
+      }),
+      400,
+      /contentSecurityPolicy\.connect-sauce is not a directive/,
+    );
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Bad policy',
+        contentSecurityPolicy: { 'connect-src': "*; script-src 'unsafe-inline'" },
+      }),
+      400,
+      /contentSecurityPolicy\.connect-src may not contain/,
+    );
   });
 
   it('answers urls.publicContentEndpoint, equal to publicEndpoint, on integrations, installations and space and site installations', async () => {
@@ -346,40 +452,111 @@ describe('the platform’s integration shapes', () => {
     const installation = await installIn(name);
     expect(installation.urls.publicContentEndpoint).toBe(installation.urls.publicEndpoint);
     const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${publisher}/spaces`, { title: 'Endpoints' }), 201).body.id;
-    const onSpace = ok(await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/spaces`, { space: spaceId }), 201).body;
+    const onSpace = ok(
+      await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/spaces`, { space: spaceId }),
+      201,
+    ).body;
     expect(onSpace.urls.publicContentEndpoint).toBe(onSpace.urls.publicEndpoint);
-    const siteId = ok(await call(people.ada, 'POST', `/v1/orgs/${publisher}/sites`, { title: 'Endpoints', spaces: [spaceId] }), 201).body.id;
-    const onSite = ok(await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/sites`, { site: siteId }), 201).body;
+    const siteId = ok(await call(people.ada, 'POST', `/v1/orgs/${publisher}/sites`, { title: 'Endpoints', spaces: [spaceId] }), 201).body
+      .id;
+    const onSite = ok(
+      await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/sites`, { site: siteId }),
+      201,
+    ).body;
     expect(onSite.urls.publicContentEndpoint).toBe(onSite.urls.publicEndpoint);
   });
 
   it('embeds the owner with the caller’s permissions there: an admin’s for its admin, a guest’s for someone outside it', async () => {
     const name = uniqueName();
     await publish(name);
-    expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}`)).body.owner).toMatchObject({ object: 'organization', id: publisher, permissions: { admin: true } });
-    expect(ok(await call(people.otto, 'GET', `/v1/integrations/${name}`)).body.owner).toMatchObject({ object: 'organization', id: publisher, permissions: { admin: false, listMembers: false } });
+    expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}`)).body.owner).toMatchObject({
+      object: 'organization',
+      id: publisher,
+      permissions: { admin: true },
+    });
+    expect(ok(await call(people.otto, 'GET', `/v1/integrations/${name}`)).body.owner).toMatchObject({
+      object: 'organization',
+      id: publisher,
+      permissions: { admin: false, listMembers: false },
+    });
   });
 
   it("takes only the platform's scopes and categories (400 naming the member)", async () => {
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Scoped', scopes: ['space:everything'] }), 400, /scopes must be one of/);
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Sorted', categories: ['zebras'] }), 400, /categories must be one of/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Scoped',
+        scopes: ['space:everything'],
+      }),
+      400,
+      /scopes must be one of/,
+    );
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Sorted',
+        categories: ['zebras'],
+      }),
+      400,
+      /categories must be one of/,
+    );
   });
 
   it("refuses blocks, content sources and external links that are not the platform's shapes (400 naming the member)", async () => {
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Blocks', blocks: [{ id: 'b' }] }), 400, /blocks\.0 must have required property 'title'/);
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Sources', contentSources: [{ id: 'c', title: 'Source' }] }), 400, /contentSources\.0 must have required property 'configuration'/);
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Links', externalLinks: [{ url: 'javascript:alert(1)', label: 'x' }] }), 400, /externalLinks\.0\.url/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Blocks',
+        blocks: [{ id: 'b' }],
+      }),
+      400,
+      /blocks\.0 must have required property 'title'/,
+    );
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Sources',
+        contentSources: [{ id: 'c', title: 'Source' }],
+      }),
+      400,
+      /contentSources\.0 must have required property 'configuration'/,
+    );
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Links',
+        externalLinks: [{ url: 'javascript:alert(1)', label: 'x' }],
+      }),
+      400,
+      /externalLinks\.0\.url/,
+    );
   });
 
   it('takes at most 20 secrets, each text (400 naming the secret)', async () => {
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Secrets', secrets: { TOKEN: 42 } }), 400, /secrets\.TOKEN must be text/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, {
+        organization: publisher,
+        title: 'Secrets',
+        secrets: { TOKEN: 42 },
+      }),
+      400,
+      /secrets\.TOKEN must be text/,
+    );
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`S${index}`, 'x']));
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Secrets', secrets: many }), 400, /at most 20 secrets/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'Secrets', secrets: many }),
+      400,
+      /at most 20 secrets/,
+    );
   });
 
   it('needs a title (2 to 30 characters) to publish a new integration (400)', async () => {
     expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher }), 400, /title is required/);
-    expectError(await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'T'.repeat(31) }), 400, /title must be 2 to 30 characters/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/integrations/${uniqueName()}`, { organization: publisher, title: 'T'.repeat(31) }),
+      400,
+      /title must be 2 to 30 characters/,
+    );
   });
 });
 
@@ -397,7 +574,9 @@ describe('a crash mid-delivery', () => {
     hold = false;
     for (const answer of held.splice(0)) answer();
     await service.restart();
-    await until('the delivery after the restart', async () => (received.some((request, index) => index > 0 && JSON.parse(request.body).eventId === inFlight) ? true : undefined));
+    await until('the delivery after the restart', async () =>
+      received.some((request, index) => index > 0 && JSON.parse(request.body).eventId === inFlight) ? true : undefined,
+    );
     const events = await until('the delivery recorded', async () => {
       const all = await eventsOf(name);
       return all.length > 0 && all.every((event) => event.status === 'success') ? all : undefined;
@@ -427,7 +606,9 @@ describe('scripts and render', () => {
     });
     expect(events[0].status).toBe('success');
     const trace = ok(await call(people.ada, 'GET', `/v1/integrations/${name}/events/${events[0].id}`)).body.trace;
-    expect(trace.logs).toContainEqual(expect.objectContaining({ level: 'info', message: expect.stringMatching(/^setup of \w+ with TOKEN$/) }));
+    expect(trace.logs).toContainEqual(
+      expect.objectContaining({ level: 'info', message: expect.stringMatching(/^setup of \w+ with TOKEN$/) }),
+    );
   });
 
   it('stops a script that loops forever, records it failed, and stays healthy', async () => {
@@ -447,8 +628,19 @@ describe('scripts and render', () => {
   it('renders a component by POST and by GET with an lz-string request, with the policy as a header', async () => {
     const name = uniqueName();
     await publish(name, { script, contentSecurityPolicy: "connect-src 'none'" });
-    const rendered = await call(people.otto, 'POST', `/v1/integrations/${name}/render`, { componentId: 'counter', props: { a: 1 }, state: { count: 2 }, context: {}, action: { action: 'increment' } });
-    expect(ok(rendered).body).toEqual({ type: 'element', element: { type: 'block', children: [{ type: 'text', children: ['Count: 3'] }], controls: [] }, state: { count: 3 }, props: { a: 1 } });
+    const rendered = await call(people.otto, 'POST', `/v1/integrations/${name}/render`, {
+      componentId: 'counter',
+      props: { a: 1 },
+      state: { count: 2 },
+      context: {},
+      action: { action: 'increment' },
+    });
+    expect(ok(rendered).body).toEqual({
+      type: 'element',
+      element: { type: 'block', children: [{ type: 'text', children: ['Count: 3'] }], controls: [] },
+      state: { count: 3 },
+      props: { a: 1 },
+    });
     expect(rendered.headers['content-security-policy']).toBe("connect-src 'none'");
     const request = compressToEncodedURIComponent(JSON.stringify({ componentId: 'counter', props: {}, state: {}, context: {} }));
     expect(ok(await call(people.otto, 'GET', `/v1/integrations/${name}/render?request=${request}`)).body.state).toEqual({ count: 0 });
@@ -458,7 +650,8 @@ describe('scripts and render', () => {
 });
 
 describe('If-Match: an integration and its /dev are versioned by the integration, space and site installations by their installation', () => {
-  const conditional = (person: Person, method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, path, { token: person.token, body, headers: { 'if-match': ifMatch } });
+  const conditional = (person: Person, method: string, path: string, ifMatch: string, body?: unknown) =>
+    service.request(method, path, { token: person.token, body, headers: { 'if-match': ifMatch } });
   /** A well-formed tag naming another revision than `etag`: what a client read before a change. */
   const previous = (etag: string) => `"${Number(etag.replace(/"/g, '')) - 1}"`;
 
@@ -484,7 +677,12 @@ describe('If-Match: an integration and its /dev are versioned by the integration
     ok(await call(people.ada, 'PUT', `/v1/integrations/${name}/dev`, { tunnelUrl: receiverUrl }), 204);
     const read = ok(await call(people.ada, 'GET', `/v1/integrations/${name}/dev`));
     expect(read.headers.etag).toBe(ok(await call(people.ada, 'GET', `/v1/integrations/${name}`)).headers.etag);
-    expectError(await conditional(people.ada, 'PUT', `/v1/integrations/${name}/dev`, previous(read.headers.etag), { tunnelUrl: `${receiverUrl}/other` }), 412);
+    expectError(
+      await conditional(people.ada, 'PUT', `/v1/integrations/${name}/dev`, previous(read.headers.etag), {
+        tunnelUrl: `${receiverUrl}/other`,
+      }),
+      412,
+    );
     expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/dev`)).body).toEqual(read.body);
     expect((await conditional(people.ada, 'DELETE', `/v1/integrations/${name}/dev`, read.headers.etag)).status).toBe(205);
     expect(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/dev`)).body.tunnelUrl).toBeNull();
@@ -511,10 +709,15 @@ describe('If-Match: an integration and its /dev are versioned by the integration
     const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${publisher}/spaces`, { title: 'Conditional' }), 201).body.id;
     const before = ok(await call(people.ada, 'GET', `/v1/integrations/${name}/installations/${installation.id}`)).headers.etag;
     const path = `/v1/integrations/${name}/installations/${installation.id}/spaces/${spaceId}`;
-    const installed = ok(await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/spaces`, { space: spaceId }), 201);
+    const installed = ok(
+      await call(people.ada, 'POST', `/v1/integrations/${name}/installations/${installation.id}/spaces`, { space: spaceId }),
+      201,
+    );
     const read = ok(await call(people.ada, 'GET', path));
     expect(read.headers.etag).toBe(installed.headers.etag);
-    expect(read.headers.etag).toBe(ok(await call(people.ada, 'GET', `/v1/integrations/${name}/installations/${installation.id}`)).headers.etag);
+    expect(read.headers.etag).toBe(
+      ok(await call(people.ada, 'GET', `/v1/integrations/${name}/installations/${installation.id}`)).headers.etag,
+    );
     expectError(await conditional(people.ada, 'DELETE', path, before), 412);
     expect(ok(await call(people.ada, 'GET', path)).body).toEqual(read.body);
     ok(await conditional(people.ada, 'DELETE', path, read.headers.etag), 204);
@@ -526,17 +729,33 @@ describe('If-Match: an integration and its /dev are versioned by the integration
     await publish(name, { visibility: 'private' });
     const installation = await installIn(name);
     const reader = await service.createUser(`reader-${name}@integrations.example`, 'Reader');
-    await joinAs(service, publisher, people.ada.token, [{ token: reader.token, email: `reader-${name}@integrations.example`, role: 'read' }]);
+    await joinAs(service, publisher, people.ada.token, [
+      { token: reader.token, email: `reader-${name}@integrations.example`, role: 'read' },
+    ]);
     const readerPerson = { id: reader.user.id, token: reader.token };
     // Well-formed, and not the current revision of anything here.
     const stale = '"99"';
     expectError(await conditional(people.otto, 'DELETE', `/v1/integrations/${name}`, stale), 404);
     expectError(await conditional(people.otto, 'PUT', `/v1/integrations/${name}/dev`, stale, { tunnelUrl: receiverUrl }), 404);
-    expectError(await conditional(people.otto, 'PATCH', `/v1/integrations/${name}/installations/${installation.id}`, stale, { status: 'paused' }), 404);
+    expectError(
+      await conditional(people.otto, 'PATCH', `/v1/integrations/${name}/installations/${installation.id}`, stale, { status: 'paused' }),
+      404,
+    );
     expectError(await conditional(readerPerson, 'DELETE', `/v1/integrations/${name}`, stale), 403);
     expectError(await conditional(readerPerson, 'DELETE', `/v1/integrations/${name}/dev`, stale), 403);
-    expectError(await conditional(readerPerson, 'PATCH', `/v1/integrations/${name}/installations/${installation.id}`, stale, { status: 'paused' }), 403);
-    expectError(await conditional(people.ada, 'DELETE', `/v1/integrations/${name}/installations/${installation.id}/sites/NoSuchSite0000000000`, stale), 404);
+    expectError(
+      await conditional(readerPerson, 'PATCH', `/v1/integrations/${name}/installations/${installation.id}`, stale, { status: 'paused' }),
+      403,
+    );
+    expectError(
+      await conditional(
+        people.ada,
+        'DELETE',
+        `/v1/integrations/${name}/installations/${installation.id}/sites/NoSuchSite0000000000`,
+        stale,
+      ),
+      404,
+    );
   });
 });
 
@@ -547,6 +766,8 @@ describe('deletion', () => {
     const installation = await installIn(name, other, people.otto);
     ok(await call(people.ada, 'DELETE', `/v1/integrations/${name}`), 204);
     expectError(await call(people.ada, 'GET', `/v1/integrations/${name}`), 404);
-    await until('the uninstall', async () => ((await call(people.otto, 'GET', `/v1/integrations/${name}/installations/${installation.id}`)).status === 404 ? true : undefined));
+    await until('the uninstall', async () =>
+      (await call(people.otto, 'GET', `/v1/integrations/${name}/installations/${installation.id}`)).status === 404 ? true : undefined,
+    );
   });
 });

@@ -21,12 +21,21 @@ describe('members and invites', () => {
     service = await startService();
     ada = await service.createUser('ada@acme.io', 'Ada Admin');
     organizationId = (await service.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Acme' } })).body.id;
-    const people = { bob: { email: 'bob@acme.io', role: 'read' }, eve: { email: 'eve@acme.io', role: 'edit' }, gus: { email: 'gus@acme.io', role: null } };
+    const people = {
+      bob: { email: 'bob@acme.io', role: 'read' },
+      eve: { email: 'eve@acme.io', role: 'edit' },
+      gus: { email: 'gus@acme.io', role: null },
+    };
     for (const [name, { email }] of Object.entries(people)) {
       const created = await service.createUser(email, name[0].toUpperCase() + name.slice(1));
       users[name] = { id: created.user.id, token: created.token };
     }
-    await joinAs(service, organizationId, ada.token, Object.entries(people).map(([name, { email, role }]) => ({ token: users[name].token, email, role })));
+    await joinAs(
+      service,
+      organizationId,
+      ada.token,
+      Object.entries(people).map(([name, { email, role }]) => ({ token: users[name].token, email, role })),
+    );
   });
   afterAll(cleanUpServices);
 
@@ -55,7 +64,9 @@ describe('members and invites', () => {
       expect((await as(ada.token).get('/members?role=guest')).body.items.map((m: { id: string }) => m.id)).toEqual([users.gus.id]);
       expect((await as(ada.token).get('/members?search=ADMIN')).body.items.map((m: { id: string }) => m.id)).toEqual([ada.user.id]);
       expect((await as(ada.token).get('/members?search=EVE@ACME')).body.count).toBe(1);
-      const desc = (await as(ada.token).get('/members?sort=name')).body.items.map((m: { user: { displayName: string } }) => m.user.displayName);
+      const desc = (await as(ada.token).get('/members?sort=name')).body.items.map(
+        (m: { user: { displayName: string } }) => m.user.displayName,
+      );
       expect(desc).toEqual([...desc].sort().reverse());
       expectError(await as(ada.token).get('/members?sort=height'), 400, /sort/);
       expectError(await as(ada.token).get('/members?order=up'), 400, /order/);
@@ -122,7 +133,9 @@ describe('members and invites', () => {
       await as(users.eve.token).post('/ping');
       await as(users.eve.token).post('/ping');
       await as(users.eve.token).post('/ping');
-      const history = await service.request('GET', `/v1/admin/streams/memberseen-${organizationId}.${users.eve.id}`, { token: service.adminToken });
+      const history = await service.request('GET', `/v1/admin/streams/memberseen-${organizationId}.${users.eve.id}`, {
+        token: service.adminToken,
+      });
       expect(history.body.count).toBe(1);
     });
 
@@ -168,7 +181,10 @@ describe('members and invites', () => {
         id: expect.any(String),
         role: 'comment',
         createdAt: expect.any(String),
-        urls: { location: `${service.url}/v1/orgs/${organizationId}/link-invites/${created.body.id}`, join: `${service.url}/v1/orgs/${organizationId}/invites/${created.body.id}` },
+        urls: {
+          location: `${service.url}/v1/orgs/${organizationId}/link-invites/${created.body.id}`,
+          join: `${service.url}/v1/orgs/${organizationId}/invites/${created.body.id}`,
+        },
       });
       expect((await as(ada.token).get('/link-invites')).body.items.map((i: { id: string }) => i.id)).toContain(created.body.id);
       expect((await as(ada.token).get(`/link-invites/${created.body.id}`)).body).toEqual(created.body);
@@ -206,7 +222,8 @@ describe('members and invites', () => {
     const accept = (token: string, id: string) => service.request('POST', `/v1/user/invites/${id}`, { token });
     const decline = (token: string, id: string) => service.request('DELETE', `/v1/user/invites/${id}`, { token });
     const memberIds = async () => (await org(ada.token).members()).body.items.map((m: { id: string }) => m.id).sort();
-    const invitationTo = async (token: string) => (await mine(token)).body.items.find((i: { organization: { id: string } }) => i.organization.id === inviting);
+    const invitationTo = async (token: string) =>
+      (await mine(token)).body.items.find((i: { organization: { id: string } }) => i.organization.id === inviting);
 
     beforeAll(async () => {
       inviting = (await service.request('POST', '/v1/orgs', { token: ada.token, body: { title: 'Invites Inc' } })).body.id;
@@ -229,7 +246,14 @@ describe('members and invites', () => {
     it('creates no account: the address can still register, and the new account sees the invitation', async () => {
       const registered = await service.createUser('no-account@invites.example', 'Late Comer');
       const invitation = await invitationTo(registered.token);
-      expect(invitation).toEqual({ object: 'organization-invite', id: expect.any(String), organization: { id: inviting, title: 'Invites Inc' }, role: 'edit', sso: false, invitedAt: expect.any(String) });
+      expect(invitation).toEqual({
+        object: 'organization-invite',
+        id: expect.any(String),
+        organization: { id: inviting, title: 'Invites Inc' },
+        role: 'edit',
+        sso: false,
+        invitedAt: expect.any(String),
+      });
       expect(await memberIds()).not.toContain(registered.user.id);
     });
 
@@ -239,7 +263,11 @@ describe('members and invites', () => {
       await org(ada.token).invite({ emails: ['Zoe@INVITES.example'], role: 'comment', sso: true });
       await service.request('POST', `/v1/orgs/${organizationId}/invites`, { token: ada.token, body: { emails: ['zoe@invites.example'] } });
       const first = (await mine(zoe.token, '?limit=1')).body;
-      expect(first).toMatchObject({ count: 2, items: [expect.objectContaining({ object: 'organization-invite' })], next: { page: expect.any(String) } });
+      expect(first).toMatchObject({
+        count: 2,
+        items: [expect.objectContaining({ object: 'organization-invite' })],
+        next: { page: expect.any(String) },
+      });
       const second = (await mine(zoe.token, `?limit=1&page=${encodeURIComponent(first.next.page)}`)).body;
       expect(second.next).toBeUndefined();
       expect([first.items[0].organization.id, second.items[0].organization.id].sort()).toEqual([inviting, organizationId].sort());
@@ -254,7 +282,13 @@ describe('members and invites', () => {
       const invitation = await invitationTo(carl.token);
       const accepted = await accept(carl.token, invitation.id);
       expect(accepted.status).toBe(200);
-      expect(accepted.body).toMatchObject({ object: 'member', id: carl.user.id, role: 'review', sso: false, user: expect.objectContaining({ id: carl.user.id }) });
+      expect(accepted.body).toMatchObject({
+        object: 'member',
+        id: carl.user.id,
+        role: 'review',
+        sso: false,
+        user: expect.objectContaining({ id: carl.user.id }),
+      });
       expect(await memberIds()).toContain(carl.user.id);
       expect(await invitationTo(carl.token)).toBeUndefined();
       expectError(await accept(carl.token, invitation.id), 404);
@@ -289,7 +323,15 @@ describe('members and invites', () => {
       const sent = (await org(ada.token).invite({ emails: ['hank@invites.example'], role: 'read', sso: true })).body.invites[0];
       const listed = await org(ada.token).pending('?limit=1000');
       expect(listed.status).toBe(200);
-      expect(listed.body.items).toContainEqual({ object: 'pending-invite', id: sent, email: 'hank@invites.example', role: 'read', sso: true, invitedBy: ada.user.id, invitedAt: expect.any(String) });
+      expect(listed.body.items).toContainEqual({
+        object: 'pending-invite',
+        id: sent,
+        email: 'hank@invites.example',
+        role: 'read',
+        sso: true,
+        invitedBy: ada.user.id,
+        invitedAt: expect.any(String),
+      });
       expectError(await org(hank.token).pending(), 404);
       expectError(await org(hank.token).revoke(sent), 404);
       const revoked = await org(ada.token).revoke(sent);
@@ -309,9 +351,11 @@ describe('members and invites', () => {
     });
 
     it('leaves an audit event for each step of an invitation, naming the invitation, not the address', async () => {
-      const events = (await service.request('GET', `/v1/orgs/${inviting}/audit-events?limit=1000`, { token: ada.token })).body.items as Array<{ action: string; target: object }>;
+      const events = (await service.request('GET', `/v1/orgs/${inviting}/audit-events?limit=1000`, { token: ada.token })).body
+        .items as Array<{ action: string; target: object }>;
       const actions = new Set(events.map((e) => e.action));
-      for (const action of ['member.invited', 'member.invitation_accepted', 'member.invitation_declined', 'member.invitation_revoked']) expect(actions).toContain(action);
+      for (const action of ['member.invited', 'member.invitation_accepted', 'member.invitation_declined', 'member.invitation_revoked'])
+        expect(actions).toContain(action);
       for (const event of events.filter((e) => e.action.startsWith('member.invit'))) {
         expect(event.target).toMatchObject({ type: 'invitation', id: expect.any(String) });
         expect(JSON.stringify(event.target)).not.toContain('@');
@@ -325,7 +369,8 @@ describe('members and invites', () => {
     let rue: { token: string; user: { id: string } };
     const url = (path: string) => `/v1/orgs/${preconditions}${path}`;
     const read = (token: string, path: string) => service.request('GET', url(path), { token });
-    const write = (token: string, method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, url(path), { token, body, headers: { 'If-Match': ifMatch } });
+    const write = (token: string, method: string, path: string, ifMatch: string, body?: unknown) =>
+      service.request(method, url(path), { token, body, headers: { 'If-Match': ifMatch } });
     const organizationEtag = async () => (await read(ada.token, '')).headers.etag;
 
     beforeAll(async () => {
@@ -385,8 +430,11 @@ describe('members and invites', () => {
 
     it('DELETE /pending-invites/{inviteId} with a stale ETag is 412 and the invitation stays pending; with the current one 204', async () => {
       const stale = await organizationEtag();
-      const sent = (await service.request('POST', url('/invites'), { token: ada.token, body: { emails: ['pending@preconditions.example'] } })).body.invites[0] as string;
-      const pending = async () => (await read(ada.token, '/pending-invites?limit=1000')).body.items.map((i: { id: string }) => i.id) as string[];
+      const sent = (
+        await service.request('POST', url('/invites'), { token: ada.token, body: { emails: ['pending@preconditions.example'] } })
+      ).body.invites[0] as string;
+      const pending = async () =>
+        (await read(ada.token, '/pending-invites?limit=1000')).body.items.map((i: { id: string }) => i.id) as string[];
       expectError(await write(ada.token, 'DELETE', `/pending-invites/${sent}`, stale), 412);
       expect(await pending()).toContain(sent);
       expect((await write(ada.token, 'DELETE', `/pending-invites/${sent}`, await organizationEtag())).status).toBe(204);
@@ -396,7 +444,9 @@ describe('members and invites', () => {
 
   describe('ids named like Object.prototype members', () => {
     const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
-    const stream = async () => (await service.request('GET', `/v1/admin/streams/organization-${organizationId}?limit=1000`, { token: service.adminToken })).body.count as number;
+    const stream = async () =>
+      (await service.request('GET', `/v1/admin/streams/organization-${organizationId}?limit=1000`, { token: service.adminToken })).body
+        .count as number;
     const memberCount = async () => (await as(ada.token).get('/members')).body.count as number;
 
     it.each(NAMES)('an outsider joining through the link invite %s gets 404 and does not join', async (name) => {
@@ -431,17 +481,25 @@ describe('members and invites', () => {
     });
   });
 
-  it("counts and lists the spaces each member has a role on, with that role", async () => {
-    const open = (await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: ada.token, body: { title: 'Handbook' } })).body;
+  it('counts and lists the spaces each member has a role on, with that role', async () => {
+    const open = (await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: ada.token, body: { title: 'Handbook' } }))
+      .body;
     await service.request('PATCH', `/v1/spaces/${open.id}`, { token: ada.token, body: { defaultLevel: 'comment' } });
-    const closed = (await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: ada.token, body: { title: 'Admins only' } })).body;
+    const closed = (
+      await service.request('POST', `/v1/orgs/${organizationId}/spaces`, { token: ada.token, body: { title: 'Admins only' } })
+    ).body;
     const adaSpaces = (await as(ada.token).get(`/members/${ada.user.id}/spaces`)).body;
     expect(adaSpaces.count).toBe(2);
     expect(adaSpaces.items.map((i: { permission: string; space: { id: string } }) => [i.space.id, i.permission])).toEqual([
       [closed.id, 'admin'],
       [open.id, 'admin'],
     ]);
-    expect(adaSpaces.items[0].space).toMatchObject({ object: 'space', id: closed.id, title: 'Admins only', permissions: expect.any(Object) });
+    expect(adaSpaces.items[0].space).toMatchObject({
+      object: 'space',
+      id: closed.id,
+      title: 'Admins only',
+      permissions: expect.any(Object),
+    });
     // bob (read): his organization role on every space, raised to comment where that is the space's default level
     const bobSpaces = (await as(ada.token).get(`/members/${users.bob.id}/spaces?order=asc`)).body;
     expect(bobSpaces.items.map((i: { permission: string; space: { id: string } }) => [i.space.id, i.permission])).toEqual([
@@ -452,7 +510,8 @@ describe('members and invites', () => {
     expect((await as(ada.token).get(`/members/${ada.user.id}`)).body.spaces).toBe(2);
     const firstPage = (await as(ada.token).get(`/members/${ada.user.id}/spaces?limit=1`)).body;
     expect(firstPage.items).toHaveLength(1);
-    const secondPage = (await as(ada.token).get(`/members/${ada.user.id}/spaces?limit=1&page=${encodeURIComponent(firstPage.next.page)}`)).body;
+    const secondPage = (await as(ada.token).get(`/members/${ada.user.id}/spaces?limit=1&page=${encodeURIComponent(firstPage.next.page)}`))
+      .body;
     expect(secondPage.items.map((i: { space: { id: string } }) => i.space.id)).toEqual([open.id]);
     expect(secondPage.next).toBeUndefined();
     expectError(await as(ada.token).get(`/members/${ada.user.id}/spaces?page=garbage`), 400);
@@ -461,7 +520,8 @@ describe('members and invites', () => {
   });
 
   it("counts the organization's live sites on every member: every member sees them all", async () => {
-    const sitesOfMembers = async () => (await as(ada.token).get('/members')).body.items.map((member: { sites: number }) => member.sites) as number[];
+    const sitesOfMembers = async () =>
+      (await as(ada.token).get('/members')).body.items.map((member: { sites: number }) => member.sites) as number[];
     const site = await service.request('POST', `/v1/orgs/${organizationId}/sites`, { token: ada.token, body: { title: 'Public docs' } });
     expect(site.status).toBe(201);
     const whileLive = await sitesOfMembers();
@@ -473,7 +533,16 @@ describe('members and invites', () => {
 
   it('leaves an audit event for each change', async () => {
     const actions = new Set((await as(ada.token).get('/audit-events?limit=1000')).body.items.map((e: { action: string }) => e.action));
-    for (const action of ['member.added', 'member.invited', 'member.invitation_accepted', 'member.role_changed', 'member.removed', 'member.sso_enabled', 'invite_link.created', 'invite_link.deleted']) {
+    for (const action of [
+      'member.added',
+      'member.invited',
+      'member.invitation_accepted',
+      'member.role_changed',
+      'member.removed',
+      'member.sso_enabled',
+      'invite_link.created',
+      'invite_link.deleted',
+    ]) {
       expect(actions).toContain(action);
     }
   });

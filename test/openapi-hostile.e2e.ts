@@ -47,17 +47,21 @@ async function startRefServer(): Promise<void> {
 
 const info = { openapi: '3.0.3', info: { title: 'Hostile', version: '1' } };
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const returning = (schema: unknown) => ({ get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } } } });
+const returning = (schema: unknown) => ({
+  get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } } },
+});
 
 /** 26 schemas, each with two references to the next: about 3 KB, 2^26 copies once inlined. */
 function doublingChain(levels: number): string {
   const schemas: Record<string, unknown> = { [`S${levels}`]: { type: 'string' } };
-  for (let level = 0; level < levels; level++) schemas[`S${level}`] = { type: 'object', properties: { a: schemaRef(`S${level + 1}`), b: schemaRef(`S${level + 1}`) } };
+  for (let level = 0; level < levels; level++)
+    schemas[`S${level}`] = { type: 'object', properties: { a: schemaRef(`S${level + 1}`), b: schemaRef(`S${level + 1}`) } };
   return JSON.stringify({ ...info, paths: { '/chain': returning(schemaRef('S0')) }, components: { schemas } });
 }
 
 /** A spec whose one response is another document, at `path` on the local server. */
-const externalRef = (path: string) => JSON.stringify({ ...info, paths: { '/x': { get: { responses: { '200': { $ref: `${origin}${path}` } } } } } });
+const externalRef = (path: string) =>
+  JSON.stringify({ ...info, paths: { '/x': { get: { responses: { '200': { $ref: `${origin}${path}` } } } } } });
 
 /** The spec, read through GET, once its processing has ended (`complete`: with a version, or failed with `lastProcessErrorCode`). */
 async function finished(specSlug: string): Promise<any> {
@@ -76,7 +80,13 @@ async function create(specSlug: string, text: string): Promise<void> {
 
 beforeAll(async () => {
   await startRefServer();
-  service = await startService({ env: { OPENAPI_ALLOW_PRIVATE_NETWORKS: 'true', OPENAPI_FETCH_TIMEOUT_MS: '120000', OPENAPI_PROCESSING_TIME_MS: String(PROCESSING_TIME_MS) } });
+  service = await startService({
+    env: {
+      OPENAPI_ALLOW_PRIVATE_NETWORKS: 'true',
+      OPENAPI_FETCH_TIMEOUT_MS: '120000',
+      OPENAPI_PROCESSING_TIME_MS: String(PROCESSING_TIME_MS),
+    },
+  });
   token = (await service.createUser('ada@hostile-openapi.example', 'Ada')).token;
   organizationId = ok(await call('POST', '/v1/orgs', { title: 'Hostile APIs' }), 201).body.id;
 });
@@ -98,7 +108,14 @@ describe('a 3 KB spec whose schemas each reference the next one twice, 26 levels
     // While it is being processed: the thread that answers requests is not the one that processes it.
     expect((await service.request('GET', '/health')).status).toBe(200);
     failed = await finished(specSlug);
-    expect(failed).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrors: [{ code: 'DOCUMENT_TOO_COMPLEX' }], lastProcessErrorMessage: expect.stringMatching(/^the spec is too complex to validate: its \$refs, inlined as validation inlines them, make about [\d,]+ values, more than the 5,000,000 allowed/) });
+    expect(failed).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'PARSE_ERROR',
+      lastProcessedErrors: [{ code: 'DOCUMENT_TOO_COMPLEX' }],
+      lastProcessErrorMessage: expect.stringMatching(
+        /^the spec is too complex to validate: its \$refs, inlined as validation inlines them, make about [\d,]+ values, more than the 5,000,000 allowed/,
+      ),
+    });
     expect(failed.lastVersion).toBeUndefined();
   });
 
@@ -139,11 +156,26 @@ describe('ordinary specs still process', () => {
   it('a schema referenced from many operations, and recursive schemas, are processed to complete', async () => {
     const specSlug = slug('shared');
     const schemas = {
-      Pet: { type: 'object', properties: { name: { type: 'string' }, parent: schemaRef('Pet'), owner: schemaRef('Owner'), error: schemaRef('Error') } },
+      Pet: {
+        type: 'object',
+        properties: { name: { type: 'string' }, parent: schemaRef('Pet'), owner: schemaRef('Owner'), error: schemaRef('Error') },
+      },
       Owner: { type: 'object', properties: { pets: { type: 'array', items: schemaRef('Pet') } } },
       Error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } } },
     };
-    const paths = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`/pets${i}`, { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: schemaRef('Pet') } } }, default: { description: 'error', content: { 'application/json': { schema: schemaRef('Error') } } } } } }]));
+    const paths = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [
+        `/pets${i}`,
+        {
+          get: {
+            responses: {
+              '200': { description: 'ok', content: { 'application/json': { schema: schemaRef('Pet') } } },
+              default: { description: 'error', content: { 'application/json': { schema: schemaRef('Error') } } },
+            },
+          },
+        },
+      ]),
+    );
     await create(specSlug, JSON.stringify({ ...info, paths, components: { schemas } }));
     expect(await finished(specSlug)).toMatchObject({ processingState: 'complete', lastVersion: expect.any(String) });
     const content = ok(await call('GET', `${specs()}/${specSlug}/versions/latest/content`)).body.filesystem;

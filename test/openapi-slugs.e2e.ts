@@ -3,9 +3,10 @@
  * have a spec named `pets`, and each gets 201; within one organization the second create of a slug
  * is the first's spec (no second spec).
  */
-import { apiSpec, type ApiSpec } from '../libs/testing/src';
+import { apiSpec, type ApiSpec } from '#testing';
 
-const SWAGGER_YAML = 'swagger: "2.0"\ninfo:\n  title: Pets\n  version: "1"\npaths:\n  /pets:\n    get:\n      summary: List pets\n      responses:\n        "200":\n          description: ok\n';
+const SWAGGER_YAML =
+  'swagger: "2.0"\ninfo:\n  title: Pets\n  version: "1"\npaths:\n  /pets:\n    get:\n      summary: List pets\n      responses:\n        "200":\n          description: ok\n';
 
 let api: ApiSpec;
 
@@ -29,7 +30,10 @@ it('given two organizations, when each creates a spec with the same slug, then b
   const second = await organization('Second APIs');
   const created = [];
   for (const { organizationId, token } of [first, second]) {
-    const response = await api.request('POST', `/v1/orgs/${organizationId}/openapi`, { token, body: { slug: 'pets', source: { text: SWAGGER_YAML } } });
+    const response = await api.request('POST', `/v1/orgs/${organizationId}/openapi`, {
+      token,
+      body: { slug: 'pets', source: { text: SWAGGER_YAML } },
+    });
     expect({ status: response.status, slug: response.body.slug }).toEqual({ status: 201, slug: 'pets' });
     created.push(response.body.id);
   }

@@ -24,7 +24,8 @@ let server: Server;
 let origin: string;
 let organizationId: string;
 const people: Record<'ada' | 'cara' | 'rita' | 'olga', Person> = {} as never;
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 const specs = () => `/v1/orgs/${organizationId}/openapi`;
 let counter = 0;
 const slug = (name: string) => `${name}-${++counter}`;
@@ -37,13 +38,19 @@ const petstore = () => ({
   paths: {
     '/pets/{petId}': {
       parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }],
-      get: { summary: petstoreSummary, operationId: 'getPet', responses: { '200': { description: 'the pet', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } } },
+      get: {
+        summary: petstoreSummary,
+        operationId: 'getPet',
+        responses: { '200': { description: 'the pet', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } },
+      },
     },
   },
   components: { schemas: { Pet: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } } },
 });
-const SWAGGER_YAML = 'swagger: "2.0"\ninfo:\n  title: Legacy\n  version: "2"\npaths:\n  /orders:\n    post:\n      summary: Place an order\n      responses:\n        "201":\n          description: placed\n';
-const OPENAPI_31_YAML = 'openapi: 3.1.0\ninfo:\n  title: Webhooks\n  version: "3"\npaths:\n  /events:\n    get:\n      summary: List events\n      responses:\n        "200":\n          description: ok\n';
+const SWAGGER_YAML =
+  'swagger: "2.0"\ninfo:\n  title: Legacy\n  version: "2"\npaths:\n  /orders:\n    post:\n      summary: Place an order\n      responses:\n        "201":\n          description: placed\n';
+const OPENAPI_31_YAML =
+  'openapi: 3.1.0\ninfo:\n  title: Webhooks\n  version: "3"\npaths:\n  /events:\n    get:\n      summary: List events\n      responses:\n        "200":\n          description: ok\n';
 
 async function startSpecServer(): Promise<void> {
   server = createServer((request, response) => {
@@ -55,7 +62,9 @@ async function startSpecServer(): Promise<void> {
       case '/v31.yaml':
         return void response.writeHead(200, { 'content-type': 'text/yaml' }).end(OPENAPI_31_YAML);
       case '/invalid.json':
-        return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ openapi: '3.0.3', info: { title: 'No version' }, paths: {} }));
+        return void response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ openapi: '3.0.3', info: { title: 'No version' }, paths: {} }));
       case '/slow.json': {
         const timer = setTimeout(() => response.end(JSON.stringify(petstore())), 5000);
         response.on('close', () => clearTimeout(timer));
@@ -93,7 +102,14 @@ async function createFromUrl(path: string, name = 'spec'): Promise<{ slug: strin
 
 beforeAll(async () => {
   await startSpecServer();
-  service = await startService({ env: { OPENAPI_ALLOW_PRIVATE_NETWORKS: 'true', OPENAPI_FETCH_TIMEOUT_MS: '500', OPENAPI_MAX_BYTES: '65536', OPENAPI_MAX_REDIRECTS: '3' } });
+  service = await startService({
+    env: {
+      OPENAPI_ALLOW_PRIVATE_NETWORKS: 'true',
+      OPENAPI_FETCH_TIMEOUT_MS: '500',
+      OPENAPI_MAX_BYTES: '65536',
+      OPENAPI_MAX_REDIRECTS: '3',
+    },
+  });
   for (const name of ['ada', 'cara', 'rita', 'olga'] as const) {
     const created = await service.createUser(`${name}@openapi.example`, name);
     people[name] = { id: created.user.id, token: created.token };
@@ -115,14 +131,26 @@ afterAll(async () => {
 describe('creating and processing specs', () => {
   it('an OpenAPI 3.0 JSON document at a URL is created (201), then processed into its first version', async () => {
     const { slug: specSlug, created, spec } = await createFromUrl('/petstore.json', 'petstore');
-    expect(created).toMatchObject({ object: 'openapi-spec', slug: specSlug, sourceURL: `${origin}/petstore.json`, permissions: { view: true, edit: true } });
+    expect(created).toMatchObject({
+      object: 'openapi-spec',
+      slug: specSlug,
+      sourceURL: `${origin}/petstore.json`,
+      permissions: { view: true, edit: true },
+    });
     expect(['pending', 'progress', 'complete']).toContain(created.processingState);
-    expect(spec).toMatchObject({ processingState: 'complete', lastProcessedErrorCount: 0, lastVersion: expect.any(String), lastProcessedAt: expect.any(String), permissions: { view: true, edit: false } });
+    expect(spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessedErrorCount: 0,
+      lastVersion: expect.any(String),
+      lastProcessedAt: expect.any(String),
+      permissions: { view: true, edit: false },
+    });
     expect(spec.lastProcessErrorCode).toBeUndefined();
   });
 
   it('Swagger 2.0 and OpenAPI 3.1 documents in YAML are processed', async () => {
-    for (const path of ['/swagger.yaml', '/v31.yaml']) expect((await createFromUrl(path)).spec).toMatchObject({ processingState: 'complete', lastVersion: expect.any(String) });
+    for (const path of ['/swagger.yaml', '/v31.yaml'])
+      expect((await createFromUrl(path)).spec).toMatchObject({ processingState: 'complete', lastVersion: expect.any(String) });
   });
 
   it('a spec given as text is processed without any fetch', async () => {
@@ -131,7 +159,10 @@ describe('creating and processing specs', () => {
     const spec = await processed(specSlug);
     expect(spec).toMatchObject({ processingState: 'complete' });
     expect(spec.sourceURL).toBeUndefined();
-    expect(ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest/content`)).body.filesystem).toMatchObject({ swagger: '2.0', paths: { '/orders': { post: { summary: 'Place an order' } } } });
+    expect(ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest/content`)).body.filesystem).toMatchObject({
+      swagger: '2.0',
+      paths: { '/orders': { post: { summary: 'Place an order' } } },
+    });
   });
 
   it('an invalid document fails with PARSE_ERROR (INVALID_SPEC) and a message naming the problem; it has no version', async () => {
@@ -153,19 +184,36 @@ describe('creating and processing specs', () => {
   });
 
   it('a server slower than the time-out fails with FETCH_TIMEOUT', async () => {
-    expect((await createFromUrl('/slow.json')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_TIMEOUT', lastProcessedErrors: [{ code: 'FETCH_TIMEOUT', message: expect.any(String) }] });
+    expect((await createFromUrl('/slow.json')).spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'FETCH_TIMEOUT',
+      lastProcessedErrors: [{ code: 'FETCH_TIMEOUT', message: expect.any(String) }],
+    });
   });
 
   it('a redirect loop fails with FETCH_ERROR (FETCH_TOO_MANY_REDIRECTS)', async () => {
-    expect((await createFromUrl('/loop-a')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_ERROR', lastProcessedErrors: [{ code: 'FETCH_TOO_MANY_REDIRECTS' }] });
+    expect((await createFromUrl('/loop-a')).spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'FETCH_ERROR',
+      lastProcessedErrors: [{ code: 'FETCH_TOO_MANY_REDIRECTS' }],
+    });
   });
 
   it('a document over the size limit fails with FETCH_ERROR (DOCUMENT_TOO_LARGE)', async () => {
-    expect((await createFromUrl('/big.json')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_ERROR', lastProcessedErrors: [{ code: 'DOCUMENT_TOO_LARGE' }] });
+    expect((await createFromUrl('/big.json')).spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'FETCH_ERROR',
+      lastProcessedErrors: [{ code: 'DOCUMENT_TOO_LARGE' }],
+    });
   });
 
   it('an HTTP 500 fails with FETCH_ERROR (FETCH_HTTP_ERROR)', async () => {
-    expect((await createFromUrl('/broken')).spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'FETCH_ERROR', lastProcessErrorMessage: expect.stringContaining('HTTP 500'), lastProcessedErrors: [{ code: 'FETCH_HTTP_ERROR' }] });
+    expect((await createFromUrl('/broken')).spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'FETCH_ERROR',
+      lastProcessErrorMessage: expect.stringContaining('HTTP 500'),
+      lastProcessedErrors: [{ code: 'FETCH_HTTP_ERROR' }],
+    });
   });
 });
 
@@ -179,7 +227,12 @@ describe("the platform's spec shape", () => {
 
   it("a failed processing is complete too, with the platform's error code, the service's own in lastProcessedErrors, and lastProcessedErrorCount 1", async () => {
     const { spec } = await createFromUrl('/invalid.json');
-    expect(spec).toMatchObject({ processingState: 'complete', lastProcessErrorCode: 'PARSE_ERROR', lastProcessedErrors: [{ code: 'INVALID_SPEC', message: expect.any(String) }], lastProcessedErrorCount: 1 });
+    expect(spec).toMatchObject({
+      processingState: 'complete',
+      lastProcessErrorCode: 'PARSE_ERROR',
+      lastProcessedErrors: [{ code: 'INVALID_SPEC', message: expect.any(String) }],
+      lastProcessedErrorCount: 1,
+    });
     expect(platformSchemaProblem('OpenAPISpec', spec)).toBeNull();
   });
 
@@ -200,21 +253,33 @@ describe('slugs and sources', () => {
 
   it('of two concurrent creates of one slug, one is created and the other is 409', async () => {
     const specSlug = slug('race');
-    const answers = await Promise.all([1, 2].map(() => call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: SWAGGER_YAML } })));
+    const answers = await Promise.all(
+      [1, 2].map(() => call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: SWAGGER_YAML } })),
+    );
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
   });
 
   it('slugs outside the pattern or over 100 characters, and sources with both or neither member, are 400', async () => {
-    for (const bad of ['Upper', 'double--hyphen', '-leading', 'a'.repeat(101), '']) expectError(await call(people.cara, 'POST', specs(), { slug: bad, source: { text: SWAGGER_YAML } }), 400);
-    expectError(await call(people.cara, 'POST', specs(), { slug: slug('both'), source: { text: SWAGGER_YAML, url: `${origin}/petstore.json` } }), 400);
+    for (const bad of ['Upper', 'double--hyphen', '-leading', 'a'.repeat(101), ''])
+      expectError(await call(people.cara, 'POST', specs(), { slug: bad, source: { text: SWAGGER_YAML } }), 400);
+    expectError(
+      await call(people.cara, 'POST', specs(), { slug: slug('both'), source: { text: SWAGGER_YAML, url: `${origin}/petstore.json` } }),
+      400,
+    );
     expectError(await call(people.cara, 'POST', specs(), { slug: slug('none'), source: {} }), 400);
     expectError(await call(people.cara, 'POST', specs(), { slug: slug('ftp'), source: { url: 'ftp://example.com/spec.json' } }), 400);
-    expectError(await call(people.cara, 'POST', specs(), { slug: slug('long'), source: { url: `https://example.com/${'a'.repeat(2048)}` } }), 400);
+    expectError(
+      await call(people.cara, 'POST', specs(), { slug: slug('long'), source: { url: `https://example.com/${'a'.repeat(2048)}` } }),
+      400,
+    );
   });
 
   it('PUT creates a spec that does not exist (200)', async () => {
     const specSlug = slug('put');
-    expect(ok(await call(people.cara, 'PUT', `${specs()}/${specSlug}`, { source: { text: OPENAPI_31_YAML } })).body).toMatchObject({ object: 'openapi-spec', slug: specSlug });
+    expect(ok(await call(people.cara, 'PUT', `${specs()}/${specSlug}`, { source: { text: OPENAPI_31_YAML } })).body).toMatchObject({
+      object: 'openapi-spec',
+      slug: specSlug,
+    });
     expect(await processed(specSlug)).toMatchObject({ processingState: 'complete' });
   });
 
@@ -232,7 +297,11 @@ describe('slugs and sources', () => {
     expect(changed.lastVersion).not.toBe(spec.lastVersion);
     const versions = ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions`)).body;
     expect(versions.items.map((version: { id: string }) => version.id)).toEqual([changed.lastVersion, spec.lastVersion]);
-    expect(ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions?limit=1`)).body).toMatchObject({ count: 2, items: [{ id: changed.lastVersion }], next: { page: expect.any(String) } });
+    expect(ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions?limit=1`)).body).toMatchObject({
+      count: 2,
+      items: [{ id: changed.lastVersion }],
+      next: { page: expect.any(String) },
+    });
     petstoreSummary = 'List pets';
   });
 });
@@ -241,7 +310,12 @@ describe('versions and their content', () => {
   it('a version, the latest, their content and the raw bytes the content names', async () => {
     const { slug: specSlug, spec } = await createFromUrl('/swagger.yaml');
     const latest = ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest`)).body;
-    expect(latest).toMatchObject({ object: 'openapi-spec-version', id: spec.lastVersion, createdAt: expect.any(String), url: expect.stringContaining(`/versions/${spec.lastVersion}/raw`) });
+    expect(latest).toMatchObject({
+      object: 'openapi-spec-version',
+      id: spec.lastVersion,
+      createdAt: expect.any(String),
+      url: expect.stringContaining(`/versions/${spec.lastVersion}/raw`),
+    });
     expect(ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/${spec.lastVersion}`)).body).toEqual(latest);
     const content = ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/${spec.lastVersion}/content`)).body;
     expect(content).toEqual(ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest/content`)).body);
@@ -255,10 +329,16 @@ describe('versions and their content', () => {
     const { slug: specSlug } = await createFromUrl('/swagger.yaml');
     const content = ok(await call(people.rita, 'GET', `${specs()}/${specSlug}/versions/latest/content`)).body;
     expect(content.urls).toEqual({ source: `${origin}/swagger.yaml`, public: null });
-    expect(platformResponseProblem(platformOperation('GET', '/v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content')!, 200, content)).toBeNull();
+    expect(
+      platformResponseProblem(
+        platformOperation('GET', '/v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest/content')!,
+        200,
+        content,
+      ),
+    ).toBeNull();
   });
 
-  it("the content of a spec given as text names the raw bytes it serves as its source", async () => {
+  it('the content of a spec given as text names the raw bytes it serves as its source', async () => {
     const specSlug = slug('text-source');
     ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: SWAGGER_YAML } }), 201);
     const spec = await processed(specSlug);
@@ -301,9 +381,16 @@ describe('specs in content', () => {
     const { slug: specSlug } = await createFromUrl('/petstore.json', 'pets');
     const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'API reference' }), 201).body.id;
     const markdown = `Intro.\n\n{% openapi-operation spec="${specSlug}" path="/pets/{petId}" method="get" %}\n`;
-    const written = ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Pets', document: { markdown } }] })).body;
+    const written = ok(
+      await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+        changes: [{ operation: 'insert_page', title: 'Pets', document: { markdown } }],
+      }),
+    ).body;
     const page = `/v1/spaces/${spaceId}/content/page/${written.changes[0].page.id}`;
-    const operationOf = async (query = '') => ok(await call(people.rita, 'GET', `${page}${query}`)).body.document.nodes.find((node: { type: string }) => node.type === 'openapi-operation').data;
+    const operationOf = async (query = '') =>
+      ok(await call(people.rita, 'GET', `${page}${query}`)).body.document.nodes.find(
+        (node: { type: string }) => node.type === 'openapi-operation',
+      ).data;
 
     expect(await operationOf()).toMatchObject({
       ref: { kind: 'openapi', spec: specSlug },
@@ -337,10 +424,20 @@ describe('specs in content', () => {
           '/health': { get: { summary: 'Health', responses: { '200': { description: 'ok' } } } },
         },
       });
-    const computedOn = (specSlug: string, props: Record<string, unknown> = {}) => ({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: specSlug } } }, props });
+    const computedOn = (specSlug: string, props: Record<string, unknown> = {}) => ({
+      type: 'builtin:openapi',
+      dependencies: { spec: { ref: { kind: 'openapi', spec: specSlug } } },
+      props,
+    });
     /** A generated document as lines: headings as `# text`, operations as `method path: summary`, anything else by its type. */
     const outline = (document: { nodes: Array<{ type: string; nodes?: Array<{ leaves?: Array<{ text: string }> }>; data?: any }> }) =>
-      document.nodes.map((node) => (node.type === 'heading-2' ? `# ${node.nodes![0].leaves![0].text}` : node.type === 'openapi-operation' ? `${node.data.method} ${node.data.path}: ${node.data.operation?.summary}` : node.type));
+      document.nodes.map((node) =>
+        node.type === 'heading-2'
+          ? `# ${node.nodes![0].leaves![0].text}`
+          : node.type === 'openapi-operation'
+            ? `${node.data.method} ${node.data.path}: ${node.data.operation?.summary}`
+            : node.type,
+      );
 
     it('a computed page shows the operations of the latest version, the change after an update, and its stored body with computed=false; an installation on its space is told', async () => {
       const specSlug = slug('store');
@@ -348,29 +445,60 @@ describe('specs in content', () => {
       expect((await processed(specSlug)).processingState).toBe('complete');
       const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Store reference' }), 201).body.id;
       const integration = `computed-pages-${process.pid}`;
-      ok(await call(people.ada, 'POST', `/v1/integrations/${integration}`, { organization: organizationId, title: 'Watcher', visibility: 'public' }));
-      const installation = ok(await call(people.ada, 'POST', `/v1/integrations/${integration}/installations`, { organization: organizationId }), 201).body;
-      ok(await call(people.ada, 'POST', `/v1/integrations/${integration}/installations/${installation.id}/spaces`, { space: spaceId }), 201);
+      ok(
+        await call(people.ada, 'POST', `/v1/integrations/${integration}`, {
+          organization: organizationId,
+          title: 'Watcher',
+          visibility: 'public',
+        }),
+      );
+      const installation = ok(
+        await call(people.ada, 'POST', `/v1/integrations/${integration}/installations`, { organization: organizationId }),
+        201,
+      ).body;
+      ok(
+        await call(people.ada, 'POST', `/v1/integrations/${integration}/installations/${installation.id}/spaces`, { space: spaceId }),
+        201,
+      );
 
       const written = ok(
-        await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Store API', computed: computedOn(specSlug), document: { markdown: 'Stored body.' } }] }),
+        await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+          changes: [
+            { operation: 'insert_page', title: 'Store API', computed: computedOn(specSlug), document: { markdown: 'Stored body.' } },
+          ],
+        }),
       ).body;
       const page = `/v1/spaces/${spaceId}/content/page/${written.changes[0].page.id}`;
       const read = ok(await call(people.rita, 'GET', page)).body;
       expect(read.computed).toEqual(computedOn(specSlug));
       expect(outline(read.document)).toEqual(['# pets', 'get /pets: List pets', '# /health', 'get /health: Health']);
       expect(outline(ok(await call(people.rita, 'GET', `${page}?computed=false`)).body.document)).toEqual(['paragraph']);
-      expect(ok(await call(people.rita, 'GET', `${page}?format=markdown`)).body.markdown).toContain(`{% openapi-operation spec="${specSlug}" path="/pets" method="get" %}`);
+      expect(ok(await call(people.rita, 'GET', `${page}?format=markdown`)).body.markdown).toContain(
+        `{% openapi-operation spec="${specSlug}" path="/pets" method="get" %}`,
+      );
 
       ok(await call(people.cara, 'PUT', `${specs()}/${specSlug}`, { source: { text: storeSpec(2) } }));
       const updated = await processed(specSlug);
-      expect(outline(ok(await call(people.rita, 'GET', page)).body.document)).toEqual(['# pets', 'get /pets: List every pet', 'post /pets: Add a pet', '# /health', 'get /health: Health']);
+      expect(outline(ok(await call(people.rita, 'GET', page)).body.document)).toEqual([
+        '# pets',
+        'get /pets: List every pet',
+        'post /pets: Add a pet',
+        '# /health',
+        'get /health: Health',
+      ]);
 
       const told = await until('the dependency event', async () => {
-        const events = ok(await call(people.ada, 'GET', `/v1/integrations/${integration}/events?limit=100`)).body.items as Array<{ payload: Record<string, any> }>;
+        const events = ok(await call(people.ada, 'GET', `/v1/integrations/${integration}/events?limit=100`)).body.items as Array<{
+          payload: Record<string, any>;
+        }>;
         return events.find((event) => event.payload.type === 'space_content_updated' && event.payload.dependency);
       });
-      expect(told.payload).toMatchObject({ spaceId, revisionId: written.revision, installationId: installation.id, dependency: { kind: 'openapi', spec: specSlug, versionId: updated.lastVersion } });
+      expect(told.payload).toMatchObject({
+        spaceId,
+        revisionId: written.revision,
+        installationId: installation.id,
+        dependency: { kind: 'openapi', spec: specSlug, versionId: updated.lastVersion },
+      });
     });
 
     it('a published site shows a computed page generated from the spec, with each operation as text', async () => {
@@ -378,8 +506,13 @@ describe('specs in content', () => {
       ok(await call(people.cara, 'POST', specs(), { slug: specSlug, source: { text: storeSpec(2) } }), 201);
       await processed(specSlug);
       const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Published store' }), 201).body.id;
-      ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Store API', computed: computedOn(specSlug) }] }));
-      const siteId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites`, { title: 'Store docs', spaces: [spaceId] }), 201).body.id;
+      ok(
+        await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+          changes: [{ operation: 'insert_page', title: 'Store API', computed: computedOn(specSlug) }],
+        }),
+      );
+      const siteId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites`, { title: 'Store docs', spaces: [spaceId] }), 201)
+        .body.id;
       ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/sites/${siteId}/publish`));
       const html = (await service.request('GET', `/sites/${siteId}/store-api`)).text;
       expect(html).toContain('<code>POST /pets</code>');
@@ -396,15 +529,30 @@ describe('specs in content', () => {
         await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
           changes: [
             { operation: 'insert_page', title: 'Pets', computed: computedOn(specSlug, { tags: ['pets'], paths: ['/pets'] }) },
-            { operation: 'insert_page', title: 'Nothing yet', computed: computedOn('no-such-spec'), document: { markdown: 'Coming soon.' } },
+            {
+              operation: 'insert_page',
+              title: 'Nothing yet',
+              computed: computedOn('no-such-spec'),
+              document: { markdown: 'Coming soon.' },
+            },
           ],
         }),
       ).body;
-      const [pets, later] = written.changes.map((change: { page: { id: string } }) => `/v1/spaces/${spaceId}/content/page/${change.page.id}`);
-      expect(outline(ok(await call(people.rita, 'GET', pets)).body.document)).toEqual(['# pets', 'get /pets: List every pet', 'post /pets: Add a pet']);
+      const [pets, later] = written.changes.map(
+        (change: { page: { id: string } }) => `/v1/spaces/${spaceId}/content/page/${change.page.id}`,
+      );
+      expect(outline(ok(await call(people.rita, 'GET', pets)).body.document)).toEqual([
+        '# pets',
+        'get /pets: List every pet',
+        'post /pets: Add a pet',
+      ]);
       expect(outline(ok(await call(people.rita, 'GET', later)).body.document)).toEqual(['paragraph']);
 
-      ok(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'update_page', page: written.changes[0].page.id, computed: null }] }));
+      ok(
+        await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+          changes: [{ operation: 'update_page', page: written.changes[0].page.id, computed: null }],
+        }),
+      );
       const plain = ok(await call(people.rita, 'GET', pets)).body;
       expect(plain).not.toHaveProperty('computed');
       expect(plain.document.nodes).toEqual([]);
@@ -412,13 +560,18 @@ describe('specs in content', () => {
 
     it('a computed source of an unknown type, on another kind of reference, or with hostile props is 400', async () => {
       const spaceId = ok(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Refused' }), 201).body.id;
-      const insert = (computed: unknown) => call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'X', computed }] });
+      const insert = (computed: unknown) =>
+        call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'X', computed }] });
       expectError(await insert({ ...computedOn('pets'), type: 'builtin:graphql' }), 400);
       expectError(await insert({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'page', page: 'p1' } } }, props: {} }), 400);
       expectError(await insert(computedOn('pets', { tags: 'pets' })), 400);
       expectError(await insert(computedOn('pets', { text: 'x'.repeat(5000) })), 400);
-      expectError(await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', type: 'group', title: 'G', computed: computedOn('pets') }] }), 400);
+      expectError(
+        await call(people.ada, 'POST', `/v1/spaces/${spaceId}/content`, {
+          changes: [{ operation: 'insert_page', type: 'group', title: 'G', computed: computedOn('pets') }],
+        }),
+        400,
+      );
     });
   });
 });
-

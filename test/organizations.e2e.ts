@@ -83,8 +83,13 @@ const post = (token: string | undefined, body: unknown) => service.request('POST
 const get = (token: string | undefined, organizationId: string) => service.request('GET', `/v1/orgs/${organizationId}`, { token });
 const list = (token: string, query = '') => service.request('GET', `/v1/orgs${query}`, { token });
 const patch = (token: string | undefined, organizationId: string, body: unknown, ifMatch?: string) =>
-  service.request('PATCH', `/v1/orgs/${organizationId}`, { token, body, ...(ifMatch !== undefined ? { headers: { 'If-Match': ifMatch } } : {}) });
-const byEmailDomain = (token: string, domain: string) => service.request('GET', `/v1/email-domains/${encodeURIComponent(domain)}/orgs`, { token });
+  service.request('PATCH', `/v1/orgs/${organizationId}`, {
+    token,
+    body,
+    ...(ifMatch !== undefined ? { headers: { 'If-Match': ifMatch } } : {}),
+  });
+const byEmailDomain = (token: string, domain: string) =>
+  service.request('GET', `/v1/email-domains/${encodeURIComponent(domain)}/orgs`, { token });
 
 async function createOrg(caller: Caller, title: string, emailDomains?: string[]): Promise<Organization> {
   const response = await post(caller.token, { title, ...(emailDomains ? { emailDomains } : {}) });
@@ -94,7 +99,10 @@ async function createOrg(caller: Caller, title: string, emailDomains?: string[])
 
 /** 200 and the organization, else a failure showing what came back. */
 function ok(response: Response): Organization {
-  expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: expect.objectContaining({ object: 'organization' }) });
+  expect({ status: response.status, body: response.body }).toEqual({
+    status: 200,
+    body: expect.objectContaining({ object: 'organization' }),
+  });
   return response.body;
 }
 
@@ -107,7 +115,10 @@ async function current(organization: Organization, caller: Caller = alice): Prom
 }
 
 /** Follows `next.page` until it is absent; fails on a non-200 or after too many pages. */
-async function allPages(token: string, limit: number): Promise<{ pages: Array<{ count: number; items: Organization[]; next?: { page: string } }> }> {
+async function allPages(
+  token: string,
+  limit: number,
+): Promise<{ pages: Array<{ count: number; items: Organization[]; next?: { page: string } }> }> {
   const pages: Array<{ count: number; items: Organization[]; next?: { page: string } }> = [];
   let page: string | undefined;
   do {
@@ -546,7 +557,11 @@ describe('PATCH /v1/orgs/{organizationId}', () => {
 
     it('a PATCH that changes nothing keeps the ETag (empty body, same values)', async () => {
       const before = await current(org);
-      for (const body of [{}, { title: before.body.title }, { title: before.body.title, ai: before.body.ai, emailDomains: before.body.emailDomains }]) {
+      for (const body of [
+        {},
+        { title: before.body.title },
+        { title: before.body.title, ai: before.body.ai, emailDomains: before.body.emailDomains },
+      ]) {
         const response = await patch(alice.token, org.id, body, before.etag);
         expect(ok(response)).toEqual(before.body);
         expect(response.headers.etag).toBe(before.etag);
@@ -601,7 +616,10 @@ describe('PATCH /v1/orgs/{organizationId}', () => {
     it('keeps no claim on a hostname the organization did not end up with (two concurrent changes of one organization)', async () => {
       const [first, second] = [uniqueHostname('concurrent-a'), uniqueHostname('concurrent-b')];
       try {
-        const responses = await Promise.all([patch(alice.token, org.id, { hostname: first }), patch(alice.token, org.id, { hostname: second })]);
+        const responses = await Promise.all([
+          patch(alice.token, org.id, { hostname: first }),
+          patch(alice.token, org.id, { hostname: second }),
+        ]);
         expect(responses.map((r) => r.status)).toEqual([200, 200]);
         const kept = (await current(org)).body.hostname;
         expect([first, second]).toContain(kept);
@@ -625,9 +643,15 @@ describe('PATCH /v1/orgs/{organizationId}', () => {
 
     it('answers a member below admin with 403, someone only invited with 404, and nothing changes', async () => {
       const organization = await createOrg(alice, 'Alice Editors');
-      const [dave, erin] = await Promise.all([service.createUser(uniqueEmail('dave'), 'Dave'), service.createUser(uniqueEmail('erin'), 'Erin')]);
+      const [dave, erin] = await Promise.all([
+        service.createUser(uniqueEmail('dave'), 'Dave'),
+        service.createUser(uniqueEmail('erin'), 'Erin'),
+      ]);
       await joinAs(service, organization.id, alice.token, [{ token: dave.token, email: dave.user.email, role: 'edit' }]);
-      await service.request('POST', `/v1/orgs/${organization.id}/invites`, { token: alice.token, body: { emails: [erin.user.email], role: 'admin' } });
+      await service.request('POST', `/v1/orgs/${organization.id}/invites`, {
+        token: alice.token,
+        body: { emails: [erin.user.email], role: 'admin' },
+      });
       const before = await current(organization);
       expectError(await patch(dave.token, organization.id, { title: 'Mine' }), 403);
       expectError(await patch(erin.token, organization.id, { title: 'Mine' }), 404);
@@ -678,7 +702,11 @@ describe("the platform's Organization shape", () => {
     const reader = await service.createUser(uniqueEmail('reader'), 'Reader');
     await joinAs(service, fresh.id, alice.token, [{ token: reader.token, email: reader.user.email, role: 'read' }]);
     expect((await current(fresh)).body.permissions).toMatchObject({ access: true, listInstallations: true, installIntegration: true });
-    expect((await current(fresh, reader)).body.permissions).toMatchObject({ access: true, listInstallations: false, installIntegration: false });
+    expect((await current(fresh, reader)).body.permissions).toMatchObject({
+      access: true,
+      listInstallations: false,
+      installIntegration: false,
+    });
   });
 });
 
@@ -687,7 +715,10 @@ describe('PATCH /v1/orgs/{organizationId} mergeRules', () => {
 
   it('sets merge rules, answered back as set', async () => {
     const fresh = await createOrg(alice, 'Rules');
-    const mergeRules = { type: 'rules', rules: [{ rule: 'require_one_of_specific_reviewers', users: [alice.user.id] }, { rule: 'require_up_to_date_change_request' }] };
+    const mergeRules = {
+      type: 'rules',
+      rules: [{ rule: 'require_one_of_specific_reviewers', users: [alice.user.id] }, { rule: 'require_up_to_date_change_request' }],
+    };
     const patched = ok(await patch(alice.token, fresh.id, { mergeRules }));
     expect(patched.mergeRules).toEqual(mergeRules);
     expect((await current(fresh)).body.mergeRules).toEqual(mergeRules);
@@ -707,7 +738,11 @@ describe('PATCH /v1/orgs/{organizationId} mergeRules', () => {
   it('refuses merge rules and a changeRequestsRequireApproval that contradict each other (400), and nothing changes', async () => {
     const fresh = await createOrg(alice, 'Contradiction');
     const before = await current(fresh);
-    expectError(await patch(alice.token, fresh.id, { mergeRules: { type: 'none' }, changeRequestsRequireApproval: true }), 400, /changeRequestsRequireApproval/);
+    expectError(
+      await patch(alice.token, fresh.id, { mergeRules: { type: 'none' }, changeRequestsRequireApproval: true }),
+      400,
+      /changeRequestsRequireApproval/,
+    );
     expect((await current(fresh)).etag).toBe(before.etag);
   });
 
@@ -811,7 +846,12 @@ describe('GET /v1/users/{userId}', () => {
     const response = await service.request('GET', `/v1/users/${alice.user.id}`, { token: alice.token });
     expect(response.status).toBe(200);
     expect(response.body).toEqual(alice.user);
-    expect(response.body).toMatchObject({ object: 'user', id: alice.user.id, email: alice.user.email, urls: { location: `${service.url}/v1/users/${alice.user.id}` } });
+    expect(response.body).toMatchObject({
+      object: 'user',
+      id: alice.user.id,
+      email: alice.user.email,
+      urls: { location: `${service.url}/v1/users/${alice.user.id}` },
+    });
     expect((await service.request('GET', '/v1/user', { token: alice.token })).body).toEqual(response.body);
   });
 

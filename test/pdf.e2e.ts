@@ -40,7 +40,12 @@ const download = (path: string) => service.request('GET', path, {});
 /** PDFs rendered so far (renders that ended well), from /metrics. */
 async function rendersSoFar(): Promise<number> {
   const metrics = ok(await service.request('GET', '/metrics')).text;
-  const line = metrics.split('\n').find((entry) => entry.startsWith('untrusted_work_seconds_count{') && entry.includes('task="rendering the PDF"') && entry.includes('outcome="ok"'));
+  const line = metrics
+    .split('\n')
+    .find(
+      (entry) =>
+        entry.startsWith('untrusted_work_seconds_count{') && entry.includes('task="rendering the PDF"') && entry.includes('outcome="ok"'),
+    );
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 

@@ -9,7 +9,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GitBookAPI } from '@gitbook/api';
-import { ADMIN_TOKEN, fillPath, operationsOf, startInProcess, type ApiResponse, type InProcessApi, type Operation } from './support/api-spec';
+import {
+  ADMIN_TOKEN,
+  fillPath,
+  operationsOf,
+  startInProcess,
+  type ApiResponse,
+  type InProcessApi,
+  type Operation,
+} from './support/api-spec';
 import { INTERFACE_OPERATIONS } from './support/interface-operations';
 import { ISOLATION, ownerCallers, ownerFixture, RULES, type Context, type MatrixFixture, type User } from './support/operation-rules';
 import { platformOperation, platformResponseProblem, type PlatformOperation } from './support/platform-schema';
@@ -18,7 +26,8 @@ import { platformOperation, platformResponseProblem, type PlatformOperation } fr
  * Where the interface document and the platform differ, the interface document wins: these answers
  * are validated against the service's own document instead (README, "Where the service differs from the platform").
  */
-const TRANSLATION_SETTINGS = "the interface document's translation settings ({ title, languages }) are not the platform's translation runs, which share the path";
+const TRANSLATION_SETTINGS =
+  "the interface document's translation settings ({ title, languages }) are not the platform's translation runs, which share the path";
 const DIFFERENCES: Record<string, string> = {
   'GET /v1/orgs/{organizationId}/translations': TRANSLATION_SETTINGS,
   'POST /v1/orgs/{organizationId}/translations': TRANSLATION_SETTINGS,
@@ -33,7 +42,11 @@ const STATUS_DIFFERENCES: Record<string, { status: number; platform: number; rea
   'POST /v1/spaces/{spaceId}/comments': { status: 201, platform: 200, reason: CREATED_NOT_OK },
   'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments': { status: 201, platform: 200, reason: CREATED_NOT_OK },
   'POST /v1/spaces/{spaceId}/comments/{commentId}/replies': { status: 201, platform: 200, reason: CREATED_NOT_OK },
-  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies': { status: 201, platform: 200, reason: CREATED_NOT_OK },
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies': {
+    status: 201,
+    platform: 200,
+    reason: CREATED_NOT_OK,
+  },
 };
 
 /** Imports fetch from a server on 127.0.0.1 (allowed for this suite only): the rules' imports aim at a closed port. */
@@ -70,10 +83,17 @@ describe("the platform's clients: every operation of the interface document answ
           const url = new URL(String(input instanceof Request ? input.url : input));
           const headers = Object.fromEntries(new Headers(init?.headers).entries());
           const body = init?.body === null || init?.body === undefined ? undefined : String(init.body);
-          const answer = await api.request({ method: init?.method ?? 'GET', url: `${url.pathname}${url.search}`, headers, ...(body === undefined ? {} : { rawBody: body, contentType: headers['content-type'] ?? 'application/json' }) });
+          const answer = await api.request({
+            method: init?.method ?? 'GET',
+            url: `${url.pathname}${url.search}`,
+            headers,
+            ...(body === undefined ? {} : { rawBody: body, contentType: headers['content-type'] ?? 'application/json' }),
+          });
           lastAnswer = answer;
           const empty = [204, 205, 304].includes(answer.status);
-          const responseHeaders = Object.entries(answer.headers).flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [String(value)]).map((one) => [name, one] as [string, string])));
+          const responseHeaders = Object.entries(answer.headers).flatMap(([name, value]) =>
+            value === undefined ? [] : (Array.isArray(value) ? value : [String(value)]).map((one) => [name, one] as [string, string]),
+          );
           return new Response(empty ? null : answer.text, { status: answer.status, headers: responseHeaders });
         },
       } as unknown as never,
@@ -134,19 +154,28 @@ describe("the platform's clients: every operation of the interface document answ
         const values = [...operation.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ids[name]);
         const args: unknown[] = [...values];
         if (platform.operation.requestBody) args.push(body ?? {});
-        if ((platform.operation.parameters ?? []).some((parameter: { in: string }) => parameter.in === 'query')) args.push(Object.fromEntries(new URLSearchParams(query)));
+        if ((platform.operation.parameters ?? []).some((parameter: { in: string }) => parameter.in === 'query'))
+          args.push(Object.fromEntries(new URLSearchParams(query)));
         args.push({});
         await client(...args).catch(() => undefined); // the client throws on errors: the answer is checked below
         if (!lastAnswer) throw new Error(`the official client sent no request for ${platform.operationId}`);
         answer = lastAnswer;
       } else {
-        answer = await api.request({ method, url: `${fillPath(operation.path, ids)}${query ? `?${query}` : ''}`, ...(token ? { token } : {}), body });
+        answer = await api.request({
+          method,
+          url: `${fillPath(operation.path, ids)}${query ? `?${query}` : ''}`,
+          ...(token ? { token } : {}),
+          body,
+        });
       }
 
       if (status !== undefined) expect({ status: answer.status, body: answer.body }).toMatchObject({ status });
       if (answer.status >= 300) throw new Error(`answered ${answer.status}: ${answer.text.slice(0, 300)}`);
       const bodyOf = STATUS_DIFFERENCES[key]?.status === answer.status ? STATUS_DIFFERENCES[key].platform : undefined;
-      const problem = platform && !DIFFERENCES[key] ? platformResponseProblem(platform, answer.status, answer.body, { bodyOf }) : api.responseProblem(operation, answer);
+      const problem =
+        platform && !DIFFERENCES[key]
+          ? platformResponseProblem(platform, answer.status, answer.body, { bodyOf })
+          : api.responseProblem(operation, answer);
       expect(problem).toBeNull();
     });
   }

@@ -22,7 +22,10 @@ type Schema = Record<string, any>;
 const document = platformDocument as unknown as Schema;
 
 /** Operations whose platform counterpart is another resource (see the README's differences): their shapes are not the platform's. */
-const NOT_THE_PLATFORMS = new Set(['POST /v1/orgs/{organizationId}/translations', 'PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}']);
+const NOT_THE_PLATFORMS = new Set([
+  'POST /v1/orgs/{organizationId}/translations',
+  'PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}',
+]);
 /** Shapes the service refuses on purpose (README, "Where the service differs from the platform"): operation → member → why. */
 const REFUSED_ON_PURPOSE: Record<string, { member: string; shape: unknown; why: string }[]> = Object.fromEntries(
   [
@@ -49,7 +52,8 @@ function resolve(schema: Schema | undefined): Schema {
   return current;
 }
 
-const sampled = (schema: Schema, skipNonRequired: boolean): unknown => sample(schema as never, { skipReadOnly: true, skipNonRequired, quiet: true } as never, document as never);
+const sampled = (schema: Schema, skipNonRequired: boolean): unknown =>
+  sample(schema as never, { skipReadOnly: true, skipNonRequired, quiet: true } as never, document as never);
 
 /** The shapes of one member: enumeration values, branches, null, booleans, each optional member of an object on its own. */
 function shapesOf(schema: Schema, depth = 0): unknown[] {
@@ -133,7 +137,10 @@ function withRealValues(value: unknown, real: Record<string, unknown>, ids: Reco
   }
   // A list of placeholders, or of objects naming things by made-up ids (links to update), becomes the real list.
   const realList = name !== undefined && Array.isArray(real[name]) ? (real[name] as unknown[]) : undefined;
-  if (Array.isArray(value)) return realList && (value.every(placeholder) || typeof realList[0] === 'object') ? realList : value.map((item) => withRealValues(item, real, ids));
+  if (Array.isArray(value))
+    return realList && (value.every(placeholder) || typeof realList[0] === 'object')
+      ? realList
+      : value.map((item) => withRealValues(item, real, ids));
   if (value && typeof value === 'object') {
     const object = value as Record<string, unknown>;
     const pointerIds: Record<string, string> = {
@@ -148,7 +155,8 @@ function withRealValues(value: unknown, real: Record<string, unknown>, ids: Reco
       Object.entries(object).map(([key, member]) => {
         if (key === 'id' && typeof object.type === 'string' && pointerIds[object.type]) return [key, pointerIds[object.type]];
         // A schema's `required` names the properties beside it.
-        if (key === 'required' && Array.isArray(member) && member.every(placeholder) && properties.length > 0) return [key, properties.slice(0, 1)];
+        if (key === 'required' && Array.isArray(member) && member.every(placeholder) && properties.length > 0)
+          return [key, properties.slice(0, 1)];
         return [key, withRealValues(member, real, ids, key)];
       }),
     );
@@ -160,31 +168,72 @@ function withRealValues(value: unknown, real: Record<string, unknown>, ids: Reco
 /** Moves need a sibling to be placed against, and another parent to move into: made before the operation's shapes are sent. */
 const MOVES: Record<string, (api: InProcessApi, fixture: MatrixFixture, token: string) => Promise<Record<string, unknown>>> = {
   'POST /v1/spaces/{spaceId}/move': async (api, fixture, token) => {
-    const sibling = expectStatus(await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/spaces`, token, body: { title: 'Sibling' } }), 201, 'creating a sibling space');
+    const sibling = expectStatus(
+      await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/spaces`, token, body: { title: 'Sibling' } }),
+      201,
+      'creating a sibling space',
+    );
     return { space: sibling.id, collection: fixture.collectionId, parent: fixture.collectionId };
   },
   'POST /v1/collections/{collectionId}/move': async (api, fixture, token) => {
-    const sibling = expectStatus(await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/collections`, token, body: { title: 'Sibling' } }), 201, 'creating a sibling collection');
+    const sibling = expectStatus(
+      await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/collections`, token, body: { title: 'Sibling' } }),
+      201,
+      'creating a sibling collection',
+    );
     return { space: fixture.spaceId, collection: sibling.id, parent: sibling.id };
   },
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move': async (api, fixture, token) => ({ siteSection: await newSection(api, fixture, token) }),
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move': async (api, fixture, token) => ({
+    siteSection: await newSection(api, fixture, token),
+  }),
   'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move': async (api, fixture, token) => {
     const site = `/v1/orgs/${fixture.organizationId}/sites/${fixture.ids.siteId}`;
-    const group = expectStatus(await api.request({ method: 'POST', url: `${site}/section-groups`, token, body: { title: 'Sibling' } }), 201, 'creating a sibling group');
+    const group = expectStatus(
+      await api.request({ method: 'POST', url: `${site}/section-groups`, token, body: { title: 'Sibling' } }),
+      201,
+      'creating a sibling group',
+    );
     return { 'site-section': await newSection(api, fixture, token), 'site-section-group': group.id };
   },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move': async (api, fixture, token) => {
     const site = `/v1/orgs/${fixture.organizationId}/sites/${fixture.ids.siteId}`;
-    const mine = (expectStatus(await api.request({ method: 'GET', url: `${site}/site-spaces`, token }), 200, 'listing site spaces').items as Array<{ id: string; section?: string | null }>).find((item) => item.id === fixture.ids.siteSpaceId);
-    const space = expectStatus(await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/spaces`, token, body: { title: 'Variant' } }), 201, 'creating a space');
-    const sibling = expectStatus(await api.request({ method: 'POST', url: `${site}/site-spaces`, token, body: { spaceId: space.id, ...(mine?.section ? { sectionId: mine.section } : {}) } }), 201, 'adding a sibling site space');
+    const mine = (
+      expectStatus(await api.request({ method: 'GET', url: `${site}/site-spaces`, token }), 200, 'listing site spaces').items as Array<{
+        id: string;
+        section?: string | null;
+      }>
+    ).find((item) => item.id === fixture.ids.siteSpaceId);
+    const space = expectStatus(
+      await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/spaces`, token, body: { title: 'Variant' } }),
+      201,
+      'creating a space',
+    );
+    const sibling = expectStatus(
+      await api.request({
+        method: 'POST',
+        url: `${site}/site-spaces`,
+        token,
+        body: { spaceId: space.id, ...(mine?.section ? { sectionId: mine.section } : {}) },
+      }),
+      201,
+      'adding a sibling site space',
+    );
     return { siteSpace: sibling.id };
   },
 };
 
 async function newSection(api: InProcessApi, fixture: MatrixFixture, token: string): Promise<string> {
-  const space = expectStatus(await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/spaces`, token, body: { title: 'Section space' } }), 201, 'creating a space');
-  const section = await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/sites/${fixture.ids.siteId}/sections`, token, body: { spaceId: space.id, title: 'Sibling' } });
+  const space = expectStatus(
+    await api.request({ method: 'POST', url: `/v1/orgs/${fixture.organizationId}/spaces`, token, body: { title: 'Section space' } }),
+    201,
+    'creating a space',
+  );
+  const section = await api.request({
+    method: 'POST',
+    url: `/v1/orgs/${fixture.organizationId}/sites/${fixture.ids.siteId}/sections`,
+    token,
+    body: { spaceId: space.id, title: 'Sibling' },
+  });
   if (section.status >= 300) throw new Error(`adding a sibling section answered ${section.status}: ${section.text.slice(0, 200)}`);
   return section.body.id as string;
 }
@@ -229,7 +278,9 @@ describe("every request shape the platform's schema allows is accepted", () => {
     const key = `${method} ${path}`;
     const platform = platformOperation(method, path);
     if (!platform || NOT_THE_PLATFORMS.has(key)) continue;
-    const parameters = ((platform.operation.parameters ?? []) as Schema[]).map(resolve).filter((parameter) => parameter.in === 'query' && parameter.name !== CURSOR);
+    const parameters = ((platform.operation.parameters ?? []) as Schema[])
+      .map(resolve)
+      .filter((parameter) => parameter.in === 'query' && parameter.name !== CURSOR);
     const bodySchema = platform.operation.requestBody?.content?.['application/json']?.schema as Schema | undefined;
     if (parameters.length === 0 && !bodySchema) continue;
 
@@ -239,20 +290,37 @@ describe("every request shape the platform's schema allows is accepted", () => {
       if (!rule) throw new Error(`${operation.key} has no rule in test/support/operation-rules.ts`);
       const fixture = method === 'GET' ? shared : await newFixture();
       const token = rule.allow === 'adminToken' ? ADMIN_TOKEN : owner.token;
-      const validBody = bodySchema ? ajv.compile(JSON.parse(JSON.stringify(bodySchema).replace(/"#\/components\//g, '"platform#/components/'))) : undefined;
+      const validBody = bodySchema
+        ? ajv.compile(JSON.parse(JSON.stringify(bodySchema).replace(/"#\/components\//g, '"platform#/components/')))
+        : undefined;
 
-      const context = (): Context => ({ api, org: fixture, caller: 'admin', user: owner, unique: `${Date.now().toString(36)}${++counter}` });
+      const context = (): Context => ({
+        api,
+        org: fixture,
+        caller: 'admin',
+        user: owner,
+        unique: `${Date.now().toString(36)}${++counter}`,
+      });
       const shapes: Shape[] = [];
       const baseContext = context();
       const real = { ...realValues(fixture, owner, baseContext.unique), ...((await MOVES[key]?.(api, fixture, token)) ?? {}) };
       const baseQuery = Object.fromEntries(new URLSearchParams(rule.query ? await rule.query(baseContext) : ''));
-      const baseBody = bodySchema ? { ...(withRealValues(sampled(resolve(bodySchema), true), real, fixture.ids) as object), ...((rule.body?.(baseContext) ?? {}) as object) } : undefined;
+      const baseBody = bodySchema
+        ? {
+            ...(withRealValues(sampled(resolve(bodySchema), true), real, fixture.ids) as object),
+            ...((rule.body?.(baseContext) ?? {}) as object),
+          }
+        : undefined;
       for (const parameter of parameters) {
         for (const value of shapesOf(parameter.schema ?? {})) {
           const withReal = withRealValues({ [parameter.name]: value }, real, fixture.ids) as Record<string, unknown>;
           const shown = withReal[parameter.name];
           if (shown === null || typeof shown === 'object') continue; // query values are scalars
-          shapes.push({ what: `?${parameter.name}=${String(shown)}`, query: { ...baseQuery, [parameter.name]: String(shown) }, ...(baseBody === undefined ? {} : { body: baseBody }) });
+          shapes.push({
+            what: `?${parameter.name}=${String(shown)}`,
+            query: { ...baseQuery, [parameter.name]: String(shown) },
+            ...(baseBody === undefined ? {} : { body: baseBody }),
+          });
         }
       }
       if (bodySchema) {
@@ -265,7 +333,10 @@ describe("every request shape the platform's schema allows is accepted", () => {
             const realMember = (withRealValues({ [member]: value }, real, fixture.ids) as Record<string, unknown>)[member];
             const body: Record<string, unknown> = { ...required, ...base, [member]: realMember };
             if (validBody && !validBody(body)) continue; // not a shape the platform allows (a sample blind to a pattern)
-            const refusedOnPurpose = REFUSED_ON_PURPOSE[key]?.some((refusal) => refusal.member === member && JSON.stringify(refusal.shape) === JSON.stringify(realMember)) ?? false;
+            const refusedOnPurpose =
+              REFUSED_ON_PURPOSE[key]?.some(
+                (refusal) => refusal.member === member && JSON.stringify(refusal.shape) === JSON.stringify(realMember),
+              ) ?? false;
             shapes.push({ what: `${member}: ${JSON.stringify(body[member]).slice(0, 120)}`, query: baseQuery, body, refusedOnPurpose });
           }
         }
@@ -276,10 +347,17 @@ describe("every request shape the platform's schema allows is accepted", () => {
         const ctx = context();
         const ids = { ...fixture.ids, ...((await rule.setup?.(ctx)) ?? {}) };
         const query = new URLSearchParams(shape.query).toString();
-        const answer = await api.request({ method, url: `${fillPath(operation.path, ids)}${query ? `?${query}` : ''}`, token, ...(shape.body === undefined ? {} : { body: shape.body }) });
+        const answer = await api.request({
+          method,
+          url: `${fillPath(operation.path, ids)}${query ? `?${query}` : ''}`,
+          token,
+          ...(shape.body === undefined ? {} : { body: shape.body }),
+        });
         if (shape.refusedOnPurpose) {
-          if (answer.status !== 400 || answer.body?.error?.code !== 400) refused.push(`${shape.what} (refused on purpose) → ${answer.status} ${answer.text.slice(0, 200)}`);
-        } else if (answer.status === 400 || answer.status === 422 || answer.status >= 500) refused.push(`${shape.what} → ${answer.status} ${answer.text.slice(0, 200)}`);
+          if (answer.status !== 400 || answer.body?.error?.code !== 400)
+            refused.push(`${shape.what} (refused on purpose) → ${answer.status} ${answer.text.slice(0, 200)}`);
+        } else if (answer.status === 400 || answer.status === 422 || answer.status >= 500)
+          refused.push(`${shape.what} → ${answer.status} ${answer.text.slice(0, 200)}`);
       }
       expect(refused).toEqual([]);
     });

@@ -99,7 +99,10 @@ describe('authentication and permissions', () => {
 
   it('answers a user token on admin routes with 403', async () => {
     expectError(
-      await service.request('POST', '/v1/admin/users', { token: userToken, body: { email: uniqueEmail('forbidden'), displayName: 'Nope' } }),
+      await service.request('POST', '/v1/admin/users', {
+        token: userToken,
+        body: { email: uniqueEmail('forbidden'), displayName: 'Nope' },
+      }),
       403,
     );
     expectError(await service.request('DELETE', '/v1/admin/tokens/anything', { token: userToken }), 403);
@@ -121,7 +124,10 @@ describe('validation', () => {
     });
     expectError(refused, 400, 'nickname');
     // Nothing was claimed by the refused request: the same address can be registered now.
-    const accepted = await service.request('POST', '/v1/admin/users', { token: service.adminToken, body: { email, displayName: 'Unknown Member' } });
+    const accepted = await service.request('POST', '/v1/admin/users', {
+      token: service.adminToken,
+      body: { email, displayName: 'Unknown Member' },
+    });
     expect(accepted.status).toBe(201);
   });
 
@@ -158,9 +164,18 @@ describe('request ids', () => {
       ['GET /v1/user', await service.request('GET', '/v1/user', { token: userToken })],
       ['GET /v1/user without token', await service.request('GET', '/v1/user')],
       ['GET /v1/nope', await service.request('GET', '/v1/nope', { token: userToken })],
-      ['POST /v1/admin/users', await service.request('POST', '/v1/admin/users', { token: service.adminToken, body: { email: uniqueEmail('rid'), displayName: 'Rid' } })],
+      [
+        'POST /v1/admin/users',
+        await service.request('POST', '/v1/admin/users', {
+          token: service.adminToken,
+          body: { email: uniqueEmail('rid'), displayName: 'Rid' },
+        }),
+      ],
       ['POST /v1/admin/users bad', await service.request('POST', '/v1/admin/users', { token: service.adminToken, body: {} })],
-      ['POST text/plain', await service.request('POST', '/v1/admin/users', { token: service.adminToken, rawBody: 'x', contentType: 'text/plain' })],
+      [
+        'POST text/plain',
+        await service.request('POST', '/v1/admin/users', { token: service.adminToken, rawBody: 'x', contentType: 'text/plain' }),
+      ],
     ];
     const ids = responses.map(([label, response]) => [label, response.headers['x-request-id']]);
     for (const [label, id] of ids) expect({ label, id }).toEqual({ label, id: expect.stringMatching(REQUEST_ID) });
@@ -276,7 +291,11 @@ describe('rate limiting (RATE_LIMIT_PER_MINUTE=5)', () => {
     ];
     expect(responses.map((response) => response.status)).toEqual([200, 401, 403, 404, 400]);
     for (const response of responses) {
-      expect(rateHeaders(response)).toEqual({ limit: '6000', remaining: expect.stringMatching(/^\d+$/), reset: expect.stringMatching(/^\d+$/) });
+      expect(rateHeaders(response)).toEqual({
+        limit: '6000',
+        remaining: expect.stringMatching(/^\d+$/),
+        reset: expect.stringMatching(/^\d+$/),
+      });
     }
   });
 });

@@ -51,9 +51,16 @@ describe('the response cache', () => {
   });
 
   it('given a cached member list, when a member joins a team, then the next list counts it in their teams', async () => {
-    const teams = async () => ok(await get(ada.token, `/v1/orgs/${organizationId}/members`)).body.items.find((m: { id: string }) => m.id === bob.user.id).teams;
+    const teams = async () =>
+      ok(await get(ada.token, `/v1/orgs/${organizationId}/members`)).body.items.find((m: { id: string }) => m.id === bob.user.id).teams;
     expect(await teams()).toBe(0);
-    ok(await service.request('PUT', `/v1/orgs/${organizationId}/teams`, { token: ada.token, body: { title: 'Readers', members: [bob.user.id] } }), 201);
+    ok(
+      await service.request('PUT', `/v1/orgs/${organizationId}/teams`, {
+        token: ada.token,
+        body: { title: 'Readers', members: [bob.user.id] },
+      }),
+      201,
+    );
     expect(await teams()).toBe(1);
   });
 

@@ -22,7 +22,12 @@ let owner: { token: string };
 let siteId: string;
 
 const call = (method: string, path: string, body?: unknown) => service.request(method, path, { token: owner.token, body });
-const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({ operation: 'insert_page', title, document: { markdown }, ...extra });
+const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({
+  operation: 'insert_page',
+  title,
+  document: { markdown },
+  ...extra,
+});
 
 /** The browser, installed first when missing and possible; null with the reason in `missing` otherwise. */
 function chromiumPath(): string | null {
@@ -33,7 +38,11 @@ function chromiumPath(): string | null {
   }
   try {
     execFileSync('apt-get', ['update'], { stdio: 'ignore', timeout: 300_000 });
-    execFileSync('apt-get', ['install', '-y', 'chromium'], { stdio: 'ignore', timeout: 600_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync('apt-get', ['install', '-y', 'chromium'], {
+      stdio: 'ignore',
+      timeout: 600_000,
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   } catch (error) {
     missing = `installing chromium with apt-get failed: ${(error as Error).message}`;
     return null;
@@ -83,7 +92,11 @@ beforeAll(async () => {
   ok(
     await call('POST', `/v1/spaces/${spaceId}/content`, {
       changes: [
-        insert('Getting started', '## Welcome\n\nRead the [install guide](./install.md) first.\n\n| Option | Meaning |\n|---|---|\n| `-g` | global |\n\n{% hint style="info" %}\nNode 20 or later.\n{% endhint %}', { ref: 'start' }),
+        insert(
+          'Getting started',
+          '## Welcome\n\nRead the [install guide](./install.md) first.\n\n| Option | Meaning |\n|---|---|\n| `-g` | global |\n\n{% hint style="info" %}\nNode 20 or later.\n{% endhint %}',
+          { ref: 'start' },
+        ),
         insert('Install', 'Run `npm install` in the project.\n\n- one\n- two', { ref: 'install', into: 'start' }),
         insert('Configure', 'Settings go in a file.'),
       ],
@@ -104,7 +117,9 @@ describe('a reader in a browser', () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Configure' }).click();
     await page.waitForURL(`**/sites/${siteId}/configure`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Configure');
-    expect(await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Configure' }).getAttribute('aria-current')).toBe('page');
+    expect(
+      await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Configure' }).getAttribute('aria-current'),
+    ).toBe('page');
   });
 
   it('follows a link between pages inside a page', async () => {
@@ -154,7 +169,9 @@ describe('a reader in a browser', () => {
     const page = await open(`/sites/${siteId}/getting-started`, { bypassCSP: true });
     await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
     const violations = await page.evaluate(async () => {
-      const result = await (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> } }).axe.run();
+      const result = await (
+        globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string | null; help: string }> }> } }
+      ).axe.run();
       return result.violations.map(({ id, impact, help }) => ({ id, impact, help }));
     });
     expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);

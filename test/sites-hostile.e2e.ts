@@ -38,7 +38,9 @@ function get(path: string, headers: Record<string, string> = {}, on = service): 
     const request = httpRequest({ host: '127.0.0.1', port: on.port, path, method: 'GET', headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     request.on('error', reject);
     request.end();
@@ -59,11 +61,17 @@ async function createSpace(title: string): Promise<string> {
 }
 
 async function write(spaceId: string, changes: unknown[]) {
-  return ok(await call('POST', `/v1/spaces/${spaceId}/content`, { changes })).body as { changes: Array<{ page?: { id: string } }>; insertedFiles: Array<{ id: string; name: string; downloadURL: string }> };
+  return ok(await call('POST', `/v1/spaces/${spaceId}/content`, { changes })).body as {
+    changes: Array<{ page?: { id: string } }>;
+    insertedFiles: Array<{ id: string; name: string; downloadURL: string }>;
+  };
 }
 
 /** A published site over the spaces (visibility and other settings from `settings`); its id and site spaces. */
-async function publishedSite(spaceIds: string[], settings: Record<string, unknown> = {}): Promise<{ id: string; siteSpaces: Array<{ id: string; path: string }> }> {
+async function publishedSite(
+  spaceIds: string[],
+  settings: Record<string, unknown> = {},
+): Promise<{ id: string; siteSpaces: Array<{ id: string; path: string }> }> {
   const id = ok(await call('POST', sites(), { title: 'Hostile world', spaces: spaceIds, ...settings }), 201).body.id as string;
   const siteSpaces = ok(await call('GET', `${sites()}/${id}/site-spaces`)).body.items;
   ok(await call('POST', `${sites()}/${id}/publish`));
@@ -173,10 +181,25 @@ describe('page views', () => {
     pageId = (await write(spaceId, [insert('Popular', 'Everyone reads this.')])).changes[0].page!.id;
     site = (await publishedSite([spaceId])).id;
     integration = `views-${process.pid}`;
-    ok(await call('POST', `/v1/integrations/${integration}`, { organization: organizationId, title: 'Analytics', visibility: 'public', scopes: ['site:views:read'] }));
-    const installation = ok(await call('POST', `/v1/integrations/${integration}/installations`, { organization: organizationId }), 201).body;
+    ok(
+      await call('POST', `/v1/integrations/${integration}`, {
+        organization: organizationId,
+        title: 'Analytics',
+        visibility: 'public',
+        scopes: ['site:views:read'],
+      }),
+    );
+    const installation = ok(
+      await call('POST', `/v1/integrations/${integration}/installations`, { organization: organizationId }),
+      201,
+    ).body;
     ok(await call('POST', `/v1/integrations/${integration}/installations/${installation.id}/sites`, { site }), 201);
-    ok(await call('PUT', `/v1/integrations/${integration}/dev`, { tunnelUrl: `http://127.0.0.1:${(tunnel.address() as AddressInfo).port}/hook` }), 204);
+    ok(
+      await call('PUT', `/v1/integrations/${integration}/dev`, {
+        tunnelUrl: `http://127.0.0.1:${(tunnel.address() as AddressInfo).port}/hook`,
+      }),
+      204,
+    );
     // The installation's own events are delivered (and their delivery recorded) before the views.
     await until('the installation’s events to be delivered', async () => {
       const events = ok(await call('GET', `/v1/integrations/${integration}/events?limit=100`)).body.items as Array<{ status: string }>;
@@ -195,12 +218,22 @@ describe('page views', () => {
     const pages = await Promise.all(Array.from({ length: count }, () => get(`/sites/${site}/popular`)));
     expect(pages.map((page) => page.status)).toEqual(Array(count).fill(200));
     await until(`${count} site_view deliveries`, () => (views().length >= already + count ? true : undefined));
-    expect(views().at(-1)).toEqual(expect.objectContaining({ type: 'site_view', siteId: site, pageId, url: expect.stringContaining(`/sites/${site}/popular`), visitor: expect.objectContaining({ claims: {} }) }));
+    expect(views().at(-1)).toEqual(
+      expect.objectContaining({
+        type: 'site_view',
+        siteId: site,
+        pageId,
+        url: expect.stringContaining(`/sites/${site}/popular`),
+        visitor: expect.objectContaining({ claims: {} }),
+      }),
+    );
     expect(await appendedEvents()).toBe(before);
   });
 
   it('does not list page views among the integration’s events (they are not kept)', async () => {
-    const events = ok(await call('GET', `/v1/integrations/${integration}/events?limit=100`)).body.items as Array<{ payload: { type: string } }>;
+    const events = ok(await call('GET', `/v1/integrations/${integration}/events?limit=100`)).body.items as Array<{
+      payload: { type: string };
+    }>;
     expect(events.map((event) => event.payload.type)).not.toContain('site_view');
   });
 
@@ -235,7 +268,8 @@ describe('the rate limit of the published sites', () => {
     // One proxy in front: X-Forwarded-For names the client, so each test's reader has an address of its own.
     limited = await startService({ env: { SITES_RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY_HOPS: '1' } });
     const { token } = await limited.createUser('ada@sites-limited.example', 'ada');
-    const as = async (method: string, path: string, body: unknown, status = 200) => ok(await limited.request(method, path, { token, body }), status).body;
+    const as = async (method: string, path: string, body: unknown, status = 200) =>
+      ok(await limited.request(method, path, { token, body }), status).body;
     const organization = (await as('POST', '/v1/orgs', { title: 'Limited Inc' }, 201)).id as string;
     const spaceId = (await as('POST', `/v1/orgs/${organization}/spaces`, { title: 'Limited' }, 201)).id as string;
     await as('POST', `/v1/spaces/${spaceId}/content`, { changes: [insert('Welcome', 'Hello.')] });
@@ -244,7 +278,8 @@ describe('the rate limit of the published sites', () => {
   });
 
   // Fixed one-minute windows: 11 requests put at least 6 into one window, whenever the minute turns.
-  const burst = (address: string) => Promise.all(Array.from({ length: 11 }, () => get(`/sites/${site}/welcome`, { 'x-forwarded-for': address }, limited)));
+  const burst = (address: string) =>
+    Promise.all(Array.from({ length: 11 }, () => get(`/sites/${site}/welcome`, { 'x-forwarded-for': address }, limited)));
 
   it('answers a client address past SITES_RATE_LIMIT_PER_MINUTE with 429, Retry-After and the error envelope', async () => {
     const answers = await burst('203.0.113.7');
@@ -253,7 +288,9 @@ describe('the rate limit of the published sites', () => {
     expect(answers.filter((answer) => answer.status !== 429).every((answer) => answer.status === 200)).toBe(true);
     expect(Number(refused[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(refused[0].headers['content-type']).toMatch(/^application\/json/);
-    expect(JSON.parse(refused[0].text)).toEqual({ error: { code: 429, message: expect.stringMatching(/rate limit of 5 requests per minute/) } });
+    expect(JSON.parse(refused[0].text)).toEqual({
+      error: { code: 429, message: expect.stringMatching(/rate limit of 5 requests per minute/) },
+    });
   });
 
   it('counts each client address on its own', async () => {
@@ -270,7 +307,8 @@ describe('visitor tokens of a JWKS URL', () => {
   let releaseSlow: () => void = () => undefined;
   const slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
   const keyUrl = (path: string) => `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}${path}`;
-  const rs256 = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(keys.privateKey);
+  const rs256 = (claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setExpirationTime('1h').sign(keys.privateKey);
   const readWith = (siteId: string, token: string) => service.request('GET', `${sites()}/${siteId}/published?jwt_token=${token}`);
 
   async function visitorSite(jwksPath: string, issuer?: string): Promise<string> {
@@ -366,7 +404,10 @@ describe('files a browser would run', () => {
   beforeAll(async () => {
     const spaceId = await createSpace('Files');
     const body = Buffer.from('<html><script>alert(document.domain)</script></html>').toString('base64');
-    const written = await write(spaceId, [{ operation: 'insert_files', files: [...ACTIVE, ...INERT].map(([name, contentType]) => ({ name, contentType, base64: body })) }, insert('Index', 'Files.')]);
+    const written = await write(spaceId, [
+      { operation: 'insert_files', files: [...ACTIVE, ...INERT].map(([name, contentType]) => ({ name, contentType, base64: body })) },
+      insert('Index', 'Files.'),
+    ]);
     for (const file of written.insertedFiles) files.set(file.name, file);
     site = (await publishedSite([spaceId])).id;
   });

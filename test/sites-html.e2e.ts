@@ -8,7 +8,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { SignJWT } from 'jose';
-import { FakeDns } from '../libs/testing/src/fake-dns';
+import { FakeDns } from '#testing/fake-dns';
 import { joinAs } from './support/members';
 import { cleanUpServices, ok, startService, type RunningService } from './support/service';
 
@@ -22,17 +22,28 @@ let service: RunningService;
 let dns: FakeDns;
 let organizationId: string;
 const people: Record<'ada' | 'rita', Person> = {} as never;
-const call = (person: Person | null, method: string, path: string, body?: unknown) => service.request(method, path, { token: person?.token, body });
+const call = (person: Person | null, method: string, path: string, body?: unknown) =>
+  service.request(method, path, { token: person?.token, body });
 const sites = () => `/v1/orgs/${organizationId}/sites`;
-const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({ operation: 'insert_page', title, document: { markdown }, ...extra });
+const insert = (title: string, markdown: string, extra: Record<string, unknown> = {}) => ({
+  operation: 'insert_page',
+  title,
+  document: { markdown },
+  ...extra,
+});
 
 /** A GET as a browser sends it (no redirects followed), with any headers, Host included. */
-function get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: '127.0.0.1', port: service.port, path, method: 'GET', headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     request.on('error', reject);
     request.end();
@@ -174,8 +185,19 @@ describe('a published public site', () => {
     const target = await createSpace('Linked');
     const targetPage = (await write(target, [insert('Target', 'Here.')])).changes[0].page.id;
     const source = await createSpace('Linking');
-    const link = { object: 'inline', type: 'link', data: { ref: { kind: 'page', space: target, page: targetPage } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'the target', marks: [] }] }] };
-    await write(source, [{ operation: 'insert_page', title: 'Source', document: { document: { object: 'document', nodes: [{ object: 'block', type: 'paragraph', nodes: [link] }] } } }]);
+    const link = {
+      object: 'inline',
+      type: 'link',
+      data: { ref: { kind: 'page', space: target, page: targetPage } },
+      nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: 'the target', marks: [] }] }],
+    };
+    await write(source, [
+      {
+        operation: 'insert_page',
+        title: 'Source',
+        document: { document: { object: 'document', nodes: [{ object: 'block', type: 'paragraph', nodes: [link] }] } },
+      },
+    ]);
     const site = await publishedSite([source, target]);
     const before = await get(`/sites/${site}`);
     expect(before.text).toContain('the target</a>');
@@ -228,7 +250,10 @@ describe('sections and site spaces', () => {
     await write(api, [insert('Endpoints', 'Call them.')]);
     const site = ok(await call(people.ada, 'POST', sites(), { title: 'Sectioned' }), 201).body;
     ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: guides, title: 'Guides' }), 201);
-    const reference = ok(await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: api, title: 'API reference' }), 201).body;
+    const reference = ok(
+      await call(people.ada, 'POST', `${sites()}/${site.id}/sections`, { spaceId: api, title: 'API reference' }),
+      201,
+    ).body;
     ok(await call(people.ada, 'POST', `${sites()}/${site.id}/publish`));
     const root = await get(`/sites/${site.id}`);
     expect(root.text).toContain('<h1>Tutorial</h1>');
@@ -294,13 +319,21 @@ describe('who may read', () => {
     await write(everyone, [insert('Welcome', 'Hello.')]);
     const partners = await createSpace('Partners');
     await write(partners, [insert('Deals', 'Prices.')]);
-    const id = ok(await call(people.ada, 'POST', sites(), { title: 'Members', visibility: 'visitor-auth', spaces: [everyone, partners] }), 201).body.id;
-    const [, partnerSpace] = ok(await call(people.ada, 'GET', `${sites()}/${id}/site-spaces`)).body.items as Array<{ id: string; path: string }>;
+    const id = ok(
+      await call(people.ada, 'POST', sites(), { title: 'Members', visibility: 'visitor-auth', spaces: [everyone, partners] }),
+      201,
+    ).body.id;
+    const [, partnerSpace] = ok(await call(people.ada, 'GET', `${sites()}/${id}/site-spaces`)).body.items as Array<{
+      id: string;
+      path: string;
+    }>;
     ok(await call(people.ada, 'PATCH', `${sites()}/${id}/site-spaces/${partnerSpace.id}`, { condition: 'visitor.claims.partner == true' }));
     ok(await call(people.ada, 'POST', `${sites()}/${id}/publish`));
     const { secret } = ok(await call(people.ada, 'GET', `${sites()}/${id}/visitor-auth`)).body;
-    const token = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(secret));
-    const asVisitor = async (claims: Record<string, unknown>, path: string) => get(path, { cookie: `site_visitor_token=${await token(claims)}` });
+    const token = (claims: Record<string, unknown>) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode(secret));
+    const asVisitor = async (claims: Record<string, unknown>, path: string) =>
+      get(path, { cookie: `site_visitor_token=${await token(claims)}` });
     expect((await asVisitor({}, `/sites/${id}`)).text).not.toContain('Partners');
     expect((await asVisitor({}, `/sites/${id}/${partnerSpace.path}/deals`)).status).toBe(404);
     const partner = await asVisitor({ partner: true }, `/sites/${id}/${partnerSpace.path}/deals`);
@@ -312,9 +345,16 @@ describe('who may read', () => {
   });
 
   /** A site of two spaces with a page each (`<space> page`), and its site spaces in order. */
-  async function siteOfTwoSpaces(title: string, first: string, second: string): Promise<{ id: string; siteSpaces: Array<{ id: string; path: string }> }> {
+  async function siteOfTwoSpaces(
+    title: string,
+    first: string,
+    second: string,
+  ): Promise<{ id: string; siteSpaces: Array<{ id: string; path: string }> }> {
     const spaces = [];
-    for (const [space, body] of [[first, 'Everyone.'], [second, 'Some.']]) {
+    for (const [space, body] of [
+      [first, 'Everyone.'],
+      [second, 'Some.'],
+    ]) {
       const spaceId = await createSpace(space);
       await write(spaceId, [insert(`${space} page`, body)]);
       spaces.push(spaceId);
@@ -349,7 +389,9 @@ describe('a site on its own hostname', () => {
     const response = await get('/getting-started', { host: 'docs.html-site.example' });
     expect(response.status).toBe(200);
     expect(response.text).toContain('<a href="/getting-started/install">install guide</a>');
-    expect((await get('/robots.txt', { host: 'docs.html-site.example' })).text).toContain('Sitemap: http://docs.html-site.example/sitemap.xml');
+    expect((await get('/robots.txt', { host: 'docs.html-site.example' })).text).toContain(
+      'Sitemap: http://docs.html-site.example/sitemap.xml',
+    );
     expect((await get(`/sites/${id}/getting-started`)).status).toBe(200);
   });
 

@@ -12,16 +12,23 @@ describe('team access on spaces', () => {
   let teamId: string;
   let spaceId: string;
 
-  const call = (token: string, method: string, path: string, body?: unknown): Promise<Response> => service.request(method, path, { token, ...(body !== undefined ? { body } : {}) });
+  const call = (token: string, method: string, path: string, body?: unknown): Promise<Response> =>
+    service.request(method, path, { token, ...(body !== undefined ? { body } : {}) });
   const memberSpaces = async (userId: string) =>
-    (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}/spaces`)).body.items as Array<{ permission: string; space: { id: string } }>;
+    (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}/spaces`)).body.items as Array<{
+      permission: string;
+      space: { id: string };
+    }>;
 
   beforeAll(async () => {
     service = await startService();
     const ada = await service.createUser('ada@space-teams.example', 'Ada Admin');
     people.ada = { id: ada.user.id, token: ada.token };
     organizationId = (await call(ada.token, 'POST', '/v1/orgs', { title: 'Acme' })).body.id;
-    const [ritaUser, eveUser] = [await service.createUser('rita@space-teams.example', 'Rita'), await service.createUser('eve@space-teams.example', 'Eve')];
+    const [ritaUser, eveUser] = [
+      await service.createUser('rita@space-teams.example', 'Rita'),
+      await service.createUser('eve@space-teams.example', 'Eve'),
+    ];
     await joinAs(service, organizationId, ada.token, [
       { token: ritaUser.token, email: 'rita@space-teams.example', role: 'read' },
       { token: eveUser.token, email: 'eve@space-teams.example', role: 'edit' },
@@ -65,11 +72,17 @@ describe('team access on spaces', () => {
 
     const read = await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`);
     expect(read.body.permissions).toMatchObject({ view: true, edit: true, comment: true, admin: false });
-    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{
+      id: string;
+      permissions: { edit: boolean };
+    }>;
     expect(listed.find((item) => item.id === spaceId)?.permissions).toMatchObject({ view: true, edit: true, admin: false });
     expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('edit');
     expect((await call(people.rita.token, 'PATCH', `/v1/spaces/${spaceId}`, { title: 'Handbook 2' })).status).toBe(200);
-    expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ id: teamId, spaces: 1 });
+    expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({
+      id: teamId,
+      spaces: 1,
+    });
     // Still not an admin of the space: team access stays with admins.
     expectError(await call(people.rita.token, 'DELETE', `/v1/spaces/${spaceId}/teams/${teamId}`), 403);
   });
@@ -79,7 +92,10 @@ describe('team access on spaces', () => {
     expect(removed.status).toBe(204);
     expect((await call(people.ada.token, 'GET', `/v1/spaces/${spaceId}/teams`)).body).toEqual({ count: 0, items: [] });
     expect((await call(people.rita.token, 'GET', `/v1/spaces/${spaceId}`)).body.permissions).toMatchObject({ view: true, edit: false });
-    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    const listed = (await call(people.rita.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.items as Array<{
+      id: string;
+      permissions: { edit: boolean };
+    }>;
     expect(listed.find((item) => item.id === spaceId)?.permissions).toMatchObject({ view: true, edit: false });
     expect((await memberSpaces(people.rita.id)).find((item) => item.space.id === spaceId)?.permission).toBe('read');
     expect((await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/teams/${teamId}`)).body).toMatchObject({ spaces: 0 });
@@ -91,7 +107,8 @@ describe('team access on spaces', () => {
     const third = await call(people.ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Third' });
     const space = await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Paged' });
     const teams = [teamId, second.body.id as string, third.body.id as string];
-    for (const team of teams) expect((await call(people.ada.token, 'PUT', `/v1/spaces/${space.body.id}/teams/${team}`, { role: 'read' })).status).toBe(200);
+    for (const team of teams)
+      expect((await call(people.ada.token, 'PUT', `/v1/spaces/${space.body.id}/teams/${team}`, { role: 'read' })).status).toBe(200);
     const put = await call(people.ada.token, 'PUT', `/v1/spaces/${space.body.id}/teams/${teamId}`, { role: 'comment' });
     expect(put.body).toMatchObject({ count: 3 });
     const seen: string[] = [];
@@ -115,12 +132,16 @@ describe('team access on spaces', () => {
     const team = await call(people.ada.token, 'PUT', `/v1/orgs/${organizationId}/teams`, { title: 'Guests', members: [gusUser.user.id] });
     const granted = await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Shared with guests' });
     await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Not shared' });
-    const spacesOf = async (userId: string) => (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}`)).body.spaces as number;
+    const spacesOf = async (userId: string) =>
+      (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members/${userId}`)).body.spaces as number;
     const live = (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/spaces`)).body.count as number;
     expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live, gus: 0 });
     expect((await call(people.ada.token, 'PUT', `/v1/spaces/${granted.body.id}/teams/${team.body.id}`, { role: 'read' })).status).toBe(200);
     expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live, gus: 1 });
-    const listed = (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members?limit=1000`)).body.items as Array<{ id: string; spaces: number }>;
+    const listed = (await call(people.ada.token, 'GET', `/v1/orgs/${organizationId}/members?limit=1000`)).body.items as Array<{
+      id: string;
+      spaces: number;
+    }>;
     expect(listed.find((member) => member.id === gusUser.user.id)?.spaces).toBe(1);
     expect((await call(people.ada.token, 'DELETE', `/v1/spaces/${granted.body.id}`)).status).toBe(204);
     expect({ rita: await spacesOf(people.rita.id), gus: await spacesOf(gusUser.user.id) }).toEqual({ rita: live - 1, gus: 0 });
@@ -135,15 +156,21 @@ describe('team access on spaces', () => {
 
   it("a collection's space list shows the role a team of the caller is granted on a space in it", async () => {
     const collection = (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/collections`, { title: 'Guides' })).body;
-    const inside = (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Guide', parent: collection.id })).body;
+    const inside = (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Guide', parent: collection.id }))
+      .body;
     expect((await call(people.ada.token, 'PUT', `/v1/spaces/${inside.id}/teams/${teamId}`, { role: 'edit' })).status).toBe(200);
-    const listed = (await call(people.rita.token, 'GET', `/v1/collections/${collection.id}/spaces`)).body.items as Array<{ id: string; permissions: { edit: boolean } }>;
+    const listed = (await call(people.rita.token, 'GET', `/v1/collections/${collection.id}/spaces`)).body.items as Array<{
+      id: string;
+      permissions: { edit: boolean };
+    }>;
     expect(listed.find((item) => item.id === inside.id)?.permissions).toMatchObject({ view: true, edit: true, admin: false });
   });
 
   describe('If-Match with the space’s ETag: team access lives in the space’s stream', () => {
-    const withIfMatch = (token: string, method: string, path: string, ifMatch: string, body?: unknown) => service.request(method, path, { token, body, headers: { 'If-Match': ifMatch } });
-    const newSpace = async (title: string) => (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title })).body.id as string;
+    const withIfMatch = (token: string, method: string, path: string, ifMatch: string, body?: unknown) =>
+      service.request(method, path, { token, body, headers: { 'If-Match': ifMatch } });
+    const newSpace = async (title: string) =>
+      (await call(people.ada.token, 'POST', `/v1/orgs/${organizationId}/spaces`, { title })).body.id as string;
     const etagOf = async (space: string) => (await call(people.ada.token, 'GET', `/v1/spaces/${space}`)).headers.etag;
     const access = async (space: string) => (await call(people.ada.token, 'GET', `/v1/spaces/${space}/teams`)).body;
 
@@ -151,11 +178,18 @@ describe('team access on spaces', () => {
       const space = await newSpace('Conditional grants');
       const current = await etagOf(space);
       const stale = `"${Number(JSON.parse(current)) + 1}"`;
-      expectError(await withIfMatch(people.ada.token, 'PUT', `/v1/spaces/${space}/teams/${teamId}`, stale, { role: 'edit' }), 412, /If-Match/);
+      expectError(
+        await withIfMatch(people.ada.token, 'PUT', `/v1/spaces/${space}/teams/${teamId}`, stale, { role: 'edit' }),
+        412,
+        /If-Match/,
+      );
       expect(await access(space)).toEqual({ count: 0, items: [] });
       expect(await etagOf(space)).toBe(current);
       const granted = await withIfMatch(people.ada.token, 'PUT', `/v1/spaces/${space}/teams/${teamId}`, current, { role: 'edit' });
-      expect({ status: granted.status, body: granted.body }).toEqual({ status: 200, body: { count: 1, items: [{ team: teamId, role: 'edit' }] } });
+      expect({ status: granted.status, body: granted.body }).toEqual({
+        status: 200,
+        body: { count: 1, items: [{ team: teamId, role: 'edit' }] },
+      });
       expect(await etagOf(space)).not.toBe(current);
     });
 

@@ -86,7 +86,12 @@ beforeAll(async () => {
     const created = await service.createUser(email, name);
     people[name] = { id: created.user.id, token: created.token };
   }
-  await joinAs(service, organizationId, ada.token, invitations.map(({ name, email, role }) => ({ token: people[name].token, email, role })));
+  await joinAs(
+    service,
+    organizationId,
+    ada.token,
+    invitations.map(({ name, email, role }) => ({ token: people[name].token, email, role })),
+  );
   await joinAs(service, zedOrganizationId, zed.token, [{ token: ada.token, email: 'ada@spaces.example', role: 'read' }]);
 });
 
@@ -115,7 +120,18 @@ describe('POST /v1/orgs/{organizationId}/spaces and GET /v1/spaces/{spaceId}', (
       changeRequests: 0,
       changeRequestsOpen: 0,
       changeRequestsDraft: 0,
-      permissions: { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: true },
+      permissions: {
+        view: true,
+        access: true,
+        admin: true,
+        viewInviteLinks: true,
+        edit: true,
+        triggerGitSync: true,
+        comment: true,
+        merge: true,
+        review: true,
+        installIntegration: true,
+      },
     });
     expect(new Date(space.createdAt).toISOString()).toBe(space.createdAt);
     expect(created.headers.etag).toBe('"0"');
@@ -173,7 +189,11 @@ describe('GET /v1/orgs/{organizationId}/spaces', () => {
     let page: string | undefined;
     let pages = 0;
     do {
-      const response = await call(people.ada, 'GET', `/v1/orgs/${organization}/spaces?limit=2${page ? `&page=${encodeURIComponent(page)}` : ''}`);
+      const response = await call(
+        people.ada,
+        'GET',
+        `/v1/orgs/${organization}/spaces?limit=2${page ? `&page=${encodeURIComponent(page)}` : ''}`,
+      );
       expectStatus(response, 200);
       expect(response.body.count).toBe(4);
       seen.push(...response.body.items.map((space: Space) => space.id));
@@ -191,9 +211,22 @@ describe('GET /v1/orgs/{organizationId}/spaces', () => {
 describe('PATCH /v1/spaces/{spaceId}', () => {
   it('changes title, emoji, editMode, defaultLevel and visibility, with If-Match', async () => {
     const space = await createSpace(people.ada, { title: 'Patch me' });
-    const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { title: 'Patched', emoji: '🔒', editMode: 'locked', defaultLevel: 'edit', visibility: 'public' }, { 'if-match': '"0"' });
+    const patched = await call(
+      people.ada,
+      'PATCH',
+      `/v1/spaces/${space.id}`,
+      { title: 'Patched', emoji: '🔒', editMode: 'locked', defaultLevel: 'edit', visibility: 'public' },
+      { 'if-match': '"0"' },
+    );
     expectStatus(patched, 200);
-    expect(patched.body).toMatchObject({ title: 'Patched', emoji: '🔒', editMode: 'locked', defaultLevel: 'edit', visibility: 'public', urls: { public: `${service.url}/public/spaces/${space.id}` } });
+    expect(patched.body).toMatchObject({
+      title: 'Patched',
+      emoji: '🔒',
+      editMode: 'locked',
+      defaultLevel: 'edit',
+      visibility: 'public',
+      urls: { public: `${service.url}/public/spaces/${space.id}` },
+    });
     expect(patched.headers.etag).toBe('"1"');
     // defaultLevel edit raises a reader to edit on this space.
     expect((await call(people.rita, 'GET', `/v1/spaces/${space.id}`)).body.permissions).toMatchObject({ edit: true, admin: false });
@@ -255,21 +288,36 @@ describe('POST /duplicate', () => {
 describe('POST /move', () => {
   it('places a space before or after a sibling and into a collection; lists show that order', async () => {
     const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Moves' })).body.id as string;
-    const [a, b, c] = [await createSpace(people.ada, { title: 'a' }, () => organization), await createSpace(people.ada, { title: 'b' }, () => organization), await createSpace(people.ada, { title: 'c' }, () => organization)];
+    const [a, b, c] = [
+      await createSpace(people.ada, { title: 'a' }, () => organization),
+      await createSpace(people.ada, { title: 'b' }, () => organization),
+      await createSpace(people.ada, { title: 'c' }, () => organization),
+    ];
     const list = () => listIds(people.ada, `/v1/orgs/${organization}/spaces`);
     expect(await list()).toEqual([a.id, b.id, c.id]);
     expectStatus(await call(people.ada, 'POST', `/v1/spaces/${c.id}/move`, { position: { before: { type: 'space', space: a.id } } }), 200);
     expect(await list()).toEqual([c.id, a.id, b.id]);
     expectStatus(await call(people.ada, 'POST', `/v1/spaces/${c.id}/move`, { position: { after: { type: 'space', space: a.id } } }), 200);
     expect(await list()).toEqual([a.id, c.id, b.id]);
-    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${a.id}/move`, { position: { after: { type: 'space', space: c.id }, before: { type: 'space', space: b.id } } }), 200);
+    expectStatus(
+      await call(people.ada, 'POST', `/v1/spaces/${a.id}/move`, {
+        position: { after: { type: 'space', space: c.id }, before: { type: 'space', space: b.id } },
+      }),
+      200,
+    );
     expect(await list()).toEqual([c.id, a.id, b.id]);
 
     const collection = (await call(people.ada, 'POST', `/v1/orgs/${organization}/collections`, { title: 'Box' })).body.id as string;
     const moved = await call(people.ada, 'POST', `/v1/spaces/${b.id}/move`, { parent: collection });
     expectStatus(moved, 200);
     expect(moved.body.parent).toBe(collection);
-    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${c.id}/move`, { parent: collection, position: { before: { type: 'space', space: b.id } } }), 200);
+    expectStatus(
+      await call(people.ada, 'POST', `/v1/spaces/${c.id}/move`, {
+        parent: collection,
+        position: { before: { type: 'space', space: b.id } },
+      }),
+      200,
+    );
     expect(await listIds(people.ada, `/v1/collections/${collection}/spaces`)).toEqual([c.id, b.id]);
     expect(await list()).toEqual([a.id, c.id, b.id]);
     const out = await call(people.ada, 'POST', `/v1/spaces/${b.id}/move`, { parent: null });
@@ -279,7 +327,11 @@ describe('POST /move', () => {
 
   it('refuses unknown siblings and collections (400), bad shapes (400) and non-admins (403)', async () => {
     const space = await createSpace(people.ada, { title: 'Mover' });
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: { type: 'space', space: 'nosuchspace' } } }), 400, /nosuchspace/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: { type: 'space', space: 'nosuchspace' } } }),
+      400,
+      /nosuchspace/,
+    );
     expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { parent: 'nosuchcollection' }), 400, /parent/);
     expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: 'x' } }), 400, /position/);
     expectError(await call(people.cora, 'POST', `/v1/spaces/${space.id}/move`, { parent: null }), 403);
@@ -374,7 +426,10 @@ describe('share links: POST/GET /v1/spaces/{spaceId}/share-links, DELETE …/{sh
       key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       space: space.id,
       createdAt: expect.any(String),
-      urls: { location: `${service.url}/v1/spaces/${space.id}/share-links/${first.body.key}`, space: `${service.url}/v1/spaces/${space.id}?shareKey=${first.body.key}` },
+      urls: {
+        location: `${service.url}/v1/spaces/${space.id}/share-links/${first.body.key}`,
+        space: `${service.url}/v1/spaces/${space.id}?shareKey=${first.body.key}`,
+      },
     });
     const listed = await call(people.ada, 'GET', `/v1/spaces/${space.id}/share-links`);
     expectStatus(listed, 200);
@@ -401,11 +456,18 @@ describe('share links: POST/GET /v1/spaces/{spaceId}/share-links, DELETE …/{sh
     const key = (await call(people.ada, 'POST', `/v1/spaces/${space.id}/share-links`)).body.key as string;
     const read = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
     const stale = `"${Number(JSON.parse(read.headers.etag)) - 1}"`;
-    expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': stale }), 412, /If-Match/);
+    expectError(
+      await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': stale }),
+      412,
+      /If-Match/,
+    );
     expectStatus(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${key}`), 200);
     const after = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
     expect({ etag: after.headers.etag, body: after.body }).toEqual({ etag: read.headers.etag, body: read.body });
-    expectStatus(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': read.headers.etag }), 204);
+    expectStatus(
+      await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': read.headers.etag }),
+      204,
+    );
     expectError(await call(people.zed, 'GET', `/v1/spaces/${space.id}?shareKey=${key}`), 404);
     expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).headers.etag).not.toBe(read.headers.etag);
   });
@@ -418,7 +480,9 @@ describe('share links: POST/GET /v1/spaces/{spaceId}/share-links, DELETE …/{sh
       expectError(await call(people.rita, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': ifMatch }), 403);
       expectError(await call(people.zed, 'DELETE', `/v1/spaces/${space.id}/share-links/${key}`, undefined, { 'if-match': ifMatch }), 404);
     }
-    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/share-links`)).body.items.map((link: { key: string }) => link.key)).toEqual([key]);
+    expect(
+      (await call(people.ada, 'GET', `/v1/spaces/${space.id}/share-links`)).body.items.map((link: { key: string }) => link.key),
+    ).toEqual([key]);
   });
 });
 
@@ -438,7 +502,16 @@ describe('audit log', () => {
     expectStatus(log, 200);
     const actions = (log.body.items as Array<{ action: string; target: { type: string; id: string } }>).map((item) => item.action).sort();
     expect(actions).toEqual(
-      ['space.created', 'space.updated', 'space.moved', 'space.share_link_created', 'space.share_link_revoked', 'space.deleted', 'space.restored', 'space.transferred'].sort(),
+      [
+        'space.created',
+        'space.updated',
+        'space.moved',
+        'space.share_link_created',
+        'space.share_link_revoked',
+        'space.deleted',
+        'space.restored',
+        'space.transferred',
+      ].sort(),
     );
     expect(log.body.items[0].target).toMatchObject({ type: 'space', id: space.id });
     const duplicated = await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${copy.id}`);
@@ -452,8 +525,14 @@ describe('POST /transfer to an organization the caller is not in', () => {
     const space = await createSpace(people.ada, { title: 'Not leaving' });
     const existing = await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: hidden });
     const missing = await call(people.ada, 'POST', `/v1/spaces/${space.id}/transfer`, { organization: 'nosuchorganization0' });
-    expect({ status: existing.status, body: existing.body }).toEqual({ status: 404, body: { error: { code: 404, message: `no organization ${hidden}` } } });
-    expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: { error: { code: 404, message: 'no organization nosuchorganization0' } } });
+    expect({ status: existing.status, body: existing.body }).toEqual({
+      status: 404,
+      body: { error: { code: 404, message: `no organization ${hidden}` } },
+    });
+    expect({ status: missing.status, body: missing.body }).toEqual({
+      status: 404,
+      body: { error: { code: 404, message: 'no organization nosuchorganization0' } },
+    });
     expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).body.organization).toBe(organizationId);
   });
 });
@@ -462,7 +541,9 @@ describe('concurrent creates, then moves next to each space', () => {
   it('creates many spaces at once and then places one before and after each of them as asked, never answering 5xx', async () => {
     const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Crowd' })).body.id as string;
     // Created at once, many compute the same key at the end of the list.
-    const created = await Promise.all(Array.from({ length: 60 }, (_, i) => call(people.ada, 'POST', `/v1/orgs/${organization}/spaces`, { title: `crowd ${i}` })));
+    const created = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => call(people.ada, 'POST', `/v1/orgs/${organization}/spaces`, { title: `crowd ${i}` })),
+    );
     expect(created.map((response) => response.status)).toEqual(created.map(() => 201));
     const list = () => listIds(people.ada, `/v1/orgs/${organization}/spaces`);
     let order = await list();
@@ -482,11 +563,18 @@ describe('concurrent creates, then moves next to each space', () => {
 
   it('places a space between two neighbours that share a key, and duplicates right after one of them', async () => {
     const organization = (await call(people.ada, 'POST', '/v1/orgs', { title: 'Crowd 2' })).body.id as string;
-    await Promise.all(Array.from({ length: 20 }, (_, i) => call(people.ada, 'POST', `/v1/orgs/${organization}/spaces`, { title: `pair ${i}` })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(people.ada, 'POST', `/v1/orgs/${organization}/spaces`, { title: `pair ${i}` })),
+    );
     const list = () => listIds(people.ada, `/v1/orgs/${organization}/spaces`);
     const order = await list();
     const [mover, a, b] = [order[order.length - 1], order[5], order[6]];
-    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${mover}/move`, { position: { after: { type: 'space', space: a }, before: { type: 'space', space: b } } }), 200);
+    expectStatus(
+      await call(people.ada, 'POST', `/v1/spaces/${mover}/move`, {
+        position: { after: { type: 'space', space: a }, before: { type: 'space', space: b } },
+      }),
+      200,
+    );
     const placed = await list();
     expect(placed.slice(5, 8)).toEqual([a, mover, b]);
     const copy = await call(people.ada, 'POST', `/v1/spaces/${order[10]}/duplicate`);
@@ -498,19 +586,30 @@ describe('concurrent creates, then moves next to each space', () => {
 });
 
 describe('ids named like Object.prototype members', () => {
-  it.each(['__proto__', 'constructor', 'toString'])('%s names no parent, sibling, team or share link: 400 or 404, and nothing changes', async (id) => {
-    const space = await createSpace(people.ada, { title: `Proto ${id}` });
-    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', parent: id }), 400, /parent/);
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { parent: id }), 400, /parent/);
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: { type: 'space', space: id } } }), 400, /position/);
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { after: { type: 'space', space: id } } }), 400, /position/);
-    expectError(await call(people.ada, 'PUT', `/v1/spaces/${space.id}/teams/${id}`, { role: 'admin' }), 400, /teamId/);
-    expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/teams/${id}`), 404);
-    expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${id}`), 404);
-    const after = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
-    expect(after.headers.etag).toBe('"0"');
-    expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/teams`)).body).toEqual({ count: 0, items: [] });
-  });
+  it.each(['__proto__', 'constructor', 'toString'])(
+    '%s names no parent, sibling, team or share link: 400 or 404, and nothing changes',
+    async (id) => {
+      const space = await createSpace(people.ada, { title: `Proto ${id}` });
+      expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', parent: id }), 400, /parent/);
+      expectError(await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { parent: id }), 400, /parent/);
+      expectError(
+        await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { before: { type: 'space', space: id } } }),
+        400,
+        /position/,
+      );
+      expectError(
+        await call(people.ada, 'POST', `/v1/spaces/${space.id}/move`, { position: { after: { type: 'space', space: id } } }),
+        400,
+        /position/,
+      );
+      expectError(await call(people.ada, 'PUT', `/v1/spaces/${space.id}/teams/${id}`, { role: 'admin' }), 400, /teamId/);
+      expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/teams/${id}`), 404);
+      expectError(await call(people.ada, 'DELETE', `/v1/spaces/${space.id}/share-links/${id}`), 404);
+      const after = await call(people.ada, 'GET', `/v1/spaces/${space.id}`);
+      expect(after.headers.etag).toBe('"0"');
+      expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/teams`)).body).toEqual({ count: 0, items: [] });
+    },
+  );
 });
 
 describe("the platform's Space shape", () => {
@@ -575,10 +674,13 @@ describe("PATCH /v1/spaces/{spaceId}: the platform's members", () => {
     expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}`)).headers.etag).toBe('"0"');
   });
 
-  it.each(['javascript:alert(1)', 'data:image/png;base64,AAAA', 'not a url', `https://example.test/${'i'.repeat(2048)}`])('refuses the icon %s: an http(s) URL of at most 2048 characters (400 naming icon)', async (value) => {
-    const space = await createSpace(people.ada, { title: 'Bad icon' });
-    expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { icon: value }), 400, /icon/);
-  });
+  it.each(['javascript:alert(1)', 'data:image/png;base64,AAAA', 'not a url', `https://example.test/${'i'.repeat(2048)}`])(
+    'refuses the icon %s: an http(s) URL of at most 2048 characters (400 naming icon)',
+    async (value) => {
+      const space = await createSpace(people.ada, { title: 'Bad icon' });
+      expectError(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { icon: value }), 400, /icon/);
+    },
+  );
 
   it('sets the language, answered back', async () => {
     const space = await createSpace(people.ada, { title: 'Französisch' });
@@ -594,7 +696,13 @@ describe("PATCH /v1/spaces/{spaceId}: the platform's members", () => {
 
   it('sets merge rules, answered back as they were set', async () => {
     const space = await createSpace(people.ada, { title: 'Ruled' });
-    const mergeRules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [people.rita.id] }, { rule: 'custom', expression: 'changeRequest.subject != ""', message: 'name it' }] };
+    const mergeRules = {
+      type: 'rules',
+      rules: [
+        { rule: 'require_specific_reviewers', users: [people.rita.id] },
+        { rule: 'custom', expression: 'changeRequest.subject != ""', message: 'name it' },
+      ],
+    };
     const patched = await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { mergeRules });
     expectStatus(patched, 200);
     expect(patched.body.mergeRules).toEqual(mergeRules);
@@ -606,7 +714,11 @@ describe("PATCH /v1/spaces/{spaceId}: the platform's members", () => {
     ['rules without a list', { type: 'rules' }, /mergeRules\.rules/],
     ['an unknown rule', { type: 'rules', rules: [{ rule: 'require_magic' }] }, /mergeRules\.rules\[0\]\.rule/],
     ['users that are not ids', { type: 'rules', rules: [{ rule: 'allow_bypass', users: ['a b'] }] }, /mergeRules\.rules\[0\]\.users/],
-    ['a member a rule does not have', { type: 'rules', rules: [{ rule: 'require_agent_review', users: [] }] }, /mergeRules\.rules\[0\]\.users is not allowed/],
+    [
+      'a member a rule does not have',
+      { type: 'rules', rules: [{ rule: 'require_agent_review', users: [] }] },
+      /mergeRules\.rules\[0\]\.users is not allowed/,
+    ],
     ['a custom rule without expression', { type: 'rules', rules: [{ rule: 'custom' }] }, /expression/],
     ['a member next to none', { type: 'none', rules: [] }, /mergeRules\.rules is not allowed/],
   ])('refuses merge rules with %s (400 naming the member)', async (_what, mergeRules, message) => {
@@ -616,7 +728,10 @@ describe("PATCH /v1/spaces/{spaceId}: the platform's members", () => {
 
   it('shows the user ids merge rules name only to members who may list members: people outside see the rules without them', async () => {
     const space = await createSpace(people.ada, { title: 'Public rules' });
-    const mergeRules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [people.rita.id] }, { rule: 'require_agent_review' }] };
+    const mergeRules = {
+      type: 'rules',
+      rules: [{ rule: 'require_specific_reviewers', users: [people.rita.id] }, { rule: 'require_agent_review' }],
+    };
     expectStatus(await call(people.ada, 'PATCH', `/v1/spaces/${space.id}`, { mergeRules, visibility: 'public' }), 200);
     expect((await call(people.rita, 'GET', `/v1/spaces/${space.id}`)).body.mergeRules).toEqual(mergeRules);
     const outside = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [] }, { rule: 'require_agent_review' }] };
@@ -653,13 +768,19 @@ describe("POST /v1/orgs/{organizationId}/spaces: the platform's members", () => 
   it('accepts empty: true and a template, which it does not act on: the space starts without pages', async () => {
     const empty = await createSpace(people.ada, { title: 'Empty', empty: true });
     const templated = await createSpace(people.ada, { title: 'Templated', template: { id: 'product-docs', params: {} } });
-    for (const space of [empty, templated]) expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/content/pages`)).body.pages).toEqual([]);
+    for (const space of [empty, templated])
+      expect((await call(people.ada, 'GET', `/v1/spaces/${space.id}/content/pages`)).body.pages).toEqual([]);
   });
 
   it('refuses empty: false and a template without id (400 naming them)', async () => {
     expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', empty: false }), 400, /empty/);
-    expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', template: { params: {} } }), 400, /template/);
-    for (const template of [null, [], 'product-docs', 1]) expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', template }), 400, /template/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', template: { params: {} } }),
+      400,
+      /template/,
+    );
+    for (const template of [null, [], 'product-docs', 1])
+      expectError(await call(people.ada, 'POST', `/v1/orgs/${organizationId}/spaces`, { title: 'x', template }), 400, /template/);
   });
 });
 
@@ -682,21 +803,40 @@ describe('POST /move: spaces and collections share one order under a parent', ()
 
   it('places a space after a collection', async () => {
     const { organization, a, b, box, d } = await spacesAndCollection('Mixed after');
-    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${d}/move`, { position: { after: { type: 'collection', collection: box } } }), 200);
-    expectStatus(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { after: { type: 'collection', collection: box } } }), 200);
+    expectStatus(
+      await call(people.ada, 'POST', `/v1/spaces/${d}/move`, { position: { after: { type: 'collection', collection: box } } }),
+      200,
+    );
+    expectStatus(
+      await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { after: { type: 'collection', collection: box } } }),
+      200,
+    );
     expect(await listIds(people.ada, `/v1/orgs/${organization}/spaces`)).toEqual([b, a, d]);
   });
 
   it('refuses a collection that is not a sibling at the destination (400 naming it), and the space stays', async () => {
     const { organization, a, box } = await spacesAndCollection('Mixed refused');
-    const inner = (await call(people.ada, 'POST', `/v1/orgs/${organization}/collections`, { title: 'inner', parent: box })).body.id as string;
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'collection', collection: inner } } }), 400, new RegExp(`collection ${inner}`));
+    const inner = (await call(people.ada, 'POST', `/v1/orgs/${organization}/collections`, { title: 'inner', parent: box })).body
+      .id as string;
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'collection', collection: inner } } }),
+      400,
+      new RegExp(`collection ${inner}`),
+    );
     expect((await call(people.ada, 'GET', `/v1/spaces/${a}`)).headers.etag).toBe('"0"');
   });
 
   it('refuses a pointer whose member does not match its type (400 naming position)', async () => {
     const { a, box } = await spacesAndCollection('Mixed shapes');
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'collection', space: box } } }), 400, /position\.before/);
-    expectError(await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'site', site: box } } }), 400, /position\.before/);
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'collection', space: box } } }),
+      400,
+      /position\.before/,
+    );
+    expectError(
+      await call(people.ada, 'POST', `/v1/spaces/${a}/move`, { position: { before: { type: 'site', site: box } } }),
+      400,
+      /position\.before/,
+    );
   });
 });

@@ -11,8 +11,8 @@
  * through a local DNS responder); everyone else is refused with 403 and shows in the audit log.
  */
 import { request as httpRequest } from 'node:http';
-import { authnRequestOf, FakeIdp, generateKeyPair, type ResponseOptions } from '../libs/testing/src/fake-idp';
-import { FakeDns } from '../libs/testing/src/fake-dns';
+import { authnRequestOf, FakeIdp, generateKeyPair, type ResponseOptions } from '#testing/fake-idp';
+import { FakeDns } from '#testing/fake-dns';
 import { joinAs } from './support/members';
 import { platformSchemaProblem } from './support/platform-schema';
 import { cleanUpServices, expectError, startService, type Response, type RunningService, type UserObject } from './support/service';
@@ -81,28 +81,44 @@ afterAll(async () => {
 // ---- helpers --------------------------------------------------------------------------------------
 
 const saml = (organization = organizationId, suffix = '') => `/v1/orgs/${organization}/saml${suffix}`;
-const create = (body: unknown, token = ada.token, organization = organizationId) => service.request('POST', saml(organization), { token, body });
+const create = (body: unknown, token = ada.token, organization = organizationId) =>
+  service.request('POST', saml(organization), { token, body });
 const patch = (providerId: string, body: unknown, token = ada.token, headers?: Record<string, string>) =>
   service.request('PATCH', saml(organizationId, `/${providerId}`), { token, body, ...(headers ? { headers } : {}) });
 
 function created(response: Response): SamlProvider {
-  expect({ status: response.status, body: response.body }).toEqual({ status: 201, body: expect.objectContaining({ object: 'saml-provider' }) });
+  expect({ status: response.status, body: response.body }).toEqual({
+    status: 201,
+    body: expect.objectContaining({ object: 'saml-provider' }),
+  });
   return response.body;
 }
 
 function ok(response: Response): SamlProvider {
-  expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: expect.objectContaining({ object: 'saml-provider' }) });
+  expect({ status: response.status, body: response.body }).toEqual({
+    status: 200,
+    body: expect.objectContaining({ object: 'saml-provider' }),
+  });
   return response.body;
 }
 
 /** A complete provider for the test identity provider. */
 async function createLoginProvider(overrides: Record<string, unknown> = {}, organization = organizationId): Promise<SamlProvider> {
-  return created(await create({ label: 'Test IdP', entityID: idp.entityID, certificate: idp.certificate, ssoURL: SSO_URL, ...overrides }, ada.token, organization));
+  return created(
+    await create(
+      { label: 'Test IdP', entityID: idp.entityID, certificate: idp.certificate, ssoURL: SSO_URL, ...overrides },
+      ada.token,
+      organization,
+    ),
+  );
 }
 
 /** `GET /start` as a browser would (no token), without following the redirect (`service.request` would). */
 async function getStart(providerId: string, query = ''): Promise<{ status: number; location: string | null; cacheControl: string | null }> {
-  const response = await fetch(`${service.url}/v1/sso/saml/${providerId}/start${query}`, { redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+  const response = await fetch(`${service.url}/v1/sso/saml/${providerId}/start${query}`, {
+    redirect: 'manual',
+    signal: AbortSignal.timeout(15_000),
+  });
   await response.arrayBuffer();
   return { status: response.status, location: response.headers.get('location'), cacheControl: response.headers.get('cache-control') };
 }
@@ -122,7 +138,10 @@ async function answer(provider: SamlProvider, options: Partial<ResponseOptions> 
 
 /** The browser's form POST to the ACS (SAML HTTP-POST binding). */
 const postToAcs = (provider: SamlProvider, fields: Record<string, string>) =>
-  service.request('POST', `/v1/sso/saml/${provider.id}/acs`, { rawBody: new URLSearchParams(fields).toString(), contentType: 'application/x-www-form-urlencoded' });
+  service.request('POST', `/v1/sso/saml/${provider.id}/acs`, {
+    rawBody: new URLSearchParams(fields).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
 
 // ---- providers ------------------------------------------------------------------------------------
 
@@ -184,7 +203,11 @@ describe('POST /v1/orgs/{organizationId}/saml', () => {
     expect(padded).toHaveLength(10001);
     expectError(await create({ label: 'C', certificate: padded }), 400, /certificate/);
     expectError(await create({ label: 'C', certificate: 'not a certificate' }), 400, /certificate/);
-    expectError(await create({ label: 'C', certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' }), 400, /certificate/);
+    expectError(
+      await create({ label: 'C', certificate: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----' }),
+      400,
+      /certificate/,
+    );
     const key = generateKeyPair().privateKey;
     expectError(await create({ label: 'C', certificate: key }), 400, /certificate/);
   });
@@ -207,7 +230,10 @@ describe('POST /v1/orgs/{organizationId}/saml', () => {
 
   it('refuses unknown members and non-JSON bodies', async () => {
     expectError(await create({ label: 'X', acsURL: 'https://evil.example.test' }), 400, /acsURL/);
-    expectError(await service.request('POST', saml(), { token: ada.token, rawBody: 'label=X', contentType: 'application/x-www-form-urlencoded' }), 415);
+    expectError(
+      await service.request('POST', saml(), { token: ada.token, rawBody: 'label=X', contentType: 'application/x-www-form-urlencoded' }),
+      415,
+    );
   });
 
   it('is for admins: 403 for other members, 404 outside the organization, 401 without a token', async () => {
@@ -224,7 +250,9 @@ describe('GET, PATCH, DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}', (
     expect(response.body.items).toHaveLength(2);
     expect(response.body.count).toBeGreaterThan(2);
     expect(response.body.next.page).toEqual(expect.any(String));
-    const rest = await service.request('GET', `${saml()}?limit=1000&page=${encodeURIComponent(response.body.next.page)}`, { token: ada.token });
+    const rest = await service.request('GET', `${saml()}?limit=1000&page=${encodeURIComponent(response.body.next.page)}`, {
+      token: ada.token,
+    });
     expect(rest.body.items).toHaveLength(response.body.count - 2);
     const all = [...response.body.items, ...rest.body.items] as SamlProvider[];
     expect(all.every((p) => p.object === 'saml-provider')).toBe(true);
@@ -283,7 +311,13 @@ describe('GET, PATCH, DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}', (
     expect(ok(changed).label).toBe('V2');
     expect(changed.headers.etag).toBe('"1"');
     expectError(await patch(provider.id, { label: 'V3' }, ada.token, { 'If-Match': current.headers.etag }), 412);
-    expectError(await service.request('DELETE', saml(organizationId, `/${provider.id}`), { token: ada.token, headers: { 'If-Match': current.headers.etag } }), 412);
+    expectError(
+      await service.request('DELETE', saml(organizationId, `/${provider.id}`), {
+        token: ada.token,
+        headers: { 'If-Match': current.headers.etag },
+      }),
+      412,
+    );
   });
 
   it('deletes: 204 with no body, then 404', async () => {
@@ -300,7 +334,9 @@ describe('GET, PATCH, DELETE /v1/orgs/{organizationId}/saml/{samlProviderId}', (
     await service.request('DELETE', saml(organizationId, `/${provider.id}`), { token: ada.token });
     const log = await service.request('GET', `/v1/orgs/${organizationId}/audit-events?limit=1000`, { token: ada.token });
     expect(log.status).toBe(200);
-    const entries = (log.body.items as Array<{ action: string; target: { id: string }; actor: { type: string; id: string } }>).filter((e) => e.target.id === provider.id);
+    const entries = (log.body.items as Array<{ action: string; target: { id: string }; actor: { type: string; id: string } }>).filter(
+      (e) => e.target.id === provider.id,
+    );
     expect(entries.map((e) => e.action).sort()).toEqual(['saml_provider.created', 'saml_provider.deleted', 'saml_provider.updated']);
     expect(entries.every((e) => e.actor.type === 'user' && e.actor.id === ada.user.id)).toBe(true);
   });
@@ -405,38 +441,93 @@ describe('SAML login', () => {
 
   it('takes the e-mail from an email attribute, and accepts a signed Response as well as a signed Assertion', async () => {
     const email = uniqueEmail('linus');
-    const samlResponse = await answer(provider, { nameID: 'opaque-1234', nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', attributes: { email }, sign: 'response' });
+    const samlResponse = await answer(provider, {
+      nameID: 'opaque-1234',
+      nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+      attributes: { email },
+      sign: 'response',
+    });
     const response = await postToAcs(provider, { SAMLResponse: samlResponse });
     expect(response.status).toBe(200);
     expect(response.body.user.email).toBe(email);
-    expect((await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: email, sign: 'both' }) })).body.user.email).toBe(email);
+    expect((await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: email, sign: 'both' }) })).body.user.email).toBe(
+      email,
+    );
   });
 
   it('refuses a tampered response (changed after signing): 401', async () => {
     const { requestId } = await startLogin(provider);
-    const xml = idp.responseXml({ audience: provider.service.entityID, acsURL: provider.service.acsURL, inResponseTo: requestId, nameID: uniqueEmail('honest') });
+    const xml = idp.responseXml({
+      audience: provider.service.entityID,
+      acsURL: provider.service.acsURL,
+      inResponseTo: requestId,
+      nameID: uniqueEmail('honest'),
+    });
     const tampered = xml.replace(/honest-[^<]+/, 'ada@acme.example.com');
     expect(tampered).not.toBe(xml);
-    expectError(await postToAcs(provider, { SAMLResponse: Buffer.from(tampered).toString('base64') }), 401, /not signed by the provider's certificate/);
+    expectError(
+      await postToAcs(provider, { SAMLResponse: Buffer.from(tampered).toString('base64') }),
+      401,
+      /not signed by the provider's certificate/,
+    );
   });
 
   it('refuses an unsigned response, and one signed by another key: 401', async () => {
-    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: uniqueEmail('unsigned'), sign: 'none' }) }), 401, /not signed/);
-    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: uniqueEmail('forged'), signingKey: generateKeyPair('Mallory') }) }), 401, /not signed/);
+    expectError(
+      await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: uniqueEmail('unsigned'), sign: 'none' }) }),
+      401,
+      /not signed/,
+    );
+    expectError(
+      await postToAcs(provider, {
+        SAMLResponse: await answer(provider, { nameID: uniqueEmail('forged'), signingKey: generateKeyPair('Mallory') }),
+      }),
+      401,
+      /not signed/,
+    );
   });
 
   it('refuses an expired response and one not valid yet: 401', async () => {
-    const expired = await answer(provider, { nameID: uniqueEmail('late'), issueInstant: minutes(-30), notBefore: minutes(-30), notOnOrAfter: minutes(-10) });
+    const expired = await answer(provider, {
+      nameID: uniqueEmail('late'),
+      issueInstant: minutes(-30),
+      notBefore: minutes(-30),
+      notOnOrAfter: minutes(-10),
+    });
     expectError(await postToAcs(provider, { SAMLResponse: expired }), 401, /expired/);
     const early = await answer(provider, { nameID: uniqueEmail('early'), notBefore: minutes(10), notOnOrAfter: minutes(20) });
     expectError(await postToAcs(provider, { SAMLResponse: early }), 401, /not valid yet/);
   });
 
   it('refuses a response for another audience, another destination or another recipient: 401', async () => {
-    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: uniqueEmail('a'), audience: 'https://other.example.test/sp' }) }), 401, /Audience/);
-    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: uniqueEmail('d'), destination: 'https://other.example.test/acs' }) }), 401, /addressed to/);
-    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: uniqueEmail('r'), recipient: 'https://other.example.test/acs' }) }), 401, /recipient/);
-    expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: uniqueEmail('i'), issuer: 'https://evil.example.test' }) }), 401, /issued by/);
+    expectError(
+      await postToAcs(provider, {
+        SAMLResponse: await answer(provider, { nameID: uniqueEmail('a'), audience: 'https://other.example.test/sp' }),
+      }),
+      401,
+      /Audience/,
+    );
+    expectError(
+      await postToAcs(provider, {
+        SAMLResponse: await answer(provider, { nameID: uniqueEmail('d'), destination: 'https://other.example.test/acs' }),
+      }),
+      401,
+      /addressed to/,
+    );
+    expectError(
+      await postToAcs(provider, {
+        SAMLResponse: await answer(provider, { nameID: uniqueEmail('r'), recipient: 'https://other.example.test/acs' }),
+      }),
+      401,
+      /recipient/,
+    );
+    expectError(
+      await postToAcs(provider, {
+        SAMLResponse: await answer(provider, { nameID: uniqueEmail('i'), issuer: 'https://evil.example.test' }),
+      }),
+      401,
+      /issued by/,
+    );
   });
 
   it('refuses a replayed response: the same response twice, or its assertion inside the answer to a new request: 401', async () => {
@@ -450,21 +541,38 @@ describe('SAML login', () => {
   });
 
   it('refuses unsolicited responses and answers to requests of another provider: 401', async () => {
-    const unsolicited = idp.response({ audience: provider.service.entityID, acsURL: provider.service.acsURL, inResponseTo: null, nameID: uniqueEmail('u') });
+    const unsolicited = idp.response({
+      audience: provider.service.entityID,
+      acsURL: provider.service.acsURL,
+      inResponseTo: null,
+      nameID: uniqueEmail('u'),
+    });
     expectError(await postToAcs(provider, { SAMLResponse: unsolicited }), 401, /start logins at/);
     const other = await createLoginProvider();
     const { requestId } = await startLogin(other);
-    const crossed = idp.response({ audience: provider.service.entityID, acsURL: provider.service.acsURL, inResponseTo: requestId, nameID: uniqueEmail('x') });
+    const crossed = idp.response({
+      audience: provider.service.entityID,
+      acsURL: provider.service.acsURL,
+      inResponseTo: requestId,
+      nameID: uniqueEmail('x'),
+    });
     expectError(await postToAcs(provider, { SAMLResponse: crossed }), 401, /unknown, expired or already answered/);
   });
 
   it('answers malformed input with 400 or 401, never 500', async () => {
     expectError(await postToAcs(provider, {}), 400, /SAMLResponse/);
     expectError(await postToAcs(provider, { SAMLResponse: 'a', extra: 'b' }), 400, /extra/);
-    for (const junk of ['%%%', 'bm90IHhtbA==', Buffer.from('<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol"/>').toString('base64')]) {
+    for (const junk of [
+      '%%%',
+      'bm90IHhtbA==',
+      Buffer.from('<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol"/>').toString('base64'),
+    ]) {
       expectError(await postToAcs(provider, { SAMLResponse: junk }), 401, /^invalid SAML response: /);
     }
-    const repeated = await service.request('POST', `/v1/sso/saml/${provider.id}/acs`, { rawBody: 'SAMLResponse=a&SAMLResponse=b', contentType: 'application/x-www-form-urlencoded' });
+    const repeated = await service.request('POST', `/v1/sso/saml/${provider.id}/acs`, {
+      rawBody: 'SAMLResponse=a&SAMLResponse=b',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expectError(repeated, 400, /SAMLResponse/);
   });
 
@@ -476,7 +584,14 @@ describe('SAML login', () => {
   });
 
   it('accepts form bodies on the ACS only: other routes answer 415', async () => {
-    expectError(await service.request('POST', '/v1/orgs', { token: ada.token, rawBody: 'title=Formed', contentType: 'application/x-www-form-urlencoded' }), 415);
+    expectError(
+      await service.request('POST', '/v1/orgs', {
+        token: ada.token,
+        rawBody: 'title=Formed',
+        contentType: 'application/x-www-form-urlencoded',
+      }),
+      415,
+    );
   });
 });
 
@@ -499,7 +614,10 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
         object: 'verified-domain',
         domain,
         status: 'pending',
-        txtRecord: { name: `_docs-platform-verification.${domain}`, value: expect.stringMatching(/^docs-platform-verification=[A-Za-z0-9_-]{32}$/) },
+        txtRecord: {
+          name: `_docs-platform-verification.${domain}`,
+          value: expect.stringMatching(/^docs-platform-verification=[A-Za-z0-9_-]{32}$/),
+        },
       },
     });
     const other = await service.request('POST', domains(organization), { token: ada.token, body: { domain: `${unique()}.example` } });
@@ -515,13 +633,21 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
     for (const domain of ['localhost', 'not a domain', 'a..b', '', '__proto__', 42]) {
       expectError(await service.request('POST', domains(organization), { token: ada.token, body: { domain } }), 400, /domain/);
     }
-    expectError(await service.request('POST', domains(organization), { token: ada.token, body: { domain: 'ok.example', verified: true } }), 400, /verified/);
+    expectError(
+      await service.request('POST', domains(organization), { token: ada.token, body: { domain: 'ok.example', verified: true } }),
+      400,
+      /verified/,
+    );
   });
 
   it('verifies a domain once its TXT record holds the token (DNS, through DNS_SERVERS): 409 before, 200 after', async () => {
     const domain = `${unique()}.example`;
     const added = await service.request('POST', domains(organization), { token: ada.token, body: { domain } });
-    expectError(await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token }), 409, /no TXT record at _docs-platform-verification\./);
+    expectError(
+      await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token }),
+      409,
+      /no TXT record at _docs-platform-verification\./,
+    );
     dns.records.set(added.body.txtRecord.name, ['docs-platform-verification=someone-elses-token']);
     expectError(await service.request('POST', domains(organization, `/${domain}/verify`), { token: ada.token }), 409, /not verified/);
     dns.records.set(added.body.txtRecord.name, ['v=spf1 -all', added.body.txtRecord.value]);
@@ -550,7 +676,8 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
       expect(added.status).toBe(201);
       return { domain, added };
     };
-    const withIfMatch = (method: string, path: string, ifMatch: string, token = ada.token) => service.request(method, path, { token, headers: { 'If-Match': ifMatch } });
+    const withIfMatch = (method: string, path: string, ifMatch: string, token = ada.token) =>
+      service.request(method, path, { token, headers: { 'If-Match': ifMatch } });
 
     it('reads one domain with its ETag, the one its addition answered; 404 for a domain it does not hold, a non-domain or another organization’s', async () => {
       const { domain, added } = await addDomain();
@@ -570,7 +697,11 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
       expect(current).not.toBe(added.headers.etag);
       expectError(await withIfMatch('DELETE', domains(organization, `/${domain}`), added.headers.etag), 412, /If-Match/);
       const after = await service.request('GET', domains(organization, `/${domain}`), { token: ada.token });
-      expect({ status: after.status, body: after.body, etag: after.headers.etag }).toEqual({ status: 200, body: added.body, etag: current });
+      expect({ status: after.status, body: after.body, etag: after.headers.etag }).toEqual({
+        status: 200,
+        body: added.body,
+        etag: current,
+      });
       expect((await withIfMatch('DELETE', domains(organization, `/${domain}`), current)).status).toBe(204);
       expectError(await service.request('GET', domains(organization, `/${domain}`), { token: ada.token }), 404);
     });
@@ -584,7 +715,9 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
       expect(pending.body.status).toBe('pending');
       const verified = await withIfMatch('POST', domains(organization, `/${domain}/verify`), pending.headers.etag);
       expect({ status: verified.status, method: verified.body.method }).toEqual({ status: 200, method: 'dns-txt' });
-      expect(verified.headers.etag).toBe((await service.request('GET', domains(organization, `/${domain}`), { token: ada.token })).headers.etag);
+      expect(verified.headers.etag).toBe(
+        (await service.request('GET', domains(organization, `/${domain}`), { token: ada.token })).headers.etag,
+      );
       expect(verified.headers.etag).not.toBe(pending.headers.etag);
     });
 
@@ -597,7 +730,9 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
       }
       expectError(await service.request('GET', domains(organizationId, `/${domain}`), { token: eve.token }), 403);
       expectError(await service.request('GET', domains(organizationId, `/${domain}`), { token: mallory.token }), 404);
-      expect((await service.request('GET', domains(organizationId, `/${domain}`), { token: ada.token })).headers.etag).toBe(added.headers.etag);
+      expect((await service.request('GET', domains(organizationId, `/${domain}`), { token: ada.token })).headers.etag).toBe(
+        added.headers.etag,
+      );
     });
   });
 
@@ -613,26 +748,44 @@ describe('/v1/orgs/{organizationId}/verified-domains', () => {
     const verified = await verifyByAdmin(organization, domain);
     expect({ status: verified.status, body: verified.body }).toEqual({
       status: 200,
-      body: expect.objectContaining({ object: 'verified-domain', domain, status: 'verified', method: 'admin', verifiedAt: expect.any(String) }),
+      body: expect.objectContaining({
+        object: 'verified-domain',
+        domain,
+        status: 'verified',
+        method: 'admin',
+        verifiedAt: expect.any(String),
+      }),
     });
     expectError(await verifyByAdmin(organization, `${unique()}.example`, ada.token), 403);
     expectError(await verifyByAdmin('noSuchOrganization', domain), 404);
     expectError(await verifyByAdmin(organization, 'not_a_domain'), 404);
     const actions = await auditActions(organization, ada.token);
-    expect(actions).toContainEqual(expect.objectContaining({ action: 'verified_domain.verified', target: expect.objectContaining({ type: 'verified-domain', id: domain }) }));
+    expect(actions).toContainEqual(
+      expect.objectContaining({
+        action: 'verified_domain.verified',
+        target: expect.objectContaining({ type: 'verified-domain', id: domain }),
+      }),
+    );
   });
 });
 
 // ---- whom a provider may sign in ---------------------------------------------------------------------
 
 describe('whom a SAML provider may sign in', () => {
-  const NOT_ALLOWED = /may sign in only members of its organization who agreed to single sign-on, and addresses in domains the organization has verified/;
+  const NOT_ALLOWED =
+    /may sign in only members of its organization who agreed to single sign-on, and addresses in domains the organization has verified/;
 
   it("refuses an organization's own provider signing in someone else's account (takeover): 403, no token, the victim unaffected, the refusal in the attacker organization's audit log", async () => {
     const attacker = await service.createUser(uniqueEmail('attacker', 'attacker.example'), 'Attacker');
     const attackerOrganization = await newOrganization('Attack', attacker.token);
     const attackerIdp = new FakeIdp('https://attacker.example.test/idp', generateKeyPair('Attacker'));
-    const provider = created(await create({ label: 'Mine', entityID: attackerIdp.entityID, certificate: attackerIdp.certificate, ssoURL: SSO_URL }, attacker.token, attackerOrganization));
+    const provider = created(
+      await create(
+        { label: 'Mine', entityID: attackerIdp.entityID, certificate: attackerIdp.certificate, ssoURL: SSO_URL },
+        attacker.token,
+        attackerOrganization,
+      ),
+    );
     const victimEmail = (await service.request('GET', '/v1/user', { token: ada.token })).body.email as string;
 
     const response = await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: victimEmail }, attackerIdp) });
@@ -640,7 +793,11 @@ describe('whom a SAML provider may sign in', () => {
     expect(response.body.token).toBeUndefined();
     expect(JSON.stringify(response.body)).not.toContain(ada.user.id);
     // A persistent NameID with the victim's address as attribute fares no better.
-    const viaAttribute = await answer(provider, { nameID: 'victim-1', nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', attributes: { email: victimEmail } }, attackerIdp);
+    const viaAttribute = await answer(
+      provider,
+      { nameID: 'victim-1', nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', attributes: { email: victimEmail } },
+      attackerIdp,
+    );
     expectError(await postToAcs(provider, { SAMLResponse: viaAttribute }), 403, NOT_ALLOWED);
 
     expect((await service.request('GET', '/v1/user', { token: ada.token })).body.id).toBe(ada.user.id);
@@ -656,7 +813,9 @@ describe('whom a SAML provider may sign in', () => {
     const email = uniqueEmail('nobody', 'unverified.example.org');
     expectError(await postToAcs(provider, { SAMLResponse: await answer(provider, { nameID: email }) }), 403, NOT_ALLOWED);
     // The address is still free: the service administrator can create its account.
-    expect((await service.request('POST', '/v1/admin/users', { token: service.adminToken, body: { email, displayName: 'Nobody' } })).status).toBe(201);
+    expect(
+      (await service.request('POST', '/v1/admin/users', { token: service.adminToken, body: { email, displayName: 'Nobody' } })).status,
+    ).toBe(201);
   });
 
   it('creates the account of an address in a domain verified by the service administrator and binds the NameID: the next login signs in the same user', async () => {
@@ -671,7 +830,12 @@ describe('whom a SAML provider may sign in', () => {
     const second = await postToAcs(provider, { SAMLResponse: await answer(provider, { ...persistent, attributes: { email } }) });
     expect({ status: second.status, id: second.body.user?.id }).toEqual({ status: 200, id: first.body.user.id });
     const actions = await auditActions(organization, ada.token);
-    expect(actions).toContainEqual(expect.objectContaining({ action: 'saml_identity.bound', target: expect.objectContaining({ type: 'member', id: first.body.user.id }) }));
+    expect(actions).toContainEqual(
+      expect.objectContaining({
+        action: 'saml_identity.bound',
+        target: expect.objectContaining({ type: 'member', id: first.body.user.id }),
+      }),
+    );
   });
 
   it('signs in a member who consented (accepted an invitation with sso: true); not one an admin merely marked as SSO: 403', async () => {
@@ -697,7 +861,12 @@ describe('whom a SAML provider may sign in', () => {
     const provider = await createLoginProvider({}, organization);
     const { requestId } = await startLogin(provider);
     const answers = Array.from({ length: 10 }, (_, i) =>
-      idp.response({ audience: provider.service.entityID, acsURL: provider.service.acsURL, inResponseTo: requestId, nameID: `racer${i}@${domain}` }),
+      idp.response({
+        audience: provider.service.entityID,
+        acsURL: provider.service.acsURL,
+        inResponseTo: requestId,
+        nameID: `racer${i}@${domain}`,
+      }),
     );
     const responses = await Promise.all(answers.map((SAMLResponse) => postToAcs(provider, { SAMLResponse })));
     expect(responses.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(401)]);
@@ -749,16 +918,33 @@ async function auditActions(organization: string, token: string): Promise<Array<
 }
 
 /** A POST from another loopback address (the failed-login limit counts per client address). */
-function postFromAddress(localAddress: string, path: string, fields: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
+function postFromAddress(
+  localAddress: string,
+  path: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
   const url = new URL(path, service.url);
   const payload = new URLSearchParams(fields).toString();
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(payload) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(payload) },
+      },
       (incoming) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null') }));
+        incoming.on('end', () =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'),
+          }),
+        );
       },
     );
     outgoing.on('error', reject);

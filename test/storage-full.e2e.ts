@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiSpec, type ApiSpec } from '../libs/testing/src/api-spec';
+import { apiSpec, type ApiSpec } from '#testing/api-spec';
 
 /**
  * A full disk, for real: the service's DATA_DIR on a small tmpfs (mounting needs root; skipped with
@@ -10,7 +10,8 @@ import { apiSpec, type ApiSpec } from '../libs/testing/src/api-spec';
  */
 const mountPoint = mkdtempSync(join(tmpdir(), 'storage-full-'));
 const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mountPoint], { encoding: 'utf8' });
-const skipReason = mounted.error?.message ?? (mounted.status === 0 ? undefined : mounted.stderr.trim() || `mount exited with ${mounted.status}`);
+const skipReason =
+  mounted.error?.message ?? (mounted.status === 0 ? undefined : mounted.stderr.trim() || `mount exited with ${mounted.status}`);
 if (skipReason) console.log(`[skip] storage-full e2e: cannot mount a tmpfs here (${skipReason})`);
 const maybe = skipReason ? describe.skip : describe;
 
@@ -113,7 +114,10 @@ maybe('a full disk', () => {
     expect(after.status).toBe(201);
     await expect(spec.service.runtime.stores.blobs.put(Buffer.alloc(200_000, 7))).resolves.toMatchObject({ size: 200_000 });
     const health = await healthOnceOk();
-    expect(health).toMatchObject({ status: 200, body: { status: 'ok', stores: { eventStore: { ok: true }, readStore: { ok: true }, blobStore: { ok: true } } } });
+    expect(health).toMatchObject({
+      status: 200,
+      body: { status: 'ok', stores: { eventStore: { ok: true }, readStore: { ok: true }, blobStore: { ok: true } } },
+    });
     const read = await spec.request('GET', `/v1/orgs/${(after.body as { id: string }).id}`, { token: ada.token });
     expect(read).toMatchObject({ status: 200, body: { title: 'After' } });
     expect(unhandled).toEqual([]);

@@ -127,7 +127,12 @@ beforeAll(async () => {
     const created = await service.createUser(email, name);
     people[name] = { id: created.user.id, token: created.token, email };
   }
-  await joinAs(service, organizationId, ada.token, invitations.map(({ name, email, role }) => ({ token: people[name].token, email, role })));
+  await joinAs(
+    service,
+    organizationId,
+    ada.token,
+    invitations.map(({ name, email, role }) => ({ token: people[name].token, email, role })),
+  );
 });
 
 afterAll(cleanUpServices);
@@ -332,24 +337,32 @@ describe('GET /teams', () => {
   const teams: Team[] = [];
   beforeAll(async () => {
     for (const suffix of ['e', 'B', 'a', 'D', 'c']) teams.push(await createTeam(people.olga, `${prefix} ${suffix}`));
-    await as(people.ada).put(`/teams/${teams[0].id}/members`, { memberships: { [people.mia.id]: { role: 'owner' } }, add: [people.gus.id] });
+    await as(people.ada).put(`/teams/${teams[0].id}/members`, {
+      memberships: { [people.mia.id]: { role: 'owner' } },
+      add: [people.gus.id],
+    });
   });
 
   it('pages through the teams by title, case-insensitively, with a stable count and no repeats', async () => {
     const pages = await allPages<Team>(people.ada, `/teams?title=${encodeURIComponent(prefix)}`, 2);
     expect(pages.map((page) => page.items.length)).toEqual([2, 2, 1]);
     for (const page of pages) expect(page.count).toBe(5);
-    expect(pages.flatMap((page) => page.items.map((team) => team.title))).toEqual(['a', 'B', 'c', 'D', 'e'].map((suffix) => `${prefix} ${suffix}`));
+    expect(pages.flatMap((page) => page.items.map((team) => team.title))).toEqual(
+      ['a', 'B', 'c', 'D', 'e'].map((suffix) => `${prefix} ${suffix}`),
+    );
     for (const team of pages.flatMap((page) => page.items)) expectTeamShape(team);
   });
 
   it('filters by title: case-insensitive contains, regular-expression characters taken literally', async () => {
-    expect((await as(people.ada).get(`/teams?title=${encodeURIComponent(prefix.toUpperCase())}%20d`)).body.items.map((t: Team) => t.id)).toEqual([teams[3].id]);
+    expect(
+      (await as(people.ada).get(`/teams?title=${encodeURIComponent(prefix.toUpperCase())}%20d`)).body.items.map((t: Team) => t.id),
+    ).toEqual([teams[3].id]);
     expect((await as(people.ada).get('/teams?title=.*')).body.count).toBe(0);
   });
 
   it('shows each caller their permissions on each team', async () => {
-    const items = async (person: Person) => (await as(person).get(`/teams?title=${encodeURIComponent(prefix)}&limit=10`)).body.items as Team[];
+    const items = async (person: Person) =>
+      (await as(person).get(`/teams?title=${encodeURIComponent(prefix)}&limit=10`)).body.items as Team[];
     expect((await items(people.ada)).every((team) => team.permissions.admin)).toBe(true);
     expect((await items(people.olga)).every((team) => team.permissions.admin)).toBe(true);
     const seenByMia = await items(people.mia);
@@ -363,7 +376,10 @@ describe('GET /teams', () => {
   });
 
   it('with owner: all teams for an organization admin, owned teams for others, none for people outside', async () => {
-    const ids = async (owner: string) => ((await as(people.eve).get(`/teams?title=${encodeURIComponent(prefix)}&owner=${owner}&limit=10`)).body as List<Team>).items.map((t) => t.id);
+    const ids = async (owner: string) =>
+      ((await as(people.eve).get(`/teams?title=${encodeURIComponent(prefix)}&owner=${owner}&limit=10`)).body as List<Team>).items.map(
+        (t) => t.id,
+      );
     expect(await ids(people.ada.id)).toHaveLength(5); // admin: manages every team
     expect(await ids(people.olga.id)).toHaveLength(5); // owner of all five
     expect(await ids(people.mia.id)).toEqual([teams[0].id]); // owner of one
@@ -515,13 +531,25 @@ describe('PUT /teams/{teamId}/members (bulk)', () => {
   });
 
   it('removes a user who is in both add and remove (by id or by e-mail)', async () => {
-    expectStatus(await as(people.olga).put(`/teams/${team.id}/members`, { add: [people.eve.id, people.mia.id], remove: [people.eve.email, people.mia.id] }), 204);
+    expectStatus(
+      await as(people.olga).put(`/teams/${team.id}/members`, {
+        add: [people.eve.id, people.mia.id],
+        remove: [people.eve.email, people.mia.id],
+      }),
+      204,
+    );
     expect(await membersOf(team.id)).toEqual([[people.olga.id, 'owner']]);
     expect((await getTeam(team.id)).members).toBe(1);
   });
 
   it('lets remove win over memberships too, and an empty body change nothing', async () => {
-    expectStatus(await as(people.olga).put(`/teams/${team.id}/members`, { memberships: { [people.mia.id]: { role: 'owner' } }, remove: [people.mia.id] }), 204);
+    expectStatus(
+      await as(people.olga).put(`/teams/${team.id}/members`, {
+        memberships: { [people.mia.id]: { role: 'owner' } },
+        remove: [people.mia.id],
+      }),
+      204,
+    );
     expect(await membersOf(team.id)).toEqual([[people.olga.id, 'owner']]);
     const before = await as(people.ada).get(`/teams/${team.id}`);
     expectStatus(await as(people.olga).put(`/teams/${team.id}/members`, {}), 204);
@@ -544,8 +572,16 @@ describe('PUT /teams/{teamId}/members (bulk)', () => {
 
   it('answers users outside the organization with 400 naming them, and nothing changes; removing them is no error', async () => {
     const before = await membersOf(team.id);
-    expectError(await as(people.olga).put(`/teams/${team.id}/members`, { add: [people.eve.id, people.zed.email] }), 400, /zed@elsewhere\.example/);
-    expectError(await as(people.olga).put(`/teams/${team.id}/members`, { memberships: { [people.zed.id]: { role: 'member' } } }), 400, new RegExp(people.zed.id));
+    expectError(
+      await as(people.olga).put(`/teams/${team.id}/members`, { add: [people.eve.id, people.zed.email] }),
+      400,
+      /zed@elsewhere\.example/,
+    );
+    expectError(
+      await as(people.olga).put(`/teams/${team.id}/members`, { memberships: { [people.zed.id]: { role: 'member' } } }),
+      400,
+      new RegExp(people.zed.id),
+    );
     expect(await membersOf(team.id)).toEqual(before);
     expectStatus(await as(people.olga).put(`/teams/${team.id}/members`, { add: [people.zed.id], remove: [people.zed.id] }), 204);
   });
@@ -554,7 +590,11 @@ describe('PUT /teams/{teamId}/members (bulk)', () => {
     expectError(await as(people.olga).put(`/teams/${team.id}/members`, { add: people.eve.id }), 400, /add/);
     expectError(await as(people.olga).put(`/teams/${team.id}/members`, { remove: [''] }), 400, /remove/);
     expectError(await as(people.olga).put(`/teams/${team.id}/members`, { memberships: [] }), 400, /memberships/);
-    expectError(await as(people.olga).put(`/teams/${team.id}/members`, { memberships: { [people.eve.id]: { role: 'boss' } } }), 400, /memberships.*role/);
+    expectError(
+      await as(people.olga).put(`/teams/${team.id}/members`, { memberships: { [people.eve.id]: { role: 'boss' } } }),
+      400,
+      /memberships.*role/,
+    );
     expectError(await as(people.olga).put(`/teams/${team.id}/members`, { memberships: { [people.eve.id]: 'owner' } }), 400, /memberships/);
     expectError(await as(people.olga).put(`/teams/${team.id}/members`, { members: [] }), 400, /members/);
   });
@@ -565,7 +605,10 @@ describe('PUT /teams/{teamId}/members (bulk)', () => {
     expectError(await as(people.eve).put(`/teams/${team.id}/members`, { add: [people.eve.id] }), 403);
     expectError(await as(people.zed).put(`/teams/${team.id}/members`, { add: [people.zed.id] }), 404);
     const current = await as(people.ada).get(`/teams/${team.id}`);
-    expectStatus(await as(people.ada).put(`/teams/${team.id}/members`, { add: [people.eve.id] }, { 'If-Match': current.headers.etag }), 204);
+    expectStatus(
+      await as(people.ada).put(`/teams/${team.id}/members`, { add: [people.eve.id] }, { 'If-Match': current.headers.etag }),
+      204,
+    );
     expectError(await as(people.ada).put(`/teams/${team.id}/members`, { add: [people.gus.id] }, { 'If-Match': current.headers.etag }), 412);
     expect(await membersOf(team.id)).not.toContainEqual([people.gus.id, expect.anything()]);
   });
@@ -598,12 +641,16 @@ describe('GET /members/{userId}/teams', () => {
       expectTeamShape(item.team);
       expect(item.team.permissions).toEqual({ admin: false, view: true }); // as mia sees them
     }
-    const ownView = (await as(people.eve).get(`/members/${people.eve.id}/teams?title=${encodeURIComponent(prefix)}`)).body as List<MemberTeamItem>;
+    const ownView = (await as(people.eve).get(`/members/${people.eve.id}/teams?title=${encodeURIComponent(prefix)}`))
+      .body as List<MemberTeamItem>;
     expect(ownView.items.map((item) => item.team.permissions.admin)).toEqual([false, false, true]);
   });
 
   it('filters by title, case-insensitively, and pages', async () => {
-    expect((await as(people.ada).get(`/members/${people.eve.id}/teams?title=${encodeURIComponent(`${prefix} JOINED`.toLowerCase())}`)).body.count).toBe(2);
+    expect(
+      (await as(people.ada).get(`/members/${people.eve.id}/teams?title=${encodeURIComponent(`${prefix} JOINED`.toLowerCase())}`)).body
+        .count,
+    ).toBe(2);
     const pages = await allPages<MemberTeamItem>(people.ada, `/members/${people.eve.id}/teams?title=${encodeURIComponent(prefix)}`, 2);
     expect(pages.map((page) => page.items.length)).toEqual([2, 1]);
   });
@@ -639,7 +686,10 @@ describe('counts and history', () => {
     await as(people.ada).put(`/teams/${team.id}/members/${people.mia.id}`, { role: 'owner' });
     await as(people.ada).delete(`/teams/${team.id}/members/${people.mia.id}`);
     await as(people.ada).delete(`/teams/${team.id}`);
-    const events = (await as(people.ada).get(`/audit-events?target=${team.id}&limit=100`)).body.items as Array<{ action: string; target: { type: string; id: string; label?: string } }>;
+    const events = (await as(people.ada).get(`/audit-events?target=${team.id}&limit=100`)).body.items as Array<{
+      action: string;
+      target: { type: string; id: string; label?: string };
+    }>;
     expect(events.map((event) => event.action).reverse()).toEqual([
       'team.created',
       'team.member_added',
@@ -676,17 +726,20 @@ describe('counts and history', () => {
 });
 
 describe('user ids named like Object.prototype members', () => {
-  it.each(['__proto__', 'constructor', 'toString'])('%s is nobody: removing, setting or bulk-changing them answers 404 or 400 and appends nothing', async (userId) => {
-    const team = await createTeam(people.olga, unique(`Proto ${userId}`), [people.mia.id]);
-    expectError(await as(people.olga).delete(`/teams/${team.id}/members/${userId}`), 404);
-    expectError(await as(people.olga).put(`/teams/${team.id}/members/${userId}`, { role: 'owner' }), 404);
-    expectError(await as(people.olga).put(`/teams/${team.id}/members`, { remove: [userId] }), 400, new RegExp(userId));
-    expectError(await as(people.olga).put(`/teams/${team.id}/members`, { add: [userId] }), 400, new RegExp(userId));
-    const after = await as(people.olga).get(`/teams/${team.id}`);
-    expect(after.headers.etag).toBe('"2"');
-    expect(await membersOf(team.id)).toEqual([
-      [people.olga.id, 'owner'],
-      [people.mia.id, 'member'],
-    ]);
-  });
+  it.each(['__proto__', 'constructor', 'toString'])(
+    '%s is nobody: removing, setting or bulk-changing them answers 404 or 400 and appends nothing',
+    async (userId) => {
+      const team = await createTeam(people.olga, unique(`Proto ${userId}`), [people.mia.id]);
+      expectError(await as(people.olga).delete(`/teams/${team.id}/members/${userId}`), 404);
+      expectError(await as(people.olga).put(`/teams/${team.id}/members/${userId}`, { role: 'owner' }), 404);
+      expectError(await as(people.olga).put(`/teams/${team.id}/members`, { remove: [userId] }), 400, new RegExp(userId));
+      expectError(await as(people.olga).put(`/teams/${team.id}/members`, { add: [userId] }), 400, new RegExp(userId));
+      const after = await as(people.olga).get(`/teams/${team.id}`);
+      expect(after.headers.etag).toBe('"2"');
+      expect(await membersOf(team.id)).toEqual([
+        [people.olga.id, 'owner'],
+        [people.mia.id, 'member'],
+      ]);
+    },
+  );
 });

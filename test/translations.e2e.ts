@@ -17,10 +17,12 @@ interface Person {
 let service: RunningService;
 let organizationId: string;
 const people: Record<'ada' | 'cara' | 'rita' | 'gus' | 'olga', Person> = {} as never;
-const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) => service.request(method, path, { token: person?.token, body, headers });
+const call = (person: Person | null, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  service.request(method, path, { token: person?.token, body, headers });
 const translations = (organization = organizationId) => `/v1/orgs/${organization}/translations`;
 /** Settings made by ada, the admin. */
-const settings = async (body: { title: string; languages?: string[] } = { title: 'Docs abroad', languages: ['fr'] }) => ok(await call(people.ada, 'POST', translations(), body), 201).body;
+const settings = async (body: { title: string; languages?: string[] } = { title: 'Docs abroad', languages: ['fr'] }) =>
+  ok(await call(people.ada, 'POST', translations(), body), 201).body;
 
 beforeAll(async () => {
   service = await startService();
@@ -60,7 +62,12 @@ describe('POST /v1/orgs/{organizationId}/translations', () => {
   });
 
   it('stores languages in canonical form', async () => {
-    expect((await settings({ title: 'Canonical', languages: ['EN-gb', 'zh-hant-tw', 'iw', 'en-Latn-US'] })).languages).toEqual(['en-GB', 'zh-Hant-TW', 'he', 'en-US']);
+    expect((await settings({ title: 'Canonical', languages: ['EN-gb', 'zh-hant-tw', 'iw', 'en-Latn-US'] })).languages).toEqual([
+      'en-GB',
+      'zh-Hant-TW',
+      'he',
+      'en-US',
+    ]);
   });
 
   it('refuses a language the IANA registry does not know with 400 naming it', async () => {
@@ -80,7 +87,11 @@ describe('POST /v1/orgs/{organizationId}/translations', () => {
   });
 
   it('refuses more than 100 languages with 400', async () => {
-    expectError(await call(people.ada, 'POST', translations(), { title: 'Many', languages: Array.from({ length: 101 }, () => 'fr') }), 400, /languages/);
+    expectError(
+      await call(people.ada, 'POST', translations(), { title: 'Many', languages: Array.from({ length: 101 }, () => 'fr') }),
+      400,
+      /languages/,
+    );
   });
 
   it('refuses a missing title with 400', async () => {
@@ -157,7 +168,9 @@ describe('GET /v1/orgs/{organizationId}/translations/{translationSettingsId}', (
 describe('PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}', () => {
   it('sets the title and languages: 200 with the settings, updatedAt moved and a new ETag', async () => {
     const created = await settings();
-    const response = ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Docs in Asia', languages: ['ja', 'ko'] }));
+    const response = ok(
+      await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Docs in Asia', languages: ['ja', 'ko'] }),
+    );
     expect(response.body).toEqual({ ...created, title: 'Docs in Asia', languages: ['ja', 'ko'], updatedAt: expect.any(String) });
     expect(response.body.updatedAt >= created.updatedAt).toBe(true);
     expect(response.headers.etag).toBe('"1"');
@@ -165,27 +178,41 @@ describe('PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}', (
 
   it('keeps the languages when the body has the title alone', async () => {
     const created = await settings({ title: 'Kept', languages: ['fr', 'it'] });
-    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Renamed' })).body).toMatchObject({ title: 'Renamed', languages: ['fr', 'it'] });
+    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Renamed' })).body).toMatchObject({
+      title: 'Renamed',
+      languages: ['fr', 'it'],
+    });
   });
 
   it('empties the languages when given an empty list', async () => {
     const created = await settings();
-    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'None', languages: [] })).body.languages).toEqual([]);
+    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'None', languages: [] })).body.languages).toEqual(
+      [],
+    );
   });
 
   it('stores languages in canonical form', async () => {
     const created = await settings();
-    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Canonical', languages: ['pt-br', 'zh-yue'] })).body.languages).toEqual(['pt-BR', 'yue']);
+    expect(
+      ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Canonical', languages: ['pt-br', 'zh-yue'] })).body
+        .languages,
+    ).toEqual(['pt-BR', 'yue']);
   });
 
   it('changes nothing when set to what it is: same ETag', async () => {
     const created = await settings({ title: 'Same', languages: ['fr'] });
-    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Same', languages: ['FR'] })).headers.etag).toBe('"0"');
+    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Same', languages: ['FR'] })).headers.etag).toBe(
+      '"0"',
+    );
   });
 
   it('refuses an invalid language with 400 naming it, and keeps the settings', async () => {
     const created = await settings();
-    expectError(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Bad', languages: ['de', 'klingon'] }), 400, /"klingon"/);
+    expectError(
+      await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Bad', languages: ['de', 'klingon'] }),
+      400,
+      /"klingon"/,
+    );
     expect(ok(await call(people.ada, 'GET', `${translations()}/${created.id}`)).body).toEqual(created);
   });
 
@@ -196,7 +223,9 @@ describe('PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}', (
 
   it('applies with a current If-Match', async () => {
     const created = await settings();
-    expect(ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Conditional' }, { 'if-match': '"0"' })).body.title).toBe('Conditional');
+    expect(
+      ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Conditional' }, { 'if-match': '"0"' })).body.title,
+    ).toBe('Conditional');
   });
 
   it('refuses a stale If-Match with 412', async () => {
@@ -273,7 +302,8 @@ describe('GET /v1/orgs/{organizationId}/translations', () => {
     organization = ok(await call(people.ada, 'POST', '/v1/orgs', { title: 'Listed Inc' }), 201).body.id;
     await joinAs(service, organization, people.ada.token, [{ token: people.rita.token, email: 'rita@translations.example', role: 'read' }]);
     made = [];
-    for (const title of ['One', 'Two', 'Three']) made.push(ok(await call(people.ada, 'POST', translations(organization), { title, languages: ['fr'] }), 201).body);
+    for (const title of ['One', 'Two', 'Three'])
+      made.push(ok(await call(people.ada, 'POST', translations(organization), { title, languages: ['fr'] }), 201).body);
   });
 
   it('lists the settings oldest first, with the count', async () => {
@@ -284,12 +314,26 @@ describe('GET /v1/orgs/{organizationId}/translations', () => {
   it('pages with limit and the next page token', async () => {
     const first = ok(await call(people.rita, 'GET', `${translations(organization)}?limit=2`)).body;
     expect(first.items.map((item: { title: string }) => item.title)).toEqual(['One', 'Two']);
-    const second = ok(await call(people.rita, 'GET', `${translations(organization)}?limit=2&page=${encodeURIComponent(first.next.page)}`)).body;
-    expect({ titles: second.items.map((item: { title: string }) => item.title), next: second.next, count: second.count }).toEqual({ titles: ['Three'], next: undefined, count: 3 });
+    const second = ok(
+      await call(people.rita, 'GET', `${translations(organization)}?limit=2&page=${encodeURIComponent(first.next.page)}`),
+    ).body;
+    expect({ titles: second.items.map((item: { title: string }) => item.title), next: second.next, count: second.count }).toEqual({
+      titles: ['Three'],
+      next: undefined,
+      count: 3,
+    });
   });
 
   it('refuses a forged page token with 400', async () => {
-    expectError(await call(people.rita, 'GET', `${translations(organization)}?page=${Buffer.from(JSON.stringify({ v: ['x'] })).toString('base64url')}`), 400, /page/);
+    expectError(
+      await call(
+        people.rita,
+        'GET',
+        `${translations(organization)}?page=${Buffer.from(JSON.stringify({ v: ['x'] })).toString('base64url')}`,
+      ),
+      400,
+      /page/,
+    );
   });
 
   it('refuses a limit over 1000 with 400', async () => {
@@ -310,12 +354,32 @@ describe('events and audit', () => {
     const created = await settings({ title: 'Streamed', languages: ['fr'] });
     ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Streamed', languages: ['de'] }));
     ok(await call(people.ada, 'DELETE', `${translations()}/${created.id}`), 205);
-    const history = ok(await service.request('GET', `/v1/admin/streams/translation-${created.id}`, { token: service.adminToken })).body.items;
+    const history = ok(await service.request('GET', `/v1/admin/streams/translation-${created.id}`, { token: service.adminToken })).body
+      .items;
     const actor = { type: 'user', id: people.ada.id, label: 'ada' };
     expect(history).toEqual([
-      expect.objectContaining({ type: 'TranslationSettingsCreated', data: { translationSettingsId: created.id, organizationId, title: 'Streamed', languages: ['fr'], createdBy: people.ada.id, createdAt: created.createdAt }, metadata: expect.objectContaining({ actor }) }),
-      expect.objectContaining({ type: 'TranslationSettingsUpdated', data: { translationSettingsId: created.id, organizationId, changes: { languages: ['de'] }, updatedAt: expect.any(String) }, metadata: expect.objectContaining({ actor }) }),
-      expect.objectContaining({ type: 'TranslationSettingsDeleted', data: { translationSettingsId: created.id, organizationId, deletedAt: expect.any(String) }, metadata: expect.objectContaining({ actor }) }),
+      expect.objectContaining({
+        type: 'TranslationSettingsCreated',
+        data: {
+          translationSettingsId: created.id,
+          organizationId,
+          title: 'Streamed',
+          languages: ['fr'],
+          createdBy: people.ada.id,
+          createdAt: created.createdAt,
+        },
+        metadata: expect.objectContaining({ actor }),
+      }),
+      expect.objectContaining({
+        type: 'TranslationSettingsUpdated',
+        data: { translationSettingsId: created.id, organizationId, changes: { languages: ['de'] }, updatedAt: expect.any(String) },
+        metadata: expect.objectContaining({ actor }),
+      }),
+      expect.objectContaining({
+        type: 'TranslationSettingsDeleted',
+        data: { translationSettingsId: created.id, organizationId, deletedAt: expect.any(String) },
+        metadata: expect.objectContaining({ actor }),
+      }),
     ]);
   });
 
@@ -324,7 +388,16 @@ describe('events and audit', () => {
     ok(await call(people.ada, 'PUT', `${translations()}/${created.id}`, { title: 'Audited again' }));
     ok(await call(people.ada, 'DELETE', `${translations()}/${created.id}`), 205);
     const log = ok(await call(people.ada, 'GET', `/v1/orgs/${organizationId}/audit-events?target=${created.id}&limit=100`)).body.items;
-    expect(log.map((entry: { action: string; actor: { id: string }; target: { type: string; id: string } }) => [entry.action, entry.actor.id, entry.target.type, entry.target.id]).sort()).toEqual([
+    expect(
+      log
+        .map((entry: { action: string; actor: { id: string }; target: { type: string; id: string } }) => [
+          entry.action,
+          entry.actor.id,
+          entry.target.type,
+          entry.target.id,
+        ])
+        .sort(),
+    ).toEqual([
       ['translation.created', people.ada.id, 'translation-settings', created.id],
       ['translation.deleted', people.ada.id, 'translation-settings', created.id],
       ['translation.updated', people.ada.id, 'translation-settings', created.id],

@@ -48,7 +48,13 @@ export function exponentialRefsSpec(levels: number): string {
   return JSON.stringify({
     openapi: '3.0.3',
     info: { title: 'Chain', version: '1' },
-    paths: { '/chain': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } } } } },
+    paths: {
+      '/chain': {
+        get: {
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } } },
+        },
+      },
+    },
     components: { schemas },
   });
 }
@@ -67,7 +73,12 @@ export function markdownList(bytes: number): string {
 
 /** A zip whose README.md is small compressed and inflates to `bytes` (past the page limit). */
 export function inflatingZip(bytes: number): Buffer {
-  return Buffer.from(zipSync({ 'SUMMARY.md': strToU8('# Summary\n\n* [Intro](README.md)\n'), 'README.md': strToU8(`# Intro\n\n${'a'.repeat(bytes)}\n`) }, { level: 9 }));
+  return Buffer.from(
+    zipSync(
+      { 'SUMMARY.md': strToU8('# Summary\n\n* [Intro](README.md)\n'), 'README.md': strToU8(`# Intro\n\n${'a'.repeat(bytes)}\n`) },
+      { level: 9 },
+    ),
+  );
 }
 
 /** A loopback server for the cases that make the service fetch: `/big.bin` (10 MiB), `/bomb.zip`, `/page.md`. */
@@ -80,7 +91,8 @@ export async function fileServer(): Promise<{ url: string; requests: () => numbe
     requests++;
     const body = request.url === '/big.bin' ? big : request.url === '/bomb.zip' ? bomb : request.url === '/page.md' ? page : null;
     if (!body) return void response.writeHead(404).end();
-    const type = request.url === '/page.md' ? 'text/markdown' : request.url === '/bomb.zip' ? 'application/zip' : 'application/octet-stream';
+    const type =
+      request.url === '/page.md' ? 'text/markdown' : request.url === '/bomb.zip' ? 'application/zip' : 'application/octet-stream';
     response.writeHead(200, { 'content-type': type, 'content-length': String(body.length) }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -93,7 +105,8 @@ export async function fileServer(): Promise<{ url: string; requests: () => numbe
 
 async function created(context: HeavyContext, what: string, path: string, body: unknown): Promise<string> {
   const answer = await context.send('POST', path, context.token, body);
-  if (answer.status !== 201 && answer.status !== 200) throw new Error(`${what}: POST ${path} answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+  if (answer.status !== 201 && answer.status !== 200)
+    throw new Error(`${what}: POST ${path} answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
   return String(answer.body.id);
 }
 
@@ -107,8 +120,14 @@ const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${Date.now().to
 /** Publishes an integration of the organization with the given members; answers its name. */
 export async function publishIntegration(context: HeavyContext, members: Record<string, unknown>): Promise<string> {
   const name = uniqueName('heavy');
-  const answer = await context.send('POST', `/v1/integrations/${name}`, context.token, { organization: context.organizationId, title: 'Heavy', visibility: 'private', ...members });
-  if (answer.status >= 300) throw new Error(`publishing an integration answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+  const answer = await context.send('POST', `/v1/integrations/${name}`, context.token, {
+    organization: context.organizationId,
+    title: 'Heavy',
+    visibility: 'private',
+    ...members,
+  });
+  if (answer.status >= 300)
+    throw new Error(`publishing an integration answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
   return name;
 }
 
@@ -121,7 +140,10 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
     poolTask: 'parsing and validating the OpenAPI document',
     async run(context) {
       const path = `/v1/orgs/${context.organizationId}/openapi`;
-      const posted = await context.send('POST', path, context.token, { slug: uniqueName('chain'), source: { text: exponentialRefsSpec(26) } });
+      const posted = await context.send('POST', path, context.token, {
+        slug: uniqueName('chain'),
+        source: { text: exponentialRefsSpec(26) },
+      });
       if (posted.status !== 201) return [posted];
       const spec = `${path}/${posted.body.slug}`;
       for (let attempt = 0; attempt < 600; attempt++) {
@@ -138,7 +160,11 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
     poolTask: 'converting markdown',
     async run(context) {
       const spaceId = await newSpace(context, 'Heavy markdown');
-      return [await context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, { changes: [{ operation: 'insert_page', title: 'List', document: { markdown: markdownList(950 * KIB) } }] })];
+      return [
+        await context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, {
+          changes: [{ operation: 'insert_page', title: 'List', document: { markdown: markdownList(950 * KIB) } }],
+        }),
+      ];
     },
   },
   {
@@ -147,7 +173,11 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
     poolTask: 'converting markdown',
     async run(context) {
       const spaceId = await newSpace(context, 'Heavy batch');
-      const changes = Array.from({ length: 7 }, (_, i) => ({ operation: 'insert_page', title: `List ${i}`, document: { markdown: markdownList(128 * KIB) } }));
+      const changes = Array.from({ length: 7 }, (_, i) => ({
+        operation: 'insert_page',
+        title: `List ${i}`,
+        document: { markdown: markdownList(128 * KIB) },
+      }));
       return [await context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, { changes })];
     },
   },
@@ -157,10 +187,13 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
     poolTask: 'converting a comment body',
     async run(context) {
       const spaceId = await newSpace(context, 'Heavy comments');
-      const written = await context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, { changes: [{ operation: 'insert_page', title: 'Commented', document: { markdown: 'Text' } }] });
+      const written = await context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, {
+        changes: [{ operation: 'insert_page', title: 'Commented', document: { markdown: 'Text' } }],
+      });
       if (written.status !== 200) throw new Error(`the page answered ${written.status} ${JSON.stringify(written.body).slice(0, 300)}`);
       const page = written.body.changes[0].page.id;
-      const comment = () => context.send('POST', `/v1/spaces/${spaceId}/comments`, context.token, { page, body: { markdown: markdownList(16 * KIB - 200) } });
+      const comment = () =>
+        context.send('POST', `/v1/spaces/${spaceId}/comments`, context.token, { page, body: { markdown: markdownList(16 * KIB - 200) } });
       return Promise.all(Array.from({ length: 5 }, comment));
     },
   },
@@ -170,7 +203,12 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
     poolTask: 'reading a zip archive',
     async run(context) {
       const spaceId = await newSpace(context, 'Heavy zip');
-      return [await context.send('POST', `/v1/spaces/${spaceId}/content/import`, context.token, { source: 'zip', url: `${context.files}/bomb.zip` })];
+      return [
+        await context.send('POST', `/v1/spaces/${spaceId}/content/import`, context.token, {
+          source: 'zip',
+          url: `${context.files}/bomb.zip`,
+        }),
+      ];
     },
   },
   {
@@ -179,7 +217,8 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
     async run(context) {
       const spaceId = await newSpace(context, 'Heavy files');
       const files = Array.from({ length: 20 }, (_, i) => ({ name: `big-${i}.bin`, url: `${context.files}/big.bin` }));
-      const batch = () => context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, { changes: [{ operation: 'insert_files', files }] });
+      const batch = () =>
+        context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, { changes: [{ operation: 'insert_files', files }] });
       return Promise.all(Array.from({ length: 10 }, batch));
     },
   },
@@ -195,11 +234,28 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
         if (status >= 300) throw new Error(`${what} answered ${status} ${JSON.stringify(body).slice(0, 300)}`);
         return body;
       };
-      const base = await ok('the pages', context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, { changes: Array.from({ length: 4 }, (_, i) => ({ operation: 'insert_page', title: `Long ${i}`, document: { markdown: text('a') } })) }));
+      const base = await ok(
+        'the pages',
+        context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, {
+          changes: Array.from({ length: 4 }, (_, i) => ({
+            operation: 'insert_page',
+            title: `Long ${i}`,
+            document: { markdown: text('a') },
+          })),
+        }),
+      );
       const pageIds: string[] = base.changes.map((change: { page: { id: string } }) => change.page.id);
-      const request = await ok('the change request', context.send('POST', `/v1/spaces/${spaceId}/change-requests`, context.token, { subject: 'Rewrite' }));
-      const rewrite = (side: string) => ({ changes: pageIds.map((page) => ({ operation: 'update_page', page, document: { markdown: text(side) } })) });
-      await ok('the request’s rewrite', context.send('POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/content`, context.token, rewrite('o')));
+      const request = await ok(
+        'the change request',
+        context.send('POST', `/v1/spaces/${spaceId}/change-requests`, context.token, { subject: 'Rewrite' }),
+      );
+      const rewrite = (side: string) => ({
+        changes: pageIds.map((page) => ({ operation: 'update_page', page, document: { markdown: text(side) } })),
+      });
+      await ok(
+        'the request’s rewrite',
+        context.send('POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/content`, context.token, rewrite('o')),
+      );
       await ok('main’s rewrite', context.send('POST', `/v1/spaces/${spaceId}/content`, context.token, rewrite('t')));
       return [await context.send('POST', `/v1/spaces/${spaceId}/change-requests/${request.id}/merge`, context.token)];
     },
@@ -210,7 +266,8 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
     poolTask: 'rendering an integration component',
     async run(context) {
       const name = await publishIntegration(context, { script: 'module.exports = { components: { spin: () => { while (true) {} } } };' });
-      const render = () => context.send('POST', `/v1/integrations/${name}/render`, context.token, { componentId: 'spin', props: {}, state: {}, context: {} });
+      const render = () =>
+        context.send('POST', `/v1/integrations/${name}/render`, context.token, { componentId: 'spin', props: {}, state: {}, context: {} });
       return Promise.all([render(), render(), render()]);
     },
   },
@@ -218,5 +275,7 @@ export const HEAVY_CASES: readonly HeavyCase[] = [
 
 /** `configurations.account` with `properties` string members, the schema of the configuration-check leak. */
 export function wideConfigurationSchema(properties: number): Record<string, unknown> {
-  return { properties: Object.fromEntries(Array.from({ length: properties }, (_, i) => [`field${i}`, { type: 'string', title: `Field ${i}` }])) };
+  return {
+    properties: Object.fromEntries(Array.from({ length: properties }, (_, i) => [`field${i}`, { type: 'string', title: `Field ${i}` }])),
+  };
 }

@@ -6,7 +6,11 @@ export interface Reply {
   ms: number;
 }
 
-export async function call(method: string, url: string, options: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Reply> {
+export async function call(
+  method: string,
+  url: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Reply> {
   const started = performance.now();
   const response = await fetch(url, {
     method,
@@ -31,7 +35,8 @@ export async function call(method: string, url: string, options: { token?: strin
 
 export async function expectStatus(expected: number, reply: Promise<Reply>, what: string): Promise<Reply> {
   const answer = await reply;
-  if (answer.status !== expected) throw new Error(`${what}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body).slice(0, 2000)}`);
+  if (answer.status !== expected)
+    throw new Error(`${what}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body).slice(0, 2000)}`);
   return answer;
 }
 

@@ -68,7 +68,10 @@ async function inParallel(count: number, connections: number, work: (i: number) 
 /** An organization owned by `token`'s user holding `size` of each listed thing, made through the API. */
 async function seedOrganization(service: Service, token: string, runId: string, size: number): Promise<Lists> {
   const post = async (path: string, body: unknown, status = 201, as = token) =>
-    (await expectStatus(status, call('POST', `${service.baseUrl}${path}`, { token: as, body }), `POST ${path}`)).body as Record<string, any>;
+    (await expectStatus(status, call('POST', `${service.baseUrl}${path}`, { token: as, body }), `POST ${path}`)).body as Record<
+      string,
+      any
+    >;
   const tag = `${runId}-${size}`;
   const organizationId = stringField(await post('/v1/orgs', { title: `Lists ${tag}` }), 'id', 'POST /v1/orgs');
   const base = `/v1/orgs/${organizationId}`;
@@ -76,12 +79,23 @@ async function seedOrganization(service: Service, token: string, runId: string, 
   const inviteId = stringField(await post(`${base}/link-invites`, { role: 'read' }), 'id', 'link invite');
   const guest = await post('/v1/admin/users', { email: `lists-${tag}-guest@example.com`, displayName: 'Guest' }, 201, service.adminToken);
   const guestToken = stringField(guest, 'token', 'guest');
-  await expectStatus(200, call('POST', `${service.baseUrl}${base}/invites`, { token, body: { emails: [{ email: `lists-${tag}-guest@example.com`, role: null }] } }), 'POST invites');
+  await expectStatus(
+    200,
+    call('POST', `${service.baseUrl}${base}/invites`, {
+      token,
+      body: { emails: [{ email: `lists-${tag}-guest@example.com`, role: null }] },
+    }),
+    'POST invites',
+  );
   const pending = await expectStatus(200, call('GET', `${service.baseUrl}/v1/user/invites`, { token: guestToken }), 'GET /v1/user/invites');
   const invitation = (pending.body as { items: Array<{ id: string }> }).items[0];
   await post(`/v1/user/invites/${invitation.id}`, undefined, 200, guestToken);
   const spaceId = stringField(await post(`${base}/spaces`, { title: 'Handbook' }), 'id', 'space');
-  const written = await post(`/v1/spaces/${spaceId}/content`, { changes: [{ operation: 'insert_page', title: 'Start', document: { markdown: 'Text.' } }] }, 200);
+  const written = await post(
+    `/v1/spaces/${spaceId}/content`,
+    { changes: [{ operation: 'insert_page', title: 'Start', document: { markdown: 'Text.' } }] },
+    200,
+  );
   const pageId = String(written.changes[0].page.id);
 
   const collections: string[] = [];
@@ -91,15 +105,26 @@ async function seedOrganization(service: Service, token: string, runId: string, 
   const seeds: Array<(i: number) => Promise<unknown>> = [
     async (i) => {
       const space = await post(`${base}/spaces`, { title: `Space ${i}`, ...(i % 2 === 1 ? { parent: collections[i] } : {}) });
-      if (i < PUBLIC_SPACES) await expectStatus(200, call('PATCH', `${service.baseUrl}/v1/spaces/${stringField(space, 'id', 'space')}`, { token, body: { visibility: 'public' } }), 'PATCH space');
+      if (i < PUBLIC_SPACES)
+        await expectStatus(
+          200,
+          call('PATCH', `${service.baseUrl}/v1/spaces/${stringField(space, 'id', 'space')}`, { token, body: { visibility: 'public' } }),
+          'PATCH space',
+        );
     },
     async (i) => {
-      const user = await post('/v1/admin/users', { email: `lists-${tag}-${i}@example.com`, displayName: `Member ${i}` }, 201, service.adminToken);
+      const user = await post(
+        '/v1/admin/users',
+        { email: `lists-${tag}-${i}@example.com`, displayName: `Member ${i}` },
+        201,
+        service.adminToken,
+      );
       await post(`${base}/invites/${inviteId}`, undefined, 200, stringField(user, 'token', 'user'));
     },
     (i) => expectStatus(201, call('PUT', `${service.baseUrl}${base}/teams`, { token, body: { title: `Team ${i}` } }), 'PUT teams'),
     (i) => post(`${base}/sites`, { title: `Site ${i}` }),
-    (i) => post(`/v1/integrations/lists-${tag}-${i}`, { organization: organizationId, title: `Integration ${i}`, visibility: 'private' }, 200),
+    (i) =>
+      post(`/v1/integrations/lists-${tag}-${i}`, { organization: organizationId, title: `Integration ${i}`, visibility: 'private' }, 200),
     (i) => post(`/v1/spaces/${spaceId}/change-requests`, { subject: `Change ${i}` }),
     (i) => post(`/v1/spaces/${spaceId}/comments`, { page: pageId, body: { markdown: `Comment ${i}` } }),
   ];
@@ -143,10 +168,15 @@ const ROUTES: Record<string, string> = {
 const withQuery = (path: string, query: string) => `${path}${path.includes('?') ? '&' : '?'}${query}`;
 
 /** The list's count (checked against what was seeded) and the path of the page after a cursor from its middle. */
-async function middlePage(service: Service, name: string, { path, token, count: atLeast }: { path: string; token: string; count: number }): Promise<string> {
+async function middlePage(
+  service: Service,
+  name: string,
+  { path, token, count: atLeast }: { path: string; token: string; count: number },
+): Promise<string> {
   const first = await expectStatus(200, call('GET', `${service.baseUrl}${path}`, { token }), `GET ${path}`);
   const count = (first.body as { count?: unknown }).count;
-  if (typeof count !== 'number' || count < atLeast) throw new Error(`${name}: expected a count of at least ${atLeast} at ${path}, got ${JSON.stringify(count)}`);
+  if (typeof count !== 'number' || count < atLeast)
+    throw new Error(`${name}: expected a count of at least ${atLeast} at ${path}, got ${JSON.stringify(count)}`);
   const half = Math.max(1, Math.min(1000, Math.floor(count / 2)));
   const halfway = new URL(path, service.baseUrl);
   halfway.searchParams.set('limit', String(half));
@@ -170,7 +200,9 @@ export async function measureLists(service: Service, token: string, runId: strin
   const small = await seedOrganization(service, token, runId, SIZE);
   const big = await seedOrganization(service, token, runId, large);
   console.log(`${((performance.now() - started) / 1000).toFixed(0)} s`);
-  console.log(`each page: ${SECONDS}s per size after ${WARMUP_SECONDS}s warm-up, ${ROUNDS} alternating slices, ${CONNECTIONS} connections, Cache-Control: no-cache\n`);
+  console.log(
+    `each page: ${SECONDS}s per size after ${WARMUP_SECONDS}s warm-up, ${ROUNDS} alternating slices, ${CONNECTIONS} connections, Cache-Control: no-cache\n`,
+  );
 
   const rows: ListRow[] = [];
   const lines: string[] = [];
@@ -199,7 +231,10 @@ export async function measureLists(service: Service, token: string, runId: strin
       rows.push({
         name: `${name}, ${page}, ${thousands(large)}`,
         result: atLarge,
-        verdicts: [{ ok: ratio <= RATIO_TARGET, text: `${ratio <= RATIO_TARGET ? 'met' : 'MISSED'}: ${ratio.toFixed(2)}x (≤ ${RATIO_TARGET}x)` }, ...invalid],
+        verdicts: [
+          { ok: ratio <= RATIO_TARGET, text: `${ratio <= RATIO_TARGET ? 'met' : 'MISSED'}: ${ratio.toFixed(2)}x (≤ ${RATIO_TARGET}x)` },
+          ...invalid,
+        ],
       });
       console.log(`${ratio.toFixed(2)}x`);
       lines.push(

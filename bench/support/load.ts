@@ -92,7 +92,9 @@ function run(options: LoadOptions, seconds: number): Promise<Run> {
   let connection = 0;
   const { requestsFor, onResponse, kindOf } = options;
   const withHook = (requests: autocannon.Request[]) =>
-    onResponse ? requests.map((request) => ({ ...request, onResponse: (status: number, body: string) => onResponse(status, body) })) : requests;
+    onResponse
+      ? requests.map((request) => ({ ...request, onResponse: (status: number, body: string) => onResponse(status, body) }))
+      : requests;
   return new Promise<Run>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -146,7 +148,8 @@ function combine(runs: Run[], warmup?: Run): LoadResult {
   latencies.sort();
   const statusCodes: Record<string, number> = {};
   for (const { result } of runs) {
-    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + (stats.count ?? 0);
+    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {}))
+      statusCodes[code] = (statusCodes[code] ?? 0) + (stats.count ?? 0);
   }
   const sum = (pick: (result: autocannon.Result) => number) => runs.reduce((n, r) => n + pick(r.result), 0);
   const seconds = sum((r) => r.duration);
@@ -201,7 +204,12 @@ export async function load(options: LoadOptions, seconds: number, warmupSeconds:
  * alternating slices of `seconds / rounds` (A B A B …), so that a change in the machine's load
  * during the benchmark (other processes on shared cores) affects them alike.
  */
-export async function loadInterleaved(targets: LoadOptions[], seconds: number, warmupSeconds: number, rounds: number): Promise<LoadResult[]> {
+export async function loadInterleaved(
+  targets: LoadOptions[],
+  seconds: number,
+  warmupSeconds: number,
+  rounds: number,
+): Promise<LoadResult[]> {
   const warmups: (Run | undefined)[] = [];
   for (const target of targets) warmups.push(warmupSeconds > 0 ? await run(target, warmupSeconds) : undefined);
   const runs: Run[][] = targets.map(() => []);

@@ -97,28 +97,50 @@ async function seed(baseUrl: string, adminToken: string, token: string, runId: s
   });
   const members: string[] = new Array(MEMBERS);
   await eachConcurrently(members, async (_, m) => {
-    const user = await post('/v1/admin/users', { email: `mixed-member-${m}-${runId}@example.com`, displayName: `Member ${m}` }, 201, adminToken);
+    const user = await post(
+      '/v1/admin/users',
+      { email: `mixed-member-${m}-${runId}@example.com`, displayName: `Member ${m}` },
+      201,
+      adminToken,
+    );
     members[m] = stringField(user, 'token', 'user');
   });
   const joins = organizationIds.flatMap((id, o) => members.map((member) => ({ path: `/v1/orgs/${id}/invites/${invites[o]}`, member })));
   await eachConcurrently(joins, async ({ path, member }) => void (await post(path, undefined, 200, member)));
 
   const spaces: Space[] = [];
-  const wanted = organizationIds.flatMap((organizationId) => Array.from({ length: SPACES_PER_ORGANIZATION }, (_, s) => ({ organizationId, s })));
+  const wanted = organizationIds.flatMap((organizationId) =>
+    Array.from({ length: SPACES_PER_ORGANIZATION }, (_, s) => ({ organizationId, s })),
+  );
   await eachConcurrently(wanted, async ({ organizationId, s }) => {
     const id = stringField(await post(`/v1/orgs/${organizationId}/spaces`, { title: `Space ${s}` }), 'id', 'space');
     const written = await post(
       `/v1/spaces/${id}/content`,
       {
         changes: [
-          { operation: 'insert_page', title: 'Overview', document: { markdown: '## Overview\n\nSee the [guide](./guide.md).' }, ref: 'overview' },
-          { operation: 'insert_page', title: 'Guide', document: { markdown: 'Run `npm install` with **care**.' }, ref: 'guide', into: 'overview' },
+          {
+            operation: 'insert_page',
+            title: 'Overview',
+            document: { markdown: '## Overview\n\nSee the [guide](./guide.md).' },
+            ref: 'overview',
+          },
+          {
+            operation: 'insert_page',
+            title: 'Guide',
+            document: { markdown: 'Run `npm install` with **care**.' },
+            ref: 'guide',
+            into: 'overview',
+          },
         ],
       },
       200,
     );
-    const pages = (written.changes as { page: { id: string; path: string } }[]).map(({ page }) => ({ id: String(page.id), path: String(page.path) }));
-    for (let c = 0; c < COMMENTS_PER_SPACE; c++) await post(`/v1/spaces/${id}/comments`, { page: pages[0].id, body: { markdown: `Comment ${c}` } });
+    const pages = (written.changes as { page: { id: string; path: string } }[]).map(({ page }) => ({
+      id: String(page.id),
+      path: String(page.path),
+    }));
+    for (let c = 0; c < COMMENTS_PER_SPACE; c++)
+      await post(`/v1/spaces/${id}/comments`, { page: pages[0].id, body: { markdown: `Comment ${c}` } });
     spaces.push({ id, organizationId, pages });
   });
   return { organizationIds, spaces };
@@ -131,7 +153,14 @@ type Kinds = readonly ['read' | 'write', string];
  * The requests of one connection: a single autocannon request whose `setupRequest` picks, per
  * request, a read or a write and its resource, and records its kinds in `kinds[connection]`.
  */
-function connectionRequests(seeded: Seeded, token: string, writeShare: number, connection: number, kinds: Kinds[], runId: string): autocannon.Request[] {
+function connectionRequests(
+  seeded: Seeded,
+  token: string,
+  writeShare: number,
+  connection: number,
+  kinds: Kinds[],
+  runId: string,
+): autocannon.Request[] {
   const random = seededRandom(connection + 1);
   const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
   const auth = { authorization: `Bearer ${token}` };
@@ -156,8 +185,16 @@ function connectionRequests(seeded: Seeded, token: string, writeShare: number, c
   const write = (): [string, autocannon.Request] => {
     const space = pick(seeded.spaces);
     const roll = random();
-    if (roll < 0.25) return ['organization title', { method: 'PATCH', path: `/v1/orgs/${space.organizationId}`, headers: json, body: JSON.stringify({ title: title('Org') }) }];
-    if (roll < 0.5) return ['space title', { method: 'PATCH', path: `/v1/spaces/${space.id}`, headers: json, body: JSON.stringify({ title: title('Space') }) }];
+    if (roll < 0.25)
+      return [
+        'organization title',
+        { method: 'PATCH', path: `/v1/orgs/${space.organizationId}`, headers: json, body: JSON.stringify({ title: title('Org') }) },
+      ];
+    if (roll < 0.5)
+      return [
+        'space title',
+        { method: 'PATCH', path: `/v1/spaces/${space.id}`, headers: json, body: JSON.stringify({ title: title('Space') }) },
+      ];
     if (roll < 0.8) {
       const changes = [{ operation: 'update_page', page: pick(space.pages).id, title: title('Page') }];
       return ['page title', { method: 'POST', path: `/v1/spaces/${space.id}/content`, headers: json, body: JSON.stringify({ changes }) }];
@@ -182,7 +219,10 @@ async function scrape(baseUrl: string): Promise<Map<string, number>> {
   const reply = await expectStatus(200, call('GET', `${baseUrl}/metrics`), 'GET /metrics');
   const series = new Map<string, number>();
   for (const line of String(reply.body).split('\n')) {
-    const match = /^(projection_apply_lag_seconds_(?:bucket|count)|read_your_writes_timeouts_total|http_response_cache_lookups|http_requests_total)(\{[^}]*\})? (\S+)$/.exec(line);
+    const match =
+      /^(projection_apply_lag_seconds_(?:bucket|count)|read_your_writes_timeouts_total|http_response_cache_lookups|http_requests_total)(\{[^}]*\})? (\S+)$/.exec(
+        line,
+      );
     if (match) series.set(match[1] + (match[2] ?? ''), Number(match[3]));
   }
   return series;
@@ -198,7 +238,10 @@ function lagBound(before: Map<string, number>, after: Map<string, number>, share
   if (events === 0) return { bound: null, events };
   const buckets = [...after.keys()]
     .map((key) => ({ key, le: /le="([^"]+)"/.exec(key)?.[1] }))
-    .filter((bucket): bucket is { key: string; le: string } => bucket.key.startsWith('projection_apply_lag_seconds_bucket') && bucket.le !== undefined)
+    .filter(
+      (bucket): bucket is { key: string; le: string } =>
+        bucket.key.startsWith('projection_apply_lag_seconds_bucket') && bucket.le !== undefined,
+    )
     .map(({ key, le }) => ({ le: le === '+Inf' ? Infinity : Number(le), count: delta(key) }))
     .sort((a, b) => a.le - b.le);
   return { bound: buckets.find((bucket) => bucket.count >= share * events)?.le ?? Infinity, events };
@@ -208,12 +251,16 @@ function lagBound(before: Map<string, number>, after: Map<string, number>, share
  * Reads answered by the response cache, over every GET of the API (warm-up included on both
  * sides): `http_response_cache_lookups` (hits, misses) and `http_requests_total` of GETs under /v1.
  */
-function cacheFigures(before: Map<string, number>, after: Map<string, number>): { hits: number; misses: number; reads: number; ratio: number | null } {
+function cacheFigures(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): { hits: number; misses: number; reads: number; ratio: number | null } {
   const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
   const hits = delta('http_response_cache_lookups{outcome="hit"}');
   const misses = delta('http_response_cache_lookups{outcome="miss"}');
   let reads = 0;
-  for (const key of after.keys()) if (key.startsWith('http_requests_total{') && key.includes('method="GET"') && key.includes('route="/v1')) reads += delta(key);
+  for (const key of after.keys())
+    if (key.startsWith('http_requests_total{') && key.includes('method="GET"') && key.includes('route="/v1')) reads += delta(key);
   return { hits, misses, reads, ratio: reads > 0 ? hits / reads : null };
 }
 
@@ -242,7 +289,9 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   process.stdout.write('seeding the mixed workload through the API … ');
   const seeded = await seed(service.baseUrl, service.adminToken, token, runId);
   const pages = seeded.spaces.reduce((n, space) => n + space.pages.length, 0);
-  console.log(`${seeded.organizationIds.length} organizations, ${MEMBERS} members each, ${seeded.spaces.length} spaces, ${pages} pages in ${fixed((Date.now() - started) / 1000)} s`);
+  console.log(
+    `${seeded.organizationIds.length} organizations, ${MEMBERS} members each, ${seeded.spaces.length} spaces, ${pages} pages in ${fixed((Date.now() - started) / 1000)} s`,
+  );
 
   const options = (writeShare: number) => {
     const kinds: Kinds[] = [];
@@ -278,7 +327,9 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   const writesOnly = await cpuPerRequest(1);
   console.log('done');
 
-  process.stdout.write(`running: the framework floor, ${CONNECTIONS} connections, ${FLOOR_SECONDS} s, for this machine's ceiling at this mix … `);
+  process.stdout.write(
+    `running: the framework floor, ${CONNECTIONS} connections, ${FLOOR_SECONDS} s, for this machine's ceiling at this mix … `,
+  );
   const floor = await frameworkFloor(service, token, seeded.organizationIds[0]);
   const ceiling = floor.requestsPerSecond * WRITE_SHARE;
   console.log(`${thousands(floor.requestsPerSecond)} req/s\n`);
@@ -288,7 +339,8 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
   const timeouts = delta('read_your_writes_timeouts_total');
   const lag = lagBound(before, after, 0.99);
-  const lagText = (bound: number | null) => (bound === null ? 'no events' : bound === Infinity ? '> 5 s' : `≤ ${fixed(bound * 1000, 1)} ms`);
+  const lagText = (bound: number | null) =>
+    bound === null ? 'no events' : bound === Infinity ? '> 5 s' : `≤ ${fixed(bound * 1000, 1)} ms`;
   const lagOk = lag.bound !== null && lag.bound <= LAG_P99_TARGET_SECONDS;
   const cache = cacheFigures(before, after);
   const cacheOk = cache.ratio !== null && cache.ratio >= CACHE_HIT_RATIO_TARGET;
@@ -315,9 +367,21 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
         ...invalid(writes, 0),
       ],
     },
-    { name: `reads only, ${CONNECTIONS} conn (CPU per request)`, result: readsOnly.result, verdicts: [{ ok: true, text: 'diagnostic, no target' }, ...invalid(readsOnly.result, readsOnly.result.errors)] },
-    { name: `writes only, ${CONNECTIONS} conn (CPU per request)`, result: writesOnly.result, verdicts: [{ ok: true, text: 'diagnostic, no target' }, ...invalid(writesOnly.result, writesOnly.result.errors)] },
-    { name: `bare Nest GET, ${CONNECTIONS} conn (framework floor)`, result: floor, verdicts: [{ ok: true, text: 'diagnostic: the most requests/s any Nest route reaches' }, ...invalid(floor, floor.errors)] },
+    {
+      name: `reads only, ${CONNECTIONS} conn (CPU per request)`,
+      result: readsOnly.result,
+      verdicts: [{ ok: true, text: 'diagnostic, no target' }, ...invalid(readsOnly.result, readsOnly.result.errors)],
+    },
+    {
+      name: `writes only, ${CONNECTIONS} conn (CPU per request)`,
+      result: writesOnly.result,
+      verdicts: [{ ok: true, text: 'diagnostic, no target' }, ...invalid(writesOnly.result, writesOnly.result.errors)],
+    },
+    {
+      name: `bare Nest GET, ${CONNECTIONS} conn (framework floor)`,
+      result: floor,
+      verdicts: [{ ok: true, text: 'diagnostic: the most requests/s any Nest route reaches' }, ...invalid(floor, floor.errors)],
+    },
   ];
 
   const line = (ok: boolean, text: string) => `  ${ok ? 'PASS' : 'FAIL'}  ${text}`;
@@ -326,17 +390,32 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   const wall = SECONDS + WARMUP_SECONDS;
   const notes = [
     `mixed workload (${seeded.organizationIds.length} organizations, ${seeded.spaces.length} spaces, ${pages} pages; ${CONNECTIONS} connections; ${fixed(WRITE_SHARE * 100, 0)}% writes; ${SECONDS} s after ${WARMUP_SECONDS} s warm-up):`,
-    line(writes.requestsPerSecond >= WRITES_TARGET && writes.non2xx === 0, `writes/s ${thousands(writes.requestsPerSecond)} (target ≥ ${thousands(WRITES_TARGET)}), beside ${thousands(reads.requestsPerSecond)} reads/s`),
-    line(writes.p99 < P99_TARGET_MS, `write p99 ${fixed(writes.p99, 2)} ms, p50 ${fixed(writes.p50, 2)} ms (target p99 < ${P99_TARGET_MS} ms)`),
-    line(reads.p99 < P99_TARGET_MS && reads.non2xx === 0, `read p99 ${fixed(reads.p99, 2)} ms, p50 ${fixed(reads.p50, 2)} ms (target p99 < ${P99_TARGET_MS} ms)`),
-    line(lagOk, `projection lag p99 ${lagText(lag.bound)} (p50 ${lagText(lagBound(before, after, 0.5).bound)}) over ${thousands(lag.events)} events (target < ${LAG_P99_TARGET_SECONDS * 1000} ms; projection_apply_lag_seconds: projections committed − event recorded)`),
+    line(
+      writes.requestsPerSecond >= WRITES_TARGET && writes.non2xx === 0,
+      `writes/s ${thousands(writes.requestsPerSecond)} (target ≥ ${thousands(WRITES_TARGET)}), beside ${thousands(reads.requestsPerSecond)} reads/s`,
+    ),
+    line(
+      writes.p99 < P99_TARGET_MS,
+      `write p99 ${fixed(writes.p99, 2)} ms, p50 ${fixed(writes.p50, 2)} ms (target p99 < ${P99_TARGET_MS} ms)`,
+    ),
+    line(
+      reads.p99 < P99_TARGET_MS && reads.non2xx === 0,
+      `read p99 ${fixed(reads.p99, 2)} ms, p50 ${fixed(reads.p50, 2)} ms (target p99 < ${P99_TARGET_MS} ms)`,
+    ),
+    line(
+      lagOk,
+      `projection lag p99 ${lagText(lag.bound)} (p50 ${lagText(lagBound(before, after, 0.5).bound)}) over ${thousands(lag.events)} events (target < ${LAG_P99_TARGET_SECONDS * 1000} ms; projection_apply_lag_seconds: projections committed − event recorded)`,
+    ),
     line(timeouts === 0, `read-your-writes time-outs: ${timeouts}`),
     line(
       cacheOk,
       `response cache hit ratio of the reads ${cache.ratio === null ? 'n/a' : fixed(cache.ratio, 2)} (target ≥ ${CACHE_HIT_RATIO_TARGET}): ${thousands(cache.hits)} hits of ${thousands(cache.reads)} GETs, ` +
         `${thousands(cache.misses)} misses on @CachedRead routes (warm-up included; http_response_cache_lookups, http_requests_total)`,
     ),
-    line(mixed.non2xx + mixed.errors + mixed.warmupFailures === 0, `failures: ${mixed.non2xx} non-2xx, ${mixed.errors} connection errors/timeouts, ${mixed.warmupFailures} during warm-up; status codes ${JSON.stringify(mixed.statusCodes)}`),
+    line(
+      mixed.non2xx + mixed.errors + mixed.warmupFailures === 0,
+      `failures: ${mixed.non2xx} non-2xx, ${mixed.errors} connection errors/timeouts, ${mixed.warmupFailures} during warm-up; status codes ${JSON.stringify(mixed.statusCodes)}`,
+    ),
     `  service CPU: ${cpuMixedSeconds === null ? 'n/a' : `${fixed(cpuMixedSeconds, 1)} s over ${wall} s (${fixed(cpuMixedSeconds / wall, 2)} cores)`}; ` +
       `per request alone: read ${ms(readsOnly.cpu)} (${thousands(readsOnly.result.requestsPerSecond)} reads/s), write ${ms(writesOnly.cpu)} (${thousands(writesOnly.result.requestsPerSecond)} writes/s, projection and LMDB commit included)`,
     `  this machine's ceiling at this mix: the framework floor answers ${thousands(floor.requestsPerSecond)} req/s at ${CONNECTIONS} connections, so at ${fixed(WRITE_SHARE * 100, 0)}% writes ` +
@@ -347,7 +426,10 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
     `  ${title}:`,
     ...Object.entries(result.byKind ?? {})
       .filter(([kind]) => kind !== 'read' && kind !== 'write')
-      .map(([kind, figures]) => `    ${kind.padEnd(20)} ${thousands(figures.requestsPerSecond).padStart(6)}/s  p50 ${fixed(figures.p50, 2).padStart(7)} ms  p99 ${fixed(figures.p99, 2).padStart(8)} ms  non-2xx ${figures.non2xx}`),
+      .map(
+        ([kind, figures]) =>
+          `    ${kind.padEnd(20)} ${thousands(figures.requestsPerSecond).padStart(6)}/s  p50 ${fixed(figures.p50, 2).padStart(7)} ms  p99 ${fixed(figures.p99, 2).padStart(8)} ms  non-2xx ${figures.non2xx}`,
+      ),
   ];
   notes.push(...byWhich('mixed, by request', mixed), ...byWhich('writes only, by request', writesOnly.result));
   return { rows, notes };

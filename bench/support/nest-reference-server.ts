@@ -13,7 +13,11 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ORGANIZATION_ROUTE, serveAsChild } from './reference-server';
 
-export async function listenNestReference(body: unknown, route = ORGANIZATION_ROUTE, host = '127.0.0.1'): Promise<{ app: NestFastifyApplication; port: number }> {
+export async function listenNestReference(
+  body: unknown,
+  route = ORGANIZATION_ROUTE,
+  host = '127.0.0.1',
+): Promise<{ app: NestFastifyApplication; port: number }> {
   @Controller()
   class ReferenceController {
     @Get(route)

@@ -1,4 +1,4 @@
-import { LmdbEventStore } from '../../libs/event-store/src/lmdb/lmdb-event-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 
 /** Events per page read. */
 const PAGE = 4096;

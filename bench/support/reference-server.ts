@@ -22,11 +22,18 @@ export interface ReferenceRoute {
   contentType: string;
 }
 
-export async function listenReference(body: unknown, route = ORGANIZATION_ROUTE, host = '127.0.0.1'): Promise<{ server: FastifyInstance; port: number }> {
+export async function listenReference(
+  body: unknown,
+  route = ORGANIZATION_ROUTE,
+  host = '127.0.0.1',
+): Promise<{ server: FastifyInstance; port: number }> {
   return listenReferenceRoutes([{ route, body: JSON.stringify(body), contentType: 'application/json; charset=utf-8' }], host);
 }
 
-export async function listenReferenceRoutes(routes: ReferenceRoute[], host = '127.0.0.1'): Promise<{ server: FastifyInstance; port: number }> {
+export async function listenReferenceRoutes(
+  routes: ReferenceRoute[],
+  host = '127.0.0.1',
+): Promise<{ server: FastifyInstance; port: number }> {
   const server = Fastify({ logger: false });
   for (const { route, body, contentType } of routes) {
     if (contentType.startsWith('application/json')) {

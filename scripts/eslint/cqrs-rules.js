@@ -13,10 +13,14 @@ function superName(node) {
 }
 
 const handlerBesideMessage = {
-  meta: { type: 'problem', schema: [], messages: {
-    elsewhere: "{{decorator}}({{name}}) handles a class declared in another file: declare the {{kind}} '{{name}}' beside its handler",
-    unhandled: "{{kind}} '{{name}}' has no @{{decorator}} in this file: its handler goes beside it",
-  } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      elsewhere: "{{decorator}}({{name}}) handles a class declared in another file: declare the {{kind}} '{{name}}' beside its handler",
+      unhandled: "{{kind}} '{{name}}' has no @{{decorator}} in this file: its handler goes beside it",
+    },
+  },
   create(context) {
     const declared = new Map(); // class name -> { node, kind }
     const handled = new Set();
@@ -37,11 +41,16 @@ const handlerBesideMessage = {
           const kind = HANDLER_DECORATORS[decorator];
           const name = target && target.type === 'Identifier' ? target.name : '?';
           if (!declared.has(name) || declared.get(name).kind !== kind) {
-            context.report({ node: target ?? context.sourceCode.ast, messageId: 'elsewhere', data: { decorator, name, kind: kind.toLowerCase() } });
+            context.report({
+              node: target ?? context.sourceCode.ast,
+              messageId: 'elsewhere',
+              data: { decorator, name, kind: kind.toLowerCase() },
+            });
           } else handled.add(name);
         }
         for (const [name, { node, kind }] of declared) {
-          if (!handled.has(name)) context.report({ node: node.id, messageId: 'unhandled', data: { name, kind, decorator: `${kind}Handler` } });
+          if (!handled.has(name))
+            context.report({ node: node.id, messageId: 'unhandled', data: { name, kind, decorator: `${kind}Handler` } });
         }
       },
     };
@@ -51,14 +60,19 @@ const handlerBesideMessage = {
 const BUSES = new Set(['CommandBus', 'QueryBus']);
 
 const controllerBusesOnly = {
-  meta: { type: 'problem', schema: [], messages: { other: "a controller takes only the CommandBus and the QueryBus: '{{name}}' belongs in a command or query handler" } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { other: "a controller takes only the CommandBus and the QueryBus: '{{name}}' belongs in a command or query handler" },
+  },
   create(context) {
     return {
       "ClassDeclaration MethodDefinition[kind='constructor'] > FunctionExpression"(node) {
         for (const param of node.params) {
           const target = param.type === 'TSParameterProperty' ? param.parameter : param;
           const annotation = target.typeAnnotation?.typeAnnotation;
-          const name = annotation?.type === 'TSTypeReference' && annotation.typeName.type === 'Identifier' ? annotation.typeName.name : null;
+          const name =
+            annotation?.type === 'TSTypeReference' && annotation.typeName.type === 'Identifier' ? annotation.typeName.name : null;
           if (!name || !BUSES.has(name)) context.report({ node: param, messageId: 'other', data: { name: target.name ?? name ?? '?' } });
         }
       },

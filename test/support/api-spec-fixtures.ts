@@ -2,7 +2,7 @@
  * Organizations with one of everything, for the suites generated from the OpenAPI document: each
  * path parameter name of the document maps to a real id the owner may act on.
  */
-import { authnRequestOf, FakeIdp } from '../../libs/testing/src/fake-idp';
+import { authnRequestOf, FakeIdp } from '#testing/fake-idp';
 import type { ApiResponse, InProcessApi } from './api-spec';
 
 export interface Caller {
@@ -35,22 +35,38 @@ let organizations = 0;
 /** A 1×1 PNG: the fixture integration's icon. */
 const FIXTURE_PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64');
 /** The fixture integration's script: one UI component. */
-const FIXTURE_SCRIPT = "module.exports = { components: { counter: ({ state }) => ({ type: 'block', children: [], controls: [], state: { count: (state.count || 0) + 1 } }) } };";
+const FIXTURE_SCRIPT =
+  "module.exports = { components: { counter: ({ state }) => ({ type: 'block', children: [], controls: [], state: { count: (state.count || 0) + 1 } }) } };";
 
 /** The fixture OpenAPI spec: one operation. */
-const FIXTURE_OPENAPI = 'openapi: 3.0.3\ninfo: { title: Fixture, version: "1" }\npaths:\n  /pets:\n    get:\n      responses:\n        "200": { description: ok }\n';
+const FIXTURE_OPENAPI =
+  'openapi: 3.0.3\ninfo: { title: Fixture, version: "1" }\npaths:\n  /pets:\n    get:\n      responses:\n        "200": { description: ok }\n';
 
 /** Throws unless the answer has the status expected; returns its body. */
 export function expectStatus(response: ApiResponse, status: number, what: string): any {
-  if (response.status !== status) throw new Error(`${what} answered ${response.status} (expected ${status}): ${response.text.slice(0, 300)}`);
+  if (response.status !== status)
+    throw new Error(`${what} answered ${response.status} (expected ${status}): ${response.text.slice(0, 300)}`);
   return response.body;
 }
 
-export async function organizationFixture(api: InProcessApi, owner: Caller, options: { saml?: boolean; title?: string } = {}): Promise<OrganizationFixture> {
+export async function organizationFixture(
+  api: InProcessApi,
+  owner: Caller,
+  options: { saml?: boolean; title?: string } = {},
+): Promise<OrganizationFixture> {
   const n = ++organizations;
   const token = owner.token;
   const emailDomain = `org${n}-${Date.now().toString(36)}.example.com`;
-  const org = expectStatus(await api.request({ method: 'POST', url: '/v1/orgs', token, body: { title: options.title ?? `Org ${n}`, emailDomains: [emailDomain] } }), 201, 'creating an organization');
+  const org = expectStatus(
+    await api.request({
+      method: 'POST',
+      url: '/v1/orgs',
+      token,
+      body: { title: options.title ?? `Org ${n}`, emailDomains: [emailDomain] },
+    }),
+    201,
+    'creating an organization',
+  );
   const organizationId = org.id as string;
   const base = `/v1/orgs/${organizationId}`;
   expectStatus(await api.request({ method: 'PATCH', url: base, token, body: { inviteLinks: true } }), 200, 'allowing link invites');
@@ -66,18 +82,31 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const inviteId = expectStatus(invite, 201, 'creating a link invite').id as string;
   // An OpenAPI spec given as text (no network). Its processing runs after the write answers: it
   // overlaps the requests below, and its version is read last.
-  const openapiSpec = expectStatus(await api.request({ method: 'POST', url: `${base}/openapi`, token, body: { slug: `spec-${n}`, source: { text: FIXTURE_OPENAPI } } }), 201, 'creating an OpenAPI spec');
+  const openapiSpec = expectStatus(
+    await api.request({ method: 'POST', url: `${base}/openapi`, token, body: { slug: `spec-${n}`, source: { text: FIXTURE_OPENAPI } } }),
+    201,
+    'creating an OpenAPI spec',
+  );
   let samlProviderId = '';
   if (options.saml !== false) {
     const provider = await api.request({
       method: 'POST',
       url: `${base}/saml`,
       token,
-      body: { label: `IdP ${n}`, entityID: identityProvider().entityID, certificate: identityProvider().certificate, ssoURL: 'https://idp.example.test/sso' },
+      body: {
+        label: `IdP ${n}`,
+        entityID: identityProvider().entityID,
+        certificate: identityProvider().certificate,
+        ssoURL: 'https://idp.example.test/sso',
+      },
     });
     samlProviderId = expectStatus(provider, 201, 'registering a SAML provider').id as string;
   }
-  const shareKey = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/share-links`, token }), 201, 'creating a share link').key as string;
+  const shareKey = expectStatus(
+    await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/share-links`, token }),
+    201,
+    'creating a share link',
+  ).key as string;
   const written = expectStatus(
     await api.request({
       method: 'POST',
@@ -86,7 +115,12 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
       body: {
         changes: [
           { operation: 'insert_files', files: [{ name: 'note.txt', base64: Buffer.from('a note').toString('base64'), ref: 'note' }] },
-          { operation: 'insert_page', title: 'Guide', document: { markdown: 'See [the note](./note) and [intro](./intro.md).' }, ref: 'guide' },
+          {
+            operation: 'insert_page',
+            title: 'Guide',
+            document: { markdown: 'See [the note](./note) and [intro](./intro.md).' },
+            ref: 'guide',
+          },
           { operation: 'insert_page', title: 'Intro', document: { markdown: 'Welcome.' }, ref: 'intro', into: 'guide' },
         ],
       },
@@ -97,30 +131,125 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
   const pageId = written.changes[1].page.id as string;
   const fileId = written.insertedFiles[0].id as string;
   const revisionId = written.revision as string;
-  const commentId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/comments`, token, body: { page: written.changes[1].page.id, body: { markdown: 'A comment' } } }), 201, 'commenting').id as string;
-  const commentReplyId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/comments/${commentId}/replies`, token, body: { body: { markdown: 'A reply' } } }), 201, 'replying').id as string;
+  const commentId = expectStatus(
+    await api.request({
+      method: 'POST',
+      url: `/v1/spaces/${spaceId}/comments`,
+      token,
+      body: { page: written.changes[1].page.id, body: { markdown: 'A comment' } },
+    }),
+    201,
+    'commenting',
+  ).id as string;
+  const commentReplyId = expectStatus(
+    await api.request({
+      method: 'POST',
+      url: `/v1/spaces/${spaceId}/comments/${commentId}/replies`,
+      token,
+      body: { body: { markdown: 'A reply' } },
+    }),
+    201,
+    'replying',
+  ).id as string;
   const integrationName = `fixture-${organizationId}`;
   const integration = expectStatus(
-    await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}`, token, body: { organization: organizationId, title: 'Fixture', visibility: 'public', icon: FIXTURE_PNG, script: FIXTURE_SCRIPT } }),
+    await api.request({
+      method: 'POST',
+      url: `/v1/integrations/${integrationName}`,
+      token,
+      body: { organization: organizationId, title: 'Fixture', visibility: 'public', icon: FIXTURE_PNG, script: FIXTURE_SCRIPT },
+    }),
     200,
     'publishing an integration',
   );
-  const installationId = expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations`, token, body: { organization: organizationId } }), 201, 'installing it').id as string;
-  expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/spaces`, token, body: { space: spaceId } }), 201, 'installing it on the space');
-  const site = expectStatus(await api.request({ method: 'POST', url: `${base}/sites`, token, body: { title: `Site ${n}`, spaces: [spaceId] } }), 201, 'creating a site');
-  const siteSectionId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/sections`, token, body: { spaceId, title: 'Section' } }), 201, 'adding a section').id as string;
+  const installationId = expectStatus(
+    await api.request({
+      method: 'POST',
+      url: `/v1/integrations/${integrationName}/installations`,
+      token,
+      body: { organization: organizationId },
+    }),
+    201,
+    'installing it',
+  ).id as string;
+  expectStatus(
+    await api.request({
+      method: 'POST',
+      url: `/v1/integrations/${integrationName}/installations/${installationId}/spaces`,
+      token,
+      body: { space: spaceId },
+    }),
+    201,
+    'installing it on the space',
+  );
+  const site = expectStatus(
+    await api.request({ method: 'POST', url: `${base}/sites`, token, body: { title: `Site ${n}`, spaces: [spaceId] } }),
+    201,
+    'creating a site',
+  );
+  const siteSectionId = expectStatus(
+    await api.request({ method: 'POST', url: `${base}/sites/${site.id}/sections`, token, body: { spaceId, title: 'Section' } }),
+    201,
+    'adding a section',
+  ).id as string;
   // The site showed its space at its root: the first section added made a section of those (listed first).
-  const siteRootSectionId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/sections`, token }), 200, 'listing sections').items[0].id as string;
-  const siteSectionGroupId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/section-groups`, token, body: { title: 'Group', sections: [siteSectionId] } }), 201, 'grouping the section').id as string;
-  const siteSpaceId = expectStatus(await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }), 200, 'listing site spaces').items[0].id as string;
-  const shareLinkId = expectStatus(await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }), 201, 'sharing the site').id as string;
-  const translationSettingsId = expectStatus(await api.request({ method: 'POST', url: `${base}/translations`, token, body: { title: `Translation ${n}`, languages: ['fr', 'de'] } }), 201, 'creating translation settings').id as string;
-  expectStatus(await api.request({ method: 'POST', url: `/v1/integrations/${integrationName}/installations/${installationId}/sites`, token, body: { site: site.id } }), 201, 'installing the integration on the site');
-  const changeRequestId = expectStatus(await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }), 201, 'opening a change request').id as string;
-  const audit = expectStatus(await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }), 200, 'reading the audit log');
+  const siteRootSectionId = expectStatus(
+    await api.request({ method: 'GET', url: `${base}/sites/${site.id}/sections`, token }),
+    200,
+    'listing sections',
+  ).items[0].id as string;
+  const siteSectionGroupId = expectStatus(
+    await api.request({
+      method: 'POST',
+      url: `${base}/sites/${site.id}/section-groups`,
+      token,
+      body: { title: 'Group', sections: [siteSectionId] },
+    }),
+    201,
+    'grouping the section',
+  ).id as string;
+  const siteSpaceId = expectStatus(
+    await api.request({ method: 'GET', url: `${base}/sites/${site.id}/site-spaces`, token }),
+    200,
+    'listing site spaces',
+  ).items[0].id as string;
+  const shareLinkId = expectStatus(
+    await api.request({ method: 'POST', url: `${base}/sites/${site.id}/share-links`, token, body: { name: 'Fixture' } }),
+    201,
+    'sharing the site',
+  ).id as string;
+  const translationSettingsId = expectStatus(
+    await api.request({ method: 'POST', url: `${base}/translations`, token, body: { title: `Translation ${n}`, languages: ['fr', 'de'] } }),
+    201,
+    'creating translation settings',
+  ).id as string;
+  expectStatus(
+    await api.request({
+      method: 'POST',
+      url: `/v1/integrations/${integrationName}/installations/${installationId}/sites`,
+      token,
+      body: { site: site.id },
+    }),
+    201,
+    'installing the integration on the site',
+  );
+  const changeRequestId = expectStatus(
+    await api.request({ method: 'POST', url: `/v1/spaces/${spaceId}/change-requests`, token, body: { subject: 'Fixture' } }),
+    201,
+    'opening a change request',
+  ).id as string;
+  const audit = expectStatus(
+    await api.request({ method: 'GET', url: `${base}/audit-events?limit=1`, token }),
+    200,
+    'reading the audit log',
+  );
   // Read last: the installation's event is delivered while the requests above run, and a read of the
   // events waits for the deliveries still in progress.
-  const eventId = expectStatus(await api.request({ method: 'GET', url: `/v1/integrations/${integrationName}/events?limit=1`, token }), 200, 'reading its events').items[0].id as string;
+  const eventId = expectStatus(
+    await api.request({ method: 'GET', url: `/v1/integrations/${integrationName}/events?limit=1`, token }),
+    200,
+    'reading its events',
+  ).items[0].id as string;
   let openapiVersion = await api.request({ method: 'GET', url: `${base}/openapi/${openapiSpec.slug}/versions/latest`, token });
   for (let attempt = 0; attempt < 200 && openapiVersion.status === 404; attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -180,10 +309,24 @@ export async function organizationFixture(api: InProcessApi, owner: Caller, opti
 }
 
 /** Joins `user` to the organization with `role` (null: guest) through a link invite. */
-export async function joinWithRole(api: InProcessApi, owner: Caller, organizationId: string, user: Caller, role: string | null): Promise<void> {
+export async function joinWithRole(
+  api: InProcessApi,
+  owner: Caller,
+  organizationId: string,
+  user: Caller,
+  role: string | null,
+): Promise<void> {
   const base = `/v1/orgs/${organizationId}`;
-  const invite = expectStatus(await api.request({ method: 'POST', url: `${base}/link-invites`, token: owner.token, body: { role } }), 201, `creating a ${role} link invite`);
-  const joined = expectStatus(await api.request({ method: 'POST', url: `${base}/invites/${invite.id}`, token: user.token }), 200, `joining as ${role}`);
+  const invite = expectStatus(
+    await api.request({ method: 'POST', url: `${base}/link-invites`, token: owner.token, body: { role } }),
+    201,
+    `creating a ${role} link invite`,
+  );
+  const joined = expectStatus(
+    await api.request({ method: 'POST', url: `${base}/invites/${invite.id}`, token: user.token }),
+    200,
+    `joining as ${role}`,
+  );
   if (joined.role !== role) throw new Error(`joined with role ${joined.role}, not ${role}`);
 }
 

@@ -10,10 +10,10 @@
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Service } from '../../libs/composition/src/api/app';
-import { apiSpec, type ApiRequest, type ApiResponse } from '../../libs/testing/src/api-spec';
+import type { Service } from '#composition/api/app';
+import { apiSpec, type ApiRequest, type ApiResponse } from '#testing/api-spec';
 
-export type { ApiRequest, ApiResponse } from '../../libs/testing/src/api-spec';
+export type { ApiRequest, ApiResponse } from '#testing/api-spec';
 
 export const ADMIN_TOKEN = 'admin-token-for-generated-suites-0123456789';
 
@@ -91,7 +91,9 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         pathParameters: parameters.filter((p) => p.in === 'path'),
         queryParameters: parameters.filter((p) => p.in === 'query'),
         ...(bodySchema ? { body: resolve(document, bodySchema) } : {}),
-        successes: Object.keys(operation.responses).map(Number).filter((status) => status >= 200 && status < 400),
+        successes: Object.keys(operation.responses)
+          .map(Number)
+          .filter((status) => status >= 200 && status < 400),
         isPublic: Array.isArray(operation.security) && operation.security.length === 0,
       });
     }
@@ -143,7 +145,16 @@ function responseValidators(document: OpenApiDocument): (operation: Operation, r
     if (!content?.['application/json']) return null;
     const key = `${operation.key} ${response.status}`;
     if (!compiled.has(key)) {
-      const pointer = ['paths', operation.path, operation.method.toLowerCase(), 'responses', String(response.status), 'content', 'application/json', 'schema']
+      const pointer = [
+        'paths',
+        operation.path,
+        operation.method.toLowerCase(),
+        'responses',
+        String(response.status),
+        'content',
+        'application/json',
+        'schema',
+      ]
         .map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1')))
         .join('/');
       compiled.set(key, ajv.compile({ $ref: `openapi#/${pointer}` }));

@@ -16,7 +16,19 @@
  */
 import { ADMIN_TOKEN, envelopeProblem, fillPath, operationsOf, startInProcess, type InProcessApi, type Operation } from './api-spec';
 import { expectStatus, joinWithRole, organizationFixture } from './api-spec-fixtures';
-import { CALLERS, ISOLATION, ROLES, RULES, ruleUsers, type CallerName, type Context, type MatrixFixture, type Role, type Rule, type User } from './operation-rules';
+import {
+  CALLERS,
+  ISOLATION,
+  ROLES,
+  RULES,
+  ruleUsers,
+  type CallerName,
+  type Context,
+  type MatrixFixture,
+  type Role,
+  type Rule,
+  type User,
+} from './operation-rules';
 
 export const AREAS = ['organizations', 'spaces', 'change-requests', 'sites', 'integrations'] as const;
 export type Area = (typeof AREAS)[number];
@@ -27,7 +39,8 @@ export function areaOf(key: string): Area {
   if (path.startsWith('/v1/integrations')) return 'integrations';
   if (/^\/v1\/orgs\/\{organizationId\}\/(sites|openapi|translations)\b/.test(path)) return 'sites';
   if (/\/change-requests\b/.test(path)) return 'change-requests';
-  if (/^\/v1\/(spaces|collections)\b/.test(path) || /^\/v1\/orgs\/\{organizationId\}\/(spaces|collections|search)\b/.test(path)) return 'spaces';
+  if (/^\/v1\/(spaces|collections)\b/.test(path) || /^\/v1\/orgs\/\{organizationId\}\/(spaces|collections|search)\b/.test(path))
+    return 'spaces';
   return 'organizations';
 }
 
@@ -48,7 +61,9 @@ export function expectedOutcome(rule: Rule, caller: CallerName, self: boolean): 
 
 /** Every check the matrix makes for the rules of an area: operation (and own-userId variant) × caller. */
 export function checksOf(keys: readonly string[]): string[] {
-  return keys.flatMap((key) => (RULES[key].self ? [false, true] : [false]).flatMap((self) => CALLERS.map((caller) => scenarioOf(key, self, caller))));
+  return keys.flatMap((key) =>
+    (RULES[key].self ? [false, true] : [false]).flatMap((self) => CALLERS.map((caller) => scenarioOf(key, self, caller))),
+  );
 }
 
 const scenarioOf = (key: string, self: boolean, caller: CallerName) => `${key}${self ? ' (own userId)' : ''} as ${caller}`;
@@ -70,10 +85,21 @@ export function describeAuthorizationMatrix(area: Area, options: { coverage?: bo
       const org = await organizationFixture(api, owner);
       const victim = users.victim;
       await Promise.all([
-        ...(['guest', ...ROLES] as const).map((role) => joinWithRole(api, owner, org.organizationId, users[role], role === 'guest' ? null : role)),
+        ...(['guest', ...ROLES] as const).map((role) =>
+          joinWithRole(api, owner, org.organizationId, users[role], role === 'guest' ? null : role),
+        ),
         joinWithRole(api, owner, org.organizationId, victim, 'read'),
       ]);
-      expectStatus(await api.request({ method: 'PUT', url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`, token: owner.token, body: {} }), 204, 'adding the victim to the team');
+      expectStatus(
+        await api.request({
+          method: 'PUT',
+          url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`,
+          token: owner.token,
+          body: {},
+        }),
+        204,
+        'adding the victim to the team',
+      );
       return { ...org, victim, ids: { ...org.ids, userId: victim.id } };
     }
 
@@ -84,8 +110,12 @@ export function describeAuthorizationMatrix(area: Area, options: { coverage?: bo
       for (const name of [...names, 'victim'] as const) users[name] = await api.createUser(name);
       ruleUsers.reviewer = users.review;
       // Every user owns an organization of their own (the destination of transfers); the other admin's is "another organization".
-      const own = await Promise.all(names.map((name) => api.request({ method: 'POST', url: '/v1/orgs', token: users[name].token, body: { title: `${name}'s own` } })));
-      names.forEach((name, i) => ruleUsers.ownOrganizations.set(users[name].id, expectStatus(own[i], 201, 'creating an own organization').id));
+      const own = await Promise.all(
+        names.map((name) => api.request({ method: 'POST', url: '/v1/orgs', token: users[name].token, body: { title: `${name}'s own` } })),
+      );
+      names.forEach((name, i) =>
+        ruleUsers.ownOrganizations.set(users[name].id, expectStatus(own[i], 201, 'creating an own organization').id),
+      );
       readOn = await newFixture();
     }, 120_000);
     afterAll(async () => {
@@ -101,23 +131,46 @@ export function describeAuthorizationMatrix(area: Area, options: { coverage?: bo
       });
     }
 
-    async function attempt(operation: Operation, rule: Rule, caller: CallerName, self: boolean, fixture: MatrixFixture, failures: string[]) {
+    async function attempt(
+      operation: Operation,
+      rule: Rule,
+      caller: CallerName,
+      self: boolean,
+      fixture: MatrixFixture,
+      failures: string[],
+    ) {
       const user = caller in users ? users[caller as keyof typeof users] : undefined;
       const ctx: Context = { api, org: fixture, caller, user, unique: `${Date.now().toString(36)}${++counter}` };
       const bound = (await rule.setup?.(ctx)) ?? {};
       const ids: Record<string, string> = { ...fixture.ids, ...(self && user ? { userId: user.id } : {}), ...bound };
-      const token = caller === 'anonymous' ? undefined : caller === 'badToken' ? 'not-a-token-of-ours' : caller === 'service' ? ADMIN_TOKEN : user!.token;
+      const token =
+        caller === 'anonymous'
+          ? undefined
+          : caller === 'badToken'
+            ? 'not-a-token-of-ours'
+            : caller === 'service'
+              ? ADMIN_TOKEN
+              : user!.token;
       const body = rule.body?.(ctx);
       // Bad tokens are rate limited per address: each comes from an address of its own.
-      const remoteAddress = caller === 'badToken' ? `10.${counter % 250}.${(counter >> 8) % 250}.${((counter >> 16) % 250) + 1}` : undefined;
+      const remoteAddress =
+        caller === 'badToken' ? `10.${counter % 250}.${(counter >> 8) % 250}.${((counter >> 16) % 250) + 1}` : undefined;
       const query = rule.query ? `?${await rule.query(ctx)}` : '';
-      const response = await api.request({ method: operation.method, url: `${fillPath(operation.path, ids)}${query}`, token, body, remoteAddress });
+      const response = await api.request({
+        method: operation.method,
+        url: `${fillPath(operation.path, ids)}${query}`,
+        token,
+        body,
+        remoteAddress,
+      });
       const expected = expectedOutcome(rule, caller, self);
       const scenario = scenarioOf(operation.key, self, caller);
       if (expected === 'success' && rule.allowedStatus !== undefined) {
-        if (response.status !== rule.allowedStatus) failures.push(`${scenario}: expected ${rule.allowedStatus}, got ${response.status} ${response.text.slice(0, 120)}`);
+        if (response.status !== rule.allowedStatus)
+          failures.push(`${scenario}: expected ${rule.allowedStatus}, got ${response.status} ${response.text.slice(0, 120)}`);
       } else if (expected === 'success') {
-        if (!operation.successes.includes(response.status)) failures.push(`${scenario}: expected ${operation.successes.join('/')}, got ${response.status} ${response.text.slice(0, 120)}`);
+        if (!operation.successes.includes(response.status))
+          failures.push(`${scenario}: expected ${operation.successes.join('/')}, got ${response.status} ${response.text.slice(0, 120)}`);
         else {
           const problem = api.responseProblem(operation, response);
           if (problem) failures.push(`${scenario}: ${problem}`);
@@ -141,7 +194,9 @@ export function describeAuthorizationMatrix(area: Area, options: { coverage?: bo
         const isolation = writes ? ISOLATION[key] : undefined;
         for (const self of rule.self ? [false, true] : [false]) {
           // Refused callers first: they change nothing, so the allowed ones meet the organization as it was made.
-          const ordered = [...CALLERS].sort((a, b) => Number(expectedOutcome(rule, a, self) === 'success') - Number(expectedOutcome(rule, b, self) === 'success'));
+          const ordered = [...CALLERS].sort(
+            (a, b) => Number(expectedOutcome(rule, a, self) === 'success') - Number(expectedOutcome(rule, b, self) === 'success'),
+          );
           let own: MatrixFixture | undefined;
           let firstAllowed = true;
           for (const caller of ordered) {

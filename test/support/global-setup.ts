@@ -30,7 +30,9 @@ export default async function globalSetup(): Promise<void> {
 }
 
 function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).split('\n')[0].slice(0, 200);
+  return String((error as Error)?.message ?? error)
+    .split('\n')[0]
+    .slice(0, 200);
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

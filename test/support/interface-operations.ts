@@ -31,7 +31,11 @@ export const INTERFACE_OPERATIONS: readonly InterfaceOperation[] = [
   { method: 'DELETE', path: '/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}', status: 205 },
   { method: 'PATCH', path: '/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}', status: 200 },
   { method: 'POST', path: '/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections', status: 201 },
-  { method: 'DELETE', path: '/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}', status: 205 },
+  {
+    method: 'DELETE',
+    path: '/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}',
+    status: 205,
+  },
   { method: 'POST', path: '/v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move', status: 200 },
   { method: 'GET', path: '/v1/orgs/{organizationId}/sites/{siteId}/site-spaces', status: 200 },
   { method: 'POST', path: '/v1/orgs/{organizationId}/sites/{siteId}/site-spaces', status: 201 },

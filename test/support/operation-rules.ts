@@ -11,7 +11,20 @@ import { expectStatus, joinWithRole, organizationFixture, samlResponseFor, type 
 export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'] as const;
 export type Role = (typeof ROLES)[number];
 /** Callers: no token, a bad token, the service's ADMIN_TOKEN, users outside, a guest, each role, another organization's admin. */
-export const CALLERS = ['anonymous', 'badToken', 'service', 'outsider', 'otherAdmin', 'guest', 'read', 'comment', 'edit', 'review', 'create', 'admin'] as const;
+export const CALLERS = [
+  'anonymous',
+  'badToken',
+  'service',
+  'outsider',
+  'otherAdmin',
+  'guest',
+  'read',
+  'comment',
+  'edit',
+  'review',
+  'create',
+  'admin',
+] as const;
 export type CallerName = (typeof CALLERS)[number];
 
 export interface Context {
@@ -62,11 +75,21 @@ export const RULES: Record<string, Rule> = {
   'GET /health': { allow: 'public' },
   'GET /metrics': { allow: 'public' },
 
-  'POST /v1/admin/users': { allow: 'adminToken', body: (c) => ({ email: `new-${c.unique}@example.com`, displayName: 'New' }), fresh: false },
+  'POST /v1/admin/users': {
+    allow: 'adminToken',
+    body: (c) => ({ email: `new-${c.unique}@example.com`, displayName: 'New' }),
+    fresh: false,
+  },
   'POST /v1/admin/users/{userId}/tokens': { allow: 'adminToken', fresh: false },
   'DELETE /v1/admin/tokens/{tokenId}': {
     allow: 'adminToken',
-    setup: async (c) => ({ tokenId: expectStatus(await c.api.request({ method: 'POST', url: `/v1/admin/users/${c.org.victim.id}/tokens`, token: ADMIN_TOKEN }), 201, 'issuing a token').id }),
+    setup: async (c) => ({
+      tokenId: expectStatus(
+        await c.api.request({ method: 'POST', url: `/v1/admin/users/${c.org.victim.id}/tokens`, token: ADMIN_TOKEN }),
+        201,
+        'issuing a token',
+      ).id,
+    }),
     fresh: false,
   },
   'GET /v1/admin/streams/{streamName}': { allow: 'adminToken' },
@@ -92,7 +115,10 @@ export const RULES: Record<string, Rule> = {
   'POST /v1/orgs/{organizationId}/ping': { allow: 'guest', fresh: false },
   'POST /v1/orgs/{organizationId}/invites': { allow: 'admin', body: (c) => ({ emails: [`invited-${c.unique}@example.com`] }) },
   'GET /v1/orgs/{organizationId}/pending-invites': { allow: 'admin' },
-  'DELETE /v1/orgs/{organizationId}/pending-invites/{inviteId}': { allow: 'admin', setup: async (c) => ({ inviteId: await invitation(c, `pending-${c.unique}@example.com`) }) },
+  'DELETE /v1/orgs/{organizationId}/pending-invites/{inviteId}': {
+    allow: 'admin',
+    setup: async (c) => ({ inviteId: await invitation(c, `pending-${c.unique}@example.com`) }),
+  },
   /** Joining by link: any user, member or not (members stay as they are). */
   'POST /v1/orgs/{organizationId}/invites/{inviteId}': { allow: 'user' },
   'GET /v1/orgs/{organizationId}/link-invites': { allow: 'admin' },
@@ -102,8 +128,14 @@ export const RULES: Record<string, Rule> = {
 
   /** The caller's own invitations by e-mail. */
   'GET /v1/user/invites': { allow: 'user' },
-  'POST /v1/user/invites/{inviteId}': { allow: 'user', setup: async (c) => (c.user ? { inviteId: await invitation(c, c.user.email) } : undefined) },
-  'DELETE /v1/user/invites/{inviteId}': { allow: 'user', setup: async (c) => (c.user ? { inviteId: await invitation(c, c.user.email) } : undefined) },
+  'POST /v1/user/invites/{inviteId}': {
+    allow: 'user',
+    setup: async (c) => (c.user ? { inviteId: await invitation(c, c.user.email) } : undefined),
+  },
+  'DELETE /v1/user/invites/{inviteId}': {
+    allow: 'user',
+    setup: async (c) => (c.user ? { inviteId: await invitation(c, c.user.email) } : undefined),
+  },
 
   /** Guests list only the teams they are in (an empty list when none): not refused. */
   'GET /v1/orgs/{organizationId}/teams': { allow: 'guest' },
@@ -124,7 +156,15 @@ export const RULES: Record<string, Rule> = {
   'PATCH /v1/spaces/{spaceId}': space('edit', { body: () => ({ title: 'Renamed' }) }),
   'DELETE /v1/spaces/{spaceId}': space('admin'),
   /** A deleted space is invisible to all but its admins. */
-  'POST /v1/spaces/{spaceId}/restore': space('admin', { below: 404, setup: async (c) => void expectStatus(await c.api.request({ method: 'DELETE', url: `/v1/spaces/${c.org.spaceId}`, token: ruleUsers.owner.token }), 204, 'deleting the space') }),
+  'POST /v1/spaces/{spaceId}/restore': space('admin', {
+    below: 404,
+    setup: async (c) =>
+      void expectStatus(
+        await c.api.request({ method: 'DELETE', url: `/v1/spaces/${c.org.spaceId}`, token: ruleUsers.owner.token }),
+        204,
+        'deleting the space',
+      ),
+  }),
   'POST /v1/spaces/{spaceId}/duplicate': space('create'),
   'POST /v1/spaces/{spaceId}/move': space('admin', { body: () => ({}) }),
   'POST /v1/spaces/{spaceId}/transfer': space('admin', { body: (c) => ({ organization: ownOrganization(c) }) }),
@@ -134,7 +174,17 @@ export const RULES: Record<string, Rule> = {
   'GET /v1/spaces/{spaceId}/teams': space('read'),
   'PUT /v1/spaces/{spaceId}/teams/{teamId}': space('admin', { body: () => ({ role: 'read' }) }),
   'DELETE /v1/spaces/{spaceId}/teams/{teamId}': space('admin', {
-    setup: async (c) => void expectStatus(await c.api.request({ method: 'PUT', url: `/v1/spaces/${c.org.spaceId}/teams/${c.org.teamId}`, token: ruleUsers.owner.token, body: { role: 'read' } }), 200, 'granting the team access'),
+    setup: async (c) =>
+      void expectStatus(
+        await c.api.request({
+          method: 'PUT',
+          url: `/v1/spaces/${c.org.spaceId}/teams/${c.org.teamId}`,
+          token: ruleUsers.owner.token,
+          body: { role: 'read' },
+        }),
+        200,
+        'granting the team access',
+      ),
   }),
 
   /** Guests have no role on collections: an empty list here. */
@@ -148,9 +198,14 @@ export const RULES: Record<string, Rule> = {
   'POST /v1/collections/{collectionId}/transfer': space('admin', { body: (c) => ({ organization: ownOrganization(c) }) }),
 
   'GET /v1/spaces/{spaceId}/content': space('read'),
-  'POST /v1/spaces/{spaceId}/content': space('edit', { body: () => ({ changes: [{ operation: 'insert_page', title: 'Another', document: { markdown: 'x' } }] }) }),
+  'POST /v1/spaces/{spaceId}/content': space('edit', {
+    body: () => ({ changes: [{ operation: 'insert_page', title: 'Another', document: { markdown: 'x' } }] }),
+  }),
   /** Authorization passes; the loopback address is then refused (400): imports never reach private networks here. */
-  'POST /v1/spaces/{spaceId}/content/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'POST /v1/spaces/{spaceId}/content/import': space('edit', {
+    body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }),
+    allowedStatus: 400,
+  }),
   'GET /v1/spaces/{spaceId}/content/pages': space('read'),
   'GET /v1/spaces/{spaceId}/content/files': space('read'),
   'GET /v1/spaces/{spaceId}/content/files/{fileId}': space('read'),
@@ -160,15 +215,30 @@ export const RULES: Record<string, Rule> = {
   'GET /v1/spaces/{spaceId}/content/page/{pageId}': space('read'),
   'GET /v1/spaces/{spaceId}/content/page/{pageId}/links': space('read'),
   'GET /v1/spaces/{spaceId}/content/page/{pageId}/backlinks': space('read'),
-  'POST /v1/spaces/{spaceId}/content/page/{pageId}/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'POST /v1/spaces/{spaceId}/content/page/{pageId}/import': space('edit', {
+    body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }),
+    allowedStatus: 400,
+  }),
   'GET /v1/spaces/{spaceId}/content/path/{pagePath}': space('read'),
   'GET /v1/spaces/{spaceId}/links': space('read'),
 
   /** Sites are the organization's: members read them (guests included), `create` creates, admins change them. */
   'GET /v1/orgs/{organizationId}/openapi': { allow: 'guest' },
-  'POST /v1/orgs/{organizationId}/openapi': { allow: 'create', body: (c) => ({ slug: `spec-${c.unique}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''), source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "1" }\npaths: {}\n' } }) },
+  'POST /v1/orgs/{organizationId}/openapi': {
+    allow: 'create',
+    body: (c) => ({
+      slug: `spec-${c.unique}`
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, ''),
+      source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "1" }\npaths: {}\n' },
+    }),
+  },
   'GET /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'guest' },
-  'PUT /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'create', body: () => ({ source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "2" }\npaths: {}\n' } }) },
+  'PUT /v1/orgs/{organizationId}/openapi/{specSlug}': {
+    allow: 'create',
+    body: () => ({ source: { text: 'swagger: "2.0"\ninfo: { title: T, version: "2" }\npaths: {}\n' } }),
+  },
   'DELETE /v1/orgs/{organizationId}/openapi/{specSlug}': { allow: 'create' },
   'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions': { allow: 'guest' },
   'GET /v1/orgs/{organizationId}/openapi/{specSlug}/versions/latest': { allow: 'guest' },
@@ -183,7 +253,19 @@ export const RULES: Record<string, Rule> = {
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/publish': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/unpublish': { allow: 'admin' },
-  'GET /v1/orgs/{organizationId}/sites/{siteId}/published': { allow: 'public', setup: async (c) => void expectStatus(await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/sites/${c.org.ids.siteId}/publish`, token: ruleUsers.owner.token }), 200, 'publishing the site') },
+  'GET /v1/orgs/{organizationId}/sites/{siteId}/published': {
+    allow: 'public',
+    setup: async (c) =>
+      void expectStatus(
+        await c.api.request({
+          method: 'POST',
+          url: `/v1/orgs/${c.org.organizationId}/sites/${c.org.ids.siteId}/publish`,
+          token: ruleUsers.owner.token,
+        }),
+        200,
+        'publishing the site',
+      ),
+  },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/share-links': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/share-links': { allow: 'admin', body: () => ({ name: 'Another link' }) },
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}': { allow: 'admin', body: () => ({ active: false }) },
@@ -198,11 +280,20 @@ export const RULES: Record<string, Rule> = {
   'POST /v1/orgs/{organizationId}/sites/{siteId}/sections/{siteSectionId}/move': { allow: 'admin', body: () => ({ position: {} }) },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/section-groups': { allow: 'guest' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups': { allow: 'admin', body: () => ({ title: 'Another group' }) },
-  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': { allow: 'admin', body: () => ({ title: 'Renamed' }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': {
+    allow: 'admin',
+    body: () => ({ title: 'Renamed' }),
+  },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}': { allow: 'admin' },
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections': { allow: 'admin', body: (c) => ({ sectionId: c.org.ids.siteSectionId }) },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections': {
+    allow: 'admin',
+    body: (c) => ({ sectionId: c.org.ids.siteSectionId }),
+  },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}': { allow: 'admin' },
-  'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move': { allow: 'admin', body: () => ({ position: {} }) },
+  'POST /v1/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/move': {
+    allow: 'admin',
+    body: () => ({ position: {} }),
+  },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/structure': { allow: 'guest' },
   /** The fixture's site has two sections: the one made of its root's site space, and one in a group. */
   'PATCH /v1/orgs/{organizationId}/sites/{siteId}/structure/sort': {
@@ -215,11 +306,17 @@ export const RULES: Record<string, Rule> = {
     }),
   },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': { allow: 'guest' },
-  'PUT /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': { allow: 'admin', body: () => ({ jsonSchema: { type: 'object', properties: {}, additionalProperties: false } }) },
+  'PUT /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema': {
+    allow: 'admin',
+    body: () => ({ jsonSchema: { type: 'object', properties: {}, additionalProperties: false } }),
+  },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions': { allow: 'guest' },
   'GET /v1/orgs/{organizationId}/sites/{siteId}/site-spaces': { allow: 'guest' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces': { allow: 'admin', body: (c) => ({ spaceId: c.org.spaceId }) },
-  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': { allow: 'admin', body: () => ({ condition: 'visitor.claims.beta' }) },
+  'PATCH /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': {
+    allow: 'admin',
+    body: () => ({ condition: 'visitor.claims.beta' }),
+  },
   'DELETE /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}': { allow: 'admin' },
   'POST /v1/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/move': { allow: 'admin', body: () => ({ position: {} }) },
 
@@ -227,7 +324,10 @@ export const RULES: Record<string, Rule> = {
   'GET /v1/orgs/{organizationId}/translations': { allow: 'read' },
   'POST /v1/orgs/{organizationId}/translations': { allow: 'admin', body: () => ({ title: 'Another translation', languages: ['fr'] }) },
   'GET /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'read' },
-  'PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'admin', body: () => ({ title: 'Renamed', languages: ['de-CH'] }) },
+  'PUT /v1/orgs/{organizationId}/translations/{translationSettingsId}': {
+    allow: 'admin',
+    body: () => ({ title: 'Renamed', languages: ['de-CH'] }),
+  },
   'DELETE /v1/orgs/{organizationId}/translations/{translationSettingsId}': { allow: 'admin' },
 
   /** Integrations are the service's, not an organization's: any user lists and reads public ones. */
@@ -243,15 +343,29 @@ export const RULES: Record<string, Rule> = {
   'PATCH /v1/integrations/{integrationName}/installations/{installationId}': { allow: 'admin', body: () => ({ status: 'active' }) },
   'DELETE /v1/integrations/{integrationName}/installations/{installationId}': { allow: 'admin' },
   'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces': { allow: 'admin', below: 404 },
-  'POST /v1/integrations/{integrationName}/installations/{installationId}/spaces': { allow: 'admin', body: (c) => ({ space: c.org.spaceId }) },
+  'POST /v1/integrations/{integrationName}/installations/{installationId}/spaces': {
+    allow: 'admin',
+    body: (c) => ({ space: c.org.spaceId }),
+  },
   'GET /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { allow: 'admin', below: 404 },
-  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { allow: 'admin', below: 404, body: () => ({ status: 'active' }) },
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': {
+    allow: 'admin',
+    below: 404,
+    body: () => ({ status: 'active' }),
+  },
   'DELETE /v1/integrations/{integrationName}/installations/{installationId}/spaces/{spaceId}': { allow: 'admin' },
   'GET /v1/integrations/{integrationName}/spaces': { allow: 'user' },
   'GET /v1/integrations/{integrationName}/installations/{installationId}/sites': { allow: 'admin', below: 404 },
-  'POST /v1/integrations/{integrationName}/installations/{installationId}/sites': { allow: 'admin', body: (c) => ({ site: c.org.ids.siteId }) },
+  'POST /v1/integrations/{integrationName}/installations/{installationId}/sites': {
+    allow: 'admin',
+    body: (c) => ({ site: c.org.ids.siteId }),
+  },
   'GET /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': { allow: 'admin', below: 404 },
-  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': { allow: 'admin', below: 404, body: () => ({ status: 'active' }) },
+  'PATCH /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': {
+    allow: 'admin',
+    below: 404,
+    body: () => ({ status: 'active' }),
+  },
   'DELETE /v1/integrations/{integrationName}/installations/{installationId}/sites/{siteId}': { allow: 'admin' },
   'GET /v1/integrations/{integrationName}/sites': { allow: 'user' },
   'GET /v1/integrations/{integrationName}/events': { allow: 'admin' },
@@ -260,7 +374,10 @@ export const RULES: Record<string, Rule> = {
   'DELETE /v1/integrations/{integrationName}/dev': { allow: 'admin' },
   'GET /v1/integrations/{integrationName}/dev': { allow: 'admin' },
   'POST /v1/integrations/{integrationName}/render': { allow: 'user', body: () => ({ componentId: 'counter' }) },
-  'GET /v1/integrations/{integrationName}/render': { allow: 'user', query: async () => `request=${compressToEncodedURIComponent(JSON.stringify({ componentId: 'counter' }))}` },
+  'GET /v1/integrations/{integrationName}/render': {
+    allow: 'user',
+    query: async () => `request=${compressToEncodedURIComponent(JSON.stringify({ componentId: 'counter' }))}`,
+  },
   'GET /v1/spaces/{spaceId}/comments': space('read'),
   'POST /v1/spaces/{spaceId}/comments': space('comment', { body: (c) => ({ page: c.org.ids.pageId, body: { markdown: 'Looks good' } }) }),
   'GET /v1/spaces/{spaceId}/comments/{commentId}': space('read'),
@@ -275,17 +392,32 @@ export const RULES: Record<string, Rule> = {
   'DELETE /v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}': space('admin'),
   'GET /v1/spaces/{spaceId}/commenters': space('read'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments': space('read'),
-  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments': space('comment', { body: (c) => ({ page: c.org.ids.pageId, body: { markdown: 'Looks good' } }) }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments': space('comment', {
+    body: (c) => ({ page: c.org.ids.pageId, body: { markdown: 'Looks good' } }),
+  }),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}': space('read', { setup: changeRequestThread }),
   /** Reacting needs read access only. */
-  'PUT /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}': space('read', { body: () => ({ addedReactions: ['👍'] }), setup: changeRequestThread }),
+  'PUT /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}': space('read', {
+    body: () => ({ addedReactions: ['👍'] }),
+    setup: changeRequestThread,
+  }),
   /** The author (the owner) or a space admin. */
   'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}': space('admin', { setup: changeRequestThread }),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies': space('read', { setup: changeRequestThread }),
-  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies': space('comment', { body: () => ({ body: { markdown: 'Agreed' } }), setup: changeRequestThread }),
-  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('read', { setup: changeRequestThread }),
-  'PUT /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('read', { body: () => ({ addedReactions: ['👀'] }), setup: changeRequestThread }),
-  'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('admin', { setup: changeRequestThread }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies': space('comment', {
+    body: () => ({ body: { markdown: 'Agreed' } }),
+    setup: changeRequestThread,
+  }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('read', {
+    setup: changeRequestThread,
+  }),
+  'PUT /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('read', {
+    body: () => ({ addedReactions: ['👀'] }),
+    setup: changeRequestThread,
+  }),
+  'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/comments/{commentId}/replies/{commentReplyId}': space('admin', {
+    setup: changeRequestThread,
+  }),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/commenters': space('read'),
 
   'GET /v1/spaces/{spaceId}/change-requests': space('read'),
@@ -297,21 +429,40 @@ export const RULES: Record<string, Rule> = {
   'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/update': space('edit'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/changes': space('read'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers': space('read'),
-  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers': space('edit', { body: (c) => ({ users: [c.org.victim.id] }) }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers': space('edit', {
+    body: (c) => ({ users: [c.org.victim.id] }),
+  }),
   'DELETE /v1/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}': space('edit', {
-    setup: async (c) => void expectStatus(await c.api.request({ method: 'POST', url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/requested-reviewers`, token: ruleUsers.owner.token, body: { users: [c.org.victim.id] } }), 200, 'requesting a reviewer'),
+    setup: async (c) =>
+      void expectStatus(
+        await c.api.request({
+          method: 'POST',
+          url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/requested-reviewers`,
+          token: ruleUsers.owner.token,
+          body: { users: [c.org.victim.id] },
+        }),
+        200,
+        'requesting a reviewer',
+      ),
   }),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews': space('read'),
   /** The fixture's author is the owner: every caller allowed to review is someone else. */
   'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews': space('review', { body: () => ({ status: 'approved' }) }),
-  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}': space('read', { setup: async (c) => ({ reviewId: await review(c) }) }),
+  'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}': space('read', {
+    setup: async (c) => ({ reviewId: await review(c) }),
+  }),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf': space('read'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download': { allow: 'public', query: signedPdf },
   /** Guests read the requests of the spaces they can see: none here, an empty list. */
   'GET /v1/orgs/{organizationId}/change-requests': { allow: 'guest' },
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content': space('read'),
-  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content': space('edit', { body: () => ({ changes: [{ operation: 'insert_page', title: 'Another', document: { markdown: 'x' } }] }) }),
-  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content': space('edit', {
+    body: () => ({ changes: [{ operation: 'insert_page', title: 'Another', document: { markdown: 'x' } }] }),
+  }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import': space('edit', {
+    body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }),
+    allowedStatus: 400,
+  }),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/pages': space('read'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files': space('read'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}': space('read'),
@@ -319,7 +470,10 @@ export const RULES: Record<string, Rule> = {
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}': space('read'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links': space('read'),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/backlinks': space('read'),
-  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/import': space('edit', { body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }), allowedStatus: 400 }),
+  'POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/import': space('edit', {
+    body: () => ({ source: 'markdown', url: 'http://127.0.0.1:9/notes.md' }),
+    allowedStatus: 400,
+  }),
   'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/path/{pagePath}': space('read'),
   'GET /v1/spaces/{spaceId}/search': space('read', { query: async () => 'query=guide' }),
   'GET /v1/orgs/{organizationId}/search': { allow: 'guest', query: async () => 'query=guide' },
@@ -350,7 +504,12 @@ export const RULES: Record<string, Rule> = {
     // The identity provider signs in addresses of a domain the organization has verified (here through the admin route).
     setup: async (c) => {
       const domain = `sso-${c.org.organizationId.toLowerCase()}.example.com`;
-      await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/verified-domains`, token: ruleUsers.owner.token, body: { domain } });
+      await c.api.request({
+        method: 'POST',
+        url: `/v1/orgs/${c.org.organizationId}/verified-domains`,
+        token: ruleUsers.owner.token,
+        body: { domain },
+      });
       await c.api.request({ method: 'POST', url: `/v1/admin/orgs/${c.org.organizationId}/verified-domains/${domain}`, token: ADMIN_TOKEN });
       samlResponse = await samlResponseFor(c.api, c.org.samlProviderId, `sso-${c.unique}@${domain}`);
     },
@@ -360,8 +519,15 @@ export const RULES: Record<string, Rule> = {
   'POST /v1/orgs/{organizationId}/verified-domains': { allow: 'admin', body: (c) => ({ domain: `verify-${c.unique}.example.com` }) },
   'GET /v1/orgs/{organizationId}/verified-domains/{domain}': { allow: 'admin', setup: async (c) => ({ domain: await verifiedDomain(c) }) },
   /** No DNS TXT record can be published from a test: admins get as far as 409 (not verified). */
-  'POST /v1/orgs/{organizationId}/verified-domains/{domain}/verify': { allow: 'admin', allowedStatus: 409, setup: async (c) => ({ domain: await verifiedDomain(c) }) },
-  'DELETE /v1/orgs/{organizationId}/verified-domains/{domain}': { allow: 'admin', setup: async (c) => ({ domain: await verifiedDomain(c) }) },
+  'POST /v1/orgs/{organizationId}/verified-domains/{domain}/verify': {
+    allow: 'admin',
+    allowedStatus: 409,
+    setup: async (c) => ({ domain: await verifiedDomain(c) }),
+  },
+  'DELETE /v1/orgs/{organizationId}/verified-domains/{domain}': {
+    allow: 'admin',
+    setup: async (c) => ({ domain: await verifiedDomain(c) }),
+  },
 };
 
 /**
@@ -428,7 +594,11 @@ export async function ownerCallers(api: InProcessApi): Promise<{ owner: User; vi
   ruleUsers.owner = await api.createUser('Owner');
   ruleUsers.reviewer = await api.createUser('Reviewer');
   const victim = await api.createUser('Member');
-  const second = expectStatus(await api.request({ method: 'POST', url: '/v1/orgs', token: ruleUsers.owner.token, body: { title: "Owner's other" } }), 201, 'creating a second organization');
+  const second = expectStatus(
+    await api.request({ method: 'POST', url: '/v1/orgs', token: ruleUsers.owner.token, body: { title: "Owner's other" } }),
+    201,
+    'creating a second organization',
+  );
   ruleUsers.ownOrganizations.set(ruleUsers.owner.id, second.id);
   return { owner: ruleUsers.owner, victim };
 }
@@ -436,33 +606,88 @@ export async function ownerCallers(api: InProcessApi): Promise<{ owner: User; vi
 /** A fixture organization of the owner's, with the reviewer (review role) and the victim (read role, in the team) in it. */
 export async function ownerFixture(api: InProcessApi, owner: User, victim: User): Promise<MatrixFixture> {
   const org = await organizationFixture(api, owner);
-  await Promise.all([joinWithRole(api, owner, org.organizationId, ruleUsers.reviewer, 'review'), joinWithRole(api, owner, org.organizationId, victim, 'read')]);
-  expectStatus(await api.request({ method: 'PUT', url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`, token: owner.token, body: {} }), 204, 'adding the victim to the team');
+  await Promise.all([
+    joinWithRole(api, owner, org.organizationId, ruleUsers.reviewer, 'review'),
+    joinWithRole(api, owner, org.organizationId, victim, 'read'),
+  ]);
+  expectStatus(
+    await api.request({
+      method: 'PUT',
+      url: `/v1/orgs/${org.organizationId}/teams/${org.teamId}/members/${victim.id}`,
+      token: owner.token,
+      body: {},
+    }),
+    204,
+    'adding the victim to the team',
+  );
   return { ...org, victim, ids: { ...org.ids, userId: victim.id } };
 }
 
 /** A thread (a comment and a reply by the owner) on the fixture's change request: the change-request group's `{commentId}` and `{commentReplyId}`. */
 async function changeRequestThread(c: Context): Promise<Record<string, string>> {
   const base = `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/comments`;
-  const commentId = expectStatus(await c.api.request({ method: 'POST', url: base, token: ruleUsers.owner.token, body: { page: c.org.ids.pageId, body: { markdown: 'On the request' } } }), 201, 'commenting on the request').id;
-  const commentReplyId = expectStatus(await c.api.request({ method: 'POST', url: `${base}/${commentId}/replies`, token: ruleUsers.owner.token, body: { body: { markdown: 'A reply' } } }), 201, 'replying on the request').id;
+  const commentId = expectStatus(
+    await c.api.request({
+      method: 'POST',
+      url: base,
+      token: ruleUsers.owner.token,
+      body: { page: c.org.ids.pageId, body: { markdown: 'On the request' } },
+    }),
+    201,
+    'commenting on the request',
+  ).id;
+  const commentReplyId = expectStatus(
+    await c.api.request({
+      method: 'POST',
+      url: `${base}/${commentId}/replies`,
+      token: ruleUsers.owner.token,
+      body: { body: { markdown: 'A reply' } },
+    }),
+    201,
+    'replying on the request',
+  ).id;
   return { commentId, commentReplyId };
 }
 
 /** The query of the PDF's signed URL, as the owner gets it. */
 async function signedPdf(c: Context): Promise<string> {
-  const answer = expectStatus(await c.api.request({ method: 'GET', url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/pdf`, token: ruleUsers.owner.token }), 200, 'asking for the PDF');
+  const answer = expectStatus(
+    await c.api.request({
+      method: 'GET',
+      url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/pdf`,
+      token: ruleUsers.owner.token,
+    }),
+    200,
+    'asking for the PDF',
+  );
   return new URL(answer.url).search.slice(1);
 }
 
 /** A review of the fixture's request by a member with the review role (its author, the owner, may not review it). */
 async function review(c: Context): Promise<string> {
-  return expectStatus(await c.api.request({ method: 'POST', url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/reviews`, token: ruleUsers.reviewer.token, body: { status: 'approved' } }), 201, 'reviewing').id;
+  return expectStatus(
+    await c.api.request({
+      method: 'POST',
+      url: `/v1/spaces/${c.org.spaceId}/change-requests/${c.org.ids.changeRequestId}/reviews`,
+      token: ruleUsers.reviewer.token,
+      body: { status: 'approved' },
+    }),
+    201,
+    'reviewing',
+  ).id;
 }
 
 /** The query of the file's signed download URL, as its space's owner reads it. */
 async function signedDownload(c: Context): Promise<string> {
-  const file = expectStatus(await c.api.request({ method: 'GET', url: `/v1/spaces/${c.org.spaceId}/content/files/${c.org.ids.fileId}`, token: ruleUsers.owner.token }), 200, 'reading the file');
+  const file = expectStatus(
+    await c.api.request({
+      method: 'GET',
+      url: `/v1/spaces/${c.org.spaceId}/content/files/${c.org.ids.fileId}`,
+      token: ruleUsers.owner.token,
+    }),
+    200,
+    'reading the file',
+  );
   return new URL(file.downloadURL).search.slice(1);
 }
 
@@ -473,13 +698,30 @@ function ownOrganization(c: Context): string {
 
 /** An e-mail invitation to the organization, by its owner; its id. */
 async function invitation(c: Context, email: string): Promise<string> {
-  const answer = expectStatus(await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/invites`, token: ruleUsers.owner.token, body: { emails: [email] } }), 200, 'inviting by e-mail');
+  const answer = expectStatus(
+    await c.api.request({
+      method: 'POST',
+      url: `/v1/orgs/${c.org.organizationId}/invites`,
+      token: ruleUsers.owner.token,
+      body: { emails: [email] },
+    }),
+    200,
+    'inviting by e-mail',
+  );
   return (answer.invites ?? answer.users)[0];
 }
 
 async function verifiedDomain(c: Context): Promise<string> {
   const domain = `verify-${c.unique}.example.com`;
-  expectStatus(await c.api.request({ method: 'POST', url: `/v1/orgs/${c.org.organizationId}/verified-domains`, token: ruleUsers.owner.token, body: { domain } }), 201, 'adding a domain');
+  expectStatus(
+    await c.api.request({
+      method: 'POST',
+      url: `/v1/orgs/${c.org.organizationId}/verified-domains`,
+      token: ruleUsers.owner.token,
+      body: { domain },
+    }),
+    201,
+    'adding a domain',
+  );
   return domain;
 }
-

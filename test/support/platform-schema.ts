@@ -28,7 +28,12 @@ const byShape = new Map<string, PlatformOperation>();
 for (const [path, item] of Object.entries(document.paths)) {
   for (const [method, operation] of Object.entries(item)) {
     if (!operation?.operationId) continue;
-    byShape.set(`${method.toUpperCase()} ${shapeOf(path)}`, { operationId: operation.operationId, method: method.toUpperCase(), path, operation });
+    byShape.set(`${method.toUpperCase()} ${shapeOf(path)}`, {
+      operationId: operation.operationId,
+      method: method.toUpperCase(),
+      path,
+      operation,
+    });
   }
 }
 
@@ -61,7 +66,10 @@ function rebased(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(rebased);
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(
-    Object.entries(schema as Record<string, unknown>).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' ? `platform${value}` : rebased(value)]),
+    Object.entries(schema as Record<string, unknown>).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' ? `platform${value}` : rebased(value),
+    ]),
   );
 }
 
@@ -79,14 +87,28 @@ function validatorFor(operation: PlatformOperation, status: number): ValidateFun
  * JSON answers, a body valid against its schema; else what differs, each error with its place.
  * `bodyOf`: where the status knowingly differs, the platform's status whose body the answer must have.
  */
-export function platformResponseProblem(operation: PlatformOperation, status: number, body: unknown, options: { bodyOf?: number } = {}): string | null {
+export function platformResponseProblem(
+  operation: PlatformOperation,
+  status: number,
+  body: unknown,
+  options: { bodyOf?: number } = {},
+): string | null {
   const successes = platformSuccesses(operation);
   if (!successes.includes(options.bodyOf ?? status)) return `status ${status}, the platform answers ${successes.join('/')}`;
   const validate = validatorFor(operation, options.bodyOf ?? status);
   if (!validate || validate(body)) return null;
   const errors = (validate.errors ?? []).filter((error) => error.keyword !== 'if');
   // `oneOf`/`anyOf` report every branch's errors: the branch's own messages say more than the summary.
-  const messages = [...new Set(errors.filter((error) => !['oneOf', 'anyOf'].includes(error.keyword)).map((error) => `${error.instancePath || '/'} ${error.message}${error.params && 'allowedValues' in error.params ? ` (${(error.params.allowedValues as unknown[]).join('|')})` : ''}`))];
+  const messages = [
+    ...new Set(
+      errors
+        .filter((error) => !['oneOf', 'anyOf'].includes(error.keyword))
+        .map(
+          (error) =>
+            `${error.instancePath || '/'} ${error.message}${error.params && 'allowedValues' in error.params ? ` (${(error.params.allowedValues as unknown[]).join('|')})` : ''}`,
+        ),
+    ),
+  ];
   return `breaks ${operation.operationId}'s schema: ${messages.slice(0, 12).join('; ')}${messages.length > 12 ? ` (+${messages.length - 12} more)` : ''}`;
 }
 

@@ -216,7 +216,8 @@ class ServiceHandle implements RunningService {
       await child.exit;
       throw error;
     }
-    this.adminToken = this.env.ADMIN_TOKEN ?? printedAdminToken(child.stdout) ?? readFileSync(join(this.dataDir, 'admin-token'), 'utf8').trim();
+    this.adminToken =
+      this.env.ADMIN_TOKEN ?? printedAdminToken(child.stdout) ?? readFileSync(join(this.dataDir, 'admin-token'), 'utf8').trim();
   }
 
   private async waitUntilHealthy(child: Child): Promise<void> {
@@ -239,7 +240,9 @@ class ServiceHandle implements RunningService {
       }
       await delay(100);
     }
-    throw new Error(`the service on ${this.url} did not answer GET /health with 200 within ${STARTUP_TIMEOUT_MS} ms (last: ${last})\n${describeOutput(child)}`);
+    throw new Error(
+      `the service on ${this.url} did not answer GET /health with 200 within ${STARTUP_TIMEOUT_MS} ms (last: ${last})\n${describeOutput(child)}`,
+    );
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
@@ -352,7 +355,10 @@ function delay(ms: number): Promise<void> {
  * nothing else, a JSON content type, a request id, and (when given) what the message must contain.
  */
 export function expectError(response: Response, status: number, message?: RegExp | string): void {
-  expect({ status: response.status, body: response.body }).toEqual({ status, body: { error: { code: status, message: expect.any(String) } } });
+  expect({ status: response.status, body: response.body }).toEqual({
+    status,
+    body: { error: { code: status, message: expect.any(String) } },
+  });
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   expect(response.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
   expect(response.body.error.message.trim()).not.toBe('');

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../../libs/platform/src/config';
-import { createService, type Service } from '../../../libs/composition/src/api/app';
+import { loadConfig } from '#platform/config';
+import { createService, type Service } from '#composition/api/app';
 
 const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
@@ -15,7 +15,10 @@ const DISTRIBUTED = { EVENTSTORE_URL: 'kurrentdb://127.0.0.1:1?tls=false', MONGO
 /** Runs the API's entry point as its own process with exactly `env` (plus PATH). */
 function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -46,13 +49,17 @@ describe('the API refuses a configuration it cannot run with, exiting 78 (EX_CON
   it('given distributed mode without ADMIN_TOKEN, then it exits 78 naming it, before connecting to any store', async () => {
     const { code, output } = await runMain({ DATA_DIR: dataDir, ...DISTRIBUTED, INTEGRATION_SECRETS_KEY: SECRETS_KEY });
     expect(code).toBe(78);
-    expect(fatalMessage(output)).toMatch(/^could not start: the API needs ADMIN_TOKEN \(at least 16 characters\) in distributed mode: every process must share them/);
+    expect(fatalMessage(output)).toMatch(
+      /^could not start: the API needs ADMIN_TOKEN \(at least 16 characters\) in distributed mode: every process must share them/,
+    );
   }, 60_000);
 
   it('given distributed mode without INTEGRATION_SECRETS_KEY, then it exits 78 rather than sealing secrets with a key of its own', async () => {
     const { code, output } = await runMain({ DATA_DIR: dataDir, ...DISTRIBUTED, ADMIN_TOKEN });
     expect(code).toBe(78);
-    expect(fatalMessage(output)).toMatch(/^could not start: the API needs INTEGRATION_SECRETS_KEY \(64 hex characters\) in distributed mode/);
+    expect(fatalMessage(output)).toMatch(
+      /^could not start: the API needs INTEGRATION_SECRETS_KEY \(64 hex characters\) in distributed mode/,
+    );
   }, 60_000);
 
   it('given distributed mode with a malformed INTEGRATION_SECRETS_KEY, then it exits 78 saying what the key must be', async () => {
@@ -90,7 +97,11 @@ describe('the API’s liveness and readiness', () => {
 
   it('given an API that does not project (a distributed replica) with the read models behind the log, then it is ready: it serves what is applied so far, while /health still reports the lag', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'api-probes-'));
-    service = await createService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), adminToken: ADMIN_TOKEN, runProjections: false });
+    service = await createService({
+      config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+      adminToken: ADMIN_TOKEN,
+      runProjections: false,
+    });
     await service.runtime.stores.events.appendToStream('probe-1', [{ type: 'ProbeWritten', data: {} }], 'no_stream');
 
     const ready = await service.app.inject({ method: 'GET', url: '/health/ready' });
@@ -101,7 +112,11 @@ describe('the API’s liveness and readiness', () => {
 
   it('given a store that does not answer, then it is still live but not ready', async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'api-probes-'));
-    service = await createService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), adminToken: ADMIN_TOKEN, runProjections: false });
+    service = await createService({
+      config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+      adminToken: ADMIN_TOKEN,
+      runProjections: false,
+    });
     jest.spyOn(service.runtime.stores.reads, 'health').mockResolvedValue({ ok: false, detail: 'connection refused' });
 
     expect((await service.app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);

@@ -1,11 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
-import { newSecret } from '../../../libs/platform/src/ids';
-import { configureLogging, log } from '../../../libs/platform/src/logging';
-import { EX_READ_MODELS_DAMAGED, exitCodeOf, requireSharedKeys } from '../../../libs/runtime/src/process-settings';
-import { createService } from '../../../libs/composition/src/api/app';
-import { handleUnhandledRejections } from '../../../libs/runtime/src/unhandled-rejections';
+import { loadConfig, type AppConfig } from '#platform/config';
+import { newSecret } from '#platform/ids';
+import { configureLogging, log } from '#platform/logging';
+import { EX_READ_MODELS_DAMAGED, exitCodeOf, requireSharedKeys } from '#runtime/process-settings';
+import { createService } from '#composition/api/app';
+import { handleUnhandledRejections } from '#runtime/unhandled-rejections';
 
 /**
  * The admin token (docs/architecture.md, Extensions): ADMIN_TOKEN, or in embedded mode one generated on first
@@ -29,7 +29,13 @@ function adminToken(config: AppConfig): { token: string; created: string | null 
  * mapping among them) so that it is the last thing on screen rather than scrolled away.
  */
 function adminTokenBox(token: string, file: string): string {
-  const lines = [`Admin token (shown once, stored in ${file}, mode 0600):`, '', `  ${token}`, '', 'It authorizes /v1/admin/*, where users and their tokens are made.'];
+  const lines = [
+    `Admin token (shown once, stored in ${file}, mode 0600):`,
+    '',
+    `  ${token}`,
+    '',
+    'It authorizes /v1/admin/*, where users and their tokens are made.',
+  ];
   const rule = '='.repeat(Math.max(...lines.map((line) => line.length)));
   return ['', rule, ...lines, rule, '', ''].join('\n');
 }

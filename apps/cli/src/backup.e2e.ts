@@ -5,8 +5,8 @@
  * that holds its lock, as it would in production.
  */
 import { join } from 'node:path';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
-import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import type { RecordedEvent } from '#event-store/event-store.port';
 import { cleanUpServices, ok, startService, temporaryDirectory, until, type RunningService } from '../../../test/support/service';
 import { runCli } from './cli';
 
@@ -62,7 +62,8 @@ beforeAll(async () => {
       },
     }),
   );
-  changeRequestId = ok(await source.request('POST', `/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: 'Typos' } }), 201).body.id;
+  changeRequestId = ok(await source.request('POST', `/v1/spaces/${spaceId}/change-requests`, { token, body: { subject: 'Typos' } }), 201)
+    .body.id;
 });
 
 describe('backup of a live service', () => {
@@ -73,7 +74,10 @@ describe('backup of a live service', () => {
     const writer = (async () => {
       for (let n = 0; writing; n += 1) {
         const titles = [`Page ${n}a`, `Page ${n}b`];
-        const response = await source.request('POST', `/v1/spaces/${spaceId}/content`, { token, body: { changes: titles.map((title) => insert(title, `# ${title}\n\nBody ${n}.`)) } });
+        const response = await source.request('POST', `/v1/spaces/${spaceId}/content`, {
+          token,
+          body: { changes: titles.map((title) => insert(title, `# ${title}\n\nBody ${n}.`)) },
+        });
         if (response.status === 200) acknowledged.push({ at: Date.now(), titles });
       }
     })();
@@ -107,7 +111,8 @@ describe('backup of a live service', () => {
     const liveLog = await logOf(source.dataDir);
     expect(restoredLog).toEqual(liveLog.slice(0, restoredLog.length));
     const [last, next] = [restoredLog.at(-1)!, liveLog[restoredLog.length]];
-    if (next) expect(next.streamId === last.streamId && next.recordedAt === last.recordedAt && next.revision === last.revision + 1).toBe(false);
+    if (next)
+      expect(next.streamId === last.streamId && next.recordedAt === last.recordedAt && next.revision === last.revision + 1).toBe(false);
   });
 });
 
@@ -127,7 +132,10 @@ describe('export and import', () => {
     for (const path of reads()) {
       const response = await service.request('GET', path, { token });
       // Each service has its own port, and download URLs are signed with an expiry: the same file, another signature.
-      const text = response.text.split(service.url).join('<service>').replace(/"downloadURL":"[^"]*"/g, '"downloadURL":"…"');
+      const text = response.text
+        .split(service.url)
+        .join('<service>')
+        .replace(/"downloadURL":"[^"]*"/g, '"downloadURL":"…"');
       all.push({ path, status: response.status, body: JSON.parse(text) });
     }
     return all;

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
-import type { RecordedEvent } from '../../../libs/event-store/src/event-store.port';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import type { RecordedEvent } from '#event-store/event-store.port';
 import { blobsIn } from './blob-snapshot';
 import { runCli } from './cli';
 
@@ -62,7 +62,9 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 describe('blobsIn', () => {
   it('finds the blobs of the packs and of the files, each checked against its hash', async () => {
     await instance(directory('data'));
-    expect([...blobsIn(join(directory('data'), 'blobs'))].map(({ hash, size }) => ({ hash, size })).sort((a, b) => a.size - b.size)).toEqual([
+    expect(
+      [...blobsIn(join(directory('data'), 'blobs'))].map(({ hash, size }) => ({ hash, size })).sort((a, b) => a.size - b.size),
+    ).toEqual([
       { hash: expect.stringMatching(/^[0-9a-f]{64}$/), size: SMALL.length },
       { hash: expect.stringMatching(/^[0-9a-f]{64}$/), size: LARGE.length },
     ]);
@@ -142,7 +144,10 @@ describe('backup and restore', () => {
     await instance(directory('data'));
     expect(await runCli(['backup', directory('backup')], buffers().io, { DATA_DIR: directory('data') })).toBe(0);
     const manifest = JSON.parse(readFileSync(join(directory('backup'), 'backup.json'), 'utf8'));
-    writeFileSync(join(directory('backup'), 'backup.json'), JSON.stringify({ ...manifest, log: { ...manifest.log, sha256: '0'.repeat(64) } }));
+    writeFileSync(
+      join(directory('backup'), 'backup.json'),
+      JSON.stringify({ ...manifest, log: { ...manifest.log, sha256: '0'.repeat(64) } }),
+    );
     const run = buffers();
     expect(await runCli(['restore', directory('backup')], run.io, { DATA_DIR: directory('restored') })).toBe(1);
     expect(run.stderr()).toMatch(/does not match the manifest/);

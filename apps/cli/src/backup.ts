@@ -1,12 +1,23 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, createReadStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { open as openLmdb } from 'lmdb';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
-import { DataDirectoryLockedError } from '../../../libs/event-store/src/errors';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
-import type { AppConfig } from '../../../libs/platform/src/config';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import { DataDirectoryLockedError } from '#event-store/errors';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import type { AppConfig } from '#platform/config';
 import { blobsIn, type SnapshotBlob } from './blob-snapshot';
 import { EXIT, USAGE, type CliIo } from './cli';
 
@@ -94,7 +105,9 @@ export async function backup(args: string[], io: CliIo, config: AppConfig): Prom
     writeFileSync(join(target, `${BACKUP_MANIFEST}.tmp`), `${JSON.stringify(manifest, null, 2)}\n`);
     renameSync(join(target, `${BACKUP_MANIFEST}.tmp`), join(target, BACKUP_MANIFEST));
     syncDisks();
-    io.stdout.write(`Backup complete: ${join(target, BACKUP_MANIFEST)}. Read models are not copied: the first start after a restore builds them.\n`);
+    io.stdout.write(
+      `Backup complete: ${join(target, BACKUP_MANIFEST)}. Read models are not copied: the first start after a restore builds them.\n`,
+    );
     return EXIT.ok;
   } catch (error) {
     io.stderr.write(`backup failed: ${messageOf(error)}\n`);
@@ -110,7 +123,9 @@ export async function restore(args: string[], io: CliIo, config: AppConfig): Pro
   if (unknown.length > 0) return usage(io, `unknown option '${unknown[0]}' for restore`);
   if (names.length !== 1) return usage(io, 'restore needs one backup directory');
   if (config.eventStoreUrl || config.mongodbUrl) {
-    io.stderr.write('restore fills the embedded stores (DATA_DIR): unset EVENTSTORE_URL and MONGODB_URL. To load a log into KurrentDB, use `import`.\n');
+    io.stderr.write(
+      'restore fills the embedded stores (DATA_DIR): unset EVENTSTORE_URL and MONGODB_URL. To load a log into KurrentDB, use `import`.\n',
+    );
     return EXIT.config;
   }
   const source = resolve(names[0]);
@@ -132,7 +147,9 @@ export async function restore(args: string[], io: CliIo, config: AppConfig): Pro
   let setAside: string | undefined;
   if (present.length > 0) {
     if (!force) {
-      io.stderr.write(`${dataDir} is not empty (${present.slice(0, 5).join(', ')}${present.length > 5 ? ', …' : ''}): restore into an empty DATA_DIR, or pass --force to move its contents aside first\n`);
+      io.stderr.write(
+        `${dataDir} is not empty (${present.slice(0, 5).join(', ')}${present.length > 5 ? ', …' : ''}): restore into an empty DATA_DIR, or pass --force to move its contents aside first\n`,
+      );
       return EXIT.failed;
     }
     setAside = `${dataDir}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -149,10 +166,13 @@ export async function restore(args: string[], io: CliIo, config: AppConfig): Pro
     for (const name of manifest.files) copyFileSync(join(source, name), join(dataDir, name));
     const log = await describeLog(join(dataDir, 'events'));
     if (log.position !== manifest.log.position || log.events !== manifest.log.events) {
-      throw new Error(`the restored log ends at position ${log.position} with ${log.events} events; the manifest says ${manifest.log.position} and ${manifest.log.events}`);
+      throw new Error(
+        `the restored log ends at position ${log.position} with ${log.events} events; the manifest says ${manifest.log.position} and ${manifest.log.events}`,
+      );
     }
     const blobs = await countBlobs(join(dataDir, 'blobs'));
-    if (blobs !== manifest.blobs.count) throw new Error(`the restored blob store holds ${blobs} intact blobs; the manifest says ${manifest.blobs.count}`);
+    if (blobs !== manifest.blobs.count)
+      throw new Error(`the restored blob store holds ${blobs} intact blobs; the manifest says ${manifest.blobs.count}`);
     syncDisks();
     io.stdout.write(
       `Restored the backup of ${manifest.startedAt} into ${dataDir}: ${log.events} events up to position ${log.position ?? '(empty)'}, ${blobs} blobs, all checked.\n` +
@@ -176,14 +196,20 @@ export async function checkBackup(directory: string): Promise<BackupManifest> {
     throw new Error(`${path} is not valid JSON: ${messageOf(error)}`);
   }
   if (manifest?.format !== BACKUP_FORMAT) throw new Error(`${path} is not a backup manifest (format ${JSON.stringify(manifest?.format)})`);
-  if (manifest.version !== BACKUP_VERSION) throw new Error(`${path} has format version ${manifest.version}; this version reads ${BACKUP_VERSION}`);
-  if (manifest.log?.file !== `events/${LOG_FILE}` || !Array.isArray(manifest.files) || manifest.files.some((name) => !TOP_FILES.includes(name))) {
+  if (manifest.version !== BACKUP_VERSION)
+    throw new Error(`${path} has format version ${manifest.version}; this version reads ${BACKUP_VERSION}`);
+  if (
+    manifest.log?.file !== `events/${LOG_FILE}` ||
+    !Array.isArray(manifest.files) ||
+    manifest.files.some((name) => !TOP_FILES.includes(name))
+  ) {
     throw new Error(`${path} names files this version does not restore`);
   }
   const log = join(directory, manifest.log.file);
   if (!existsSync(log)) throw new Error(`the backup lacks its event log ${log}`);
   const digest = await fileDigest(log);
-  if (digest.sha256 !== manifest.log.sha256 || digest.bytes !== manifest.log.bytes) throw new Error(`${log} does not match the manifest (damaged or changed since the backup)`);
+  if (digest.sha256 !== manifest.log.sha256 || digest.bytes !== manifest.log.bytes)
+    throw new Error(`${log} does not match the manifest (damaged or changed since the backup)`);
   return manifest;
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open as openLmdb } from 'lmdb';
-import { BLOB_HASH } from '../../../libs/blob-store/src/blob-store.port';
+import { BLOB_HASH } from '#blob-store/blob-store.port';
 
 /**
  * Reads every blob of an embedded blob directory (`DATA_DIR/blobs`) without opening it as a store,
@@ -34,8 +34,12 @@ export function* blobsIn(rootDir: string): Generator<SnapshotBlob> {
     seen.add(blob.hash);
     yield blob;
   }
-  for (const outer of readdirSync(rootDir).filter((name) => FAN_OUT.test(name)).sort()) {
-    for (const inner of readdirSync(join(rootDir, outer)).filter((name) => FAN_OUT.test(name)).sort()) {
+  for (const outer of readdirSync(rootDir)
+    .filter((name) => FAN_OUT.test(name))
+    .sort()) {
+    for (const inner of readdirSync(join(rootDir, outer))
+      .filter((name) => FAN_OUT.test(name))
+      .sort()) {
       for (const name of readdirSync(join(rootDir, outer, inner)).sort()) {
         if (!BLOB_HASH.test(name) || !name.startsWith(outer + inner) || seen.has(name)) continue;
         const path = join(rootDir, outer, inner, name);

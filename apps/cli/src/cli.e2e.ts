@@ -1,12 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
-import type { NewEvent } from '../../../libs/event-store/src/event-store.port';
-import { MemoryReadStore } from '../../../libs/read-store/src/memory/memory-read-store';
-import { service } from '../../../libs/composition/src/contexts';
-import { CHECKPOINTS, projectionsFingerprint } from '../../../libs/read-store/src/projections/projection-runner';
-import { buildDigest } from '../../../libs/runtime/src/build-digest';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import type { NewEvent } from '#event-store/event-store.port';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { service } from '#composition/contexts';
+import { CHECKPOINTS, projectionsFingerprint } from '#read-store/projections/projection-runner';
+import { buildDigest } from '#runtime/build-digest';
 import { parseSeedOptions, runCli, USAGE } from './cli';
 import { defaultSeedWorkers } from './seed-content';
 import type { SeedManifest } from './seed';
@@ -16,7 +16,10 @@ function buffers() {
   const out: string[] = [];
   const err: string[] = [];
   return {
-    io: { stdout: { write: (text: string) => out.push(text), isTTY: false }, stderr: { write: (text: string) => err.push(text), isTTY: false } },
+    io: {
+      stdout: { write: (text: string) => out.push(text), isTTY: false },
+      stderr: { write: (text: string) => err.push(text), isTTY: false },
+    },
     stdout: () => out.join(''),
     stderr: () => err.join(''),
   };
@@ -34,9 +37,45 @@ describe('cli', () => {
     env = { DATA_DIR: dataDir };
     const store = LmdbEventStore.open(join(dataDir, 'events'));
     const meta = { actor: ADMIN, source: 'api', occurredAt: '2024-05-01T10:00:00.000Z' };
-    await store.appendToStream(`user-${ALICE_ID}`, [{ type: 'UserCreated', data: { userId: ALICE_ID, email: 'alice@example.com', displayName: 'Alice', photoURL: null, createdAt: '2024-05-01T10:00:00.000Z' }, metadata: meta }], 'no_stream');
-    await store.appendToStream('user-u-bob', [{ type: 'UserCreated', data: { userId: 'u-bob', email: 'bob@example.com', displayName: 'Bob', photoURL: null, createdAt: '2024-05-01T10:00:00.000Z' }, metadata: meta }], 'no_stream');
-    await store.appendToStream('accesstoken-t1', [{ type: 'AccessTokenIssued', data: { tokenId: 't1', userId: ALICE_ID, tokenHash: 'h1', issuedAt: '2024-05-01T10:00:01.000Z' }, metadata: { ...meta, actor: { type: 'user', id: ALICE_ID, label: 'Alice  Liddell' } } }], 'no_stream');
+    await store.appendToStream(
+      `user-${ALICE_ID}`,
+      [
+        {
+          type: 'UserCreated',
+          data: {
+            userId: ALICE_ID,
+            email: 'alice@example.com',
+            displayName: 'Alice',
+            photoURL: null,
+            createdAt: '2024-05-01T10:00:00.000Z',
+          },
+          metadata: meta,
+        },
+      ],
+      'no_stream',
+    );
+    await store.appendToStream(
+      'user-u-bob',
+      [
+        {
+          type: 'UserCreated',
+          data: { userId: 'u-bob', email: 'bob@example.com', displayName: 'Bob', photoURL: null, createdAt: '2024-05-01T10:00:00.000Z' },
+          metadata: meta,
+        },
+      ],
+      'no_stream',
+    );
+    await store.appendToStream(
+      'accesstoken-t1',
+      [
+        {
+          type: 'AccessTokenIssued',
+          data: { tokenId: 't1', userId: ALICE_ID, tokenHash: 'h1', issuedAt: '2024-05-01T10:00:01.000Z' },
+          metadata: { ...meta, actor: { type: 'user', id: ALICE_ID, label: 'Alice  Liddell' } },
+        },
+      ],
+      'no_stream',
+    );
     // A long stream, so that the rebuild goes through several batches and reports progress on the way.
     const bulk: NewEvent[] = Array.from({ length: 1200 }, (_, i) => ({ type: 'NoteWritten', data: { i }, metadata: meta }));
     await store.appendToStream('note-bulk', bulk, 'no_stream');
@@ -49,7 +88,9 @@ describe('cli', () => {
     it('prints a stream’s events, one line each: revision position recordedAt type actor data', async () => {
       const run = buffers();
       expect(await runCli(['history', 'accesstoken-t1'], run.io, env)).toBe(0);
-      expect(run.stdout()).toMatch(/^0 3 \d{4}-\d{2}-\d{2}T[\d:.]+Z AccessTokenIssued Alice Liddell \{"tokenId":"t1","userId":"u-alice","tokenHash":"h1","issuedAt":"2024-05-01T10:00:01.000Z"\}\n$/);
+      expect(run.stdout()).toMatch(
+        /^0 3 \d{4}-\d{2}-\d{2}T[\d:.]+Z AccessTokenIssued Alice Liddell \{"tokenId":"t1","userId":"u-alice","tokenHash":"h1","issuedAt":"2024-05-01T10:00:01.000Z"\}\n$/,
+      );
       expect(run.stderr()).toBe('');
     });
 
@@ -65,7 +106,11 @@ describe('cli', () => {
     it('prints JSON lines with --json', async () => {
       const run = buffers();
       expect(await runCli(['history', '--json', `user-${ALICE_ID}`], run.io, env)).toBe(0);
-      const lines = run.stdout().trimEnd().split('\n').map((line) => JSON.parse(line));
+      const lines = run
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(lines).toEqual([
         {
           object: 'event',
@@ -140,7 +185,12 @@ describe('cli', () => {
 
     it('reports a projection that fails and exits 1', async () => {
       const run = buffers();
-      const failing = { name: 'failing', collections: ['things'], handles: ['NoteWritten'], apply: async () => Promise.reject(new Error('cannot apply NoteWritten')) };
+      const failing = {
+        name: 'failing',
+        collections: ['things'],
+        handles: ['NoteWritten'],
+        apply: async () => Promise.reject(new Error('cannot apply NoteWritten')),
+      };
       expect(await runCli(['rebuild'], run.io, env, { projections: [failing] })).toBe(1);
       expect(run.stderr()).toContain('rebuild failed: cannot apply NoteWritten');
     });
@@ -218,12 +268,26 @@ describe('cli', () => {
 
     it('refuses distributed mode with a message (exit 78)', async () => {
       const run = buffers();
-      expect(await runCli(['seed'], run.io, { ...seedEnv, EVENTSTORE_URL: 'kurrentdb://localhost:2113', MONGODB_URL: 'mongodb://localhost:27017' })).toBe(78);
+      expect(
+        await runCli(['seed'], run.io, {
+          ...seedEnv,
+          EVENTSTORE_URL: 'kurrentdb://localhost:2113',
+          MONGODB_URL: 'mongodb://localhost:27017',
+        }),
+      ).toBe(78);
       expect(run.stderr()).toContain('seed writes the embedded stores only');
     });
 
     it('refuses bad options with usage (exit 64)', async () => {
-      for (const args of [['--events'], ['--events', 'many'], ['--spaces', '0'], ['--pages', '-5'], ['--colour', '3'], ['--organizations', '10', '--spaces', '5'], ['--spaces', '10', '--pages', '9']]) {
+      for (const args of [
+        ['--events'],
+        ['--events', 'many'],
+        ['--spaces', '0'],
+        ['--pages', '-5'],
+        ['--colour', '3'],
+        ['--organizations', '10', '--spaces', '5'],
+        ['--spaces', '10', '--pages', '9'],
+      ]) {
         const run = buffers();
         expect(await runCli(['seed', ...args], run.io, seedEnv)).toBe(64);
         expect(run.stderr()).toContain('Usage: npm run cli');

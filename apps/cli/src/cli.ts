@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DataDirectoryLockedError, EventStoreInputError } from '../../../libs/event-store/src/errors';
-import type { EventStore, RecordedEvent } from '../../../libs/event-store/src/event-store.port';
-import { KurrentDbEventStore } from '../../../libs/event-store/src/kurrentdb/kurrentdb-event-store';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
-import { ConfigError, loadConfig, type AppConfig } from '../../../libs/platform/src/config';
-import type { Projection } from '../../../libs/read-store/src/projections/projection';
-import { ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
-import { rebuildProgressReporter } from '../../../libs/read-store/src/projections/rebuild-progress';
-import { service } from '../../../libs/composition/src/contexts';
-import { projectionBuild } from '../../../libs/runtime/src/build-digest';
-import { openStores, replayMemoryGuards, type Stores } from '../../../libs/runtime/src/stores';
-import { presentEvent, streamEvents } from '../../../libs/audit/src';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
+import { DataDirectoryLockedError, EventStoreInputError } from '#event-store/errors';
+import type { EventStore, RecordedEvent } from '#event-store/event-store.port';
+import { KurrentDbEventStore } from '#event-store/kurrentdb/kurrentdb-event-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { ConfigError, loadConfig, type AppConfig } from '#platform/config';
+import type { Projection } from '#read-store/projections/projection';
+import { ProjectionRunner } from '#read-store/projections/projection-runner';
+import { rebuildProgressReporter } from '#read-store/projections/rebuild-progress';
+import { service } from '#composition/contexts';
+import { projectionBuild } from '#runtime/build-digest';
+import { openStores, replayMemoryGuards, type Stores } from '#runtime/stores';
+import { presentEvent, streamEvents } from '#audit';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
 import { DEFAULT_SEED, seed, writeSeedManifest, type SeedOptions } from './seed';
 import { defaultSeedWorkers, SeedContentWorkers } from './seed-content';
 import { backup, restore } from './backup';
@@ -97,7 +97,12 @@ Exit codes: 0 done, 1 failed or no such stream, 2 data directory in use by a run
 type Command = (args: string[], io: CliIo, config: AppConfig, dependencies?: CliDependencies) => Promise<number>;
 
 /** Parses the command line, loads the configuration from `env`, runs the command; resolves to the exit code. */
-export async function runCli(args: readonly string[], io: CliIo, env: NodeJS.ProcessEnv = process.env, dependencies: CliDependencies = {}): Promise<number> {
+export async function runCli(
+  args: readonly string[],
+  io: CliIo,
+  env: NodeJS.ProcessEnv = process.env,
+  dependencies: CliDependencies = {},
+): Promise<number> {
   const [command, ...rest] = args;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     io.stdout.write(USAGE);
@@ -188,7 +193,9 @@ export async function seedCommand(args: string[], io: CliIo, config: AppConfig):
   const parsed = parseSeedOptions(args);
   if (typeof parsed === 'string') return usageError(io, parsed);
   if (!isEmbedded(config)) {
-    io.stderr.write('seed writes the embedded stores only: unset EVENTSTORE_URL and MONGODB_URL and point DATA_DIR at the data directory to fill\n');
+    io.stderr.write(
+      'seed writes the embedded stores only: unset EVENTSTORE_URL and MONGODB_URL and point DATA_DIR at the data directory to fill\n',
+    );
     return EXIT.config;
   }
   let events: LmdbEventStore;
@@ -202,7 +209,9 @@ export async function seedCommand(args: string[], io: CliIo, config: AppConfig):
   try {
     const head = await events.headPosition();
     if (head !== null && !parsed.append) {
-      io.stderr.write(`the event log in ${join(config.dataDir, 'events')} already holds events (head position ${head}): seed an empty DATA_DIR, or pass --append to add to it\n`);
+      io.stderr.write(
+        `the event log in ${join(config.dataDir, 'events')} already holds events (head position ${head}): seed an empty DATA_DIR, or pass --append to add to it\n`,
+      );
       return EXIT.failed;
     }
     const { options } = parsed;
@@ -258,20 +267,24 @@ export function parseSeedOptions(args: readonly string[]): { options: SeedOption
       append = true;
       continue;
     }
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const key = flag === '--workers' ? 'workers' : SEED_FLAGS[flag];
     if (!key) return `unknown option '${arg}' for seed`;
     const text = inline ?? args[++index];
     if (text === undefined) return `${flag} needs a number`;
     const most = key === 'workers' ? MOST_SEED_WORKERS : 100_000_000;
-    if (!/^[0-9][0-9_]*$/.test(text) || Number(text.replace(/_/g, '')) > most) return `${flag} must be a whole number from 1 to ${most}, got '${text}'`;
+    if (!/^[0-9][0-9_]*$/.test(text) || Number(text.replace(/_/g, '')) > most)
+      return `${flag} must be a whole number from 1 to ${most}, got '${text}'`;
     const value = Number(text.replace(/_/g, ''));
     if (value < 1) return `${flag} must be at least 1`;
     if (key === 'workers') workers = value;
     else options[key] = value;
   }
-  if (options.spaces < options.organizations) return `--spaces (${options.spaces}) must be at least --organizations (${options.organizations}): every organization gets a space`;
-  if (options.pages < options.spaces) return `--pages (${options.pages}) must be at least --spaces (${options.spaces}): every space gets a page`;
+  if (options.spaces < options.organizations)
+    return `--spaces (${options.spaces}) must be at least --organizations (${options.organizations}): every organization gets a space`;
+  if (options.pages < options.spaces)
+    return `--pages (${options.pages}) must be at least --spaces (${options.spaces}): every space gets a page`;
   return { options, append, workers };
 }
 
@@ -284,7 +297,11 @@ export async function history(args: string[], io: CliIo, config: AppConfig, depe
   const names = args.filter((arg) => !arg.startsWith('-'));
   const unknown = flags.filter((flag) => flag !== '--json');
   if (unknown.length > 0) return usageError(io, `unknown option '${unknown[0]}' for history`);
-  if (names.length !== 1) return usageError(io, names.length === 0 ? 'history needs a stream name, such as space-<id>' : `history takes one stream name, got ${names.length}`);
+  if (names.length !== 1)
+    return usageError(
+      io,
+      names.length === 0 ? 'history needs a stream name, such as space-<id>' : `history takes one stream name, got ${names.length}`,
+    );
   const [stream] = names;
   const json = flags.includes('--json');
   if (isEmbedded(config) && !hasEmbeddedLog(config, io)) return EXIT.failed;
@@ -299,7 +316,8 @@ export async function history(args: string[], io: CliIo, config: AppConfig, depe
       io.stderr.write(`no stream '${stream}'\n`);
       return EXIT.failed;
     }
-    for await (const event of streamEvents(store, stream)) io.stdout.write(`${json ? JSON.stringify(presentEvent(event)) : historyLine(event)}\n`);
+    for await (const event of streamEvents(store, stream))
+      io.stdout.write(`${json ? JSON.stringify(presentEvent(event)) : historyLine(event)}\n`);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof EventStoreInputError) return usageError(io, error.message);

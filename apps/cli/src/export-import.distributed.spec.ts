@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { MongoDBContainer, type StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
-import { KurrentDbEventStore } from '../../../libs/event-store/src/kurrentdb/kurrentdb-event-store';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import { KurrentDbEventStore } from '#event-store/kurrentdb/kurrentdb-event-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import { configuredUrl, externalServiceAvailable } from '../../../test/support/external-services';
 import { runCli } from './cli';
 import { ORIGINAL_RECORDED_AT, type ExportedEvent } from './export-import';
@@ -80,10 +80,14 @@ function exportedEvents(directory: string): Array<Omit<ExportedEvent, 'position'
     const blobs = new FsBlobStore(join(dataDir, 'blobs'));
     const body = await blobs.put(Buffer.from('a page body'));
     const file = await blobs.put(Buffer.alloc(100 * 1024, 3));
-    await events.appendToStream(`page-${randomBytes(4).toString('hex')}`, [
-      { type: 'PageCreated', data: { body: body.hash }, metadata: { actor: 'ada' } },
-      { type: 'FileAttached', data: { file: file.hash }, metadata: { actor: 'ada' } },
-    ], 'no_stream');
+    await events.appendToStream(
+      `page-${randomBytes(4).toString('hex')}`,
+      [
+        { type: 'PageCreated', data: { body: body.hash }, metadata: { actor: 'ada' } },
+        { type: 'FileAttached', data: { file: file.hash }, metadata: { actor: 'ada' } },
+      ],
+      'no_stream',
+    );
     await blobs.close();
     await events.close();
     expect(await runCli(['export', join(root, 'from-embedded')], buffers().io, { DATA_DIR: dataDir })).toBe(0);

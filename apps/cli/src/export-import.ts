@@ -7,15 +7,15 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { Db } from 'mongodb';
-import { BLOB_HASH, type BlobStore } from '../../../libs/blob-store/src/blob-store.port';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
-import type * as GridFsAdapter from '../../../libs/blob-store/src/gridfs/gridfs-blob-store';
-import { DataDirectoryLockedError } from '../../../libs/event-store/src/errors';
-import type { EventStore, ExpectedRevision, NewEvent } from '../../../libs/event-store/src/event-store.port';
-import type * as KurrentDbAdapter from '../../../libs/event-store/src/kurrentdb/kurrentdb-event-store';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
-import type { AppConfig } from '../../../libs/platform/src/config';
-import type * as MongoConnection from '../../../libs/read-store/src/mongodb/mongo-connection';
+import { BLOB_HASH, type BlobStore } from '#blob-store/blob-store.port';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import type * as GridFsAdapter from '#blob-store/gridfs/gridfs-blob-store';
+import { DataDirectoryLockedError } from '#event-store/errors';
+import type { EventStore, ExpectedRevision, NewEvent } from '#event-store/event-store.port';
+import type * as KurrentDbAdapter from '#event-store/kurrentdb/kurrentdb-event-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import type { AppConfig } from '#platform/config';
+import type * as MongoConnection from '#read-store/mongodb/mongo-connection';
 import { blobsIn } from './blob-snapshot';
 import { EXIT, USAGE, type CliIo } from './cli';
 
@@ -96,7 +96,9 @@ export async function exportCommand(args: string[], io: CliIo, config: AppConfig
   try {
     mkdirSync(join(target, 'blobs'), { recursive: true });
     const events = await exportEvents(source.events, join(target, EVENTS_FILE));
-    io.stdout.write(`Exported ${events.count} events (up to position ${events.lastPosition ?? '(empty)'}) to ${join(target, EVENTS_FILE)}.\n`);
+    io.stdout.write(
+      `Exported ${events.count} events (up to position ${events.lastPosition ?? '(empty)'}) to ${join(target, EVENTS_FILE)}.\n`,
+    );
     let count = 0;
     let bytes = 0;
     for await (const blob of source.blobs()) {
@@ -166,7 +168,9 @@ export async function importCommand(args: string[], io: CliIo, config: AppConfig
     const events = await importEvents(join(source, manifest.events.file), target, config.eventBatchLimitBytes);
     if (events !== manifest.events.count) throw new Error(`imported ${events} events; the manifest says ${manifest.events.count}`);
     if (blobs !== manifest.blobs.count) throw new Error(`imported ${blobs} blobs; the manifest says ${manifest.blobs.count}`);
-    io.stdout.write(`Imported ${events} events, with their streams, revisions, ids, types, data and metadata; each source recording time is in metadata.${ORIGINAL_RECORDED_AT}.\n`);
+    io.stdout.write(
+      `Imported ${events} events, with their streams, revisions, ids, types, data and metadata; each source recording time is in metadata.${ORIGINAL_RECORDED_AT}.\n`,
+    );
     io.stdout.write(
       target.mode === 'embedded'
         ? `The next start of the service on ${resolve(config.dataDir)} builds the read models from the imported log (or run \`npm run cli -- rebuild\` first).\n`
@@ -192,13 +196,15 @@ export async function checkExport(directory: string): Promise<ExportManifest> {
     throw new Error(`${path} is not valid JSON: ${messageOf(error)}`);
   }
   if (manifest?.format !== EXPORT_FORMAT) throw new Error(`${path} is not an export manifest (format ${JSON.stringify(manifest?.format)})`);
-  if (manifest.version !== EXPORT_VERSION) throw new Error(`${path} has format version ${manifest.version}; this version reads ${EXPORT_VERSION}`);
+  if (manifest.version !== EXPORT_VERSION)
+    throw new Error(`${path} has format version ${manifest.version}; this version reads ${EXPORT_VERSION}`);
   if (manifest.events?.file !== EVENTS_FILE) throw new Error(`${path} names an events file this version does not read`);
   const events = join(directory, EVENTS_FILE);
   if (!existsSync(events) || !existsSync(join(directory, 'blobs'))) throw new Error(`the export lacks ${EVENTS_FILE} or blobs/`);
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(events)) hash.update(chunk as Buffer);
-  if (hash.digest('hex') !== manifest.events.sha256) throw new Error(`${events} does not match the manifest (damaged or changed since the export)`);
+  if (hash.digest('hex') !== manifest.events.sha256)
+    throw new Error(`${events} does not match the manifest (damaged or changed since the export)`);
   return manifest;
 }
 
@@ -257,10 +263,13 @@ async function importEvents(path: string, target: Target, batchLimitBytes: numbe
     const { stream, first, events, recordedAt } = batch;
     batch = undefined;
     const expected: ExpectedRevision = first === 0 ? 'no_stream' : first - 1;
-    const append = target.appendRecorded ? target.appendRecorded(stream, events, expected, recordedAt) : target.events.appendToStream(stream, events, expected);
+    const append = target.appendRecorded
+      ? target.appendRecorded(stream, events, expected, recordedAt)
+      : target.events.appendToStream(stream, events, expected);
     const appended = append.then(
       () => void (imported += events.length),
-      (error: unknown) => void (failure ??= new Error(`appending ${events.length} events at revision ${first} of ${stream}: ${messageOf(error)}`)),
+      (error: unknown) =>
+        void (failure ??= new Error(`appending ${events.length} events at revision ${first} of ${stream}: ${messageOf(error)}`)),
     );
     if (!target.ordered) return appended;
     inFlight.add(appended);
@@ -274,11 +283,18 @@ async function importEvents(path: string, target: Target, batchLimitBytes: numbe
     if (failure) break;
     if (text.trim() === '') continue;
     const event = parseLine(text, number);
-    const fits = batch && batch.stream === event.stream && batch.recordedAt === event.recordedAt && batch.next === event.revision && batch.bytes + text.length <= batchLimitBytes * 0.9;
+    const fits =
+      batch &&
+      batch.stream === event.stream &&
+      batch.recordedAt === event.recordedAt &&
+      batch.next === event.revision &&
+      batch.bytes + text.length <= batchLimitBytes * 0.9;
     if (!fits) await flush();
     batch ??= { stream: event.stream, recordedAt: event.recordedAt, first: event.revision, next: event.revision, events: [], bytes: 0 };
     // A target that stamps its own time (KurrentDB) keeps the source's in the metadata.
-    const metadata = target.appendRecorded ? event.metadata : { ...event.metadata, [ORIGINAL_RECORDED_AT]: event.metadata[ORIGINAL_RECORDED_AT] ?? event.recordedAt };
+    const metadata = target.appendRecorded
+      ? event.metadata
+      : { ...event.metadata, [ORIGINAL_RECORDED_AT]: event.metadata[ORIGINAL_RECORDED_AT] ?? event.recordedAt };
     batch.events.push({ id: event.id, type: event.type, data: event.data, metadata });
     batch.next += 1;
     batch.bytes += text.length;
@@ -307,7 +323,8 @@ function parseLine(text: string, number: number): ExportedEvent {
     typeof event.recordedAt === 'string' &&
     typeof event.metadata === 'object' &&
     event.metadata !== null;
-  if (!valid) throw new Error(`${EVENTS_FILE} line ${number} is not an exported event (stream, revision, id, type, recordedAt, data, metadata)`);
+  if (!valid)
+    throw new Error(`${EVENTS_FILE} line ${number} is not an exported event (stream, revision, id, type, recordedAt, data, metadata)`);
   return event;
 }
 
@@ -336,8 +353,14 @@ async function openSource(config: AppConfig): Promise<Source> {
     events,
     async *blobs() {
       const files = mongo.collection<{ filename: string; length: number }>('blobs.files');
-      for await (const file of files.find({ filename: { $regex: /^[0-9a-f]{64}$/ } }, { projection: { filename: 1, length: 1 } }).sort({ filename: 1 })) {
-        yield { hash: file.filename, size: file.length, save: async (to: string) => pipeline(await blobs.get(file.filename), createWriteStream(to)) };
+      for await (const file of files
+        .find({ filename: { $regex: /^[0-9a-f]{64}$/ } }, { projection: { filename: 1, length: 1 } })
+        .sort({ filename: 1 })) {
+        yield {
+          hash: file.filename,
+          size: file.length,
+          save: async (to: string) => pipeline(await blobs.get(file.filename), createWriteStream(to)),
+        };
       }
     },
     close,
@@ -366,11 +389,12 @@ async function openTarget(config: AppConfig): Promise<Target> {
 }
 
 async function openDistributed(config: AppConfig): Promise<{ events: EventStore; blobs: BlobStore; mongo: Db; close(): Promise<void> }> {
-  if (!config.eventStoreUrl || !config.mongodbUrl) throw new Error('set both EVENTSTORE_URL and MONGODB_URL for distributed mode, or neither for embedded mode');
+  if (!config.eventStoreUrl || !config.mongodbUrl)
+    throw new Error('set both EVENTSTORE_URL and MONGODB_URL for distributed mode, or neither for embedded mode');
   // Loaded only here, as the service does: their clients take time to load and embedded mode never needs them.
-  const { KurrentDbEventStore } = require('../../../libs/event-store/src/kurrentdb/kurrentdb-event-store') as typeof KurrentDbAdapter;
-  const { GridFsBlobStore } = require('../../../libs/blob-store/src/gridfs/gridfs-blob-store') as typeof GridFsAdapter;
-  const { openMongoDatabase } = require('../../../libs/read-store/src/mongodb/mongo-connection') as typeof MongoConnection;
+  const { KurrentDbEventStore } = require('#event-store/kurrentdb/kurrentdb-event-store') as typeof KurrentDbAdapter;
+  const { GridFsBlobStore } = require('#blob-store/gridfs/gridfs-blob-store') as typeof GridFsAdapter;
+  const { openMongoDatabase } = require('#read-store/mongodb/mongo-connection') as typeof MongoConnection;
   const events = KurrentDbEventStore.connect(config.eventStoreUrl, { batchLimitBytes: config.eventBatchLimitBytes });
   const blobs = await GridFsBlobStore.connect(config.mongodbUrl);
   const { client, database } = await openMongoDatabase(

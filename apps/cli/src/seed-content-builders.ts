@@ -1,7 +1,7 @@
-import type { BlobStore } from '../../../libs/blob-store/src/blob-store.port';
-import { EMPTY_TREE_ROOT, loadedTreesOf, touchedPages, TreeEditor, type TouchedPages } from '../../../libs/content/src';
-import { markdownToDocument } from '../../../libs/document/src';
-import type { DocumentNode } from '../../../libs/document/src/document.model';
+import type { BlobStore } from '#blob-store/blob-store.port';
+import { EMPTY_TREE_ROOT, loadedTreesOf, touchedPages, TreeEditor, type TouchedPages } from '#content';
+import { markdownToDocument } from '#document';
+import type { DocumentNode } from '#document/document.model';
 
 /** A page to write in a seeded revision: a document page and its body (`SeedBodies`). */
 export interface SeedPage {
@@ -41,10 +41,21 @@ export class ContentSeedTrees {
   async build(base: string | null, edits: SeedEdits, now: string): Promise<SeedTree> {
     const editor = new TreeEditor(this.trees.store, await this.trees.tree(base ?? EMPTY_TREE_ROOT));
     for (const page of edits.insert ?? []) {
-      editor.insertPage({ id: page.id, type: 'document', attributes: { title: page.title }, document: page.document, into: page.into, now });
+      editor.insertPage({
+        id: page.id,
+        type: 'document',
+        attributes: { title: page.title },
+        document: page.document,
+        into: page.into,
+        now,
+      });
     }
     for (const page of edits.update ?? []) {
-      editor.updatePage(page.id, { ...(page.title !== undefined ? { attributes: { title: page.title } } : {}), document: page.document, now });
+      editor.updatePage(page.id, {
+        ...(page.title !== undefined ? { attributes: { title: page.title } } : {}),
+        document: page.document,
+        now,
+      });
     }
     const { rootHash } = await editor.commit();
     return { tree: rootHash, pages: touchedPages(editor.touched()) };
@@ -73,7 +84,8 @@ function rewordLeaves(node: unknown, reword: (text: string) => string): unknown 
   if (Array.isArray(node)) return node.map((child) => rewordLeaves(child, reword));
   if (node === null || typeof node !== 'object') return node;
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) copy[key] = value !== null && typeof value === 'object' ? rewordLeaves(value, reword) : value;
+  for (const [key, value] of Object.entries(node))
+    copy[key] = value !== null && typeof value === 'object' ? rewordLeaves(value, reword) : value;
   if (copy.object === 'leaf' && typeof copy.text === 'string') copy.text = reword(copy.text);
   return copy;
 }

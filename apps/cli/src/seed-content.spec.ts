@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
 import { ContentSeedTrees, SeedBodies } from './seed-content-builders';
 import { SeedContentWorkers, type SeedRevision } from './seed-content';
 
@@ -82,7 +82,11 @@ describe('SeedContentWorkers', () => {
     expect(await blobs.stat(edited.tree)).not.toBeNull();
     // The tree loads from the directory: an edit of each of its pages builds on it.
     const pages = ['a-page-1', 'a-page-2', 'a-page-3'];
-    const rebuilt = await new ContentSeedTrees(blobs).build(edited.tree, { update: pages.map((id) => ({ id, document: body('again') })) }, '2026-01-02T00:00:00.000Z');
+    const rebuilt = await new ContentSeedTrees(blobs).build(
+      edited.tree,
+      { update: pages.map((id) => ({ id, document: body('again') })) },
+      '2026-01-02T00:00:00.000Z',
+    );
     expect(rebuilt.pages.updated.sort()).toEqual(pages);
   }, 30_000);
 

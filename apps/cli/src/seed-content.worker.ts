@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
 import { ContentSeedTrees } from './seed-content-builders';
 import type { SeedContentJob, SeedContentReply, SeedContentWorkerData } from './seed-content';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Decider, DomainEvent } from '../../../libs/event-store/src/decider';
-import type { EventStore, NewEvent } from '../../../libs/event-store/src/event-store.port';
-import { DomainError } from '../../../libs/platform/src/errors';
-import type { Caller } from '../../../libs/platform/src/http/auth';
-import { commandMetadata } from '../../../libs/runtime/src/command-runner';
+import type { Decider, DomainEvent } from '#event-store/decider';
+import type { EventStore, NewEvent } from '#event-store/event-store.port';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { commandMetadata } from '#runtime/command-runner';
 
 /** Events of one stream per append: well under the batch limit for the seed's events (a few KB each at most). */
 const EVENTS_PER_APPEND = 200;
@@ -44,7 +44,10 @@ export class SeedLog {
     let entry = this.streams.get(stream);
     if (!entry) this.streams.set(stream, (entry = { state: decider.initialState(), revision: -1 }));
     const decided = decider.decide(command, entry.state as S);
-    if (decided instanceof DomainError) throw new Error(`the seed's command ${JSON.stringify((command as { kind?: string }).kind)} on ${stream} was refused: ${decided.message}`);
+    if (decided instanceof DomainError)
+      throw new Error(
+        `the seed's command ${JSON.stringify((command as { kind?: string }).kind)} on ${stream} was refused: ${decided.message}`,
+      );
     if (decided.length === 0) return decided;
     let state = entry.state as S;
     for (const event of decided) state = decider.evolve(state, event);
@@ -53,7 +56,13 @@ export class SeedLog {
     if (!pending) this.pending.set(stream, (pending = { expected: entry.revision, events: [] }));
     entry.revision += decided.length;
     const requestId = randomUUID();
-    const metadata = commandMetadata(caller, { source: 'api', occurredAt: now, requestId, correlationId: requestId, causationId: requestId });
+    const metadata = commandMetadata(caller, {
+      source: 'api',
+      occurredAt: now,
+      requestId,
+      correlationId: requestId,
+      causationId: requestId,
+    });
     for (const event of decided) pending.events.push({ type: event.type, data: event.data, metadata });
     this.pendingEvents += decided.length;
     return decided;

@@ -1,18 +1,31 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventStore } from '../../../libs/event-store/src/event-store.port';
-import type { AppConfig } from '../../../libs/platform/src/config';
-import { hashToken, type Caller } from '../../../libs/platform/src/http/auth';
-import { newId, newSecret } from '../../../libs/platform/src/ids';
-import { changeRequestNumbersStream, changeRequestDecider, changeRequestStream, numberingDecider, type ChangeRequestSpaceFacts } from '../../../libs/changerequests/src';
-import { commentDecider, commentStream, type CommentAccess } from '../../../libs/comments/src';
-import { contentDecider, contentStream, initialRevisionId, type TouchedPages } from '../../../libs/content/src';
-import { emailClaimDecider, emailClaimStream, tokenDecider, tokenStream, userDecider, userStream } from '../../../libs/identity/src';
-import { installationDecider, installationIdOf, installationStream, integrationDecider, integrationStream, IntegrationSecrets } from '../../../libs/integrations/src';
-import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream } from '../../../libs/organizations/src';
-import { pathOf, siteDecider, siteStream } from '../../../libs/sites/src';
-import { collectionDecider, collectionStream, keyBetween, spaceDecider, spaceStream } from '../../../libs/spaces/src';
-import { teamDecider, teamStream } from '../../../libs/teams/src';
+import type { EventStore } from '#event-store/event-store.port';
+import type { AppConfig } from '#platform/config';
+import { hashToken, type Caller } from '#platform/http/auth';
+import { newId, newSecret } from '#platform/ids';
+import {
+  changeRequestNumbersStream,
+  changeRequestDecider,
+  changeRequestStream,
+  numberingDecider,
+  type ChangeRequestSpaceFacts,
+} from '#changerequests';
+import { commentDecider, commentStream, type CommentAccess } from '#comments';
+import { contentDecider, contentStream, initialRevisionId, type TouchedPages } from '#content';
+import { emailClaimDecider, emailClaimStream, tokenDecider, tokenStream, userDecider, userStream } from '#identity';
+import {
+  installationDecider,
+  installationIdOf,
+  installationStream,
+  integrationDecider,
+  integrationStream,
+  IntegrationSecrets,
+} from '#integrations';
+import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream } from '#organizations';
+import { pathOf, siteDecider, siteStream } from '#sites';
+import { collectionDecider, collectionStream, keyBetween, spaceDecider, spaceStream } from '#spaces';
+import { teamDecider, teamStream } from '#teams';
 import type { SeedContent, SeedRevision } from './seed-content';
 import { SeedBodies } from './seed-content-builders';
 import { SeedLog } from './seed-log';
@@ -90,7 +103,12 @@ export interface SeedProgress {
  * blob store. Then updates (space and organization renames, members seen, …) fill the log up to
  * `options.events`.
  */
-export async function seed(options: SeedOptions, stores: { events: EventStore; content: SeedContent }, config: AppConfig, progress: SeedProgress): Promise<SeedManifest> {
+export async function seed(
+  options: SeedOptions,
+  stores: { events: EventStore; content: SeedContent },
+  config: AppConfig,
+  progress: SeedProgress,
+): Promise<SeedManifest> {
   const log = new SeedLog(stores.events);
   const secrets = new IntegrationSecrets(config);
   const clock = new SeedClock(Date.now() - options.events * 1000);
@@ -114,7 +132,9 @@ export async function seed(options: SeedOptions, stores: { events: EventStore; c
     const spaceCount = spacesOf[o];
     seedCollections(log, clock, organization, Math.max(1, Math.ceil(spaceCount / SPACES_PER_COLLECTION)));
     for (let s = 0; s < spaceCount; s += 1) organization.spaces.push(seedSpace(log, clock, words, organization, s, pagesOf[spaceIndex++]));
-    await eachConcurrently(organization.spaces, CONTENT_CONCURRENCY, (space) => seedContent(log, clock, words, stores.content, organization, space));
+    await eachConcurrently(organization.spaces, CONTENT_CONCURRENCY, (space) =>
+      seedContent(log, clock, words, stores.content, organization, space),
+    );
     for (const space of organization.spaces) {
       seedChangeRequest(log, clock, organization, space);
       seedComments(log, clock, words, organization, space);
@@ -155,10 +175,22 @@ function seedUser(log: SeedLog, clock: SeedClock, email: string, displayName: st
   const userId = newId();
   log.decide(emailClaimStream(email), emailClaimDecider, { kind: 'ClaimEmail', email, userId }, ADMIN, clock.now());
   log.forget(emailClaimStream(email));
-  log.decide(userStream(userId), userDecider, { kind: 'CreateUser', userId, email, displayName, photoURL: null, now: clock.tick() }, ADMIN, clock.now());
+  log.decide(
+    userStream(userId),
+    userDecider,
+    { kind: 'CreateUser', userId, email, displayName, photoURL: null, now: clock.tick() },
+    ADMIN,
+    clock.now(),
+  );
   const tokenId = newId();
   const token = newSecret('dpt');
-  log.decide(tokenStream(tokenId), tokenDecider, { kind: 'IssueToken', tokenId, userId, tokenHash: hashToken(token), now: clock.tick() }, ADMIN, clock.now());
+  log.decide(
+    tokenStream(tokenId),
+    tokenDecider,
+    { kind: 'IssueToken', tokenId, userId, tokenHash: hashToken(token), now: clock.tick() },
+    ADMIN,
+    clock.now(),
+  );
   log.forget(tokenStream(tokenId));
   const caller: Caller = { kind: 'user', userId, tokenId, user: { id: userId, displayName, email, photoURL: null } };
   return { user: { id: userId, email, caller }, token };
@@ -171,16 +203,50 @@ function seedOrganization(log: SeedLog, clock: SeedClock, words: Words, index: n
   const { user: admin, token: adminToken } = seedUser(log, clock, `admin@${domain}`, `${words.name()} (admin of ${name})`);
   const organizationId = newId();
   const stream = organizationStream(organizationId);
-  log.decide(stream, organizationDecider, { kind: 'CreateOrganization', organizationId, title: name, emailDomains: [domain], creatorId: admin.id, now: clock.tick() }, admin.caller, clock.now());
+  log.decide(
+    stream,
+    organizationDecider,
+    { kind: 'CreateOrganization', organizationId, title: name, emailDomains: [domain], creatorId: admin.id, now: clock.tick() },
+    admin.caller,
+    clock.now(),
+  );
   const invited: SeedUser[] = [];
   for (let m = 1; m < members; m += 1) invited.push(seedUser(log, clock, `member${m}@${domain}`, words.name()).user);
-  const invitations = invited.map((user, m) => ({ invitationId: newId(), email: user.email, role: m % 7 === 0 ? ('admin' as const) : m % 3 === 0 ? ('review' as const) : ('edit' as const) }));
-  if (invitations.length > 0) log.decide(stream, organizationDecider, { kind: 'InviteByEmail', organizationId, invitations, sso: false, byUserId: admin.id, now: clock.tick() }, admin.caller, clock.now());
+  const invitations = invited.map((user, m) => ({
+    invitationId: newId(),
+    email: user.email,
+    role: m % 7 === 0 ? ('admin' as const) : m % 3 === 0 ? ('review' as const) : ('edit' as const),
+  }));
+  if (invitations.length > 0)
+    log.decide(
+      stream,
+      organizationDecider,
+      { kind: 'InviteByEmail', organizationId, invitations, sso: false, byUserId: admin.id, now: clock.tick() },
+      admin.caller,
+      clock.now(),
+    );
   invited.forEach((user, m) => {
-    const command = { kind: 'AcceptInvitation' as const, organizationId, invitationId: invitations[m].invitationId, userId: user.id, email: user.email, now: clock.tick() };
+    const command = {
+      kind: 'AcceptInvitation' as const,
+      organizationId,
+      invitationId: invitations[m].invitationId,
+      userId: user.id,
+      email: user.email,
+      now: clock.tick(),
+    };
     log.decide(stream, organizationDecider, command, user.caller, clock.now());
   });
-  return { id: organizationId, title: name, admin, adminToken, members: [admin, ...invited], teams: [], collections: [], spaces: [], lastPosition: new Map() };
+  return {
+    id: organizationId,
+    title: name,
+    admin,
+    adminToken,
+    members: [admin, ...invited],
+    teams: [],
+    collections: [],
+    spaces: [],
+    lastPosition: new Map(),
+  };
 }
 
 function seedTeams(log: SeedLog, clock: SeedClock, organization: SeedOrganization): void {
@@ -188,7 +254,13 @@ function seedTeams(log: SeedLog, clock: SeedClock, organization: SeedOrganizatio
     const teamId = newId();
     const members = organization.members.slice(1 + t * 2, 1 + t * 2 + TEAM_SIZE).map((user) => user.id);
     const by = { userId: organization.admin.id, organizationRole: 'admin' as const };
-    log.decide(teamStream(teamId), teamDecider, { kind: 'CreateTeam', teamId, organizationId: organization.id, title: `Team ${t + 1}`, members, by, now: clock.tick() }, organization.admin.caller, clock.now());
+    log.decide(
+      teamStream(teamId),
+      teamDecider,
+      { kind: 'CreateTeam', teamId, organizationId: organization.id, title: `Team ${t + 1}`, members, by, now: clock.tick() },
+      organization.admin.caller,
+      clock.now(),
+    );
     organization.teams.push(teamId);
   }
 }
@@ -200,7 +272,16 @@ function seedCollections(log: SeedLog, clock: SeedClock, organization: SeedOrgan
     const collectionId = newId();
     const position = nextPosition(organization, null);
     const by = { userId: organization.admin.id, role: 'admin' as const };
-    const command = { kind: 'CreateCollection' as const, collectionId, organizationId: organization.id, title: `Collection ${c + 1}`, parent: null, position, by, now: clock.tick() };
+    const command = {
+      kind: 'CreateCollection' as const,
+      collectionId,
+      organizationId: organization.id,
+      title: `Collection ${c + 1}`,
+      parent: null,
+      position,
+      by,
+      now: clock.tick(),
+    };
     log.decide(collectionStream(collectionId), collectionDecider, command, organization.admin.caller, clock.now());
     organization.collections.push(collectionId);
   }
@@ -226,7 +307,14 @@ function seedSpace(log: SeedLog, clock: SeedClock, words: Words, organization: S
     now: clock.tick(),
   };
   log.decide(spaceStream(spaceId), spaceDecider, command, organization.admin.caller, clock.now());
-  return { id: spaceId, organizationId: organization.id, title, pages: Array.from({ length: pages }, () => newId()), head: null, changeRequests: [] };
+  return {
+    id: spaceId,
+    organizationId: organization.id,
+    title,
+    pages: Array.from({ length: pages }, () => newId()),
+    head: null,
+    changeRequests: [],
+  };
 }
 
 /**
@@ -234,7 +322,14 @@ function seedSpace(log: SeedLog, clock: SeedClock, words: Words, organization: S
  * each rewrite one page. The bodies are made here, in order, so a seed's text does not depend on
  * which worker finishes first.
  */
-async function seedContent(log: SeedLog, clock: SeedClock, words: Words, content: SeedContent, organization: SeedOrganization, space: SeedSpace): Promise<void> {
+async function seedContent(
+  log: SeedLog,
+  clock: SeedClock,
+  words: Words,
+  content: SeedContent,
+  organization: SeedOrganization,
+  space: SeedSpace,
+): Promise<void> {
   if (space.pages.length === 0) return;
   const author = organization.members[1] ?? organization.admin;
   const insert = space.pages.map((id, index) => {
@@ -247,10 +342,21 @@ async function seedContent(log: SeedLog, clock: SeedClock, words: Words, content
     revisions.push({ edits: { update: [{ id, document: words.body() }] }, now: clock.tick() });
   }
   const built = await content.build(revisions);
-  built.forEach((revision, index) => commit(log, clock, organization, space, author, revision.tree, revision.pages, index === 0 ? 'import' : 'batch'));
+  built.forEach((revision, index) =>
+    commit(log, clock, organization, space, author, revision.tree, revision.pages, index === 0 ? 'import' : 'batch'),
+  );
 }
 
-function commit(log: SeedLog, clock: SeedClock, organization: SeedOrganization, space: SeedSpace, author: SeedUser, tree: string, pages: TouchedPages, source: 'import' | 'batch'): void {
+function commit(
+  log: SeedLog,
+  clock: SeedClock,
+  organization: SeedOrganization,
+  space: SeedSpace,
+  author: SeedUser,
+  tree: string,
+  pages: TouchedPages,
+  source: 'import' | 'batch',
+): void {
   const revisionId = newId();
   const command = {
     kind: 'CommitRevision' as const,
@@ -260,12 +366,16 @@ function commit(log: SeedLog, clock: SeedClock, organization: SeedOrganization, 
     revisionType: 'edits' as const,
     tree,
     pages,
-    source: source === 'import' ? { kind: 'import' as const, source: 'markdown' as const, url: `https://docs.example.com/${space.id}.md` } : { kind: 'batch' as const },
+    source:
+      source === 'import'
+        ? { kind: 'import' as const, source: 'markdown' as const, url: `https://docs.example.com/${space.id}.md` }
+        : { kind: 'batch' as const },
     space: { organizationId: organization.id, editMode: 'live' as const, deleted: false, mayEdit: true },
     by: author.id,
     now: clock.now(),
   };
-  if (log.decide(contentStream(space.id), contentDecider, command, author.caller, clock.now()).length > 0) space.head = { revisionId, tree };
+  if (log.decide(contentStream(space.id), contentDecider, command, author.caller, clock.now()).length > 0)
+    space.head = { revisionId, tree };
 }
 
 /** One change request per space, numbered as `POST /spaces/{id}/change-requests` numbers it. */
@@ -278,7 +388,17 @@ function seedChangeRequest(log: SeedLog, clock: SeedClock, organization: SeedOrg
   // Every space has pages (the options ask for at least one per space), so a head to branch from.
   if (!space.head) return;
   const main = space.head;
-  const command = { kind: 'CreateChangeRequest' as const, changeRequestId, spaceId: space.id, number, subject: `Change request #${number}`, main, space: changeRequestFacts(organization), by: author.id, now: clock.tick() };
+  const command = {
+    kind: 'CreateChangeRequest' as const,
+    changeRequestId,
+    spaceId: space.id,
+    number,
+    subject: `Change request #${number}`,
+    main,
+    space: changeRequestFacts(organization),
+    by: author.id,
+    now: clock.tick(),
+  };
   log.decide(changeRequestStream(changeRequestId), changeRequestDecider, command, author.caller, clock.now());
   space.changeRequests.push(changeRequestId);
 }
@@ -299,8 +419,37 @@ function seedComments(log: SeedLog, clock: SeedClock, words: Words, organization
     const replier = organization.members[(c + 2) % organization.members.length];
     const scope = { spaceId: space.id, organizationId: organization.id, changeRequestId: null };
     const target = { pageId: space.pages[(c * 3) % space.pages.length], node: null, revision: space.head.revisionId };
-    log.decide(stream, commentDecider, { kind: 'PostComment', commentId, scope, target, body: { document: words.comment() }, by: author.id, access: COMMENT_ACCESS, now: clock.tick() }, author.caller, clock.now());
-    log.decide(stream, commentDecider, { kind: 'PostReply', commentId, replyId: newId(), body: { document: words.comment() }, by: replier.id, access: COMMENT_ACCESS, now: clock.tick() }, replier.caller, clock.now());
+    log.decide(
+      stream,
+      commentDecider,
+      {
+        kind: 'PostComment',
+        commentId,
+        scope,
+        target,
+        body: { document: words.comment() },
+        by: author.id,
+        access: COMMENT_ACCESS,
+        now: clock.tick(),
+      },
+      author.caller,
+      clock.now(),
+    );
+    log.decide(
+      stream,
+      commentDecider,
+      {
+        kind: 'PostReply',
+        commentId,
+        replyId: newId(),
+        body: { document: words.comment() },
+        by: replier.id,
+        access: COMMENT_ACCESS,
+        now: clock.tick(),
+      },
+      replier.caller,
+      clock.now(),
+    );
     log.forget(stream);
   }
 }
@@ -308,16 +457,39 @@ function seedComments(log: SeedLog, clock: SeedClock, words: Words, organization
 /** A published site over the organization's first spaces, as `POST /orgs/{id}/sites` and publishing make it. */
 function seedSite(log: SeedLog, clock: SeedClock, organization: SeedOrganization): void {
   const siteId = newId();
-  const siteSpaces = organization.spaces.slice(0, SITE_SPACES).map((space) => ({ siteSpaceId: newId(), spaceId: space.id, path: pathOf(space.title) }));
+  const siteSpaces = organization.spaces
+    .slice(0, SITE_SPACES)
+    .map((space) => ({ siteSpaceId: newId(), spaceId: space.id, path: pathOf(space.title) }));
   const about = { siteId, organizationId: organization.id, allowed: true };
   const caller = organization.admin.caller;
-  log.decide(siteStream(siteId), siteDecider, { ...about, kind: 'CreateSite', type: 'basic', title: `${organization.title} docs`, visibility: 'public', by: organization.admin.id, siteSpaces, now: clock.tick() }, caller, clock.now());
+  log.decide(
+    siteStream(siteId),
+    siteDecider,
+    {
+      ...about,
+      kind: 'CreateSite',
+      type: 'basic',
+      title: `${organization.title} docs`,
+      visibility: 'public',
+      by: organization.admin.id,
+      siteSpaces,
+      now: clock.tick(),
+    },
+    caller,
+    clock.now(),
+  );
   log.decide(siteStream(siteId), siteDecider, { ...about, kind: 'PublishSite', published: true, now: clock.tick() }, caller, clock.now());
   log.forget(siteStream(siteId));
 }
 
 /** One public integration, published by the first organization and installed in every organization. */
-function seedIntegration(log: SeedLog, clock: SeedClock, secrets: IntegrationSecrets, publisher: SeedOrganization, organization: SeedOrganization): void {
+function seedIntegration(
+  log: SeedLog,
+  clock: SeedClock,
+  secrets: IntegrationSecrets,
+  publisher: SeedOrganization,
+  organization: SeedOrganization,
+): void {
   if (organization === publisher) {
     const definition = {
       runtime: 'v1' as const,
@@ -337,11 +509,31 @@ function seedIntegration(log: SeedLog, clock: SeedClock, secrets: IntegrationSec
       script: null,
       contentSecurityPolicy: null,
     };
-    const command = { kind: 'PublishIntegration' as const, name: INTEGRATION, organizationId: publisher.id, definition, secrets: undefined, signingSecret: secrets.newSigningSecret(), ownerAdmin: true, by: publisher.admin.id, now: clock.tick() };
+    const command = {
+      kind: 'PublishIntegration' as const,
+      name: INTEGRATION,
+      organizationId: publisher.id,
+      definition,
+      secrets: undefined,
+      signingSecret: secrets.newSigningSecret(),
+      ownerAdmin: true,
+      by: publisher.admin.id,
+      now: clock.tick(),
+    };
     log.decide(integrationStream(INTEGRATION), integrationDecider, command, publisher.admin.caller, clock.now());
   }
   const installationId = installationIdOf(INTEGRATION, organization.id);
-  const command = { kind: 'Install' as const, installationId, integrationName: INTEGRATION, organizationId: organization.id, configuration: {}, scopes: ['site:views:read'], organizationAdmin: true, by: organization.admin.id, now: clock.tick() };
+  const command = {
+    kind: 'Install' as const,
+    installationId,
+    integrationName: INTEGRATION,
+    organizationId: organization.id,
+    configuration: {},
+    scopes: ['site:views:read'],
+    organizationAdmin: true,
+    by: organization.admin.id,
+    now: clock.tick(),
+  };
   log.decide(installationStream(installationId), installationDecider, command, organization.admin.caller, clock.now());
   log.forget(installationStream(installationId));
 }
@@ -349,9 +541,31 @@ function seedIntegration(log: SeedLog, clock: SeedClock, secrets: IntegrationSec
 // ---- updates up to the requested total -------------------------------------------------------------
 
 /** What a living platform mostly appends once set up: renames, members seen, profile edits, change request subjects. */
-const UPDATE_MIX = ['space', 'seen', 'space', 'seen', 'changeRequest', 'space', 'seen', 'organization', 'collection', 'seen', 'team', 'user', 'space', 'changeRequest'] as const;
+const UPDATE_MIX = [
+  'space',
+  'seen',
+  'space',
+  'seen',
+  'changeRequest',
+  'space',
+  'seen',
+  'organization',
+  'collection',
+  'seen',
+  'team',
+  'user',
+  'space',
+  'changeRequest',
+] as const;
 
-async function fillWithUpdates(log: SeedLog, clock: SeedClock, words: Words, organizations: SeedOrganization[], total: number, flushIfFull: () => Promise<void>): Promise<void> {
+async function fillWithUpdates(
+  log: SeedLog,
+  clock: SeedClock,
+  words: Words,
+  organizations: SeedOrganization[],
+  total: number,
+  flushIfFull: () => Promise<void>,
+): Promise<void> {
   const spaces = organizations.flatMap((organization) => organization.spaces.map((space) => ({ organization, space })));
   const members = organizations.flatMap((organization) => organization.members.map((user) => ({ organization, user })));
   const counters = { space: 0, seen: 0, changeRequest: 0, organization: 0, collection: 0, team: 0, user: 0 };
@@ -364,13 +578,25 @@ async function fillWithUpdates(log: SeedLog, clock: SeedClock, words: Words, org
         if (spaces.length === 0) break;
         const { organization, space } = spaces[n % spaces.length];
         const by = { userId: organization.admin.id, role: 'admin' as const };
-        log.decide(spaceStream(space.id), spaceDecider, { kind: 'UpdateSpace', spaceId: space.id, changes: { title: `${space.title} (${n})` }, by, now }, organization.admin.caller, now);
+        log.decide(
+          spaceStream(space.id),
+          spaceDecider,
+          { kind: 'UpdateSpace', spaceId: space.id, changes: { title: `${space.title} (${n})` }, by, now },
+          organization.admin.caller,
+          now,
+        );
         break;
       }
       case 'seen': {
         const { organization, user } = members[n % members.length];
         const stream = memberSeenStream(organization.id, user.id);
-        log.decide(stream, memberSeenDecider, { kind: 'RecordSeen', organizationId: organization.id, userId: user.id, now }, user.caller, now);
+        log.decide(
+          stream,
+          memberSeenDecider,
+          { kind: 'RecordSeen', organizationId: organization.id, userId: user.id, now },
+          user.caller,
+          now,
+        );
         break;
       }
       case 'changeRequest': {
@@ -378,33 +604,70 @@ async function fillWithUpdates(log: SeedLog, clock: SeedClock, words: Words, org
         const { organization, space } = spaces[n % spaces.length];
         const author = organization.members[2] ?? organization.admin;
         for (const changeRequestId of space.changeRequests) {
-          const command = { kind: 'EditChangeRequest' as const, changeRequestId, subject: `${words.title(4)} (${n})`, space: changeRequestFacts(organization), by: author.id, now };
+          const command = {
+            kind: 'EditChangeRequest' as const,
+            changeRequestId,
+            subject: `${words.title(4)} (${n})`,
+            space: changeRequestFacts(organization),
+            by: author.id,
+            now,
+          };
           log.decide(changeRequestStream(changeRequestId), changeRequestDecider, command, author.caller, now);
         }
         break;
       }
       case 'organization': {
         const organization = organizations[n % organizations.length];
-        log.decide(organizationStream(organization.id), organizationDecider, { kind: 'UpdateOrganization', organizationId: organization.id, changes: { title: `${organization.title} (${n})` }, byUserId: organization.admin.id, now }, organization.admin.caller, now);
+        log.decide(
+          organizationStream(organization.id),
+          organizationDecider,
+          {
+            kind: 'UpdateOrganization',
+            organizationId: organization.id,
+            changes: { title: `${organization.title} (${n})` },
+            byUserId: organization.admin.id,
+            now,
+          },
+          organization.admin.caller,
+          now,
+        );
         break;
       }
       case 'collection': {
         const organization = organizations[n % organizations.length];
         const collectionId = organization.collections[Math.floor(n / organizations.length) % organization.collections.length];
         const by = { userId: organization.admin.id, role: 'admin' as const };
-        log.decide(collectionStream(collectionId), collectionDecider, { kind: 'UpdateCollection', collectionId, changes: { title: `${words.title(2)} (${n})` }, by, now }, organization.admin.caller, now);
+        log.decide(
+          collectionStream(collectionId),
+          collectionDecider,
+          { kind: 'UpdateCollection', collectionId, changes: { title: `${words.title(2)} (${n})` }, by, now },
+          organization.admin.caller,
+          now,
+        );
         break;
       }
       case 'team': {
         const organization = organizations[n % organizations.length];
         const teamId = organization.teams[Math.floor(n / organizations.length) % organization.teams.length];
         const by = { userId: organization.admin.id, organizationRole: 'admin' as const };
-        log.decide(teamStream(teamId), teamDecider, { kind: 'RenameTeam', teamId, organizationId: organization.id, title: `${words.title(2)} (${n})`, by }, organization.admin.caller, now);
+        log.decide(
+          teamStream(teamId),
+          teamDecider,
+          { kind: 'RenameTeam', teamId, organizationId: organization.id, title: `${words.title(2)} (${n})`, by },
+          organization.admin.caller,
+          now,
+        );
         break;
       }
       case 'user': {
         const { user } = members[n % members.length];
-        log.decide(userStream(user.id), userDecider, { kind: 'UpdateUserProfile', userId: user.id, changes: { displayName: `${words.name()} (${n})` }, now }, user.caller, now);
+        log.decide(
+          userStream(user.id),
+          userDecider,
+          { kind: 'UpdateUserProfile', userId: user.id, changes: { displayName: `${words.name()} (${n})` }, now },
+          user.caller,
+          now,
+        );
         break;
       }
     }
@@ -477,7 +740,9 @@ class Words {
   constructor(seedValue: number) {
     this.state = seedValue;
     this.templates = Array.from({ length: 16 }, () => this.page(this.title(3)));
-    this.commentTemplates = Array.from({ length: 8 }, (_, index) => (index % 2 === 0 ? this.sentence() : `${this.sentence()} **${this.title(2)}** \`${this.word()}\`?`));
+    this.commentTemplates = Array.from({ length: 8 }, (_, index) =>
+      index % 2 === 0 ? this.sentence() : `${this.sentence()} **${this.title(2)}** \`${this.word()}\`?`,
+    );
   }
   private next(): number {
     // xorshift32: fast, deterministic, good enough for picking words.

@@ -2,20 +2,20 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BlobDamagedError, BlobNotFoundError } from '../../../libs/blob-store/src/blob-store.port';
-import { FsBlobStore } from '../../../libs/blob-store/src/fs/fs-blob-store';
-import { CONTENT_REVISIONS } from '../../../libs/content/src';
-import { service } from '../../../libs/composition/src/contexts';
-import { DamagedEventLogError, DataDirectoryLockedError } from '../../../libs/event-store/src/errors';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
-import { salvageEventLog } from '../../../libs/event-store/src/lmdb/lmdb-salvage';
-import type { AppConfig } from '../../../libs/platform/src/config';
-import { checkLmdbEnvironment } from '../../../libs/platform/src/lmdb-file-check';
-import { MemoryReadStore } from '../../../libs/read-store/src/memory/memory-read-store';
-import { readModelFileProblem } from '../../../libs/read-store/src/memory/read-model-integrity';
-import { CHECKPOINTS, ProjectionRunner } from '../../../libs/read-store/src/projections/projection-runner';
-import type { Doc, ReadStore } from '../../../libs/read-store/src/read-store.port';
-import { projectionBuild } from '../../../libs/runtime/src/build-digest';
+import { BlobDamagedError, BlobNotFoundError } from '#blob-store/blob-store.port';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import { CONTENT_REVISIONS } from '#content';
+import { service } from '#composition/contexts';
+import { DamagedEventLogError, DataDirectoryLockedError } from '#event-store/errors';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { salvageEventLog } from '#event-store/lmdb/lmdb-salvage';
+import type { AppConfig } from '#platform/config';
+import { checkLmdbEnvironment } from '#platform/lmdb-file-check';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { readModelFileProblem } from '#read-store/memory/read-model-integrity';
+import { CHECKPOINTS, ProjectionRunner } from '#read-store/projections/projection-runner';
+import type { Doc, ReadStore } from '#read-store/read-store.port';
+import { projectionBuild } from '#runtime/build-digest';
 import type { CliDependencies, CliIo } from './cli';
 
 /** Exit codes of these commands (the CLI's: 0 done, 1 failed, 2 data directory in use, 64 bad usage). */
@@ -36,7 +36,8 @@ const PAGE = 1000;
  */
 export async function verify(args: string[], io: CliIo, config: AppConfig, dependencies: CliDependencies = {}): Promise<number> {
   if (args.length > 0) return usage(io, `verify takes no arguments, got '${args.join(' ')}'`);
-  if (config.eventStoreUrl || config.mongodbUrl) return usage(io, 'verify checks an embedded data directory (DATA_DIR); unset EVENTSTORE_URL and MONGODB_URL');
+  if (config.eventStoreUrl || config.mongodbUrl)
+    return usage(io, 'verify checks an embedded data directory (DATA_DIR); unset EVENTSTORE_URL and MONGODB_URL');
   const eventsDir = join(config.dataDir, 'events');
   if (!existsSync(eventsDir)) {
     io.stderr.write(`no event log at ${eventsDir}: set DATA_DIR to the service's data directory\n`);
@@ -103,8 +104,10 @@ export async function verify(args: string[], io: CliIo, config: AppConfig, depen
  * `target-dir`, and says what to do next. The damaged log is only read.
  */
 export async function salvageLog(args: string[], io: CliIo, config: AppConfig): Promise<number> {
-  if (args.length !== 1 || args[0].startsWith('-')) return usage(io, 'salvage-log takes one argument: the directory to write the salvaged log to');
-  if (config.eventStoreUrl || config.mongodbUrl) return usage(io, 'salvage-log works on an embedded data directory (DATA_DIR); unset EVENTSTORE_URL and MONGODB_URL');
+  if (args.length !== 1 || args[0].startsWith('-'))
+    return usage(io, 'salvage-log takes one argument: the directory to write the salvaged log to');
+  if (config.eventStoreUrl || config.mongodbUrl)
+    return usage(io, 'salvage-log works on an embedded data directory (DATA_DIR); unset EVENTSTORE_URL and MONGODB_URL');
   const source = join(config.dataDir, 'events');
   const target = args[0];
   try {
@@ -114,7 +117,10 @@ export async function salvageLog(args: string[], io: CliIo, config: AppConfig): 
     out(`Kept ${result.kept} ${result.kept === 1 ? 'event' : 'events'} (positions 1 to ${result.kept}) in ${target}.`);
     if (result.firstMissing !== undefined) {
       out(`Position ${result.firstMissing} is missing or does not decode: the copy stops before it.`);
-      if (result.highestFound > result.kept) out(`${result.found - result.kept} intact events past that gap (up to position ${result.highestFound}) are not copied: a log has no gaps.`);
+      if (result.highestFound > result.kept)
+        out(
+          `${result.found - result.kept} intact events past that gap (up to position ${result.highestFound}) are not copied: a log has no gaps.`,
+        );
     } else {
       out('No event was lost.');
     }
@@ -183,7 +189,9 @@ async function compareReadModels(
     const checkpoint = await stored.collection(CHECKPOINTS).get('main');
     const position = typeof checkpoint?.position === 'string' ? Number(checkpoint.position) : 0;
     if (position !== head) {
-      say(`  the read models are at position ${position} of ${head}: the next start ${position < head ? 'catches up' : 'rebuilds them'}; not compared`);
+      say(
+        `  the read models are at position ${position} of ${head}: the next start ${position < head ? 'catches up' : 'rebuilds them'}; not compared`,
+      );
       if (position > head) problem(`read models name position ${position}, past the log's last event ${head}`);
       return;
     }
@@ -200,7 +208,9 @@ async function compareReadModels(
       if (differences.length === 0) continue;
       differing += 1;
       const shown = differences.slice(0, SHOWN).join(', ');
-      problem(`read model ${name}: ${differences.length} document(s) differ from a rebuild (${shown}${differences.length > SHOWN ? ', …' : ''})`);
+      problem(
+        `read model ${name}: ${differences.length} document(s) differ from a rebuild (${shown}${differences.length > SHOWN ? ', …' : ''})`,
+      );
     }
     if (differing === 0) say(`  ${collections.length} collections equal a fresh rebuild`);
   } finally {
@@ -236,7 +246,11 @@ const EMPTY_FILE_LIST = sha256('{"files":[],"object":"file-list"}');
 const WELL_KNOWN = new Set([EMPTY_FILE_LIST, sha256(`{"files":"${EMPTY_FILE_LIST}","object":"content-tree","pages":[],"variables":{}}`)]);
 
 /** Walks every revision's tree (root, page nodes, bodies, file list, files); each blob is read once, its hash checked by the store. */
-async function checkRevisionBlobs(reads: ReadStore, blobs: FsBlobStore, problem: (text: string) => void): Promise<{ revisions: number; blobs: number }> {
+async function checkRevisionBlobs(
+  reads: ReadStore,
+  blobs: FsBlobStore,
+  problem: (text: string) => void,
+): Promise<{ revisions: number; blobs: number }> {
   const seen = new Set<string>();
   let revisions = 0;
   const visit = async (hash: unknown, what: string, revision: string, parse: boolean): Promise<void> => {
@@ -266,7 +280,8 @@ async function checkRevisionBlobs(reads: ReadStore, blobs: FsBlobStore, problem:
       await visit(node.document, 'page body', revision, false);
       for (const child of (node.children as unknown[]) ?? []) await visit(child, 'page', revision, true);
     } else if (node.object === 'file-list') {
-      for (const entry of (node.files as Array<{ hash?: unknown; name?: unknown }>) ?? []) await visit(entry.hash, `file ${String(entry.name)}`, revision, false);
+      for (const entry of (node.files as Array<{ hash?: unknown; name?: unknown }>) ?? [])
+        await visit(entry.hash, `file ${String(entry.name)}`, revision, false);
     }
   };
   let after: string | undefined;

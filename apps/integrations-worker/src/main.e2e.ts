@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../../libs/platform/src/config';
-import { configureLogging } from '../../../libs/platform/src/logging';
+import { loadConfig } from '#platform/config';
+import { configureLogging } from '#platform/logging';
 import { DEFAULT_WORKER_PORT, runWorker, workerPort, type Worker } from './worker';
 
 const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
@@ -13,7 +13,10 @@ const DISTRIBUTED = { EVENTSTORE_URL: 'kurrentdb://127.0.0.1:1?tls=false', MONGO
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -39,13 +42,17 @@ describe('the integrations worker process', () => {
   it('refuses to start in embedded mode, saying the API delivers integration events itself (a configuration error: 78)', async () => {
     const { code, output } = await runMain({});
     expect(code).toBe(78);
-    expect(output).toMatch(/integrations worker runs in distributed mode only.*API process \(npm start\) delivers integration events itself/);
+    expect(output).toMatch(
+      /integrations worker runs in distributed mode only.*API process \(npm start\) delivers integration events itself/,
+    );
   }, 60_000);
 
   it('refuses distributed mode without the keys every process shares, exiting 78 before connecting', async () => {
     const { code, output } = await runMain({ ...DISTRIBUTED });
     expect(code).toBe(78);
-    expect(output).toMatch(/the integrations worker needs ADMIN_TOKEN \(at least 16 characters\) and INTEGRATION_SECRETS_KEY \(64 hex characters\) in distributed mode/);
+    expect(output).toMatch(
+      /the integrations worker needs ADMIN_TOKEN \(at least 16 characters\) and INTEGRATION_SECRETS_KEY \(64 hex characters\) in distributed mode/,
+    );
   }, 60_000);
 
   it('takes its port from WORKER_PORT, 8082 by default, and refuses anything but a port', () => {
@@ -62,7 +69,11 @@ describe('the integrations worker’s probes (on embedded stores)', () => {
   beforeEach(async () => {
     configureLogging('silent');
     directory = mkdtempSync(join(tmpdir(), 'worker-probes-'));
-    worker = await runWorker({ config: loadConfig({ DATA_DIR: directory, HOST: '127.0.0.1', LOG_LEVEL: 'silent' }), adminToken: 'admin-token-for-tests-0123456789', port: 0 });
+    worker = await runWorker({
+      config: loadConfig({ DATA_DIR: directory, HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+      adminToken: 'admin-token-for-tests-0123456789',
+      port: 0,
+    });
   });
   afterEach(async () => {
     await worker.stop();
@@ -75,7 +86,9 @@ describe('the integrations worker’s probes (on embedded stores)', () => {
     expect(JSON.parse(live.body)).toEqual({ status: 'live' });
     const ready = await call(`${worker.url}/health/ready`);
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.body)).toMatchObject({ stores: { eventStore: { ok: true }, readStore: { ok: true }, blobStore: { ok: true } } });
+    expect(JSON.parse(ready.body)).toMatchObject({
+      stores: { eventStore: { ok: true }, readStore: { ok: true }, blobStore: { ok: true } },
+    });
     expect((await call(`${worker.url}/health`)).status).toBe(200);
     const metrics = await call(`${worker.url}/metrics`);
     expect(metrics.status).toBe(200);
@@ -94,13 +107,18 @@ describe('the integrations worker’s probes (on embedded stores)', () => {
     expect((await call(`${worker.url}/health/live`)).status).toBe(200);
     const ready = await call(`${worker.url}/health/ready`);
     expect(ready.status).toBe(503);
-    expect(JSON.parse(ready.body)).toMatchObject({ status: 'unavailable', stores: { eventStore: { ok: false, detail: 'connection refused' } } });
+    expect(JSON.parse(ready.body)).toMatchObject({
+      status: 'unavailable',
+      stores: { eventStore: { ok: false, detail: 'connection refused' } },
+    });
   });
 
   it('serves only its probes and metrics, and only to GET', async () => {
     const unknown = await call(`${worker.url}/v1/orgs`);
     expect(unknown.status).toBe(404);
-    expect(JSON.parse(unknown.body)).toEqual({ error: { code: 404, message: 'no route /v1/orgs: the integrations worker serves GET /health, /health/live, /health/ready, /metrics' } });
+    expect(JSON.parse(unknown.body)).toEqual({
+      error: { code: 404, message: 'no route /v1/orgs: the integrations worker serves GET /health, /health/live, /health/ready, /metrics' },
+    });
     const post = await call(`${worker.url}/health/live`, 'POST');
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');

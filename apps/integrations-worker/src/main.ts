@@ -1,8 +1,8 @@
-import { loadConfig } from '../../../libs/platform/src/config';
-import { configureLogging, log } from '../../../libs/platform/src/logging';
-import { distributedOnly } from '../../../libs/runtime/src/distributed-only';
-import { exitCodeOf, requireSharedKeys } from '../../../libs/runtime/src/process-settings';
-import { handleUnhandledRejections } from '../../../libs/runtime/src/unhandled-rejections';
+import { loadConfig } from '#platform/config';
+import { configureLogging, log } from '#platform/logging';
+import { distributedOnly } from '#runtime/distributed-only';
+import { exitCodeOf, requireSharedKeys } from '#runtime/process-settings';
+import { handleUnhandledRejections } from '#runtime/unhandled-rejections';
 import { runWorker, workerPort } from './worker';
 
 /**

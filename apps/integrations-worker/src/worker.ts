@@ -1,9 +1,9 @@
-import type { AppConfig } from '../../../libs/platform/src/config';
-import { systemClock } from '../../../libs/platform/src/clock';
-import { portFrom, startHealthEndpoint, storesAnswer, type HealthEndpoint } from '../../../libs/runtime/src/health-endpoint';
-import { createRuntime, type Runtime } from '../../../libs/runtime/src/runtime.module';
-import { openStores, type Stores } from '../../../libs/runtime/src/stores';
-import { createContextServices, service } from '../../../libs/composition/src/contexts';
+import type { AppConfig } from '#platform/config';
+import { systemClock } from '#platform/clock';
+import { portFrom, startHealthEndpoint, storesAnswer, type HealthEndpoint } from '#runtime/health-endpoint';
+import { createRuntime, type Runtime } from '#runtime/runtime.module';
+import { openStores, type Stores } from '#runtime/stores';
+import { createContextServices, service } from '#composition/contexts';
 
 export const DEFAULT_WORKER_PORT = 8082;
 

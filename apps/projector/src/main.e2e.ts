@@ -1,18 +1,18 @@
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { loadConfig } from '../../../libs/platform/src/config';
+import { loadConfig } from '#platform/config';
 import { distributedOnly } from './main';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { configureLogging } from '../../../libs/platform/src/logging';
-import { runProjector } from '../../../libs/runtime/src/projector';
-import { openStores } from '../../../libs/runtime/src/stores';
+import { configureLogging } from '#platform/logging';
+import { runProjector } from '#runtime/projector';
+import { openStores } from '#runtime/stores';
 import { CommandBus } from '@nestjs/cqrs';
-import { organizationDecider, organizationStream } from '../../../libs/organizations/src';
-import { teamDecider, teamStream } from '../../../libs/teams/src';
-import { collectionDecider, collectionStream, spaceDecider, spaceStream } from '../../../libs/spaces/src';
-import { createContextServices, service } from '../../../libs/composition/src/contexts';
+import { organizationDecider, organizationStream } from '#organizations';
+import { teamDecider, teamStream } from '#teams';
+import { collectionDecider, collectionStream, spaceDecider, spaceStream } from '#spaces';
+import { createContextServices, service } from '#composition/contexts';
 
 const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
@@ -39,12 +39,16 @@ describe('projector main', () => {
 
   it('refuses a half-distributed configuration, naming what is missing', () => {
     expect(() => distributedOnly(loadConfig({ EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false' }))).toThrow(/MONGODB_URL is not set/);
-    expect(() => distributedOnly(loadConfig({ MONGODB_URL: 'mongodb://mongodb:27017/docs?replicaSet=rs0' }))).toThrow(/EVENTSTORE_URL is not set/);
+    expect(() => distributedOnly(loadConfig({ MONGODB_URL: 'mongodb://mongodb:27017/docs?replicaSet=rs0' }))).toThrow(
+      /EVENTSTORE_URL is not set/,
+    );
   });
 
   it('accepts distributed mode', () => {
     expect(() =>
-      distributedOnly(loadConfig({ EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false', MONGODB_URL: 'mongodb://mongodb:27017/docs?replicaSet=rs0' })),
+      distributedOnly(
+        loadConfig({ EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false', MONGODB_URL: 'mongodb://mongodb:27017/docs?replicaSet=rs0' }),
+      ),
     ).not.toThrow();
   });
 
@@ -96,7 +100,9 @@ describe('the projector’s liveness and readiness (on embedded stores)', () => 
     // The replay cannot finish while the runner's status cannot be read: the state of a long first replay.
     const projector = await runProjector({ config, stores, port: 0, projections: service().projections });
     try {
-      const status = jest.spyOn(projector.runtime.runner!, 'status').mockResolvedValueOnce({ caughtUp: false, checkpoint: null, head: 1n, lagEvents: 1, lastError: null } as never);
+      const status = jest
+        .spyOn(projector.runtime.runner!, 'status')
+        .mockResolvedValueOnce({ caughtUp: false, checkpoint: null, head: 1n, lagEvents: 1, lastError: null } as never);
       expect((await call(`${projector.url}/health/live`)).status).toBe(200);
       const replaying = await call(`${projector.url}/health/ready`);
       expect(replaying.status).toBe(503);
@@ -140,22 +146,72 @@ describe('the projector runs the reactors with the contexts’ services (on embe
       const by = { userId: 'ada', role: 'admin' as const };
       const now = '2026-01-01T00:00:00.000Z';
       const { commands } = projector.runtime;
-      await commands.run(collectionStream('c1'), collectionDecider, { kind: 'CreateCollection', collectionId: 'c1', organizationId: 'o1', title: 'c1', parent: null, position: 'a0', by, now }, { caller });
+      await commands.run(
+        collectionStream('c1'),
+        collectionDecider,
+        { kind: 'CreateCollection', collectionId: 'c1', organizationId: 'o1', title: 'c1', parent: null, position: 'a0', by, now },
+        { caller },
+      );
       await commands.run(
         spaceStream('s1'),
         spaceDecider,
-        { kind: 'CreateSpace', spaceId: 's1', organizationId: 'o1', title: 's1', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: 'c1', position: 'a0', by, now },
+        {
+          kind: 'CreateSpace',
+          spaceId: 's1',
+          organizationId: 'o1',
+          title: 's1',
+          emoji: null,
+          visibility: 'private',
+          editMode: 'live',
+          defaultLevel: null,
+          parent: 'c1',
+          position: 'a0',
+          by,
+          now,
+        },
         { caller },
       );
       await commands.run(collectionStream('c1'), collectionDecider, { kind: 'DeleteCollection', collectionId: 'c1', by, now }, { caller });
       expect(await stores.reads.collection('spaces').get('s1')).toMatchObject({ parent: null });
 
       // bob leaves the organization: the team reactor dispatches RemoveDepartedMemberFromTeams on the CommandBus, and bob leaves its team.
-      await commands.run(organizationStream('o1'), organizationDecider, { kind: 'CreateOrganization', organizationId: 'o1', title: 'o1', emailDomains: [], creatorId: 'ada', now }, { caller });
-      await commands.run(organizationStream('o1'), organizationDecider, { kind: 'JoinBySso', organizationId: 'o1', userId: 'bob', role: 'edit', now }, { caller });
-      await commands.run(teamStream('t1'), teamDecider, { kind: 'CreateTeam', teamId: 't1', organizationId: 'o1', title: 't1', members: ['bob'], by: { userId: 'ada', organizationRole: 'admin' }, now }, { caller });
-      await commands.run(organizationStream('o1'), organizationDecider, { kind: 'RemoveMember', organizationId: 'o1', userId: 'bob', byUserId: 'bob' }, { caller });
-      expect((await stores.events.readStream(teamStream('t1'))).at(-1)).toMatchObject({ type: 'TeamMemberRemoved', data: { userId: 'bob' }, metadata: { actor: { id: 'reactor-team-departed-members' } } });
+      await commands.run(
+        organizationStream('o1'),
+        organizationDecider,
+        { kind: 'CreateOrganization', organizationId: 'o1', title: 'o1', emailDomains: [], creatorId: 'ada', now },
+        { caller },
+      );
+      await commands.run(
+        organizationStream('o1'),
+        organizationDecider,
+        { kind: 'JoinBySso', organizationId: 'o1', userId: 'bob', role: 'edit', now },
+        { caller },
+      );
+      await commands.run(
+        teamStream('t1'),
+        teamDecider,
+        {
+          kind: 'CreateTeam',
+          teamId: 't1',
+          organizationId: 'o1',
+          title: 't1',
+          members: ['bob'],
+          by: { userId: 'ada', organizationRole: 'admin' },
+          now,
+        },
+        { caller },
+      );
+      await commands.run(
+        organizationStream('o1'),
+        organizationDecider,
+        { kind: 'RemoveMember', organizationId: 'o1', userId: 'bob', byUserId: 'bob' },
+        { caller },
+      );
+      expect((await stores.events.readStream(teamStream('t1'))).at(-1)).toMatchObject({
+        type: 'TeamMemberRemoved',
+        data: { userId: 'bob' },
+        metadata: { actor: { id: 'reactor-team-departed-members' } },
+      });
     } finally {
       await projector.stop();
       rmSync(directory, { recursive: true, force: true });

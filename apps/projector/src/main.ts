@@ -1,10 +1,10 @@
-import { loadConfig, type AppConfig } from '../../../libs/platform/src/config';
-import { configureLogging, log } from '../../../libs/platform/src/logging';
-import { projectorPort, runProjector } from '../../../libs/runtime/src/projector';
-import { createContextServices, service } from '../../../libs/composition/src/contexts';
-import { distributedOnly as requireDistributed } from '../../../libs/runtime/src/distributed-only';
-import { exitCodeOf, requireSharedKeys } from '../../../libs/runtime/src/process-settings';
-import { handleUnhandledRejections } from '../../../libs/runtime/src/unhandled-rejections';
+import { loadConfig, type AppConfig } from '#platform/config';
+import { configureLogging, log } from '#platform/logging';
+import { projectorPort, runProjector } from '#runtime/projector';
+import { createContextServices, service } from '#composition/contexts';
+import { distributedOnly as requireDistributed } from '#runtime/distributed-only';
+import { exitCodeOf, requireSharedKeys } from '#runtime/process-settings';
+import { handleUnhandledRejections } from '#runtime/unhandled-rejections';
 
 /**
  * The distributed mode's projector process (docs/architecture.md, Modes; docs/read-side.md, Reactors): applies the event log to the
@@ -42,7 +42,14 @@ async function main(): Promise<void> {
   // Reactions run the contexts' services, which derive their signing keys from the admin token.
   const adminToken = config.adminToken!;
   const { projections, reactors } = service();
-  const projector = await runProjector({ config, port, signal: controller.signal, projections, reactors, services: (runtime) => createContextServices(runtime, adminToken) });
+  const projector = await runProjector({
+    config,
+    port,
+    signal: controller.signal,
+    projections,
+    reactors,
+    services: (runtime) => createContextServices(runtime, adminToken),
+  });
   log.info({ port: projector.port, url: projector.url, mode: projector.runtime.stores.mode }, 'projector started');
   projector.runtime.runner!.whenCaughtUp().then(
     () => log.info({ checkpoint: projector.runtime.runner!.position()?.toString() ?? null }, 'projections caught up'),

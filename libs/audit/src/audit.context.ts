@@ -1,4 +1,4 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { auditSchemas } from './audit.schemas';
 import { AuditModule } from './audit.module';
 import { auditProjection } from './audit.projection';

@@ -1,13 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
-import { listOf, ref } from '../../platform/src/platform.schemas';
+import { listOf, ref } from '#platform/platform.schemas';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery, type ListEnvelope } from '../../platform/src/http/list';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery, type ListEnvelope } from '#platform/http/list';
 import { GetAuditEvent, ListAuditEvents, type AuditEventObject } from './audit.queries';
-import { Valid } from '../../platform/src/http/validation';
+import { Valid } from '#platform/http/validation';
 
 /** Query of `GET /v1/orgs/{organizationId}/audit-events`: the filters plus `page` and `limit`. */
 export class AuditEventsQuery extends ListQuery {

@@ -7,18 +7,18 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import { EVENT_STORE } from '../../event-store/src/event-store.port';
-import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import type { AuditCatalog } from '../../platform/src/audit-catalog';
-import { APP_CONFIG, loadConfig } from '../../platform/src/config';
-import { AuthGuard, hashToken, TOKEN_VERIFIER, type Caller, type TokenVerifier } from '../../platform/src/http/auth';
-import { registerFrontDoor } from '../../platform/src/http/front-door';
-import { RateLimiter } from '../../platform/src/http/rate-limit';
-import { systemClock } from '../../platform/src/clock';
-import { ErrorEnvelopeFilter } from '../../platform/src/http/error-envelope';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
-import { READ_STORE } from '../../read-store/src/read-store.port';
+import { EVENT_STORE } from '#event-store/event-store.port';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import type { AuditCatalog } from '#platform/audit-catalog';
+import { APP_CONFIG, loadConfig } from '#platform/config';
+import { AuthGuard, hashToken, TOKEN_VERIFIER, type Caller, type TokenVerifier } from '#platform/http/auth';
+import { registerFrontDoor } from '#platform/http/front-door';
+import { RateLimiter } from '#platform/http/rate-limit';
+import { systemClock } from '#platform/clock';
+import { ErrorEnvelopeFilter } from '#platform/http/error-envelope';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { ProjectionRunner } from '#read-store/projections/projection-runner';
+import { READ_STORE } from '#read-store/read-store.port';
 import { auditProjection } from './audit.projection';
 import { AuditModule } from './audit.module';
 import { ORGANIZATION_ACCESS, type OrganizationAccess } from './audit.needs';
@@ -38,12 +38,22 @@ const tokens: TokenVerifier = {
     const entry = Object.entries(users).find(([token]) => hashToken(token) === hash);
     if (!entry) return null;
     const userId = entry[1];
-    return { kind: 'user', userId, tokenId: `t-${userId}`, user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null } } as Extract<Caller, { kind: 'user' }>;
+    return {
+      kind: 'user',
+      userId,
+      tokenId: `t-${userId}`,
+      user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null },
+    } as Extract<Caller, { kind: 'user' }>;
   },
 };
 const roles: Record<string, string | null> = { 'u-admin': 'admin', 'u-editor': 'edit' };
 const access: OrganizationAccess = {
-  roleOf: async (organizationId, userId) => (organizationId !== 'org00000000000000001' ? null : userId in roles ? { member: true, role: roles[userId] } : { member: false, role: null }),
+  roleOf: async (organizationId, userId) =>
+    organizationId !== 'org00000000000000001'
+      ? null
+      : userId in roles
+        ? { member: true, role: roles[userId] }
+        : { member: false, role: null },
 };
 
 const catalog: AuditCatalog = {
@@ -84,10 +94,28 @@ describe('audit HTTP', () => {
     const actor = { type: 'user', id: 'u-admin', label: 'Ada Admin' };
     const at = (hour: number) => ({ actor, source: 'api', occurredAt: `2024-05-01T${String(hour).padStart(2, '0')}:00:00.000Z` });
     for (let i = 1; i <= 3; i++) {
-      await events.appendToStream(`space-s${i}`, [{ type: 'SpaceCreated', data: { organizationId: 'org00000000000000001', spaceId: `s${i}`, title: `Space ${i}` }, metadata: at(8 + i) }], 'no_stream');
+      await events.appendToStream(
+        `space-s${i}`,
+        [
+          {
+            type: 'SpaceCreated',
+            data: { organizationId: 'org00000000000000001', spaceId: `s${i}`, title: `Space ${i}` },
+            metadata: at(8 + i),
+          },
+        ],
+        'no_stream',
+      );
     }
-    await events.appendToStream('space-s1', [{ type: 'SpaceDeleted', data: { organizationId: 'org00000000000000001', spaceId: 's1' }, metadata: at(12) }], 0);
-    await events.appendToStream('space-x', [{ type: 'SpaceCreated', data: { organizationId: 'o2', spaceId: 'x', title: 'Other' }, metadata: at(13) }], 'no_stream');
+    await events.appendToStream(
+      'space-s1',
+      [{ type: 'SpaceDeleted', data: { organizationId: 'org00000000000000001', spaceId: 's1' }, metadata: at(12) }],
+      0,
+    );
+    await events.appendToStream(
+      'space-x',
+      [{ type: 'SpaceCreated', data: { organizationId: 'o2', spaceId: 'x', title: 'Other' }, metadata: at(13) }],
+      'no_stream',
+    );
     for (const e of await events.readAll()) eventIds.push(e.id);
 
     const reads = new MemoryReadStore();
@@ -149,10 +177,16 @@ describe('audit HTTP', () => {
     });
 
     it('filters and paginates', async () => {
-      const first = await get('/v1/orgs/org00000000000000001/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1', 'tok-admin');
+      const first = await get(
+        '/v1/orgs/org00000000000000001/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1',
+        'tok-admin',
+      );
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ count: 2, items: [{ target: { id: 's3' } }], next: { page: expect.any(String) } });
-      const second = await get(`/v1/orgs/org00000000000000001/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1&page=${first.body.next.page}`, 'tok-admin');
+      const second = await get(
+        `/v1/orgs/org00000000000000001/audit-events?action=space.created&from=2024-05-01T10:00:00Z&limit=1&page=${first.body.next.page}`,
+        'tok-admin',
+      );
       expect(second.body).toMatchObject({ count: 2, items: [{ target: { id: 's2' } }] });
       expect(second.body.next).toBeUndefined();
       const byTarget = await get('/v1/orgs/org00000000000000001/audit-events?target=s1&actor=u-admin&to=2024-05-01', 'tok-admin');
@@ -176,8 +210,14 @@ describe('audit HTTP', () => {
 
     it('answers 401 without a token, 403 to other members, 404 to non-members, unknown organizations and the admin token', async () => {
       expect((await get('/v1/orgs/org00000000000000001/audit-events')).status).toBe(401);
-      expect(await get('/v1/orgs/org00000000000000001/audit-events', 'tok-editor')).toEqual({ status: 403, body: { error: { code: 403, message: 'only admins of organization org00000000000000001 may read its audit log' } } });
-      expect(await get('/v1/orgs/org00000000000000001/audit-events', 'tok-stranger')).toEqual({ status: 404, body: { error: { code: 404, message: 'no organization org00000000000000001' } } });
+      expect(await get('/v1/orgs/org00000000000000001/audit-events', 'tok-editor')).toEqual({
+        status: 403,
+        body: { error: { code: 403, message: 'only admins of organization org00000000000000001 may read its audit log' } },
+      });
+      expect(await get('/v1/orgs/org00000000000000001/audit-events', 'tok-stranger')).toEqual({
+        status: 404,
+        body: { error: { code: 404, message: 'no organization org00000000000000001' } },
+      });
       expect((await get('/v1/orgs/org00000000000000404/audit-events', 'tok-admin')).status).toBe(404);
       expect((await get('/v1/orgs/o%201/audit-events', 'tok-admin')).status).toBe(404);
       expect((await get('/v1/orgs/org00000000000000001/audit-events', ADMIN_TOKEN)).status).toBe(403);
@@ -188,7 +228,12 @@ describe('audit HTTP', () => {
     it('returns one entry', async () => {
       const { status, body } = await get(`/v1/orgs/org00000000000000001/audit-events/${eventIds[0]}`, 'tok-admin');
       expect(status).toBe(200);
-      expect(body).toMatchObject({ object: 'audit-event', id: eventIds[0], action: 'space.created', target: { id: 's1', label: 'Space 1' } });
+      expect(body).toMatchObject({
+        object: 'audit-event',
+        id: eventIds[0],
+        action: 'space.created',
+        target: { id: 's1', label: 'Space 1' },
+      });
     });
 
     it('answers 404 for an unknown entry or one of another organization, 403 to non-admins', async () => {
@@ -232,11 +277,17 @@ describe('audit HTTP', () => {
     });
 
     it('answers 400 to an invalid stream name, a bad cursor or limit; 404 to an unknown stream', async () => {
-      expect((await get('/v1/admin/streams/nodash', ADMIN_TOKEN)).body.error).toEqual({ code: 400, message: "invalid stream name 'nodash': expected <category>-<id>" });
+      expect((await get('/v1/admin/streams/nodash', ADMIN_TOKEN)).body.error).toEqual({
+        code: 400,
+        message: "invalid stream name 'nodash': expected <category>-<id>",
+      });
       expect((await get('/v1/admin/streams/space-s1?page=bad!', ADMIN_TOKEN)).status).toBe(400);
       expect((await get(`/v1/admin/streams/space-s1?page=${Buffer.from('rev:-1').toString('base64url')}`, ADMIN_TOKEN)).status).toBe(400);
       expect((await get('/v1/admin/streams/space-s1?limit=5000', ADMIN_TOKEN)).status).toBe(400);
-      expect(await get('/v1/admin/streams/space-nothing', ADMIN_TOKEN)).toEqual({ status: 404, body: { error: { code: 404, message: 'no stream space-nothing' } } });
+      expect(await get('/v1/admin/streams/space-nothing', ADMIN_TOKEN)).toEqual({
+        status: 404,
+        body: { error: { code: 404, message: 'no stream space-nothing' } },
+      });
     });
 
     it('needs the admin token', async () => {

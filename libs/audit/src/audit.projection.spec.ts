@@ -1,8 +1,8 @@
-import type { AuditCatalog } from '../../platform/src/audit-catalog';
-import { log } from '../../platform/src/logging';
-import { positionKey } from '../../read-store/src/projections/projection';
-import { projectionSpec, type GivenEvent } from '../../testing/src';
-import { combineAuditCatalogs } from '../../platform/src/audit-catalog';
+import type { AuditCatalog } from '#platform/audit-catalog';
+import { log } from '#platform/logging';
+import { positionKey } from '#read-store/projections/projection';
+import { projectionSpec, type GivenEvent } from '#testing';
+import { combineAuditCatalogs } from '#platform/audit-catalog';
 import { AUDIT_EVENTS, AUDIT_TARGET_LABELS, auditProjection } from './audit.projection';
 
 const ALICE = { type: 'user', id: 'u-alice', label: 'Alice' };
@@ -29,7 +29,11 @@ const catalog: AuditCatalog = {
 
 const options = { stream: 'space-s1', recordedAt: '2024-05-01T10:00:01.000Z' };
 const spec = projectionSpec(auditProjection(catalog), options);
-const event = (type: string, data: Record<string, unknown>, metadata: Record<string, unknown> = { actor: ALICE, source: 'api', occurredAt: '2024-05-01T10:00:00.000Z' }): GivenEvent => ({
+const event = (
+  type: string,
+  data: Record<string, unknown>,
+  metadata: Record<string, unknown> = { actor: ALICE, source: 'api', occurredAt: '2024-05-01T10:00:00.000Z' },
+): GivenEvent => ({
   type,
   data,
   metadata,
@@ -68,7 +72,9 @@ describe('audit projection', () => {
   });
 
   it('given a target labelled twice, then the label document holds the last label, stamped with its event', async () => {
-    await spec.given([created, renamed]).then((recorded) => ({ [AUDIT_TARGET_LABELS]: [{ _id: 'space:s1', label: 'Manual', _position: positionKey(recorded[1].position) }] }));
+    await spec.given([created, renamed]).then((recorded) => ({
+      [AUDIT_TARGET_LABELS]: [{ _id: 'space:s1', label: 'Manual', _position: positionKey(recorded[1].position) }],
+    }));
   });
 
   it('given a target event without label, then the last label seen for that target is carried over', async () => {
@@ -86,7 +92,10 @@ describe('audit projection', () => {
   });
 
   it('given an older event delivered again after a newer label, then the newer label stays', async () => {
-    await spec.given([created, renamed]).redelivered(0).then({ [AUDIT_TARGET_LABELS]: [expect.objectContaining({ label: 'Manual' })] });
+    await spec
+      .given([created, renamed])
+      .redelivered(0)
+      .then({ [AUDIT_TARGET_LABELS]: [expect.objectContaining({ label: 'Manual' })] });
   });
 
   it('given metadata without actor, source or occurredAt, then the system defaults and the recorded time', async () => {
@@ -102,12 +111,20 @@ describe('audit projection', () => {
   });
 
   it('given an occurredAt with an offset, then it is stored as UTC', async () => {
-    const offset = event('SpaceCreated', { organizationId: 'o1', spaceId: 's1', title: 'H' }, { actor: ALICE, source: 'api', occurredAt: '2024-05-01T12:00:00+02:00' });
+    const offset = event(
+      'SpaceCreated',
+      { organizationId: 'o1', spaceId: 's1', title: 'H' },
+      { actor: ALICE, source: 'api', occurredAt: '2024-05-01T12:00:00+02:00' },
+    );
     await spec.given([offset]).then({ [AUDIT_EVENTS]: [expect.objectContaining({ occurredAt: '2024-05-01T10:00:00.000Z' })] });
   });
 
   it('given an occurredAt past the end of its month, then it is stored as the instant it names (the next month)', async () => {
-    const late = event('SpaceCreated', { organizationId: 'o1', spaceId: 's1', title: 'H' }, { actor: ALICE, source: 'api', occurredAt: '2024-02-30T10:00:00.000Z' });
+    const late = event(
+      'SpaceCreated',
+      { organizationId: 'o1', spaceId: 's1', title: 'H' },
+      { actor: ALICE, source: 'api', occurredAt: '2024-02-30T10:00:00.000Z' },
+    );
     await spec.given([late]).then({ [AUDIT_EVENTS]: [expect.objectContaining({ occurredAt: '2024-03-01T10:00:00.000Z' })] });
   });
 
@@ -119,33 +136,43 @@ describe('audit projection', () => {
     afterEach(() => warn.mockRestore());
 
     it('then it is left out and later events still apply', async () => {
-      await spec.given([event('Broken', {}), created]).then((recorded) => ({ [AUDIT_EVENTS]: [expect.objectContaining({ _id: recorded[1].id })] }));
+      await spec
+        .given([event('Broken', {}), created])
+        .then((recorded) => ({ [AUDIT_EVENTS]: [expect.objectContaining({ _id: recorded[1].id })] }));
     });
 
     it('then the failure is logged with the event', async () => {
       await spec.given([event('Broken', {}), created]).thenStore(async (_reads, recorded) => {
-        expect(warn).toHaveBeenCalledWith(expect.objectContaining({ eventId: recorded[0].id, eventType: 'Broken' }), expect.stringContaining('left out of the audit log'));
+        expect(warn).toHaveBeenCalledWith(
+          expect.objectContaining({ eventId: recorded[0].id, eventType: 'Broken' }),
+          expect.stringContaining('left out of the audit log'),
+        );
       });
     });
   });
 
-  describe.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])('given an event of type %s, which no catalog describes', (type) => {
-    it('then the combined catalog has no mapper for it', () => {
-      expect(combineAuditCatalogs(catalog)[type]).toBeUndefined();
-    });
+  describe.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'given an event of type %s, which no catalog describes',
+    (type) => {
+      it('then the combined catalog has no mapper for it', () => {
+        expect(combineAuditCatalogs(catalog)[type]).toBeUndefined();
+      });
 
-    it('when applied anyway (past the runner’s routing), then no audit entry', async () => {
-      await projectionSpec(auditProjection(combineAuditCatalogs(catalog)), { ...options, ignoreHandles: true })
-        .given([event(type, { organizationId: 'o1', spaceId: 's1', title: 'x' })])
-        .then({ [AUDIT_EVENTS]: [] });
-    });
-  });
+      it('when applied anyway (past the runner’s routing), then no audit entry', async () => {
+        await projectionSpec(auditProjection(combineAuditCatalogs(catalog)), { ...options, ignoreHandles: true })
+          .given([event(type, { organizationId: 'o1', spaceId: 's1', title: 'x' })])
+          .then({ [AUDIT_EVENTS]: [] });
+      });
+    },
+  );
 
   it('combines catalogs', () => {
     expect(Object.keys(combineAuditCatalogs({ A: () => null }, { B: () => null }))).toEqual(['A', 'B']);
   });
 
   it('refuses to combine catalogs that describe an event type twice', () => {
-    expect(() => combineAuditCatalogs({ A: () => null }, { B: () => null }, { A: () => null })).toThrow("two audit catalogs describe the event type 'A'");
+    expect(() => combineAuditCatalogs({ A: () => null }, { B: () => null }, { A: () => null })).toThrow(
+      "two audit catalogs describe the event type 'A'",
+    );
   });
 });

@@ -1,10 +1,16 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import type { AuditCatalog, AuditEntry, AuditMapper } from '../../platform/src/audit-catalog';
+import type { RecordedEvent } from '#event-store/event-store.port';
+import type { AuditCatalog, AuditEntry, AuditMapper } from '#platform/audit-catalog';
 
 // Merging catalogs is the composition root's work; kept importable from here for the audit specs.
-import type { Actor } from '../../platform/src/http/auth';
-import { log } from '../../platform/src/logging';
-import { multiDocumentProjection, positionKey, type DomainEvent, type ProjectedDoc, type Projection } from '../../read-store/src/projections/projection';
+import type { Actor } from '#platform/http/auth';
+import { log } from '#platform/logging';
+import {
+  multiDocumentProjection,
+  positionKey,
+  type DomainEvent,
+  type ProjectedDoc,
+  type Projection,
+} from '#read-store/projections/projection';
 
 /** One document per audited event, keyed by the event's id. */
 export const AUDIT_EVENTS = 'audit_events';
@@ -98,17 +104,28 @@ function describe(catalog: AuditCatalog, event: RecordedEvent): (AuditEntry & { 
   try {
     entry = catalog[event.type](event);
   } catch (error) {
-    log.warn({ eventId: event.id, eventType: event.type, err: error }, 'audit catalog failed to describe an event; it is left out of the audit log');
+    log.warn(
+      { eventId: event.id, eventType: event.type, err: error },
+      'audit catalog failed to describe an event; it is left out of the audit log',
+    );
     return null;
   }
   if (entry === null || entry === undefined) return null;
   const { action, organizationId, target, details } = entry;
   if (!nonEmpty(action) || !nonEmpty(organizationId) || !target || !nonEmpty(target.type) || !nonEmpty(target.id)) {
-    log.warn({ eventId: event.id, eventType: event.type }, 'audit catalog described an event without action, organization or target; it is left out of the audit log');
+    log.warn(
+      { eventId: event.id, eventType: event.type },
+      'audit catalog described an event without action, organization or target; it is left out of the audit log',
+    );
     return null;
   }
   const label = nonEmpty(target.label) ? target.label : undefined;
-  return { action, organizationId, target: { type: target.type, id: target.id, ...(label !== undefined ? { label } : {}) }, ...(details !== undefined && details !== null && typeof details === 'object' ? { details } : {}) };
+  return {
+    action,
+    organizationId,
+    target: { type: target.type, id: target.id, ...(label !== undefined ? { label } : {}) },
+    ...(details !== undefined && details !== null && typeof details === 'object' ? { details } : {}),
+  };
 }
 
 function nonEmpty(value: unknown): value is string {

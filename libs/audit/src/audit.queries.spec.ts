@@ -1,15 +1,23 @@
 import { CqrsModule, QueryBus } from '@nestjs/cqrs';
 import { Test } from '@nestjs/testing';
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import type { AuditCatalog } from '../../platform/src/audit-catalog';
-import { APP_CONFIG, loadConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { ReadStoreInputError } from '../../read-store/src/errors';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { READ_STORE } from '../../read-store/src/read-store.port';
+import type { RecordedEvent } from '#event-store/event-store.port';
+import type { AuditCatalog } from '#platform/audit-catalog';
+import { APP_CONFIG, loadConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { ReadStoreInputError } from '#read-store/errors';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { READ_STORE } from '#read-store/read-store.port';
 import { auditProjection } from './audit.projection';
-import { AuditAccessPolicy, auditQueryHandlers, GetAuditEvent, ListAuditEvents, parseTimeBound, type AuditEventFilters, type PageRequest } from './audit.queries';
+import {
+  AuditAccessPolicy,
+  auditQueryHandlers,
+  GetAuditEvent,
+  ListAuditEvents,
+  parseTimeBound,
+  type AuditEventFilters,
+  type PageRequest,
+} from './audit.queries';
 import { ORGANIZATION_ACCESS, type OrganizationAccess } from './audit.needs';
 
 const config = loadConfig({ PUBLIC_URL: 'https://docs.example.com' });
@@ -55,7 +63,12 @@ function history(): RecordedEvent[] {
 }
 
 /** An admin of every organization, so that these reads pass the access check (tested below). */
-const reader: Caller = { kind: 'user', userId: 'u-reader', tokenId: 't', user: { id: 'u-reader', displayName: 'Reader', email: 'reader@example.com', photoURL: null } };
+const reader: Caller = {
+  kind: 'user',
+  userId: 'u-reader',
+  tokenId: 't',
+  user: { id: 'u-reader', displayName: 'Reader', email: 'reader@example.com', photoURL: null },
+};
 const everyOrganizationsAdmin: OrganizationAccess = { roleOf: async () => ({ member: true, role: 'admin' }) };
 
 /** The audit log's reads on a query bus, over the audit documents of `history()`. */
@@ -78,7 +91,8 @@ async function givenAuditLog() {
   await module.init();
   const bus = module.get(QueryBus);
   return {
-    list: (organizationId: string, filters?: AuditEventFilters, page?: PageRequest) => bus.execute(new ListAuditEvents(organizationId, reader, filters, page)),
+    list: (organizationId: string, filters?: AuditEventFilters, page?: PageRequest) =>
+      bus.execute(new ListAuditEvents(organizationId, reader, filters, page)),
     get: (organizationId: string, auditEventId: string) => bus.execute(new GetAuditEvent(organizationId, auditEventId, reader)),
   };
 }
@@ -126,11 +140,24 @@ describe('audit queries', () => {
 
   it('refuses malformed or impossible times and a from after to (400)', async () => {
     const audit = await givenAuditLog();
-    for (const bad of ['yesterday', '2024-05-01T10:00:00', '2024-02-30T00:00:00Z', '2024-13-01', '2024-05-01T24:00:00Z', '1714550400000', '']) {
-      await expect(audit.list('o1', { from: bad })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('from must be an ISO 8601 date-time') });
+    for (const bad of [
+      'yesterday',
+      '2024-05-01T10:00:00',
+      '2024-02-30T00:00:00Z',
+      '2024-13-01',
+      '2024-05-01T24:00:00Z',
+      '1714550400000',
+      '',
+    ]) {
+      await expect(audit.list('o1', { from: bad })).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringContaining('from must be an ISO 8601 date-time'),
+      });
     }
     await expect(audit.list('o1', { to: 'soon' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('to must be') });
-    await expect(audit.list('o1', { from: '2024-05-02T00:00:00Z', to: '2024-05-01T00:00:00Z' })).rejects.toEqual(DomainError.invalid('from must not be after to'));
+    await expect(audit.list('o1', { from: '2024-05-02T00:00:00Z', to: '2024-05-01T00:00:00Z' })).rejects.toEqual(
+      DomainError.invalid('from must not be after to'),
+    );
   });
 
   it('pages with limit and the next cursor, without overlap, the filters applying to every page', async () => {
@@ -179,10 +206,16 @@ describe('audit access', () => {
     'o1:u-stranger': { member: false, role: null },
   };
   const access: OrganizationAccess = {
-    roleOf: async (organizationId, userId) => (organizationId === 'o1' ? (standing[`${organizationId}:${userId}`] ?? { member: false, role: null }) : null),
+    roleOf: async (organizationId, userId) =>
+      organizationId === 'o1' ? (standing[`${organizationId}:${userId}`] ?? { member: false, role: null }) : null,
   };
   const policy = new AuditAccessPolicy(access);
-  const user = (userId: string): Caller => ({ kind: 'user', userId, tokenId: 't', user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null } });
+  const user = (userId: string): Caller => ({
+    kind: 'user',
+    userId,
+    tokenId: 't',
+    user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null },
+  });
 
   it('lets admins of the organization read', async () => {
     await expect(policy.requireReader('o1', user('u-admin'))).resolves.toBeUndefined();

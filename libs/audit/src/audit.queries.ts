@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Actor, Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Actor, Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
 import { AUDIT_EVENTS, type AuditEventDoc } from './audit.projection';
 import { ORGANIZATION_ACCESS, type OrganizationAccess } from './audit.needs';
 
@@ -52,7 +52,10 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,
  * (`to`) millisecond in UTC. Anything else, or an impossible date such as February 30, is a 400.
  */
 export function parseTimeBound(value: string, name: 'from' | 'to'): string {
-  const invalid = () => DomainError.invalid(`${name} must be an ISO 8601 date-time such as 2024-05-01T12:00:00Z (or a date such as 2024-05-01), got '${value.slice(0, 64)}'`);
+  const invalid = () =>
+    DomainError.invalid(
+      `${name} must be an ISO 8601 date-time such as 2024-05-01T12:00:00Z (or a date such as 2024-05-01), got '${value.slice(0, 64)}'`,
+    );
   const date = DATE.exec(value);
   const dateTime = date ? null : DATE_TIME.exec(value);
   const parts = date ?? dateTime;
@@ -101,7 +104,8 @@ export class AuditAccessPolicy {
   async requireReader(organizationId: string, caller: Caller): Promise<void> {
     const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
     if (!standing?.member) throw DomainError.notFound(`no organization ${organizationId}`);
-    if (standing.role !== AUDIT_READER_ROLE) throw DomainError.forbidden(`only admins of organization ${organizationId} may read its audit log`);
+    if (standing.role !== AUDIT_READER_ROLE)
+      throw DomainError.forbidden(`only admins of organization ${organizationId} may read its audit log`);
   }
 }
 
@@ -148,7 +152,11 @@ export class ListAuditEventsHandler implements IQueryHandler<ListAuditEvents> {
     const result = await this.reads
       .collection<AuditEventDoc>(AUDIT_EVENTS)
       .find(filter, { sort: { position: -1 }, limit: paging.limit, after: paging.page });
-    return listEnvelope({ items: result.items.map((doc) => presentAuditEvent(doc, this.config.publicUrl)), count: result.count, next: result.next });
+    return listEnvelope({
+      items: result.items.map((doc) => presentAuditEvent(doc, this.config.publicUrl)),
+      count: result.count,
+      next: result.next,
+    });
   }
 }
 
@@ -174,7 +182,8 @@ export class GetAuditEventHandler implements IQueryHandler<GetAuditEvent> {
   async execute({ organizationId, auditEventId, caller }: GetAuditEvent): Promise<AuditEventObject> {
     await this.access.requireReader(organizationId, caller);
     const doc = await this.reads.collection<AuditEventDoc>(AUDIT_EVENTS).get(auditEventId);
-    if (!doc || doc.organizationId !== organizationId) throw DomainError.notFound(`no audit event ${auditEventId} in organization ${organizationId}`);
+    if (!doc || doc.organizationId !== organizationId)
+      throw DomainError.notFound(`no audit event ${auditEventId} in organization ${organizationId}`);
     return presentAuditEvent(doc, this.config.publicUrl);
   }
 }

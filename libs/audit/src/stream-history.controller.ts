@@ -1,12 +1,12 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
-import { listOf } from '../../platform/src/platform.schemas';
-import { AdminOnly } from '../../platform/src/http/auth';
-import { ListQuery, type ListEnvelope } from '../../platform/src/http/list';
+import { listOf } from '#platform/platform.schemas';
+import { AdminOnly } from '#platform/http/auth';
+import { ListQuery, type ListEnvelope } from '#platform/http/list';
 import type { EventObject } from './stream-history';
 import { GetStreamHistory } from './stream-history.queries';
-import { Valid } from '../../platform/src/http/validation';
+import { Valid } from '#platform/http/validation';
 
 /** Admin history: the raw events of any stream, straight from the event store. */
 @Controller('v1/admin/streams')

@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../event-store/src/event-store.port';
-import { DomainError } from '../../platform/src/errors';
-import type { ListEnvelope } from '../../platform/src/http/list';
+import { EVENT_STORE, type EventStore } from '#event-store/event-store.port';
+import { DomainError } from '#platform/errors';
+import type { ListEnvelope } from '#platform/http/list';
 import { readStreamHistory, type EventObject } from './stream-history';
 
 /*

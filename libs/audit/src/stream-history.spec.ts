@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventStoreInputError } from '../../event-store/src/errors';
-import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
+import { EventStoreInputError } from '#event-store/errors';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import { decodeRevisionCursor, encodeRevisionCursor, readStreamHistory, streamEvents } from './stream-history';
 
 describe('stream history', () => {
@@ -13,7 +13,8 @@ describe('stream history', () => {
     dir = mkdtempSync(join(tmpdir(), 'stream-history-'));
     store = LmdbEventStore.open(join(dir, 'events'));
     await store.appendToStream('other-1', [{ type: 'Noise', data: {} }], 'no_stream');
-    for (let i = 0; i < 5; i++) await store.appendToStream('space-s1', [{ type: 'Step', data: { i }, metadata: { n: i } }], i === 0 ? 'no_stream' : i - 1);
+    for (let i = 0; i < 5; i++)
+      await store.appendToStream('space-s1', [{ type: 'Step', data: { i }, metadata: { n: i } }], i === 0 ? 'no_stream' : i - 1);
   });
 
   afterAll(async () => {

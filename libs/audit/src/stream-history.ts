@@ -1,7 +1,7 @@
-import type { EventMetadata, EventStore, RecordedEvent } from '../../event-store/src/event-store.port';
-import { DomainError } from '../../platform/src/errors';
+import type { EventMetadata, EventStore, RecordedEvent } from '#event-store/event-store.port';
+import { DomainError } from '#platform/errors';
 // Type only: the module stays free of decorator side effects, so the CLI loads it without reflect-metadata.
-import type { ListEnvelope } from '../../platform/src/http/list';
+import type { ListEnvelope } from '#platform/http/list';
 
 /** A stored event as the admin stream history shows it. */
 export interface EventObject {
@@ -63,7 +63,8 @@ export async function readStreamHistory(
   request: { page?: string; limit?: number } = {},
 ): Promise<ListEnvelope<EventObject> | null> {
   const limit = request.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw DomainError.invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw DomainError.invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`);
   const from = request.page !== undefined ? decodeRevisionCursor(request.page) : 0;
   const current = await store.streamRevision(stream);
   if (current === null) return null;

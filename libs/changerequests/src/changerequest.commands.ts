@@ -1,11 +1,22 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
-import { CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, type ChangeRequestContent, type ChangeRequestOrganizations, type ChangeRequestSpace, type ChangeRequestSpaces, type ContentConflict, type ContentRevisionSource, type TouchedPageIds } from './changerequests.needs';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
+import {
+  CHANGE_REQUEST_CONTENT,
+  CHANGE_REQUEST_ORGANIZATIONS,
+  CHANGE_REQUEST_SPACES,
+  type ChangeRequestContent,
+  type ChangeRequestOrganizations,
+  type ChangeRequestSpace,
+  type ChangeRequestSpaces,
+  type ContentConflict,
+  type ContentRevisionSource,
+  type TouchedPageIds,
+} from './changerequests.needs';
 import {
   changeRequestDecider,
   changeRequestNumbersStream,
@@ -44,7 +55,11 @@ const ATTEMPTS = 5;
 /** A three-way merge that found overlapping edits: 409 with the conflicts, nothing changed. */
 export class MergeConflictError extends DomainError {
   constructor(changeRequestId: string, what: 'merge' | 'update', conflicts: ContentConflict[]) {
-    super(409, `change request ${changeRequestId} cannot be ${what === 'merge' ? 'merged' : 'updated from main'}: ${conflicts.length} conflicting edit${conflicts.length === 1 ? '' : 's'}`, { conflicts });
+    super(
+      409,
+      `change request ${changeRequestId} cannot be ${what === 'merge' ? 'merged' : 'updated from main'}: ${conflicts.length} conflicting edit${conflicts.length === 1 ? '' : 's'}`,
+      { conflicts },
+    );
   }
 }
 
@@ -84,13 +99,29 @@ export class CreateChangeRequestHandler extends DecidingHandler {
     if (facts.deleted) throw DomainError.conflict(`space ${spaceId} is deleted: restore it first`);
     if (!facts.mayEdit) throw DomainError.forbidden(`you may not create change requests in space ${spaceId}`);
     const changeRequestId = newId();
-    const numbered = await this.decide(changeRequestNumbersStream(spaceId), numberingDecider, { kind: 'NumberChangeRequest', spaceId, changeRequestId }, { caller, wait: false });
+    const numbered = await this.decide(
+      changeRequestNumbersStream(spaceId),
+      numberingDecider,
+      { kind: 'NumberChangeRequest', spaceId, changeRequestId },
+      { caller, wait: false },
+    );
     const number = numbered.state.numbers.get(changeRequestId)!;
     const main = await this.content.mainHead(spaceId);
     await this.decide(
       changeRequestStream(changeRequestId),
       changeRequestDecider,
-      { kind: 'CreateChangeRequest', changeRequestId, spaceId, number, subject: body.subject ?? `Change request #${number}`, ...(body.agentTaskId !== undefined ? { agentTaskId: body.agentTaskId } : {}), main, space: facts, by: by(caller), now: this.now() },
+      {
+        kind: 'CreateChangeRequest',
+        changeRequestId,
+        spaceId,
+        number,
+        subject: body.subject ?? `Change request #${number}`,
+        ...(body.agentTaskId !== undefined ? { agentTaskId: body.agentTaskId } : {}),
+        main,
+        space: facts,
+        by: by(caller),
+        now: this.now(),
+      },
       { caller },
     );
     return changeRequestId;
@@ -126,9 +157,16 @@ export class EditChangeRequestHandler extends DecidingHandler {
     const denied = refuseWriter(id, 'edit', facts);
     if (denied) throw denied;
     // Checked before the description is stored: a caller who may not edit leaves nothing in the blob store.
-    if (changes.description !== undefined && (facts.deleted || !facts.mayEdit)) throw facts.deleted ? DomainError.conflict(`the space of change request ${id} is deleted: restore it first`) : DomainError.forbidden(`you may not edit change request ${id}`);
+    if (changes.description !== undefined && (facts.deleted || !facts.mayEdit))
+      throw facts.deleted
+        ? DomainError.conflict(`the space of change request ${id} is deleted: restore it first`)
+        : DomainError.forbidden(`you may not edit change request ${id}`);
     const description = changes.description !== undefined ? await this.descriptions.store(changes.description) : undefined;
-    const links = changes.links?.map((link) => ({ ...(link.id !== undefined ? { id: link.id } : {}), url: link.ref.url, ...(link.title !== undefined ? { title: link.title } : {}) }));
+    const links = changes.links?.map((link) => ({
+      ...(link.id !== undefined ? { id: link.id } : {}),
+      url: link.ref.url,
+      ...(link.title !== undefined ? { title: link.title } : {}),
+    }));
     const command: ChangeRequestCommand = {
       kind: 'EditChangeRequest',
       changeRequestId: id,
@@ -189,12 +227,27 @@ export class MergeChangeRequestHandler extends DecidingHandler {
       const main = await this.content.mainHead(spaceId);
       const merged = await this.content.merge({ ancestor: state.base.tree, ours: state.head.tree, theirs: main.tree }, main.tree);
       if (!merged.ok) throw new MergeConflictError(id, 'merge', merged.conflicts);
-      const outcome = await this.content.commitMerge(space, { base: main.revisionId, tree: merged.tree, touched: merged.touched, changeRequestHead: state.head.revisionId, changeRequestId: id }, caller);
+      const outcome = await this.content.commitMerge(
+        space,
+        {
+          base: main.revisionId,
+          tree: merged.tree,
+          touched: merged.touched,
+          changeRequestHead: state.head.revisionId,
+          changeRequestId: id,
+        },
+        caller,
+      );
       if (outcome === 'stale') {
         if (attempt < ATTEMPTS) continue;
         throw DomainError.conflict(`main content of space ${spaceId} kept moving while change request ${id} was merged; retry`);
       }
-      await this.decide(changeRequestStream(id), changeRequestDecider, recordMergeCommand(id, space, outcome.revisionId, state.head.revisionId, caller, this.now()), { caller });
+      await this.decide(
+        changeRequestStream(id),
+        changeRequestDecider,
+        recordMergeCommand(id, space, outcome.revisionId, state.head.revisionId, caller, this.now()),
+        { caller },
+      );
       return { revision: outcome.revisionId, changeRequestId: id };
     }
   }
@@ -219,7 +272,12 @@ export class RecordMerge extends Command<void> {
 @CommandHandler(RecordMerge)
 export class RecordMergeHandler extends DecidingHandler {
   async execute({ changeRequestId, space, revisionMerged, mergedHead, caller }: RecordMerge): Promise<void> {
-    await this.decide(changeRequestStream(changeRequestId), changeRequestDecider, recordMergeCommand(changeRequestId, space, revisionMerged, mergedHead, caller, this.now()), { caller });
+    await this.decide(
+      changeRequestStream(changeRequestId),
+      changeRequestDecider,
+      recordMergeCommand(changeRequestId, space, revisionMerged, mergedHead, caller, this.now()),
+      { caller },
+    );
   }
 }
 
@@ -263,7 +321,23 @@ export class UpdateChangeRequestFromMainHandler extends DecidingHandler {
         await this.decide(
           changeRequestStream(id),
           changeRequestDecider,
-          { kind: 'UpdateChangeRequest', changeRequestId: id, base: state.head.revisionId, main, revision: { revisionId: state.head.revisionId, parents: [], revisionType: 'update', tree: state.head.tree, pages: emptyTouched(), source: { kind: 'update', changeRequest: id, main: main.revisionId } }, space: facts, by: by(caller), now: this.now() },
+          {
+            kind: 'UpdateChangeRequest',
+            changeRequestId: id,
+            base: state.head.revisionId,
+            main,
+            revision: {
+              revisionId: state.head.revisionId,
+              parents: [],
+              revisionType: 'update',
+              tree: state.head.tree,
+              pages: emptyTouched(),
+              source: { kind: 'update', changeRequest: id, main: main.revisionId },
+            },
+            space: facts,
+            by: by(caller),
+            now: this.now(),
+          },
           { caller, ifMatch },
         );
         return { revision: state.head.revisionId, changeRequestId: id };
@@ -276,7 +350,23 @@ export class UpdateChangeRequestFromMainHandler extends DecidingHandler {
         await this.decide(
           changeRequestStream(id),
           changeRequestDecider,
-          { kind: 'UpdateChangeRequest', changeRequestId: id, base: state.head.revisionId, main, revision: { revisionId, parents: [state.head.revisionId, main.revisionId], revisionType: 'update', tree: merged.tree, pages: merged.touched, source }, space: facts, by: by(caller), now: this.now() },
+          {
+            kind: 'UpdateChangeRequest',
+            changeRequestId: id,
+            base: state.head.revisionId,
+            main,
+            revision: {
+              revisionId,
+              parents: [state.head.revisionId, main.revisionId],
+              revisionType: 'update',
+              tree: merged.tree,
+              pages: merged.touched,
+              source,
+            },
+            space: facts,
+            by: by(caller),
+            now: this.now(),
+          },
           { caller, ifMatch },
         );
         return { revision: revisionId, changeRequestId: id };
@@ -314,7 +404,12 @@ export class RequestReviewersHandler extends DecidingHandler {
     const { id, space } = await resolve(this.spaces, this.reads, spaceId, ref, caller);
     const members = await this.organizations.membersAmong(space.organizationId, reviewers);
     const notMembers = [...new Set(reviewers)].filter((user) => !members.has(user));
-    await this.decide(changeRequestStream(id), changeRequestDecider, { kind: 'RequestReviewers', changeRequestId: id, reviewers, notMembers, space: spaceFacts(space), by: by(caller), now: this.now() }, { caller });
+    await this.decide(
+      changeRequestStream(id),
+      changeRequestDecider,
+      { kind: 'RequestReviewers', changeRequestId: id, reviewers, notMembers, space: spaceFacts(space), by: by(caller), now: this.now() },
+      { caller },
+    );
     return id;
   }
 }
@@ -346,7 +441,12 @@ export class RemoveReviewerHandler extends DecidingHandler {
     const facts = spaceFacts(space);
     const denied = refuseWriter(id, 'remove-reviewer', facts);
     if (denied) throw denied;
-    await this.decide(changeRequestStream(id), changeRequestDecider, { kind: 'RemoveReviewer', changeRequestId: id, reviewer, space: facts, by: by(caller), now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      changeRequestStream(id),
+      changeRequestDecider,
+      { kind: 'RemoveReviewer', changeRequestId: id, reviewer, space: facts, by: by(caller), now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -374,7 +474,12 @@ export class ReviewChangeRequestHandler extends DecidingHandler {
   async execute({ spaceId, ref, review, caller }: ReviewChangeRequest): Promise<{ reviewId: string; changeRequestId: string }> {
     const { id, space } = await resolve(this.spaces, this.reads, spaceId, ref, caller);
     const reviewId = newId();
-    await this.decide(changeRequestStream(id), changeRequestDecider, { kind: 'ReviewChangeRequest', changeRequestId: id, reviewId, ...review, space: spaceFacts(space), by: by(caller), now: this.now() }, { caller });
+    await this.decide(
+      changeRequestStream(id),
+      changeRequestDecider,
+      { kind: 'ReviewChangeRequest', changeRequestId: id, reviewId, ...review, space: spaceFacts(space), by: by(caller), now: this.now() },
+      { caller },
+    );
     return { reviewId, changeRequestId: id };
   }
 }
@@ -417,7 +522,14 @@ export class CommitChangeRequestRevision extends Command<'committed' | 'unchange
   constructor(
     readonly spaceId: string,
     readonly changeRequestId: string,
-    readonly commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPageIds; source: ContentRevisionSource },
+    readonly commit: {
+      base: string;
+      ifMatch?: string;
+      revisionId: string;
+      tree: string;
+      pages: TouchedPageIds;
+      source: ContentRevisionSource;
+    },
     readonly caller: Caller,
   ) {
     super();
@@ -437,7 +549,16 @@ export class CommitChangeRequestRevisionHandler extends DecidingHandler {
       const outcome = await this.decide(
         changeRequestStream(changeRequestId),
         changeRequestDecider,
-        { kind: 'CommitChangeRequestRevision', changeRequestId, base, ...(ifMatch !== undefined ? { ifMatch } : {}), revision: { revisionId, parents: [base], revisionType: 'edits', tree, pages, source }, space: spaceFacts(space), by: by(caller), now: this.now() },
+        {
+          kind: 'CommitChangeRequestRevision',
+          changeRequestId,
+          base,
+          ...(ifMatch !== undefined ? { ifMatch } : {}),
+          revision: { revisionId, parents: [base], revisionType: 'edits', tree, pages, source },
+          space: spaceFacts(space),
+          by: by(caller),
+          now: this.now(),
+        },
         { caller },
       );
       return outcome.events.length > 0 ? 'committed' : 'unchanged';
@@ -464,25 +585,51 @@ export const changeRequestCommandHandlers = [
 // ---- helpers ----------------------------------------------------------------------------------
 
 /** The space (404 when the caller may not see it), then the request of it named by id or number. */
-async function resolve(spaces: ChangeRequestSpaces, reads: ReadStore, spaceId: string, ref: string, caller: Caller): Promise<{ id: string; space: ChangeRequestSpace }> {
+async function resolve(
+  spaces: ChangeRequestSpaces,
+  reads: ReadStore,
+  spaceId: string,
+  ref: string,
+  caller: Caller,
+): Promise<{ id: string; space: ChangeRequestSpace }> {
   const space = await spaces.spaceFor(spaceId, caller);
   const request = await findChangeRequest(reads, spaceId, ref);
   return { id: request._id, space };
 }
 
 function spaceFacts(space: ChangeRequestSpace): ChangeRequestSpaceFacts {
-  return { organizationId: space.organizationId, deleted: space.deleted, editMode: space.editMode, mayEdit: space.permissions.edit, mayReview: space.permissions.review };
+  return {
+    organizationId: space.organizationId,
+    deleted: space.deleted,
+    editMode: space.editMode,
+    mayEdit: space.permissions.edit,
+    mayReview: space.permissions.review,
+  };
 }
 
 /** The merge recorded on the request's stream, by the merging request or by the reactor (the service itself: it may). */
-function recordMergeCommand(changeRequestId: string, space: Pick<ChangeRequestSpace, 'organizationId' | 'deleted' | 'editMode'>, revisionMerged: string, mergedHead: string, caller: Caller, now: string): ChangeRequestCommand {
-  const facts: ChangeRequestSpaceFacts = { organizationId: space.organizationId, deleted: space.deleted, editMode: space.editMode, mayEdit: true, mayReview: true };
+function recordMergeCommand(
+  changeRequestId: string,
+  space: Pick<ChangeRequestSpace, 'organizationId' | 'deleted' | 'editMode'>,
+  revisionMerged: string,
+  mergedHead: string,
+  caller: Caller,
+  now: string,
+): ChangeRequestCommand {
+  const facts: ChangeRequestSpaceFacts = {
+    organizationId: space.organizationId,
+    deleted: space.deleted,
+    editMode: space.editMode,
+    mayEdit: true,
+    mayReview: true,
+  };
   return { kind: 'RecordMerge', changeRequestId, revisionMerged, mergedHead, space: facts, by: by(caller), now };
 }
 
 /** A write pinned by `If-Match` to another revision of the request's stream than the one loaded: 412, as the command processor answers it. */
 function refuseStaleRevision(ifMatch: number | undefined, revision: number | null): void {
-  if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
+  if (ifMatch !== undefined && ifMatch !== revision)
+    throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
 }
 
 const by = (caller: Caller): string | null => (caller.kind === 'user' ? caller.userId : null);

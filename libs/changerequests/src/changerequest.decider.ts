@@ -1,6 +1,14 @@
-import type { Decider } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
-import { MAX_CHANGE_REQUEST_LINKS, type ChangeRequestEvent, type ChangeRequestLink, type ChangeRequestNumberEvent, type ChangeRequestStatus, type LineRevision, type ReviewStatus } from './changerequest.events';
+import type { Decider } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
+import {
+  MAX_CHANGE_REQUEST_LINKS,
+  type ChangeRequestEvent,
+  type ChangeRequestLink,
+  type ChangeRequestNumberEvent,
+  type ChangeRequestStatus,
+  type LineRevision,
+  type ReviewStatus,
+} from './changerequest.events';
 
 export const changeRequestStream = (changeRequestId: string) => `changerequest-${changeRequestId}`;
 export const changeRequestNumbersStream = (spaceId: string) => `changerequestnumbers-${spaceId}`;
@@ -59,7 +67,14 @@ export type ChangeRequestCommand =
    * `description`: the hash of the new description in the blob store. `links`: the whole new list as
    * sent (a link with an `id` keeps that link; one without is new and takes the next of `newLinkIds`).
    */
-  | (Acting & { kind: 'EditChangeRequest'; subject?: string; status?: ChangeRequestStatus; description?: string; links?: LinkInput[]; newLinkIds?: string[] })
+  | (Acting & {
+      kind: 'EditChangeRequest';
+      subject?: string;
+      status?: ChangeRequestStatus;
+      description?: string;
+      links?: LinkInput[];
+      newLinkIds?: string[];
+    })
   | (Acting & { kind: 'CommitChangeRequestRevision'; base: string; ifMatch?: string; revision: LineRevision })
   | (Acting & { kind: 'UpdateChangeRequest'; base: string; main: LinePoint; revision: LineRevision })
   /** `notMembers`: those of `reviewers` who are not members of the space's organization (users that do not exist among them). */
@@ -89,7 +104,8 @@ const MOVES: Readonly<Record<ChangeRequestStatus, readonly ChangeRequestStatus[]
 export function refuseStatusMove(changeRequestId: string, from: ChangeRequestStatus, to: ChangeRequestStatus): DomainError | null {
   if (from === to) return null;
   if (from === 'merged') return DomainError.conflict(`change request ${changeRequestId} is merged: its status is final`);
-  if (to === 'merged') return DomainError.conflict(`change request ${changeRequestId} cannot be set to merged: merge it with POST .../merge`);
+  if (to === 'merged')
+    return DomainError.conflict(`change request ${changeRequestId} cannot be set to merged: merge it with POST .../merge`);
   if (!MOVES[from].includes(to)) return DomainError.conflict(`change request ${changeRequestId} cannot move from ${from} to ${to}`);
   return null;
 }
@@ -111,7 +127,9 @@ export function currentReviews(state: Pick<ChangeRequestState, 'reviews' | 'head
 /** Requested reviewers outside the organization: 400 naming them, worded alike for users that exist and users that do not. */
 function notMembersError(organizationId: string, userIds: readonly string[]): DomainError {
   const one = userIds.length === 1;
-  return DomainError.invalid(`users: ${userIds.join(', ')} ${one ? 'is not a member' : 'are not members'} of organization ${organizationId}`);
+  return DomainError.invalid(
+    `users: ${userIds.join(', ')} ${one ? 'is not a member' : 'are not members'} of organization ${organizationId}`,
+  );
 }
 
 /** Writes of an existing request whose caller needs a role in the space (reviews and content edits have rules of their own). */
@@ -122,7 +140,11 @@ export type ChangeRequestWrite = 'edit' | 'update' | 'remove-reviewer' | 'merge'
  * not. The command handler asks before it compares If-Match (who may not change a request gets
  * 403, never a 412 about its version), and the decider asks again.
  */
-export function refuseWriter(changeRequestId: string, write: ChangeRequestWrite, space: Pick<ChangeRequestSpaceFacts, 'mayEdit' | 'mayReview'>): DomainError | null {
+export function refuseWriter(
+  changeRequestId: string,
+  write: ChangeRequestWrite,
+  space: Pick<ChangeRequestSpaceFacts, 'mayEdit' | 'mayReview'>,
+): DomainError | null {
   switch (write) {
     case 'edit':
       return space.mayEdit ? null : DomainError.forbidden(`you may not edit change request ${changeRequestId}`);
@@ -131,21 +153,31 @@ export function refuseWriter(changeRequestId: string, write: ChangeRequestWrite,
     case 'remove-reviewer':
       return space.mayEdit ? null : DomainError.forbidden(`you may not change the reviewers of change request ${changeRequestId}`);
     case 'merge':
-      return space.mayReview ? null : DomainError.forbidden(`you may not merge change request ${changeRequestId}: merging needs the review role`);
+      return space.mayReview
+        ? null
+        : DomainError.forbidden(`you may not merge change request ${changeRequestId}: merging needs the review role`);
   }
 }
 
 /** Pure rule: why the request may not be merged now (before any merging work), if it may not. */
-export function refuseMerge(changeRequestId: string, state: ChangeRequestState, space: ChangeRequestSpaceFacts, requireApproval: boolean): DomainError | null {
+export function refuseMerge(
+  changeRequestId: string,
+  state: ChangeRequestState,
+  space: ChangeRequestSpaceFacts,
+  requireApproval: boolean,
+): DomainError | null {
   if (!state.created) return DomainError.notFound(`no change request ${changeRequestId}`);
   if (space.deleted) return DomainError.conflict(`the space of change request ${changeRequestId} is deleted: restore it first`);
   const refused = refuseWriter(changeRequestId, 'merge', space) ?? refuseChange(changeRequestId, state);
   if (refused) return refused;
-  if (space.editMode === 'locked') return DomainError.conflict(`the space of change request ${changeRequestId} is locked: nothing can be merged into it`);
+  if (space.editMode === 'locked')
+    return DomainError.conflict(`the space of change request ${changeRequestId} is locked: nothing can be merged into it`);
   if (requireApproval) {
     const reviews = currentReviews(state);
-    if (reviews.some((review) => review.status === 'changes-requested')) return DomainError.conflict(`change request ${changeRequestId} has changes requested on its latest revision`);
-    if (!reviews.some((review) => review.status === 'approved')) return DomainError.conflict(`change request ${changeRequestId} needs an approval of its latest revision before it can be merged`);
+    if (reviews.some((review) => review.status === 'changes-requested'))
+      return DomainError.conflict(`change request ${changeRequestId} has changes requested on its latest revision`);
+    if (!reviews.some((review) => review.status === 'approved'))
+      return DomainError.conflict(`change request ${changeRequestId} needs an approval of its latest revision before it can be merged`);
   }
   return null;
 }
@@ -165,8 +197,14 @@ export interface LinkInput {
  * one back to keep or change that link), and each id once; a link sent without one is new and
  * takes the next of `newIds`. Links left out are removed.
  */
-export function linksAfter(changeRequestId: string, state: Pick<ChangeRequestState, 'links'>, sent: readonly LinkInput[], newIds: readonly string[]): ChangeRequestLink[] | DomainError {
-  if (sent.length > MAX_CHANGE_REQUEST_LINKS) return DomainError.invalid(`links: at most ${MAX_CHANGE_REQUEST_LINKS} links, not ${sent.length}`);
+export function linksAfter(
+  changeRequestId: string,
+  state: Pick<ChangeRequestState, 'links'>,
+  sent: readonly LinkInput[],
+  newIds: readonly string[],
+): ChangeRequestLink[] | DomainError {
+  if (sent.length > MAX_CHANGE_REQUEST_LINKS)
+    return DomainError.invalid(`links: at most ${MAX_CHANGE_REQUEST_LINKS} links, not ${sent.length}`);
   const known = new Set(state.links.map((link) => link.id));
   const seen = new Set<string>();
   const fresh = [...newIds];
@@ -174,7 +212,8 @@ export function linksAfter(changeRequestId: string, state: Pick<ChangeRequestSta
   for (const [index, link] of sent.entries()) {
     let id = link.id;
     if (id !== undefined) {
-      if (!known.has(id)) return DomainError.invalid(`links[${index}].id: change request ${changeRequestId} has no link ${id} (leave id out to add a link)`);
+      if (!known.has(id))
+        return DomainError.invalid(`links[${index}].id: change request ${changeRequestId} has no link ${id} (leave id out to add a link)`);
       if (seen.has(id)) return DomainError.invalid(`links[${index}].id: link ${id} is given twice`);
     } else {
       id = fresh.shift();
@@ -190,13 +229,31 @@ const sameLinks = (a: readonly ChangeRequestLink[], b: readonly ChangeRequestLin
   a.length === b.length && a.every((link, index) => link.id === b[index].id && link.url === b[index].url && link.title === b[index].title);
 
 export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEvent, ChangeRequestState> = {
-  initialState: () => ({ created: null, status: 'draft', subject: '', description: null, links: [], head: NO_POINT, base: NO_POINT, reviewers: new Set(), reviews: new Map(), merged: null }),
+  initialState: () => ({
+    created: null,
+    status: 'draft',
+    subject: '',
+    description: null,
+    links: [],
+    head: NO_POINT,
+    base: NO_POINT,
+    reviewers: new Set(),
+    reviews: new Map(),
+    merged: null,
+  }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'ChangeRequestCreated': {
         const { spaceId, organizationId, number, createdBy, revisionInitial, tree } = event.data;
         const point = { revisionId: revisionInitial, tree };
-        return { ...state, created: { spaceId, organizationId, number, createdBy }, status: event.data.status, subject: event.data.subject, head: point, base: point };
+        return {
+          ...state,
+          created: { spaceId, organizationId, number, createdBy },
+          status: event.data.status,
+          subject: event.data.subject,
+          head: point,
+          base: point,
+        };
       }
       case 'ChangeRequestSubjectChanged':
         return { ...state, subject: event.data.subject };
@@ -209,14 +266,23 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
       case 'ChangeRequestContentEdited':
         return { ...state, head: { revisionId: event.data.revision.revisionId, tree: event.data.revision.tree } };
       case 'ChangeRequestUpdated':
-        return { ...state, head: { revisionId: event.data.revision.revisionId, tree: event.data.revision.tree }, base: { revisionId: event.data.mergedAncestor, tree: event.data.mergedAncestorTree } };
+        return {
+          ...state,
+          head: { revisionId: event.data.revision.revisionId, tree: event.data.revision.tree },
+          base: { revisionId: event.data.mergedAncestor, tree: event.data.mergedAncestorTree },
+        };
       case 'ChangeRequestReviewersRequested':
         return { ...state, reviewers: new Set([...state.reviewers, ...event.data.reviewers]) };
       case 'ChangeRequestReviewerRemoved':
         return { ...state, reviewers: new Set([...state.reviewers].filter((reviewer) => reviewer !== event.data.reviewer)) };
       case 'ChangeRequestReviewed': {
         const reviews = new Map(state.reviews);
-        reviews.set(event.data.reviewId, { reviewId: event.data.reviewId, reviewer: event.data.reviewedBy, status: event.data.status, revision: event.data.revision });
+        reviews.set(event.data.reviewId, {
+          reviewId: event.data.reviewId,
+          reviewer: event.data.reviewedBy,
+          status: event.data.status,
+          revision: event.data.revision,
+        });
         return { ...state, reviews };
       }
       case 'ChangeRequestMerged':
@@ -253,7 +319,18 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
     // Merges are recorded whatever the space's state: the main revision exists already.
     if (command.kind === 'RecordMerge') {
       if (state.merged) return [];
-      return [{ type: 'ChangeRequestMerged', data: { ...about, revisionMerged: command.revisionMerged, mergedHead: command.mergedHead, mergedBy: command.by, mergedAt: command.now } }];
+      return [
+        {
+          type: 'ChangeRequestMerged',
+          data: {
+            ...about,
+            revisionMerged: command.revisionMerged,
+            mergedHead: command.mergedHead,
+            mergedBy: command.by,
+            mergedAt: command.now,
+          },
+        },
+      ];
     }
     if (command.space.deleted) return DomainError.conflict(`the space of change request ${id} is deleted: restore it first`);
     switch (command.kind) {
@@ -263,11 +340,17 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
         const events: ChangeRequestEvent[] = [];
         if (command.subject !== undefined && command.subject !== state.subject) {
           if (state.status === 'merged') return DomainError.conflict(`change request ${id} is merged: it can no longer change`);
-          events.push({ type: 'ChangeRequestSubjectChanged', data: { ...about, subject: command.subject, changedBy: command.by, changedAt: command.now } });
+          events.push({
+            type: 'ChangeRequestSubjectChanged',
+            data: { ...about, subject: command.subject, changedBy: command.by, changedAt: command.now },
+          });
         }
         if (command.description !== undefined && command.description !== state.description) {
           if (state.status === 'merged') return DomainError.conflict(`change request ${id} is merged: it can no longer change`);
-          events.push({ type: 'ChangeRequestDescriptionChanged', data: { ...about, description: command.description, changedBy: command.by, changedAt: command.now } });
+          events.push({
+            type: 'ChangeRequestDescriptionChanged',
+            data: { ...about, description: command.description, changedBy: command.by, changedAt: command.now },
+          });
         }
         if (command.links !== undefined) {
           const links = linksAfter(id, state, command.links, command.newLinkIds ?? []);
@@ -280,7 +363,16 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
         if (command.status !== undefined && command.status !== state.status) {
           const refused = refuseStatusMove(id, state.status, command.status);
           if (refused) return refused;
-          events.push({ type: 'ChangeRequestStatusChanged', data: { ...about, from: state.status, to: command.status as Exclude<ChangeRequestStatus, 'merged'>, changedBy: command.by, changedAt: command.now } });
+          events.push({
+            type: 'ChangeRequestStatusChanged',
+            data: {
+              ...about,
+              from: state.status,
+              to: command.status as Exclude<ChangeRequestStatus, 'merged'>,
+              changedBy: command.by,
+              changedAt: command.now,
+            },
+          });
         }
         return events;
       }
@@ -289,19 +381,38 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
         const refused = refuseChange(id, state);
         if (refused) return refused;
         if (command.ifMatch !== undefined && command.ifMatch !== state.head.revisionId) {
-          return DomainError.preconditionFailed(`change request ${id} has changed: If-Match names revision ${command.ifMatch} but it is at ${state.head.revisionId}`);
+          return DomainError.preconditionFailed(
+            `change request ${id} has changed: If-Match names revision ${command.ifMatch} but it is at ${state.head.revisionId}`,
+          );
         }
         if (command.base !== state.head.revisionId) return new StaleLineError(id, command.base, state.head.revisionId);
         // The same tree again is no new revision: a batch that changes nothing.
         if (command.revision.tree === state.head.tree) return [];
-        return [{ type: 'ChangeRequestContentEdited', data: { ...about, revision: command.revision, editedBy: command.by, editedAt: command.now } }];
+        return [
+          {
+            type: 'ChangeRequestContentEdited',
+            data: { ...about, revision: command.revision, editedBy: command.by, editedAt: command.now },
+          },
+        ];
       }
       case 'UpdateChangeRequest': {
         const refused = refuseWriter(id, 'update', command.space) ?? refuseChange(id, state);
         if (refused) return refused;
         if (command.base !== state.head.revisionId) return new StaleLineError(id, command.base, state.head.revisionId);
         if (command.main.revisionId === state.base.revisionId) return [];
-        return [{ type: 'ChangeRequestUpdated', data: { ...about, revision: command.revision, mergedAncestor: command.main.revisionId, mergedAncestorTree: command.main.tree, updatedBy: command.by, updatedAt: command.now } }];
+        return [
+          {
+            type: 'ChangeRequestUpdated',
+            data: {
+              ...about,
+              revision: command.revision,
+              mergedAncestor: command.main.revisionId,
+              mergedAncestorTree: command.main.tree,
+              updatedBy: command.by,
+              updatedAt: command.now,
+            },
+          },
+        ];
       }
       case 'RequestReviewers': {
         if (!command.space.mayEdit) return DomainError.forbidden(`you may not request reviewers on change request ${id}`);
@@ -311,25 +422,45 @@ export const changeRequestDecider: Decider<ChangeRequestCommand, ChangeRequestEv
         if (refused) return refused;
         const added = [...new Set(command.reviewers)].filter((reviewer) => !state.reviewers.has(reviewer));
         if (added.length === 0) return [];
-        return [{ type: 'ChangeRequestReviewersRequested', data: { ...about, reviewers: added, requestedBy: command.by, requestedAt: command.now } }];
+        return [
+          {
+            type: 'ChangeRequestReviewersRequested',
+            data: { ...about, reviewers: added, requestedBy: command.by, requestedAt: command.now },
+          },
+        ];
       }
       case 'RemoveReviewer': {
         const denied = refuseWriter(id, 'remove-reviewer', command.space);
         if (denied) return denied;
-        if (!state.reviewers.has(command.reviewer)) return DomainError.notFound(`user ${command.reviewer} is not a requested reviewer of change request ${id}`);
+        if (!state.reviewers.has(command.reviewer))
+          return DomainError.notFound(`user ${command.reviewer} is not a requested reviewer of change request ${id}`);
         const refused = refuseChange(id, state);
         if (refused) return refused;
-        return [{ type: 'ChangeRequestReviewerRemoved', data: { ...about, reviewer: command.reviewer, removedBy: command.by, removedAt: command.now } }];
+        return [
+          {
+            type: 'ChangeRequestReviewerRemoved',
+            data: { ...about, reviewer: command.reviewer, removedBy: command.by, removedAt: command.now },
+          },
+        ];
       }
       case 'ReviewChangeRequest': {
-        if (!command.space.mayReview || command.by === null) return DomainError.forbidden(`you may not review change request ${id}: reviewing needs the review role`);
+        if (!command.space.mayReview || command.by === null)
+          return DomainError.forbidden(`you may not review change request ${id}: reviewing needs the review role`);
         if (command.by === state.created.createdBy) return DomainError.forbidden(`you cannot review your own change request ${id}`);
         const refused = refuseChange(id, state);
         if (refused) return refused;
         return [
           {
             type: 'ChangeRequestReviewed',
-            data: { ...about, reviewId: command.reviewId, status: command.status, ...(command.body !== undefined ? { body: command.body } : {}), revision: state.head.revisionId, reviewedBy: command.by, reviewedAt: command.now },
+            data: {
+              ...about,
+              reviewId: command.reviewId,
+              status: command.status,
+              ...(command.body !== undefined ? { body: command.body } : {}),
+              revision: state.head.revisionId,
+              reviewedBy: command.by,
+              reviewedAt: command.now,
+            },
           },
         ];
       }
@@ -349,9 +480,23 @@ export interface NumberingState {
 
 const REMEMBERED_NUMBERS = 64;
 
-export const numberingDecider: Decider<{ kind: 'NumberChangeRequest'; spaceId: string; changeRequestId: string }, ChangeRequestNumberEvent, NumberingState> = {
+export const numberingDecider: Decider<
+  { kind: 'NumberChangeRequest'; spaceId: string; changeRequestId: string },
+  ChangeRequestNumberEvent,
+  NumberingState
+> = {
   initialState: () => ({ last: 0, numbers: new Map() }),
-  evolve: (state, event) => ({ last: Math.max(state.last, event.data.number), numbers: new Map([...[...state.numbers].slice(-(REMEMBERED_NUMBERS - 1)), [event.data.changeRequestId, event.data.number]]) }),
+  evolve: (state, event) => ({
+    last: Math.max(state.last, event.data.number),
+    numbers: new Map([...[...state.numbers].slice(-(REMEMBERED_NUMBERS - 1)), [event.data.changeRequestId, event.data.number]]),
+  }),
   decide: (command, state) =>
-    state.numbers.has(command.changeRequestId) ? [] : [{ type: 'ChangeRequestNumbered', data: { spaceId: command.spaceId, changeRequestId: command.changeRequestId, number: state.last + 1 } }],
+    state.numbers.has(command.changeRequestId)
+      ? []
+      : [
+          {
+            type: 'ChangeRequestNumbered',
+            data: { spaceId: command.spaceId, changeRequestId: command.changeRequestId, number: state.last + 1 },
+          },
+        ],
 };

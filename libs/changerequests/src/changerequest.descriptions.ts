@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { DomainError } from '../../platform/src/errors';
-import { deepFreeze } from '../../platform/src/plain-object';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { DomainError } from '#platform/errors';
+import { deepFreeze } from '#platform/plain-object';
 import { CHANGE_REQUEST_DOCUMENTS, type ChangeRequestDocument, type ChangeRequestDocuments } from './changerequests.needs';
 
 /** Longest description, as the markdown its document renders to (a description is a few paragraphs; this is a long one). */
@@ -27,12 +27,22 @@ export class ChangeRequestDescriptions {
 
   /** Validates and stores a description as sent; its hash, which the event carries. */
   async store(description: unknown): Promise<string> {
-    if (description === null || typeof description !== 'object' || Array.isArray(description) || (description as { object?: unknown }).object !== 'document') {
+    if (
+      description === null ||
+      typeof description !== 'object' ||
+      Array.isArray(description) ||
+      (description as { object?: unknown }).object !== 'document'
+    ) {
       throw DomainError.invalid('description must be a JSON document ({ object: "document", data, nodes })');
     }
     const converted = await this.documents.document({ document: description });
-    if (converted.markdown.length > MAX_DESCRIPTION_MARKDOWN_LENGTH) throw DomainError.invalid(`description is too large: as markdown it is ${converted.markdown.length} characters, at most ${MAX_DESCRIPTION_MARKDOWN_LENGTH}`);
-    const { hash } = await this.blobs.put(Buffer.from(JSON.stringify({ object: 'change-request-description', document: converted.document }), 'utf8'));
+    if (converted.markdown.length > MAX_DESCRIPTION_MARKDOWN_LENGTH)
+      throw DomainError.invalid(
+        `description is too large: as markdown it is ${converted.markdown.length} characters, at most ${MAX_DESCRIPTION_MARKDOWN_LENGTH}`,
+      );
+    const { hash } = await this.blobs.put(
+      Buffer.from(JSON.stringify({ object: 'change-request-description', document: converted.document }), 'utf8'),
+    );
     return hash;
   }
 

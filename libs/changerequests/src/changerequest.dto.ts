@@ -1,11 +1,29 @@
 import { ApiPropertyOptional, ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsObject, IsOptional, IsString, IsUrl, Matches, MaxLength, ValidateNested } from 'class-validator';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { ListQuery } from '../../platform/src/http/list';
-import { NotBlank } from '../../platform/src/http/validation';
-import { CHANGE_REQUEST_STATUSES, MAX_CHANGE_REQUEST_LINKS, REVIEW_STATUSES, type ChangeRequestStatus, type ReviewStatus } from './changerequest.events';
-import { TemplateField, type TemplateRequest } from '../../platform/src/http/template-field';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { ID_SHAPES } from '#platform/ids';
+import { ListQuery } from '#platform/http/list';
+import { NotBlank } from '#platform/http/validation';
+import {
+  CHANGE_REQUEST_STATUSES,
+  MAX_CHANGE_REQUEST_LINKS,
+  REVIEW_STATUSES,
+  type ChangeRequestStatus,
+  type ReviewStatus,
+} from './changerequest.events';
+import { TemplateField, type TemplateRequest } from '#platform/http/template-field';
 
 export const SUBJECT_MAX_LENGTH = 100;
 
@@ -36,7 +54,10 @@ export class LinkRefInput {
   @ApiProperty({ maxLength: 2048, description: 'an http or https URL' })
   @IsString()
   @MaxLength(2048)
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'links[].ref.url must be an http or https URL' })
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: 'links[].ref.url must be an http or https URL' },
+  )
   url!: string;
 }
 
@@ -73,12 +94,20 @@ export class UpdateChangeRequestBody {
   @IsIn(CHANGE_REQUEST_STATUSES, { message: `status must be one of ${CHANGE_REQUEST_STATUSES.join(', ')}` })
   status?: ChangeRequestStatus;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'a JSON document ({ object: "document", data, nodes }), at most 64 KiB as markdown' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'a JSON document ({ object: "document", data, nodes }), at most 64 KiB as markdown',
+  })
   @IsOptional()
   @IsObject({ message: 'description must be a JSON document' })
   description?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: [LinkInputDto], maxItems: MAX_CHANGE_REQUEST_LINKS, description: 'every link of the request: a link sent with its id is kept (or changed), one without is added, the others are removed' })
+  @ApiPropertyOptional({
+    type: [LinkInputDto],
+    maxItems: MAX_CHANGE_REQUEST_LINKS,
+    description: 'every link of the request: a link sent with its id is kept (or changed), one without is added, the others are removed',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_CHANGE_REQUEST_LINKS)
@@ -110,7 +139,9 @@ export class ChangeRequestListQuery extends ListQuery {
   @Matches(ID_SHAPES.entity, { message: 'requestedReviewer must be a user id' })
   requestedReviewer?: string;
 
-  @ApiPropertyOptional({ description: 'a site topic id: requests linked to that topic (this service links none to a topic, so none match)' })
+  @ApiPropertyOptional({
+    description: 'a site topic id: requests linked to that topic (this service links none to a topic, so none match)',
+  })
   @IsOptional()
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'topic must be a topic id' })
   topic?: string;

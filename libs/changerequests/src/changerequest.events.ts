@@ -59,15 +59,36 @@ export type ChangeRequestEvent =
   | { type: 'ChangeRequestDescriptionChanged'; data: About & { description: string; changedBy: string | null; changedAt: string } }
   /** The links set, all of them (the platform's PATCH replaces the list). */
   | { type: 'ChangeRequestLinksChanged'; data: About & { links: ChangeRequestLink[]; changedBy: string | null; changedAt: string } }
-  | { type: 'ChangeRequestStatusChanged'; data: About & { from: ChangeRequestStatus; to: Exclude<ChangeRequestStatus, 'merged'>; changedBy: string | null; changedAt: string } }
+  | {
+      type: 'ChangeRequestStatusChanged';
+      data: About & { from: ChangeRequestStatus; to: Exclude<ChangeRequestStatus, 'merged'>; changedBy: string | null; changedAt: string };
+    }
   | { type: 'ChangeRequestContentEdited'; data: About & { revision: LineRevision; editedBy: string | null; editedAt: string } }
   /** Main merged into the request's line: `mergedAncestor` is the main revision it now builds on. */
-  | { type: 'ChangeRequestUpdated'; data: About & { revision: LineRevision; mergedAncestor: string; mergedAncestorTree: string; updatedBy: string | null; updatedAt: string } }
+  | {
+      type: 'ChangeRequestUpdated';
+      data: About & {
+        revision: LineRevision;
+        mergedAncestor: string;
+        mergedAncestorTree: string;
+        updatedBy: string | null;
+        updatedAt: string;
+      };
+    }
   | { type: 'ChangeRequestReviewersRequested'; data: About & { reviewers: string[]; requestedBy: string | null; requestedAt: string } }
   | { type: 'ChangeRequestReviewerRemoved'; data: About & { reviewer: string; removedBy: string | null; removedAt: string } }
-  | { type: 'ChangeRequestReviewed'; data: About & { reviewId: string; status: ReviewStatus; body?: string; revision: string; reviewedBy: string; reviewedAt: string } }
+  | {
+      type: 'ChangeRequestReviewed';
+      data: About & { reviewId: string; status: ReviewStatus; body?: string; revision: string; reviewedBy: string; reviewedAt: string };
+    }
   /** The request merged into main as the main revision `revisionMerged`; its line's head `mergedHead` is what was merged. */
-  | { type: 'ChangeRequestMerged'; data: About & { revisionMerged: string; mergedHead: string; mergedBy: string | null; mergedAt: string } };
+  | {
+      type: 'ChangeRequestMerged';
+      data: About & { revisionMerged: string; mergedHead: string; mergedBy: string | null; mergedAt: string };
+    };
 
 /** `changerequestnumbers-<spaceId>`: one event per request created in the space. */
-export type ChangeRequestNumberEvent = { type: 'ChangeRequestNumbered'; data: { spaceId: string; changeRequestId: string; number: number } };
+export type ChangeRequestNumberEvent = {
+  type: 'ChangeRequestNumbered';
+  data: { spaceId: string; changeRequestId: string; number: number };
+};

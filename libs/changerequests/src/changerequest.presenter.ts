@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestContent, type ChangeRequestSpace, type ChangeRequestUsers } from './changerequests.needs';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import {
+  CHANGE_REQUEST_COMMENTS,
+  CHANGE_REQUEST_CONTENT,
+  CHANGE_REQUEST_USERS,
+  type ChangeRequestComments,
+  type ChangeRequestContent,
+  type ChangeRequestSpace,
+  type ChangeRequestUsers,
+} from './changerequests.needs';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
 import type { ChangeRequestDoc } from './changerequest.projections';
 import type { ChangeRequestObject } from './changerequest.queries';
@@ -21,7 +29,11 @@ export class ChangeRequestPresenter {
     const [heads, comments, users, descriptions] = await Promise.all([
       this.content.heads([space.id]),
       this.comments.openComments(requests.map((request) => request._id)),
-      this.users.byIds([...new Set(requests.flatMap((request) => [request.createdBy, request.mergedBy].filter((id): id is string => typeof id === 'string')))]),
+      this.users.byIds([
+        ...new Set(
+          requests.flatMap((request) => [request.createdBy, request.mergedBy].filter((id): id is string => typeof id === 'string')),
+        ),
+      ]),
       this.descriptions.read(requests.flatMap((request) => (request.description !== undefined ? [request.description] : []))),
     ]);
     const main = heads.get(space.id);
@@ -32,7 +44,13 @@ export class ChangeRequestPresenter {
     return requests.map((request) => {
       const createdBy = user(request.createdBy);
       const mergedBy = user(request.mergedBy);
-      const object = { object: 'change-request', id: request._id, number: request.number, status: request.status, subject: request.subject } as ChangeRequestObject;
+      const object = {
+        object: 'change-request',
+        id: request._id,
+        number: request.number,
+        status: request.status,
+        subject: request.subject,
+      } as ChangeRequestObject;
       if (request.description !== undefined) object.description = descriptions.get(request.description);
       if (createdBy) object.createdBy = this.users.present(createdBy);
       object.createdAt = request.createdAt;
@@ -47,9 +65,21 @@ export class ChangeRequestPresenter {
       object.space = request.spaceId;
       object.comments = comments.get(request._id) ?? 0;
       object.outdated = request.status !== 'merged' && main !== undefined && main !== request.baseRevision;
-      object.links = (request.links ?? []).map((link) => (link.title !== undefined ? { id: link.id, ref: { kind: 'url', url: link.url }, title: link.title } : { id: link.id, ref: { kind: 'url', url: link.url } }));
-      object.urls = { app: `${base}/s/${request.spaceId}/~/changes/${request.number}`, location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}` };
-      object.permissions = { view: space.permissions.view, edit: space.permissions.edit, review: space.permissions.review, merge: space.permissions.merge };
+      object.links = (request.links ?? []).map((link) =>
+        link.title !== undefined
+          ? { id: link.id, ref: { kind: 'url', url: link.url }, title: link.title }
+          : { id: link.id, ref: { kind: 'url', url: link.url } },
+      );
+      object.urls = {
+        app: `${base}/s/${request.spaceId}/~/changes/${request.number}`,
+        location: `${base}/v1/spaces/${request.spaceId}/change-requests/${request._id}`,
+      };
+      object.permissions = {
+        view: space.permissions.view,
+        edit: space.permissions.edit,
+        review: space.permissions.review,
+        merge: space.permissions.merge,
+      };
       return object;
     });
   }

@@ -1,5 +1,5 @@
-import { multiDocumentProjection, type ProjectedDoc, type Projection, type Recorded } from '../../read-store/src/projections/projection';
-import type { SpaceEvent } from '../../spaces/src';
+import { multiDocumentProjection, type ProjectedDoc, type Projection, type Recorded } from '#read-store/projections/projection';
+import type { SpaceEvent } from '#spaces';
 import type { ChangeRequestEvent, ChangeRequestLink, ChangeRequestStatus, ReviewStatus } from './changerequest.events';
 
 export const CHANGE_REQUESTS = 'change_requests';
@@ -94,13 +94,20 @@ const projection = multiDocumentProjection<ChangeRequestEvent | SpaceEvent>({
     'SpacePurged',
     'SpaceTransferred',
   ],
-  guard: (event) => (event.type.startsWith('ChangeRequest') ? { collection: CHANGE_REQUESTS, id: (event.data as { changeRequestId: string }).changeRequestId } : null),
+  guard: (event) =>
+    event.type.startsWith('ChangeRequest')
+      ? { collection: CHANGE_REQUESTS, id: (event.data as { changeRequestId: string }).changeRequestId }
+      : null,
   async apply(event: Recorded<ChangeRequestEvent | SpaceEvent>, documents) {
     const requests = documents.collection<ChangeRequestDoc>(CHANGE_REQUESTS);
     const reviews = documents.collection<ReviewDoc>(CHANGE_REQUEST_REVIEWS);
     const counts = documents.collection<ChangeRequestCountsDoc>(CHANGE_REQUEST_COUNTS);
     const recount = async (spaceId: string) => {
-      const [total, open, draft] = await Promise.all([requests.count({ spaceId }), requests.count({ spaceId, status: 'open' }), requests.count({ spaceId, status: 'draft' })]);
+      const [total, open, draft] = await Promise.all([
+        requests.count({ spaceId }),
+        requests.count({ spaceId, status: 'open' }),
+        requests.count({ spaceId, status: 'draft' }),
+      ]);
       await counts.put({ _id: spaceId, total, open, draft });
     };
     if (event.type === 'SpaceDeleted') {
@@ -165,20 +172,39 @@ const projection = multiDocumentProjection<ChangeRequestEvent | SpaceEvent>({
       case 'ChangeRequestContentEdited': {
         const editor = event.data.editedBy;
         await requests.update(request._id, {
-          $set: { ...stamp, revision: event.data.revision.revisionId, updatedAt: event.data.editedAt, ...(editor !== null && !request.contributors.includes(editor) ? { contributors: [...request.contributors, editor] } : {}) },
+          $set: {
+            ...stamp,
+            revision: event.data.revision.revisionId,
+            updatedAt: event.data.editedAt,
+            ...(editor !== null && !request.contributors.includes(editor) ? { contributors: [...request.contributors, editor] } : {}),
+          },
         });
         return;
       }
       case 'ChangeRequestUpdated':
         await requests.update(request._id, {
-          $set: { ...stamp, revision: event.data.revision.revisionId, revisionMergedAncestor: event.data.mergedAncestor, baseRevision: event.data.mergedAncestor, updatedAt: event.data.updatedAt },
+          $set: {
+            ...stamp,
+            revision: event.data.revision.revisionId,
+            revisionMergedAncestor: event.data.mergedAncestor,
+            baseRevision: event.data.mergedAncestor,
+            updatedAt: event.data.updatedAt,
+          },
         });
         return;
       case 'ChangeRequestReviewersRequested':
-        await requests.update(request._id, { $set: { ...stamp, reviewers: [...new Set([...request.reviewers, ...event.data.reviewers])], updatedAt: event.data.requestedAt } });
+        await requests.update(request._id, {
+          $set: { ...stamp, reviewers: [...new Set([...request.reviewers, ...event.data.reviewers])], updatedAt: event.data.requestedAt },
+        });
         return;
       case 'ChangeRequestReviewerRemoved':
-        await requests.update(request._id, { $set: { ...stamp, reviewers: request.reviewers.filter((reviewer) => reviewer !== event.data.reviewer), updatedAt: event.data.removedAt } });
+        await requests.update(request._id, {
+          $set: {
+            ...stamp,
+            reviewers: request.reviewers.filter((reviewer) => reviewer !== event.data.reviewer),
+            updatedAt: event.data.removedAt,
+          },
+        });
         return;
       case 'ChangeRequestReviewed':
         await reviews.put({
@@ -195,7 +221,14 @@ const projection = multiDocumentProjection<ChangeRequestEvent | SpaceEvent>({
         return;
       case 'ChangeRequestMerged':
         await requests.update(request._id, {
-          $set: { ...stamp, status: 'merged', revisionMerged: event.data.revisionMerged, mergedBy: event.data.mergedBy, mergedAt: event.data.mergedAt, updatedAt: event.data.mergedAt },
+          $set: {
+            ...stamp,
+            status: 'merged',
+            revisionMerged: event.data.revisionMerged,
+            mergedBy: event.data.mergedBy,
+            mergedAt: event.data.mergedAt,
+            updatedAt: event.data.mergedAt,
+          },
         });
         await recount(request.spaceId);
         return;

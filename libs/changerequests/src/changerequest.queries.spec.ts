@@ -1,11 +1,22 @@
 import { CqrsModule, QueryBus } from '@nestjs/cqrs';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { CLOCK } from '../../platform/src/clock';
-import type { Caller } from '../../platform/src/http/auth';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { READ_STORE } from '../../read-store/src/read-store.port';
-import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_URL_KEY, CHANGE_REQUEST_USERS, type ChangeRequestComments, type ChangeRequestContent, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests.needs';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { CLOCK } from '#platform/clock';
+import type { Caller } from '#platform/http/auth';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { READ_STORE } from '#read-store/read-store.port';
+import {
+  CHANGE_REQUEST_COMMENTS,
+  CHANGE_REQUEST_CONTENT,
+  CHANGE_REQUEST_SPACES,
+  CHANGE_REQUEST_URL_KEY,
+  CHANGE_REQUEST_USERS,
+  type ChangeRequestComments,
+  type ChangeRequestContent,
+  type ChangeRequestSpace,
+  type ChangeRequestSpaces,
+  type ChangeRequestUsers,
+} from './changerequests.needs';
 import { CHANGE_REQUESTS, type ChangeRequestDoc } from './changerequest.projections';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
 import { ChangeRequestPresenter } from './changerequest.presenter';
@@ -85,7 +96,10 @@ async function queriesWith(readable: string[] | 'every space', requests: ChangeR
 describe('GET /orgs/{organizationId}/change-requests', () => {
   it('given more than a thousand readable spaces, then requests of every one of them are listed', async () => {
     const readable = Array.from({ length: 1_500 }, (_, i) => `space-${String(i).padStart(4, '0')}`);
-    const queries = await queriesWith(readable, [request('first', readable[0], '2026-01-02T00:00:00.000Z'), request('last', readable[1_499], '2026-01-03T00:00:00.000Z')]);
+    const queries = await queriesWith(readable, [
+      request('first', readable[0], '2026-01-02T00:00:00.000Z'),
+      request('last', readable[1_499], '2026-01-03T00:00:00.000Z'),
+    ]);
     const list = await queries.execute(new ListOrganizationChangeRequests(organizationId, caller, {}));
     expect(list.items.map((item) => item.id)).toEqual(['last', 'first']);
     expect(list.count).toBe(2);
@@ -103,7 +117,10 @@ describe('GET /orgs/{organizationId}/change-requests', () => {
   });
 
   it('given a request in a space the caller may not read, then it is neither listed nor counted', async () => {
-    const queries = await queriesWith(['readable'], [request('shown', 'readable', '2026-01-02T00:00:00.000Z'), request('hidden', 'unreadable', '2026-01-03T00:00:00.000Z')]);
+    const queries = await queriesWith(
+      ['readable'],
+      [request('shown', 'readable', '2026-01-02T00:00:00.000Z'), request('hidden', 'unreadable', '2026-01-03T00:00:00.000Z')],
+    );
     const list = await queries.execute(new ListOrganizationChangeRequests(organizationId, caller, {}));
     expect(list.items.map((item) => item.id)).toEqual(['shown']);
     expect(list.count).toBe(1);
@@ -118,7 +135,10 @@ describe('GET /spaces/{spaceId}/change-requests: filters and order', () => {
     { ...request('two', 's1', at(2)), number: 2, createdBy: 'eve', updatedAt: at(5), contributors: ['eve', 'ada'] },
     { ...request('three', 's1', at(3)), number: 3, createdBy: 'ada', updatedAt: at(3) },
   ];
-  const ids = async (query: ListChangeRequests['query']) => (await (await queriesWith('every space', requests())).execute(new ListChangeRequests('s1', caller, query))).items.map((item) => item.id);
+  const ids = async (query: ListChangeRequests['query']) =>
+    (await (await queriesWith('every space', requests())).execute(new ListChangeRequests('s1', caller, query))).items.map(
+      (item) => item.id,
+    );
 
   it('given no order, then the most recently updated first (the platform’s default, updatedAt)', async () => {
     expect(await ids({})).toEqual(['one', 'two', 'three']);

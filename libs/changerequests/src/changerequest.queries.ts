@@ -1,17 +1,35 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_URL_KEY, CHANGE_REQUEST_USERS, type ChangeRequestContent, type ChangeRequestDocument, type ChangeRequestSpace, type ChangeRequestSpaces, type ChangeRequestUsers } from './changerequests.needs';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { CLOCK, type Clock } from '#platform/clock';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
+import {
+  CHANGE_REQUEST_CONTENT,
+  CHANGE_REQUEST_SPACES,
+  CHANGE_REQUEST_URL_KEY,
+  CHANGE_REQUEST_USERS,
+  type ChangeRequestContent,
+  type ChangeRequestDocument,
+  type ChangeRequestSpace,
+  type ChangeRequestSpaces,
+  type ChangeRequestUsers,
+} from './changerequests.needs';
 import type { ChangeRequestStatus } from './changerequest.events';
 import { ChangeRequestPresenter } from './changerequest.presenter';
-import { CHANGE_REQUEST_COUNTS, CHANGE_REQUEST_REVIEWS, CHANGE_REQUEST_REVIEWS as REVIEWS, CHANGE_REQUESTS, type ChangeRequestCountsDoc, type ChangeRequestDoc, type ReviewDoc } from './changerequest.projections';
-import { byIds } from '../../platform/src/by-ids';
+import {
+  CHANGE_REQUEST_COUNTS,
+  CHANGE_REQUEST_REVIEWS,
+  CHANGE_REQUEST_REVIEWS as REVIEWS,
+  CHANGE_REQUESTS,
+  type ChangeRequestCountsDoc,
+  type ChangeRequestDoc,
+  type ReviewDoc,
+} from './changerequest.projections';
+import { byIds } from '#platform/by-ids';
 
 type PresentedUser = { object: 'user'; id: string };
 
@@ -94,7 +112,8 @@ export const PDF_URL_LIFETIME_SECONDS = 15 * 60;
 /** The request of the space named by id or number (`changeRequestId` accepts both), or 404. */
 export async function findChangeRequest(reads: ReadStore, spaceId: string, ref: string): Promise<ChangeRequestDoc> {
   const requests = reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS);
-  const request = /^[1-9][0-9]*$/.test(ref) && ref.length < 12 ? await requests.findOne({ spaceId, number: Number(ref) }) : await requests.get(ref);
+  const request =
+    /^[1-9][0-9]*$/.test(ref) && ref.length < 12 ? await requests.findOne({ spaceId, number: Number(ref) }) : await requests.get(ref);
   if (!request || request.spaceId !== spaceId || request.purged) throw DomainError.notFound(`no change request ${ref} in space ${spaceId}`);
   return request;
 }
@@ -166,7 +185,9 @@ export class ListChangeRequestsHandler implements IQueryHandler<ListChangeReques
   async execute({ spaceId, caller, query }: ListChangeRequests): Promise<ListEnvelope<ChangeRequestObject>> {
     const space = await this.spaces.spaceFor(spaceId, caller);
     const filter: Filter = { spaceId, ...listFilter(query) };
-    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
+    const page = await this.reads
+      .collection<ChangeRequestDoc>(CHANGE_REQUESTS)
+      .find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
     return listEnvelope({ items: await this.presenter.present(space, page.items), count: page.count, next: page.next });
   }
 }
@@ -197,9 +218,12 @@ export class ListOrganizationChangeRequestsHandler implements IQueryHandler<List
     const filter: Filter = (await this.spaces.readsEverySpace(organizationId, caller))
       ? matching
       : { ...matching, spaceId: { $in: (await this.spaces.readableSpaces(organizationId, caller)).map((space) => space.id) } };
-    const page = await this.reads.collection<ChangeRequestDoc>(CHANGE_REQUESTS).find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
+    const page = await this.reads
+      .collection<ChangeRequestDoc>(CHANGE_REQUESTS)
+      .find(filter, { sort: listOrder(query), limit: query.limit, after: query.page });
     const spaces = new Map<string, ChangeRequestSpace>();
-    for (const spaceId of new Set(page.items.map((request) => request.spaceId))) spaces.set(spaceId, await this.spaces.spaceFor(spaceId, caller));
+    for (const spaceId of new Set(page.items.map((request) => request.spaceId)))
+      spaces.set(spaceId, await this.spaces.spaceFor(spaceId, caller));
     const items: ChangeRequestObject[] = [];
     for (const request of page.items) items.push(...(await this.presenter.present(spaces.get(request.spaceId)!, [request])));
     return listEnvelope({ items, count: page.count, next: page.next });
@@ -229,7 +253,9 @@ export class ListChangeRequestReviewsHandler implements IQueryHandler<ListChange
   async execute({ spaceId, ref, caller, paging }: ListChangeRequestReviews): Promise<ListEnvelope<ReviewObject>> {
     await this.spaces.spaceFor(spaceId, caller);
     const request = await findChangeRequest(this.reads, spaceId, ref);
-    const page = await this.reads.collection<ReviewDoc>(CHANGE_REQUEST_REVIEWS).find({ changeRequestId: request._id }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
+    const page = await this.reads
+      .collection<ReviewDoc>(CHANGE_REQUEST_REVIEWS)
+      .find({ changeRequestId: request._id }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
     return listEnvelope({ items: await presentReviews(this.users, request, page.items), count: page.count, next: page.next });
   }
 }
@@ -283,7 +309,12 @@ export class ListRequestedReviewersHandler implements IQueryHandler<ListRequeste
     @Inject(CHANGE_REQUEST_USERS) private readonly users: ChangeRequestUsers,
   ) {}
 
-  async execute({ spaceId, ref, caller, paging }: ListRequestedReviewers): Promise<ListEnvelope<{ object: 'requested-reviewer'; user: PresentedUser }>> {
+  async execute({
+    spaceId,
+    ref,
+    caller,
+    paging,
+  }: ListRequestedReviewers): Promise<ListEnvelope<{ object: 'requested-reviewer'; user: PresentedUser }>> {
     await this.spaces.spaceFor(spaceId, caller);
     const request = await findChangeRequest(this.reads, spaceId, ref);
     // The list is short (a request's reviewers) and kept on the request: its page token is an offset.
@@ -292,8 +323,14 @@ export class ListRequestedReviewersHandler implements IQueryHandler<ListRequeste
     const limit = paging.limit ?? 100;
     const slice = request.reviewers.slice(start, start + limit);
     const users = await this.users.byIds(slice);
-    const items = slice.filter((id) => users.has(id)).map((id) => ({ object: 'requested-reviewer' as const, user: this.users.present(users.get(id)!) }));
-    return listEnvelope({ items, count: request.reviewers.length, next: start + limit < request.reviewers.length ? String(start + limit) : undefined });
+    const items = slice
+      .filter((id) => users.has(id))
+      .map((id) => ({ object: 'requested-reviewer' as const, user: this.users.present(users.get(id)!) }));
+    return listEnvelope({
+      items,
+      count: request.reviewers.length,
+      next: start + limit < request.reviewers.length ? String(start + limit) : undefined,
+    });
   }
 }
 
@@ -368,7 +405,12 @@ export class GetChangeRequestPdfUrlHandler implements IQueryHandler<GetChangeReq
     await this.spaces.spaceFor(spaceId, caller);
     const request = await findChangeRequest(this.reads, spaceId, ref);
     const expires = Math.floor(this.clock.now().getTime() / 1000) + PDF_URL_LIFETIME_SECONDS;
-    const params = new URLSearchParams({ revision: request.revision, ...(options.page !== undefined ? { page: options.page } : {}), ...(options.only ? { only: 'true' } : {}), expires: String(expires) });
+    const params = new URLSearchParams({
+      revision: request.revision,
+      ...(options.page !== undefined ? { page: options.page } : {}),
+      ...(options.only ? { only: 'true' } : {}),
+      expires: String(expires),
+    });
     params.set('signature', pdfSignature(this.urlKey, spaceId, request._id, params));
     return { url: `${this.config.publicUrl}/v1/spaces/${spaceId}/change-requests/${request._id}/pdf/download?${params.toString()}` };
   }
@@ -395,13 +437,23 @@ export class GetChangeRequestPdfHandler implements IQueryHandler<GetChangeReques
   ) {}
 
   async execute({ spaceId, changeRequestId, query }: GetChangeRequestPdf): Promise<{ bytes: Buffer; filename: string }> {
-    const params = new URLSearchParams({ revision: query.revision, ...(query.page !== undefined ? { page: query.page } : {}), ...(query.only === 'true' ? { only: 'true' } : {}), expires: query.expires });
+    const params = new URLSearchParams({
+      revision: query.revision,
+      ...(query.page !== undefined ? { page: query.page } : {}),
+      ...(query.only === 'true' ? { only: 'true' } : {}),
+      expires: query.expires,
+    });
     const expected = Buffer.from(pdfSignature(this.urlKey, spaceId, changeRequestId, params));
     const given = Buffer.from(query.signature);
-    const valid = expected.length === given.length && timingSafeEqual(expected, given) && Number(query.expires) * 1000 >= this.clock.now().getTime();
+    const valid =
+      expected.length === given.length && timingSafeEqual(expected, given) && Number(query.expires) * 1000 >= this.clock.now().getTime();
     if (!valid) throw DomainError.notFound(`no PDF at this address (its link is invalid or has expired)`);
     const request = await findChangeRequest(this.reads, spaceId, changeRequestId);
-    const bytes = await this.content.pdf(spaceId, query.revision, { ...(query.page !== undefined ? { page: query.page } : {}), only: query.only === 'true', title: request.subject });
+    const bytes = await this.content.pdf(spaceId, query.revision, {
+      ...(query.page !== undefined ? { page: query.page } : {}),
+      only: query.only === 'true',
+      title: request.subject,
+    });
     return { bytes, filename: `change-request-${request.number}.pdf` };
   }
 }
@@ -426,7 +478,11 @@ function pdfSignature(urlKey: Buffer, spaceId: string, changeRequestId: string, 
 
 // ---- presenting -----------------------------------------------------------------------------------
 
-async function presentReviews(identity: ChangeRequestUsers, request: ChangeRequestDoc, reviews: readonly ReviewDoc[]): Promise<ReviewObject[]> {
+async function presentReviews(
+  identity: ChangeRequestUsers,
+  request: ChangeRequestDoc,
+  reviews: readonly ReviewDoc[],
+): Promise<ReviewObject[]> {
   const users = await identity.byIds([...new Set(reviews.map((review) => review.reviewer))]);
   return reviews.map((review) => {
     const reviewer = users.get(review.reviewer);

@@ -1,4 +1,4 @@
-import type { Reactor } from '../../runtime/src/reactor';
+import type { Reactor } from '#runtime/reactor';
 import { RecordMerge } from './changerequest.commands';
 import type { ContentRevisionCreated } from './changerequests.needs';
 
@@ -18,7 +18,15 @@ export const changeRequestReactor: Reactor<ContentRevisionCreated> = {
         if (data.revisionType !== 'merge' || data.mergedFrom === undefined) return;
         const head = data.parents[1];
         if (head === undefined) return;
-        await context.commandBus.execute(new RecordMerge(data.mergedFrom, { organizationId: data.organizationId, deleted: false, editMode: 'live' }, data.revisionId, head, context.caller));
+        await context.commandBus.execute(
+          new RecordMerge(
+            data.mergedFrom,
+            { organizationId: data.organizationId, deleted: false, editMode: 'live' },
+            data.revisionId,
+            head,
+            context.caller,
+          ),
+        );
         return;
       }
     }

@@ -1,5 +1,13 @@
-import type { ContextManifest } from '../../runtime/src/context';
-import { CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_DOCUMENTS, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_SPACES, CHANGE_REQUEST_URL_KEY, CHANGE_REQUEST_USERS } from './changerequests.needs';
+import type { ContextManifest } from '#runtime/context';
+import {
+  CHANGE_REQUEST_COMMENTS,
+  CHANGE_REQUEST_CONTENT,
+  CHANGE_REQUEST_DOCUMENTS,
+  CHANGE_REQUEST_ORGANIZATIONS,
+  CHANGE_REQUEST_SPACES,
+  CHANGE_REQUEST_URL_KEY,
+  CHANGE_REQUEST_USERS,
+} from './changerequests.needs';
 import { ChangeRequestsForComments, ChangeRequestsForContent, ChangeRequestsForSpaces } from './changerequests.provides';
 import { changeRequestAuditCatalog } from './changerequest.audit';
 import { changeRequestProjection } from './changerequest.projections';
@@ -14,7 +22,15 @@ export const changeRequestsContext: ContextManifest = {
   projections: [changeRequestProjection],
   reactors: [changeRequestReactor],
   audit: changeRequestAuditCatalog,
-  needs: [CHANGE_REQUEST_SPACES, CHANGE_REQUEST_ORGANIZATIONS, CHANGE_REQUEST_USERS, CHANGE_REQUEST_COMMENTS, CHANGE_REQUEST_CONTENT, CHANGE_REQUEST_DOCUMENTS, CHANGE_REQUEST_URL_KEY],
+  needs: [
+    CHANGE_REQUEST_SPACES,
+    CHANGE_REQUEST_ORGANIZATIONS,
+    CHANGE_REQUEST_USERS,
+    CHANGE_REQUEST_COMMENTS,
+    CHANGE_REQUEST_CONTENT,
+    CHANGE_REQUEST_DOCUMENTS,
+    CHANGE_REQUEST_URL_KEY,
+  ],
   provides: [ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
   schemas: changeRequestSchemas,
 };

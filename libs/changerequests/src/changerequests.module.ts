@@ -13,7 +13,15 @@ import { changeRequestQueryHandlers } from './changerequest.queries';
  */
 @Module({
   controllers: [ChangeRequestController, OrganizationChangeRequestController],
-  providers: [ChangeRequestDescriptions, ChangeRequestPresenter, ...changeRequestCommandHandlers, ...changeRequestQueryHandlers, ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
+  providers: [
+    ChangeRequestDescriptions,
+    ChangeRequestPresenter,
+    ...changeRequestCommandHandlers,
+    ...changeRequestQueryHandlers,
+    ChangeRequestsForSpaces,
+    ChangeRequestsForContent,
+    ChangeRequestsForComments,
+  ],
   exports: [ChangeRequestsForSpaces, ChangeRequestsForContent, ChangeRequestsForComments],
 })
 export class ChangeRequestsModule {}

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 
 /*
  * What the change-requests context needs of others: every port it consumes, the types they speak
@@ -107,9 +107,16 @@ export interface ChangeRequestContent {
   /** The head revision ids of spaces as the read models have them (for `outdated` on a page of requests). */
   heads(spaceIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** Merges `ours` and `theirs` from their common `ancestor` (tree hashes): the merged tree and the pages it changes relative to `onto`, or the conflicts. */
-  merge(sides: { ancestor: string; ours: string; theirs: string }, onto: string): Promise<{ ok: true; tree: string; touched: TouchedPageIds } | { ok: false; conflicts: ContentConflict[] }>;
+  merge(
+    sides: { ancestor: string; ours: string; theirs: string },
+    onto: string,
+  ): Promise<{ ok: true; tree: string; touched: TouchedPageIds } | { ok: false; conflicts: ContentConflict[] }>;
   /** The merge as one `merge` revision on main; `stale` when main moved on from `base`. */
-  commitMerge(space: ChangeRequestSpace, merge: { base: string; tree: string; touched: TouchedPageIds; changeRequestHead: string; changeRequestId: string }, caller: Caller): Promise<{ revisionId: string } | 'stale'>;
+  commitMerge(
+    space: ChangeRequestSpace,
+    merge: { base: string; tree: string; touched: TouchedPageIds; changeRequestHead: string; changeRequestId: string },
+    caller: Caller,
+  ): Promise<{ revisionId: string } | 'stale'>;
   /** The semantic changes from one tree to another (docs/content.md, Semantic changes). */
   changes(spaceId: string, from: string, to: string): Promise<unknown[]>;
   /** A PDF of a revision of the space (404 for a revision of another space): every page, or one page (`only`: without its subpages). */

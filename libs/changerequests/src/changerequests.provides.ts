@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 import { CommitChangeRequestRevision, ReadChangeRequestLine, type ChangeRequestLine } from './changerequest.commands';
 import type { ContentRevisionSource, TouchedPageIds } from './changerequests.needs';
 import { CountChangeRequests, FindChangeRequest, GetChangeRequest } from './changerequest.queries';
@@ -16,9 +16,16 @@ import { CountChangeRequests, FindChangeRequest, GetChangeRequest } from './chan
 export class ChangeRequestsForSpaces {
   constructor(private readonly queryBus: QueryBus) {}
 
-  async factsFor(spaceIds: readonly string[]): Promise<ReadonlyMap<string, { changeRequests: number; changeRequestsOpen: number; changeRequestsDraft: number }>> {
+  async factsFor(
+    spaceIds: readonly string[],
+  ): Promise<ReadonlyMap<string, { changeRequests: number; changeRequestsOpen: number; changeRequestsDraft: number }>> {
     const counts = await this.queryBus.execute(new CountChangeRequests(spaceIds));
-    return new Map([...counts].map(([spaceId, count]) => [spaceId, { changeRequests: count.total, changeRequestsOpen: count.open, changeRequestsDraft: count.draft }]));
+    return new Map(
+      [...counts].map(([spaceId, count]) => [
+        spaceId,
+        { changeRequests: count.total, changeRequestsOpen: count.open, changeRequestsDraft: count.draft },
+      ]),
+    );
   }
 }
 
@@ -50,7 +57,12 @@ export class ChangeRequestsForContent {
     return { ...(await this.queryBus.execute(new GetChangeRequest(spaceId, changeRequestId, caller))).object };
   }
 
-  commitRevision(spaceId: string, changeRequestId: string, commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPageIds; source: ContentRevisionSource }, caller: Caller) {
+  commitRevision(
+    spaceId: string,
+    changeRequestId: string,
+    commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPageIds; source: ContentRevisionSource },
+    caller: Caller,
+  ) {
     return this.commandBus.execute(new CommitChangeRequestRevision(spaceId, changeRequestId, commit, caller));
   }
 }

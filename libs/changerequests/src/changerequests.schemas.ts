@@ -1,4 +1,4 @@
-import { closedObject, dateTime, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, dateTime, ref, url, type JsonSchema } from '#platform/platform.schemas';
 import { CHANGE_REQUEST_STATUSES, REVIEW_STATUSES } from './changerequest.events';
 
 const text: JsonSchema = { type: 'string' };
@@ -39,10 +39,22 @@ export const changeRequestSchemas: Record<string, JsonSchema> = {
       links: {
         type: 'array',
         maxItems: 10,
-        items: closedObject({ id: text, ref: closedObject({ kind: { type: 'string', enum: ['url'] }, url: { type: 'string' } }), title: { type: 'string', maxLength: 128 } }, ['title']),
+        items: closedObject(
+          {
+            id: text,
+            ref: closedObject({ kind: { type: 'string', enum: ['url'] }, url: { type: 'string' } }),
+            title: { type: 'string', maxLength: 128 },
+          },
+          ['title'],
+        ),
       },
       urls: closedObject({ app: url, location: url }),
-      permissions: closedObject({ view: { type: 'boolean' }, edit: { type: 'boolean' }, review: { type: 'boolean' }, merge: { type: 'boolean' } }),
+      permissions: closedObject({
+        view: { type: 'boolean' },
+        edit: { type: 'boolean' },
+        review: { type: 'boolean' },
+        merge: { type: 'boolean' },
+      }),
     },
     ['description', 'createdBy', 'revisionMergedAncestor', 'revisionMerged', 'mergedBy', 'mergedAt', 'agentTaskId'],
   ),

@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { DomainError } from '../../platform/src/errors';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_USERS, type CommentContent, type CommentMembers, type CommentPeople } from './comments.needs';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { DomainError } from '#platform/errors';
+import { ID_SHAPES } from '#platform/ids';
+import {
+  COMMENT_CONTENT,
+  COMMENT_MEMBERS,
+  COMMENT_USERS,
+  type CommentContent,
+  type CommentMembers,
+  type CommentPeople,
+} from './comments.needs';
 import type { BodyRef, CommentBody } from './comment.events';
 
 /**
@@ -69,19 +76,31 @@ export class CommentBodies {
       if (typeof input.markdown !== 'string') throw DomainError.invalid('body.markdown must be a string');
       if (input.markdown.length > MAX_BODY_LENGTH) throw DomainError.invalid(`body.markdown must be at most ${MAX_BODY_LENGTH} characters`);
       if (input.markdown.trim() === '') throw DomainError.invalid('body.markdown must not be blank');
-      const mentioned = [...new Set([...input.markdown.matchAll(MENTION)].map((match) => match[2]))].filter((id) => ID_SHAPES.entity.test(id)).slice(0, 50);
+      const mentioned = [...new Set([...input.markdown.matchAll(MENTION)].map((match) => match[2]))]
+        .filter((id) => ID_SHAPES.entity.test(id))
+        .slice(0, 50);
       const members = mentioned.length > 0 ? await this.members.membersAmong(organizationId, mentioned) : new Set<string>();
       const users = members.size > 0 ? await this.users.byIds([...members]) : new Map();
       return this.store(await this.content.document({ markdown: linkMentions(input.markdown, users) }));
     }
     const field = 'document' in input ? 'body.document' : 'body';
     const document = 'document' in input ? input.document : input;
-    if (document === null || typeof document !== 'object' || Array.isArray(document) || (document as { object?: unknown }).object !== 'document') {
-      throw DomainError.invalid(`${field} must be a JSON document ({ object: "document", nodes }); body takes { markdown } or { document }`);
+    if (
+      document === null ||
+      typeof document !== 'object' ||
+      Array.isArray(document) ||
+      (document as { object?: unknown }).object !== 'document'
+    ) {
+      throw DomainError.invalid(
+        `${field} must be a JSON document ({ object: "document", nodes }); body takes { markdown } or { document }`,
+      );
     }
     const converted = await this.content.document({ document });
     if (converted.markdown.trim() === '') throw DomainError.invalid(`${field} must not be empty: it has no text`);
-    if (converted.markdown.length > MAX_DOCUMENT_MARKDOWN_LENGTH) throw DomainError.invalid(`${field} is too large: as markdown it is ${converted.markdown.length} characters, at most ${MAX_DOCUMENT_MARKDOWN_LENGTH}`);
+    if (converted.markdown.length > MAX_DOCUMENT_MARKDOWN_LENGTH)
+      throw DomainError.invalid(
+        `${field} is too large: as markdown it is ${converted.markdown.length} characters, at most ${MAX_DOCUMENT_MARKDOWN_LENGTH}`,
+      );
     return this.store(converted);
   }
 

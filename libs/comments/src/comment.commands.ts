@@ -1,9 +1,9 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
 import { Inject } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { DecidingHandler } from '#runtime/command-handler';
 import { COMMENT_CONTENT, type CommentContent } from './comments.needs';
 import { commentDecider, commentStream, type CommentAccess, type CommentChanges, type CommentCommand } from './comment.decider';
 import { CommentBodies, type BodyInput } from './comment.bodies';
@@ -54,7 +54,8 @@ export class PostCommentHandler extends DecidingHandler {
 
   async execute({ place: where, input, caller }: PostComment): Promise<string> {
     const by = author(caller);
-    if (input.node !== undefined && input.page === undefined) throw DomainError.invalid('node needs page: a block is found in the page given');
+    if (input.node !== undefined && input.page === undefined)
+      throw DomainError.invalid('node needs page: a block is found in the page given');
     const place = await this.places.place(where, caller);
     let node: { id: string; preview: string; fingerprint: string } | null = null;
     if (input.page !== undefined) {
@@ -71,7 +72,14 @@ export class PostCommentHandler extends DecidingHandler {
         kind: 'PostComment',
         commentId,
         scope: { spaceId: place.space.id, organizationId: place.space.organizationId, changeRequestId: place.changeRequestId },
-        target: { pageId: input.page ?? null, node, ...(input.tableCell !== undefined ? { tableCell: { record: input.tableCell.record, definition: input.tableCell.definition } } : {}), revision: place.revision },
+        target: {
+          pageId: input.page ?? null,
+          node,
+          ...(input.tableCell !== undefined
+            ? { tableCell: { record: input.tableCell.record, definition: input.tableCell.definition } }
+            : {}),
+          revision: place.revision,
+        },
         body: await this.bodies.fromInput(input.body, place.space.organizationId),
         by,
         access: place.access,
@@ -108,7 +116,14 @@ export class UpdateCommentHandler extends DecidingHandler {
   async execute({ place: where, commentId, changes, caller, ifMatch }: UpdateComment): Promise<void> {
     const { access, space } = await this.places.thread(where, commentId, caller);
     const stream = commentStream(commentId);
-    const command: CommentCommand = { kind: 'UpdateComment', commentId, changes: await changesOf(changes, space.organizationId, this.bodies), by: author(caller), access, now: this.now() };
+    const command: CommentCommand = {
+      kind: 'UpdateComment',
+      commentId,
+      changes: await changesOf(changes, space.organizationId, this.bodies),
+      by: author(caller),
+      access,
+      now: this.now(),
+    };
     await this.decide(stream, commentDecider, command, { caller, ifMatch });
   }
 }
@@ -163,7 +178,20 @@ export class PostReplyHandler extends DecidingHandler {
   async execute({ place: where, commentId, body, caller }: PostReply): Promise<string> {
     const { access, space } = await this.places.thread(where, commentId, caller);
     const replyId = newId();
-    await this.decide(commentStream(commentId), commentDecider, { kind: 'PostReply', commentId, replyId, body: await this.bodies.fromInput(body, space.organizationId), by: author(caller), access, now: this.now() }, { caller });
+    await this.decide(
+      commentStream(commentId),
+      commentDecider,
+      {
+        kind: 'PostReply',
+        commentId,
+        replyId,
+        body: await this.bodies.fromInput(body, space.organizationId),
+        by: author(caller),
+        access,
+        now: this.now(),
+      },
+      { caller },
+    );
     return replyId;
   }
 }
@@ -194,7 +222,16 @@ export class UpdateReplyHandler extends DecidingHandler {
   async execute({ place: where, commentId, replyId, changes, caller, ifMatch }: UpdateReply): Promise<void> {
     const { access, space } = await this.places.thread(where, commentId, caller);
     const stream = commentStream(commentId);
-    const command: CommentCommand = { kind: 'UpdateReply', commentId, replyId, changes: await changesOf(changes, space.organizationId, this.bodies), mayResolve: where.changeRequest !== undefined, by: author(caller), access, now: this.now() };
+    const command: CommentCommand = {
+      kind: 'UpdateReply',
+      commentId,
+      replyId,
+      changes: await changesOf(changes, space.organizationId, this.bodies),
+      mayResolve: where.changeRequest !== undefined,
+      by: author(caller),
+      access,
+      now: this.now(),
+    };
     await this.decide(stream, commentDecider, command, { caller, ifMatch });
   }
 }
@@ -226,7 +263,14 @@ export class DeleteReplyHandler extends DecidingHandler {
   }
 }
 
-export const commentCommandHandlers = [PostCommentHandler, UpdateCommentHandler, DeleteCommentHandler, PostReplyHandler, UpdateReplyHandler, DeleteReplyHandler];
+export const commentCommandHandlers = [
+  PostCommentHandler,
+  UpdateCommentHandler,
+  DeleteCommentHandler,
+  PostReplyHandler,
+  UpdateReplyHandler,
+  DeleteReplyHandler,
+];
 
 /** The changes of a PUT as the decider takes them, a new body converted and stored. */
 async function changesOf(input: ChangesInput, organizationId: string, bodies: CommentBodies): Promise<CommentChanges> {

@@ -1,6 +1,13 @@
-import type { Decider } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
-import { upcastCommentEvent, type BodyRef, type CommentEvent, type CommentScope, type CommentStatus, type CommentTarget } from './comment.events';
+import type { Decider } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
+import {
+  upcastCommentEvent,
+  type BodyRef,
+  type CommentEvent,
+  type CommentScope,
+  type CommentStatus,
+  type CommentTarget,
+} from './comment.events';
 import { canonicalEmoji } from './comment.reactions';
 
 export const commentStream = (commentId: string) => `comment-${commentId}`;
@@ -69,16 +76,31 @@ const withUser = (reactions: Reactions, emoji: string, user: string, present: bo
 };
 
 const refuseWrite = (id: string, access: CommentAccess): DomainError | null =>
-  access.spaceDeleted ? DomainError.conflict(`the space of comment ${id} is deleted: restore it first`) : !access.read ? DomainError.notFound(`no comment ${id}`) : null;
+  access.spaceDeleted
+    ? DomainError.conflict(`the space of comment ${id} is deleted: restore it first`)
+    : !access.read
+      ? DomainError.notFound(`no comment ${id}`)
+      : null;
 
 /** Reaction and status events of one PUT on the comment or one of its replies. */
-function reactionsAndStatus(state: CommentState, about: About, command: Acting, changes: CommentChanges, replyId: string | null, current: Reactions, mayResolve: boolean): CommentEvent[] | DomainError {
+function reactionsAndStatus(
+  state: CommentState,
+  about: About,
+  command: Acting,
+  changes: CommentChanges,
+  replyId: string | null,
+  current: Reactions,
+  mayResolve: boolean,
+): CommentEvent[] | DomainError {
   const events: CommentEvent[] = [];
   if (changes.resolved !== undefined) {
     if (!mayResolve) return DomainError.invalid('resolved can be set on the comment (or on a change request comment’s replies) only');
-    if (!command.access.comment) return DomainError.forbidden(`you may not resolve or reopen comment ${command.commentId}: it needs the comment role`);
-    if (changes.resolved && state.status === 'open') events.push({ type: 'CommentResolved', data: { ...about, resolvedBy: command.by, resolvedAt: command.now } });
-    if (!changes.resolved && state.status === 'resolved') events.push({ type: 'CommentReopened', data: { ...about, reopenedBy: command.by, reopenedAt: command.now } });
+    if (!command.access.comment)
+      return DomainError.forbidden(`you may not resolve or reopen comment ${command.commentId}: it needs the comment role`);
+    if (changes.resolved && state.status === 'open')
+      events.push({ type: 'CommentResolved', data: { ...about, resolvedBy: command.by, resolvedAt: command.now } });
+    if (!changes.resolved && state.status === 'resolved')
+      events.push({ type: 'CommentReopened', data: { ...about, reopenedBy: command.by, reopenedAt: command.now } });
   }
   const added = storedEmoji(changes.addedReactions, 'addedReactions');
   if (added instanceof DomainError) return added;
@@ -105,7 +127,10 @@ function storedEmoji(sent: readonly string[] | undefined, field: string): Set<st
   const stored = new Set<string>();
   for (const emoji of sent ?? []) {
     const canonical = canonicalEmoji(emoji);
-    if (canonical === null) return DomainError.invalid(`each of ${field} must be one emoji, as its character (👍) or its Unicode codepoints (1f44d), or a :shortcode:; ${JSON.stringify(String(emoji).slice(0, 60))} is not`);
+    if (canonical === null)
+      return DomainError.invalid(
+        `each of ${field} must be one emoji, as its character (👍) or its Unicode codepoints (1f44d), or a :shortcode:; ${JSON.stringify(String(emoji).slice(0, 60))} is not`,
+      );
     stored.add(canonical);
   }
   return stored;
@@ -130,7 +155,10 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
       case 'CommentDeleted':
         return { ...state, deleted: true };
       case 'CommentReplyPosted':
-        return { ...state, replies: new Map(state.replies).set(event.data.replyId, { author: event.data.postedBy, deleted: false, reactions: new Map() }) };
+        return {
+          ...state,
+          replies: new Map(state.replies).set(event.data.replyId, { author: event.data.postedBy, deleted: false, reactions: new Map() }),
+        };
       case 'CommentReplyEdited':
         return state;
       case 'CommentReplyDeleted': {
@@ -143,7 +171,12 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
         const { replyId, emoji, user } = event.data;
         if (replyId === null) return { ...state, reactions: withUser(state.reactions, emoji, user, present) };
         const reply = state.replies.get(replyId);
-        return reply ? { ...state, replies: new Map(state.replies).set(replyId, { ...reply, reactions: withUser(reply.reactions, emoji, user, present) }) } : state;
+        return reply
+          ? {
+              ...state,
+              replies: new Map(state.replies).set(replyId, { ...reply, reactions: withUser(reply.reactions, emoji, user, present) }),
+            }
+          : state;
       }
     }
   },
@@ -152,32 +185,59 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
     if (command.kind === 'PostComment') {
       if (state.posted) return [];
       if (command.access.spaceDeleted) return DomainError.conflict(`space ${command.scope.spaceId} is deleted: restore it first`);
-      if (!command.access.comment) return DomainError.forbidden(`you may not comment in space ${command.scope.spaceId}: it needs the comment role`);
-      return [{ type: 'CommentPosted', data: { commentId: id, ...command.scope, target: command.target, body: command.body, postedBy: command.by, postedAt: command.now } }];
+      if (!command.access.comment)
+        return DomainError.forbidden(`you may not comment in space ${command.scope.spaceId}: it needs the comment role`);
+      return [
+        {
+          type: 'CommentPosted',
+          data: {
+            commentId: id,
+            ...command.scope,
+            target: command.target,
+            body: command.body,
+            postedBy: command.by,
+            postedAt: command.now,
+          },
+        },
+      ];
     }
     if (!state.posted || state.deleted) return DomainError.notFound(`no comment ${id}`);
     const refused = refuseWrite(id, command.access);
     if (refused) return refused;
-    const about: About = { commentId: id, spaceId: state.posted.spaceId, organizationId: state.posted.organizationId, changeRequestId: state.posted.changeRequestId };
+    const about: About = {
+      commentId: id,
+      spaceId: state.posted.spaceId,
+      organizationId: state.posted.organizationId,
+      changeRequestId: state.posted.changeRequestId,
+    };
     switch (command.kind) {
       case 'UpdateComment': {
         const events: CommentEvent[] = [];
         if (command.changes.body !== undefined) {
           if (command.by !== state.posted.author) return DomainError.forbidden(`only the author edits comment ${id}`);
-          events.push({ type: 'CommentEdited', data: { ...about, body: command.changes.body, editedBy: command.by, editedAt: command.now } });
+          events.push({
+            type: 'CommentEdited',
+            data: { ...about, body: command.changes.body, editedBy: command.by, editedAt: command.now },
+          });
         }
         const rest = reactionsAndStatus(state, about, command, command.changes, null, state.reactions, true);
         return rest instanceof DomainError ? rest : [...events, ...rest];
       }
       case 'DeleteComment':
-        if (command.by !== state.posted.author && !command.access.admin) return DomainError.forbidden(`only the author or a space admin deletes comment ${id}`);
+        if (command.by !== state.posted.author && !command.access.admin)
+          return DomainError.forbidden(`only the author or a space admin deletes comment ${id}`);
         return [{ type: 'CommentDeleted', data: { ...about, deletedBy: command.by, deletedAt: command.now } }];
       case 'PostReply': {
         if (state.replies.has(command.replyId)) return [];
         if (!command.access.comment) return DomainError.forbidden(`you may not reply to comment ${id}: it needs the comment role`);
-        const posted: CommentEvent = { type: 'CommentReplyPosted', data: { ...about, replyId: command.replyId, body: command.body, postedBy: command.by, postedAt: command.now } };
+        const posted: CommentEvent = {
+          type: 'CommentReplyPosted',
+          data: { ...about, replyId: command.replyId, body: command.body, postedBy: command.by, postedAt: command.now },
+        };
         // A reply to a resolved thread reopens it.
-        return state.status === 'resolved' ? [posted, { type: 'CommentReopened', data: { ...about, reopenedBy: command.by, reopenedAt: command.now } }] : [posted];
+        return state.status === 'resolved'
+          ? [posted, { type: 'CommentReopened', data: { ...about, reopenedBy: command.by, reopenedAt: command.now } }]
+          : [posted];
       }
       case 'UpdateReply': {
         const reply = state.replies.get(command.replyId);
@@ -185,7 +245,10 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
         const events: CommentEvent[] = [];
         if (command.changes.body !== undefined) {
           if (command.by !== reply.author) return DomainError.forbidden(`only the author edits reply ${command.replyId}`);
-          events.push({ type: 'CommentReplyEdited', data: { ...about, replyId: command.replyId, body: command.changes.body, editedBy: command.by, editedAt: command.now } });
+          events.push({
+            type: 'CommentReplyEdited',
+            data: { ...about, replyId: command.replyId, body: command.changes.body, editedBy: command.by, editedAt: command.now },
+          });
         }
         const rest = reactionsAndStatus(state, about, command, command.changes, command.replyId, reply.reactions, command.mayResolve);
         return rest instanceof DomainError ? rest : [...events, ...rest];
@@ -193,8 +256,11 @@ export const commentDecider: Decider<CommentCommand, CommentEvent, CommentState>
       case 'DeleteReply': {
         const reply = state.replies.get(command.replyId);
         if (!reply || reply.deleted) return DomainError.notFound(`no reply ${command.replyId} to comment ${id}`);
-        if (command.by !== reply.author && !command.access.admin) return DomainError.forbidden(`only the author or a space admin deletes reply ${command.replyId}`);
-        return [{ type: 'CommentReplyDeleted', data: { ...about, replyId: command.replyId, deletedBy: command.by, deletedAt: command.now } }];
+        if (command.by !== reply.author && !command.access.admin)
+          return DomainError.forbidden(`only the author or a space admin deletes reply ${command.replyId}`);
+        return [
+          { type: 'CommentReplyDeleted', data: { ...about, replyId: command.replyId, deletedBy: command.by, deletedAt: command.now } },
+        ];
       }
     }
   },

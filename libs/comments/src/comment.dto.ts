@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, Matches, ValidateIf, ValidateNested } from 'class-validator';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { ListQuery } from '../../platform/src/http/list';
+import { ID_SHAPES } from '#platform/ids';
+import { ListQuery } from '#platform/http/list';
 import type { BodyInput } from './comment.bodies';
 
 const FORMATS = ['markdown', 'document'] as const;
@@ -11,8 +11,10 @@ const FORMATS = ['markdown', 'document'] as const;
  * codepoints in hex joined by `-` (`1f44d`), or a `:shortcode:`. Whether it is one emoji, and its
  * stored form, the decider decides (comment.reactions.ts).
  */
-const EMOJI = /^(?:[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f]{1,16}|[0-9A-Fa-f]{1,6}(?:-[0-9A-Fa-f]{1,6}){0,15}|:[a-z0-9_+-]{1,30}:)$/u;
-const BODY_DESCRIPTION = '`{ markdown }` (at most 16 KiB; `@<userId>` mentions a member) or `{ document }` (a JSON document, at most 64 KiB as markdown)';
+const EMOJI =
+  /^(?:[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f]{1,16}|[0-9A-Fa-f]{1,6}(?:-[0-9A-Fa-f]{1,6}){0,15}|:[a-z0-9_+-]{1,30}:)$/u;
+const BODY_DESCRIPTION =
+  '`{ markdown }` (at most 16 KiB; `@<userId>` mentions a member) or `{ document }` (a JSON document, at most 64 KiB as markdown)';
 const given = (_: object, value: unknown) => value !== undefined;
 
 export class FormatQuery {
@@ -108,7 +110,10 @@ export class UpdateCommentBody {
   @IsBoolean()
   resolved?: boolean;
 
-  @ApiPropertyOptional({ type: [String], description: 'emoji the caller adds (at most 20), each as its character (👍) or its Unicode codepoints (1f44d)' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'emoji the caller adds (at most 20), each as its character (👍) or its Unicode codepoints (1f44d)',
+  })
   @ValidateIf(given)
   @IsArray()
   @ArrayMaxSize(20)

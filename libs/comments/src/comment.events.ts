@@ -81,7 +81,8 @@ export function upcastCommentEvent<E extends { type: string; data: unknown }>(ev
     const body = data.body as { object?: unknown } | null;
     if (body === null || typeof body !== 'object' || body.object !== 'document') return event;
     const { bodyMarkdown, ...rest } = data;
-    const upcast: BodyRef = typeof bodyMarkdown === 'string' ? { document: body as CommentBody, markdown: bodyMarkdown } : { document: body as CommentBody };
+    const upcast: BodyRef =
+      typeof bodyMarkdown === 'string' ? { document: body as CommentBody, markdown: bodyMarkdown } : { document: body as CommentBody };
     return { ...event, data: { ...rest, body: upcast } };
   }
   if (event.type === 'CommentReactionAdded' || event.type === 'CommentReactionRemoved') {

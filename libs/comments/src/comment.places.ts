@@ -1,8 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_SPACES, type CommentChangeRequests, type CommentContent, type CommentSpace, type CommentSpaces } from './comments.needs';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import {
+  COMMENT_CHANGE_REQUESTS,
+  COMMENT_CONTENT,
+  COMMENT_SPACES,
+  type CommentChangeRequests,
+  type CommentContent,
+  type CommentSpace,
+  type CommentSpaces,
+} from './comments.needs';
 import type { CommentAccess } from './comment.decider';
 import { COMMENTS, type CommentDoc } from './comment.projections';
 
@@ -36,7 +44,12 @@ export class CommentPlaces {
 
   async place(where: CommentPlace, caller: Caller): Promise<ResolvedPlace> {
     const space = await this.spaces.spaceFor(where.spaceId, caller);
-    const access: CommentAccess = { read: space.permissions.view, comment: space.permissions.comment, admin: space.permissions.admin, spaceDeleted: space.deleted };
+    const access: CommentAccess = {
+      read: space.permissions.view,
+      comment: space.permissions.comment,
+      admin: space.permissions.admin,
+      spaceDeleted: space.deleted,
+    };
     if (where.changeRequest === undefined) return { space, changeRequestId: null, revision: await this.content.head(space.id), access };
     const request = await this.changeRequests.changeRequestIn(space.id, where.changeRequest);
     return { space, changeRequestId: request.id, revision: request.revision, access };
@@ -46,7 +59,8 @@ export class CommentPlaces {
   async thread(where: CommentPlace, commentId: string, caller: Caller): Promise<ResolvedPlace & { comment: CommentDoc }> {
     const place = await this.place(where, caller);
     const comment = await this.reads.collection<CommentDoc>(COMMENTS).get(commentId);
-    if (!comment || comment.status === 'deleted' || comment.spaceId !== place.space.id || comment.changeRequestId !== place.changeRequestId) throw DomainError.notFound(`no comment ${commentId}`);
+    if (!comment || comment.status === 'deleted' || comment.spaceId !== place.space.id || comment.changeRequestId !== place.changeRequestId)
+      throw DomainError.notFound(`no comment ${commentId}`);
     return { ...place, comment };
   }
 }

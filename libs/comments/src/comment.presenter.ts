@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import type { Caller } from '../../platform/src/http/auth';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import type { Caller } from '#platform/http/auth';
 import { COMMENT_CONTENT, COMMENT_USERS, type CommentContent, type CommentPage, type CommentPeople } from './comments.needs';
 import { CommentBodies } from './comment.bodies';
 import type { BodyRef, TableCell } from './comment.events';
@@ -62,13 +62,29 @@ export class CommentPresenter {
     private readonly bodies: CommentBodies,
   ) {}
 
-  async comments(place: ResolvedPlace, comments: readonly CommentDoc[], caller: Caller, format: 'markdown' | 'document' = 'markdown'): Promise<CommentObject[]> {
+  async comments(
+    place: ResolvedPlace,
+    comments: readonly CommentDoc[],
+    caller: Caller,
+    format: 'markdown' | 'document' = 'markdown',
+  ): Promise<CommentObject[]> {
     if (comments.length === 0) return [];
     // Comments on the space (or request) as a whole have no page to look at.
     const onPages = comments.filter((comment) => comment.target.pageId !== null);
     const [current, users, bodies] = await Promise.all([
-      this.content.current(place.space.id, place.revision, onPages.map((comment) => ({ pageId: comment.target.pageId!, ...(comment.target.node ? { nodeKey: comment.target.node.id } : {}) }))),
-      this.usersOf(comments.flatMap((comment) => [comment.postedBy, ...(comment.resolvedBy ? [comment.resolvedBy] : []), ...reactionUsers(comment.reactions), ...(comment.repliers ?? []).map((replier) => replier.user)])),
+      this.content.current(
+        place.space.id,
+        place.revision,
+        onPages.map((comment) => ({ pageId: comment.target.pageId!, ...(comment.target.node ? { nodeKey: comment.target.node.id } : {}) })),
+      ),
+      this.usersOf(
+        comments.flatMap((comment) => [
+          comment.postedBy,
+          ...(comment.resolvedBy ? [comment.resolvedBy] : []),
+          ...reactionUsers(comment.reactions),
+          ...(comment.repliers ?? []).map((replier) => replier.user),
+        ]),
+      ),
       this.bodiesOf(comments, format),
     ]);
     const now = new Map(onPages.map((comment, index) => [comment, current[index]]));
@@ -89,7 +105,8 @@ export class CommentPresenter {
       object.body = bodies[index];
       const target = {} as CommentObject['target'];
       if (node) target.node = { id: node.id, preview: node.preview };
-      if (comment.target.tableCell) target.tableCell = { record: comment.target.tableCell.record, definition: comment.target.tableCell.definition };
+      if (comment.target.tableCell)
+        target.tableCell = { record: comment.target.tableCell.record, definition: comment.target.tableCell.definition };
       if (comment.changeRequestId !== null) target.changeRequest = comment.changeRequestId;
       const page = now.get(comment);
       if (page && comment.target.pageId !== null) {
@@ -100,7 +117,12 @@ export class CommentPresenter {
       target.revision = comment.target.revision;
       object.target = target;
       object.urls = { location: `${this.base(comment)}/comments/${comment._id}` };
-      object.permissions = { view: true, edit: me === comment.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === comment.postedBy || place.access.admin };
+      object.permissions = {
+        view: true,
+        edit: me === comment.postedBy,
+        reply: place.access.comment && !place.space.deleted,
+        delete: me === comment.postedBy || place.access.admin,
+      };
       object.status = status;
       if (status === 'resolved' && comment.resolvedAt !== undefined) object.resolvedAt = comment.resolvedAt;
       const resolvedBy = status === 'resolved' && comment.resolvedBy !== undefined ? users.get(comment.resolvedBy) : undefined;
@@ -109,8 +131,16 @@ export class CommentPresenter {
     });
   }
 
-  async replies(place: ResolvedPlace & { comment: CommentDoc }, replies: readonly ReplyDoc[], caller: Caller, format: 'markdown' | 'document' = 'markdown'): Promise<ReplyObject[]> {
-    const [users, bodies] = await Promise.all([this.usersOf(replies.flatMap((reply) => [reply.postedBy, ...reactionUsers(reply.reactions)])), this.bodiesOf(replies, format)]);
+  async replies(
+    place: ResolvedPlace & { comment: CommentDoc },
+    replies: readonly ReplyDoc[],
+    caller: Caller,
+    format: 'markdown' | 'document' = 'markdown',
+  ): Promise<ReplyObject[]> {
+    const [users, bodies] = await Promise.all([
+      this.usersOf(replies.flatMap((reply) => [reply.postedBy, ...reactionUsers(reply.reactions)])),
+      this.bodiesOf(replies, format),
+    ]);
     const me = caller.kind === 'user' ? caller.userId : null;
     return replies.map((reply, index) => ({
       object: 'comment-reply',
@@ -121,7 +151,12 @@ export class CommentPresenter {
       reactions: reactionsOf(reply.reactions, users),
       body: bodies[index],
       urls: { location: `${this.base(place.comment)}/comments/${place.comment._id}/replies/${reply._id}` },
-      permissions: { view: true, edit: me === reply.postedBy, reply: place.access.comment && !place.space.deleted, delete: me === reply.postedBy || place.access.admin },
+      permissions: {
+        view: true,
+        edit: me === reply.postedBy,
+        reply: place.access.comment && !place.space.deleted,
+        delete: me === reply.postedBy || place.access.admin,
+      },
     }));
   }
 
@@ -136,7 +171,9 @@ export class CommentPresenter {
    */
   private async bodiesOf(stored: ReadonlyArray<{ body: BodyRef }>, format: 'markdown' | 'document'): Promise<Body[]> {
     if (format === 'document') return Promise.all(stored.map(async ({ body }) => ({ document: await this.bodies.document(body) })));
-    return stored.map(({ body }) => ({ markdown: body.markdown ?? this.content.markdown((body as Extract<BodyRef, { document: unknown }>).document) }));
+    return stored.map(({ body }) => ({
+      markdown: body.markdown ?? this.content.markdown((body as Extract<BodyRef, { document: unknown }>).document),
+    }));
   }
 
   private async usersOf(ids: readonly string[]): Promise<Map<string, User>> {
@@ -146,7 +183,11 @@ export class CommentPresenter {
 }
 
 function reactionsOf(reactions: readonly Reaction[], users: ReadonlyMap<string, User>): CommentObject['reactions'] {
-  return reactions.map((reaction) => ({ emoji: reaction.emoji, count: reaction.users.length, users: reaction.users.map((entry) => ({ ...user(users, entry.user, 'user'), reactedAt: entry.reactedAt })) }));
+  return reactions.map((reaction) => ({
+    emoji: reaction.emoji,
+    count: reaction.users.length,
+    users: reaction.users.map((entry) => ({ ...user(users, entry.user, 'user'), reactedAt: entry.reactedAt })),
+  }));
 }
 
 /** A page summary with `outdated`, member by member (see `CommentPresenter.comments`). */

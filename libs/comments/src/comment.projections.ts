@@ -1,5 +1,11 @@
-import { multiDocumentProjection, type ProjectedDoc, type Projection, type ProjectionCollection, type Recorded } from '../../read-store/src/projections/projection';
-import type { SpaceEvent } from '../../spaces/src';
+import {
+  multiDocumentProjection,
+  type ProjectedDoc,
+  type Projection,
+  type ProjectionCollection,
+  type Recorded,
+} from '#read-store/projections/projection';
+import type { SpaceEvent } from '#spaces';
 import { upcastCommentEvent, type BodyRef, type CommentEvent, type CommentTarget } from './comment.events';
 
 export const COMMENTS = 'comments';
@@ -73,10 +79,14 @@ export interface CommenterDoc extends ProjectedDoc {
 
 /** The counts document of a change request's comments. */
 export const changeRequestCountsKey = (changeRequestId: string) => `cr:${changeRequestId}`;
-export const countsKey = (spaceId: string, changeRequestId: string | null) => (changeRequestId === null ? spaceId : changeRequestCountsKey(changeRequestId));
+export const countsKey = (spaceId: string, changeRequestId: string | null) =>
+  changeRequestId === null ? spaceId : changeRequestCountsKey(changeRequestId);
 
 function react(reactions: readonly Reaction[], emoji: string, user: string, at: string | null): Reaction[] {
-  const next = reactions.map((reaction) => ({ emoji: reaction.emoji, users: reaction.users.filter((entry) => entry.user !== user || reaction.emoji !== emoji) }));
+  const next = reactions.map((reaction) => ({
+    emoji: reaction.emoji,
+    users: reaction.users.filter((entry) => entry.user !== user || reaction.emoji !== emoji),
+  }));
   if (at !== null) {
     const existing = next.find((reaction) => reaction.emoji === emoji);
     if (existing) existing.users.push({ user, reactedAt: at });
@@ -90,10 +100,21 @@ export function withReplier(repliers: readonly Replier[], user: string, change: 
   const found = repliers.find((replier) => replier.user === user);
   if (!found) return change === 1 ? [...repliers, { user, count: 1, updatedAt: at }] : [...repliers];
   const count = found.count + change;
-  return repliers.flatMap((replier) => (replier !== found ? [replier] : count > 0 ? [{ user, count, updatedAt: change === -1 || at < replier.updatedAt ? replier.updatedAt : at }] : []));
+  return repliers.flatMap((replier) =>
+    replier !== found
+      ? [replier]
+      : count > 0
+        ? [{ user, count, updatedAt: change === -1 || at < replier.updatedAt ? replier.updatedAt : at }]
+        : [],
+  );
 }
 
-async function recount(comments: ProjectionCollection<CommentDoc>, counts: ProjectionCollection<CommentCountsDoc>, spaceId: string, changeRequestId: string | null): Promise<void> {
+async function recount(
+  comments: ProjectionCollection<CommentDoc>,
+  counts: ProjectionCollection<CommentCountsDoc>,
+  spaceId: string,
+  changeRequestId: string | null,
+): Promise<void> {
   const open = await comments.count({ spaceId, changeRequestId, status: 'open' });
   await counts.put({ _id: countsKey(spaceId, changeRequestId), open });
 }
@@ -126,7 +147,8 @@ const projection = multiDocumentProjection<CommentEvent | SpaceEvent>({
     'SpacePurged',
     'SpaceTransferred',
   ],
-  guard: (event) => (event.type.startsWith('Comment') ? { collection: COMMENTS, id: (event.data as { commentId: string }).commentId } : null),
+  guard: (event) =>
+    event.type.startsWith('Comment') ? { collection: COMMENTS, id: (event.data as { commentId: string }).commentId } : null,
   async apply(recorded: Recorded<CommentEvent | SpaceEvent>, documents) {
     // Events of the log in today's shape (bodies stored inline, reactions before emoji had one form).
     const event = upcastCommentEvent(recorded);
@@ -146,9 +168,21 @@ const projection = multiDocumentProjection<CommentEvent | SpaceEvent>({
       await commenters.updateMany({ spaceId: event.data.spaceId }, { $set: { organizationId: event.data.organizationId } });
       return;
     }
-    const noteCommenter = async (data: { spaceId: string; organizationId: string; changeRequestId: string | null }, userId: string, at: string) => {
+    const noteCommenter = async (
+      data: { spaceId: string; organizationId: string; changeRequestId: string | null },
+      userId: string,
+      at: string,
+    ) => {
       const id = `${countsKey(data.spaceId, data.changeRequestId)}:${userId}`;
-      if (!(await commenters.get(id))) await commenters.put({ _id: id, spaceId: data.spaceId, changeRequestId: data.changeRequestId, organizationId: data.organizationId, userId, firstAt: at });
+      if (!(await commenters.get(id)))
+        await commenters.put({
+          _id: id,
+          spaceId: data.spaceId,
+          changeRequestId: data.changeRequestId,
+          organizationId: data.organizationId,
+          userId,
+          firstAt: at,
+        });
     };
     if (event.type === 'CommentPosted') {
       const data = event.data;
@@ -180,7 +214,9 @@ const projection = multiDocumentProjection<CommentEvent | SpaceEvent>({
         await comments.update(comment._id, { $set: { body: event.data.body, editedAt: event.data.editedAt, streamRevision } });
         return;
       case 'CommentResolved':
-        await comments.update(comment._id, { $set: { status: 'resolved', resolvedAt: event.data.resolvedAt, resolvedBy: event.data.resolvedBy, streamRevision } });
+        await comments.update(comment._id, {
+          $set: { status: 'resolved', resolvedAt: event.data.resolvedAt, resolvedBy: event.data.resolvedBy, streamRevision },
+        });
         await recount(comments, counts, comment.spaceId, comment.changeRequestId);
         return;
       case 'CommentReopened':
@@ -193,20 +229,46 @@ const projection = multiDocumentProjection<CommentEvent | SpaceEvent>({
         await recount(comments, counts, comment.spaceId, comment.changeRequestId);
         return;
       case 'CommentReplyPosted':
-        await replies.put({ _id: event.data.replyId, commentId: comment._id, spaceId: comment.spaceId, changeRequestId: comment.changeRequestId, body: event.data.body, postedBy: event.data.postedBy, postedAt: event.data.postedAt, reactions: [] });
-        await comments.update(comment._id, { $set: { replies: comment.replies + 1, repliers: withReplier(comment.repliers ?? [], event.data.postedBy, 1, event.data.postedAt), streamRevision } });
+        await replies.put({
+          _id: event.data.replyId,
+          commentId: comment._id,
+          spaceId: comment.spaceId,
+          changeRequestId: comment.changeRequestId,
+          body: event.data.body,
+          postedBy: event.data.postedBy,
+          postedAt: event.data.postedAt,
+          reactions: [],
+        });
+        await comments.update(comment._id, {
+          $set: {
+            replies: comment.replies + 1,
+            repliers: withReplier(comment.repliers ?? [], event.data.postedBy, 1, event.data.postedAt),
+            streamRevision,
+          },
+        });
         await noteCommenter(comment, event.data.postedBy, event.data.postedAt);
         return;
       case 'CommentReplyEdited': {
         const reply = await replies.get(event.data.replyId);
         await replies.update(event.data.replyId, { $set: { body: event.data.body, editedAt: event.data.editedAt } });
-        await comments.update(comment._id, { $set: { ...(reply ? { repliers: withReplier(comment.repliers ?? [], reply.postedBy, 0, event.data.editedAt) } : {}), streamRevision } });
+        await comments.update(comment._id, {
+          $set: {
+            ...(reply ? { repliers: withReplier(comment.repliers ?? [], reply.postedBy, 0, event.data.editedAt) } : {}),
+            streamRevision,
+          },
+        });
         return;
       }
       case 'CommentReplyDeleted': {
         const reply = await replies.get(event.data.replyId);
         await replies.delete(event.data.replyId);
-        await comments.update(comment._id, { $set: { replies: Math.max(0, comment.replies - 1), ...(reply ? { repliers: withReplier(comment.repliers ?? [], reply.postedBy, -1, event.data.deletedAt) } : {}), streamRevision } });
+        await comments.update(comment._id, {
+          $set: {
+            replies: Math.max(0, comment.replies - 1),
+            ...(reply ? { repliers: withReplier(comment.repliers ?? [], reply.postedBy, -1, event.data.deletedAt) } : {}),
+            streamRevision,
+          },
+        });
         return;
       }
       case 'CommentReactionAdded':

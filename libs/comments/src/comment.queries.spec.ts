@@ -1,11 +1,20 @@
 import { CqrsModule, QueryBus } from '@nestjs/cqrs';
 import { Test } from '@nestjs/testing';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { APP_CONFIG } from '../../platform/src/config';
-import type { Caller } from '../../platform/src/http/auth';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { READ_STORE } from '../../read-store/src/read-store.port';
-import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, type CommentContent, type CommentPeople, type CommentSpaces } from './comments.needs';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { APP_CONFIG } from '#platform/config';
+import type { Caller } from '#platform/http/auth';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { READ_STORE } from '#read-store/read-store.port';
+import {
+  COMMENT_CHANGE_REQUESTS,
+  COMMENT_CONTENT,
+  COMMENT_MEMBERS,
+  COMMENT_SPACES,
+  COMMENT_USERS,
+  type CommentContent,
+  type CommentPeople,
+  type CommentSpaces,
+} from './comments.needs';
 import { CommentBodies, commentBodyBytes } from './comment.bodies';
 import type { BodyRef, CommentBody } from './comment.events';
 import { CommentPlaces } from './comment.places';
@@ -30,7 +39,10 @@ async function queriesOver(comments: CommentDoc[]) {
     current: (_space, _revision, targets) => Promise.resolve(targets.map(() => ({ page: null, fingerprint: null }))),
     head: () => Promise.resolve('r1'),
   };
-  const spaces: CommentSpaces = { spaceFor: (id) => Promise.resolve({ id, organizationId: 'o1', deleted: false, permissions: { view: true, comment: true, admin: false } }) };
+  const spaces: CommentSpaces = {
+    spaceFor: (id) =>
+      Promise.resolve({ id, organizationId: 'o1', deleted: false, permissions: { view: true, comment: true, admin: false } }),
+  };
   const people: CommentPeople = { byIds: () => Promise.resolve(new Map()), present: (user) => ({ object: 'user', id: user._id }) };
   const blobsRead: string[] = [];
   const blobs = { read: (hash: string) => (blobsRead.push(hash), Promise.resolve(commentBodyBytes(document))) } as unknown as BlobStore;
@@ -53,7 +65,8 @@ async function queriesOver(comments: CommentDoc[]) {
   }).compile();
   await module.init();
   const bus = module.get(QueryBus);
-  const get = (commentId: string, format?: 'markdown' | 'document') => bus.execute(new GetComment({ spaceId: 's1' }, commentId, caller, format));
+  const get = (commentId: string, format?: 'markdown' | 'document') =>
+    bus.execute(new GetComment({ spaceId: 's1' }, commentId, caller, format));
   return { get, rendered, blobsRead };
 }
 

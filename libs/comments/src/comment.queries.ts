@@ -1,15 +1,24 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { byIds } from '../../platform/src/by-ids';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { byIds } from '#platform/by-ids';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
 import { COMMENT_MEMBERS, type CommentMembers } from './comments.needs';
 import { CommentPlaces, type CommentPlace } from './comment.places';
 import { CommentPresenter, type CommentObject, type ReplyObject } from './comment.presenter';
-import { COMMENT_COUNTS, COMMENT_REPLIES, COMMENTERS, COMMENTS, type CommentCountsDoc, type CommenterDoc, type CommentDoc, type ReplyDoc } from './comment.projections';
+import {
+  COMMENT_COUNTS,
+  COMMENT_REPLIES,
+  COMMENTERS,
+  COMMENTS,
+  type CommentCountsDoc,
+  type CommenterDoc,
+  type CommentDoc,
+  type ReplyDoc,
+} from './comment.projections';
 
 /*
  * The comment reads: every read resolves the place first (CommentPlaces: 404 when the caller may
@@ -57,8 +66,14 @@ export class ListCommentsHandler implements IQueryHandler<ListComments> {
       ...(query.targetPage !== undefined ? { 'target.pageId': query.targetPage } : {}),
       ...(query.authors !== undefined ? { postedBy: { $in: query.authors } } : {}),
     };
-    const page = await this.reads.collection<CommentDoc>(COMMENTS).find(filter, { sort: { postedAt: query.order === 'asc' ? 1 : -1 }, limit: query.limit, after: query.page });
-    return listEnvelope({ items: await this.presenter.comments(place, page.items, caller, query.format), count: page.count, next: page.next });
+    const page = await this.reads
+      .collection<CommentDoc>(COMMENTS)
+      .find(filter, { sort: { postedAt: query.order === 'asc' ? 1 : -1 }, limit: query.limit, after: query.page });
+    return listEnvelope({
+      items: await this.presenter.comments(place, page.items, caller, query.format),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -86,7 +101,10 @@ export class GetCommentHandler implements IQueryHandler<GetComment> {
 
   async execute({ place: where, commentId, caller, format }: GetComment): Promise<Versioned<CommentObject>> {
     const place = await this.places.thread(where, commentId, caller);
-    return { object: (await this.presenter.comments(place, [place.comment], caller, format))[0], streamRevision: place.comment.streamRevision };
+    return {
+      object: (await this.presenter.comments(place, [place.comment], caller, format))[0],
+      streamRevision: place.comment.streamRevision,
+    };
   }
 }
 
@@ -112,8 +130,14 @@ export class ListRepliesHandler implements IQueryHandler<ListReplies> {
 
   async execute({ place: where, commentId, caller, query }: ListReplies): Promise<ListEnvelope<ReplyObject>> {
     const place = await this.places.thread(where, commentId, caller);
-    const page = await this.reads.collection<ReplyDoc>(COMMENT_REPLIES).find({ commentId }, { sort: { postedAt: 1 }, limit: query.limit, after: query.page });
-    return listEnvelope({ items: await this.presenter.replies(place, page.items, caller, query.format), count: page.count, next: page.next });
+    const page = await this.reads
+      .collection<ReplyDoc>(COMMENT_REPLIES)
+      .find({ commentId }, { sort: { postedAt: 1 }, limit: query.limit, after: query.page });
+    return listEnvelope({
+      items: await this.presenter.replies(place, page.items, caller, query.format),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -172,8 +196,16 @@ export class ListCommentersHandler implements IQueryHandler<ListCommenters> {
 
   async execute({ place: where, caller, paging }: ListCommenters): Promise<ListEnvelope<{ object: 'member'; id: string }>> {
     const place = await this.places.place(where, caller);
-    const page = await this.reads.collection<CommenterDoc>(COMMENTERS).find({ spaceId: place.space.id, changeRequestId: place.changeRequestId }, { sort: { firstAt: 1 }, limit: paging.limit, after: paging.page });
-    const members = await this.members.presentMembers(place.space.organizationId, page.items.map((commenter) => commenter.userId));
+    const page = await this.reads
+      .collection<CommenterDoc>(COMMENTERS)
+      .find(
+        { spaceId: place.space.id, changeRequestId: place.changeRequestId },
+        { sort: { firstAt: 1 }, limit: paging.limit, after: paging.page },
+      );
+    const members = await this.members.presentMembers(
+      place.space.organizationId,
+      page.items.map((commenter) => commenter.userId),
+    );
     const items = page.items.flatMap((commenter) => (members.has(commenter.userId) ? [members.get(commenter.userId)!] : []));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
@@ -201,4 +233,11 @@ export class CountOpenCommentsHandler implements IQueryHandler<CountOpenComments
   }
 }
 
-export const commentQueryHandlers = [ListCommentsHandler, GetCommentHandler, ListRepliesHandler, GetReplyHandler, ListCommentersHandler, CountOpenCommentsHandler];
+export const commentQueryHandlers = [
+  ListCommentsHandler,
+  GetCommentHandler,
+  ListRepliesHandler,
+  GetReplyHandler,
+  ListCommentersHandler,
+  CountOpenCommentsHandler,
+];

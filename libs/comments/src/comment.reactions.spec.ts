@@ -32,6 +32,7 @@ describe('reaction emoji: one stored form', () => {
   });
 
   it('given what is not one emoji, then null', () => {
-    for (const sent of ['a', 'cafe', '123', '0', '110000', 'd83d', '\ud83d', '👍👍', '', 'x'.repeat(60), '👍 ']) expect(canonicalEmoji(sent)).toBeNull();
+    for (const sent of ['a', 'cafe', '123', '0', '110000', 'd83d', '\ud83d', '👍👍', '', 'x'.repeat(60), '👍 '])
+      expect(canonicalEmoji(sent)).toBeNull();
   });
 });

@@ -40,7 +40,8 @@ function qualified(characters: string): string {
   codepoints.forEach((character, index) => {
     out += character;
     const next = codepoints[index + 1];
-    if (EMOJI.test(character) && !EMOJI_PRESENTATION.test(character) && !(next !== undefined && EMOJI_MODIFIER.test(next))) out += PRESENTATION_SELECTOR;
+    if (EMOJI.test(character) && !EMOJI_PRESENTATION.test(character) && !(next !== undefined && EMOJI_MODIFIER.test(next)))
+      out += PRESENTATION_SELECTOR;
   });
   return out;
 }

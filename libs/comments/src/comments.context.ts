@@ -1,4 +1,4 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS } from './comments.needs';
 import { CommentsForChangeRequests, CommentsForSpaces } from './comments.provides';
 import { commentAuditCatalog } from './comment.audit';

@@ -14,7 +14,15 @@ import { commentQueryHandlers } from './comment.queries';
  */
 @Module({
   controllers: [SpaceCommentController, ChangeRequestCommentController],
-  providers: [CommentPlaces, CommentBodies, CommentPresenter, CommentsForSpaces, CommentsForChangeRequests, ...commentCommandHandlers, ...commentQueryHandlers],
+  providers: [
+    CommentPlaces,
+    CommentBodies,
+    CommentPresenter,
+    CommentsForSpaces,
+    CommentsForChangeRequests,
+    ...commentCommandHandlers,
+    ...commentQueryHandlers,
+  ],
   exports: [CommentsForSpaces, CommentsForChangeRequests],
 })
 export class CommentsModule {}

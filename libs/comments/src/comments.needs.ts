@@ -1,4 +1,4 @@
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 import type { CommentBody } from './comment.events';
 
 /*
@@ -76,9 +76,18 @@ export interface CommentContent {
   /** A stored body's markdown, rendered when read: only for bodies stored without their markdown. */
   markdown(document: CommentBody): string;
   /** The page (and the block with that key) in a revision of the space; null when the page is not there, `node` null when the block is not. */
-  target(spaceId: string, revisionId: string, pageId: string, nodeKey?: string): Promise<{ page: CommentPage; node: { preview: string; fingerprint: string } | null } | null>;
+  target(
+    spaceId: string,
+    revisionId: string,
+    pageId: string,
+    nodeKey?: string,
+  ): Promise<{ page: CommentPage; node: { preview: string; fingerprint: string } | null } | null>;
   /** For each target, the fingerprint of the block in that revision (null when the page or the block is gone), and the page as it is there. */
-  current(spaceId: string, revisionId: string, targets: ReadonlyArray<{ pageId: string; nodeKey?: string }>): Promise<Array<{ page: CommentPage | null; fingerprint: string | null }>>;
+  current(
+    spaceId: string,
+    revisionId: string,
+    targets: ReadonlyArray<{ pageId: string; nodeKey?: string }>,
+  ): Promise<Array<{ page: CommentPage | null; fingerprint: string | null }>>;
   /** The head revision of the space's main line. */
   head(spaceId: string): Promise<string>;
 }

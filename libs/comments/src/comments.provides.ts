@@ -27,6 +27,8 @@ export class CommentsForChangeRequests {
 
   async openComments(changeRequestIds: readonly string[]): Promise<ReadonlyMap<string, number>> {
     const counts = await this.queryBus.execute(new CountOpenComments(changeRequestIds.map(changeRequestCountsKey)));
-    return new Map(changeRequestIds.filter((id) => counts.has(changeRequestCountsKey(id))).map((id) => [id, counts.get(changeRequestCountsKey(id))!]));
+    return new Map(
+      changeRequestIds.filter((id) => counts.has(changeRequestCountsKey(id))).map((id) => [id, counts.get(changeRequestCountsKey(id))!]),
+    );
   }
 }

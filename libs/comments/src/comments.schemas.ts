@@ -1,10 +1,14 @@
-import { closedObject, dateTime, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, dateTime, ref, url, type JsonSchema } from '#platform/platform.schemas';
 
 const text: JsonSchema = { type: 'string' };
 const flag: JsonSchema = { type: 'boolean' };
 const reactions: JsonSchema = {
   type: 'array',
-  items: closedObject({ emoji: text, count: { type: 'integer', minimum: 1 }, users: { type: 'array', items: closedObject({ user: ref('User'), reactedAt: dateTime }, ['user']) } }),
+  items: closedObject({
+    emoji: text,
+    count: { type: 'integer', minimum: 1 },
+    users: { type: 'array', items: closedObject({ user: ref('User'), reactedAt: dateTime }, ['user']) },
+  }),
 };
 const body: JsonSchema = { oneOf: [closedObject({ markdown: text }), closedObject({ document: { type: 'object' } })] };
 const permissions = closedObject({ view: flag, edit: flag, reply: flag, delete: flag });
@@ -29,7 +33,10 @@ export const commentSchemas: Record<string, JsonSchema> = {
           node: closedObject({ id: text, preview: text }),
           tableCell: closedObject({ record: text, definition: text }),
           changeRequest: text,
-          page: closedObject({ id: text, title: text, emoji: text, icon: text, createdAt: dateTime, updatedAt: dateTime, path: text, outdated: flag }, ['title', 'emoji', 'icon', 'createdAt', 'updatedAt', 'path']),
+          page: closedObject(
+            { id: text, title: text, emoji: text, icon: text, createdAt: dateTime, updatedAt: dateTime, path: text, outdated: flag },
+            ['title', 'emoji', 'icon', 'createdAt', 'updatedAt', 'path'],
+          ),
           space: text,
           revision: text,
         },
@@ -44,7 +51,17 @@ export const commentSchemas: Record<string, JsonSchema> = {
     ['postedBy', 'editedAt', 'resolvedAt', 'resolvedBy'],
   ),
   CommentReply: closedObject(
-    { object: { type: 'string', enum: ['comment-reply'] }, id: text, postedBy: ref('User'), postedAt: dateTime, editedAt: dateTime, reactions, body, urls: closedObject({ location: url }), permissions },
+    {
+      object: { type: 'string', enum: ['comment-reply'] },
+      id: text,
+      postedBy: ref('User'),
+      postedAt: dateTime,
+      editedAt: dateTime,
+      reactions,
+      body,
+      urls: closedObject({ location: url }),
+      permissions,
+    },
     ['postedBy', 'editedAt'],
   ),
 };

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createService } from './api/app';
-import { loadConfig } from '../../platform/src/config';
-import { ORGANIZATION_ACCESS } from '../../audit/src';
-import { SSO_TEAMS } from '../../sso/src';
+import { loadConfig } from '#platform/config';
+import { ORGANIZATION_ACCESS } from '#audit';
+import { SSO_TEAMS } from '#sso';
 import { BINDINGS, composeService, CONTEXTS, service } from './contexts';
 
 describe('the composition root', () => {
@@ -28,7 +28,11 @@ describe('the composition root', () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'unbound-')), 'data');
     try {
       const without = BINDINGS.filter((binding) => binding.port !== ORGANIZATION_ACCESS);
-      const start = createService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), adminToken: 'admin-token-for-tests-0123456789', wiring: { contexts: CONTEXTS, bindings: without } });
+      const start = createService({
+        config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+        adminToken: 'admin-token-for-tests-0123456789',
+        wiring: { contexts: CONTEXTS, bindings: without },
+      });
       await expect(start).rejects.toThrow("context 'audit' needs port ORGANIZATION_ACCESS, which nothing binds");
       expect(existsSync(dataDir)).toBe(false);
     } finally {

@@ -1,11 +1,20 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { TOKEN_VERIFIER } from '../../platform/src/http/auth';
-import { JsonNestLogger } from '../../platform/src/logging';
-import { compose, type Composition, type ContextManifest, type PortBinding } from '../../runtime/src/context';
-import type { ServiceToken, Services } from '../../runtime/src/reactor';
-import type { Runtime } from '../../runtime/src/runtime.module';
-import { identityContext, ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForSso, UsersForTeams } from '../../identity/src';
+import { TOKEN_VERIFIER } from '#platform/http/auth';
+import { JsonNestLogger } from '#platform/logging';
+import { compose, type Composition, type ContextManifest, type PortBinding } from '#runtime/context';
+import type { ServiceToken, Services } from '#runtime/reactor';
+import type { Runtime } from '#runtime/runtime.module';
+import {
+  identityContext,
+  ReadModelTokenVerifier,
+  UsersForChangeRequests,
+  UsersForComments,
+  UsersForIntegrations,
+  UsersForOrganizations,
+  UsersForSso,
+  UsersForTeams,
+} from '#identity';
 import {
   MEMBER_SPACES,
   MEMBER_TEAM_COUNTS,
@@ -23,10 +32,32 @@ import {
   OrganizationsForTranslations,
   VISITOR_CLAIMS_KEY,
   visitorClaimsKey,
-} from '../../organizations/src';
-import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '../../teams/src';
-import { MemberSpaces, SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites, spacesContext } from '../../spaces/src';
-import { CONTENT_CHANGE_REQUESTS, CONTENT_OPENAPI, CONTENT_SPACES, CONTENT_URL_KEY, ContentForChangeRequests, ContentForComments, ContentForSites, ContentForSpaces, contentContext, contentUrlKey } from '../../content/src';
+} from '#organizations';
+import { TEAM_ORGANIZATIONS, TEAM_USERS, teamsContext, TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from '#teams';
+import {
+  MemberSpaces,
+  SPACE_FACT_SOURCES,
+  SPACE_ORGANIZATIONS,
+  SPACE_TEAMS,
+  SpacesForChangeRequests,
+  SpacesForComments,
+  SpacesForContent,
+  SpacesForIntegrations,
+  SpacesForSites,
+  spacesContext,
+} from '#spaces';
+import {
+  CONTENT_CHANGE_REQUESTS,
+  CONTENT_OPENAPI,
+  CONTENT_SPACES,
+  CONTENT_URL_KEY,
+  ContentForChangeRequests,
+  ContentForComments,
+  ContentForSites,
+  ContentForSpaces,
+  contentContext,
+  contentUrlKey,
+} from '#content';
 import {
   CHANGE_REQUEST_COMMENTS,
   CHANGE_REQUEST_CONTENT,
@@ -40,14 +71,30 @@ import {
   ChangeRequestsForContent,
   ChangeRequestsForSpaces,
   changeRequestUrlKey,
-} from '../../changerequests/src';
-import { SITE_CONTENT, SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '../../sites/src';
-import { TRANSLATION_ORGANIZATIONS, translationsContext } from '../../translations/src';
-import { OPENAPI_ORGANIZATIONS, openapiContext, OpenapiForContent } from '../../openapi/src';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, INTEGRATION_USERS, integrationsContext, IntegrationsForSites } from '../../integrations/src';
-import { COMMENT_CHANGE_REQUESTS, COMMENT_CONTENT, COMMENT_MEMBERS, COMMENT_SPACES, COMMENT_USERS, commentsContext, CommentsForChangeRequests, CommentsForSpaces } from '../../comments/src';
-import { auditContext, ORGANIZATION_ACCESS } from '../../audit/src';
-import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext, VerifiedDomainsForSites } from '../../sso/src';
+} from '#changerequests';
+import { SITE_CONTENT, SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS, sitesContext, SitesForIntegrations } from '#sites';
+import { TRANSLATION_ORGANIZATIONS, translationsContext } from '#translations';
+import { OPENAPI_ORGANIZATIONS, openapiContext, OpenapiForContent } from '#openapi';
+import {
+  INTEGRATION_ORGANIZATIONS,
+  INTEGRATION_SITES,
+  INTEGRATION_SPACES,
+  INTEGRATION_USERS,
+  integrationsContext,
+  IntegrationsForSites,
+} from '#integrations';
+import {
+  COMMENT_CHANGE_REQUESTS,
+  COMMENT_CONTENT,
+  COMMENT_MEMBERS,
+  COMMENT_SPACES,
+  COMMENT_USERS,
+  commentsContext,
+  CommentsForChangeRequests,
+  CommentsForSpaces,
+} from '#comments';
+import { auditContext, ORGANIZATION_ACCESS } from '#audit';
+import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext, VerifiedDomainsForSites } from '#sso';
 
 /**
  * The composition root: the one list of bounded contexts, and how the ports they declare are bound
@@ -56,7 +103,21 @@ import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, ssoContext, VerifiedDomainsFor
  * or implements). It is a library rather than part of an app because all three apps share it and no
  * app may import another.
  */
-export const CONTEXTS: readonly ContextManifest[] = [identityContext, organizationsContext, teamsContext, spacesContext, contentContext, changeRequestsContext, commentsContext, integrationsContext, sitesContext, translationsContext, openapiContext, auditContext, ssoContext];
+export const CONTEXTS: readonly ContextManifest[] = [
+  identityContext,
+  organizationsContext,
+  teamsContext,
+  spacesContext,
+  contentContext,
+  changeRequestsContext,
+  commentsContext,
+  integrationsContext,
+  sitesContext,
+  translationsContext,
+  openapiContext,
+  auditContext,
+  ssoContext,
+];
 
 /**
  * Port (declared by its consumer) → what implements it (an adapter class the provider lists in its
@@ -152,7 +213,14 @@ class ContextServicesModule {
  * The contexts' services without HTTP, for a process that reacts but does not serve the API (the
  * distributed projector): reactions call the contexts' command services from it.
  */
-export async function createContextServices(runtime: Runtime, adminToken: string, composition: Composition = service()): Promise<Services & { close(): Promise<void> }> {
-  const context = await NestFactory.createApplicationContext(ContextServicesModule.forRuntime(runtime, adminToken, composition), { logger: new JsonNestLogger(), bufferLogs: false });
+export async function createContextServices(
+  runtime: Runtime,
+  adminToken: string,
+  composition: Composition = service(),
+): Promise<Services & { close(): Promise<void> }> {
+  const context = await NestFactory.createApplicationContext(ContextServicesModule.forRuntime(runtime, adminToken, composition), {
+    logger: new JsonNestLogger(),
+    bufferLogs: false,
+  });
   return { get: <T>(token: ServiceToken<T>) => context.get<T>(token, { strict: false }), close: () => context.close() };
 }

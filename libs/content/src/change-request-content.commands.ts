@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
+import { CLOCK, type Clock } from '#platform/clock';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
 import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequest, type ContentChangeRequests } from './content.needs';
 import type { ContentSpace } from './content.needs';
 import { ContentAccess } from './content.access';
@@ -66,7 +66,13 @@ export class WriteChangeRequestContentHandler implements ICommandHandler<WriteCh
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  async execute({ spaceId, ref, changes: rawChanges, caller, ifMatch }: WriteChangeRequestContent): Promise<ChangeRequestContentWriteResult> {
+  async execute({
+    spaceId,
+    ref,
+    changes: rawChanges,
+    caller,
+    ifMatch,
+  }: WriteChangeRequestContent): Promise<ChangeRequestContentWriteResult> {
     const changes = parseChanges(rawChanges);
     const space = await this.access.editableSpace(spaceId, caller);
     const batch = await this.builder.prepareBatch(changes);
@@ -135,10 +141,25 @@ async function commitOnLine<T>(
   for (let attempt = 1; ; attempt += 1) {
     const line = await changeRequests.line(space.id, ref, caller);
     refuseStaleLine(line, ifMatch);
-    if (line.status === 'merged' || line.status === 'archived') throw DomainError.conflict(`change request ${line.id} is ${line.status}: its content can no longer change`);
-    const built: BuiltTree<T> = await builder.buildOn(await trees.tree(line.head.tree), (base, editor) => build(base, editor, line.base.revisionId, clock.now().toISOString()));
+    if (line.status === 'merged' || line.status === 'archived')
+      throw DomainError.conflict(`change request ${line.id} is ${line.status}: its content can no longer change`);
+    const built: BuiltTree<T> = await builder.buildOn(await trees.tree(line.head.tree), (base, editor) =>
+      build(base, editor, line.base.revisionId, clock.now().toISOString()),
+    );
     const revisionId = newId();
-    const outcome = await changeRequests.commitRevision(space.id, line.id, { base: line.head.revisionId, ...(ifMatch !== undefined ? { ifMatch } : {}), revisionId, tree: built.tree, pages: touchedPages(built.touched), source }, caller);
+    const outcome = await changeRequests.commitRevision(
+      space.id,
+      line.id,
+      {
+        base: line.head.revisionId,
+        ...(ifMatch !== undefined ? { ifMatch } : {}),
+        revisionId,
+        tree: built.tree,
+        pages: touchedPages(built.touched),
+        source,
+      },
+      caller,
+    );
     if (outcome === 'stale') {
       if (ifMatch === undefined && attempt < WRITE_ATTEMPTS) continue;
       throw DomainError.conflict(`change request ${line.id} kept changing while this write was built; retry`);
@@ -150,5 +171,8 @@ async function commitOnLine<T>(
 
 /** A write pinned by `If-Match` to a revision that is no longer the request's head: 412 (the request's stream checks it again on commit). */
 function refuseStaleLine(line: ContentChangeRequest, ifMatch: string | undefined): void {
-  if (ifMatch !== undefined && ifMatch !== line.head.revisionId) throw DomainError.preconditionFailed(`change request ${line.id} has changed: If-Match names revision ${ifMatch} but it is at ${line.head.revisionId}`);
+  if (ifMatch !== undefined && ifMatch !== line.head.revisionId)
+    throw DomainError.preconditionFailed(
+      `change request ${line.id} has changed: If-Match names revision ${ifMatch} but it is at ${line.head.revisionId}`,
+    );
 }

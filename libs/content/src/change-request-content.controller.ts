@@ -2,12 +2,12 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } fro
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
-import { Valid } from '../../platform/src/http/validation';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { etagOfId, parseIfMatchId } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
+import { Valid } from '#platform/http/validation';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
 import { ImportChangeRequestContent, WriteChangeRequestContent } from './change-request-content.commands';
 import { tagged } from './content.controller';
 import { ContentListQuery, ContentReadQuery, ImportBody, LinksQuery, readOptions, WriteContentBody } from './content.dto';
@@ -32,7 +32,13 @@ export class ChangeRequestContentController {
 
   @Get('content')
   @ApiOkResponse({ description: 'OK', schema: ref('Revision'), headers: etagHeader })
-  async revision(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async revision(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const revision = await this.queryBus.execute(new GetRevision(spaceId, caller, await this.options(spaceId, ref, caller, query)));
     void reply.header('etag', etagOfId(revision.id));
     return revision;
@@ -40,7 +46,11 @@ export class ChangeRequestContentController {
 
   @Post('content')
   @HttpCode(200)
-  @ApiOkResponse({ description: 'the request’s new revision and what each change did', schema: ref('ChangeRequestContentWriteResult'), headers: etagHeader })
+  @ApiOkResponse({
+    description: 'the request’s new revision and what each change did',
+    schema: ref('ChangeRequestContentWriteResult'),
+    headers: etagHeader,
+  })
   async write(
     @PathId('spaceId', 'space') spaceId: string,
     @PathId('changeRequestId', 'change request') ref: string,
@@ -49,9 +59,16 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const outcome = await this.commandBus.execute(new WriteChangeRequestContent(spaceId, ref, body.changes, caller, parseIfMatchId(ifMatch)));
+    const outcome = await this.commandBus.execute(
+      new WriteChangeRequestContent(spaceId, ref, body.changes, caller, parseIfMatchId(ifMatch)),
+    );
     void reply.header('etag', etagOfId(outcome.revisionId));
-    return { changeRequest: outcome.changeRequestId, revision: outcome.revisionId, changes: outcome.changes, insertedFiles: outcome.insertedFiles };
+    return {
+      changeRequest: outcome.changeRequestId,
+      revision: outcome.revisionId,
+      changes: outcome.changes,
+      insertedFiles: outcome.insertedFiles,
+    };
   }
 
   @Post('content/import')
@@ -65,31 +82,57 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const imported = await this.commandBus.execute(new ImportChangeRequestContent(spaceId, ref, undefined, body, caller, parseIfMatchId(ifMatch)));
+    const imported = await this.commandBus.execute(
+      new ImportChangeRequestContent(spaceId, ref, undefined, body, caller, parseIfMatchId(ifMatch)),
+    );
     return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
   @Get('content/pages')
   @ApiOkResponse({ description: 'OK', schema: ref('RevisionPages') })
-  async pages(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+  async pages(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new GetRevisionPages(spaceId, caller, await this.options(spaceId, ref, caller, query)));
   }
 
   @Get('content/files')
   @ApiOkResponse({ description: 'OK', schema: listOf('File') })
-  async files(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @Query(Valid) query: ContentListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListFiles(spaceId, caller, await this.options(spaceId, ref, caller, query), { page: query.page, limit: query.limit }));
+  async files(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @Query(Valid) query: ContentListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
+    return this.queryBus.execute(
+      new ListFiles(spaceId, caller, await this.options(spaceId, ref, caller, query), { page: query.page, limit: query.limit }),
+    );
   }
 
   @Get('content/files/:fileId')
   @ApiOkResponse({ description: 'OK', schema: ref('File') })
-  async file(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+  async file(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @PathId('fileId', 'file') fileId: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new GetFile(spaceId, fileId, caller, await this.options(spaceId, ref, caller, query)));
   }
 
   @Get('content/files/:fileId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
-  async fileBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+  async fileBacklinks(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @PathId('fileId', 'file') fileId: string,
+    @Query(Valid) query: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
     return this.queryBus.execute(new ListBacklinks(spaceId, { file: fileId }, caller, query, head));
   }
@@ -104,19 +147,34 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return tagged(reply, await this.queryBus.execute(new GetPage(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query))));
+    return tagged(
+      reply,
+      await this.queryBus.execute(new GetPage(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query))),
+    );
   }
 
   @Get('content/page/:pageId/links')
   @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
-  async pageLinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
+  async pageLinks(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Query(Valid) query: LinksQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
     return this.queryBus.execute(new ListPageLinks(spaceId, pageId, caller, query.status, query, head));
   }
 
   @Get('content/page/:pageId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
-  async pageBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('changeRequestId', 'change request') ref: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+  async pageBacklinks(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('changeRequestId', 'change request') ref: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Query(Valid) query: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
     return this.queryBus.execute(new ListBacklinks(spaceId, { page: pageId }, caller, query, head));
   }
@@ -133,7 +191,9 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const imported = await this.commandBus.execute(new ImportChangeRequestContent(spaceId, ref, pageId, body, caller, parseIfMatchId(ifMatch)));
+    const imported = await this.commandBus.execute(
+      new ImportChangeRequestContent(spaceId, ref, pageId, body, caller, parseIfMatchId(ifMatch)),
+    );
     return tagged(reply, { object: imported, revisionId: imported.revision });
   }
 
@@ -148,7 +208,10 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return tagged(reply, await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query))));
+    return tagged(
+      reply,
+      await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query))),
+    );
   }
 
   /** The read flags, on the request's head revision (a `revision` flag is overridden by it). */

@@ -1,4 +1,4 @@
-import { WorkBudgetExceeded, type TaskBudget, type UntrustedTask, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
+import { WorkBudgetExceeded, type TaskBudget, type UntrustedTask, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
 import { ConversionBudget } from './content-conversions';
 import { CONVERT_MARKDOWN } from './content.work';
 
@@ -43,6 +43,9 @@ describe('ConversionBudget', () => {
     const pool = new FakePool([7000, 5000]);
     const budget = new ConversionBudget(pool, 10_000, 'this import');
     await convert(budget);
-    await expect(convert(budget)).rejects.toMatchObject({ status: 422, message: 'converting markdown for this import took longer than its budget of 10 s' });
+    await expect(convert(budget)).rejects.toMatchObject({
+      status: 422,
+      message: 'converting markdown for this import took longer than its budget of 10 s',
+    });
   });
 });

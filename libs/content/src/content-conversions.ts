@@ -1,4 +1,4 @@
-import { WorkBudgetExceeded, type UntrustedTask, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
+import { WorkBudgetExceeded, type UntrustedTask, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
 import { HTML_BODIES, OUTLINE_HTML, READ_MARKDOWN_FILE, READ_ZIP, type Timed } from './content.work';
 import type { ImportConversions } from './import/import-plan';
 
@@ -42,7 +42,10 @@ export function pooledImportConversions(budget: ConversionBudget): ImportConvers
     zip: async (bytes, limits) => {
       const plan = await budget.run(READ_ZIP, { bytes, limits });
       // Buffers cross threads as plain Uint8Arrays.
-      return { ...plan, files: plan.files.map((file) => ({ ...file, bytes: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) })) };
+      return {
+        ...plan,
+        files: plan.files.map((file) => ({ ...file, bytes: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength) })),
+      };
     },
     markdownPage: (text, fallbackTitle) => budget.run(READ_MARKDOWN_FILE, { text, fallbackTitle }),
     htmlOutline: (html, url) => budget.run(OUTLINE_HTML, { html, url }),

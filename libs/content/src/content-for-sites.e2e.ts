@@ -4,7 +4,7 @@
  * afresh.
  */
 import { RevisionTree } from './tree/revision-tree';
-import { apiSpec, type ApiSpec } from '../../testing/src';
+import { apiSpec, type ApiSpec } from '#testing';
 
 describe('given a published site over a space of twenty pages', () => {
   let api: ApiSpec;
@@ -18,7 +18,11 @@ describe('given a published site over a space of twenty pages', () => {
     ({ token } = await api.createUser('Ada'));
     const organizationId = (await call('POST', '/v1/orgs', { title: 'Published' })).body.id;
     spaceId = (await call('POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Handbook' })).body.id;
-    const changes = Array.from({ length: 20 }, (_, i) => ({ operation: 'insert_page', title: `Page ${i}`, document: { markdown: `Text ${i}.` } }));
+    const changes = Array.from({ length: 20 }, (_, i) => ({
+      operation: 'insert_page',
+      title: `Page ${i}`,
+      document: { markdown: `Text ${i}.` },
+    }));
     expect((await call('POST', `/v1/spaces/${spaceId}/content`, { changes })).status).toBe(200);
     siteId = (await call('POST', `/v1/orgs/${organizationId}/sites`, { title: 'Handbook site', spaces: [spaceId] })).body.id;
     expect((await call('POST', `/v1/orgs/${organizationId}/sites/${siteId}/publish`)).status).toBe(200);
@@ -31,7 +35,11 @@ describe('given a published site over a space of twenty pages', () => {
     const views = jest.spyOn(RevisionTree.prototype, 'pages');
     try {
       const again = await api.request('GET', `/sites/${siteId}/page-7`);
-      expect({ status: again.status, title: again.text.includes('<h1>Page 7</h1>'), views: views.mock.calls.length }).toEqual({ status: 200, title: true, views: 0 });
+      expect({ status: again.status, title: again.text.includes('<h1>Page 7</h1>'), views: views.mock.calls.length }).toEqual({
+        status: 200,
+        title: true,
+        views: 0,
+      });
     } finally {
       views.mockRestore();
     }
@@ -42,6 +50,10 @@ describe('given a published site over a space of twenty pages', () => {
     expect((await call('POST', `/v1/spaces/${spaceId}/content`, { changes })).status).toBe(200);
     const added = await api.request('GET', `/sites/${siteId}/added-later`);
     const other = await api.request('GET', `/sites/${siteId}/page-1`);
-    expect({ added: added.status, text: added.text.includes('New text.'), listed: other.text.includes(`href="/sites/${siteId}/added-later"`) }).toEqual({ added: 200, text: true, listed: true });
+    expect({
+      added: added.status,
+      text: added.text.includes('New text.'),
+      listed: other.text.includes(`href="/sites/${siteId}/added-later"`),
+    }).toEqual({ added: 200, text: true, listed: true });
   });
 });

@@ -1,7 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
-import { DomainError } from '../../platform/src/errors';
-import { WorkBudgetExceeded, type TaskBudget, type UntrustedTask, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
+import { DomainError } from '#platform/errors';
+import { WorkBudgetExceeded, type TaskBudget, type UntrustedTask, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
 import { CONTENT_PDFS, ContentPdfs, pdfKey, removeSpacePdfs, type ContentPdfDoc } from './content-pdfs';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
@@ -38,7 +38,17 @@ describe('PDFs of revisions (rendered once, then served as stored)', () => {
 
   async function revision(id: string, spaceId: string, change: Parameters<typeof edit>[2]): Promise<void> {
     const { commit } = await edit(fixture.store, RevisionTree.empty(), change);
-    const doc: RevisionDoc = { _id: id, spaceId, parents: [], revisionType: 'edits', tree: commit.rootHash, createdAt: NOW, createdBy: null, source: { kind: 'initial' }, sequence: 0 } as unknown as RevisionDoc;
+    const doc: RevisionDoc = {
+      _id: id,
+      spaceId,
+      parents: [],
+      revisionType: 'edits',
+      tree: commit.rootHash,
+      createdAt: NOW,
+      createdBy: null,
+      source: { kind: 'initial' },
+      sequence: 0,
+    } as unknown as RevisionDoc;
     await reads.collection<RevisionDoc>(CONTENT_REVISIONS).put(doc);
   }
 
@@ -81,14 +91,24 @@ describe('PDFs of revisions (rendered once, then served as stored)', () => {
     expect(work.renders()).toBe(4);
     expect((await PDFDocument.load(subtree)).getPageCount()).toBe(2);
     expect((await PDFDocument.load(alone)).getPageCount()).toBe(1);
-    expect(new Set([pdfKey('s1', 'r1', { title: 'a' }), pdfKey('s1', 'r1', { title: 'b' }), pdfKey('s1', 'r1', { title: 'a', page: 'p1' }), pdfKey('s1', 'r1', { title: 'a', page: 'p1', only: true })]).size).toBe(4);
+    expect(
+      new Set([
+        pdfKey('s1', 'r1', { title: 'a' }),
+        pdfKey('s1', 'r1', { title: 'b' }),
+        pdfKey('s1', 'r1', { title: 'a', page: 'p1' }),
+        pdfKey('s1', 'r1', { title: 'a', page: 'p1', only: true }),
+      ]).size,
+    ).toBe(4);
     // `only` without a page names the same PDF as without it.
     expect(pdfKey('s1', 'r1', { title: 'a', only: true })).toBe(pdfKey('s1', 'r1', { title: 'a' }));
   });
 
   it('given a render over its budget, then its 422 comes back, nothing is stored, and the next ask renders', async () => {
     work.refuse = new WorkBudgetExceeded('time', 'rendering the PDF took longer than its budget of 10 s');
-    await expect(pdfs.pdf('s1', 'r1', { title: 'Proposal' })).rejects.toMatchObject({ status: 422, message: 'rendering the PDF took longer than its budget of 10 s' });
+    await expect(pdfs.pdf('s1', 'r1', { title: 'Proposal' })).rejects.toMatchObject({
+      status: 422,
+      message: 'rendering the PDF took longer than its budget of 10 s',
+    });
     expect(await reads.collection(CONTENT_PDFS).count()).toBe(0);
     await pdfs.pdf('s1', 'r1', { title: 'Proposal' });
     expect(work.renders()).toBe(2);
@@ -97,7 +117,10 @@ describe('PDFs of revisions (rendered once, then served as stored)', () => {
   it('given a revision of another space or a page not in it, then 404 and nothing rendered', async () => {
     await expect(pdfs.pdf('s2', 'r1', { title: 'x' })).rejects.toMatchObject({ status: 404, message: 'no revision r1 in space s2' });
     await expect(pdfs.pdf('s1', 'missing', { title: 'x' })).rejects.toBeInstanceOf(DomainError);
-    await expect(pdfs.pdf('s1', 'r1', { title: 'x', page: 'p9' })).rejects.toMatchObject({ status: 404, message: 'no page p9 in revision r1' });
+    await expect(pdfs.pdf('s1', 'r1', { title: 'x', page: 'p9' })).rejects.toMatchObject({
+      status: 404,
+      message: 'no page p9 in revision r1',
+    });
     expect(work.runs).toEqual([]);
   });
 
@@ -119,7 +142,18 @@ describe('PDFs of revisions (rendered once, then served as stored)', () => {
         id: 'p1',
         type: 'document',
         attributes: { title: 'Pictured' },
-        document: { object: 'document', data: {}, nodes: [{ object: 'block', type: 'image', data: { ref: { kind: 'file', file: 'dot' } }, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: '', marks: [] }] }] }] },
+        document: {
+          object: 'document',
+          data: {},
+          nodes: [
+            {
+              object: 'block',
+              type: 'image',
+              data: { ref: { kind: 'file', file: 'dot' } },
+              nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: '', marks: [] }] }],
+            },
+          ],
+        },
         into: null,
         now: NOW,
       });
@@ -132,7 +166,9 @@ describe('PDFs of revisions (rendered once, then served as stored)', () => {
   it('given a purged space, then its PDFs and their blobs are removed, and a PDF of another space with the same bytes keeps its blob', async () => {
     const pdf = await pdfs.pdf('s1', 'r1', { title: 'Proposal' });
     const { hash } = (await reads.collection<ContentPdfDoc>(CONTENT_PDFS).get(pdfKey('s1', 'r1', { title: 'Proposal' })))!;
-    await reads.collection<ContentPdfDoc>(CONTENT_PDFS).put({ _id: 'other', spaceId: 's2', revisionId: 'r9', hash, size: pdf.length, createdAt: NOW });
+    await reads
+      .collection<ContentPdfDoc>(CONTENT_PDFS)
+      .put({ _id: 'other', spaceId: 's2', revisionId: 'r9', hash, size: pdf.length, createdAt: NOW });
     await removeSpacePdfs('s1', reads, fixture.blobs);
     expect(await reads.collection(CONTENT_PDFS).count({ spaceId: 's1' })).toBe(0);
     expect(await fixture.blobs.stat(hash)).not.toBeNull();

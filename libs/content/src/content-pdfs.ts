@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { BlobNotFoundError, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { DomainError } from '../../platform/src/errors';
-import type { UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import type { Doc, ReadStore } from '../../read-store/src/read-store.port';
+import { BlobNotFoundError, type BlobStore } from '#blob-store/blob-store.port';
+import { DomainError } from '#platform/errors';
+import type { UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import type { Doc, ReadStore } from '#read-store/read-store.port';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import type { ContentTrees } from './content.trees';
-import { PDF_INPUT_LIMITS, PDF_LIMITS, pdfTooLarge } from '../../document/src/document-pdf';
-import { PDF_IMAGE_FILES, RENDER_PDF, type PdfImageSource, type PdfPageSource } from '../../document/src/document-pdf.work';
+import { PDF_INPUT_LIMITS, PDF_LIMITS, pdfTooLarge } from '#document/document-pdf';
+import { PDF_IMAGE_FILES, RENDER_PDF, type PdfImageSource, type PdfPageSource } from '#document/document-pdf.work';
 import type { RevisionTree } from './tree/revision-tree';
 
 /**
@@ -92,12 +92,18 @@ export class ContentPdfs {
     const depth0 = pages[0]?.depth ?? 0;
     const bodies = await this.bodies(pages.map((page) => page.document));
     const images = tree.files().length === 0 ? [] : await this.images(tree, bodies);
-    const sources: PdfPageSource[] = pages.map((page, index) => ({ title: page.title, depth: page.depth - depth0, document: bodies[index] }));
+    const sources: PdfPageSource[] = pages.map((page, index) => ({
+      title: page.title,
+      depth: page.depth - depth0,
+      document: bodies[index],
+    }));
     const rendered = await this.work.run(RENDER_PDF, { title: options.title, creationDate: revision.createdAt, pages: sources, images });
     const bytes = Buffer.from(rendered.buffer, rendered.byteOffset, rendered.byteLength);
     const { hash, size } = await this.trees.blobs.put(bytes);
     await this.ensureIndex();
-    await this.reads.collection<ContentPdfDoc>(CONTENT_PDFS).put({ _id: key, spaceId: revision.spaceId, revisionId: revision._id, hash, size, createdAt: new Date().toISOString() });
+    await this.reads
+      .collection<ContentPdfDoc>(CONTENT_PDFS)
+      .put({ _id: key, spaceId: revision.spaceId, revisionId: revision._id, hash, size, createdAt: new Date().toISOString() });
     return bytes;
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content.needs';
 import { refuseWrite, type ContentSpaceFacts } from './content.decider';
 import { CONTENT_HEADS, CONTENT_REVISIONS, type ContentHeadDoc, type RevisionDoc } from './content.projections';
@@ -40,8 +40,12 @@ export class ContentAccess {
   }
 
   async resolveIn(space: ContentSpace, revisionId?: string): Promise<ResolvedContent> {
-    const revision = revisionId === undefined ? await this.headRevision(space.id) : await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
-    if (!revision || revision.spaceId !== space.id) throw DomainError.notFound(`no revision ${revisionId ?? ''} in space ${space.id}`.replace('  ', ' '));
+    const revision =
+      revisionId === undefined
+        ? await this.headRevision(space.id)
+        : await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
+    if (!revision || revision.spaceId !== space.id)
+      throw DomainError.notFound(`no revision ${revisionId ?? ''} in space ${space.id}`.replace('  ', ' '));
     return { space, revision, tree: await this.trees.tree(revision.tree) };
   }
 

@@ -1,4 +1,4 @@
-import { auditCatalog } from '../../platform/src/audit-catalog';
+import { auditCatalog } from '#platform/audit-catalog';
 import type { ContentEvent } from './content.events';
 
 const ACTIONS = {

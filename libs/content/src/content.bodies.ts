@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { deepFreeze } from '../../platform/src/plain-object';
-import { Semaphore } from '../../platform/src/semaphore';
+import { deepFreeze } from '#platform/plain-object';
+import { Semaphore } from '#platform/semaphore';
 import { CONTENT_OPENAPI, type ContentOpenapi } from './content.needs';
 import type { ResolvedContent } from './content.access';
 import { computedDocument, resolveOpenapiBlocks } from './content.openapi';
 import { ContentPresenter, type PageBody, type PageObject } from './content.presenter';
 import type { ContentReadOptions } from './content.reads';
 import { ContentTrees } from './content.trees';
-import { documentToMarkdown, evaluateDocument, withRelativePageLinks } from '../../document/src';
-import type { DocumentNode } from '../../document/src/document.model';
+import { documentToMarkdown, evaluateDocument, withRelativePageLinks } from '#document';
+import type { DocumentNode } from '#document/document.model';
 import type { RevisionTree } from './tree/revision-tree';
 import type { PageView } from './tree/tree.model';
 
@@ -27,8 +27,14 @@ const BODY_READS_IN_FLIGHT = 16;
  */
 @Injectable()
 export class ContentBodies {
-  private readonly markdown = new LRUCache<string, string>({ maxSize: RENDERED_MARKDOWN_BYTES, sizeCalculation: (text) => Math.max(1, text.length) });
-  private readonly evaluatedDocuments = new LRUCache<string, { document: DocumentNode; bytes: number }>({ maxSize: EVALUATED_DOCUMENT_BYTES, sizeCalculation: (entry) => entry.bytes });
+  private readonly markdown = new LRUCache<string, string>({
+    maxSize: RENDERED_MARKDOWN_BYTES,
+    sizeCalculation: (text) => Math.max(1, text.length),
+  });
+  private readonly evaluatedDocuments = new LRUCache<string, { document: DocumentNode; bytes: number }>({
+    maxSize: EVALUATED_DOCUMENT_BYTES,
+    sizeCalculation: (entry) => entry.bytes,
+  });
 
   constructor(
     @Inject(CONTENT_OPENAPI) private readonly openapi: ContentOpenapi,
@@ -42,17 +48,24 @@ export class ContentBodies {
    */
   async pageTree(resolved: ResolvedContent, options: ContentReadOptions, parentId: string | null = null): Promise<PageObject[]> {
     const { space, tree } = resolved;
-    const documents = (parentId === null ? tree.pages() : tree.subtree(parentId).filter((page) => page.id !== parentId)).filter((page) => page.type === 'document');
+    const documents = (parentId === null ? tree.pages() : tree.subtree(parentId).filter((page) => page.id !== parentId)).filter(
+      (page) => page.type === 'document',
+    );
     // A bounded number of bodies in flight: a large space must not open every blob at once.
     const gate = new Semaphore(BODY_READS_IN_FLIGHT);
-    const bodies = new Map(await Promise.all(documents.map(async (page) => [page.id, await gate.run(() => this.bodyOf(resolved, page, options))] as const)));
+    const bodies = new Map(
+      await Promise.all(documents.map(async (page) => [page.id, await gate.run(() => this.bodyOf(resolved, page, options))] as const)),
+    );
     return this.presenter.pageTree(space, tree, parentId, bodies);
   }
 
   /** A page with its sub-pages and, for a document page, its body. */
   async page(resolved: ResolvedContent, page: PageView, options: ContentReadOptions): Promise<PageObject> {
     if (page.type === 'link') return this.presenter.page(resolved.space, page);
-    const [children, body] = await Promise.all([this.pageTree(resolved, options, page.id), page.type === 'document' ? this.bodyOf(resolved, page, options) : undefined]);
+    const [children, body] = await Promise.all([
+      this.pageTree(resolved, options, page.id),
+      page.type === 'document' ? this.bodyOf(resolved, page, options) : undefined,
+    ]);
     return this.presenter.page(resolved.space, page, children, body);
   }
 
@@ -65,7 +78,8 @@ export class ContentBodies {
     const key = `${revisionId}/${page.id}`;
     const kept = this.evaluatedDocuments.get(key);
     if (kept) return kept.document;
-    const stored: DocumentNode = page.document === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(page.document);
+    const stored: DocumentNode =
+      page.document === undefined ? { object: 'document', data: {}, nodes: [] } : await this.trees.document(page.document);
     const document = deepFreeze(evaluateDocument(stored, { space: tree.variables, page: page.variables ?? {} }));
     this.evaluatedDocuments.set(key, { document, bytes: JSON.stringify(document).length + key.length + 64 });
     return document;
@@ -76,17 +90,23 @@ export class ContentBodies {
     const format = options.format ?? 'document';
     // A computed page read with `computed` shows the body generated from its spec's latest version;
     // without one (no such spec, no version yet) it shows its stored body like any page.
-    const generated = page.computed !== undefined && options.computed !== false ? await computedDocument(page.computed, space.organizationId, this.openapi) : null;
-    if (generated) return format === 'document' ? { document: generated } : { markdown: this.markdownOf(generated, space.id, tree, page, options) };
+    const generated =
+      page.computed !== undefined && options.computed !== false
+        ? await computedDocument(page.computed, space.organizationId, this.openapi)
+        : null;
+    if (generated)
+      return format === 'document' ? { document: generated } : { markdown: this.markdownOf(generated, space.id, tree, page, options) };
     const hash = page.document;
     const document: DocumentNode = options.evaluated
       ? await this.evaluatedDocument(revision._id, tree, page)
       : hash === undefined
         ? { object: 'document', data: {}, nodes: [] }
         : await this.trees.document(hash);
-    if (format === 'document') return { document: options.computed === false ? document : await resolveOpenapiBlocks(document, space.organizationId, this.openapi) };
+    if (format === 'document')
+      return { document: options.computed === false ? document : await resolveOpenapiBlocks(document, space.organizationId, this.openapi) };
     // Stable markdown depends on the body alone; relative links also on where pages sit in this revision.
-    const cacheKey = options.evaluated || hash === undefined ? undefined : options.markdownRefs === 'stable' ? hash : `${revision._id}/${page.id}/${hash}`;
+    const cacheKey =
+      options.evaluated || hash === undefined ? undefined : options.markdownRefs === 'stable' ? hash : `${revision._id}/${page.id}/${hash}`;
     let markdown = cacheKey === undefined ? undefined : this.markdown.get(cacheKey);
     if (markdown === undefined) {
       markdown = this.markdownOf(document, space.id, tree, page, options);

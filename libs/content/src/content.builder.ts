@@ -1,11 +1,11 @@
 import { type Readable, Transform } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import { newId } from '../../platform/src/ids';
-import { Semaphore } from '../../platform/src/semaphore';
-import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import { newId } from '#platform/ids';
+import { Semaphore } from '#platform/semaphore';
+import { UNTRUSTED_WORK, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import type { ContentSpace } from './content.needs';
 import { ConversionBudget, pooledImportConversions } from './content-conversions';
 import { batchRefs, MAX_INLINE_FILE_BYTES, type BatchRef, type Change, type FileUpload, type PageBody } from './content.changes';
@@ -13,9 +13,9 @@ import type { RevisionSource } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
 import { CARRY_KEYS, CONVERT_MARKDOWN } from './content.work';
-import { parseDocument, withPageLinksFromRelativeHrefs, type MarkdownDocument } from '../../document/src';
-import type { DocumentNode } from '../../document/src/document.model';
-import { imageSizes } from '../../document/src/packages';
+import { parseDocument, withPageLinksFromRelativeHrefs, type MarkdownDocument } from '#document';
+import type { DocumentNode } from '#document/document.model';
+import { imageSizes } from '#document/packages';
 import { contentTypeOf } from './import/content-types';
 import { ImportFailure, runImport, type ImportPlan, type PlannedPage } from './import';
 import { safeFetchInto } from './import/safe-fetch';
@@ -106,13 +106,27 @@ export class ContentBuilder {
   async prepareImport(request: { source: ImportSource; url: string }): Promise<PreparedImport> {
     const budget = new ConversionBudget(this.work, this.config.contentConversionTimeMs, 'this import');
     // An archive is one download whatever it holds, so it may bring more pages than a crawl visits.
-    const limits = { maxFileBytes: this.config.contentUploadMaxBytes, ...(request.source === 'zip' ? { maxPages: ZIP_IMPORT_MAX_PAGES } : {}) };
-    const { files, ...plan } = await runImport(request, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, newId: () => newId(), conversions: pooledImportConversions(budget), limits });
+    const limits = {
+      maxFileBytes: this.config.contentUploadMaxBytes,
+      ...(request.source === 'zip' ? { maxPages: ZIP_IMPORT_MAX_PAGES } : {}),
+    };
+    const { files, ...plan } = await runImport(request, {
+      allowPrivateNetworks: this.config.importAllowPrivateNetworks,
+      newId: () => newId(),
+      conversions: pooledImportConversions(budget),
+      limits,
+    });
     const pages = allPages(plan.pages);
     const converted = await budget.run(CONVERT_MARKDOWN, { bodies: pages.map((page) => page.markdown), refs: [] });
     const documents = new Map(pages.map((page, index) => [page.id, converted[index].document]));
     const stored: PreparedImport['files'] = [];
-    for (const file of files) stored.push({ id: file.id, name: file.name, contentType: file.contentType, ...(await this.storeBytes(file.contentType, file.bytes)) });
+    for (const file of files)
+      stored.push({
+        id: file.id,
+        name: file.name,
+        contentType: file.contentType,
+        ...(await this.storeBytes(file.contentType, file.bytes)),
+      });
     return { ...plan, documents, files: stored };
   }
 
@@ -126,10 +140,15 @@ export class ContentBuilder {
   // ---- the batch ---------------------------------------------------------------------------
 
   /** The batch's markdown bodies as documents: converted together on the pool, within the write's one conversion budget. */
-  private async convertBodies(changes: readonly Change[], refs: ReadonlyMap<string, BatchRef>, budget: ConversionBudget): Promise<Map<PageBody, MarkdownDocument>> {
+  private async convertBodies(
+    changes: readonly Change[],
+    refs: ReadonlyMap<string, BatchRef>,
+    budget: ConversionBudget,
+  ): Promise<Map<PageBody, MarkdownDocument>> {
     const bodies: Array<{ markdown: string }> = [];
     for (const change of changes) {
-      if ((change.operation === 'insert_page' || change.operation === 'update_page') && change.body && 'markdown' in change.body) bodies.push(change.body);
+      if ((change.operation === 'insert_page' || change.operation === 'update_page') && change.body && 'markdown' in change.body)
+        bodies.push(change.body);
     }
     if (bodies.length === 0) return new Map();
     const documents = await budget.run(CONVERT_MARKDOWN, { bodies: bodies.map((body) => body.markdown), refs: [...refs] });
@@ -145,7 +164,8 @@ export class ContentBuilder {
   private async storeUploads(changes: readonly Change[]): Promise<Map<FileUpload, StoredFile>> {
     const files = changes.flatMap((change) => (change.operation === 'insert_files' ? change.files : []));
     const cap = this.config.contentUploadMaxBytes;
-    const tooMuch = (file: FileUpload) => new DomainError(413, `the files of this write are larger than ${cap} bytes together (passed at file ${file.name})`);
+    const tooMuch = (file: FileUpload) =>
+      new DomainError(413, `the files of this write are larger than ${cap} bytes together (passed at file ${file.name})`);
     let inline = 0;
     for (const file of files) {
       if (!('base64' in file.source)) continue;
@@ -168,9 +188,18 @@ export class ContentBuilder {
       let received: StoredFile;
       try {
         const { url } = file.source;
-        received = (await this.downloads.run(() => safeFetchInto(url, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, maxBytes, timeMs: 15_000 }, (body) => this.storeStream(contentType, body)))).received;
+        received = (
+          await this.downloads.run(() =>
+            safeFetchInto(url, { allowPrivateNetworks: this.config.importAllowPrivateNetworks, maxBytes, timeMs: 15_000 }, (body) =>
+              this.storeStream(contentType, body),
+            ),
+          )
+        ).received;
       } catch (error) {
-        if (error instanceof ImportFailure && error.status === 413) throw maxBytes < MAX_URL_FILE_BYTES ? tooMuch(file) : new DomainError(413, `file ${file.name} (${file.source.url}) is larger than ${MAX_URL_FILE_BYTES} bytes`);
+        if (error instanceof ImportFailure && error.status === 413)
+          throw maxBytes < MAX_URL_FILE_BYTES
+            ? tooMuch(file)
+            : new DomainError(413, `file ${file.name} (${file.source.url}) is larger than ${MAX_URL_FILE_BYTES} bytes`);
         throw error;
       }
       total += received.size;
@@ -213,7 +242,14 @@ export class ContentBuilder {
    * `defaultRevert` is the revision a `revert_page` without `revision` goes back to: the state before
    * the last write on the main line, the request's base on a change request's line.
    */
-  async applyChanges(space: ContentSpace, base: RevisionTree, editor: TreeEditor, { changes, refs, bodies, files, budget }: PreparedBatch, now: string, defaultRevert: () => Promise<string>): Promise<{ changes: ChangeResult[]; insertedFiles: FileEntry[] }> {
+  async applyChanges(
+    space: ContentSpace,
+    base: RevisionTree,
+    editor: TreeEditor,
+    { changes, refs, bodies, files, budget }: PreparedBatch,
+    now: string,
+    defaultRevert: () => Promise<string>,
+  ): Promise<{ changes: ChangeResult[]; insertedFiles: FileEntry[] }> {
     // Refs name pages and files inserted by the batch; their ids were given up front, so any change may link to any of them.
     const pageOf = (name: string): string => {
       const ref = refs.get(name);
@@ -232,7 +268,9 @@ export class ContentBuilder {
           const body = change.body ? bodyOf(change.body) : null;
           if (body && change.body && 'markdown' in change.body) markdownBodies.set(id, body.document);
           const title = change.attributes.title ?? body?.title ?? 'Untitled';
-          const description = change.attributes.description ?? (typeof body?.frontMatter?.description === 'string' ? body.frontMatter.description : undefined);
+          const description =
+            change.attributes.description ??
+            (typeof body?.frontMatter?.description === 'string' ? body.frontMatter.description : undefined);
           const page = editor.insertPage({
             id,
             type: change.type,
@@ -275,13 +313,22 @@ export class ContentBuilder {
           if (!target || target.spaceId !== space.id) throw DomainError.notFound(`no revision ${revisionId} in space ${space.id}`);
           const page = editor.revertPage(id, await this.trees.tree(target.tree), now);
           markdownBodies.set(id, null);
-          results.push({ object: page ? 'updated_page' : 'deleted_page', page: page ?? { id, title: base.page(id)?.title ?? '', path: base.page(id)?.path ?? '' } });
+          results.push({
+            object: page ? 'updated_page' : 'deleted_page',
+            page: page ?? { id, title: base.page(id)?.title ?? '', path: base.page(id)?.path ?? '' },
+          });
           break;
         }
         case 'insert_files':
           for (const file of change.files) {
             const id = file.ref ? refs.get(file.ref)!.id : newId();
-            const entry: FileEntry = { id, name: file.name, contentType: file.contentType ?? contentTypeOf(file.name), ...files.get(file)!, createdAt: now };
+            const entry: FileEntry = {
+              id,
+              name: file.name,
+              contentType: file.contentType ?? contentTypeOf(file.name),
+              ...files.get(file)!,
+              createdAt: now,
+            };
             editor.insertFile(entry);
             insertedFiles.push(entry);
           }
@@ -310,7 +357,15 @@ export class ContentBuilder {
   // ---- imports -----------------------------------------------------------------------------
 
   /** Applies an import to a tree being built: into the page `pageId` when given (404 when the base has none). */
-  async applyImport(space: ContentSpace, base: RevisionTree, editor: TreeEditor, plan: PreparedImport, pageId: string | undefined, source: ImportSource, now: string): Promise<PreparedImport> {
+  async applyImport(
+    space: ContentSpace,
+    base: RevisionTree,
+    editor: TreeEditor,
+    plan: PreparedImport,
+    pageId: string | undefined,
+    source: ImportSource,
+    now: string,
+  ): Promise<PreparedImport> {
     if (pageId !== undefined && !base.page(pageId)) throw DomainError.notFound(`no page ${pageId} in space ${space.id}`);
     this.placeImport(editor, plan, pageId, source === 'markdown', now);
     return plan;
@@ -319,7 +374,14 @@ export class ContentBuilder {
   private placeImport(editor: TreeEditor, plan: PreparedImport, pageId: string | undefined, replaceBody: boolean, now: string): void {
     for (const file of plan.files) editor.insertFile({ ...file, createdAt: now });
     const insert = (page: PlannedPage, into: string | null) => {
-      editor.insertPage({ id: page.id, type: 'document', attributes: { title: page.title || 'Untitled', ...(page.description ? { description: page.description } : {}) }, document: plan.documents.get(page.id)!, into, now });
+      editor.insertPage({
+        id: page.id,
+        type: 'document',
+        attributes: { title: page.title || 'Untitled', ...(page.description ? { description: page.description } : {}) },
+        document: plan.documents.get(page.id)!,
+        into,
+        now,
+      });
       for (const child of page.pages) insert(child, page.id);
     };
     const [first, ...rest] = plan.pages;

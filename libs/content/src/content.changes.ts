@@ -1,7 +1,7 @@
-import { DomainError } from '../../platform/src/errors';
-import { ID_SHAPES } from '../../platform/src/ids';
+import { DomainError } from '#platform/errors';
+import { ID_SHAPES } from '#platform/ids';
 import { assertComputed } from './tree/page-rules';
-import type { ContentRef } from '../../document/src/document.model';
+import type { ContentRef } from '#document/document.model';
 import type { ComputedSource, PageAttributes } from './tree/tree.model';
 
 /**
@@ -22,8 +22,24 @@ export type PageBody = { markdown: string } | { document: unknown };
 export type PageName = string;
 
 export type Change =
-  | { operation: 'insert_page'; body?: PageBody; type: 'document' | 'group'; attributes: Partial<PageAttributes>; into?: PageName | null; at?: number; ref?: string }
-  | { operation: 'update_page'; page: PageName; body?: PageBody; attributes: Partial<PageAttributes>; into?: PageName | null; at?: number; moves: boolean }
+  | {
+      operation: 'insert_page';
+      body?: PageBody;
+      type: 'document' | 'group';
+      attributes: Partial<PageAttributes>;
+      into?: PageName | null;
+      at?: number;
+      ref?: string;
+    }
+  | {
+      operation: 'update_page';
+      page: PageName;
+      body?: PageBody;
+      attributes: Partial<PageAttributes>;
+      into?: PageName | null;
+      at?: number;
+      moves: boolean;
+    }
   | { operation: 'delete_page'; page: PageName }
   | { operation: 'revert_page'; page: PageName; revision?: string }
   | { operation: 'insert_files'; files: FileUpload[] }
@@ -68,7 +84,8 @@ class Reader {
     const value = this.raw(member);
     if (value === undefined) return options.required ? this.fail(member, 'is required') : undefined;
     if (typeof value !== 'string') this.fail(member, 'must be a string');
-    if (value.length < (options.min ?? 0) || value.length > options.max) this.fail(member, `must be ${options.min ?? 0}..${options.max} characters`);
+    if (value.length < (options.min ?? 0) || value.length > options.max)
+      this.fail(member, `must be ${options.min ?? 0}..${options.max} characters`);
     if (options.pattern && !options.pattern.test(value)) this.fail(member, `must match ${options.pattern.source}`);
     return value;
   }
@@ -83,14 +100,16 @@ class Reader {
   index(member: string): number | undefined {
     const value = this.raw(member);
     if (value === undefined) return undefined;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 100_000) this.fail(member, 'must be a non-negative integer');
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 100_000)
+      this.fail(member, 'must be a non-negative integer');
     return value;
   }
 
   pageName(member: string, required: boolean): PageName | undefined {
     const value = this.raw(member);
     if (value === undefined) return required ? this.fail(member, 'is required') : undefined;
-    if (typeof value !== 'string' || !(ID_SHAPES.entity.test(value) || REF.test(value))) this.fail(member, 'must be a page id or the ref of a page inserted earlier in the batch');
+    if (typeof value !== 'string' || !(ID_SHAPES.entity.test(value) || REF.test(value)))
+      this.fail(member, 'must be a page id or the ref of a page inserted earlier in the batch');
     return value;
   }
 
@@ -106,7 +125,8 @@ class Reader {
     if (!isRecord(value)) this.fail(member, 'must be { markdown } or { document }');
     const keys = Object.keys(value);
     if (keys.length === 1 && keys[0] === 'markdown') {
-      if (typeof value.markdown !== 'string' || value.markdown.length > MAX_MARKDOWN_CHARS) this.fail(`${member}.markdown`, `must be a string of at most ${MAX_MARKDOWN_CHARS} characters`);
+      if (typeof value.markdown !== 'string' || value.markdown.length > MAX_MARKDOWN_CHARS)
+        this.fail(`${member}.markdown`, `must be a string of at most ${MAX_MARKDOWN_CHARS} characters`);
       return { markdown: value.markdown };
     }
     if (keys.length === 1 && keys[0] === 'document') return { document: value.document };
@@ -130,7 +150,11 @@ class Reader {
     const slug = this.string('slug', { min: 1, max: 100, pattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/ });
     if (slug !== undefined) attributes.slug = slug;
     // As the platform has it, an empty emoji, icon or condition removes it (an insert then has none).
-    for (const [member, max] of [['emoji', 32], ['icon', 100], ['condition', 1024]] as const) {
+    for (const [member, max] of [
+      ['emoji', 32],
+      ['icon', 100],
+      ['condition', 1024],
+    ] as const) {
       const value = this.string(member, { max });
       if (value === '') {
         if (update) attributes[member] = undefined;
@@ -171,7 +195,8 @@ class Reader {
     if (entries.length > 100) this.fail(member, 'may hold at most 100 variables');
     const variables: Record<string, string> = {};
     for (const [name, text] of entries) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) || name in Object.prototype) this.fail(member, `names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$, not ${JSON.stringify(name.slice(0, 70))}`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) || name in Object.prototype)
+        this.fail(member, `names must match ^[A-Za-z_][A-Za-z0-9_]{0,63}$, not ${JSON.stringify(name.slice(0, 70))}`);
       if (typeof text !== 'string' || text.length > 10_000) this.fail(`${member}.${name}`, 'must be a string of at most 10000 characters');
       Object.defineProperty(variables, name, { value: text, enumerable: true, writable: true, configurable: true });
     }
@@ -179,11 +204,24 @@ class Reader {
   }
 }
 
-const ATTRIBUTES = ['title', 'slug', 'emoji', 'icon', 'description', 'hidden', 'noIndex', 'noRobotsIndex', 'condition', 'variables', 'computed'];
+const ATTRIBUTES = [
+  'title',
+  'slug',
+  'emoji',
+  'icon',
+  'description',
+  'hidden',
+  'noIndex',
+  'noRobotsIndex',
+  'condition',
+  'variables',
+  'computed',
+];
 
 /** The batch, checked: 400 naming the first member that is wrong. */
 export function parseChanges(value: unknown): Change[] {
-  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_CHANGES) throw DomainError.invalid(`changes must be a list of 1..${MAX_CHANGES} changes`);
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_CHANGES)
+    throw DomainError.invalid(`changes must be a list of 1..${MAX_CHANGES} changes`);
   const refs = new Set<string>();
   return value.map((entry, index): Change => {
     const path = `changes[${index}]`;
@@ -201,14 +239,30 @@ export function parseChanges(value: unknown): Change[] {
         }
         const body = read.body('document');
         if (type === 'group' && body !== undefined) read.fail('document', 'is not allowed on a group page');
-        return { operation: 'insert_page', type, ...(body ? { body } : {}), attributes: read.attributes(), into: read.parent('into'), at: read.index('at'), ...(ref ? { ref } : {}) };
+        return {
+          operation: 'insert_page',
+          type,
+          ...(body ? { body } : {}),
+          attributes: read.attributes(),
+          into: read.parent('into'),
+          at: read.index('at'),
+          ...(ref ? { ref } : {}),
+        };
       }
       case 'update_page': {
         read.known(['operation', 'page', 'document', 'into', 'at', ...ATTRIBUTES]);
         const body = read.body('document');
         const into = read.parent('into');
         const at = read.index('at');
-        return { operation: 'update_page', page: read.pageName('page', true)!, ...(body ? { body } : {}), attributes: read.attributes(true), into, at, moves: read.has('into') || at !== undefined };
+        return {
+          operation: 'update_page',
+          page: read.pageName('page', true)!,
+          ...(body ? { body } : {}),
+          attributes: read.attributes(true),
+          into,
+          at,
+          moves: read.has('into') || at !== undefined,
+        };
       }
       case 'delete_page':
         read.known(['operation', 'page']);
@@ -221,7 +275,8 @@ export function parseChanges(value: unknown): Change[] {
       case 'insert_files': {
         read.known(['operation', 'files']);
         const files: unknown[] = Array.isArray(entry.files) ? entry.files : [];
-        if (!Array.isArray(entry.files) || files.length < 1 || files.length > MAX_FILES_PER_CHANGE) read.fail('files', `must be a list of 1..${MAX_FILES_PER_CHANGE} files`);
+        if (!Array.isArray(entry.files) || files.length < 1 || files.length > MAX_FILES_PER_CHANGE)
+          read.fail('files', `must be a list of 1..${MAX_FILES_PER_CHANGE} files`);
         return {
           operation: 'insert_files',
           files: files.map((file, fileIndex): FileUpload => {
@@ -240,7 +295,12 @@ export function parseChanges(value: unknown): Change[] {
             const url = one.string('url', { max: 2048 });
             if ((base64 === undefined) === (url === undefined)) one.fail('base64', 'or url is required, not both');
             if (base64 !== undefined && !/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) one.fail('base64', 'must be base64');
-            return { name, ...(contentType ? { contentType } : {}), source: base64 !== undefined ? { base64 } : { url: url! }, ...(ref ? { ref } : {}) };
+            return {
+              name,
+              ...(contentType ? { contentType } : {}),
+              source: base64 !== undefined ? { base64 } : { url: url! },
+              ...(ref ? { ref } : {}),
+            };
           }),
         };
       }
@@ -248,7 +308,9 @@ export function parseChanges(value: unknown): Change[] {
         read.known(['operation', 'variables']);
         return { operation: 'update_variables', variables: read.variables('variables') ?? read.fail('variables', 'is required') };
       default:
-        throw DomainError.invalid(`${path}.operation must be one of insert_page, update_page, delete_page, revert_page, insert_files, update_variables`);
+        throw DomainError.invalid(
+          `${path}.operation must be one of insert_page, update_page, delete_page, revert_page, insert_files, update_variables`,
+        );
     }
   });
 }
@@ -264,7 +326,8 @@ export function batchRefs(changes: readonly Change[], newId: () => string): Map<
   const refs = new Map<string, BatchRef>();
   for (const change of changes) {
     if (change.operation === 'insert_page' && change.ref) refs.set(change.ref, { kind: 'page', id: newId() });
-    if (change.operation === 'insert_files') for (const file of change.files) if (file.ref) refs.set(file.ref, { kind: 'file', id: newId() });
+    if (change.operation === 'insert_files')
+      for (const file of change.files) if (file.ref) refs.set(file.ref, { kind: 'file', id: newId() });
   }
   return refs;
 }

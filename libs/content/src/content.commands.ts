@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
 import { CONTENT_SPACES, type ContentSpace, type ContentSpaces } from './content.needs';
 import { ContentAccess, spaceFacts } from './content.access';
 import { ContentBuilder, importSource, type ChangeResult, type ImportSource } from './content.builder';
@@ -86,7 +86,20 @@ abstract class MainLineHandler extends DecidingHandler {
         const outcome = await this.decide(
           stream,
           contentDecider,
-          { kind: 'CommitRevision', spaceId: space.id, revisionId, base, ...(ifMatch !== undefined ? { ifMatch } : {}), revisionType: kind.revisionType, tree, pages: touchedPages(touched), source: kind.source, space: spaceFacts(space), by: caller.kind === 'user' ? caller.userId : null, now: this.now() },
+          {
+            kind: 'CommitRevision',
+            spaceId: space.id,
+            revisionId,
+            base,
+            ...(ifMatch !== undefined ? { ifMatch } : {}),
+            revisionType: kind.revisionType,
+            tree,
+            pages: touchedPages(touched),
+            source: kind.source,
+            space: spaceFacts(space),
+            by: caller.kind === 'user' ? caller.userId : null,
+            now: this.now(),
+          },
           { caller },
         );
         const created = outcome.events.length > 0;
@@ -100,9 +113,18 @@ abstract class MainLineHandler extends DecidingHandler {
 
   private async touchedBetween(before: RevisionTree, afterRoot: string) {
     const after = await this.trees.tree(afterRoot);
-    const created = after.pages().filter((page) => !before.page(page.id)).map((page) => page.id);
-    const deleted = before.pages().filter((page) => !after.page(page.id)).map((page) => page.id);
-    const updated = after.pages().filter((page) => before.page(page.id) && before.page(page.id)!.nodeHash !== page.nodeHash).map((page) => page.id);
+    const created = after
+      .pages()
+      .filter((page) => !before.page(page.id))
+      .map((page) => page.id);
+    const deleted = before
+      .pages()
+      .filter((page) => !after.page(page.id))
+      .map((page) => page.id);
+    const updated = after
+      .pages()
+      .filter((page) => before.page(page.id) && before.page(page.id)!.nodeHash !== page.nodeHash)
+      .map((page) => page.id);
     return { created, updated, deleted };
   }
 }
@@ -215,9 +237,15 @@ export class RollbackContentHandler extends MainLineHandler {
     const from = await this.trees.tree(target.tree);
     if (pageId !== undefined && !from.page(pageId)) throw DomainError.notFound(`no page ${pageId} in revision ${revisionId}`);
     const source: RevisionSource = { kind: 'rollback', to: revisionId, ...(pageId !== undefined ? { page: pageId } : {}) };
-    const outcome = await this.commit(space, caller, ifMatch, { revisionType: 'rollback', source, wholeTree: pageId === undefined ? target.tree : undefined }, async (base, editor) => {
-      if (pageId !== undefined) editor.revertPage(pageId, from, this.now());
-    });
+    const outcome = await this.commit(
+      space,
+      caller,
+      ifMatch,
+      { revisionType: 'rollback', source, wholeTree: pageId === undefined ? target.tree : undefined },
+      async (base, editor) => {
+        if (pageId !== undefined) editor.revertPage(pageId, from, this.now());
+      },
+    );
     return outcome.revisionId;
   }
 }
@@ -307,7 +335,15 @@ export class RecordDependencyUpdateHandler extends DecidingHandler {
     await this.decide(
       contentStream(spaceId),
       contentDecider,
-      { kind: 'RecordDependencyUpdate', spaceId, space: { organizationId, deleted: space.deleted }, dependency, versionId: version.versionId, versionCreatedAt: version.createdAt, now: this.now() },
+      {
+        kind: 'RecordDependencyUpdate',
+        spaceId,
+        space: { organizationId, deleted: space.deleted },
+        dependency,
+        versionId: version.versionId,
+        versionCreatedAt: version.createdAt,
+        now: this.now(),
+      },
       { caller },
     );
   }
@@ -381,4 +417,12 @@ export class GetMainHeadHandler implements IQueryHandler<GetMainHead> {
   }
 }
 
-export const contentCommandHandlers = [WriteContentHandler, ImportContentHandler, RollbackContentHandler, CopyContentHandler, RecordDependencyUpdateHandler, CommitMergeHandler, GetMainHeadHandler];
+export const contentCommandHandlers = [
+  WriteContentHandler,
+  ImportContentHandler,
+  RollbackContentHandler,
+  CopyContentHandler,
+  RecordDependencyUpdateHandler,
+  CommitMergeHandler,
+  GetMainHeadHandler,
+];

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { CONTENT_CHANGE_REQUESTS } from './content.needs';
 import { CONTENT_OPENAPI } from './content.needs';
 import { CONTENT_SPACES } from './content.needs';
@@ -18,7 +18,8 @@ export const CONTENT_WRITE_BODY_LIMIT_BYTES = 48 * 1024 * 1024;
 function raiseContentWriteLimit(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.includes('POST') && /\/v1\/spaces\/:spaceId(\/change-requests\/:changeRequestId)?\/content$/.test(route.url)) route.bodyLimit = CONTENT_WRITE_BODY_LIMIT_BYTES;
+    if (methods.includes('POST') && /\/v1\/spaces\/:spaceId(\/change-requests\/:changeRequestId)?\/content$/.test(route.url))
+      route.bodyLimit = CONTENT_WRITE_BODY_LIMIT_BYTES;
   });
 }
 

@@ -2,15 +2,24 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } fro
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
-import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { servedFileHeaders } from '../../platform/src/http/served-file';
-import { ListQuery } from '../../platform/src/http/list';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { Valid } from '../../platform/src/http/validation';
+import { CurrentCaller, OptionalCaller, Public, type Caller } from '#platform/http/auth';
+import { etagOfId, parseIfMatchId } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { servedFileHeaders } from '#platform/http/served-file';
+import { ListQuery } from '#platform/http/list';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
+import { Valid } from '#platform/http/validation';
 import { ImportContent, WriteContent } from './content.commands';
-import { ContentListQuery, ContentReadQuery, DownloadQuery, ImportBody, LinksQuery, readOptions, SearchQuery, WriteContentBody } from './content.dto';
+import {
+  ContentListQuery,
+  ContentReadQuery,
+  DownloadQuery,
+  ImportBody,
+  LinksQuery,
+  readOptions,
+  SearchQuery,
+  WriteContentBody,
+} from './content.dto';
 import type { Versioned } from './content.reads';
 import { DownloadFile, GetFile, ListFiles } from './file.queries';
 import { ListBacklinks, ListPageLinks, ListSpaceLinks } from './link.queries';
@@ -39,7 +48,12 @@ export class ContentController {
 
   @Get('content')
   @ApiOkResponse({ description: 'OK', schema: ref('Revision'), headers: etagHeader })
-  async revision(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async revision(
+    @PathId('spaceId', 'space') spaceId: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const revision = await this.queryBus.execute(new GetRevision(spaceId, caller, readOptions(query)));
     void reply.header('etag', etagOfId(revision.id));
     return revision;
@@ -63,7 +77,13 @@ export class ContentController {
   @Post('content/import')
   @HttpCode(200)
   @ApiOkResponse({ description: 'OK', schema: ref('ImportResult'), headers: etagHeader })
-  async import(@PathId('spaceId', 'space') spaceId: string, @Body(Valid) body: ImportBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async import(
+    @PathId('spaceId', 'space') spaceId: string,
+    @Body(Valid) body: ImportBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const imported = await this.commandBus.execute(new ImportContent(spaceId, undefined, body, caller, parseIfMatchId(ifMatch)));
     return tagged(reply, { object: imported, revisionId: imported.revision });
   }
@@ -82,7 +102,12 @@ export class ContentController {
 
   @Get('content/files/:fileId')
   @ApiOkResponse({ description: 'OK', schema: ref('File') })
-  file(@PathId('spaceId', 'space') spaceId: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+  file(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('fileId', 'file') fileId: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new GetFile(spaceId, fileId, caller, readOptions(query)));
   }
 
@@ -98,7 +123,13 @@ export class ContentController {
     @OptionalCaller() caller: Caller | undefined,
     @Res() reply: FastifyReply,
   ) {
-    const { file, body } = await this.queryBus.execute(new DownloadFile(spaceId, fileId, query.revision, { caller, expires: query.expires === undefined ? undefined : Number(query.expires), signature: query.signature }));
+    const { file, body } = await this.queryBus.execute(
+      new DownloadFile(spaceId, fileId, query.revision, {
+        caller,
+        expires: query.expires === undefined ? undefined : Number(query.expires),
+        signature: query.signature,
+      }),
+    );
     // Served bytes never run as a page of this origin: only inert types inline, no sniffing, in a sandbox.
     void reply.headers(servedFileHeaders(file)).header('cache-control', 'private, max-age=3600, immutable');
     return reply.send(body);
@@ -106,25 +137,46 @@ export class ContentController {
 
   @Get('content/files/:fileId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
-  fileBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('fileId', 'file') fileId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+  fileBacklinks(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('fileId', 'file') fileId: string,
+    @Query(Valid) query: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new ListBacklinks(spaceId, { file: fileId }, caller, query));
   }
 
   @Get('content/page/:pageId')
   @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
-  async page(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async page(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return tagged(reply, await this.queryBus.execute(new GetPage(spaceId, pageId, caller, readOptions(query))));
   }
 
   @Get('content/page/:pageId/links')
   @ApiOkResponse({ description: 'OK', schema: ref('ContentLinks') })
-  pageLinks(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: LinksQuery, @CurrentCaller() caller: Caller) {
+  pageLinks(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Query(Valid) query: LinksQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new ListPageLinks(spaceId, pageId, caller, query.status, query));
   }
 
   @Get('content/page/:pageId/backlinks')
   @ApiOkResponse({ description: 'OK', schema: listOf('ContentReference') })
-  pageBacklinks(@PathId('spaceId', 'space') spaceId: string, @PathId('pageId', 'page') pageId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+  pageBacklinks(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('pageId', 'page') pageId: string,
+    @Query(Valid) query: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new ListBacklinks(spaceId, { page: pageId }, caller, query));
   }
 
@@ -146,7 +198,13 @@ export class ContentController {
   /** The page at a path of slugs (`a/b/c`), URL-encoded or not. */
   @Get('content/path/*')
   @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
-  async pageByPath(@PathId('spaceId', 'space') spaceId: string, @Param('*') pagePath: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async pageByPath(
+    @PathId('spaceId', 'space') spaceId: string,
+    @Param('*') pagePath: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return tagged(reply, await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, readOptions(query))));
   }
 

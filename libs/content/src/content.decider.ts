@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Decider } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
+import type { Decider } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
 import type { ContentDependency, ContentEvent, RevisionSource, RevisionType, TouchedPages } from './content.events';
 
 export const contentStream = (spaceId: string) => `content-${spaceId}`;
@@ -103,7 +103,9 @@ export function refuseWrite(spaceId: string, space: ContentSpaceFacts): DomainEr
  */
 export function refuseStaleHead(spaceId: string, ifMatch: string | undefined, head: string): DomainError | null {
   if (ifMatch === undefined || ifMatch === head) return null;
-  return DomainError.preconditionFailed(`the content of space ${spaceId} has changed: If-Match names revision ${ifMatch} but it is at ${head}`);
+  return DomainError.preconditionFailed(
+    `the content of space ${spaceId} has changed: If-Match names revision ${ifMatch} but it is at ${head}`,
+  );
 }
 
 export const contentDecider: Decider<ContentCommand, ContentEvent, ContentState> = {
@@ -112,16 +114,24 @@ export const contentDecider: Decider<ContentCommand, ContentEvent, ContentState>
     switch (event.type) {
       case 'ContentRevisionCreated': {
         const head = { revisionId: event.data.revisionId, tree: event.data.tree, createdAt: event.data.createdAt };
-        return { ...state, head, merged: event.data.mergedFrom === undefined ? state.merged : new Set([...state.merged, event.data.mergedFrom]) };
+        return {
+          ...state,
+          head,
+          merged: event.data.mergedFrom === undefined ? state.merged : new Set([...state.merged, event.data.mergedFrom]),
+        };
       }
       case 'ContentDependencyUpdated': {
         const dependencies = new Map(state.dependencies);
-        dependencies.set(dependencyKey(event.data.dependency), { versionId: event.data.versionId, versionCreatedAt: event.data.versionCreatedAt });
+        dependencies.set(dependencyKey(event.data.dependency), {
+          versionId: event.data.versionId,
+          versionCreatedAt: event.data.versionCreatedAt,
+        });
         return { ...state, dependencies };
       }
     }
   },
-  decide: (command, state) => (command.kind === 'RecordDependencyUpdate' ? decideDependencyUpdate(command, state) : decideCommit(command, state)),
+  decide: (command, state) =>
+    command.kind === 'RecordDependencyUpdate' ? decideDependencyUpdate(command, state) : decideCommit(command, state),
 };
 
 function decideDependencyUpdate(command: RecordDependencyUpdate, state: ContentState): ContentEvent[] {
@@ -150,7 +160,8 @@ function decideDependencyUpdate(command: RecordDependencyUpdate, state: ContentS
 function decideCommit(command: CommitRevision, state: ContentState): ContentEvent[] | DomainError {
   const refused = refuseWrite(command.spaceId, command.space);
   if (refused) return refused;
-  if (command.mergedFrom !== undefined && state.merged.has(command.mergedFrom)) return DomainError.conflict(`change request ${command.mergedFrom} is already merged`);
+  if (command.mergedFrom !== undefined && state.merged.has(command.mergedFrom))
+    return DomainError.conflict(`change request ${command.mergedFrom} is already merged`);
   const head = state.head?.revisionId ?? initialRevisionId(command.spaceId);
   const stale = refuseStaleHead(command.spaceId, command.ifMatch, head);
   if (stale) return stale;

@@ -1,12 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { LimitQuery, ListQuery } from '../../platform/src/http/list';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { ID_SHAPES } from '#platform/ids';
+import { LimitQuery, ListQuery } from '#platform/http/list';
 import { MAX_CHANGES } from './content.changes';
 import type { ContentReadOptions } from './content.reads';
 import type { LinkStatus } from './link.queries';
-import { DEFAULT_MARKDOWN_REFS, MARKDOWN_REFS, type MarkdownRefs } from '../../document/src/markdown-refs';
+import { DEFAULT_MARKDOWN_REFS, MARKDOWN_REFS, type MarkdownRefs } from '#document/markdown-refs';
 
 const BOOLEAN = ['true', 'false'] as const;
 type BooleanText = (typeof BOOLEAN)[number];
@@ -31,22 +44,37 @@ export class ContentReadQuery {
   @IsIn(BOOLEAN, { message: 'metadata must be true or false' })
   metadata?: BooleanText;
 
-  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true lets git metadata come from a cache (none is kept: accepted for compatibility)' })
+  @ApiPropertyOptional({
+    enum: BOOLEAN,
+    description: 'true lets git metadata come from a cache (none is kept: accepted for compatibility)',
+  })
   @IsOptional()
   @IsIn(BOOLEAN, { message: 'cachedMetadata must be true or false' })
   cachedMetadata?: BooleanText;
 
-  @ApiPropertyOptional({ enum: BOOLEAN, description: 'false skips computed content: computed pages and OpenAPI operation blocks are then shown as stored, without what the spec\'s latest version gives them' })
+  @ApiPropertyOptional({
+    enum: BOOLEAN,
+    description:
+      "false skips computed content: computed pages and OpenAPI operation blocks are then shown as stored, without what the spec's latest version gives them",
+  })
   @IsOptional()
   @IsIn(BOOLEAN, { message: 'computed must be true or false' })
   computed?: BooleanText;
 
-  @ApiPropertyOptional({ enum: EVALUATED, description: 'true (or deterministic-only: every expression the service evaluates is deterministic) substitutes the space and page variables in the body' })
+  @ApiPropertyOptional({
+    enum: EVALUATED,
+    description:
+      'true (or deterministic-only: every expression the service evaluates is deterministic) substitutes the space and page variables in the body',
+  })
   @IsOptional()
   @IsIn(EVALUATED, { message: 'evaluated must be true, false or deterministic-only' })
   evaluated?: (typeof EVALUATED)[number];
 
-  @ApiPropertyOptional({ enum: DEREFERENCED, description: 'expand references to reusable content (the service keeps none, so a body is the same either way: accepted for compatibility)' })
+  @ApiPropertyOptional({
+    enum: DEREFERENCED,
+    description:
+      'expand references to reusable content (the service keeps none, so a body is the same either way: accepted for compatibility)',
+  })
   @IsOptional()
   @IsIn(DEREFERENCED, { message: 'dereferenced must be true, false or reusable-contents' })
   dereferenced?: (typeof DEREFERENCED)[number];
@@ -56,7 +84,11 @@ export class ContentReadQuery {
   @IsIn(['markdown', 'document'], { message: 'format must be markdown or document' })
   format?: 'markdown' | 'document';
 
-  @ApiPropertyOptional({ name: 'format.markdown.refs', enum: MARKDOWN_REFS, description: `with format=markdown, how page links are written: relative (a path from this page to the other page's markdown file) or stable (/pages/<id>); default ${DEFAULT_MARKDOWN_REFS}` })
+  @ApiPropertyOptional({
+    name: 'format.markdown.refs',
+    enum: MARKDOWN_REFS,
+    description: `with format=markdown, how page links are written: relative (a path from this page to the other page's markdown file) or stable (/pages/<id>); default ${DEFAULT_MARKDOWN_REFS}`,
+  })
   @IsOptional()
   @IsIn(MARKDOWN_REFS, { message: 'format.markdown.refs must be relative or stable' })
   'format.markdown.refs'?: MarkdownRefs;
@@ -100,7 +132,11 @@ export class SearchQuery extends ListQuery {
 }
 
 export class WriteContentBody {
-  @ApiProperty({ description: `1..${MAX_CHANGES} changes: insert_page, update_page, delete_page, revert_page, insert_files, update_variables (docs/content.md); insert_page and update_page may set a computed source (computed: null removes it)`, type: 'array', items: { type: 'object' } })
+  @ApiProperty({
+    description: `1..${MAX_CHANGES} changes: insert_page, update_page, delete_page, revert_page, insert_files, update_variables (docs/content.md); insert_page and update_page may set a computed source (computed: null removes it)`,
+    type: 'array',
+    items: { type: 'object' },
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_CHANGES)

@@ -67,10 +67,15 @@ export interface DependencyUpdatedData {
   updatedAt: string;
 }
 
-export type ContentEvent = { type: 'ContentRevisionCreated'; data: RevisionData } | { type: 'ContentDependencyUpdated'; data: DependencyUpdatedData };
+export type ContentEvent =
+  { type: 'ContentRevisionCreated'; data: RevisionData } | { type: 'ContentDependencyUpdated'; data: DependencyUpdatedData };
 
 /** Bounds the touched lists of an event (the counts stay exact). */
-export function touchedPages(touched: { created: readonly string[]; updated: readonly string[]; deleted: readonly string[] }): TouchedPages {
+export function touchedPages(touched: {
+  created: readonly string[];
+  updated: readonly string[];
+  deleted: readonly string[];
+}): TouchedPages {
   return {
     created: touched.created.slice(0, TOUCHED_PAGES_LIMIT),
     updated: touched.updated.slice(0, TOUCHED_PAGES_LIMIT),

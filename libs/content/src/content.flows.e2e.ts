@@ -3,8 +3,8 @@
  * takes its source's content along (sharing blobs), and a purge removes the blobs that only the
  * purged space's revisions named.
  */
-import { SpacePurgeJob } from '../../spaces/src';
-import { apiSpec, type ApiSpec } from '../../testing/src';
+import { SpacePurgeJob } from '#spaces';
+import { apiSpec, type ApiSpec } from '#testing';
 
 const EIGHT_DAYS_MS = 8 * 24 * 60 * 60 * 1000;
 
@@ -22,7 +22,8 @@ describe('given a space with content, duplicated, then written to and purged', (
     if (response.status !== 200) throw new Error(`write answered ${response.status}: ${response.text}`);
     return response.body as { changes: Array<{ page: { id: string } }> };
   };
-  const bodyOf = async (spaceId: string, pageId: string) => (await call('GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body.documentId as string;
+  const bodyOf = async (spaceId: string, pageId: string) =>
+    (await call('GET', `/v1/spaces/${spaceId}/content/page/${pageId}`)).body.documentId as string;
   const stored = (hash: string) => api.service.runtime.stores.blobs.stat(hash);
 
   beforeAll(async () => {
@@ -30,10 +31,13 @@ describe('given a space with content, duplicated, then written to and purged', (
     ({ token } = await api.createUser('Ada'));
     const organizationId = (await call('POST', '/v1/orgs', { title: 'Lifecycle' })).body.id;
     source = (await call('POST', `/v1/orgs/${organizationId}/spaces`, { title: 'Source' })).body.id;
-    const shared = (await write(source, [{ operation: 'insert_page', title: 'Shared', document: { markdown: 'Text both spaces hold.' } }])).changes[0].page.id;
+    const shared = (await write(source, [{ operation: 'insert_page', title: 'Shared', document: { markdown: 'Text both spaces hold.' } }]))
+      .changes[0].page.id;
     sharedBody = await bodyOf(source, shared);
     copy = (await call('POST', `/v1/spaces/${source}/duplicate`)).body.id;
-    const own = (await write(source, [{ operation: 'insert_page', title: 'Own', document: { markdown: 'Text only the source ever held.' } }])).changes[0].page.id;
+    const own = (
+      await write(source, [{ operation: 'insert_page', title: 'Own', document: { markdown: 'Text only the source ever held.' } }])
+    ).changes[0].page.id;
     ownBody = await bodyOf(source, own);
     await call('DELETE', `/v1/spaces/${source}`);
     await api.service.app.get(SpacePurgeJob).runOnce(new Date(Date.now() + EIGHT_DAYS_MS));

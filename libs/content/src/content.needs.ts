@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 import type { RevisionSource, TouchedPages } from './content.events';
 
 /**

@@ -1,13 +1,16 @@
 import { computedDocument, operationIn, resolveOpenapiBlocks } from './content.openapi';
 import type { ComputedSource } from './tree/tree.model';
-import type { DocumentNode } from '../../document/src/document.model';
+import type { DocumentNode } from '#document/document.model';
 
 const spec = {
   openapi: '3.0.3',
   paths: {
     '/pets/{id}': {
       parameters: [{ $ref: '#/components/parameters/Id' }],
-      get: { summary: 'One pet', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } } },
+      get: {
+        summary: 'One pet',
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Pet' } } } } },
+      },
     },
   },
   components: {
@@ -15,7 +18,12 @@ const spec = {
     schemas: { Pet: { type: 'object', properties: { parent: { $ref: '#/components/schemas/Pet' } } } },
   },
 };
-const operationBlock = (specSlug: string, path: string, method: string) => ({ object: 'block' as const, type: 'openapi-operation' as const, isVoid: true, data: { ref: { kind: 'openapi', spec: specSlug }, path, method } });
+const operationBlock = (specSlug: string, path: string, method: string) => ({
+  object: 'block' as const,
+  type: 'openapi-operation' as const,
+  isVoid: true,
+  data: { ref: { kind: 'openapi', spec: specSlug }, path, method },
+});
 
 describe('OpenAPI operations in content', () => {
   it('an operation carries its path parameters and responses with local references resolved; a cycle stays a reference', () => {
@@ -25,7 +33,12 @@ describe('OpenAPI operations in content', () => {
       method: 'get',
       summary: 'One pet',
       parameters: [{ name: 'id', in: 'path', required: true }],
-      responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { parent: { $ref: '#/components/schemas/Pet' } } } } } } },
+      responses: {
+        '200': {
+          description: 'ok',
+          content: { 'application/json': { schema: { type: 'object', properties: { parent: { $ref: '#/components/schemas/Pet' } } } } },
+        },
+      },
     });
   });
 
@@ -36,9 +49,23 @@ describe('OpenAPI operations in content', () => {
   });
 
   it('a document resolves the blocks naming a spec with a version, and leaves the others as stored', async () => {
-    const document: DocumentNode = { object: 'document', data: {}, nodes: [operationBlock('pets', '/pets/{id}', 'get'), operationBlock('gone', '/pets/{id}', 'get'), operationBlock('pets', '/nowhere', 'get')] };
-    const resolved = await resolveOpenapiBlocks(document, 'o1', { latestDocument: async (_organizationId, slug) => (slug === 'pets' ? { versionId: 'v1', document: spec } : null) });
-    expect(resolved.nodes.map((node) => (node.data as { operation?: { summary: string } }).operation?.summary)).toEqual(['One pet', undefined, undefined]);
+    const document: DocumentNode = {
+      object: 'document',
+      data: {},
+      nodes: [
+        operationBlock('pets', '/pets/{id}', 'get'),
+        operationBlock('gone', '/pets/{id}', 'get'),
+        operationBlock('pets', '/nowhere', 'get'),
+      ],
+    };
+    const resolved = await resolveOpenapiBlocks(document, 'o1', {
+      latestDocument: async (_organizationId, slug) => (slug === 'pets' ? { versionId: 'v1', document: spec } : null),
+    });
+    expect(resolved.nodes.map((node) => (node.data as { operation?: { summary: string } }).operation?.summary)).toEqual([
+      'One pet',
+      undefined,
+      undefined,
+    ]);
   });
 
   it('a document without operation blocks is not looked at', async () => {
@@ -62,8 +89,14 @@ describe('a computed page generated from a spec', () => {
       '/pets/{id}': { delete: { tags: ['pets'], summary: 'Remove a pet', responses: {} } },
     },
   };
-  const source = (props: Record<string, unknown> = {}): ComputedSource => ({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'store' } } }, props });
-  const openapi = { latestDocument: async (_organizationId: string, slug: string) => (slug === 'store' ? { versionId: 'v7', document: store } : null) };
+  const source = (props: Record<string, unknown> = {}): ComputedSource => ({
+    type: 'builtin:openapi',
+    dependencies: { spec: { ref: { kind: 'openapi', spec: 'store' } } },
+    props,
+  });
+  const openapi = {
+    latestDocument: async (_organizationId: string, slug: string) => (slug === 'store' ? { versionId: 'v7', document: store } : null),
+  };
   /** The document as lines: a heading's text, or an operation's method and path with its summary. */
   const outline = (document: DocumentNode | null) =>
     document?.nodes.map((node) => {
@@ -88,16 +121,35 @@ describe('a computed page generated from a spec', () => {
   it('resolves each operation block exactly as a stored block is, with stable keys', async () => {
     const document = (await computedDocument(source(), 'o1', openapi))!;
     const block = document.nodes[1];
-    expect(block).toMatchObject({ object: 'block', type: 'openapi-operation', isVoid: true, data: { ref: { kind: 'openapi', spec: 'store' }, path: '/pets', method: 'get', operation: operationIn(store, '/pets', 'get', 'v7')! } });
+    expect(block).toMatchObject({
+      object: 'block',
+      type: 'openapi-operation',
+      isVoid: true,
+      data: { ref: { kind: 'openapi', spec: 'store' }, path: '/pets', method: 'get', operation: operationIn(store, '/pets', 'get', 'v7')! },
+    });
     const again = (await computedDocument(source(), 'o1', openapi))!;
     expect(again.nodes.map((node) => node.key)).toEqual(document.nodes.map((node) => node.key));
     expect(new Set(document.nodes.map((node) => node.key)).size).toBe(document.nodes.length);
   });
 
   it('is narrowed by props.tags and props.paths, both holding when both are given', async () => {
-    expect(outline(await computedDocument(source({ tags: ['store', 'admin'] }), 'o1', openapi))).toEqual(['# pets', 'post /pets: Add a pet', '# store', 'get /orders: List orders']);
-    expect(outline(await computedDocument(source({ paths: ['/health', '/pets/{id}'] }), 'o1', openapi))).toEqual(['# /health', 'get /health: Health', '# pets', 'delete /pets/{id}: Remove a pet']);
-    expect(outline(await computedDocument(source({ tags: ['pets'], paths: ['/pets'] }), 'o1', openapi))).toEqual(['# pets', 'get /pets: List pets', 'post /pets: Add a pet']);
+    expect(outline(await computedDocument(source({ tags: ['store', 'admin'] }), 'o1', openapi))).toEqual([
+      '# pets',
+      'post /pets: Add a pet',
+      '# store',
+      'get /orders: List orders',
+    ]);
+    expect(outline(await computedDocument(source({ paths: ['/health', '/pets/{id}'] }), 'o1', openapi))).toEqual([
+      '# /health',
+      'get /health: Health',
+      '# pets',
+      'delete /pets/{id}: Remove a pet',
+    ]);
+    expect(outline(await computedDocument(source({ tags: ['pets'], paths: ['/pets'] }), 'o1', openapi))).toEqual([
+      '# pets',
+      'get /pets: List pets',
+      'post /pets: Add a pet',
+    ]);
   });
 
   it('is null when the spec or its version is missing (the stored body is shown)', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ContentOpenapi } from './content.needs';
-import type { Block, DocumentNode } from '../../document/src/document.model';
-import { leaf, textOf } from '../../document/src/document.nodes';
+import type { Block, DocumentNode } from '#document/document.model';
+import { leaf, textOf } from '#document/document.nodes';
 import type { ComputedSource } from './tree/tree.model';
 
 /** Blocks that name an operation of a spec by slug: `{ ref: { kind: 'openapi', spec }, path, method }`. */
@@ -32,7 +32,8 @@ function operationRef(block: Block): { spec: string; path: string; method: strin
   if (!OPERATION_BLOCKS.has(block.type)) return null;
   const data = block.data ?? {};
   const ref = data.ref as { kind?: unknown; spec?: unknown } | undefined;
-  if (!ref || ref.kind !== 'openapi' || typeof ref.spec !== 'string' || typeof data.path !== 'string' || typeof data.method !== 'string') return null;
+  if (!ref || ref.kind !== 'openapi' || typeof ref.spec !== 'string' || typeof data.path !== 'string' || typeof data.method !== 'string')
+    return null;
   return { spec: ref.spec, path: data.path, method: data.method.toLowerCase() };
 }
 
@@ -51,7 +52,11 @@ function hasOperationBlocks(nodes: readonly unknown[] | undefined): boolean {
  * whose spec, version, path or method is missing is left as stored. A new version of the spec
  * shows in the next read.
  */
-export async function resolveOpenapiBlocks(document: DocumentNode, organizationId: string, openapi: Pick<ContentOpenapi, 'latestDocument'>): Promise<DocumentNode> {
+export async function resolveOpenapiBlocks(
+  document: DocumentNode,
+  organizationId: string,
+  openapi: Pick<ContentOpenapi, 'latestDocument'>,
+): Promise<DocumentNode> {
   if (!hasOperationBlocks(document.nodes)) return document;
   const specs = new Map<string, Promise<{ versionId: string; document: Record<string, unknown> } | null>>();
   const latest = (slug: string) => {
@@ -81,7 +86,11 @@ export const COMPUTED_PAGE_MAX_OPERATIONS = 200;
  * with `computed`, the default), or null when the spec or its version is missing (the stored body
  * is shown then). Only `builtin:openapi` exists.
  */
-export async function computedDocument(source: ComputedSource, organizationId: string, openapi: Pick<ContentOpenapi, 'latestDocument'>): Promise<DocumentNode | null> {
+export async function computedDocument(
+  source: ComputedSource,
+  organizationId: string,
+  openapi: Pick<ContentOpenapi, 'latestDocument'>,
+): Promise<DocumentNode | null> {
   const slug = source.dependencies.spec.ref.spec;
   const spec = await openapi.latestDocument(organizationId, slug);
   return spec ? openapiPage(slug, spec.document, spec.versionId, source.props) : null;
@@ -117,7 +126,13 @@ export function openapiPage(slug: string, spec: Record<string, unknown>, version
       if (count > COMPUTED_PAGE_MAX_OPERATIONS) continue;
       const group = operationTags[0] ?? path;
       if (!groups.has(group)) groups.set(group, []);
-      groups.get(group)!.push({ object: 'block', type: 'openapi-operation', key: keyOf(`operation\n${path}\n${method}`), isVoid: true, data: { ref: { kind: 'openapi', spec: slug }, path, method, operation } });
+      groups.get(group)!.push({
+        object: 'block',
+        type: 'openapi-operation',
+        key: keyOf(`operation\n${path}\n${method}`),
+        isVoid: true,
+        data: { ref: { kind: 'openapi', spec: slug }, path, method, operation },
+      });
     }
   }
   const nodes: Block[] = [];
@@ -127,7 +142,12 @@ export function openapiPage(slug: string, spec: Record<string, unknown>, version
   }
   if (count > COMPUTED_PAGE_MAX_OPERATIONS) {
     const more = count - COMPUTED_PAGE_MAX_OPERATIONS;
-    nodes.push({ object: 'block', type: 'paragraph', key: keyOf('more'), nodes: [textOf([leaf(`${more} more operation${more === 1 ? '' : 's'} not shown: narrow the page with props.tags or props.paths.`)])] });
+    nodes.push({
+      object: 'block',
+      type: 'paragraph',
+      key: keyOf('more'),
+      nodes: [textOf([leaf(`${more} more operation${more === 1 ? '' : 's'} not shown: narrow the page with props.tags or props.paths.`)])],
+    });
   }
   return { object: 'document', data: {}, nodes };
 }
@@ -154,7 +174,10 @@ export function operationIn(spec: Record<string, unknown>, path: string, method:
   if (!isObject(operation) || !isObject(item)) return null;
   const budget = { left: RESOLVE_BUDGET };
   const resolve = (value: unknown) => resolveRefs(value as Json, spec as Json, [], budget);
-  const parameters = [...(Array.isArray(item.parameters) ? item.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])].map(resolve);
+  const parameters = [
+    ...(Array.isArray(item.parameters) ? item.parameters : []),
+    ...(Array.isArray(operation.parameters) ? operation.parameters : []),
+  ].map(resolve);
   const text = (key: string) => (typeof operation[key] === 'string' ? { [key]: operation[key] as string } : {});
   return {
     specVersion,

@@ -1,17 +1,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { CLOCK, type Clock } from '../../platform/src/clock';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { CLOCK, type Clock } from '#platform/clock';
 import { CONTENT_URL_KEY, type ContentSpace } from './content.needs';
 import type { RevisionDoc } from './content.projections';
-import type { DocumentNode } from '../../document/src/document.model';
+import type { DocumentNode } from '#document/document.model';
 import { pageLayout, type PageLayout } from './tree/page-layout';
 import type { ComputedSource, FileEntry, PageView } from './tree/tree.model';
 import type { RevisionTree } from './tree/revision-tree';
 
 /** How long a signed download URL of a non-public space stays valid. */
 export const DOWNLOAD_URL_LIFETIME_SECONDS = 60 * 60;
-
 
 /** The older spelling of a page's type that clients still read (docs/content.md, Pages). */
 const KIND = { document: 'sheet', group: 'group', link: 'link' } as const;
@@ -110,7 +109,14 @@ export class ContentPresenter {
   page(space: Pick<ContentSpace, 'id'>, page: PageView, children?: PageObject[], body?: PageBody): PageObject {
     // Assigned member by member rather than spread from conditional objects: this runs for every
     // page of every read, and each spread allocates and copies an object.
-    const out: PageObject = { id: page.id, title: page.title, kind: KIND[page.type], type: page.type, createdAt: page.createdAt, updatedAt: page.updatedAt };
+    const out: PageObject = {
+      id: page.id,
+      title: page.title,
+      kind: KIND[page.type],
+      type: page.type,
+      createdAt: page.createdAt,
+      updatedAt: page.updatedAt,
+    };
     if (page.emoji !== undefined) out.emoji = page.emoji;
     if (page.icon !== undefined) out.icon = page.icon;
     if (page.linkTitle !== undefined) out.linkTitle = page.linkTitle;
@@ -145,8 +151,17 @@ export class ContentPresenter {
   }
 
   /** The page tree of a revision (or below a page), nested; `bodies` the document pages' bodies by page id. */
-  pageTree(space: Pick<ContentSpace, 'id'>, tree: RevisionTree, parentId: string | null = null, bodies?: ReadonlyMap<string, PageBody>): PageObject[] {
-    return tree.children(parentId).map((page) => this.page(space, page, page.type === 'link' ? undefined : this.pageTree(space, tree, page.id, bodies), bodies?.get(page.id)));
+  pageTree(
+    space: Pick<ContentSpace, 'id'>,
+    tree: RevisionTree,
+    parentId: string | null = null,
+    bodies?: ReadonlyMap<string, PageBody>,
+  ): PageObject[] {
+    return tree
+      .children(parentId)
+      .map((page) =>
+        this.page(space, page, page.type === 'link' ? undefined : this.pageTree(space, tree, page.id, bodies), bodies?.get(page.id)),
+      );
   }
 
   file(space: Pick<ContentSpace, 'id' | 'visibility'>, revisionId: string, file: FileEntry): FileObject {
@@ -174,7 +189,13 @@ export class ContentPresenter {
     };
   }
 
-  revision(space: Pick<ContentSpace, 'id' | 'visibility'>, revision: RevisionDoc, tree: RevisionTree, pages: PageObject[], mergedFrom: MergedChangeRequest | undefined): RevisionObject {
+  revision(
+    space: Pick<ContentSpace, 'id' | 'visibility'>,
+    revision: RevisionDoc,
+    tree: RevisionTree,
+    pages: PageObject[],
+    mergedFrom: MergedChangeRequest | undefined,
+  ): RevisionObject {
     const { mergedFrom: _mergedFromId, ...header } = this.revisionHeader(revision);
     return {
       ...header,
@@ -191,7 +212,10 @@ export class ContentPresenter {
   revisionSummary(space: Pick<ContentSpace, 'id'>, revision: RevisionDoc): RevisionSummary {
     return {
       ...this.revisionHeader(revision),
-      urls: { location: `${this.config.publicUrl}/v1/spaces/${space.id}/revisions/${revision._id}`, app: `${this.config.publicUrl}/s/${space.id}/~/revisions/${revision._id}` },
+      urls: {
+        location: `${this.config.publicUrl}/v1/spaces/${space.id}/revisions/${revision._id}`,
+        app: `${this.config.publicUrl}/s/${space.id}/~/revisions/${revision._id}`,
+      },
     };
   }
 
@@ -226,4 +250,3 @@ export class ContentPresenter {
     return createHmac('sha256', this.urlKey).update(`${spaceId}\n${revisionId}\n${fileId}\n${expires}`).digest('base64url');
   }
 }
-

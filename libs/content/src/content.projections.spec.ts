@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FsBlobStore } from '../../blob-store/src/fs/fs-blob-store';
-import type { SpaceEvent } from '../../spaces/src';
-import { inStream, projectionSpec } from '../../testing/src';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import type { SpaceEvent } from '#spaces';
+import { inStream, projectionSpec } from '#testing';
 import { initialRevisionId } from './content.decider';
 import { touchedPages, type ContentEvent } from './content.events';
 import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, contentProjection } from './content.projections';
 import { treeStoreOf } from './content.trees';
-import { markdownToDocument } from '../../document/src';
+import { markdownToDocument } from '#document';
 import { RevisionTree } from './tree/revision-tree';
 import { TreeEditor } from './tree/tree-editor';
 import { EMPTY_TREE_ROOT } from './tree/tree-store';
@@ -31,15 +31,37 @@ beforeAll(async () => {
   blobs = new FsBlobStore(join(dir, 'blobs'));
   const store = treeStoreOf(blobs);
   const first = new TreeEditor(store, RevisionTree.empty());
-  first.insertPage({ id: 'target', type: 'document', attributes: { title: 'Target' }, document: markdownToDocument('I am linked to.').document, now });
-  first.insertPage({ id: 'source', type: 'document', attributes: { title: 'Source' }, document: markdownToDocument('[t](/pages/target) [m](/pages/missing) [w](https://example.org/)').document, now });
+  first.insertPage({
+    id: 'target',
+    type: 'document',
+    attributes: { title: 'Target' },
+    document: markdownToDocument('I am linked to.').document,
+    now,
+  });
+  first.insertPage({
+    id: 'source',
+    type: 'document',
+    attributes: { title: 'Source' },
+    document: markdownToDocument('[t](/pages/target) [m](/pages/missing) [w](https://example.org/)').document,
+    now,
+  });
   linked = (await first.commit()).rootHash;
   const second = new TreeEditor(store, await RevisionTree.load(store, linked));
   second.deletePage('target');
   targetDeleted = (await second.commit()).rootHash;
   const third = new TreeEditor(store, RevisionTree.empty());
-  const source = { type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } }, props: {} };
-  third.insertPage({ id: 'api', type: 'document', attributes: { title: 'API', computed: source }, document: markdownToDocument('{% openapi-operation spec="pets" path="/pets" method="get" %}').document, now });
+  const source = {
+    type: 'builtin:openapi' as const,
+    dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } },
+    props: {},
+  };
+  third.insertPage({
+    id: 'api',
+    type: 'document',
+    attributes: { title: 'API', computed: source },
+    document: markdownToDocument('{% openapi-operation spec="pets" path="/pets" method="get" %}').document,
+    now,
+  });
   computed = (await third.commit()).rootHash;
   const fourth = new TreeEditor(store, await RevisionTree.load(store, computed));
   fourth.updatePage('api', { attributes: { computed: undefined }, now });
@@ -54,11 +76,32 @@ afterAll(async () => {
 const spec = () => projectionSpec(contentProjection, { resources: { blobs } });
 const spaceCreated: SpaceEvent = {
   type: 'SpaceCreated',
-  data: { ...s, title: 'Docs', emoji: null, visibility: 'private', editMode: 'live', defaultLevel: null, parent: null, position: 'V', createdBy: 'ada', createdAt: now },
+  data: {
+    ...s,
+    title: 'Docs',
+    emoji: null,
+    visibility: 'private',
+    editMode: 'live',
+    defaultLevel: null,
+    parent: null,
+    position: 'V',
+    createdBy: 'ada',
+    createdAt: now,
+  },
 };
 const revision = (revisionId: string, parents: string[], tree: string): ContentEvent => ({
   type: 'ContentRevisionCreated',
-  data: { ...s, revisionId, parents, revisionType: 'edits', tree, createdAt: now, createdBy: 'ada', pages: touchedPages({ created: [], updated: [], deleted: [] }), source: { kind: 'batch' } },
+  data: {
+    ...s,
+    revisionId,
+    parents,
+    revisionType: 'edits',
+    tree,
+    createdAt: now,
+    createdBy: 'ada',
+    pages: touchedPages({ created: [], updated: [], deleted: [] }),
+    source: { kind: 'batch' },
+  },
 });
 const statuses = (status: string, targetKey: string) => expect.objectContaining({ sourcePage: 'source', targetKey, status });
 
@@ -68,7 +111,9 @@ describe('content projection', () => {
       .given(inStream('space-s1', [spaceCreated]))
       .then({
         [CONTENT_HEADS]: [expect.objectContaining({ _id: 's1', revisionId: initial, tree: EMPTY_TREE_ROOT, streamRevision: -1 })],
-        [CONTENT_REVISIONS]: [expect.objectContaining({ _id: initial, spaceId: 's1', parents: [], sequence: 0, source: { kind: 'initial' } })],
+        [CONTENT_REVISIONS]: [
+          expect.objectContaining({ _id: initial, spaceId: 's1', parents: [], sequence: 0, source: { kind: 'initial' } }),
+        ],
       });
   });
 
@@ -77,20 +122,34 @@ describe('content projection', () => {
       .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], linked)])])
       .then({
         [CONTENT_HEADS]: [expect.objectContaining({ _id: 's1', revisionId: 'r1', tree: linked, streamRevision: 0 })],
-        [CONTENT_REVISIONS]: [expect.objectContaining({ _id: initial }), expect.objectContaining({ _id: 'r1', parents: [initial], sequence: 1 })],
+        [CONTENT_REVISIONS]: [
+          expect.objectContaining({ _id: initial }),
+          expect.objectContaining({ _id: 'r1', parents: [initial], sequence: 1 }),
+        ],
       });
   });
 
   it('given a page linking to a page, a missing page and an address, then its links with their status', async () => {
     await spec()
       .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], linked)])])
-      .then({ [CONTENT_LINKS]: [statuses('ok', 'page:target'), statuses('broken', 'page:missing'), statuses('url', 'url:https://example.org/')] });
+      .then({
+        [CONTENT_LINKS]: [statuses('ok', 'page:target'), statuses('broken', 'page:missing'), statuses('url', 'url:https://example.org/')],
+      });
   });
 
   it('given the linked page deleted later, then the link into it is broken', async () => {
     await spec()
-      .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], linked), revision('r2', ['r1'], targetDeleted)])])
-      .then({ [CONTENT_LINKS]: [statuses('broken', 'page:target'), statuses('broken', 'page:missing'), statuses('url', 'url:https://example.org/')] });
+      .given([
+        ...inStream('space-s1', [spaceCreated]),
+        ...inStream('content-s1', [revision('r1', [initial], linked), revision('r2', ['r1'], targetDeleted)]),
+      ])
+      .then({
+        [CONTENT_LINKS]: [
+          statuses('broken', 'page:target'),
+          statuses('broken', 'page:missing'),
+          statuses('url', 'url:https://example.org/'),
+        ],
+      });
   });
 
   it('given the space purged, then its head and links are gone and its revisions are marked for the blob purge', async () => {
@@ -103,7 +162,10 @@ describe('content projection', () => {
       .then({
         [CONTENT_HEADS]: [],
         [CONTENT_LINKS]: [],
-        [CONTENT_REVISIONS]: [expect.objectContaining({ _id: initial, purged: true }), expect.objectContaining({ _id: 'r1', purged: true })],
+        [CONTENT_REVISIONS]: [
+          expect.objectContaining({ _id: initial, purged: true }),
+          expect.objectContaining({ _id: 'r1', purged: true }),
+        ],
       });
   });
 
@@ -119,21 +181,45 @@ describe('content projection', () => {
       .then({
         [CONTENT_LINKS]: [
           expect.objectContaining({ sourcePage: 'api', organizationId: 'o1', targetKey: 'openapi:pets', key: expect.any(String) }),
-          expect.objectContaining({ sourcePage: 'api', organizationId: 'o1', targetKey: 'openapi:pets', target: { kind: 'openapi', spec: 'pets' }, status: 'ok' }),
+          expect.objectContaining({
+            sourcePage: 'api',
+            organizationId: 'o1',
+            targetKey: 'openapi:pets',
+            target: { kind: 'openapi', spec: 'pets' },
+            status: 'ok',
+          }),
         ],
       });
   });
 
-  it('given a computed source removed with the body left as it was, then only the body\'s reference stays', async () => {
+  it("given a computed source removed with the body left as it was, then only the body's reference stays", async () => {
     await spec()
-      .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], computed), revision('r2', ['r1'], computedRemoved)])])
+      .given([
+        ...inStream('space-s1', [spaceCreated]),
+        ...inStream('content-s1', [revision('r1', [initial], computed), revision('r2', ['r1'], computedRemoved)]),
+      ])
       .then({ [CONTENT_LINKS]: [expect.objectContaining({ sourcePage: 'api', targetKey: 'openapi:pets', key: expect.any(String) })] });
   });
 
   it('given the space transferred, then its head and its links follow it to the new organization', async () => {
-    const transferred: SpaceEvent = { type: 'SpaceTransferred', data: { spaceId: 's1', fromOrganizationId: 'o1', organizationId: 'o2', parent: null, position: 'V', visibility: 'private', transferredAt: now } };
+    const transferred: SpaceEvent = {
+      type: 'SpaceTransferred',
+      data: {
+        spaceId: 's1',
+        fromOrganizationId: 'o1',
+        organizationId: 'o2',
+        parent: null,
+        position: 'V',
+        visibility: 'private',
+        transferredAt: now,
+      },
+    };
     await spec()
-      .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], computed)]), ...inStream('space-s1', [transferred])])
+      .given([
+        ...inStream('space-s1', [spaceCreated]),
+        ...inStream('content-s1', [revision('r1', [initial], computed)]),
+        ...inStream('space-s1', [transferred]),
+      ])
       .then({
         [CONTENT_HEADS]: [expect.objectContaining({ _id: 's1', organizationId: 'o2' })],
         [CONTENT_LINKS]: [expect.objectContaining({ organizationId: 'o2' }), expect.objectContaining({ organizationId: 'o2' })],
@@ -143,7 +229,14 @@ describe('content projection', () => {
   it('given a dependency update recorded, then the head stays and only its stream revision moves', async () => {
     const dependencyUpdated: ContentEvent = {
       type: 'ContentDependencyUpdated',
-      data: { ...s, revisionId: 'r1', dependency: { kind: 'openapi', spec: 'pets' }, versionId: 'v2', versionCreatedAt: now, updatedAt: now },
+      data: {
+        ...s,
+        revisionId: 'r1',
+        dependency: { kind: 'openapi', spec: 'pets' },
+        versionId: 'v2',
+        versionCreatedAt: now,
+        updatedAt: now,
+      },
     };
     await spec()
       .given([...inStream('space-s1', [spaceCreated]), ...inStream('content-s1', [revision('r1', [initial], computed), dependencyUpdated])])

@@ -1,12 +1,20 @@
-import { BlobNotFoundError } from '../../blob-store/src/blob-store.port';
-import { hasSeen, multiDocumentProjection, positionKey, type ProjectedDoc, type ProjectionCollection, type ProjectionResources, type Recorded } from '../../read-store/src/projections/projection';
-import type { SpaceEvent } from '../../spaces/src';
-import type { ChangeRequestEvent } from '../../changerequests/src';
+import { BlobNotFoundError } from '#blob-store/blob-store.port';
+import {
+  hasSeen,
+  multiDocumentProjection,
+  positionKey,
+  type ProjectedDoc,
+  type ProjectionCollection,
+  type ProjectionResources,
+  type Recorded,
+} from '#read-store/projections/projection';
+import type { SpaceEvent } from '#spaces';
+import type { ChangeRequestEvent } from '#changerequests';
 import { initialRevisionId } from './content.decider';
 import type { ContentEvent, RevisionSource, RevisionType } from './content.events';
 import { loadedTreesOf, treeStoreOf } from './content.trees';
-import type { ContentRef } from '../../document/src/document.model';
-import { documentReferences } from '../../document/src';
+import type { ContentRef } from '#document/document.model';
+import { documentReferences } from '#document';
 import { RevisionTree } from './tree/revision-tree';
 import { jsonEqual } from './tree/canonical-json';
 import { changedPages } from './tree/tree-diff';
@@ -99,13 +107,28 @@ const linkId = (spaceId: string, pageId: string, index: number) => `${spaceId}:$
  * that appeared or disappeared. A computed page's spec is one of its references (after those of its
  * body), so the spaces that use a spec are found like the pages that link to a page.
  */
-async function updateLinks(space: { spaceId: string; organizationId: string }, before: RevisionTree, after: RevisionTree, links: ProjectionCollection<LinkDoc>, resources: ProjectionResources): Promise<void> {
+async function updateLinks(
+  space: { spaceId: string; organizationId: string },
+  before: RevisionTree,
+  after: RevisionTree,
+  links: ProjectionCollection<LinkDoc>,
+  resources: ProjectionResources,
+): Promise<void> {
   const { spaceId, organizationId } = space;
   const store = treeStoreOf(resources.blobs);
   const { upserts, removes } = changedPages(before, after);
   const put = (sourcePage: string, index: number, target: ContentRef, key?: string) => {
     const targetKey = targetKeyOf(target, spaceId);
-    return links.put({ _id: linkId(spaceId, sourcePage, index), spaceId, organizationId, sourcePage, ...(key !== undefined ? { key } : {}), target, targetKey, status: statusIn(after, targetKey) });
+    return links.put({
+      _id: linkId(spaceId, sourcePage, index),
+      spaceId,
+      organizationId,
+      sourcePage,
+      ...(key !== undefined ? { key } : {}),
+      target,
+      targetKey,
+      status: statusIn(after, targetKey),
+    });
   };
   for (const pageId of removes) await links.deleteMany({ spaceId, sourcePage: pageId });
   for (const page of upserts) {
@@ -121,8 +144,20 @@ async function updateLinks(space: { spaceId: string; organizationId: string }, b
     for (const [index, { ref, key }] of references.entries()) await put(page.id, index, ref, key);
     if (page.computed) await put(page.id, references.length, page.computed.dependencies.spec.ref);
   }
-  const appeared = [...upserts.filter((page) => !before.page(page.id)).map((page) => `page:${page.id}`), ...after.files().filter((file) => !before.file(file.id)).map((file) => `file:${file.id}`)];
-  const vanished = [...removes.map((id) => `page:${id}`), ...before.files().filter((file) => !after.file(file.id)).map((file) => `file:${file.id}`)];
+  const appeared = [
+    ...upserts.filter((page) => !before.page(page.id)).map((page) => `page:${page.id}`),
+    ...after
+      .files()
+      .filter((file) => !before.file(file.id))
+      .map((file) => `file:${file.id}`),
+  ];
+  const vanished = [
+    ...removes.map((id) => `page:${id}`),
+    ...before
+      .files()
+      .filter((file) => !after.file(file.id))
+      .map((file) => `file:${file.id}`),
+  ];
   if (appeared.length > 0) await links.updateMany({ spaceId, targetKey: { $in: appeared } }, { $set: { status: 'ok' } });
   if (vanished.length > 0) await links.updateMany({ spaceId, targetKey: { $in: vanished } }, { $set: { status: 'broken' } });
 }
@@ -144,7 +179,15 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
     { collection: CONTENT_LINKS, fields: { spaceId: 1, status: 1 } },
     { collection: CONTENT_LINKS, fields: { organizationId: 1, targetKey: 1 } },
   ],
-  handles: ['SpaceCreated', 'SpaceTransferred', 'SpacePurged', 'ContentRevisionCreated', 'ContentDependencyUpdated', 'ChangeRequestContentEdited', 'ChangeRequestUpdated'],
+  handles: [
+    'SpaceCreated',
+    'SpaceTransferred',
+    'SpacePurged',
+    'ContentRevisionCreated',
+    'ContentDependencyUpdated',
+    'ChangeRequestContentEdited',
+    'ChangeRequestUpdated',
+  ],
   async apply(event: Recorded<ContentEvent | SpaceEvent | ChangeRequestEvent>, documents, resources) {
     const heads = documents.collection<ContentHeadDoc>(CONTENT_HEADS);
     const revisions = documents.collection<RevisionDoc>(CONTENT_REVISIONS);
@@ -154,8 +197,25 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
         const { spaceId, createdAt } = event.data;
         const revisionId = initialRevisionId(spaceId);
         if (await heads.get(spaceId)) return;
-        await heads.put({ _id: spaceId, organizationId: event.data.organizationId, revisionId, tree: EMPTY_TREE_ROOT, updatedAt: createdAt, streamRevision: -1 });
-        await revisions.put({ _id: revisionId, spaceId, parents: [], revisionType: 'edits', tree: EMPTY_TREE_ROOT, createdAt, createdBy: event.data.createdBy, source: { kind: 'initial' }, sequence: 0 });
+        await heads.put({
+          _id: spaceId,
+          organizationId: event.data.organizationId,
+          revisionId,
+          tree: EMPTY_TREE_ROOT,
+          updatedAt: createdAt,
+          streamRevision: -1,
+        });
+        await revisions.put({
+          _id: revisionId,
+          spaceId,
+          parents: [],
+          revisionType: 'edits',
+          tree: EMPTY_TREE_ROOT,
+          createdAt,
+          createdBy: event.data.createdBy,
+          source: { kind: 'initial' },
+          sequence: 0,
+        });
         return;
       }
       case 'SpaceTransferred': {
@@ -183,7 +243,18 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
         const { revision, spaceId, changeRequestId } = event.data;
         const createdAt = event.type === 'ChangeRequestUpdated' ? event.data.updatedAt : event.data.editedAt;
         const createdBy = event.type === 'ChangeRequestUpdated' ? event.data.updatedBy : event.data.editedBy;
-        await revisions.put({ _id: revision.revisionId, spaceId, parents: revision.parents, revisionType: revision.revisionType, tree: revision.tree, createdAt, createdBy, source: revision.source, sequence: -1, changeRequest: changeRequestId });
+        await revisions.put({
+          _id: revision.revisionId,
+          spaceId,
+          parents: revision.parents,
+          revisionType: revision.revisionType,
+          tree: revision.tree,
+          createdAt,
+          createdBy,
+          source: revision.source,
+          sequence: -1,
+          changeRequest: changeRequestId,
+        });
         return;
       }
       case 'ContentRevisionCreated': {
@@ -205,7 +276,14 @@ export const contentProjection = multiDocumentProjection<ContentEvent | SpaceEve
           sequence: event.revision + 1,
         });
         const organizationId = head?.organizationId ?? data.organizationId;
-        await heads.put({ _id: data.spaceId, organizationId, revisionId: data.revisionId, tree: data.tree, updatedAt: data.createdAt, streamRevision: event.revision });
+        await heads.put({
+          _id: data.spaceId,
+          organizationId,
+          revisionId: data.revisionId,
+          tree: data.tree,
+          updatedAt: data.createdAt,
+          streamRevision: event.revision,
+        });
         const trees = loadedTreesOf(resources.blobs);
         try {
           // Derived from the head's tree along the changed hashes, never reloaded whole.

@@ -2,15 +2,15 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import { deepFreeze } from '../../platform/src/plain-object';
-import type { Caller } from '../../platform/src/http/auth';
-import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import { deepFreeze } from '#platform/plain-object';
+import type { Caller } from '#platform/http/auth';
+import { UNTRUSTED_WORK, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { ContentPdfs } from './content-pdfs';
 import { CONVERT_COMMENT_BODY } from './content.work';
-import { MERGE_BODIES } from '../../document/src/document-merge.work';
+import { MERGE_BODIES } from '#document/document-merge.work';
 import type { ContentSpace } from './content.needs';
 import { CommitMerge, GetMainHead } from './content.commands';
 import { initialRevisionId } from './content.decider';
@@ -20,9 +20,9 @@ import { GetRevisionFile } from './file.queries';
 import { GetContentHeads, GetPrimaryContent, GetRevisionDocument } from './revision.queries';
 import { SearchRevision } from './search.queries';
 import { ContentTrees } from './content.trees';
-import { blockPreview, documentToMarkdown } from '../../document/src';
-import type { DocumentNode } from '../../document/src/document.model';
-import { fingerprint, walkBlocks } from '../../document/src/document.nodes';
+import { blockPreview, documentToMarkdown } from '#document';
+import type { DocumentNode } from '#document/document.model';
+import { fingerprint, walkBlocks } from '#document/document.nodes';
 import type { RevisionTree } from './tree/revision-tree';
 import { changedPages, diffTrees, type SemanticChange } from './tree/tree-diff';
 import { mergeTrees } from './tree/tree-merge';
@@ -65,7 +65,12 @@ export class ContentForChangeRequests {
   }
 
   async merge(sides: { ancestor: string; ours: string; theirs: string }, onto: string) {
-    const [ancestor, ours, theirs, base] = await Promise.all([this.trees.tree(sides.ancestor), this.trees.tree(sides.ours), this.trees.tree(sides.theirs), this.trees.tree(onto)]);
+    const [ancestor, ours, theirs, base] = await Promise.all([
+      this.trees.tree(sides.ancestor),
+      this.trees.tree(sides.ours),
+      this.trees.tree(sides.theirs),
+      this.trees.tree(onto),
+    ]);
     const outcome = await mergeTrees(this.trees.store, { ancestor, ours, theirs }, (triples) => this.work.run(MERGE_BODIES, { triples }));
     if (!outcome.ok) return outcome;
     const merged = await this.trees.tree(outcome.rootHash);
@@ -75,7 +80,11 @@ export class ContentForChangeRequests {
     return { ok: true as const, tree: outcome.rootHash, touched: touchedPages({ created, updated, deleted: removes }) };
   }
 
-  commitMerge(space: ContentSpace, merge: { base: string; tree: string; touched: TouchedPages; changeRequestHead: string; changeRequestId: string }, caller: Caller) {
+  commitMerge(
+    space: ContentSpace,
+    merge: { base: string; tree: string; touched: TouchedPages; changeRequestHead: string; changeRequestId: string },
+    caller: Caller,
+  ) {
     return this.commandBus.execute(new CommitMerge(space, merge, caller));
   }
 
@@ -107,9 +116,16 @@ const MAX_CACHED_BODY = 64 * 1024;
 @Injectable()
 export class ContentForComments {
   /** Comment bodies' markdown by the body's JSON. */
-  private readonly rendered = new LRUCache<string, string>({ maxSize: 16 * 1024 * 1024, sizeCalculation: (markdown, key) => key.length + markdown.length + 64 });
+  private readonly rendered = new LRUCache<string, string>({
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (markdown, key) => key.length + markdown.length + 64,
+  });
   /** The same, by the body object itself when it is frozen (a stored comment's, whose parts the read store froze first). */
-  private readonly renderedBodies = new LRUCache<DocumentNode, string>({ max: 20_000, maxSize: 8 * 1024 * 1024, sizeCalculation: (markdown) => markdown.length + 64 });
+  private readonly renderedBodies = new LRUCache<DocumentNode, string>({
+    max: 20_000,
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: (markdown) => markdown.length + 64,
+  });
 
   constructor(
     private readonly queryBus: QueryBus,
@@ -153,7 +169,10 @@ export class ContentForComments {
   async target(spaceId: string, revisionId: string, pageId: string, nodeKey?: string) {
     const [found] = await this.current(spaceId, revisionId, [{ pageId, ...(nodeKey !== undefined ? { nodeKey } : {}) }], true);
     if (!found.page) return null;
-    return { page: found.page, node: found.fingerprint !== null && found.preview !== null ? { preview: found.preview, fingerprint: found.fingerprint } : null };
+    return {
+      page: found.page,
+      node: found.fingerprint !== null && found.preview !== null ? { preview: found.preview, fingerprint: found.fingerprint } : null,
+    };
   }
 
   async current(spaceId: string, revisionId: string, targets: ReadonlyArray<{ pageId: string; nodeKey?: string }>, withPreview = false) {
@@ -165,7 +184,10 @@ export class ContentForComments {
         const page = tree.page(pageId);
         if (!page) return { page: null, fingerprint: null, preview: null };
         // Member by member: a literal with conditional spreads takes V8's slow path on Node 20 (comment lists present fifty of these).
-        const summary: { id: string; title: string; emoji?: string; icon?: string; createdAt: string; updatedAt: string; path: string } = { id: page.id, title: page.title } as never;
+        const summary: { id: string; title: string; emoji?: string; icon?: string; createdAt: string; updatedAt: string; path: string } = {
+          id: page.id,
+          title: page.title,
+        } as never;
         if (page.emoji !== undefined) summary.emoji = page.emoji;
         if (page.icon !== undefined) summary.icon = page.icon;
         summary.createdAt = page.createdAt;
@@ -221,7 +243,10 @@ export class ContentForSites {
    * changes): a published page's request would otherwise build a view of every page of the space,
    * so its cost grew with the space. Bounded by the pages and files held.
    */
-  private readonly byRevision = new LRUCache<string, SiteContentOfRevision>({ maxSize: 100_000, sizeCalculation: (content) => content.pages.length + content.files.length + 1 });
+  private readonly byRevision = new LRUCache<string, SiteContentOfRevision>({
+    maxSize: 100_000,
+    sizeCalculation: (content) => content.pages.length + content.files.length + 1,
+  });
 
   async content(spaceId: string): Promise<SiteContentOfRevision | null> {
     const resolved = await this.queryBus.execute(new GetPrimaryContent(spaceId));
@@ -241,7 +266,9 @@ export class ContentForSites {
 
   async file(spaceId: string, revisionId: string, fileId: string) {
     const found = await this.queryBus.execute(new GetRevisionFile(spaceId, revisionId, fileId));
-    return found ? { file: { id: found.file.id, name: found.file.name, contentType: found.file.contentType, size: found.file.size }, body: found.body } : null;
+    return found
+      ? { file: { id: found.file.id, name: found.file.name, contentType: found.file.contentType, size: found.file.size }, body: found.body }
+      : null;
   }
 
   search(spaceId: string, revisionId: string, query: string) {

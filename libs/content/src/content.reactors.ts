@@ -1,14 +1,22 @@
-import { BlobNotFoundError } from '../../blob-store/src/blob-store.port';
-import { readAll } from '../../read-store/src/read-all';
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
-import type { OpenapiSpecEvent } from '../../openapi/src';
-import type { SpaceEvent } from '../../spaces/src';
+import { BlobNotFoundError } from '#blob-store/blob-store.port';
+import { readAll } from '#read-store/read-all';
+import type { ReadStore } from '#read-store/read-store.port';
+import type { ReactionContext, Reactor } from '#runtime/reactor';
+import type { OpenapiSpecEvent } from '#openapi';
+import type { SpaceEvent } from '#spaces';
 import { CONTENT_OPENAPI, type ContentOpenapi } from './content.needs';
 import { removeSpacePdfs } from './content-pdfs';
 import { CopyContent, RecordDependencyUpdate } from './content.commands';
 import type { ContentDependency } from './content.events';
-import { CONTENT_HEADS, CONTENT_LINKS, CONTENT_REVISIONS, targetKeyOf, type ContentHeadDoc, type LinkDoc, type RevisionDoc } from './content.projections';
+import {
+  CONTENT_HEADS,
+  CONTENT_LINKS,
+  CONTENT_REVISIONS,
+  targetKeyOf,
+  type ContentHeadDoc,
+  type LinkDoc,
+  type RevisionDoc,
+} from './content.projections';
 import { ContentTrees } from './content.trees';
 import { EMPTY_TREE_ROOT, TreeStore } from './tree/tree-store';
 
@@ -38,7 +46,9 @@ async function copyDuplicatedContent(created: { spaceId: string; duplicatedFrom?
   if (created.duplicatedFrom === undefined) return;
   const source = await context.reads.collection<ContentHeadDoc>(CONTENT_HEADS).get(created.duplicatedFrom);
   if (!source) return;
-  await context.commandBus.execute(new CopyContent(created.spaceId, source.tree, source.revisionId, created.duplicatedFrom, context.caller));
+  await context.commandBus.execute(
+    new CopyContent(created.spaceId, source.tree, source.revisionId, created.duplicatedFrom, context.caller),
+  );
 }
 
 /** Every blob a tree names (its root, nodes, bodies, file list and file bytes), skipping subtrees already `seen`. */
@@ -89,7 +99,9 @@ async function removePurgedBlobs(spaceId: string, context: ReactionContext): Pro
 async function* liveRevisions(reads: ReadStore): AsyncGenerator<RevisionDoc> {
   let after: string | undefined;
   do {
-    const page = await reads.collection<RevisionDoc>(CONTENT_REVISIONS).find({ purged: { $exists: false } }, { limit: 1000, after, count: false });
+    const page = await reads
+      .collection<RevisionDoc>(CONTENT_REVISIONS)
+      .find({ purged: { $exists: false } }, { limit: 1000, after, count: false });
     yield* page.items;
     after = page.next;
   } while (after !== undefined);
@@ -113,10 +125,21 @@ export const contentDependenciesReactor: Reactor<OpenapiSpecEvent> = {
     const version = await context.services.get<ContentOpenapi>(CONTENT_OPENAPI).specVersion(data.specId, data.versionId);
     if (!version || !version.newest || version.organizationId !== data.organizationId) return;
     const dependency: ContentDependency = { kind: 'openapi', spec: version.slug };
-    const links = await readAll<LinkDoc>(context.reads, CONTENT_LINKS, { organizationId: data.organizationId, targetKey: targetKeyOf(dependency, '') });
+    const links = await readAll<LinkDoc>(context.reads, CONTENT_LINKS, {
+      organizationId: data.organizationId,
+      targetKey: targetKeyOf(dependency, ''),
+    });
     const spaceIds = [...new Set(links.map((link) => link.spaceId))].sort();
     for (const spaceId of spaceIds) {
-      await context.commandBus.execute(new RecordDependencyUpdate(spaceId, data.organizationId, dependency, { versionId: data.versionId, createdAt: data.createdAt }, context.caller));
+      await context.commandBus.execute(
+        new RecordDependencyUpdate(
+          spaceId,
+          data.organizationId,
+          dependency,
+          { versionId: data.versionId, createdAt: data.createdAt },
+          context.caller,
+        ),
+      );
     }
   },
 };

@@ -1,5 +1,5 @@
-import type { MarkdownRefs } from '../../document/src';
-import { DomainError } from '../../platform/src/errors';
+import type { MarkdownRefs } from '#document';
+import { DomainError } from '#platform/errors';
 
 /*
  * What every content read shares. The reads (revision.queries.ts, file.queries.ts, link.queries.ts,
@@ -44,12 +44,19 @@ export const SITE_PERMISSIONS = { view: true, edit: false, comment: false, admin
  * A page of an in-memory list in its own order: the cursor is the last item's key, which must have
  * the shape `keyShape` (a cursor that is not one of ours is 400, as the read store answers).
  */
-export function pageOf<T>(all: readonly T[], paging: { page?: string; limit?: number }, keyOf: (item: T) => string, keyShape: RegExp, sorted = true): { items: T[]; next?: string } {
+export function pageOf<T>(
+  all: readonly T[],
+  paging: { page?: string; limit?: number },
+  keyOf: (item: T) => string,
+  keyShape: RegExp,
+  sorted = true,
+): { items: T[]; next?: string } {
   const limit = paging.limit ?? 50;
   let start = 0;
   if (paging.page !== undefined) {
     const after = /^[A-Za-z0-9_-]{1,128}$/.test(paging.page) ? Buffer.from(paging.page, 'base64url').toString('utf8') : '';
-    if (!keyShape.test(after) || Buffer.from(after).toString('base64url') !== paging.page) throw DomainError.invalid('page is not a cursor of this list');
+    if (!keyShape.test(after) || Buffer.from(after).toString('base64url') !== paging.page)
+      throw DomainError.invalid('page is not a cursor of this list');
     const index = sorted ? all.findIndex((item) => keyOf(item) > after) : all.findIndex((item) => keyOf(item) === after) + 1;
     start = index < 0 ? all.length : index;
   }

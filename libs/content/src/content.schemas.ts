@@ -1,4 +1,4 @@
-import { closedObject, dateTime, listOf, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, dateTime, listOf, ref, url, type JsonSchema } from '#platform/platform.schemas';
 import { REVISION_TYPES } from './content.events';
 import { COMPUTED_PAGE_TYPES } from './tree/tree.model';
 
@@ -6,7 +6,8 @@ const object: JsonSchema = { type: 'object' };
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
 const pageRef = closedObject({ id: { type: 'string' }, title: { type: 'string' }, path: { type: 'string' } });
 const pageSummary = closedObject({ id: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' }, path: { type: 'string' } });
-const change = (kind: string, extra: Record<string, JsonSchema> = {}, optional: string[] = []): JsonSchema => closedObject({ type: { type: 'string', enum: [kind] }, ...extra }, optional);
+const change = (kind: string, extra: Record<string, JsonSchema> = {}, optional: string[] = []): JsonSchema =>
+  closedObject({ type: { type: 'string', enum: [kind] }, ...extra }, optional);
 const nullableString: JsonSchema = { type: 'string', nullable: true };
 const valueChange = (value: JsonSchema): JsonSchema => closedObject({ before: value, after: value });
 const fileSummary = closedObject({ id: { type: 'string' }, name: { type: 'string' } });
@@ -42,19 +43,36 @@ const pageTags: JsonSchema = {
   type: 'array',
   maxItems: 0,
   description: 'always empty: the service has no tags',
-  items: closedObject({ tag: closedObject({ kind: { type: 'string', enum: ['tag'] }, tag: { type: 'string' }, space: { type: 'string' } }, ['space']), primary: { type: 'boolean' } }, ['primary']),
+  items: closedObject(
+    {
+      tag: closedObject({ kind: { type: 'string', enum: ['tag'] }, tag: { type: 'string' }, space: { type: 'string' } }, ['space']),
+      primary: { type: 'boolean' },
+    },
+    ['primary'],
+  ),
 };
 const revisionTags: JsonSchema = {
   type: 'array',
   maxItems: 0,
   description: 'always empty: the service has no tags',
-  items: { type: 'object', required: ['slug', 'label', 'color'], properties: { slug: { type: 'string' }, label: { type: 'string' }, color: object } },
+  items: {
+    type: 'object',
+    required: ['slug', 'label', 'color'],
+    properties: { slug: { type: 'string' }, label: { type: 'string' }, color: object },
+  },
 };
 
 /** The links envelope: a list with `stats` (totals over every page). */
 function withStats(list: JsonSchema): JsonSchema {
-  const stats = closedObject({ total: { type: 'integer', minimum: 0 }, broken: closedObject({ total: { type: 'integer', minimum: 0 }, changeRequest: { type: 'integer', minimum: 0 } }) });
-  return { ...list, required: [...(list.required as string[]), 'stats'], properties: { ...(list.properties as Record<string, JsonSchema>), stats } };
+  const stats = closedObject({
+    total: { type: 'integer', minimum: 0 },
+    broken: closedObject({ total: { type: 'integer', minimum: 0 }, changeRequest: { type: 'integer', minimum: 0 } }),
+  });
+  return {
+    ...list,
+    required: [...(list.required as string[]), 'stats'],
+    properties: { ...(list.properties as Record<string, JsonSchema>), stats },
+  };
 }
 
 /** Response schemas of the content context, for the OpenAPI document (docs/content.md gives the shapes). */
@@ -87,7 +105,9 @@ export const contentSchemas: Record<string, JsonSchema> = {
       variables: stringMap,
       computed: closedObject({
         type: { type: 'string', enum: [...COMPUTED_PAGE_TYPES] },
-        dependencies: closedObject({ spec: closedObject({ ref: closedObject({ kind: { type: 'string', enum: ['openapi'] }, spec: { type: 'string' } }) }) }),
+        dependencies: closedObject({
+          spec: closedObject({ ref: closedObject({ kind: { type: 'string', enum: ['openapi'] }, spec: { type: 'string' } }) }),
+        }),
         props: object,
       }),
       target: object,
@@ -135,7 +155,10 @@ export const contentSchemas: Record<string, JsonSchema> = {
     revision: { type: 'string' },
     changes: {
       type: 'array',
-      items: closedObject({ object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] }, page: pageRef, ref: { type: 'string' } }, ['ref']),
+      items: closedObject(
+        { object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] }, page: pageRef, ref: { type: 'string' } },
+        ['ref'],
+      ),
     },
     insertedFiles: { type: 'array', items: ref('File') },
   }),
@@ -144,11 +167,18 @@ export const contentSchemas: Record<string, JsonSchema> = {
     revision: { type: 'string' },
     changes: {
       type: 'array',
-      items: closedObject({ object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] }, page: pageRef, ref: { type: 'string' } }, ['ref']),
+      items: closedObject(
+        { object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] }, page: pageRef, ref: { type: 'string' } },
+        ['ref'],
+      ),
     },
     insertedFiles: { type: 'array', items: ref('File') },
   }),
-  ImportResult: closedObject({ revision: { type: 'string' }, importedResources: { type: 'integer', minimum: 0 }, totalResources: { type: 'integer', minimum: 0 } }),
+  ImportResult: closedObject({
+    revision: { type: 'string' },
+    importedResources: { type: 'integer', minimum: 0 },
+    totalResources: { type: 'integer', minimum: 0 },
+  }),
   ContentReference: {
     type: 'object',
     required: ['kind'],
@@ -182,28 +212,48 @@ export const contentSchemas: Record<string, JsonSchema> = {
       change('page_created', { page: pageSummary, parent: nullableString }),
       change('page_edited', { page: pageSummary, attributes: object, path: valueChange({ type: 'string' }) }, ['path']),
       change('page_deleted', { page: pageSummary }),
-      change('page_moved', { page: pageSummary, parent: valueChange(nullableString), index: valueChange({ type: 'integer' }), path: valueChange({ type: 'string' }) }),
+      change('page_moved', {
+        page: pageSummary,
+        parent: valueChange(nullableString),
+        index: valueChange({ type: 'integer' }),
+        path: valueChange({ type: 'string' }),
+      }),
       change('file_created', { file: fileSummary }),
       change('file_edited', { file: fileSummary, attributes: object }),
       change('file_deleted', { file: fileSummary }),
       change('variables_edited', { variables: valueChange(stringMap) }),
     ],
   },
-  SearchPageResult: closedObject(
-    {
-      id: { type: 'string' },
-      title: { type: 'string' },
-      path: { type: 'string' },
-      description: { type: 'string', description: "the page's description; empty when it has none" },
-      ancestors: { type: 'array', description: "the page's ancestors, from the top level down to its parent", items: closedObject({ title: { type: 'string' } }) },
-      score: { type: 'number' },
-      rank: { type: 'integer', minimum: 1 },
-      sections: {
-        type: 'array',
-        items: closedObject({ id: { type: 'string' }, title: { type: 'string' }, path: { type: 'string' }, body: { type: 'string' }, score: { type: 'number' }, urls: closedObject({ app: url }) }),
-      },
-      urls: closedObject({ app: url }),
+  SearchPageResult: closedObject({
+    id: { type: 'string' },
+    title: { type: 'string' },
+    path: { type: 'string' },
+    description: { type: 'string', description: "the page's description; empty when it has none" },
+    ancestors: {
+      type: 'array',
+      description: "the page's ancestors, from the top level down to its parent",
+      items: closedObject({ title: { type: 'string' } }),
     },
-  ),
-  SearchSpaceResult: closedObject({ type: { type: 'string', enum: ['space'] }, id: { type: 'string' }, title: { type: 'string' }, score: { type: 'number' }, pages: { type: 'array', items: ref('SearchPageResult') } }),
+    score: { type: 'number' },
+    rank: { type: 'integer', minimum: 1 },
+    sections: {
+      type: 'array',
+      items: closedObject({
+        id: { type: 'string' },
+        title: { type: 'string' },
+        path: { type: 'string' },
+        body: { type: 'string' },
+        score: { type: 'number' },
+        urls: closedObject({ app: url }),
+      }),
+    },
+    urls: closedObject({ app: url }),
+  }),
+  SearchSpaceResult: closedObject({
+    type: { type: 'string', enum: ['space'] },
+    id: { type: 'string' },
+    title: { type: 'string' },
+    score: { type: 'number' },
+    pages: { type: 'array', items: ref('SearchPageResult') },
+  }),
 };

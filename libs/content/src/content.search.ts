@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import type { ResolvedContent } from './content.access';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
 import { ContentTrees } from './content.trees';
-import { documentSections } from '../../document/src';
+import { documentSections } from '#document';
 import { SearchIndexCache } from './search/search-indexes';
 import type { PageHit, SearchablePage } from './search/space-search-index';
 import { changedPages } from './tree/tree-diff';
@@ -46,7 +46,14 @@ export class ContentSearch {
         this.indexes.derive(`${space.id}@${parent}`, key, { upserts: searchable, removes: gone });
       }
     }
-    const index = await this.indexes.getOrBuild(key, async () => Promise.all(tree.pages().filter((page) => page.type === 'document').map((page) => this.searchable(page))));
+    const index = await this.indexes.getOrBuild(key, async () =>
+      Promise.all(
+        tree
+          .pages()
+          .filter((page) => page.type === 'document')
+          .map((page) => this.searchable(page)),
+      ),
+    );
     return index.search(query);
   }
 
@@ -54,7 +61,8 @@ export class ContentSearch {
   result({ space, tree }: ResolvedContent, hit: PageHit): SpaceSearchResult {
     const app = `${this.config.publicUrl}/s/${space.id}`;
     const ancestors: Array<{ title: string }> = [];
-    for (let parentId = tree.parentId(hit.id) ?? null; parentId !== null; parentId = tree.parentId(parentId) ?? null) ancestors.unshift({ title: tree.page(parentId)?.title ?? '' });
+    for (let parentId = tree.parentId(hit.id) ?? null; parentId !== null; parentId = tree.parentId(parentId) ?? null)
+      ancestors.unshift({ title: tree.page(parentId)?.title ?? '' });
     return {
       ...hit,
       description: hit.description ?? '',
@@ -66,6 +74,13 @@ export class ContentSearch {
 
   private async searchable(page: PageView): Promise<SearchablePage> {
     const sections = page.document === undefined ? [] : documentSections(await this.trees.document(page.document));
-    return { id: page.id, title: page.title, path: page.path, ...(page.description !== undefined ? { description: page.description } : {}), noIndex: page.noIndex ?? false, sections };
+    return {
+      id: page.id,
+      title: page.title,
+      path: page.path,
+      ...(page.description !== undefined ? { description: page.description } : {}),
+      noIndex: page.noIndex ?? false,
+      sections,
+    };
   }
 }

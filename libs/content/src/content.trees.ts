@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import type { DocumentNode } from '../../document/src/document.model';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import type { DocumentNode } from '#document/document.model';
 import { RevisionTree } from './tree/revision-tree';
 import { TreeStore } from './tree/tree-store';
 
@@ -16,7 +16,10 @@ const LOADED_TREE_PAGES = 200_000;
  * the one the next read and the next write use. Page bodies are never held in read models.
  */
 export class LoadedTrees {
-  private readonly loaded = new LRUCache<string, RevisionTree>({ maxSize: LOADED_TREE_PAGES, sizeCalculation: (tree) => Math.max(1, tree.size) });
+  private readonly loaded = new LRUCache<string, RevisionTree>({
+    maxSize: LOADED_TREE_PAGES,
+    sizeCalculation: (tree) => Math.max(1, tree.size),
+  });
   private readonly loading = new Map<string, Promise<RevisionTree>>();
 
   constructor(readonly store: TreeStore) {}
@@ -30,7 +33,9 @@ export class LoadedTrees {
     if (cached) return cached;
     let pending = this.loading.get(rootHash);
     if (!pending) {
-      pending = (from ? RevisionTree.derive(this.store, from, rootHash) : RevisionTree.load(this.store, rootHash)).finally(() => this.loading.delete(rootHash));
+      pending = (from ? RevisionTree.derive(this.store, from, rootHash) : RevisionTree.load(this.store, rootHash)).finally(() =>
+        this.loading.delete(rootHash),
+      );
       this.loading.set(rootHash, pending);
     }
     const tree = await pending;

@@ -1,11 +1,11 @@
-import { newId } from '../../platform/src/ids';
-import { untrustedTask } from '../../platform/src/untrusted-work/untrusted-work';
+import { newId } from '#platform/ids';
+import { untrustedTask } from '#platform/untrusted-work/untrusted-work';
 import { batchLinkResolver, type BatchRef } from './content.changes';
-import { carryKeys } from '../../document/src/carry-keys';
-import type { DocumentNode } from '../../document/src/document.model';
-import { documentToMarkdown } from '../../document/src/markdown-export';
-import { markdownToDocument, type MarkdownDocument } from '../../document/src/markdown-import';
-import { parseDocument } from '../../document/src/parse-document';
+import { carryKeys } from '#document/carry-keys';
+import type { DocumentNode } from '#document/document.model';
+import { documentToMarkdown } from '#document/markdown-export';
+import { markdownToDocument, type MarkdownDocument } from '#document/markdown-import';
+import { parseDocument } from '#document/parse-document';
 import { localImportConversions } from './import/import-conversions';
 import type { HtmlPageOutline, ImportedTargets, ImportLimits, ImportPlan, PlannedPage } from './import/import-plan';
 
@@ -81,14 +81,48 @@ export function outlineHtmlTask({ html, url }: { html: string; url: string }): P
   return timed(() => imports.htmlOutline(html, url));
 }
 
-export function htmlBodiesTask({ pages, targets }: { pages: Array<{ html: string; url: string }>; targets: ImportedTargets }): Promise<Timed<string[]>> {
+export function htmlBodiesTask({
+  pages,
+  targets,
+}: {
+  pages: Array<{ html: string; url: string }>;
+  targets: ImportedTargets;
+}): Promise<Timed<string[]>> {
   return timed(() => imports.htmlBodies(pages, targets));
 }
 
-export const CONVERT_MARKDOWN = untrustedTask<ConvertMarkdownInput, Timed<MarkdownDocument[]>>(__filename, 'convertMarkdownTask', 'converting markdown');
-export const CARRY_KEYS = untrustedTask<{ previous: DocumentNode; next: DocumentNode }, Timed<DocumentNode>>(__filename, 'carryKeysTask', 'carrying block keys across a page body');
-export const CONVERT_COMMENT_BODY = untrustedTask<CommentBodyInput, ConvertedCommentBody>(__filename, 'commentBodyTask', 'converting a comment body');
-export const READ_ZIP = untrustedTask<{ bytes: Uint8Array; limits: ImportLimits }, Timed<ImportPlan>>(__filename, 'readZipTask', 'reading a zip archive');
-export const READ_MARKDOWN_FILE = untrustedTask<{ text: string; fallbackTitle: string }, Timed<PlannedPage>>(__filename, 'readMarkdownFileTask', 'reading a markdown file');
-export const OUTLINE_HTML = untrustedTask<{ html: string; url: string }, Timed<HtmlPageOutline>>(__filename, 'outlineHtmlTask', 'reading an HTML page');
-export const HTML_BODIES = untrustedTask<{ pages: Array<{ html: string; url: string }>; targets: ImportedTargets }, Timed<string[]>>(__filename, 'htmlBodiesTask', 'converting HTML pages to markdown');
+export const CONVERT_MARKDOWN = untrustedTask<ConvertMarkdownInput, Timed<MarkdownDocument[]>>(
+  __filename,
+  'convertMarkdownTask',
+  'converting markdown',
+);
+export const CARRY_KEYS = untrustedTask<{ previous: DocumentNode; next: DocumentNode }, Timed<DocumentNode>>(
+  __filename,
+  'carryKeysTask',
+  'carrying block keys across a page body',
+);
+export const CONVERT_COMMENT_BODY = untrustedTask<CommentBodyInput, ConvertedCommentBody>(
+  __filename,
+  'commentBodyTask',
+  'converting a comment body',
+);
+export const READ_ZIP = untrustedTask<{ bytes: Uint8Array; limits: ImportLimits }, Timed<ImportPlan>>(
+  __filename,
+  'readZipTask',
+  'reading a zip archive',
+);
+export const READ_MARKDOWN_FILE = untrustedTask<{ text: string; fallbackTitle: string }, Timed<PlannedPage>>(
+  __filename,
+  'readMarkdownFileTask',
+  'reading a markdown file',
+);
+export const OUTLINE_HTML = untrustedTask<{ html: string; url: string }, Timed<HtmlPageOutline>>(
+  __filename,
+  'outlineHtmlTask',
+  'reading an HTML page',
+);
+export const HTML_BODIES = untrustedTask<{ pages: Array<{ html: string; url: string }>; targets: ImportedTargets }, Timed<string[]>>(
+  __filename,
+  'htmlBodiesTask',
+  'converting HTML pages to markdown',
+);

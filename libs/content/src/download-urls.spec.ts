@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { ManualClock } from '../../platform/src/clock';
-import type { AppConfig } from '../../platform/src/config';
+import { ManualClock } from '#platform/clock';
+import type { AppConfig } from '#platform/config';
 import { contentUrlKey } from './content.needs';
 import { ContentPresenter, DOWNLOAD_URL_LIFETIME_SECONDS } from './content.presenter';
 import type { FileEntry } from './tree/tree.model';

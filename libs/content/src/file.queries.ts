@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { ID_SHAPES } from '#platform/ids';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { CONTENT_SPACES, type ContentSpaces } from './content.needs';
 import { ContentAccess } from './content.access';
 import { ContentPresenter, type FileObject } from './content.presenter';
@@ -140,9 +140,4 @@ export class DownloadFileHandler implements IQueryHandler<DownloadFile> {
   }
 }
 
-export const fileQueryHandlers = [
-  GetRevisionFileHandler,
-  ListFilesHandler,
-  GetFileHandler,
-  DownloadFileHandler,
-];
+export const fileQueryHandlers = [GetRevisionFileHandler, ListFilesHandler, GetFileHandler, DownloadFileHandler];

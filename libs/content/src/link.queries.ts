@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import type { ContentRef } from '../../document/src/document.model';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import type { ContentRef } from '#document/document.model';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
 import type { ContentSpace } from './content.needs';
 import { ContentAccess } from './content.access';
 import { CONTENT_LINKS, type LinkDoc, type RevisionDoc } from './content.projections';
@@ -116,25 +116,38 @@ export class ListBacklinksHandler implements IQueryHandler<ListBacklinks> {
   async execute({ spaceId, target, caller, paging, revisionId }: ListBacklinks): Promise<ListEnvelope<ContentReference>> {
     const { space, revision, tree } = await this.access.resolve(spaceId, caller, revisionId === undefined ? {} : { revision: revisionId });
     const targetKey = 'page' in target ? `page:${target.page}` : `file:${target.file}`;
-    if ('page' in target ? !tree.page(target.page) : !tree.file(target.file)) throw DomainError.notFound(`no ${'page' in target ? `page ${target.page}` : `file ${target.file}`} in space ${spaceId}`);
-    const page = await this.reads.collection<LinkDoc>(CONTENT_LINKS).find({ spaceId, targetKey }, { sort: { sourcePage: 1 }, limit: paging.limit, after: paging.page });
+    if ('page' in target ? !tree.page(target.page) : !tree.file(target.file))
+      throw DomainError.notFound(`no ${'page' in target ? `page ${target.page}` : `file ${target.file}`} in space ${spaceId}`);
+    const page = await this.reads
+      .collection<LinkDoc>(CONTENT_LINKS)
+      .find({ spaceId, targetKey }, { sort: { sourcePage: 1 }, limit: paging.limit, after: paging.page });
     return listEnvelope({ items: page.items.map((link) => locationOf(space, revision, link)), count: page.count, next: page.next });
   }
 }
 
-export const linkQueryHandlers = [
-  ListSpaceLinksHandler,
-  ListPageLinksHandler,
-  ListBacklinksHandler,
-];
+export const linkQueryHandlers = [ListSpaceLinksHandler, ListPageLinksHandler, ListBacklinksHandler];
 
-async function listLinks(reads: ReadStore, publicUrl: string, space: ContentSpace, revision: RevisionDoc, scope: Filter, status: LinkStatus | undefined, paging: Paging): Promise<LinksEnvelope> {
+async function listLinks(
+  reads: ReadStore,
+  publicUrl: string,
+  space: ContentSpace,
+  revision: RevisionDoc,
+  scope: Filter,
+  status: LinkStatus | undefined,
+  paging: Paging,
+): Promise<LinksEnvelope> {
   const links = reads.collection<LinkDoc>(CONTENT_LINKS);
   const inApp: Filter = { status: 'url', targetKey: { $gte: `url:${publicUrl}/`, $lt: `url:${publicUrl}0` } };
   const byStatus: Record<LinkStatus, Filter> = {
     broken: { status: 'broken' },
     'in-app': inApp,
-    ok: { $or: [{ status: 'ok' }, { status: 'url', targetKey: { $lt: `url:${publicUrl}/` } }, { status: 'url', targetKey: { $gte: `url:${publicUrl}0` } }] },
+    ok: {
+      $or: [
+        { status: 'ok' },
+        { status: 'url', targetKey: { $lt: `url:${publicUrl}/` } },
+        { status: 'url', targetKey: { $gte: `url:${publicUrl}0` } },
+      ],
+    },
   };
   const filter = status === undefined ? scope : { ...scope, ...byStatus[status] };
   const [page, total, broken] = await Promise.all([
@@ -157,12 +170,24 @@ function linkStatus(link: LinkDoc, publicUrl: string): LinkStatus {
 }
 
 function locationOf(space: ContentSpace, revision: RevisionDoc, link: LinkDoc): ContentReference {
-  return { kind: 'page', page: link.sourcePage, ...(link.key !== undefined ? { node: link.key } : {}), organization: space.organizationId, space: space.id, versionContext: { type: 'revision', revision: revision._id } };
+  return {
+    kind: 'page',
+    page: link.sourcePage,
+    ...(link.key !== undefined ? { node: link.key } : {}),
+    organization: space.organizationId,
+    space: space.id,
+    versionContext: { type: 'revision', revision: revision._id },
+  };
 }
 
 function targetReference(space: ContentSpace, revision: RevisionDoc, target: ContentRef): LinkItem['targetReference'] {
   if (target.kind === 'page' || target.kind === 'file' || target.kind === 'anchor') {
-    return { ...target, organization: space.organizationId, space: target.space ?? space.id, versionContext: { type: 'revision', revision: revision._id } } as ContentReference;
+    return {
+      ...target,
+      organization: space.organizationId,
+      space: target.space ?? space.id,
+      versionContext: { type: 'revision', revision: revision._id },
+    } as ContentReference;
   }
   return target;
 }

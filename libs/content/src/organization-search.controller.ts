@@ -1,10 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { PathId } from '../../platform/src/http/id-param';
-import { listOf } from '../../platform/src/platform.schemas';
-import { Valid } from '../../platform/src/http/validation';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { PathId } from '#platform/http/id-param';
+import { listOf } from '#platform/platform.schemas';
+import { Valid } from '#platform/http/validation';
 import { SearchQuery } from './content.dto';
 import { SearchOrganization } from './search.queries';
 
@@ -15,7 +15,11 @@ export class OrganizationSearchController {
 
   @Get()
   @ApiOkResponse({ description: 'OK', schema: listOf('SearchSpaceResult') })
-  search(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: SearchQuery, @CurrentCaller() caller: Caller) {
+  search(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Query(Valid) query: SearchQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new SearchOrganization(organizationId, query.query, caller, query));
   }
 }

@@ -2,12 +2,12 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } fro
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOfId, parseIfMatchId } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { Valid } from '../../platform/src/http/validation';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { etagOfId, parseIfMatchId } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
+import { Valid } from '#platform/http/validation';
 import { RollbackContent } from './content.commands';
 import { ContentListQuery, ContentReadQuery, readOptions, RollbackBody } from './content.dto';
 import { ListFiles } from './file.queries';
@@ -33,20 +33,37 @@ export class RevisionController {
 
   @Get(':revisionId')
   @ApiOkResponse({ description: 'OK', schema: ref('Revision') })
-  get(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+  get(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('revisionId', 'revision') revisionId: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new GetRevision(spaceId, caller, { ...readOptions(query), revision: revisionId }));
   }
 
   @Get(':revisionId/pages')
   @ApiOkResponse({ description: 'OK', schema: ref('RevisionPages') })
-  pages(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @Query(Valid) query: ContentReadQuery, @CurrentCaller() caller: Caller) {
+  pages(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('revisionId', 'revision') revisionId: string,
+    @Query(Valid) query: ContentReadQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new GetRevisionPages(spaceId, caller, { ...readOptions(query), revision: revisionId }));
   }
 
   @Get(':revisionId/files')
   @ApiOkResponse({ description: 'OK', schema: listOf('File') })
-  files(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @Query(Valid) query: ContentListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListFiles(spaceId, caller, { ...readOptions(query), revision: revisionId }, { page: query.page, limit: query.limit }));
+  files(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('revisionId', 'revision') revisionId: string,
+    @Query(Valid) query: ContentListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
+    return this.queryBus.execute(
+      new ListFiles(spaceId, caller, { ...readOptions(query), revision: revisionId }, { page: query.page, limit: query.limit }),
+    );
   }
 
   @Get(':revisionId/page/:pageId')
@@ -70,12 +87,17 @@ export class RevisionController {
     @Query(Valid) query: ContentReadQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return (await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, { ...readOptions(query), revision: revisionId }))).object;
+    return (await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, { ...readOptions(query), revision: revisionId })))
+      .object;
   }
 
   @Get(':revisionId/changes')
   @ApiOkResponse({ description: 'OK', schema: ref('RevisionChanges') })
-  changes(@PathId('spaceId', 'space') spaceId: string, @PathId('revisionId', 'revision') revisionId: string, @CurrentCaller() caller: Caller) {
+  changes(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('revisionId', 'revision') revisionId: string,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new GetRevisionChanges(spaceId, revisionId, caller));
   }
 
@@ -91,7 +113,9 @@ export class RevisionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const newRevisionId = await this.commandBus.execute(new RollbackContent(spaceId, revisionId, body.page, caller, parseIfMatchId(ifMatch)));
+    const newRevisionId = await this.commandBus.execute(
+      new RollbackContent(spaceId, revisionId, body.page, caller, parseIfMatchId(ifMatch)),
+    );
     void reply.header('etag', etagOfId(newRevisionId));
     return this.queryBus.execute(new GetRevision(spaceId, caller, { revision: newRevisionId }));
   }

@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import type { DocumentNode } from '../../document/src/document.model';
-import { byIds } from '../../platform/src/by-ids';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import type { DocumentNode } from '#document/document.model';
+import { byIds } from '#platform/by-ids';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { CONTENT_CHANGE_REQUESTS, type ContentChangeRequests } from './content.needs';
 import { CONTENT_OPENAPI, type ContentOpenapi } from './content.needs';
 import { CONTENT_SPACES, type ContentSpaces } from './content.needs';
@@ -97,7 +97,10 @@ export class GetRevisionDocumentHandler implements IQueryHandler<GetRevisionDocu
     if (!tree || !page || page.type !== 'document') return null;
     // As the API reads a page by default: computed (a computed page generated, operation blocks resolved).
     const organizationId = (await this.spaces.spaceById(spaceId))?.organizationId;
-    const generated = organizationId !== undefined && page.computed !== undefined ? await computedDocument(page.computed, organizationId, this.openapi) : null;
+    const generated =
+      organizationId !== undefined && page.computed !== undefined
+        ? await computedDocument(page.computed, organizationId, this.openapi)
+        : null;
     if (generated) return generated;
     const evaluated = await this.bodies.evaluatedDocument(revisionId, tree, page);
     return organizationId === undefined ? evaluated : resolveOpenapiBlocks(evaluated, organizationId, this.openapi);
@@ -239,8 +242,14 @@ export class ListRevisionsHandler implements IQueryHandler<ListRevisions> {
 
   async execute({ spaceId, caller, paging }: ListRevisions): Promise<ListEnvelope<RevisionSummary>> {
     const space = await this.spaces.spaceFor(spaceId, caller);
-    const page = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).find({ spaceId, sequence: { $gte: 0 } }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
-    return listEnvelope({ items: page.items.map((revision) => this.presenter.revisionSummary(space, revision)), count: page.count, next: page.next });
+    const page = await this.reads
+      .collection<RevisionDoc>(CONTENT_REVISIONS)
+      .find({ spaceId, sequence: { $gte: 0 } }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({
+      items: page.items.map((revision) => this.presenter.revisionSummary(space, revision)),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -263,7 +272,11 @@ export class GetRevisionChangesHandler implements IQueryHandler<GetRevisionChang
     private readonly trees: ContentTrees,
   ) {}
 
-  async execute({ spaceId, revisionId, caller }: GetRevisionChanges): Promise<{ revision: string; parent: string | null; changes: SemanticChange[] }> {
+  async execute({
+    spaceId,
+    revisionId,
+    caller,
+  }: GetRevisionChanges): Promise<{ revision: string; parent: string | null; changes: SemanticChange[] }> {
     const { revision, tree } = await this.access.resolve(spaceId, caller, { revision: revisionId });
     const parentId = revision.parents[0];
     const parent = parentId === undefined ? null : await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(parentId);

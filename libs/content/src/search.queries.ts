@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { ID_SHAPES } from '#platform/ids';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { CONTENT_SPACES, type ContentSpaces } from './content.needs';
 import { ContentAccess } from './content.access';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
@@ -57,7 +57,10 @@ export class SearchRevisionHandler implements IQueryHandler<SearchRevision> {
     const space = await this.spaces.spaceById(spaceId);
     const revision = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
     if (!space || !revision || revision.spaceId !== spaceId) return [];
-    return this.search.hits({ space: { ...space, permissions: SITE_PERMISSIONS }, revision, tree: await this.trees.tree(revision.tree) }, query);
+    return this.search.hits(
+      { space: { ...space, permissions: SITE_PERMISSIONS }, revision, tree: await this.trees.tree(revision.tree) },
+      query,
+    );
   }
 }
 
@@ -117,16 +120,21 @@ export class SearchOrganizationHandler implements IQueryHandler<SearchOrganizati
         return { id, title: space.title, resolved, hits: await this.search.hits(resolved, query) };
       }),
     );
-    const ranked = mergeOrganizationHits(perSpace.filter((entry) => entry.hits.length > 0), Number.MAX_SAFE_INTEGER);
+    const ranked = mergeOrganizationHits(
+      perSpace.filter((entry) => entry.hits.length > 0),
+      Number.MAX_SAFE_INTEGER,
+    );
     const bySpace = new Map(perSpace.map((entry) => [entry.id, entry.resolved]));
-    const all = ranked.map((entry): OrganizationSearchResult => ({ type: 'space', id: entry.id, title: entry.title, score: entry.score, pages: entry.hits.map((hit) => this.search.result(bySpace.get(entry.id)!, hit)) }));
+    const all = ranked.map((entry): OrganizationSearchResult => ({
+      type: 'space',
+      id: entry.id,
+      title: entry.title,
+      score: entry.score,
+      pages: entry.hits.map((hit) => this.search.result(bySpace.get(entry.id)!, hit)),
+    }));
     const { items, next } = pageOf(all, paging, (entry) => entry.id, ID_SHAPES.entity, false);
     return listEnvelope({ items, count: all.length, next });
   }
 }
 
-export const searchQueryHandlers = [
-  SearchRevisionHandler,
-  SearchSpaceHandler,
-  SearchOrganizationHandler,
-];
+export const searchQueryHandlers = [SearchRevisionHandler, SearchSpaceHandler, SearchOrganizationHandler];

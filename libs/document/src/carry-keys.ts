@@ -69,7 +69,9 @@ function withKeysOf<T extends Block | Inline | Text>(previous: T, next: T): T {
   if (previous.key !== undefined) copy.key = previous.key;
   if ('nodes' in copy && copy.nodes && 'nodes' in previous && previous.nodes) {
     const before = previous.nodes as Array<Block | Inline | Text>;
-    (copy as Block).nodes = (copy.nodes as Array<Block | Inline | Text>).map((child, index) => (before[index] ? withKeysOf(before[index], child) : child));
+    (copy as Block).nodes = (copy.nodes as Array<Block | Inline | Text>).map((child, index) =>
+      before[index] ? withKeysOf(before[index], child) : child,
+    );
   }
   return copy;
 }

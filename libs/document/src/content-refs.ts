@@ -101,13 +101,15 @@ export function readContentRef(value: unknown): ContentRef | string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'must be a content reference object';
   const record = value as Record<string, unknown>;
   const kind = record.kind;
-  if (typeof kind !== 'string' || !Object.hasOwn(REF_FIELDS, kind)) return `has an unknown reference kind ${JSON.stringify(String(kind).slice(0, 40))}`;
+  if (typeof kind !== 'string' || !Object.hasOwn(REF_FIELDS, kind))
+    return `has an unknown reference kind ${JSON.stringify(String(kind).slice(0, 40))}`;
   const fields = REF_FIELDS[kind as ContentRef['kind']];
   const ref: Record<string, string> = { kind };
   for (const name of [...fields.required, ...fields.optional]) {
     const field = record[name];
     if (field === undefined && fields.optional.includes(name)) continue;
-    if (typeof field !== 'string' || field === '' || field.length > MAX_REF_FIELD) return `.${name} must be a non-empty string of at most ${MAX_REF_FIELD} characters`;
+    if (typeof field !== 'string' || field === '' || field.length > MAX_REF_FIELD)
+      return `.${name} must be a non-empty string of at most ${MAX_REF_FIELD} characters`;
     ref[name] = field;
   }
   if (kind === 'url' && !hasSafeScheme(ref.url)) return '.url must be relative or use http, https, mailto or tel';

@@ -54,7 +54,9 @@ describe('mergeDocuments', () => {
     it('keeps blocks added on each side and drops blocks deleted on one side', () => {
       const ours = frozen(doc(p('x', 'Added first'), p('a', 'Alpha'), p('c', 'Charlie')));
       const theirs = frozen(doc(p('a', 'Alpha'), p('b', 'Bravo'), p('c', 'Charlie'), p('y', 'Added last')));
-      expect(merged(mergeDocuments(ancestor, ours, theirs))).toEqual(doc(p('x', 'Added first'), p('a', 'Alpha'), p('c', 'Charlie'), p('y', 'Added last')));
+      expect(merged(mergeDocuments(ancestor, ours, theirs))).toEqual(
+        doc(p('x', 'Added first'), p('a', 'Alpha'), p('c', 'Charlie'), p('y', 'Added last')),
+      );
     });
 
     it('accepts the same change made on both sides', () => {
@@ -105,8 +107,13 @@ describe('mergeDocuments', () => {
     });
 
     it('merges each text of a block whose structure (marks, inlines) is the same on the three sides', () => {
-      const shaped = (first: string, second: string) => doc(keyed('h', block('heading-2', [leaves([first], ['bold words', 'bold'], [second])])));
-      const result = mergeDocuments(shaped('Install the tool', 'on Linux today'), shaped('Install the CLI', 'on Linux today'), shaped('Install the tool', 'on macOS today'));
+      const shaped = (first: string, second: string) =>
+        doc(keyed('h', block('heading-2', [leaves([first], ['bold words', 'bold'], [second])])));
+      const result = mergeDocuments(
+        shaped('Install the tool', 'on Linux today'),
+        shaped('Install the CLI', 'on Linux today'),
+        shaped('Install the tool', 'on macOS today'),
+      );
       expect(merged(result)).toEqual(shaped('Install the CLI', 'on macOS today'));
     });
 
@@ -143,7 +150,9 @@ describe('mergeDocuments', () => {
     it('inserts next to a block the other side moved away or deleted', () => {
       const ours = doc(p('a', 'Alpha'), p('b', 'Bravo'), p('n', 'New'), p('c', 'Charlie'));
       const theirs = doc(p('a', 'Alpha'), p('c', 'Charlie'), p('b', 'Bravo'));
-      expect(merged(mergeDocuments(ancestor, ours, theirs))).toEqual(doc(p('a', 'Alpha'), p('n', 'New'), p('c', 'Charlie'), p('b', 'Bravo')));
+      expect(merged(mergeDocuments(ancestor, ours, theirs))).toEqual(
+        doc(p('a', 'Alpha'), p('n', 'New'), p('c', 'Charlie'), p('b', 'Bravo')),
+      );
     });
 
     it('reports a block both sides moved to different places', () => {
@@ -169,7 +178,11 @@ describe('mergeDocuments', () => {
 
     it('reports them with a null key', () => {
       const base = doc(paragraph('One'), paragraph('Two'), paragraph('Three'));
-      const result = mergeDocuments(base, doc(paragraph('Two'), paragraph('One'), paragraph('Three')), doc(paragraph('Two'), paragraph('Three'), paragraph('One')));
+      const result = mergeDocuments(
+        base,
+        doc(paragraph('Two'), paragraph('One'), paragraph('Three')),
+        doc(paragraph('Two'), paragraph('Three'), paragraph('One')),
+      );
       expect(conflicts(result)).toEqual([{ block: null, ours: 'One', theirs: 'One' }]);
     });
   });
@@ -179,16 +192,25 @@ describe('mergeDocuments', () => {
     const ours = { ...base, data: { schemaVersion: 1, theme: 'dark' } };
     const theirs = { ...base, data: { schemaVersion: 2 } };
     expect(merged(mergeDocuments(base, ours, theirs)).data).toEqual({ schemaVersion: 2, theme: 'dark' });
-    expect(conflicts(mergeDocuments(base, ours, { ...base, data: { schemaVersion: 1, theme: 'light' } }))).toEqual([{ block: null, ours: 'dark', theirs: 'light' }]);
+    expect(conflicts(mergeDocuments(base, ours, { ...base, data: { schemaVersion: 1, theme: 'light' } }))).toEqual([
+      { block: null, ours: 'dark', theirs: 'light' },
+    ]);
   });
 
   describe('properties', () => {
     /** A document with keys k1, k2, ... on its top-level blocks. */
-    const keyedDocument = markdownDocument(2).map((document) => frozen({ ...document, nodes: document.nodes.map((node, index) => keyed(`k${index + 1}`, node)) }));
+    const keyedDocument = markdownDocument(2).map((document) =>
+      frozen({ ...document, nodes: document.nodes.map((node, index) => keyed(`k${index + 1}`, node)) }),
+    );
 
     type Edit = { kind: 'delete' | 'edit' | 'move' | 'insert' | 'word'; at: number; to: number; word: string };
     const edits = fc.array(
-      fc.record({ kind: fc.constantFrom<Edit['kind']>('delete', 'edit', 'move', 'insert', 'word'), at: fc.nat(), to: fc.nat(), word: fc.constantFrom('red', 'green', 'blue') }),
+      fc.record({
+        kind: fc.constantFrom<Edit['kind']>('delete', 'edit', 'move', 'insert', 'word'),
+        at: fc.nat(),
+        to: fc.nat(),
+        word: fc.constantFrom('red', 'green', 'blue'),
+      }),
       { maxLength: 4 },
     );
 
@@ -197,7 +219,8 @@ describe('mergeDocuments', () => {
       const nodes = [...document.nodes];
       script.forEach((step, index) => {
         const at = nodes.length === 0 ? 0 : step.at % nodes.length;
-        if (step.kind === 'insert' || nodes.length === 0) nodes.splice(step.at % (nodes.length + 1), 0, p(`${side}${index}`, `${side} ${step.word}`));
+        if (step.kind === 'insert' || nodes.length === 0)
+          nodes.splice(step.at % (nodes.length + 1), 0, p(`${side}${index}`, `${side} ${step.word}`));
         else if (step.kind === 'delete') nodes.splice(at, 1);
         else if (step.kind === 'edit') nodes[at] = { ...paragraph(`${side} ${step.word}`), key: nodes[at].key };
         else if (step.kind === 'word') nodes[at] = appendWord(nodes[at], step.word);
@@ -210,7 +233,19 @@ describe('mergeDocuments', () => {
     function appendWord(node: Block, word: string): Block {
       const first = node.nodes?.[0];
       if (node.type !== 'paragraph' || !first || first.object !== 'text') return node;
-      return { ...node, nodes: [{ ...first, leaves: [...first.leaves.slice(0, -1), { ...first.leaves[first.leaves.length - 1], text: `${first.leaves[first.leaves.length - 1].text} ${word}` }] }, ...node.nodes!.slice(1)] };
+      return {
+        ...node,
+        nodes: [
+          {
+            ...first,
+            leaves: [
+              ...first.leaves.slice(0, -1),
+              { ...first.leaves[first.leaves.length - 1], text: `${first.leaves[first.leaves.length - 1].text} ${word}` },
+            ],
+          },
+          ...node.nodes!.slice(1),
+        ],
+      };
     }
 
     const swapped = (list: DocumentConflict[]) => list.map(({ block: key, ours, theirs }) => ({ block: key, ours: theirs, theirs: ours }));
@@ -241,15 +276,27 @@ describe('mergeDocuments', () => {
 
     it('always merges edits of different blocks, and keeps every side’s block', () => {
       fc.assert(
-        fc.property(keyedDocument, fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), fc.constantFrom('red', 'green'), (base, mine, word) => {
-          // Each block is edited by at most one side: ours where `mine` says so, theirs elsewhere, and each side appends a block.
-          const edit = (side: string, owns: (index: number) => boolean) =>
-            frozen({ ...base, nodes: [...base.nodes.map((node, index) => (owns(index) ? appendWord(node, `${side}${word}`) : node)), p(side, side)] });
-          const ours = edit('a', (index) => mine[index] === true);
-          const theirs = edit('b', (index) => mine[index] !== true);
-          const result = merged(mergeDocuments(base, ours, theirs));
-          expect(result.nodes).toEqual([...base.nodes.map((_, index) => (mine[index] === true ? ours : theirs).nodes[index]), p('a', 'a'), p('b', 'b')]);
-        }),
+        fc.property(
+          keyedDocument,
+          fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
+          fc.constantFrom('red', 'green'),
+          (base, mine, word) => {
+            // Each block is edited by at most one side: ours where `mine` says so, theirs elsewhere, and each side appends a block.
+            const edit = (side: string, owns: (index: number) => boolean) =>
+              frozen({
+                ...base,
+                nodes: [...base.nodes.map((node, index) => (owns(index) ? appendWord(node, `${side}${word}`) : node)), p(side, side)],
+              });
+            const ours = edit('a', (index) => mine[index] === true);
+            const theirs = edit('b', (index) => mine[index] !== true);
+            const result = merged(mergeDocuments(base, ours, theirs));
+            expect(result.nodes).toEqual([
+              ...base.nodes.map((_, index) => (mine[index] === true ? ours : theirs).nodes[index]),
+              p('a', 'a'),
+              p('b', 'b'),
+            ]);
+          },
+        ),
       );
     });
   });
@@ -257,7 +304,10 @@ describe('mergeDocuments', () => {
 
 describe('mergeKeySequences', () => {
   it('keeps what each side inserted where it inserted it', () => {
-    expect(mergeKeySequences(['a', 'b', 'c'], ['x', 'a', 'b', 'c'], ['a', 'b', 'c', 'y'])).toEqual({ order: ['x', 'a', 'b', 'c', 'y'], conflicts: [] });
+    expect(mergeKeySequences(['a', 'b', 'c'], ['x', 'a', 'b', 'c'], ['a', 'b', 'c', 'y'])).toEqual({
+      order: ['x', 'a', 'b', 'c', 'y'],
+      conflicts: [],
+    });
   });
 
   it('orders two insertions at one spot by their first key, whichever side is ours', () => {
@@ -267,7 +317,10 @@ describe('mergeKeySequences', () => {
   });
 
   it('follows the side that moved a key', () => {
-    expect(mergeKeySequences(['a', 'b', 'c', 'd'], ['b', 'c', 'd', 'a'], ['a', 'b', 'x', 'c', 'd'])).toEqual({ order: ['b', 'x', 'c', 'd', 'a'], conflicts: [] });
+    expect(mergeKeySequences(['a', 'b', 'c', 'd'], ['b', 'c', 'd', 'a'], ['a', 'b', 'x', 'c', 'd'])).toEqual({
+      order: ['b', 'x', 'c', 'd', 'a'],
+      conflicts: [],
+    });
   });
 
   it('reports a key both sides moved to different places', () => {

@@ -61,7 +61,10 @@ export function mergeDocuments(ancestor: DocumentNode, ours: DocumentNode, their
   for (const id of order.conflicts) conflicts.push(blockConflict(id, mine.blocks.get(id), other.blocks.get(id)));
 
   if (conflicts.length > 0) return { ok: false, conflicts };
-  return { ok: true, document: { object: 'document', data: data.merged as DocumentNode['data'], nodes: order.order.map((id) => merged.get(id)!) } };
+  return {
+    ok: true,
+    document: { object: 'document', data: data.merged as DocumentNode['data'], nodes: order.order.map((id) => merged.get(id)!) },
+  };
 }
 
 // --- Sequences ------------------------------------------------------------------------------
@@ -123,7 +126,11 @@ export function mergeKeySequences(ancestor: readonly string[], ours: readonly st
 }
 
 /** The keys a side places, grouped by the skeleton key they follow (-1: before the first). */
-function gaps(sequence: readonly string[], anchors: ReadonlyMap<string, number>, places: (key: string) => boolean): { runs: Map<number, string[]>; gapOf: Map<string, number> } {
+function gaps(
+  sequence: readonly string[],
+  anchors: ReadonlyMap<string, number>,
+  places: (key: string) => boolean,
+): { runs: Map<number, string[]>; gapOf: Map<string, number> } {
   const runs = new Map<number, string[]>();
   const gapOf = new Map<string, number>();
   let gap = -1;
@@ -208,7 +215,12 @@ function keyOf(id: string): string | null {
 }
 
 /** One block, three-way: the merged block, undefined when it is gone, or a conflict. */
-function mergeBlock(ancestor: Block | undefined, ours: Block | undefined, theirs: Block | undefined, sameJson: JsonEqual): Block | undefined | typeof CONFLICT {
+function mergeBlock(
+  ancestor: Block | undefined,
+  ours: Block | undefined,
+  theirs: Block | undefined,
+  sameJson: JsonEqual,
+): Block | undefined | typeof CONFLICT {
   if (!ours || !theirs) {
     const kept = ours ?? theirs;
     if (!ancestor) return kept; // added on one side
@@ -295,7 +307,12 @@ function blockConflict(id: string, ours: Block | undefined, theirs: Block | unde
 // --- Helpers --------------------------------------------------------------------------------
 
 /** A record merged key by key, three-way; the names changed differently on both sides are conflicts. */
-function mergeRecords(ancestor: Record<string, unknown>, ours: Record<string, unknown>, theirs: Record<string, unknown>, sameJson: JsonEqual): { merged: Record<string, unknown>; conflicts: string[] } {
+function mergeRecords(
+  ancestor: Record<string, unknown>,
+  ours: Record<string, unknown>,
+  theirs: Record<string, unknown>,
+  sameJson: JsonEqual,
+): { merged: Record<string, unknown>; conflicts: string[] } {
   const merged: Record<string, unknown> = {};
   const conflicts: string[] = [];
   for (const name of new Set([...Object.keys(ancestor), ...Object.keys(ours), ...Object.keys(theirs)])) {

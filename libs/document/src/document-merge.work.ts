@@ -1,4 +1,4 @@
-import { untrustedTask } from '../../platform/src/untrusted-work/untrusted-work';
+import { untrustedTask } from '#platform/untrusted-work/untrusted-work';
 import { mergeDocuments, type DocumentMergeResult } from './document-merge';
 import type { DocumentNode } from './document.model';
 

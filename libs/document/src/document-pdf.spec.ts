@@ -16,7 +16,15 @@ const JPEG_8X8 = Buffer.from(
 const CREATED = new Date('2024-01-02T03:04:05Z');
 
 /** A PNG of the given header fields and (already filtered) scanlines. */
-function pngOf(width: number, height: number, depth: number, colorType: number, interlace: number, scanlines: number[], extra: Array<[string, Buffer]> = []): Buffer {
+function pngOf(
+  width: number,
+  height: number,
+  depth: number,
+  colorType: number,
+  interlace: number,
+  scanlines: number[],
+  extra: Array<[string, Buffer]> = [],
+): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
     const framed = Buffer.alloc(body.length + 8);
@@ -117,7 +125,9 @@ describe('renderPdf', () => {
   });
 
   it('a long page flows onto more PDF pages', async () => {
-    const long = doc(...Array.from({ length: 150 }, (_, index) => paragraph(`Paragraph ${index} of a page that does not fit on one sheet of paper.`)));
+    const long = doc(
+      ...Array.from({ length: 150 }, (_, index) => paragraph(`Paragraph ${index} of a page that does not fit on one sheet of paper.`)),
+    );
 
     const pdf = await renderPdf(input(pages(long, doc(paragraph('Next')))));
 
@@ -139,24 +149,46 @@ describe('renderPdf', () => {
       block('heading-2', ['Requirements']),
       block('heading-3', ['Optional']),
       paragraph(leaves(['plain '], ['bold', 'bold'], [' '], ['italic', 'italic'], [' '], ['code', 'code'])),
-      paragraph('See ', link(url('https://example.com/docs'), 'the docs'), ' and ', link({ kind: 'page', page: 'p1' }, 'another page'), '.'),
+      paragraph(
+        'See ',
+        link(url('https://example.com/docs'), 'the docs'),
+        ' and ',
+        link({ kind: 'page', page: 'p1' }, 'another page'),
+        '.',
+      ),
     );
 
     const pdf = await renderPdf(input(pages(body)), { compress: false });
     const drawn = drawnText(pdf);
 
-    for (const expected of ['Guide', 'Page 1', 'Install', 'Requirements', 'Optional', 'plain ', 'bold', 'italic', 'code', 'the docs', 'another page']) {
+    for (const expected of [
+      'Guide',
+      'Page 1',
+      'Install',
+      'Requirements',
+      'Optional',
+      'plain ',
+      'bold',
+      'italic',
+      'code',
+      'the docs',
+      'another page',
+    ]) {
       expect(drawn).toContain(expected);
     }
     expect(pdf.toString('latin1')).toContain('/URI (https://example.com/docs)');
-    for (const font of ['Helvetica', 'Helvetica-Bold', 'Helvetica-Oblique', 'Courier']) expect(pdf.toString('latin1')).toContain(`/BaseFont /${font}\n`);
+    for (const font of ['Helvetica', 'Helvetica-Bold', 'Helvetica-Oblique', 'Courier'])
+      expect(pdf.toString('latin1')).toContain(`/BaseFont /${font}\n`);
   });
 
   it('ordered, unordered and task lists are drawn with their numbers', async () => {
     const body = doc(
       list('list-ordered', [paragraph('first')], [paragraph('second')]),
       list('list-unordered', [paragraph('bullet'), list('list-unordered', [paragraph('nested bullet')])]),
-      block('list-tasks', [block('list-item', [paragraph('done')], { checked: true }), block('list-item', [paragraph('to do')], { checked: false })]),
+      block('list-tasks', [
+        block('list-item', [paragraph('done')], { checked: true }),
+        block('list-item', [paragraph('to do')], { checked: false }),
+      ]),
     );
 
     const drawn = drawnText(await renderPdf(input(pages(body)), { compress: false }));
@@ -165,7 +197,9 @@ describe('renderPdf', () => {
   });
 
   it('code blocks are drawn in Courier, line by line, on a grey background', async () => {
-    const body = doc(block('code', [block('code-line', ['const a = 1;']), block('code-line', ['\tif (a) return;'])], { syntax: 'javascript' }));
+    const body = doc(
+      block('code', [block('code-line', ['const a = 1;']), block('code-line', ['\tif (a) return;'])], { syntax: 'javascript' }),
+    );
 
     const pdf = await renderPdf(input(pages(body)), { compress: false });
 
@@ -178,7 +212,10 @@ describe('renderPdf', () => {
 
   it('tables, hints, quotes, math, dividers and containers are drawn', async () => {
     const body = doc(
-      block('table', [block('table-row', [block('table-cell', ['Name']), block('table-cell', ['Value'])]), block('table-row', [block('table-cell', ['alpha']), block('table-cell', ['42'])])]),
+      block('table', [
+        block('table-row', [block('table-cell', ['Name']), block('table-cell', ['Value'])]),
+        block('table-row', [block('table-cell', ['alpha']), block('table-cell', ['42'])]),
+      ]),
       block('hint', [paragraph('A hint')], { style: 'info' }),
       block('blockquote', [paragraph('A quote')]),
       block('math', [], { formula: 'e = mc^2' }),
@@ -192,7 +229,23 @@ describe('renderPdf', () => {
 
     const drawn = drawnText(await renderPdf(input(pages(body)), { compress: false }));
 
-    for (const expected of ['Name', 'Value', 'alpha', '42', 'A hint', 'A quote', 'e = mc^2', 'x^2', 'More', 'Hidden text', 'First tab', 'Tab body', 'Step body', 'Left', 'Right']) {
+    for (const expected of [
+      'Name',
+      'Value',
+      'alpha',
+      '42',
+      'A hint',
+      'A quote',
+      'e = mc^2',
+      'x^2',
+      'More',
+      'Hidden text',
+      'First tab',
+      'Tab body',
+      'Step body',
+      'Left',
+      'Right',
+    ]) {
       expect(drawn).toContain(expected);
     }
   });
@@ -206,7 +259,9 @@ describe('renderPdf', () => {
   });
 
   it('a JPEG image is embedded as it is', async () => {
-    const pdf = await renderPdf(input(pages(doc(image(file('photo'), 'Photo'))), { photo: { bytes: JPEG_8X8, contentType: 'image/jpeg' } }));
+    const pdf = await renderPdf(
+      input(pages(doc(image(file('photo'), 'Photo'))), { photo: { bytes: JPEG_8X8, contentType: 'image/jpeg' } }),
+    );
 
     expect(pdf.toString('latin1')).toMatch(/\/Subtype \/Image/);
     expect(pdf.toString('latin1')).toContain('/Filter /DCTDecode');
@@ -226,7 +281,12 @@ describe('renderPdf', () => {
   });
 
   it('an image that is missing, of another type or corrupt is a placeholder', async () => {
-    const body = doc(image(file('missing'), 'Missing'), image(file('gif'), 'Animated'), image(file('broken'), 'Broken'), paragraph('Inline ', inlineImage(url('https://example.com/a.png'), 'Icon')));
+    const body = doc(
+      image(file('missing'), 'Missing'),
+      image(file('gif'), 'Animated'),
+      image(file('broken'), 'Broken'),
+      paragraph('Inline ', inlineImage(url('https://example.com/a.png'), 'Icon')),
+    );
     const images = {
       gif: { bytes: Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1'), contentType: 'image/gif' },
       broken: { bytes: Buffer.concat([PNG_1X1.subarray(0, 40), Buffer.alloc(20, 0xff)]), contentType: 'image/png' },
@@ -239,13 +299,19 @@ describe('renderPdf', () => {
   });
 
   it('image() failing is a placeholder too', async () => {
-    const pdf = await renderPdf({ title: 'T', pages: pages(doc(image(file('x'), 'X'))), image: () => Promise.reject(new Error('store down')) }, { compress: false });
+    const pdf = await renderPdf(
+      { title: 'T', pages: pages(doc(image(file('x'), 'X'))), image: () => Promise.reject(new Error('store down')) },
+      { compress: false },
+    );
 
     expect(drawnText(pdf)).toContain('[image: X]');
   });
 
   it('emoji, CJK and a lone surrogate become question marks instead of throwing', async () => {
-    const body = doc(paragraph('Emoji \u{1F44D}\u{1F3FD} CJK \u4E2D\u6587 lone \uD800 end'), block('code', [block('code-line', ['\uDC00\u{1F600}'])]));
+    const body = doc(
+      paragraph('Emoji \u{1F44D}\u{1F3FD} CJK \u4E2D\u6587 lone \uD800 end'),
+      block('code', [block('code-line', ['\uDC00\u{1F600}'])]),
+    );
     const hostile: PdfInput = { ...input([{ title: 'T\u{1F600}\uD800', depth: 0, document: body }]), title: '\uDFFF title' };
 
     const pdf = await renderPdf(hostile, { compress: false });
@@ -275,7 +341,12 @@ describe('renderPdf', () => {
       nodes: [
         { object: 'block', type: 'mystery', nodes: [text('unknown block text')] },
         { object: 'block', type: 'paragraph' },
-        { object: 'block', type: 'list-ordered', data: { start: 1e300 }, nodes: [{ object: 'block', type: 'list-item', nodes: 'not an array' }] },
+        {
+          object: 'block',
+          type: 'list-ordered',
+          data: { start: 1e300 },
+          nodes: [{ object: 'block', type: 'list-item', nodes: 'not an array' }],
+        },
         null,
         paragraph('x'.repeat(200_000)),
       ],

@@ -80,11 +80,13 @@ export interface PdfSize {
 /** Why a PDF of this size is refused before it is generated; null when it is within PDF_INPUT_LIMITS. */
 export function pdfTooLarge(size: PdfSize): string | null {
   const ask = 'ask for the PDF of a page and its subpages (page=<id>)';
-  if (size.pages !== undefined && size.pages > PDF_INPUT_LIMITS.pages) return `the PDF would have ${size.pages} pages, over the limit of ${PDF_INPUT_LIMITS.pages}: ${ask}`;
+  if (size.pages !== undefined && size.pages > PDF_INPUT_LIMITS.pages)
+    return `the PDF would have ${size.pages} pages, over the limit of ${PDF_INPUT_LIMITS.pages}: ${ask}`;
   if (size.documentBytes !== undefined && size.documentBytes > PDF_INPUT_LIMITS.documentBytes) {
     return `the pages of the PDF hold over ${PDF_INPUT_LIMITS.documentBytes} bytes of content, over the limit: ${ask}`;
   }
-  if (size.nodes !== undefined && size.nodes > PDF_INPUT_LIMITS.nodes) return `the pages of the PDF hold over ${PDF_INPUT_LIMITS.nodes} nodes of content, over the limit: ${ask}`;
+  if (size.nodes !== undefined && size.nodes > PDF_INPUT_LIMITS.nodes)
+    return `the pages of the PDF hold over ${PDF_INPUT_LIMITS.nodes} nodes of content, over the limit: ${ask}`;
   return null;
 }
 
@@ -129,7 +131,12 @@ export async function renderPdf(input: PdfInput, options: RenderPdfOptions = {})
     margin: MARGIN,
     autoFirstPage: false,
     compress: options.compress ?? true,
-    info: { Title: metadataText(input.title), Creator: 'docs-platform', Producer: 'docs-platform', CreationDate: options.creationDate ?? new Date() },
+    info: {
+      Title: metadataText(input.title),
+      Creator: 'docs-platform',
+      Producer: 'docs-platform',
+      CreationDate: options.creationDate ?? new Date(),
+    },
   });
   const chunks: Buffer[] = [];
   const output = new Promise<Buffer>((resolve, reject) => {
@@ -296,7 +303,11 @@ class PdfRenderer {
 
   /** A bookmark for the page, nested as the page tree is. */
   private addOutlineItem(title: string, depth: unknown): void {
-    const level = Math.min(typeof depth === 'number' && Number.isInteger(depth) && depth > 0 ? depth : 0, this.outline.length, PDF_LIMITS.depth);
+    const level = Math.min(
+      typeof depth === 'number' && Number.isInteger(depth) && depth > 0 ? depth : 0,
+      this.outline.length,
+      PDF_LIMITS.depth,
+    );
     const parent = level === 0 ? this.doc.outline : this.outline[level - 1];
     const label = metadataText(title) || 'Untitled';
     this.outline.length = level;
@@ -413,7 +424,8 @@ class PdfRenderer {
       }
       case 'expandable':
       case 'tabs-item':
-        if (typeof data.title === 'string' && data.title.trim() !== '') this.paragraph([{ text: data.title, style: { ...PLAIN, bold: true } }], frame);
+        if (typeof data.title === 'string' && data.title.trim() !== '')
+          this.paragraph([{ text: data.title, style: { ...PLAIN, bold: true } }], frame);
         return this.flow(block.nodes, inner);
       default:
         // tabs, stepper(-step), columns/column, a list item out of its list, unknown types: the
@@ -477,7 +489,14 @@ class PdfRenderer {
 
   private rule(frame: Frame): void {
     const y = this.doc.y;
-    this.doc.save().moveTo(frame.left, y).lineTo(frame.left + frame.width, y).lineWidth(0.75).strokeColor(COLORS.rule).stroke().restore();
+    this.doc
+      .save()
+      .moveTo(frame.left, y)
+      .lineTo(frame.left + frame.width, y)
+      .lineWidth(0.75)
+      .strokeColor(COLORS.rule)
+      .stroke()
+      .restore();
   }
 
   // ---- Lists ----
@@ -525,16 +544,35 @@ class PdfRenderer {
       doc.font('Helvetica').fontSize(BODY_SIZE).fillColor(COLORS.text).text(label, x, y, { lineBreak: false });
     } else if (type === 'list-tasks') {
       const size = 8;
-      doc.lineWidth(0.8).strokeColor(COLORS.text).rect(x + 1, middle - size / 2, size, size).stroke();
+      doc
+        .lineWidth(0.8)
+        .strokeColor(COLORS.text)
+        .rect(x + 1, middle - size / 2, size, size)
+        .stroke();
       if (checked) {
-        doc.lineWidth(1.2).moveTo(x + 2.5, middle).lineTo(x + 4.5, middle + 2.5).lineTo(x + 8, middle - 2.5).stroke();
+        doc
+          .lineWidth(1.2)
+          .moveTo(x + 2.5, middle)
+          .lineTo(x + 4.5, middle + 2.5)
+          .lineTo(x + 8, middle - 2.5)
+          .stroke();
       }
     } else if (level % 3 === 1) {
-      doc.lineWidth(0.8).strokeColor(COLORS.text).circle(x + 4, middle, 2).stroke();
+      doc
+        .lineWidth(0.8)
+        .strokeColor(COLORS.text)
+        .circle(x + 4, middle, 2)
+        .stroke();
     } else if (level % 3 === 2) {
-      doc.fillColor(COLORS.text).rect(x + 2.2, middle - 1.8, 3.6, 3.6).fill();
+      doc
+        .fillColor(COLORS.text)
+        .rect(x + 2.2, middle - 1.8, 3.6, 3.6)
+        .fill();
     } else {
-      doc.fillColor(COLORS.text).circle(x + 4, middle, 2).fill();
+      doc
+        .fillColor(COLORS.text)
+        .circle(x + 4, middle, 2)
+        .fill();
     }
     doc.restore();
   }
@@ -600,7 +638,8 @@ class PdfRenderer {
       if (row.object !== 'block' || !this.admit(rowFrame)) continue;
       const cells: string[] = [];
       for (const cell of childrenOf(row.nodes)) {
-        if (cell.object === 'block' && this.admit(cellFrame)) cells.push(truncate(pdfText(plainText(childrenOf(cell.nodes)), true), MAX_CELL_TEXT));
+        if (cell.object === 'block' && this.admit(cellFrame))
+          cells.push(truncate(pdfText(plainText(childrenOf(cell.nodes)), true), MAX_CELL_TEXT));
       }
       if (this.pagesFull()) return;
       this.tableRow(cells, frame, header);
@@ -617,7 +656,10 @@ class PdfRenderer {
     const font = header ? 'Helvetica-Bold' : 'Helvetica';
     const columnWidth = frame.width / cells.length;
     doc.font(font).fontSize(SMALL_SIZE);
-    const heights = cells.length <= MAX_TABLE_COLUMNS ? cells.map((cell) => (cell === '' ? 0 : doc.heightOfString(cell, { width: columnWidth - 2 * padding, lineGap: 1 }))) : [];
+    const heights =
+      cells.length <= MAX_TABLE_COLUMNS
+        ? cells.map((cell) => (cell === '' ? 0 : doc.heightOfString(cell, { width: columnWidth - 2 * padding, lineGap: 1 })))
+        : [];
     const height = Math.max(SMALL_SIZE * 1.2, ...heights) + 2 * padding;
     if (cells.length > MAX_TABLE_COLUMNS || height > this.contentHeight()) {
       this.paragraph([{ text: cells.join('  |  '), style: { ...PLAIN, bold: header } }], frame, SMALL_SIZE, 2);
@@ -634,7 +676,8 @@ class PdfRenderer {
     doc.restore();
     doc.font(font).fontSize(SMALL_SIZE).fillColor(COLORS.text);
     for (const [index, cell] of cells.entries()) {
-      if (cell !== '') doc.text(cell, frame.left + index * columnWidth + padding, y + padding, { width: columnWidth - 2 * padding, lineGap: 1 });
+      if (cell !== '')
+        doc.text(cell, frame.left + index * columnWidth + padding, y + padding, { width: columnWidth - 2 * padding, lineGap: 1 });
     }
     doc.x = frame.left;
     doc.y = y + height;
@@ -716,14 +759,17 @@ function indented(frame: Frame, by: number): Frame {
 /** Image blocks of a body (in `images` or alone), as far as the renderer goes. */
 function imageBlocks(document: DocumentNode): Block[] {
   const found: Block[] = [];
-  const stack: Array<{ node: Node; depth: number }> = childrenOf(document.nodes).map((node) => ({ node, depth: 0 })).reverse();
+  const stack: Array<{ node: Node; depth: number }> = childrenOf(document.nodes)
+    .map((node) => ({ node, depth: 0 }))
+    .reverse();
   let visited = 0;
   while (stack.length > 0 && visited++ < PDF_LIMITS.blocksPerPage * 2) {
     const { node, depth } = stack.pop()!;
     if (node.object !== 'block' || depth >= PDF_LIMITS.depth) continue;
     if (node.type === 'image') found.push(node);
     const children = childrenOf(node.nodes);
-    for (let index = Math.min(children.length, PDF_LIMITS.blocksPerPage) - 1; index >= 0; index--) stack.push({ node: children[index], depth: depth + 1 });
+    for (let index = Math.min(children.length, PDF_LIMITS.blocksPerPage) - 1; index >= 0; index--)
+      stack.push({ node: children[index], depth: depth + 1 });
   }
   return found;
 }
@@ -832,7 +878,14 @@ function refName(value: unknown): string {
   const ref = refOf(value);
   if (!ref) return '';
   if (ref.kind === 'file') return ref.file;
-  if (ref.kind === 'url') return ref.url.replace(/[?#].*$/, '').split('/').filter(Boolean).pop() ?? ref.url;
+  if (ref.kind === 'url')
+    return (
+      ref.url
+        .replace(/[?#].*$/, '')
+        .split('/')
+        .filter(Boolean)
+        .pop() ?? ref.url
+    );
   return '';
 }
 
@@ -846,7 +899,10 @@ function isDocument(value: unknown): value is DocumentNode {
 function childrenOf(nodes: unknown): Node[] {
   if (!Array.isArray(nodes)) return [];
   return nodes.filter(
-    (node): node is Node => node !== null && typeof node === 'object' && ((node as Node).object === 'block' || (node as Node).object === 'inline' || (node as Node).object === 'text'),
+    (node): node is Node =>
+      node !== null &&
+      typeof node === 'object' &&
+      ((node as Node).object === 'block' || (node as Node).object === 'inline' || (node as Node).object === 'text'),
   );
 }
 
@@ -872,8 +928,8 @@ function refOf(value: unknown): ContentRef | null {
 
 /** Code points WinAnsiEncoding holds beyond Latin-1 (its 0x80-0x9F row). */
 const WIN_ANSI_EXTRA = new Set([
-  0x152, 0x153, 0x160, 0x161, 0x178, 0x17d, 0x17e, 0x192, 0x2c6, 0x2dc, 0x2013, 0x2014, 0x2018, 0x2019, 0x201a, 0x201c, 0x201d, 0x201e, 0x2020, 0x2021,
-  0x2022, 0x2026, 0x2030, 0x2039, 0x203a, 0x20ac, 0x2122,
+  0x152, 0x153, 0x160, 0x161, 0x178, 0x17d, 0x17e, 0x192, 0x2c6, 0x2dc, 0x2013, 0x2014, 0x2018, 0x2019, 0x201a, 0x201c, 0x201d, 0x201e,
+  0x2020, 0x2021, 0x2022, 0x2026, 0x2030, 0x2039, 0x203a, 0x20ac, 0x2122,
 ]);
 
 /** Look-alikes that WinAnsi lacks. */
@@ -917,8 +973,10 @@ function pdfText(text: string, newlines: boolean): string {
     const point = character.codePointAt(0)!;
     let replacement: string;
     if ((point >= 0x20 && point <= 0x7e) || (point >= 0xa0 && point <= 0xff) || WIN_ANSI_EXTRA.has(point)) replacement = character;
-    else if (point === 0x0a || point === 0x0d || point === 0x2028 || point === 0x2029) replacement = point === 0x0a && previous === 0x0d ? '' : newlines ? '\n' : ' ';
-    else if (point === 0x09 || (point >= 0x2000 && point <= 0x200a) || point === 0x202f || point === 0x205f || point === 0x3000) replacement = ' ';
+    else if (point === 0x0a || point === 0x0d || point === 0x2028 || point === 0x2029)
+      replacement = point === 0x0a && previous === 0x0d ? '' : newlines ? '\n' : ' ';
+    else if (point === 0x09 || (point >= 0x2000 && point <= 0x200a) || point === 0x202f || point === 0x205f || point === 0x3000)
+      replacement = ' ';
     else if (isInvisible(point)) replacement = '';
     else replacement = SUBSTITUTES.get(point) ?? '?';
     previous = point;
@@ -930,7 +988,13 @@ function pdfText(text: string, newlines: boolean): string {
 /** Text for PDF metadata and bookmarks (UTF-16 there): well formed, no control characters, bounded. */
 function metadataText(text: unknown): string {
   if (typeof text !== 'string') return '';
-  return truncate(text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd').trim(), 500);
+  return truncate(
+    text
+      .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+      .trim(),
+    500,
+  );
 }
 
 function expandTabs(text: string): string {
@@ -999,7 +1063,13 @@ function prepareImage(bytes: Buffer): PreparedImage | null {
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const PNG_CHANNELS: Readonly<Record<number, number>> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-const PNG_DEPTHS: Readonly<Record<number, readonly number[]>> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
+const PNG_DEPTHS: Readonly<Record<number, readonly number[]>> = {
+  0: [1, 2, 4, 8, 16],
+  2: [8, 16],
+  3: [1, 2, 4, 8],
+  4: [8, 16],
+  6: [8, 16],
+};
 const ADAM7: ReadonlyArray<readonly [number, number, number, number]> = [
   [0, 0, 8, 8],
   [4, 0, 8, 8],
@@ -1070,7 +1140,10 @@ function decodePng(bytes: Buffer): PreparedImage | null {
   const out = Buffer.alloc(width * height * outChannels);
   const maxSample = (1 << depth) - 1;
   const grayKey = colorType === 0 && transparency && transparency.length >= 2 ? transparency.readUInt16BE(0) : -1;
-  const rgbKey = colorType === 2 && transparency && transparency.length >= 6 ? [transparency.readUInt16BE(0), transparency.readUInt16BE(2), transparency.readUInt16BE(4)] : null;
+  const rgbKey =
+    colorType === 2 && transparency && transparency.length >= 6
+      ? [transparency.readUInt16BE(0), transparency.readUInt16BE(2), transparency.readUInt16BE(4)]
+      : null;
   const sample = (row: Buffer, index: number): number => {
     if (depth === 8) return row[index];
     if (depth === 16) return (row[2 * index] << 8) | row[2 * index + 1];
@@ -1166,7 +1239,9 @@ function pngChunk(type: string, data: Buffer): Buffer {
 }
 
 /** The frame markers pdfkit reads a JPEG's size from (its own list, so both agree on the size). */
-const JPEG_FRAMES = new Set([0xffc0, 0xffc1, 0xffc2, 0xffc3, 0xffc5, 0xffc6, 0xffc7, 0xffc8, 0xffc9, 0xffca, 0xffcb, 0xffcc, 0xffcd, 0xffce, 0xffcf]);
+const JPEG_FRAMES = new Set([
+  0xffc0, 0xffc1, 0xffc2, 0xffc3, 0xffc5, 0xffc6, 0xffc7, 0xffc8, 0xffc9, 0xffca, 0xffcb, 0xffcc, 0xffcd, 0xffce, 0xffcf,
+]);
 
 /** A JPEG whose frame header pdfkit will read as a sane 8-bit grey, RGB or CMYK image; the pixels are the viewer's to decode. */
 function checkJpeg(bytes: Buffer): PreparedImage | null {

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 import type { DocumentNode } from './document.model';
 import { documentNodeCount, PDF_INPUT_LIMITS, pdfImageFiles, pdfTooLarge } from './document-pdf';
 import { pdfImageFilesTask, renderPdfTask, type PdfRun } from './document-pdf.work';
@@ -14,18 +14,26 @@ function run(pages: Array<DocumentNode | Uint8Array | null>, images: PdfRun['ima
   return {
     title: 'Guide',
     creationDate: '2026-01-02T03:04:05.000Z',
-    pages: pages.map((page, index) => ({ title: `Page ${index + 1}`, depth: 0, document: page === null || page instanceof Uint8Array ? page : stored(page) })),
+    pages: pages.map((page, index) => ({
+      title: `Page ${index + 1}`,
+      depth: 0,
+      document: page === null || page instanceof Uint8Array ? page : stored(page),
+    })),
     images,
   };
 }
 
 describe('the size of a PDF, checked before it is generated', () => {
   it('given pages, bytes and nodes within the limits, then nothing to refuse', () => {
-    expect(pdfTooLarge({ pages: PDF_INPUT_LIMITS.pages, documentBytes: PDF_INPUT_LIMITS.documentBytes, nodes: PDF_INPUT_LIMITS.nodes })).toBeNull();
+    expect(
+      pdfTooLarge({ pages: PDF_INPUT_LIMITS.pages, documentBytes: PDF_INPUT_LIMITS.documentBytes, nodes: PDF_INPUT_LIMITS.nodes }),
+    ).toBeNull();
   });
 
   it('given one page more than the limit, then a refusal naming the count and the way out', () => {
-    expect(pdfTooLarge({ pages: PDF_INPUT_LIMITS.pages + 1 })).toBe(`the PDF would have ${PDF_INPUT_LIMITS.pages + 1} pages, over the limit of ${PDF_INPUT_LIMITS.pages}: ask for the PDF of a page and its subpages (page=<id>)`);
+    expect(pdfTooLarge({ pages: PDF_INPUT_LIMITS.pages + 1 })).toBe(
+      `the PDF would have ${PDF_INPUT_LIMITS.pages + 1} pages, over the limit of ${PDF_INPUT_LIMITS.pages}: ask for the PDF of a page and its subpages (page=<id>)`,
+    );
   });
 
   it('given bodies over the byte limit or the node limit, then a refusal naming which', () => {
@@ -60,22 +68,32 @@ describe('the PDF tasks (run on the untrusted-work pool)', () => {
   });
 
   it('draws an image from the bytes it is handed', async () => {
-    const bytes = await renderPdfTask(run([doc(image(file('dot')))], [{ file: 'dot', bytes: new Uint8Array(PNG_1X1), contentType: 'image/png' }]));
+    const bytes = await renderPdfTask(
+      run([doc(image(file('dot')))], [{ file: 'dot', bytes: new Uint8Array(PNG_1X1), contentType: 'image/png' }]),
+    );
     expect(Buffer.from(bytes).toString('latin1')).toContain('/Subtype /Image');
   });
 
   it('draws a page whose stored body is not a document with its title only', async () => {
-    const bytes = await renderPdfTask(run([new Uint8Array(Buffer.from('{"object":"page-node"}')), new Uint8Array(Buffer.from('not json'))]));
+    const bytes = await renderPdfTask(
+      run([new Uint8Array(Buffer.from('{"object":"page-node"}')), new Uint8Array(Buffer.from('not json'))]),
+    );
     expect((await PDFDocument.load(bytes)).getPageCount()).toBe(2);
   });
 
   it('refuses with 422 bodies that hold more nodes than a PDF may, before rendering', async () => {
     // Half the limit in each of two bodies, then one node more.
-    const wide = { object: 'document', data: {}, nodes: new Array(PDF_INPUT_LIMITS.nodes / 2).fill({ object: 'text', leaves: [] }) } as DocumentNode;
+    const wide = {
+      object: 'document',
+      data: {},
+      nodes: new Array(PDF_INPUT_LIMITS.nodes / 2).fill({ object: 'text', leaves: [] }),
+    } as DocumentNode;
     const refused = renderPdfTask(run([wide, wide, doc(paragraph('one more'))]));
     await expect(refused).rejects.toBeInstanceOf(DomainError);
     await expect(refused).rejects.toMatchObject({ status: 422, message: expect.stringMatching(/nodes of content, over the limit/) });
-    expect(() => pdfImageFilesTask({ documents: [stored(wide), stored(wide), stored(doc(paragraph('one more')))] })).toThrow(/nodes of content/);
+    expect(() => pdfImageFilesTask({ documents: [stored(wide), stored(wide), stored(doc(paragraph('one more')))] })).toThrow(
+      /nodes of content/,
+    );
   });
 
   it('answers the image files of stored bodies', () => {

@@ -1,5 +1,5 @@
-import { DomainError } from '../../platform/src/errors';
-import { untrustedTask } from '../../platform/src/untrusted-work/untrusted-work';
+import { DomainError } from '#platform/errors';
+import { untrustedTask } from '#platform/untrusted-work/untrusted-work';
 import type { DocumentNode } from './document.model';
 import { documentNodeCount, PDF_INPUT_LIMITS, pdfImageFiles, pdfTooLarge, renderPdf, type PdfImage } from './document-pdf';
 
@@ -41,7 +41,9 @@ export function pdfImageFilesTask(input: { documents: Array<Uint8Array | null> }
 /** The PDF's bytes. */
 export async function renderPdfTask(run: PdfRun): Promise<Uint8Array> {
   const documents = withinLimits(run.pages.map((page) => parseBody(page.document)));
-  const images = new Map<string, PdfImage>(run.images.map((image) => [image.file, { bytes: asBuffer(image.bytes), contentType: image.contentType }]));
+  const images = new Map<string, PdfImage>(
+    run.images.map((image) => [image.file, { bytes: asBuffer(image.bytes), contentType: image.contentType }]),
+  );
   return renderPdf(
     {
       title: run.title,
@@ -52,7 +54,11 @@ export async function renderPdfTask(run: PdfRun): Promise<Uint8Array> {
   );
 }
 
-export const PDF_IMAGE_FILES = untrustedTask<{ documents: Array<Uint8Array | null> }, string[]>(__filename, 'pdfImageFilesTask', "reading the PDF's pages");
+export const PDF_IMAGE_FILES = untrustedTask<{ documents: Array<Uint8Array | null> }, string[]>(
+  __filename,
+  'pdfImageFilesTask',
+  "reading the PDF's pages",
+);
 export const RENDER_PDF = untrustedTask<PdfRun, Uint8Array>(__filename, 'renderPdfTask', 'rendering the PDF');
 
 /** A stored body, or null when it is not a document's JSON (the page is drawn with its title only). */
@@ -60,7 +66,9 @@ function parseBody(bytes: Uint8Array | null): DocumentNode | null {
   if (bytes === null) return null;
   try {
     const value: unknown = JSON.parse(asBuffer(bytes).toString('utf8'));
-    return value !== null && typeof value === 'object' && (value as { object?: unknown }).object === 'document' ? (value as DocumentNode) : null;
+    return value !== null && typeof value === 'object' && (value as { object?: unknown }).object === 'document'
+      ? (value as DocumentNode)
+      : null;
   } catch {
     return null;
   }

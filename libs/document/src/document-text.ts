@@ -78,7 +78,12 @@ export function blockPreview(document: DocumentNode, key: string): string | null
     if (block.key !== key) continue;
     const text = blockText(block).replace(/\s+/g, ' ').trim();
     const characters = Array.from(text);
-    return characters.length <= PREVIEW_LENGTH ? text : `${characters.slice(0, PREVIEW_LENGTH - 1).join('').trimEnd()}…`;
+    return characters.length <= PREVIEW_LENGTH
+      ? text
+      : `${characters
+          .slice(0, PREVIEW_LENGTH - 1)
+          .join('')
+          .trimEnd()}…`;
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import { newId } from '../../platform/src/ids';
+import { newId } from '#platform/ids';
 import { MARK_TYPES, type Block, type DocumentNode, type Inline, type Leaf, type Mark, type MarkType, type Text } from './document.model';
 
 /**

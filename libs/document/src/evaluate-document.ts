@@ -22,7 +22,11 @@ export function evaluateDocument(document: DocumentNode, variables: DocumentVari
     return Object.hasOwn(values, name) && typeof values[name] === 'string' ? values[name] : '';
   };
   const evaluateText = (text: Text): Text => {
-    const leaves = text.leaves.map((part) => ({ ...part, marks: part.marks.map((mark) => ({ ...mark })), text: part.text.replace(EXPRESSION, (_, scope: 'space' | 'page', name: string) => value(scope, name)) }));
+    const leaves = text.leaves.map((part) => ({
+      ...part,
+      marks: part.marks.map((mark) => ({ ...mark })),
+      text: part.text.replace(EXPRESSION, (_, scope: 'space' | 'page', name: string) => value(scope, name)),
+    }));
     const evaluated = textOf(normalizeLeaves(leaves));
     return text.key !== undefined ? { ...evaluated, key: text.key } : evaluated;
   };
@@ -34,7 +38,13 @@ export function evaluateDocument(document: DocumentNode, variables: DocumentVari
   const evaluateBlock = (node: Block): Block => ({
     ...node,
     ...(node.data ? { data: structuredClone(node.data) } : {}),
-    ...(node.nodes ? { nodes: node.nodes.map((child) => (child.object === 'block' ? evaluateBlock(child) : child.object === 'inline' ? evaluateInline(child) : evaluateText(child))) } : {}),
+    ...(node.nodes
+      ? {
+          nodes: node.nodes.map((child) =>
+            child.object === 'block' ? evaluateBlock(child) : child.object === 'inline' ? evaluateInline(child) : evaluateText(child),
+          ),
+        }
+      : {}),
   });
   return { object: 'document', data: structuredClone(document.data), nodes: document.nodes.map(evaluateBlock) };
 }

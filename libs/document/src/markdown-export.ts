@@ -1,4 +1,15 @@
-import type { BlockContent as MdastBlockContent, Heading, Html, ListItem, Nodes, Paragraph, PhrasingContent, RootContent, TableCell, TableRow } from 'mdast';
+import type {
+  BlockContent as MdastBlockContent,
+  Heading,
+  Html,
+  ListItem,
+  Nodes,
+  Paragraph,
+  PhrasingContent,
+  RootContent,
+  TableCell,
+  TableRow,
+} from 'mdast';
 import type { Handle, Join, Options as ToMarkdownOptions } from 'mdast-util-to-markdown';
 import { hrefOfRef } from './content-refs';
 import type { Block, ContentRef, DocumentNode, Inline, Mark, MarkType, Text } from './document.model';
@@ -32,7 +43,8 @@ export function documentToMarkdown(document: DocumentNode, options: DocumentToMa
   // only a leading `# heading` is read back as the page title.
   const first = body[0];
   // (An empty heading cannot be underlined; it is not read as the title either.)
-  if (!title && first?.type === 'heading' && first.depth === 1 && inlineContentText(document.nodes[0]?.nodes ?? []).trim() !== '') writer.setextHeadings.add(first);
+  if (!title && first?.type === 'heading' && first.depth === 1 && inlineContentText(document.nodes[0]?.nodes ?? []).trim() !== '')
+    writer.setextHeadings.add(first);
   appendAll(children, body);
   let markdown = children.length > 0 ? mdastToMarkdown().toMarkdown({ type: 'root', children }, writer.options()) : '';
   const frontMatter = options.frontMatter && Object.keys(options.frontMatter).length > 0 ? options.frontMatter : null;
@@ -41,7 +53,11 @@ export function documentToMarkdown(document: DocumentNode, options: DocumentToMa
 }
 
 /** Marks written as wrappers (mdast nodes), the rest are HTML tags; `code` is the leaf itself. */
-const WRAPPERS: Partial<Record<MarkType, 'strong' | 'emphasis' | 'delete'>> = { bold: 'strong', italic: 'emphasis', strikethrough: 'delete' };
+const WRAPPERS: Partial<Record<MarkType, 'strong' | 'emphasis' | 'delete'>> = {
+  bold: 'strong',
+  italic: 'emphasis',
+  strikethrough: 'delete',
+};
 /** Order marks open in: HTML tags outside, emphasis inside (any order reads back the same). */
 const OPENING_ORDER: readonly MarkType[] = ['color', 'keyboard', 'superscript', 'subscript', 'strikethrough', 'bold', 'italic'];
 
@@ -132,7 +148,11 @@ class MarkdownWriter {
         const title = typeof data.title === 'string' ? data.title : undefined;
         if (title !== undefined && syntax === null) {
           // A fence's info string starts with its language: a title alone goes on GitBook's code tag.
-          return [this.tag(`{% code${attributesToString([['title', title]])} %}`), { type: 'code', lang: null, meta: null, value }, this.tag('{% endcode %}')];
+          return [
+            this.tag(`{% code${attributesToString([['title', title]])} %}`),
+            { type: 'code', lang: null, meta: null, value },
+            this.tag('{% endcode %}'),
+          ];
         }
         return [{ type: 'code', lang: syntax, meta: title !== undefined ? `title="${escapeHtml(title)}"` : null, value }];
       }
@@ -151,7 +171,11 @@ class MarkdownWriter {
       case 'file': {
         const ref = data.ref as ContentRef | undefined;
         if (!ref) return this.captionParagraph(inline());
-        return [this.tag(`{% file${attributesToString([['src', hrefOfRef(ref)]])} %}`), ...this.captionParagraph(inline()), this.tag('{% endfile %}')];
+        return [
+          this.tag(`{% file${attributesToString([['src', hrefOfRef(ref)]])} %}`),
+          ...this.captionParagraph(inline()),
+          this.tag('{% endfile %}'),
+        ];
       }
       case 'embed': {
         const open = this.tag(`{% embed${attributesToString([['url', stringOr(data.url, '')]])} %}`);
@@ -176,7 +200,12 @@ class MarkdownWriter {
         const ref = data.ref as ContentRef | undefined;
         if (!ref) return [];
         const href = hrefOfRef(ref);
-        const link = mdastToMarkdown().toMarkdown({ type: 'paragraph', children: [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }] }, { resourceLink: true }).trimEnd();
+        const link = mdastToMarkdown()
+          .toMarkdown(
+            { type: 'paragraph', children: [{ type: 'link', url: href, children: [{ type: 'text', value: href }] }] },
+            { resourceLink: true },
+          )
+          .trimEnd();
         return [this.tag(`{% content-ref${attributesToString([['url', href]])} %}\n${link}\n{% endcontent-ref %}`)];
       }
       case 'swagger':
@@ -192,7 +221,15 @@ class MarkdownWriter {
       case 'openapi-operation': {
         const ref = data.ref as ContentRef | undefined;
         const spec = ref?.kind === 'openapi' ? ref.spec : undefined;
-        return [this.tag(`{% openapi-operation${attributesToString([['spec', spec], ['path', optionalString(data.path)], ['method', optionalString(data.method)]])} %}`)];
+        return [
+          this.tag(
+            `{% openapi-operation${attributesToString([
+              ['spec', spec],
+              ['path', optionalString(data.path)],
+              ['method', optionalString(data.method)],
+            ])} %}`,
+          ),
+        ];
       }
       // Structural blocks out of their parent (only in documents that skipped validation): their content.
       case 'code-line':
@@ -207,16 +244,29 @@ class MarkdownWriter {
     return [this.tag(`{% ${open} %}`), ...this.flow(children), this.tag(`{% end${name} %}`)];
   }
 
-  private itemized(name: string, itemName: string, items: readonly Block[], attributes: (item: Block) => Array<[string, string | undefined]>): RootContent[] {
+  private itemized(
+    name: string,
+    itemName: string,
+    items: readonly Block[],
+    attributes: (item: Block) => Array<[string, string | undefined]>,
+  ): RootContent[] {
     return [
       this.tag(`{% ${name} %}`),
-      ...items.flatMap((item) => this.wrapped(`${itemName}${attributesToString(attributes(item))}`, itemName, (item.nodes ?? []).filter((child): child is Block => child.object === 'block'))),
+      ...items.flatMap((item) =>
+        this.wrapped(
+          `${itemName}${attributesToString(attributes(item))}`,
+          itemName,
+          (item.nodes ?? []).filter((child): child is Block => child.object === 'block'),
+        ),
+      ),
       this.tag(`{% end${name} %}`),
     ];
   }
 
   private captionParagraph(caption: ReadonlyArray<Text | Inline>): Paragraph[] {
-    return inlineContentText(caption) === '' && !caption.some((node) => node.object === 'inline') ? [] : [{ type: 'paragraph', children: phrasingOf(caption) as PhrasingContent[] }];
+    return inlineContentText(caption) === '' && !caption.some((node) => node.object === 'inline')
+      ? []
+      : [{ type: 'paragraph', children: phrasingOf(caption) as PhrasingContent[] }];
   }
 
   /**
@@ -260,14 +310,15 @@ class MarkdownWriter {
         const value = align[index];
         return value === 'left' || value === 'center' || value === 'right' ? value : null;
       }),
-      children: rows.map(
-        (row): TableRow => ({
-          type: 'tableRow',
-          children: (row.nodes ?? []).filter((cell): cell is Block => cell.object === 'block').map(
-            (cell): TableCell => ({ type: 'tableCell', children: withEdgeWhitespaceKept(phrasingOf((cell.nodes ?? []) as Array<Text | Inline>)) as PhrasingContent[] }),
-          ),
-        }),
-      ),
+      children: rows.map((row): TableRow => ({
+        type: 'tableRow',
+        children: (row.nodes ?? [])
+          .filter((cell): cell is Block => cell.object === 'block')
+          .map((cell): TableCell => ({
+            type: 'tableCell',
+            children: withEdgeWhitespaceKept(phrasingOf((cell.nodes ?? []) as Array<Text | Inline>)) as PhrasingContent[],
+          })),
+      })),
     };
   }
 }
@@ -277,14 +328,29 @@ class MarkdownWriter {
  * does not protect spaces at a cell's edges: they are written as character references.
  */
 function withEdgeWhitespaceKept(children: Phrasing[]): Phrasing[] {
-  const references = (whitespace: string): Phrasing => ({ type: 'html', value: [...whitespace].map((character) => `&#x${character.charCodeAt(0).toString(16)};`).join('') });
+  const references = (whitespace: string): Phrasing => ({
+    type: 'html',
+    value: [...whitespace].map((character) => `&#x${character.charCodeAt(0).toString(16)};`).join(''),
+  });
   const kept = [...children];
   const first = kept[0];
   const leading = first?.type === 'text' ? /^[ \t]+/.exec(first.value)?.[0] : undefined;
-  if (first?.type === 'text' && leading) kept.splice(0, 1, references(leading), ...(first.value.length > leading.length ? [{ type: 'text' as const, value: first.value.slice(leading.length) }] : []));
+  if (first?.type === 'text' && leading)
+    kept.splice(
+      0,
+      1,
+      references(leading),
+      ...(first.value.length > leading.length ? [{ type: 'text' as const, value: first.value.slice(leading.length) }] : []),
+    );
   const last = kept[kept.length - 1];
   const trailing = last?.type === 'text' ? /[ \t]+$/.exec(last.value)?.[0] : undefined;
-  if (last?.type === 'text' && trailing) kept.splice(kept.length - 1, 1, ...(last.value.length > trailing.length ? [{ type: 'text' as const, value: last.value.slice(0, -trailing.length) }] : []), references(trailing));
+  if (last?.type === 'text' && trailing)
+    kept.splice(
+      kept.length - 1,
+      1,
+      ...(last.value.length > trailing.length ? [{ type: 'text' as const, value: last.value.slice(0, -trailing.length) }] : []),
+      references(trailing),
+    );
   return kept;
 }
 
@@ -353,7 +419,9 @@ class PhrasingWriter {
       if (!WRAPPERS[closed.mark.type]) this.current().push({ type: 'html', value: closeTag(closed.mark) });
     }
     const opened = new Set(this.open.map((entry) => markIdentity(entry.mark)));
-    const missing = wanted.filter((value) => !opened.has(markIdentity(value))).sort((a, b) => OPENING_ORDER.indexOf(a.type) - OPENING_ORDER.indexOf(b.type));
+    const missing = wanted
+      .filter((value) => !opened.has(markIdentity(value)))
+      .sort((a, b) => OPENING_ORDER.indexOf(a.type) - OPENING_ORDER.indexOf(b.type));
     for (const value of missing) {
       const wrapper = WRAPPERS[value.type];
       if (wrapper) {
@@ -376,10 +444,11 @@ class PhrasingWriter {
       if (index > 0) this.current().push({ type: 'html', value: '<br>' });
       if (line === '') return;
       if (code) this.current().push({ type: 'inlineCode', value: line });
-      else for (const [index, part] of withoutLiteralAutolinks(line).entries()) {
-        if (index > 0) this.current().push({ type: 'html', value: '<!---->' });
-        this.current().push({ type: 'text', value: part });
-      }
+      else
+        for (const [index, part] of withoutLiteralAutolinks(line).entries()) {
+          if (index > 0) this.current().push({ type: 'html', value: '<!---->' });
+          this.current().push({ type: 'text', value: part });
+        }
     });
   }
 
@@ -395,11 +464,21 @@ class PhrasingWriter {
           return;
         }
         // Marks on the whole link text are written around the link, the rest inside it.
-        const shared = leaves.length === 0 ? [] : normalizeMarks(leaves[0].marks).filter((value) => value.type !== 'code' && leaves.every((part) => part.marks.some((other) => markIdentity(other) === markIdentity(value))));
+        const shared =
+          leaves.length === 0
+            ? []
+            : normalizeMarks(leaves[0].marks).filter(
+                (value) =>
+                  value.type !== 'code' && leaves.every((part) => part.marks.some((other) => markIdentity(other) === markIdentity(value))),
+              );
         const sharedIdentities = new Set(shared.map(markIdentity));
         this.sync(shared);
         const inner = new PhrasingWriter();
-        for (const part of leaves) inner.leaf(part.text, normalizeMarks(part.marks).filter((value) => !sharedIdentities.has(markIdentity(value))));
+        for (const part of leaves)
+          inner.leaf(
+            part.text,
+            normalizeMarks(part.marks).filter((value) => !sharedIdentities.has(markIdentity(value))),
+          );
         this.current().push({ type: 'link', url: hrefOfRef(ref), children: inner.finish() as PhrasingContent[] });
         return;
       }
@@ -419,7 +498,8 @@ class PhrasingWriter {
         return;
       }
       default:
-        for (const text of node.nodes ?? []) for (const part of text.leaves) if (part.text !== '') this.leaf(part.text, normalizeMarks(part.marks));
+        for (const text of node.nodes ?? [])
+          for (const part of text.leaves) if (part.text !== '') this.leaf(part.text, normalizeMarks(part.marks));
     }
   }
 

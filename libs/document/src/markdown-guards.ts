@@ -49,7 +49,8 @@ const HTML_BLOCK_START =
 const QUOTE_PREFIX = /^(?:[ \t]{0,3}>[ \t]?)*/;
 const TOP_LIST_ITEM = /^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
 /** A quote or list inside a list item: on the item's own line or indented under it. */
-const NESTED_CONTAINER = /^(?: {0,3}(?:[-+*]|\d{1,9}[.)])[ \t]+(?:>|(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$))|[ \t]{2,}(?:>|(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)))/;
+const NESTED_CONTAINER =
+  /^(?: {0,3}(?:[-+*]|\d{1,9}[.)])[ \t]+(?:>|(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$))|[ \t]{2,}(?:>|(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)))/;
 const CONTAINER_PREFIX = /^(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)])[ \t])*/;
 
 /** The state of the run of non-blank lines being read. */
@@ -109,7 +110,15 @@ export function guardMarkdown(source: string): string {
       changed = true;
     }
     const content = line.replace(/^[ \t>]*/, '');
-    if (!run) run = { kind: HTML_BLOCK_START.test(line) ? 'html' : 'paragraph', lines: 0, delimiters: 0, quoted: false, listed: false, lazyLines: 0 };
+    if (!run)
+      run = {
+        kind: HTML_BLOCK_START.test(line) ? 'html' : 'paragraph',
+        lines: 0,
+        delimiters: 0,
+        quoted: false,
+        listed: false,
+        lazyLines: 0,
+      };
     const current: Run = run;
     if (/^[ \t]*>/.test(line)) {
       current.quoted = true;
@@ -123,7 +132,13 @@ export function guardMarkdown(source: string): string {
     if (BLOCK_START.test(content)) {
       current.lines = 0;
       current.delimiters = 0;
-    } else if (current.kind !== 'table' && line.length < 4096 && line.includes('|') && line.includes('-') && TABLE_DELIMITER_ROW.test(line)) {
+    } else if (
+      current.kind !== 'table' &&
+      line.length < 4096 &&
+      line.includes('|') &&
+      line.includes('-') &&
+      TABLE_DELIMITER_ROW.test(line)
+    ) {
       current.kind = 'table';
     }
     if (current.kind === 'paragraph' && (current.lines >= MAX_PARAGRAPH_LINES || current.lazyLines > MAX_LAZY_LINES)) cut(line);
@@ -201,7 +216,8 @@ function capContainers(line: string): string {
     else {
       let digits = next;
       while (digits < line.length && digits - next < 9 && line[digits] >= '0' && line[digits] <= '9') digits++;
-      if (digits > next && (line[digits] === '.' || line[digits] === ')') && (line[digits + 1] === ' ' || line[digits + 1] === '\t')) end = digits + 1;
+      if (digits > next && (line[digits] === '.' || line[digits] === ')') && (line[digits + 1] === ' ' || line[digits + 1] === '\t'))
+        end = digits + 1;
     }
     if (end < 0) break;
     count++;
@@ -311,7 +327,15 @@ export function topLevelParts(markdown: string, minChars = PART_MIN_CHARS): stri
     if (atMargin) {
       // Without a blank line before, only a line that starts a block ends the list (else it continues a paragraph in it).
       if (MARGIN_LIST_ITEM.test(line)) inList = true;
-      else if (previousBlank || ATX_HEADING.test(line) || line[0] === '>' || THEMATIC_BREAK.test(line) || HTML_BLOCK_START.test(line) || FENCE.test(line)) inList = false;
+      else if (
+        previousBlank ||
+        ATX_HEADING.test(line) ||
+        line[0] === '>' ||
+        THEMATIC_BREAK.test(line) ||
+        HTML_BLOCK_START.test(line) ||
+        FENCE.test(line)
+      )
+        inList = false;
     }
     if (!blank) open = openedBlock(line, inList);
     partChars += line.length + 1;

@@ -25,7 +25,13 @@ export function decodeEntities(text: string): string {
 
 /** Text safe inside an HTML element or a double-quoted attribute. Line breaks are references, so an attribute stays on its line. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;');
 }
 
 /** `name="value"`, `name='value'` and `name=value` pairs, values decoded; other text ignored. */
@@ -78,12 +84,18 @@ export function colorMarkOfStyle(style: string | undefined): Mark {
 
 function colorStyle(value: Mark): string {
   const color = typeof value.data?.color === 'string' && SAFE_COLOR.test(value.data.color) ? value.data.color : undefined;
-  const background = typeof value.data?.background === 'string' && SAFE_COLOR.test(value.data.background) ? value.data.background : undefined;
+  const background =
+    typeof value.data?.background === 'string' && SAFE_COLOR.test(value.data.background) ? value.data.background : undefined;
   return (color !== undefined ? `color:${color};` : '') + (background !== undefined ? `background-color:${background};` : '');
 }
 
 /** Marks markdown writes as HTML tags, and the tag of each. */
-export const HTML_MARK_TAGS: Readonly<Partial<Record<MarkType, string>>> = { color: 'mark', keyboard: 'kbd', superscript: 'sup', subscript: 'sub' };
+export const HTML_MARK_TAGS: Readonly<Partial<Record<MarkType, string>>> = {
+  color: 'mark',
+  keyboard: 'kbd',
+  superscript: 'sup',
+  subscript: 'sub',
+};
 
 /** The mark an inline tag name stands for, in markdown and in captions; null for other tags. */
 export function markOfTag(tag: InlineTag): Mark | null {
@@ -149,7 +161,8 @@ export function captionHtml(nodes: ReadonlyArray<Text | Inline>): string {
     .map((node) => {
       if (node.object === 'text') return leaves(node).join('');
       const ref = node.data?.ref as ContentRef | undefined;
-      if (node.type === 'inline-image' && ref) return `<img src="${escapeHtml(hrefOfRef(ref))}" alt="${escapeHtml(String(node.data?.alt ?? ''))}">`;
+      if (node.type === 'inline-image' && ref)
+        return `<img src="${escapeHtml(hrefOfRef(ref))}" alt="${escapeHtml(String(node.data?.alt ?? ''))}">`;
       const inner = (node.nodes ?? []).map((text) => leaves(text).join('')).join('');
       if ((node.type === 'link' || node.type === 'mention') && ref) return `<a href="${escapeHtml(hrefOfRef(ref))}">${inner}</a>`;
       return inner;

@@ -2,7 +2,22 @@ import { mark, withoutKeys } from './document.nodes';
 import type { Block, ContentRef } from './document.model';
 import { guardMarkdown, MAX_LIST_NESTING_LINES, topLevelParts } from './markdown-guards';
 import { markdownToDocument, parseMarkdownParts } from './markdown-import';
-import { block, doc, file, image, inlineImage, inlineMath, leaves, link, list, page, paragraph, sequentialKeys, text, url } from './testing/document.builders';
+import {
+  block,
+  doc,
+  file,
+  image,
+  inlineImage,
+  inlineMath,
+  leaves,
+  link,
+  list,
+  page,
+  paragraph,
+  sequentialKeys,
+  text,
+  url,
+} from './testing/document.builders';
 
 /** The body's blocks without keys. */
 function bodyOf(markdown: string, resolveLink?: (href: string) => ContentRef | null): Block[] {
@@ -61,7 +76,9 @@ describe('markdownToDocument', () => {
 
     it('default keys are short base-62 strings, unique within the document', () => {
       const { document } = markdownToDocument('a\n\nb\n\nc\n\n- d\n- e');
-      const keys = JSON.stringify(document).match(/"key":"[^"]*"/g)!.map((entry) => entry.slice(7, -1));
+      const keys = JSON.stringify(document)
+        .match(/"key":"[^"]*"/g)!
+        .map((entry) => entry.slice(7, -1));
       expect(new Set(keys).size).toBe(keys.length);
       for (const key of keys) expect(key).toMatch(/^[0-9A-Za-z]{6,20}$/);
     });
@@ -74,7 +91,19 @@ describe('markdownToDocument', () => {
 
     it('emphasis, strong emphasis, strikethrough and code spans are the italic, bold, strikethrough and code marks', () => {
       expect(bodyOf('*i* **b** ~~s~~ `c` ***bi***')).toEqual([
-        paragraph(leaves(['i', 'italic'], [' '], ['b', 'bold'], [' '], ['s', 'strikethrough'], [' '], ['c', 'code'], [' '], ['bi', 'bold', 'italic'])),
+        paragraph(
+          leaves(
+            ['i', 'italic'],
+            [' '],
+            ['b', 'bold'],
+            [' '],
+            ['s', 'strikethrough'],
+            [' '],
+            ['c', 'code'],
+            [' '],
+            ['bi', 'bold', 'italic'],
+          ),
+        ),
       ]);
     });
 
@@ -100,22 +129,31 @@ describe('markdownToDocument', () => {
 
     it('a task list is list-tasks whose items say whether they are checked', () => {
       expect(bodyOf('- [ ] todo\n- [x] done')).toEqual([
-        block('list-tasks', [block('list-item', [paragraph('todo')], { checked: false }), block('list-item', [paragraph('done')], { checked: true })]),
+        block('list-tasks', [
+          block('list-item', [paragraph('todo')], { checked: false }),
+          block('list-item', [paragraph('done')], { checked: true }),
+        ]),
       ]);
     });
 
     it('a fenced code block is code-line blocks, its language the syntax', () => {
       expect(bodyOf('```js\nconst a = 1;\n\nreturn a;\n```')).toEqual([
-        block('code', [block('code-line', ['const a = 1;']), block('code-line', ['']), block('code-line', ['return a;'])], { syntax: 'js' }),
+        block('code', [block('code-line', ['const a = 1;']), block('code-line', ['']), block('code-line', ['return a;'])], {
+          syntax: 'js',
+        }),
       ]);
     });
 
     it('`title="..."` after the language is the code block title', () => {
-      expect(bodyOf('```yaml title="config.yml"\na: 1\n```')).toEqual([block('code', [block('code-line', ['a: 1'])], { syntax: 'yaml', title: 'config.yml' })]);
+      expect(bodyOf('```yaml title="config.yml"\na: 1\n```')).toEqual([
+        block('code', [block('code-line', ['a: 1'])], { syntax: 'yaml', title: 'config.yml' }),
+      ]);
     });
 
     it('a block quote holds blocks', () => {
-      expect(bodyOf('> quoted\n>\n> - item')).toEqual([block('blockquote', [paragraph('quoted'), list('list-unordered', [paragraph('item')])])]);
+      expect(bodyOf('> quoted\n>\n> - item')).toEqual([
+        block('blockquote', [paragraph('quoted'), list('list-unordered', [paragraph('item')])]),
+      ]);
     });
 
     it('a thematic break is a divider', () => {
@@ -126,7 +164,10 @@ describe('markdownToDocument', () => {
       expect(bodyOf('| A | B |\n|:--|--:|\n| 1 | **2** |')).toEqual([
         block(
           'table',
-          [block('table-row', [block('table-cell', ['A']), block('table-cell', ['B'])], { header: true }), block('table-row', [block('table-cell', ['1']), block('table-cell', [text('2', 'bold')])])],
+          [
+            block('table-row', [block('table-cell', ['A']), block('table-cell', ['B'])], { header: true }),
+            block('table-row', [block('table-cell', ['1']), block('table-cell', [text('2', 'bold')])]),
+          ],
           { align: ['left', 'right'] },
         ),
       ]);
@@ -165,7 +206,9 @@ describe('markdownToDocument', () => {
     });
 
     it('links name files, anchors, anchors in other pages, spaces and URLs', () => {
-      const [paragraphBlock] = bodyOf('[f](/files/f1) [a](#usage) [pa](/pages/p1#usage) [s](/spaces/s1/pages/p2) [u](https://example.com/x)');
+      const [paragraphBlock] = bodyOf(
+        '[f](/files/f1) [a](#usage) [pa](/pages/p1#usage) [s](/spaces/s1/pages/p2) [u](https://example.com/x)',
+      );
       const refs = paragraphBlock.nodes?.filter((node) => node.object === 'inline').map((node) => node.data?.ref);
       expect(refs).toEqual([
         { kind: 'file', file: 'f1' },
@@ -186,7 +229,9 @@ describe('markdownToDocument', () => {
 
     it('resolveLink maps the hrefs it knows before the default rules', () => {
       const resolve = (href: string): ContentRef | null => (href === './setup.md' ? page('setup') : null);
-      expect(bodyOf('[Setup](./setup.md) and [other](./other.md)', resolve)).toEqual([paragraph('', link(page('setup'), 'Setup'), ' and ', link(url('./other.md'), 'other'), '')]);
+      expect(bodyOf('[Setup](./setup.md) and [other](./other.md)', resolve)).toEqual([
+        paragraph('', link(page('setup'), 'Setup'), ' and ', link(url('./other.md'), 'other'), ''),
+      ]);
     });
 
     it('a link whose URL runs code keeps only its text', () => {
@@ -202,21 +247,27 @@ describe('markdownToDocument', () => {
     });
 
     it('images separated only by whitespace make one images block', () => {
-      expect(bodyOf('![a](/files/f1) ![b](https://example.com/b.png)')).toEqual([block('images', [image(file('f1'), 'a'), image(url('https://example.com/b.png'), 'b')])]);
-    });
-
-    it('an image within text is an inline image', () => {
-      expect(bodyOf('Click ![the icon](/files/icon) to start')).toEqual([paragraph('Click ', inlineImage(file('icon'), 'the icon'), ' to start')]);
-    });
-
-    it('`<figure>` with `<img>` and `<figcaption>` is an image with a caption', () => {
-      expect(bodyOf('<figure><img src="/files/f2" alt="Chart"><figcaption><p>Sales, <strong>2024</strong></p></figcaption></figure>')).toEqual([
-        block('images', [image(file('f2'), 'Chart', leaves(['Sales, '], ['2024', 'bold'])) ]),
+      expect(bodyOf('![a](/files/f1) ![b](https://example.com/b.png)')).toEqual([
+        block('images', [image(file('f1'), 'a'), image(url('https://example.com/b.png'), 'b')]),
       ]);
     });
 
+    it('an image within text is an inline image', () => {
+      expect(bodyOf('Click ![the icon](/files/icon) to start')).toEqual([
+        paragraph('Click ', inlineImage(file('icon'), 'the icon'), ' to start'),
+      ]);
+    });
+
+    it('`<figure>` with `<img>` and `<figcaption>` is an image with a caption', () => {
+      expect(
+        bodyOf('<figure><img src="/files/f2" alt="Chart"><figcaption><p>Sales, <strong>2024</strong></p></figcaption></figure>'),
+      ).toEqual([block('images', [image(file('f2'), 'Chart', leaves(['Sales, '], ['2024', 'bold']))])]);
+    });
+
     it('a linked image (a badge) is a link whose text is the alt text', () => {
-      expect(bodyOf('[![build](https://ci.example.com/badge.svg)](https://ci.example.com)')).toEqual([paragraph('', link(url('https://ci.example.com'), 'build'), '')]);
+      expect(bodyOf('[![build](https://ci.example.com/badge.svg)](https://ci.example.com)')).toEqual([
+        paragraph('', link(url('https://ci.example.com'), 'build'), ''),
+      ]);
     });
   });
 
@@ -228,7 +279,9 @@ describe('markdownToDocument', () => {
     });
 
     it('`<mark style="color:...">` is a color mark with data.color', () => {
-      expect(bodyOf('<mark style="color:red;background-color:#ffee00;">alert</mark>')).toEqual([paragraph(text('alert', mark('color', { color: 'red', background: '#ffee00' })))]);
+      expect(bodyOf('<mark style="color:red;background-color:#ffee00;">alert</mark>')).toEqual([
+        paragraph(text('alert', mark('color', { color: 'red', background: '#ffee00' }))),
+      ]);
     });
 
     it('a color that could leave the style attribute is dropped', () => {
@@ -246,7 +299,9 @@ describe('markdownToDocument', () => {
 
   describe('platform blocks', () => {
     it('`{% hint style="warning" %}` is a hint block with that style', () => {
-      expect(bodyOf('{% hint style="warning" %}\nCareful **now**.\n{% endhint %}')).toEqual([block('hint', [paragraph(leaves(['Careful '], ['now', 'bold'], ['.']))], { style: 'warning' })]);
+      expect(bodyOf('{% hint style="warning" %}\nCareful **now**.\n{% endhint %}')).toEqual([
+        block('hint', [paragraph(leaves(['Careful '], ['now', 'bold'], ['.']))], { style: 'warning' }),
+      ]);
     });
 
     it('a hint with an unknown style is an info hint', () => {
@@ -254,8 +309,13 @@ describe('markdownToDocument', () => {
     });
 
     it('`{% tabs %}` holds a tabs item per `{% tab title="..." %}`', () => {
-      expect(bodyOf('{% tabs %}\n{% tab title="npm" %}\nnpm i\n{% endtab %}\n{% tab title="yarn" %}\nyarn add\n{% endtab %}\n{% endtabs %}')).toEqual([
-        block('tabs', [block('tabs-item', [paragraph('npm i')], { title: 'npm' }), block('tabs-item', [paragraph('yarn add')], { title: 'yarn' })]),
+      expect(
+        bodyOf('{% tabs %}\n{% tab title="npm" %}\nnpm i\n{% endtab %}\n{% tab title="yarn" %}\nyarn add\n{% endtab %}\n{% endtabs %}'),
+      ).toEqual([
+        block('tabs', [
+          block('tabs-item', [paragraph('npm i')], { title: 'npm' }),
+          block('tabs-item', [paragraph('yarn add')], { title: 'yarn' }),
+        ]),
       ]);
     });
 
@@ -278,19 +338,27 @@ describe('markdownToDocument', () => {
     });
 
     it('`{% embed url="..." %}` is an embed block', () => {
-      expect(bodyOf('{% embed url="https://www.youtube.com/watch?v=x" %}')).toEqual([block('embed', [''], { url: 'https://www.youtube.com/watch?v=x' })]);
+      expect(bodyOf('{% embed url="https://www.youtube.com/watch?v=x" %}')).toEqual([
+        block('embed', [''], { url: 'https://www.youtube.com/watch?v=x' }),
+      ]);
     });
 
     it('an embed followed by `{% endembed %}` has the lines between as its caption', () => {
-      expect(bodyOf('{% embed url="https://example.com/v" %}\nThe *demo*\n{% endembed %}')).toEqual([block('embed', [leaves(['The '], ['demo', 'italic'])], { url: 'https://example.com/v' })]);
+      expect(bodyOf('{% embed url="https://example.com/v" %}\nThe *demo*\n{% endembed %}')).toEqual([
+        block('embed', [leaves(['The '], ['demo', 'italic'])], { url: 'https://example.com/v' }),
+      ]);
     });
 
     it('`{% file src="/files/<id>" %}` with a caption is a file block', () => {
-      expect(bodyOf('{% file src="/files/f7" %}\nThe installer\n{% endfile %}')).toEqual([block('file', ['The installer'], { ref: file('f7') })]);
+      expect(bodyOf('{% file src="/files/f7" %}\nThe installer\n{% endfile %}')).toEqual([
+        block('file', ['The installer'], { ref: file('f7') }),
+      ]);
     });
 
     it('`{% content-ref url="/pages/<id>" %}` is a content-ref block; the link inside is only its display', () => {
-      expect(bodyOf('{% content-ref url="/pages/p4" %}\n[Any title](/pages/p4)\n{% endcontent-ref %}')).toEqual([block('content-ref', [], { ref: page('p4') })]);
+      expect(bodyOf('{% content-ref url="/pages/p4" %}\n[Any title](/pages/p4)\n{% endcontent-ref %}')).toEqual([
+        block('content-ref', [], { ref: page('p4') }),
+      ]);
     });
 
     it('`{% openapi-operation %}` is an OpenAPI operation naming its spec', () => {
@@ -300,9 +368,9 @@ describe('markdownToDocument', () => {
     });
 
     it('`{% swagger %}` holds the blocks up to `{% endswagger %}`', () => {
-      expect(bodyOf('{% swagger src="https://example.com/api.json" path="/pets" method="post" %}\nCreates a pet.\n{% endswagger %}')).toEqual([
-        block('swagger', [paragraph('Creates a pet.')], { src: 'https://example.com/api.json', path: '/pets', method: 'post' }),
-      ]);
+      expect(
+        bodyOf('{% swagger src="https://example.com/api.json" path="/pets" method="post" %}\nCreates a pet.\n{% endswagger %}'),
+      ).toEqual([block('swagger', [paragraph('Creates a pet.')], { src: 'https://example.com/api.json', path: '/pets', method: 'post' })]);
     });
 
     it('`$$` lines around a formula are a math block, the formula read raw', () => {
@@ -314,7 +382,9 @@ describe('markdownToDocument', () => {
     });
 
     it("GitBook's `{% code title %}` wrapper gives its title to the code block inside", () => {
-      expect(bodyOf('{% code title="app.ts" %}\n```ts\nrun();\n```\n{% endcode %}')).toEqual([block('code', [block('code-line', ['run();'])], { syntax: 'ts', title: 'app.ts' })]);
+      expect(bodyOf('{% code title="app.ts" %}\n```ts\nrun();\n```\n{% endcode %}')).toEqual([
+        block('code', [block('code-line', ['run();'])], { syntax: 'ts', title: 'app.ts' }),
+      ]);
     });
 
     it('platform blocks nest inside one another', () => {
@@ -352,7 +422,11 @@ describe('markdownToDocument', () => {
     });
 
     it('a tab outside tabs stays as text, its content kept', () => {
-      expect(bodyOf('{% tab title="A" %}\nInside\n{% endtab %}')).toEqual([paragraph('{% tab title="A" %}'), paragraph('Inside'), paragraph('{% endtab %}')]);
+      expect(bodyOf('{% tab title="A" %}\nInside\n{% endtab %}')).toEqual([
+        paragraph('{% tab title="A" %}'),
+        paragraph('Inside'),
+        paragraph('{% endtab %}'),
+      ]);
     });
 
     it('a tag closed out of order leaves the inner unclosed one as text', () => {
@@ -360,7 +434,11 @@ describe('markdownToDocument', () => {
     });
 
     it('a file without a source stays as text', () => {
-      expect(bodyOf('{% file %}\ncaption\n{% endfile %}')).toEqual([paragraph('{% file %}'), paragraph('caption'), paragraph('{% endfile %}')]);
+      expect(bodyOf('{% file %}\ncaption\n{% endfile %}')).toEqual([
+        paragraph('{% file %}'),
+        paragraph('caption'),
+        paragraph('{% endfile %}'),
+      ]);
     });
   });
 
@@ -381,19 +459,46 @@ describe('markdownToDocument', () => {
     ].join('\n\n');
     const LONG = `${Array.from({ length: 40 }, () => SAMPLE).join('\n\n')}\n\n[Ref]: /pages/ref\n[shortcut]: https://example.com/\n\n[^end]: the last note`;
     const withoutPositions = (value: unknown): unknown =>
-      Array.isArray(value) ? value.map(withoutPositions) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([name]) => name !== 'position').map(([name, member]) => [name, withoutPositions(member)])) : value;
+      Array.isArray(value)
+        ? value.map(withoutPositions)
+        : value && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.entries(value)
+                .filter(([name]) => name !== 'position')
+                .map(([name, member]) => [name, withoutPositions(member)]),
+            )
+          : value;
 
     it('a long text is cut into parts that read as the same blocks as the whole text', () => {
       const parts = parseMarkdownParts(LONG, 1024);
       expect(parts.length).toBeGreaterThan(10);
-      expect(withoutPositions(parts.flatMap((part) => part.root.children))).toEqual(withoutPositions(parseMarkdownParts(LONG, Infinity)[0].root.children));
+      expect(withoutPositions(parts.flatMap((part) => part.root.children))).toEqual(
+        withoutPositions(parseMarkdownParts(LONG, Infinity)[0].root.children),
+      );
     });
 
     it('a reference link and a footnote read their definitions from another part', () => {
       const [first] = parseMarkdownParts(LONG, 1024);
       expect(first.text).not.toMatch(/\[Ref\]:|\[\^end\]:/);
-      expect((first.root.children[0] as { children: Array<{ type: string }> }).children.map((node) => node.type)).toEqual(['text', 'linkReference', 'text', 'linkReference', 'text', 'footnoteReference', 'footnoteReference', 'text']);
-      expect(bodyOf(LONG)[0]).toEqual(paragraph('Text with a ', link(page('ref'), 'reference'), ', a ', link(url('https://example.com/'), 'shortcut'), ' and footnotes[^1][^end].'));
+      expect((first.root.children[0] as { children: Array<{ type: string }> }).children.map((node) => node.type)).toEqual([
+        'text',
+        'linkReference',
+        'text',
+        'linkReference',
+        'text',
+        'footnoteReference',
+        'footnoteReference',
+        'text',
+      ]);
+      expect(bodyOf(LONG)[0]).toEqual(
+        paragraph(
+          'Text with a ',
+          link(page('ref'), 'reference'),
+          ', a ',
+          link(url('https://example.com/'), 'shortcut'),
+          ' and footnotes[^1][^end].',
+        ),
+      );
     });
 
     it('a cut is never inside a code fence, an HTML block or a loose list, nor before a lazy line', () => {

@@ -1,14 +1,48 @@
-import type { Blockquote, Code, Definition, Heading, Html, List, ListItem, Nodes, Paragraph, PhrasingContent, Root, RootContent, Table } from 'mdast';
+import type {
+  Blockquote,
+  Code,
+  Definition,
+  Heading,
+  Html,
+  List,
+  ListItem,
+  Nodes,
+  Paragraph,
+  PhrasingContent,
+  Root,
+  RootContent,
+  Table,
+} from 'mdast';
 import type { Construct, Extension as MicromarkExtension } from 'micromark-util-types';
-import { DomainError } from '../../platform/src/errors';
-import { lazyPackage } from '../../platform/src/lazy-package';
+import { DomainError } from '#platform/errors';
+import { lazyPackage } from '#platform/lazy-package';
 import { refOfHref, type LinkResolver } from './content-refs';
 import type { Block, BlockType, ContentRef, DocumentNode, Inline, Mark, Text } from './document.model';
-import { appendAll, defaultNewKey, emptyText, inlineContentText, leaf, mark, normalizeInlineContent, normalizeLeaves, normalizeMarks, textOf } from './document.nodes';
+import {
+  appendAll,
+  defaultNewKey,
+  emptyText,
+  inlineContentText,
+  leaf,
+  mark,
+  normalizeInlineContent,
+  normalizeLeaves,
+  normalizeMarks,
+  textOf,
+} from './document.nodes';
 import { BLOCK_CONTENT, HINT_STYLES, MAX_CONTAINER_DEPTH, type HintStyle } from './document.schema';
 import { hasPlatformLines, splitContainers, type Segment, type TagSegment } from './markdown-containers';
 import { guardMarkdown, PART_MIN_CHARS, topLevelParts } from './markdown-guards';
-import { captionOfHast, figuresOfHtml, htmlTagCount, markOfTag, MAX_HTML_TAGS, parseAttributes, parseInlineTag, type Figure } from './markdown-html';
+import {
+  captionOfHast,
+  figuresOfHtml,
+  htmlTagCount,
+  markOfTag,
+  MAX_HTML_TAGS,
+  parseAttributes,
+  parseInlineTag,
+  type Figure,
+} from './markdown-html';
 import { inlineMathFromMarkdown, inlineMathSyntax, type InlineMathNode } from './markdown-math';
 import { hastFromHtml, hastToMdast, mdastFromMarkdown, mdastGfm, micromarkGfm, yaml } from './packages';
 
@@ -54,7 +88,9 @@ export function markdownToDocument(markdown: string, options: MarkdownToDocument
   if (typeof frontMatterTitle === 'string' || typeof frontMatterTitle === 'number') {
     title = String(frontMatterTitle);
   } else if (nodes.length > 0 && importer.isTitleHeading(nodes[0])) {
-    title = inlineContentText(nodes[0].nodes ?? []).replace(/\s+/g, ' ').trim();
+    title = inlineContentText(nodes[0].nodes ?? [])
+      .replace(/\s+/g, ' ')
+      .trim();
     nodes.shift();
   }
 
@@ -119,12 +155,17 @@ function plainData(value: unknown, depth: number): unknown {
  * time, in the text of the tree.
  */
 const LITERAL_AUTOLINKS = new Set(['wwwAutolink', 'protocolAutolink', 'emailAutolink']);
-const gfmExtensions = lazyPackage(() => ({ syntax: withoutLiteralAutolinks(micromarkGfm().gfm()), fromMarkdown: mdastGfm().gfmFromMarkdown() }));
+const gfmExtensions = lazyPackage(() => ({
+  syntax: withoutLiteralAutolinks(micromarkGfm().gfm()),
+  fromMarkdown: mdastGfm().gfmFromMarkdown(),
+}));
 
 function withoutLiteralAutolinks(extension: MicromarkExtension): MicromarkExtension {
   const text: NonNullable<MicromarkExtension['text']> = {};
   for (const [code, constructs] of Object.entries(extension.text ?? {})) {
-    const kept = (Array.isArray(constructs) ? constructs : [constructs]).filter((construct): construct is Construct => construct !== undefined && !LITERAL_AUTOLINKS.has(construct.name ?? ''));
+    const kept = (Array.isArray(constructs) ? constructs : [constructs]).filter(
+      (construct): construct is Construct => construct !== undefined && !LITERAL_AUTOLINKS.has(construct.name ?? ''),
+    );
     if (kept.length > 0) text[Number(code)] = kept;
   }
   return { ...extension, text };
@@ -147,12 +188,19 @@ function parseMarkdown(source: string, extensions: readonly MicromarkExtension[]
  * as one when its label is defined, anywhere in the text: a part that may use a definition of
  * another part is parsed again with those labels declared to micromark.
  */
-export function parseMarkdownParts(markdown: string, minPartChars = PART_MIN_CHARS, read: MarkdownReader = parseMarkdown): Array<{ text: string; root: Root }> {
+export function parseMarkdownParts(
+  markdown: string,
+  minPartChars = PART_MIN_CHARS,
+  read: MarkdownReader = parseMarkdown,
+): Array<{ text: string; root: Root }> {
   const parts = topLevelParts(markdown, minPartChars);
   const roots = parts.map((part) => read(part, []));
   if (roots.length === 1) return [{ text: parts[0], root: roots[0] }];
   const declaredByPart = roots.map(declaredLabels);
-  const all = { links: new Set(declaredByPart.flatMap((declared) => [...declared.links])), footnotes: new Set(declaredByPart.flatMap((declared) => [...declared.footnotes])) };
+  const all = {
+    links: new Set(declaredByPart.flatMap((declared) => [...declared.links])),
+    footnotes: new Set(declaredByPart.flatMap((declared) => [...declared.footnotes])),
+  };
   return roots.map((root, index) => {
     const elsewhere = {
       links: [...all.links].filter((label) => !declaredByPart[index].links.has(label)),
@@ -168,13 +216,19 @@ export function parseMarkdownParts(markdown: string, minPartChars = PART_MIN_CHA
 function declaredLabels(root: Root): { links: Set<string>; footnotes: Set<string> } {
   const links = new Set<string>();
   const footnotes = new Set<string>();
-  const normalized = (label: string) => label.replace(/[\t\n\r ]+/g, ' ').replace(/^ | $/g, '').toLowerCase().toUpperCase();
+  const normalized = (label: string) =>
+    label
+      .replace(/[\t\n\r ]+/g, ' ')
+      .replace(/^ | $/g, '')
+      .toLowerCase()
+      .toUpperCase();
   const stack: Nodes[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.type === 'definition') links.add(normalized(node.label ?? node.identifier));
     else if (node.type === 'footnoteDefinition') footnotes.add(normalized(node.label ?? node.identifier));
-    if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading' && node.type !== 'table') appendAll(stack, node.children as Nodes[]);
+    if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading' && node.type !== 'table')
+      appendAll(stack, node.children as Nodes[]);
   }
   return { links, footnotes };
 }
@@ -274,7 +328,9 @@ class MarkdownImporter {
     const { attributes, children } = segment;
     const asText = () => this.literal(segment.line, children, segment.endLine, depth, reparseLevel);
     const container = (type: BlockType, data?: Record<string, unknown>) =>
-      depth > MAX_CONTAINER_DEPTH ? this.segments(children, depth, reparseLevel) : [block(type, this.segments(children, depth + 1, reparseLevel), data)];
+      depth > MAX_CONTAINER_DEPTH
+        ? this.segments(children, depth, reparseLevel)
+        : [block(type, this.segments(children, depth + 1, reparseLevel), data)];
     switch (segment.name) {
       case 'hint': {
         const style = (HINT_STYLES as readonly string[]).includes(attributes.style) ? (attributes.style as HintStyle) : 'info';
@@ -309,7 +365,12 @@ class MarkdownImporter {
       }
       case 'openapi-operation': {
         if (!attributes.spec) return asText();
-        return [voidBlock('openapi-operation', { ref: { kind: 'openapi', spec: attributes.spec }, ...pickStrings(attributes, ['path', 'method']) })];
+        return [
+          voidBlock('openapi-operation', {
+            ref: { kind: 'openapi', spec: attributes.spec },
+            ...pickStrings(attributes, ['path', 'method']),
+          }),
+        ];
       }
       default:
         // tab, step and column outside their parent.
@@ -318,16 +379,33 @@ class MarkdownImporter {
   }
 
   /** Tabs, steppers and columns: their item tags become items; anything else between them follows the block. */
-  private itemized(segment: TagSegment, type: BlockType, itemTag: string, itemType: BlockType, depth: number, reparseLevel: number): Block[] {
+  private itemized(
+    segment: TagSegment,
+    type: BlockType,
+    itemTag: string,
+    itemType: BlockType,
+    depth: number,
+    reparseLevel: number,
+  ): Block[] {
     if (depth + 1 > MAX_CONTAINER_DEPTH) {
-      return segment.children.flatMap((child) => (child.kind === 'tag' && child.name === itemTag ? this.segments(child.children, depth, reparseLevel) : this.segments([child], depth, reparseLevel)));
+      return segment.children.flatMap((child) =>
+        child.kind === 'tag' && child.name === itemTag
+          ? this.segments(child.children, depth, reparseLevel)
+          : this.segments([child], depth, reparseLevel),
+      );
     }
     const items: Block[] = [];
     const after: Block[] = [];
     for (const child of segment.children) {
       if (child.kind === 'tag' && child.name === itemTag) {
         const title = child.attributes.title;
-        items.push(block(itemType, this.segments(child.children, depth + 2, reparseLevel), itemType === 'tabs-item' ? { title: title ?? '' } : undefined));
+        items.push(
+          block(
+            itemType,
+            this.segments(child.children, depth + 2, reparseLevel),
+            itemType === 'tabs-item' ? { title: title ?? '' } : undefined,
+          ),
+        );
       } else {
         appendAll(after, this.segments([child], depth, reparseLevel));
       }
@@ -352,9 +430,12 @@ class MarkdownImporter {
     if (text.trim() === '') return [];
     const parts = parseMarkdownParts(guardMarkdown(text));
     const definitions = new Map<string, Definition>();
-    for (const { root } of parts) for (const [identifier, definition] of collectDefinitions(root)) if (!definitions.has(identifier)) definitions.set(identifier, definition);
+    for (const { root } of parts)
+      for (const [identifier, definition] of collectDefinitions(root))
+        if (!definitions.has(identifier)) definitions.set(identifier, definition);
     const blocks: Block[] = [];
-    for (const { text: partText, root } of parts) appendAll(blocks, this.flowNodes(root.children, { text: partText, definitions }, depth, reparseLevel));
+    for (const { text: partText, root } of parts)
+      appendAll(blocks, this.flowNodes(root.children, { text: partText, definitions }, depth, reparseLevel));
     return blocks;
   }
 
@@ -433,7 +514,12 @@ class MarkdownImporter {
     // Images with only whitespace between them: an images block.
     const images = content.filter((node): node is Inline => node.object === 'inline');
     if (images.length > 0 && images.every((node) => node.type === 'inline-image') && inlineContentText(content).trim() === '') {
-      return [block('images', images.map((image) => block('image', [emptyText()], image.data)))];
+      return [
+        block(
+          'images',
+          images.map((image) => block('image', [emptyText()], image.data)),
+        ),
+      ];
     }
     return [paragraph(content)];
   }
@@ -499,7 +585,11 @@ class MarkdownImporter {
     });
     const align = (node.align ?? []).slice(0, width);
     while (align.length < width) align.push(null);
-    return block('table', rows, align.some((value) => value !== null && value !== undefined) ? { align: align.map((value) => value ?? null) } : undefined);
+    return block(
+      'table',
+      rows,
+      align.some((value) => value !== null && value !== undefined) ? { align: align.map((value) => value ?? null) } : undefined,
+    );
   }
 
   private html(node: Html, depth: number): Block[] {
@@ -603,7 +693,14 @@ class MarkdownImporter {
     }
   }
 
-  private link(href: string, children: readonly Phrasing[], marks: Mark[], out: Array<Text | Inline>, source: Source, inLink: boolean): void {
+  private link(
+    href: string,
+    children: readonly Phrasing[],
+    marks: Mark[],
+    out: Array<Text | Inline>,
+    source: Source,
+    inLink: boolean,
+  ): void {
     const ref = inLink ? null : refOfHref(href, this.resolveLink);
     if (!ref) {
       this.walk(children, marks, out, source, inLink);
@@ -655,7 +752,12 @@ function codeBlock(node: Code): Block {
 function startsWithParagraph(blocks: readonly Block[]): boolean {
   const first = blocks[0];
   if (first?.type === 'paragraph') return true;
-  return first?.type === 'images' && (first.nodes ?? []).every((image) => image.object === 'block' && inlineContentText(image.nodes ?? []) === '' && image.nodes?.length === 1);
+  return (
+    first?.type === 'images' &&
+    (first.nodes ?? []).every(
+      (image) => image.object === 'block' && inlineContentText(image.nodes ?? []) === '' && image.nodes?.length === 1,
+    )
+  );
 }
 
 function pickStrings(attributes: Record<string, string>, names: readonly string[]): Record<string, string> {
@@ -685,8 +787,19 @@ function collectDefinitions(root: Root): Map<string, Definition> {
 }
 
 const PHRASING_TYPES = new Set([
-  'text', 'emphasis', 'strong', 'delete', 'inlineCode', 'break', 'link', 'linkReference', 'image', 'imageReference',
-  'html', 'footnoteReference', 'inlineMath',
+  'text',
+  'emphasis',
+  'strong',
+  'delete',
+  'inlineCode',
+  'break',
+  'link',
+  'linkReference',
+  'image',
+  'imageReference',
+  'html',
+  'footnoteReference',
+  'inlineMath',
 ]);
 
 function isPhrasing(node: Nodes | RootContent): node is PhrasingContent {
@@ -738,7 +851,10 @@ function pairHtmlTags(children: readonly Phrasing[]): Phrasing[] {
     if (index === 0) continue;
     while (stack.length - 1 > index) unwind();
     const frame = stack.pop()!;
-    const span: Phrasing = frame.open && 'mark' in frame.open ? { type: 'markSpan', mark: frame.open.mark, children: frame.children } : { type: 'htmlLink', href: (frame.open as { href: string }).href, children: frame.children };
+    const span: Phrasing =
+      frame.open && 'mark' in frame.open
+        ? { type: 'markSpan', mark: frame.open.mark, children: frame.children }
+        : { type: 'htmlLink', href: (frame.open as { href: string }).href, children: frame.children };
     stack[stack.length - 1].children.push(span);
   }
   while (stack.length > 1) unwind();

@@ -1,7 +1,14 @@
 import { block, doc, link, paragraph } from './testing/document.builders';
 import { documentToMarkdown } from './markdown-export';
 import { markdownToDocument } from './markdown-import';
-import { markdownFileOf, pageRefOfRelativeHref, relativePageHref, withPageLinksFromRelativeHrefs, withRelativePageLinks, type PageLocation } from './markdown-refs';
+import {
+  markdownFileOf,
+  pageRefOfRelativeHref,
+  relativePageHref,
+  withPageLinksFromRelativeHrefs,
+  withRelativePageLinks,
+  type PageLocation,
+} from './markdown-refs';
 import type { ContentRef, DocumentNode, Inline } from './document.model';
 
 /** guide (with install below it, linux below install), faq, a link page. */
@@ -14,7 +21,8 @@ const PAGES: Record<string, PageLocation> = {
 };
 const pageOf = (id: string) => PAGES[id];
 const pageAt = (path: string) => Object.entries(PAGES).find(([, page]) => page.path === path && page.type !== 'link')?.[0];
-const linksOf = (document: DocumentNode): ContentRef[] => (document.nodes[0].nodes as Inline[]).filter((node) => node.object === 'inline').map((node) => node.data!.ref as ContentRef);
+const linksOf = (document: DocumentNode): ContentRef[] =>
+  (document.nodes[0].nodes as Inline[]).filter((node) => node.object === 'inline').map((node) => node.data!.ref as ContentRef);
 
 describe('markdown files of pages (format.markdown.refs=relative)', () => {
   it('puts a page with subpages in its folder as README.md and a leaf page beside its siblings', () => {
@@ -53,7 +61,9 @@ describe('markdown files of pages (format.markdown.refs=relative)', () => {
 
   it('rewrites references held by blocks too (content-ref)', () => {
     const document = doc(block('content-ref', [], { ref: { kind: 'page', page: 'faq' } }));
-    expect(documentToMarkdown(withRelativePageLinks(document, PAGES.guide, pageOf, 'space1'))).toContain('{% content-ref url="../faq.md" %}');
+    expect(documentToMarkdown(withRelativePageLinks(document, PAGES.guide, pageOf, 'space1'))).toContain(
+      '{% content-ref url="../faq.md" %}',
+    );
   });
 
   it('does not change the document it is given', () => {
@@ -66,26 +76,48 @@ describe('markdown files of pages (format.markdown.refs=relative)', () => {
 describe('relative links read back (batch writes)', () => {
   it('reads a relative link to a page’s markdown file as that page, with its anchor', () => {
     expect(pageRefOfRelativeHref('../../faq.md', PAGES.linux, pageAt)).toEqual({ kind: 'page', page: 'faq' });
-    expect(pageRefOfRelativeHref('install/README.md#setup', PAGES.guide, pageAt)).toEqual({ kind: 'anchor', anchor: 'setup', page: 'install' });
+    expect(pageRefOfRelativeHref('install/README.md#setup', PAGES.guide, pageAt)).toEqual({
+      kind: 'anchor',
+      anchor: 'setup',
+      page: 'install',
+    });
     expect(pageRefOfRelativeHref('./linux.md', PAGES.install, pageAt)).toEqual({ kind: 'page', page: 'linux' });
     expect(pageRefOfRelativeHref('README.md', PAGES.linux, pageAt)).toEqual({ kind: 'page', page: 'install' });
   });
 
   it('reads nothing from URLs, absolute paths, anchors, other files, unknown paths or paths climbing out of the space', () => {
-    for (const href of ['https://example.com/faq.md', '//example.com/faq.md', '/faq.md', '#setup', '../faq.png', 'nowhere.md', '../../../../faq.md', '../../README.md', '%E0%A4%A.md', '']) {
+    for (const href of [
+      'https://example.com/faq.md',
+      '//example.com/faq.md',
+      '/faq.md',
+      '#setup',
+      '../faq.png',
+      'nowhere.md',
+      '../../../../faq.md',
+      '../../README.md',
+      '%E0%A4%A.md',
+      '',
+    ]) {
       expect(pageRefOfRelativeHref(href, PAGES.linux, pageAt)).toBeNull();
     }
   });
 
   it('round-trips: markdown written with relative links names the same pages when read back from the same page', () => {
-    const original = doc(paragraph(link({ kind: 'page', page: 'faq' }, 'faq'), link({ kind: 'anchor', anchor: 'x', page: 'guide' }, 'guide')));
+    const original = doc(
+      paragraph(link({ kind: 'page', page: 'faq' }, 'faq'), link({ kind: 'anchor', anchor: 'x', page: 'guide' }, 'guide')),
+    );
     const markdown = documentToMarkdown(withRelativePageLinks(original, PAGES.linux, pageOf, 'space1'));
     const converted = markdownToDocument(markdown).document;
     const relinked = withPageLinksFromRelativeHrefs(converted, PAGES.linux, pageAt);
-    expect(relinked && linksOf(relinked)).toEqual([{ kind: 'page', page: 'faq' }, { kind: 'anchor', anchor: 'x', page: 'guide' }]);
+    expect(relinked && linksOf(relinked)).toEqual([
+      { kind: 'page', page: 'faq' },
+      { kind: 'anchor', anchor: 'x', page: 'guide' },
+    ]);
   });
 
   it('answers null when the document has no relative page link, leaving it as it is', () => {
-    expect(withPageLinksFromRelativeHrefs(doc(paragraph(link({ kind: 'url', url: 'https://example.com' }, 'site'))), PAGES.linux, pageAt)).toBeNull();
+    expect(
+      withPageLinksFromRelativeHrefs(doc(paragraph(link({ kind: 'url', url: 'https://example.com' }, 'site'))), PAGES.linux, pageAt),
+    ).toBeNull();
   });
 });

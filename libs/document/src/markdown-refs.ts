@@ -41,7 +41,12 @@ export function relativePageHref(from: PageLocation, to: PageLocation): string |
  * `from`'s markdown file (plain URL references, which markdown export writes as they are). A page
  * missing from the revision, a link page, or a reference to another space keeps its stable form.
  */
-export function withRelativePageLinks(document: DocumentNode, from: PageLocation, pageOf: (id: string) => PageLocation | undefined, spaceId: string): DocumentNode {
+export function withRelativePageLinks(
+  document: DocumentNode,
+  from: PageLocation,
+  pageOf: (id: string) => PageLocation | undefined,
+  spaceId: string,
+): DocumentNode {
   const relative = (ref: unknown): ContentRef | undefined => {
     if (ref === null || typeof ref !== 'object') return undefined;
     const reference = ref as ContentRef;
@@ -60,7 +65,12 @@ export function withRelativePageLinks(document: DocumentNode, from: PageLocation
   const block = (node: Block): Block => {
     const own = withRef(node);
     if (!own.nodes) return own;
-    return { ...own, nodes: own.nodes.map((child): Block | Inline | Text => (child.object === 'block' ? block(child) : child.object === 'inline' ? inline(child) : child)) };
+    return {
+      ...own,
+      nodes: own.nodes.map((child): Block | Inline | Text =>
+        child.object === 'block' ? block(child) : child.object === 'inline' ? inline(child) : child,
+      ),
+    };
   };
   return { ...document, nodes: document.nodes.map(block) };
 }
@@ -72,7 +82,8 @@ export function withRelativePageLinks(document: DocumentNode, from: PageLocation
  * naming no page).
  */
 export function pageRefOfRelativeHref(href: string, from: PageLocation, pageAt: (path: string) => string | undefined): ContentRef | null {
-  if (href === '' || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(href) || href.startsWith('/') || href.startsWith('#') || href.startsWith('\\')) return null;
+  if (href === '' || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(href) || href.startsWith('/') || href.startsWith('#') || href.startsWith('\\'))
+    return null;
   const source = markdownFileOf(from);
   if (source === null) return null;
   const hash = href.indexOf('#');
@@ -85,7 +96,10 @@ export function pageRefOfRelativeHref(href: string, from: PageLocation, pageAt: 
   }
   if (!/\.md$/i.test(file)) return null;
   // Segment by segment, so that a link climbing out of the repository names nothing.
-  const segments = posix.dirname(source).split('/').filter((segment) => segment !== '.' && segment !== '');
+  const segments = posix
+    .dirname(source)
+    .split('/')
+    .filter((segment) => segment !== '.' && segment !== '');
   for (const segment of file.split('/')) {
     if (segment === '..') {
       if (segments.length === 0) return null;
@@ -105,7 +119,11 @@ export function pageRefOfRelativeHref(href: string, from: PageLocation, pageAt: 
  * (what `format.markdown.refs=relative` writes) name those pages again; null when none does, so
  * that a body without such links is left as it is.
  */
-export function withPageLinksFromRelativeHrefs(document: DocumentNode, from: PageLocation, pageAt: (path: string) => string | undefined): DocumentNode | null {
+export function withPageLinksFromRelativeHrefs(
+  document: DocumentNode,
+  from: PageLocation,
+  pageAt: (path: string) => string | undefined,
+): DocumentNode | null {
   let changed = false;
   const resolved = (ref: unknown): ContentRef | undefined => {
     if (ref === null || typeof ref !== 'object' || (ref as ContentRef).kind !== 'url') return undefined;
@@ -120,7 +138,12 @@ export function withPageLinksFromRelativeHrefs(document: DocumentNode, from: Pag
   const block = (node: Block): Block => {
     const own = withRef(node);
     if (!own.nodes) return own;
-    return { ...own, nodes: own.nodes.map((child): Block | Inline | Text => (child.object === 'block' ? block(child) : child.object === 'inline' ? withRef(child) : child)) };
+    return {
+      ...own,
+      nodes: own.nodes.map((child): Block | Inline | Text =>
+        child.object === 'block' ? block(child) : child.object === 'inline' ? withRef(child) : child,
+      ),
+    };
   };
   const nodes = document.nodes.map(block);
   return changed ? { ...document, nodes } : null;

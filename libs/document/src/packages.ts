@@ -1,6 +1,6 @@
-import { lazyPackage } from '../../platform/src/lazy-package';
+import { lazyPackage } from '#platform/lazy-package';
 
-export { yaml } from '../../platform/src/lazy-package';
+export { yaml } from '#platform/lazy-package';
 
 /**
  * The content context's conversion packages, loaded on first use (`lazyPackage`): markdown, HTML,

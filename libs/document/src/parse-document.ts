@@ -1,9 +1,18 @@
-import { DomainError } from '../../platform/src/errors';
-import { isPlainObject } from '../../platform/src/plain-object';
+import { DomainError } from '#platform/errors';
+import { isPlainObject } from '#platform/plain-object';
 import { hasSafeScheme, readContentRef } from './content-refs';
 import type { Block, BlockType, DocumentNode, Inline, InlineType, Leaf, Mark, Text } from './document.model';
 import { defaultNewKey, mark, normalizeInlineContent, normalizeLeaves, normalizeMarks, textOf } from './document.nodes';
-import { BLOCK_CONTENT, DOCUMENT_LIMITS, HINT_STYLES, isBlockType, isFlowBlock, isInlineType, isMarkType, VOID_INLINES } from './document.schema';
+import {
+  BLOCK_CONTENT,
+  DOCUMENT_LIMITS,
+  HINT_STYLES,
+  isBlockType,
+  isFlowBlock,
+  isInlineType,
+  isMarkType,
+  VOID_INLINES,
+} from './document.schema';
 
 /**
  * Reads a document a client sent (docs/content.md, "Document model"): checks its shape against
@@ -35,7 +44,6 @@ function fail(path: string, message: string): never {
   throw DomainError.invalid(`${path} ${message}`);
 }
 
-
 class DocumentReader {
   private nodes = 0;
   private characters = 0;
@@ -65,7 +73,8 @@ class DocumentReader {
 
   private countCharacters(length: number, path: string): void {
     this.characters += length;
-    if (this.characters > DOCUMENT_LIMITS.text) fail(path, `is beyond the limit of ${DOCUMENT_LIMITS.text} characters of text and data in a document`);
+    if (this.characters > DOCUMENT_LIMITS.text)
+      fail(path, `is beyond the limit of ${DOCUMENT_LIMITS.text} characters of text and data in a document`);
   }
 
   private array(value: unknown, path: string): unknown[] {
@@ -82,7 +91,13 @@ class DocumentReader {
   private block(value: unknown, path: string, depth: number): Block {
     if (depth > DOCUMENT_LIMITS.depth) fail(path, `is nested deeper than ${DOCUMENT_LIMITS.depth} levels`);
     if (!isPlainObject(value)) fail(path, 'must be an object');
-    if (value.object !== 'block') fail(`${path}.object`, value.object === 'inline' || value.object === 'text' ? `is ${JSON.stringify(value.object)} where a block is expected` : "must be 'block'");
+    if (value.object !== 'block')
+      fail(
+        `${path}.object`,
+        value.object === 'inline' || value.object === 'text'
+          ? `is ${JSON.stringify(value.object)} where a block is expected`
+          : "must be 'block'",
+      );
     this.count(path);
     if (!isBlockType(value.type)) fail(`${path}.type`, `is not a known block type: ${JSON.stringify(String(value.type).slice(0, 40))}`);
     const type = value.type;
@@ -101,7 +116,9 @@ class DocumentReader {
         block.isVoid = true;
         break;
       case 'inline':
-        block.nodes = normalizeInlineContent(children.map((child, index) => this.inlineOrText(child, `${path}.nodes[${index}]`, depth + 1)));
+        block.nodes = normalizeInlineContent(
+          children.map((child, index) => this.inlineOrText(child, `${path}.nodes[${index}]`, depth + 1)),
+        );
         break;
       case 'flow':
         block.nodes = children.map((child, index) => this.flowBlock(child, `${path}.nodes[${index}]`, depth + 1));
@@ -126,7 +143,8 @@ class DocumentReader {
   private inline(value: unknown, path: string, depth: number): Inline {
     if (depth > DOCUMENT_LIMITS.depth) fail(path, `is nested deeper than ${DOCUMENT_LIMITS.depth} levels`);
     if (!isPlainObject(value)) fail(path, 'must be an object');
-    if (value.object !== 'inline') fail(`${path}.object`, value.object === 'block' ? 'is a block where text or an inline is expected' : "must be 'inline' or 'text'");
+    if (value.object !== 'inline')
+      fail(`${path}.object`, value.object === 'block' ? 'is a block where text or an inline is expected' : "must be 'inline' or 'text'");
     this.count(path);
     if (!isInlineType(value.type)) fail(`${path}.type`, `is not a known inline type: ${JSON.stringify(String(value.type).slice(0, 40))}`);
     const type = value.type;
@@ -177,7 +195,11 @@ class DocumentReader {
     this.countCharacters(value.text.length, `${path}.text`);
     const marks = value.marks === undefined ? [] : this.array(value.marks, `${path}.marks`);
     if (marks.length > MAX_MARKS) fail(`${path}.marks`, `has more than ${MAX_MARKS} marks`);
-    return { object: 'leaf', text: value.text, marks: normalizeMarks(marks.map((item, index) => this.mark(item, `${path}.marks[${index}]`))) };
+    return {
+      object: 'leaf',
+      text: value.text,
+      marks: normalizeMarks(marks.map((item, index) => this.mark(item, `${path}.marks[${index}]`))),
+    };
   }
 
   private mark(value: unknown, path: string): Mark {
@@ -224,7 +246,11 @@ class DocumentReader {
         check.string('title');
         break;
       case 'table':
-        if (data.align !== undefined && (!Array.isArray(data.align) || !data.align.every((item) => item === null || item === 'left' || item === 'center' || item === 'right'))) {
+        if (
+          data.align !== undefined &&
+          (!Array.isArray(data.align) ||
+            !data.align.every((item) => item === null || item === 'left' || item === 'center' || item === 'right'))
+        ) {
           fail(`${path}.align`, "must be an array of 'left', 'center', 'right' or null");
         }
         break;
@@ -344,11 +370,13 @@ class DataCheck {
 
   integer(name: string): void {
     const value = this.data[name];
-    if (this.present(name, false) && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) fail(`${this.path}.${name}`, 'must be a non-negative integer');
+    if (this.present(name, false) && (typeof value !== 'number' || !Number.isInteger(value) || value < 0))
+      fail(`${this.path}.${name}`, 'must be a non-negative integer');
   }
 
   oneOf(name: string, values: readonly string[]): void {
-    if (this.present(name, false) && !values.includes(this.data[name] as string)) fail(`${this.path}.${name}`, `must be one of ${values.join(', ')}`);
+    if (this.present(name, false) && !values.includes(this.data[name] as string))
+      fail(`${this.path}.${name}`, `must be one of ${values.join(', ')}`);
   }
 
   ref(name: string, required: boolean): void {

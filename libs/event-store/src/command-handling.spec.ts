@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 import { handleCommand, loadAggregate } from './command-handling';
 import type { Decider } from './decider';
 import type { EventStore } from './event-store.port';
@@ -20,9 +20,7 @@ interface CounterState {
 const counter: Decider<CounterCommand, CounterEvent, CounterState> = {
   initialState: () => ({ open: false, value: 0, limit: 0 }),
   evolve: (state, event) =>
-    event.type === 'CounterOpened'
-      ? { ...state, open: true, limit: event.data.limit }
-      : { ...state, value: state.value + event.data.by },
+    event.type === 'CounterOpened' ? { ...state, open: true, limit: event.data.limit } : { ...state, value: state.value + event.data.by },
   decide(command, state) {
     if (command.kind === 'open') return state.open ? [] : [{ type: 'CounterOpened', data: { limit: command.limit } }];
     if (!state.open) return DomainError.notFound('no such counter');
@@ -44,7 +42,9 @@ describe('handleCommand', () => {
   });
 
   const run = (command: CounterCommand, extra: Partial<Parameters<typeof handleCommand>[0]> = {}) =>
-    handleCommand({ store, stream: 'counter-1', decider: counter, command, ...extra } as Parameters<typeof handleCommand<CounterCommand, CounterEvent, CounterState>>[0]);
+    handleCommand({ store, stream: 'counter-1', decider: counter, command, ...extra } as Parameters<
+      typeof handleCommand<CounterCommand, CounterEvent, CounterState>
+    >[0]);
 
   it('given no stream, when a creating command is handled, then its events are appended with no_stream', async () => {
     const outcome = await run({ kind: 'open', limit: 10 }, { metadata: { actor: { type: 'user', id: 'u1' } } });
@@ -97,7 +97,13 @@ describe('handleCommand', () => {
     const racing = interfering(store, Infinity, async () => {
       await store.appendToStream('counter-1', [{ type: 'CounterIncremented', data: { by: 1 } }], revision++);
     });
-    const error = await handleCommand({ store: racing, stream: 'counter-1', decider: counter, command: { kind: 'increment', by: 1 }, maxRetries: 2 }).catch((e) => e);
+    const error = await handleCommand({
+      store: racing,
+      stream: 'counter-1',
+      decider: counter,
+      command: { kind: 'increment', by: 1 },
+      maxRetries: 2,
+    }).catch((e) => e);
     expect(error).toBeInstanceOf(WrongExpectedRevisionError);
     expect(revision).toBe(3); // the first attempt and two retries
   });
@@ -112,7 +118,11 @@ describe('handleCommand', () => {
   it('loads long streams across pages', async () => {
     await run({ kind: 'open', limit: 1_000_000 });
     for (let i = 0; i < 5; i++) {
-      await store.appendToStream('counter-1', Array.from({ length: 500 }, () => ({ type: 'CounterIncremented', data: { by: 1 } })), 'stream_exists');
+      await store.appendToStream(
+        'counter-1',
+        Array.from({ length: 500 }, () => ({ type: 'CounterIncremented', data: { by: 1 } })),
+        'stream_exists',
+      );
     }
     const { state, revision } = await loadAggregate(store, 'counter-1', counter);
     expect(state.value).toBe(2500);

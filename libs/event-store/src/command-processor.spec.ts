@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 import { CommandProcessor } from './command-processor';
 import type { Decider } from './decider';
 import { LmdbEventStore } from './lmdb/lmdb-event-store';
@@ -64,7 +64,9 @@ describe('CommandProcessor', () => {
   });
 
   it('given concurrent commands on one stream, then they are decided in order and appended in one batch', async () => {
-    const outcomes = await Promise.all([1, 2, 3].map((by) => processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by }, metadata: { by } })));
+    const outcomes = await Promise.all(
+      [1, 2, 3].map((by) => processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by }, metadata: { by } })),
+    );
     expect(appends).toBe(1);
     expect(outcomes.map((o) => [o.revision, o.state.value])).toEqual([
       [1, 1],
@@ -76,7 +78,9 @@ describe('CommandProcessor', () => {
   });
 
   it('given a batch where one command breaks a rule, then only that one fails', async () => {
-    const results = await Promise.allSettled([5, 9, 4].map((by) => processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by } })));
+    const results = await Promise.allSettled(
+      [5, 9, 4].map((by) => processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by } })),
+    );
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toEqual(DomainError.conflict('over the limit'));
     expect(await store.streamRevision('counter-1')).toBe(2);
@@ -93,19 +97,25 @@ describe('CommandProcessor', () => {
 
   it('given a stale If-Match on a command the decider refuses, then the refusal answers, not 412 (RFC 9110, 13.2.1)', async () => {
     await processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 } });
-    await expect(processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 50 }, ifMatch: 0 })).rejects.toEqual(DomainError.conflict('over the limit'));
+    await expect(processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 50 }, ifMatch: 0 })).rejects.toEqual(
+      DomainError.conflict('over the limit'),
+    );
   });
 
   it('given a stale If-Match on a command the decider accepts, then 412 and nothing is appended', async () => {
     await processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 } });
-    await expect(processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 }, ifMatch: 0 })).rejects.toMatchObject({ status: 412 });
+    await expect(
+      processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 }, ifMatch: 0 }),
+    ).rejects.toMatchObject({ status: 412 });
     expect(await store.streamRevision('counter-1')).toBe(1);
   });
 
   it('given events appended by someone else, then the cached state catches up before deciding', async () => {
     await processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 2 } });
     await store.appendToStream('counter-1', [{ type: 'Added', data: { by: 7 } }], 1);
-    await expect(processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 2 } })).rejects.toEqual(DomainError.conflict('over the limit'));
+    await expect(processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 2 } })).rejects.toEqual(
+      DomainError.conflict('over the limit'),
+    );
     const outcome = await processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by: 1 } });
     expect(outcome.state.value).toBe(10);
   });
@@ -127,7 +137,9 @@ describe('CommandProcessor', () => {
       }
       return append(stream, events, expected);
     };
-    const results = await Promise.allSettled([1, 1, 1].map((by) => processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by } })));
+    const results = await Promise.allSettled(
+      [1, 1, 1].map((by) => processor.submit({ stream: 'counter-1', decider: counter, command: { kind: 'add', by } })),
+    );
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     expect(await store.streamRevision('counter-1')).toBe(3);
   });

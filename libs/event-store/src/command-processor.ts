@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../../platform/src/errors';
+import { DomainError, isDomainError } from '#platform/errors';
 import type { Decider, DomainEvent } from './decider';
 import type { EventMetadata, EventStore, LogPosition, NewEvent } from './event-store.port';
 import { EventStoreInputError, WrongExpectedRevisionError } from './errors';
@@ -95,15 +95,25 @@ export class CommandProcessor {
   }
 
   /** The current state and revision of a stream (from the cache, caught up with the store). */
-  async load<C, E extends DomainEvent, S>(stream: string, decider: Decider<C, E, S>, upcast?: (event: DomainEvent) => E): Promise<Loaded<S>> {
+  async load<C, E extends DomainEvent, S>(
+    stream: string,
+    decider: Decider<C, E, S>,
+    upcast?: (event: DomainEvent) => E,
+  ): Promise<Loaded<S>> {
     const cached = this.cache.get(stream);
-    let loaded: Loaded<S> = cached && cached.decider === decider ? { state: cached.state as S, revision: cached.revision } : { state: decider.initialState(), revision: null };
+    let loaded: Loaded<S> =
+      cached && cached.decider === decider
+        ? { state: cached.state as S, revision: cached.revision }
+        : { state: decider.initialState(), revision: null };
     for (;;) {
       const from = loaded.revision === null ? 0 : loaded.revision + 1;
       const page = await this.store.readStream(stream, { fromRevision: from, maxCount: PAGE });
       let { state, revision } = loaded;
       for (const recorded of page) {
-        state = decider.evolve(state, upcast ? upcast({ type: recorded.type, data: recorded.data }) : ({ type: recorded.type, data: recorded.data } as E));
+        state = decider.evolve(
+          state,
+          upcast ? upcast({ type: recorded.type, data: recorded.data }) : ({ type: recorded.type, data: recorded.data } as E),
+        );
         revision = recorded.revision;
       }
       loaded = { state, revision };
@@ -121,7 +131,10 @@ export class CommandProcessor {
       const decider = batch[0].request.decider;
       const later = batch.filter((p) => p.request.decider !== decider);
       if (later.length > 0) queue.unshift(...later);
-      await this.process(stream, batch.filter((p) => p.request.decider === decider));
+      await this.process(
+        stream,
+        batch.filter((p) => p.request.decider === decider),
+      );
     }
     this.queues.delete(stream);
   }
@@ -198,7 +211,11 @@ export class CommandProcessor {
       // Preconditions are judged only for a command that would succeed without them (RFC 9110,
       // 13.2.1): a caller refused outright hears why (403, 404, 409), not that its copy is stale.
       if (request.ifMatch !== undefined && request.ifMatch !== revision) {
-        outcomes.push(DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${request.ifMatch} but it is at ${revision ?? 'none'}`));
+        outcomes.push(
+          DomainError.preconditionFailed(
+            `the resource has changed: If-Match names revision ${request.ifMatch} but it is at ${revision ?? 'none'}`,
+          ),
+        );
         continue;
       }
       if (decided.length > 0) {

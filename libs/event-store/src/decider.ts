@@ -1,4 +1,4 @@
-import type { DomainError } from '../../platform/src/errors';
+import type { DomainError } from '#platform/errors';
 import type { EventMetadata } from './event-store.port';
 
 /** A domain event as deciders produce and evolve it: a written-out type and plain data. */

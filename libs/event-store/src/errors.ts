@@ -21,7 +21,10 @@ export class EventStoreInputError extends Error {
 /** The store cannot be reached or was closed. */
 export class EventStoreUnavailableError extends Error {
   override readonly name = 'EventStoreUnavailableError';
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }

@@ -89,9 +89,20 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Even
         const id = randomUUID();
         const data = { title: 'Ünïcødé ✓ "quoted"', nested: { list: [1, 2.5, null, true], empty: {} }, nothing: null };
         const before = Date.now();
-        await store.appendToStream(name, [{ id, type: 'SpaceCreated', data, metadata: { actor: { type: 'user', id: 'u1' } } }], 'no_stream');
+        await store.appendToStream(
+          name,
+          [{ id, type: 'SpaceCreated', data, metadata: { actor: { type: 'user', id: 'u1' } } }],
+          'no_stream',
+        );
         const [event] = await store.readStream(name);
-        expect(event).toMatchObject({ id, streamId: name, revision: 0, type: 'SpaceCreated', data, metadata: { actor: { type: 'user', id: 'u1' } } });
+        expect(event).toMatchObject({
+          id,
+          streamId: name,
+          revision: 0,
+          type: 'SpaceCreated',
+          data,
+          metadata: { actor: { type: 'user', id: 'u1' } },
+        });
         expect(new Date(event.recordedAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
         expect(event.recordedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
       });
@@ -120,7 +131,9 @@ export function eventStoreContract(adapterName: string, open: () => Promise<Even
         await expect(store.appendToStream(name, [], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
         await expect(store.appendToStream(name, [{ type: '', data: {} }], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
         await expect(store.appendToStream(name, events(1), -1)).rejects.toBeInstanceOf(EventStoreInputError);
-        await expect(store.appendToStream(name, [{ id: 'not-a-uuid', type: 'T', data: {} }], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
+        await expect(store.appendToStream(name, [{ id: 'not-a-uuid', type: 'T', data: {} }], 'any')).rejects.toBeInstanceOf(
+          EventStoreInputError,
+        );
         const huge = { type: 'Huge', data: { text: 'x'.repeat(1024 * 1024) } };
         await expect(store.appendToStream(name, [events(1)[0], huge], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
         await expect(store.readStream(name, { maxCount: 0 })).rejects.toBeInstanceOf(EventStoreInputError);

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../platform/src/config';
+import { loadConfig } from '#platform/config';
 import { EventStoreInputError } from './errors';
 import { DEFAULT_BATCH_LIMIT_BYTES, batchLimit, serializeBatch } from './validation';
 

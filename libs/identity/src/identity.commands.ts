@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import { newId, newSecret } from '../../platform/src/ids';
-import { hashToken, type Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import { newId, newSecret } from '#platform/ids';
+import { hashToken, type Caller } from '#platform/http/auth';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
 import { emailClaimDecider, emailClaimStream, tokenDecider, tokenStream, userDecider, userStream } from './identity.decider';
 import type { UserProfileChanges } from './identity.events';
 import { USERS, type UserDoc } from './identity.projections';
@@ -32,7 +32,12 @@ export class CreateUserHandler extends DecidingHandler {
   async execute({ email, displayName, photoURL, caller }: CreateUser): Promise<string> {
     const userId = newId();
     await this.decide(emailClaimStream(email), emailClaimDecider, { kind: 'ClaimEmail', email, userId }, { caller, wait: false });
-    await this.decide(userStream(userId), userDecider, { kind: 'CreateUser', userId, email, displayName, photoURL, now: this.now() }, { caller });
+    await this.decide(
+      userStream(userId),
+      userDecider,
+      { kind: 'CreateUser', userId, email, displayName, photoURL, now: this.now() },
+      { caller },
+    );
     return userId;
   }
 }
@@ -52,7 +57,12 @@ export class UpdateUserProfile extends Command<void> {
 @CommandHandler(UpdateUserProfile)
 export class UpdateUserProfileHandler extends DecidingHandler {
   async execute({ userId, changes, caller, ifMatch }: UpdateUserProfile): Promise<void> {
-    await this.decide(userStream(userId), userDecider, { kind: 'UpdateUserProfile', userId, changes, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      userStream(userId),
+      userDecider,
+      { kind: 'UpdateUserProfile', userId, changes, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -79,7 +89,12 @@ export class IssueTokenHandler extends DecidingHandler {
     if (!(await this.reads.collection<UserDoc>(USERS).get(userId))) throw DomainError.notFound(`no user ${userId}`);
     const tokenId = newId();
     const token = newSecret('dpt');
-    await this.decide(tokenStream(tokenId), tokenDecider, { kind: 'IssueToken', tokenId, userId, tokenHash: hashToken(token), now: this.now() }, { caller });
+    await this.decide(
+      tokenStream(tokenId),
+      tokenDecider,
+      { kind: 'IssueToken', tokenId, userId, tokenHash: hashToken(token), now: this.now() },
+      { caller },
+    );
     return { tokenId, token };
   }
 }

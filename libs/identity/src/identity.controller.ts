@@ -2,16 +2,16 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { etagHeader, ref } from '../../platform/src/platform.schemas';
-import { parseIfMatch, tagged } from '../../platform/src/http/etag';
+import { etagHeader, ref } from '#platform/platform.schemas';
+import { parseIfMatch, tagged } from '#platform/http/etag';
 import { IsEmail, IsOptional, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
-import { NotBlank } from '../../platform/src/http/validation';
-import { AdminOnly, CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
-import { PathId } from '../../platform/src/http/id-param';
+import { NotBlank } from '#platform/http/validation';
+import { AdminOnly, CurrentCaller, userOf, type Caller } from '#platform/http/auth';
+import { PathId } from '#platform/http/id-param';
 import { CreateUser, IssueToken, RevokeToken, UpdateUserProfile } from './identity.commands';
 import { GetUser } from './identity.queries';
-import { Valid } from '../../platform/src/http/validation';
-import { CachedRead } from '../../platform/src/http/response-cache';
+import { Valid } from '#platform/http/validation';
+import { CachedRead } from '#platform/http/response-cache';
 
 export class CreateUserBody {
   @IsEmail({}, { message: 'email must be an e-mail address' })
@@ -97,9 +97,16 @@ export class CurrentUserController {
   /** `PATCH /v1/user` (extension) → the caller, changed; `If-Match` with the ETag of `GET /v1/user` makes it conditional (412 when stale). */
   @Patch()
   @ApiOkResponse({ description: 'OK', schema: ref('User'), headers: etagHeader })
-  async update(@Body(Valid) body: UpdateUserBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async update(
+    @Body(Valid) body: UpdateUserBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const userId = userOf(caller).userId;
-    await this.commandBus.execute(new UpdateUserProfile(userId, { displayName: body.displayName, photoURL: body.photoURL }, caller, parseIfMatch(ifMatch)));
+    await this.commandBus.execute(
+      new UpdateUserProfile(userId, { displayName: body.displayName, photoURL: body.photoURL }, caller, parseIfMatch(ifMatch)),
+    );
     return tagged(reply, await this.queryBus.execute(new GetUser(userId)));
   }
 }

@@ -1,4 +1,4 @@
-import { deciderSpec, type EventOf } from '../../testing/src';
+import { deciderSpec, type EventOf } from '#testing';
 import { emailClaimDecider, emailClaimStream, tokenDecider, userDecider } from './identity.decider';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -8,13 +8,20 @@ describe('user decider', () => {
     deciderSpec(userDecider)
       .given([])
       .when({ kind: 'CreateUser', userId: 'u1', email: ' Ada@Example.COM ', displayName: 'Ada', photoURL: null, now })
-      .then([{ type: 'UserCreated', data: { userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, createdAt: now } }]);
+      .then([
+        { type: 'UserCreated', data: { userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, createdAt: now } },
+      ]);
   });
 
-  const created: EventOf<typeof userDecider>[] = [{ type: 'UserCreated', data: { userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, createdAt: now } }];
+  const created: EventOf<typeof userDecider>[] = [
+    { type: 'UserCreated', data: { userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, createdAt: now } },
+  ];
 
   it('given a user, when created again, then 409', () => {
-    deciderSpec(userDecider).given(created).when({ kind: 'CreateUser', userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, now }).thenFails(409);
+    deciderSpec(userDecider)
+      .given(created)
+      .when({ kind: 'CreateUser', userId: 'u1', email: 'ada@example.com', displayName: 'Ada', photoURL: null, now })
+      .thenFails(409);
   });
 
   it('given a user, when their profile is updated, then UserUpdated with only what changed', () => {
@@ -25,11 +32,17 @@ describe('user decider', () => {
   });
 
   it('given a user, when the update changes nothing, then nothing', () => {
-    deciderSpec(userDecider).given(created).when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'Ada' }, now }).thenNothing();
+    deciderSpec(userDecider)
+      .given(created)
+      .when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'Ada' }, now })
+      .thenNothing();
   });
 
   it('given a renamed user, when renamed back, then UserUpdated (the state follows updates)', () => {
-    const renamed: EventOf<typeof userDecider>[] = [...created, { type: 'UserUpdated', data: { userId: 'u1', changes: { displayName: 'Ada L.' }, updatedAt: now } }];
+    const renamed: EventOf<typeof userDecider>[] = [
+      ...created,
+      { type: 'UserUpdated', data: { userId: 'u1', changes: { displayName: 'Ada L.' }, updatedAt: now } },
+    ];
     deciderSpec(userDecider)
       .given(renamed)
       .when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'Ada' }, now })
@@ -37,7 +50,10 @@ describe('user decider', () => {
   });
 
   it('given no user, when a profile is updated, then 404', () => {
-    deciderSpec(userDecider).given([]).when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'X' }, now }).thenFails(404);
+    deciderSpec(userDecider)
+      .given([])
+      .when({ kind: 'UpdateUserProfile', userId: 'u1', changes: { displayName: 'X' }, now })
+      .thenFails(404);
   });
 });
 
@@ -59,8 +75,13 @@ describe('e-mail claim decider', () => {
 
 describe('token decider', () => {
   const spec = deciderSpec(tokenDecider);
-  const issued: EventOf<typeof tokenDecider>[] = [{ type: 'AccessTokenIssued', data: { tokenId: 't1', userId: 'u1', tokenHash: 'h', issuedAt: now } }];
-  const revoked: EventOf<typeof tokenDecider>[] = [...issued, { type: 'AccessTokenRevoked', data: { tokenId: 't1', userId: 'u1', tokenHash: 'h', revokedAt: now } }];
+  const issued: EventOf<typeof tokenDecider>[] = [
+    { type: 'AccessTokenIssued', data: { tokenId: 't1', userId: 'u1', tokenHash: 'h', issuedAt: now } },
+  ];
+  const revoked: EventOf<typeof tokenDecider>[] = [
+    ...issued,
+    { type: 'AccessTokenRevoked', data: { tokenId: 't1', userId: 'u1', tokenHash: 'h', revokedAt: now } },
+  ];
 
   it('given an issued token, when revoked, then the revocation carries its hash', () => {
     spec.given(issued).when({ kind: 'RevokeToken', tokenId: 't1', now }).then(revoked.slice(1));

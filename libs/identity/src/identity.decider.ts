@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { normalizeEmail } from '../../platform/src/email';
-import { DomainError } from '../../platform/src/errors';
-import type { Decider } from '../../event-store/src/decider';
+import { normalizeEmail } from '#platform/email';
+import { DomainError } from '#platform/errors';
+import type { Decider } from '#event-store/decider';
 import type { IdentityEvent, UserProfileChanges } from './identity.events';
 
 type Event<T extends IdentityEvent['type']> = Extract<IdentityEvent, { type: T }>;
@@ -33,8 +33,10 @@ export const userDecider: Decider<UserCommand, Event<'UserCreated' | 'UserUpdate
     if (command.kind === 'UpdateUserProfile') {
       if (!state.exists) return DomainError.notFound(`no user ${command.userId}`);
       const changes: UserProfileChanges = {};
-      if (command.changes.displayName !== undefined && command.changes.displayName !== state.displayName) changes.displayName = command.changes.displayName;
-      if (command.changes.photoURL !== undefined && command.changes.photoURL !== state.photoURL) changes.photoURL = command.changes.photoURL;
+      if (command.changes.displayName !== undefined && command.changes.displayName !== state.displayName)
+        changes.displayName = command.changes.displayName;
+      if (command.changes.photoURL !== undefined && command.changes.photoURL !== state.photoURL)
+        changes.photoURL = command.changes.photoURL;
       if (Object.keys(changes).length === 0) return [];
       return [{ type: 'UserUpdated', data: { userId: command.userId, changes, updatedAt: command.now } }];
     }
@@ -42,7 +44,13 @@ export const userDecider: Decider<UserCommand, Event<'UserCreated' | 'UserUpdate
     return [
       {
         type: 'UserCreated',
-        data: { userId: command.userId, email: normalizeEmail(command.email), displayName: command.displayName, photoURL: command.photoURL, createdAt: command.now },
+        data: {
+          userId: command.userId,
+          email: normalizeEmail(command.email),
+          displayName: command.displayName,
+          photoURL: command.photoURL,
+          createdAt: command.now,
+        },
       },
     ];
   },
@@ -84,11 +92,19 @@ export const tokenDecider: Decider<TokenCommand, Event<'AccessTokenIssued' | 'Ac
   decide(command, state) {
     if (command.kind === 'IssueToken') {
       if (state.issued) return DomainError.conflict(`token ${command.tokenId} already exists`);
-      return [{ type: 'AccessTokenIssued', data: { tokenId: command.tokenId, userId: command.userId, tokenHash: command.tokenHash, issuedAt: command.now } }];
+      return [
+        {
+          type: 'AccessTokenIssued',
+          data: { tokenId: command.tokenId, userId: command.userId, tokenHash: command.tokenHash, issuedAt: command.now },
+        },
+      ];
     }
     if (!state.issued || state.revoked) return DomainError.notFound(`no token ${command.tokenId}`);
     return [
-      { type: 'AccessTokenRevoked', data: { tokenId: command.tokenId, userId: state.issued.userId, tokenHash: state.issued.tokenHash, revokedAt: command.now } },
+      {
+        type: 'AccessTokenRevoked',
+        data: { tokenId: command.tokenId, userId: state.issued.userId, tokenHash: state.issued.tokenHash, revokedAt: command.now },
+      },
     ];
   },
 };

@@ -2,7 +2,15 @@ import { Module } from '@nestjs/common';
 import { identityCommandHandlers } from './identity.commands';
 import { AdminIdentityController, CurrentUserController } from './identity.controller';
 import { identityQueryHandlers } from './identity.queries';
-import { ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, UsersForIntegrations, UsersForOrganizations, UsersForSso, UsersForTeams } from './identity.provides';
+import {
+  ReadModelTokenVerifier,
+  UsersForChangeRequests,
+  UsersForComments,
+  UsersForIntegrations,
+  UsersForOrganizations,
+  UsersForSso,
+  UsersForTeams,
+} from './identity.provides';
 
 /**
  * Users and their tokens. It exports only what implements other ports (its manifest's `provides`):
@@ -10,7 +18,25 @@ import { ReadModelTokenVerifier, UsersForChangeRequests, UsersForComments, Users
  */
 @Module({
   controllers: [AdminIdentityController, CurrentUserController],
-  providers: [...identityCommandHandlers, ...identityQueryHandlers, ReadModelTokenVerifier, UsersForSso, UsersForOrganizations, UsersForTeams, UsersForChangeRequests, UsersForComments, UsersForIntegrations],
-  exports: [ReadModelTokenVerifier, UsersForSso, UsersForOrganizations, UsersForTeams, UsersForChangeRequests, UsersForComments, UsersForIntegrations],
+  providers: [
+    ...identityCommandHandlers,
+    ...identityQueryHandlers,
+    ReadModelTokenVerifier,
+    UsersForSso,
+    UsersForOrganizations,
+    UsersForTeams,
+    UsersForChangeRequests,
+    UsersForComments,
+    UsersForIntegrations,
+  ],
+  exports: [
+    ReadModelTokenVerifier,
+    UsersForSso,
+    UsersForOrganizations,
+    UsersForTeams,
+    UsersForChangeRequests,
+    UsersForComments,
+    UsersForIntegrations,
+  ],
 })
 export class IdentityModule {}

@@ -1,4 +1,4 @@
-import { multiDocumentProjection, type ProjectedDoc, type Projection } from '../../read-store/src/projections/projection';
+import { multiDocumentProjection, type ProjectedDoc, type Projection } from '#read-store/projections/projection';
 import type { IdentityEvent } from './identity.events';
 
 export const USERS = 'users';

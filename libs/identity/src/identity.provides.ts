@@ -7,8 +7,8 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import type { Caller, TokenVerifier } from '../../platform/src/http/auth';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import type { Caller, TokenVerifier } from '#platform/http/auth';
 import { CreateUser, IssueToken } from './identity.commands';
 import type { UserDoc } from './identity.projections';
 import { FindUser, FindUserByEmail, FindUsers, presentUser, VerifyToken, type UserObject } from './identity.queries';

@@ -1,13 +1,13 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { normalizeEmail } from '../../platform/src/email';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { normalizeEmail } from '#platform/email';
 import { TOKENS, USERS, type TokenDoc, type UserDoc } from './identity.projections';
-import { byIds } from '../../platform/src/by-ids';
+import { byIds } from '#platform/by-ids';
 
 /** The embedded user object. */
 export interface UserObject {

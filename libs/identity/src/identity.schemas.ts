@@ -1,15 +1,18 @@
-import { closedObject, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, ref, url, type JsonSchema } from '#platform/platform.schemas';
 
 /** Response schemas of the identity context, for the OpenAPI document. */
 export const identitySchemas: Record<string, JsonSchema> = {
-  User: closedObject({
-    object: { type: 'string', enum: ['user'] },
-    id: { type: 'string' },
-    displayName: { type: 'string' },
-    email: { type: 'string', format: 'email' },
-    photoURL: { ...url, nullable: true },
-    urls: closedObject({ location: url }),
-  }, ['photoURL']),
+  User: closedObject(
+    {
+      object: { type: 'string', enum: ['user'] },
+      id: { type: 'string' },
+      displayName: { type: 'string' },
+      email: { type: 'string', format: 'email' },
+      photoURL: { ...url, nullable: true },
+      urls: closedObject({ location: url }),
+    },
+    ['photoURL'],
+  ),
   /** `POST /v1/admin/users`: the token is shown this once. */
   CreatedUser: closedObject({
     user: ref('User'),

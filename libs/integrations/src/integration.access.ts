@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
 import { INTEGRATION_ORGANIZATIONS, type IntegrationOrganizations } from './integrations.needs';
 import { INSTALLATIONS, INTEGRATIONS, type InstallationDoc, type IntegrationDoc } from './integration.projections';
 
@@ -19,7 +19,10 @@ export class IntegrationAccess {
   ) {}
 
   /** The integration as the caller may see it, or 404; `ownerRole`: the caller's role in the organization that publishes it (null outside it). */
-  async visible(name: string, caller: Caller): Promise<{ integration: IntegrationDoc; member: boolean; ownerAdmin: boolean; ownerRole: string | null }> {
+  async visible(
+    name: string,
+    caller: Caller,
+  ): Promise<{ integration: IntegrationDoc; member: boolean; ownerAdmin: boolean; ownerRole: string | null }> {
     const integration = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).get(name);
     if (!integration || integration.deleted) throw DomainError.notFound(`no integration ${name}`);
     const role = caller.kind === 'user' ? await this.organizations.roleOf(integration.organizationId, caller.userId) : null;
@@ -43,14 +46,22 @@ export class IntegrationAccess {
     if (ownerAdmin) return { integration, filter: { integrationName: name } };
     const mine = caller.kind === 'user' ? await this.organizations.memberOrganizations(caller.userId) : [];
     const administered: string[] = [];
-    for (const organizationId of mine) if ((await this.organizations.roleOf(organizationId, (caller as { userId: string }).userId))?.role === 'admin') administered.push(organizationId);
+    for (const organizationId of mine)
+      if ((await this.organizations.roleOf(organizationId, (caller as { userId: string }).userId))?.role === 'admin')
+        administered.push(organizationId);
     return { integration, filter: { integrationName: name, organizationId: { $in: administered } } };
   }
 
   /** An installation the caller may see, with its integration, or 404. */
-  async visibleInstallation(name: string, installationId: string, caller: Caller): Promise<{ installation: InstallationDoc; integration: IntegrationDoc }> {
+  async visibleInstallation(
+    name: string,
+    installationId: string,
+    caller: Caller,
+  ): Promise<{ installation: InstallationDoc; integration: IntegrationDoc }> {
     const { integration, filter } = await this.installationScope(name, caller);
-    const installation = await this.reads.collection<InstallationDoc>(INSTALLATIONS).findOne({ ...filter, _id: installationId, uninstalled: { $exists: false } });
+    const installation = await this.reads
+      .collection<InstallationDoc>(INSTALLATIONS)
+      .findOne({ ...filter, _id: installationId, uninstalled: { $exists: false } });
     if (!installation) throw DomainError.notFound(`no installation ${installationId} of integration ${name}`);
     return { installation, integration };
   }

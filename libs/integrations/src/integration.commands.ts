@@ -1,11 +1,18 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations.needs';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
+import {
+  INTEGRATION_ORGANIZATIONS,
+  INTEGRATION_SITES,
+  INTEGRATION_SPACES,
+  type IntegrationOrganizations,
+  type IntegrationSites,
+  type IntegrationSpaces,
+} from './integrations.needs';
 import { IntegrationAccess } from './integration.access';
 import { checkPublishedComponents, checkPublishedConfigurations, validateConfiguration } from './integration.configuration';
 import {
@@ -20,7 +27,14 @@ import {
   type IntegrationCommand,
   type IntegrationState,
 } from './integration.decider';
-import type { InstallationPlace, InstallationStatus, IntegrationDefinition, PlaceSettings, SpaceSelection, TraceLog } from './integration.events';
+import type {
+  InstallationPlace,
+  InstallationStatus,
+  IntegrationDefinition,
+  PlaceSettings,
+  SpaceSelection,
+  TraceLog,
+} from './integration.events';
 import { placeIdMember } from './integration.places';
 import { INSTALLATIONS, PLACE_INSTALLATIONS, type InstallationDoc, type PlaceInstallationDoc } from './integration.projections';
 import { IntegrationSecrets } from './integration.secrets';
@@ -74,7 +88,8 @@ function checkSecrets(secrets: Record<string, unknown>): void {
   if (entries.length > MAX_SECRETS) throw DomainError.invalid(`secrets must hold at most ${MAX_SECRETS} secrets`);
   for (const [name, value] of entries) {
     if (name.length === 0 || name.length > 100) throw DomainError.invalid('secrets: each name must be 1 to 100 characters');
-    if (typeof value !== 'string' || value.length > MAX_SECRET_LENGTH) throw DomainError.invalid(`secrets.${name} must be text of at most ${MAX_SECRET_LENGTH} characters`);
+    if (typeof value !== 'string' || value.length > MAX_SECRET_LENGTH)
+      throw DomainError.invalid(`secrets.${name} must be text of at most ${MAX_SECRET_LENGTH} characters`);
   }
 }
 
@@ -124,7 +139,10 @@ export class PublishIntegrationHandler extends DecidingHandler {
       ...previous,
       ...given,
       icon: icon === undefined ? previous.icon : await this.image('icon', icon),
-      previewImages: previewImages === undefined ? previous.previewImages : await Promise.all(previewImages.map((image, index) => this.image(`previewImages[${index}]`, image))),
+      previewImages:
+        previewImages === undefined
+          ? previous.previewImages
+          : await Promise.all(previewImages.map((image, index) => this.image(`previewImages[${index}]`, image))),
       script: script === undefined ? previous.script : (await this.blobs.put(Buffer.from(script, 'utf8'))).hash,
     };
     const command: IntegrationCommand = {
@@ -168,7 +186,10 @@ export class DeleteIntegrationHandler extends DecidingHandler {
 
   async execute({ name, caller, ifMatch }: DeleteIntegration): Promise<void> {
     const stream = integrationStream(name);
-    const ownerAdmin = await this.access.isAdmin(livePublication((await this.load(stream, integrationDecider)).state, name).organizationId, caller);
+    const ownerAdmin = await this.access.isAdmin(
+      livePublication((await this.load(stream, integrationDecider)).state, name).organizationId,
+      caller,
+    );
     const command: IntegrationCommand = { kind: 'DeleteIntegration', name, ownerAdmin, by: user(caller), now: this.now() };
     await this.decide(stream, integrationDecider, command, { caller, ifMatch });
   }
@@ -195,7 +216,10 @@ export class SetDevModeHandler extends DecidingHandler {
 
   async execute({ name, tunnelUrl, all, caller, ifMatch }: SetDevMode): Promise<void> {
     const stream = integrationStream(name);
-    const ownerAdmin = await this.access.isAdmin(livePublication((await this.load(stream, integrationDecider)).state, name).organizationId, caller);
+    const ownerAdmin = await this.access.isAdmin(
+      livePublication((await this.load(stream, integrationDecider)).state, name).organizationId,
+      caller,
+    );
     const command: IntegrationCommand = { kind: 'SetDevMode', name, tunnelUrl, all, ownerAdmin, by: user(caller), now: this.now() };
     await this.decide(stream, integrationDecider, command, { caller, ifMatch });
   }
@@ -220,7 +244,10 @@ export class ClearDevModeHandler extends DecidingHandler {
 
   async execute({ name, caller, ifMatch }: ClearDevMode): Promise<void> {
     const stream = integrationStream(name);
-    const ownerAdmin = await this.access.isAdmin(livePublication((await this.load(stream, integrationDecider)).state, name).organizationId, caller);
+    const ownerAdmin = await this.access.isAdmin(
+      livePublication((await this.load(stream, integrationDecider)).state, name).organizationId,
+      caller,
+    );
     const command: IntegrationCommand = { kind: 'ClearDevMode', name, ownerAdmin, by: user(caller), now: this.now() };
     await this.decide(stream, integrationDecider, command, { caller, ifMatch });
   }
@@ -251,12 +278,23 @@ export class InstallIntegrationHandler extends DecidingHandler {
     const integration = livePublication((await this.load(integrationStream(name), integrationDecider)).state, name);
     const role = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
     if (!role?.member) throw DomainError.notFound(`no organization ${organizationId}`);
-    if (integration.definition.visibility === 'private' && integration.organizationId !== organizationId) throw DomainError.forbidden(`integration ${name} is private to its organization`);
+    if (integration.definition.visibility === 'private' && integration.organizationId !== organizationId)
+      throw DomainError.forbidden(`integration ${name} is private to its organization`);
     const installationId = installationIdOf(name, organizationId);
     await this.decide(
       installationStream(installationId),
       installationDecider,
-      { kind: 'Install', installationId, integrationName: name, organizationId, configuration: {}, scopes: integration.definition.scopes, organizationAdmin: role.role === 'admin', by: user(caller), now: this.now() },
+      {
+        kind: 'Install',
+        installationId,
+        integrationName: name,
+        organizationId,
+        configuration: {},
+        scopes: integration.definition.scopes,
+        organizationAdmin: role.role === 'admin',
+        by: user(caller),
+        now: this.now(),
+      },
       { caller },
     );
     return installationId;
@@ -272,7 +310,13 @@ export class UpdateInstallation extends Command<void> {
   constructor(
     readonly name: string,
     readonly installationId: string,
-    readonly changes: { status?: InstallationStatus; configuration?: Record<string, unknown>; space_selection?: SpaceSelection; site_selection?: SpaceSelection; scopes?: string[] },
+    readonly changes: {
+      status?: InstallationStatus;
+      configuration?: Record<string, unknown>;
+      space_selection?: SpaceSelection;
+      site_selection?: SpaceSelection;
+      scopes?: string[];
+    },
     readonly caller: Caller,
     readonly ifMatch?: number,
   ) {
@@ -293,8 +337,12 @@ export class UpdateInstallationHandler extends DecidingHandler {
     const installation = await activeInstallation(this.reads, name, installationId);
     // Membership first: people outside the organization learn nothing of the installation (404), and compile no schema.
     const organizationAdmin = await this.access.isAdmin(installation.organizationId, caller);
-    const integration = changes.configuration !== undefined || changes.scopes !== undefined ? livePublication((await this.load(integrationStream(name), integrationDecider)).state, name) : null;
-    if (changes.configuration !== undefined) validateConfiguration(`installation ${installationId}`, integration!.definition.configurations.account, changes.configuration);
+    const integration =
+      changes.configuration !== undefined || changes.scopes !== undefined
+        ? livePublication((await this.load(integrationStream(name), integrationDecider)).state, name)
+        : null;
+    if (changes.configuration !== undefined)
+      validateConfiguration(`installation ${installationId}`, integration!.definition.configurations.account, changes.configuration);
     const stream = installationStream(installationId);
     const command: InstallationCommand = {
       kind: 'UpdateInstallation',
@@ -336,7 +384,13 @@ export class UninstallIntegrationHandler extends DecidingHandler {
   async execute({ name, installationId, caller, ifMatch }: UninstallIntegration): Promise<void> {
     const installation = await activeInstallation(this.reads, name, installationId);
     const stream = installationStream(installationId);
-    const command: InstallationCommand = { kind: 'Uninstall', installationId, organizationAdmin: await this.access.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() };
+    const command: InstallationCommand = {
+      kind: 'Uninstall',
+      installationId,
+      organizationAdmin: await this.access.isAdmin(installation.organizationId, caller),
+      by: user(caller),
+      now: this.now(),
+    };
     await this.decide(stream, installationDecider, command, { caller, ifMatch });
   }
 }
@@ -376,10 +430,25 @@ export class SetPlaceInstallationHandler extends DecidingHandler {
     // Membership first: people outside the organization learn nothing of its places (404).
     const organizationAdmin = await this.access.isAdmin(installation.organizationId, caller);
     const found = await (place === 'space' ? this.spaces.spaceById(placeId) : this.sites.siteById(placeId));
-    if (!found || found.deleted || found.organizationId !== installation.organizationId) throw DomainError.notFound(`no ${place} ${placeId} in the organization of installation ${installationId}`);
-    if (changes.configuration !== undefined) validateConfiguration(`${place} ${placeId}`, livePublication((await this.load(integrationStream(name), integrationDecider)).state, name).definition.configurations[place], changes.configuration);
+    if (!found || found.deleted || found.organizationId !== installation.organizationId)
+      throw DomainError.notFound(`no ${place} ${placeId} in the organization of installation ${installationId}`);
+    if (changes.configuration !== undefined)
+      validateConfiguration(
+        `${place} ${placeId}`,
+        livePublication((await this.load(integrationStream(name), integrationDecider)).state, name).definition.configurations[place],
+        changes.configuration,
+      );
     const stream = installationStream(installationId);
-    const command: InstallationCommand = { kind: 'SetPlaceInstallation', installationId, place, placeId, ...changes, organizationAdmin, by: user(caller), now: this.now() };
+    const command: InstallationCommand = {
+      kind: 'SetPlaceInstallation',
+      installationId,
+      place,
+      placeId,
+      ...changes,
+      organizationAdmin,
+      by: user(caller),
+      now: this.now(),
+    };
     await this.decide(stream, installationDecider, command, { caller, ifMatch });
   }
 }
@@ -410,7 +479,15 @@ export class RemovePlaceInstallationHandler extends DecidingHandler {
   async execute({ place, name, installationId, placeId, caller, ifMatch }: RemovePlaceInstallation): Promise<void> {
     const installation = await activeInstallation(this.reads, name, installationId);
     const stream = installationStream(installationId);
-    const command: InstallationCommand = { kind: 'RemovePlaceInstallation', installationId, place, placeId, organizationAdmin: await this.access.isAdmin(installation.organizationId, caller), by: user(caller), now: this.now() };
+    const command: InstallationCommand = {
+      kind: 'RemovePlaceInstallation',
+      installationId,
+      place,
+      placeId,
+      organizationAdmin: await this.access.isAdmin(installation.organizationId, caller),
+      by: user(caller),
+      now: this.now(),
+    };
     await this.decide(stream, installationDecider, command, { caller, ifMatch });
   }
 }
@@ -433,12 +510,27 @@ export class RemoveInstallationsFromPlaceHandler extends DecidingHandler {
   }
 
   async execute({ place, placeId, caller }: RemoveInstallationsFromPlace): Promise<void> {
-    const entries = await this.reads.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place]).find({ [placeIdMember(place)]: placeId }, { limit: 1000, count: false });
+    const entries = await this.reads
+      .collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place])
+      .find({ [placeIdMember(place)]: placeId }, { limit: 1000, count: false });
     for (const entry of entries.items) {
       const stream = installationStream(entry.installationId);
       const { state } = await this.load(stream, installationDecider);
       if (!state.installed || !state.places[place].has(placeId)) continue;
-      await this.decide(stream, installationDecider, { kind: 'RemovePlaceInstallation', installationId: entry.installationId, place, placeId, organizationAdmin: true, by: 'system', now: this.now() }, { caller });
+      await this.decide(
+        stream,
+        installationDecider,
+        {
+          kind: 'RemovePlaceInstallation',
+          installationId: entry.installationId,
+          place,
+          placeId,
+          organizationAdmin: true,
+          by: 'system',
+          now: this.now(),
+        },
+        { caller },
+      );
     }
   }
 }
@@ -460,13 +552,20 @@ export class UninstallEverywhereHandler extends DecidingHandler {
   }
 
   async execute({ name, caller }: UninstallEverywhere): Promise<void> {
-    const installed = await this.reads.collection<InstallationDoc>(INSTALLATIONS).find({ integrationName: name }, { limit: 1000, count: false });
+    const installed = await this.reads
+      .collection<InstallationDoc>(INSTALLATIONS)
+      .find({ integrationName: name }, { limit: 1000, count: false });
     for (const installation of installed.items) {
       if (installation.uninstalled) continue;
       const stream = installationStream(installation._id);
       const { state } = await this.load(stream, installationDecider);
       if (!state.installed) continue;
-      await this.decide(stream, installationDecider, { kind: 'Uninstall', installationId: installation._id, organizationAdmin: true, by: 'system', now: this.now() }, { caller });
+      await this.decide(
+        stream,
+        installationDecider,
+        { kind: 'Uninstall', installationId: installation._id, organizationAdmin: true, by: 'system', now: this.now() },
+        { caller },
+      );
     }
   }
 }
@@ -487,7 +586,12 @@ export class RecordProcessed extends Command<void> {
 @CommandHandler(RecordProcessed)
 export class RecordProcessedHandler extends DecidingHandler {
   async execute({ event, worker, status, logs, caller }: RecordProcessed): Promise<void> {
-    await this.decide(deliveryStream(event.installationId), deliveryDecider, { kind: 'RecordProcessed', ...event, worker, status, logs, now: this.now() }, { caller, wait: false });
+    await this.decide(
+      deliveryStream(event.installationId),
+      deliveryDecider,
+      { kind: 'RecordProcessed', ...event, worker, status, logs, now: this.now() },
+      { caller, wait: false },
+    );
   }
 }
 
@@ -507,7 +611,12 @@ export class ClaimDeliveries extends Command<boolean> {
 export class ClaimDeliveriesHandler extends DecidingHandler {
   async execute({ installation, worker, until, caller }: ClaimDeliveries): Promise<boolean> {
     try {
-      await this.decide(deliveryStream(installation.installationId), deliveryDecider, { kind: 'ClaimDeliveries', ...installation, worker, until: until.toISOString(), now: this.now() }, { caller, wait: false });
+      await this.decide(
+        deliveryStream(installation.installationId),
+        deliveryDecider,
+        { kind: 'ClaimDeliveries', ...installation, worker, until: until.toISOString(), now: this.now() },
+        { caller, wait: false },
+      );
       return true;
     } catch (error) {
       if (error instanceof DomainError && error.status === 409) return false;
@@ -527,7 +636,8 @@ function livePublication(state: IntegrationState, name: string): NonNullable<Int
 /** An installation of the integration that is not uninstalled, or 404. */
 async function activeInstallation(reads: ReadStore, name: string, installationId: string): Promise<InstallationDoc> {
   const installation = await reads.collection<InstallationDoc>(INSTALLATIONS).get(installationId);
-  if (!installation || installation.uninstalled || installation.integrationName !== name) throw DomainError.notFound(`no installation ${installationId} of integration ${name}`);
+  if (!installation || installation.uninstalled || installation.integrationName !== name)
+    throw DomainError.notFound(`no installation ${installationId} of integration ${name}`);
   return installation;
 }
 

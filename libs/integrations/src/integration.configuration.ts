@@ -1,7 +1,7 @@
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import type { LRUCache } from 'lru-cache';
-import { DomainError } from '../../platform/src/errors';
-import { lazyPackage } from '../../platform/src/lazy-package';
+import { DomainError } from '#platform/errors';
+import { lazyPackage } from '#platform/lazy-package';
 import type { ConfigurationSchema, IntegrationDefinition } from './integration.events';
 
 const Ajv = lazyPackage(() => (require('ajv') as typeof import('ajv')).default);
@@ -36,9 +36,22 @@ export const CONFIGURATION_VALIDATORS_MAX_SCHEMA_CHARS = 2_000_000;
  * loop rather than unrolled, and the code is not optimized (it halves the compile time; validating
  * stays well under a millisecond). Own properties only: `required: ["constructor"]` is not met by `{}`.
  */
-const AJV_OPTIONS: Options = { allErrors: false, strict: false, meta: false, validateSchema: false, ownProperties: true, loopRequired: 8, loopEnum: 8, code: { optimize: false } };
+const AJV_OPTIONS: Options = {
+  allErrors: false,
+  strict: false,
+  meta: false,
+  validateSchema: false,
+  ownProperties: true,
+  loopRequired: 8,
+  loopEnum: 8,
+  code: { optimize: false },
+};
 
-const TYPES: Record<string, object> = { string: { type: 'string', maxLength: 10_000 }, number: { type: 'number' }, boolean: { type: 'boolean' } };
+const TYPES: Record<string, object> = {
+  string: { type: 'string', maxLength: 10_000 },
+  number: { type: 'number' },
+  boolean: { type: 'boolean' },
+};
 
 /** A published `configurations.*` schema as JSON Schema: its properties typed, `enum` and `required` kept, nothing else allowed. */
 export function jsonSchemaOf(schema: ConfigurationSchema | undefined): object {
@@ -47,8 +60,16 @@ export function jsonSchemaOf(schema: ConfigurationSchema | undefined): object {
   const published = typeof schema?.properties === 'object' && schema.properties !== null ? schema.properties : {};
   const properties = Object.fromEntries(
     Object.entries(published).map(([name, property]) => {
-      const { type, enum: values } = (typeof property === 'object' && property !== null ? property : {}) as Partial<ConfigurationSchema['properties'][string]>;
-      return [name, { ...(typeof type === 'string' && Object.hasOwn(TYPES, type) ? TYPES[type] : {}), ...(Array.isArray(values) ? { enum: values } : {}) }];
+      const { type, enum: values } = (typeof property === 'object' && property !== null ? property : {}) as Partial<
+        ConfigurationSchema['properties'][string]
+      >;
+      return [
+        name,
+        {
+          ...(typeof type === 'string' && Object.hasOwn(TYPES, type) ? TYPES[type] : {}),
+          ...(Array.isArray(values) ? { enum: values } : {}),
+        },
+      ];
     }),
   );
   const required = Array.isArray(schema?.required) ? schema.required.filter((name) => typeof name === 'string') : [];
@@ -59,10 +80,12 @@ const dotted = (path: string) => path.replace(/\/([^/]*)/g, (_, segment: string)
 
 function describe(error: ErrorObject | undefined): string {
   if (!error) return 'is invalid';
-  if (error.propertyName !== undefined) return `has a property name that is not allowed (${JSON.stringify(error.propertyName.slice(0, 120))}: ${error.message ?? 'invalid'})`;
+  if (error.propertyName !== undefined)
+    return `has a property name that is not allowed (${JSON.stringify(error.propertyName.slice(0, 120))}: ${error.message ?? 'invalid'})`;
   const params = error.params as Record<string, unknown>;
   if ('additionalProperty' in params) return `${error.message} (${String(params.additionalProperty)})`;
-  if ('allowedValues' in params && Array.isArray(params.allowedValues)) return `must be one of ${params.allowedValues.slice(0, 10).map(String).join(', ')}`;
+  if ('allowedValues' in params && Array.isArray(params.allowedValues))
+    return `must be one of ${params.allowedValues.slice(0, 10).map(String).join(', ')}`;
   return error.message ?? 'is invalid';
 }
 
@@ -77,9 +100,7 @@ export class ConfigurationValidators {
   private cache: LRUCache<string, ValidateFunction> | undefined;
   private compiled = 0;
 
-  constructor(
-    private readonly options: { max?: number; maxSchemaChars?: number; compile?: (schema: object) => ValidateFunction } = {},
-  ) {}
+  constructor(private readonly options: { max?: number; maxSchemaChars?: number; compile?: (schema: object) => ValidateFunction } = {}) {}
 
   /** How many schemas were compiled so far. */
   get compilations(): number {
@@ -102,7 +123,11 @@ export class ConfigurationValidators {
 
   private validatorOf(what: string, jsonSchema: object): ValidateFunction {
     const key = JSON.stringify(jsonSchema);
-    this.cache ??= new (Lru())<string, ValidateFunction>({ max: this.options.max ?? CONFIGURATION_VALIDATORS_MAX, maxSize: this.options.maxSchemaChars ?? CONFIGURATION_VALIDATORS_MAX_SCHEMA_CHARS, sizeCalculation: (_, schemaJson) => Math.max(1, schemaJson.length) });
+    this.cache ??= new (Lru())<string, ValidateFunction>({
+      max: this.options.max ?? CONFIGURATION_VALIDATORS_MAX,
+      maxSize: this.options.maxSchemaChars ?? CONFIGURATION_VALIDATORS_MAX_SCHEMA_CHARS,
+      sizeCalculation: (_, schemaJson) => Math.max(1, schemaJson.length),
+    });
     const cached = this.cache.get(key);
     if (cached) return cached;
     let validate: ValidateFunction;
@@ -110,7 +135,10 @@ export class ConfigurationValidators {
       validate = (this.options.compile ?? ((schema: object) => new (Ajv())(AJV_OPTIONS).compile(schema)))(jsonSchema);
     } catch (error) {
       // Only a schema published before the publish-time checks can get here.
-      throw new DomainError(422, `${what}: the integration's configuration schema cannot be used (${error instanceof Error ? error.message.slice(0, 200) : 'invalid schema'}); publish it again`);
+      throw new DomainError(
+        422,
+        `${what}: the integration's configuration schema cannot be used (${error instanceof Error ? error.message.slice(0, 200) : 'invalid schema'}); publish it again`,
+      );
     }
     this.compiled += 1;
     // A schema larger than the whole cache is used once and not kept.
@@ -151,8 +179,18 @@ const PUBLISHED_CONFIGURATIONS = (() => {
     type: 'object',
     anyOf: [{ required: ['properties'] }, { required: ['componentId'] }],
     properties: {
-      properties: { type: 'object', maxProperties: CONFIGURATION_LIMITS.properties, propertyNames: { minLength: 1, maxLength: CONFIGURATION_LIMITS.nameLength, not: { const: '__proto__' } }, additionalProperties: property },
-      required: { type: 'array', uniqueItems: true, maxItems: CONFIGURATION_LIMITS.properties, items: { type: 'string', maxLength: CONFIGURATION_LIMITS.nameLength } },
+      properties: {
+        type: 'object',
+        maxProperties: CONFIGURATION_LIMITS.properties,
+        propertyNames: { minLength: 1, maxLength: CONFIGURATION_LIMITS.nameLength, not: { const: '__proto__' } },
+        additionalProperties: property,
+      },
+      required: {
+        type: 'array',
+        uniqueItems: true,
+        maxItems: CONFIGURATION_LIMITS.properties,
+        items: { type: 'string', maxLength: CONFIGURATION_LIMITS.nameLength },
+      },
       componentId: { type: 'string', minLength: 1, maxLength: 100 },
     },
   };
@@ -180,8 +218,10 @@ function depthOf(value: unknown, limit: number): number {
  */
 export function checkPublishedConfigurations(configurations: IntegrationDefinition['configurations']): void {
   // Depth first: measuring the size walks the value recursively.
-  if (depthOf(configurations, CONFIGURATION_LIMITS.depth) > CONFIGURATION_LIMITS.depth) throw DomainError.invalid(`configurations is nested deeper than ${CONFIGURATION_LIMITS.depth} levels`);
-  if (JSON.stringify(configurations).length > CONFIGURATION_LIMITS.jsonLength) throw DomainError.invalid(`configurations is larger than ${CONFIGURATION_LIMITS.jsonLength} characters of JSON`);
+  if (depthOf(configurations, CONFIGURATION_LIMITS.depth) > CONFIGURATION_LIMITS.depth)
+    throw DomainError.invalid(`configurations is nested deeper than ${CONFIGURATION_LIMITS.depth} levels`);
+  if (JSON.stringify(configurations).length > CONFIGURATION_LIMITS.jsonLength)
+    throw DomainError.invalid(`configurations is larger than ${CONFIGURATION_LIMITS.jsonLength} characters of JSON`);
   const validate = publishedConfigurations();
   if (!validate(configurations)) {
     const error = validate.errors?.[0];
@@ -189,7 +229,8 @@ export function checkPublishedConfigurations(configurations: IntegrationDefiniti
   }
   for (const [place, schema] of Object.entries(configurations) as Array<[string, ConfigurationSchema]>) {
     const unknown = (schema.required ?? []).find((name) => !Object.prototype.hasOwnProperty.call(schema.properties ?? {}, name));
-    if (unknown !== undefined) throw DomainError.invalid(`configurations.${place}.required names ${JSON.stringify(unknown)}, which is not one of its properties`);
+    if (unknown !== undefined)
+      throw DomainError.invalid(`configurations.${place}.required names ${JSON.stringify(unknown)}, which is not one of its properties`);
   }
 }
 
@@ -215,7 +256,12 @@ const PUBLISHED_COMPONENTS = {
           description: bounded(150),
           icon: bounded(2048),
           urlUnfurl: { type: 'array', maxItems: 50, items: bounded(2048) },
-          markdown: { type: 'object', additionalProperties: false, required: ['codeblock', 'body'], properties: { codeblock: bounded(100), body: bounded(100) } },
+          markdown: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['codeblock', 'body'],
+            properties: { codeblock: bounded(100), body: bounded(100) },
+          },
         },
       },
     },
@@ -230,17 +276,27 @@ const PUBLISHED_COMPONENTS = {
           title: bounded(40, 2),
           description: bounded(150),
           icon: bounded(2048),
-          configuration: { type: 'object', additionalProperties: false, required: ['componentId'], properties: { componentId: bounded(100, 1) } },
+          configuration: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['componentId'],
+            properties: { componentId: bounded(100, 1) },
+          },
         },
       },
     },
-    externalLinks: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['url', 'label'], properties: { url: link, label: bounded(100, 1) } } },
+    externalLinks: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['url', 'label'], properties: { url: link, label: bounded(100, 1) } },
+    },
   },
 };
 const publishedComponents = lazyPackage(() => new (Ajv())({ ...AJV_OPTIONS, code: {} }).compile(PUBLISHED_COMPONENTS));
 
 /** 400 naming the first problem when a publication's `blocks`, `contentSources` or `externalLinks` is not the platform's shape. */
-export function checkPublishedComponents(members: Pick<Partial<IntegrationDefinition>, 'blocks' | 'contentSources' | 'externalLinks'>): void {
+export function checkPublishedComponents(
+  members: Pick<Partial<IntegrationDefinition>, 'blocks' | 'contentSources' | 'externalLinks'>,
+): void {
   const validate = publishedComponents();
   const given = Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
   if (validate(given)) return;

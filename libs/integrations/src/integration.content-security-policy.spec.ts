@@ -21,7 +21,9 @@ describe("an integration's content security policy", () => {
   });
 
   it('reads an object of directives as the header’s text, in the order given', () => {
-    expect(policyText({ 'default-src': "'none'", 'connect-src': 'https://api.example.com' })).toBe("default-src 'none'; connect-src https://api.example.com");
+    expect(policyText({ 'default-src': "'none'", 'connect-src': 'https://api.example.com' })).toBe(
+      "default-src 'none'; connect-src https://api.example.com",
+    );
     expect(policyText("connect-src 'none'")).toBe("connect-src 'none'");
     expect(policyText({})).toBeNull();
     expect(policyText(null)).toBeNull();

@@ -56,9 +56,11 @@ export function policyProblem(value: unknown): string | null {
     if (value.length > MAX_POLICY_LENGTH) return `${at} must be at most ${MAX_POLICY_LENGTH} characters`;
     return /[\r\n]/.test(value) ? `${at} must be one line` : null;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${at} must be a policy (text) or an object of directives`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `${at} must be a policy (text) or an object of directives`;
   for (const [directive, source] of Object.entries(value)) {
-    if (!(CSP_DIRECTIVES as readonly string[]).includes(directive)) return `${at}.${directive.slice(0, 50)} is not a directive (${CSP_DIRECTIVES.join(', ')})`;
+    if (!(CSP_DIRECTIVES as readonly string[]).includes(directive))
+      return `${at}.${directive.slice(0, 50)} is not a directive (${CSP_DIRECTIVES.join(', ')})`;
     if (typeof source !== 'string') return `${at}.${directive} must be a string`;
     if (source.length > MAX_DIRECTIVE_VALUE_LENGTH) return `${at}.${directive} must be at most ${MAX_DIRECTIVE_VALUE_LENGTH} characters`;
     if (/[;,\r\n]/.test(source)) return `${at}.${directive} may not contain ';', ',' or a line break`;

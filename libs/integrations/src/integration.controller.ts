@@ -1,17 +1,47 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res, type Type } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiResetContentResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiParam,
+  ApiProduces,
+  ApiResetContentResponse,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { decompressFromEncodedURIComponent } from 'lz-string';
-import { DomainError } from '../../platform/src/errors';
-import { CurrentCaller, OptionalCaller, Public, type Caller } from '../../platform/src/http/auth';
-import { parseIfMatch, tagged } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
-import { Valid } from '../../platform/src/http/validation';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { ClearDevMode, DeleteIntegration, InstallIntegration, PublishIntegration, RemovePlaceInstallation, SetDevMode, SetPlaceInstallation, UninstallIntegration, UpdateInstallation } from './integration.commands';
-import { addPlaceInstallationBody, DevModeBody, InstallationListQuery, InstallBody, IntegrationListQuery, PlaceInstallationBody, PlaceInstallationListQuery, PublishIntegrationBody, RenderBody, RenderQuery, UpdateInstallationBody } from './integration.dto';
+import { DomainError } from '#platform/errors';
+import { CurrentCaller, OptionalCaller, Public, type Caller } from '#platform/http/auth';
+import { parseIfMatch, tagged } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
+import { Valid } from '#platform/http/validation';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
+import {
+  ClearDevMode,
+  DeleteIntegration,
+  InstallIntegration,
+  PublishIntegration,
+  RemovePlaceInstallation,
+  SetDevMode,
+  SetPlaceInstallation,
+  UninstallIntegration,
+  UpdateInstallation,
+} from './integration.commands';
+import {
+  addPlaceInstallationBody,
+  DevModeBody,
+  InstallationListQuery,
+  InstallBody,
+  IntegrationListQuery,
+  PlaceInstallationBody,
+  PlaceInstallationListQuery,
+  PublishIntegrationBody,
+  RenderBody,
+  RenderQuery,
+  UpdateInstallationBody,
+} from './integration.dto';
 import type { InstallationPlace } from './integration.events';
 import {
   GetDevMode,
@@ -31,7 +61,8 @@ const NAME = /^[a-zA-Z0-9-_.]{1,100}$/;
 
 /** `{integrationName}`: the interface's pattern, 404 for anything else (checked before a store sees it). */
 function integrationName(value: string): string {
-  if (!NAME.test(value) || value === '.' || value === '..') throw DomainError.notFound(`no integration ${JSON.stringify(value.slice(0, 100))}`);
+  if (!NAME.test(value) || value === '.' || value === '..')
+    throw DomainError.notFound(`no integration ${JSON.stringify(value.slice(0, 100))}`);
   return value;
 }
 const nameParam = ApiParam({ name: 'integrationName', required: true, schema: { type: 'string', pattern: NAME.source } });
@@ -68,7 +99,13 @@ export class IntegrationController {
   @HttpCode(200)
   @nameParam
   @ApiOkResponse({ description: 'published (version + 1)', schema: ref('Integration'), headers: etagHeader })
-  async publish(@Param('integrationName') name: string, @Body(Valid) body: PublishIntegrationBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async publish(
+    @Param('integrationName') name: string,
+    @Body(Valid) body: PublishIntegrationBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     await this.commandBus.execute(new PublishIntegration(integrationName(name), body, caller, parseIfMatch(ifMatch)));
     return tagged(reply, await this.queryBus.execute(new GetIntegration(name, caller)));
   }
@@ -87,9 +124,21 @@ export class IntegrationController {
   @nameParam
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'the image', schema: { type: 'string', format: 'binary' } })
-  async asset(@Param('integrationName') name: string, @Param('hash') hash: string, @OptionalCaller() caller: Caller | undefined, @Res() reply: FastifyReply) {
-    const bytes = await this.queryBus.execute(new GetIntegrationAsset(integrationName(name), hash, caller ?? { kind: 'system', id: 'anonymous', label: 'anonymous' }));
-    return reply.header('content-type', imageType(bytes)).header('x-content-type-options', 'nosniff').header('content-security-policy', "default-src 'none'; sandbox").header('cache-control', 'public, max-age=86400, immutable').send(bytes);
+  async asset(
+    @Param('integrationName') name: string,
+    @Param('hash') hash: string,
+    @OptionalCaller() caller: Caller | undefined,
+    @Res() reply: FastifyReply,
+  ) {
+    const bytes = await this.queryBus.execute(
+      new GetIntegrationAsset(integrationName(name), hash, caller ?? { kind: 'system', id: 'anonymous', label: 'anonymous' }),
+    );
+    return reply
+      .header('content-type', imageType(bytes))
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('cache-control', 'public, max-age=86400, immutable')
+      .send(bytes);
   }
 
   @Get(':integrationName/installations')
@@ -101,8 +150,17 @@ export class IntegrationController {
 
   @Post(':integrationName/installations')
   @nameParam
-  @ApiCreatedResponse({ description: 'installed (an organization installs an integration once: installing again answers the installation)', schema: ref('IntegrationInstallation'), headers: etagHeader })
-  async install(@Param('integrationName') name: string, @Body(Valid) body: InstallBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiCreatedResponse({
+    description: 'installed (an organization installs an integration once: installing again answers the installation)',
+    schema: ref('IntegrationInstallation'),
+    headers: etagHeader,
+  })
+  async install(
+    @Param('integrationName') name: string,
+    @Body(Valid) body: InstallBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const installationId = await this.commandBus.execute(new InstallIntegration(integrationName(name), body.organization, caller));
     return tagged(reply, await this.queryBus.execute(new GetInstallation(name, installationId, caller)));
   }
@@ -110,7 +168,12 @@ export class IntegrationController {
   @Get(':integrationName/installations/:installationId')
   @nameParam
   @ApiOkResponse({ description: 'OK', schema: ref('IntegrationInstallation'), headers: etagHeader })
-  async installation(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async installation(
+    @Param('integrationName') name: string,
+    @PathId('installationId', 'installation') installationId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return tagged(reply, await this.queryBus.execute(new GetInstallation(integrationName(name), installationId, caller)));
   }
 
@@ -133,7 +196,12 @@ export class IntegrationController {
   @HttpCode(204)
   @nameParam
   @ApiNoContentResponse({ description: 'uninstalled' })
-  async uninstall(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async uninstall(
+    @Param('integrationName') name: string,
+    @PathId('installationId', 'installation') installationId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
     await this.commandBus.execute(new UninstallIntegration(integrationName(name), installationId, caller, parseIfMatch(ifMatch)));
   }
 
@@ -155,7 +223,12 @@ export class IntegrationController {
   @HttpCode(204)
   @nameParam
   @ApiNoContentResponse({ description: 'development mode on: events go to the tunnel' })
-  async setDev(@Param('integrationName') name: string, @Body(Valid) body: DevModeBody, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async setDev(
+    @Param('integrationName') name: string,
+    @Body(Valid) body: DevModeBody,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
     await this.commandBus.execute(new SetDevMode(integrationName(name), body.tunnelUrl, body.all ?? false, caller, parseIfMatch(ifMatch)));
   }
 
@@ -163,7 +236,11 @@ export class IntegrationController {
   @HttpCode(205)
   @nameParam
   @ApiResetContentResponse({ description: 'development mode off' })
-  async clearDev(@Param('integrationName') name: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async clearDev(
+    @Param('integrationName') name: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
     await this.commandBus.execute(new ClearDevMode(integrationName(name), caller, parseIfMatch(ifMatch)));
   }
 
@@ -179,16 +256,32 @@ export class IntegrationController {
   @HttpCode(200)
   @nameParam
   @ApiOkResponse({ description: 'the rendered element', schema: ref('RenderedElement') })
-  @ApiUnprocessableEntityResponse({ description: 'the script could not render the component (unknown component, script error or limit)', schema: ref('ErrorEnvelope') })
-  async render(@Param('integrationName') name: string, @Body(Valid) body: RenderBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiUnprocessableEntityResponse({
+    description: 'the script could not render the component (unknown component, script error or limit)',
+    schema: ref('ErrorEnvelope'),
+  })
+  async render(
+    @Param('integrationName') name: string,
+    @Body(Valid) body: RenderBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.rendered(name, body, caller, reply);
   }
 
   @Get(':integrationName/render')
   @nameParam
   @ApiOkResponse({ description: 'the rendered element', schema: ref('RenderedElement') })
-  @ApiUnprocessableEntityResponse({ description: 'the script could not render the component (unknown component, script error or limit)', schema: ref('ErrorEnvelope') })
-  async renderCompressed(@Param('integrationName') name: string, @Query(Valid) query: RenderQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiUnprocessableEntityResponse({
+    description: 'the script could not render the component (unknown component, script error or limit)',
+    schema: ref('ErrorEnvelope'),
+  })
+  async renderCompressed(
+    @Param('integrationName') name: string,
+    @Query(Valid) query: RenderQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     let request: unknown;
     try {
       request = JSON.parse(decompressFromEncodedURIComponent(query.request) ?? '');
@@ -196,20 +289,37 @@ export class IntegrationController {
       throw DomainError.invalid('request must be lz-string compressed JSON (URI-component encoding)');
     }
     const body = request as RenderBody;
-    if (typeof body !== 'object' || body === null || typeof body.componentId !== 'string' || !/^[A-Za-z0-9_.-]{1,100}$/.test(body.componentId)) throw DomainError.invalid('request.componentId must be a component id');
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      typeof body.componentId !== 'string' ||
+      !/^[A-Za-z0-9_.-]{1,100}$/.test(body.componentId)
+    )
+      throw DomainError.invalid('request.componentId must be a component id');
     return this.rendered(name, body, caller, reply);
   }
 
   private async rendered(name: string, body: RenderBody, caller: Caller, reply: FastifyReply) {
     const { rendered, contentSecurityPolicy } = await this.queryBus.execute(
-      new RenderComponent(integrationName(name), { componentId: body.componentId, props: plain(body.props), state: plain(body.state), context: plain(body.context), ...(body.action !== undefined ? { action: body.action } : {}) }, caller),
+      new RenderComponent(
+        integrationName(name),
+        {
+          componentId: body.componentId,
+          props: plain(body.props),
+          state: plain(body.state),
+          context: plain(body.context),
+          ...(body.action !== undefined ? { action: body.action } : {}),
+        },
+        caller,
+      ),
     );
     if (contentSecurityPolicy) void reply.header('content-security-policy', contentSecurityPolicy);
     return rendered;
   }
 }
 
-const plain = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const plain = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 function imageType(bytes: Buffer): string {
   if (bytes.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex'))) return 'image/png';
@@ -218,7 +328,6 @@ function imageType(bytes: Buffer): string {
   if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
   return 'application/octet-stream';
 }
-
 
 /**
  * An installation's routes on one kind of place (extensions at the platform's paths, besides the
@@ -243,14 +352,25 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
     @Get(`:integrationName/installations/:installationId/${place}s`)
     @nameParam
     @ApiOkResponse({ description: 'OK', schema: listOf(schema) })
-    list(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Query(Valid) query: PlaceInstallationListQuery, @CurrentCaller() caller: Caller) {
+    list(
+      @Param('integrationName') name: string,
+      @PathId('installationId', 'installation') installationId: string,
+      @Query(Valid) query: PlaceInstallationListQuery,
+      @CurrentCaller() caller: Caller,
+    ) {
       return this.queryBus.execute(new ListPlaceInstallations(place, integrationName(name), caller, { ...query, installationId }));
     }
 
     @Post(`:integrationName/installations/:installationId/${place}s`)
     @nameParam
     @ApiCreatedResponse({ description: `installed on the ${place}`, schema: ref(schema), headers: etagHeader })
-    async install(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @Body(Valid) body: AddPlaceInstallationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+    async install(
+      @Param('integrationName') name: string,
+      @PathId('installationId', 'installation') installationId: string,
+      @Body(Valid) body: AddPlaceInstallationBody,
+      @CurrentCaller() caller: Caller,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ) {
       const { [place]: placeId, ...changes } = body as AddPlaceInstallationBody & Record<InstallationPlace, string>;
       await this.commandBus.execute(new SetPlaceInstallation(place, integrationName(name), installationId, placeId, changes, caller));
       return tagged(reply, await this.queryBus.execute(new GetPlaceInstallation(place, name, installationId, placeId, caller)));
@@ -259,8 +379,17 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
     @Get(one)
     @nameParam
     @ApiOkResponse({ description: 'OK', schema: ref(schema), headers: etagHeader })
-    async get(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-      return tagged(reply, await this.queryBus.execute(new GetPlaceInstallation(place, integrationName(name), installationId, placeId, caller)));
+    async get(
+      @Param('integrationName') name: string,
+      @PathId('installationId', 'installation') installationId: string,
+      @PathId(idParam, place) placeId: string,
+      @CurrentCaller() caller: Caller,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ) {
+      return tagged(
+        reply,
+        await this.queryBus.execute(new GetPlaceInstallation(place, integrationName(name), installationId, placeId, caller)),
+      );
     }
 
     /** Versioned by the installation's stream, where the installations on its places live. */
@@ -285,8 +414,16 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
     @HttpCode(204)
     @nameParam
     @ApiNoContentResponse({ description: `uninstalled from the ${place}` })
-    async remove(@Param('integrationName') name: string, @PathId('installationId', 'installation') installationId: string, @PathId(idParam, place) placeId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
-      await this.commandBus.execute(new RemovePlaceInstallation(place, integrationName(name), installationId, placeId, caller, parseIfMatch(ifMatch)));
+    async remove(
+      @Param('integrationName') name: string,
+      @PathId('installationId', 'installation') installationId: string,
+      @PathId(idParam, place) placeId: string,
+      @Headers('if-match') ifMatch: string | undefined,
+      @CurrentCaller() caller: Caller,
+    ) {
+      await this.commandBus.execute(
+        new RemovePlaceInstallation(place, integrationName(name), installationId, placeId, caller, parseIfMatch(ifMatch)),
+      );
     }
 
     @Get(`:integrationName/${place}s`)
@@ -296,7 +433,9 @@ function placeInstallationRoutes(place: InstallationPlace): Type {
       return this.queryBus.execute(new ListPlaceInstallations(place, integrationName(name), caller, query));
     }
   }
-  Object.defineProperty(PlaceInstallationRoutes, 'name', { value: place === 'space' ? 'IntegrationSpaceController' : 'IntegrationSiteController' });
+  Object.defineProperty(PlaceInstallationRoutes, 'name', {
+    value: place === 'space' ? 'IntegrationSpaceController' : 'IntegrationSiteController',
+  });
   return PlaceInstallationRoutes;
 }
 

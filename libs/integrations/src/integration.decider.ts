@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { Decider } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
-import type { DeliveryEvent, InstallationEvent, InstallationPlace, InstallationStatus, IntegrationDefinition, IntegrationStreamEvent, PlaceSettings, SpaceSelection, TraceLog } from './integration.events';
+import type { Decider } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
+import type {
+  DeliveryEvent,
+  InstallationEvent,
+  InstallationPlace,
+  InstallationStatus,
+  IntegrationDefinition,
+  IntegrationStreamEvent,
+  PlaceSettings,
+  SpaceSelection,
+  TraceLog,
+} from './integration.events';
 import { placeOf, placeRemoved, placeSet, type PlaceSetEvent } from './integration.places';
 import { normalizedScopes } from './integration.scopes';
 
@@ -24,7 +34,13 @@ export function installationIdOf(integrationName: string, organizationId: string
 // ---- the integration ---------------------------------------------------------------------------
 
 export interface IntegrationState {
-  published: null | { organizationId: string; version: number; definition: IntegrationDefinition; secrets: string | null; signingSecret: string };
+  published: null | {
+    organizationId: string;
+    version: number;
+    definition: IntegrationDefinition;
+    secrets: string | null;
+    signingSecret: string;
+  };
   deleted: boolean;
   dev: null | { tunnelUrl: string; all: boolean };
 }
@@ -38,7 +54,13 @@ interface ByOwnerAdmin {
 }
 
 export type IntegrationCommand =
-  | (ByOwnerAdmin & { kind: 'PublishIntegration'; organizationId: string; definition: IntegrationDefinition; secrets: string | null | undefined; signingSecret: string })
+  | (ByOwnerAdmin & {
+      kind: 'PublishIntegration';
+      organizationId: string;
+      definition: IntegrationDefinition;
+      secrets: string | null | undefined;
+      signingSecret: string;
+    })
   | (ByOwnerAdmin & { kind: 'DeleteIntegration' })
   | (ByOwnerAdmin & { kind: 'SetDevMode'; tunnelUrl: string; all: boolean })
   | (ByOwnerAdmin & { kind: 'ClearDevMode' });
@@ -53,7 +75,10 @@ const live = (state: IntegrationState) => state.published !== null && !state.del
 export function integrationRefusal(command: IntegrationCommand, state: IntegrationState): DomainError | null {
   const name = command.name;
   if (!command.ownerAdmin) return DomainError.forbidden(`only admins of the organization that publishes integration ${name} may change it`);
-  if (command.kind === 'PublishIntegration') return live(state) && state.published!.organizationId !== command.organizationId ? DomainError.conflict(`integration ${name} is published by another organization`) : null;
+  if (command.kind === 'PublishIntegration')
+    return live(state) && state.published!.organizationId !== command.organizationId
+      ? DomainError.conflict(`integration ${name} is published by another organization`)
+      : null;
   return live(state) ? null : DomainError.notFound(`no integration ${name}`);
 }
 
@@ -101,7 +126,12 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationStreamEv
         return [{ type: 'IntegrationDeleted', data: { name, organizationId, deletedBy: command.by, deletedAt: command.now } }];
       case 'SetDevMode':
         if (state.dev?.tunnelUrl === command.tunnelUrl && state.dev.all === command.all) return [];
-        return [{ type: 'IntegrationDevModeSet', data: { name, organizationId, tunnelUrl: command.tunnelUrl, all: command.all, setBy: command.by, setAt: command.now } }];
+        return [
+          {
+            type: 'IntegrationDevModeSet',
+            data: { name, organizationId, tunnelUrl: command.tunnelUrl, all: command.all, setBy: command.by, setAt: command.now },
+          },
+        ];
       case 'ClearDevMode':
         if (!state.dev) return [];
         return [{ type: 'IntegrationDevModeCleared', data: { name, organizationId, clearedBy: command.by, clearedAt: command.now } }];
@@ -133,18 +163,42 @@ interface ByOrganizationAdmin {
 
 export type InstallationCommand =
   /** `scopes`: those the integration asks for now, which the installer accepts by installing. */
-  | (ByOrganizationAdmin & { kind: 'Install'; integrationName: string; organizationId: string; configuration: Record<string, unknown>; scopes: readonly string[] })
+  | (ByOrganizationAdmin & {
+      kind: 'Install';
+      integrationName: string;
+      organizationId: string;
+      configuration: Record<string, unknown>;
+      scopes: readonly string[];
+    })
   /** `acceptScopes`: the scopes the admin accepts (replacing those accepted before), with those the integration asks for now. */
-  | (ByOrganizationAdmin & { kind: 'UpdateInstallation'; status?: InstallationStatus; configuration?: Record<string, unknown>; spaceSelection?: SpaceSelection; siteSelection?: SpaceSelection; acceptScopes?: { scopes: readonly string[]; requested: readonly string[] } })
+  | (ByOrganizationAdmin & {
+      kind: 'UpdateInstallation';
+      status?: InstallationStatus;
+      configuration?: Record<string, unknown>;
+      spaceSelection?: SpaceSelection;
+      siteSelection?: SpaceSelection;
+      acceptScopes?: { scopes: readonly string[]; requested: readonly string[] };
+    })
   | (ByOrganizationAdmin & { kind: 'Uninstall' })
   /** Installs on a space or a site (or changes its status or configuration there); the command handler has checked that the place is live in the organization. */
-  | (ByOrganizationAdmin & { kind: 'SetPlaceInstallation'; place: InstallationPlace; placeId: string; status?: InstallationStatus; configuration?: Record<string, unknown> })
+  | (ByOrganizationAdmin & {
+      kind: 'SetPlaceInstallation';
+      place: InstallationPlace;
+      placeId: string;
+      status?: InstallationStatus;
+      configuration?: Record<string, unknown>;
+    })
   | (ByOrganizationAdmin & { kind: 'RemovePlaceInstallation'; place: InstallationPlace; placeId: string });
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const noPlaces = (): InstallationState['places'] => ({ space: new Map(), site: new Map() });
 
-function withPlace(places: InstallationState['places'], place: InstallationPlace, placeId: string, settings: PlaceSettings | null): InstallationState['places'] {
+function withPlace(
+  places: InstallationState['places'],
+  place: InstallationPlace,
+  placeId: string,
+  settings: PlaceSettings | null,
+): InstallationState['places'] {
   const changed = new Map(places[place]);
   if (settings) changed.set(placeId, settings);
   else changed.delete(placeId);
@@ -161,12 +215,21 @@ export function installationRefusal(command: InstallationCommand, state: Install
   if (!command.organizationAdmin) return DomainError.forbidden(`only admins of the organization may change installation ${id}`);
   if (command.kind === 'Install') return null;
   if (!state.installed) return DomainError.notFound(`no installation ${id}`);
-  if (command.kind === 'RemovePlaceInstallation' && !state.places[command.place].has(command.placeId)) return DomainError.notFound(`integration ${state.installed.integrationName} is not installed on ${command.place} ${command.placeId}`);
+  if (command.kind === 'RemovePlaceInstallation' && !state.places[command.place].has(command.placeId))
+    return DomainError.notFound(`integration ${state.installed.integrationName} is not installed on ${command.place} ${command.placeId}`);
   return null;
 }
 
 export const installationDecider: Decider<InstallationCommand, InstallationEvent, InstallationState> = {
-  initialState: () => ({ installed: null, status: 'active', configuration: {}, spaceSelection: 'selected', siteSelection: 'selected', scopes: null, places: noPlaces() }),
+  initialState: () => ({
+    installed: null,
+    status: 'active',
+    configuration: {},
+    spaceSelection: 'selected',
+    siteSelection: 'selected',
+    scopes: null,
+    places: noPlaces(),
+  }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'IntegrationInstalled':
@@ -180,12 +243,29 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
           places: noPlaces(),
         };
       case 'IntegrationInstallationUpdated':
-        return { ...state, status: event.data.status, configuration: event.data.configuration, spaceSelection: event.data.spaceSelection, siteSelection: event.data.siteSelection ?? state.siteSelection, scopes: event.data.scopes ?? state.scopes };
+        return {
+          ...state,
+          status: event.data.status,
+          configuration: event.data.configuration,
+          spaceSelection: event.data.spaceSelection,
+          siteSelection: event.data.siteSelection ?? state.siteSelection,
+          scopes: event.data.scopes ?? state.scopes,
+        };
       case 'IntegrationUninstalled':
         return { ...state, installed: null, places: noPlaces() };
       default: {
         const { place, placeId, change } = placeOf(event)!;
-        return { ...state, places: withPlace(state.places, place, placeId, change === 'set' ? { status: (event as PlaceSetEvent).data.status, configuration: (event as PlaceSetEvent).data.configuration } : null) };
+        return {
+          ...state,
+          places: withPlace(
+            state.places,
+            place,
+            placeId,
+            change === 'set'
+              ? { status: (event as PlaceSetEvent).data.status, configuration: (event as PlaceSetEvent).data.configuration }
+              : null,
+          ),
+        };
       }
     }
   },
@@ -198,7 +278,17 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
       return [
         {
           type: 'IntegrationInstalled',
-          data: { installationId: id, integrationName: command.integrationName, organizationId: command.organizationId, configuration: command.configuration, spaceSelection: 'selected', siteSelection: 'selected', scopes: normalizedScopes(command.scopes), installedBy: command.by, installedAt: command.now },
+          data: {
+            installationId: id,
+            integrationName: command.integrationName,
+            organizationId: command.organizationId,
+            configuration: command.configuration,
+            spaceSelection: 'selected',
+            siteSelection: 'selected',
+            scopes: normalizedScopes(command.scopes),
+            installedBy: command.by,
+            installedAt: command.now,
+          },
         },
       ];
     }
@@ -213,11 +303,28 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
         const notAsked = command.acceptScopes?.scopes.find((scope) => !command.acceptScopes!.requested.includes(scope));
         if (notAsked !== undefined) return DomainError.invalid(`scopes: integration ${about.integrationName} does not ask for ${notAsked}`);
         const scopes = command.acceptScopes ? normalizedScopes(command.acceptScopes.scopes) : state.scopes;
-        if (status === state.status && spaceSelection === state.spaceSelection && siteSelection === state.siteSelection && sameJson(configuration, state.configuration) && sameJson(scopes, state.scopes)) return [];
+        if (
+          status === state.status &&
+          spaceSelection === state.spaceSelection &&
+          siteSelection === state.siteSelection &&
+          sameJson(configuration, state.configuration) &&
+          sameJson(scopes, state.scopes)
+        )
+          return [];
         return [
           {
             type: 'IntegrationInstallationUpdated',
-            data: { ...about, status, configuration, spaceSelection, siteSelection, ...(scopes !== null ? { scopes: [...scopes] } : {}), previous: { status: state.status, configuration: state.configuration }, updatedBy: command.by, updatedAt: command.now },
+            data: {
+              ...about,
+              status,
+              configuration,
+              spaceSelection,
+              siteSelection,
+              ...(scopes !== null ? { scopes: [...scopes] } : {}),
+              previous: { status: state.status, configuration: state.configuration },
+              updatedBy: command.by,
+              updatedAt: command.now,
+            },
           },
         ];
       }
@@ -228,7 +335,9 @@ export const installationDecider: Decider<InstallationCommand, InstallationEvent
         const status = command.status ?? previous?.status ?? 'active';
         const configuration = command.configuration ?? previous?.configuration ?? {};
         if (previous && previous.status === status && sameJson(previous.configuration, configuration)) return [];
-        return [placeSet(command.place, about, command.placeId, { status, configuration, previous, setBy: command.by, setAt: command.now })];
+        return [
+          placeSet(command.place, about, command.placeId, { status, configuration, previous, setBy: command.by, setAt: command.now }),
+        ];
       }
       case 'RemovePlaceInstallation':
         return [placeRemoved(command.place, about, command.placeId, { removedBy: command.by, removedAt: command.now })];
@@ -261,7 +370,8 @@ export type DeliveryCommand =
   | (DeliveryAbout & { kind: 'ClaimDeliveries'; until: string })
   | (DeliveryAbout & { kind: 'RecordProcessed'; eventId: string; status: 'success' | 'failed'; logs: TraceLog[] });
 
-const heldByOther = (state: DeliveryState, worker: string, now: string) => state.claim !== null && state.claim.worker !== worker && state.claim.until > now;
+const heldByOther = (state: DeliveryState, worker: string, now: string) =>
+  state.claim !== null && state.claim.worker !== worker && state.claim.until > now;
 
 export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = {
   initialState: () => ({ processed: new Set(), claim: null }),
@@ -271,9 +381,29 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliverySt
       : { ...state, processed: new Set(state.processed).add(event.data.eventId) },
   decide: (command, state) => {
     const { installationId, integrationName, organizationId, worker, now } = command;
-    if (heldByOther(state, worker, now)) return DomainError.conflict(`the deliveries of installation ${installationId} are held by worker ${state.claim!.worker} until ${state.claim!.until}`);
-    if (command.kind === 'ClaimDeliveries') return [{ type: 'IntegrationDeliveriesClaimed', data: { installationId, integrationName, organizationId, worker, until: command.until } }];
+    if (heldByOther(state, worker, now))
+      return DomainError.conflict(
+        `the deliveries of installation ${installationId} are held by worker ${state.claim!.worker} until ${state.claim!.until}`,
+      );
+    if (command.kind === 'ClaimDeliveries')
+      return [
+        { type: 'IntegrationDeliveriesClaimed', data: { installationId, integrationName, organizationId, worker, until: command.until } },
+      ];
     if (state.processed.has(command.eventId)) return [];
-    return [{ type: 'IntegrationEventProcessed', data: { installationId, integrationName, organizationId, eventId: command.eventId, status: command.status, logs: command.logs, processedAt: now, worker } }];
+    return [
+      {
+        type: 'IntegrationEventProcessed',
+        data: {
+          installationId,
+          integrationName,
+          organizationId,
+          eventId: command.eventId,
+          status: command.status,
+          logs: command.logs,
+          processedAt: now,
+          worker,
+        },
+      },
+    ];
   },
 };

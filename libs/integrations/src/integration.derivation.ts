@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { ChangeRequestEvent } from '../../changerequests/src';
-import type { CommentEvent } from '../../comments/src';
-import type { ContentEvent } from '../../content/src';
-import type { SpaceEvent } from '../../spaces/src';
+import type { ChangeRequestEvent } from '#changerequests';
+import type { CommentEvent } from '#comments';
+import type { ContentEvent } from '#content';
+import type { SpaceEvent } from '#spaces';
 import type { InstallationEvent, SiteViewEvent } from './integration.events';
 import { placeIdMember, placeOf, type PlaceSetEvent } from './integration.places';
 
@@ -35,7 +35,14 @@ export const SITE_VIEWS_SCOPE = 'site:views:read';
  * is the space's content), so an integration that asked for no such scope receives only the
  * platform's own types, which its runtime types describe.
  */
-export const EXTENSION_EVENT_TYPES: ReadonlySet<string> = new Set(['change_request_created', 'change_request_status_updated', 'change_request_merged', 'comment_created', 'comment_reply_created', 'comment_resolved']);
+export const EXTENSION_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'change_request_created',
+  'change_request_status_updated',
+  'change_request_merged',
+  'comment_created',
+  'comment_reply_created',
+  'comment_resolved',
+]);
 export const SPACE_CONTENT_SCOPE = 'space:content:read';
 
 /** A derived event before it is addressed: its type and payload members (besides `eventId`, `type`, `installationId`). */
@@ -77,11 +84,25 @@ function present(members: Record<string, unknown>): Record<string, unknown> {
 export function deriveSpaceEvents(event: SourceEvent, previousVisibility: string | null): Derived[] {
   switch (event.type) {
     case 'ContentRevisionCreated':
-      return [{ type: 'space_content_updated', members: { spaceId: event.data.spaceId, revisionId: event.data.revisionId, updatedBy: event.data.createdBy === null ? [] : [event.data.createdBy] } }];
+      return [
+        {
+          type: 'space_content_updated',
+          members: {
+            spaceId: event.data.spaceId,
+            revisionId: event.data.revisionId,
+            updatedBy: event.data.createdBy === null ? [] : [event.data.createdBy],
+          },
+        },
+      ];
     case 'ContentDependencyUpdated': {
       // No new revision, and nobody edited it: the head's pages show the spec's new version.
       const { spaceId, revisionId, dependency, versionId } = event.data;
-      return [{ type: 'space_content_updated', members: { spaceId, revisionId, updatedBy: [], dependency: { kind: dependency.kind, spec: dependency.spec, versionId } } }];
+      return [
+        {
+          type: 'space_content_updated',
+          members: { spaceId, revisionId, updatedBy: [], dependency: { kind: dependency.kind, spec: dependency.spec, versionId } },
+        },
+      ];
     }
     case 'SpaceUpdated':
     case 'SpaceMoved': {
@@ -90,17 +111,62 @@ export function deriveSpaceEvents(event: SourceEvent, previousVisibility: string
       return [{ type: 'space_visibility_updated', members: { spaceId: event.data.spaceId, previousVisibility, visibility } }];
     }
     case 'ChangeRequestCreated':
-      return [{ type: 'change_request_created', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, number: event.data.number } }];
+      return [
+        {
+          type: 'change_request_created',
+          members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, number: event.data.number },
+        },
+      ];
     case 'ChangeRequestStatusChanged':
-      return [{ type: 'change_request_status_updated', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, previousStatus: event.data.from, status: event.data.to } }];
+      return [
+        {
+          type: 'change_request_status_updated',
+          members: {
+            spaceId: event.data.spaceId,
+            changeRequestId: event.data.changeRequestId,
+            previousStatus: event.data.from,
+            status: event.data.to,
+          },
+        },
+      ];
     case 'ChangeRequestMerged':
-      return [{ type: 'change_request_merged', members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, revisionId: event.data.revisionMerged } }];
+      return [
+        {
+          type: 'change_request_merged',
+          members: { spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, revisionId: event.data.revisionMerged },
+        },
+      ];
     case 'CommentPosted':
-      return [{ type: 'comment_created', members: present({ spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, commentId: event.data.commentId, pageId: event.data.target.pageId }) }];
+      return [
+        {
+          type: 'comment_created',
+          members: present({
+            spaceId: event.data.spaceId,
+            changeRequestId: event.data.changeRequestId,
+            commentId: event.data.commentId,
+            pageId: event.data.target.pageId,
+          }),
+        },
+      ];
     case 'CommentReplyPosted':
-      return [{ type: 'comment_reply_created', members: present({ spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, commentId: event.data.commentId, commentReplyId: event.data.replyId }) }];
+      return [
+        {
+          type: 'comment_reply_created',
+          members: present({
+            spaceId: event.data.spaceId,
+            changeRequestId: event.data.changeRequestId,
+            commentId: event.data.commentId,
+            commentReplyId: event.data.replyId,
+          }),
+        },
+      ];
     case 'CommentResolved':
-      return [{ type: 'comment_resolved', members: present({ spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, commentId: event.data.commentId }) }];
+      return [
+        {
+          type: 'comment_resolved',
+          members: present({ spaceId: event.data.spaceId, changeRequestId: event.data.changeRequestId, commentId: event.data.commentId }),
+        },
+      ];
     default:
       return [];
   }
@@ -111,7 +177,10 @@ export function deriveSpaceEvents(event: SourceEvent, previousVisibility: string
  * installation (or its place) had before the event: the `previous` of the *_deleted events.
  * A first setup has no `previous`.
  */
-export function deriveInstallationEvent(event: InstallationEvent, before: { configuration: Record<string, unknown> } | null = null): Derived {
+export function deriveInstallationEvent(
+  event: InstallationEvent,
+  before: { configuration: Record<string, unknown> } | null = null,
+): Derived {
   const previousOf = () => (before ? { configuration: before.configuration } : {});
   switch (event.type) {
     case 'IntegrationInstalled':

@@ -1,10 +1,22 @@
 import type { Type } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { ListQuery } from '../../platform/src/http/list';
-import { NotBlank } from '../../platform/src/http/validation';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+import { ID_SHAPES } from '#platform/ids';
+import { ListQuery } from '#platform/http/list';
+import { NotBlank } from '#platform/http/validation';
 import { IsContentSecurityPolicy, type ContentSecurityPolicy } from './integration.content-security-policy';
 import {
   INTEGRATION_CATEGORIES,
@@ -31,16 +43,35 @@ export const MAX_SCRIPT_LENGTH = 1_000_000;
 
 /** The members of the platform's PublishIntegration, all optional (members left out keep their published value); limits and values the platform's. */
 export class PublishIntegrationBody {
-  @ValidateIf(given) @IsIn(INTEGRATION_RUNTIMES, { message: `runtime must be one of ${INTEGRATION_RUNTIMES.join(', ')}` }) runtime?: IntegrationRuntimeVersion;
+  @ValidateIf(given)
+  @IsIn(INTEGRATION_RUNTIMES, { message: `runtime must be one of ${INTEGRATION_RUNTIMES.join(', ')}` })
+  runtime?: IntegrationRuntimeVersion;
   @ValidateIf(given) @IsString() @MaxLength(MAX_IMAGE_BASE64) @Matches(BASE64, { message: 'icon must be base64' }) icon?: string;
   @ValidateIf(given) @IsString() @NotBlank() @Length(2, 30, { message: 'title must be 2 to 30 characters' }) title?: string;
   @ValidateIf(given) @IsString() @MaxLength(100) description?: string;
   @ValidateIf(given) @IsString() @MaxLength(2048) summary?: string;
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(3) @MaxLength(MAX_IMAGE_BASE64, { each: true }) @Matches(BASE64, { each: true, message: 'each of previewImages must be base64' }) previewImages?: string[];
-  @ValidateIf(given) @IsIn(INTEGRATION_VISIBILITIES, { message: `visibility must be one of ${INTEGRATION_VISIBILITIES.join(', ')}` }) visibility?: IntegrationVisibility;
-  @ValidateIf(given) @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` }) target?: IntegrationTarget;
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(INTEGRATION_SCOPES.length) @IsIn(INTEGRATION_SCOPES, { each: true, message: SCOPE_MESSAGE }) scopes?: string[];
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(INTEGRATION_CATEGORIES.length) @IsIn(INTEGRATION_CATEGORIES, { each: true, message: `each of categories must be one of ${INTEGRATION_CATEGORIES.join(', ')}` }) categories?: string[];
+  @ValidateIf(given)
+  @IsArray()
+  @ArrayMaxSize(3)
+  @MaxLength(MAX_IMAGE_BASE64, { each: true })
+  @Matches(BASE64, { each: true, message: 'each of previewImages must be base64' })
+  previewImages?: string[];
+  @ValidateIf(given)
+  @IsIn(INTEGRATION_VISIBILITIES, { message: `visibility must be one of ${INTEGRATION_VISIBILITIES.join(', ')}` })
+  visibility?: IntegrationVisibility;
+  @ValidateIf(given)
+  @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` })
+  target?: IntegrationTarget;
+  @ValidateIf(given)
+  @IsArray()
+  @ArrayMaxSize(INTEGRATION_SCOPES.length)
+  @IsIn(INTEGRATION_SCOPES, { each: true, message: SCOPE_MESSAGE })
+  scopes?: string[];
+  @ValidateIf(given)
+  @IsArray()
+  @ArrayMaxSize(INTEGRATION_CATEGORIES.length)
+  @IsIn(INTEGRATION_CATEGORIES, { each: true, message: `each of categories must be one of ${INTEGRATION_CATEGORIES.join(', ')}` })
+  categories?: string[];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) blocks?: IntegrationDefinition['blocks'];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) contentSources?: IntegrationDefinition['contentSources'];
   @ValidateIf(given) @IsArray() @ArrayMaxSize(5) @IsObject({ each: true }) externalLinks?: IntegrationDefinition['externalLinks'];
@@ -54,12 +85,30 @@ export class PublishIntegrationBody {
 export class IntegrationListQuery extends ListQuery {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(100) search?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(50) category?: string;
-  @ApiPropertyOptional() @IsOptional() @Matches(/^[a-zA-Z0-9-_.]+$/, { message: 'blockDomain must be a domain' }) @MaxLength(253) blockDomain?: string;
-  @ApiPropertyOptional({ enum: BOOLEAN }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'blocks must be true or false' }) blocks?: boolean;
-  @ApiPropertyOptional({ enum: BOOLEAN }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'contentSources must be true or false' }) contentSources?: boolean;
+  @ApiPropertyOptional()
+  @IsOptional()
+  @Matches(/^[a-zA-Z0-9-_.]+$/, { message: 'blockDomain must be a domain' })
+  @MaxLength(253)
+  blockDomain?: string;
+  @ApiPropertyOptional({ enum: BOOLEAN })
+  @IsOptional()
+  @Transform(asBoolean)
+  @IsBoolean({ message: 'blocks must be true or false' })
+  blocks?: boolean;
+  @ApiPropertyOptional({ enum: BOOLEAN })
+  @IsOptional()
+  @Transform(asBoolean)
+  @IsBoolean({ message: 'contentSources must be true or false' })
+  contentSources?: boolean;
   @ApiPropertyOptional() @IsOptional() @Matches(ID_SHAPES.entity, { message: 'owner must be an organization id' }) owner?: string;
-  @ApiPropertyOptional({ enum: INTEGRATION_SCOPES }) @IsOptional() @IsIn(INTEGRATION_SCOPES, { message: `scope must be one of ${INTEGRATION_SCOPES.join(', ')}` }) scope?: string;
-  @ApiPropertyOptional({ enum: INTEGRATION_TARGETS }) @IsOptional() @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` }) target?: string;
+  @ApiPropertyOptional({ enum: INTEGRATION_SCOPES })
+  @IsOptional()
+  @IsIn(INTEGRATION_SCOPES, { message: `scope must be one of ${INTEGRATION_SCOPES.join(', ')}` })
+  scope?: string;
+  @ApiPropertyOptional({ enum: INTEGRATION_TARGETS })
+  @IsOptional()
+  @IsIn(INTEGRATION_TARGETS, { message: `target must be one of ${INTEGRATION_TARGETS.join(', ')}` })
+  target?: string;
 }
 
 export class InstallationListQuery extends ListQuery {
@@ -67,7 +116,11 @@ export class InstallationListQuery extends ListQuery {
 }
 
 export class PlaceInstallationListQuery extends InstallationListQuery {
-  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true: Space (or Site) objects instead of ids' }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'extended must be true or false' }) extended?: boolean;
+  @ApiPropertyOptional({ enum: BOOLEAN, description: 'true: Space (or Site) objects instead of ids' })
+  @IsOptional()
+  @Transform(asBoolean)
+  @IsBoolean({ message: 'extended must be true or false' })
+  extended?: boolean;
 }
 
 export class InstallBody {
@@ -77,10 +130,15 @@ export class InstallBody {
 export class UpdateInstallationBody {
   @ValidateIf(given) @IsIn(['active', 'paused'], { message: 'status must be active or paused' }) status?: 'active' | 'paused';
   @ValidateIf(given) @IsObject() configuration?: Record<string, unknown>;
-  @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'space_selection must be all or selected' }) space_selection?: 'all' | 'selected';
+  @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'space_selection must be all or selected' }) space_selection?:
+    'all' | 'selected';
   @ValidateIf(given) @IsIn(['all', 'selected'], { message: 'site_selection must be all or selected' }) site_selection?: 'all' | 'selected';
   /** Extension: the scopes the organization accepts, among those the integration asks for (its `scopes`); they replace those accepted before. */
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(INTEGRATION_SCOPES.length) @IsIn(INTEGRATION_SCOPES, { each: true, message: SCOPE_MESSAGE }) scopes?: string[];
+  @ValidateIf(given)
+  @IsArray()
+  @ArrayMaxSize(INTEGRATION_SCOPES.length)
+  @IsIn(INTEGRATION_SCOPES, { each: true, message: SCOPE_MESSAGE })
+  scopes?: string[];
 }
 
 /** An installation's settings on a space or a site. */

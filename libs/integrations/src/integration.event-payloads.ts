@@ -60,7 +60,13 @@ export function presentedEvent(payload: StoredPayload, users: ReadonlyMap<string
       break;
     case 'site_view': {
       const visitor = isObject(payload.visitor) ? payload.visitor : {};
-      event.visitor = { ...visitor, anonymousId: text(visitor.anonymousId), cookies: isObject(visitor.cookies) ? visitor.cookies : {}, userAgent: text(visitor.userAgent), ip: text(visitor.ip) };
+      event.visitor = {
+        ...visitor,
+        anonymousId: text(visitor.anonymousId),
+        cookies: isObject(visitor.cookies) ? visitor.cookies : {},
+        userAgent: text(visitor.userAgent),
+        ip: text(visitor.ip),
+      };
       event.referrer = text(payload.referrer);
       break;
     }

@@ -46,7 +46,10 @@ export const INTEGRATION_CATEGORIES = ['analytics', 'collaboration', 'content', 
 
 /** A `configurations.account|space|site` schema as published. */
 export interface ConfigurationSchema {
-  properties: Record<string, { title?: string; description?: string; type: string; default?: unknown; completion_url?: string; enum?: string[] }>;
+  properties: Record<
+    string,
+    { title?: string; description?: string; type: string; default?: unknown; completion_url?: string; enum?: string[] }
+  >;
   required?: string[];
 }
 
@@ -63,7 +66,14 @@ export interface IntegrationDefinition {
   target: IntegrationTarget;
   scopes: string[];
   categories: string[];
-  blocks: Array<{ id: string; title: string; description?: string; icon?: string; urlUnfurl?: string[]; markdown?: { codeblock: string; body: string } }>;
+  blocks: Array<{
+    id: string;
+    title: string;
+    description?: string;
+    icon?: string;
+    urlUnfurl?: string[];
+    markdown?: { codeblock: string; body: string };
+  }>;
   contentSources: Array<{ id: string; title: string; description?: string; icon?: string; configuration: { componentId: string } }>;
   externalLinks: Array<{ url: string; label: string }>;
   configurations: { account?: ConfigurationSchema; space?: ConfigurationSchema; site?: ConfigurationSchema };
@@ -76,10 +86,22 @@ export interface IntegrationDefinition {
 export type IntegrationStreamEvent =
   | {
       type: 'IntegrationPublished';
-      data: { name: string; organizationId: string; version: number; definition: IntegrationDefinition; secrets: string | null; signingSecret: string; publishedBy: string; publishedAt: string };
+      data: {
+        name: string;
+        organizationId: string;
+        version: number;
+        definition: IntegrationDefinition;
+        secrets: string | null;
+        signingSecret: string;
+        publishedBy: string;
+        publishedAt: string;
+      };
     }
   | { type: 'IntegrationDeleted'; data: { name: string; organizationId: string; deletedBy: string; deletedAt: string } }
-  | { type: 'IntegrationDevModeSet'; data: { name: string; organizationId: string; tunnelUrl: string; all: boolean; setBy: string; setAt: string } }
+  | {
+      type: 'IntegrationDevModeSet';
+      data: { name: string; organizationId: string; tunnelUrl: string; all: boolean; setBy: string; setAt: string };
+    }
   | { type: 'IntegrationDevModeCleared'; data: { name: string; organizationId: string; clearedBy: string; clearedAt: string } };
 
 export type InstallationStatus = 'active' | 'paused';
@@ -104,7 +126,17 @@ export type InstallationEvent =
    * integration's scopes the installer accepted (those it asked for then); absent from events
    * recorded before installations kept them: the integration's scopes at that point of the log.
    */
-  | { type: 'IntegrationInstalled'; data: InstallationAbout & { configuration: Record<string, unknown>; spaceSelection: SpaceSelection; siteSelection?: SpaceSelection; scopes?: string[]; installedBy: string; installedAt: string } }
+  | {
+      type: 'IntegrationInstalled';
+      data: InstallationAbout & {
+        configuration: Record<string, unknown>;
+        spaceSelection: SpaceSelection;
+        siteSelection?: SpaceSelection;
+        scopes?: string[];
+        installedBy: string;
+        installedAt: string;
+      };
+    }
   | {
       type: 'IntegrationInstallationUpdated';
       data: InstallationAbout & {
@@ -145,7 +177,15 @@ interface PlaceInstallationRemoved {
  */
 export type SiteViewEvent = {
   type: 'IntegrationSiteViewRecorded';
-  data: { organizationId: string; siteId: string; spaceId: string; pageId: string | null; url: string; visitor: { claims: Record<string, unknown> }; viewedAt: string };
+  data: {
+    organizationId: string;
+    siteId: string;
+    spaceId: string;
+    pageId: string | null;
+    url: string;
+    visitor: { claims: Record<string, unknown> };
+    viewedAt: string;
+  };
 };
 
 export interface TraceLog {
@@ -155,6 +195,9 @@ export interface TraceLog {
 }
 
 export type DeliveryEvent =
-  | { type: 'IntegrationEventProcessed'; data: InstallationAbout & { eventId: string; status: 'success' | 'failed'; logs: TraceLog[]; processedAt: string; worker: string } }
+  | {
+      type: 'IntegrationEventProcessed';
+      data: InstallationAbout & { eventId: string; status: 'success' | 'failed'; logs: TraceLog[]; processedAt: string; worker: string };
+    }
   /** A worker takes the installation's deliveries until `until`: replicas of the worker never deliver one installation's events at once. */
   | { type: 'IntegrationDeliveriesClaimed'; data: InstallationAbout & { worker: string; until: string } };

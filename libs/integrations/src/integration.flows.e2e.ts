@@ -3,8 +3,8 @@
  * process: a deleted space keeps its installation while it can be restored, and loses it once
  * purged (space_installation_deleted follows).
  */
-import { SpacePurgeJob } from '../../spaces/src';
-import { apiSpec, type ApiSpec } from '../../testing/src';
+import { SpacePurgeJob } from '#spaces';
+import { apiSpec, type ApiSpec } from '#testing';
 
 const EIGHT_DAYS_MS = 8 * 24 * 60 * 60 * 1000;
 
@@ -44,7 +44,11 @@ describe('given an integration installed on a space, then the space deleted', ()
     await api.service.app.get(SpacePurgeJob).runOnce(new Date(Date.now() + EIGHT_DAYS_MS));
     await api.settled();
     expect((await call('GET', spaces)).items).toEqual([]);
-    const types = ((await call('GET', `/v1/integrations/${name}/events?limit=100`)).items as Array<{ payload: { type: string; spaceId?: string } }>).filter((event) => event.payload.spaceId === spaceId).map((event) => event.payload.type);
+    const types = (
+      (await call('GET', `/v1/integrations/${name}/events?limit=100`)).items as Array<{ payload: { type: string; spaceId?: string } }>
+    )
+      .filter((event) => event.payload.spaceId === spaceId)
+      .map((event) => event.payload.type);
     expect(types).toEqual(['space_installation_deleted', 'space_installation_setup']);
   });
 });

@@ -15,13 +15,23 @@ export type PlaceRemovedEvent = PlaceEventOf<'IntegrationSpaceInstallationRemove
 /** `spaceId` or `siteId`: the place's id in events, documents and integration events. */
 export const placeIdMember = (place: InstallationPlace) => (place === 'space' ? 'spaceId' : 'siteId');
 
-export function placeSet(place: InstallationPlace, about: About, placeId: string, settings: PlaceSettings & { previous: PlaceSettings | null; setBy: string; setAt: string }): PlaceSetEvent {
+export function placeSet(
+  place: InstallationPlace,
+  about: About,
+  placeId: string,
+  settings: PlaceSettings & { previous: PlaceSettings | null; setBy: string; setAt: string },
+): PlaceSetEvent {
   return place === 'space'
     ? { type: 'IntegrationSpaceInstallationSet', data: { ...about, spaceId: placeId, ...settings } }
     : { type: 'IntegrationSiteInstallationSet', data: { ...about, siteId: placeId, ...settings } };
 }
 
-export function placeRemoved(place: InstallationPlace, about: About, placeId: string, by: { removedBy: string; removedAt: string }): PlaceRemovedEvent {
+export function placeRemoved(
+  place: InstallationPlace,
+  about: About,
+  placeId: string,
+  by: { removedBy: string; removedAt: string },
+): PlaceRemovedEvent {
   return place === 'space'
     ? { type: 'IntegrationSpaceInstallationRemoved', data: { ...about, spaceId: placeId, ...by } }
     : { type: 'IntegrationSiteInstallationRemoved', data: { ...about, siteId: placeId, ...by } };

@@ -1,20 +1,37 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, type IntegrationOrganizations, type IntegrationSites, type IntegrationSpaces } from './integrations.needs';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
+import {
+  INTEGRATION_ORGANIZATIONS,
+  INTEGRATION_SITES,
+  INTEGRATION_SPACES,
+  type IntegrationOrganizations,
+  type IntegrationSites,
+  type IntegrationSpaces,
+} from './integrations.needs';
 import { IntegrationAccess } from './integration.access';
 import { policyText } from './integration.content-security-policy';
 import { integrationDecider, integrationStream } from './integration.decider';
 import { IntegrationEventPresenter } from './integration.event-presenter';
 import type { InstallationPlace, IntegrationDefinition } from './integration.events';
-import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, PLACE_INSTALLATIONS, placeIdOf, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc, type PlaceInstallationDoc } from './integration.projections';
+import {
+  INSTALLATIONS,
+  INTEGRATION_EVENTS,
+  INTEGRATIONS,
+  PLACE_INSTALLATIONS,
+  placeIdOf,
+  type InstallationDoc,
+  type IntegrationDoc,
+  type IntegrationEventDoc,
+  type PlaceInstallationDoc,
+} from './integration.projections';
 import { IntegrationRuntime } from './integration.runtime';
 import { grantedScopes, pendingScopes } from './integration.scopes';
 import { IntegrationSecrets } from './integration.secrets';
@@ -102,21 +119,40 @@ export class ListIntegrationsHandler implements IQueryHandler<ListIntegrations> 
     const filter: Filter = {
       deleted: { $exists: false },
       $or: [{ 'definition.visibility': 'public' }, { organizationId: { $in: mine } }],
-      ...(query.search !== undefined ? { $and: [{ $or: [{ _id: { $regex: escapeRegExp(query.search), $options: 'i' } }, { 'definition.title': { $regex: escapeRegExp(query.search), $options: 'i' } }] }] } : {}),
+      ...(query.search !== undefined
+        ? {
+            $and: [
+              {
+                $or: [
+                  { _id: { $regex: escapeRegExp(query.search), $options: 'i' } },
+                  { 'definition.title': { $regex: escapeRegExp(query.search), $options: 'i' } },
+                ],
+              },
+            ],
+          }
+        : {}),
       ...(query.category !== undefined ? { 'definition.categories': query.category } : {}),
-      ...(query.blockDomain !== undefined ? { 'definition.blocks.urlUnfurl': { $regex: `^(https?://)?([^/]*\\.)?${escapeRegExp(query.blockDomain)}(/|$)`, $options: 'i' } } : {}),
+      ...(query.blockDomain !== undefined
+        ? { 'definition.blocks.urlUnfurl': { $regex: `^(https?://)?([^/]*\\.)?${escapeRegExp(query.blockDomain)}(/|$)`, $options: 'i' } }
+        : {}),
       ...(query.blocks !== undefined ? { 'definition.blocks.0': { $exists: query.blocks } } : {}),
       ...(query.contentSources !== undefined ? { 'definition.contentSources.0': { $exists: query.contentSources } } : {}),
       ...(query.owner !== undefined ? { organizationId: query.owner } : {}),
       ...(query.scope !== undefined ? { 'definition.scopes': query.scope } : {}),
       ...(query.target !== undefined ? { 'definition.target': query.target } : {}),
     };
-    const page = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).find(filter, { sort: { _id: 1 }, limit: query.limit, after: query.page });
+    const page = await this.reads
+      .collection<IntegrationDoc>(INTEGRATIONS)
+      .find(filter, { sort: { _id: 1 }, limit: query.limit, after: query.page });
     const roleIn = async (organizationId: string) => {
       const role = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
       return role?.member ? { member: true, role: role.role } : { member: false, role: null };
     };
-    const items = await Promise.all(page.items.map(async (integration) => presentIntegration(integration, await roleIn(integration.organizationId), caller, this.config.publicUrl, this.organizations)));
+    const items = await Promise.all(
+      page.items.map(async (integration) =>
+        presentIntegration(integration, await roleIn(integration.organizationId), caller, this.config.publicUrl, this.organizations),
+      ),
+    );
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 }
@@ -141,7 +177,10 @@ export class GetIntegrationHandler implements IQueryHandler<GetIntegration> {
 
   async execute({ name, caller }: GetIntegration): Promise<Versioned<IntegrationObject>> {
     const { integration, member, ownerRole } = await this.access.visible(name, caller);
-    return { object: await presentIntegration(integration, { member, role: ownerRole }, caller, this.config.publicUrl, this.organizations), streamRevision: integration.streamRevision };
+    return {
+      object: await presentIntegration(integration, { member, role: ownerRole }, caller, this.config.publicUrl, this.organizations),
+      streamRevision: integration.streamRevision,
+    };
   }
 }
 
@@ -198,7 +237,14 @@ export class GetDevModeHandler implements IQueryHandler<GetDevMode> {
     const integration = await this.access.requireOwnerAdmin(name, caller);
     // The signing secret is set at the first publication and never changes: the revision of the tunnel's read versions the whole answer.
     const { state } = await this.runner.load(integrationStream(name), integrationDecider);
-    return { object: { tunnelUrl: integration.dev?.tunnelUrl ?? null, all: integration.dev?.all ?? false, signingSecret: this.secrets.open(state.published!.signingSecret) }, streamRevision: integration.streamRevision };
+    return {
+      object: {
+        tunnelUrl: integration.dev?.tunnelUrl ?? null,
+        all: integration.dev?.all ?? false,
+        signingSecret: this.secrets.open(state.published!.signingSecret),
+      },
+      streamRevision: integration.streamRevision,
+    };
   }
 }
 
@@ -225,8 +271,15 @@ export class ListInstallationsHandler implements IQueryHandler<ListInstallations
     const { integration, filter } = await this.access.installationScope(name, caller);
     const page = await this.reads
       .collection<InstallationDoc>(INSTALLATIONS)
-      .find({ ...filter, uninstalled: { $exists: false }, ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}) }, { sort: { createdAt: 1 }, limit: query.limit, after: query.page });
-    return listEnvelope({ items: page.items.map((installation) => presentInstallation(installation, integration, this.config.publicUrl)), count: page.count, next: page.next });
+      .find(
+        { ...filter, uninstalled: { $exists: false }, ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}) },
+        { sort: { createdAt: 1 }, limit: query.limit, after: query.page },
+      );
+    return listEnvelope({
+      items: page.items.map((installation) => presentInstallation(installation, integration, this.config.publicUrl)),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -282,13 +335,25 @@ export class ListPlaceInstallationsHandler implements IQueryHandler<ListPlaceIns
 
   async execute({ place, name, caller, query }: ListPlaceInstallations): Promise<ListEnvelope<PlaceInstallationObject>> {
     const { filter } = await this.access.installationScope(name, caller);
-    const visible = await this.reads.collection<InstallationDoc>(INSTALLATIONS).find({ ...filter, uninstalled: { $exists: false }, ...(query.installationId !== undefined ? { _id: query.installationId } : {}) }, { limit: 1000, count: false });
-    if (query.installationId !== undefined && visible.items.length === 0) throw DomainError.notFound(`no installation ${query.installationId} of integration ${name}`);
-    const page = await this.reads
-      .collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place])
-      .find({ installationId: { $in: visible.items.map((installation) => installation._id) }, ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}) }, { sort: { _id: 1 }, limit: query.limit, after: query.page });
+    const visible = await this.reads
+      .collection<InstallationDoc>(INSTALLATIONS)
+      .find(
+        { ...filter, uninstalled: { $exists: false }, ...(query.installationId !== undefined ? { _id: query.installationId } : {}) },
+        { limit: 1000, count: false },
+      );
+    if (query.installationId !== undefined && visible.items.length === 0)
+      throw DomainError.notFound(`no installation ${query.installationId} of integration ${name}`);
+    const page = await this.reads.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place]).find(
+      {
+        installationId: { $in: visible.items.map((installation) => installation._id) },
+        ...(query.externalId !== undefined ? { externalIds: query.externalId } : {}),
+      },
+      { sort: { _id: 1 }, limit: query.limit, after: query.page },
+    );
     const places = place === 'space' ? this.spaces : this.sites;
-    const items = await Promise.all(page.items.map((entry) => presentPlaceInstallation(place, entry, query.extended === true, caller, this.config.publicUrl, places)));
+    const items = await Promise.all(
+      page.items.map((entry) => presentPlaceInstallation(place, entry, query.extended === true, caller, this.config.publicUrl, places)),
+    );
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 }
@@ -322,12 +387,22 @@ export class GetPlaceInstallationHandler implements IQueryHandler<GetPlaceInstal
     private readonly access: IntegrationAccess,
   ) {}
 
-  async execute({ place, name, installationId, placeId, caller, extended }: GetPlaceInstallation): Promise<Versioned<PlaceInstallationObject>> {
+  async execute({
+    place,
+    name,
+    installationId,
+    placeId,
+    caller,
+    extended,
+  }: GetPlaceInstallation): Promise<Versioned<PlaceInstallationObject>> {
     const { installation } = await this.access.visibleInstallation(name, installationId, caller);
     const entry = await this.reads.collection<PlaceInstallationDoc>(PLACE_INSTALLATIONS[place]).get(`${installationId}:${placeId}`);
     if (!entry) throw DomainError.notFound(`integration ${name} is not installed on ${place} ${placeId}`);
     const places = place === 'space' ? this.spaces : this.sites;
-    return { object: await presentPlaceInstallation(place, entry, extended, caller, this.config.publicUrl, places), streamRevision: installation.streamRevision };
+    return {
+      object: await presentPlaceInstallation(place, entry, extended, caller, this.config.publicUrl, places),
+      streamRevision: installation.streamRevision,
+    };
   }
 }
 
@@ -356,7 +431,12 @@ export class ListIntegrationEventsHandler implements IQueryHandler<ListIntegrati
   async execute({ name, caller, paging }: ListIntegrationEvents): Promise<ListEnvelope<PresentedEvent>> {
     await this.access.requireOwnerAdmin(name, caller);
     await deliveriesSettled(this.reads, { integrationName: name, status: 'pending' });
-    const page = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ integrationName: name, status: { $in: ['success', 'failed'] } }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
+    const page = await this.reads
+      .collection<IntegrationEventDoc>(INTEGRATION_EVENTS)
+      .find(
+        { integrationName: name, status: { $in: ['success', 'failed'] } },
+        { sort: { sequence: -1 }, limit: paging.limit, after: paging.page },
+      );
     return listEnvelope({ items: await presentEvents(page.items, this.presenter), count: page.count, next: page.next });
   }
 }
@@ -380,7 +460,11 @@ export class GetIntegrationEventHandler implements IQueryHandler<GetIntegrationE
     private readonly presenter: IntegrationEventPresenter,
   ) {}
 
-  async execute({ name, eventId, caller }: GetIntegrationEvent): Promise<{ event: PresentedEvent; trace: { logs: IntegrationEventDoc['logs'] } }> {
+  async execute({
+    name,
+    eventId,
+    caller,
+  }: GetIntegrationEvent): Promise<{ event: PresentedEvent; trace: { logs: IntegrationEventDoc['logs'] } }> {
     await this.access.requireOwnerAdmin(name, caller);
     const events = this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS);
     let event = await events.get(eventId);
@@ -388,7 +472,8 @@ export class GetIntegrationEventHandler implements IQueryHandler<GetIntegrationE
     if (event.status === 'pending') {
       await deliveriesSettled(this.reads, { _id: eventId, status: 'pending' });
       event = (await events.get(eventId))!;
-      if (event.status === 'pending') throw DomainError.notFound(`event ${eventId} of integration ${name} is still being delivered: it is shown once delivered`);
+      if (event.status === 'pending')
+        throw DomainError.notFound(`event ${eventId} of integration ${name} is still being delivered: it is shown once delivered`);
     }
     const [presented] = await presentEvents([event], this.presenter);
     return { event: presented, trace: { logs: event.logs } };
@@ -405,7 +490,13 @@ export interface RenderedComponent {
 export class RenderComponent extends Query<RenderedComponent> {
   constructor(
     readonly name: string,
-    readonly request: { componentId: string; props: Record<string, unknown>; state: Record<string, unknown>; context: Record<string, unknown>; action?: unknown },
+    readonly request: {
+      componentId: string;
+      props: Record<string, unknown>;
+      state: Record<string, unknown>;
+      context: Record<string, unknown>;
+      action?: unknown;
+    },
     readonly caller: Caller,
   ) {
     super();
@@ -458,7 +549,13 @@ async function deliveriesSettled(reads: ReadStore, waiting: Filter): Promise<voi
 // ---- presenting ---------------------------------------------------------------------------------
 
 /** `standing`: the caller's in the organization that publishes it: the owner is presented as the caller sees it, its `permissions` the caller's there. */
-async function presentIntegration(integration: IntegrationDoc, standing: { member: boolean; role: string | null }, caller: Caller, publicUrl: string, organizations: IntegrationOrganizations): Promise<IntegrationObject> {
+async function presentIntegration(
+  integration: IntegrationDoc,
+  standing: { member: boolean; role: string | null },
+  caller: Caller,
+  publicUrl: string,
+  organizations: IntegrationOrganizations,
+): Promise<IntegrationObject> {
   const base = `${publicUrl}/v1/integrations/${integration._id}`;
   const { definition } = integration;
   const asset = (hash: string) => `${base}/assets/${hash}`;
@@ -518,14 +615,26 @@ function presentInstallation(installation: InstallationDoc, integration: Integra
     pendingScopes: pendingScopes(accepted, integration.definition.scopes),
     createdAt: installation.createdAt,
     updatedAt: installation.updatedAt,
-    urls: { location, app: `${publicUrl}/o/${installation.organizationId}/integrations/${installation.integrationName}`, publicEndpoint: `${location}/public`, publicContentEndpoint: `${location}/public` },
+    urls: {
+      location,
+      app: `${publicUrl}/o/${installation.organizationId}/integrations/${installation.integrationName}`,
+      publicEndpoint: `${location}/public`,
+      publicContentEndpoint: `${location}/public`,
+    },
     externalIds: (installation as InstallationDoc & { externalIds?: string[] }).externalIds ?? [],
     target: { organization: installation.organizationId },
   };
 }
 
 /** `places`: the port presenting the place's Space or Site object (`extended`). */
-async function presentPlaceInstallation(place: InstallationPlace, entry: PlaceInstallationDoc, extended: boolean, caller: Caller, publicUrl: string, places: IntegrationSpaces | IntegrationSites) {
+async function presentPlaceInstallation(
+  place: InstallationPlace,
+  entry: PlaceInstallationDoc,
+  extended: boolean,
+  caller: Caller,
+  publicUrl: string,
+  places: IntegrationSpaces | IntegrationSites,
+) {
   const placeId = placeIdOf(place, entry);
   const location = `${publicUrl}/v1/integrations/${entry.integrationName}/installations/${entry.installationId}/${place}s/${placeId}`;
   const object = extended ? await places.present(placeId, caller) : null;

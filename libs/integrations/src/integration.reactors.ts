@@ -1,6 +1,6 @@
-import type { SiteEvent } from '../../sites/src';
-import type { SpaceEvent } from '../../spaces/src';
-import type { Reactor } from '../../runtime/src/reactor';
+import type { SiteEvent } from '#sites';
+import type { SpaceEvent } from '#spaces';
+import type { Reactor } from '#runtime/reactor';
 import { RemoveInstallationsFromPlace, UninstallEverywhere } from './integration.commands';
 import type { IntegrationStreamEvent } from './integration.events';
 

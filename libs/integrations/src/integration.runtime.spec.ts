@@ -1,10 +1,10 @@
 import type { CommandBus } from '@nestjs/cqrs';
-import { loadConfig } from '../../platform/src/config';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import type { BlobStore } from '../../blob-store/src/blob-store.port';
-import type { CommandRunner } from '../../runtime/src/command-runner';
-import type { UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
+import { loadConfig } from '#platform/config';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import type { ReadStore } from '#read-store/read-store.port';
+import type { BlobStore } from '#blob-store/blob-store.port';
+import type { CommandRunner } from '#runtime/command-runner';
+import type { UntrustedWork } from '#platform/untrusted-work/untrusted-work';
 import type { IntegrationEventPresenter } from './integration.event-presenter';
 import { INTEGRATION_EVENTS } from './integration.projections';
 import { IntegrationRuntime } from './integration.runtime';
@@ -39,7 +39,17 @@ describe('the integrations worker at start', () => {
 
   function worker(reads: ReadStore, projections: { whenCaughtUp(): Promise<void> } | null) {
     // Embedded mode (no EVENTSTORE_URL): the worker runs in the service.
-    return new IntegrationRuntime(reads, {} as BlobStore, loadConfig({}), {} as CommandBus, {} as CommandRunner, {} as IntegrationSecrets, {} as UntrustedWork, {} as IntegrationEventPresenter, projections);
+    return new IntegrationRuntime(
+      reads,
+      {} as BlobStore,
+      loadConfig({}),
+      {} as CommandBus,
+      {} as CommandRunner,
+      {} as IntegrationSecrets,
+      {} as UntrustedWork,
+      {} as IntegrationEventPresenter,
+      projections,
+    );
   }
 
   it('given projections still replaying the log, then it reads no pending event until they have caught up', async () => {
@@ -102,7 +112,17 @@ describe('the integrations worker on the embedded read store', () => {
         return undefined;
       },
     } as unknown as CommandBus;
-    const runtime = new IntegrationRuntime(reads, {} as BlobStore, loadConfig({}), commands, {} as CommandRunner, {} as IntegrationSecrets, {} as UntrustedWork, {} as IntegrationEventPresenter, null);
+    const runtime = new IntegrationRuntime(
+      reads,
+      {} as BlobStore,
+      loadConfig({}),
+      commands,
+      {} as CommandRunner,
+      {} as IntegrationSecrets,
+      {} as UntrustedWork,
+      {} as IntegrationEventPresenter,
+      null,
+    );
     jest.spyOn(runtime, 'process').mockResolvedValue({ status: 'success', logs: [] });
     runtime.onApplicationBootstrap();
     await microtasks();
@@ -118,7 +138,17 @@ describe('the integrations worker on the embedded read store', () => {
 
   it('given a commit to another collection, then the idle worker does not look for events', async () => {
     const { reads, polls } = countingReads();
-    const runtime = new IntegrationRuntime(reads, {} as BlobStore, loadConfig({}), {} as CommandBus, {} as CommandRunner, {} as IntegrationSecrets, {} as UntrustedWork, {} as IntegrationEventPresenter, null);
+    const runtime = new IntegrationRuntime(
+      reads,
+      {} as BlobStore,
+      loadConfig({}),
+      {} as CommandBus,
+      {} as CommandRunner,
+      {} as IntegrationSecrets,
+      {} as UntrustedWork,
+      {} as IntegrationEventPresenter,
+      null,
+    );
     runtime.onApplicationBootstrap();
     await microtasks();
     await reads.collection('spaces').put({ _id: 's1' });

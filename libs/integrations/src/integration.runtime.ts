@@ -3,22 +3,29 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Optional, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { log } from '../../platform/src/logging';
-import { UNTRUSTED_WORK, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import { PROJECTION_RUNNER, type ProjectionsReady } from '../../runtime/src/projections-ready';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { log } from '#platform/logging';
+import { UNTRUSTED_WORK, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
+import { PROJECTION_RUNNER, type ProjectionsReady } from '#runtime/projections-ready';
 import { deliverToTunnel } from './delivery/tunnel-delivery';
 import { ClaimDeliveries, RecordProcessed } from './integration.commands';
 import { policyText } from './integration.content-security-policy';
 import { integrationDecider, integrationStream, type IntegrationState } from './integration.decider';
 import { IntegrationEventPresenter } from './integration.event-presenter';
 import type { TraceLog } from './integration.events';
-import { INSTALLATIONS, INTEGRATION_EVENTS, INTEGRATIONS, type InstallationDoc, type IntegrationDoc, type IntegrationEventDoc } from './integration.projections';
+import {
+  INSTALLATIONS,
+  INTEGRATION_EVENTS,
+  INTEGRATIONS,
+  type InstallationDoc,
+  type IntegrationDoc,
+  type IntegrationEventDoc,
+} from './integration.projections';
 import { IntegrationSecrets } from './integration.secrets';
 import { renderComponentInPool, runEventHandlerInPool } from './sandbox/pooled-sandbox';
 import type { ScriptFetchPolicy } from './sandbox/script-fetch';
@@ -89,7 +96,8 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
   }
 
   onApplicationBootstrap(): void {
-    const enabled = process.env.INTEGRATIONS_WORKER === undefined ? this.config.eventStoreUrl === undefined : process.env.INTEGRATIONS_WORKER === 'true';
+    const enabled =
+      process.env.INTEGRATIONS_WORKER === undefined ? this.config.eventStoreUrl === undefined : process.env.INTEGRATIONS_WORKER === 'true';
     // Not before the read models have caught up: until then an event delivered before this start can
     // still read as pending (its record not replayed yet), and would be delivered again.
     if (enabled) void (this.projections?.whenCaughtUp() ?? Promise.resolve()).then(() => this.start());
@@ -135,7 +143,9 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     this.ticking = true;
     let found = 0;
     try {
-      const pending = await this.reads.collection<IntegrationEventDoc>(INTEGRATION_EVENTS).find({ status: 'pending' }, { sort: { sequence: 1 }, limit: BATCH, count: false });
+      const pending = await this.reads
+        .collection<IntegrationEventDoc>(INTEGRATION_EVENTS)
+        .find({ status: 'pending' }, { sort: { sequence: 1 }, limit: BATCH, count: false });
       const byInstallation = new Map<string, IntegrationEventDoc[]>();
       for (const event of pending.items) {
         if (this.processed.has(event._id)) continue;
@@ -165,7 +175,14 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
     const until = this.leases.get(event.installationId) ?? 0;
     if (until - Date.now() > LEASE_MS / 2) return true;
     const next = Date.now() + LEASE_MS;
-    const claimed = await this.commandBus.execute(new ClaimDeliveries({ installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, new Date(next), WORKER));
+    const claimed = await this.commandBus.execute(
+      new ClaimDeliveries(
+        { installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId },
+        this.worker,
+        new Date(next),
+        WORKER,
+      ),
+    );
     if (claimed) this.leases.set(event.installationId, next);
     else this.leases.delete(event.installationId);
     return claimed;
@@ -181,7 +198,20 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
           return;
         }
         const { status, logs } = await this.process(event);
-        await this.commandBus.execute(new RecordProcessed({ eventId: event._id, installationId: event.installationId, integrationName: event.integrationName, organizationId: event.organizationId }, this.worker, status, logs, WORKER));
+        await this.commandBus.execute(
+          new RecordProcessed(
+            {
+              eventId: event._id,
+              installationId: event.installationId,
+              integrationName: event.integrationName,
+              organizationId: event.organizationId,
+            },
+            this.worker,
+            status,
+            logs,
+            WORKER,
+          ),
+        );
         this.processed.set(event._id, true);
       } catch (error) {
         // Left pending: the next tick tries again (the order of this installation's events is kept).
@@ -196,7 +226,8 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
   async process(event: IntegrationEventDoc): Promise<{ status: 'success' | 'failed'; logs: TraceLog[] }> {
     const now = () => new Date().toISOString();
     const integration = await this.reads.collection<IntegrationDoc>(INTEGRATIONS).get(event.integrationName);
-    if (!integration || integration.deleted) return { status: 'failed', logs: [{ message: `integration ${event.integrationName} is deleted`, timestamp: now(), level: 'error' }] };
+    if (!integration || integration.deleted)
+      return { status: 'failed', logs: [{ message: `integration ${event.integrationName} is deleted`, timestamp: now(), level: 'error' }] };
     const state = await this.integrationState(event.integrationName);
     // What the integration receives is the event itself, as its runtime reads it, to the tunnel and to the script alike.
     const body = (await this.presenter.event(event.payload)) as { eventId: string; type: string } & Record<string, unknown>;
@@ -210,31 +241,67 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
         allowPrivateNetworks: this.config.integrationsAllowPrivateNetworks,
       });
       const logs: TraceLog[] = outcome.attempts.map((attempt, index) => ({
-        message: `delivery attempt ${index + 1} to the tunnel: ${attempt.status !== undefined ? `HTTP ${attempt.status}` : attempt.error ?? 'no answer'} in ${attempt.durationMs} ms`,
+        message: `delivery attempt ${index + 1} to the tunnel: ${attempt.status !== undefined ? `HTTP ${attempt.status}` : (attempt.error ?? 'no answer')} in ${attempt.durationMs} ms`,
         timestamp: attempt.at,
         level: attempt.status !== undefined && attempt.status < 300 ? 'info' : 'warn',
       }));
-      return { status: outcome.delivered ? 'success' : 'failed', logs: outcome.delivered ? logs : [...logs, { message: 'delivery failed: no attempt succeeded', timestamp: now(), level: 'error' }] };
+      return {
+        status: outcome.delivered ? 'success' : 'failed',
+        logs: outcome.delivered ? logs : [...logs, { message: 'delivery failed: no attempt succeeded', timestamp: now(), level: 'error' }],
+      };
     }
     if (integration.definition.script) {
       const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
       const environment = await this.environment(integration, event.installationId, state);
-      const outcome = await runEventHandlerInPool(this.work, { script, event: body, context: { environment }, fetch: this.fetchPolicy(integration) });
-      return { status: outcome.ok ? 'success' : 'failed', logs: outcome.ok ? outcome.logs : [...outcome.logs, { message: `script failed: ${outcome.error ?? 'unknown error'}`, timestamp: now(), level: 'error' }] };
+      const outcome = await runEventHandlerInPool(this.work, {
+        script,
+        event: body,
+        context: { environment },
+        fetch: this.fetchPolicy(integration),
+      });
+      return {
+        status: outcome.ok ? 'success' : 'failed',
+        logs: outcome.ok
+          ? outcome.logs
+          : [...outcome.logs, { message: `script failed: ${outcome.error ?? 'unknown error'}`, timestamp: now(), level: 'error' }],
+      };
     }
-    return { status: 'success', logs: [{ message: 'no development tunnel and no script: nothing to deliver to', timestamp: now(), level: 'info' }] };
+    return {
+      status: 'success',
+      logs: [{ message: 'no development tunnel and no script: nothing to deliver to', timestamp: now(), level: 'info' }],
+    };
   }
 
   /** `POST|GET /integrations/{name}/render`: the script's component, rendered in the sandbox. */
-  async render(integration: IntegrationDoc, request: { componentId: string; props: Record<string, unknown>; state: Record<string, unknown>; context: Record<string, unknown>; action?: unknown }) {
-    if (!integration.definition.script) throw DomainError.notFound(`integration ${integration._id} has no script to render components with`);
+  async render(
+    integration: IntegrationDoc,
+    request: {
+      componentId: string;
+      props: Record<string, unknown>;
+      state: Record<string, unknown>;
+      context: Record<string, unknown>;
+      action?: unknown;
+    },
+  ) {
+    if (!integration.definition.script)
+      throw DomainError.notFound(`integration ${integration._id} has no script to render components with`);
     const script = (await this.blobs.read(integration.definition.script)).toString('utf8');
     const state = await this.integrationState(integration._id);
     const environment = await this.environment(integration, null, state);
-    const outcome = await renderComponentInPool(this.work, { script, request: { ...request, context: { ...request.context, environment } }, fetch: this.fetchPolicy(integration) });
-    if (!outcome.ok || !outcome.result) throw new DomainError(422, `the component ${request.componentId} could not be rendered: ${outcome.error ?? 'no result'}`);
+    const outcome = await renderComponentInPool(this.work, {
+      script,
+      request: { ...request, context: { ...request.context, environment } },
+      fetch: this.fetchPolicy(integration),
+    });
+    if (!outcome.ok || !outcome.result)
+      throw new DomainError(422, `the component ${request.componentId} could not be rendered: ${outcome.error ?? 'no result'}`);
     const element = outcome.result.element as { children?: unknown; controls?: unknown } | null;
-    return { type: 'element' as const, element: { type: 'block' as const, children: element?.children ?? [], controls: element?.controls ?? [] }, state: outcome.result.state, props: request.props };
+    return {
+      type: 'element' as const,
+      element: { type: 'block' as const, children: element?.children ?? [], controls: element?.controls ?? [] },
+      state: outcome.result.state,
+      props: request.props,
+    };
   }
 
   /** The integration's stream state: its sealed secrets and signing secret are in no read model. */
@@ -244,7 +311,10 @@ export class IntegrationRuntime implements OnApplicationBootstrap, OnModuleDestr
 
   /** Where the integration's script may fetch from, as plain data for the thread that runs it. */
   private fetchPolicy(integration: IntegrationDoc): ScriptFetchPolicy {
-    return { contentSecurityPolicy: policyText(integration.definition.contentSecurityPolicy), allowPrivateNetworks: this.config.integrationsAllowPrivateNetworks };
+    return {
+      contentSecurityPolicy: policyText(integration.definition.contentSecurityPolicy),
+      allowPrivateNetworks: this.config.integrationsAllowPrivateNetworks,
+    };
   }
 
   /** What a script sees of where it runs: the installation's configuration and the integration's secrets (opened only here). */

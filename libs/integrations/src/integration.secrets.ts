@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { open, seal, secretsKeyFrom } from '../../platform/src/secrets';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { open, seal, secretsKeyFrom } from '#platform/secrets';
 
 /**
  * Integrations' secrets at rest: published `secrets` and each integration's signing secret are

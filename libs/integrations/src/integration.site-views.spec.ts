@@ -1,12 +1,37 @@
-import { ManualClock } from '../../platform/src/clock';
+import { ManualClock } from '#platform/clock';
 import type { IntegrationEventDoc } from './integration.projections';
 import type { IntegrationRuntime } from './integration.runtime';
-import { anonymousIdOf, referrerOf, SITE_VIEW_LIMITS, SiteViewDeliveries, siteViewMembers, truncatedAddress, type SiteView, type SiteViewMembers } from './integration.site-views';
+import {
+  anonymousIdOf,
+  referrerOf,
+  SITE_VIEW_LIMITS,
+  SiteViewDeliveries,
+  siteViewMembers,
+  truncatedAddress,
+  type SiteView,
+  type SiteViewMembers,
+} from './integration.site-views';
 
 const pseudonym = { key: Buffer.alloc(32, 7), day: '2026-01-01' };
 const visitor = { anonymousId: 'a', cookies: {}, userAgent: '', ip: '', claims: {} };
-const view = (pageId: string, extra: Partial<SiteViewMembers> = {}): SiteViewMembers => ({ siteId: 'site1', spaceId: 'space1', pageId, url: `https://docs.example.com/${pageId}`, referrer: '', visitor, ...extra });
-const handed = (extra: Partial<SiteView> = {}): SiteView => ({ organizationId: 'org1', siteId: 'site1', spaceId: 'space1', pageId: 'p', url: 'https://docs.example.com/p', visitor: { claims: {} }, ...extra });
+const view = (pageId: string, extra: Partial<SiteViewMembers> = {}): SiteViewMembers => ({
+  siteId: 'site1',
+  spaceId: 'space1',
+  pageId,
+  url: `https://docs.example.com/${pageId}`,
+  referrer: '',
+  visitor,
+  ...extra,
+});
+const handed = (extra: Partial<SiteView> = {}): SiteView => ({
+  organizationId: 'org1',
+  siteId: 'site1',
+  spaceId: 'space1',
+  pageId: 'p',
+  url: 'https://docs.example.com/p',
+  visitor: { claims: {} },
+  ...extra,
+});
 const installation = (id: string) => ({ _id: id, integrationName: `integration-${id}`, organizationId: 'org1' });
 
 /** A runtime whose deliveries are held until released, recording what it was given. */
@@ -47,7 +72,9 @@ describe('what a view carries', () => {
   });
 
   it('cuts the user agent at 512 characters', () => {
-    expect(siteViewMembers(handed({ visitor: { claims: {}, userAgent: 'U'.repeat(2000) } }), pseudonym).visitor.userAgent).toHaveLength(512);
+    expect(siteViewMembers(handed({ visitor: { claims: {}, userAgent: 'U'.repeat(2000) } }), pseudonym).visitor.userAgent).toHaveLength(
+      512,
+    );
   });
 });
 
@@ -75,7 +102,13 @@ describe('the referrer as integrations see it', () => {
   });
 
   it('is empty for what is not an http(s) URL', () => {
-    expect([undefined, '', 'not a url', 'javascript:alert(1)', 'file:///etc/passwd'].map((referrer) => referrerOf(referrer))).toEqual(['', '', '', '', '']);
+    expect([undefined, '', 'not a url', 'javascript:alert(1)', 'file:///etc/passwd'].map((referrer) => referrerOf(referrer))).toEqual([
+      '',
+      '',
+      '',
+      '',
+      '',
+    ]);
   });
 });
 
@@ -83,7 +116,9 @@ describe("the visitor's pseudonym", () => {
   const key = Buffer.alloc(32, 1);
 
   it('is the same for the same reader on the same site the same day', () => {
-    expect(anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UA')).toBe(anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UA'));
+    expect(anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UA')).toBe(
+      anonymousIdOf(key, 'site1', '2026-01-01', '203.0.113.77', 'UA'),
+    );
   });
 
   it('differs on another day, on another site, for another address or user agent, and under another key', () => {
@@ -99,7 +134,9 @@ describe("the visitor's pseudonym", () => {
   });
 
   it('does not contain the address', () => {
-    expect(siteViewMembers(handed({ visitor: { claims: {}, ip: '203.0.113.77', userAgent: 'UA' } }), pseudonym).visitor.anonymousId).toMatch(/^[0-9a-f]{32}$/);
+    expect(
+      siteViewMembers(handed({ visitor: { claims: {}, ip: '203.0.113.77', userAgent: 'UA' } }), pseudonym).visitor.anonymousId,
+    ).toMatch(/^[0-9a-f]{32}$/);
   });
 });
 
@@ -134,9 +171,17 @@ describe('site view deliveries', () => {
   it('drops views when the whole queue is full, in views or in bytes', () => {
     const { runtime } = heldRuntime();
     const byCount = new SiteViewDeliveries(runtime, new ManualClock(), { ...SITE_VIEW_LIMITS, maxViews: 1 });
-    expect([byCount.enqueue(installation('i1'), view('p1')), byCount.enqueue(installation('i1'), view('p2')), byCount.enqueue(installation('i2'), view('p3'))]).toEqual([true, true, false]);
+    expect([
+      byCount.enqueue(installation('i1'), view('p1')),
+      byCount.enqueue(installation('i1'), view('p2')),
+      byCount.enqueue(installation('i2'), view('p3')),
+    ]).toEqual([true, true, false]);
     const byBytes = new SiteViewDeliveries(runtime, new ManualClock(), { ...SITE_VIEW_LIMITS, maxBytes: 600 });
-    expect([byBytes.enqueue(installation('i1'), view('p1')), byBytes.enqueue(installation('i1'), view('p2')), byBytes.enqueue(installation('i1'), view('p3'))]).toEqual([true, true, false]);
+    expect([
+      byBytes.enqueue(installation('i1'), view('p1')),
+      byBytes.enqueue(installation('i1'), view('p2')),
+      byBytes.enqueue(installation('i1'), view('p3')),
+    ]).toEqual([true, true, false]);
   });
 
   it('drops a view that waited longer than its time to live, undelivered', async () => {
@@ -163,7 +208,9 @@ describe('site view deliveries', () => {
 
   it('keeps delivering after a delivery throws', async () => {
     let calls = 0;
-    const runtime = { process: () => (++calls === 1 ? Promise.reject(new Error('tunnel exploded')) : Promise.resolve({ status: 'success', logs: [] })) } as unknown as IntegrationRuntime;
+    const runtime = {
+      process: () => (++calls === 1 ? Promise.reject(new Error('tunnel exploded')) : Promise.resolve({ status: 'success', logs: [] })),
+    } as unknown as IntegrationRuntime;
     const deliveries = new SiteViewDeliveries(runtime, new ManualClock());
     deliveries.enqueue(installation('i1'), view('p1'));
     deliveries.enqueue(installation('i1'), view('p2'));

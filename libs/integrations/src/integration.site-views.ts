@@ -2,10 +2,10 @@ import { createHmac, randomUUID } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { log } from '../../platform/src/logging';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { CLOCK, type Clock } from '#platform/clock';
+import { ID_SHAPES } from '#platform/ids';
+import { log } from '#platform/logging';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { siteViewReceivers, type InstallationDoc, type IntegrationEventDoc } from './integration.projections';
 import { IntegrationRuntime } from './integration.runtime';
 import { IntegrationSecrets } from './integration.secrets';
@@ -116,7 +116,11 @@ export function anonymousIdOf(key: Buffer, siteId: string, day: string, address:
  * (a custom hostname is the customer's own domain) belongs to another application, which readers
  * never agreed to share.
  */
-export function siteViewMembers(view: SiteView, pseudonym: { key: Buffer; day: string }, limits: Pick<SiteViewLimits, 'maxUrlLength' | 'maxUserAgentLength' | 'maxClaimsBytes'> = SITE_VIEW_LIMITS): SiteViewMembers {
+export function siteViewMembers(
+  view: SiteView,
+  pseudonym: { key: Buffer; day: string },
+  limits: Pick<SiteViewLimits, 'maxUrlLength' | 'maxUserAgentLength' | 'maxClaimsBytes'> = SITE_VIEW_LIMITS,
+): SiteViewMembers {
   const claims = JSON.stringify(view.visitor?.claims ?? {});
   const address = typeof view.visitor?.ip === 'string' ? view.visitor.ip : '';
   const userAgent = typeof view.visitor?.userAgent === 'string' ? view.visitor.userAgent.slice(0, limits.maxUserAgentLength) : '';
@@ -127,7 +131,13 @@ export function siteViewMembers(view: SiteView, pseudonym: { key: Buffer; day: s
     ip: truncatedAddress(address),
     claims: Buffer.byteLength(claims) <= limits.maxClaimsBytes ? (JSON.parse(claims) as Record<string, unknown>) : {},
   };
-  const members: SiteViewMembers = { siteId: view.siteId, spaceId: view.spaceId, url: String(view.url).slice(0, limits.maxUrlLength), referrer: referrerOf(view.referrer, limits.maxUrlLength), visitor };
+  const members: SiteViewMembers = {
+    siteId: view.siteId,
+    spaceId: view.spaceId,
+    url: String(view.url).slice(0, limits.maxUrlLength),
+    referrer: referrerOf(view.referrer, limits.maxUrlLength),
+    visitor,
+  };
   if (view.pageId !== null) members.pageId = view.pageId;
   return members;
 }
@@ -182,8 +192,16 @@ export class SiteViewDeliveries implements OnModuleDestroy {
     };
     const bytes = Buffer.byteLength(JSON.stringify(event));
     const queue = this.queues.get(installation._id) ?? [];
-    if (this.views >= this.limits.maxViews || this.bytes + bytes > this.limits.maxBytes || queue.length >= this.limits.maxViewsPerInstallation) {
-      if (!this.full) log.warn({ views: this.views, bytes: this.bytes, installationId: installation._id }, 'site views dropped: the delivery queue is full');
+    if (
+      this.views >= this.limits.maxViews ||
+      this.bytes + bytes > this.limits.maxBytes ||
+      queue.length >= this.limits.maxViewsPerInstallation
+    ) {
+      if (!this.full)
+        log.warn(
+          { views: this.views, bytes: this.bytes, installationId: installation._id },
+          'site views dropped: the delivery queue is full',
+        );
       this.full = true;
       return false;
     }
@@ -235,7 +253,8 @@ export class SiteViewDeliveries implements OnModuleDestroy {
       if (next.expiresAt <= this.clock.now().getTime()) continue;
       try {
         const outcome = await this.runtime.process(next.event);
-        if (outcome.status === 'failed') log.warn({ installationId, eventId: next.event._id, logs: outcome.logs.slice(-3) }, 'a site_view delivery failed');
+        if (outcome.status === 'failed')
+          log.warn({ installationId, eventId: next.event._id, logs: outcome.logs.slice(-3) }, 'a site_view delivery failed');
       } catch (error) {
         log.warn({ err: error, installationId, eventId: next.event._id }, 'a site_view delivery failed');
       }
@@ -295,8 +314,17 @@ export class SiteViewHandOver implements OnModuleDestroy {
   private async handOver(view: SiteView): Promise<void> {
     const entity = ID_SHAPES.entity;
     const named = (id: unknown) => typeof id === 'string' && entity.test(id);
-    if (!named(view?.organizationId) || !named(view.siteId) || !named(view.spaceId) || (view.pageId !== null && !named(view.pageId)) || typeof view.url !== 'string') {
-      log.warn({ siteId: String(view?.siteId).slice(0, 40) }, 'site view dropped: it does not name a site, a space and a page by their ids');
+    if (
+      !named(view?.organizationId) ||
+      !named(view.siteId) ||
+      !named(view.spaceId) ||
+      (view.pageId !== null && !named(view.pageId)) ||
+      typeof view.url !== 'string'
+    ) {
+      log.warn(
+        { siteId: String(view?.siteId).slice(0, 40) },
+        'site view dropped: it does not name a site, a space and a page by their ids',
+      );
       return;
     }
     const receivers = await siteViewReceivers(this.reads, view.organizationId, view.siteId);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { INTEGRATION_ORGANIZATIONS, INTEGRATION_SITES, INTEGRATION_SPACES, INTEGRATION_USERS } from './integrations.needs';
 import { IntegrationsForSites } from './integrations.provides';
 import { integrationAuditCatalog } from './integration.audit';
@@ -14,7 +14,8 @@ export const INTEGRATION_PUBLISH_BODY_LIMIT_BYTES = 6 * 1024 * 1024;
 function raisePublishLimit(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.includes('POST') && /^\/v1\/integrations\/:integrationName$/.test(route.url)) route.bodyLimit = INTEGRATION_PUBLISH_BODY_LIMIT_BYTES;
+    if (methods.includes('POST') && /^\/v1\/integrations\/:integrationName$/.test(route.url))
+      route.bodyLimit = INTEGRATION_PUBLISH_BODY_LIMIT_BYTES;
   });
 }
 

@@ -16,7 +16,18 @@ import { IntegrationsForSites } from './integrations.provides';
  */
 @Module({
   controllers: [IntegrationController, IntegrationSpaceController, IntegrationSiteController],
-  providers: [IntegrationAccess, IntegrationSecrets, IntegrationEventPresenter, IntegrationRuntime, SiteViewDeliveries, SiteViewHandOver, IntegrationsForSites, ...integrationCommandHandlers, ...integrationQueryHandlers, ...siteViewHandlers],
+  providers: [
+    IntegrationAccess,
+    IntegrationSecrets,
+    IntegrationEventPresenter,
+    IntegrationRuntime,
+    SiteViewDeliveries,
+    SiteViewHandOver,
+    IntegrationsForSites,
+    ...integrationCommandHandlers,
+    ...integrationQueryHandlers,
+    ...siteViewHandlers,
+  ],
   exports: [IntegrationsForSites],
 })
 export class IntegrationsModule {}

@@ -4,7 +4,7 @@
  * the provider lists in its manifest's `provides`. The types are as narrow as integrations need
  * them, so the context imports nothing of its providers.
  */
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 
 /* Of organizations (INTEGRATION_ORGANIZATIONS, bound to OrganizationsForIntegrations). */
 

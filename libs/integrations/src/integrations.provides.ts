@@ -6,7 +6,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { log } from '../../platform/src/logging';
+import { log } from '#platform/logging';
 import { HandOverSiteView, SiteViewsSettled, type SiteView } from './integration.site-views';
 
 /**
@@ -23,7 +23,9 @@ export class IntegrationsForSites {
   ) {}
 
   viewed(view: SiteView): Promise<void> {
-    return this.commandBus.execute(new HandOverSiteView(view)).catch((error: unknown) => log.warn({ err: error, siteId: view?.siteId }, 'handing a site view over failed'));
+    return this.commandBus
+      .execute(new HandOverSiteView(view))
+      .catch((error: unknown) => log.warn({ err: error, siteId: view?.siteId }, 'handing a site view over failed'));
   }
 
   /** Resolves once every view handed over so far is delivered, failed or dropped (tests, and the end of the process). */

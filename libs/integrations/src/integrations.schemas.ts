@@ -1,6 +1,12 @@
-import { closedObject, dateTime, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, dateTime, ref, url, type JsonSchema } from '#platform/platform.schemas';
 import { CSP_DIRECTIVES } from './integration.content-security-policy';
-import { INTEGRATION_CATEGORIES, INTEGRATION_RUNTIMES, INTEGRATION_SCOPES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES } from './integration.events';
+import {
+  INTEGRATION_CATEGORIES,
+  INTEGRATION_RUNTIMES,
+  INTEGRATION_SCOPES,
+  INTEGRATION_TARGETS,
+  INTEGRATION_VISIBILITIES,
+} from './integration.events';
 
 const text: JsonSchema = { type: 'string' };
 const flag: JsonSchema = { type: 'boolean' };
@@ -8,8 +14,14 @@ const strings: JsonSchema = { type: 'array', items: text };
 const object: JsonSchema = { type: 'object' };
 const installationUrls = closedObject({ location: url, app: url, publicEndpoint: url, publicContentEndpoint: url });
 /** As text (the interface's type): a policy published as an object of directives reads as the header it makes. */
-const contentSecurityPolicy: JsonSchema = { ...text, description: `the policy as text; published as an object of directives (${CSP_DIRECTIVES.join(', ')}), it reads as \`<directive> <value>\` joined by \`; \`` };
-const user: JsonSchema = closedObject({ object: { type: 'string', enum: ['user'] }, id: text, displayName: text, photoURL: url, urls: closedObject({ location: url }) }, ['photoURL']);
+const contentSecurityPolicy: JsonSchema = {
+  ...text,
+  description: `the policy as text; published as an object of directives (${CSP_DIRECTIVES.join(', ')}), it reads as \`<directive> <value>\` joined by \`; \``,
+};
+const user: JsonSchema = closedObject(
+  { object: { type: 'string', enum: ['user'] }, id: text, displayName: text, photoURL: url, urls: closedObject({ location: url }) },
+  ['photoURL'],
+);
 
 /**
  * An integration event as integrations receive it (the platform's `Event`): the base members, and
@@ -49,7 +61,10 @@ const eventPayload: JsonSchema = {
     updatedBy: { type: 'array', items: user },
   },
 };
-const logs: JsonSchema = { type: 'array', items: closedObject({ message: text, timestamp: dateTime, level: { type: 'string', enum: ['debug', 'info', 'warn', 'error'] } }) };
+const logs: JsonSchema = {
+  type: 'array',
+  items: closedObject({ message: text, timestamp: dateTime, level: { type: 'string', enum: ['debug', 'info', 'warn', 'error'] } }),
+};
 
 /** An installation on a space or a site: the place as its id, or its whole object with `extended`. */
 function placeInstallation(place: 'space' | 'site', placeSchema: string): JsonSchema {
@@ -71,16 +86,28 @@ function placeInstallation(place: 'space' | 'site', placeSchema: string): JsonSc
  * that does not apply is absent (`changeRequestId` of a comment on the space's own content).
  */
 function extensionEvent(type: string, members: Record<string, JsonSchema>, optional: string[] = []): JsonSchema {
-  return { ...closedObject({ eventId: text, type: { type: 'string', enum: [type] }, installationId: text, spaceId: text, ...members }, optional), description: `extension (installations holding space:content:read): ${type}` };
+  return {
+    ...closedObject({ eventId: text, type: { type: 'string', enum: [type] }, installationId: text, spaceId: text, ...members }, optional),
+    description: `extension (installations holding space:content:read): ${type}`,
+  };
 }
 const changeRequestStatus = (statuses: string[]): JsonSchema => ({ type: 'string', enum: statuses });
 
 export const extensionEventSchemas: Record<string, JsonSchema> = {
   ChangeRequestCreatedEvent: extensionEvent('change_request_created', { changeRequestId: text, number: { type: 'integer', minimum: 1 } }),
-  ChangeRequestStatusUpdatedEvent: extensionEvent('change_request_status_updated', { changeRequestId: text, previousStatus: changeRequestStatus(['draft', 'open', 'archived']), status: changeRequestStatus(['draft', 'open', 'archived']) }),
+  ChangeRequestStatusUpdatedEvent: extensionEvent('change_request_status_updated', {
+    changeRequestId: text,
+    previousStatus: changeRequestStatus(['draft', 'open', 'archived']),
+    status: changeRequestStatus(['draft', 'open', 'archived']),
+  }),
   ChangeRequestMergedEvent: extensionEvent('change_request_merged', { changeRequestId: text, revisionId: text }),
-  CommentCreatedEvent: extensionEvent('comment_created', { changeRequestId: text, commentId: text, pageId: text }, ['changeRequestId', 'pageId']),
-  CommentReplyCreatedEvent: extensionEvent('comment_reply_created', { changeRequestId: text, commentId: text, commentReplyId: text }, ['changeRequestId']),
+  CommentCreatedEvent: extensionEvent('comment_created', { changeRequestId: text, commentId: text, pageId: text }, [
+    'changeRequestId',
+    'pageId',
+  ]),
+  CommentReplyCreatedEvent: extensionEvent('comment_reply_created', { changeRequestId: text, commentId: text, commentReplyId: text }, [
+    'changeRequestId',
+  ]),
   CommentResolvedEvent: extensionEvent('comment_resolved', { changeRequestId: text, commentId: text }, ['changeRequestId']),
 };
 
@@ -121,8 +148,16 @@ export const integrationSchemas: Record<string, JsonSchema> = {
     site_selection: { type: 'string', enum: ['all', 'selected'] },
     spaces: { type: 'integer', minimum: 0 },
     configuration: object,
-    scopes: { ...strings, description: 'extension: the integration’s scopes in force in the installation (asked for and accepted by an admin of the organization)' },
-    pendingScopes: { ...strings, description: 'extension: the scopes the integration asks for that no admin of the organization has accepted yet (PATCH the installation with `scopes` to accept them)' },
+    scopes: {
+      ...strings,
+      description:
+        'extension: the integration’s scopes in force in the installation (asked for and accepted by an admin of the organization)',
+    },
+    pendingScopes: {
+      ...strings,
+      description:
+        'extension: the scopes the integration asks for that no admin of the organization has accepted yet (PATCH the installation with `scopes` to accept them)',
+    },
     createdAt: dateTime,
     updatedAt: dateTime,
     urls: installationUrls,
@@ -138,11 +173,19 @@ export const integrationSchemas: Record<string, JsonSchema> = {
     installationId: text,
     createdAt: dateTime,
     payload: eventPayload,
-    status: { type: 'string', enum: ['success', 'failed'], description: 'an event is listed once delivered: `success`, or `failed` with the reason in its trace' },
+    status: {
+      type: 'string',
+      enum: ['success', 'failed'],
+      description: 'an event is listed once delivered: `success`, or `failed` with the reason in its trace',
+    },
   }),
   IntegrationEventTrace: closedObject({ event: ref('IntegrationEvent'), trace: closedObject({ logs }) }),
   IntegrationDevMode: closedObject({ tunnelUrl: { type: 'string', nullable: true }, all: flag, signingSecret: text }),
   ...extensionEventSchemas,
-  RenderedElement: closedObject({ type: { type: 'string', enum: ['element'] }, element: closedObject({ type: { type: 'string', enum: ['block'] }, children: {}, controls: {} }), state: object, props: object }),
+  RenderedElement: closedObject({
+    type: { type: 'string', enum: ['element'] },
+    element: closedObject({ type: { type: 'string', enum: ['block'] }, children: {}, controls: {} }),
+    state: object,
+    props: object,
+  }),
 };
-

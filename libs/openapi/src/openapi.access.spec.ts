@@ -1,5 +1,5 @@
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
 import { OpenapiAccess } from './openapi.access';
 
 /** Who reads and writes an organization's OpenAPI specs: 404 outside it, every member reads, `create` and above write. */
@@ -11,7 +11,9 @@ const members: Record<string, { member: boolean; role: OrganizationRole }> = {
   gus: { member: true, role: null },
   old: { member: false, role: 'admin' },
 };
-const access = new OpenapiAccess({ roleOf: async (organizationId: string, userId: string) => (organizationId === 'o1' ? (members[userId] ?? null) : null) } as never);
+const access = new OpenapiAccess({
+  roleOf: async (organizationId: string, userId: string) => (organizationId === 'o1' ? (members[userId] ?? null) : null),
+} as never);
 
 async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
   try {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { organizationPermissions, type OrganizationRole } from '#platform/permissions';
 import { OPENAPI_ORGANIZATIONS, type OpenapiOrganizations } from './openapi.needs';
 
 /**

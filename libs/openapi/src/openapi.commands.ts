@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { DecidingHandler } from '#runtime/command-handler';
 import { OpenapiAccess } from './openapi.access';
 import { openapiSlugsDecider, openapiSlugsStream, openapiSpecDecider, openapiSpecStream } from './openapi.decider';
 import type { OpenapiSource } from './openapi.events';
@@ -53,12 +53,26 @@ export class CreateOpenapiSpecHandler extends DecidingHandler {
   async execute({ organizationId, slug, source, caller }: CreateOpenapiSpec): Promise<void> {
     const allowed = await this.access.mayWrite(organizationId, caller);
     // The spec holding the slug: a new id claimed now, or the one that held it already.
-    const claimed = await this.decide(openapiSlugsStream(organizationId), openapiSlugsDecider, { kind: 'ClaimSlug', organizationId, slug, specId: newId(), allowed }, { caller, wait: false });
+    const claimed = await this.decide(
+      openapiSlugsStream(organizationId),
+      openapiSlugsDecider,
+      { kind: 'ClaimSlug', organizationId, slug, specId: newId(), allowed },
+      { caller, wait: false },
+    );
     const specId = claimed.state.claims.get(slug)!;
     await this.decide(
       openapiSpecStream(specId),
       openapiSpecDecider,
-      { kind: 'CreateSpec', specId, organizationId, slug, source: await storedSource(this.blobs, source), by: userOf(caller), allowed, now: this.now() },
+      {
+        kind: 'CreateSpec',
+        specId,
+        organizationId,
+        slug,
+        source: await storedSource(this.blobs, source),
+        by: userOf(caller),
+        allowed,
+        now: this.now(),
+      },
       { caller },
     );
   }
@@ -89,12 +103,18 @@ export class PutOpenapiSpecHandler extends DecidingHandler {
   async execute({ organizationId, slug, source: body, caller, ifMatch }: PutOpenapiSpec): Promise<void> {
     const allowed = await this.access.mayWrite(organizationId, caller);
     // The spec holding the slug: a new id claimed now, or the one that held it already.
-    const claimed = await this.decide(openapiSlugsStream(organizationId), openapiSlugsDecider, { kind: 'ClaimSlug', organizationId, slug, specId: newId(), allowed }, { caller, wait: false });
+    const claimed = await this.decide(
+      openapiSlugsStream(organizationId),
+      openapiSlugsDecider,
+      { kind: 'ClaimSlug', organizationId, slug, specId: newId(), allowed },
+      { caller, wait: false },
+    );
     const specId = claimed.state.claims.get(slug)!;
     const source = await storedSource(this.blobs, body);
     const { state } = await this.load(openapiSpecStream(specId), openapiSpecDecider);
     const common = { specId, organizationId, source, by: userOf(caller), allowed, now: this.now() };
-    if (state.spec === null) await this.decide(openapiSpecStream(specId), openapiSpecDecider, { kind: 'CreateSpec', ...common, slug }, { caller, ifMatch });
+    if (state.spec === null)
+      await this.decide(openapiSpecStream(specId), openapiSpecDecider, { kind: 'CreateSpec', ...common, slug }, { caller, ifMatch });
     else await this.decide(openapiSpecStream(specId), openapiSpecDecider, { kind: 'UpdateSpecSource', ...common }, { caller, ifMatch });
   }
 }
@@ -119,7 +139,12 @@ export class DeleteOpenapiSpecHandler extends DecidingHandler {
 
   async execute({ organizationId, specId, caller, ifMatch }: DeleteOpenapiSpec): Promise<void> {
     const allowed = await this.access.mayWrite(organizationId, caller);
-    await this.decide(openapiSpecStream(specId), openapiSpecDecider, { kind: 'DeleteSpec', specId, organizationId, by: userOf(caller), allowed, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      openapiSpecStream(specId),
+      openapiSpecDecider,
+      { kind: 'DeleteSpec', specId, organizationId, by: userOf(caller), allowed, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -138,7 +163,12 @@ export class ReleaseSpecSlug extends Command<void> {
 @CommandHandler(ReleaseSpecSlug)
 export class ReleaseSpecSlugHandler extends DecidingHandler {
   async execute({ organizationId, slug, specId, caller }: ReleaseSpecSlug): Promise<void> {
-    await this.decide(openapiSlugsStream(organizationId), openapiSlugsDecider, { kind: 'ReleaseSlug', organizationId, slug, specId }, { caller });
+    await this.decide(
+      openapiSlugsStream(organizationId),
+      openapiSlugsDecider,
+      { kind: 'ReleaseSlug', organizationId, slug, specId },
+      { caller },
+    );
   }
 }
 

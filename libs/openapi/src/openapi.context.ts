@@ -1,4 +1,4 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { openapiAuditCatalog } from './openapi.audit';
 import { OpenapiModule } from './openapi.module';
 import { OPENAPI_ORGANIZATIONS } from './openapi.needs';

@@ -1,5 +1,5 @@
-import type { Decider } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
+import type { Decider } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
 import type { OpenapiErrorCode, OpenapiSlugEvent, OpenapiSource, OpenapiSpecEvent } from './openapi.events';
 
 /** Where the latest source's processing is (the decider's own: the API shows an ended one as `complete`). */
@@ -61,7 +61,8 @@ type Spec = NonNullable<OpenapiSpecState['spec']>;
 
 function live(state: OpenapiSpecState, command: Acting): Spec {
   const spec = state.spec;
-  if (!spec || spec.deleted || spec.organizationId !== command.organizationId) throw DomainError.notFound(`no OpenAPI spec ${command.specId}`);
+  if (!spec || spec.deleted || spec.organizationId !== command.organizationId)
+    throw DomainError.notFound(`no OpenAPI spec ${command.specId}`);
   return spec;
 }
 
@@ -78,7 +79,18 @@ export const openapiSpecDecider: Decider<OpenapiSpecCommand, OpenapiSpecEvent, O
     const spec = state.spec;
     switch (event.type) {
       case 'OpenAPISpecCreated':
-        return { spec: { organizationId: event.data.organizationId, slug: event.data.slug, deleted: false, source: event.data.source, generation: event.data.generation, processing: 'pending', attempts: 0, latest: null } };
+        return {
+          spec: {
+            organizationId: event.data.organizationId,
+            slug: event.data.slug,
+            deleted: false,
+            source: event.data.source,
+            generation: event.data.generation,
+            processing: 'pending',
+            attempts: 0,
+            latest: null,
+          },
+        };
       case 'OpenAPISpecSourceUpdated':
         return { spec: { ...spec!, source: event.data.source, generation: event.data.generation, processing: 'pending', attempts: 0 } };
       case 'OpenAPISpecProcessingStarted':
@@ -99,11 +111,28 @@ export const openapiSpecDecider: Decider<OpenapiSpecCommand, OpenapiSpecEvent, O
       case 'CreateSpec':
         if (!command.allowed) throw DomainError.forbidden(`you may not create OpenAPI specs in organization ${command.organizationId}`);
         if (state.spec) throw DomainError.conflict(`an OpenAPI spec with slug ${command.slug} already exists`);
-        return [{ type: 'OpenAPISpecCreated', data: { ...about, slug: command.slug, source: command.source, generation: 1, createdBy: command.by, createdAt: command.now } }];
+        return [
+          {
+            type: 'OpenAPISpecCreated',
+            data: { ...about, slug: command.slug, source: command.source, generation: 1, createdBy: command.by, createdAt: command.now },
+          },
+        ];
       case 'UpdateSpecSource': {
         const spec = live(state, command);
         if (!command.allowed) throw DomainError.forbidden(`you may not change the OpenAPI spec ${spec.slug}`);
-        return [{ type: 'OpenAPISpecSourceUpdated', data: { ...about, slug: spec.slug, source: command.source, generation: spec.generation + 1, updatedBy: command.by, updatedAt: command.now } }];
+        return [
+          {
+            type: 'OpenAPISpecSourceUpdated',
+            data: {
+              ...about,
+              slug: spec.slug,
+              source: command.source,
+              generation: spec.generation + 1,
+              updatedBy: command.by,
+              updatedAt: command.now,
+            },
+          },
+        ];
       }
       case 'DeleteSpec': {
         if (state.spec?.deleted && state.spec.organizationId === command.organizationId) return [];
@@ -117,7 +146,12 @@ export const openapiSpecDecider: Decider<OpenapiSpecCommand, OpenapiSpecEvent, O
         const { generation } = command;
         if (spec.attempts >= MAX_PROCESSING_ATTEMPTS) {
           const message = `processing was interrupted: it was started ${spec.attempts} times and never finished (the service stopped or failed while processing this source), so it is not started again; give the source again to retry`;
-          return [{ type: 'OpenAPISpecProcessingFailed', data: { ...about, generation, errorCode: 'PROCESSING_INTERRUPTED', message, failedAt: command.now } }];
+          return [
+            {
+              type: 'OpenAPISpecProcessingFailed',
+              data: { ...about, generation, errorCode: 'PROCESSING_INTERRUPTED', message, failedAt: command.now },
+            },
+          ];
         }
         return [{ type: 'OpenAPISpecProcessingStarted', data: { ...about, generation, startedAt: command.now } }];
       }
@@ -125,9 +159,18 @@ export const openapiSpecDecider: Decider<OpenapiSpecCommand, OpenapiSpecEvent, O
         const spec = processing(state, command.generation, ['pending', 'progress']);
         if (!spec) return [];
         const { outcome, generation } = command;
-        if (!outcome.ok) return [{ type: 'OpenAPISpecProcessingFailed', data: { ...about, generation, errorCode: outcome.errorCode, message: outcome.message, failedAt: command.now } }];
+        if (!outcome.ok)
+          return [
+            {
+              type: 'OpenAPISpecProcessingFailed',
+              data: { ...about, generation, errorCode: outcome.errorCode, message: outcome.message, failedAt: command.now },
+            },
+          ];
         // Same content as the latest version: that version again, no new one.
-        if (spec.latest?.documentHash === outcome.documentHash) return [{ type: 'OpenAPISpecProcessed', data: { ...about, generation, versionId: spec.latest.versionId, processedAt: command.now } }];
+        if (spec.latest?.documentHash === outcome.documentHash)
+          return [
+            { type: 'OpenAPISpecProcessed', data: { ...about, generation, versionId: spec.latest.versionId, processedAt: command.now } },
+          ];
         const { ok: _ok, ...version } = outcome;
         return [
           { type: 'OpenAPISpecVersionCreated', data: { ...about, ...version, generation, createdAt: command.now } },
@@ -161,7 +204,8 @@ export const openapiSlugsDecider: Decider<OpenapiSlugCommand, OpenapiSlugEvent, 
     const holder = state.claims.get(command.slug);
     const data = { organizationId: command.organizationId, slug: command.slug, specId: command.specId };
     if (command.kind === 'ClaimSlug') {
-      if (!command.allowed) throw DomainError.forbidden(`you may not create or change OpenAPI specs in organization ${command.organizationId}`);
+      if (!command.allowed)
+        throw DomainError.forbidden(`you may not create or change OpenAPI specs in organization ${command.organizationId}`);
       return holder === undefined ? [{ type: 'OpenAPISpecSlugClaimed', data }] : [];
     }
     return holder === command.specId ? [{ type: 'OpenAPISpecSlugReleased', data }] : [];

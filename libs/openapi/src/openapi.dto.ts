@@ -42,4 +42,3 @@ export class CreateSpecBody extends PutSpecBody {
   @Matches(SPEC_SLUG, { message: 'slug must be lower-case letters and digits, words joined by single hyphens' })
   slug!: string;
 }
-

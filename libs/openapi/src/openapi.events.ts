@@ -50,15 +50,36 @@ interface About {
 }
 
 export type OpenapiSpecEvent =
-  | { type: 'OpenAPISpecCreated'; data: About & { slug: string; source: OpenapiSource; generation: number; createdBy: string; createdAt: string } }
+  | {
+      type: 'OpenAPISpecCreated';
+      data: About & { slug: string; source: OpenapiSource; generation: number; createdBy: string; createdAt: string };
+    }
   /** A new source (or the same one again: a URL is fetched again); `generation` counts the sources given. */
-  | { type: 'OpenAPISpecSourceUpdated'; data: About & { slug: string; source: OpenapiSource; generation: number; updatedBy: string; updatedAt: string } }
+  | {
+      type: 'OpenAPISpecSourceUpdated';
+      data: About & { slug: string; source: OpenapiSource; generation: number; updatedBy: string; updatedAt: string };
+    }
   | { type: 'OpenAPISpecProcessingStarted'; data: About & { generation: number; startedAt: string } }
   /** Processing produced content not seen before: a version, with its raw bytes and its parsed document as blobs. */
-  | { type: 'OpenAPISpecVersionCreated'; data: About & { versionId: string; generation: number; rawHash: string; rawSize: number; documentHash: string; contentType: string; sourceURL: string | null; createdAt: string } }
+  | {
+      type: 'OpenAPISpecVersionCreated';
+      data: About & {
+        versionId: string;
+        generation: number;
+        rawHash: string;
+        rawSize: number;
+        documentHash: string;
+        contentType: string;
+        sourceURL: string | null;
+        createdAt: string;
+      };
+    }
   /** Processing ended well; `versionId` is the spec's latest version (a new one, or the one whose content this is). */
   | { type: 'OpenAPISpecProcessed'; data: About & { generation: number; versionId: string; processedAt: string } }
-  | { type: 'OpenAPISpecProcessingFailed'; data: About & { generation: number; errorCode: OpenapiErrorCode; message: string; failedAt: string } }
+  | {
+      type: 'OpenAPISpecProcessingFailed';
+      data: About & { generation: number; errorCode: OpenapiErrorCode; message: string; failedAt: string };
+    }
   | { type: 'OpenAPISpecDeleted'; data: About & { slug: string; deletedBy: string; deletedAt: string } };
 
 /** `openapislugs-<organizationId>`: which spec holds which slug. */

@@ -1,4 +1,4 @@
-import { OutboundError, guardedRequest } from '../../platform/src/outbound/guarded-request';
+import { OutboundError, guardedRequest } from '#platform/outbound/guarded-request';
 import type { OpenapiErrorCode } from './openapi.events';
 
 /** Limits of fetching a spec and the documents its `$ref`s name (OPENAPI_FETCH_* settings). */
@@ -78,7 +78,8 @@ export async function fetchDocument(url: string, limits: FetchLimits): Promise<F
       }
     }
     if (location === undefined) return { url: current.href, contentType: response.headers['content-type'] ?? '', bytes: response.body };
-    if (redirects >= limits.maxRedirects) throw new ProcessingFailure('FETCH_TOO_MANY_REDIRECTS', `${url} redirects more than ${limits.maxRedirects} times`);
+    if (redirects >= limits.maxRedirects)
+      throw new ProcessingFailure('FETCH_TOO_MANY_REDIRECTS', `${url} redirects more than ${limits.maxRedirects} times`);
     current = parse(location, current);
   }
 }
@@ -90,7 +91,8 @@ function parse(text: string, base?: URL): URL {
   } catch {
     throw new ProcessingFailure('FETCH_REFUSED', `${JSON.stringify(text.slice(0, 200))} is not a valid URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ProcessingFailure('FETCH_REFUSED', `${url.protocol} URLs are refused; only http and https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ProcessingFailure('FETCH_REFUSED', `${url.protocol} URLs are refused; only http and https`);
   url.hash = '';
   return url;
 }

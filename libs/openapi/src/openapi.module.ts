@@ -9,7 +9,14 @@ import { openapiQueryHandlers, ParsedDocuments } from './openapi.queries';
 /** The OpenAPI context: specs, their processing and versions. What it needs of organizations comes through its port. */
 @Module({
   controllers: [OpenapiController],
-  providers: [OpenapiAccess, ParsedDocuments, ...openapiCommandHandlers, ProcessOpenapiSourceHandler, ...openapiQueryHandlers, OpenapiForContent],
+  providers: [
+    OpenapiAccess,
+    ParsedDocuments,
+    ...openapiCommandHandlers,
+    ProcessOpenapiSourceHandler,
+    ...openapiQueryHandlers,
+    OpenapiForContent,
+  ],
   exports: [OpenapiForContent],
 })
 export class OpenapiModule {}

@@ -3,7 +3,7 @@
  * types they speak in and their `Symbol` tokens), each bound at the composition root to an adapter
  * the provider lists in its manifest's `provides`.
  */
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { OrganizationRole } from '#platform/permissions';
 
 /* Of organizations (OPENAPI_ORGANIZATIONS, bound to OrganizationsForOpenapi). */
 

@@ -1,4 +1,4 @@
-import { lazyPackage, yaml } from '../../platform/src/lazy-package';
+import { lazyPackage, yaml } from '#platform/lazy-package';
 import { fetchDocument, ProcessingFailure, type FetchLimits } from './openapi.fetch';
 import { expandedSize } from './openapi.refs';
 
@@ -70,7 +70,8 @@ function utf8(bytes: Buffer, where: string): string {
 export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: ParseLimits): Promise<ParsedSpec> {
   const where = baseUrl ?? 'the spec';
   const value = parseText(utf8(bytes, where), where);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${where} is not an OpenAPI or Swagger document (not an object)`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw invalid(`${where} is not an OpenAPI or Swagger document (not an object)`);
   const root = value as Record<string, unknown>;
   const kind = typeof root.openapi === 'string' ? 'openapi' : typeof root.swagger === 'string' ? 'swagger' : null;
   if (kind === null) throw invalid(`${where} is not an OpenAPI or Swagger document: it has no openapi or swagger version string`);
@@ -86,7 +87,8 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
         canRead: /^https?:\/\//i,
         read: async (file: { url: string }) => {
           try {
-            if (++fetched > limits.maxExternalDocuments) throw invalid(`${where} references more than ${limits.maxExternalDocuments} other documents`);
+            if (++fetched > limits.maxExternalDocuments)
+              throw invalid(`${where} references more than ${limits.maxExternalDocuments} other documents`);
             return utf8((await fetchDocument(file.url, limits)).bytes, file.url);
           } catch (error) {
             failure ??= error instanceof ProcessingFailure ? error : invalid(messageOf(error));
@@ -110,7 +112,11 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
   let bundled = root;
   if (hasExternalReferences(root)) {
     try {
-      bundled = (await new (swaggerParser())().bundle(baseUrl ?? 'spec:///openapi.json', root as never, options as never)) as unknown as Record<string, unknown>;
+      bundled = (await new (swaggerParser())().bundle(
+        baseUrl ?? 'spec:///openapi.json',
+        root as never,
+        options as never,
+      )) as unknown as Record<string, unknown>;
     } catch (error) {
       if (failure) throw failure;
       if (error instanceof ProcessingFailure) throw error;
@@ -118,7 +124,8 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
     }
   }
   const json = JSON.stringify(bundled);
-  if (Buffer.byteLength(json) > limits.maxBytes * 4) throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `${where} is larger than allowed once its references are resolved`);
+  if (Buffer.byteLength(json) > limits.maxBytes * 4)
+    throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `${where} is larger than allowed once its references are resolved`);
   const document = JSON.parse(json) as Record<string, unknown>;
   const expanded = expandedSize(document);
   if (expanded > MAX_EXPANDED_VALUES) {
@@ -129,7 +136,10 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
     );
   }
   try {
-    await new (swaggerParser())().validate(structuredClone(document) as never, { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never);
+    await new (swaggerParser())().validate(
+      structuredClone(document) as never,
+      { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never,
+    );
   } catch (error) {
     throw invalid(`${where} is not a valid ${kind === 'openapi' ? 'OpenAPI' : 'Swagger'} document: ${messageOf(error)}`);
   }
@@ -144,7 +154,8 @@ function hasExternalReferences(root: Record<string, unknown>): boolean {
     if (typeof value !== 'object' || value === null) continue;
     const ref = (value as { $ref?: unknown }).$ref;
     if (!Array.isArray(value) && typeof ref === 'string' && !ref.startsWith('#')) return true;
-    for (const member of Array.isArray(value) ? value : Object.values(value)) if (typeof member === 'object' && member !== null) pending.push(member);
+    for (const member of Array.isArray(value) ? value : Object.values(value))
+      if (typeof member === 'object' && member !== null) pending.push(member);
   }
   return false;
 }

@@ -1,17 +1,28 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WorkBudgetExceeded, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import { WorkerPool } from '../../platform/src/untrusted-work/worker-pool';
+import { WorkBudgetExceeded, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import { WorkerPool } from '#platform/untrusted-work/worker-pool';
 import { fetchDocument } from './openapi.fetch';
 import { processSource, type ProcessingDeps } from './openapi.processing';
 
 const SPEC = '{"openapi":"3.0.3","info":{"title":"T","version":"1"},"paths":{}}';
 const limits = { allowPrivateNetworks: true, timeMs: 300, maxBytes: 10_000, maxRedirects: 2, maxExternalDocuments: 2 };
-const failureOf = (promise: Promise<unknown>) => promise.then(() => null, (error: { code: string }) => error.code);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: { code: string }) => error.code,
+  );
 const pool = new WorkerPool({ threads: 1, memoryMb: 128, timeMs: 10_000, queueLimit: 8, queueTimeMs: 60_000 });
 afterAll(() => pool.close());
-const deps = (store: ProcessingDeps['blobs'], newId: string, more: Partial<ProcessingDeps> = {}): ProcessingDeps => ({ blobs: store, limits, newId: () => newId, work: pool, timeMs: 10_000, ...more });
+const deps = (store: ProcessingDeps['blobs'], newId: string, more: Partial<ProcessingDeps> = {}): ProcessingDeps => ({
+  blobs: store,
+  limits,
+  newId: () => newId,
+  work: pool,
+  timeMs: 10_000,
+  ...more,
+});
 
 /** An in-memory blob store. */
 function blobs() {
@@ -52,7 +63,10 @@ describe('fetching and processing a source', () => {
 
   it('a redirect is followed, and the final URL is where the document came from', async () => {
     // The first fetch of the run: a loaded machine may take longer than the short limit the time-out test needs.
-    expect(await fetchDocument(`${base}/moved`, { ...limits, timeMs: 10_000 })).toMatchObject({ url: `${base}/spec.json`, contentType: 'application/json' });
+    expect(await fetchDocument(`${base}/moved`, { ...limits, timeMs: 10_000 })).toMatchObject({
+      url: `${base}/spec.json`,
+      contentType: 'application/json',
+    });
   });
 
   it('more redirects than the limit is FETCH_TOO_MANY_REDIRECTS', async () => {
@@ -76,7 +90,13 @@ describe('fetching and processing a source', () => {
   it('a URL source is fetched, parsed, and its raw bytes and parsed document stored as blobs', async () => {
     const store = blobs();
     const outcome = await processSource({ kind: 'url', url: `${base}/spec.json` }, deps(store, 'v1'));
-    expect(outcome).toMatchObject({ ok: true, versionId: 'v1', rawSize: SPEC.length, contentType: 'application/json', sourceURL: `${base}/spec.json` });
+    expect(outcome).toMatchObject({
+      ok: true,
+      versionId: 'v1',
+      rawSize: SPEC.length,
+      contentType: 'application/json',
+      sourceURL: `${base}/spec.json`,
+    });
     if (!outcome.ok) throw new Error('not processed');
     expect(store.stored.get(outcome.rawHash)!.toString()).toBe(SPEC);
     expect(JSON.parse(store.stored.get(outcome.documentHash)!.toString())).toMatchObject({ openapi: '3.0.3' });
@@ -99,9 +119,15 @@ describe('fetching and processing a source', () => {
   it('a source whose parsing runs over the time budget is a failed outcome, PROCESSING_BUDGET_EXCEEDED', async () => {
     const store = blobs();
     // Its one external reference never answers, and the fetch's own limit is longer than the budget.
-    const spec = { openapi: '3.0.3', info: { title: 'T', version: '1' }, paths: { '/a': { get: { responses: { '200': { $ref: `${base}/never` } } } } } };
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'T', version: '1' },
+      paths: { '/a': { get: { responses: { '200': { $ref: `${base}/never` } } } } },
+    };
     const text = await store.put(Buffer.from(JSON.stringify(spec)));
-    expect(await processSource({ kind: 'text', ...text }, deps(store, 'v1', { limits: { ...limits, timeMs: 60_000 }, timeMs: 1500 }))).toEqual({
+    expect(
+      await processSource({ kind: 'text', ...text }, deps(store, 'v1', { limits: { ...limits, timeMs: 60_000 }, timeMs: 1500 })),
+    ).toEqual({
       ok: false,
       errorCode: 'PROCESSING_BUDGET_EXCEEDED',
       message: 'parsing and validating the OpenAPI document took longer than its budget of 1.5 s',
@@ -112,8 +138,14 @@ describe('fetching and processing a source', () => {
     const store = blobs();
     const text = await store.put(Buffer.from(SPEC));
     let refusals = 0;
-    const busyOnce: UntrustedWork = { run: (task, input, budget) => (refusals++ === 0 ? Promise.reject(new WorkBudgetExceeded('queue', 'busy')) : pool.run(task, input, budget)) };
-    expect(await processSource({ kind: 'text', ...text }, deps(store, 'v1', { work: busyOnce, queueWaitMs: 10 }))).toMatchObject({ ok: true, versionId: 'v1' });
+    const busyOnce: UntrustedWork = {
+      run: (task, input, budget) =>
+        refusals++ === 0 ? Promise.reject(new WorkBudgetExceeded('queue', 'busy')) : pool.run(task, input, budget),
+    };
+    expect(await processSource({ kind: 'text', ...text }, deps(store, 'v1', { work: busyOnce, queueWaitMs: 10 }))).toMatchObject({
+      ok: true,
+      versionId: 'v1',
+    });
     expect(refusals).toBe(2);
   });
 });

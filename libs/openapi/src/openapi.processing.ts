@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { UNTRUSTED_WORK, WorkBudgetExceeded, type UntrustedWork } from '../../platform/src/untrusted-work/untrusted-work';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { UNTRUSTED_WORK, WorkBudgetExceeded, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import { DecidingHandler } from '#runtime/command-handler';
 import { openapiSpecDecider, openapiSpecStream, type ProcessingOutcome } from './openapi.decider';
 import type { OpenapiSource } from './openapi.events';
 import { fetchDocument, ProcessingFailure } from './openapi.fetch';
@@ -48,14 +48,23 @@ export async function processSource(source: OpenapiSource, deps: ProcessingDeps)
       ({ bytes, url, contentType } = fetched);
     } else {
       bytes = await deps.blobs.read(source.hash);
-      if (bytes.length > deps.limits.maxBytes) throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `the spec is larger than ${deps.limits.maxBytes} bytes`);
+      if (bytes.length > deps.limits.maxBytes)
+        throw new ProcessingFailure('DOCUMENT_TOO_LARGE', `the spec is larger than ${deps.limits.maxBytes} bytes`);
       contentType = bytes.toString('utf8', 0, 64).trimStart().startsWith('{') ? 'application/json' : 'application/yaml';
     }
     const parsed = await parseInPool(bytes, url, deps);
     if (!parsed.ok) return parsed;
     const raw = await deps.blobs.put(bytes);
     const document = await deps.blobs.put(Buffer.from(parsed.json.buffer, parsed.json.byteOffset, parsed.json.byteLength));
-    return { ok: true, versionId: deps.newId(), rawHash: raw.hash, rawSize: raw.size, documentHash: document.hash, contentType: contentType.slice(0, 200) || 'application/octet-stream', sourceURL: url };
+    return {
+      ok: true,
+      versionId: deps.newId(),
+      rawHash: raw.hash,
+      rawSize: raw.size,
+      documentHash: document.hash,
+      contentType: contentType.slice(0, 200) || 'application/octet-stream',
+      sourceURL: url,
+    };
   } catch (error) {
     if (error instanceof ProcessingFailure) return { ok: false, errorCode: error.code, message: error.message };
     throw error;
@@ -115,16 +124,39 @@ export class ProcessOpenapiSourceHandler extends DecidingHandler {
     const stream = openapiSpecStream(specId);
     const { state } = await this.load(stream, openapiSpecDecider);
     const spec = state.spec;
-    if (!spec || spec.deleted || spec.generation !== generation || (spec.processing !== 'pending' && spec.processing !== 'progress')) return;
-    const started = await this.decide(stream, openapiSpecDecider, { kind: 'StartProcessing', specId, organizationId, generation, now: this.now() }, { caller });
+    if (!spec || spec.deleted || spec.generation !== generation || (spec.processing !== 'pending' && spec.processing !== 'progress'))
+      return;
+    const started = await this.decide(
+      stream,
+      openapiSpecDecider,
+      { kind: 'StartProcessing', specId, organizationId, generation, now: this.now() },
+      { caller },
+    );
     // Not started: a newer source, a deletion, or too many attempts already (recorded failed).
     if (started.state.spec?.processing !== 'progress' || started.state.spec.generation !== generation) return;
-    const outcome = await processSource(spec.source, { blobs: this.blobs, limits: this.limits(), newId: () => newId(), work: this.work, timeMs: this.config.openapiProcessingTimeMs });
-    await this.decide(stream, openapiSpecDecider, { kind: 'FinishProcessing', specId, organizationId, generation, outcome, now: this.now() }, { caller });
+    const outcome = await processSource(spec.source, {
+      blobs: this.blobs,
+      limits: this.limits(),
+      newId: () => newId(),
+      work: this.work,
+      timeMs: this.config.openapiProcessingTimeMs,
+    });
+    await this.decide(
+      stream,
+      openapiSpecDecider,
+      { kind: 'FinishProcessing', specId, organizationId, generation, outcome, now: this.now() },
+      { caller },
+    );
   }
 
   private limits(): ProcessingDeps['limits'] {
     const { openapiAllowPrivateNetworks, openapiFetchTimeoutMs, openapiMaxBytes, openapiMaxRedirects } = this.config;
-    return { allowPrivateNetworks: openapiAllowPrivateNetworks, timeMs: openapiFetchTimeoutMs, maxBytes: openapiMaxBytes, maxRedirects: openapiMaxRedirects, maxExternalDocuments: MAX_EXTERNAL_DOCUMENTS };
+    return {
+      allowPrivateNetworks: openapiAllowPrivateNetworks,
+      timeMs: openapiFetchTimeoutMs,
+      maxBytes: openapiMaxBytes,
+      maxRedirects: openapiMaxRedirects,
+      maxExternalDocuments: MAX_EXTERNAL_DOCUMENTS,
+    };
   }
 }

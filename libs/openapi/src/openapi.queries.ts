@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
-import { BLOB_STORE, type BlobStore } from '../../blob-store/src/blob-store.port';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { BLOB_STORE, type BlobStore } from '#blob-store/blob-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { organizationPermissions, type OrganizationRole } from '#platform/permissions';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { OpenapiAccess } from './openapi.access';
 import type { OpenapiErrorCode, OpenapiProcessingState, PlatformOpenapiErrorCode } from './openapi.events';
 import { platformErrorCode, platformProcessingState } from './openapi.platform-values';
@@ -92,11 +92,19 @@ async function liveSpecBySlug(reads: ReadStore, organizationId: string, slug: st
 }
 
 /** The live spec holding the slug and its version `ref`; 404 for either. */
-async function findVersion(reads: ReadStore, organizationId: string, slug: string, ref: VersionRef): Promise<{ spec: OpenapiSpecDoc; version: OpenapiVersionDoc }> {
+async function findVersion(
+  reads: ReadStore,
+  organizationId: string,
+  slug: string,
+  ref: VersionRef,
+): Promise<{ spec: OpenapiSpecDoc; version: OpenapiVersionDoc }> {
   const spec = await specBySlug(reads, organizationId, slug);
   const versionId = ref === 'latest' ? spec.lastVersion : ref.id;
   const version = versionId ? await reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).get(versionId) : null;
-  if (!version || version.specId !== spec._id) throw DomainError.notFound(ref === 'latest' ? `the OpenAPI spec ${slug} has no version yet` : `no version ${ref.id} of the OpenAPI spec ${slug}`);
+  if (!version || version.specId !== spec._id)
+    throw DomainError.notFound(
+      ref === 'latest' ? `the OpenAPI spec ${slug} has no version yet` : `no version ${ref.id} of the OpenAPI spec ${slug}`,
+    );
   return { spec, version };
 }
 
@@ -110,7 +118,13 @@ function rawUrl(spec: OpenapiSpecDoc, version: OpenapiVersionDoc, publicUrl: str
 
 function presentSpec(spec: OpenapiSpecDoc, role: OrganizationRole, publicUrl: string): OpenapiSpecObject {
   // Built member by member, in the same order: on Node 20 a literal with conditional spreads followed by members takes V8's slow path.
-  const object = { object: 'openapi-spec', id: spec._id, createdAt: spec.createdAt, updatedAt: spec.updatedAt, slug: spec.slug } as OpenapiSpecObject;
+  const object = {
+    object: 'openapi-spec',
+    id: spec._id,
+    createdAt: spec.createdAt,
+    updatedAt: spec.updatedAt,
+    slug: spec.slug,
+  } as OpenapiSpecObject;
   if (spec.sourceURL !== null) object.sourceURL = spec.sourceURL;
   object.processingState = platformProcessingState(spec.processingState);
   if (spec.lastVersion !== null) object.lastVersion = spec.lastVersion;
@@ -159,8 +173,14 @@ export class ListOpenapiSpecsHandler implements IQueryHandler<ListOpenapiSpecs> 
 
   async execute({ organizationId, caller, paging }: ListOpenapiSpecs): Promise<ListEnvelope<OpenapiSpecObject>> {
     const role = await this.access.role(organizationId, caller);
-    const page = await this.reads.collection<OpenapiSpecDoc>(OPENAPI_SPECS).find({ organizationId, deleted: { $exists: false } }, { sort: { slug: 1 }, limit: paging.limit, after: paging.page });
-    return listEnvelope({ items: page.items.map((spec) => presentSpec(spec, role, this.config.publicUrl)), count: page.count, next: page.next });
+    const page = await this.reads
+      .collection<OpenapiSpecDoc>(OPENAPI_SPECS)
+      .find({ organizationId, deleted: { $exists: false } }, { sort: { slug: 1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({
+      items: page.items.map((spec) => presentSpec(spec, role, this.config.publicUrl)),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -237,8 +257,14 @@ export class ListOpenapiSpecVersionsHandler implements IQueryHandler<ListOpenapi
   async execute({ organizationId, slug, caller, paging }: ListOpenapiSpecVersions): Promise<ListEnvelope<OpenapiSpecVersionObject>> {
     await this.access.role(organizationId, caller);
     const spec = await specBySlug(this.reads, organizationId, slug);
-    const page = await this.reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).find({ specId: spec._id }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
-    return listEnvelope({ items: page.items.map((version) => presentVersion(spec, version, this.config.publicUrl)), count: page.count, next: page.next });
+    const page = await this.reads
+      .collection<OpenapiVersionDoc>(OPENAPI_VERSIONS)
+      .find({ specId: spec._id }, { sort: { sequence: -1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({
+      items: page.items.map((version) => presentVersion(spec, version, this.config.publicUrl)),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -348,7 +374,10 @@ export class GetLatestOpenapiDocumentHandler implements IQueryHandler<GetLatestO
     private readonly documents: ParsedDocuments,
   ) {}
 
-  async execute({ organizationId, slug }: GetLatestOpenapiDocument): Promise<{ versionId: string; document: Record<string, unknown> } | null> {
+  async execute({
+    organizationId,
+    slug,
+  }: GetLatestOpenapiDocument): Promise<{ versionId: string; document: Record<string, unknown> } | null> {
     const spec = await liveSpecBySlug(this.reads, organizationId, slug);
     if (!spec?.lastVersion) return null;
     const version = await this.reads.collection<OpenapiVersionDoc>(OPENAPI_VERSIONS).get(spec.lastVersion);

@@ -1,4 +1,4 @@
-import type { Reactor } from '../../runtime/src/reactor';
+import type { Reactor } from '#runtime/reactor';
 import { ReleaseSpecSlug } from './openapi.commands';
 import type { OpenapiSpecEvent } from './openapi.events';
 import { ProcessOpenapiSource } from './openapi.processing';
@@ -20,7 +20,9 @@ export const openapiProcessingReactor: Reactor<OpenapiSpecEvent> = {
     switch (event.type) {
       case 'OpenAPISpecCreated':
       case 'OpenAPISpecSourceUpdated':
-        await context.commandBus.execute(new ProcessOpenapiSource(event.data.specId, event.data.organizationId, event.data.generation, context.caller));
+        await context.commandBus.execute(
+          new ProcessOpenapiSource(event.data.specId, event.data.organizationId, event.data.generation, context.caller),
+        );
     }
   },
 };
@@ -32,7 +34,9 @@ export const openapiSlugReactor: Reactor<OpenapiSpecEvent> = {
   async react(event, context) {
     switch (event.type) {
       case 'OpenAPISpecDeleted':
-        await context.commandBus.execute(new ReleaseSpecSlug(event.data.organizationId, event.data.slug, event.data.specId, context.caller));
+        await context.commandBus.execute(
+          new ReleaseSpecSlug(event.data.organizationId, event.data.slug, event.data.specId, context.caller),
+        );
     }
   },
 };

@@ -4,19 +4,28 @@ const SwaggerParser = require('@apidevtools/swagger-parser') as typeof import('@
 
 const info = { openapi: '3.0.3', info: { title: 'T', version: '1' } };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const returning = (schema: unknown) => ({ '/x': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } } } } });
+const returning = (schema: unknown) => ({
+  '/x': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } } } },
+});
 
 /** N schemas, each with two references to the next: 2^N copies once inlined. */
 function chain(levels: number) {
   const schemas: Record<string, unknown> = { [`S${levels}`]: { type: 'string' } };
-  for (let level = 0; level < levels; level++) schemas[`S${level}`] = { type: 'object', properties: { a: ref(`S${level + 1}`), b: ref(`S${level + 1}`) } };
+  for (let level = 0; level < levels; level++)
+    schemas[`S${level}`] = { type: 'object', properties: { a: ref(`S${level + 1}`), b: ref(`S${level + 1}`) } };
   return { ...info, paths: returning(ref('S0')), components: { schemas } };
 }
 
 /** What validation walks, counted the slow way: the document dereferenced as swagger-parser's validate does, walked as a tree. */
 async function walked(document: object): Promise<number> {
-  const dereferenced = await new SwaggerParser().dereference(structuredClone(document) as never, { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never);
-  const count = (value: unknown): number => (typeof value !== 'object' || value === null ? 1 : 1 + (Array.isArray(value) ? value : Object.values(value)).reduce((sum: number, member) => sum + count(member), 0));
+  const dereferenced = await new SwaggerParser().dereference(
+    structuredClone(document) as never,
+    { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never,
+  );
+  const count = (value: unknown): number =>
+    typeof value !== 'object' || value === null
+      ? 1
+      : 1 + (Array.isArray(value) ? value : Object.values(value)).reduce((sum: number, member) => sum + count(member), 0);
   return count(dereferenced);
 }
 
@@ -25,27 +34,60 @@ const documents: Record<string, object> = {
   'a recursive schema (a tree of pets)': {
     ...info,
     paths: returning(ref('Pet')),
-    components: { schemas: { Pet: { type: 'object', properties: { parent: ref('Pet'), children: { type: 'array', items: ref('Pet') }, tag: ref('Tag') } }, Tag: { type: 'string' } } },
+    components: {
+      schemas: {
+        Pet: { type: 'object', properties: { parent: ref('Pet'), children: { type: 'array', items: ref('Pet') }, tag: ref('Tag') } },
+        Tag: { type: 'string' },
+      },
+    },
   },
   'mutually recursive schemas, and a schema using them and a plain one twice': {
     ...info,
     paths: {},
-    components: { schemas: { A: { properties: { b: ref('B'), t: ref('T') } }, B: { properties: { a: ref('A') } }, T: { properties: { x: { type: 'string' } } }, U: { properties: { a: ref('A'), t1: ref('T'), t2: ref('T') } } } },
+    components: {
+      schemas: {
+        A: { properties: { b: ref('B'), t: ref('T') } },
+        B: { properties: { a: ref('A') } },
+        T: { properties: { x: { type: 'string' } } },
+        U: { properties: { a: ref('A'), t1: ref('T'), t2: ref('T') } },
+      },
+    },
   },
   'every schema referencing every other one': {
     ...info,
     paths: returning(ref('K0')),
-    components: { schemas: Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`K${i}`, { properties: Object.fromEntries(Array.from({ length: 6 }, (_, j) => [`p${j}`, ref(`K${j}`)])) }])) },
+    components: {
+      schemas: Object.fromEntries(
+        Array.from({ length: 6 }, (_, i) => [
+          `K${i}`,
+          { properties: Object.fromEntries(Array.from({ length: 6 }, (_, j) => [`p${j}`, ref(`K${j}`)])) },
+        ]),
+      ),
+    },
   },
   'one response and one schema shared by many operations': {
     ...info,
-    paths: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`/p${i}`, { get: { responses: { '200': { $ref: '#/components/responses/Ok' } } } }])),
-    components: { responses: { Ok: { description: 'ok', content: { 'application/json': { schema: ref('Item') } } } }, schemas: { Item: { properties: { id: { type: 'string' }, error: ref('Error') } }, Error: { properties: { code: { type: 'integer' } } } } },
+    paths: Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [`/p${i}`, { get: { responses: { '200': { $ref: '#/components/responses/Ok' } } } }]),
+    ),
+    components: {
+      responses: { Ok: { description: 'ok', content: { 'application/json': { schema: ref('Item') } } } },
+      schemas: {
+        Item: { properties: { id: { type: 'string' }, error: ref('Error') } },
+        Error: { properties: { code: { type: 'integer' } } },
+      },
+    },
   },
   'a reference through a reference, and one with a sibling description': {
     ...info,
     paths: {},
-    components: { schemas: { A: ref('B'), B: { properties: { x: { type: 'string' } } }, C: { properties: { y: { $ref: '#/components/schemas/A/properties/x' }, z: { ...ref('B'), description: 'a B' } } } } },
+    components: {
+      schemas: {
+        A: ref('B'),
+        B: { properties: { x: { type: 'string' } } },
+        C: { properties: { y: { $ref: '#/components/schemas/A/properties/x' }, z: { ...ref('B'), description: 'a B' } } },
+      },
+    },
   },
 };
 

@@ -89,7 +89,14 @@ function indexContainers(root: Container): Graph {
     scalars.push(count);
   }
   first.push(children.length);
-  return { values, index, scalars: Int32Array.from(scalars), first: Int32Array.from(first), children: Int32Array.from(children), target: new Int32Array(values.length).fill(NOT_A_REF) };
+  return {
+    values,
+    index,
+    scalars: Int32Array.from(scalars),
+    first: Int32Array.from(first),
+    children: Int32Array.from(children),
+    target: new Int32Array(values.length).fill(NOT_A_REF),
+  };
 }
 
 /** Resolves a local reference (`#/components/schemas/Pet`) to a container's number, as the dereferencer does; LEAF when it cannot. */
@@ -197,7 +204,11 @@ function leadsIntoCycle(graph: Graph): Uint8Array {
       let leadsIn = size > 1 || graph.target[at] === at;
       for (let each = stackSize; !leadsIn && each < stackSize + size; each++) {
         const from = stack[each];
-        for (let index = 0, next = edge(graph, from, 0, resolvedRef); next !== -1 && !leadsIn; next = edge(graph, from, ++index, resolvedRef)) {
+        for (
+          let index = 0, next = edge(graph, from, 0, resolvedRef);
+          next !== -1 && !leadsIn;
+          next = edge(graph, from, ++index, resolvedRef)
+        ) {
           if (component[next] !== id && leads[component[next]] === 1) leadsIn = true;
         }
       }

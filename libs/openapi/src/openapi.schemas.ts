@@ -1,4 +1,4 @@
-import { closedObject, dateTime, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, dateTime, url, type JsonSchema } from '#platform/platform.schemas';
 import { OPENAPI_ERROR_CODES, OPENAPI_PROCESSING_STATES, PLATFORM_OPENAPI_ERROR_CODES } from './openapi.events';
 
 const text: JsonSchema = { type: 'string' };
@@ -14,12 +14,19 @@ export const openapiSchemas: Record<string, JsonSchema> = {
       updatedAt: dateTime,
       slug: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' },
       sourceURL: { type: 'string', format: 'uri', maxLength: 2048 },
-      processingState: { type: 'string', enum: [...OPENAPI_PROCESSING_STATES], description: '`complete` once a processing has ended, with a version or with `lastProcessErrorCode`' },
+      processingState: {
+        type: 'string',
+        enum: [...OPENAPI_PROCESSING_STATES],
+        description: '`complete` once a processing has ended, with a version or with `lastProcessErrorCode`',
+      },
       lastVersion: text,
       lastProcessedAt: dateTime,
       lastProcessErrorCode: { type: 'string', enum: [...PLATFORM_OPENAPI_ERROR_CODES] },
       lastProcessErrorMessage: { ...text, description: 'extension: what went wrong, in words' },
-      lastProcessedErrors: { type: 'array', items: closedObject({ code: { type: 'string', enum: [...OPENAPI_ERROR_CODES] }, message: text }) },
+      lastProcessedErrors: {
+        type: 'array',
+        items: closedObject({ code: { type: 'string', enum: [...OPENAPI_ERROR_CODES] }, message: text }),
+      },
       lastProcessedErrorCount: { type: 'integer', minimum: 0 },
       permissions: closedObject({ view: flag, edit: flag }),
       urls: closedObject({ location: url, app: url }),
@@ -27,13 +34,21 @@ export const openapiSchemas: Record<string, JsonSchema> = {
     ['sourceURL', 'lastVersion', 'lastProcessedAt', 'lastProcessErrorCode', 'lastProcessErrorMessage', 'lastProcessedErrors'],
   ),
   OpenAPISpecVersion: closedObject(
-    { object: { type: 'string', enum: ['openapi-spec-version'] }, id: text, createdAt: dateTime, url: { type: 'string', format: 'uri', maxLength: 2048 }, urls: closedObject({ location: url }) },
+    {
+      object: { type: 'string', enum: ['openapi-spec-version'] },
+      id: text,
+      createdAt: dateTime,
+      url: { type: 'string', format: 'uri', maxLength: 2048 },
+      urls: closedObject({ location: url }),
+    },
     ['createdAt'],
   ),
   OpenAPISpecContent: closedObject({
     filesystem: { type: 'object' },
     url: { type: 'string', format: 'uri', maxLength: 2048 },
-    urls: closedObject({ source: { type: 'string', format: 'uri', maxLength: 2048 }, public: { type: 'string', format: 'uri', nullable: true, description: 'null: specs are read by members of their organization only' } }),
+    urls: closedObject({
+      source: { type: 'string', format: 'uri', maxLength: 2048 },
+      public: { type: 'string', format: 'uri', nullable: true, description: 'null: specs are read by members of their organization only' },
+    }),
   }),
 };
-

@@ -1,4 +1,4 @@
-import { untrustedTask } from '../../platform/src/untrusted-work/untrusted-work';
+import { untrustedTask } from '#platform/untrusted-work/untrusted-work';
 import type { OpenapiErrorCode } from './openapi.events';
 import { ProcessingFailure } from './openapi.fetch';
 import { parseSpec, type ParseLimits } from './openapi.parse';
@@ -24,13 +24,25 @@ export type ParseSpecResult = { ok: true; json: Uint8Array } | { ok: false; erro
 
 export async function parseSpecTask(input: ParseSpecInput): Promise<ParseSpecResult> {
   try {
-    const parsed = await parseSpec(Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength), input.baseUrl, input.limits);
+    const parsed = await parseSpec(
+      Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength),
+      input.baseUrl,
+      input.limits,
+    );
     return { ok: true, json: Buffer.from(parsed.json, 'utf8') };
   } catch (error) {
     if (error instanceof ProcessingFailure) return { ok: false, errorCode: error.code, message: error.message };
     // parseSpec names every failure of the document; anything else is still about this document (a parser's own bug, a stack overflow).
-    return { ok: false, errorCode: 'INVALID_SPEC', message: `the spec could not be processed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 1000) };
+    return {
+      ok: false,
+      errorCode: 'INVALID_SPEC',
+      message: `the spec could not be processed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 1000),
+    };
   }
 }
 
-export const PARSE_SPEC = untrustedTask<ParseSpecInput, ParseSpecResult>(__filename, 'parseSpecTask', 'parsing and validating the OpenAPI document');
+export const PARSE_SPEC = untrustedTask<ParseSpecInput, ParseSpecResult>(
+  __filename,
+  'parseSpecTask',
+  'parsing and validating the OpenAPI document',
+);

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
+import type { RecordedEvent } from '#event-store/event-store.port';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
 import { MEMBER_PROFILES, MEMBERS, organizationProjection, type MemberDoc } from './organization.projections';
 
 /**
@@ -26,16 +26,40 @@ async function apply(reads: MemoryReadStore, events: RecordedEvent[]): Promise<v
   });
 }
 
-const userCreated = (userId: string, displayName: string, email: string): Given => [`user-${userId}`, 'UserCreated', { userId, email, displayName, photoURL: null, createdAt: now }];
-const renamed = (userId: string, displayName: string): Given => [`user-${userId}`, 'UserUpdated', { userId, changes: { displayName }, updatedAt: now }];
-const orgCreated = (organizationId: string): Given => [`organization-${organizationId}`, 'OrganizationCreated', { organizationId, title: organizationId, emailDomains: [], createdBy: 'ada', createdAt: now }];
-const joined = (organizationId: string, userId: string): Given => [`organization-${organizationId}`, 'MemberAdded', { organizationId, userId, role: 'read', sso: false, joinedAt: now }];
-const left = (organizationId: string, userId: string): Given => [`organization-${organizationId}`, 'MemberRemoved', { organizationId, userId }];
+const userCreated = (userId: string, displayName: string, email: string): Given => [
+  `user-${userId}`,
+  'UserCreated',
+  { userId, email, displayName, photoURL: null, createdAt: now },
+];
+const renamed = (userId: string, displayName: string): Given => [
+  `user-${userId}`,
+  'UserUpdated',
+  { userId, changes: { displayName }, updatedAt: now },
+];
+const orgCreated = (organizationId: string): Given => [
+  `organization-${organizationId}`,
+  'OrganizationCreated',
+  { organizationId, title: organizationId, emailDomains: [], createdBy: 'ada', createdAt: now },
+];
+const joined = (organizationId: string, userId: string): Given => [
+  `organization-${organizationId}`,
+  'MemberAdded',
+  { organizationId, userId, role: 'read', sso: false, joinedAt: now },
+];
+const left = (organizationId: string, userId: string): Given => [
+  `organization-${organizationId}`,
+  'MemberRemoved',
+  { organizationId, userId },
+];
 
 /** `GET /members?search=` as ListMembers filters it, sorted by name. */
 async function search(reads: MemoryReadStore, organizationId: string, text: string): Promise<string[]> {
   const pattern = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const filter = { organizationId, disabled: false, $or: [{ displayName: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }] };
+  const filter = {
+    organizationId,
+    disabled: false,
+    $or: [{ displayName: { $regex: pattern, $options: 'i' } }, { email: { $regex: pattern, $options: 'i' } }],
+  };
   return (await reads.collection<MemberDoc>(MEMBERS).find(filter, { sort: { nameLower: 1 } })).items.map((member) => member.displayName);
 }
 
@@ -66,12 +90,19 @@ describe('organization projection: member profiles copied from identity events',
     expect(await search(reads, 'o1', 'bob')).toEqual(['Robert Zed']); // still found by address
     expect(await search(reads, 'o1', 'Bob ')).toEqual([]);
     expect(await search(reads, 'o1', '')).toEqual(['Ada', 'Robert Zed']);
-    expect(await reads.collection(MEMBERS).get('o2:bob')).toMatchObject({ displayName: 'Robert Zed', email: 'bob@acme.io', nameLower: 'robert zed' });
+    expect(await reads.collection(MEMBERS).get('o2:bob')).toMatchObject({
+      displayName: 'Robert Zed',
+      email: 'bob@acme.io',
+      nameLower: 'robert zed',
+    });
   });
 
   it('given a user renamed before joining, then the new member document has the new name', async () => {
     const reads = new MemoryReadStore();
-    await apply(reads, record([userCreated('carl', 'Carl', 'carl@acme.io'), orgCreated('o1'), renamed('carl', 'Karl'), joined('o1', 'carl')]));
+    await apply(
+      reads,
+      record([userCreated('carl', 'Carl', 'carl@acme.io'), orgCreated('o1'), renamed('carl', 'Karl'), joined('o1', 'carl')]),
+    );
     expect(await search(reads, 'o1', 'karl')).toEqual(['Karl']);
   });
 
@@ -99,7 +130,9 @@ describe('organization projection: member profiles copied from identity events',
     await apply(twice, events);
     await apply(twice, [events[events.length - 2]]);
     for (const collection of [MEMBERS, MEMBER_PROFILES]) {
-      expect((await twice.collection(collection).find({}, { limit: 100 })).items).toEqual((await once.collection(collection).find({}, { limit: 100 })).items);
+      expect((await twice.collection(collection).find({}, { limit: 100 })).items).toEqual(
+        (await once.collection(collection).find({}, { limit: 100 })).items,
+      );
     }
     expect(await search(twice, 'o1', 'bobby')).toEqual(['Bobby']);
   });

@@ -1,10 +1,18 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import { newId } from '../../platform/src/ids';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { DecidingHandler } from '../../runtime/src/command-handler';
-import { memberSeenDecider, memberSeenStream, organizationDecider, organizationStream, requireAdmin, type OrganizationCommand, type ProposedInvitation } from './organization.decider';
+import { DomainError } from '#platform/errors';
+import { newId } from '#platform/ids';
+import { userOf, type Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
+import { DecidingHandler } from '#runtime/command-handler';
+import {
+  memberSeenDecider,
+  memberSeenStream,
+  organizationDecider,
+  organizationStream,
+  requireAdmin,
+  type OrganizationCommand,
+  type ProposedInvitation,
+} from './organization.decider';
 import { InvitationLocator } from './member.queries';
 
 export interface Invitation {
@@ -57,7 +65,12 @@ export class InviteByEmailHandler extends DecidingHandler {
       email: invitation.email,
       role: invitation.role !== undefined ? invitation.role : fallback,
     }));
-    const outcome = await this.decide(stream, organizationDecider, { kind: 'InviteByEmail', organizationId, invitations: proposed, sso, byUserId, now: this.now() }, { caller });
+    const outcome = await this.decide(
+      stream,
+      organizationDecider,
+      { kind: 'InviteByEmail', organizationId, invitations: proposed, sso, byUserId, now: this.now() },
+      { caller },
+    );
     const invites = outcome.events.flatMap((event) => (event.type === 'MemberInvited' ? [event.data.invitationId] : []));
     return { invites, invited: invites.length };
   }
@@ -82,7 +95,12 @@ export class AcceptInvitationHandler extends DecidingHandler {
   async execute({ invitationId, caller }: AcceptInvitation): Promise<string> {
     const organizationId = await this.invitations.organizationOf(invitationId, caller);
     const { userId, user } = userOf(caller);
-    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'AcceptInvitation', organizationId, invitationId, userId, email: user.email, now: this.now() }, { caller });
+    await this.decide(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'AcceptInvitation', organizationId, invitationId, userId, email: user.email, now: this.now() },
+      { caller },
+    );
     return organizationId;
   }
 }
@@ -106,7 +124,12 @@ export class DeclineInvitationHandler extends DecidingHandler {
   async execute({ invitationId, caller }: DeclineInvitation): Promise<void> {
     const organizationId = await this.invitations.organizationOf(invitationId, caller);
     const { userId, user } = userOf(caller);
-    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'DeclineInvitation', organizationId, invitationId, userId, email: user.email, now: this.now() }, { caller });
+    await this.decide(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'DeclineInvitation', organizationId, invitationId, userId, email: user.email, now: this.now() },
+      { caller },
+    );
   }
 }
 
@@ -126,7 +149,13 @@ export class RevokeInvitation extends Command<void> {
 export class RevokeInvitationHandler extends DecidingHandler {
   async execute({ organizationId, invitationId, caller, ifMatch }: RevokeInvitation): Promise<void> {
     const stream = organizationStream(organizationId);
-    const command: OrganizationCommand = { kind: 'RevokeInvitation', organizationId, invitationId, byUserId: userOf(caller).userId, now: this.now() };
+    const command: OrganizationCommand = {
+      kind: 'RevokeInvitation',
+      organizationId,
+      invitationId,
+      byUserId: userOf(caller).userId,
+      now: this.now(),
+    };
     await this.decide(stream, organizationDecider, command, { caller, ifMatch });
   }
 }
@@ -146,7 +175,12 @@ export class JoinByLink extends Command<void> {
 export class JoinByLinkHandler extends DecidingHandler {
   async execute({ organizationId, inviteId, caller }: JoinByLink): Promise<void> {
     const userId = userOf(caller).userId;
-    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'JoinByLink', organizationId, inviteId, userId, now: this.now() }, { caller });
+    await this.decide(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'JoinByLink', organizationId, inviteId, userId, now: this.now() },
+      { caller },
+    );
   }
 }
 
@@ -165,7 +199,12 @@ export class JoinBySso extends Command<void> {
 @CommandHandler(JoinBySso)
 export class JoinBySsoHandler extends DecidingHandler {
   async execute({ organizationId, userId, role, caller }: JoinBySso): Promise<void> {
-    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'JoinBySso', organizationId, userId, role, now: this.now() }, { caller });
+    await this.decide(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'JoinBySso', organizationId, userId, role, now: this.now() },
+      { caller },
+    );
   }
 }
 
@@ -253,7 +292,12 @@ export class CreateLinkInviteHandler extends DecidingHandler {
   async execute({ organizationId, role, caller }: CreateLinkInvite): Promise<string> {
     const inviteId = newId();
     const byUserId = userOf(caller).userId;
-    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'CreateLinkInvite', organizationId, inviteId, role, byUserId, now: this.now() }, { caller });
+    await this.decide(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'CreateLinkInvite', organizationId, inviteId, role, byUserId, now: this.now() },
+      { caller },
+    );
     return inviteId;
   }
 }
@@ -295,7 +339,12 @@ export class RecordSeenHandler extends DecidingHandler {
     const userId = userOf(caller).userId;
     const { state } = await this.load(organizationStream(organizationId), organizationDecider);
     if (!state.exists || !state.members.has(userId)) throw DomainError.notFound(`no organization ${organizationId}`);
-    await this.decide(memberSeenStream(organizationId, userId), memberSeenDecider, { kind: 'RecordSeen', organizationId, userId, now: this.now() }, { caller });
+    await this.decide(
+      memberSeenStream(organizationId, userId),
+      memberSeenDecider,
+      { kind: 'RecordSeen', organizationId, userId, now: this.now() },
+      { caller },
+    );
   }
 }
 

@@ -2,16 +2,37 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
-import { parseIfMatch, tagged } from '../../platform/src/http/etag';
-import { CurrentCaller, userOf, type Caller } from '../../platform/src/http/auth';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
-import { AcceptInvitation, ChangeMemberRole, CreateLinkInvite, DeclineInvitation, DeleteLinkInvite, EnableMemberSso, InviteByEmail, JoinByLink, RecordSeen, RemoveMember, RevokeInvitation } from './member.commands';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
+import { parseIfMatch, tagged } from '#platform/http/etag';
+import { CurrentCaller, userOf, type Caller } from '#platform/http/auth';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
+import {
+  AcceptInvitation,
+  ChangeMemberRole,
+  CreateLinkInvite,
+  DeclineInvitation,
+  DeleteLinkInvite,
+  EnableMemberSso,
+  InviteByEmail,
+  JoinByLink,
+  RecordSeen,
+  RemoveMember,
+  RevokeInvitation,
+} from './member.commands';
 import { InviteBody, LinkInviteBody, MemberListQuery, MemberSpacesQuery, UpdateMemberBody } from './member.dto';
-import { GetLinkInvite, GetMember, ListLinkInvites, ListMembers, ListMemberSpaces, ListPendingInvites, ListUserInvites, SignVisitorClaims } from './member.queries';
-import { Valid } from '../../platform/src/http/validation';
-import { CachedRead } from '../../platform/src/http/response-cache';
+import {
+  GetLinkInvite,
+  GetMember,
+  ListLinkInvites,
+  ListMembers,
+  ListMemberSpaces,
+  ListPendingInvites,
+  ListUserInvites,
+  SignVisitorClaims,
+} from './member.queries';
+import { Valid } from '#platform/http/validation';
+import { CachedRead } from '#platform/http/response-cache';
 
 /**
  * Members, invites and link invites: `/v1/orgs/{organizationId}/…`. They live in the organization's
@@ -28,7 +49,11 @@ export class MemberController {
   @Get('members')
   @ApiOkResponse({ description: 'OK', schema: listOf('Member') })
   @CachedRead()
-  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: MemberListQuery, @CurrentCaller() caller: Caller) {
+  list(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Query(Valid) query: MemberListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(
       new ListMembers(organizationId, caller, {
         page: query.page,
@@ -44,7 +69,12 @@ export class MemberController {
   @Get('members/:userId')
   @ApiOkResponse({ description: 'OK', schema: ref('Member'), headers: etagHeader })
   @CachedRead()
-  async get(@PathId('organizationId', 'organization') organizationId: string, @PathId('userId', 'member') userId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async get(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('userId', 'member') userId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return tagged(reply, await this.queryBus.execute(new GetMember(organizationId, userId, caller)));
   }
 
@@ -98,7 +128,9 @@ export class MemberController {
     @Query(Valid) query: MemberSpacesQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queryBus.execute(new ListMemberSpaces(organizationId, userId, caller, { page: query.page, limit: query.limit, order: query.order }));
+    return this.queryBus.execute(
+      new ListMemberSpaces(organizationId, userId, caller, { page: query.page, limit: query.limit, order: query.order }),
+    );
   }
 
   /** Records the caller as seen (at most once a minute in the log) and returns signed visitor claims. */
@@ -125,7 +157,11 @@ export class MemberController {
   /** Admins list the pending invitations by e-mail. */
   @Get('pending-invites')
   @ApiOkResponse({ description: 'OK', schema: listOf('PendingInvite') })
-  pendingInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+  pendingInvites(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Query(Valid) query: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new ListPendingInvites(organizationId, caller, { page: query.page, limit: query.limit }));
   }
 
@@ -146,28 +182,48 @@ export class MemberController {
   @Post('invites/:inviteId')
   @ApiOkResponse({ description: 'the caller, now a member', schema: ref('Member') })
   @HttpCode(200)
-  async join(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller) {
+  async join(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('inviteId', 'invite') inviteId: string,
+    @CurrentCaller() caller: Caller,
+  ) {
     await this.commandBus.execute(new JoinByLink(organizationId, inviteId, caller));
     return (await this.queryBus.execute(new GetMember(organizationId, userOf(caller).userId, caller))).object;
   }
 
   @Get('link-invites')
   @ApiOkResponse({ description: 'OK', schema: listOf('LinkInvite') })
-  linkInvites(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: ListQuery, @CurrentCaller() caller: Caller) {
+  linkInvites(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Query(Valid) query: ListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
     return this.queryBus.execute(new ListLinkInvites(organizationId, caller, { page: query.page, limit: query.limit }));
   }
 
   @Post('link-invites')
   @ApiCreatedResponse({ description: 'created', schema: ref('LinkInvite'), headers: etagHeader })
   @HttpCode(201)
-  async createLinkInvite(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: LinkInviteBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const inviteId = await this.commandBus.execute(new CreateLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller));
+  async createLinkInvite(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: LinkInviteBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const inviteId = await this.commandBus.execute(
+      new CreateLinkInvite(organizationId, body.role === undefined ? 'read' : body.role, caller),
+    );
     return tagged(reply, await this.queryBus.execute(new GetLinkInvite(organizationId, inviteId, caller)));
   }
 
   @Get('link-invites/:inviteId')
   @ApiOkResponse({ description: 'OK', schema: ref('LinkInvite'), headers: etagHeader })
-  async linkInvite(@PathId('organizationId', 'organization') organizationId: string, @PathId('inviteId', 'invite') inviteId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async linkInvite(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathId('inviteId', 'invite') inviteId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return tagged(reply, await this.queryBus.execute(new GetLinkInvite(organizationId, inviteId, caller)));
   }
 

@@ -1,7 +1,19 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { ListQuery } from '../../platform/src/http/list';
-import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { ListQuery } from '#platform/http/list';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '#platform/permissions';
 
 const ROLE_MESSAGE = `role must be one of ${ORGANIZATION_ROLES.join(', ')} or null`;
 const given = (_: object, value: unknown) => value !== undefined;

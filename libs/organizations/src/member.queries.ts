@@ -1,20 +1,38 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { organizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore, type Filter, type Sort } from '../../read-store/src/read-store.port';
-import { normalizeEmail } from '../../platform/src/email';
-import { INVITATIONS, LINK_INVITES, MEMBERS, memberId, ORGANIZATIONS, type InvitationDoc, type LinkInviteDoc, type MemberDoc, type OrganizationDoc } from './organization.projections';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import { userOf, type Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { organizationPermissions, type OrganizationRole } from '#platform/permissions';
+import { READ_STORE, type ReadStore, type Filter, type Sort } from '#read-store/read-store.port';
+import { normalizeEmail } from '#platform/email';
+import {
+  INVITATIONS,
+  LINK_INVITES,
+  MEMBERS,
+  memberId,
+  ORGANIZATIONS,
+  type InvitationDoc,
+  type LinkInviteDoc,
+  type MemberDoc,
+  type OrganizationDoc,
+} from './organization.projections';
 import { OrganizationMembership } from './organization.queries';
 import { ORGANIZATION_SITES, type OrganizationSiteDoc } from './organization-sites.projection';
-import { MEMBER_SPACES, MEMBER_TEAM_COUNTS, ORGANIZATION_USERS, type MemberCounts, type MemberSpacesSource, type OrganizationUsers, type PresentedUser } from './organizations.needs';
+import {
+  MEMBER_SPACES,
+  MEMBER_TEAM_COUNTS,
+  ORGANIZATION_USERS,
+  type MemberCounts,
+  type MemberSpacesSource,
+  type OrganizationUsers,
+  type PresentedUser,
+} from './organizations.needs';
 import { organizationDecider, organizationStream } from './organization.decider';
 import { VisitorClaimsSigner } from './visitor-claims';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
 
 /** The Member resource. */
 export interface MemberObject {
@@ -55,7 +73,10 @@ export class MemberDirectory {
     const [users, teams, spaces, sites] = await Promise.all([
       this.users.byIds(ids),
       this.teamCounts.teamCountsByUser(organizationId, ids),
-      this.spaces.spaceCountsByUser(organizationId, docs.map((d) => ({ userId: d.userId, role: d.role }))),
+      this.spaces.spaceCountsByUser(
+        organizationId,
+        docs.map((d) => ({ userId: d.userId, role: d.role })),
+      ),
       docs.length > 0 ? this.reads.collection<OrganizationSiteDoc>(ORGANIZATION_SITES).count({ organizationId, deleted: false }) : 0,
     ]);
     const result = new Map<string, MemberObject>();
@@ -63,7 +84,14 @@ export class MemberDirectory {
       const user = users.get(doc.userId);
       if (!user) continue;
       // Member by member (a conditional spread before more members takes V8's slow path on Node 20; fifty a page).
-      const member = { object: 'member', id: doc.userId, role: doc.role, user: this.users.present(user), disabled: doc.disabled, joinedAt: doc.joinedAt } as MemberObject;
+      const member = {
+        object: 'member',
+        id: doc.userId,
+        role: doc.role,
+        user: this.users.present(user),
+        disabled: doc.disabled,
+        joinedAt: doc.joinedAt,
+      } as MemberObject;
       if (doc.lastSeenAt) member.lastSeenAt = doc.lastSeenAt;
       member.sso = doc.sso;
       member.spaces = spaces.get(doc.userId) ?? 0;
@@ -113,7 +141,13 @@ export class LinkInvitePresenter {
 
   present(invite: LinkInviteDoc): LinkInviteObject {
     const base = `${this.config.publicUrl}/v1/orgs/${invite.organizationId}`;
-    return { object: 'link-invite', id: invite._id, role: invite.role, createdAt: invite.createdAt, urls: { location: `${base}/link-invites/${invite._id}`, join: `${base}/invites/${invite._id}` } };
+    return {
+      object: 'link-invite',
+      id: invite._id,
+      role: invite.role,
+      createdAt: invite.createdAt,
+      urls: { location: `${base}/link-invites/${invite._id}`, join: `${base}/invites/${invite._id}` },
+    };
   }
 }
 
@@ -151,7 +185,8 @@ export class InvitationLocator {
 
   async organizationOf(invitationId: string, caller: Caller): Promise<string> {
     const invitation = await this.reads.collection<InvitationDoc>(INVITATIONS).get(invitationId);
-    if (!invitation || invitation.email !== normalizeEmail(userOf(caller).user.email)) throw DomainError.notFound(`no invitation ${invitationId}`);
+    if (!invitation || invitation.email !== normalizeEmail(userOf(caller).user.email))
+      throw DomainError.notFound(`no invitation ${invitationId}`);
     return invitation.organizationId;
   }
 }
@@ -262,7 +297,12 @@ export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces> 
     const callerRole = await requireListMembers(this.membership, organizationId, caller);
     const member = await this.reads.collection<MemberDoc>(MEMBERS).get(memberId(organizationId, userId));
     if (!member || member.disabled) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-    return this.memberSpaces.list(organizationId, { userId, role: member.role }, { userId: userOf(caller).userId, role: callerRole }, options);
+    return this.memberSpaces.list(
+      organizationId,
+      { userId, role: member.role },
+      { userId: userOf(caller).userId, role: callerRole },
+      options,
+    );
   }
 }
 
@@ -287,7 +327,9 @@ export class ListLinkInvitesHandler implements IQueryHandler<ListLinkInvites> {
 
   async execute({ organizationId, caller, paging }: ListLinkInvites): Promise<ListEnvelope<LinkInviteObject>> {
     await this.membership.requireAdmin(organizationId, caller, 'manage invites');
-    const found = await this.reads.collection<LinkInviteDoc>(LINK_INVITES).find({ organizationId }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
+    const found = await this.reads
+      .collection<LinkInviteDoc>(LINK_INVITES)
+      .find({ organizationId }, { sort: { createdAt: -1 }, limit: paging.limit, after: paging.page });
     return listEnvelope({ items: found.items.map((i) => this.linkInvitePresenter.present(i)), count: found.count, next: found.next });
   }
 }
@@ -340,10 +382,18 @@ export class ListPendingInvitesHandler implements IQueryHandler<ListPendingInvit
 
   async execute({ organizationId, caller, paging }: ListPendingInvites): Promise<ListEnvelope<PendingInviteObject>> {
     await this.membership.requireAdmin(organizationId, caller, 'manage invites');
-    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ organizationId }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
-    const items = found.items.map(
-      (i): PendingInviteObject => ({ object: 'pending-invite', id: i._id, email: i.email, role: i.role, sso: i.sso, invitedBy: i.invitedBy, invitedAt: i.invitedAt }),
-    );
+    const found = await this.reads
+      .collection<InvitationDoc>(INVITATIONS)
+      .find({ organizationId }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
+    const items = found.items.map((i): PendingInviteObject => ({
+      object: 'pending-invite',
+      id: i._id,
+      email: i.email,
+      role: i.role,
+      sso: i.sso,
+      invitedBy: i.invitedBy,
+      invitedAt: i.invitedAt,
+    }));
     return listEnvelope({ items, count: found.count, next: found.next });
   }
 }
@@ -364,7 +414,9 @@ export class ListUserInvitesHandler implements IQueryHandler<ListUserInvites> {
 
   async execute({ caller, paging }: ListUserInvites): Promise<ListEnvelope<UserInviteObject>> {
     const email = normalizeEmail(userOf(caller).user.email);
-    const found = await this.reads.collection<InvitationDoc>(INVITATIONS).find({ email }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
+    const found = await this.reads
+      .collection<InvitationDoc>(INVITATIONS)
+      .find({ email }, { sort: { invitedAt: -1 }, limit: paging.limit, after: paging.page });
     const organizations = await this.reads
       .collection<OrganizationDoc>(ORGANIZATIONS)
       .find({ _id: { $in: [...new Set(found.items.map((i) => i.organizationId))] } }, { limit: 1000, count: false });
@@ -372,7 +424,16 @@ export class ListUserInvitesHandler implements IQueryHandler<ListUserInvites> {
     const items = found.items.flatMap((i): UserInviteObject[] => {
       const title = titles.get(i.organizationId);
       if (title === undefined) return [];
-      return [{ object: 'organization-invite', id: i._id, organization: { id: i.organizationId, title }, role: i.role, sso: i.sso, invitedAt: i.invitedAt }];
+      return [
+        {
+          object: 'organization-invite',
+          id: i._id,
+          organization: { id: i.organizationId, title },
+          role: i.role,
+          sso: i.sso,
+          invitedAt: i.invitedAt,
+        },
+      ];
     });
     return listEnvelope({ items, count: found.count, next: found.next });
   }

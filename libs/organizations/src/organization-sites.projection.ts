@@ -1,4 +1,4 @@
-import { documentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
+import { documentProjection, type ProjectedDoc } from '#read-store/projections/projection';
 
 /** This context's copy of which sites each organization has, from the sites context's events (Member objects count them). */
 export const ORGANIZATION_SITES = 'organization_sites';

@@ -1,9 +1,13 @@
-import { auditCatalog, type AuditEntry } from '../../platform/src/audit-catalog';
+import { auditCatalog, type AuditEntry } from '#platform/audit-catalog';
 import type { OrganizationEvent } from './organization.events';
 
 /** How organization events read in the audit log. MemberSeen (pings) is activity, not a change: it stays out. */
 export const organizationAuditCatalog = auditCatalog<OrganizationEvent>({
-  OrganizationCreated: (data) => ({ action: 'organization.created', organizationId: data.organizationId, target: { type: 'organization', id: data.organizationId, label: data.title } }),
+  OrganizationCreated: (data) => ({
+    action: 'organization.created',
+    organizationId: data.organizationId,
+    target: { type: 'organization', id: data.organizationId, label: data.title },
+  }),
   OrganizationUpdated: (data) => ({
     action: 'organization.updated',
     organizationId: data.organizationId,

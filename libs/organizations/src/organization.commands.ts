@@ -1,8 +1,8 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { newId } from '../../platform/src/ids';
-import { KeyedMutex } from '../../platform/src/keyed-mutex';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { newId } from '#platform/ids';
+import { KeyedMutex } from '#platform/keyed-mutex';
+import { userOf, type Caller } from '#platform/http/auth';
+import { DecidingHandler } from '#runtime/command-handler';
 import type { OrganizationChanges } from './organization.events';
 import { hostnameDecider, hostnameStream, organizationDecider, organizationStream, requireAdmin } from './organization.decider';
 
@@ -24,7 +24,12 @@ export class CreateOrganizationHandler extends DecidingHandler {
   async execute({ title, emailDomains, caller }: CreateOrganization): Promise<string> {
     const organizationId = newId();
     const creatorId = userOf(caller).userId;
-    await this.decide(organizationStream(organizationId), organizationDecider, { kind: 'CreateOrganization', organizationId, title, emailDomains, creatorId, now: this.now() }, { caller });
+    await this.decide(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'CreateOrganization', organizationId, title, emailDomains, creatorId, now: this.now() },
+      { caller },
+    );
     return organizationId;
   }
 }
@@ -66,15 +71,37 @@ export class UpdateOrganizationHandler extends DecidingHandler {
     const previous = state.fields.hostname;
     const next = changes.hostname;
     const claiming = typeof next === 'string' && next !== previous;
-    if (claiming) await this.decide(hostnameStream(next), hostnameDecider, { kind: 'ClaimHostname', hostname: next, organizationId }, { caller, wait: false });
+    if (claiming)
+      await this.decide(
+        hostnameStream(next),
+        hostnameDecider,
+        { kind: 'ClaimHostname', hostname: next, organizationId },
+        { caller, wait: false },
+      );
     try {
-      await this.decide(stream, organizationDecider, { kind: 'UpdateOrganization', organizationId, changes, byUserId, now: this.now() }, { caller, ifMatch });
+      await this.decide(
+        stream,
+        organizationDecider,
+        { kind: 'UpdateOrganization', organizationId, changes, byUserId, now: this.now() },
+        { caller, ifMatch },
+      );
     } catch (error) {
-      if (claiming) await this.decide(hostnameStream(next), hostnameDecider, { kind: 'ReleaseHostname', hostname: next, organizationId }, { caller, wait: false });
+      if (claiming)
+        await this.decide(
+          hostnameStream(next),
+          hostnameDecider,
+          { kind: 'ReleaseHostname', hostname: next, organizationId },
+          { caller, wait: false },
+        );
       throw error;
     }
     if (next !== undefined && previous !== null && next !== previous) {
-      await this.decide(hostnameStream(previous), hostnameDecider, { kind: 'ReleaseHostname', hostname: previous, organizationId }, { caller, wait: false });
+      await this.decide(
+        hostnameStream(previous),
+        hostnameDecider,
+        { kind: 'ReleaseHostname', hostname: previous, organizationId },
+        { caller, wait: false },
+      );
     }
   }
 }

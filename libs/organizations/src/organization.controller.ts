@@ -1,19 +1,19 @@
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { CachedRead } from '../../platform/src/http/response-cache';
-import { ListQuery } from '../../platform/src/http/list';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { etagOf, parseIfMatch } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { CachedRead } from '#platform/http/response-cache';
+import { ListQuery } from '#platform/http/list';
 import { CreateOrganization, UpdateOrganization } from './organization.commands';
 import { CreateOrganizationBody, UpdateOrganizationBody } from './organization.dto';
 import type { OrganizationChanges } from './organization.events';
 import { GetOrganization, GetUserProfile, ListOrganizations, ListOrganizationsByEmailDomain } from './organization.queries';
-import { Valid } from '../../platform/src/http/validation';
-import { mergeRulesOf } from '../../platform/src/merge-rules';
+import { Valid } from '#platform/http/validation';
+import { mergeRulesOf } from '#platform/merge-rules';
 
 @Controller('v1')
 export class OrganizationController {
@@ -26,7 +26,11 @@ export class OrganizationController {
   @Post('orgs')
   @ApiCreatedResponse({ description: 'created', schema: ref('Organization'), headers: etagHeader })
   @HttpCode(201)
-  async create(@Body(Valid) body: CreateOrganizationBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async create(
+    @Body(Valid) body: CreateOrganizationBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const organizationId = await this.commandBus.execute(new CreateOrganization(body.title, body.emailDomains ?? [], caller));
     return this.read(organizationId, caller, reply);
   }
@@ -42,7 +46,11 @@ export class OrganizationController {
   @Get('orgs/:organizationId')
   @ApiOkResponse({ description: 'OK', schema: ref('Organization'), headers: etagHeader })
   @CachedRead()
-  get(@PathId('organizationId', 'organization') organizationId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.read(organizationId, caller, reply);
   }
 

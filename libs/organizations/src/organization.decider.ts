@@ -1,8 +1,8 @@
-import { DomainError } from '../../platform/src/errors';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import type { Decider } from '../../event-store/src/decider';
-import { normalizeEmail } from '../../platform/src/email';
-import { NO_MERGE_RULES, requiresApprovedReview, withApprovalRule } from '../../platform/src/merge-rules';
+import { DomainError } from '#platform/errors';
+import type { OrganizationRole } from '#platform/permissions';
+import type { Decider } from '#event-store/decider';
+import { normalizeEmail } from '#platform/email';
+import { NO_MERGE_RULES, requiresApprovedReview, withApprovalRule } from '#platform/merge-rules';
 import type { HostnameEvent, MemberSeenEvent, MemberSource, OrganizationChanges, OrganizationEvent } from './organization.events';
 
 export const organizationStream = (organizationId: string) => `organization-${organizationId}`;
@@ -88,11 +88,14 @@ export function withMergeRules(current: Required<OrganizationChanges>, changes: 
   if (changes.mergeRules !== undefined) {
     const required = requiresApprovedReview(changes.mergeRules);
     if (changes.changeRequestsRequireApproval !== undefined && changes.changeRequestsRequireApproval !== required) {
-      return DomainError.invalid(`changeRequestsRequireApproval must be ${required} with these mergeRules: it is their require_at_least_one_approved_review rule`);
+      return DomainError.invalid(
+        `changeRequestsRequireApproval must be ${required} with these mergeRules: it is their require_at_least_one_approved_review rule`,
+      );
     }
     return { ...changes, changeRequestsRequireApproval: required };
   }
-  if (changes.changeRequestsRequireApproval !== undefined) return { ...changes, mergeRules: withApprovalRule(current.mergeRules, changes.changeRequestsRequireApproval) };
+  if (changes.changeRequestsRequireApproval !== undefined)
+    return { ...changes, mergeRules: withApprovalRule(current.mergeRules, changes.changeRequestsRequireApproval) };
   return changes;
 }
 
@@ -120,9 +123,13 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
         return { ...state, exists: true, fields: { ...state.fields, title: event.data.title, emailDomains: event.data.emailDomains } };
       case 'OrganizationUpdated': {
         // Events from before merge rules carry the approval setting alone.
-        const changes = event.data.changes.mergeRules === undefined && event.data.changes.changeRequestsRequireApproval !== undefined
-          ? { ...event.data.changes, mergeRules: withApprovalRule(state.fields.mergeRules, event.data.changes.changeRequestsRequireApproval) }
-          : event.data.changes;
+        const changes =
+          event.data.changes.mergeRules === undefined && event.data.changes.changeRequestsRequireApproval !== undefined
+            ? {
+                ...event.data.changes,
+                mergeRules: withApprovalRule(state.fields.mergeRules, event.data.changes.changeRequestsRequireApproval),
+              }
+            : event.data.changes;
         return { ...state, fields: { ...state.fields, ...changes } };
       }
       case 'MemberAdded': {
@@ -159,7 +166,13 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
       return [
         {
           type: 'OrganizationCreated',
-          data: { organizationId, title: command.title, emailDomains: unique(command.emailDomains), createdBy: command.creatorId, createdAt: command.now },
+          data: {
+            organizationId,
+            title: command.title,
+            emailDomains: unique(command.emailDomains),
+            createdBy: command.creatorId,
+            createdAt: command.now,
+          },
         },
         memberAdded(organizationId, command.creatorId, 'admin', false, command.now, 'creation'),
       ];
@@ -181,13 +194,18 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
     if (command.kind === 'AcceptInvitation' || command.kind === 'DeclineInvitation') {
       // Only the person invited may answer; to anyone else the invitation does not exist.
       const invitation = state.exists ? state.invitations.get(command.invitationId) : undefined;
-      if (!invitation || invitation.email !== normalizeEmail(command.email)) return DomainError.notFound(`no invitation ${command.invitationId}`);
+      if (!invitation || invitation.email !== normalizeEmail(command.email))
+        return DomainError.notFound(`no invitation ${command.invitationId}`);
       const { invitationId, userId, now } = command;
-      if (command.kind === 'DeclineInvitation') return [{ type: 'InvitationDeclined', data: { organizationId, invitationId, userId, declinedAt: now } }];
+      if (command.kind === 'DeclineInvitation')
+        return [{ type: 'InvitationDeclined', data: { organizationId, invitationId, userId, declinedAt: now } }];
       const accepted: OrganizationEvent = { type: 'InvitationAccepted', data: { organizationId, invitationId, userId, acceptedAt: now } };
       // Someone already in the organization keeps their membership as it is.
       if (state.members.has(userId)) return [accepted];
-      const joined = memberAdded(organizationId, userId, invitation.role, invitation.sso, now, 'invite', { invitationId, ssoConsent: invitation.sso });
+      const joined = memberAdded(organizationId, userId, invitation.role, invitation.sso, now, 'invite', {
+        invitationId,
+        ssoConsent: invitation.sso,
+      });
       return [accepted, joined];
     }
     const denied = accessRefusal(command, state);
@@ -200,7 +218,9 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
         if (withRules instanceof DomainError) return withRules;
         const requested = { ...withRules, ...(withRules.emailDomains ? { emailDomains: unique(withRules.emailDomains) } : {}) };
         const changes = changedFields(state.fields, requested);
-        return Object.keys(changes).length === 0 ? [] : [{ type: 'OrganizationUpdated', data: { organizationId, changes, updatedAt: command.now } }];
+        return Object.keys(changes).length === 0
+          ? []
+          : [{ type: 'OrganizationUpdated', data: { organizationId, changes, updatedAt: command.now } }];
       }
       case 'InviteByEmail': {
         const pendingByEmail = new Map([...state.invitations].map(([id, invitation]) => [invitation.email, id]));
@@ -209,22 +229,37 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
           const invitationId = pendingByEmail.get(email) ?? proposed.invitationId;
           return {
             type: 'MemberInvited',
-            data: { organizationId, invitationId, email, role: proposed.role, sso: command.sso, invitedBy: command.byUserId, invitedAt: command.now },
+            data: {
+              organizationId,
+              invitationId,
+              email,
+              role: proposed.role,
+              sso: command.sso,
+              invitedBy: command.byUserId,
+              invitedAt: command.now,
+            },
           };
         });
       }
       case 'RevokeInvitation':
         if (!state.invitations.has(command.invitationId)) return DomainError.notFound(`no invitation ${command.invitationId}`);
-        return [{ type: 'InvitationRevoked', data: { organizationId, invitationId: command.invitationId, revokedBy: command.byUserId, revokedAt: command.now } }];
+        return [
+          {
+            type: 'InvitationRevoked',
+            data: { organizationId, invitationId: command.invitationId, revokedBy: command.byUserId, revokedAt: command.now },
+          },
+        ];
       case 'ChangeMemberRole': {
         const member = state.members.get(command.userId);
         if (!member) return DomainError.notFound(`no member ${command.userId} in organization ${organizationId}`);
         if (member.role === command.role) return [];
-        if (member.role === 'admin' && adminCount(state) === 1) return DomainError.conflict('the last admin of an organization cannot be demoted');
+        if (member.role === 'admin' && adminCount(state) === 1)
+          return DomainError.conflict('the last admin of an organization cannot be demoted');
         return [{ type: 'MemberRoleChanged', data: { organizationId, userId: command.userId, role: command.role } }];
       }
       case 'RemoveMember':
-        if (!state.members.has(command.userId)) return DomainError.notFound(`no member ${command.userId} in organization ${organizationId}`);
+        if (!state.members.has(command.userId))
+          return DomainError.notFound(`no member ${command.userId} in organization ${organizationId}`);
         return removeMember(state, organizationId, command.userId);
       case 'EnableMemberSso': {
         const member = state.members.get(command.userId);
@@ -233,7 +268,12 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
       }
       case 'CreateLinkInvite':
         if (state.linkInvites.has(command.inviteId)) return DomainError.conflict(`invite ${command.inviteId} already exists`);
-        return [{ type: 'LinkInviteCreated', data: { organizationId, inviteId: command.inviteId, role: command.role, createdBy: command.byUserId, createdAt: command.now } }];
+        return [
+          {
+            type: 'LinkInviteCreated',
+            data: { organizationId, inviteId: command.inviteId, role: command.role, createdBy: command.byUserId, createdAt: command.now },
+          },
+        ];
       case 'DeleteLinkInvite':
         if (!state.linkInvites.has(command.inviteId)) return DomainError.notFound(`no invite ${command.inviteId}`);
         return [{ type: 'LinkInviteDeleted', data: { organizationId, inviteId: command.inviteId } }];
@@ -256,7 +296,8 @@ function memberAdded(
 function removeMember(state: OrganizationState, organizationId: string, userId: string): OrganizationEvent[] | DomainError {
   const member = state.members.get(userId);
   if (!member) return DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
-  if (member.role === 'admin' && adminCount(state) === 1) return DomainError.conflict('the last admin of an organization cannot be removed');
+  if (member.role === 'admin' && adminCount(state) === 1)
+    return DomainError.conflict('the last admin of an organization cannot be removed');
   return [{ type: 'MemberRemoved', data: { organizationId, userId } }];
 }
 
@@ -271,7 +312,8 @@ const adminCount = (state: OrganizationState) => [...state.members.values()].fil
  */
 export function accessRefusal(command: OrganizationCommand, state: OrganizationState): DomainError | null {
   if (!('byUserId' in command)) return null;
-  if (command.kind === 'RemoveMember' && command.userId === command.byUserId) return requireMember(state, command.organizationId, command.byUserId);
+  if (command.kind === 'RemoveMember' && command.userId === command.byUserId)
+    return requireMember(state, command.organizationId, command.byUserId);
   return requireAdmin(state, command.organizationId, command.byUserId);
 }
 

@@ -15,9 +15,9 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
-import { NotBlank } from '../../platform/src/http/validation';
-import { IsMergeRules, type MergeRules } from '../../platform/src/merge-rules';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '#platform/permissions';
+import { NotBlank } from '#platform/http/validation';
+import { IsMergeRules, type MergeRules } from '#platform/merge-rules';
 
 /** Present and not null: the member is being set. Absent: unchanged. Null passes only where a member is nullable. */
 const given = (_: object, value: unknown) => value !== undefined;

@@ -1,5 +1,5 @@
-import type { MergeRules } from '../../platform/src/merge-rules';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { MergeRules } from '#platform/merge-rules';
+import type { OrganizationRole } from '#platform/permissions';
 
 /** `{ type: 'site', site }` or null: where visitors of the organization's hostname land. */
 export type DefaultContent = { type: 'site'; site: string } | null;
@@ -41,12 +41,23 @@ export type OrganizationEvent =
   | { type: 'MemberRoleChanged'; data: { organizationId: string; userId: string; role: OrganizationRole } }
   | { type: 'MemberRemoved'; data: { organizationId: string; userId: string } }
   | { type: 'MemberSsoEnabled'; data: { organizationId: string; userId: string } }
-  | { type: 'LinkInviteCreated'; data: { organizationId: string; inviteId: string; role: OrganizationRole; createdBy: string; createdAt: string } }
+  | {
+      type: 'LinkInviteCreated';
+      data: { organizationId: string; inviteId: string; role: OrganizationRole; createdBy: string; createdAt: string };
+    }
   | { type: 'LinkInviteDeleted'; data: { organizationId: string; inviteId: string } }
   /** An invitation by e-mail, pending until the person accepts it; inviting a pending address again refreshes it under the same id. */
   | {
       type: 'MemberInvited';
-      data: { organizationId: string; invitationId: string; email: string; role: OrganizationRole; sso: boolean; invitedBy: string; invitedAt: string };
+      data: {
+        organizationId: string;
+        invitationId: string;
+        email: string;
+        role: OrganizationRole;
+        sso: boolean;
+        invitedBy: string;
+        invitedAt: string;
+      };
     }
   | { type: 'InvitationAccepted'; data: { organizationId: string; invitationId: string; userId: string; acceptedAt: string } }
   | { type: 'InvitationDeclined'; data: { organizationId: string; invitationId: string; userId: string; declinedAt: string } }

@@ -6,7 +6,18 @@ import { MemberController, UserInvitationController } from './member.controller'
 import { InvitationLocator, LinkInvitePresenter, MemberDirectory, memberQueryHandlers } from './member.queries';
 import { VisitorClaimsSigner } from './visitor-claims';
 import { OrganizationMembership, OrganizationPresenter, organizationQueryHandlers } from './organization.queries';
-import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForSpaces, OrganizationsForTranslations, OrganizationsForOpenapi, OrganizationsForSso, OrganizationsForTeams } from './organizations.provides';
+import {
+  OrganizationsForAudit,
+  OrganizationsForChangeRequests,
+  OrganizationsForComments,
+  OrganizationsForIntegrations,
+  OrganizationsForSites,
+  OrganizationsForSpaces,
+  OrganizationsForTranslations,
+  OrganizationsForOpenapi,
+  OrganizationsForSso,
+  OrganizationsForTeams,
+} from './organizations.provides';
 
 /**
  * Organizations and their members. It exports only the classes that implement other contexts'
@@ -37,6 +48,17 @@ import { OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsFor
     OrganizationsForSpaces,
     OrganizationsForAudit,
   ],
-  exports: [OrganizationsForSso, OrganizationsForTeams, OrganizationsForSpaces, OrganizationsForAudit, OrganizationsForChangeRequests, OrganizationsForComments, OrganizationsForIntegrations, OrganizationsForSites, OrganizationsForTranslations, OrganizationsForOpenapi],
+  exports: [
+    OrganizationsForSso,
+    OrganizationsForTeams,
+    OrganizationsForSpaces,
+    OrganizationsForAudit,
+    OrganizationsForChangeRequests,
+    OrganizationsForComments,
+    OrganizationsForIntegrations,
+    OrganizationsForSites,
+    OrganizationsForTranslations,
+    OrganizationsForOpenapi,
+  ],
 })
 export class OrganizationModule {}

@@ -1,4 +1,4 @@
-import { inStream, projectionSpec } from '../../testing/src';
+import { inStream, projectionSpec } from '#testing';
 import type { OrganizationEvent } from './organization.events';
 import { INVITATIONS, MEMBERS, ORGANIZATIONS, organizationProjection } from './organization.projections';
 
@@ -7,16 +7,25 @@ const spec = projectionSpec(organizationProjection);
 const o1 = (events: OrganizationEvent[]) => inStream('organization-o1', events);
 
 const history = o1([
-  { type: 'OrganizationCreated', data: { organizationId: 'o1', title: 'Acme', emailDomains: ['acme.io'], createdBy: 'ada', createdAt: now } },
+  {
+    type: 'OrganizationCreated',
+    data: { organizationId: 'o1', title: 'Acme', emailDomains: ['acme.io'], createdBy: 'ada', createdAt: now },
+  },
   { type: 'MemberAdded', data: { organizationId: 'o1', userId: 'ada', role: 'admin', sso: false, joinedAt: now } },
-  { type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { title: 'Acme Inc', hostname: 'acme' }, updatedAt: '2026-01-02T00:00:00.000Z' } },
+  {
+    type: 'OrganizationUpdated',
+    data: { organizationId: 'o1', changes: { title: 'Acme Inc', hostname: 'acme' }, updatedAt: '2026-01-02T00:00:00.000Z' },
+  },
 ]);
 const invited = (role: 'read' | 'edit'): OrganizationEvent => ({
   type: 'MemberInvited',
   data: { organizationId: 'o1', invitationId: 'i1', email: 'carl@acme.io', role, sso: false, invitedBy: 'ada', invitedAt: now },
 });
 const refreshed = [...history, ...o1([invited('read'), invited('edit')])];
-const accepted = [...refreshed, ...o1([{ type: 'InvitationAccepted', data: { organizationId: 'o1', invitationId: 'i1', userId: 'carl', acceptedAt: now } }])];
+const accepted = [
+  ...refreshed,
+  ...o1([{ type: 'InvitationAccepted', data: { organizationId: 'o1', invitationId: 'i1', userId: 'carl', acceptedAt: now } }]),
+];
 
 describe('organization projection', () => {
   it('given an organization created, joined and renamed, then its document', async () => {
@@ -44,10 +53,16 @@ describe('organization projection', () => {
   });
 
   it('given an event from before merge rules that required approval, then the approval rule is in the merge rules', async () => {
-    const approval = o1([{ type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { changeRequestsRequireApproval: true }, updatedAt: now } }]);
+    const approval = o1([
+      { type: 'OrganizationUpdated', data: { organizationId: 'o1', changes: { changeRequestsRequireApproval: true }, updatedAt: now } },
+    ]);
     await spec.given([...history, ...approval]).then({
       [ORGANIZATIONS]: [
-        expect.objectContaining({ _id: 'o1', changeRequestsRequireApproval: true, mergeRules: { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] } }),
+        expect.objectContaining({
+          _id: 'o1',
+          changeRequestsRequireApproval: true,
+          mergeRules: { type: 'rules', rules: [{ rule: 'require_at_least_one_approved_review' }] },
+        }),
       ],
     });
   });
@@ -77,7 +92,11 @@ describe('organization projection', () => {
   });
 
   it('given an invitation refreshed, then one pending invitation with the latest role', async () => {
-    await spec.given(refreshed).then({ [INVITATIONS]: [{ _id: 'i1', organizationId: 'o1', email: 'carl@acme.io', role: 'edit', sso: false, invitedBy: 'ada', invitedAt: now }] });
+    await spec.given(refreshed).then({
+      [INVITATIONS]: [
+        { _id: 'i1', organizationId: 'o1', email: 'carl@acme.io', role: 'edit', sso: false, invitedBy: 'ada', invitedAt: now },
+      ],
+    });
   });
 
   it('given an invitation accepted, then it is no longer pending', async () => {

@@ -1,6 +1,6 @@
-import { NO_MERGE_RULES, withApprovalRule, type MergeRules } from '../../platform/src/merge-rules';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { multiDocumentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
+import { NO_MERGE_RULES, withApprovalRule, type MergeRules } from '#platform/merge-rules';
+import type { OrganizationRole } from '#platform/permissions';
+import { multiDocumentProjection, type ProjectedDoc } from '#read-store/projections/projection';
 import type { DefaultContent, MemberSeenEvent, OrganizationEvent } from './organization.events';
 import { DEFAULT_ORGANIZATION_SETTINGS } from './organization.decider';
 
@@ -89,7 +89,11 @@ export type UserProfileEvent =
 type OrganizationsInput = OrganizationEvent | MemberSeenEvent | UserProfileEvent;
 
 /** The member fields copied from a profile. */
-const copied = (profile: { displayName: string; email: string }) => ({ displayName: profile.displayName, email: profile.email, nameLower: profile.displayName.toLowerCase() });
+const copied = (profile: { displayName: string; email: string }) => ({
+  displayName: profile.displayName,
+  email: profile.email,
+  nameLower: profile.displayName.toLowerCase(),
+});
 
 /**
  * Organizations, members, invitations and member profiles, from the organization streams, the
@@ -152,18 +156,28 @@ export const organizationProjection = multiDocumentProjection<OrganizationsInput
         const { userId } = event.data;
         const before = await profiles.get(userId);
         const profile = {
-          displayName: event.type === 'UserCreated' ? event.data.displayName : (event.data.changes.displayName ?? before?.displayName ?? ''),
+          displayName:
+            event.type === 'UserCreated' ? event.data.displayName : (event.data.changes.displayName ?? before?.displayName ?? ''),
           email: event.type === 'UserCreated' ? event.data.email : (before?.email ?? ''),
           organizations: before?.organizations ?? [],
         };
         await profiles.put({ _id: userId, ...profile });
         // The user's member documents follow, whether they joined before or after the change.
-        for (const organizationId of profile.organizations) await members.update(memberId(organizationId, userId), { $set: copied(profile) });
+        for (const organizationId of profile.organizations)
+          await members.update(memberId(organizationId, userId), { $set: copied(profile) });
         return;
       }
       case 'OrganizationCreated': {
         const { organizationId, title, emailDomains, createdAt } = event.data;
-        await organizations.put({ _id: organizationId, title, createdAt, updatedAt: createdAt, emailDomains, ...DEFAULT_ORGANIZATION_SETTINGS, revision });
+        await organizations.put({
+          _id: organizationId,
+          title,
+          createdAt,
+          updatedAt: createdAt,
+          emailDomains,
+          ...DEFAULT_ORGANIZATION_SETTINGS,
+          revision,
+        });
         return;
       }
       case 'OrganizationUpdated': {
@@ -171,7 +185,12 @@ export const organizationProjection = multiDocumentProjection<OrganizationsInput
         // Events from before merge rules carry the approval setting alone: its rule joins the rules.
         const derived =
           changes.mergeRules === undefined && changes.changeRequestsRequireApproval !== undefined
-            ? { mergeRules: withApprovalRule((await organizations.get(organizationId))?.mergeRules ?? NO_MERGE_RULES, changes.changeRequestsRequireApproval) }
+            ? {
+                mergeRules: withApprovalRule(
+                  (await organizations.get(organizationId))?.mergeRules ?? NO_MERGE_RULES,
+                  changes.changeRequestsRequireApproval,
+                ),
+              }
             : {};
         await organizations.update(organizationId, { $set: { ...changes, ...derived, updatedAt: event.data.updatedAt, revision } });
         return;
@@ -222,7 +241,9 @@ export const organizationProjection = multiDocumentProjection<OrganizationsInput
         return;
       case 'MemberInvited': {
         const { invitationId, organizationId, email, role, sso, invitedBy, invitedAt } = event.data;
-        await documents.collection<InvitationDoc>(INVITATIONS).put({ _id: invitationId, organizationId, email, role, sso, invitedBy, invitedAt });
+        await documents
+          .collection<InvitationDoc>(INVITATIONS)
+          .put({ _id: invitationId, organizationId, email, role, sso, invitedBy, invitedAt });
         return;
       }
       case 'InvitationAccepted':

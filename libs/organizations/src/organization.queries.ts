@@ -1,18 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { organizationPermissions, type OrganizationPermissions, type OrganizationRole } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { NO_MERGE_RULES, withApprovalRule, withoutNamedUsers, type MergeRules } from '../../platform/src/merge-rules';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import { userOf, type Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { organizationPermissions, type OrganizationPermissions, type OrganizationRole } from '#platform/permissions';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { NO_MERGE_RULES, withApprovalRule, withoutNamedUsers, type MergeRules } from '#platform/merge-rules';
 import type { DefaultContent } from './organization.events';
 import { MEMBERS, memberId, ORGANIZATIONS, type MemberDoc, type OrganizationDoc } from './organization.projections';
-import { byIds } from '../../platform/src/by-ids';
+import { byIds } from '#platform/by-ids';
 import { ORGANIZATION_USERS, type OrganizationUsers, type PresentedUser } from './organizations.needs';
 import { organizationDecider, organizationStream } from './organization.decider';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
 
 /** The Organization resource. */
 export interface OrganizationObject {
@@ -82,8 +82,15 @@ export class OrganizationMembership {
    */
   async membersAmong(organizationId: string, userIds: readonly string[]): Promise<Set<string>> {
     const asked = new Set(userIds);
-    const members = await byIds(this.reads.collection<MemberDoc>(MEMBERS), [...asked].map((userId) => memberId(organizationId, userId)));
-    return new Set(members.filter((member) => member.organizationId === organizationId && asked.has(member.userId) && !member.disabled).map((member) => member.userId));
+    const members = await byIds(
+      this.reads.collection<MemberDoc>(MEMBERS),
+      [...asked].map((userId) => memberId(organizationId, userId)),
+    );
+    return new Set(
+      members
+        .filter((member) => member.organizationId === organizationId && asked.has(member.userId) && !member.disabled)
+        .map((member) => member.userId),
+    );
   }
 
   /** The organizations the user belongs to (enabled memberships), at most 1,000. */
@@ -115,7 +122,13 @@ export class OrganizationPresenter {
   present(organization: OrganizationDoc, role: OrganizationRole, member = true): OrganizationObject {
     const base = this.config.publicUrl;
     // Built member by member, in the same order: on Node 20 a literal with conditional spreads followed by members takes V8's slow path.
-    const object = { object: 'organization', id: organization._id, title: organization.title, createdAt: organization.createdAt, emailDomains: organization.emailDomains } as OrganizationObject;
+    const object = {
+      object: 'organization',
+      id: organization._id,
+      title: organization.title,
+      createdAt: organization.createdAt,
+      emailDomains: organization.emailDomains,
+    } as OrganizationObject;
     if (organization.hostname) object.hostname = organization.hostname;
     object.type = 'business';
     object.defaultRole = organization.defaultRole;
@@ -227,13 +240,17 @@ export class ListOrganizationsByEmailDomainHandler implements IQueryHandler<List
     if (caller.kind !== 'user') return { organizations: [] };
     const domain = emailDomain.toLowerCase();
     const ownDomain = caller.user.email.split('@')[1]?.toLowerCase() === domain;
-    const found = await this.reads.collection<OrganizationDoc>(ORGANIZATIONS).find({ emailDomains: domain }, { limit: 1000, sort: { createdAt: 1 } });
+    const found = await this.reads
+      .collection<OrganizationDoc>(ORGANIZATIONS)
+      .find({ emailDomains: domain }, { limit: 1000, sort: { createdAt: 1 } });
     const roles = await this.reads
       .collection<MemberDoc>(MEMBERS)
       .find({ _id: { $in: found.items.map((o) => memberId(o._id, caller.userId)) } }, { limit: 1000, count: false });
     const roleByOrganization = new Map(roles.items.map((m) => [m.organizationId, m.role]));
     const visible = found.items.filter((o) => ownDomain || roleByOrganization.has(o._id));
-    return { organizations: visible.map((o) => this.presenter.present(o, roleByOrganization.get(o._id) ?? null, roleByOrganization.has(o._id))) };
+    return {
+      organizations: visible.map((o) => this.presenter.present(o, roleByOrganization.get(o._id) ?? null, roleByOrganization.has(o._id))),
+    };
   }
 }
 
@@ -255,7 +272,8 @@ export class GetUserProfileHandler implements IQueryHandler<GetUserProfile> {
   ) {}
 
   async execute({ userId, caller }: GetUserProfile): Promise<PresentedUser> {
-    const visible = caller.kind === 'user' && (caller.userId === userId || (await this.membership.shareAnOrganization(caller.userId, userId)));
+    const visible =
+      caller.kind === 'user' && (caller.userId === userId || (await this.membership.shareAnOrganization(caller.userId, userId)));
     const user = visible ? await this.users.byId(userId) : null;
     if (!user) throw DomainError.notFound(`no user ${userId}`);
     return this.users.present(user);

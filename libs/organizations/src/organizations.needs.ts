@@ -4,8 +4,8 @@
  * composition root (libs/composition/src/contexts.ts) to another context's adapter or to a value.
  * Nothing here imports another context.
  */
-import type { ListEnvelope } from '../../platform/src/http/list';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { ListEnvelope } from '#platform/http/list';
+import type { OrganizationRole } from '#platform/permissions';
 
 // ---- identity (ORGANIZATION_USERS) --------------------------------------------------------------
 
@@ -44,7 +44,10 @@ export const MEMBER_TEAM_COUNTS = Symbol('MEMBER_TEAM_COUNTS');
 
 /** Members' spaces, from the spaces context: counts for member objects, and `GET /members/{userId}/spaces`. */
 export interface MemberSpacesSource {
-  spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>>;
+  spaceCountsByUser(
+    organizationId: string,
+    members: ReadonlyArray<{ userId: string; role: OrganizationRole }>,
+  ): Promise<Map<string, number>>;
   list(
     organizationId: string,
     member: { userId: string; role: OrganizationRole },

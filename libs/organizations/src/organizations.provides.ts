@@ -7,8 +7,8 @@
  */
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
 import { JoinBySso } from './member.commands';
 import { FindSsoMembers, IsOrganizationMember, PresentMembers, type MemberObject } from './member.queries';
 import {

@@ -1,5 +1,5 @@
-import { mergeRulesSchema } from '../../platform/src/merge-rules';
-import { booleans, closedObject, dateTime, ref, roleOrGuest, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { mergeRulesSchema } from '#platform/merge-rules';
+import { booleans, closedObject, dateTime, ref, roleOrGuest, url, type JsonSchema } from '#platform/platform.schemas';
 
 /** Response schemas of the organizations context (organizations, members, link invites), for the OpenAPI document. */
 export const organizationSchemas: Record<string, JsonSchema> = {
@@ -13,18 +13,22 @@ export const organizationSchemas: Record<string, JsonSchema> = {
       hostname: { type: 'string' },
       type: { type: 'string', enum: ['business'] },
       defaultRole: roleOrGuest,
-      defaultContent: { ...closedObject({ type: { type: 'string', enum: ['site'] }, site: { type: 'string' } }), description: 'absent when there is none' },
+      defaultContent: {
+        ...closedObject({ type: { type: 'string', enum: ['site'] }, site: { type: 'string' } }),
+        description: 'absent when there is none',
+      },
       sso: { type: 'boolean' },
       ai: { type: 'boolean' },
       inviteLinks: { type: 'boolean' },
-      changeRequestsRequireApproval: { type: 'boolean', description: 'change requests merge only with an approval of their latest revision (extension; the require_at_least_one_approved_review rule of mergeRules)' },
+      changeRequestsRequireApproval: {
+        type: 'boolean',
+        description:
+          'change requests merge only with an approval of their latest revision (extension; the require_at_least_one_approved_review rule of mergeRules)',
+      },
       mergeRules: mergeRulesSchema({ inherit: false }),
       plan: { type: 'string', enum: ['free'] },
       urls: closedObject({ location: url, app: url, logo: url }, ['logo']),
-      trial: closedObject(
-        { status: { type: 'string', enum: ['notapplicable'] }, count: { type: 'integer', enum: [0] } },
-        [],
-      ),
+      trial: closedObject({ status: { type: 'string', enum: ['notapplicable'] }, count: { type: 'integer', enum: [0] } }, []),
       internal_isOnNewTrial: { type: 'boolean', enum: [true] },
       permissions: booleans(
         'view',
@@ -45,19 +49,22 @@ export const organizationSchemas: Record<string, JsonSchema> = {
     ['hostname', 'defaultContent'],
   ),
   OrganizationsByEmailDomain: closedObject({ organizations: { type: 'array', items: ref('Organization') } }),
-  Member: closedObject({
-    object: { type: 'string', enum: ['member'] },
-    id: { type: 'string', description: 'the user’s id' },
-    role: roleOrGuest,
-    user: ref('User'),
-    disabled: { type: 'boolean' },
-    joinedAt: dateTime,
-    lastSeenAt: dateTime,
-    sso: { type: 'boolean' },
-    spaces: { type: 'integer', minimum: 0 },
-    teams: { type: 'integer', minimum: 0 },
-    sites: { type: 'integer', minimum: 0, description: 'the live sites of the organization: every member sees them all' },
-  }, ['lastSeenAt']),
+  Member: closedObject(
+    {
+      object: { type: 'string', enum: ['member'] },
+      id: { type: 'string', description: 'the user’s id' },
+      role: roleOrGuest,
+      user: ref('User'),
+      disabled: { type: 'boolean' },
+      joinedAt: dateTime,
+      lastSeenAt: dateTime,
+      sso: { type: 'boolean' },
+      spaces: { type: 'integer', minimum: 0 },
+      teams: { type: 'integer', minimum: 0 },
+      sites: { type: 'integer', minimum: 0, description: 'the live sites of the organization: every member sees them all' },
+    },
+    ['lastSeenAt'],
+  ),
   LinkInvite: closedObject({
     object: { type: 'string', enum: ['link-invite'] },
     id: { type: 'string' },

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { ManualClock } from '../../platform/src/clock';
-import type { AppConfig } from '../../platform/src/config';
+import { ManualClock } from '#platform/clock';
+import type { AppConfig } from '#platform/config';
 import { VisitorClaimsSigner, visitorClaimsKey } from './visitor-claims';
 
 /** `serviceVisitorClaims`: an HS256 JWT of the user and organization, valid an hour, signed with a key derived from the admin token. */
@@ -17,13 +17,29 @@ describe('visitor claims signer', () => {
     const key = visitorClaimsKey('admin-token');
     const token = await new VisitorClaimsSigner(key, config, new ManualClock(t0)).sign('u1', 'o1', 'ada@example.com');
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' });
-    const { payload } = await jwtVerify(token, key, { currentDate: t0, issuer: 'https://docs.example.com', audience: 'https://docs.example.com/v1/orgs/o1' });
+    const { payload } = await jwtVerify(token, key, {
+      currentDate: t0,
+      issuer: 'https://docs.example.com',
+      audience: 'https://docs.example.com/v1/orgs/o1',
+    });
     const now = t0.getTime() / 1000;
-    expect(payload).toEqual({ org: 'o1', email: 'ada@example.com', sub: 'u1', iss: 'https://docs.example.com', aud: 'https://docs.example.com/v1/orgs/o1', iat: now, exp: now + 3600 });
+    expect(payload).toEqual({
+      org: 'o1',
+      email: 'ada@example.com',
+      sub: 'u1',
+      iss: 'https://docs.example.com',
+      aud: 'https://docs.example.com/v1/orgs/o1',
+      iat: now,
+      exp: now + 3600,
+    });
   });
 
   it('given a token signed with another admin token’s key, then it does not verify', async () => {
-    const token = await new VisitorClaimsSigner(visitorClaimsKey('another'), config, new ManualClock(t0)).sign('u1', 'o1', 'ada@example.com');
+    const token = await new VisitorClaimsSigner(visitorClaimsKey('another'), config, new ManualClock(t0)).sign(
+      'u1',
+      'o1',
+      'ada@example.com',
+    );
     await expect(jwtVerify(token, visitorClaimsKey('admin-token'), { currentDate: t0 })).rejects.toThrow();
   });
 });

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import { jose } from '../../platform/src/lazy-package';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { CLOCK, type Clock } from '#platform/clock';
+import { jose } from '#platform/lazy-package';
 import { VISITOR_CLAIMS_KEY } from './organizations.needs';
 
 /** The value of the VISITOR_CLAIMS_KEY port (organizations.needs.ts): every replica derives the same key from the admin token. */

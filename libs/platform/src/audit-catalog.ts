@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
+import type { RecordedEvent } from '#event-store/event-store.port';
 
 /**
  * How a domain event shows in an organization's audit log (docs/architecture.md, Extensions). Each bounded

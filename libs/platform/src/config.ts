@@ -150,7 +150,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     untrustedWorkQueue: integer(env, 'UNTRUSTED_WORK_QUEUE', 64, 1, 100_000),
     contentConversionTimeMs: integer(env, 'CONTENT_CONVERSION_TIME_MS', 10_000, 100, 600_000),
     contentUploadMaxBytes: integer(env, 'CONTENT_UPLOAD_MAX_BYTES', 100 * 1024 * 1024, 1024, 10 * 1024 * 1024 * 1024),
-    dnsServers: (env.DNS_SERVERS ?? '').split(',').map((server) => server.trim()).filter((server) => server !== ''),
+    dnsServers: (env.DNS_SERVERS ?? '')
+      .split(',')
+      .map((server) => server.trim())
+      .filter((server) => server !== ''),
   };
 }
 

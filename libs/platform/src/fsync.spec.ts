@@ -25,9 +25,12 @@ describe('fsyncPath and fsyncPathSync', () => {
     await expect(fsyncPath(join(dir, 'missing'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it.each(['EISDIR', 'EPERM', 'EINVAL', 'EBADF'])('given %s (a system where directories cannot be opened or synced), then the sync is skipped', (code) => {
-    expect(cannotSyncDirectory(Object.assign(new Error(code), { code }))).toBe(true);
-  });
+  it.each(['EISDIR', 'EPERM', 'EINVAL', 'EBADF'])(
+    'given %s (a system where directories cannot be opened or synced), then the sync is skipped',
+    (code) => {
+      expect(cannotSyncDirectory(Object.assign(new Error(code), { code }))).toBe(true);
+    },
+  );
 
   it.each(['EIO', 'ENOSPC', 'ENOENT', undefined])('given %s, then the error is thrown', (code) => {
     expect(cannotSyncDirectory(Object.assign(new Error('failed'), { code }))).toBe(false);

@@ -69,9 +69,15 @@ export function checkLmdbFile(file: string): LmdbFileReport {
     // allocated, never written, referenced by nothing): seen at 28 pages of a 875 MB log. Only a
     // larger shortfall is a cut.
     if (needed - size > Math.max(CUT_TOLERANCE_PAGES * meta.pageSize, needed * CUT_TOLERANCE_FRACTION)) {
-      return { file, size, meta, problem: `the file is ${size} bytes but its meta page names page ${meta.lastPage}, so it needs about ${needed} bytes (cut short)` };
+      return {
+        file,
+        size,
+        meta,
+        problem: `the file is ${size} bytes but its meta page names page ${meta.lastPage}, so it needs about ${needed} bytes (cut short)`,
+      };
     }
-    if (meta.mapSize > 0 && meta.mapSize < needed) return { file, size, meta, problem: `its map size ${meta.mapSize} is smaller than its last page (${needed} bytes)` };
+    if (meta.mapSize > 0 && meta.mapSize < needed)
+      return { file, size, meta, problem: `its map size ${meta.mapSize} is smaller than its last page (${needed} bytes)` };
     return { file, size, meta };
   } finally {
     closeSync(fd);

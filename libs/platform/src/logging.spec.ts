@@ -3,19 +3,39 @@ import { createLogger, isCredentialParameter, redactSecrets } from './logging';
 
 describe('redactSecrets', () => {
   it('replaces the values of shareKey and jwt_token in a URL, keeping the other parameters', () => {
-    expect(redactSecrets('/sites/s1/page?shareKey=secretvalue&utm=x&jwt_token=eyJ.abc.def')).toBe('/sites/s1/page?shareKey=[redacted]&utm=x&jwt_token=[redacted]');
+    expect(redactSecrets('/sites/s1/page?shareKey=secretvalue&utm=x&jwt_token=eyJ.abc.def')).toBe(
+      '/sites/s1/page?shareKey=[redacted]&utm=x&jwt_token=[redacted]',
+    );
   });
 
-  it.each(['token', 'access_token', 'key', 'api_key', 'secret', 'client_secret', 'password', 'code', 'signature', 'sig', 'SAMLResponse', 'SAMLRequest', 'RelayState', 'auth', 'SHAREKEY', 'share%4Bey'])(
-    'redacts the value of %s',
-    (name) => {
-      expect(redactSecrets(`https://docs.example/x?a=1&${name}=s3cr3t-value`)).toBe(`https://docs.example/x?a=1&${name}=[redacted]`);
-    },
-  );
+  it.each([
+    'token',
+    'access_token',
+    'key',
+    'api_key',
+    'secret',
+    'client_secret',
+    'password',
+    'code',
+    'signature',
+    'sig',
+    'SAMLResponse',
+    'SAMLRequest',
+    'RelayState',
+    'auth',
+    'SHAREKEY',
+    'share%4Bey',
+  ])('redacts the value of %s', (name) => {
+    expect(redactSecrets(`https://docs.example/x?a=1&${name}=s3cr3t-value`)).toBe(`https://docs.example/x?a=1&${name}=[redacted]`);
+  });
 
   it('leaves parameters that carry no credential as they are', () => {
-    expect(redactSecrets('/v1/orgs/o1/spaces?limit=10&page=abc&format=markdown&revision=r1')).toBe('/v1/orgs/o1/spaces?limit=10&page=abc&format=markdown&revision=r1');
-    expect(['limit', 'page', 'format', 'revision', 'only', 'expires', 'title', 'authors', 'status', 'contributor'].filter(isCredentialParameter)).toEqual([]);
+    expect(redactSecrets('/v1/orgs/o1/spaces?limit=10&page=abc&format=markdown&revision=r1')).toBe(
+      '/v1/orgs/o1/spaces?limit=10&page=abc&format=markdown&revision=r1',
+    );
+    expect(
+      ['limit', 'page', 'format', 'revision', 'only', 'expires', 'title', 'authors', 'status', 'contributor'].filter(isCredentialParameter),
+    ).toEqual([]);
   });
 
   it('redacts the signature of a download URL but keeps its expiry', () => {
@@ -34,7 +54,12 @@ describe('redactSecrets', () => {
   });
 
   it('redacts URLs inside messages and stacks, ending the value at a line break', () => {
-    const line = JSON.stringify({ err: { message: 'fetch failed: https://idp.example/sso?SAMLResponse=PHNhbWw+&RelayState=r3l4y', stack: 'Error: GET /x?token=abc\n    at handler' } });
+    const line = JSON.stringify({
+      err: {
+        message: 'fetch failed: https://idp.example/sso?SAMLResponse=PHNhbWw+&RelayState=r3l4y',
+        stack: 'Error: GET /x?token=abc\n    at handler',
+      },
+    });
     const redacted = redactSecrets(line);
     expect(redacted).not.toMatch(/PHNhbWw|r3l4y|abc/);
     expect(JSON.parse(redacted).err.stack).toBe('Error: GET /x?token=[redacted]\n    at handler');
@@ -75,7 +100,10 @@ describe('the logger', () => {
 
   it('censors credential headers if an object carrying headers is ever logged', () => {
     const { lines, stream } = capture();
-    createLogger('info', stream).info({ req: { headers: { authorization: 'Bearer abc.def', cookie: 'site_share_key=k3y', 'user-agent': 'curl' } } }, 'request');
+    createLogger('info', stream).info(
+      { req: { headers: { authorization: 'Bearer abc.def', cookie: 'site_share_key=k3y', 'user-agent': 'curl' } } },
+      'request',
+    );
     const output = lines.join('');
     expect(output).not.toMatch(/abc\.def|k3y/);
     expect(output).toContain('curl');

@@ -51,9 +51,15 @@ function redactParameter(_whole: string, separator: string, name: string, value:
 
 /** Credential headers, wherever a logged object might carry headers. */
 const SECRET_HEADERS = ['authorization', 'cookie', '["set-cookie"]', '["proxy-authorization"]', '["x-api-key"]'];
-const HEADER_PATHS = ['headers', 'req.headers', 'request.headers', 'res.headers', 'reply.headers', 'err.headers', 'err.config.headers'].flatMap((headers) =>
-  SECRET_HEADERS.map((header) => (header.startsWith('[') ? `${headers}${header}` : `${headers}.${header}`)),
-);
+const HEADER_PATHS = [
+  'headers',
+  'req.headers',
+  'request.headers',
+  'res.headers',
+  'reply.headers',
+  'err.headers',
+  'err.config.headers',
+].flatMap((headers) => SECRET_HEADERS.map((header) => (header.startsWith('[') ? `${headers}${header}` : `${headers}.${header}`)));
 
 /**
  * Structured JSON logs on stdout. Lines about a request carry its `requestId`, passed explicitly

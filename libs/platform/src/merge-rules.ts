@@ -68,8 +68,10 @@ function ruleProblem(value: unknown, at: string): string | null {
   if (rule === 'custom') {
     const extra = allowed(['rule', 'expression', 'message']);
     if (extra !== undefined) return `${at}.${extra.slice(0, 32)} is not allowed for rule custom`;
-    if (typeof value.expression !== 'string' || value.expression.length > MAX_RULE_EXPRESSION) return `${at}.expression must be a string of at most ${MAX_RULE_EXPRESSION} characters`;
-    if (value.message !== undefined && (typeof value.message !== 'string' || value.message.length > MAX_RULE_MESSAGE)) return `${at}.message must be a string of at most ${MAX_RULE_MESSAGE} characters`;
+    if (typeof value.expression !== 'string' || value.expression.length > MAX_RULE_EXPRESSION)
+      return `${at}.expression must be a string of at most ${MAX_RULE_EXPRESSION} characters`;
+    if (value.message !== undefined && (typeof value.message !== 'string' || value.message.length > MAX_RULE_MESSAGE))
+      return `${at}.message must be a string of at most ${MAX_RULE_MESSAGE} characters`;
     return null;
   }
   return `${at}.rule must be one of ${[...RULES_WITH_USERS, ...PLAIN_RULES, 'custom'].join(', ')}`;
@@ -87,7 +89,8 @@ export function mergeRulesProblem(value: unknown, field: string, options: { inhe
   const extra = Object.keys(value).find((key) => !members.includes(key));
   if (extra !== undefined) return `${field}.${extra.slice(0, 32)} is not allowed`;
   if (value.type !== 'rules') return null;
-  if (!Array.isArray(value.rules) || value.rules.length > MAX_MERGE_RULES) return `${field}.rules must be a list of at most ${MAX_MERGE_RULES} rules`;
+  if (!Array.isArray(value.rules) || value.rules.length > MAX_MERGE_RULES)
+    return `${field}.rules must be a list of at most ${MAX_MERGE_RULES} rules`;
   for (const [index, rule] of value.rules.entries()) {
     const problem = ruleProblem(rule, `${field}.rules[${index}]`);
     if (problem) return problem;
@@ -99,7 +102,10 @@ export function mergeRulesProblem(value: unknown, field: string, options: { inhe
 export function mergeRulesOf<T extends SpaceMergeRules>(value: T): T {
   if (value.type !== 'rules') return { type: value.type } as T;
   const rules = value.rules.map((rule): MergeRule => {
-    if (rule.rule === 'custom') return rule.message === undefined ? { rule: 'custom', expression: rule.expression } : { rule: 'custom', expression: rule.expression, message: rule.message };
+    if (rule.rule === 'custom')
+      return rule.message === undefined
+        ? { rule: 'custom', expression: rule.expression }
+        : { rule: 'custom', expression: rule.expression, message: rule.message };
     if ('users' in rule) return { rule: rule.rule, users: [...rule.users] };
     return { rule: rule.rule };
   });
@@ -138,9 +144,19 @@ export function mergeRulesSchema(options: { inherit: boolean }): JsonSchema {
   const typed = (type: string, more: Record<string, JsonSchema> = {}) => closedObject({ type: { type: 'string', enum: [type] }, ...more });
   const rule: JsonSchema = {
     oneOf: [
-      closedObject({ rule: { type: 'string', enum: [...RULES_WITH_USERS] }, users: { type: 'array', items: { type: 'string' }, description: 'user ids' } }),
+      closedObject({
+        rule: { type: 'string', enum: [...RULES_WITH_USERS] },
+        users: { type: 'array', items: { type: 'string' }, description: 'user ids' },
+      }),
       closedObject({ rule: { type: 'string', enum: [...PLAIN_RULES] } }),
-      closedObject({ rule: { type: 'string', enum: ['custom'] }, expression: { type: 'string', maxLength: MAX_RULE_EXPRESSION }, message: { type: 'string' } }, ['message']),
+      closedObject(
+        {
+          rule: { type: 'string', enum: ['custom'] },
+          expression: { type: 'string', maxLength: MAX_RULE_EXPRESSION },
+          message: { type: 'string' },
+        },
+        ['message'],
+      ),
     ],
   };
   return {

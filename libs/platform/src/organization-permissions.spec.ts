@@ -1,4 +1,12 @@
-import { atLeast, isOrganizationRole, mayCreateTeam, organizationPermissions, roleRank, teamPermissions, type OrganizationRole } from './permissions';
+import {
+  atLeast,
+  isOrganizationRole,
+  mayCreateTeam,
+  organizationPermissions,
+  roleRank,
+  teamPermissions,
+  type OrganizationRole,
+} from './permissions';
 
 /**
  * The permission tables of permissions.ts, row by row, as their doc comments draw them: each role's

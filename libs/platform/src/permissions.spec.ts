@@ -1,4 +1,12 @@
-import { atLeast, ORGANIZATION_ROLES, organizationPermissions, roleRank, teamPermissions, translationSettingsPermissions, type OrganizationRole } from './permissions';
+import {
+  atLeast,
+  ORGANIZATION_ROLES,
+  organizationPermissions,
+  roleRank,
+  teamPermissions,
+  translationSettingsPermissions,
+  type OrganizationRole,
+} from './permissions';
 
 /** Values that are not roles but can reach the rules: a missing member, a stray string, a prototype key. */
 const notRoles = [undefined, '', 'owner', 'ADMIN', '__proto__', 'constructor', 'toString', 42, {}] as unknown as OrganizationRole[];

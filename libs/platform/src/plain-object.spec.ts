@@ -12,7 +12,19 @@ describe('isPlainObject', () => {
 
   it('refuses arrays, class instances, dates, buffers, maps and primitives', () => {
     class Page {}
-    const refused = [[], new Page(), new Date(), Buffer.from('x'), new Map(), null, undefined, 'x', 1, runInNewContext('new Date()'), runInNewContext('[]')];
+    const refused = [
+      [],
+      new Page(),
+      new Date(),
+      Buffer.from('x'),
+      new Map(),
+      null,
+      undefined,
+      'x',
+      1,
+      runInNewContext('new Date()'),
+      runInNewContext('[]'),
+    ];
     expect(refused.filter(isPlainObject)).toEqual([]);
   });
 

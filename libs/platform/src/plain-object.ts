@@ -12,7 +12,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   const proto = Object.getPrototypeOf(value) as object | null;
   if (proto === null) return true;
   // Some realm's Object.prototype: its own prototype is null and it is the `[object Object]` kind.
-  return Object.getPrototypeOf(proto) === null && Object.prototype.toString.call(value) === '[object Object]' && typeof (proto as { hasOwnProperty?: unknown }).hasOwnProperty === 'function';
+  return (
+    Object.getPrototypeOf(proto) === null &&
+    Object.prototype.toString.call(value) === '[object Object]' &&
+    typeof (proto as { hasOwnProperty?: unknown }).hasOwnProperty === 'function'
+  );
 }
 
 /**

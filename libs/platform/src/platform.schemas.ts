@@ -13,7 +13,12 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 
 /** An object with exactly these members, `optional` ones aside: presenters must not leak internals. */
 export function closedObject(properties: Record<string, JsonSchema>, optional: readonly string[] = []): JsonSchema {
-  return { type: 'object', additionalProperties: false, required: Object.keys(properties).filter((key) => !optional.includes(key)), properties };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: Object.keys(properties).filter((key) => !optional.includes(key)),
+    properties,
+  };
 }
 
 /** `{ next?: { page }, count, items }`: pass `next.page` back as `page` for the following page. */
@@ -34,7 +39,8 @@ export const id: JsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$'
 /** An organization role; null is a guest. */
 export const roleOrGuest: JsonSchema = { type: 'string', enum: [...ORGANIZATION_ROLES, null], nullable: true };
 export const role: JsonSchema = { type: 'string', enum: [...ORGANIZATION_ROLES] };
-export const booleans = (...names: string[]): JsonSchema => closedObject(Object.fromEntries(names.map((name) => [name, { type: 'boolean' }])));
+export const booleans = (...names: string[]): JsonSchema =>
+  closedObject(Object.fromEntries(names.map((name) => [name, { type: 'boolean' }])));
 
 export const platformSchemas: Record<string, JsonSchema> = {
   /** Every error: `code` repeats the HTTP status; the message names the offending field where there is one. */
@@ -47,4 +53,6 @@ export const platformSchemas: Record<string, JsonSchema> = {
 };
 
 /** The `ETag` header of single resources: their stream revision, for `If-Match`. */
-export const etagHeader = { ETag: { description: 'the resource’s revision; send it as `If-Match` to make a write conditional', schema: { type: 'string' } } };
+export const etagHeader = {
+  ETag: { description: 'the resource’s revision; send it as `If-Match` to make a write conditional', schema: { type: 'string' } },
+};

@@ -19,7 +19,10 @@ export class ReadStoreInputError extends Error {
 /** The store cannot be reached. */
 export class ReadStoreUnavailableError extends Error {
   override readonly name = 'ReadStoreUnavailableError';
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }
@@ -31,7 +34,10 @@ export class ReadStoreUnavailableError extends Error {
  */
 export class ReadStoreTransactionTooLargeError extends Error {
   override readonly name = 'ReadStoreTransactionTooLargeError';
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }

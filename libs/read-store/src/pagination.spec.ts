@@ -1,6 +1,15 @@
 import { Query } from 'mingo';
 import { ReadStoreInputError } from './errors';
-import { afterCursorFilter, checkLimit, decodeCursor, encodeCursor, filterAfter, normalizeSort, readCursor, type SortSpec } from './pagination';
+import {
+  afterCursorFilter,
+  checkLimit,
+  decodeCursor,
+  encodeCursor,
+  filterAfter,
+  normalizeSort,
+  readCursor,
+  type SortSpec,
+} from './pagination';
 import type { Doc } from './read-store.port';
 
 describe('pagination', () => {
@@ -88,36 +97,73 @@ describe('pagination', () => {
       expect(readCursor(cursor, sort, { org: 'o' })).toEqual({ values: ['T', null, 'a'], count: 42 });
       expect(readCursor(cursor, sort, { org: 'p' })).toEqual({ values: ['T', null, 'a'] });
       expect(decodeCursor(cursor, sort)).toEqual(['T', null, 'a']);
-      const forged = Buffer.from(JSON.stringify([JSON.parse(Buffer.from(cursor, 'base64url').toString())[0], 'T', null, 'a', ['x', -1]])).toString('base64url');
+      const forged = Buffer.from(
+        JSON.stringify([JSON.parse(Buffer.from(cursor, 'base64url').toString())[0], 'T', null, 'a', ['x', -1]]),
+      ).toString('base64url');
       expect(() => readCursor(forged, sort, {})).toThrow(ReadStoreInputError);
     });
   });
 
   describe('afterCursorFilter', () => {
     it('given ascending after null, then any non-null value, or null with a greater _id', () => {
-      expect(afterCursorFilter([['f', 1], ['_id', 1]], [null, 'k'])).toEqual({
+      expect(
+        afterCursorFilter(
+          [
+            ['f', 1],
+            ['_id', 1],
+          ],
+          [null, 'k'],
+        ),
+      ).toEqual({
         $or: [{ f: { $ne: null } }, { f: { $eq: null }, _id: { $gt: 'k' } }],
       });
     });
 
     it('given descending after null, then only null with a greater _id', () => {
-      expect(afterCursorFilter([['f', -1], ['_id', 1]], [null, 'k'])).toEqual({ f: { $eq: null }, _id: { $gt: 'k' } });
+      expect(
+        afterCursorFilter(
+          [
+            ['f', -1],
+            ['_id', 1],
+          ],
+          [null, 'k'],
+        ),
+      ).toEqual({ f: { $eq: null }, _id: { $gt: 'k' } });
     });
 
     it('given descending after a number, then smaller numbers or null, as flat top-level branches', () => {
-      expect(afterCursorFilter([['f', -1], ['_id', 1]], [5, 'k'])).toEqual({
+      expect(
+        afterCursorFilter(
+          [
+            ['f', -1],
+            ['_id', 1],
+          ],
+          [5, 'k'],
+        ),
+      ).toEqual({
         $or: [{ f: { $lt: 5 } }, { f: { $eq: null } }, { f: { $eq: 5 }, _id: { $gt: 'k' } }],
       });
     });
 
     it('given ascending after a string, then greater strings or one branch per later type (never arrays)', () => {
-      expect(afterCursorFilter([['f', 1], ['_id', -1]], ['m', 'k'])).toEqual({
+      expect(
+        afterCursorFilter(
+          [
+            ['f', 1],
+            ['_id', -1],
+          ],
+          ['m', 'k'],
+        ),
+      ).toEqual({
         $or: [{ f: { $gt: 'm' } }, { f: { $type: 'object' } }, { f: { $type: 'bool' } }, { f: { $eq: 'm' }, _id: { $lt: 'k' } }],
       });
     });
 
     it('given a filter, then filterAfter copies it into every branch and keeps the $or at the top level', () => {
-      const sort: SortSpec = [['f', 1], ['_id', 1]];
+      const sort: SortSpec = [
+        ['f', 1],
+        ['_id', 1],
+      ];
       expect(filterAfter({ org: 'o' }, sort, [3, 'k'])).toEqual({
         $or: [
           { org: 'o', f: { $gt: 3 } },
@@ -128,7 +174,16 @@ describe('pagination', () => {
         ],
       });
       // A branch naming a field the filter constrains keeps both conditions.
-      expect(filterAfter({ f: { $lt: 10 } }, [['f', -1], ['_id', 1]], [null, 'k'])).toEqual({ $and: [{ f: { $lt: 10 } }, { f: { $eq: null }, _id: { $gt: 'k' } }] });
+      expect(
+        filterAfter(
+          { f: { $lt: 10 } },
+          [
+            ['f', -1],
+            ['_id', 1],
+          ],
+          [null, 'k'],
+        ),
+      ).toEqual({ $and: [{ f: { $lt: 10 } }, { f: { $eq: null }, _id: { $gt: 'k' } }] });
     });
 
     it('given a wrong number of values, then ReadStoreInputError', () => {

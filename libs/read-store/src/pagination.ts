@@ -101,7 +101,11 @@ export function readCursor(cursor: string, sort: SortSpec, filter?: Filter): { v
   } catch {
     throw invalidCursor();
   }
-  if (!Array.isArray(payload) || (payload.length !== sort.length + 1 && payload.length !== sort.length + 2) || payload[0] !== sortFingerprint(sort)) {
+  if (
+    !Array.isArray(payload) ||
+    (payload.length !== sort.length + 1 && payload.length !== sort.length + 2) ||
+    payload[0] !== sortFingerprint(sort)
+  ) {
     throw invalidCursor();
   }
   const values = payload.slice(1, sort.length + 1);
@@ -110,7 +114,13 @@ export function readCursor(cursor: string, sort: SortSpec, filter?: Filter): { v
   }
   if (payload.length === sort.length + 1) return { values };
   const counted = payload[sort.length + 1] as unknown;
-  if (!Array.isArray(counted) || counted.length !== 2 || typeof counted[0] !== 'string' || !Number.isSafeInteger(counted[1]) || (counted[1] as number) < 0) {
+  if (
+    !Array.isArray(counted) ||
+    counted.length !== 2 ||
+    typeof counted[0] !== 'string' ||
+    !Number.isSafeInteger(counted[1]) ||
+    (counted[1] as number) < 0
+  ) {
     throw invalidCursor();
   }
   return filter !== undefined && counted[0] === filterFingerprint(filter) ? { values, count: counted[1] as number } : { values };
@@ -125,7 +135,9 @@ export function filterAfter(filter: Filter, sort: SortSpec, values: unknown[]): 
   const after = afterCursorFilter(sort, values);
   const branches = (after.$or as Filter[] | undefined) ?? [after];
   const merged = branches.map((branch) =>
-    Object.keys(branch).some((key) => Object.prototype.hasOwnProperty.call(filter, key)) ? { $and: [filter, branch] } : { ...filter, ...branch },
+    Object.keys(branch).some((key) => Object.prototype.hasOwnProperty.call(filter, key))
+      ? { $and: [filter, branch] }
+      : { ...filter, ...branch },
   );
   return merged.length === 1 ? merged[0] : { $or: merged };
 }
@@ -204,9 +216,7 @@ function sortValue(doc: Doc, field: string): unknown {
       if (Number.isNaN(index)) return null;
       current = current[index];
     } else {
-      current = Object.prototype.hasOwnProperty.call(current, segment)
-        ? (current as Record<string, unknown>)[segment]
-        : undefined;
+      current = Object.prototype.hasOwnProperty.call(current, segment) ? (current as Record<string, unknown>)[segment] : undefined;
     }
   }
   return current === undefined ? null : current;

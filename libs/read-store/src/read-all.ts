@@ -1,7 +1,12 @@
 import type { Filter, ReadStore } from './read-store.port';
 
 /** Reads every page of a query (bounded result sets: one organization's collections, one parent's children). */
-export async function readAll<T extends { _id: string }>(reads: ReadStore, collection: string, filter: Filter, sort?: Record<string, 1 | -1>): Promise<T[]> {
+export async function readAll<T extends { _id: string }>(
+  reads: ReadStore,
+  collection: string,
+  filter: Filter,
+  sort?: Record<string, 1 | -1>,
+): Promise<T[]> {
   const all: T[] = [];
   let after: string | undefined;
   do {

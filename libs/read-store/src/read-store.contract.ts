@@ -273,9 +273,7 @@ export function readStoreContract(adapterName: string, open: () => Promise<ReadS
           expect(await rejection(items.find({}, { sort: { score: 1 }, limit: 1, after }))).toBeInstanceOf(ReadStoreInputError);
         }
         // A cursor made for another sort is refused.
-        expect(await rejection(items.find({}, { sort: { title: 1 }, limit: 1, after: foreign }))).toBeInstanceOf(
-          ReadStoreInputError,
-        );
+        expect(await rejection(items.find({}, { sort: { title: 1 }, limit: 1, after: foreign }))).toBeInstanceOf(ReadStoreInputError);
       });
 
       it('given a bad sort direction, when finding, then ReadStoreInputError', async () => {
@@ -408,9 +406,7 @@ export function readStoreContract(adapterName: string, open: () => Promise<ReadS
       it('given duplicates already stored, when ensuring a unique index, then DuplicateKeyError and no index is created', async () => {
         await items.insert({ _id: 'a', title: 'same' });
         await items.insert({ _id: 'b', title: 'same' });
-        expect(await rejection(store.ensureIndex('items', { fields: { title: 1 }, unique: true }))).toBeInstanceOf(
-          DuplicateKeyError,
-        );
+        expect(await rejection(store.ensureIndex('items', { fields: { title: 1 }, unique: true }))).toBeInstanceOf(DuplicateKeyError);
         await items.insert({ _id: 'c', title: 'same' });
         expect(await items.count({ title: 'same' })).toBe(3);
       });

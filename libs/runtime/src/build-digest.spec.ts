@@ -31,6 +31,8 @@ describe('the build digest', () => {
   });
 
   it('leaves tests and declarations out', () => {
-    expect(buildDigest(tree({ ...code, 'spaces/src/space.decider.spec.ts': 'it()', 'spaces/src/index.d.ts': 'export {}' }))).toBe(buildDigest(tree(code)));
+    expect(buildDigest(tree({ ...code, 'spaces/src/space.decider.spec.ts': 'it()', 'spaces/src/index.d.ts': 'export {}' }))).toBe(
+      buildDigest(tree(code)),
+    );
   });
 });

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { Command, CommandBus, CommandHandler, EventsHandler, type IEventHandler } from '@nestjs/cqrs';
-import type { Decider, DomainEvent } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
-import { systemClock } from '../../platform/src/clock';
-import { loadConfig } from '../../platform/src/config';
-import type { Caller } from '../../platform/src/http/auth';
+import type { Decider, DomainEvent } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
+import { systemClock } from '#platform/clock';
+import { loadConfig } from '#platform/config';
+import type { Caller } from '#platform/http/auth';
 import { DecidingHandler } from './command-handler';
 import { EventCommitted } from './committed-events';
 import { createRuntime, RuntimeModule, type Runtime } from './runtime.module';
@@ -17,7 +17,8 @@ type NoteEvent = DomainEvent<'NoteWritten', { text: string }>;
 const noteDecider: Decider<{ text: string }, NoteEvent, { texts: string[] }> = {
   initialState: () => ({ texts: [] }),
   evolve: (state, event) => ({ texts: [...state.texts, event.data.text] }),
-  decide: (command) => (command.text === '' ? DomainError.invalid('a note needs text') : [{ type: 'NoteWritten', data: { text: command.text } }]),
+  decide: (command) =>
+    command.text === '' ? DomainError.invalid('a note needs text') : [{ type: 'NoteWritten', data: { text: command.text } }],
 };
 
 class WriteNote extends Command<number | null> {
@@ -61,7 +62,10 @@ describe('the command path: CommandBus → DecidingHandler → command runner �
     stores = await openStores(config);
     runtime = createRuntime({ config, stores, clock: systemClock, projections: [], runProjections: true });
     await runtime.runner!.start();
-    module = await Test.createTestingModule({ imports: [RuntimeModule.forRuntime(runtime)], providers: [WriteNoteHandler, CommittedListener] }).compile();
+    module = await Test.createTestingModule({
+      imports: [RuntimeModule.forRuntime(runtime)],
+      providers: [WriteNoteHandler, CommittedListener],
+    }).compile();
     await module.init();
     bus = module.get(CommandBus);
   });
@@ -94,6 +98,8 @@ describe('the command path: CommandBus → DecidingHandler → command runner �
   it('given a committed command, then each of its events is published on the EventBus', async () => {
     await bus.execute(new WriteNote('first', caller));
     expect(heard.map(({ stream, event }) => [stream, event.type])).toEqual([['note-n1', 'NoteWritten']]);
-    expect(await runtime.metrics.registry.getSingleMetricAsString('eventstore_events_appended_total')).toMatch(/eventstore_events_appended_total 1$/m);
+    expect(await runtime.metrics.registry.getSingleMetricAsString('eventstore_events_appended_total')).toMatch(
+      /eventstore_events_appended_total 1$/m,
+    );
   });
 });

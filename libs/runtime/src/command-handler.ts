@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
-import type { CommandOutcome } from '../../event-store/src/command-processor';
-import type { Decider, DomainEvent } from '../../event-store/src/decider';
-import type { Caller } from '../../platform/src/http/auth';
+import type { CommandOutcome } from '#event-store/command-processor';
+import type { Decider, DomainEvent } from '#event-store/decider';
+import type { Caller } from '#platform/http/auth';
 import { COMMAND_RUNNER, type CommandRunner } from './command-runner';
 
 /**
@@ -34,8 +34,19 @@ export abstract class DecidingHandler {
   }
 
   /** Loads the stream, decides `command` against it, appends what was decided and waits for it to be readable. */
-  protected decide<C, E extends DomainEvent, S>(stream: string, decider: Decider<C, E, S>, command: C, asked: Asked): Promise<CommandOutcome<E, S>> {
-    return this.runner.run(stream, decider, command, { caller: asked.caller, source: asked.source, requestId: asked.requestId }, { ifMatch: asked.ifMatch, wait: asked.wait });
+  protected decide<C, E extends DomainEvent, S>(
+    stream: string,
+    decider: Decider<C, E, S>,
+    command: C,
+    asked: Asked,
+  ): Promise<CommandOutcome<E, S>> {
+    return this.runner.run(
+      stream,
+      decider,
+      command,
+      { caller: asked.caller, source: asked.source, requestId: asked.requestId },
+      { ifMatch: asked.ifMatch, wait: asked.wait },
+    );
   }
 
   /** A stream's current state (cached, caught up with the store), for checks before a command. */

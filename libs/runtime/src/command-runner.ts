@@ -1,9 +1,9 @@
-import type { CommandMetadata, Decider, DomainEvent } from '../../event-store/src/decider';
-import { CommandProcessor, type CommandOutcome } from '../../event-store/src/command-processor';
-import type { EventStore } from '../../event-store/src/event-store.port';
-import { WrongExpectedRevisionError } from '../../event-store/src/errors';
-import { actorOf, type Caller } from '../../platform/src/http/auth';
-import type { Clock } from '../../platform/src/clock';
+import type { CommandMetadata, Decider, DomainEvent } from '#event-store/decider';
+import { CommandProcessor, type CommandOutcome } from '#event-store/command-processor';
+import type { EventStore } from '#event-store/event-store.port';
+import { WrongExpectedRevisionError } from '#event-store/errors';
+import { actorOf, type Caller } from '#platform/http/auth';
+import type { Clock } from '#platform/clock';
 import type { Metrics } from './metrics';
 import type { ReadYourWrites } from './read-your-writes';
 import { currentReaction } from './reaction-scope';
@@ -102,7 +102,11 @@ export class CommandRunner {
       for (const listener of this.committedListeners) listener(stream, outcome.events);
       if (outcome.position !== undefined) reaction?.appended(outcome.position);
       // A reaction waits for the projections only: waiting for the reactors would wait for itself.
-      if (options.wait !== false) await this.readYourWrites.wait(outcome.position, requestId, { types: outcome.events.map((event) => event.type), cascades: !reaction });
+      if (options.wait !== false)
+        await this.readYourWrites.wait(outcome.position, requestId, {
+          types: outcome.events.map((event) => event.type),
+          cascades: !reaction,
+        });
     }
     return outcome;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { EventBus, EventsHandler, type IEventHandler } from '@nestjs/cqrs';
-import type { DomainEvent } from '../../event-store/src/decider';
+import type { DomainEvent } from '#event-store/decider';
 import { COMMAND_RUNNER, type CommandRunner } from './command-runner';
 import { METRICS, type Metrics } from './metrics';
 

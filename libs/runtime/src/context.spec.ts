@@ -9,7 +9,10 @@ const GREETER = Symbol('GREETER');
 
 @Injectable()
 class Consumer {
-  constructor(@Inject(SOURCES) readonly sources: ReadonlyArray<{ name: string }>, @Inject(GREETER) readonly greeter: { name: string }) {}
+  constructor(
+    @Inject(SOURCES) readonly sources: ReadonlyArray<{ name: string }>,
+    @Inject(GREETER) readonly greeter: { name: string },
+  ) {}
 }
 @Module({ providers: [Consumer], exports: [Consumer] })
 class ConsumerModule {}
@@ -28,7 +31,12 @@ class SourceB {
 @Module({ providers: [SourceB], exports: [SourceB] })
 class BModule {}
 
-const consumer: ContextManifest = { name: 'consumer', module: ConsumerModule, projections: [], needs: [{ port: SOURCES, many: true }, GREETER] };
+const consumer: ContextManifest = {
+  name: 'consumer',
+  module: ConsumerModule,
+  projections: [],
+  needs: [{ port: SOURCES, many: true }, GREETER],
+};
 const a: ContextManifest = { name: 'a', module: AModule, projections: [], provides: [SourceA] };
 const b: ContextManifest = { name: 'b', module: BModule, projections: [], provides: [SourceB] };
 
@@ -39,7 +47,9 @@ describe('port bindings', () => {
       { port: GREETER, use: SourceB },
     ];
     checkBindings([consumer, a, b], bindings);
-    const app = await NestFactory.createApplicationContext(PortBindingsModule.bind([consumer, a, b], bindings, { adminToken: 't' }), { logger: false });
+    const app = await NestFactory.createApplicationContext(PortBindingsModule.bind([consumer, a, b], bindings, { adminToken: 't' }), {
+      logger: false,
+    });
     try {
       const { sources, greeter } = app.get(Consumer, { strict: false });
       expect(sources.map((source) => source.name)).toEqual(['a', 'b']);
@@ -50,15 +60,57 @@ describe('port bindings', () => {
   });
 
   it('accept an empty list', () => {
-    expect(() => checkBindings([consumer], [{ port: SOURCES, useAll: [] }, { port: GREETER, value: () => ({ name: 'v' }) }])).not.toThrow();
+    expect(() =>
+      checkBindings(
+        [consumer],
+        [
+          { port: SOURCES, useAll: [] },
+          { port: GREETER, value: () => ({ name: 'v' }) },
+        ],
+      ),
+    ).not.toThrow();
   });
 
   it('refuse an unbound port, a list bound as one (or the reverse), a class no context provides, two bindings of a port', () => {
-    expect(() => checkBindings([consumer, a], [{ port: SOURCES, useAll: [SourceA] }])).toThrow("context 'consumer' needs port GREETER, which nothing binds");
-    expect(() => checkBindings([consumer, a], [{ port: SOURCES, use: SourceA }, { port: GREETER, use: SourceA }])).toThrow("context 'consumer' needs port SOURCES as a list");
-    expect(() => checkBindings([consumer, a], [{ port: SOURCES, useAll: [] }, { port: GREETER, useAll: [SourceA] }])).toThrow("context 'consumer' needs port GREETER as one implementation");
-    expect(() => checkBindings([consumer, a], [{ port: SOURCES, useAll: [SourceB] }, { port: GREETER, use: SourceA }])).toThrow('port SOURCES is bound to SourceB, which no context lists');
-    expect(() => checkBindings([consumer, a], [{ port: SOURCES, useAll: [] }, { port: SOURCES, useAll: [] }])).toThrow('port SOURCES is bound twice');
+    expect(() => checkBindings([consumer, a], [{ port: SOURCES, useAll: [SourceA] }])).toThrow(
+      "context 'consumer' needs port GREETER, which nothing binds",
+    );
+    expect(() =>
+      checkBindings(
+        [consumer, a],
+        [
+          { port: SOURCES, use: SourceA },
+          { port: GREETER, use: SourceA },
+        ],
+      ),
+    ).toThrow("context 'consumer' needs port SOURCES as a list");
+    expect(() =>
+      checkBindings(
+        [consumer, a],
+        [
+          { port: SOURCES, useAll: [] },
+          { port: GREETER, useAll: [SourceA] },
+        ],
+      ),
+    ).toThrow("context 'consumer' needs port GREETER as one implementation");
+    expect(() =>
+      checkBindings(
+        [consumer, a],
+        [
+          { port: SOURCES, useAll: [SourceB] },
+          { port: GREETER, use: SourceA },
+        ],
+      ),
+    ).toThrow('port SOURCES is bound to SourceB, which no context lists');
+    expect(() =>
+      checkBindings(
+        [consumer, a],
+        [
+          { port: SOURCES, useAll: [] },
+          { port: SOURCES, useAll: [] },
+        ],
+      ),
+    ).toThrow('port SOURCES is bound twice');
     expect(() => checkBindings([a, a], [])).toThrow("two contexts are named 'a'");
   });
 

@@ -1,8 +1,8 @@
 import { Global, Module, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
-import { combineAuditCatalogs, type AuditCatalog } from '../../platform/src/audit-catalog';
-import type { JsonSchema } from '../../platform/src/platform.schemas';
-import type { Projection } from '../../read-store/src/projections/projection';
+import { combineAuditCatalogs, type AuditCatalog } from '#platform/audit-catalog';
+import type { JsonSchema } from '#platform/platform.schemas';
+import type { Projection } from '#read-store/projections/projection';
 import type { Reactor } from './reactor';
 import { RuntimeModule, type Runtime } from './runtime.module';
 
@@ -72,7 +72,11 @@ const needOf = (need: PortNeed) => (typeof need === 'symbol' ? { port: need, man
  * list), to classes some context provides: a wiring mistake stops the start with a message naming the
  * context and the port, rather than surfacing as a Nest resolution error or a request failing later.
  */
-export function checkBindings(contexts: readonly ContextManifest[], bindings: readonly PortBinding[], hostNeeds: readonly PortNeed[] = []): void {
+export function checkBindings(
+  contexts: readonly ContextManifest[],
+  bindings: readonly PortBinding[],
+  hostNeeds: readonly PortNeed[] = [],
+): void {
   const names = new Set<string>();
   for (const context of contexts) {
     if (names.has(context.name)) throw new Error(`two contexts are named '${context.name}'`);
@@ -85,7 +89,10 @@ export function checkBindings(contexts: readonly ContextManifest[], bindings: re
   }
   const provided = new Map<Type, string>();
   for (const context of contexts) for (const type of context.provides ?? []) provided.set(type, context.name);
-  const consumers = [...contexts.map((context) => ({ what: `context '${context.name}'`, needs: context.needs ?? [] })), { what: 'the service itself', needs: hostNeeds }];
+  const consumers = [
+    ...contexts.map((context) => ({ what: `context '${context.name}'`, needs: context.needs ?? [] })),
+    { what: 'the service itself', needs: hostNeeds },
+  ];
   for (const { what, needs } of consumers) {
     for (const need of needs.map(needOf)) {
       const binding = byPort.get(need.port);
@@ -98,7 +105,8 @@ export function checkBindings(contexts: readonly ContextManifest[], bindings: re
   for (const binding of bindings) {
     const types = 'use' in binding ? [binding.use] : 'useAll' in binding ? binding.useAll : [];
     for (const type of types) {
-      if (!provided.has(type)) throw new Error(`port ${portName(binding.port)} is bound to ${type.name}, which no context lists in 'provides'`);
+      if (!provided.has(type))
+        throw new Error(`port ${portName(binding.port)} is bound to ${type.name}, which no context lists in 'provides'`);
     }
   }
 }
@@ -121,7 +129,12 @@ export class PortBindingsModule {
       if ('useAll' in binding) return { provide: binding.port, useFactory: (...all: unknown[]) => all, inject: [...binding.useAll] };
       return { provide: binding.port, useValue: binding.value(secrets) };
     });
-    return { module: PortBindingsModule, imports: contexts.map((context) => context.module), providers, exports: bindings.map((binding) => binding.port) };
+    return {
+      module: PortBindingsModule,
+      imports: contexts.map((context) => context.module),
+      providers,
+      exports: bindings.map((binding) => binding.port),
+    };
   }
 }
 
@@ -141,7 +154,11 @@ export interface Composition {
  * one name, two catalogs describing one event type. `hostNeeds`: ports the entry points themselves
  * inject (the front door's token verifier).
  */
-export function compose(contexts: readonly ContextManifest[], bindings: readonly PortBinding[], hostNeeds: readonly PortNeed[] = []): Composition {
+export function compose(
+  contexts: readonly ContextManifest[],
+  bindings: readonly PortBinding[],
+  hostNeeds: readonly PortNeed[] = [],
+): Composition {
   checkBindings(contexts, bindings, hostNeeds);
   const auditCatalog = combineAuditCatalogs(...contexts.flatMap((context) => (context.audit ? [context.audit] : [])));
   return {
@@ -149,6 +166,10 @@ export function compose(contexts: readonly ContextManifest[], bindings: readonly
     projections: projectionsOf(contexts, { auditCatalog }),
     reactors: contexts.flatMap((context) => context.reactors ?? []),
     auditCatalog,
-    modules: (runtime, secrets) => [RuntimeModule.forRuntime(runtime), PortBindingsModule.bind(contexts, bindings, secrets), ...contexts.map((context) => context.module)],
+    modules: (runtime, secrets) => [
+      RuntimeModule.forRuntime(runtime),
+      PortBindingsModule.bind(contexts, bindings, secrets),
+      ...contexts.map((context) => context.module),
+    ],
   };
 }

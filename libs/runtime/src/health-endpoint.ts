@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from '../../platform/src/config';
-import { log } from '../../platform/src/logging';
+import { ConfigError } from '#platform/config';
+import { log } from '#platform/logging';
 import { healthReport, type HealthReport } from './health';
 import type { Runtime } from './runtime.module';
 

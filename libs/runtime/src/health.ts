@@ -1,5 +1,5 @@
-import type { LogPosition } from '../../event-store/src/event-store.port';
-import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
+import type { LogPosition } from '#event-store/event-store.port';
+import { CHECKPOINTS } from '#read-store/projections/projection-runner';
 import type { Runtime } from './runtime.module';
 import { readReactorProgress } from './reactor-checkpoint';
 
@@ -59,7 +59,12 @@ export async function healthReport(runtime: Runtime): Promise<HealthReport> {
     };
     if (status.lagEvents !== null) runtime.metrics.projectionLag.set(status.lagEvents);
   } else {
-    const stored = readStore.ok ? await stores.reads.collection(CHECKPOINTS).get('main').catch(() => null) : null;
+    const stored = readStore.ok
+      ? await stores.reads
+          .collection(CHECKPOINTS)
+          .get('main')
+          .catch(() => null)
+      : null;
     const checkpoint = typeof stored?.position === 'string' ? BigInt(stored.position) : null;
     projections = {
       caughtUp: head === null || (checkpoint !== null && checkpoint >= head),
@@ -89,7 +94,13 @@ async function reactorHealth(runtime: Runtime, head: LogPosition | null, readSto
     for (const reactor of runtime.reactors) {
       const status = await reactor.status().catch(() => null);
       const checkpoint = status?.checkpoint ?? reactor.position();
-      report.push({ name: reactor.name, caughtUp: status?.caughtUp ?? false, checkpoint: checkpoint?.toString() ?? null, lagEvents: lag(checkpoint), failing: status?.failing ?? null });
+      report.push({
+        name: reactor.name,
+        caughtUp: status?.caughtUp ?? false,
+        checkpoint: checkpoint?.toString() ?? null,
+        lagEvents: lag(checkpoint),
+        failing: status?.failing ?? null,
+      });
     }
   } else {
     // Another process (the projector) runs them: their checkpoints tell.
@@ -97,7 +108,13 @@ async function reactorHealth(runtime: Runtime, head: LogPosition | null, readSto
     for (const name of runtime.reactorNames) {
       const stored = progress?.get(name) ?? null;
       const checkpoint = typeof stored?.position === 'string' ? BigInt(stored.position) : null;
-      report.push({ name, caughtUp: head === null || (checkpoint !== null && checkpoint >= head), checkpoint: checkpoint?.toString() ?? null, lagEvents: lag(checkpoint), failing: stored?.failing ?? null });
+      report.push({
+        name,
+        caughtUp: head === null || (checkpoint !== null && checkpoint >= head),
+        checkpoint: checkpoint?.toString() ?? null,
+        lagEvents: lag(checkpoint),
+        failing: stored?.failing ?? null,
+      });
     }
   }
   for (const reactor of report) {

@@ -5,7 +5,7 @@ describe('Metrics', () => {
   const bucket = (values: Awaited<ReturnType<typeof lagObservations>>, le: number) =>
     values.find((value) => value.metricName === 'projection_apply_lag_seconds_bucket' && value.labels.le === le)?.value;
 
-  it('given applied events, then the projection lag histogram observes now minus each one\'s recorded time', async () => {
+  it("given applied events, then the projection lag histogram observes now minus each one's recorded time", async () => {
     const metrics = new Metrics();
     const now = Date.parse('2026-01-01T00:00:01.000Z');
     metrics.observeApplied([{ recordedAt: '2026-01-01T00:00:00.998Z' }, { recordedAt: '2026-01-01T00:00:00.960Z' }], now);

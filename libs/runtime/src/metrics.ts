@@ -23,7 +23,11 @@ export class Metrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
-  readonly appendedEvents = new Counter({ name: 'eventstore_events_appended_total', help: 'Events appended by this process', registers: [this.registry] });
+  readonly appendedEvents = new Counter({
+    name: 'eventstore_events_appended_total',
+    help: 'Events appended by this process',
+    registers: [this.registry],
+  });
   readonly conflicts = new Counter({
     name: 'command_concurrency_conflicts_total',
     help: 'Concurrency conflicts met by commands (each retry counts)',

@@ -1,5 +1,5 @@
-import { ConfigError, type AppConfig } from '../../platform/src/config';
-import { secretsKeyFrom } from '../../platform/src/secrets';
+import { ConfigError, type AppConfig } from '#platform/config';
+import { secretsKeyFrom } from '#platform/secrets';
 
 /**
  * The exit status of a process that refuses its configuration (EX_CONFIG of sysexits.h): tells a
@@ -28,9 +28,10 @@ export function exitCodeOf(error: unknown): number {
  */
 export function requireSharedKeys(config: AppConfig, name: string): void {
   if (!config.eventStoreUrl && !config.mongodbUrl) return;
-  const missing = [config.adminToken ? null : 'ADMIN_TOKEN (at least 16 characters)', config.integrationSecretsKey ? null : 'INTEGRATION_SECRETS_KEY (64 hex characters)'].filter(
-    (entry): entry is string => entry !== null,
-  );
+  const missing = [
+    config.adminToken ? null : 'ADMIN_TOKEN (at least 16 characters)',
+    config.integrationSecretsKey ? null : 'INTEGRATION_SECRETS_KEY (64 hex characters)',
+  ].filter((entry): entry is string => entry !== null);
   if (missing.length > 0) {
     throw new ConfigError(
       `the ${name} needs ${missing.join(' and ')} in distributed mode: every process must share them, and they must outlive restarts (deploy/init-env.sh writes them into .env once)`,

@@ -3,17 +3,17 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
+import type { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { CHECKPOINTS } from '#read-store/projections/projection-runner';
 import { readReactorProgress } from './reactor-checkpoint';
-import { loadConfig, type AppConfig } from '../../platform/src/config';
-import { configureLogging } from '../../platform/src/logging';
+import { loadConfig, type AppConfig } from '#platform/config';
+import { configureLogging } from '#platform/logging';
 import { DEFAULT_PROJECTOR_PORT, projectorPort, runProjector, type Projector } from './projector';
 import { openStores, type Stores } from './stores';
 import { createRuntime } from './runtime.module';
-import type { Projection } from '../../read-store/src/projections/projection';
-import { systemClock } from '../../platform/src/clock';
-import type { Decider } from '../../event-store/src/decider';
+import type { Projection } from '#read-store/projections/projection';
+import { systemClock } from '#platform/clock';
+import type { Decider } from '#event-store/decider';
 import type { Reactor } from './reactor';
 import { healthReport } from './health';
 
@@ -135,14 +135,28 @@ describe('runProjector', () => {
 
   it('runs the reactors after the projections, on their own checkpoints, lag in /health and /metrics; an API replica waits for their cascades', async () => {
     await stores.events.appendToStream('user-u0', [userCreated('u0')], 'no_stream');
-    projector = await runProjector({ config, stores, projections: allProjections, signal: controller.signal, port: 0, reactors: [welcomer] });
+    projector = await runProjector({
+      config,
+      stores,
+      projections: allProjections,
+      signal: controller.signal,
+      port: 0,
+      reactors: [welcomer],
+    });
     const [reactor] = projector.runtime.reactors;
     await projector.runtime.runner!.whenCaughtUp();
     await reactor.whenCaughtUp();
     expect((await stores.events.readStream('welcome-u0')).map((event) => event.type)).toEqual(['Welcomed']);
 
     // A write through an API replica (no projections, no reactors here) answers once the projector has reacted and projected the reaction.
-    const api = createRuntime({ config, stores, clock: systemClock, projections: allProjections, runProjections: false, reactors: [welcomer] });
+    const api = createRuntime({
+      config,
+      stores,
+      clock: systemClock,
+      projections: allProjections,
+      runProjections: false,
+      reactors: [welcomer],
+    });
     expect(api.reactors).toEqual([]);
     await api.commands.run('user-u5', userDecider, { userId: 'u5' }, { caller: { kind: 'admin', requestId: 'write-u5' } as never });
     const [welcomed] = await stores.events.readStream('welcome-u5');
@@ -181,7 +195,10 @@ describe('runProjector', () => {
   });
 
   it('answers /health with 503 when a store does not answer', async () => {
-    const failing: Stores = { ...stores, blobs: Object.assign(Object.create(stores.blobs), { health: async () => ({ ok: false, detail: 'disk gone' }) }) };
+    const failing: Stores = {
+      ...stores,
+      blobs: Object.assign(Object.create(stores.blobs), { health: async () => ({ ok: false, detail: 'disk gone' }) }),
+    };
     projector = await runProjector({ config, stores: failing, projections: allProjections, signal: controller.signal, port: 0 });
     await projector.runtime.runner!.whenCaughtUp();
 
@@ -256,7 +273,9 @@ describe('runProjector', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     try {
       const port = (blocker.address() as AddressInfo).port;
-      await expect(runProjector({ config, stores, projections: allProjections, signal: controller.signal, port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await expect(runProjector({ config, stores, projections: allProjections, signal: controller.signal, port })).rejects.toMatchObject({
+        code: 'EADDRINUSE',
+      });
       expect((stores.events as LmdbEventStore).isClosed).toBe(true);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));

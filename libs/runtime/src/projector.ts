@@ -1,8 +1,8 @@
 import { Gauge } from 'prom-client';
-import type { AppConfig } from '../../platform/src/config';
-import { systemClock, type Clock } from '../../platform/src/clock';
-import { log } from '../../platform/src/logging';
-import type { Projection } from '../../read-store/src/projections/projection';
+import type { AppConfig } from '#platform/config';
+import { systemClock, type Clock } from '#platform/clock';
+import { log } from '#platform/logging';
+import type { Projection } from '#read-store/projections/projection';
 import type { Reactor, Services } from './reactor';
 import { portFrom, startHealthEndpoint, type HealthEndpoint } from './health-endpoint';
 import { createRuntime, type Runtime } from './runtime.module';

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LogPosition } from '../../event-store/src/event-store.port';
+import type { LogPosition } from '#event-store/event-store.port';
 
 /**
  * What the command runner needs to know while a reactor reacts to an event: whom to stamp as

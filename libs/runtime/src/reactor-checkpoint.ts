@@ -1,5 +1,5 @@
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
+import type { ReadStore } from '#read-store/read-store.port';
+import { CHECKPOINTS } from '#read-store/projections/projection-runner';
 
 /** The one document of the checkpoints collection holding every reactor's progress, read by read-your-writes and `/health`. */
 export const REACTORS_CHECKPOINT = 'reactors';
@@ -36,7 +36,10 @@ export async function readReactorProgress(reads: ReadStore, names: readonly stri
   await Promise.all(
     names.map(async (name) => {
       const progress = shared?.reactors?.[name] ?? ((await checkpoints.get(reactorCheckpointId(name))) as ReactorCheckpointDoc | null);
-      found.set(name, progress ? { position: progress.position ?? null, appended: progress.appended ?? null, failing: progress.failing ?? null } : null);
+      found.set(
+        name,
+        progress ? { position: progress.position ?? null, appended: progress.appended ?? null, failing: progress.failing ?? null } : null,
+      );
     }),
   );
   return found;
@@ -70,7 +73,8 @@ export class ReactorCheckpoints {
   async load(name: string): Promise<ReactorProgress | null> {
     this.seeded ??= (async () => {
       const shared = (await this.reads.collection(CHECKPOINTS).get(REACTORS_CHECKPOINT)) as ReactorsCheckpointDoc | null;
-      for (const [reactor, progress] of Object.entries(shared?.reactors ?? {})) if (!this.progress.has(reactor)) this.progress.set(reactor, progress);
+      for (const [reactor, progress] of Object.entries(shared?.reactors ?? {}))
+        if (!this.progress.has(reactor)) this.progress.set(reactor, progress);
     })().catch((error: unknown) => {
       this.seeded = null;
       throw error;
@@ -97,7 +101,11 @@ export class ReactorCheckpoints {
     while (this.writing) await this.writing.catch(() => undefined);
     if (!this.dirty) return;
     this.dirty = false;
-    const doc: ReactorsCheckpointDoc = { _id: REACTORS_CHECKPOINT, reactors: Object.fromEntries(this.progress), updatedAt: new Date().toISOString() };
+    const doc: ReactorsCheckpointDoc = {
+      _id: REACTORS_CHECKPOINT,
+      reactors: Object.fromEntries(this.progress),
+      updatedAt: new Date().toISOString(),
+    };
     this.writing = this.reads.collection<ReactorsCheckpointDoc>(CHECKPOINTS).put(doc);
     try {
       await this.writing;
@@ -116,7 +124,9 @@ export class ReactorCheckpoints {
     this.timer = setTimeout(() => {
       this.timer = null;
       // Retried at the next interval: the progress stays recorded.
-      this.flush().catch((error: unknown) => this.logger?.warn('could not save the reactors\u2019 checkpoints', { error: String((error as Error)?.message ?? error) }));
+      this.flush().catch((error: unknown) =>
+        this.logger?.warn('could not save the reactors\u2019 checkpoints', { error: String((error as Error)?.message ?? error) }),
+      );
     }, this.intervalMs);
     this.timer.unref?.();
   }

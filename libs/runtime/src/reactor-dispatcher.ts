@@ -1,4 +1,4 @@
-import type { LogPosition, RecordedEvent, SubscriptionMessage } from '../../event-store/src/event-store.port';
+import type { LogPosition, RecordedEvent, SubscriptionMessage } from '#event-store/event-store.port';
 
 /** Where the shared stream comes from: the projection runner, which reads the log once and tells what it committed. */
 export interface CommittedEventSource {
@@ -34,7 +34,12 @@ export class ReactorDispatcher {
 
   /** Joins the stream at the projections' position: every event of `types` committed after it is queued. */
   join(types: readonly string[]): SharedSubscription {
-    const subscription = new SharedSubscription(new Set(types), this.queueLimit, () => this.source.position(), () => this.subscribers.delete(subscription));
+    const subscription = new SharedSubscription(
+      new Set(types),
+      this.queueLimit,
+      () => this.source.position(),
+      () => this.subscribers.delete(subscription),
+    );
     this.subscribers.add(subscription);
     return subscription;
   }

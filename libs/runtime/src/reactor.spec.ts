@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Decider } from '../../event-store/src/decider';
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { CHECKPOINTS, ProjectionRunner } from '../../read-store/src/projections/projection-runner';
-import type { Projection } from '../../read-store/src/projections/projection';
-import { systemClock } from '../../platform/src/clock';
-import { configureLogging } from '../../platform/src/logging';
+import type { Decider } from '#event-store/decider';
+import type { RecordedEvent } from '#event-store/event-store.port';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { CHECKPOINTS, ProjectionRunner } from '#read-store/projections/projection-runner';
+import type { Projection } from '#read-store/projections/projection';
+import { systemClock } from '#platform/clock';
+import { configureLogging } from '#platform/logging';
 import { CommandRunner } from './command-runner';
 import { Metrics } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
@@ -94,13 +94,25 @@ describe('ReactorRunner', () => {
   };
 
   function runnerFor(reactor: Reactor, options: ReactorRunnerOptions = {}): ReactorRunner {
-    const runner = new ReactorRunner(events, reads, reactor, commands, noServices, { projections, metrics, stream: dispatcher, retry: { initialMs: 10, maxMs: 40 }, ...options });
+    const runner = new ReactorRunner(events, reads, reactor, commands, noServices, {
+      projections,
+      metrics,
+      stream: dispatcher,
+      retry: { initialMs: 10, maxMs: 40 },
+      ...options,
+    });
     reactorRunners.push(runner);
     return runner;
   }
 
   const order = (id: string, requestId = `request-${id}`) =>
-    commands.run(`order-${id}`, orderDecider, { kind: 'Order', id }, { caller: { kind: 'admin', requestId } as never, requestId }, { wait: false });
+    commands.run(
+      `order-${id}`,
+      orderDecider,
+      { kind: 'Order', id },
+      { caller: { kind: 'admin', requestId } as never, requestId },
+      { wait: false },
+    );
   const streamTypes = async (stream: string) => (await events.readStream(stream)).map((event) => event.type);
   /** The position saved for a reactor (what a restart resumes from). */
   const saved = async (name: string) => (await readReactorProgress(reads, [name])).get(name)?.position ?? null;
@@ -266,7 +278,13 @@ describe('ReactorRunner', () => {
     const runner = runnerFor(marker);
     await runner.start();
     await runner.whenCaughtUp();
-    const { position } = await commands.run('note-y', noteDecider, { kind: 'Note', id: 'y' }, { caller: { kind: 'admin' } as never }, { wait: false });
+    const { position } = await commands.run(
+      'note-y',
+      noteDecider,
+      { kind: 'Note', id: 'y' },
+      { caller: { kind: 'admin' } as never },
+      { wait: false },
+    );
     expect(await runner.waitFor(position!, 5_000)).toEqual({ passed: true, appended: null });
     expect(reactions).toHaveLength(0);
   });

@@ -1,9 +1,9 @@
-import type { EventStore, LogPosition, LogSubscription, RecordedEvent } from '../../event-store/src/event-store.port';
-import type { Caller } from '../../platform/src/http/auth';
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import { EventLoopTurns, retryWithBackoff, sleep, type Backoff } from '../../read-store/src/projections/backoff';
+import type { EventStore, LogPosition, LogSubscription, RecordedEvent } from '#event-store/event-store.port';
+import type { Caller } from '#platform/http/auth';
+import type { ReadStore } from '#read-store/read-store.port';
+import { EventLoopTurns, retryWithBackoff, sleep, type Backoff } from '#read-store/projections/backoff';
 import { CommandBus } from '@nestjs/cqrs';
-import type { DomainEvent } from '../../event-store/src/decider';
+import type { DomainEvent } from '#event-store/decider';
 import type { CommandRunner } from './command-runner';
 import type { Metrics } from './metrics';
 import { runInReaction } from './reaction-scope';
@@ -46,7 +46,9 @@ export interface ReactionContext {
  * it reacts to still holds (a reactor replaying old events must not undo later changes).
  */
 /** A recorded event of the union `E`, its `data` narrowed by its `type`. */
-export type RecordedOf<E extends DomainEvent> = E extends DomainEvent ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] } : never;
+export type RecordedOf<E extends DomainEvent> = E extends DomainEvent
+  ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] }
+  : never;
 
 export interface Reactor<E extends DomainEvent = DomainEvent> {
   /** Names its checkpoint (its entry of `_checkpoints/reactors`): renaming it replays the whole log. */
@@ -177,7 +179,12 @@ export class ReactorRunner {
     for (const waiter of this.waiters) waiter.resolve(false);
     this.waiters.clear();
     // A checkpoint not saved only means a replay of idempotent reactions at the next start.
-    await this.checkpoints.flush().catch((error: unknown) => this.options.logger?.warn('could not save a reactor checkpoint at stop', { reactor: this.name, error: String((error as Error)?.message ?? error) }));
+    await this.checkpoints.flush().catch((error: unknown) =>
+      this.options.logger?.warn('could not save a reactor checkpoint at stop', {
+        reactor: this.name,
+        error: String((error as Error)?.message ?? error),
+      }),
+    );
   }
 
   /** The event types its reactor handles. */
@@ -361,7 +368,12 @@ export class ReactorRunner {
         const appended = await this.reactOnce(event);
         if (this.failing !== null) {
           this.failing = null;
-          this.options.logger?.warn('reaction succeeded after retries', { reactor: this.name, event: event.id, type: event.type, attempts: attempt });
+          this.options.logger?.warn('reaction succeeded after retries', {
+            reactor: this.name,
+            event: event.id,
+            type: event.type,
+            attempts: attempt,
+          });
           // The saved checkpoint says `failing`: read-your-writes elsewhere waits for this reactor again once it no longer does.
           await this.record(true).catch(() => undefined);
         }
@@ -441,7 +453,11 @@ export class ReactorRunner {
   }
 
   private record(now: boolean): Promise<void> {
-    return this.checkpoints.record(this.name, { position: this.checkpoint?.toString() ?? null, appended: this.appended?.toString() ?? null, failing: this.failing }, now);
+    return this.checkpoints.record(
+      this.name,
+      { position: this.checkpoint?.toString() ?? null, appended: this.appended?.toString() ?? null, failing: this.failing },
+      now,
+    );
   }
 
   /** On the shared stream: caught up once past the log's head as it was at start (the stream itself never ends). */
@@ -452,7 +468,12 @@ export class ReactorRunner {
 
   /** Saved at once: `/health` and a restart see a caught-up reactor as such. */
   private async markCaughtUp(): Promise<void> {
-    await this.record(true).catch((error: unknown) => this.options.logger?.warn('could not save a reactor checkpoint', { reactor: this.name, error: String((error as Error)?.message ?? error) }));
+    await this.record(true).catch((error: unknown) =>
+      this.options.logger?.warn('could not save a reactor checkpoint', {
+        reactor: this.name,
+        error: String((error as Error)?.message ?? error),
+      }),
+    );
     this.caughtUp = true;
     this.caughtUpWaiters.splice(0).forEach((resolve) => resolve());
   }

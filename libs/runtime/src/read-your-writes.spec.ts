@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { CHECKPOINTS, ProjectionRunner } from '../../read-store/src/projections/projection-runner';
-import type { Projection } from '../../read-store/src/projections/projection';
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import { configureLogging } from '../../platform/src/logging';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { CHECKPOINTS, ProjectionRunner } from '#read-store/projections/projection-runner';
+import type { Projection } from '#read-store/projections/projection';
+import type { ReadStore } from '#read-store/read-store.port';
+import { configureLogging } from '#platform/logging';
 import { Metrics } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites, WriteNotShownError } from './read-your-writes';
 
@@ -23,7 +23,10 @@ async function waitCount(histogram: Metrics['readYourWritesWait']): Promise<numb
 /** Settles to 'resolved' or 'pending' without waiting for the promise. */
 async function state(promise: Promise<unknown>): Promise<'resolved' | 'pending'> {
   const marker = Symbol('pending');
-  const result = await Promise.race([promise.then(() => 'resolved' as const), new Promise<typeof marker>((resolve) => setImmediate(() => resolve(marker)))]);
+  const result = await Promise.race([
+    promise.then(() => 'resolved' as const),
+    new Promise<typeof marker>((resolve) => setImmediate(() => resolve(marker))),
+  ]);
   return result === marker ? 'pending' : result;
 }
 
@@ -81,7 +84,12 @@ describe('CheckpointPollingReadYourWrites (distributed mode: the projector is an
 
   describe('a checkpoint that moves back or disappears (a rebuild)', () => {
     /** A fake checkpoint source: `get` answers what the test last set (or throws its error). */
-    function fakeCheckpoints(): { reads: ReadStore; set(position: bigint | null): void; fail(error: Error | null): void; readCount: () => number } {
+    function fakeCheckpoints(): {
+      reads: ReadStore;
+      set(position: bigint | null): void;
+      fail(error: Error | null): void;
+      readCount: () => number;
+    } {
       let position: bigint | null = null;
       let failure: Error | null = null;
       let count = 0;

@@ -1,9 +1,9 @@
-import type { LogPosition } from '../../event-store/src/event-store.port';
-import type { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
-import { CHECKPOINTS } from '../../read-store/src/projections/projection-runner';
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import { ApiError } from '../../platform/src/http/error-envelope';
-import { log } from '../../platform/src/logging';
+import type { LogPosition } from '#event-store/event-store.port';
+import type { ProjectionRunner } from '#read-store/projections/projection-runner';
+import { CHECKPOINTS } from '#read-store/projections/projection-runner';
+import type { ReadStore } from '#read-store/read-store.port';
+import { ApiError } from '#platform/http/error-envelope';
+import { log } from '#platform/logging';
 import type { Metrics } from './metrics';
 import { readReactorProgress } from './reactor-checkpoint';
 
@@ -50,7 +50,9 @@ export const READ_YOUR_WRITES = Symbol('READ_YOUR_WRITES');
 /** A write stored in the log that the read models cannot show, their projections failing: 503, read again later. */
 export class WriteNotShownError extends ApiError {
   constructor() {
-    super(503, 'the write was stored, but the read models cannot show it yet; read it again later rather than repeating the write', { 'Retry-After': '5' });
+    super(503, 'the write was stored, but the read models cannot show it yet; read it again later rather than repeating the write', {
+      'Retry-After': '5',
+    });
   }
 }
 
@@ -75,7 +77,10 @@ export class InProcessReadYourWrites implements ReadYourWrites {
     timedOut(this.metrics, position, this.timeoutMs, requestId);
     const failure = settled === 'projections' ? this.runner.failure : null;
     if (failure) {
-      log.warn({ requestId, position: position.toString(), failure }, 'a write is stored but the failing projections do not show it: answered 503');
+      log.warn(
+        { requestId, position: position.toString(), failure },
+        'a write is stored but the failing projections do not show it: answered 503',
+      );
       throw new WriteNotShownError();
     }
   }
@@ -89,7 +94,10 @@ export class InProcessReadYourWrites implements ReadYourWrites {
       if (reactors.length === 0) return true;
       const reacted = await Promise.all(reactors.map((reactor) => reactor.waitFor(target, Math.max(0, deadline - Date.now()))));
       if (reacted.some((result) => !result.passed)) return 'reactors';
-      const next = reacted.reduce<LogPosition>((highest, result) => (result.appended !== null && result.appended > highest ? result.appended : highest), target);
+      const next = reacted.reduce<LogPosition>(
+        (highest, result) => (result.appended !== null && result.appended > highest ? result.appended : highest),
+        target,
+      );
       if (next <= target) return true;
       target = next;
       // What the reactions appended may set off any reactor.
@@ -141,13 +149,19 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
     /** The reactors the projector runs: their names and the event types they handle. */
     reactors: ReadonlyArray<{ name: string; handles: readonly string[] }> = [],
   ) {
-    for (const reactor of reactors) this.seen.set(reactor.name, { handles: reactor.handles, position: null, appended: null, failing: false });
+    for (const reactor of reactors)
+      this.seen.set(reactor.name, { handles: reactor.handles, position: null, appended: null, failing: false });
   }
 
   async wait(position: LogPosition | undefined, requestId?: string, options: WaitOptions = {}): Promise<void> {
     if (position === undefined) return;
     const reactors =
-      options.cascades === false ? [] : concerned([...this.seen].map(([name, seen]) => ({ name, handles: seen.handles })), options.types).map((r) => r.name);
+      options.cascades === false
+        ? []
+        : concerned(
+            [...this.seen].map(([name, seen]) => ({ name, handles: seen.handles })),
+            options.types,
+          ).map((r) => r.name);
     const stop = this.metrics.readYourWritesWait.startTimer();
     const ok = await new Promise<boolean>((resolve) => {
       this.waiters.add({ target: position, reactors, resolve, deadline: Date.now() + this.timeoutMs });
@@ -231,5 +245,8 @@ export class CheckpointPollingReadYourWrites implements ReadYourWrites {
 
 function timedOut(metrics: Metrics, position: LogPosition, timeoutMs: number, requestId?: string): void {
   metrics.readYourWritesTimeouts.inc();
-  log.warn({ requestId, position: position.toString(), timeoutMs }, 'read models did not apply a write within the read-your-writes timeout');
+  log.warn(
+    { requestId, position: position.toString(), timeoutMs },
+    'read models did not apply a write within the read-your-writes timeout',
+  );
 }

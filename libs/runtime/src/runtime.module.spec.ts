@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock } from '../../platform/src/clock';
-import { loadConfig, type AppConfig } from '../../platform/src/config';
-import type { Projection } from '../../read-store/src/projections/projection';
+import { systemClock } from '#platform/clock';
+import { loadConfig, type AppConfig } from '#platform/config';
+import type { Projection } from '#read-store/projections/projection';
 import { createRuntime, type Runtime } from './runtime.module';
 import { openStores, type Stores } from './stores';
 

@@ -2,14 +2,14 @@ import { projectionBuild } from './build-digest';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { AppendedEventsCounter, CommittedEventsPublisher } from './committed-events';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import { log } from '../../platform/src/logging';
-import { EVENT_STORE } from '../../event-store/src/event-store.port';
-import { READ_STORE } from '../../read-store/src/read-store.port';
-import { BLOB_STORE } from '../../blob-store/src/blob-store.port';
-import type { Projection } from '../../read-store/src/projections/projection';
-import { ProjectionRunner } from '../../read-store/src/projections/projection-runner';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { CLOCK, type Clock } from '#platform/clock';
+import { log } from '#platform/logging';
+import { EVENT_STORE } from '#event-store/event-store.port';
+import { READ_STORE } from '#read-store/read-store.port';
+import { BLOB_STORE } from '#blob-store/blob-store.port';
+import type { Projection } from '#read-store/projections/projection';
+import { ProjectionRunner } from '#read-store/projections/projection-runner';
 import { CommandRunner, COMMAND_RUNNER } from './command-runner';
 import { Metrics, METRICS } from './metrics';
 import { CheckpointPollingReadYourWrites, InProcessReadYourWrites } from './read-your-writes';
@@ -18,8 +18,8 @@ import { ReactorRunner, type Reactor, type Services, type ServiceToken } from '.
 import { PROJECTION_RUNNER } from './projections-ready';
 import { ReactorDispatcher } from './reactor-dispatcher';
 import { DEFAULT_CHECKPOINT_INTERVAL_MS, ReactorCheckpoints } from './reactor-checkpoint';
-import { UNTRUSTED_WORK } from '../../platform/src/untrusted-work/untrusted-work';
-import { WorkerPool } from '../../platform/src/untrusted-work/worker-pool';
+import { UNTRUSTED_WORK } from '#platform/untrusted-work/untrusted-work';
+import { WorkerPool } from '#platform/untrusted-work/worker-pool';
 
 export const STORES = Symbol('STORES');
 
@@ -44,7 +44,10 @@ export interface Runtime {
 }
 
 // pino takes (context, message); the runners speak (message, context).
-const runnerLogger = { warn: (message: string, context?: object) => log.warn(context ?? {}, message), error: (message: string, context?: object) => log.error(context ?? {}, message) };
+const runnerLogger = {
+  warn: (message: string, context?: object) => log.warn(context ?? {}, message),
+  error: (message: string, context?: object) => log.error(context ?? {}, message),
+};
 
 /**
  * Wires stores, projections, reactors, read-your-writes and the command runner for one process.
@@ -86,7 +89,14 @@ export function createRuntime(options: {
   const awaitedRunners: ReactorRunner[] = [];
   const readYourWrites = runner
     ? new InProcessReadYourWrites(runner, config.readYourWritesTimeoutMs, metrics, awaitedRunners)
-    : new CheckpointPollingReadYourWrites(stores.reads, config.readYourWritesTimeoutMs, metrics, undefined, undefined, reactors.filter((reactor) => reactor.awaitedByWrites !== false));
+    : new CheckpointPollingReadYourWrites(
+        stores.reads,
+        config.readYourWritesTimeoutMs,
+        metrics,
+        undefined,
+        undefined,
+        reactors.filter((reactor) => reactor.awaitedByWrites !== false),
+      );
   const commands = new CommandRunner(stores.events, readYourWrites, clock, metrics);
   const work = new WorkerPool({
     threads: config.untrustedWorkThreads,
@@ -99,7 +109,8 @@ export function createRuntime(options: {
   let bound: (<T>(token: ServiceToken<T>) => T) | null = null;
   const services: Services = {
     get(token) {
-      if (!bound) throw new Error(`no services in this process yet: cannot give ${typeof token === 'symbol' ? token.description : token.name}`);
+      if (!bound)
+        throw new Error(`no services in this process yet: cannot give ${typeof token === 'symbol' ? token.description : token.name}`);
       return bound(token);
     },
   };
@@ -108,7 +119,14 @@ export function createRuntime(options: {
     const stream = new ReactorDispatcher(runner);
     const checkpoints = new ReactorCheckpoints(stores.reads, reactorCheckpointInterval(stores.mode), runnerLogger);
     for (const reactor of reactors) {
-      const reactorRunner = new ReactorRunner(stores.events, stores.reads, reactor, commands, services, { projections: runner, metrics, logger: runnerLogger, stream, checkpoints, ...options.reactorOptions });
+      const reactorRunner = new ReactorRunner(stores.events, stores.reads, reactor, commands, services, {
+        projections: runner,
+        metrics,
+        logger: runnerLogger,
+        stream,
+        checkpoints,
+        ...options.reactorOptions,
+      });
       reactorRunners.push(reactorRunner);
       if (reactor.awaitedByWrites !== false) awaitedRunners.push(reactorRunner);
     }

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../platform/src/config';
+import { loadConfig } from '#platform/config';
 import { openStores } from './stores';
 
 const directories: string[] = [];

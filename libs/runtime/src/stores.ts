@@ -1,16 +1,16 @@
 import { join } from 'node:path';
-import type { AppConfig } from '../../platform/src/config';
-import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import type { EventStore } from '../../event-store/src/event-store.port';
-import type * as KurrentDbAdapter from '../../event-store/src/kurrentdb/kurrentdb-event-store';
-import type * as MongoAdapter from '../../read-store/src/mongodb/mongo-read-store';
-import type * as GridFsAdapter from '../../blob-store/src/gridfs/gridfs-blob-store';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import { FsBlobStore } from '../../blob-store/src/fs/fs-blob-store';
-import type { BlobStore } from '../../blob-store/src/blob-store.port';
-import { ReplayHeap, type ReplayMemoryGuard } from '../../read-store/src/projections/replay-heap';
-import { ReplayMappedPages } from '../../read-store/src/projections/replay-mapped-pages';
+import type { AppConfig } from '#platform/config';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import type { EventStore } from '#event-store/event-store.port';
+import type * as KurrentDbAdapter from '#event-store/kurrentdb/kurrentdb-event-store';
+import type * as MongoAdapter from '#read-store/mongodb/mongo-read-store';
+import type * as GridFsAdapter from '#blob-store/gridfs/gridfs-blob-store';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import type { ReadStore } from '#read-store/read-store.port';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import type { BlobStore } from '#blob-store/blob-store.port';
+import { ReplayHeap, type ReplayMemoryGuard } from '#read-store/projections/replay-heap';
+import { ReplayMappedPages } from '#read-store/projections/replay-mapped-pages';
 
 export type StoreMode = 'embedded' | 'distributed';
 
@@ -48,9 +48,9 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
   if (config.eventStoreUrl && config.mongodbUrl) {
     // Loaded only here: their clients (gRPC, the MongoDB driver) take about half a second to load,
     // which embedded mode, the common start, never needs. The type imports above are erased.
-    const { KurrentDbEventStore } = require('../../event-store/src/kurrentdb/kurrentdb-event-store') as typeof KurrentDbAdapter;
-    const { MongoReadStore } = require('../../read-store/src/mongodb/mongo-read-store') as typeof MongoAdapter;
-    const { GridFsBlobStore } = require('../../blob-store/src/gridfs/gridfs-blob-store') as typeof GridFsAdapter;
+    const { KurrentDbEventStore } = require('#event-store/kurrentdb/kurrentdb-event-store') as typeof KurrentDbAdapter;
+    const { MongoReadStore } = require('#read-store/mongodb/mongo-read-store') as typeof MongoAdapter;
+    const { GridFsBlobStore } = require('#blob-store/gridfs/gridfs-blob-store') as typeof GridFsAdapter;
     const events = KurrentDbEventStore.connect(config.eventStoreUrl, { batchLimitBytes: config.eventBatchLimitBytes });
     const reads = await MongoReadStore.connect(config.mongodbUrl);
     const blobs = await GridFsBlobStore.connect(config.mongodbUrl);
@@ -90,7 +90,8 @@ export async function openStores(config: AppConfig, options: { bulk?: boolean } 
  */
 export function replayMemoryGuards(config: AppConfig, stores: Stores, alone: () => boolean): ReplayMemoryGuard[] {
   const guards: ReplayMemoryGuard[] = [new ReplayHeap(config.replayHeapMb * 1024 * 1024)];
-  if (stores.releaseMappedPages) guards.push(new ReplayMappedPages(config.replayMappedMb * 1024 * 1024, stores.releaseMappedPages, { active: alone }));
+  if (stores.releaseMappedPages)
+    guards.push(new ReplayMappedPages(config.replayMappedMb * 1024 * 1024, stores.releaseMappedPages, { active: alone }));
   return guards;
 }
 

@@ -1,5 +1,5 @@
 import { Counter } from 'prom-client';
-import { log } from '../../platform/src/logging';
+import { log } from '#platform/logging';
 
 /**
  * Rejections no code handled, counted for the whole process: every `Metrics` registry exports it

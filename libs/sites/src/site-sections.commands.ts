@@ -1,8 +1,8 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SiteAccess } from './site.access';
 import { parseCondition } from './site.conditions';
 import { siteDecider, siteStream, type GroupPosition, type Position, type SiteCommand } from './site.decider';
@@ -29,7 +29,14 @@ export class AddSection extends Command<string> {
   constructor(
     readonly organizationId: string,
     readonly siteId: string,
-    readonly body: { spaceId: string | null; title?: string | null; icon?: string | null; draft?: boolean; pageId?: string; siteSectionGroupId?: string },
+    readonly body: {
+      spaceId: string | null;
+      title?: string | null;
+      icon?: string | null;
+      draft?: boolean;
+      pageId?: string;
+      siteSectionGroupId?: string;
+    },
     readonly caller: Caller,
   ) {
     super();
@@ -44,8 +51,16 @@ export class AddSectionHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, body, caller }: AddSection): Promise<string> {
     const acting = await this.access.acting(organizationId, caller);
-    if (body.spaceId === null && body.pageId !== undefined) throw DomainError.invalid('pageId names a page of an existing space: it cannot come with spaceId null');
-    const space = await this.access.siteSpaceContent(organizationId, siteId, body.spaceId, body.title ?? 'Untitled section', acting, caller);
+    if (body.spaceId === null && body.pageId !== undefined)
+      throw DomainError.invalid('pageId names a page of an existing space: it cannot come with spaceId null');
+    const space = await this.access.siteSpaceContent(
+      organizationId,
+      siteId,
+      body.spaceId,
+      body.title ?? 'Untitled section',
+      acting,
+      caller,
+    );
     if (body.pageId !== undefined) await this.access.requirePage(organizationId, siteId, acting, space.id, body.pageId);
     const sectionId = newId();
     const title = body.title ?? space.title;
@@ -63,7 +78,12 @@ export class AddSectionHandler extends DecidingHandler {
         draft: body.draft === true,
         ...(body.siteSectionGroupId !== undefined ? { groupId: body.siteSectionGroupId } : {}),
         rootSectionId: newId(),
-        siteSpace: { siteSpaceId: newId(), spaceId: space.id, path: pathOf(space.title), ...(body.pageId !== undefined ? { pageId: body.pageId } : {}) },
+        siteSpace: {
+          siteSpaceId: newId(),
+          spaceId: space.id,
+          path: pathOf(space.title),
+          ...(body.pageId !== undefined ? { pageId: body.pageId } : {}),
+        },
         ...acting,
         now: this.now(),
       },
@@ -99,7 +119,16 @@ export class UpdateSectionHandler extends DecidingHandler {
 
   async execute({ organizationId, siteId, sectionId, changes, options, caller, ifMatch }: UpdateSection): Promise<void> {
     if (typeof changes.condition === 'string') parseCondition(changes.condition);
-    const command: SiteCommand = { kind: 'UpdateSection', siteId, organizationId, sectionId, changes, ...options, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'UpdateSection',
+      siteId,
+      organizationId,
+      sectionId,
+      changes,
+      ...options,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -124,7 +153,14 @@ export class RemoveSectionHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, sectionId, caller, ifMatch }: RemoveSection): Promise<void> {
-    const command: SiteCommand = { kind: 'RemoveSection', siteId, organizationId, sectionId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'RemoveSection',
+      siteId,
+      organizationId,
+      sectionId,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -150,7 +186,15 @@ export class MoveSectionHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, sectionId, position, caller, ifMatch }: MoveSection): Promise<void> {
-    const command: SiteCommand = { kind: 'MoveSection', siteId, organizationId, sectionId, position, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'MoveSection',
+      siteId,
+      organizationId,
+      sectionId,
+      position,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -181,7 +225,19 @@ export class AddSectionGroupHandler extends DecidingHandler {
     await this.decide(
       siteStream(siteId),
       siteDecider,
-      { kind: 'AddSectionGroup', siteId, organizationId, groupId, title: body.title, icon: body.icon ?? null, sections: body.sections ?? [], ...(draft ? { draft } : {}), ...(parent !== undefined ? { parent } : {}), ...(await this.access.acting(organizationId, caller)), now: this.now() },
+      {
+        kind: 'AddSectionGroup',
+        siteId,
+        organizationId,
+        groupId,
+        title: body.title,
+        icon: body.icon ?? null,
+        sections: body.sections ?? [],
+        ...(draft ? { draft } : {}),
+        ...(parent !== undefined ? { parent } : {}),
+        ...(await this.access.acting(organizationId, caller)),
+        now: this.now(),
+      },
       { caller },
     );
     return groupId;
@@ -213,7 +269,16 @@ export class UpdateSectionGroupHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, groupId, changes, parent, caller, ifMatch }: UpdateSectionGroup): Promise<void> {
-    const command: SiteCommand = { kind: 'UpdateSectionGroup', siteId, organizationId, groupId, changes, ...(parent !== undefined ? { parent } : {}), ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'UpdateSectionGroup',
+      siteId,
+      organizationId,
+      groupId,
+      changes,
+      ...(parent !== undefined ? { parent } : {}),
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -238,7 +303,14 @@ export class RemoveSectionGroupHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, groupId, caller, ifMatch }: RemoveSectionGroup): Promise<void> {
-    const command: SiteCommand = { kind: 'RemoveSectionGroup', siteId, organizationId, groupId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'RemoveSectionGroup',
+      siteId,
+      organizationId,
+      groupId,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -264,7 +336,15 @@ export class GroupSectionHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, groupId, sectionId, caller, ifMatch }: GroupSection): Promise<void> {
-    const command: SiteCommand = { kind: 'GroupSection', siteId, organizationId, groupId, sectionId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'GroupSection',
+      siteId,
+      organizationId,
+      groupId,
+      sectionId,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -290,7 +370,15 @@ export class UngroupSectionHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, groupId, sectionId, caller, ifMatch }: UngroupSection): Promise<void> {
-    const command: SiteCommand = { kind: 'UngroupSection', siteId, organizationId, groupId, sectionId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'UngroupSection',
+      siteId,
+      organizationId,
+      groupId,
+      sectionId,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -316,7 +404,15 @@ export class MoveSectionGroupHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, groupId, position, caller, ifMatch }: MoveSectionGroup): Promise<void> {
-    const command: SiteCommand = { kind: 'MoveSectionGroup', siteId, organizationId, groupId, position, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'MoveSectionGroup',
+      siteId,
+      organizationId,
+      groupId,
+      position,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -343,7 +439,14 @@ export class SortSiteStructureHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, sort, caller, ifMatch }: SortSiteStructure): Promise<void> {
-    const command: SiteCommand = { kind: 'SortStructure', siteId, organizationId, ...sort, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'SortStructure',
+      siteId,
+      organizationId,
+      ...sort,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }

@@ -1,13 +1,23 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
 import { SITE_SPACES, type SiteSpaces } from './sites.needs';
 import { SiteAccess } from './site.access';
-import { pageOf, presentGroup, presentSection, presentStructure, versioned, type Presenting, type SiteSectionGroupView, type SiteSectionView, type SiteStructureView } from './site.presenter';
+import {
+  pageOf,
+  presentGroup,
+  presentSection,
+  presentStructure,
+  versioned,
+  type Presenting,
+  type SiteSectionGroupView,
+  type SiteSectionView,
+  type SiteStructureView,
+} from './site.presenter';
 
 /*
  * The reads of a site's sections, section groups and structure: for members of its organization
@@ -40,7 +50,10 @@ export class ListSiteSectionsHandler implements IQueryHandler<ListSiteSections> 
     const { site, viewer } = await this.access.siteOrShared(organizationId, siteId, caller, paging.shareKey);
     const page = pageOf(site.sections, paging);
     const presenting: Presenting = { publicUrl: this.config.publicUrl, spaces: this.spaces };
-    return listEnvelope({ ...page, items: await Promise.all(page.items.map((section) => presentSection(site, section, viewer, presenting))) });
+    return listEnvelope({
+      ...page,
+      items: await Promise.all(page.items.map((section) => presentSection(site, section, viewer, presenting))),
+    });
   }
 }
 
@@ -153,4 +166,10 @@ export class GetSiteStructureHandler implements IQueryHandler<GetSiteStructure> 
   }
 }
 
-export const siteSectionQueryHandlers = [ListSiteSectionsHandler, GetSiteSectionHandler, ListSiteSectionGroupsHandler, GetSiteSectionGroupHandler, GetSiteStructureHandler];
+export const siteSectionQueryHandlers = [
+  ListSiteSectionsHandler,
+  GetSiteSectionHandler,
+  ListSiteSectionGroupsHandler,
+  GetSiteSectionGroupHandler,
+  GetSiteStructureHandler,
+];

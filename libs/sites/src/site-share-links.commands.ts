@@ -1,7 +1,7 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SiteAccess } from './site.access';
 import { siteDecider, siteStream, type SiteCommand } from './site.decider';
 import type { SiteShareLinkChanges } from './site.events';
@@ -39,7 +39,17 @@ export class CreateSiteShareLinkHandler extends DecidingHandler {
     await this.decide(
       siteStream(siteId),
       siteDecider,
-      { kind: 'CreateShareLink', siteId, organizationId, shareLinkId, key: newId(32), name: name ?? '', by: (caller as { userId: string }).userId, ...(await this.access.acting(organizationId, caller)), now: this.now() },
+      {
+        kind: 'CreateShareLink',
+        siteId,
+        organizationId,
+        shareLinkId,
+        key: newId(32),
+        name: name ?? '',
+        by: (caller as { userId: string }).userId,
+        ...(await this.access.acting(organizationId, caller)),
+        now: this.now(),
+      },
       { caller },
     );
     return shareLinkId;
@@ -67,7 +77,15 @@ export class UpdateSiteShareLinkHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, shareLinkId, changes, caller, ifMatch }: UpdateSiteShareLink): Promise<void> {
-    const command: SiteCommand = { kind: 'UpdateShareLink', siteId, organizationId, shareLinkId, changes, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'UpdateShareLink',
+      siteId,
+      organizationId,
+      shareLinkId,
+      changes,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -92,7 +110,14 @@ export class DeleteSiteShareLinkHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, shareLinkId, caller, ifMatch }: DeleteSiteShareLink): Promise<void> {
-    const command: SiteCommand = { kind: 'DeleteShareLink', siteId, organizationId, shareLinkId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'DeleteShareLink',
+      siteId,
+      organizationId,
+      shareLinkId,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }

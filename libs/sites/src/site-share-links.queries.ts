@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
 import { SiteAccess } from './site.access';
 import { pageOf, presentShareLink, versioned, type ShareLinkView } from './site.presenter';
 

@@ -1,8 +1,8 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SiteAccess } from './site.access';
 import { parseCondition } from './site.conditions';
 import { siteDecider, siteStream, type Position, type SiteCommand } from './site.decider';
@@ -45,7 +45,8 @@ export class AddSiteSpaceHandler extends DecidingHandler {
   async execute({ organizationId, siteId, body, caller }: AddSiteSpace): Promise<string> {
     const acting = await this.access.acting(organizationId, caller);
     const pageId = body.pageId ?? undefined;
-    if (body.spaceId === null && pageId !== undefined) throw DomainError.invalid('pageId names a page of an existing space: it cannot come with spaceId null');
+    if (body.spaceId === null && pageId !== undefined)
+      throw DomainError.invalid('pageId names a page of an existing space: it cannot come with spaceId null');
     const space = await this.access.siteSpaceContent(organizationId, siteId, body.spaceId, body.title ?? 'Untitled', acting, caller);
     if (pageId !== undefined) await this.access.requirePage(organizationId, siteId, acting, space.id, pageId);
     const siteSpaceId = newId();
@@ -53,7 +54,20 @@ export class AddSiteSpaceHandler extends DecidingHandler {
     await this.decide(
       siteStream(siteId),
       siteDecider,
-      { kind: 'AddSiteSpace', siteId, organizationId, siteSpaceId, spaceId: space.id, sectionId, path: pathOf(title ?? space.title), ...(draft ? { draft } : {}), ...(title !== undefined ? { title } : {}), ...(pageId !== undefined ? { pageId } : {}), ...acting, now: this.now() },
+      {
+        kind: 'AddSiteSpace',
+        siteId,
+        organizationId,
+        siteSpaceId,
+        spaceId: space.id,
+        sectionId,
+        path: pathOf(title ?? space.title),
+        ...(draft ? { draft } : {}),
+        ...(title !== undefined ? { title } : {}),
+        ...(pageId !== undefined ? { pageId } : {}),
+        ...acting,
+        now: this.now(),
+      },
       { caller },
     );
     return siteSpaceId;
@@ -114,7 +128,14 @@ export class RemoveSiteSpaceHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, siteSpaceId, caller, ifMatch }: RemoveSiteSpace): Promise<void> {
-    const command: SiteCommand = { kind: 'RemoveSiteSpace', siteId, organizationId, siteSpaceId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'RemoveSiteSpace',
+      siteId,
+      organizationId,
+      siteSpaceId,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -140,7 +161,15 @@ export class MoveSiteSpaceHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, siteSpaceId, position, caller, ifMatch }: MoveSiteSpace): Promise<void> {
-    const command: SiteCommand = { kind: 'MoveSiteSpace', siteId, organizationId, siteSpaceId, position, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'MoveSiteSpace',
+      siteId,
+      organizationId,
+      siteSpaceId,
+      position,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -165,8 +194,19 @@ export class RemoveSpaceFromSite extends Command<void> {
 @CommandHandler(RemoveSpaceFromSite)
 export class RemoveSpaceFromSiteHandler extends DecidingHandler {
   async execute({ organizationId, siteId, spaceId, caller }: RemoveSpaceFromSite): Promise<void> {
-    await this.decide(siteStream(siteId), siteDecider, { kind: 'RemoveSpaceFromSite', siteId, organizationId, spaceId, allowed: true, now: this.now() }, { caller });
+    await this.decide(
+      siteStream(siteId),
+      siteDecider,
+      { kind: 'RemoveSpaceFromSite', siteId, organizationId, spaceId, allowed: true, now: this.now() },
+      { caller },
+    );
   }
 }
 
-export const siteSpaceCommandHandlers = [AddSiteSpaceHandler, UpdateSiteSpaceHandler, RemoveSiteSpaceHandler, MoveSiteSpaceHandler, RemoveSpaceFromSiteHandler];
+export const siteSpaceCommandHandlers = [
+  AddSiteSpaceHandler,
+  UpdateSiteSpaceHandler,
+  RemoveSiteSpaceHandler,
+  MoveSiteSpaceHandler,
+  RemoveSpaceFromSiteHandler,
+];

@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
 import { SITE_SPACES, type SiteSpaces } from './sites.needs';
 import { SiteAccess } from './site.access';
 import { scopeOf } from './site.decider';
@@ -41,10 +41,14 @@ export class ListSiteSpacesHandler implements IQueryHandler<ListSiteSpaces> {
   async execute({ organizationId, siteId, caller, query }: ListSiteSpaces) {
     const { site, viewer } = await this.access.siteOrShared(organizationId, siteId, caller, query.shareKey);
     const isDefault = (siteSpace: SiteSpaceDoc) => site.defaultSiteSpace[scopeOf(siteSpace.sectionId)] === siteSpace.id;
-    const matching = query.default === undefined ? site.siteSpaces : site.siteSpaces.filter((siteSpace) => isDefault(siteSpace) === query.default);
+    const matching =
+      query.default === undefined ? site.siteSpaces : site.siteSpaces.filter((siteSpace) => isDefault(siteSpace) === query.default);
     const page = pageOf(matching, query);
     const presenting: Presenting = { publicUrl: this.config.publicUrl, spaces: this.spaces };
-    return listEnvelope({ ...page, items: await Promise.all(page.items.map((siteSpace) => presentSiteSpace(site, siteSpace, viewer, presenting))) });
+    return listEnvelope({
+      ...page,
+      items: await Promise.all(page.items.map((siteSpace) => presentSiteSpace(site, siteSpace, viewer, presenting))),
+    });
   }
 }
 

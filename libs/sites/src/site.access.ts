@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { ID_SHAPES } from '../../platform/src/ids';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { ID_SHAPES } from '#platform/ids';
+import type { OrganizationRole } from '#platform/permissions';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
 import { siteDecider, siteStream } from './site.decider';
 import { siteRole } from './site.permissions';
 import { SITES, type SiteDoc } from './site.projections';
@@ -79,13 +79,16 @@ export class SiteAccess {
   async administers(organizationId: string, siteId: string, acting: Acting): Promise<boolean> {
     if (acting.allowed) return true;
     const { state } = await this.commands.load(siteStream(siteId), siteDecider);
-    return state.site !== null && state.site.organizationId === organizationId && siteRole(acting.role, state.site.defaultLevel) === 'admin';
+    return (
+      state.site !== null && state.site.organizationId === organizationId && siteRole(acting.role, state.site.defaultLevel) === 'admin'
+    );
   }
 
   /** A live space of the organization, or 404 (an id of another shape names none, and is not looked up). */
   async space(organizationId: string, spaceId: string) {
     const space = ID_SHAPES.entity.test(spaceId) ? await this.spaces.spaceById(spaceId) : null;
-    if (!space || space.deleted || space.organizationId !== organizationId) throw DomainError.notFound(`no space ${spaceId} in organization ${organizationId}`);
+    if (!space || space.deleted || space.organizationId !== organizationId)
+      throw DomainError.notFound(`no space ${spaceId} in organization ${organizationId}`);
     return space;
   }
 
@@ -96,7 +99,8 @@ export class SiteAccess {
    */
   async siteSpaceContent(organizationId: string, siteId: string, spaceId: string | null, title: string, acting: Acting, caller: Caller) {
     if (spaceId !== null) return this.space(organizationId, spaceId);
-    if (!(await this.administers(organizationId, siteId, acting))) throw DomainError.forbidden(`only admins of site ${siteId} may change it`);
+    if (!(await this.administers(organizationId, siteId, acting)))
+      throw DomainError.forbidden(`only admins of site ${siteId} may change it`);
     return this.space(organizationId, await this.spaces.createSpace(organizationId, title, caller));
   }
 
@@ -119,7 +123,12 @@ export class SiteAccess {
    * The site for a list of its structure: all of it for members of its organization; for anyone
    * else holding `shareKey`, the published site as that key's reader sees it; else 404.
    */
-  async siteOrShared(organizationId: string, siteId: string, caller: Caller, shareKey: string | undefined): Promise<{ site: SiteDoc; viewer: Viewer }> {
+  async siteOrShared(
+    organizationId: string,
+    siteId: string,
+    caller: Caller,
+    shareKey: string | undefined,
+  ): Promise<{ site: SiteDoc; viewer: Viewer }> {
     const standing = await this.standing(organizationId, caller);
     if (standing?.member) return { site: await this.live(organizationId, siteId), viewer: { member: caller, role: standing.role } };
     if (shareKey === undefined) throw DomainError.notFound(`no organization ${organizationId}`);
@@ -130,7 +139,8 @@ export class SiteAccess {
   async administered(organizationId: string, siteId: string, caller: Caller): Promise<SiteDoc> {
     const standing = await this.requireMember(organizationId, caller);
     const site = await this.live(organizationId, siteId);
-    if (siteRole(standing.role, site.defaultLevel) !== 'admin') throw DomainError.forbidden(`only admins of site ${siteId} may see its keys`);
+    if (siteRole(standing.role, site.defaultLevel) !== 'admin')
+      throw DomainError.forbidden(`only admins of site ${siteId} may see its keys`);
     return site;
   }
 

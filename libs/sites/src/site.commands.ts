@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { KeyedMutex } from '../../platform/src/keyed-mutex';
-import { atLeast } from '../../platform/src/permissions';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { KeyedMutex } from '#platform/keyed-mutex';
+import { atLeast } from '#platform/permissions';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SITE_DOMAINS, SITE_SPACES, type SiteDomains, type SiteSpaces } from './sites.needs';
 import { SiteAccess } from './site.access';
 import { validateAdaptiveSchema } from './site.adaptive';
@@ -52,12 +52,25 @@ export class CreateSiteHandler extends DecidingHandler {
     const siteId = newId();
     const siteSpaces = [];
     // A new space takes the site's title; it is created first, so a site never names a missing space.
-    const spaceIds = body.spaces === NEW_SPACE ? [await this.spaces.createSpace(organizationId, body.title ?? 'Docs', caller)] : (body.spaces ?? []);
-    for (const spaceId of spaceIds) siteSpaces.push({ siteSpaceId: newId(), spaceId, path: pathOf((await this.access.space(organizationId, spaceId)).title) });
+    const spaceIds =
+      body.spaces === NEW_SPACE ? [await this.spaces.createSpace(organizationId, body.title ?? 'Docs', caller)] : (body.spaces ?? []);
+    for (const spaceId of spaceIds)
+      siteSpaces.push({ siteSpaceId: newId(), spaceId, path: pathOf((await this.access.space(organizationId, spaceId)).title) });
     await this.decide(
       siteStream(siteId),
       siteDecider,
-      { kind: 'CreateSite', siteId, organizationId, type: body.type ?? 'basic', title: body.title ?? 'Docs', visibility: body.visibility ?? 'public', siteSpaces, by: (caller as { userId: string }).userId, allowed: atLeast(role, 'create'), now: this.now() },
+      {
+        kind: 'CreateSite',
+        siteId,
+        organizationId,
+        type: body.type ?? 'basic',
+        title: body.title ?? 'Docs',
+        visibility: body.visibility ?? 'public',
+        siteSpaces,
+        by: (caller as { userId: string }).userId,
+        allowed: atLeast(role, 'create'),
+        now: this.now(),
+      },
       { caller },
     );
     return siteId;
@@ -101,14 +114,18 @@ export class UpdateSiteHandler extends DecidingHandler {
       await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
     };
     // A style guide is a space of the site's organization (only its administrators learn which ids are not).
-    if (typeof changes.styleguide === 'string' && (await this.access.administers(organizationId, siteId, acting))) await this.access.space(organizationId, changes.styleguide);
+    if (typeof changes.styleguide === 'string' && (await this.access.administers(organizationId, siteId, acting)))
+      await this.access.space(organizationId, changes.styleguide);
     if (changes.hostname === undefined) return apply();
     await this.hostnameChanges.run(siteId, async () => {
       const { state, revision } = await this.load(siteStream(siteId), siteDecider);
       // No site of this organization, a caller who may not change it, or a stale If-Match: refused before any hostname is claimed.
       const site = changeableSite(command, state);
       if (site instanceof DomainError) throw site;
-      if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
+      if (ifMatch !== undefined && ifMatch !== revision)
+        throw DomainError.preconditionFailed(
+          `the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`,
+        );
       const previous = site.hostname;
       const next = changes.hostname;
       const claiming = typeof next === 'string' && next !== previous;
@@ -125,11 +142,21 @@ export class UpdateSiteHandler extends DecidingHandler {
 
   private async claim(hostname: string, siteId: string, organizationId: string, caller: Caller): Promise<void> {
     const verifiedDomains = await this.domains.verifiedDomains(organizationId);
-    await this.decide(siteHostnameStream(hostname), siteHostnameDecider, { kind: 'ClaimSiteHostname', hostname, siteId, organizationId, verifiedDomains }, { caller, wait: false });
+    await this.decide(
+      siteHostnameStream(hostname),
+      siteHostnameDecider,
+      { kind: 'ClaimSiteHostname', hostname, siteId, organizationId, verifiedDomains },
+      { caller, wait: false },
+    );
   }
 
   private async release(hostname: string, siteId: string, caller: Caller): Promise<void> {
-    await this.decide(siteHostnameStream(hostname), siteHostnameDecider, { kind: 'ReleaseSiteHostname', hostname, siteId }, { caller, wait: false });
+    await this.decide(
+      siteHostnameStream(hostname),
+      siteHostnameDecider,
+      { kind: 'ReleaseSiteHostname', hostname, siteId },
+      { caller, wait: false },
+    );
   }
 }
 
@@ -153,7 +180,14 @@ export class PublishSiteHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, published, caller, ifMatch }: PublishSite): Promise<void> {
-    const command: SiteCommand = { kind: 'PublishSite', siteId, organizationId, published, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'PublishSite',
+      siteId,
+      organizationId,
+      published,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -181,7 +215,13 @@ export class DeleteSiteHandler extends DecidingHandler {
     const hostname = (await this.load(siteStream(siteId), siteDecider)).state.site?.hostname ?? null;
     const command: SiteCommand = { kind: 'DeleteSite', siteId, organizationId, ...acting, now: this.now() };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
-    if (hostname !== null) await this.decide(siteHostnameStream(hostname), siteHostnameDecider, { kind: 'ReleaseSiteHostname', hostname, siteId }, { caller, wait: false });
+    if (hostname !== null)
+      await this.decide(
+        siteHostnameStream(hostname),
+        siteHostnameDecider,
+        { kind: 'ReleaseSiteHostname', hostname, siteId },
+        { caller, wait: false },
+      );
   }
 }
 
@@ -207,7 +247,14 @@ export class ConfigureVisitorAuthHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, settings, caller, ifMatch }: ConfigureVisitorAuth): Promise<void> {
-    const command: SiteCommand = { kind: 'ConfigureVisitorAuth', siteId, organizationId, ...settings, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'ConfigureVisitorAuth',
+      siteId,
+      organizationId,
+      ...settings,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -231,7 +278,13 @@ export class RotateVisitorKeyHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, siteId, caller, ifMatch }: RotateVisitorKey): Promise<void> {
-    const command: SiteCommand = { kind: 'RotateVisitorKey', siteId, organizationId, ...(await this.access.acting(organizationId, caller)), now: this.now() };
+    const command: SiteCommand = {
+      kind: 'RotateVisitorKey',
+      siteId,
+      organizationId,
+      ...(await this.access.acting(organizationId, caller)),
+      now: this.now(),
+    };
     await this.decide(siteStream(siteId), siteDecider, command, { caller, ifMatch });
   }
 }
@@ -266,4 +319,12 @@ export class SetAdaptiveSchemaHandler extends DecidingHandler {
   }
 }
 
-export const siteCommandHandlers = [CreateSiteHandler, UpdateSiteHandler, PublishSiteHandler, DeleteSiteHandler, ConfigureVisitorAuthHandler, RotateVisitorKeyHandler, SetAdaptiveSchemaHandler];
+export const siteCommandHandlers = [
+  CreateSiteHandler,
+  UpdateSiteHandler,
+  PublishSiteHandler,
+  DeleteSiteHandler,
+  ConfigureVisitorAuthHandler,
+  RotateVisitorKeyHandler,
+  SetAdaptiveSchemaHandler,
+];

@@ -29,7 +29,17 @@ describe('adaptive content conditions', () => {
   });
 
   it('refuses anything but claims and literals: calls, other roots, assignments, other operators', () => {
-    for (const text of ['process.exit()', 'visitor.claims.a()', 'globalThis.x', 'this', 'visitor.other', 'visitor.claims[visitor.claims.k]', 'visitor.claims.a + 1', '[1, 2]', 'a = 1']) {
+    for (const text of [
+      'process.exit()',
+      'visitor.claims.a()',
+      'globalThis.x',
+      'this',
+      'visitor.other',
+      'visitor.claims[visitor.claims.k]',
+      'visitor.claims.a + 1',
+      '[1, 2]',
+      'a = 1',
+    ]) {
       expect(() => parseCondition(text)).toThrow(/condition/);
     }
   });

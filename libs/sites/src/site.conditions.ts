@@ -1,5 +1,5 @@
 import jsepModule from 'jsep';
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 
 type Node = { type: string; [member: string]: unknown };
 const jsep = ((jsepModule as unknown as { default?: typeof jsepModule }).default ?? jsepModule) as unknown as (text: string) => Node;
@@ -41,7 +41,8 @@ function check(node: Node, depth: number): void {
       return check(node.argument as Node, depth + 1);
     case 'BinaryExpression':
     case 'LogicalExpression':
-      if (!COMPARISONS.has(node.operator as string) && !LOGICAL.has(node.operator as string)) throw DomainError.invalid(`condition may not use the operator ${String(node.operator)}`);
+      if (!COMPARISONS.has(node.operator as string) && !LOGICAL.has(node.operator as string))
+        throw DomainError.invalid(`condition may not use the operator ${String(node.operator)}`);
       check(node.left as Node, depth + 1);
       return check(node.right as Node, depth + 1);
     default:
@@ -56,14 +57,16 @@ function pathOf(node: Node): string[] {
   while (current.type === 'MemberExpression') {
     const property = current.property as Node;
     if (current.computed) {
-      if (property.type !== 'Literal' || typeof property.value !== 'string') throw DomainError.invalid('condition may index claims with quoted names only');
+      if (property.type !== 'Literal' || typeof property.value !== 'string')
+        throw DomainError.invalid('condition may index claims with quoted names only');
       names.unshift(property.value);
     } else {
       names.unshift(String(property.name));
     }
     current = current.object as Node;
   }
-  if (current.type !== 'Identifier' || current.name !== 'visitor' || names[0] !== 'claims') throw DomainError.invalid('condition may only read visitor.claims');
+  if (current.type !== 'Identifier' || current.name !== 'visitor' || names[0] !== 'claims')
+    throw DomainError.invalid('condition may only read visitor.claims');
   return names.slice(1);
 }
 
@@ -80,7 +83,10 @@ function evaluate(node: Node, claims: Record<string, unknown>): unknown {
     case 'Identifier': {
       let value: unknown = claims;
       for (const name of pathOf(node)) {
-        value = value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+        value =
+          value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, name)
+            ? (value as Record<string, unknown>)[name]
+            : undefined;
       }
       return value;
     }

@@ -1,10 +1,20 @@
-import type { Decider } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { Decider } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
+import type { OrganizationRole } from '#platform/permissions';
 import { hostnameShapeProblem, inVerifiedDomain } from './site.hostnames';
 import { pathOf } from './site.paths';
 import { siteRole } from './site.permissions';
-import type { SiteChanges, SiteDefaultLevel, SiteEvent, SiteHostnameEvent, SiteSectionChanges, SiteShareLinkChanges, SiteSpaceChanges, SiteType, SiteVisibility } from './site.events';
+import type {
+  SiteChanges,
+  SiteDefaultLevel,
+  SiteEvent,
+  SiteHostnameEvent,
+  SiteSectionChanges,
+  SiteShareLinkChanges,
+  SiteSpaceChanges,
+  SiteType,
+  SiteVisibility,
+} from './site.events';
 
 export const siteStream = (siteId: string) => `site-${siteId}`;
 export const siteHostnameStream = (hostname: string) => `sitehostname-${hostname}`;
@@ -21,7 +31,15 @@ export interface SiteSpaceState {
 }
 
 export interface SiteState {
-  site: null | { organizationId: string; title: string; defaultLevel: SiteDefaultLevel; deleted: boolean; published: boolean; hostname: string | null; keyGeneration: number };
+  site: null | {
+    organizationId: string;
+    title: string;
+    defaultLevel: SiteDefaultLevel;
+    deleted: boolean;
+    published: boolean;
+    hostname: string | null;
+    keyGeneration: number;
+  };
   sections: ReadonlyMap<string, SectionState>;
   siteSpaces: ReadonlyMap<string, SiteSpaceState>;
   /** Sections in order; the default section. */
@@ -65,7 +83,14 @@ interface Acting {
 }
 
 export type SiteCommand =
-  | (Acting & { kind: 'CreateSite'; type: SiteType; title: string; visibility: SiteVisibility; by: string; siteSpaces: Array<{ siteSpaceId: string; spaceId: string; path: string }> })
+  | (Acting & {
+      kind: 'CreateSite';
+      type: SiteType;
+      title: string;
+      visibility: SiteVisibility;
+      by: string;
+      siteSpaces: Array<{ siteSpaceId: string; spaceId: string; path: string }>;
+    })
   | (Acting & { kind: 'UpdateSite'; changes: SiteChanges; defaultSiteSpace?: string; defaultSiteSection?: string })
   | (Acting & { kind: 'PublishSite'; published: boolean })
   | (Acting & { kind: 'DeleteSite' })
@@ -74,19 +99,51 @@ export type SiteCommand =
    * sections whose root shows site spaces, `rootSectionId` names the section that first takes them
    * (titled after the site), so that what the site published stays published.
    */
-  | (Acting & { kind: 'AddSection'; sectionId: string; title: string; icon: string | null; path: string; draft: boolean; groupId?: string; rootSectionId: string; siteSpace: { siteSpaceId: string; spaceId: string; path: string; pageId?: string } })
+  | (Acting & {
+      kind: 'AddSection';
+      sectionId: string;
+      title: string;
+      icon: string | null;
+      path: string;
+      draft: boolean;
+      groupId?: string;
+      rootSectionId: string;
+      siteSpace: { siteSpaceId: string; spaceId: string; path: string; pageId?: string };
+    })
   /** `group`: the section group to move the section into; null takes it out of its group. */
   | (Acting & { kind: 'UpdateSection'; sectionId: string; changes: SiteSectionChanges; defaultSiteSpace?: string; group?: string | null })
   | (Acting & { kind: 'RemoveSection'; sectionId: string })
   | (Acting & { kind: 'MoveSection'; sectionId: string; position: Position })
-  | (Acting & { kind: 'AddSiteSpace'; siteSpaceId: string; spaceId: string; sectionId: string | undefined; path: string; draft?: boolean; title?: string; pageId?: string })
+  | (Acting & {
+      kind: 'AddSiteSpace';
+      siteSpaceId: string;
+      spaceId: string;
+      sectionId: string | undefined;
+      path: string;
+      draft?: boolean;
+      title?: string;
+      pageId?: string;
+    })
   | (Acting & { kind: 'UpdateSiteSpace'; siteSpaceId: string; changes: SiteSpaceChanges })
   | (Acting & { kind: 'RemoveSiteSpace'; siteSpaceId: string })
   | (Acting & { kind: 'MoveSiteSpace'; siteSpaceId: string; position: Position })
   /** `parent`: a group to nest the new one in (the service keeps groups at the root: refused). */
-  | (Acting & { kind: 'AddSectionGroup'; groupId: string; title: string; icon: string | null; sections: string[]; draft?: boolean; parent?: string })
+  | (Acting & {
+      kind: 'AddSectionGroup';
+      groupId: string;
+      title: string;
+      icon: string | null;
+      sections: string[];
+      draft?: boolean;
+      parent?: string;
+    })
   /** `parent`: null keeps the group at the root; a group id would nest it (refused). */
-  | (Acting & { kind: 'UpdateSectionGroup'; groupId: string; changes: { title?: string; icon?: string | null; draft?: boolean }; parent?: string | null })
+  | (Acting & {
+      kind: 'UpdateSectionGroup';
+      groupId: string;
+      changes: { title?: string; icon?: string | null; draft?: boolean };
+      parent?: string | null;
+    })
   | (Acting & { kind: 'RemoveSectionGroup'; groupId: string })
   | (Acting & { kind: 'GroupSection'; groupId: string; sectionId: string })
   | (Acting & { kind: 'UngroupSection'; groupId: string; sectionId: string })
@@ -126,7 +183,8 @@ export function placed(order: readonly string[], id: string, position: Position)
 const sameOrder = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, index) => item === b[index]);
 
 /** Whether the caller administers the site: allowed outright, or their organization role as the site's default level raises it. */
-const administers = (command: Acting, defaultLevel: SiteDefaultLevel) => command.allowed || siteRole(command.role ?? null, defaultLevel) === 'admin';
+const administers = (command: Acting, defaultLevel: SiteDefaultLevel) =>
+  command.allowed || siteRole(command.role ?? null, defaultLevel) === 'admin';
 
 /**
  * The site a command may change, or why not: 404 unless it is a live site of the organization the
@@ -153,15 +211,45 @@ const without = <T>(map: ReadonlyMap<string, T>, key: string) => {
 };
 
 export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
-  initialState: () => ({ site: null, sections: new Map(), siteSpaces: new Map(), sectionOrder: [], defaultSection: null, spaceOrder: {}, defaultSiteSpace: {}, groups: new Set(), groupOf: {}, shareLinks: new Map() }),
+  initialState: () => ({
+    site: null,
+    sections: new Map(),
+    siteSpaces: new Map(),
+    sectionOrder: [],
+    defaultSection: null,
+    spaceOrder: {},
+    defaultSiteSpace: {},
+    groups: new Set(),
+    groupOf: {},
+    shareLinks: new Map(),
+  }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'SiteCreated':
-        return { ...state, site: { organizationId: event.data.organizationId, title: event.data.title, defaultLevel: 'inherit', deleted: false, published: false, hostname: null, keyGeneration: 0 } };
+        return {
+          ...state,
+          site: {
+            organizationId: event.data.organizationId,
+            title: event.data.title,
+            defaultLevel: 'inherit',
+            deleted: false,
+            published: false,
+            hostname: null,
+            keyGeneration: 0,
+          },
+        };
       case 'SiteUpdated': {
         const { hostname, title, defaultLevel } = event.data.changes;
         const site = state.site!;
-        return { ...state, site: { ...site, hostname: hostname !== undefined ? hostname : site.hostname, title: title ?? site.title, defaultLevel: defaultLevel !== undefined ? defaultLevel : site.defaultLevel } };
+        return {
+          ...state,
+          site: {
+            ...site,
+            hostname: hostname !== undefined ? hostname : site.hostname,
+            title: title ?? site.title,
+            defaultLevel: defaultLevel !== undefined ? defaultLevel : site.defaultLevel,
+          },
+        };
       }
       case 'SiteShareLinkCreated':
         return { ...state, shareLinks: new Map(state.shareLinks).set(event.data.shareLinkId, { name: event.data.name, active: true }) };
@@ -183,12 +271,20 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         return { ...state, site: { ...state.site!, deleted: true } };
       case 'SiteSectionAdded': {
         const { sectionId, title, path } = event.data;
-        return { ...state, sections: new Map(state.sections).set(sectionId, { title, path }), sectionOrder: [...state.sectionOrder, sectionId], defaultSection: event.data.default ? sectionId : state.defaultSection };
+        return {
+          ...state,
+          sections: new Map(state.sections).set(sectionId, { title, path }),
+          sectionOrder: [...state.sectionOrder, sectionId],
+          defaultSection: event.data.default ? sectionId : state.defaultSection,
+        };
       }
       case 'SiteSectionUpdated': {
         const section = state.sections.get(event.data.sectionId)!;
         const { title, path } = event.data.changes;
-        return { ...state, sections: new Map(state.sections).set(event.data.sectionId, { title: title ?? section.title, path: path ?? section.path }) };
+        return {
+          ...state,
+          sections: new Map(state.sections).set(event.data.sectionId, { title: title ?? section.title, path: path ?? section.path }),
+        };
       }
       case 'SiteSectionRemoved': {
         const { sectionId } = event.data;
@@ -196,7 +292,16 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         const { [sectionId]: _order, ...spaceOrder } = state.spaceOrder;
         const { [sectionId]: _default, ...defaultSiteSpace } = state.defaultSiteSpace;
         const { [sectionId]: _group, ...groupOf } = state.groupOf;
-        return { ...state, groupOf, sections: without(state.sections, sectionId), siteSpaces, sectionOrder: state.sectionOrder.filter((id) => id !== sectionId), defaultSection: state.defaultSection === sectionId ? null : state.defaultSection, spaceOrder, defaultSiteSpace };
+        return {
+          ...state,
+          groupOf,
+          sections: without(state.sections, sectionId),
+          siteSpaces,
+          sectionOrder: state.sectionOrder.filter((id) => id !== sectionId),
+          defaultSection: state.defaultSection === sectionId ? null : state.defaultSection,
+          spaceOrder,
+          defaultSiteSpace,
+        };
       }
       case 'SiteDefaultSectionSet':
         return { ...state, defaultSection: event.data.sectionId };
@@ -213,14 +318,26 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       case 'SiteSpaceUpdated': {
         const siteSpace = state.siteSpaces.get(event.data.siteSpaceId)!;
         const { path, spaceId } = event.data.changes;
-        return { ...state, siteSpaces: new Map(state.siteSpaces).set(event.data.siteSpaceId, { ...siteSpace, path: path ?? siteSpace.path, spaceId: spaceId ?? siteSpace.spaceId }) };
+        return {
+          ...state,
+          siteSpaces: new Map(state.siteSpaces).set(event.data.siteSpaceId, {
+            ...siteSpace,
+            path: path ?? siteSpace.path,
+            spaceId: spaceId ?? siteSpace.spaceId,
+          }),
+        };
       }
       case 'SiteSpaceRemoved': {
         const siteSpace = state.siteSpaces.get(event.data.siteSpaceId)!;
         const scope = scopeOf(siteSpace.sectionId);
         const defaults = { ...state.defaultSiteSpace };
         if (defaults[scope] === event.data.siteSpaceId) delete defaults[scope];
-        return { ...state, siteSpaces: without(state.siteSpaces, event.data.siteSpaceId), spaceOrder: { ...state.spaceOrder, [scope]: (state.spaceOrder[scope] ?? []).filter((id) => id !== event.data.siteSpaceId) }, defaultSiteSpace: defaults };
+        return {
+          ...state,
+          siteSpaces: without(state.siteSpaces, event.data.siteSpaceId),
+          spaceOrder: { ...state.spaceOrder, [scope]: (state.spaceOrder[scope] ?? []).filter((id) => id !== event.data.siteSpaceId) },
+          defaultSiteSpace: defaults,
+        };
       }
       case 'SiteDefaultSiteSpaceSet':
         return { ...state, defaultSiteSpace: { ...state.defaultSiteSpace, [scopeOf(event.data.sectionId)]: event.data.siteSpaceId } };
@@ -228,7 +345,9 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         const { sectionId } = event.data;
         const { '': rootOrder = [], ...spaceOrder } = state.spaceOrder;
         const { '': rootDefault, ...defaultSiteSpace } = state.defaultSiteSpace;
-        const siteSpaces = new Map([...state.siteSpaces].map(([id, siteSpace]) => [id, siteSpace.sectionId === null ? { ...siteSpace, sectionId } : siteSpace]));
+        const siteSpaces = new Map(
+          [...state.siteSpaces].map(([id, siteSpace]) => [id, siteSpace.sectionId === null ? { ...siteSpace, sectionId } : siteSpace]),
+        );
         return {
           ...state,
           siteSpaces,
@@ -237,7 +356,11 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         };
       }
       case 'SiteStructureSorted':
-        return { ...state, sectionOrder: event.data.sections.length > 0 ? event.data.sections : state.sectionOrder, spaceOrder: { ...state.spaceOrder, ...event.data.siteSpaces } };
+        return {
+          ...state,
+          sectionOrder: event.data.sections.length > 0 ? event.data.sections : state.sectionOrder,
+          spaceOrder: { ...state.spaceOrder, ...event.data.siteSpaces },
+        };
       case 'SiteSectionGroupAdded': {
         const groupOf = { ...state.groupOf };
         for (const sectionId of event.data.sections) groupOf[sectionId] = event.data.groupId;
@@ -249,7 +372,11 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       case 'SiteSectionGroupRemoved': {
         const groups = new Set(state.groups);
         groups.delete(event.data.groupId);
-        return { ...state, groups, groupOf: Object.fromEntries(Object.entries(state.groupOf).filter(([, groupId]) => groupId !== event.data.groupId)) };
+        return {
+          ...state,
+          groups,
+          groupOf: Object.fromEntries(Object.entries(state.groupOf).filter(([, groupId]) => groupId !== event.data.groupId)),
+        };
       }
       case 'SiteSectionGrouped':
         return { ...state, groupOf: { ...state.groupOf, [event.data.sectionId]: event.data.groupId } };
@@ -265,45 +392,84 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       if (state.site) return [];
       if (!command.allowed) return DomainError.forbidden('creating a site needs the create role in the organization');
       const about = { siteId: id, organizationId: command.organizationId };
-      const events: SiteEvent[] = [{ type: 'SiteCreated', data: { ...about, type: command.type, title: command.title, visibility: command.visibility, createdBy: command.by, createdAt: command.now } }];
+      const events: SiteEvent[] = [
+        {
+          type: 'SiteCreated',
+          data: {
+            ...about,
+            type: command.type,
+            title: command.title,
+            visibility: command.visibility,
+            createdBy: command.by,
+            createdAt: command.now,
+          },
+        },
+      ];
       const taken = new Set<string>();
       command.siteSpaces.forEach((siteSpace, index) => {
         const path = uniquePath(siteSpace.path, taken);
         taken.add(path);
-        events.push({ type: 'SiteSpaceAdded', data: { ...about, siteSpaceId: siteSpace.siteSpaceId, spaceId: siteSpace.spaceId, sectionId: null, path, default: index === 0, addedAt: command.now } });
+        events.push({
+          type: 'SiteSpaceAdded',
+          data: {
+            ...about,
+            siteSpaceId: siteSpace.siteSpaceId,
+            spaceId: siteSpace.spaceId,
+            sectionId: null,
+            path,
+            default: index === 0,
+            addedAt: command.now,
+          },
+        });
       });
       return events;
     }
     const site = changeableSite(command, state);
     if (site instanceof DomainError) return site;
     const about = { siteId: id, organizationId: site.organizationId };
-    const scopePaths = (scope: string, except?: string) => new Set((state.spaceOrder[scope] ?? []).filter((other) => other !== except).map((other) => state.siteSpaces.get(other)!.path));
-    const sectionPaths = (except?: string) => new Set([...state.sections].filter(([other]) => other !== except).map(([, section]) => section.path));
+    const scopePaths = (scope: string, except?: string) =>
+      new Set((state.spaceOrder[scope] ?? []).filter((other) => other !== except).map((other) => state.siteSpaces.get(other)!.path));
+    const sectionPaths = (except?: string) =>
+      new Set([...state.sections].filter(([other]) => other !== except).map(([, section]) => section.path));
     switch (command.kind) {
       case 'UpdateSite': {
         const events: SiteEvent[] = [];
-        if (Object.keys(command.changes).length > 0) events.push({ type: 'SiteUpdated', data: { ...about, changes: command.changes, updatedAt: command.now } });
+        if (Object.keys(command.changes).length > 0)
+          events.push({ type: 'SiteUpdated', data: { ...about, changes: command.changes, updatedAt: command.now } });
         if (command.defaultSiteSection !== undefined && command.defaultSiteSection !== state.defaultSection) {
-          if (!state.sections.has(command.defaultSiteSection)) return DomainError.notFound(`no section ${command.defaultSiteSection} in site ${id}`);
+          if (!state.sections.has(command.defaultSiteSection))
+            return DomainError.notFound(`no section ${command.defaultSiteSection} in site ${id}`);
           events.push({ type: 'SiteDefaultSectionSet', data: { ...about, sectionId: command.defaultSiteSection } });
         }
         if (command.defaultSiteSpace !== undefined) {
           const siteSpace = state.siteSpaces.get(command.defaultSiteSpace);
           const defaultScope = command.defaultSiteSection ?? state.defaultSection;
           if (!siteSpace) return DomainError.notFound(`no site space ${command.defaultSiteSpace} in site ${id}`);
-          if (siteSpace.sectionId !== null && siteSpace.sectionId !== defaultScope) return DomainError.invalid(`defaultSiteSpace must be at the root or in the default section; ${command.defaultSiteSpace} is in section ${siteSpace.sectionId}`);
-          if (state.defaultSiteSpace[scopeOf(siteSpace.sectionId)] !== command.defaultSiteSpace) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: command.defaultSiteSpace, sectionId: siteSpace.sectionId } });
+          if (siteSpace.sectionId !== null && siteSpace.sectionId !== defaultScope)
+            return DomainError.invalid(
+              `defaultSiteSpace must be at the root or in the default section; ${command.defaultSiteSpace} is in section ${siteSpace.sectionId}`,
+            );
+          if (state.defaultSiteSpace[scopeOf(siteSpace.sectionId)] !== command.defaultSiteSpace)
+            events.push({
+              type: 'SiteDefaultSiteSpaceSet',
+              data: { ...about, siteSpaceId: command.defaultSiteSpace, sectionId: siteSpace.sectionId },
+            });
         }
         return events;
       }
       case 'PublishSite':
         if (site.published === command.published) return [];
-        return [command.published ? { type: 'SitePublished', data: { ...about, publishedAt: command.now } } : { type: 'SiteUnpublished', data: { ...about, unpublishedAt: command.now } }];
+        return [
+          command.published
+            ? { type: 'SitePublished', data: { ...about, publishedAt: command.now } }
+            : { type: 'SiteUnpublished', data: { ...about, unpublishedAt: command.now } },
+        ];
       case 'DeleteSite':
         return [{ type: 'SiteDeleted', data: { ...about, deletedAt: command.now } }];
       case 'AddSection': {
         if (state.sections.has(command.sectionId)) return [];
-        if (command.groupId !== undefined && !state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
+        if (command.groupId !== undefined && !state.groups.has(command.groupId))
+          return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
         const events: SiteEvent[] = [];
         const taken = sectionPaths();
         // The site's root content becomes its first section (the default, served where the root was).
@@ -311,42 +477,94 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
           const path = uniquePath(pathOf(site.title), taken);
           taken.add(path);
           events.push(
-            { type: 'SiteSectionAdded', data: { ...about, sectionId: command.rootSectionId, title: site.title, icon: null, path, default: true, addedAt: command.now } },
+            {
+              type: 'SiteSectionAdded',
+              data: {
+                ...about,
+                sectionId: command.rootSectionId,
+                title: site.title,
+                icon: null,
+                path,
+                default: true,
+                addedAt: command.now,
+              },
+            },
             { type: 'SiteRootSpacesSectioned', data: { ...about, sectionId: command.rootSectionId } },
           );
         }
         const isDefault = state.defaultSection === null && events.length === 0;
         const { siteSpaceId, spaceId, path, pageId } = command.siteSpace;
         events.push(
-          { type: 'SiteSectionAdded', data: { ...about, sectionId: command.sectionId, title: command.title, icon: command.icon, path: uniquePath(command.path, taken), default: isDefault, ...(command.draft ? { draft: true } : {}), addedAt: command.now } },
-          { type: 'SiteSpaceAdded', data: { ...about, siteSpaceId, spaceId, sectionId: command.sectionId, path, default: true, ...(pageId !== undefined ? { pageId } : {}), addedAt: command.now } },
+          {
+            type: 'SiteSectionAdded',
+            data: {
+              ...about,
+              sectionId: command.sectionId,
+              title: command.title,
+              icon: command.icon,
+              path: uniquePath(command.path, taken),
+              default: isDefault,
+              ...(command.draft ? { draft: true } : {}),
+              addedAt: command.now,
+            },
+          },
+          {
+            type: 'SiteSpaceAdded',
+            data: {
+              ...about,
+              siteSpaceId,
+              spaceId,
+              sectionId: command.sectionId,
+              path,
+              default: true,
+              ...(pageId !== undefined ? { pageId } : {}),
+              addedAt: command.now,
+            },
+          },
         );
-        if (command.groupId !== undefined) events.push({ type: 'SiteSectionGrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } });
+        if (command.groupId !== undefined)
+          events.push({ type: 'SiteSectionGrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } });
         return events;
       }
       case 'UpdateSection': {
         const section = state.sections.get(command.sectionId);
         if (!section) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
-        if (command.changes.path !== undefined && sectionPaths(command.sectionId).has(command.changes.path)) return DomainError.conflict(`another section of site ${id} has the path ${command.changes.path}`);
-        if (typeof command.group === 'string' && !state.groups.has(command.group)) return DomainError.notFound(`no section group ${command.group} in site ${id}`);
+        if (command.changes.path !== undefined && sectionPaths(command.sectionId).has(command.changes.path))
+          return DomainError.conflict(`another section of site ${id} has the path ${command.changes.path}`);
+        if (typeof command.group === 'string' && !state.groups.has(command.group))
+          return DomainError.notFound(`no section group ${command.group} in site ${id}`);
         const events: SiteEvent[] = [];
-        if (Object.keys(command.changes).length > 0) events.push({ type: 'SiteSectionUpdated', data: { ...about, sectionId: command.sectionId, changes: command.changes, updatedAt: command.now } });
+        if (Object.keys(command.changes).length > 0)
+          events.push({
+            type: 'SiteSectionUpdated',
+            data: { ...about, sectionId: command.sectionId, changes: command.changes, updatedAt: command.now },
+          });
         if (command.defaultSiteSpace !== undefined) {
           const siteSpace = state.siteSpaces.get(command.defaultSiteSpace);
-          if (!siteSpace || siteSpace.sectionId !== command.sectionId) return DomainError.notFound(`no site space ${command.defaultSiteSpace} in section ${command.sectionId}`);
-          if (state.defaultSiteSpace[command.sectionId] !== command.defaultSiteSpace) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: command.defaultSiteSpace, sectionId: command.sectionId } });
+          if (!siteSpace || siteSpace.sectionId !== command.sectionId)
+            return DomainError.notFound(`no site space ${command.defaultSiteSpace} in section ${command.sectionId}`);
+          if (state.defaultSiteSpace[command.sectionId] !== command.defaultSiteSpace)
+            events.push({
+              type: 'SiteDefaultSiteSpaceSet',
+              data: { ...about, siteSpaceId: command.defaultSiteSpace, sectionId: command.sectionId },
+            });
         }
         const currentGroup = state.groupOf[command.sectionId];
-        if (typeof command.group === 'string' && currentGroup !== command.group) events.push({ type: 'SiteSectionGrouped', data: { ...about, groupId: command.group, sectionId: command.sectionId } });
-        if (command.group === null && currentGroup !== undefined) events.push({ type: 'SiteSectionUngrouped', data: { ...about, groupId: currentGroup, sectionId: command.sectionId } });
+        if (typeof command.group === 'string' && currentGroup !== command.group)
+          events.push({ type: 'SiteSectionGrouped', data: { ...about, groupId: command.group, sectionId: command.sectionId } });
+        if (command.group === null && currentGroup !== undefined)
+          events.push({ type: 'SiteSectionUngrouped', data: { ...about, groupId: currentGroup, sectionId: command.sectionId } });
         return events;
       }
       case 'RemoveSection': {
         if (!state.sections.has(command.sectionId)) return DomainError.notFound(`no section ${command.sectionId} in site ${id}`);
-        const events: SiteEvent[] = [{ type: 'SiteSectionRemoved', data: { ...about, sectionId: command.sectionId, removedAt: command.now } }];
+        const events: SiteEvent[] = [
+          { type: 'SiteSectionRemoved', data: { ...about, sectionId: command.sectionId, removedAt: command.now } },
+        ];
         // The default goes to the next section: a site with sections always has one default.
         const next = state.sectionOrder.find((other) => other !== command.sectionId);
-        if (state.defaultSection === command.sectionId && next !== undefined) events.push({ type: 'SiteDefaultSectionSet', data: { ...about, sectionId: next } });
+        if (state.defaultSection === command.sectionId && next !== undefined)
+          events.push({ type: 'SiteDefaultSectionSet', data: { ...about, sectionId: next } });
         return events;
       }
       case 'MoveSection': {
@@ -365,27 +583,45 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         return [
           {
             type: 'SiteSpaceAdded',
-            data: { ...about, siteSpaceId: command.siteSpaceId, spaceId: command.spaceId, sectionId, path: uniquePath(command.path, scopePaths(scope)), default: (state.spaceOrder[scope] ?? []).length === 0, ...(draft ? { draft } : {}), ...(title !== undefined ? { title } : {}), ...(pageId !== undefined ? { pageId } : {}), addedAt: command.now },
+            data: {
+              ...about,
+              siteSpaceId: command.siteSpaceId,
+              spaceId: command.spaceId,
+              sectionId,
+              path: uniquePath(command.path, scopePaths(scope)),
+              default: (state.spaceOrder[scope] ?? []).length === 0,
+              ...(draft ? { draft } : {}),
+              ...(title !== undefined ? { title } : {}),
+              ...(pageId !== undefined ? { pageId } : {}),
+              addedAt: command.now,
+            },
           },
         ];
       }
       case 'UpdateSiteSpace': {
         const siteSpace = state.siteSpaces.get(command.siteSpaceId);
         if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);
-        if (command.changes.path !== undefined && scopePaths(scopeOf(siteSpace.sectionId), command.siteSpaceId).has(command.changes.path)) return DomainError.conflict(`another site space of that section has the path ${command.changes.path}`);
+        if (command.changes.path !== undefined && scopePaths(scopeOf(siteSpace.sectionId), command.siteSpaceId).has(command.changes.path))
+          return DomainError.conflict(`another site space of that section has the path ${command.changes.path}`);
         if (Object.keys(command.changes).length === 0) return [];
         // Other content: the custom home page of the previous space goes unless a new one is given.
-        const changes = command.changes.spaceId !== undefined && command.changes.spaceId !== siteSpace.spaceId && command.changes.pageId === undefined ? { ...command.changes, pageId: null } : command.changes;
+        const changes =
+          command.changes.spaceId !== undefined && command.changes.spaceId !== siteSpace.spaceId && command.changes.pageId === undefined
+            ? { ...command.changes, pageId: null }
+            : command.changes;
         return [{ type: 'SiteSpaceUpdated', data: { ...about, siteSpaceId: command.siteSpaceId, changes, updatedAt: command.now } }];
       }
       case 'RemoveSiteSpace': {
         const siteSpace = state.siteSpaces.get(command.siteSpaceId);
         if (!siteSpace) return DomainError.notFound(`no site space ${command.siteSpaceId} in site ${id}`);
         const scope = scopeOf(siteSpace.sectionId);
-        const events: SiteEvent[] = [{ type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: command.siteSpaceId, removedAt: command.now } }];
+        const events: SiteEvent[] = [
+          { type: 'SiteSpaceRemoved', data: { ...about, siteSpaceId: command.siteSpaceId, removedAt: command.now } },
+        ];
         // The scope keeps a default while it has site spaces: the next one takes over.
         const next = (state.spaceOrder[scope] ?? []).find((other) => other !== command.siteSpaceId);
-        if (state.defaultSiteSpace[scope] === command.siteSpaceId && next !== undefined) events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: next, sectionId: siteSpace.sectionId } });
+        if (state.defaultSiteSpace[scope] === command.siteSpaceId && next !== undefined)
+          events.push({ type: 'SiteDefaultSiteSpaceSet', data: { ...about, siteSpaceId: next, sectionId: siteSpace.sectionId } });
         return events;
       }
       case 'AddSectionGroup': {
@@ -393,13 +629,31 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         if (command.parent !== undefined) return nestingRefusal(command.parent, state.groups, id);
         const unknown = command.sections.find((sectionId) => !state.sections.has(sectionId));
         if (unknown !== undefined) return DomainError.notFound(`no section ${unknown} in site ${id}`);
-        return [{ type: 'SiteSectionGroupAdded', data: { ...about, groupId: command.groupId, title: command.title, icon: command.icon, sections: [...new Set(command.sections)], ...(command.draft ? { draft: true } : {}), addedAt: command.now } }];
+        return [
+          {
+            type: 'SiteSectionGroupAdded',
+            data: {
+              ...about,
+              groupId: command.groupId,
+              title: command.title,
+              icon: command.icon,
+              sections: [...new Set(command.sections)],
+              ...(command.draft ? { draft: true } : {}),
+              addedAt: command.now,
+            },
+          },
+        ];
       }
       case 'UpdateSectionGroup':
         if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
         if (typeof command.parent === 'string') return nestingRefusal(command.parent, state.groups, id);
         if (Object.keys(command.changes).length === 0) return [];
-        return [{ type: 'SiteSectionGroupUpdated', data: { ...about, groupId: command.groupId, changes: command.changes, updatedAt: command.now } }];
+        return [
+          {
+            type: 'SiteSectionGroupUpdated',
+            data: { ...about, groupId: command.groupId, changes: command.changes, updatedAt: command.now },
+          },
+        ];
       case 'RemoveSectionGroup':
         if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
         return [{ type: 'SiteSectionGroupRemoved', data: { ...about, groupId: command.groupId, removedAt: command.now } }];
@@ -410,7 +664,8 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         return [{ type: 'SiteSectionGrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } }];
       case 'UngroupSection':
         if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
-        if (state.groupOf[command.sectionId] !== command.groupId) return DomainError.notFound(`section ${command.sectionId} is not in section group ${command.groupId}`);
+        if (state.groupOf[command.sectionId] !== command.groupId)
+          return DomainError.notFound(`section ${command.sectionId} is not in section group ${command.groupId}`);
         return [{ type: 'SiteSectionUngrouped', data: { ...about, groupId: command.groupId, sectionId: command.sectionId } }];
       case 'MoveSectionGroup': {
         if (!state.groups.has(command.groupId)) return DomainError.notFound(`no section group ${command.groupId} in site ${id}`);
@@ -441,28 +696,55 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
       case 'SortStructure': {
         const listed = command.sections.map((section) => section.id);
         if (command.sections.length > 0 || state.sections.size > 0) {
-          if (new Set(listed).size !== listed.length || listed.length !== state.sections.size || listed.some((sectionId) => !state.sections.has(sectionId))) {
+          if (
+            new Set(listed).size !== listed.length ||
+            listed.length !== state.sections.size ||
+            listed.some((sectionId) => !state.sections.has(sectionId))
+          ) {
             return DomainError.invalid(`structure must list every section of site ${id} exactly once`);
           }
           const misplaced = command.sections.find((section) => (state.groupOf[section.id] ?? null) !== section.group);
-          if (misplaced) return DomainError.invalid(`section ${misplaced.id} is listed ${misplaced.group ? `in group ${misplaced.group}` : 'outside any group'}, which is not where it is`);
+          if (misplaced)
+            return DomainError.invalid(
+              `section ${misplaced.id} is listed ${misplaced.group ? `in group ${misplaced.group}` : 'outside any group'}, which is not where it is`,
+            );
         }
         for (const [scope, order] of Object.entries(command.siteSpaces)) {
           const actual = state.spaceOrder[scope] ?? [];
           if (scope !== '' && !state.sections.has(scope)) return DomainError.notFound(`no section ${scope} in site ${id}`);
-          if (new Set(order).size !== order.length || order.length !== actual.length || order.some((siteSpaceId) => !actual.includes(siteSpaceId))) {
-            return DomainError.invalid(`structure must list every site space of ${scope === '' ? 'the root' : `section ${scope}`} exactly once`);
+          if (
+            new Set(order).size !== order.length ||
+            order.length !== actual.length ||
+            order.some((siteSpaceId) => !actual.includes(siteSpaceId))
+          ) {
+            return DomainError.invalid(
+              `structure must list every site space of ${scope === '' ? 'the root' : `section ${scope}`} exactly once`,
+            );
           }
         }
         return [{ type: 'SiteStructureSorted', data: { ...about, sections: listed, siteSpaces: command.siteSpaces } }];
       }
       case 'CreateShareLink':
         if (state.shareLinks.has(command.shareLinkId)) return [];
-        return [{ type: 'SiteShareLinkCreated', data: { ...about, shareLinkId: command.shareLinkId, key: command.key, name: command.name, createdBy: command.by, createdAt: command.now } }];
+        return [
+          {
+            type: 'SiteShareLinkCreated',
+            data: {
+              ...about,
+              shareLinkId: command.shareLinkId,
+              key: command.key,
+              name: command.name,
+              createdBy: command.by,
+              createdAt: command.now,
+            },
+          },
+        ];
       case 'UpdateShareLink': {
         const link = state.shareLinks.get(command.shareLinkId);
         if (!link) return DomainError.notFound(`no share link ${command.shareLinkId} in site ${id}`);
-        const changes = Object.fromEntries(Object.entries(command.changes).filter(([member, value]) => value !== undefined && link[member as keyof typeof link] !== value)) as SiteShareLinkChanges;
+        const changes = Object.fromEntries(
+          Object.entries(command.changes).filter(([member, value]) => value !== undefined && link[member as keyof typeof link] !== value),
+        ) as SiteShareLinkChanges;
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'SiteShareLinkUpdated', data: { ...about, shareLinkId: command.shareLinkId, changes, updatedAt: command.now } }];
       }
@@ -471,8 +753,19 @@ export const siteDecider: Decider<SiteCommand, SiteEvent, SiteState> = {
         return [{ type: 'SiteShareLinkDeleted', data: { ...about, shareLinkId: command.shareLinkId, deletedAt: command.now } }];
       case 'ConfigureVisitorAuth':
         // The issuer is checked on tokens of the JWKS URL's keys only: the site's own key has no other holder.
-        if (command.issuer !== null && command.jwksUrl === null) return DomainError.invalid('issuer applies to tokens signed with the keys of a jwksUrl: set jwksUrl too');
-        return [{ type: 'SiteVisitorAuthConfigured', data: { ...about, jwksUrl: command.jwksUrl, ...(command.issuer !== null ? { issuer: command.issuer } : {}), updatedAt: command.now } }];
+        if (command.issuer !== null && command.jwksUrl === null)
+          return DomainError.invalid('issuer applies to tokens signed with the keys of a jwksUrl: set jwksUrl too');
+        return [
+          {
+            type: 'SiteVisitorAuthConfigured',
+            data: {
+              ...about,
+              jwksUrl: command.jwksUrl,
+              ...(command.issuer !== null ? { issuer: command.issuer } : {}),
+              updatedAt: command.now,
+            },
+          },
+        ];
       case 'RotateVisitorKey':
         return [{ type: 'SiteVisitorKeyRotated', data: { ...about, keyGeneration: site.keyGeneration + 1, rotatedAt: command.now } }];
       case 'RemoveSpaceFromSite': {
@@ -541,7 +834,9 @@ export const siteHostnameDecider: Decider<SiteHostnameCommand, SiteHostnameEvent
       const shape = hostnameShapeProblem(command.hostname);
       if (shape !== null) return DomainError.invalid(shape);
       if (!inVerifiedDomain(command.hostname, command.verifiedDomains)) {
-        return DomainError.forbidden(`hostname ${command.hostname} is not in a domain organization ${command.organizationId} has verified: verify the domain (POST /v1/orgs/${command.organizationId}/verified-domains) first`);
+        return DomainError.forbidden(
+          `hostname ${command.hostname} is not in a domain organization ${command.organizationId} has verified: verify the domain (POST /v1/orgs/${command.organizationId}/verified-domains) first`,
+        );
       }
       if (state.holder === command.siteId) return [];
       if (state.holder !== null) return DomainError.conflict(`hostname '${command.hostname}' is taken by another site`);

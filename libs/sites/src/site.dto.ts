@@ -1,12 +1,35 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, IsUrl, Length, Matches, MaxLength, ValidateBy, ValidateIf, ValidateNested } from 'class-validator';
-import { ID_SHAPES } from '../../platform/src/ids';
-import { ListQuery } from '../../platform/src/http/list';
-import { NotBlank } from '../../platform/src/http/validation';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { ID_SHAPES } from '#platform/ids';
+import { ListQuery } from '#platform/http/list';
+import { NotBlank } from '#platform/http/validation';
 import { SITE_HOSTNAME } from './site.hostnames';
-import { NEW_SPACE, SITE_DEFAULT_LEVELS, SITE_TYPES, SITE_VISIBILITIES, type SiteDefaultLevel, type SiteType, type SiteVisibility } from './site.events';
-import { TemplateField, type TemplateRequest } from '../../platform/src/http/template-field';
+import {
+  NEW_SPACE,
+  SITE_DEFAULT_LEVELS,
+  SITE_TYPES,
+  SITE_VISIBILITIES,
+  type SiteDefaultLevel,
+  type SiteType,
+  type SiteVisibility,
+} from './site.events';
+import { TemplateField, type TemplateRequest } from '#platform/http/template-field';
 
 const given = (_: object, value: unknown) => value !== undefined;
 const givenAndNotNull = (_: object, value: unknown) => value !== undefined && value !== null;
@@ -30,16 +53,27 @@ function IsSpacesValue(): PropertyDecorator {
   return ValidateBy({
     name: 'isSpacesValue',
     validator: {
-      validate: (value: unknown) => value === NEW_SPACE || (Array.isArray(value) && value.length <= 50 && value.every((id) => typeof id === 'string' && id.length >= 1 && id.length <= MAX_ID)),
+      validate: (value: unknown) =>
+        value === NEW_SPACE ||
+        (Array.isArray(value) &&
+          value.length <= 50 &&
+          value.every((id) => typeof id === 'string' && id.length >= 1 && id.length <= MAX_ID)),
       defaultMessage: () => `spaces must be a list of at most 50 space ids, or '${NEW_SPACE}' for a new space`,
     },
   });
 }
 
 export class SiteListQuery extends ListQuery {
-  @ApiPropertyOptional({ description: 'a space id: sites showing that space' }) @IsOptional() @Matches(ID_SHAPES.entity, { message: 'space must be a space id' }) space?: string;
+  @ApiPropertyOptional({ description: 'a space id: sites showing that space' })
+  @IsOptional()
+  @Matches(ID_SHAPES.entity, { message: 'space must be a space id' })
+  space?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(128) title?: string;
-  @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'published must be true or false' }) published?: boolean;
+  @ApiPropertyOptional({ enum: ['true', 'false'] })
+  @IsOptional()
+  @Transform(asBoolean)
+  @IsBoolean({ message: 'published must be true or false' })
+  published?: boolean;
   /** Sites of any of these types (`?type=basic&type=premium`). */
   @ApiPropertyOptional({ description: 'site types: sites of any of them', type: [String], enum: SITE_TYPES })
   @IsOptional()
@@ -53,7 +87,9 @@ export class SiteListQuery extends ListQuery {
 export class CreateSiteBody {
   @ValidateIf(given) @IsIn(SITE_TYPES, { message: `type must be one of ${SITE_TYPES.join(', ')}` }) type?: SiteType;
   @ValidateIf(given) @IsString() @Length(2, 128) @NotBlank() title?: string;
-  @ValidateIf(given) @IsIn(SITE_VISIBILITIES, { message: `visibility must be one of ${SITE_VISIBILITIES.join(', ')}` }) visibility?: SiteVisibility;
+  @ValidateIf(given)
+  @IsIn(SITE_VISIBILITIES, { message: `visibility must be one of ${SITE_VISIBILITIES.join(', ')}` })
+  visibility?: SiteVisibility;
   @ValidateIf(given) @IsSpacesValue() spaces?: string[] | typeof NEW_SPACE;
 }
 
@@ -63,19 +99,34 @@ class EnabledBody {
 
 export class UpdateSiteBody {
   @ValidateIf(given) @IsString() @Length(2, 128) @NotBlank() title?: string;
-  @ValidateIf(given) @IsIn(SITE_VISIBILITIES, { message: `visibility must be one of ${SITE_VISIBILITIES.join(', ')}` }) visibility?: SiteVisibility;
-  @ValidateIf(givenAndNotNull) @IsString() @Length(1, 100) @Matches(/^[a-z0-9][a-z0-9-]*$/, { message: 'basename must be lower-case letters, digits and hyphens' }) basename?: string | null;
+  @ValidateIf(given)
+  @IsIn(SITE_VISIBILITIES, { message: `visibility must be one of ${SITE_VISIBILITIES.join(', ')}` })
+  visibility?: SiteVisibility;
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @Length(1, 100)
+  @Matches(/^[a-z0-9][a-z0-9-]*$/, { message: 'basename must be lower-case letters, digits and hyphens' })
+  basename?: string | null;
   @ValidateIf(given) @IsObject() @ValidateNested() @Type(() => EnabledBody) adaptiveContent?: EnabledBody;
-  @ValidateIf(given) @IsIn(['excluded', 'included'], { message: 'agentsContext must be excluded or included' }) agentsContext?: 'excluded' | 'included';
+  @ValidateIf(given) @IsIn(['excluded', 'included'], { message: 'agentsContext must be excluded or included' }) agentsContext?:
+    'excluded' | 'included';
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSpace must be a site space id' }) defaultSiteSpace?: string;
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSection must be a section id' }) defaultSiteSection?: string;
-  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(PROXY, { message: 'proxy must look like example.com/docs' }) proxy?: string | null;
+  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(PROXY, { message: 'proxy must look like example.com/docs' }) proxy?:
+    string | null;
   /** Extension: the site's custom hostname (unique across the service); null removes it. */
-  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(512) @Matches(NOT_AN_ADDRESS, { message: 'hostname must be a host name, not an IP address' }) @Matches(SITE_HOSTNAME, { message: 'hostname must be a lower-case host name with at least three labels, like docs.example.com' }) hostname?: string | null;
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @MaxLength(512)
+  @Matches(NOT_AN_ADDRESS, { message: 'hostname must be a host name, not an IP address' })
+  @Matches(SITE_HOSTNAME, { message: 'hostname must be a lower-case host name with at least three labels, like docs.example.com' })
+  hostname?: string | null;
   /** Extension: the site's icon; null removes it. */
   @ValidateIf(givenAndNotNull) @IsObject() @ValidateNested() @Type(() => SiteIconBody) icon?: SiteIconBody | null;
   /** The members' default role on the site: `inherit` (their organization role), a role that raises it, or null. */
-  @ValidateIf(givenAndNotNull) @IsIn(SITE_DEFAULT_LEVELS, { message: `defaultLevel must be one of ${SITE_DEFAULT_LEVELS.join(', ')} or null` }) defaultLevel?: SiteDefaultLevel;
+  @ValidateIf(givenAndNotNull)
+  @IsIn(SITE_DEFAULT_LEVELS, { message: `defaultLevel must be one of ${SITE_DEFAULT_LEVELS.join(', ')} or null` })
+  defaultLevel?: SiteDefaultLevel;
   /** The space holding the site's writing style guide, a space of the organization; null detaches it. */
   @ValidateIf(givenAndNotNull) @IsString() @Length(1, MAX_ID) styleguide?: string | null;
 }
@@ -90,13 +141,24 @@ class SiteIconBody {
 }
 
 export class PublishedSiteQuery {
-  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" }) @IsOptional() @Matches(SHARE_KEY, { message: 'shareKey must be a share key' }) shareKey?: string;
-  @ApiPropertyOptional({ description: 'a visitor token, a JWT (visitor-auth sites and adaptive content)' }) @IsOptional() @IsString() @MaxLength(8192) @Matches(JWT, { message: 'jwt_token must be a JWT' }) jwt_token?: string;
+  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" })
+  @IsOptional()
+  @Matches(SHARE_KEY, { message: 'shareKey must be a share key' })
+  shareKey?: string;
+  @ApiPropertyOptional({ description: 'a visitor token, a JWT (visitor-auth sites and adaptive content)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(8192)
+  @Matches(JWT, { message: 'jwt_token must be a JWT' })
+  jwt_token?: string;
 }
 
 /** `shareKey`: the key of one of the site's share links, for readers outside the organization. */
 export class SectionListQuery extends ListQuery {
-  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" }) @IsOptional() @Matches(SHARE_KEY, { message: 'shareKey must be a share key' }) shareKey?: string;
+  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" })
+  @IsOptional()
+  @Matches(SHARE_KEY, { message: 'shareKey must be a share key' })
+  shareKey?: string;
 }
 
 export class CreateShareLinkBody {
@@ -110,11 +172,20 @@ export class UpdateShareLinkBody {
 
 export class VisitorAuthBody {
   @ApiPropertyOptional({ nullable: true, description: 'a JWKS URL whose RS256 keys sign visitor tokens; null: only the site key (HS256)' })
-  @ValidateIf(givenAndNotNull) @IsString() @MaxLength(2048) @IsUrl(HTTP_URL, { message: 'jwksUrl must be an http(s) URL' }) jwksUrl!: string | null;
-  @ApiPropertyOptional({ nullable: true, description: "the `iss` that tokens signed with the JWKS URL's keys must carry; null or absent: any issuer" })
-  @ValidateIf(givenAndNotNull) @IsString({ message: 'issuer must be a string' }) @Length(1, 2048, { message: 'issuer must be 1 to 2048 characters' }) issuer?: string | null;
+  @ValidateIf(givenAndNotNull)
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl(HTTP_URL, { message: 'jwksUrl must be an http(s) URL' })
+  jwksUrl!: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    description: "the `iss` that tokens signed with the JWKS URL's keys must carry; null or absent: any issuer",
+  })
+  @ValidateIf(givenAndNotNull)
+  @IsString({ message: 'issuer must be a string' })
+  @Length(1, 2048, { message: 'issuer must be 1 to 2048 characters' })
+  issuer?: string | null;
 }
-
 
 export class AddSectionBody {
   /** A space of the organization, or null for a new space named after the section. */
@@ -137,7 +208,11 @@ export class AddSectionBody {
 
 export class UpdateSectionBody {
   @ValidateIf(given) @IsString() @Length(1, 128) @NotBlank() title?: string;
-  @ValidateIf(given) @IsString() @Length(1, 100) @Matches(PATH, { message: 'path must be lower-case words joined by hyphens' }) path?: string;
+  @ValidateIf(given)
+  @IsString()
+  @Length(1, 100)
+  @Matches(PATH, { message: 'path must be lower-case words joined by hyphens' })
+  path?: string;
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'defaultSiteSpace must be a site space id' }) defaultSiteSpace?: string;
   @ValidateIf(givenAndNotNull) @IsString() @Length(1, 1024) condition?: string | null;
   @ValidateIf(givenAndNotNull) @IsString() @MaxLength(50) icon?: string | null;
@@ -149,8 +224,15 @@ export class UpdateSectionBody {
 }
 
 export class SiteSpaceListQuery extends ListQuery {
-  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" }) @IsOptional() @Matches(SHARE_KEY, { message: 'shareKey must be a share key' }) shareKey?: string;
-  @ApiPropertyOptional({ enum: ['true', 'false'] }) @IsOptional() @Transform(asBoolean) @IsBoolean({ message: 'default must be true or false' }) default?: boolean;
+  @ApiPropertyOptional({ description: "a share link's key (share-link sites)" })
+  @IsOptional()
+  @Matches(SHARE_KEY, { message: 'shareKey must be a share key' })
+  shareKey?: string;
+  @ApiPropertyOptional({ enum: ['true', 'false'] })
+  @IsOptional()
+  @Transform(asBoolean)
+  @IsBoolean({ message: 'default must be true or false' })
+  default?: boolean;
 }
 
 export class AddSiteSpaceBody {
@@ -167,7 +249,11 @@ export class AddSiteSpaceBody {
 }
 
 export class UpdateSiteSpaceBody {
-  @ValidateIf(given) @IsString() @Length(1, 100) @Matches(PATH, { message: 'path must be lower-case words joined by hyphens' }) path?: string;
+  @ValidateIf(given)
+  @IsString()
+  @Length(1, 100)
+  @Matches(PATH, { message: 'path must be lower-case words joined by hyphens' })
+  path?: string;
   @ValidateIf(givenAndNotNull) @IsString() @Length(1, 1024) condition?: string | null;
   @ValidateIf(given) @Matches(ID_SHAPES.entity, { message: 'spaceId must be a space id' }) spaceId?: string;
   /** A page of the space shown at the site space's root; null removes it (so does a new `spaceId` without one). */
@@ -207,7 +293,11 @@ export class MoveSiteSpaceBody {
 export class AddSectionGroupBody {
   @IsString() @Length(1, 100) @NotBlank() title!: string;
   @ValidateIf(givenAndNotNull) @IsString() @MaxLength(50) icon?: string | null;
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(100) @Matches(ID_SHAPES.entity, { each: true, message: 'each of sections must be a section id' }) sections?: string[];
+  @ValidateIf(given)
+  @IsArray()
+  @ArrayMaxSize(100)
+  @Matches(ID_SHAPES.entity, { each: true, message: 'each of sections must be a section id' })
+  sections?: string[];
   /** A draft group (and its sections) is left out of the published site until it is made live. */
   @ValidateIf(given) @IsBoolean({ message: 'draft must be true or false' }) draft?: boolean;
   /** A group to nest the new one in: section groups are not nested here (400; 404 for a group the site does not have). */
@@ -228,7 +318,8 @@ export class GroupSectionBody {
 
 /** A section or another section group, which a group is placed before or after. */
 class SectionOrGroupRef {
-  @IsIn(['site-section', 'site-section-group'], { message: 'type must be site-section or site-section-group' }) type!: 'site-section' | 'site-section-group';
+  @IsIn(['site-section', 'site-section-group'], { message: 'type must be site-section or site-section-group' }) type!:
+    'site-section' | 'site-section-group';
   @Matches(ID_SHAPES.entity, { message: 'id must be a section or section group id' }) id!: string;
 }
 class GroupPosition {
@@ -246,7 +337,11 @@ export class AdaptiveSchemaBody {
 
 class SortSection {
   @Matches(ID_SHAPES.entity, { message: 'id must be a section id' }) id!: string;
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(1000) @Matches(ID_SHAPES.entity, { each: true, message: 'each of siteSpaces must be a site space id' }) siteSpaces?: string[];
+  @ValidateIf(given)
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @Matches(ID_SHAPES.entity, { each: true, message: 'each of siteSpaces must be a site space id' })
+  siteSpaces?: string[];
 }
 
 class SortEntry extends SortSection {
@@ -257,5 +352,9 @@ class SortEntry extends SortSection {
 /** `PATCH …/structure/sort`: the whole order in one call (groups list their sections), or the root's site spaces for a site without sections. */
 export class SortStructureBody {
   @ValidateIf(given) @IsArray() @ArrayMaxSize(1000) @ValidateNested({ each: true }) @Type(() => SortEntry) structure?: SortEntry[];
-  @ValidateIf(given) @IsArray() @ArrayMaxSize(1000) @Matches(ID_SHAPES.entity, { each: true, message: 'each of siteSpaces must be a site space id' }) siteSpaces?: string[];
+  @ValidateIf(given)
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @Matches(ID_SHAPES.entity, { each: true, message: 'each of siteSpaces must be a site space id' })
+  siteSpaces?: string[];
 }

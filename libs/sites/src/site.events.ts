@@ -1,4 +1,4 @@
-import { ORGANIZATION_ROLES } from '../../platform/src/permissions';
+import { ORGANIZATION_ROLES } from '#platform/permissions';
 
 /**
  * Docs sites. One stream per site, `site-<siteId>`: the site's settings and its whole structure
@@ -70,26 +70,59 @@ interface About {
 }
 
 export type SiteEvent =
-  | { type: 'SiteCreated'; data: About & { type: SiteType; title: string; visibility: SiteVisibility; createdBy: string; createdAt: string } }
+  | {
+      type: 'SiteCreated';
+      data: About & { type: SiteType; title: string; visibility: SiteVisibility; createdBy: string; createdAt: string };
+    }
   | { type: 'SiteUpdated'; data: About & { changes: SiteChanges; updatedAt: string } }
   | { type: 'SitePublished'; data: About & { publishedAt: string } }
   | { type: 'SiteUnpublished'; data: About & { unpublishedAt: string } }
   | { type: 'SiteDeleted'; data: About & { deletedAt: string } }
   /** `draft`: not live, left out of the published site (absent: live). */
-  | { type: 'SiteSectionAdded'; data: About & { sectionId: string; title: string; icon: string | null; path: string; default: boolean; draft?: boolean; addedAt: string } }
+  | {
+      type: 'SiteSectionAdded';
+      data: About & {
+        sectionId: string;
+        title: string;
+        icon: string | null;
+        path: string;
+        default: boolean;
+        draft?: boolean;
+        addedAt: string;
+      };
+    }
   | { type: 'SiteSectionUpdated'; data: About & { sectionId: string; changes: SiteSectionChanges; updatedAt: string } }
   | { type: 'SiteSectionRemoved'; data: About & { sectionId: string; removedAt: string } }
   | { type: 'SiteDefaultSectionSet'; data: About & { sectionId: string } }
   /** `title`: the site's own title for the variant (absent: the space's); `pageId`: the page shown at the site space's root (absent: its first page). */
-  | { type: 'SiteSpaceAdded'; data: About & { siteSpaceId: string; spaceId: string; sectionId: string | null; path: string; default: boolean; draft?: boolean; title?: string; pageId?: string; addedAt: string } }
+  | {
+      type: 'SiteSpaceAdded';
+      data: About & {
+        siteSpaceId: string;
+        spaceId: string;
+        sectionId: string | null;
+        path: string;
+        default: boolean;
+        draft?: boolean;
+        title?: string;
+        pageId?: string;
+        addedAt: string;
+      };
+    }
   | { type: 'SiteSpaceUpdated'; data: About & { siteSpaceId: string; changes: SiteSpaceChanges; updatedAt: string } }
   /** A site's first section takes the site spaces it had at its root, in their order and with their default: what it published stays where it was. */
   | { type: 'SiteRootSpacesSectioned'; data: About & { sectionId: string } }
   | { type: 'SiteSpaceRemoved'; data: About & { siteSpaceId: string; removedAt: string } }
   /** The default site space of a scope (a section, or the root when `sectionId` is null). */
   | { type: 'SiteDefaultSiteSpaceSet'; data: About & { siteSpaceId: string; sectionId: string | null } }
-  | { type: 'SiteSectionGroupAdded'; data: About & { groupId: string; title: string; icon: string | null; sections: string[]; draft?: boolean; addedAt: string } }
-  | { type: 'SiteSectionGroupUpdated'; data: About & { groupId: string; changes: { title?: string; icon?: string | null; draft?: boolean }; updatedAt: string } }
+  | {
+      type: 'SiteSectionGroupAdded';
+      data: About & { groupId: string; title: string; icon: string | null; sections: string[]; draft?: boolean; addedAt: string };
+    }
+  | {
+      type: 'SiteSectionGroupUpdated';
+      data: About & { groupId: string; changes: { title?: string; icon?: string | null; draft?: boolean }; updatedAt: string };
+    }
   | { type: 'SiteSectionGroupRemoved'; data: About & { groupId: string; removedAt: string } }
   /** A section joins a group (leaving the one it was in, if any). */
   | { type: 'SiteSectionGrouped'; data: About & { groupId: string; sectionId: string } }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { SITES, type SiteDoc } from './site.projections';
 
 /** Which site holds a custom hostname (the sites' read model). */

@@ -26,7 +26,8 @@ export function isIpLiteral(host: string): boolean {
 /** Why `hostname` cannot be a site's hostname, or null when its shape is fine. */
 export function hostnameShapeProblem(hostname: string): string | null {
   if (isIpLiteral(hostname)) return 'hostname must be a host name, not an IP address';
-  if (hostname.length > 512 || !SITE_HOSTNAME.test(hostname)) return 'hostname must be a lower-case host name with at least three labels, like docs.example.com';
+  if (hostname.length > 512 || !SITE_HOSTNAME.test(hostname))
+    return 'hostname must be a lower-case host name with at least three labels, like docs.example.com';
   return null;
 }
 

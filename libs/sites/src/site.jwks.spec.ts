@@ -1,4 +1,4 @@
-import { ManualClock } from '../../platform/src/clock';
+import { ManualClock } from '#platform/clock';
 import { KeySetCache } from './site.jwks';
 
 const LIMITS = { cacheMs: 300_000, failureMs: 30_000, maxUrls: 2 };

@@ -1,4 +1,4 @@
-import type { Clock } from '../../platform/src/clock';
+import type { Clock } from '#platform/clock';
 
 /** How long a fetched key set is used, how long a failure is remembered, and how many URLs are kept. */
 export interface KeySetCacheLimits {

@@ -21,14 +21,41 @@ describe('site role', () => {
 
 describe('site permissions', () => {
   it('let a site admin do everything, installing integrations only as an organization admin', () => {
-    expect(sitePermissions({ member: true, organizationRole: 'read', siteRole: 'admin' })).toEqual({ view: true, access: true, edit: true, create: true, admin: true, installIntegration: false, viewAdaptiveSchema: true, editAdaptiveSchema: true });
+    expect(sitePermissions({ member: true, organizationRole: 'read', siteRole: 'admin' })).toEqual({
+      view: true,
+      access: true,
+      edit: true,
+      create: true,
+      admin: true,
+      installIntegration: false,
+      viewAdaptiveSchema: true,
+      editAdaptiveSchema: true,
+    });
   });
 
   it('let an editor view and edit content, not manage the site', () => {
-    expect(sitePermissions({ member: true, organizationRole: 'edit', siteRole: 'edit' })).toEqual({ view: true, access: true, edit: true, create: false, admin: false, installIntegration: false, viewAdaptiveSchema: true, editAdaptiveSchema: false });
+    expect(sitePermissions({ member: true, organizationRole: 'edit', siteRole: 'edit' })).toEqual({
+      view: true,
+      access: true,
+      edit: true,
+      create: false,
+      admin: false,
+      installIntegration: false,
+      viewAdaptiveSchema: true,
+      editAdaptiveSchema: false,
+    });
   });
 
   it('let a reader of the published site from outside the organization only view it', () => {
-    expect(sitePermissions({ member: false, organizationRole: null, siteRole: null })).toEqual({ view: true, access: false, edit: false, create: false, admin: false, installIntegration: false, viewAdaptiveSchema: false, editAdaptiveSchema: false });
+    expect(sitePermissions({ member: false, organizationRole: null, siteRole: null })).toEqual({
+      view: true,
+      access: false,
+      edit: false,
+      create: false,
+      admin: false,
+      installIntegration: false,
+      viewAdaptiveSchema: false,
+      editAdaptiveSchema: false,
+    });
   });
 });

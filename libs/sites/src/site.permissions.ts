@@ -1,4 +1,4 @@
-import { atLeast, ORGANIZATION_ROLES, roleRank, type OrganizationRole } from '../../platform/src/permissions';
+import { atLeast, ORGANIZATION_ROLES, roleRank, type OrganizationRole } from '#platform/permissions';
 import type { SiteDefaultLevel } from './site.events';
 
 /** A site's `defaultLevel` before one is set: members keep their organization role. */
@@ -11,7 +11,10 @@ export const INHERITED_LEVEL = 'inherit';
  */
 export function siteRole(organizationRole: OrganizationRole, defaultLevel: SiteDefaultLevel | undefined): OrganizationRole {
   if (roleRank(organizationRole) <= 0) return null;
-  const level = typeof defaultLevel === 'string' && (ORGANIZATION_ROLES as readonly string[]).includes(defaultLevel) ? (defaultLevel as Exclude<OrganizationRole, null>) : null;
+  const level =
+    typeof defaultLevel === 'string' && (ORGANIZATION_ROLES as readonly string[]).includes(defaultLevel)
+      ? (defaultLevel as Exclude<OrganizationRole, null>)
+      : null;
   return level !== null && roleRank(level) > roleRank(organizationRole) ? level : organizationRole;
 }
 
@@ -40,7 +43,11 @@ export interface SitePermissions {
  * the site role. `create` is the site admins' here: every change of a site's structure needs it.
  * Readers from outside (`member` false) are the published site's readers.
  */
-export function sitePermissions(standing: { member: boolean; organizationRole: OrganizationRole; siteRole: OrganizationRole }): SitePermissions {
+export function sitePermissions(standing: {
+  member: boolean;
+  organizationRole: OrganizationRole;
+  siteRole: OrganizationRole;
+}): SitePermissions {
   const admin = standing.member && standing.siteRole === 'admin';
   return {
     view: true,

@@ -1,5 +1,5 @@
-import type { Versioned } from '../../platform/src/http/etag';
-import { DomainError } from '../../platform/src/errors';
+import type { Versioned } from '#platform/http/etag';
+import { DomainError } from '#platform/errors';
 import type { SiteSpaces } from './sites.needs';
 import type { Viewer } from './site.access';
 import { scopeOf } from './site.decider';
@@ -15,14 +15,23 @@ import { sectionUrl, siteSpaceUrl } from './published/site-html.site';
  */
 
 /** A site's adaptive schema before one is set: no claims. */
-const DEFAULT_ADAPTIVE_SCHEMA = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: {}, additionalProperties: false };
+const DEFAULT_ADAPTIVE_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  properties: {},
+  additionalProperties: false,
+};
 
 /** `page` and `limit` over a list held in one document: the page token is an offset. */
 export function pageOf<T>(items: readonly T[], paging: { page?: string; limit?: number }) {
   if (paging.page !== undefined && !/^\d{1,6}$/.test(paging.page)) throw DomainError.invalid('page is not a page token of this list');
   const start = paging.page === undefined ? 0 : Number(paging.page);
   const limit = paging.limit ?? 100;
-  return { items: items.slice(start, start + limit), count: items.length, next: start + limit < items.length ? String(start + limit) : undefined };
+  return {
+    items: items.slice(start, start + limit),
+    count: items.length,
+    next: start + limit < items.length ? String(start + limit) : undefined,
+  };
 }
 
 /**
@@ -77,7 +86,12 @@ export function presentSite(site: SiteDoc, viewer: Viewer, publicUrl: string) {
     ...(site.styleguide ? { styleguide: { kind: 'space' as const, space: site.styleguide } } : {}),
     agentsContext: site.agentsContext,
     features: [],
-    urls: { location, app: `${publicUrl}/o/${site.organizationId}/sites/${site._id}`, preview: `${location}/structure`, ...(site.published ? { published: publishedUrl(site, publicUrl) } : {}) },
+    urls: {
+      location,
+      app: `${publicUrl}/o/${site.organizationId}/sites/${site._id}`,
+      preview: `${location}/structure`,
+      ...(site.published ? { published: publishedUrl(site, publicUrl) } : {}),
+    },
   };
 }
 
@@ -99,7 +113,10 @@ export function presentShareLink(site: SiteDoc, link: SiteShareLinkDoc, publicUr
     key: link.key,
     active: link.active,
     createdAt: link.createdAt,
-    urls: { location: `${publicUrl}/v1/orgs/${site.organizationId}/sites/${site._id}/share-links/${link.id}`, published: `${publishedUrl(site, publicUrl)}?shareKey=${link.key}` },
+    urls: {
+      location: `${publicUrl}/v1/orgs/${site.organizationId}/sites/${site._id}/share-links/${link.id}`,
+      published: `${publishedUrl(site, publicUrl)}?shareKey=${link.key}`,
+    },
   };
 }
 
@@ -111,7 +128,9 @@ function publishedAt(site: SiteDoc, live: boolean, path: (base: string) => strin
 export async function presentSection(site: SiteDoc, section: SectionDoc, viewer: Viewer, presenting: Presenting) {
   const siteSpaces = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === section.id);
   const draft = section.draft === true;
-  const groupDraft = section.sectionGroup ? (site.groups ?? []).some((group) => group.id === section.sectionGroup && group.draft === true) : false;
+  const groupDraft = section.sectionGroup
+    ? (site.groups ?? []).some((group) => group.id === section.sectionGroup && group.draft === true)
+    : false;
   return {
     object: 'site-section' as const,
     id: section.id,
@@ -130,7 +149,11 @@ export async function presentSection(site: SiteDoc, section: SectionDoc, viewer:
 
 /** A section group: `children` are its sections (groups are not nested here); `sections`, the platform's older name for them, the same. */
 export async function presentGroup(site: SiteDoc, group: SectionGroupDoc, viewer: Viewer, presenting: Presenting) {
-  const sections = await Promise.all(site.sections.filter((section) => section.sectionGroup === group.id).map((section) => presentSection(site, section, viewer, presenting)));
+  const sections = await Promise.all(
+    site.sections
+      .filter((section) => section.sectionGroup === group.id)
+      .map((section) => presentSection(site, section, viewer, presenting)),
+  );
   return {
     object: 'site-section-group' as const,
     id: group.id,
@@ -147,7 +170,12 @@ export async function presentSiteSpace(site: SiteDoc, siteSpace: SiteSpaceDoc, v
   const title = siteSpace.title ?? space?.title ?? (await spaces.spaceById(siteSpace.spaceId))?.title ?? '';
   const draft = siteSpace.draft === true;
   const section = siteSpace.sectionId === null ? null : site.sections.find((candidate) => candidate.id === siteSpace.sectionId);
-  const live = !draft && (section === null || (section !== undefined && section.draft !== true && !(site.groups ?? []).some((group) => group.id === section.sectionGroup && group.draft === true)));
+  const live =
+    !draft &&
+    (section === null ||
+      (section !== undefined &&
+        section.draft !== true &&
+        !(site.groups ?? []).some((group) => group.id === section.sectionGroup && group.draft === true)));
   return {
     object: 'site-space' as const,
     id: siteSpace.id,
@@ -167,7 +195,15 @@ export async function presentSiteSpace(site: SiteDoc, siteSpace: SiteSpaceDoc, v
 /** The site's structure in order, drafts included: groups (at their first section's place) and ungrouped sections, or the root's site spaces. */
 export async function presentStructure(site: SiteDoc, viewer: Viewer, presenting: Presenting) {
   if (site.sections.length === 0) {
-    return { object: 'site-structure' as const, type: 'siteSpaces' as const, structure: await Promise.all(site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === null).map((siteSpace) => presentSiteSpace(site, siteSpace, viewer, presenting))) };
+    return {
+      object: 'site-structure' as const,
+      type: 'siteSpaces' as const,
+      structure: await Promise.all(
+        site.siteSpaces
+          .filter((siteSpace) => siteSpace.sectionId === null)
+          .map((siteSpace) => presentSiteSpace(site, siteSpace, viewer, presenting)),
+      ),
+    };
   }
   const structure: unknown[] = [];
   const shown = new Set<string>();
@@ -187,9 +223,21 @@ export async function presentStructure(site: SiteDoc, viewer: Viewer, presenting
 export async function presentPublishedSite(site: SiteDoc, viewer: Viewer, presenting: Presenting) {
   const structure =
     site.sections.length > 0
-      ? { type: 'sections' as const, structure: await Promise.all(site.sections.map((section) => presentSection(site, section, viewer, presenting))) }
-      : { type: 'siteSpaces' as const, structure: await Promise.all(site.siteSpaces.map((siteSpace) => presentSiteSpace(site, siteSpace, viewer, presenting))) };
-  return { object: 'published-content-site' as const, site: presentSite(site, viewer, presenting.publicUrl), structure, customizations: { site: publishedCustomization(site), siteSpaces: {} }, scripts: [] };
+      ? {
+          type: 'sections' as const,
+          structure: await Promise.all(site.sections.map((section) => presentSection(site, section, viewer, presenting))),
+        }
+      : {
+          type: 'siteSpaces' as const,
+          structure: await Promise.all(site.siteSpaces.map((siteSpace) => presentSiteSpace(site, siteSpace, viewer, presenting))),
+        };
+  return {
+    object: 'published-content-site' as const,
+    site: presentSite(site, viewer, presenting.publicUrl),
+    structure,
+    customizations: { site: publishedCustomization(site), siteSpaces: {} },
+    scripts: [],
+  };
 }
 
 /** The site's visitor authentication settings, with its HS256 key (`secret`): for its administrators only. */

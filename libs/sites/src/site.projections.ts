@@ -1,5 +1,5 @@
-import { multiDocumentProjection, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
-import type { SpaceEvent } from '../../spaces/src';
+import { multiDocumentProjection, type ProjectedDoc, type Recorded } from '#read-store/projections/projection';
+import type { SpaceEvent } from '#spaces';
 import { scopeOf } from './site.decider';
 import type { SiteDefaultLevel, SiteEvent, SiteIcon, SiteType, SiteVisibility } from './site.events';
 
@@ -131,7 +131,26 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
     const data = event.data as SiteEvent['data'];
     if (event.type === 'SiteCreated') {
       const { siteId, organizationId, type, title, visibility, createdAt } = event.data;
-      await sites.put({ _id: siteId, organizationId, type, title, visibility, basename: null, adaptiveContent: { enabled: false }, agentsContext: 'excluded', proxy: null, published: false, createdAt, updatedAt: createdAt, sections: [], siteSpaces: [], defaultSection: null, defaultSiteSpace: {}, spaceIds: [], streamRevision: event.revision });
+      await sites.put({
+        _id: siteId,
+        organizationId,
+        type,
+        title,
+        visibility,
+        basename: null,
+        adaptiveContent: { enabled: false },
+        agentsContext: 'excluded',
+        proxy: null,
+        published: false,
+        createdAt,
+        updatedAt: createdAt,
+        sections: [],
+        siteSpaces: [],
+        defaultSection: null,
+        defaultSiteSpace: {},
+        spaceIds: [],
+        streamRevision: event.revision,
+      });
       return;
     }
     const site = await sites.get(data.siteId);
@@ -154,16 +173,32 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         break;
       case 'SiteSectionAdded': {
         const { sectionId, title, icon, path } = event.data;
-        next = { ...next, sections: [...next.sections, { id: sectionId, title, path, icon, description: null, condition: null, ...(event.data.draft ? { draft: true } : {}) }], ...(event.data.default ? { defaultSection: sectionId } : {}) };
+        next = {
+          ...next,
+          sections: [
+            ...next.sections,
+            { id: sectionId, title, path, icon, description: null, condition: null, ...(event.data.draft ? { draft: true } : {}) },
+          ],
+          ...(event.data.default ? { defaultSection: sectionId } : {}),
+        };
         break;
       }
       case 'SiteSectionUpdated':
-        next = { ...next, sections: next.sections.map((section) => (section.id === event.data.sectionId ? { ...section, ...event.data.changes } : section)) };
+        next = {
+          ...next,
+          sections: next.sections.map((section) => (section.id === event.data.sectionId ? { ...section, ...event.data.changes } : section)),
+        };
         break;
       case 'SiteSectionRemoved': {
         const { sectionId } = event.data;
         const { [sectionId]: _dropped, ...defaults } = next.defaultSiteSpace;
-        next = { ...next, sections: next.sections.filter((section) => section.id !== sectionId), siteSpaces: next.siteSpaces.filter((siteSpace) => siteSpace.sectionId !== sectionId), defaultSiteSpace: defaults, defaultSection: next.defaultSection === sectionId ? null : next.defaultSection };
+        next = {
+          ...next,
+          sections: next.sections.filter((section) => section.id !== sectionId),
+          siteSpaces: next.siteSpaces.filter((siteSpace) => siteSpace.sectionId !== sectionId),
+          defaultSiteSpace: defaults,
+          defaultSection: next.defaultSection === sectionId ? null : next.defaultSection,
+        };
         break;
       }
       case 'SiteDefaultSectionSet':
@@ -171,24 +206,50 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         break;
       case 'SiteSpaceAdded': {
         const { siteSpaceId, spaceId, sectionId, path, draft, title, pageId } = event.data;
-        const siteSpace: SiteSpaceDoc = { id: siteSpaceId, spaceId, sectionId, path, condition: null, ...(draft ? { draft } : {}), ...(title !== undefined ? { title } : {}), ...(pageId !== undefined ? { pageId } : {}) };
-        next = { ...next, siteSpaces: [...next.siteSpaces, siteSpace], ...(event.data.default ? { defaultSiteSpace: { ...next.defaultSiteSpace, [scopeOf(sectionId)]: siteSpaceId } } : {}) };
+        const siteSpace: SiteSpaceDoc = {
+          id: siteSpaceId,
+          spaceId,
+          sectionId,
+          path,
+          condition: null,
+          ...(draft ? { draft } : {}),
+          ...(title !== undefined ? { title } : {}),
+          ...(pageId !== undefined ? { pageId } : {}),
+        };
+        next = {
+          ...next,
+          siteSpaces: [...next.siteSpaces, siteSpace],
+          ...(event.data.default ? { defaultSiteSpace: { ...next.defaultSiteSpace, [scopeOf(sectionId)]: siteSpaceId } } : {}),
+        };
         break;
       }
       case 'SiteRootSpacesSectioned': {
         const { sectionId } = event.data;
         const { '': rootDefault, ...defaults } = next.defaultSiteSpace;
-        next = { ...next, siteSpaces: next.siteSpaces.map((siteSpace) => (siteSpace.sectionId === null ? { ...siteSpace, sectionId } : siteSpace)), defaultSiteSpace: rootDefault !== undefined ? { ...defaults, [sectionId]: rootDefault } : defaults };
+        next = {
+          ...next,
+          siteSpaces: next.siteSpaces.map((siteSpace) => (siteSpace.sectionId === null ? { ...siteSpace, sectionId } : siteSpace)),
+          defaultSiteSpace: rootDefault !== undefined ? { ...defaults, [sectionId]: rootDefault } : defaults,
+        };
         break;
       }
       case 'SiteSpaceUpdated':
-        next = { ...next, siteSpaces: next.siteSpaces.map((siteSpace) => (siteSpace.id === event.data.siteSpaceId ? { ...siteSpace, ...event.data.changes } : siteSpace)) };
+        next = {
+          ...next,
+          siteSpaces: next.siteSpaces.map((siteSpace) =>
+            siteSpace.id === event.data.siteSpaceId ? { ...siteSpace, ...event.data.changes } : siteSpace,
+          ),
+        };
         break;
       case 'SiteSpaceRemoved': {
         const removed = next.siteSpaces.find((siteSpace) => siteSpace.id === event.data.siteSpaceId);
         const defaults = { ...next.defaultSiteSpace };
         if (removed && defaults[scopeOf(removed.sectionId)] === removed.id) delete defaults[scopeOf(removed.sectionId)];
-        next = { ...next, siteSpaces: next.siteSpaces.filter((siteSpace) => siteSpace.id !== event.data.siteSpaceId), defaultSiteSpace: defaults };
+        next = {
+          ...next,
+          siteSpaces: next.siteSpaces.filter((siteSpace) => siteSpace.id !== event.data.siteSpaceId),
+          defaultSiteSpace: defaults,
+        };
         break;
       }
       case 'SiteDefaultSiteSpaceSet':
@@ -196,11 +257,16 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         break;
       case 'SiteStructureSorted': {
         const rank = (order: readonly string[] | undefined, id: string) => (order ? order.indexOf(id) : -1);
-        const sections = event.data.sections.length > 0 ? [...next.sections].sort((a, b) => rank(event.data.sections, a.id) - rank(event.data.sections, b.id)) : next.sections;
+        const sections =
+          event.data.sections.length > 0
+            ? [...next.sections].sort((a, b) => rank(event.data.sections, a.id) - rank(event.data.sections, b.id))
+            : next.sections;
         // Each sorted scope's site spaces take, in the new order, the places they held in the list.
         let siteSpaces = next.siteSpaces;
         for (const [scope, order] of Object.entries(event.data.siteSpaces)) {
-          const inScope = siteSpaces.filter((siteSpace) => scopeOf(siteSpace.sectionId) === scope).sort((a, b) => rank(order, a.id) - rank(order, b.id));
+          const inScope = siteSpaces
+            .filter((siteSpace) => scopeOf(siteSpace.sectionId) === scope)
+            .sort((a, b) => rank(order, a.id) - rank(order, b.id));
           let taken = 0;
           siteSpaces = siteSpaces.map((siteSpace) => (scopeOf(siteSpace.sectionId) === scope ? inScope[taken++] : siteSpace));
         }
@@ -208,17 +274,32 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         break;
       }
     }
-    const grouped = (sectionIds: readonly string[], groupId: string | null) => next.sections.map((section) => (sectionIds.includes(section.id) ? { ...section, sectionGroup: groupId } : section));
+    const grouped = (sectionIds: readonly string[], groupId: string | null) =>
+      next.sections.map((section) => (sectionIds.includes(section.id) ? { ...section, sectionGroup: groupId } : section));
     switch (event.type) {
       case 'SiteSectionGroupAdded':
-        next = { ...next, groups: [...(next.groups ?? []), { id: event.data.groupId, title: event.data.title, icon: event.data.icon, ...(event.data.draft ? { draft: true } : {}) }], sections: grouped(event.data.sections, event.data.groupId) };
+        next = {
+          ...next,
+          groups: [
+            ...(next.groups ?? []),
+            { id: event.data.groupId, title: event.data.title, icon: event.data.icon, ...(event.data.draft ? { draft: true } : {}) },
+          ],
+          sections: grouped(event.data.sections, event.data.groupId),
+        };
         break;
       case 'SiteSectionGroupUpdated':
-        next = { ...next, groups: (next.groups ?? []).map((group) => (group.id === event.data.groupId ? { ...group, ...event.data.changes } : group)) };
+        next = {
+          ...next,
+          groups: (next.groups ?? []).map((group) => (group.id === event.data.groupId ? { ...group, ...event.data.changes } : group)),
+        };
         break;
       case 'SiteSectionGroupRemoved': {
         const groupId = event.data.groupId;
-        next = { ...next, groups: (next.groups ?? []).filter((group) => group.id !== groupId), sections: next.sections.map((section) => (section.sectionGroup === groupId ? { ...section, sectionGroup: null } : section)) };
+        next = {
+          ...next,
+          groups: (next.groups ?? []).filter((group) => group.id !== groupId),
+          sections: next.sections.map((section) => (section.sectionGroup === groupId ? { ...section, sectionGroup: null } : section)),
+        };
         break;
       }
       case 'SiteSectionGrouped':
@@ -236,16 +317,35 @@ export const siteProjection = multiDocumentProjection<SiteEvent | SpaceEvent>({
         break;
       }
       case 'SiteShareLinkUpdated':
-        next = { ...next, shareLinks: (next.shareLinks ?? []).map((link) => (link.id === event.data.shareLinkId ? { ...link, ...event.data.changes } : link)) };
+        next = {
+          ...next,
+          shareLinks: (next.shareLinks ?? []).map((link) =>
+            link.id === event.data.shareLinkId ? { ...link, ...event.data.changes } : link,
+          ),
+        };
         break;
       case 'SiteShareLinkDeleted':
         next = { ...next, shareLinks: (next.shareLinks ?? []).filter((link) => link.id !== event.data.shareLinkId) };
         break;
       case 'SiteVisitorAuthConfigured':
-        next = { ...next, visitorAuth: { keyGeneration: next.visitorAuth?.keyGeneration ?? 0, jwksUrl: event.data.jwksUrl, issuer: event.data.issuer ?? null } };
+        next = {
+          ...next,
+          visitorAuth: {
+            keyGeneration: next.visitorAuth?.keyGeneration ?? 0,
+            jwksUrl: event.data.jwksUrl,
+            issuer: event.data.issuer ?? null,
+          },
+        };
         break;
       case 'SiteVisitorKeyRotated':
-        next = { ...next, visitorAuth: { jwksUrl: next.visitorAuth?.jwksUrl ?? null, issuer: next.visitorAuth?.issuer ?? null, keyGeneration: event.data.keyGeneration } };
+        next = {
+          ...next,
+          visitorAuth: {
+            jwksUrl: next.visitorAuth?.jwksUrl ?? null,
+            issuer: next.visitorAuth?.issuer ?? null,
+            keyGeneration: event.data.keyGeneration,
+          },
+        };
         break;
     }
     await sites.put({ ...next, spaceIds: spaceIdsOf(next.siteSpaces) });

@@ -1,17 +1,28 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
 import { SITE_SPACES, type SiteSpaces } from './sites.needs';
 import { OUTSIDER, SiteAccess, type Viewer } from './site.access';
 import { templateConditions } from './site.adaptive';
 import { SITES, type SiteDoc } from './site.projections';
 import { SiteReaders, type ReaderAccess } from './site.readers';
 import type { SiteType } from './site.events';
-import { adaptiveSchemaOf, presentPublishedSite, presentSite, presentVisitorAuth, versioned, type AdaptiveSchemaView, type Presenting, type PublishedSiteView, type SiteView, type VisitorAuthView } from './site.presenter';
+import {
+  adaptiveSchemaOf,
+  presentPublishedSite,
+  presentSite,
+  presentVisitorAuth,
+  versioned,
+  type AdaptiveSchemaView,
+  type Presenting,
+  type PublishedSiteView,
+  type SiteView,
+  type VisitorAuthView,
+} from './site.presenter';
 
 /*
  * The site reads: members of the organization read its sites; the published content is read by
@@ -53,9 +64,15 @@ export class ListSitesHandler implements IQueryHandler<ListSites> {
       ...(query.published !== undefined ? { published: query.published } : {}),
       ...(query.type !== undefined ? { type: { $in: [...new Set(query.type)] } } : {}),
     };
-    const page = await this.reads.collection<SiteDoc>(SITES).find(filter, { sort: { createdAt: 1 }, limit: query.limit, after: query.page });
+    const page = await this.reads
+      .collection<SiteDoc>(SITES)
+      .find(filter, { sort: { createdAt: 1 }, limit: query.limit, after: query.page });
     const viewer: Viewer = { member: caller, role: standing.role };
-    return listEnvelope({ items: page.items.map((site) => presentSite(site, viewer, this.config.publicUrl)), count: page.count, next: page.next });
+    return listEnvelope({
+      items: page.items.map((site) => presentSite(site, viewer, this.config.publicUrl)),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -209,4 +226,12 @@ export class GetSiteVisitorAuthHandler implements IQueryHandler<GetSiteVisitorAu
   }
 }
 
-export const siteQueryHandlers = [ListSitesHandler, GetSiteHandler, GetPublishedSiteHandler, FindSiteHandler, GetSiteAdaptiveSchemaHandler, ListSiteTemplateConditionsHandler, GetSiteVisitorAuthHandler];
+export const siteQueryHandlers = [
+  ListSitesHandler,
+  GetSiteHandler,
+  GetPublishedSiteHandler,
+  FindSiteHandler,
+  GetSiteAdaptiveSchemaHandler,
+  ListSiteTemplateConditionsHandler,
+  GetSiteVisitorAuthHandler,
+];

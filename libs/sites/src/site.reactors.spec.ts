@@ -1,11 +1,11 @@
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import { Test, type TestingModule } from '@nestjs/testing';
-import type { SpaceEvent } from '../../spaces/src';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
-import type { ReactionContext, RecordedOf, ServiceToken } from '../../runtime/src/reactor';
+import type { SpaceEvent } from '#spaces';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
+import type { ReactionContext, RecordedOf, ServiceToken } from '#runtime/reactor';
 import { RemoveSpaceFromSiteHandler } from './site-spaces.commands';
 import type { SiteCommand } from './site.decider';
 import { SITES, type SiteDoc } from './site.projections';
@@ -15,10 +15,32 @@ import { SITE_SPACES, type SiteSpaces } from './sites.needs';
 const system: Caller = { kind: 'system', id: 'reactor-site-transferred-spaces', label: 'test' } as Caller;
 
 const siteDoc = (id: string, organizationId: string, spaceIds: string[], deleted = false): SiteDoc =>
-  ({ _id: id, organizationId, spaceIds, siteSpaces: [], sections: [], streamRevision: 0, ...(deleted ? { deleted: true } : {}) }) as unknown as SiteDoc;
+  ({
+    _id: id,
+    organizationId,
+    spaceIds,
+    siteSpaces: [],
+    sections: [],
+    streamRevision: 0,
+    ...(deleted ? { deleted: true } : {}),
+  }) as unknown as SiteDoc;
 
 const transferred = (spaceId: string, from: string, to: string) =>
-  ({ id: `e-${spaceId}`, streamId: `space-${spaceId}`, revision: 3, type: 'SpaceTransferred', data: { spaceId, fromOrganizationId: from, organizationId: to, parent: null, position: 'a0', visibility: 'private', transferredAt: '2026-01-01T00:00:00.000Z' } }) as unknown as RecordedOf<SpaceEvent>;
+  ({
+    id: `e-${spaceId}`,
+    streamId: `space-${spaceId}`,
+    revision: 3,
+    type: 'SpaceTransferred',
+    data: {
+      spaceId,
+      fromOrganizationId: from,
+      organizationId: to,
+      parent: null,
+      position: 'a0',
+      visibility: 'private',
+      transferredAt: '2026-01-01T00:00:00.000Z',
+    },
+  }) as unknown as RecordedOf<SpaceEvent>;
 
 describe('sitesToLeave (a site shows only spaces of its own organization)', () => {
   const sites = [siteDoc('a1', 'A', ['s']), siteDoc('a2', 'A', ['s']), siteDoc('b1', 'B', ['s'])];
@@ -55,13 +77,26 @@ describe('site-transferred-spaces reactor', () => {
   };
 
   const context = (): ReactionContext => {
-    const spaces: Pick<SiteSpaces, 'spaceById'> = { spaceById: async (id) => (spaceOrganization === null ? null : { id, organizationId: spaceOrganization, title: id, deleted: false }) };
+    const spaces: Pick<SiteSpaces, 'spaceById'> = {
+      spaceById: async (id) => (spaceOrganization === null ? null : { id, organizationId: spaceOrganization, title: id, deleted: false }),
+    };
     const services = new Map<ServiceToken<unknown>, unknown>([[SITE_SPACES, spaces]]);
-    return { caller: system, correlationId: 'c', causationId: 'e', commandBus: module.get(CommandBus), commands: undefined as never, reads, services: { get: <T>(token: ServiceToken<T>) => services.get(token) as T } };
+    return {
+      caller: system,
+      correlationId: 'c',
+      causationId: 'e',
+      commandBus: module.get(CommandBus),
+      commands: undefined as never,
+      reads,
+      services: { get: <T>(token: ServiceToken<T>) => services.get(token) as T },
+    };
   };
 
   beforeAll(async () => {
-    module = await Test.createTestingModule({ imports: [CqrsModule.forRoot()], providers: [RemoveSpaceFromSiteHandler, { provide: COMMAND_RUNNER, useValue: runner }] }).compile();
+    module = await Test.createTestingModule({
+      imports: [CqrsModule.forRoot()],
+      providers: [RemoveSpaceFromSiteHandler, { provide: COMMAND_RUNNER, useValue: runner }],
+    }).compile();
     await module.init();
   });
   afterAll(() => module.close());
@@ -70,7 +105,13 @@ describe('site-transferred-spaces reactor', () => {
     reads = new MemoryReadStore();
     removed = [];
     goneMeanwhile = new Set();
-    for (const site of [siteDoc('a1', 'A', ['s', 'other']), siteDoc('a2', 'A', ['s']), siteDoc('a3', 'A', ['other']), siteDoc('old', 'A', ['s'], true)]) await reads.collection<SiteDoc>(SITES).put(site);
+    for (const site of [
+      siteDoc('a1', 'A', ['s', 'other']),
+      siteDoc('a2', 'A', ['s']),
+      siteDoc('a3', 'A', ['other']),
+      siteDoc('old', 'A', ['s'], true),
+    ])
+      await reads.collection<SiteDoc>(SITES).put(site);
   });
   afterEach(() => reads.close());
 

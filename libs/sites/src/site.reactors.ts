@@ -1,7 +1,7 @@
-import type { SpaceEvent } from '../../spaces/src';
-import { DomainError } from '../../platform/src/errors';
-import { readAll } from '../../read-store/src/read-all';
-import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
+import type { SpaceEvent } from '#spaces';
+import { DomainError } from '#platform/errors';
+import { readAll } from '#read-store/read-all';
+import type { ReactionContext, Reactor } from '#runtime/reactor';
 import { RemoveSpaceFromSite } from './site-spaces.commands';
 import { SITES, type SiteDoc } from './site.projections';
 import { SITE_SPACES, type SiteSpaces } from './sites.needs';
@@ -33,7 +33,10 @@ export const siteSpacesReactor: Reactor<SpaceEvent> = {
  * another organization than the space's (as it is now, not as the event says: a space transferred
  * back before the reaction runs stays where it is shown again). Pure.
  */
-export function sitesToLeave(space: { organizationId: string } | null, sites: readonly Pick<SiteDoc, '_id' | 'organizationId'>[]): Array<Pick<SiteDoc, '_id' | 'organizationId'>> {
+export function sitesToLeave(
+  space: { organizationId: string } | null,
+  sites: readonly Pick<SiteDoc, '_id' | 'organizationId'>[],
+): Array<Pick<SiteDoc, '_id' | 'organizationId'>> {
   if (space === null) return []; // purged: the site-spaces reactor removes it everywhere
   return sites.filter((site) => site.organizationId !== space.organizationId);
 }
@@ -64,7 +67,11 @@ function showing(context: ReactionContext, spaceId: string): Promise<SiteDoc[]> 
   return readAll<SiteDoc>(context.reads, SITES, { spaceIds: spaceId, deleted: { $exists: false } });
 }
 
-async function removeFrom(sites: readonly Pick<SiteDoc, '_id' | 'organizationId'>[], spaceId: string, context: ReactionContext): Promise<void> {
+async function removeFrom(
+  sites: readonly Pick<SiteDoc, '_id' | 'organizationId'>[],
+  spaceId: string,
+  context: ReactionContext,
+): Promise<void> {
   for (const site of sites) {
     try {
       await context.commandBus.execute(new RemoveSpaceFromSite(site.organizationId, site._id, spaceId, context.caller));

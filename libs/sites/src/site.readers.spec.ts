@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { ManualClock } from '../../platform/src/clock';
-import type { AppConfig } from '../../platform/src/config';
-import type { ReadStore } from '../../read-store/src/read-store.port';
+import { ManualClock } from '#platform/clock';
+import type { AppConfig } from '#platform/config';
+import type { ReadStore } from '#read-store/read-store.port';
 import type { SiteDoc } from './site.projections';
 import { SiteReaders, type ReaderAccess } from './site.readers';
 
@@ -36,7 +36,12 @@ function readersOf(site: SiteDoc): SiteReaders {
   return new SiteReaders(reads, config, new ManualClock(new Date()));
 }
 
-async function status(readers: SiteReaders, access: ReaderAccess, ref: { siteId: string } | { hostname: string } = { siteId: 'site1' }, organizationId?: string): Promise<number> {
+async function status(
+  readers: SiteReaders,
+  access: ReaderAccess,
+  ref: { siteId: string } | { hostname: string } = { siteId: 'site1' },
+  organizationId?: string,
+): Promise<number> {
   try {
     await readers.readable(ref, access, organizationId);
     return 200;
@@ -77,7 +82,15 @@ describe('site readers', () => {
     });
 
     it('given a share-link site, when read without a key, with a wrong key, or with an inactive link’s key, then 404', async () => {
-      const readers = readersOf(siteWith({ visibility: 'share-link', shareLinks: [{ id: 'l1', key: 'k-active', active: true }, { id: 'l2', key: 'k-revoked', active: false }] as SiteDoc['shareLinks'] }));
+      const readers = readersOf(
+        siteWith({
+          visibility: 'share-link',
+          shareLinks: [
+            { id: 'l1', key: 'k-active', active: true },
+            { id: 'l2', key: 'k-revoked', active: false },
+          ] as SiteDoc['shareLinks'],
+        }),
+      );
       expect(await status(readers, {})).toBe(404);
       expect(await status(readers, { shareKey: 'k-activ' })).toBe(404);
       expect(await status(readers, { shareKey: 'k-revoked' })).toBe(404);
@@ -113,7 +126,9 @@ describe('site readers', () => {
 
     it('given an expired token, or one signed with another generation of the key, then 404', async () => {
       const readers = readersOf(site);
-      expect(await status(readers, { visitorToken: await hs256(readers.visitorKey(site), {}, Math.floor(Date.now() / 1000) - 60) })).toBe(404);
+      expect(await status(readers, { visitorToken: await hs256(readers.visitorKey(site), {}, Math.floor(Date.now() / 1000) - 60) })).toBe(
+        404,
+      );
       const rotated = siteWith({ ...site, visitorAuth: { jwksUrl: null, keyGeneration: 1 } });
       expect(await status(readersOf(rotated), { visitorToken: await hs256(readers.visitorKey(site)) })).toBe(404);
     });
@@ -157,10 +172,14 @@ describe('site readers', () => {
       if (exp !== null) jwt.setExpirationTime(exp);
       return jwt.sign(keys.privateKey);
     };
-    const jwksSite = (issuer?: string) => siteWith({ visibility: 'visitor-auth', visitorAuth: { jwksUrl, keyGeneration: 0, ...(issuer ? { issuer } : {}) } });
+    const jwksSite = (issuer?: string) =>
+      siteWith({ visibility: 'visitor-auth', visitorAuth: { jwksUrl, keyGeneration: 0, ...(issuer ? { issuer } : {}) } });
 
     it('given a token for this site (aud) with exp, when presented, then the site is shown with its claims', async () => {
-      const view = await readersOf(jwksSite()).readable({ siteId: 'site1' }, { visitorToken: await rs256({ aud: 'site1', partner: true }) });
+      const view = await readersOf(jwksSite()).readable(
+        { siteId: 'site1' },
+        { visitorToken: await rs256({ aud: 'site1', partner: true }) },
+      );
       expect(view.claims).toMatchObject({ partner: true, aud: 'site1' });
     });
 
@@ -201,7 +220,11 @@ describe('site readers', () => {
         { id: 'pro', condition: 'visitor.claims.plan == "pro"' },
         { id: 'draft', condition: null, draft: true },
       ];
-      const site = siteWith({ visibility: 'visitor-auth', visitorAuth: { jwksUrl: null, keyGeneration: 0 }, sections: sections as unknown as SiteDoc['sections'] });
+      const site = siteWith({
+        visibility: 'visitor-auth',
+        visitorAuth: { jwksUrl: null, keyGeneration: 0 },
+        sections: sections as unknown as SiteDoc['sections'],
+      });
       const readers = readersOf(site);
       const pro = await readers.readable({ siteId: 'site1' }, { visitorToken: await hs256(readers.visitorKey(site), { plan: 'pro' }) });
       expect(pro.site.sections.map((section) => section.id)).toEqual(['all', 'pro']);

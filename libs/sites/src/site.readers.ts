@@ -1,13 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { createLocalJWKSet, JSONWebKeySet, JWTPayload } from 'jose';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import { jose } from '../../platform/src/lazy-package';
-import { guardedRequest } from '../../platform/src/outbound/guarded-request';
-import { derivedSecret, secretsKeyFrom } from '../../platform/src/secrets';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { CLOCK, type Clock } from '#platform/clock';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import { jose } from '#platform/lazy-package';
+import { guardedRequest } from '#platform/outbound/guarded-request';
+import { derivedSecret, secretsKeyFrom } from '#platform/secrets';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { evaluateCondition } from './site.conditions';
 import { KeySetCache } from './site.jwks';
 import { SITES, type SiteDoc } from './site.projections';
@@ -43,12 +43,15 @@ function sameKey(given: string, expected: string): boolean {
  * section's site spaces with them).
  */
 export function seenBy(site: SiteDoc, claims: Record<string, unknown>): SiteDoc {
-  const seen = (item: { condition: string | null; draft?: boolean }) => item.draft !== true && (item.condition === null || evaluateCondition(item.condition, claims));
+  const seen = (item: { condition: string | null; draft?: boolean }) =>
+    item.draft !== true && (item.condition === null || evaluateCondition(item.condition, claims));
   const groups = (site.groups ?? []).filter((group) => group.draft !== true);
   const liveGroups = new Set(groups.map((group) => group.id));
   const sections = site.sections.filter((section) => seen(section) && (!section.sectionGroup || liveGroups.has(section.sectionGroup)));
   const shownSections = new Set(sections.map((section) => section.id));
-  const siteSpaces = site.siteSpaces.filter((siteSpace) => seen(siteSpace) && (siteSpace.sectionId === null || shownSections.has(siteSpace.sectionId)));
+  const siteSpaces = site.siteSpaces.filter(
+    (siteSpace) => seen(siteSpace) && (siteSpace.sectionId === null || shownSections.has(siteSpace.sectionId)),
+  );
   return { ...site, groups, sections, siteSpaces };
 }
 
@@ -103,15 +106,21 @@ export class SiteReaders {
   /** The published site by id (in `organizationId` when given) or by custom hostname, as this reader sees it; 404 when they may not read it. */
   async readable(ref: { siteId: string } | { hostname: string }, access: ReaderAccess, organizationId?: string): Promise<ReaderView> {
     const sites = this.reads.collection<SiteDoc>(SITES);
-    const site = 'siteId' in ref ? await sites.get(ref.siteId) : (await sites.find({ hostname: ref.hostname, deleted: { $exists: false } }, { limit: 1 })).items[0];
+    const site =
+      'siteId' in ref
+        ? await sites.get(ref.siteId)
+        : (await sites.find({ hostname: ref.hostname, deleted: { $exists: false } }, { limit: 1 })).items[0];
     const name = 'siteId' in ref ? ref.siteId : ref.hostname;
-    if (!site || site.deleted || !site.published || (organizationId !== undefined && site.organizationId !== organizationId)) throw DomainError.notFound(`no published site ${name}`);
+    if (!site || site.deleted || !site.published || (organizationId !== undefined && site.organizationId !== organizationId))
+      throw DomainError.notFound(`no published site ${name}`);
     const claims = access.visitorToken !== undefined ? await this.claimsOf(site, access.visitorToken) : null;
     const admitted =
       access.member === true ||
       site.visibility === 'public' ||
       site.visibility === 'unlisted' ||
-      (site.visibility === 'share-link' && access.shareKey !== undefined && (site.shareLinks ?? []).some((link) => link.active && sameKey(access.shareKey!, link.key))) ||
+      (site.visibility === 'share-link' &&
+        access.shareKey !== undefined &&
+        (site.shareLinks ?? []).some((link) => link.active && sameKey(access.shareKey!, link.key))) ||
       (site.visibility === 'visitor-auth' && claims !== null);
     if (!admitted) throw DomainError.notFound(`no published site ${name}`);
     return claims === null ? { site: seenWithoutClaims(site), claims: {} } : { site: seenBy(site, claims), claims };
@@ -125,10 +134,18 @@ export class SiteReaders {
       const { alg } = decodeProtectedHeader(token);
       let payload: JWTPayload;
       if (alg === 'HS256') {
-        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.visitorKey(site)), { algorithms: ['HS256'], requiredClaims: ['exp'] }));
+        ({ payload } = await jwtVerify(token, new TextEncoder().encode(this.visitorKey(site)), {
+          algorithms: ['HS256'],
+          requiredClaims: ['exp'],
+        }));
       } else if (alg === 'RS256' && site.visitorAuth?.jwksUrl) {
         const { jwksUrl, issuer } = site.visitorAuth;
-        ({ payload } = await jwtVerify(token, await this.keySets.get(jwksUrl), { algorithms: ['RS256'], requiredClaims: ['exp'], audience: site._id, ...(issuer ? { issuer } : {}) }));
+        ({ payload } = await jwtVerify(token, await this.keySets.get(jwksUrl), {
+          algorithms: ['RS256'],
+          requiredClaims: ['exp'],
+          audience: site._id,
+          ...(issuer ? { issuer } : {}),
+        }));
       } else {
         return null;
       }
@@ -140,7 +157,12 @@ export class SiteReaders {
 
   /** A JWKS URL's keys, fetched through the guarded request (kept by `keySets`). */
   private async fetchKeySet(url: string): Promise<ReturnType<typeof createLocalJWKSet>> {
-    const response = await guardedRequest(url, { allowPrivateNetworks: this.config.sitesAllowPrivateNetworks, timeMs: JWKS_LIMITS.timeMs, maxBytes: JWKS_LIMITS.maxBytes, headers: { accept: 'application/json' } });
+    const response = await guardedRequest(url, {
+      allowPrivateNetworks: this.config.sitesAllowPrivateNetworks,
+      timeMs: JWKS_LIMITS.timeMs,
+      maxBytes: JWKS_LIMITS.maxBytes,
+      headers: { accept: 'application/json' },
+    });
     if (response.status !== 200) throw new Error(`the key set answered ${response.status}`);
     return jose().createLocalJWKSet(JSON.parse(response.body.toString('utf8')) as JSONWebKeySet);
   }

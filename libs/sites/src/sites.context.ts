@@ -1,4 +1,4 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { SITE_CONTENT, SITE_DOMAINS, SITE_ORGANIZATIONS, SITE_SPACES, SITE_VIEWS } from './sites.needs';
 import { SitesForIntegrations } from './sites.provides';
 import { siteAuditCatalog } from './site.audit';

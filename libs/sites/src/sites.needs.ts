@@ -5,8 +5,8 @@
  * The types are as narrow as sites need them, so the context imports nothing of its providers.
  */
 import type { Readable } from 'node:stream';
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
 
 /* Of organizations (SITE_ORGANIZATIONS, bound to OrganizationsForSites). */
 
@@ -27,7 +27,11 @@ export interface SiteSpaces {
    * outside the organization), with that reader's own permissions on the space; null when it is
    * not a live space of that organization.
    */
-  presentOnSite(spaceId: string, organizationId: string, caller: Caller | null): Promise<{ object: 'space'; id: string; title: string } | null>;
+  presentOnSite(
+    spaceId: string,
+    organizationId: string,
+    caller: Caller | null,
+  ): Promise<{ object: 'space'; id: string; title: string } | null>;
   /** Creates a space for a new site (`spaces: 'new'`), as the caller; its id. */
   createSpace(organizationId: string, title: string, caller: Caller): Promise<string>;
 }
@@ -142,7 +146,15 @@ export const SITE_CONTENT = Symbol('SITE_CONTENT');
  */
 export interface SiteViews {
   /** `referrer`, `visitor.ip`, `visitor.userAgent`: the request's Referer, client address and User-Agent, as they came (the implementer decides what of them it keeps). */
-  viewed(view: { organizationId: string; siteId: string; spaceId: string; pageId: string | null; url: string; referrer?: string; visitor: { claims: Record<string, unknown>; ip?: string; userAgent?: string } }): Promise<void>;
+  viewed(view: {
+    organizationId: string;
+    siteId: string;
+    spaceId: string;
+    pageId: string | null;
+    url: string;
+    referrer?: string;
+    visitor: { claims: Record<string, unknown>; ip?: string; userAgent?: string };
+  }): Promise<void>;
 }
 
 export const SITE_VIEWS = Symbol('SITE_VIEWS');

@@ -6,7 +6,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 import { FindSite, GetSite } from './site.queries';
 
 /** Implements integrations' INTEGRATION_SITES port: a site's organization (installing on it), and its Site object as the caller may see it. */

@@ -1,4 +1,4 @@
-import { booleans, closedObject, dateTime, ref, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { booleans, closedObject, dateTime, ref, url, type JsonSchema } from '#platform/platform.schemas';
 import { SITE_DEFAULT_LEVELS, SITE_TYPES, SITE_VISIBILITIES } from './site.events';
 
 const text: JsonSchema = { type: 'string' };
@@ -23,7 +23,20 @@ const siteSpace = closedObject(
   ['section', 'space', 'default', 'condition', 'pageId', 'hidden'],
 );
 const section = closedObject(
-  { object: { type: 'string', enum: ['site-section'] }, id: text, title: text, description: text, default: flag, draft: flag, path: text, condition: text, icon: text, sectionGroup: text, siteSpaces: { type: 'array', items: siteSpace }, urls: publishedUrls },
+  {
+    object: { type: 'string', enum: ['site-section'] },
+    id: text,
+    title: text,
+    description: text,
+    default: flag,
+    draft: flag,
+    path: text,
+    condition: text,
+    icon: text,
+    sectionGroup: text,
+    siteSpaces: { type: 'array', items: siteSpace },
+    urls: publishedUrls,
+  },
   ['description', 'condition', 'icon', 'sectionGroup'],
 );
 const site = closedObject(
@@ -73,10 +86,26 @@ export const siteSchemas: Record<string, JsonSchema> = {
     },
     ['icon'],
   ),
-  SiteAdaptiveSchema: closedObject({ object: { type: 'string', enum: ['site-adaptive-schema'] }, jsonSchema: { type: 'object' }, updatedAt: dateTime }),
+  SiteAdaptiveSchema: closedObject({
+    object: { type: 'string', enum: ['site-adaptive-schema'] },
+    jsonSchema: { type: 'object' },
+    updatedAt: dateTime,
+  }),
   SiteTemplateConditions: closedObject({ items: { type: 'array', items: closedObject({ description: text, condition: text }) } }),
-  SiteStructure: closedObject({ object: { type: 'string', enum: ['site-structure'] }, type: { type: 'string', enum: ['sections', 'siteSpaces'] }, structure: { type: 'array', items: { type: 'object' } } }),
-  SiteShareLink: closedObject({ object: { type: 'string', enum: ['share-link'] }, id: text, name: text, key: text, active: flag, createdAt: dateTime, urls: closedObject({ location: url, published: url }) }),
+  SiteStructure: closedObject({
+    object: { type: 'string', enum: ['site-structure'] },
+    type: { type: 'string', enum: ['sections', 'siteSpaces'] },
+    structure: { type: 'array', items: { type: 'object' } },
+  }),
+  SiteShareLink: closedObject({
+    object: { type: 'string', enum: ['share-link'] },
+    id: text,
+    name: text,
+    key: text,
+    active: flag,
+    createdAt: dateTime,
+    urls: closedObject({ location: url, published: url }),
+  }),
   SiteVisitorAuth: closedObject({
     object: { type: 'string', enum: ['site-visitor-auth'] },
     algorithms: { type: 'array', items: { type: 'string', enum: ['HS256', 'RS256'] } },
@@ -91,12 +120,38 @@ export const siteSchemas: Record<string, JsonSchema> = {
   /** The appearance every published site is rendered with, as the platform's customization settings (site-html.appearance.ts). */
   SiteCustomization: {
     type: 'object',
-    required: ['styling', 'internationalization', 'favicon', 'header', 'footer', 'themes', 'feedback', 'ai', 'advancedCustomization', 'trademark', 'externalLinks', 'pagination', 'pageActions', 'privacyPolicy', 'socialPreview', 'socialAccounts', 'insights'],
+    required: [
+      'styling',
+      'internationalization',
+      'favicon',
+      'header',
+      'footer',
+      'themes',
+      'feedback',
+      'ai',
+      'advancedCustomization',
+      'trademark',
+      'externalLinks',
+      'pagination',
+      'pageActions',
+      'privacyPolicy',
+      'socialPreview',
+      'socialAccounts',
+      'insights',
+    ],
     properties: {
       title: text,
       styling: {
         type: 'object',
-        properties: { primaryColor: themed, infoColor: themed, successColor: themed, warningColor: themed, dangerColor: themed, font: text, monospaceFont: text },
+        properties: {
+          primaryColor: themed,
+          infoColor: themed,
+          successColor: themed,
+          warningColor: themed,
+          dangerColor: themed,
+          font: text,
+          monospaceFont: text,
+        },
       },
       themes: closedObject({ default: { type: 'string', enum: ['light', 'dark', 'system'] }, toggeable: flag }),
     },
@@ -104,7 +159,10 @@ export const siteSchemas: Record<string, JsonSchema> = {
   PublishedContentSite: closedObject({
     object: { type: 'string', enum: ['published-content-site'] },
     site: ref('Site'),
-    structure: closedObject({ type: { type: 'string', enum: ['sections', 'siteSpaces'] }, structure: { type: 'array', items: { oneOf: [ref('SiteSection'), ref('SiteSpace')] } } }),
+    structure: closedObject({
+      type: { type: 'string', enum: ['sections', 'siteSpaces'] },
+      structure: { type: 'array', items: { oneOf: [ref('SiteSection'), ref('SiteSpace')] } },
+    }),
     customizations: closedObject({ site: ref('SiteCustomization'), siteSpaces: { type: 'object', maxProperties: 0 } }),
     /** Always empty: published sites load no scripts (their Content-Security-Policy allows none). */
     scripts: { type: 'array', maxItems: 0, items: { type: 'object' } },

@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import { newId } from '../../platform/src/ids';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import { newId } from '#platform/ids';
+import { userOf, type Caller } from '#platform/http/auth';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SPACE_ORGANIZATIONS, type SpaceOrganizations } from './spaces.needs';
 import { placeAmong, positionAtEnd, type PositionRequest } from './ordering';
 import { refuseUnlessAccepted, RenumberSiblings, siblingsUnder } from './siblings';
@@ -49,7 +49,16 @@ export class CreateCollectionHandler extends DecidingHandler {
     await this.decide(
       collectionStream(collectionId),
       collectionDecider,
-      { kind: 'CreateCollection', collectionId, organizationId, title: body.title ?? 'Untitled', parent, position, by: { userId, role: collectionRole(standing, chain) }, now: this.now() },
+      {
+        kind: 'CreateCollection',
+        collectionId,
+        organizationId,
+        title: body.title ?? 'Untitled',
+        parent,
+        position,
+        by: { userId, role: collectionRole(standing, chain) },
+        now: this.now(),
+      },
       { caller },
     );
     return collectionId;
@@ -76,7 +85,12 @@ export class UpdateCollectionHandler extends DecidingHandler {
 
   async execute({ collectionId, changes, caller, ifMatch }: UpdateCollection): Promise<void> {
     const { role } = await this.access.collection(collectionId, caller);
-    await this.decide(collectionStream(collectionId), collectionDecider, { kind: 'UpdateCollection', collectionId, changes, by: { userId: userOf(caller).userId, role }, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      collectionStream(collectionId),
+      collectionDecider,
+      { kind: 'UpdateCollection', collectionId, changes, by: { userId: userOf(caller).userId, role }, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -110,7 +124,10 @@ export class MoveCollectionHandler extends DecidingHandler {
     const { collection, standing, role } = await this.access.collection(collectionId, caller);
     const parent = body.parent === undefined ? collection.parent : body.parent;
     const chain = parent === null ? [] : await this.access.destination(collection.organizationId, parent);
-    const placement = placeAmong(await siblingsUnder(this.reads, collection.organizationId, parent, { kind: 'collection', id: collectionId }), body.position);
+    const placement = placeAmong(
+      await siblingsUnder(this.reads, collection.organizationId, parent, { kind: 'collection', id: collectionId }),
+      body.position,
+    );
     const command: CollectionCommand = {
       kind: 'MoveCollection',
       collectionId,
@@ -163,11 +180,22 @@ export class TransferCollectionHandler extends DecidingHandler {
     const { role } = await this.access.collection(collectionId, caller);
     const target = await this.membership.roleOf(organizationId, userId);
     const targetMember = target?.member === true;
-    const position = targetMember ? positionAtEnd(await siblingsUnder(this.reads, organizationId, null, { kind: 'collection', id: collectionId })) : '';
+    const position = targetMember
+      ? positionAtEnd(await siblingsUnder(this.reads, organizationId, null, { kind: 'collection', id: collectionId }))
+      : '';
     await this.decide(
       collectionStream(collectionId),
       collectionDecider,
-      { kind: 'TransferCollection', collectionId, organizationId, position, by: { userId, role }, targetMember, targetOrganizationRole: targetMember ? contentRole(target.role) : null, now: this.now() },
+      {
+        kind: 'TransferCollection',
+        collectionId,
+        organizationId,
+        position,
+        by: { userId, role },
+        targetMember,
+        targetOrganizationRole: targetMember ? contentRole(target.role) : null,
+        now: this.now(),
+      },
       { caller, ifMatch },
     );
   }
@@ -199,7 +227,12 @@ export class DeleteCollectionHandler extends DecidingHandler {
   async execute({ collectionId, caller, ifMatch }: DeleteCollection): Promise<void> {
     const { role } = await this.access.collection(collectionId, caller);
     if (role !== 'admin') throw DomainError.forbidden(`only members with role admin on collection ${collectionId} may delete it`);
-    await this.decide(collectionStream(collectionId), collectionDecider, { kind: 'DeleteCollection', collectionId, by: { userId: userOf(caller).userId, role }, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      collectionStream(collectionId),
+      collectionDecider,
+      { kind: 'DeleteCollection', collectionId, by: { userId: userOf(caller).userId, role }, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -225,7 +258,12 @@ export class ReparentCollection extends Command<void> {
 @CommandHandler(ReparentCollection)
 export class ReparentCollectionHandler extends DecidingHandler {
   async execute({ collectionId, from, parent, position, caller }: ReparentCollection): Promise<void> {
-    await this.decide(collectionStream(collectionId), collectionDecider, { kind: 'ReparentCollection', collectionId, from, parent, position, now: this.now() }, { caller });
+    await this.decide(
+      collectionStream(collectionId),
+      collectionDecider,
+      { kind: 'ReparentCollection', collectionId, from, parent, position, now: this.now() },
+      { caller },
+    );
   }
 }
 
@@ -243,7 +281,12 @@ export class TransferCollectionWithParent extends Command<void> {
 @CommandHandler(TransferCollectionWithParent)
 export class TransferCollectionWithParentHandler extends DecidingHandler {
   async execute({ collectionId, organizationId, caller }: TransferCollectionWithParent): Promise<void> {
-    await this.decide(collectionStream(collectionId), collectionDecider, { kind: 'TransferCollectionWithParent', collectionId, organizationId, now: this.now() }, { caller });
+    await this.decide(
+      collectionStream(collectionId),
+      collectionDecider,
+      { kind: 'TransferCollectionWithParent', collectionId, organizationId, now: this.now() },
+      { caller },
+    );
   }
 }
 

@@ -1,17 +1,24 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { etagOf, parseIfMatch } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
 import { CreateCollection, DeleteCollection, MoveCollection, TransferCollection, UpdateCollection } from './collection.commands';
-import { CollectionListQuery, CreateCollectionBody, MoveCollectionBody, positionRequest, TransferBody, UpdateCollectionBody } from './space.dto';
+import {
+  CollectionListQuery,
+  CreateCollectionBody,
+  MoveCollectionBody,
+  positionRequest,
+  TransferBody,
+  UpdateCollectionBody,
+} from './space.dto';
 import type { CollectionChanges } from './space.events';
 import { GetCollection, ListCollectionSpaces, ListOrganizationCollections } from './space.queries';
-import { Valid } from '../../platform/src/http/validation';
+import { Valid } from '#platform/http/validation';
 
 /** Collections: `/v1/orgs/{organizationId}/collections` and `/v1/collections/{collectionId}…`. */
 @Controller('v1')
@@ -23,8 +30,14 @@ export class CollectionController {
 
   @Get('orgs/:organizationId/collections')
   @ApiOkResponse({ description: 'OK', schema: listOf('Collection') })
-  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: CollectionListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListOrganizationCollections(organizationId, caller, { page: query.page, limit: query.limit, nested: query.nested !== 'false' }));
+  list(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Query(Valid) query: CollectionListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
+    return this.queryBus.execute(
+      new ListOrganizationCollections(organizationId, caller, { page: query.page, limit: query.limit, nested: query.nested !== 'false' }),
+    );
   }
 
   @Post('orgs/:organizationId/collections')
@@ -36,13 +49,19 @@ export class CollectionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const collectionId = await this.commandBus.execute(new CreateCollection(organizationId, { title: body.title, parent: body.parent }, caller));
+    const collectionId = await this.commandBus.execute(
+      new CreateCollection(organizationId, { title: body.title, parent: body.parent }, caller),
+    );
     return this.read(collectionId, caller, reply);
   }
 
   @Get('collections/:collectionId')
   @ApiOkResponse({ description: 'OK', schema: ref('Collection'), headers: etagHeader })
-  get(@PathId('collectionId', 'collection') collectionId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(
+    @PathId('collectionId', 'collection') collectionId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.read(collectionId, caller, reply);
   }
 
@@ -67,7 +86,11 @@ export class CollectionController {
   @Delete('collections/:collectionId')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
-  async delete(@PathId('collectionId', 'collection') collectionId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async delete(
+    @PathId('collectionId', 'collection') collectionId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
     await this.commandBus.execute(new DeleteCollection(collectionId, caller, parseIfMatch(ifMatch)));
   }
 
@@ -87,7 +110,9 @@ export class CollectionController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commandBus.execute(new MoveCollection(collectionId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch)));
+    await this.commandBus.execute(
+      new MoveCollection(collectionId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch)),
+    );
     return this.read(collectionId, caller, reply);
   }
 

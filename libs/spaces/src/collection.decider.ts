@@ -1,5 +1,5 @@
-import { DomainError } from '../../platform/src/errors';
-import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '#platform/errors';
+import type { Decider } from '#event-store/decider';
 import { atLeast, type ContentRole } from './space.permissions';
 import type { CollectionChanges, CollectionEvent, DefaultLevel } from './space.events';
 
@@ -24,13 +24,31 @@ export interface CollectionActor {
 
 export type CollectionCommand =
   /** `by.role`: the role on the parent collection, else in the organization. */
-  | { kind: 'CreateCollection'; collectionId: string; organizationId: string; title: string; parent: string | null; position: string; by: CollectionActor; now: string }
+  | {
+      kind: 'CreateCollection';
+      collectionId: string;
+      organizationId: string;
+      title: string;
+      parent: string | null;
+      position: string;
+      by: CollectionActor;
+      now: string;
+    }
   | { kind: 'UpdateCollection'; collectionId: string; changes: CollectionChanges; by: CollectionActor; now: string }
   /**
    * `ancestorsOfParent`: the destination collection's ancestors, nearest first (the handler reads
    * them); moving a collection under itself or one of its descendants is refused (400).
    */
-  | { kind: 'MoveCollection'; collectionId: string; parent: string | null; ancestorsOfParent: readonly string[]; position: string; by: CollectionActor; targetRole: ContentRole; now: string }
+  | {
+      kind: 'MoveCollection';
+      collectionId: string;
+      parent: string | null;
+      ancestorsOfParent: readonly string[];
+      position: string;
+      by: CollectionActor;
+      targetRole: ContentRole;
+      now: string;
+    }
   /** Its parent collection was deleted: it moves to `parent` if it is still in `from`. */
   | { kind: 'ReparentCollection'; collectionId: string; from: string; parent: string | null; position: string; now: string }
   /** Part of a sibling's move (already decided there): a new key, if it is still in `parent` at `from`. */
@@ -39,7 +57,16 @@ export type CollectionCommand =
    * To another organization, at its top level: the caller must belong to it (`targetMember`, false
    * too when there is no such organization) as an admin (`targetOrganizationRole`).
    */
-  | { kind: 'TransferCollection'; collectionId: string; organizationId: string; position: string; by: CollectionActor; targetMember: boolean; targetOrganizationRole: ContentRole; now: string }
+  | {
+      kind: 'TransferCollection';
+      collectionId: string;
+      organizationId: string;
+      position: string;
+      by: CollectionActor;
+      targetMember: boolean;
+      targetOrganizationRole: ContentRole;
+      now: string;
+    }
   /** A descendant of a transferred collection follows it, keeping its parent. */
   | { kind: 'TransferCollectionWithParent'; collectionId: string; organizationId: string; now: string }
   | { kind: 'DeleteCollection'; collectionId: string; by: CollectionActor; now: string };
@@ -54,7 +81,16 @@ function requireAdmin(by: CollectionActor, collectionId: string, what: string): 
 
 /** The collection aggregate: title, description, default level and its place in the tree. */
 export const collectionDecider: Decider<CollectionCommand, CollectionEvent, CollectionState> = {
-  initialState: () => ({ exists: false, deleted: false, organizationId: '', title: '', description: null, defaultLevel: null, parent: null, position: '' }),
+  initialState: () => ({
+    exists: false,
+    deleted: false,
+    organizationId: '',
+    title: '',
+    description: null,
+    defaultLevel: null,
+    parent: null,
+    position: '',
+  }),
 
   evolve(state, event) {
     switch (event.type) {
@@ -87,7 +123,17 @@ export const collectionDecider: Decider<CollectionCommand, CollectionEvent, Coll
         return [
           {
             type: 'CollectionCreated',
-            data: { collectionId, organizationId: command.organizationId, title, description: null, defaultLevel: null, parent, position, createdBy: command.by.userId, createdAt: now },
+            data: {
+              collectionId,
+              organizationId: command.organizationId,
+              title,
+              description: null,
+              defaultLevel: null,
+              parent,
+              position,
+              createdBy: command.by.userId,
+              createdAt: now,
+            },
           },
         ];
       }
@@ -96,7 +142,8 @@ export const collectionDecider: Decider<CollectionCommand, CollectionEvent, Coll
         if (denied) return denied;
         const changes: CollectionChanges = {};
         for (const key of Object.keys(command.changes) as Array<keyof CollectionChanges>) {
-          if (command.changes[key] !== undefined && command.changes[key] !== state[key]) Object.assign(changes, { [key]: command.changes[key] });
+          if (command.changes[key] !== undefined && command.changes[key] !== state[key])
+            Object.assign(changes, { [key]: command.changes[key] });
         }
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'CollectionUpdated', data: { collectionId, organizationId, changes, updatedAt: command.now } }];
@@ -108,29 +155,67 @@ export const collectionDecider: Decider<CollectionCommand, CollectionEvent, Coll
           return DomainError.invalid(`collection ${collectionId} cannot move into itself or one of its descendants`);
         }
         if (command.parent !== null && !atLeast(command.targetRole, 'create')) {
-          return DomainError.forbidden(`only members with role create or higher in collection ${command.parent} may move collections into it`);
+          return DomainError.forbidden(
+            `only members with role create or higher in collection ${command.parent} may move collections into it`,
+          );
         }
-        return [{ type: 'CollectionMoved', data: { collectionId, organizationId, parent: command.parent, position: command.position, movedAt: command.now } }];
+        return [
+          {
+            type: 'CollectionMoved',
+            data: { collectionId, organizationId, parent: command.parent, position: command.position, movedAt: command.now },
+          },
+        ];
       }
       case 'ReparentCollection':
         if (!state.exists || state.deleted || state.parent !== command.from) return [];
         return [
-          { type: 'CollectionMoved', data: { collectionId, organizationId, parent: command.parent, position: command.position, movedAt: command.now, reason: 'collection-deleted' } },
+          {
+            type: 'CollectionMoved',
+            data: {
+              collectionId,
+              organizationId,
+              parent: command.parent,
+              position: command.position,
+              movedAt: command.now,
+              reason: 'collection-deleted',
+            },
+          },
         ];
       case 'RepositionCollection':
         if (!state.exists || state.deleted || state.parent !== command.parent || state.position !== command.from) return [];
-        return [{ type: 'CollectionMoved', data: { collectionId, organizationId, parent: state.parent, position: command.position, movedAt: command.now, reason: 'reordered' } }];
+        return [
+          {
+            type: 'CollectionMoved',
+            data: {
+              collectionId,
+              organizationId,
+              parent: state.parent,
+              position: command.position,
+              movedAt: command.now,
+              reason: 'reordered',
+            },
+          },
+        ];
       case 'TransferCollection': {
         const denied = requireLive(state, collectionId) ?? requireAdmin(command.by, collectionId, 'transfer it');
         if (denied) return denied;
         // People outside the target learn nothing about it: an existing organization answers as a missing one.
         if (!command.targetMember) return DomainError.notFound(`no organization ${command.organizationId}`);
-        if (command.targetOrganizationRole !== 'admin') return DomainError.forbidden(`only admins of organization ${command.organizationId} may transfer collections into it`);
-        if (command.organizationId === organizationId) return DomainError.invalid(`collection ${collectionId} already belongs to organization ${organizationId}`);
+        if (command.targetOrganizationRole !== 'admin')
+          return DomainError.forbidden(`only admins of organization ${command.organizationId} may transfer collections into it`);
+        if (command.organizationId === organizationId)
+          return DomainError.invalid(`collection ${collectionId} already belongs to organization ${organizationId}`);
         return [
           {
             type: 'CollectionTransferred',
-            data: { collectionId, fromOrganizationId: organizationId, organizationId: command.organizationId, parent: null, position: command.position, transferredAt: command.now },
+            data: {
+              collectionId,
+              fromOrganizationId: organizationId,
+              organizationId: command.organizationId,
+              parent: null,
+              position: command.position,
+              transferredAt: command.now,
+            },
           },
         ];
       }
@@ -139,7 +224,14 @@ export const collectionDecider: Decider<CollectionCommand, CollectionEvent, Coll
         return [
           {
             type: 'CollectionTransferred',
-            data: { collectionId, fromOrganizationId: organizationId, organizationId: command.organizationId, parent: state.parent, position: state.position, transferredAt: command.now },
+            data: {
+              collectionId,
+              fromOrganizationId: organizationId,
+              organizationId: command.organizationId,
+              parent: state.parent,
+              position: state.position,
+              transferredAt: command.now,
+            },
           },
         ];
       case 'DeleteCollection': {

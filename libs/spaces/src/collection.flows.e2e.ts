@@ -3,7 +3,7 @@
  * and a collection inside. The request is answered once the cascade is done (read-your-writes), so
  * the events are asserted after the response, whichever part of the service appended them.
  */
-import { apiSpec, type ApiResponse, type ApiSpec, type AppendedEvent } from '../../testing/src';
+import { apiSpec, type ApiResponse, type ApiSpec, type AppendedEvent } from '#testing';
 import { collectionStream } from './collection.decider';
 import { spaceStream } from './space.decider';
 
@@ -29,7 +29,10 @@ describe('given a collection with spaces and a collection inside, when an admin 
     ({ token } = await api.createUser('Ada'));
     organizationId = await created('/v1/orgs', { title: 'Acme' });
     guides = await created(`/v1/orgs/${organizationId}/collections`, { title: 'Guides' });
-    spaces = [await created(`/v1/orgs/${organizationId}/spaces`, { title: 'Intro', parent: guides }), await created(`/v1/orgs/${organizationId}/spaces`, { title: 'Setup', parent: guides })];
+    spaces = [
+      await created(`/v1/orgs/${organizationId}/spaces`, { title: 'Intro', parent: guides }),
+      await created(`/v1/orgs/${organizationId}/spaces`, { title: 'Setup', parent: guides }),
+    ];
     advanced = await created(`/v1/orgs/${organizationId}/collections`, { title: 'Advanced', parent: guides });
     const since = await api.position();
     response = await api.request('DELETE', `/v1/collections/${guides}`, { token });
@@ -45,20 +48,28 @@ describe('given a collection with spaces and a collection inside, when an admin 
   });
 
   it('then the collection’s stream records its deletion', () => {
-    expect(onStream(collectionStream(guides))).toEqual([expect.objectContaining({ type: 'CollectionDeleted', data: expect.objectContaining({ collectionId: guides, organizationId }) })]);
+    expect(onStream(collectionStream(guides))).toEqual([
+      expect.objectContaining({ type: 'CollectionDeleted', data: expect.objectContaining({ collectionId: guides, organizationId }) }),
+    ]);
   });
 
   it('then each space inside moves to the top level, private, because its collection was deleted', () => {
     for (const spaceId of spaces) {
       expect(onStream(spaceStream(spaceId))).toEqual([
-        expect.objectContaining({ type: 'SpaceMoved', data: expect.objectContaining({ spaceId, parent: null, visibility: 'private', reason: 'collection-deleted' }) }),
+        expect.objectContaining({
+          type: 'SpaceMoved',
+          data: expect.objectContaining({ spaceId, parent: null, visibility: 'private', reason: 'collection-deleted' }),
+        }),
       ]);
     }
   });
 
   it('then the collection inside moves to the top level', () => {
     expect(onStream(collectionStream(advanced))).toEqual([
-      expect.objectContaining({ type: 'CollectionMoved', data: expect.objectContaining({ collectionId: advanced, parent: null, reason: 'collection-deleted' }) }),
+      expect.objectContaining({
+        type: 'CollectionMoved',
+        data: expect.objectContaining({ collectionId: advanced, parent: null, reason: 'collection-deleted' }),
+      }),
     ]);
   });
 
@@ -74,7 +85,11 @@ describe('given a collection with spaces and a collection inside, when an admin 
   it('then GET each space answers it at the top level, private', async () => {
     for (const spaceId of spaces) {
       const { status, body } = await api.request('GET', `/v1/spaces/${spaceId}`, { token });
-      expect({ status, parent: body.parent, visibility: body.visibility }).toEqual({ status: 200, parent: undefined, visibility: 'private' });
+      expect({ status, parent: body.parent, visibility: body.visibility }).toEqual({
+        status: 200,
+        parent: undefined,
+        visibility: 'private',
+      });
     }
   });
 

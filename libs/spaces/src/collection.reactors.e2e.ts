@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandBus } from '@nestjs/cqrs';
-import { createService, type Service } from '../../composition/src/api/app';
-import type { RecordedEvent } from '../../event-store/src/event-store.port';
-import { loadConfig } from '../../platform/src/config';
-import type { Caller } from '../../platform/src/http/auth';
-import { service as composedService } from '../../composition/src/contexts';
+import { createService, type Service } from '#composition/api/app';
+import type { RecordedEvent } from '#event-store/event-store.port';
+import { loadConfig } from '#platform/config';
+import type { Caller } from '#platform/http/auth';
+import { service as composedService } from '#composition/contexts';
 import { spacesContext } from './spaces.context';
-import type { ReactionContext, RecordedOf } from '../../runtime/src/reactor';
-import { runInReaction } from '../../runtime/src/reaction-scope';
+import type { ReactionContext, RecordedOf } from '#runtime/reactor';
+import { runInReaction } from '#runtime/reaction-scope';
 import { collectionDecider, collectionStream, type CollectionCommand } from './collection.decider';
 import { collectionReactor } from './collection.reactors';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
@@ -30,7 +30,10 @@ describe('collection reactor (embedded: in the API process)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'collection-reactor-'));
-    service = await createService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), adminToken: 'admin-token-for-tests-0123456789' });
+    service = await createService({
+      config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+      adminToken: 'admin-token-for-tests-0123456789',
+    });
     await service.runtime.runner!.start();
     await service.runtime.runner!.whenCaughtUp();
     await Promise.all(service.runtime.reactors.map((reactor) => reactor.whenCaughtUp()));
@@ -42,12 +45,26 @@ describe('collection reactor (embedded: in the API process)', () => {
 
   const commands = () => service.runtime.commands;
   const reads = () => service.runtime.stores.reads;
-  const collection = (command: CollectionCommand) => commands().run(collectionStream(command.collectionId), collectionDecider, command, { caller: admin });
+  const collection = (command: CollectionCommand) =>
+    commands().run(collectionStream(command.collectionId), collectionDecider, command, { caller: admin });
   const space = (command: SpaceCommand) => commands().run(spaceStream(command.spaceId), spaceDecider, command, { caller: admin });
   const createCollection = (collectionId: string, organizationId: string, parent: string | null, position = 'a0') =>
     collection({ kind: 'CreateCollection', collectionId, organizationId, title: collectionId, parent, position, by, now });
   const createSpace = (spaceId: string, organizationId: string, parent: string | null, position = 'a0') =>
-    space({ kind: 'CreateSpace', spaceId, organizationId, title: spaceId, emoji: null, visibility: 'in-collection', editMode: 'live', defaultLevel: null, parent, position, by, now });
+    space({
+      kind: 'CreateSpace',
+      spaceId,
+      organizationId,
+      title: spaceId,
+      emoji: null,
+      visibility: 'in-collection',
+      editMode: 'live',
+      defaultLevel: null,
+      parent,
+      position,
+      by,
+      now,
+    });
   const parentOf = async (kind: 'spaces' | 'collections', id: string) => (await reads().collection(kind).get(id))?.parent;
   const lastEvent = async (stream: string): Promise<RecordedEvent> => (await service.runtime.stores.events.readStream(stream)).at(-1)!;
 
@@ -61,9 +78,15 @@ describe('collection reactor (embedded: in the API process)', () => {
       commandBus: service.app.get(CommandBus),
       commands: commands(),
       reads: reads(),
-      services: { get: () => { throw new Error('unused'); } },
+      services: {
+        get: () => {
+          throw new Error('unused');
+        },
+      },
     };
-    await runInReaction({ reactor: 'test', correlationId: 'redelivery', causationId: event.id, appended: () => appended++ }, () => collectionReactor.react(event as RecordedOf<SpaceEvent | CollectionEvent>, context));
+    await runInReaction({ reactor: 'test', correlationId: 'redelivery', causationId: event.id, appended: () => appended++ }, () =>
+      collectionReactor.react(event as RecordedOf<SpaceEvent | CollectionEvent>, context),
+    );
     return appended;
   }
 
@@ -90,7 +113,9 @@ describe('collection reactor (embedded: in the API process)', () => {
     const deleted = await lastEvent(collectionStream('doomed'));
     expect(moved.metadata).toMatchObject({ causationId: deleted.id, correlationId: 'test', source: 'system' });
     // After its siblings, in their own order.
-    const positions = await Promise.all(['keep', 's1', 's2'].map(async (id) => (await reads().collection('spaces').get(id))!.position as string));
+    const positions = await Promise.all(
+      ['keep', 's1', 's2'].map(async (id) => (await reads().collection('spaces').get(id))!.position as string),
+    );
     expect([...positions].sort()).toEqual(positions);
 
     const head = await service.runtime.stores.events.headPosition();
@@ -117,28 +142,62 @@ describe('collection reactor (embedded: in the API process)', () => {
     await createCollection('innermost', 'o3', 'inner');
     await createSpace('r1', 'o3', 'root');
     await createSpace('i1', 'o3', 'innermost');
-    await collection({ kind: 'TransferCollection', collectionId: 'root', organizationId: 'o4', position: 'a0', by, targetMember: true, targetOrganizationRole: 'admin', now });
-    for (const id of ['root', 'inner', 'innermost']) expect(await reads().collection('collections').get(id)).toMatchObject({ organizationId: 'o4' });
+    await collection({
+      kind: 'TransferCollection',
+      collectionId: 'root',
+      organizationId: 'o4',
+      position: 'a0',
+      by,
+      targetMember: true,
+      targetOrganizationRole: 'admin',
+      now,
+    });
+    for (const id of ['root', 'inner', 'innermost'])
+      expect(await reads().collection('collections').get(id)).toMatchObject({ organizationId: 'o4' });
     expect(await reads().collection('spaces').get('i1')).toMatchObject({ organizationId: 'o4', parent: 'innermost' });
     expect(await reads().collection('spaces').get('r1')).toMatchObject({ organizationId: 'o4', parent: 'root' });
 
-    const transferred = (await service.runtime.stores.events.readStream(collectionStream('root'))).find((event) => event.type === 'CollectionTransferred')!;
+    const transferred = (await service.runtime.stores.events.readStream(collectionStream('root'))).find(
+      (event) => event.type === 'CollectionTransferred',
+    )!;
     expect(await redeliver(transferred)).toBe(0);
   });
 
   it('a replayed transfer does not undo a later one: children follow where the collection is now', async () => {
     await createCollection('p', 'o5', null);
     await createCollection('q', 'o5', 'p');
-    await collection({ kind: 'TransferCollection', collectionId: 'p', organizationId: 'o6', position: 'a0', by, targetMember: true, targetOrganizationRole: 'admin', now });
-    await collection({ kind: 'TransferCollection', collectionId: 'p', organizationId: 'o5', position: 'a0', by, targetMember: true, targetOrganizationRole: 'admin', now });
+    await collection({
+      kind: 'TransferCollection',
+      collectionId: 'p',
+      organizationId: 'o6',
+      position: 'a0',
+      by,
+      targetMember: true,
+      targetOrganizationRole: 'admin',
+      now,
+    });
+    await collection({
+      kind: 'TransferCollection',
+      collectionId: 'p',
+      organizationId: 'o5',
+      position: 'a0',
+      by,
+      targetMember: true,
+      targetOrganizationRole: 'admin',
+      now,
+    });
     expect(await reads().collection('collections').get('q')).toMatchObject({ organizationId: 'o5' });
-    const first = (await service.runtime.stores.events.readStream(collectionStream('p'))).find((event) => event.type === 'CollectionTransferred')!;
+    const first = (await service.runtime.stores.events.readStream(collectionStream('p'))).find(
+      (event) => event.type === 'CollectionTransferred',
+    )!;
     expect(await redeliver(first)).toBe(0);
     expect(await reads().collection('collections').get('q')).toMatchObject({ organizationId: 'o5' });
   });
 
   it('reports the reactors in /health', async () => {
     const health = (await service.app.inject({ method: 'GET', url: '/health' })).json();
-    expect(health.reactors).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'collection-cascades', caughtUp: true, failing: null })]));
+    expect(health.reactors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'collection-cascades', caughtUp: true, failing: null })]),
+    );
   });
 });

@@ -1,6 +1,6 @@
-import type { ReactionContext, Reactor } from '../../runtime/src/reactor';
+import type { ReactionContext, Reactor } from '#runtime/reactor';
 import { keyBetween, positionAtEnd } from './ordering';
-import { readAll } from '../../read-store/src/read-all';
+import { readAll } from '#read-store/read-all';
 import { childrenOf, siblingsUnder } from './siblings';
 import { spaceDecider, spaceStream } from './space.decider';
 import { collectionDecider, collectionStream } from './collection.decider';
@@ -76,7 +76,11 @@ async function moveChildrenUp(collectionId: string, context: ReactionContext): P
   }
 }
 
-async function followTransfer(collectionId: string, organizationId: string, { commands, commandBus, reads, caller }: ReactionContext): Promise<void> {
+async function followTransfer(
+  collectionId: string,
+  organizationId: string,
+  { commands, commandBus, reads, caller }: ReactionContext,
+): Promise<void> {
   // Transferred again since: the later transfer's reaction takes the children where it went.
   const { state } = await commands.load(collectionStream(collectionId), collectionDecider);
   if (!state.exists || state.deleted || state.organizationId !== organizationId) return;
@@ -95,7 +99,11 @@ async function followTransfer(collectionId: string, organizationId: string, { co
 }
 
 /** A space or collection placed (`parent`) in a collection deleted meanwhile moves up to the nearest live ancestor. */
-async function moveUpIfOrphan(placed: { kind: 'space' | 'collection'; id: string }, from: string | null, context: ReactionContext): Promise<void> {
+async function moveUpIfOrphan(
+  placed: { kind: 'space' | 'collection'; id: string },
+  from: string | null,
+  context: ReactionContext,
+): Promise<void> {
   const { commands, commandBus, reads, caller } = context;
   if (from === null) return;
   const { state: parentState } = await commands.load(collectionStream(from), collectionDecider);

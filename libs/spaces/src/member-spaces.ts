@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { SpaceFactsReader } from './space-facts';
-import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '#platform/permissions';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
 import { SPACE_TEAMS, type SpaceTeams } from './spaces.needs';
 import { SpaceAccess, SpacePresenter, type SpaceObject } from './space.access';
 import { LIVE_SPACE, SPACES, type SpaceDoc } from './space.projections';
@@ -57,7 +57,12 @@ export class CountMemberSpacesHandler implements IQueryHandler<CountMemberSpaces
     const guests = members.filter((member) => contentRole(member.role) === null);
     const [live, teamIds] = await Promise.all([
       withRole.length > 0 ? spaces.count({ organizationId, ...LIVE_SPACE }) : 0,
-      guests.length > 0 ? this.teams.teamIdsByUser(organizationId, guests.map((guest) => guest.userId)) : new Map<string, string[]>(),
+      guests.length > 0
+        ? this.teams.teamIdsByUser(
+            organizationId,
+            guests.map((guest) => guest.userId),
+          )
+        : new Map<string, string[]>(),
     ]);
     for (const member of withRole) counts.set(member.userId, live);
     for (const guest of guests) {
@@ -107,13 +112,20 @@ export class ListMemberSpacesHandler implements IQueryHandler<ListMemberSpaces> 
         ? { organizationId, ...LIVE_SPACE }
         : { organizationId, ...LIVE_SPACE, ...(guestTeams.length === 0 ? { _id: { $in: [] } } : grantingAnyOf(guestTeams)) };
     const direction = options.order === 'asc' ? 1 : -1;
-    const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { createdAt: direction, _id: direction }, limit: options.limit ?? 50, after: options.page });
+    const page = await this.reads
+      .collection<SpaceDoc>(SPACES)
+      .find(filter, { sort: { createdAt: direction, _id: direction }, limit: options.limit ?? 50, after: options.page });
     // A guest's standing has all their teams already; the others need only the teams the page grants to.
     const withoutTeams = (role: OrganizationRole): OrganizationStanding => ({ member: true, role: contentRole(role), teams: [] });
     const [standing, callerStanding, collections, counts] = await Promise.all([
-      guestTeams !== null ? { member: true, role: null, teams: guestTeams } : this.access.withTeamsOn(organizationId, member.userId, withoutTeams(member.role), page.items),
+      guestTeams !== null
+        ? { member: true, role: null, teams: guestTeams }
+        : this.access.withTeamsOn(organizationId, member.userId, withoutTeams(member.role), page.items),
       this.access.withTeamsOn(organizationId, caller.userId, withoutTeams(caller.role), page.items),
-      this.access.collectionsAbove(organizationId, page.items.map((space) => space.parent)),
+      this.access.collectionsAbove(
+        organizationId,
+        page.items.map((space) => space.parent),
+      ),
       this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
     const items = page.items.map((space) => {

@@ -90,7 +90,9 @@ describe('sibling ordering', () => {
 
   it('refuses a pointer of the wrong kind: a collection pointer to a space is no sibling (400)', () => {
     const siblings: Sibling[] = [{ kind: 'space', id: 'a', position: 'F' }];
-    expect(() => placeAmong(siblings, { before: collection('a') })).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining('collection a') }));
+    expect(() => placeAmong(siblings, { before: collection('a') })).toThrow(
+      expect.objectContaining({ status: 400, message: expect.stringContaining('collection a') }),
+    );
   });
 
   it.each(['__proto__', 'constructor', 'toString'])('refuses a position naming %s, which is no sibling (400)', (id) => {
@@ -137,7 +139,8 @@ describe('sibling ordering', () => {
       expect({ run, siblings, request, order: result.map((sibling) => sibling.id) }).toEqual({ run, siblings, request, order: expected });
       for (const sibling of result) expect(sibling.position.endsWith('0')).toBe(false);
       // Only siblings that shared a key with the gap's upper neighbour are renumbered.
-      for (const entry of placement.renumber) expect(siblings.find((sibling) => sibling.kind === entry.kind && sibling.id === entry.id)?.position).toBe(entry.from);
+      for (const entry of placement.renumber)
+        expect(siblings.find((sibling) => sibling.kind === entry.kind && sibling.id === entry.id)?.position).toBe(entry.from);
     }
   });
 });

@@ -1,4 +1,4 @@
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 
 /**
  * Sibling order: every space and collection carries a `position`, a fractional sort key (digits
@@ -84,7 +84,10 @@ export function placeAmong(siblings: readonly Sibling[], request: PositionReques
   if (request?.before !== undefined && request.after !== undefined) {
     const after = indexOf(request.after);
     at = indexOf(request.before);
-    if (at !== after + 1) throw DomainError.invalid(`position.after (${request.after.kind} ${request.after.id}) and position.before (${request.before.kind} ${request.before.id}) must be neighbours in that order`);
+    if (at !== after + 1)
+      throw DomainError.invalid(
+        `position.after (${request.after.kind} ${request.after.id}) and position.before (${request.before.kind} ${request.before.id}) must be neighbours in that order`,
+      );
   } else if (request?.before !== undefined) {
     at = indexOf(request.before);
   } else if (request?.after !== undefined) {

@@ -1,10 +1,10 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import type { Decider, DomainEvent } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { readAll } from '../../read-store/src/read-all';
-import type { ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import type { Decider, DomainEvent } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { readAll } from '#read-store/read-all';
+import type { ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
 import { collectionDecider, collectionStream } from './collection.decider';
 import { compareSiblings, type Placement, type Sibling, type SiblingRef } from './ordering';
 import { spaceDecider, spaceStream } from './space.decider';
@@ -15,7 +15,12 @@ import { COLLECTIONS, LIVE_COLLECTION, SPACES, type CollectionDoc, type SpaceDoc
  * (position, id) order (ordering.ts): spaces deleted but not purged keep their place (a restore
  * finds it), collections only while live. `except` leaves out the item being placed.
  */
-export async function siblingsUnder(reads: ReadStore, organizationId: string, parent: string | null, except?: SiblingRef): Promise<Sibling[]> {
+export async function siblingsUnder(
+  reads: ReadStore,
+  organizationId: string,
+  parent: string | null,
+  except?: SiblingRef,
+): Promise<Sibling[]> {
   const parentKey = parent ?? '';
   const [spaces, collections] = await Promise.all([
     readAll<SpaceDoc>(reads, SPACES, { organizationId, parentKey, purgedAt: { $exists: false } }, { position: 1 }),
@@ -48,8 +53,14 @@ export async function childrenOf(reads: ReadStore, collectionId: string): Promis
  * accepted (rules and If-Match) against its stream as loaded: the siblings take new keys only then,
  * so a refused move changes nothing.
  */
-export function refuseUnlessAccepted<C, E extends DomainEvent, S>(decider: Decider<C, E, S>, command: C, { state, revision }: { state: S; revision: number | null }, ifMatch?: number): void {
-  if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
+export function refuseUnlessAccepted<C, E extends DomainEvent, S>(
+  decider: Decider<C, E, S>,
+  command: C,
+  { state, revision }: { state: S; revision: number | null },
+  ifMatch?: number,
+): void {
+  if (ifMatch !== undefined && ifMatch !== revision)
+    throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
   const decided = decider.decide(command, state);
   if (decided instanceof DomainError) throw decided;
 }
@@ -79,8 +90,18 @@ export class RenumberSiblingsHandler extends DecidingHandler {
     const outcomes = await Promise.all(
       placement.renumber.map((entry) =>
         entry.kind === 'space'
-          ? this.decide(spaceStream(entry.id), spaceDecider, { kind: 'RepositionSpace', spaceId: entry.id, parent, from: entry.from, position: entry.position, now }, { caller, wait: false })
-          : this.decide(collectionStream(entry.id), collectionDecider, { kind: 'RepositionCollection', collectionId: entry.id, parent, from: entry.from, position: entry.position, now }, { caller, wait: false }),
+          ? this.decide(
+              spaceStream(entry.id),
+              spaceDecider,
+              { kind: 'RepositionSpace', spaceId: entry.id, parent, from: entry.from, position: entry.position, now },
+              { caller, wait: false },
+            )
+          : this.decide(
+              collectionStream(entry.id),
+              collectionDecider,
+              { kind: 'RepositionCollection', collectionId: entry.id, parent, from: entry.from, position: entry.position, now },
+              { caller, wait: false },
+            ),
       ),
     );
     const positions = outcomes.flatMap((outcome) => (outcome.position !== undefined ? [outcome.position] : []));

@@ -21,7 +21,12 @@ describe('the counts a space shows that other contexts own', () => {
   it('given two sources, then their counters are merged per space', async () => {
     const comments = source({ s1: { comments: 2 } });
     const changeRequests = source({ s1: { changeRequests: 5, changeRequestsOpen: 1, changeRequestsDraft: 2 } });
-    expect((await new SpaceFactsReader([comments, changeRequests]).forSpaces(['s1'])).get('s1')).toEqual({ comments: 2, changeRequests: 5, changeRequestsOpen: 1, changeRequestsDraft: 2 });
+    expect((await new SpaceFactsReader([comments, changeRequests]).forSpaces(['s1'])).get('s1')).toEqual({
+      comments: 2,
+      changeRequests: 5,
+      changeRequestsOpen: 1,
+      changeRequestsDraft: 2,
+    });
   });
 
   it('asks each source once for a whole page of spaces', async () => {

@@ -6,7 +6,12 @@ import { SPACE_FACT_SOURCES, type SpaceFacts, type SpaceFactSource } from './spa
  * (spaces.needs.ts): a space without any is zero counts and no revision.
  */
 
-export const NO_FACTS: Readonly<SpaceFacts> = Object.freeze({ comments: 0, changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 });
+export const NO_FACTS: Readonly<SpaceFacts> = Object.freeze({
+  comments: 0,
+  changeRequests: 0,
+  changeRequestsOpen: 0,
+  changeRequestsDraft: 0,
+});
 
 /** Every source's counts for the spaces of one answer, one call per source whatever the page size. */
 @Injectable()

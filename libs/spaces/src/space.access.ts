@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NO_FACTS } from './space-facts';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { readAll } from '../../read-store/src/read-all';
-import { byIds } from '../../platform/src/by-ids';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { CLOCK, type Clock } from '#platform/clock';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { readAll } from '#read-store/read-all';
+import { byIds } from '#platform/by-ids';
 import { SPACE_ORGANIZATIONS, SPACE_TEAMS, type SpaceFacts, type SpaceOrganizations, type SpaceTeams } from './spaces.needs';
 import { withinRetention } from './space.decider';
-import { INHERITED_MERGE_RULES, withoutNamedUsers, type SpaceMergeRules } from '../../platform/src/merge-rules';
+import { INHERITED_MERGE_RULES, withoutNamedUsers, type SpaceMergeRules } from '#platform/merge-rules';
 import type { DefaultLevel, EditMode, SpaceLanguage, SpaceVisibility } from './space.events';
 import {
   collectionPermissions,
@@ -23,7 +23,15 @@ import {
   type OrganizationStanding,
   type SpacePermissions,
 } from './space.permissions';
-import { COLLECTIONS, LIVE_COLLECTION, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
+import {
+  COLLECTIONS,
+  LIVE_COLLECTION,
+  SPACE_SHARE_LINKS,
+  SPACES,
+  type CollectionDoc,
+  type ShareLinkDoc,
+  type SpaceDoc,
+} from './space.projections';
 
 /** Deepest collection nesting followed when walking up (a guard, not a product limit). */
 const MAX_DEPTH = 100;
@@ -103,7 +111,6 @@ export interface CollectionView {
   permissions: CollectionPermissions;
 }
 
-
 /**
  * Who may see what: the caller's standing in the content's organization, their effective role
  * through the collection tree (space.permissions.ts), and what visibility and share keys allow.
@@ -133,7 +140,10 @@ export class SpaceAccess {
     // teams (an admin who made every team is in all of them) would change nothing.
     if (role === 'admin') return { member: true, role, teams: [] };
     if (teamsAmong?.length === 0) return { member: true, role, teams: [] };
-    const teams = teamsAmong === undefined ? await this.teams.teamIdsOf(organizationId, caller.userId) : await this.teams.teamsAmong(organizationId, caller.userId, teamsAmong);
+    const teams =
+      teamsAmong === undefined
+        ? await this.teams.teamIdsOf(organizationId, caller.userId)
+        : await this.teams.teamsAmong(organizationId, caller.userId, teamsAmong);
     return { member: true, role, teams };
   }
 
@@ -142,7 +152,12 @@ export class SpaceAccess {
    * to: all a role on those spaces depends on, looked up by membership however many teams the person
    * is in. People outside, admins and spaces granting no team need no lookup.
    */
-  async withTeamsOn(organizationId: string, userId: string, standing: OrganizationStanding, spaces: ReadonlyArray<Pick<SpaceDoc, 'teamRoles'>>): Promise<OrganizationStanding> {
+  async withTeamsOn(
+    organizationId: string,
+    userId: string,
+    standing: OrganizationStanding,
+    spaces: ReadonlyArray<Pick<SpaceDoc, 'teamRoles'>>,
+  ): Promise<OrganizationStanding> {
     const granted = grantedTeams(spaces);
     if (!standing.member || standing.role === 'admin' || granted.length === 0) return standing;
     return { ...standing, teams: await this.teams.teamsAmong(organizationId, userId, granted) };
@@ -216,7 +231,12 @@ export class SpaceAccess {
   }
 
   /** Role and permissions of a standing on a space, given its parents. */
-  static spaceAccess(standing: OrganizationStanding, space: SpaceDoc, parents: readonly CollectionDoc[], validShareKey: boolean): { role: ContentRole; permissions: SpacePermissions } {
+  static spaceAccess(
+    standing: OrganizationStanding,
+    space: SpaceDoc,
+    parents: readonly CollectionDoc[],
+    validShareKey: boolean,
+  ): { role: ContentRole; permissions: SpacePermissions } {
     const role = spaceRole(standing, space, parents);
     const organizationRole = standing.member ? standing.role : null;
     return { role, permissions: spacePermissions(role, visibilityGrantsRead(space.visibility, validShareKey), organizationRole) };
@@ -261,7 +281,8 @@ export class SpaceAccess {
    */
   async destination(organizationId: string, parent: string, field = 'parent'): Promise<CollectionDoc[]> {
     const chain = await this.chain(parent);
-    if (chain.length === 0 || chain[0].organizationId !== organizationId) throw DomainError.invalid(`${field} must be a collection of organization ${organizationId}; ${parent} is not`);
+    if (chain.length === 0 || chain[0].organizationId !== organizationId)
+      throw DomainError.invalid(`${field} must be a collection of organization ${organizationId}; ${parent} is not`);
     return chain;
   }
 }
@@ -330,7 +351,10 @@ export class SpacePresenter {
       key: link._id,
       space: link.spaceId,
       createdAt: link.createdAt,
-      urls: { location: `${base}/v1/spaces/${link.spaceId}/share-links/${link._id}`, space: `${base}/v1/spaces/${link.spaceId}?shareKey=${link._id}` },
+      urls: {
+        location: `${base}/v1/spaces/${link.spaceId}/share-links/${link._id}`,
+        space: `${base}/v1/spaces/${link.spaceId}?shareKey=${link._id}`,
+      },
     };
   }
 }

@@ -1,4 +1,4 @@
-import { auditCatalog, type AuditEntry } from '../../platform/src/audit-catalog';
+import { auditCatalog, type AuditEntry } from '#platform/audit-catalog';
 import type { CollectionEvent, SpaceEvent } from './space.events';
 
 /**

@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import { ID_PATTERN, newId } from '../../platform/src/ids';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import { ID_PATTERN, newId } from '#platform/ids';
+import type { OrganizationRole } from '#platform/permissions';
+import { userOf, type Caller } from '#platform/http/auth';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SPACE_ORGANIZATIONS, SPACE_TEAMS, type SpaceOrganizations, type SpaceTeams } from './spaces.needs';
 import { placeAmong, positionAtEnd, type PositionRequest } from './ordering';
 import { refuseUnlessAccepted, RenumberSiblings, siblingsUnder } from './siblings';
@@ -96,7 +96,12 @@ export class UpdateSpaceHandler extends DecidingHandler {
 
   async execute({ spaceId, changes, caller, ifMatch }: UpdateSpace): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
-    await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'UpdateSpace', spaceId, changes, by: { userId: userOf(caller).userId, role }, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      spaceStream(spaceId),
+      spaceDecider,
+      { kind: 'UpdateSpace', spaceId, changes, by: { userId: userOf(caller).userId, role }, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -119,7 +124,12 @@ export class DeleteSpaceHandler extends DecidingHandler {
 
   async execute({ spaceId, caller, ifMatch }: DeleteSpace): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
-    await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'DeleteSpace', spaceId, by: { userId: userOf(caller).userId, role }, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      spaceStream(spaceId),
+      spaceDecider,
+      { kind: 'DeleteSpace', spaceId, by: { userId: userOf(caller).userId, role }, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -142,7 +152,12 @@ export class RestoreSpaceHandler extends DecidingHandler {
 
   async execute({ spaceId, caller, ifMatch }: RestoreSpace): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
-    await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'RestoreSpace', spaceId, by: { userId: userOf(caller).userId, role }, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      spaceStream(spaceId),
+      spaceDecider,
+      { kind: 'RestoreSpace', spaceId, by: { userId: userOf(caller).userId, role }, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -176,7 +191,9 @@ export class DuplicateSpaceHandler extends DecidingHandler {
     const { space, standing } = await this.access.space(spaceId, caller);
     if (space.deletedAt !== undefined) throw DomainError.conflict(`space ${spaceId} is deleted; restore it first`);
     const role = collectionRole(standing, await this.access.chain(space.parent));
-    const placement = placeAmong(await siblingsUnder(this.reads, space.organizationId, space.parent), { after: { kind: 'space', id: spaceId } });
+    const placement = placeAmong(await siblingsUnder(this.reads, space.organizationId, space.parent), {
+      after: { kind: 'space', id: spaceId },
+    });
     const copyId = newId();
     const command: SpaceCommand = {
       kind: 'CreateSpace',
@@ -237,8 +254,19 @@ export class MoveSpaceHandler extends DecidingHandler {
     const { space, standing, role } = await this.access.space(spaceId, caller);
     const parent = body.parent === undefined ? space.parent : body.parent;
     const chain = parent === null ? [] : await this.access.destination(space.organizationId, parent);
-    const placement = placeAmong(await siblingsUnder(this.reads, space.organizationId, parent, { kind: 'space', id: spaceId }), body.position);
-    const command: SpaceCommand = { kind: 'MoveSpace', spaceId, parent, position: placement.position, by: { userId: userOf(caller).userId, role }, targetRole: collectionRole(standing, chain), now: this.now() };
+    const placement = placeAmong(
+      await siblingsUnder(this.reads, space.organizationId, parent, { kind: 'space', id: spaceId }),
+      body.position,
+    );
+    const command: SpaceCommand = {
+      kind: 'MoveSpace',
+      spaceId,
+      parent,
+      position: placement.position,
+      by: { userId: userOf(caller).userId, role },
+      targetRole: collectionRole(standing, chain),
+      now: this.now(),
+    };
     // Between siblings that share a key: those take new keys first, and only once the move itself
     // would be accepted (rules and If-Match), so a refused move changes nothing.
     if (placement.renumber.length > 0) {
@@ -280,11 +308,22 @@ export class TransferSpaceHandler extends DecidingHandler {
     const { role } = await this.access.space(spaceId, caller);
     const target = await this.membership.roleOf(organizationId, userId);
     const targetMember = target?.member === true;
-    const position = targetMember ? positionAtEnd(await siblingsUnder(this.reads, organizationId, null, { kind: 'space', id: spaceId })) : '';
+    const position = targetMember
+      ? positionAtEnd(await siblingsUnder(this.reads, organizationId, null, { kind: 'space', id: spaceId }))
+      : '';
     await this.decide(
       spaceStream(spaceId),
       spaceDecider,
-      { kind: 'TransferSpace', spaceId, organizationId, position, by: { userId, role }, targetMember, targetOrganizationRole: targetMember ? contentRole(target.role) : null, now: this.now() },
+      {
+        kind: 'TransferSpace',
+        spaceId,
+        organizationId,
+        position,
+        by: { userId, role },
+        targetMember,
+        targetOrganizationRole: targetMember ? contentRole(target.role) : null,
+        now: this.now(),
+      },
       { caller, ifMatch },
     );
   }
@@ -314,7 +353,12 @@ export class CreateShareLinkHandler extends DecidingHandler {
   async execute({ spaceId, caller }: CreateShareLink): Promise<string> {
     const { role } = await this.access.space(spaceId, caller);
     const shareKey = newId(32);
-    await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'CreateShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() }, { caller });
+    await this.decide(
+      spaceStream(spaceId),
+      spaceDecider,
+      { kind: 'CreateShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() },
+      { caller },
+    );
     return shareKey;
   }
 }
@@ -339,7 +383,13 @@ export class RevokeShareLinkHandler extends DecidingHandler {
 
   async execute({ spaceId, shareKey, caller, ifMatch }: RevokeShareLink): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
-    const command: AccessManagementCommand = { kind: 'RevokeShareLink', spaceId, shareKey, by: { userId: userOf(caller).userId, role }, now: this.now() };
+    const command: AccessManagementCommand = {
+      kind: 'RevokeShareLink',
+      spaceId,
+      shareKey,
+      by: { userId: userOf(caller).userId, role },
+      now: this.now(),
+    };
     await this.decide(spaceStream(spaceId), spaceDecider, command, { caller, ifMatch });
   }
 }
@@ -372,7 +422,14 @@ export class SetSpaceTeamAccessHandler extends DecidingHandler {
   async execute({ spaceId, teamId, role, caller, ifMatch }: SetSpaceTeamAccess): Promise<void> {
     const { space, role: callerRole } = await this.access.space(spaceId, caller);
     const live = ID_PATTERN.test(teamId) && (await this.teams.liveTeam(space.organizationId, teamId));
-    const command: AccessManagementCommand = { kind: 'SetSpaceTeamAccess', spaceId, teamId, role, teamOrganizationId: live ? space.organizationId : null, by: { userId: userOf(caller).userId, role: callerRole } };
+    const command: AccessManagementCommand = {
+      kind: 'SetSpaceTeamAccess',
+      spaceId,
+      teamId,
+      role,
+      teamOrganizationId: live ? space.organizationId : null,
+      by: { userId: userOf(caller).userId, role: callerRole },
+    };
     await this.decide(spaceStream(spaceId), spaceDecider, command, { caller, ifMatch });
   }
 }
@@ -397,7 +454,12 @@ export class RemoveSpaceTeamAccessHandler extends DecidingHandler {
 
   async execute({ spaceId, teamId, caller, ifMatch }: RemoveSpaceTeamAccess): Promise<void> {
     const { role } = await this.access.space(spaceId, caller);
-    const command: AccessManagementCommand = { kind: 'RemoveSpaceTeamAccess', spaceId, teamId, by: { userId: userOf(caller).userId, role } };
+    const command: AccessManagementCommand = {
+      kind: 'RemoveSpaceTeamAccess',
+      spaceId,
+      teamId,
+      by: { userId: userOf(caller).userId, role },
+    };
     await this.decide(spaceStream(spaceId), spaceDecider, command, { caller, ifMatch });
   }
 }
@@ -424,7 +486,12 @@ export class ReparentSpace extends Command<void> {
 @CommandHandler(ReparentSpace)
 export class ReparentSpaceHandler extends DecidingHandler {
   async execute({ spaceId, from, parent, position, caller }: ReparentSpace): Promise<void> {
-    await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'ReparentSpace', spaceId, from, parent, position, now: this.now() }, { caller });
+    await this.decide(
+      spaceStream(spaceId),
+      spaceDecider,
+      { kind: 'ReparentSpace', spaceId, from, parent, position, now: this.now() },
+      { caller },
+    );
   }
 }
 
@@ -443,7 +510,12 @@ export class TransferSpaceWithCollection extends Command<void> {
 @CommandHandler(TransferSpaceWithCollection)
 export class TransferSpaceWithCollectionHandler extends DecidingHandler {
   async execute({ spaceId, organizationId, parent, caller }: TransferSpaceWithCollection): Promise<void> {
-    await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'TransferSpaceWithCollection', spaceId, organizationId, parent, now: this.now() }, { caller });
+    await this.decide(
+      spaceStream(spaceId),
+      spaceDecider,
+      { kind: 'TransferSpaceWithCollection', spaceId, organizationId, parent, now: this.now() },
+      { caller },
+    );
   }
 }
 

@@ -1,19 +1,39 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
-import { CachedRead } from '../../platform/src/http/response-cache';
-import { CreateShareLink, CreateSpace, DeleteSpace, DuplicateSpace, MoveSpace, RemoveSpaceTeamAccess, RestoreSpace, RevokeShareLink, SetSpaceTeamAccess, TransferSpace, UpdateSpace } from './space.commands';
-import { CreateSpaceBody, GetSpaceQuery, MoveSpaceBody, positionRequest, SetSpaceTeamBody, TransferBody, UpdateSpaceBody } from './space.dto';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { etagOf, parseIfMatch } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
+import { CachedRead } from '#platform/http/response-cache';
+import {
+  CreateShareLink,
+  CreateSpace,
+  DeleteSpace,
+  DuplicateSpace,
+  MoveSpace,
+  RemoveSpaceTeamAccess,
+  RestoreSpace,
+  RevokeShareLink,
+  SetSpaceTeamAccess,
+  TransferSpace,
+  UpdateSpace,
+} from './space.commands';
+import {
+  CreateSpaceBody,
+  GetSpaceQuery,
+  MoveSpaceBody,
+  positionRequest,
+  SetSpaceTeamBody,
+  TransferBody,
+  UpdateSpaceBody,
+} from './space.dto';
 import type { SpaceChanges } from './space.events';
 import { GetShareLink, GetSpace, ListOrganizationSpaces, ListShareLinks, ListSpaceTeamAccess } from './space.queries';
-import { Valid } from '../../platform/src/http/validation';
-import { mergeRulesOf } from '../../platform/src/merge-rules';
+import { Valid } from '#platform/http/validation';
+import { mergeRulesOf } from '#platform/merge-rules';
 
 /**
  * Spaces: `/v1/orgs/{organizationId}/spaces` and `/v1/spaces/{spaceId}…`, plus the share-link
@@ -44,14 +64,25 @@ export class SpaceController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     // `empty`, `template` and `computedSource` change nothing: every new space starts empty.
-    const spaceId = await this.commandBus.execute(new CreateSpace(organizationId, { title: body.title, emoji: body.emoji || null, parent: body.parent, language: body.language, editMode: body.editMode }, caller));
+    const spaceId = await this.commandBus.execute(
+      new CreateSpace(
+        organizationId,
+        { title: body.title, emoji: body.emoji || null, parent: body.parent, language: body.language, editMode: body.editMode },
+        caller,
+      ),
+    );
     return this.read(spaceId, caller, reply);
   }
 
   @Get('spaces/:spaceId')
   @CachedRead()
   @ApiOkResponse({ description: 'OK', schema: ref('Space'), headers: etagHeader })
-  get(@PathId('spaceId', 'space') spaceId: string, @Query(Valid) query: GetSpaceQuery, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  get(
+    @PathId('spaceId', 'space') spaceId: string,
+    @Query(Valid) query: GetSpaceQuery,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.read(spaceId, caller, reply, query.shareKey);
   }
 
@@ -82,7 +113,11 @@ export class SpaceController {
   @Delete('spaces/:spaceId')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
-  async delete(@PathId('spaceId', 'space') spaceId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async delete(
+    @PathId('spaceId', 'space') spaceId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
     await this.commandBus.execute(new DeleteSpace(spaceId, caller, parseIfMatch(ifMatch)));
   }
 
@@ -103,7 +138,11 @@ export class SpaceController {
   @Post('spaces/:spaceId/duplicate')
   @ApiCreatedResponse({ description: 'created', schema: ref('Space'), headers: etagHeader })
   @HttpCode(201)
-  async duplicate(@PathId('spaceId', 'space') spaceId: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async duplicate(
+    @PathId('spaceId', 'space') spaceId: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const copyId = await this.commandBus.execute(new DuplicateSpace(spaceId, caller));
     return this.read(copyId, caller, reply);
   }
@@ -118,7 +157,9 @@ export class SpaceController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    await this.commandBus.execute(new MoveSpace(spaceId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch)));
+    await this.commandBus.execute(
+      new MoveSpace(spaceId, { parent: body.parent, position: positionRequest(body.position) }, caller, parseIfMatch(ifMatch)),
+    );
     return this.read(spaceId, caller, reply);
   }
 
@@ -188,7 +229,12 @@ export class SpaceController {
   @Delete('spaces/:spaceId/teams/:teamId')
   @ApiNoContentResponse({ description: 'done' })
   @HttpCode(204)
-  async removeTeam(@PathId('spaceId', 'space') spaceId: string, @PathId('teamId', 'team') teamId: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller) {
+  async removeTeam(
+    @PathId('spaceId', 'space') spaceId: string,
+    @PathId('teamId', 'team') teamId: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ) {
     await this.commandBus.execute(new RemoveSpaceTeamAccess(spaceId, teamId, caller, parseIfMatch(ifMatch)));
   }
 

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { DomainError } from '../../platform/src/errors';
-import { INHERITED_MERGE_RULES } from '../../platform/src/merge-rules';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '#platform/errors';
+import { INHERITED_MERGE_RULES } from '#platform/merge-rules';
+import type { OrganizationRole } from '#platform/permissions';
+import type { Decider } from '#event-store/decider';
 import { atLeast, type ContentRole } from './space.permissions';
 import type { SpaceChanges, SpaceEvent, SpaceSettings, SpaceVisibility } from './space.events';
 
@@ -55,7 +55,16 @@ export type SpaceCommand =
    * `targetMember`: whether the caller belongs to the target organization (false too when there is
    * no such organization); `targetOrganizationRole`: their role there (admin needed). Leaves its collection.
    */
-  | { kind: 'TransferSpace'; spaceId: string; organizationId: string; position: string; by: SpaceActor; targetMember: boolean; targetOrganizationRole: ContentRole; now: string }
+  | {
+      kind: 'TransferSpace';
+      spaceId: string;
+      organizationId: string;
+      position: string;
+      by: SpaceActor;
+      targetMember: boolean;
+      targetOrganizationRole: ContentRole;
+      now: string;
+    }
   /** Part of a collection's transfer (already decided there): the space follows, staying in `parent`. */
   | { kind: 'TransferSpaceWithCollection'; spaceId: string; organizationId: string; parent: string; now: string }
   | { kind: 'CreateShareLink'; spaceId: string; shareKey: string; by: SpaceActor; now: string }
@@ -64,7 +73,14 @@ export type SpaceCommand =
    * `teamOrganizationId`: the organization of the team as the teams read model has it, null when
    * there is no live team `teamId`; the team must belong to the space's organization.
    */
-  | { kind: 'SetSpaceTeamAccess'; spaceId: string; teamId: string; role: Exclude<OrganizationRole, null>; teamOrganizationId: string | null; by: SpaceActor }
+  | {
+      kind: 'SetSpaceTeamAccess';
+      spaceId: string;
+      teamId: string;
+      role: Exclude<OrganizationRole, null>;
+      teamOrganizationId: string | null;
+      by: SpaceActor;
+    }
   | { kind: 'RemoveSpaceTeamAccess'; spaceId: string; teamId: string; by: SpaceActor };
 
 /** Whether a space deleted at `deletedAt` is still restorable at `now` (deleted within the last 7 days). */
@@ -86,11 +102,16 @@ function requireLive(state: SpaceState, spaceId: string): DomainError | null {
 }
 
 function requireRole(by: SpaceActor, required: Exclude<ContentRole, null>, spaceId: string, what: string): DomainError | null {
-  return atLeast(by.role, required) ? null : DomainError.forbidden(`only members with role ${required} or higher on space ${spaceId} may ${what}`);
+  return atLeast(by.role, required)
+    ? null
+    : DomainError.forbidden(`only members with role ${required} or higher on space ${spaceId} may ${what}`);
 }
 
 /** The commands that decide who else gets in (share links, team access): for admins of the space. */
-export type AccessManagementCommand = Extract<SpaceCommand, { kind: 'CreateShareLink' | 'RevokeShareLink' | 'SetSpaceTeamAccess' | 'RemoveSpaceTeamAccess' }>;
+export type AccessManagementCommand = Extract<
+  SpaceCommand,
+  { kind: 'CreateShareLink' | 'RevokeShareLink' | 'SetSpaceTeamAccess' | 'RemoveSpaceTeamAccess' }
+>;
 
 /**
  * Who may not manage the space's share links or team access, refused as `decide` refuses them: 404
@@ -99,7 +120,8 @@ export type AccessManagementCommand = Extract<SpaceCommand, { kind: 'CreateShare
  */
 export function accessManagementRefusal(command: AccessManagementCommand, state: SpaceState): DomainError | null {
   if (!state.exists || state.purged) return gone(command.spaceId);
-  const what = command.kind === 'CreateShareLink' || command.kind === 'RevokeShareLink' ? 'manage its share links' : 'manage its team access';
+  const what =
+    command.kind === 'CreateShareLink' || command.kind === 'RevokeShareLink' ? 'manage its share links' : 'manage its team access';
   return requireRole(command.by, 'admin', command.spaceId, what);
 }
 
@@ -142,7 +164,8 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
   evolve(state, event) {
     switch (event.type) {
       case 'SpaceCreated': {
-        const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, icon, language, mergeRules } = event.data;
+        const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, icon, language, mergeRules } =
+          event.data;
         return {
           ...state,
           exists: true,
@@ -170,7 +193,13 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
       case 'SpaceMoved':
         return { ...state, parent: event.data.parent, position: event.data.position, visibility: event.data.visibility };
       case 'SpaceTransferred':
-        return { ...state, organizationId: event.data.organizationId, parent: event.data.parent, position: event.data.position, visibility: event.data.visibility };
+        return {
+          ...state,
+          organizationId: event.data.organizationId,
+          parent: event.data.parent,
+          position: event.data.position,
+          visibility: event.data.visibility,
+        };
       case 'ShareLinkCreated':
         return { ...state, shareKeys: [...state.shareKeys, event.data.shareKey] };
       case 'ShareLinkRevoked':
@@ -195,7 +224,8 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
           const where = command.parent ? `collection ${command.parent}` : `organization ${command.organizationId}`;
           return DomainError.forbidden(`only members with role create or higher in ${where} may create spaces there`);
         }
-        if (command.visibility === 'in-collection' && command.parent === null) return DomainError.invalid('visibility in-collection is only for spaces inside a collection');
+        if (command.visibility === 'in-collection' && command.parent === null)
+          return DomainError.invalid('visibility in-collection is only for spaces inside a collection');
         const { kind: _kind, by, now, ...data } = command;
         return [{ type: 'SpaceCreated', data: { ...data, createdBy: by.userId, createdAt: now } }];
       }
@@ -209,10 +239,13 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
           ? requireRole(command.by, 'admin', spaceId, 'change its editMode, defaultLevel, visibility, language or mergeRules')
           : requireRole(command.by, 'edit', spaceId, 'change its title, emoji or icon');
         if (denied) return denied;
-        if (requested.visibility === 'in-collection' && state.parent === null) return DomainError.invalid('visibility in-collection is only for spaces inside a collection');
+        if (requested.visibility === 'in-collection' && state.parent === null)
+          return DomainError.invalid('visibility in-collection is only for spaces inside a collection');
         const changes: SpaceChanges = {};
         // Deep comparison: merge rules are objects, and the same rules again change nothing.
-        for (const key of keys) if (requested[key] !== undefined && !isDeepStrictEqual(requested[key], state[key])) Object.assign(changes, { [key]: requested[key] });
+        for (const key of keys)
+          if (requested[key] !== undefined && !isDeepStrictEqual(requested[key], state[key]))
+            Object.assign(changes, { [key]: requested[key] });
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'SpaceUpdated', data: { spaceId, organizationId, changes, updatedAt: command.now } }];
       }
@@ -225,7 +258,8 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
       }
       case 'RestoreSpace': {
         if (!state.exists || state.purged) return gone(spaceId);
-        if (state.deletedAt !== null && !withinRetention(state.deletedAt, command.now)) return DomainError.notFound(`no space ${spaceId}: it was deleted more than 7 days ago`);
+        if (state.deletedAt !== null && !withinRetention(state.deletedAt, command.now))
+          return DomainError.notFound(`no space ${spaceId}: it was deleted more than 7 days ago`);
         const denied = requireRole(command.by, 'admin', spaceId, 'restore it');
         if (denied) return denied;
         if (state.deletedAt === null) return [];
@@ -261,25 +295,45 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
         if (denied) return denied;
         // People outside the target learn nothing about it: an existing organization answers as a missing one.
         if (!command.targetMember) return DomainError.notFound(`no organization ${command.organizationId}`);
-        if (command.targetOrganizationRole !== 'admin') return DomainError.forbidden(`only admins of organization ${command.organizationId} may transfer spaces into it`);
-        if (command.organizationId === organizationId) return DomainError.invalid(`space ${spaceId} already belongs to organization ${organizationId}`);
-        return [transferred(spaceId, organizationId, command.organizationId, null, command.position, visibilityFor(state.visibility, null), command.now)];
+        if (command.targetOrganizationRole !== 'admin')
+          return DomainError.forbidden(`only admins of organization ${command.organizationId} may transfer spaces into it`);
+        if (command.organizationId === organizationId)
+          return DomainError.invalid(`space ${spaceId} already belongs to organization ${organizationId}`);
+        return [
+          transferred(
+            spaceId,
+            organizationId,
+            command.organizationId,
+            null,
+            command.position,
+            visibilityFor(state.visibility, null),
+            command.now,
+          ),
+        ];
       }
       case 'TransferSpaceWithCollection':
         if (!state.exists || state.purged || state.organizationId === command.organizationId) return [];
-        return [transferred(spaceId, organizationId, command.organizationId, command.parent, state.position, state.visibility, command.now)];
+        return [
+          transferred(spaceId, organizationId, command.organizationId, command.parent, state.position, state.visibility, command.now),
+        ];
       case 'CreateShareLink': {
         const live = requireLive(state, spaceId);
         if (live) return live;
         const denied = accessManagementRefusal(command, state);
         if (denied) return denied;
         if (state.shareKeys.includes(command.shareKey)) return DomainError.conflict(`share link ${command.shareKey} already exists`);
-        return [{ type: 'ShareLinkCreated', data: { spaceId, organizationId, shareKey: command.shareKey, createdBy: command.by.userId, createdAt: command.now } }];
+        return [
+          {
+            type: 'ShareLinkCreated',
+            data: { spaceId, organizationId, shareKey: command.shareKey, createdBy: command.by.userId, createdAt: command.now },
+          },
+        ];
       }
       case 'RevokeShareLink': {
         const denied = accessManagementRefusal(command, state);
         if (denied) return denied;
-        if (!state.shareKeys.includes(command.shareKey)) return DomainError.notFound(`no share link ${command.shareKey} on space ${spaceId}`);
+        if (!state.shareKeys.includes(command.shareKey))
+          return DomainError.notFound(`no share link ${command.shareKey} on space ${spaceId}`);
         return [{ type: 'ShareLinkRevoked', data: { spaceId, organizationId, shareKey: command.shareKey, revokedAt: command.now } }];
       }
       case 'SetSpaceTeamAccess': {
@@ -287,7 +341,8 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
         if (live) return live;
         const denied = accessManagementRefusal(command, state);
         if (denied) return denied;
-        if (command.teamOrganizationId !== organizationId) return DomainError.invalid(`teamId must be a team of organization ${organizationId}; ${command.teamId} is not`);
+        if (command.teamOrganizationId !== organizationId)
+          return DomainError.invalid(`teamId must be a team of organization ${organizationId}; ${command.teamId} is not`);
         if (state.teamRoles.get(command.teamId) === command.role) return [];
         return [{ type: 'SpaceTeamAccessSet', data: { spaceId, organizationId, teamId: command.teamId, role: command.role } }];
       }
@@ -303,8 +358,18 @@ export const spaceDecider: Decider<SpaceCommand, SpaceEvent, SpaceState> = {
   },
 };
 
-function moved(spaceId: string, organizationId: string, visibility: SpaceVisibility, parent: string | null, position: string, now: string): Extract<SpaceEvent, { type: 'SpaceMoved' }> {
-  return { type: 'SpaceMoved', data: { spaceId, organizationId, parent, position, visibility: visibilityFor(visibility, parent), movedAt: now } };
+function moved(
+  spaceId: string,
+  organizationId: string,
+  visibility: SpaceVisibility,
+  parent: string | null,
+  position: string,
+  now: string,
+): Extract<SpaceEvent, { type: 'SpaceMoved' }> {
+  return {
+    type: 'SpaceMoved',
+    data: { spaceId, organizationId, parent, position, visibility: visibilityFor(visibility, parent), movedAt: now },
+  };
 }
 
 function transferred(
@@ -316,5 +381,8 @@ function transferred(
   visibility: SpaceVisibility,
   now: string,
 ): SpaceEvent {
-  return { type: 'SpaceTransferred', data: { spaceId, fromOrganizationId, organizationId, parent, position, visibility, transferredAt: now } };
+  return {
+    type: 'SpaceTransferred',
+    data: { spaceId, fromOrganizationId, organizationId, parent, position, visibility, transferredAt: now },
+  };
 }

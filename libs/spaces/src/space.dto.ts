@@ -1,13 +1,22 @@
 import { applyDecorators } from '@nestjs/common';
 import { Equals, IsIn, IsObject, IsOptional, IsString, IsUrl, Length, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
-import { ID_PATTERN } from '../../platform/src/ids';
-import { ListQuery } from '../../platform/src/http/list';
-import { NotBlank } from '../../platform/src/http/validation';
-import { IsMergeRules, type SpaceMergeRules } from '../../platform/src/merge-rules';
-import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
+import { ID_PATTERN } from '#platform/ids';
+import { ListQuery } from '#platform/http/list';
+import { NotBlank } from '#platform/http/validation';
+import { IsMergeRules, type SpaceMergeRules } from '#platform/merge-rules';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '#platform/permissions';
 import type { PositionRequest, SiblingKind, SiblingRef } from './ordering';
-import { DEFAULT_LEVELS, EDIT_MODES, SPACE_LANGUAGES, SPACE_VISIBILITIES, type DefaultLevel, type EditMode, type SpaceLanguage, type SpaceVisibility } from './space.events';
-import { TemplateField, type TemplateRequest } from '../../platform/src/http/template-field';
+import {
+  DEFAULT_LEVELS,
+  EDIT_MODES,
+  SPACE_LANGUAGES,
+  SPACE_VISIBILITIES,
+  type DefaultLevel,
+  type EditMode,
+  type SpaceLanguage,
+  type SpaceVisibility,
+} from './space.events';
+import { TemplateField, type TemplateRequest } from '#platform/http/template-field';
 
 /** Present and not null. */
 const set = (_: object, value: unknown) => value !== undefined && value !== null;
@@ -21,15 +30,25 @@ export const MAX_EMOJI = 50;
 export const MAX_ICON_URL = 2048;
 
 const Title = () =>
-  applyDecorators(ValidateIf(given), IsString(), Length(1, MAX_TITLE, { message: `title must be 1 to ${MAX_TITLE} characters long` }), NotBlank());
+  applyDecorators(
+    ValidateIf(given),
+    IsString(),
+    Length(1, MAX_TITLE, { message: `title must be 1 to ${MAX_TITLE} characters long` }),
+    NotBlank(),
+  );
 /** A collection id, or null (the top level). */
-const ParentId = () => applyDecorators(ValidateIf(set), IsString(), Matches(ID_PATTERN, { message: 'parent must be a collection id or null' }));
+const ParentId = () =>
+  applyDecorators(ValidateIf(set), IsString(), Matches(ID_PATTERN, { message: 'parent must be a collection id or null' }));
 /** A role, `inherit` (the platform's: none of its own, the parents' apply) or null. */
-const DefaultLevelField = () => applyDecorators(ValidateIf(set), IsIn(DEFAULT_LEVELS, { message: `defaultLevel must be one of ${DEFAULT_LEVELS.join(', ')} or null` }));
+const DefaultLevelField = () =>
+  applyDecorators(ValidateIf(set), IsIn(DEFAULT_LEVELS, { message: `defaultLevel must be one of ${DEFAULT_LEVELS.join(', ')} or null` }));
 /** '' or an emoji of at most MAX_EMOJI characters; null clears it. */
-const EmojiField = () => applyDecorators(ValidateIf(set), IsString(), MaxLength(MAX_EMOJI, { message: `emoji must be at most ${MAX_EMOJI} characters long` }));
-const LanguageField = () => applyDecorators(ValidateIf(given), IsIn(SPACE_LANGUAGES, { message: `language must be one of ${SPACE_LANGUAGES.join(', ')}` }));
-const EditModeField = () => applyDecorators(ValidateIf(given), IsIn(EDIT_MODES, { message: `editMode must be one of ${EDIT_MODES.join(', ')}` }));
+const EmojiField = () =>
+  applyDecorators(ValidateIf(set), IsString(), MaxLength(MAX_EMOJI, { message: `emoji must be at most ${MAX_EMOJI} characters long` }));
+const LanguageField = () =>
+  applyDecorators(ValidateIf(given), IsIn(SPACE_LANGUAGES, { message: `language must be one of ${SPACE_LANGUAGES.join(', ')}` }));
+const EditModeField = () =>
+  applyDecorators(ValidateIf(given), IsIn(EDIT_MODES, { message: `editMode must be one of ${EDIT_MODES.join(', ')}` }));
 
 const POINTER_KINDS: readonly SiblingKind[] = ['space', 'collection'];
 
@@ -70,7 +89,8 @@ type PositionBody = Partial<Record<'before' | 'after', { type: SiblingKind } & P
 /** The anchors of a validated position body. */
 export function positionRequest(position: PositionBody | undefined): PositionRequest | undefined {
   if (!position) return undefined;
-  const ref = (anchor: PositionBody['before']): SiblingRef | undefined => (anchor ? { kind: anchor.type, id: anchor[anchor.type] as string } : undefined);
+  const ref = (anchor: PositionBody['before']): SiblingRef | undefined =>
+    anchor ? { kind: anchor.type, id: anchor[anchor.type] as string } : undefined;
   return { before: ref(position.before), after: ref(position.after) };
 }
 

@@ -1,5 +1,5 @@
-import type { SpaceMergeRules } from '../../platform/src/merge-rules';
-import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
+import type { SpaceMergeRules } from '#platform/merge-rules';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '#platform/permissions';
 
 /**
  * A role a space or collection hands to organization members by default. `inherit` (the
@@ -12,8 +12,45 @@ export const DEFAULT_LEVELS = [...ORGANIZATION_ROLES, 'inherit'] as const;
 
 /** The platform's content languages (`TranslationLanguage`): what a space's `language` may be. */
 export const SPACE_LANGUAGES = [
-  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no',
-  'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
+  'en',
+  'fr',
+  'de',
+  'es',
+  'it',
+  'pt',
+  'pt-br',
+  'ru',
+  'ja',
+  'zh',
+  'zh-tw',
+  'yue',
+  'ko',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'sv',
+  'no',
+  'da',
+  'fi',
+  'el',
+  'cs',
+  'hu',
+  'ro',
+  'th',
+  'vi',
+  'id',
+  'ms',
+  'he',
+  'uk',
+  'sk',
+  'bg',
+  'hr',
+  'lt',
+  'lv',
+  'et',
+  'sl',
 ] as const;
 export type SpaceLanguage = (typeof SPACE_LANGUAGES)[number];
 
@@ -136,11 +173,25 @@ export type CollectionEvent =
   | { type: 'CollectionUpdated'; data: { collectionId: string; organizationId: string; changes: CollectionChanges; updatedAt: string } }
   | {
       type: 'CollectionMoved';
-      data: { collectionId: string; organizationId: string; parent: string | null; position: string; movedAt: string; reason?: 'collection-deleted' | 'reordered' };
+      data: {
+        collectionId: string;
+        organizationId: string;
+        parent: string | null;
+        position: string;
+        movedAt: string;
+        reason?: 'collection-deleted' | 'reordered';
+      };
     }
   | {
       type: 'CollectionTransferred';
-      data: { collectionId: string; fromOrganizationId: string; organizationId: string; parent: string | null; position: string; transferredAt: string };
+      data: {
+        collectionId: string;
+        fromOrganizationId: string;
+        organizationId: string;
+        parent: string | null;
+        position: string;
+        transferredAt: string;
+      };
     }
   | { type: 'CollectionDeleted'; data: { collectionId: string; organizationId: string; title: string; deletedAt: string } };
 

@@ -1,7 +1,18 @@
-import { collectionPermissions, collectionRole, spacePermissions, spaceRole, type ContentRole, type OrganizationStanding } from './space.permissions';
+import {
+  collectionPermissions,
+  collectionRole,
+  spacePermissions,
+  spaceRole,
+  type ContentRole,
+  type OrganizationStanding,
+} from './space.permissions';
 
 const reader: OrganizationStanding = { member: true, role: 'read', teams: ['t1', 't2'] };
-const space = { visibility: 'private' as const, defaultLevel: null, teamRoles: { t1: 'edit' as const, t2: 'comment' as const, t9: 'admin' as const } };
+const space = {
+  visibility: 'private' as const,
+  defaultLevel: null,
+  teamRoles: { t1: 'edit' as const, t2: 'comment' as const, t9: 'admin' as const },
+};
 
 describe('spaceRole with team grants', () => {
   it('is the highest of the organization role, the default levels and the roles granted to the member’s teams', () => {

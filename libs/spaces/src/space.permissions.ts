@@ -1,4 +1,4 @@
-import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '#platform/permissions';
 import type { DefaultLevel, SpaceVisibility } from './space.events';
 
 /** A role on a space or collection; null: none (the caller may still read what visibility allows). */
@@ -37,7 +37,8 @@ export function atLeast(role: unknown, required: Exclude<OrganizationRole, null>
   return rank(role) > 0 && rank(role) >= rank(required);
 }
 
-const highest = (roles: readonly unknown[]): ContentRole => roles.reduce<ContentRole>((best, role) => (rank(role) > rank(best) ? contentRole(role) : best), null);
+const highest = (roles: readonly unknown[]): ContentRole =>
+  roles.reduce<ContentRole>((best, role) => (rank(role) > rank(best) ? contentRole(role) : best), null);
 
 /** The role granted to `teamId` in `teamRoles`, own entries only (a team id such as `constructor` finds nothing). */
 export function grantedTo(teamRoles: TeamRoles | ReadonlyMap<string, unknown> | undefined, teamId: string): ContentRole {

@@ -1,4 +1,10 @@
-import { isOneOf, multiDocumentProjection, type ProjectionDocuments, type ProjectedDoc, type Recorded } from '../../read-store/src/projections/projection';
+import {
+  isOneOf,
+  multiDocumentProjection,
+  type ProjectionDocuments,
+  type ProjectedDoc,
+  type Recorded,
+} from '#read-store/projections/projection';
 import type { CollectionEvent, DefaultLevel, SpaceEvent, SpaceSettings } from './space.events';
 import type { TeamRoles } from './space.permissions';
 
@@ -67,7 +73,13 @@ const SPACE_EVENTS: ReadonlyArray<SpaceEvent['type']> = [
   'SpaceTeamAccessSet',
   'SpaceTeamAccessRemoved',
 ];
-const COLLECTION_EVENTS: ReadonlyArray<CollectionEvent['type']> = ['CollectionCreated', 'CollectionUpdated', 'CollectionMoved', 'CollectionTransferred', 'CollectionDeleted'];
+const COLLECTION_EVENTS: ReadonlyArray<CollectionEvent['type']> = [
+  'CollectionCreated',
+  'CollectionUpdated',
+  'CollectionMoved',
+  'CollectionTransferred',
+  'CollectionDeleted',
+];
 
 /**
  * Spaces, collections and share links, from the space and collection streams.
@@ -92,7 +104,10 @@ export const spaceProjection = multiDocumentProjection<SpaceEvent | CollectionEv
     { collection: SPACE_SHARE_LINKS, fields: { spaceId: 1, createdRevision: 1 } },
   ],
   handles: [...SPACE_EVENTS, ...COLLECTION_EVENTS],
-  guard: (event) => (isOneOf(event, SPACE_EVENTS) ? { collection: SPACES, id: event.data.spaceId } : { collection: COLLECTIONS, id: event.data.collectionId }),
+  guard: (event) =>
+    isOneOf(event, SPACE_EVENTS)
+      ? { collection: SPACES, id: event.data.spaceId }
+      : { collection: COLLECTIONS, id: event.data.collectionId },
   async apply(event, documents) {
     if (isOneOf(event, SPACE_EVENTS)) await applySpaceEvent(event, documents);
     else await applyCollectionEvent(event, documents);
@@ -105,7 +120,22 @@ async function applySpaceEvent(event: Recorded<SpaceEvent>, documents: Projectio
   const { spaceId } = event.data;
   const revision = event.revision;
   if (event.type === 'SpaceCreated') {
-    const { organizationId, title, emoji, visibility, editMode, defaultLevel, parent, position, createdBy, createdAt, duplicatedFrom, icon, language, mergeRules } = event.data;
+    const {
+      organizationId,
+      title,
+      emoji,
+      visibility,
+      editMode,
+      defaultLevel,
+      parent,
+      position,
+      createdBy,
+      createdAt,
+      duplicatedFrom,
+      icon,
+      language,
+      mergeRules,
+    } = event.data;
     await spaces.put({
       _id: spaceId,
       organizationId,
@@ -153,7 +183,9 @@ async function applySpaceEvent(event: Recorded<SpaceEvent>, documents: Projectio
     case 'SpaceTransferred': {
       const { organizationId, parent, position, visibility, transferredAt } = event.data;
       await links.updateMany({ spaceId }, { $set: { organizationId } });
-      await spaces.update(spaceId, { $set: { organizationId, parent, parentKey: parent ?? '', position, visibility, updatedAt: transferredAt, revision } });
+      await spaces.update(spaceId, {
+        $set: { organizationId, parent, parentKey: parent ?? '', position, visibility, updatedAt: transferredAt, revision },
+      });
       return;
     }
     case 'ShareLinkCreated': {
@@ -211,7 +243,9 @@ async function applyCollectionEvent(event: Recorded<CollectionEvent>, documents:
     }
     case 'CollectionTransferred': {
       const { organizationId, parent, position, transferredAt } = event.data;
-      await collections.update(collectionId, { $set: { organizationId, parent, parentKey: parent ?? '', position, updatedAt: transferredAt, revision } });
+      await collections.update(collectionId, {
+        $set: { organizationId, parent, parentKey: parent ?? '', position, updatedAt: transferredAt, revision },
+      });
       return;
     }
     case 'CollectionDeleted':

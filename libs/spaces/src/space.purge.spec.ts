@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { loadConfig } from '../../platform/src/config';
-import { ManualClock } from '../../platform/src/clock';
-import type { Caller } from '../../platform/src/http/auth';
-import { configureLogging } from '../../platform/src/logging';
-import { createRuntime, RuntimeModule, type Runtime } from '../../runtime/src/runtime.module';
-import { openStores } from '../../runtime/src/stores';
+import { loadConfig } from '#platform/config';
+import { ManualClock } from '#platform/clock';
+import type { Caller } from '#platform/http/auth';
+import { configureLogging } from '#platform/logging';
+import { createRuntime, RuntimeModule, type Runtime } from '#runtime/runtime.module';
+import { openStores } from '#runtime/stores';
 import { spaceDecider, spaceStream, type SpaceCommand } from './space.decider';
 import { SPACES, spaceProjection, type SpaceDoc } from './space.projections';
 import { PurgeSpaceHandler, SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
@@ -21,9 +21,15 @@ describe('SpacePurgeJob', () => {
   let clock: ManualClock;
   let module: TestingModule;
   let job: SpacePurgeJob;
-  const ada: Caller = { kind: 'user', userId: 'ada', tokenId: 't', user: { id: 'ada', displayName: 'Ada', email: 'ada@example.com', photoURL: null } };
+  const ada: Caller = {
+    kind: 'user',
+    userId: 'ada',
+    tokenId: 't',
+    user: { id: 'ada', displayName: 'Ada', email: 'ada@example.com', photoURL: null },
+  };
 
-  const run = (spaceId: string, command: SpaceCommand) => runtime.commands.run(spaceStream(spaceId), spaceDecider, command, { caller: ada });
+  const run = (spaceId: string, command: SpaceCommand) =>
+    runtime.commands.run(spaceStream(spaceId), spaceDecider, command, { caller: ada });
   const by = { userId: 'ada', role: 'admin' as const };
   async function space(spaceId: string): Promise<void> {
     await run(spaceId, {
@@ -53,7 +59,10 @@ describe('SpacePurgeJob', () => {
     await runtime.runner!.start();
     await runtime.runner!.whenCaughtUp();
     // The job dispatches PurgeSpace on the command bus, as in the service.
-    module = await Test.createTestingModule({ imports: [RuntimeModule.forRuntime(runtime)], providers: [PurgeSpaceHandler, SpacePurgeJob] }).compile();
+    module = await Test.createTestingModule({
+      imports: [RuntimeModule.forRuntime(runtime)],
+      providers: [PurgeSpaceHandler, SpacePurgeJob],
+    }).compile();
     await module.init();
     job = module.get(SpacePurgeJob);
   });

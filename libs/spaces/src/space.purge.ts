@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler } from '@nestjs/cqrs';
-import { CLOCK, type Clock } from '../../platform/src/clock';
-import type { Caller } from '../../platform/src/http/auth';
-import { log } from '../../platform/src/logging';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
-import { readAll } from '../../read-store/src/read-all';
+import { CLOCK, type Clock } from '#platform/clock';
+import type { Caller } from '#platform/http/auth';
+import { log } from '#platform/logging';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
+import { readAll } from '#read-store/read-all';
 import { SPACE_RETENTION_MS, spaceDecider, spaceStream } from './space.decider';
 import { SPACES, type SpaceDoc } from './space.projections';
 
@@ -33,7 +33,12 @@ export class PurgeSpace extends Command<boolean> {
 @CommandHandler(PurgeSpace)
 export class PurgeSpaceHandler extends DecidingHandler {
   async execute({ spaceId, now, caller }: PurgeSpace): Promise<boolean> {
-    const outcome = await this.decide(spaceStream(spaceId), spaceDecider, { kind: 'PurgeSpace', spaceId, now }, { caller, source: 'system', requestId: `purge-${now}` });
+    const outcome = await this.decide(
+      spaceStream(spaceId),
+      spaceDecider,
+      { kind: 'PurgeSpace', spaceId, now },
+      { caller, source: 'system', requestId: `purge-${now}` },
+    );
     return outcome.events.length > 0;
   }
 }

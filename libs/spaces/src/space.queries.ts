@@ -1,15 +1,32 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { readAll } from '../../read-store/src/read-all';
-import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { grantedTeams, seesMembers, SpaceAccess, SpacePresenter, type CollectionObject, type ShareLinkObject, type SpaceObject } from './space.access';
+import { DomainError } from '#platform/errors';
+import { userOf, type Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { readAll } from '#read-store/read-all';
+import { DEFAULT_PAGE_LIMIT, READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
+import {
+  grantedTeams,
+  seesMembers,
+  SpaceAccess,
+  SpacePresenter,
+  type CollectionObject,
+  type ShareLinkObject,
+  type SpaceObject,
+} from './space.access';
 import { SpaceFactsReader } from './space-facts';
 import { collectionPermissions, collectionRole, grantedTo, type SpacePermissions } from './space.permissions';
-import { COLLECTIONS, LIVE_COLLECTION, LIVE_SPACE, SPACE_SHARE_LINKS, SPACES, type CollectionDoc, type ShareLinkDoc, type SpaceDoc } from './space.projections';
+import {
+  COLLECTIONS,
+  LIVE_COLLECTION,
+  LIVE_SPACE,
+  SPACE_SHARE_LINKS,
+  SPACES,
+  type CollectionDoc,
+  type ShareLinkDoc,
+  type SpaceDoc,
+} from './space.projections';
 
 /* The read side of spaces and collections, with per-caller permissions. */
 
@@ -76,10 +93,15 @@ export class ListOrganizationSpacesHandler implements IQueryHandler<ListOrganiza
   async execute({ organizationId, caller, paging }: ListOrganizationSpaces): Promise<ListEnvelope<SpaceObject>> {
     const member = await this.access.requireMember(organizationId, caller, []);
     const filter: Filter = { organizationId, ...LIVE_SPACE, ...(member.role === null ? { visibility: 'public' } : {}) };
-    const page = await this.reads.collection<SpaceDoc>(SPACES).find(filter, { sort: { parentKey: 1, position: 1 }, limit: paging.limit, after: paging.page });
+    const page = await this.reads
+      .collection<SpaceDoc>(SPACES)
+      .find(filter, { sort: { parentKey: 1, position: 1 }, limit: paging.limit, after: paging.page });
     const [standing, collections, counts] = await Promise.all([
       this.access.withTeamsOn(organizationId, userOf(caller).userId, member, page.items),
-      this.access.collectionsAbove(organizationId, page.items.map((space) => space.parent)),
+      this.access.collectionsAbove(
+        organizationId,
+        page.items.map((space) => space.parent),
+      ),
       this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
     const items = page.items.map((space) => {
@@ -112,12 +134,21 @@ export class ListCollectionSpacesHandler implements IQueryHandler<ListCollection
 
   async execute({ collectionId, caller, paging }: ListCollectionSpaces): Promise<ListEnvelope<SpaceObject>> {
     const { collection, standing: withoutTeams, chain } = await this.access.collection(collectionId, caller);
-    const page = await this.reads.collection<SpaceDoc>(SPACES).find({ parent: collectionId, ...LIVE_SPACE }, { sort: { position: 1 }, limit: paging.limit, after: paging.page });
+    const page = await this.reads
+      .collection<SpaceDoc>(SPACES)
+      .find({ parent: collectionId, ...LIVE_SPACE }, { sort: { position: 1 }, limit: paging.limit, after: paging.page });
     const [standing, counts] = await Promise.all([
       this.access.withTeamsOn(collection.organizationId, userOf(caller).userId, withoutTeams, page.items),
       this.counters.forSpaces(page.items.map((space) => space._id)),
     ]);
-    const items = page.items.map((space) => this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, chain, false).permissions, counts.get(space._id), seesMembers(standing)));
+    const items = page.items.map((space) =>
+      this.presenter.space(
+        space,
+        SpaceAccess.spaceAccess(standing, space, chain, false).permissions,
+        counts.get(space._id),
+        seesMembers(standing),
+      ),
+    );
     return listEnvelope({ items, count: page.count, next: page.next });
   }
 }
@@ -173,10 +204,18 @@ export class ListOrganizationCollectionsHandler implements IQueryHandler<ListOrg
     const standing = await this.access.requireMember(organizationId, caller, []);
     if (standing.role === null) return listEnvelope<CollectionObject>({ items: [], count: 0 });
     const filter: Filter = { organizationId, ...LIVE_COLLECTION, ...(options.nested ? {} : { parentKey: '' }) };
-    const page = await this.reads.collection<CollectionDoc>(COLLECTIONS).find(filter, { sort: { parentKey: 1, position: 1 }, limit: options.limit, after: options.page });
-    const collections = await this.access.collectionsAbove(organizationId, page.items.map((collection) => collection._id));
+    const page = await this.reads
+      .collection<CollectionDoc>(COLLECTIONS)
+      .find(filter, { sort: { parentKey: 1, position: 1 }, limit: options.limit, after: options.page });
+    const collections = await this.access.collectionsAbove(
+      organizationId,
+      page.items.map((collection) => collection._id),
+    );
     const items = page.items.map((collection) =>
-      this.presenter.collection(collection, collectionPermissions(collectionRole(standing, SpaceAccess.chainFrom(collections, collection._id)))),
+      this.presenter.collection(
+        collection,
+        collectionPermissions(collectionRole(standing, SpaceAccess.chainFrom(collections, collection._id))),
+      ),
     );
     return listEnvelope({ items, count: page.count, next: page.next });
   }
@@ -204,7 +243,9 @@ export class ListShareLinksHandler implements IQueryHandler<ListShareLinks> {
   async execute({ spaceId, caller, paging }: ListShareLinks): Promise<ListEnvelope<ShareLinkObject>> {
     const { permissions } = await this.access.space(spaceId, caller);
     if (!permissions.viewInviteLinks) throw DomainError.forbidden(`only admins of space ${spaceId} may see its share links`);
-    const page = await this.reads.collection<ShareLinkDoc>(SPACE_SHARE_LINKS).find({ spaceId }, { sort: { createdRevision: 1 }, limit: paging.limit, after: paging.page });
+    const page = await this.reads
+      .collection<ShareLinkDoc>(SPACE_SHARE_LINKS)
+      .find({ spaceId }, { sort: { createdRevision: 1 }, limit: paging.limit, after: paging.page });
     return listEnvelope({ items: page.items.map((link) => this.presenter.shareLink(link)), count: page.count, next: page.next });
   }
 }
@@ -255,7 +296,8 @@ export class ListSpaceTeamAccessHandler implements IQueryHandler<ListSpaceTeamAc
 
   async execute({ spaceId, caller, paging }: ListSpaceTeamAccess): Promise<ListEnvelope<SpaceTeamItem>> {
     const { space, standing } = await this.access.space(spaceId, caller);
-    if (!standing.member) throw DomainError.forbidden(`only members of organization ${space.organizationId} may see the teams of space ${spaceId}`);
+    if (!standing.member)
+      throw DomainError.forbidden(`only members of organization ${space.organizationId} may see the teams of space ${spaceId}`);
     const teamRoles = space.teamRoles ?? {};
     const all = Object.keys(teamRoles)
       .sort()
@@ -370,7 +412,10 @@ export class ListReadableSpacesHandler implements IQueryHandler<ListReadableSpac
 
   async execute({ organizationId, caller }: ListReadableSpaces): Promise<Array<{ id: string; title: string }>> {
     const standing = await this.access.requireMember(organizationId, caller);
-    const [spaces, collections] = await Promise.all([readAll<SpaceDoc>(this.reads, SPACES, { organizationId, ...LIVE_SPACE }), this.access.collectionsOf(organizationId)]);
+    const [spaces, collections] = await Promise.all([
+      readAll<SpaceDoc>(this.reads, SPACES, { organizationId, ...LIVE_SPACE }),
+      this.access.collectionsOf(organizationId),
+    ]);
     return spaces
       .filter((space) => SpaceAccess.spaceAccess(standing, space, SpaceAccess.chainFrom(collections, space.parent), false).permissions.view)
       .map((space) => ({ id: space._id, title: space.title }));
@@ -424,8 +469,17 @@ export class PresentSpaceOnSiteHandler implements IQueryHandler<PresentSpaceOnSi
     const space = await this.reads.collection<SpaceDoc>(SPACES).get(spaceId);
     if (!space || space.organizationId !== organizationId || space.deletedAt !== undefined || space.purgedAt !== undefined) return null;
     const outside = { member: false, role: null, teams: [] };
-    const [standing, parents, counts] = await Promise.all([caller ? this.access.standing(organizationId, caller, grantedTeams([space])) : outside, this.access.chain(space.parent), this.facts.forSpaces([spaceId])]);
-    return this.presenter.space(space, SpaceAccess.spaceAccess(standing, space, parents, false).permissions, counts.get(spaceId), seesMembers(standing));
+    const [standing, parents, counts] = await Promise.all([
+      caller ? this.access.standing(organizationId, caller, grantedTeams([space])) : outside,
+      this.access.chain(space.parent),
+      this.facts.forSpaces([spaceId]),
+    ]);
+    return this.presenter.space(
+      space,
+      SpaceAccess.spaceAccess(standing, space, parents, false).permissions,
+      counts.get(spaceId),
+      seesMembers(standing),
+    );
   }
 }
 

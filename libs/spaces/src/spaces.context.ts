@@ -1,8 +1,15 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { spaceSchemas } from './spaces.schemas';
 import { collectionReactor } from './collection.reactors';
 import { SPACE_FACT_SOURCES, SPACE_ORGANIZATIONS, SPACE_TEAMS } from './spaces.needs';
-import { MemberSpaces, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites } from './spaces.provides';
+import {
+  MemberSpaces,
+  SpacesForChangeRequests,
+  SpacesForComments,
+  SpacesForContent,
+  SpacesForIntegrations,
+  SpacesForSites,
+} from './spaces.provides';
 import { spaceAuditCatalog } from './space.audit';
 import { spaceProjection } from './space.projections';
 import { SpacesModule } from './spaces.module';

@@ -9,7 +9,14 @@ import { SpaceController } from './space.controller';
 import { PurgeSpaceHandler, SpacePurgeJob, SpacePurgeScheduler } from './space.purge';
 import { spaceQueryHandlers } from './space.queries';
 import { SpaceFactsReader } from './space-facts';
-import { MemberSpaces, SpacesForChangeRequests, SpacesForComments, SpacesForContent, SpacesForIntegrations, SpacesForSites } from './spaces.provides';
+import {
+  MemberSpaces,
+  SpacesForChangeRequests,
+  SpacesForComments,
+  SpacesForContent,
+  SpacesForIntegrations,
+  SpacesForSites,
+} from './spaces.provides';
 
 /**
  * The spaces and collections context. What it needs of organizations (membership) and teams

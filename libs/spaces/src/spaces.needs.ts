@@ -4,7 +4,7 @@
  * provider lists in its manifest's `provides`. The types are as narrow as spaces need them, so the
  * context imports nothing of its providers.
  */
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { OrganizationRole } from '#platform/permissions';
 
 /* Of organizations (SPACE_ORGANIZATIONS, bound to OrganizationsForSpaces). */
 

@@ -6,18 +6,29 @@
  */
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
 import { CountMemberSpaces, ListMemberSpaces, type MemberSpacesPage } from './member-spaces';
 import { CreateSpace } from './space.commands';
-import { FindSpace, GetSpace, GetSpaceAccess, ListReadableSpaces, PresentSpaceOnSite, ReadsEverySpace, type SpaceSummary } from './space.queries';
+import {
+  FindSpace,
+  GetSpace,
+  GetSpaceAccess,
+  ListReadableSpaces,
+  PresentSpaceOnSite,
+  ReadsEverySpace,
+  type SpaceSummary,
+} from './space.queries';
 
 /** Implements the organizations' MEMBER_SPACES port: members' space counts and a member's spaces. */
 @Injectable()
 export class MemberSpaces {
   constructor(private readonly queryBus: QueryBus) {}
 
-  spaceCountsByUser(organizationId: string, members: ReadonlyArray<{ userId: string; role: OrganizationRole }>): Promise<Map<string, number>> {
+  spaceCountsByUser(
+    organizationId: string,
+    members: ReadonlyArray<{ userId: string; role: OrganizationRole }>,
+  ): Promise<Map<string, number>> {
     return this.queryBus.execute(new CountMemberSpaces(organizationId, members));
   }
 
@@ -38,7 +49,10 @@ export class SpacesForContent {
 
   async spaceFor(spaceId: string, caller: Caller, shareKey?: string) {
     const { space, permissions } = await this.queryBus.execute(new GetSpaceAccess(spaceId, caller, shareKey));
-    return { ...space, permissions: { view: permissions.view, edit: permissions.edit, comment: permissions.comment, admin: permissions.admin } };
+    return {
+      ...space,
+      permissions: { view: permissions.view, edit: permissions.edit, comment: permissions.comment, admin: permissions.admin },
+    };
   }
 
   spaceById(spaceId: string): Promise<SpaceSummary | null> {
@@ -78,7 +92,12 @@ export class SpacesForComments {
 
   async spaceFor(spaceId: string, caller: Caller) {
     const { space, permissions } = await this.queryBus.execute(new GetSpaceAccess(spaceId, caller));
-    return { id: space.id, organizationId: space.organizationId, deleted: space.deleted, permissions: { view: permissions.view, comment: permissions.comment, admin: permissions.admin } };
+    return {
+      id: space.id,
+      organizationId: space.organizationId,
+      deleted: space.deleted,
+      permissions: { view: permissions.view, comment: permissions.comment, admin: permissions.admin },
+    };
   }
 }
 

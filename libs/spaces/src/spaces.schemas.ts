@@ -1,5 +1,5 @@
-import { mergeRulesSchema } from '../../platform/src/merge-rules';
-import { booleans, closedObject, dateTime, listOf, ref, role, roleOrGuest, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { mergeRulesSchema } from '#platform/merge-rules';
+import { booleans, closedObject, dateTime, listOf, ref, role, roleOrGuest, url, type JsonSchema } from '#platform/platform.schemas';
 import { DEFAULT_LEVELS, EDIT_MODES, SPACE_LANGUAGES, SPACE_VISIBILITIES } from './space.events';
 
 /** A default level: a role, `inherit`, or null (none of its own). */
@@ -29,7 +29,18 @@ export const spaceSchemas: Record<string, JsonSchema> = {
       changeRequests: { type: 'integer', minimum: 0 },
       changeRequestsOpen: { type: 'integer', minimum: 0 },
       changeRequestsDraft: { type: 'integer', minimum: 0 },
-      permissions: booleans('view', 'access', 'admin', 'viewInviteLinks', 'edit', 'triggerGitSync', 'comment', 'merge', 'review', 'installIntegration'),
+      permissions: booleans(
+        'view',
+        'access',
+        'admin',
+        'viewInviteLinks',
+        'edit',
+        'triggerGitSync',
+        'comment',
+        'merge',
+        'review',
+        'installIntegration',
+      ),
     },
     ['deletedAt', 'parent', 'revision', 'language'],
   ),

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { normalizeCertificate } from './certificate';
 import { parseForm } from './saml-form-parser';
-import { generateKeyPair } from '../../testing/src/fake-idp';
+import { generateKeyPair } from '#testing/fake-idp';
 
 const { certificate, privateKey } = generateKeyPair('Certificate spec');
 const pem = certificate.replace(/\r\n/g, '\n').trim();
@@ -23,7 +23,15 @@ describe('normalizeCertificate', () => {
   });
 
   it('given anything but a certificate, then null', () => {
-    for (const text of ['', '   ', 'not a certificate', 'AAAA', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----', privateKey, body.slice(0, 200)]) {
+    for (const text of [
+      '',
+      '   ',
+      'not a certificate',
+      'AAAA',
+      '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----',
+      privateKey,
+      body.slice(0, 200),
+    ]) {
       expect(normalizeCertificate(text)).toBeNull();
     }
   });

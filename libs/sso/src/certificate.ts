@@ -35,6 +35,8 @@ export function IsX509Certificate(options?: ValidationOptions): PropertyDecorato
       target: target.constructor,
       propertyName: String(propertyName),
       options: { message: `${String(propertyName)} must be an X.509 certificate in PEM format`, ...options },
-      validator: { validate: (value: unknown) => typeof value === 'string' && value.length <= 10_000 && normalizeCertificate(value) !== null },
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && value.length <= 10_000 && normalizeCertificate(value) !== null,
+      },
     });
 }

@@ -1,7 +1,13 @@
 import { decideSamlAccess, samlSubjectKey, type SamlAccessFacts } from './saml-access';
 import { EMAIL_NAME_ID_FORMAT } from './saml-response';
 
-const nobody: SamlAccessFacts = { boundUserId: null, emailUserId: null, emailInVerifiedDomain: false, consentingMembers: new Set(), usersInVerifiedDomains: new Set() };
+const nobody: SamlAccessFacts = {
+  boundUserId: null,
+  emailUserId: null,
+  emailInVerifiedDomain: false,
+  consentingMembers: new Set(),
+  usersInVerifiedDomains: new Set(),
+};
 const facts = (overrides: Partial<SamlAccessFacts>): SamlAccessFacts => ({ ...nobody, ...overrides });
 
 describe('whom a SAML provider may sign in', () => {
@@ -18,7 +24,12 @@ describe('whom a SAML provider may sign in', () => {
   });
 
   it('signs in a member who consented to single sign-on, and binds the NameID to them', () => {
-    expect(decideSamlAccess(facts({ emailUserId: 'u1', consentingMembers: new Set(['u1']) }))).toEqual({ allowed: true, userId: 'u1', basis: 'consenting-member', bind: true });
+    expect(decideSamlAccess(facts({ emailUserId: 'u1', consentingMembers: new Set(['u1']) }))).toEqual({
+      allowed: true,
+      userId: 'u1',
+      basis: 'consenting-member',
+      bind: true,
+    });
   });
 
   it('signs in an existing account whose address is in a verified domain, and binds the NameID', () => {
@@ -31,7 +42,12 @@ describe('whom a SAML provider may sign in', () => {
   });
 
   it('creates an account only for an address in a verified domain, and binds the NameID', () => {
-    expect(decideSamlAccess(facts({ emailInVerifiedDomain: true }))).toEqual({ allowed: true, userId: null, basis: 'verified-domain', bind: true });
+    expect(decideSamlAccess(facts({ emailInVerifiedDomain: true }))).toEqual({
+      allowed: true,
+      userId: null,
+      basis: 'verified-domain',
+      bind: true,
+    });
   });
 
   it('signs a bound NameID in as its user, whatever address the assertion names now', () => {
@@ -40,11 +56,19 @@ describe('whom a SAML provider may sign in', () => {
   });
 
   it('signs a bound NameID in while its user has an address in a verified domain, even outside the organization', () => {
-    expect(decideSamlAccess(facts({ boundUserId: 'u1', usersInVerifiedDomains: new Set(['u1']) }))).toEqual({ allowed: true, userId: 'u1', basis: 'verified-domain', bind: false });
+    expect(decideSamlAccess(facts({ boundUserId: 'u1', usersInVerifiedDomains: new Set(['u1']) }))).toEqual({
+      allowed: true,
+      userId: 'u1',
+      basis: 'verified-domain',
+      bind: false,
+    });
   });
 
   it('refuses a bound NameID whose user left the organization and has no address in a verified domain', () => {
-    expect(decideSamlAccess(facts({ boundUserId: 'u1', emailInVerifiedDomain: true }))).toEqual({ allowed: false, reason: 'binding-no-longer-allowed' });
+    expect(decideSamlAccess(facts({ boundUserId: 'u1', emailInVerifiedDomain: true }))).toEqual({
+      allowed: false,
+      reason: 'binding-no-longer-allowed',
+    });
   });
 
   it('compares e-mail NameIDs without case, other NameIDs exactly', () => {

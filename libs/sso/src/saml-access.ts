@@ -27,20 +27,23 @@ export interface SamlAccessFacts {
 
 export type SamlAccessDecision =
   /** `userId` null: create the account. `bind`: record the NameID → user binding. */
-  | { allowed: true; userId: string | null; basis: SamlAccessBasis; bind: boolean }
-  | { allowed: false; reason: SamlRefusalReason };
+  { allowed: true; userId: string | null; basis: SamlAccessBasis; bind: boolean } | { allowed: false; reason: SamlRefusalReason };
 
 export function decideSamlAccess(facts: SamlAccessFacts): SamlAccessDecision {
   const { boundUserId, emailUserId } = facts;
   if (boundUserId !== null) {
     const basis = basisFor(facts, boundUserId);
-    return basis === null ? { allowed: false, reason: 'binding-no-longer-allowed' } : { allowed: true, userId: boundUserId, basis, bind: false };
+    return basis === null
+      ? { allowed: false, reason: 'binding-no-longer-allowed' }
+      : { allowed: true, userId: boundUserId, basis, bind: false };
   }
   if (emailUserId !== null) {
     const basis = basisFor(facts, emailUserId) ?? (facts.emailInVerifiedDomain ? 'verified-domain' : null);
     return basis === null ? { allowed: false, reason: 'identity-not-allowed' } : { allowed: true, userId: emailUserId, basis, bind: true };
   }
-  return facts.emailInVerifiedDomain ? { allowed: true, userId: null, basis: 'verified-domain', bind: true } : { allowed: false, reason: 'identity-not-allowed' };
+  return facts.emailInVerifiedDomain
+    ? { allowed: true, userId: null, basis: 'verified-domain', bind: true }
+    : { allowed: false, reason: 'identity-not-allowed' };
 }
 
 function basisFor(facts: SamlAccessFacts, userId: string): SamlAccessBasis | null {

@@ -1,4 +1,4 @@
-import { ManualClock } from '../../platform/src/clock';
+import { ManualClock } from '#platform/clock';
 import { SamlFailureLimiter } from './saml-failure-limiter';
 
 const refusal = (limiter: SamlFailureLimiter, address: string) => {

@@ -1,5 +1,5 @@
-import type { Clock } from '../../platform/src/clock';
-import { ApiError } from '../../platform/src/http/error-envelope';
+import type { Clock } from '#platform/clock';
+import { ApiError } from '#platform/http/error-envelope';
 
 const WINDOW_MS = 60_000;
 
@@ -26,9 +26,13 @@ export class SamlFailureLimiter {
     const window = this.current(address, now);
     if (window && window.failures >= this.perMinute) {
       const retryAfter = Math.max(1, Math.ceil((window.startedAt + WINDOW_MS - now) / 1000));
-      throw new ApiError(429, `too many failed SAML logins from this address (at most ${this.perMinute} a minute); retry in ${retryAfter} seconds`, {
-        'Retry-After': String(retryAfter),
-      });
+      throw new ApiError(
+        429,
+        `too many failed SAML logins from this address (at most ${this.perMinute} a minute); retry in ${retryAfter} seconds`,
+        {
+          'Retry-After': String(retryAfter),
+        },
+      );
     }
   }
 

@@ -3,24 +3,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { LmdbEventStore } from '../../event-store/src/lmdb/lmdb-event-store';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { COMMAND_RUNNER, CommandRunner } from '../../runtime/src/command-runner';
-import { Metrics } from '../../runtime/src/metrics';
-import type { UserDoc } from '../../identity/src';
-import { organizationDecider, organizationStream } from '../../organizations/src';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
+import { COMMAND_RUNNER, CommandRunner } from '#runtime/command-runner';
+import { Metrics } from '#runtime/metrics';
+import type { UserDoc } from '#identity';
+import { organizationDecider, organizationStream } from '#organizations';
 import { normalizeCertificate } from './certificate';
 import { CompleteSamlLogin, samlLoginCommandHandlers, StartSamlLogin } from './saml-login';
 import { SAML_FAILURE_LIMITER, SamlFailureLimiter } from './saml-failure-limiter';
-import { nameIdHash, samlAssertionStream, samlIdentityStream, samlProviderDecider, samlProviderStream, samlRefusalStream, samlRequestStream } from './saml-provider.decider';
+import {
+  nameIdHash,
+  samlAssertionStream,
+  samlIdentityStream,
+  samlProviderDecider,
+  samlProviderStream,
+  samlRefusalStream,
+  samlRequestStream,
+} from './saml-provider.decider';
 import type { SamlProviderSettings } from './saml-provider.events';
 import { samlServiceUrls } from './saml-service';
 import { samlLoginCaller } from './sso.caller';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, type SsoOrganizations, type SsoTeams } from './sso.needs';
 import { verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
-import { authnRequestOf, FakeIdp, type ResponseOptions } from '../../testing/src/fake-idp';
+import { authnRequestOf, FakeIdp, type ResponseOptions } from '#testing/fake-idp';
 
 const PUBLIC_URL = 'https://docs.example.test';
 const config = { publicUrl: PUBLIC_URL } as AppConfig;
@@ -39,13 +47,27 @@ class FakeContexts {
   readonly directory = {
     byEmail: async (email: string) => [...this.users.values()].find((u) => u.email === email.toLowerCase()) ?? null,
     byId: async (id: string) => this.users.get(id) ?? null,
-    present: (user: UserDoc) => ({ object: 'user' as const, id: user._id, displayName: user.displayName, email: user.email, photoURL: user.photoURL, urls: { location: `${PUBLIC_URL}/v1/users/${user._id}` } }),
+    present: (user: UserDoc) => ({
+      object: 'user' as const,
+      id: user._id,
+      displayName: user.displayName,
+      email: user.email,
+      photoURL: user.photoURL,
+      urls: { location: `${PUBLIC_URL}/v1/users/${user._id}` },
+    }),
   };
   readonly identity = {
     createUser: async (email: string, displayName: string) => {
       this.executed.push({ name: 'createUser', email, displayName });
       const userId = `u${this.users.size + 1}`;
-      this.users.set(userId, { _id: userId, email: email.toLowerCase(), displayName, photoURL: null, createdAt: '2026-01-01T00:00:00.000Z', revision: 0 });
+      this.users.set(userId, {
+        _id: userId,
+        email: email.toLowerCase(),
+        displayName,
+        photoURL: null,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        revision: 0,
+      });
       return userId;
     },
     issueToken: async (userId: string) => {
@@ -151,9 +173,19 @@ async function replicaModule(replica: CommandRunner): Promise<TestingModule> {
 async function createOrganization(verifiedDomains: string[] = ['acme.io']): Promise<string> {
   const organizationId = `o${++counter}`;
   const now = clock.now().toISOString();
-  await replicaA.run(organizationStream(organizationId), organizationDecider, { kind: 'CreateOrganization', organizationId, title: 'Acme', emailDomains: [], creatorId: 'owner', now }, { caller: admin });
+  await replicaA.run(
+    organizationStream(organizationId),
+    organizationDecider,
+    { kind: 'CreateOrganization', organizationId, title: 'Acme', emailDomains: [], creatorId: 'owner', now },
+    { caller: admin },
+  );
   for (const domain of verifiedDomains) {
-    await replicaA.run(verifiedDomainsStream(organizationId), verifiedDomainsDecider, { kind: 'VerifyDomainByAdmin', organizationId, domain, token: 't', now }, { caller: admin });
+    await replicaA.run(
+      verifiedDomainsStream(organizationId),
+      verifiedDomainsDecider,
+      { kind: 'VerifyDomainByAdmin', organizationId, domain, token: 't', now },
+      { caller: admin },
+    );
   }
   return organizationId;
 }
@@ -170,21 +202,39 @@ async function createProvider(overrides: Partial<SamlProviderSettings> = {}, org
     ...overrides,
   };
   const organization = organizationId ?? (await createOrganization());
-  await replicaA.run(samlProviderStream(providerId), samlProviderDecider, { kind: 'CreateSamlProvider', providerId, organizationId: organization, settings, now: clock.now().toISOString() }, { caller: admin });
+  await replicaA.run(
+    samlProviderStream(providerId),
+    samlProviderDecider,
+    { kind: 'CreateSamlProvider', providerId, organizationId: organization, settings, now: clock.now().toISOString() },
+    { caller: admin },
+  );
   return providerId;
 }
 
 /** A user of the (fake) directory. */
 function addUser(userId: string, email: string): void {
-  contexts.users.set(userId, { _id: userId, email, displayName: userId, photoURL: null, createdAt: '2026-01-01T00:00:00.000Z', revision: 0 });
+  contexts.users.set(userId, {
+    _id: userId,
+    email,
+    displayName: userId,
+    photoURL: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    revision: 0,
+  });
 }
 
 /** A member who consented to SSO: one who joined through an SSO login. */
 async function addConsentingMember(organizationId: string, userId: string): Promise<void> {
-  await replicaA.run(organizationStream(organizationId), organizationDecider, { kind: 'JoinBySso', organizationId, userId, role: 'admin', now: clock.now().toISOString() }, { caller: admin });
+  await replicaA.run(
+    organizationStream(organizationId),
+    organizationDecider,
+    { kind: 'JoinBySso', organizationId, userId, role: 'admin', now: clock.now().toISOString() },
+    { caller: admin },
+  );
 }
 
-const start = (providerId: string, replica = replicaA) => buses.get(replica)!.execute(new StartSamlLogin(providerId, undefined, samlLoginCaller('r-start')));
+const start = (providerId: string, replica = replicaA) =>
+  buses.get(replica)!.execute(new StartSamlLogin(providerId, undefined, samlLoginCaller('r-start')));
 const consume = (providerId: string, samlResponse: string, replica = replicaB) =>
   buses.get(replica)!.execute(new CompleteSamlLogin(providerId, samlResponse, '192.0.2.1', samlLoginCaller('r-acs')));
 
@@ -196,7 +246,14 @@ async function loginResponse(providerId: string, options: Partial<ResponseOption
 
 function answerTo(providerId: string, requestId: string, options: Partial<ResponseOptions> = {}): string {
   const service = samlServiceUrls(PUBLIC_URL, providerId);
-  return idp.response({ audience: service.entityID, acsURL: service.acsURL, inResponseTo: requestId, nameID: 'ada@acme.io', attributes: { displayName: 'Ada Lovelace' }, ...options });
+  return idp.response({
+    audience: service.entityID,
+    acsURL: service.acsURL,
+    inResponseTo: requestId,
+    nameID: 'ada@acme.io',
+    attributes: { displayName: 'Ada Lovelace' },
+    ...options,
+  });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<{ status: number; message: string }> {
@@ -208,9 +265,11 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; mes
   throw new Error('the login succeeded');
 }
 
-const organizationOf = async (providerId: string) => (await replicaA.load(samlProviderStream(providerId), samlProviderDecider)).state.organizationId!;
+const organizationOf = async (providerId: string) =>
+  (await replicaA.load(samlProviderStream(providerId), samlProviderDecider)).state.organizationId!;
 const types = async (stream: string) => (await store.readStream(stream)).map((e) => e.type);
-const NOT_ALLOWED = /^this identity provider may sign in only members of its organization who agreed to single sign-on, and addresses in domains the organization has verified$/;
+const NOT_ALLOWED =
+  /^this identity provider may sign in only members of its organization who agreed to single sign-on, and addresses in domains the organization has verified$/;
 
 describe('SAML login', () => {
   it('given a newcomer in a verified domain, when the provider answers a request another replica issued, then the user is created, joins as an SSO member with the default role and team, and gets a token', async () => {
@@ -218,12 +277,21 @@ describe('SAML login', () => {
     const organizationId = await organizationOf(providerId);
     const login = await consume(providerId, await loginResponse(providerId));
     expect(login).toEqual({
-      user: { object: 'user', id: 'u1', displayName: 'Ada Lovelace', email: 'ada@acme.io', photoURL: null, urls: { location: `${PUBLIC_URL}/v1/users/u1` } },
+      user: {
+        object: 'user',
+        id: 'u1',
+        displayName: 'Ada Lovelace',
+        email: 'ada@acme.io',
+        photoURL: null,
+        urls: { location: `${PUBLIC_URL}/v1/users/u1` },
+      },
       token: 'dpt_u1',
     });
     expect(contexts.executed.map((c) => c.name)).toEqual(['createUser', 'joinBySso', 'issueToken']);
     expect(contexts.executed[1]).toMatchObject({ organizationId, userId: 'u1', role: 'edit' });
-    expect(teams.added).toEqual([{ organizationId, teamId: 'team1', userId: 'u1', caller: expect.objectContaining({ kind: 'system', id: 'sso' }) }]);
+    expect(teams.added).toEqual([
+      { organizationId, teamId: 'team1', userId: 'u1', caller: expect.objectContaining({ kind: 'system', id: 'sso' }) },
+    ]);
   });
 
   it('records what the login did as the system actor `SAML login`, never as the administrator', async () => {
@@ -231,7 +299,11 @@ describe('SAML login', () => {
     const samlResponse = await loginResponse(providerId, { assertionId: '_actor-check' });
     const requestId = /InResponseTo="([^"]+)"/.exec(Buffer.from(samlResponse, 'base64').toString())![1];
     await consume(providerId, samlResponse);
-    for (const stream of [samlRequestStream(requestId), samlAssertionStream('_actor-check'), samlIdentityStream(providerId, 'ada@acme.io')]) {
+    for (const stream of [
+      samlRequestStream(requestId),
+      samlAssertionStream('_actor-check'),
+      samlIdentityStream(providerId, 'ada@acme.io'),
+    ]) {
       for (const event of await store.readStream(stream)) {
         expect(event.metadata).toMatchObject({ actor: { type: 'system', id: 'sso', label: 'SAML login' }, source: 'system' });
       }
@@ -243,7 +315,10 @@ describe('SAML login', () => {
     const providerId = await createProvider();
     const samlResponse = await loginResponse(providerId);
     await consume(providerId, samlResponse, replicaB);
-    expect(await refusal(consume(providerId, samlResponse, replicaA))).toEqual({ status: 401, message: expect.stringMatching(/^invalid SAML response: /) });
+    expect(await refusal(consume(providerId, samlResponse, replicaA))).toEqual({
+      status: 401,
+      message: expect.stringMatching(/^invalid SAML response: /),
+    });
   });
 
   it('given ten different valid answers to one request at the same moment, on two replicas, then exactly one signs in; the others get 401 already answered', async () => {
@@ -264,14 +339,23 @@ describe('SAML login', () => {
     const providerId = await createProvider();
     await consume(providerId, await loginResponse(providerId, { assertionId: '_replayed' }), replicaA);
     const again = await loginResponse(providerId, { assertionId: '_replayed' });
-    expect(await refusal(consume(providerId, again, replicaB))).toEqual({ status: 401, message: 'invalid SAML response: its assertion was already used to log in (replayed response)' });
+    expect(await refusal(consume(providerId, again, replicaB))).toEqual({
+      status: 401,
+      message: 'invalid SAML response: its assertion was already used to log in (replayed response)',
+    });
     expect(contexts.executed.filter((c) => c.name === 'issueToken')).toHaveLength(1);
   });
 
   it('given a response nested deeper than the limit, or larger, then 400 before anything is parsed or looked up', async () => {
     const nested = (depth: number) => Buffer.from(`${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`).toString('base64');
-    expect(await refusal(consume('noSuchProvider', nested(65)))).toEqual({ status: 400, message: 'SAMLResponse: the XML is nested deeper than 64 elements' });
-    expect(await refusal(consume('noSuchProvider', nested(100_000)))).toEqual({ status: 400, message: 'SAMLResponse must be at most 360000 characters' });
+    expect(await refusal(consume('noSuchProvider', nested(65)))).toEqual({
+      status: 400,
+      message: 'SAMLResponse: the XML is nested deeper than 64 elements',
+    });
+    expect(await refusal(consume('noSuchProvider', nested(100_000)))).toEqual({
+      status: 400,
+      message: 'SAMLResponse must be at most 360000 characters',
+    });
   });
 
   it('given a consenting member, when they log in, then they are neither re-created nor added to the default team again, and their NameID is bound', async () => {
@@ -283,18 +367,31 @@ describe('SAML login', () => {
     expect(login.user.id).toBe('u7');
     expect(contexts.executed.map((c) => c.name)).toEqual(['joinBySso', 'issueToken']);
     expect(teams.added).toEqual([]);
-    expect((await store.readStream(samlIdentityStream(providerId, 'ada@elsewhere.io')))[0].data).toMatchObject({ userId: 'u7', basis: 'consenting-member', nameIdHash: nameIdHash('ada@elsewhere.io') });
+    expect((await store.readStream(samlIdentityStream(providerId, 'ada@elsewhere.io')))[0].data).toMatchObject({
+      userId: 'u7',
+      basis: 'consenting-member',
+      nameIdHash: nameIdHash('ada@elsewhere.io'),
+    });
   });
 
   it("given someone else's account outside the verified domains, when an organization's provider names its address, then 403, no token, and the refusal is recorded (account takeover)", async () => {
     const providerId = await createProvider();
     addUser('victim', 'victim@bank.example');
-    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'victim@bank.example' })))).toEqual({ status: 403, message: expect.stringMatching(NOT_ALLOWED) });
+    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'victim@bank.example' })))).toEqual({
+      status: 403,
+      message: expect.stringMatching(NOT_ALLOWED),
+    });
     expect(contexts.executed).toEqual([]);
     const [refused] = await store.readStream(samlRefusalStream(providerId));
     expect(refused).toMatchObject({
       type: 'SamlLoginRefused',
-      data: { providerId, organizationId: await organizationOf(providerId), reason: 'identity-not-allowed', nameIdHash: nameIdHash('victim@bank.example'), emailDomain: 'bank.example' },
+      data: {
+        providerId,
+        organizationId: await organizationOf(providerId),
+        reason: 'identity-not-allowed',
+        nameIdHash: nameIdHash('victim@bank.example'),
+        emailDomain: 'bank.example',
+      },
       metadata: { actor: { type: 'system', id: 'sso', label: 'SAML login' } },
     });
     expect(JSON.stringify(refused.data)).not.toContain('victim@');
@@ -302,7 +399,9 @@ describe('SAML login', () => {
 
   it('given an address nobody has, outside the verified domains, then 403 and no account is created', async () => {
     const providerId = await createProvider();
-    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'newcomer@unverified.example' })))).toMatchObject({ status: 403 });
+    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'newcomer@unverified.example' })))).toMatchObject({
+      status: 403,
+    });
     expect(contexts.executed).toEqual([]);
     expect(contexts.users.size).toBe(0);
     expect(await types(samlRefusalStream(providerId))).toEqual(['SamlLoginRefused']);
@@ -312,16 +411,29 @@ describe('SAML login', () => {
     const organizationId = await createOrganization([]);
     const providerId = await createProvider({}, organizationId);
     addUser('owner', 'owner@elsewhere.io');
-    await replicaA.run(organizationStream(organizationId), organizationDecider, { kind: 'EnableMemberSso', organizationId, userId: 'owner', byUserId: 'owner' }, { caller: admin });
-    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'owner@elsewhere.io' })))).toMatchObject({ status: 403 });
+    await replicaA.run(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'EnableMemberSso', organizationId, userId: 'owner', byUserId: 'owner' },
+      { caller: admin },
+    );
+    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'owner@elsewhere.io' })))).toMatchObject({
+      status: 403,
+    });
     expect(contexts.executed).toEqual([]);
   });
 
   it('given a bound NameID, when the assertion names another address, then the bound user signs in', async () => {
     const providerId = await createProvider();
-    const first = await consume(providerId, await loginResponse(providerId, { nameID: 'id-123', nameIDFormat: PERSISTENT, attributes: { email: 'ada@acme.io' } }));
+    const first = await consume(
+      providerId,
+      await loginResponse(providerId, { nameID: 'id-123', nameIDFormat: PERSISTENT, attributes: { email: 'ada@acme.io' } }),
+    );
     addUser('u9', 'grace@acme.io');
-    const second = await consume(providerId, await loginResponse(providerId, { nameID: 'id-123', nameIDFormat: PERSISTENT, attributes: { email: 'grace@acme.io' } }));
+    const second = await consume(
+      providerId,
+      await loginResponse(providerId, { nameID: 'id-123', nameIDFormat: PERSISTENT, attributes: { email: 'grace@acme.io' } }),
+    );
     expect(second.user.id).toBe(first.user.id);
     expect(await types(samlIdentityStream(providerId, 'id-123'))).toEqual(['SamlIdentityBound']);
   });
@@ -332,8 +444,15 @@ describe('SAML login', () => {
     addUser('u8', 'lin@elsewhere.io');
     await addConsentingMember(organizationId, 'u8');
     await consume(providerId, await loginResponse(providerId, { nameID: 'lin@elsewhere.io' }));
-    await replicaA.run(organizationStream(organizationId), organizationDecider, { kind: 'RemoveMember', organizationId, userId: 'u8', byUserId: 'u8' }, { caller: admin });
-    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'lin@elsewhere.io' })))).toMatchObject({ status: 403 });
+    await replicaA.run(
+      organizationStream(organizationId),
+      organizationDecider,
+      { kind: 'RemoveMember', organizationId, userId: 'u8', byUserId: 'u8' },
+      { caller: admin },
+    );
+    expect(await refusal(consume(providerId, await loginResponse(providerId, { nameID: 'lin@elsewhere.io' })))).toMatchObject({
+      status: 403,
+    });
     expect((await store.readStream(samlRefusalStream(providerId)))[0].data).toMatchObject({ reason: 'binding-no-longer-allowed' });
   });
 
@@ -347,7 +466,10 @@ describe('SAML login', () => {
     const providerId = await createProvider();
     const samlResponse = await loginResponse(providerId);
     clock.current = new Date(clock.current.getTime() + 61 * 60_000);
-    expect(await refusal(consume(providerId, samlResponse))).toEqual({ status: 401, message: expect.stringMatching(/unknown, expired or already answered/) });
+    expect(await refusal(consume(providerId, samlResponse))).toEqual({
+      status: 401,
+      message: expect.stringMatching(/unknown, expired or already answered/),
+    });
   });
 
   it("given a request issued for one provider, when answered at another provider's ACS, then 401", async () => {
@@ -355,7 +477,10 @@ describe('SAML login', () => {
     const second = await createProvider();
     const { url } = await start(first);
     const samlResponse = answerTo(second, authnRequestOf(url).id);
-    expect(await refusal(consume(second, samlResponse))).toEqual({ status: 401, message: expect.stringMatching(/unknown, expired or already answered/) });
+    expect(await refusal(consume(second, samlResponse))).toEqual({
+      status: 401,
+      message: expect.stringMatching(/unknown, expired or already answered/),
+    });
   });
 
   it('given an unknown provider, then 404; given one without certificate, then /start is 409 and the ACS 401', async () => {

@@ -2,12 +2,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
 import type { CacheItem, CacheProvider } from '@node-saml/node-saml';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { log } from '../../platform/src/logging';
-import type { CommandRunner } from '../../runtime/src/command-runner';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { log } from '#platform/logging';
+import type { CommandRunner } from '#runtime/command-runner';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, SSO_USERS, type SsoOrganizations, type SsoTeams, type SsoUser, type SsoUsers } from './sso.needs';
 import { decideSamlAccess, samlSubjectKey, type SamlAccessDecision } from './saml-access';
 import {
@@ -26,7 +26,14 @@ import {
   type SamlLoginSettings,
 } from './saml-provider.decider';
 import type { SamlAccessBasis, SamlRefusalReason } from './saml-provider.events';
-import { SAML_REQUEST_ID, SAML_REQUEST_TTL_MS, samlClient, samlRejected, verifySamlResponse, type VerifiedAssertion } from './saml-response';
+import {
+  SAML_REQUEST_ID,
+  SAML_REQUEST_TTL_MS,
+  samlClient,
+  samlRejected,
+  verifySamlResponse,
+  type VerifiedAssertion,
+} from './saml-response';
 import { checkSamlResponseShape } from './saml-xml-limits';
 import { emailDomainOf, verifiedDomainNames, verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { samlServiceUrls } from './saml-service';
@@ -48,7 +55,13 @@ export class EventLogSamlRequests implements CacheProvider {
 
   async saveAsync(requestId: string, issuedAt: string): Promise<CacheItem | null> {
     const command = { kind: 'IssueSamlRequest' as const, requestId, providerId: this.providerId, issuedAt };
-    await this.commands.run(samlRequestStream(requestId), samlRequestDecider, command, { caller: this.caller, source: 'system' }, { wait: false });
+    await this.commands.run(
+      samlRequestStream(requestId),
+      samlRequestDecider,
+      command,
+      { caller: this.caller, source: 'system' },
+      { wait: false },
+    );
     return { value: issuedAt, createdAt: Date.parse(issuedAt) };
   }
 
@@ -73,11 +86,24 @@ export class EventLogSamlRequests implements CacheProvider {
    */
   async consume(requestId: string): Promise<void> {
     if (!SAML_REQUEST_ID.test(requestId)) throw samlRejected('it answers a login request that is unknown, expired or already answered');
-    const command = { kind: 'ConsumeSamlRequest' as const, requestId, providerId: this.providerId, now: this.commands.now().toISOString(), ttlMs: SAML_REQUEST_TTL_MS };
+    const command = {
+      kind: 'ConsumeSamlRequest' as const,
+      requestId,
+      providerId: this.providerId,
+      now: this.commands.now().toISOString(),
+      ttlMs: SAML_REQUEST_TTL_MS,
+    };
     try {
-      await this.commands.run(samlRequestStream(requestId), samlRequestDecider, command, { caller: this.caller, source: 'system' }, { wait: false });
+      await this.commands.run(
+        samlRequestStream(requestId),
+        samlRequestDecider,
+        command,
+        { caller: this.caller, source: 'system' },
+        { wait: false },
+      );
     } catch (error) {
-      if (error instanceof DomainError && error.status === 404) throw samlRejected('it answers a login request that is unknown, expired or already answered');
+      if (error instanceof DomainError && error.status === 404)
+        throw samlRejected('it answers a login request that is unknown, expired or already answered');
       if (error instanceof DomainError) throw samlRejected(error.message);
       if ((error as { name?: string }).name === 'WrongExpectedRevisionError') throw samlRejected('the login request was already answered');
       throw error;
@@ -132,7 +158,11 @@ export class StartSamlLoginHandler extends DecidingHandler {
   async execute({ providerId, relayState, caller }: StartSamlLogin): Promise<{ url: string }> {
     const settings = await loadProvider(this.runner, providerId);
     if (!settings) throw DomainError.conflict(`SAML provider ${providerId} is not ready for logins: it needs an ssoURL and a certificate`);
-    const saml = samlClient(settings, samlServiceUrls(this.config.publicUrl, providerId), new EventLogSamlRequests(providerId, this.runner, caller));
+    const saml = samlClient(
+      settings,
+      samlServiceUrls(this.config.publicUrl, providerId),
+      new EventLogSamlRequests(providerId, this.runner, caller),
+    );
     return { url: await saml.getAuthorizeUrlAsync(relayState ?? '', undefined, {}) };
   }
 }
@@ -208,7 +238,10 @@ export class CompleteSamlLoginHandler extends DecidingHandler {
         'this identity provider may sign in only members of its organization who agreed to single sign-on, and addresses in domains the organization has verified',
       );
     }
-    const user = decision.userId === null ? await this.createUser(verified.email, verified.displayName, caller) : await this.existingUser(decision.userId);
+    const user =
+      decision.userId === null
+        ? await this.createUser(verified.email, verified.displayName, caller)
+        : await this.existingUser(decision.userId);
     if (decision.bind) await this.bind(settings, subject, user._id, decision.basis, caller);
     const wasMember = subject.members.has(user._id);
     await this.organizations.joinBySso(organizationId, user._id, settings.defaultRole, caller);
@@ -219,9 +252,15 @@ export class CompleteSamlLoginHandler extends DecidingHandler {
 
   private async consumeAssertion(assertionId: string, providerId: string, caller: Caller): Promise<void> {
     try {
-      await this.decide(samlAssertionStream(assertionId), samlAssertionDecider, { kind: 'ConsumeSamlAssertion', assertionId, providerId }, { caller, source: 'system', wait: false });
+      await this.decide(
+        samlAssertionStream(assertionId),
+        samlAssertionDecider,
+        { kind: 'ConsumeSamlAssertion', assertionId, providerId },
+        { caller, source: 'system', wait: false },
+      );
     } catch (error) {
-      const replayed = (error instanceof DomainError && error.status === 409) || (error as { name?: string }).name === 'WrongExpectedRevisionError';
+      const replayed =
+        (error instanceof DomainError && error.status === 409) || (error as { name?: string }).name === 'WrongExpectedRevisionError';
       if (replayed) throw samlRejected('its assertion was already used to log in (replayed response)');
       throw error;
     }
@@ -238,7 +277,10 @@ export class CompleteSamlLoginHandler extends DecidingHandler {
     const boundUserId = identity.state.binding?.userId ?? null;
     const boundUser = boundUserId === null || boundUserId === emailUser?._id ? null : await this.users.byId(boundUserId);
     const candidates = [emailUser, boundUser].filter((user): user is SsoUser => user !== null);
-    const members = await this.organizations.membersAmong(settings.organizationId, candidates.map((user) => user._id));
+    const members = await this.organizations.membersAmong(
+      settings.organizationId,
+      candidates.map((user) => user._id),
+    );
     const inDomain = (email: string) => {
       const domain = emailDomainOf(email);
       return domain !== null && verifiedDomains.has(domain);
@@ -257,15 +299,44 @@ export class CompleteSamlLoginHandler extends DecidingHandler {
   /** Appended before the 403 is answered, and waited for, so the organization's audit log shows it at once. */
   private async recordRefusal(settings: SamlLoginSettings, subject: SamlSubject, reason: SamlRefusalReason, caller: Caller): Promise<void> {
     const { providerId, organizationId } = settings;
-    log.warn({ providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain }, 'SAML login refused: the provider may not sign in this identity');
-    const command = { kind: 'RecordSamlLoginRefusal' as const, providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain, now: this.now() };
+    log.warn(
+      { providerId, organizationId, reason, nameIdHash: subject.nameIdHash, emailDomain: subject.emailDomain },
+      'SAML login refused: the provider may not sign in this identity',
+    );
+    const command = {
+      kind: 'RecordSamlLoginRefusal' as const,
+      providerId,
+      organizationId,
+      reason,
+      nameIdHash: subject.nameIdHash,
+      emailDomain: subject.emailDomain,
+      now: this.now(),
+    };
     await this.decide(samlRefusalStream(providerId), samlRefusalDecider, command, { caller, source: 'system' });
   }
 
-  private async bind(settings: SamlLoginSettings, subject: SamlSubject, userId: string, basis: SamlAccessBasis, caller: Caller): Promise<void> {
+  private async bind(
+    settings: SamlLoginSettings,
+    subject: SamlSubject,
+    userId: string,
+    basis: SamlAccessBasis,
+    caller: Caller,
+  ): Promise<void> {
     const { providerId, organizationId } = settings;
-    const command = { kind: 'BindSamlIdentity' as const, providerId, organizationId, nameIdHash: subject.nameIdHash, userId, basis, now: this.now() };
-    await this.decide(samlIdentityStream(providerId, subject.subjectKey), samlIdentityDecider, command, { caller, source: 'system', wait: false });
+    const command = {
+      kind: 'BindSamlIdentity' as const,
+      providerId,
+      organizationId,
+      nameIdHash: subject.nameIdHash,
+      userId,
+      basis,
+      now: this.now(),
+    };
+    await this.decide(samlIdentityStream(providerId, subject.subjectKey), samlIdentityDecider, command, {
+      caller,
+      source: 'system',
+      wait: false,
+    });
   }
 
   private async existingUser(userId: string): Promise<SsoUser> {

@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import { newId } from '../../platform/src/ids';
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import { newId } from '#platform/ids';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, type SsoOrganizations, type SsoTeams } from './sso.needs';
 import { normalizeCertificate } from './certificate';
 import { samlProviderDecider, samlProviderStream } from './saml-provider.decider';
@@ -56,7 +56,12 @@ export class CreateSamlProviderHandler extends DecidingHandler {
     };
     await requireTeam(this.teams, organizationId, settings.defaultTeam);
     const providerId = newId();
-    await this.decide(samlProviderStream(providerId), samlProviderDecider, { kind: 'CreateSamlProvider', providerId, organizationId, settings, now: this.now() }, { caller });
+    await this.decide(
+      samlProviderStream(providerId),
+      samlProviderDecider,
+      { kind: 'CreateSamlProvider', providerId, organizationId, settings, now: this.now() },
+      { caller },
+    );
     return providerId;
   }
 }
@@ -85,14 +90,22 @@ export class UpdateSamlProviderHandler extends DecidingHandler {
 
   async execute({ organizationId, providerId, changes, caller, ifMatch }: UpdateSamlProvider): Promise<void> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
-    const normalized: SamlProviderChanges = { ...changes, ...(changes.certificate !== undefined ? { certificate: certificateOf(changes.certificate) } : {}) };
+    const normalized: SamlProviderChanges = {
+      ...changes,
+      ...(changes.certificate !== undefined ? { certificate: certificateOf(changes.certificate) } : {}),
+    };
     if (normalized.defaultTeam) {
       // An unknown provider is a 404 before an unknown team is a 400.
       const { state } = await this.load(samlProviderStream(providerId), samlProviderDecider);
       if (!state.exists || state.organizationId !== organizationId) throw DomainError.notFound(`no SAML provider ${providerId}`);
       if (state.settings.defaultTeam !== normalized.defaultTeam) await requireTeam(this.teams, organizationId, normalized.defaultTeam);
     }
-    await this.decide(samlProviderStream(providerId), samlProviderDecider, { kind: 'UpdateSamlProvider', providerId, organizationId, changes: normalized }, { caller, ifMatch });
+    await this.decide(
+      samlProviderStream(providerId),
+      samlProviderDecider,
+      { kind: 'UpdateSamlProvider', providerId, organizationId, changes: normalized },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -116,7 +129,12 @@ export class DeleteSamlProviderHandler extends DecidingHandler {
 
   async execute({ organizationId, providerId, caller, ifMatch }: DeleteSamlProvider): Promise<void> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
-    await this.decide(samlProviderStream(providerId), samlProviderDecider, { kind: 'DeleteSamlProvider', providerId, organizationId }, { caller, ifMatch });
+    await this.decide(
+      samlProviderStream(providerId),
+      samlProviderDecider,
+      { kind: 'DeleteSamlProvider', providerId, organizationId },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -130,7 +148,8 @@ function certificateOf(value: string | null | undefined): string | null | undefi
 
 async function requireTeam(teams: SsoTeams, organizationId: string, teamId: string | null): Promise<void> {
   if (teamId === null) return;
-  if (!(await teams.findTeam(organizationId, teamId))) throw DomainError.invalid(`defaultTeam: organization ${organizationId} has no team ${teamId}`);
+  if (!(await teams.findTeam(organizationId, teamId)))
+    throw DomainError.invalid(`defaultTeam: organization ${organizationId} has no team ${teamId}`);
 }
 
 export const samlProviderCommandHandlers = [CreateSamlProviderHandler, UpdateSamlProviderHandler, DeleteSamlProviderHandler];

@@ -1,17 +1,17 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, Public, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
+import { CurrentCaller, Public, type Caller } from '#platform/http/auth';
+import { etagOf, parseIfMatch } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
 import { CreateSamlProvider, DeleteSamlProvider, UpdateSamlProvider } from './saml-provider.commands';
 import { CreateSamlProviderBody, UpdateSamlProviderBody } from './saml-provider.dto';
 import type { SamlProviderChanges } from './saml-provider.events';
 import { GetSamlProvider, ListSamlProviders, ListSsoOptions } from './saml-provider.queries';
-import { Valid } from '../../platform/src/http/validation';
+import { Valid } from '#platform/http/validation';
 
 /** SAML providers of an organization (admins only) and its public list of ways to sign in. */
 @Controller('v1/orgs/:organizationId')

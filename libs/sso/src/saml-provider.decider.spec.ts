@@ -1,5 +1,11 @@
-import { deciderSpec } from '../../testing/src';
-import type { SamlIdentityEvent, SamlProviderEvent, SamlProviderSettings, SamlRefusalEvent, SamlRequestEvent } from './saml-provider.events';
+import { deciderSpec } from '#testing';
+import type {
+  SamlIdentityEvent,
+  SamlProviderEvent,
+  SamlProviderSettings,
+  SamlRefusalEvent,
+  SamlRequestEvent,
+} from './saml-provider.events';
 import {
   loginSettings,
   nameIdHash,
@@ -24,10 +30,20 @@ const settings: SamlProviderSettings = {
 };
 const spec = deciderSpec(samlProviderDecider);
 
-const created: SamlProviderEvent[] = [{ type: 'SamlProviderCreated', data: { providerId: 'p1', organizationId: 'o1', ...settings, createdAt: now } }];
+const created: SamlProviderEvent[] = [
+  { type: 'SamlProviderCreated', data: { providerId: 'p1', organizationId: 'o1', ...settings, createdAt: now } },
+];
 const deleted: SamlProviderEvent[] = [...created, { type: 'SamlProviderDeleted', data: { providerId: 'p1', organizationId: 'o1' } }];
-const withoutCertificate: SamlProviderEvent[] = [...created, { type: 'SamlProviderUpdated', data: { providerId: 'p1', organizationId: 'o1', changes: { certificate: null } } }];
-const update = (changes: object, organizationId = 'o1'): SamlProviderCommand => ({ kind: 'UpdateSamlProvider', providerId: 'p1', organizationId, changes });
+const withoutCertificate: SamlProviderEvent[] = [
+  ...created,
+  { type: 'SamlProviderUpdated', data: { providerId: 'p1', organizationId: 'o1', changes: { certificate: null } } },
+];
+const update = (changes: object, organizationId = 'o1'): SamlProviderCommand => ({
+  kind: 'UpdateSamlProvider',
+  providerId: 'p1',
+  organizationId,
+  changes,
+});
 const create: SamlProviderCommand = { kind: 'CreateSamlProvider', providerId: 'p1', organizationId: 'o1', settings, now };
 const remove = (organizationId = 'o1'): SamlProviderCommand => ({ kind: 'DeleteSamlProvider', providerId: 'p1', organizationId });
 
@@ -48,11 +64,19 @@ describe('SAML provider decider', () => {
     spec
       .given(created)
       .when(update({ label: 'Okta', ssoURL: 'https://idp.example.test/sso2', defaultRole: null, defaultTeam: null }))
-      .then([{ type: 'SamlProviderUpdated', data: { providerId: 'p1', organizationId: 'o1', changes: { ssoURL: 'https://idp.example.test/sso2', defaultRole: null } } }]);
+      .then([
+        {
+          type: 'SamlProviderUpdated',
+          data: { providerId: 'p1', organizationId: 'o1', changes: { ssoURL: 'https://idp.example.test/sso2', defaultRole: null } },
+        },
+      ]);
   });
 
   it('given a provider, when setting the values it has, then no event', () => {
-    spec.given(created).when(update({ label: 'Okta', entityID: 'https://idp.example.test' })).thenNothing();
+    spec
+      .given(created)
+      .when(update({ label: 'Okta', entityID: 'https://idp.example.test' }))
+      .thenNothing();
   });
 
   it('given a provider, when changing nothing, then no event', () => {
@@ -64,7 +88,10 @@ describe('SAML provider decider', () => {
   });
 
   it('given a changed provider, when changed to the same value, then no event (later decisions see the change)', () => {
-    spec.given(withoutCertificate).when(update({ certificate: null })).thenNothing();
+    spec
+      .given(withoutCertificate)
+      .when(update({ certificate: null }))
+      .thenNothing();
   });
 
   it('given a provider without certificate, then no login settings', () => {
@@ -72,11 +99,17 @@ describe('SAML provider decider', () => {
   });
 
   it('given a provider of another organization, when changing it, then 404', () => {
-    spec.given(created).when(update({ label: 'X' }, 'o2')).thenFails(404, 'no SAML provider p1');
+    spec
+      .given(created)
+      .when(update({ label: 'X' }, 'o2'))
+      .thenFails(404, 'no SAML provider p1');
   });
 
   it('given no provider, when changing it, then 404', () => {
-    spec.given([]).when(update({ label: 'X' })).thenFails(404);
+    spec
+      .given([])
+      .when(update({ label: 'X' }))
+      .thenFails(404);
   });
 
   it('given a provider of another organization, when deleting it, then 404', () => {
@@ -92,7 +125,10 @@ describe('SAML provider decider', () => {
   });
 
   it('given a deleted provider, when changed, then 404', () => {
-    spec.given(deleted).when(update({ label: 'X' })).thenFails(404);
+    spec
+      .given(deleted)
+      .when(update({ label: 'X' }))
+      .thenFails(404);
   });
 
   it('given a deleted provider, then no login settings', () => {
@@ -125,8 +161,14 @@ describe('SAML request decider', () => {
   const issued: SamlRequestEvent[] = [{ type: 'SamlRequestIssued', data: { requestId: '_r1', providerId: 'p1', issuedAt: now } }];
   const consumed: SamlRequestEvent[] = [...issued, { type: 'SamlRequestConsumed', data: { requestId: '_r1', providerId: 'p1' } }];
   const issue = { kind: 'IssueSamlRequest' as const, requestId: '_r1', providerId: 'p1', issuedAt: now };
-  const consume = (requestId = '_r1', overrides: object = {}) =>
-    ({ kind: 'ConsumeSamlRequest' as const, requestId, providerId: 'p1', now: '2026-01-01T00:10:00.000Z', ttlMs: 3_600_000, ...overrides });
+  const consume = (requestId = '_r1', overrides: object = {}) => ({
+    kind: 'ConsumeSamlRequest' as const,
+    requestId,
+    providerId: 'p1',
+    now: '2026-01-01T00:10:00.000Z',
+    ttlMs: 3_600_000,
+    ...overrides,
+  });
 
   it('given nothing, when issuing, then the request is recorded', () => {
     requests.given([]).when(issue).then(issued);
@@ -157,11 +199,17 @@ describe('SAML request decider', () => {
   });
 
   it("given a request of another provider, when answered at this provider's ACS, then 404", () => {
-    requests.given(issued).when(consume('_r1', { providerId: 'p2' })).thenFails(404);
+    requests
+      .given(issued)
+      .when(consume('_r1', { providerId: 'p2' }))
+      .thenFails(404);
   });
 
   it('given a request older than its time to live, when answered, then 403', () => {
-    requests.given(issued).when(consume('_r1', { now: '2026-01-01T01:00:00.000Z' })).thenFails(403, 'the login request has expired');
+    requests
+      .given(issued)
+      .when(consume('_r1', { now: '2026-01-01T01:00:00.000Z' }))
+      .thenFails(403, 'the login request has expired');
   });
 });
 
@@ -189,9 +237,20 @@ describe('SAML assertion decider', () => {
 
 describe('SAML identity (NameID binding) decider', () => {
   const identities = deciderSpec(samlIdentityDecider);
-  const bind = (userId: string) => ({ kind: 'BindSamlIdentity' as const, providerId: 'p1', organizationId: 'o1', nameIdHash: 'h1', userId, basis: 'verified-domain' as const, now });
+  const bind = (userId: string) => ({
+    kind: 'BindSamlIdentity' as const,
+    providerId: 'p1',
+    organizationId: 'o1',
+    nameIdHash: 'h1',
+    userId,
+    basis: 'verified-domain' as const,
+    now,
+  });
   const bound: SamlIdentityEvent[] = [
-    { type: 'SamlIdentityBound', data: { providerId: 'p1', organizationId: 'o1', nameIdHash: 'h1', userId: 'u1', basis: 'verified-domain', boundAt: now } },
+    {
+      type: 'SamlIdentityBound',
+      data: { providerId: 'p1', organizationId: 'o1', nameIdHash: 'h1', userId: 'u1', basis: 'verified-domain', boundAt: now },
+    },
   ];
 
   it('given an unbound NameID, when bound, then it names the user', () => {
@@ -199,7 +258,11 @@ describe('SAML identity (NameID binding) decider', () => {
   });
 
   it('given a bound NameID, then the state holds the binding', () => {
-    identities.given(bound).thenState((state) => expect(state.binding).toEqual({ providerId: 'p1', organizationId: 'o1', userId: 'u1', basis: 'verified-domain', boundAt: now }));
+    identities
+      .given(bound)
+      .thenState((state) =>
+        expect(state.binding).toEqual({ providerId: 'p1', organizationId: 'o1', userId: 'u1', basis: 'verified-domain', boundAt: now }),
+      );
   });
 
   it('given a NameID bound to the user, when bound again, then nothing changes', () => {
@@ -235,7 +298,17 @@ describe('SAML refusal decider', () => {
     now,
   };
   const refused: SamlRefusalEvent[] = [
-    { type: 'SamlLoginRefused', data: { providerId: 'p1', organizationId: 'o1', reason: 'identity-not-allowed', nameIdHash: 'h1', emailDomain: 'victim.example', refusedAt: now } },
+    {
+      type: 'SamlLoginRefused',
+      data: {
+        providerId: 'p1',
+        organizationId: 'o1',
+        reason: 'identity-not-allowed',
+        nameIdHash: 'h1',
+        emailDomain: 'victim.example',
+        refusedAt: now,
+      },
+    },
   ];
 
   it('given nothing, when a login is refused, then it is recorded with hashes and the e-mail domain, never the assertion', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '../../platform/src/errors';
-import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '#platform/errors';
+import type { Decider } from '#event-store/decider';
 import type {
   SamlAccessBasis,
   SamlAssertionEvent,
@@ -42,7 +42,14 @@ export type SamlProviderCommand =
   | { kind: 'UpdateSamlProvider'; providerId: string; organizationId: string; changes: SamlProviderChanges }
   | { kind: 'DeleteSamlProvider'; providerId: string; organizationId: string };
 
-const initialSettings = (): SamlProviderSettings => ({ label: '', entityID: null, certificate: null, ssoURL: null, defaultTeam: null, defaultRole: null });
+const initialSettings = (): SamlProviderSettings => ({
+  label: '',
+  entityID: null,
+  certificate: null,
+  ssoURL: null,
+  defaultTeam: null,
+  defaultRole: null,
+});
 
 /**
  * A SAML identity provider of an organization. Who may manage it (organization admins) is checked
@@ -124,16 +131,22 @@ export type SamlRequestCommand =
 export const samlRequestDecider: Decider<SamlRequestCommand, SamlRequestEvent, SamlRequestState> = {
   initialState: () => ({ issued: null, consumed: false }),
   evolve: (state, event) =>
-    event.type === 'SamlRequestIssued' ? { issued: { providerId: event.data.providerId, issuedAt: event.data.issuedAt }, consumed: false } : { ...state, consumed: true },
+    event.type === 'SamlRequestIssued'
+      ? { issued: { providerId: event.data.providerId, issuedAt: event.data.issuedAt }, consumed: false }
+      : { ...state, consumed: true },
   decide(command, state) {
     if (command.kind === 'IssueSamlRequest') {
       if (state.issued) return DomainError.conflict(`SAML request ${command.requestId} already exists`);
-      return [{ type: 'SamlRequestIssued', data: { requestId: command.requestId, providerId: command.providerId, issuedAt: command.issuedAt } }];
+      return [
+        { type: 'SamlRequestIssued', data: { requestId: command.requestId, providerId: command.providerId, issuedAt: command.issuedAt } },
+      ];
     }
     // A request of another provider does not exist for this one.
-    if (!state.issued || state.issued.providerId !== command.providerId) return DomainError.notFound(`no login request ${command.requestId}`);
+    if (!state.issued || state.issued.providerId !== command.providerId)
+      return DomainError.notFound(`no login request ${command.requestId}`);
     if (state.consumed) return DomainError.forbidden('the login request was already answered');
-    if (Date.parse(command.now) - Date.parse(state.issued.issuedAt) >= command.ttlMs) return DomainError.forbidden('the login request has expired');
+    if (Date.parse(command.now) - Date.parse(state.issued.issuedAt) >= command.ttlMs)
+      return DomainError.forbidden('the login request has expired');
     return [{ type: 'SamlRequestConsumed', data: { requestId: command.requestId, providerId: state.issued.providerId } }];
   },
 };

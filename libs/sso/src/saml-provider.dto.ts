@@ -1,9 +1,9 @@
 import { OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsString, IsUrl, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
-import { ID_PATTERN } from '../../platform/src/ids';
-import { ORGANIZATION_ROLES, type OrganizationRole } from '../../platform/src/permissions';
-import { NotBlank } from '../../platform/src/http/validation';
+import { ID_PATTERN } from '#platform/ids';
+import { ORGANIZATION_ROLES, type OrganizationRole } from '#platform/permissions';
+import { NotBlank } from '#platform/http/validation';
 import { IsX509Certificate } from './certificate';
 import { SAML_RESPONSE_MAX_BASE64_LENGTH } from './saml-xml-limits';
 import { UNSET_SSO_URL } from './saml-provider.queries';

@@ -1,4 +1,4 @@
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { OrganizationRole } from '#platform/permissions';
 
 /** A SAML provider's settings, as POST /v1/orgs/{organizationId}/saml sets them. */
 export interface SamlProviderSettings {
@@ -66,5 +66,12 @@ export type SamlRefusalReason = 'identity-not-allowed' | 'binding-no-longer-allo
  */
 export type SamlRefusalEvent = {
   type: 'SamlLoginRefused';
-  data: { providerId: string; organizationId: string; reason: SamlRefusalReason; nameIdHash: string; emailDomain: string | null; refusedAt: string };
+  data: {
+    providerId: string;
+    organizationId: string;
+    reason: SamlRefusalReason;
+    nameIdHash: string;
+    emailDomain: string | null;
+    refusedAt: string;
+  };
 };

@@ -1,4 +1,4 @@
-import { inStream, projectionSpec, recordEvents } from '../../testing/src';
+import { inStream, projectionSpec, recordEvents } from '#testing';
 import type { SamlProviderEvent } from './saml-provider.events';
 import { SAML_PROVIDERS, samlProviderProjection } from './saml-provider.projections';
 import { ssoAuditCatalog } from './sso.audit';
@@ -7,13 +7,30 @@ const now = '2026-01-01T00:00:00.000Z';
 const spec = projectionSpec(samlProviderProjection);
 const created = (providerId: string, label: string): SamlProviderEvent => ({
   type: 'SamlProviderCreated',
-  data: { providerId, organizationId: 'o1', label, entityID: null, certificate: null, ssoURL: null, defaultTeam: null, defaultRole: 'read', createdAt: now },
+  data: {
+    providerId,
+    organizationId: 'o1',
+    label,
+    entityID: null,
+    certificate: null,
+    ssoURL: null,
+    defaultTeam: null,
+    defaultRole: 'read',
+    createdAt: now,
+  },
 });
 const history = [
   ...inStream('samlprovider-p1', [created('p1', 'Okta')]),
   ...inStream('samlprovider-p2', [created('p2', 'Entra')]),
   ...inStream('samlprovider-p1', [
-    { type: 'SamlProviderUpdated', data: { providerId: 'p1', organizationId: 'o1', changes: { label: 'Okta SSO', ssoURL: 'https://idp.example.test/sso', defaultRole: null } } },
+    {
+      type: 'SamlProviderUpdated',
+      data: {
+        providerId: 'p1',
+        organizationId: 'o1',
+        changes: { label: 'Okta SSO', ssoURL: 'https://idp.example.test/sso', defaultRole: null },
+      },
+    },
   ]),
   ...inStream('samlprovider-p2', [{ type: 'SamlProviderDeleted', data: { providerId: 'p2', organizationId: 'o1' } }]),
 ];
@@ -52,15 +69,27 @@ describe('SSO audit catalog', () => {
   const [providerCreated, , providerUpdated, providerDeleted] = recordEvents(history);
 
   it('describes a provider created as saml_provider.created on the organization, labelled', () => {
-    expect(ssoAuditCatalog.SamlProviderCreated(providerCreated)).toEqual({ action: 'saml_provider.created', organizationId: 'o1', target: { type: 'saml-provider', id: 'p1', label: 'Okta' } });
+    expect(ssoAuditCatalog.SamlProviderCreated(providerCreated)).toEqual({
+      action: 'saml_provider.created',
+      organizationId: 'o1',
+      target: { type: 'saml-provider', id: 'p1', label: 'Okta' },
+    });
   });
 
   it('describes a provider changed as saml_provider.updated, with its new label', () => {
-    expect(ssoAuditCatalog.SamlProviderUpdated(providerUpdated)).toEqual({ action: 'saml_provider.updated', organizationId: 'o1', target: { type: 'saml-provider', id: 'p1', label: 'Okta SSO' } });
+    expect(ssoAuditCatalog.SamlProviderUpdated(providerUpdated)).toEqual({
+      action: 'saml_provider.updated',
+      organizationId: 'o1',
+      target: { type: 'saml-provider', id: 'p1', label: 'Okta SSO' },
+    });
   });
 
   it('describes a provider deleted as saml_provider.deleted', () => {
-    expect(ssoAuditCatalog.SamlProviderDeleted(providerDeleted)).toEqual({ action: 'saml_provider.deleted', organizationId: 'o1', target: { type: 'saml-provider', id: 'p2' } });
+    expect(ssoAuditCatalog.SamlProviderDeleted(providerDeleted)).toEqual({
+      action: 'saml_provider.deleted',
+      organizationId: 'o1',
+      target: { type: 'saml-provider', id: 'p2' },
+    });
   });
 
   it('describes provider, identity binding, refusal and domain events, and logins not at all', () => {
@@ -79,14 +108,32 @@ describe('SSO audit catalog', () => {
   it('shows refused logins to the organization, against the provider, without the identity in clear', () => {
     const [refused] = recordEvents(
       inStream('samlrefusals-p1', [
-        { type: 'SamlLoginRefused', data: { providerId: 'p1', organizationId: 'o1', reason: 'identity-not-allowed', nameIdHash: 'h', emailDomain: 'victim.example', refusedAt: now } },
+        {
+          type: 'SamlLoginRefused',
+          data: {
+            providerId: 'p1',
+            organizationId: 'o1',
+            reason: 'identity-not-allowed',
+            nameIdHash: 'h',
+            emailDomain: 'victim.example',
+            refusedAt: now,
+          },
+        },
       ]),
     );
-    expect(ssoAuditCatalog.SamlLoginRefused(refused)).toEqual({ action: 'saml_login.refused', organizationId: 'o1', target: { type: 'saml-provider', id: 'p1' } });
+    expect(ssoAuditCatalog.SamlLoginRefused(refused)).toEqual({
+      action: 'saml_login.refused',
+      organizationId: 'o1',
+      target: { type: 'saml-provider', id: 'p1' },
+    });
   });
 
   it('shows domain verification as verified_domain.*', () => {
-    const [confirmed] = recordEvents(inStream('verifieddomains-o1', [{ type: 'VerifiedDomainConfirmed', data: { organizationId: 'o1', domain: 'acme.io', method: 'admin', verifiedAt: now } }]));
+    const [confirmed] = recordEvents(
+      inStream('verifieddomains-o1', [
+        { type: 'VerifiedDomainConfirmed', data: { organizationId: 'o1', domain: 'acme.io', method: 'admin', verifiedAt: now } },
+      ]),
+    );
     expect(ssoAuditCatalog.VerifiedDomainConfirmed(confirmed)).toEqual({
       action: 'verified_domain.verified',
       organizationId: 'o1',

@@ -1,4 +1,4 @@
-import { documentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
+import { documentProjection, type ProjectedDoc } from '#read-store/projections/projection';
 import type { SamlProviderEvent, SamlProviderSettings } from './saml-provider.events';
 
 export const SAML_PROVIDERS = 'saml_providers';

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import type { OrganizationRole } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import type { OrganizationRole } from '#platform/permissions';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { SSO_ORGANIZATIONS, SSO_TEAMS, type SsoOrganizations, type SsoTeams } from './sso.needs';
 import { SAML_PROVIDERS, type SamlProviderDoc } from './saml-provider.projections';
 import { samlServiceUrls, type SamlServiceUrls } from './saml-service';
@@ -93,7 +93,9 @@ export class ListSamlProvidersHandler implements IQueryHandler<ListSamlProviders
 
   async execute({ organizationId, caller, paging }: ListSamlProviders): Promise<ListEnvelope<SamlProviderObject>> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE);
-    const found = await this.reads.collection<SamlProviderDoc>(SAML_PROVIDERS).find({ organizationId }, { sort: { createdAt: 1 }, limit: paging.limit, after: paging.page });
+    const found = await this.reads
+      .collection<SamlProviderDoc>(SAML_PROVIDERS)
+      .find({ organizationId }, { sort: { createdAt: 1 }, limit: paging.limit, after: paging.page });
     const items = await Promise.all(found.items.map((provider) => this.presenter.present(provider)));
     return listEnvelope({ items, count: found.count, next: found.next });
   }
@@ -152,7 +154,11 @@ export class ListSsoOptionsHandler implements IQueryHandler<ListSsoOptions> {
       .collection<SamlProviderDoc>(SAML_PROVIDERS)
       .find({ organizationId, ssoURL: { $ne: null }, certificate: { $ne: null } }, { sort: { createdAt: 1 }, limit: 1000, count: false });
     return {
-      items: found.items.map((provider) => ({ id: provider._id, label: provider.label, startURL: samlServiceUrls(this.config.publicUrl, provider._id).startURL })),
+      items: found.items.map((provider) => ({
+        id: provider._id,
+        label: provider.label,
+        startURL: samlServiceUrls(this.config.publicUrl, provider._id).startURL,
+      })),
     };
   }
 }

@@ -3,7 +3,7 @@ import { normalizeCertificate } from './certificate';
 import type { SamlLoginSettings } from './saml-provider.decider';
 import { samlClient, verifySamlResponse } from './saml-response';
 import { samlServiceUrls } from './saml-service';
-import { authnRequestOf, FakeIdp, generateKeyPair, signElement, type ResponseOptions } from '../../testing/src/fake-idp';
+import { authnRequestOf, FakeIdp, generateKeyPair, signElement, type ResponseOptions } from '#testing/fake-idp';
 
 /** node-saml's request store, in memory (the service keeps it in the event log: see saml-login.e2e.ts). */
 class MemoryRequests implements CacheProvider {
@@ -116,7 +116,9 @@ describe('SAML response verification', () => {
       const signed = idp.responseXml({ audience: service.entityID, acsURL: service.acsURL, nameID: 'ada@acme.io', inResponseTo, sign });
       const tampered = signed.replace('ada@acme.io', 'mallory@acme.io');
       expect(tampered).not.toBe(signed);
-      expect(await refusal(respond({ inResponseTo }, {}, Buffer.from(tampered).toString('base64')))).toMatch(/not signed by the provider's certificate/);
+      expect(await refusal(respond({ inResponseTo }, {}, Buffer.from(tampered).toString('base64')))).toMatch(
+        /not signed by the provider's certificate/,
+      );
     }
   });
 
@@ -127,34 +129,55 @@ describe('SAML response verification', () => {
   it('refuses an unsigned assertion wrapped next to a signed one (signature wrapping)', async () => {
     const inResponseTo = await startLogin();
     const genuine = signElement(
-      idp.responseXml({ audience: service.entityID, acsURL: service.acsURL, nameID: 'ada@acme.io', inResponseTo, sign: 'none' }).replace(/^.*?(<saml:Assertion)/s, '$1').replace(/<\/samlp:Response>$/, ''),
+      idp
+        .responseXml({ audience: service.entityID, acsURL: service.acsURL, nameID: 'ada@acme.io', inResponseTo, sign: 'none' })
+        .replace(/^.*?(<saml:Assertion)/s, '$1')
+        .replace(/<\/samlp:Response>$/, ''),
       'Assertion',
       idp.keys,
     );
-    const forged = idp.responseXml({ audience: service.entityID, acsURL: service.acsURL, nameID: 'mallory@acme.io', inResponseTo, sign: 'none' });
+    const forged = idp.responseXml({
+      audience: service.entityID,
+      acsURL: service.acsURL,
+      nameID: 'mallory@acme.io',
+      inResponseTo,
+      sign: 'none',
+    });
     const wrapped = forged.replace('</samlp:Response>', `${genuine}</samlp:Response>`);
-    expect(await refusal(respond({ inResponseTo }, {}, Buffer.from(wrapped).toString('base64')))).toMatch(/not signed by the provider's certificate/);
+    expect(await refusal(respond({ inResponseTo }, {}, Buffer.from(wrapped).toString('base64')))).toMatch(
+      /not signed by the provider's certificate/,
+    );
   });
 
   it('refuses an expired assertion and one not valid yet', async () => {
-    expect(await refusal(respond({ issueInstant: minutes(-20), notBefore: minutes(-20), notOnOrAfter: minutes(-10) }))).toMatch(/the assertion has expired/);
+    expect(await refusal(respond({ issueInstant: minutes(-20), notBefore: minutes(-20), notOnOrAfter: minutes(-10) }))).toMatch(
+      /the assertion has expired/,
+    );
     expect(await refusal(respond({ notBefore: minutes(10), notOnOrAfter: minutes(20) }))).toMatch(/the assertion is not valid yet/);
     // Within the tolerated clock skew (a minute), a slightly early assertion passes.
     expect((await respond({ notBefore: new Date(Date.now() + 20_000) })).email).toBe('ada@acme.io');
   });
 
   it('refuses an assertion for another audience', async () => {
-    expect(await refusal(respond({ audience: 'https://other.example.test/sp' }))).toMatch(/Audience must be https:\/\/docs\.example\.test\/v1\/sso\/saml\/p1/);
+    expect(await refusal(respond({ audience: 'https://other.example.test/sp' }))).toMatch(
+      /Audience must be https:\/\/docs\.example\.test\/v1\/sso\/saml\/p1/,
+    );
   });
 
   it('refuses a response addressed elsewhere (Destination) or an assertion for another recipient', async () => {
-    expect(await refusal(respond({ destination: 'https://other.example.test/acs' }))).toMatch(/addressed to https:\/\/other\.example\.test\/acs/);
-    expect(await refusal(respond({ recipient: 'https://other.example.test/acs' }))).toMatch(/recipient is https:\/\/other\.example\.test\/acs/);
+    expect(await refusal(respond({ destination: 'https://other.example.test/acs' }))).toMatch(
+      /addressed to https:\/\/other\.example\.test\/acs/,
+    );
+    expect(await refusal(respond({ recipient: 'https://other.example.test/acs' }))).toMatch(
+      /recipient is https:\/\/other\.example\.test\/acs/,
+    );
     expect((await respond({ destination: null })).email).toBe('ada@acme.io');
   });
 
   it('refuses unsolicited responses and answers to requests it did not issue or already had answered', async () => {
-    expect(await refusal(respond({ inResponseTo: null }))).toMatch(/answers no login request of ours: start logins at https:\/\/docs\.example\.test\/v1\/sso\/saml\/p1\/start/);
+    expect(await refusal(respond({ inResponseTo: null }))).toMatch(
+      /answers no login request of ours: start logins at https:\/\/docs\.example\.test\/v1\/sso\/saml\/p1\/start/,
+    );
     expect(await refusal(respond({ inResponseTo: '_unknown' }))).toMatch(/unknown, expired or already answered/);
     const requestId = await startLogin();
     await respond({ inResponseTo: requestId });
@@ -162,17 +185,27 @@ describe('SAML response verification', () => {
   });
 
   it('refuses an assertion from another issuer than the provider entityID; without an entityID, any issuer', async () => {
-    expect(await refusal(respond({ issuer: 'https://evil.example.test' }))).toMatch(/issued by https:\/\/evil\.example\.test, not by the provider's entityID/);
+    expect(await refusal(respond({ issuer: 'https://evil.example.test' }))).toMatch(
+      /issued by https:\/\/evil\.example\.test, not by the provider's entityID/,
+    );
     expect((await respond({ issuer: 'https://elsewhere.example.test' }, { entityID: null })).issuer).toBe('https://elsewhere.example.test');
   });
 
   it('refuses an assertion without an e-mail address', async () => {
-    expect(await refusal(respond({ nameID: 'ada', nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' }))).toMatch(/names no e-mail address/);
+    expect(await refusal(respond({ nameID: 'ada', nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' }))).toMatch(
+      /names no e-mail address/,
+    );
     expect(await refusal(respond({ nameID: 'not an address' }))).toMatch(/names no e-mail address/);
   });
 
   it('refuses garbage with a 401, never a crash', async () => {
-    for (const garbage of ['', 'bm90IHhtbA==', Buffer.from('<x/>').toString('base64'), Buffer.from('<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol"/>').toString('base64'), '%%%']) {
+    for (const garbage of [
+      '',
+      'bm90IHhtbA==',
+      Buffer.from('<x/>').toString('base64'),
+      Buffer.from('<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol"/>').toString('base64'),
+      '%%%',
+    ]) {
       expect(await refusal(respond({ inResponseTo: '_x' }, {}, garbage))).toMatch(/^invalid SAML response: /);
     }
   });

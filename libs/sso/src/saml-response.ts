@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import { isEmail } from 'class-validator';
-import { ApiError } from '../../platform/src/http/error-envelope';
-import { lazyPackage } from '../../platform/src/lazy-package';
+import { ApiError } from '#platform/http/error-envelope';
+import { lazyPackage } from '#platform/lazy-package';
 import type { SamlLoginSettings } from './saml-provider.decider';
 import type { SamlServiceUrls } from './saml-service';
 
@@ -32,8 +32,19 @@ const DISPLAY_NAME_ATTRIBUTES = [
   'urn:oid:2.16.840.1.113730.3.1.241',
   'http://schemas.microsoft.com/identity/claims/displayname',
 ];
-const GIVEN_NAME_ATTRIBUTES = ['givenName', 'firstName', 'urn:oid:2.5.4.42', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname'];
-const SURNAME_ATTRIBUTES = ['sn', 'surname', 'lastName', 'urn:oid:2.5.4.4', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname'];
+const GIVEN_NAME_ATTRIBUTES = [
+  'givenName',
+  'firstName',
+  'urn:oid:2.5.4.42',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname',
+];
+const SURNAME_ATTRIBUTES = [
+  'sn',
+  'surname',
+  'lastName',
+  'urn:oid:2.5.4.4',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname',
+];
 
 /**
  * node-saml configured for one provider: HTTP-Redirect AuthnRequests to its `ssoURL`; responses
@@ -87,7 +98,12 @@ export function samlRejected(reason: string): ApiError {
  * Issuer is the provider's entity ID (when one is configured), and it names the user's e-mail address.
  * Every refusal is a 401 naming the reason; store outages pass through (503).
  */
-export async function verifySamlResponse(saml: SAML, settings: SamlLoginSettings, service: SamlServiceUrls, samlResponse: string): Promise<VerifiedAssertion> {
+export async function verifySamlResponse(
+  saml: SAML,
+  settings: SamlLoginSettings,
+  service: SamlServiceUrls,
+  samlResponse: string,
+): Promise<VerifiedAssertion> {
   let profile: Profile | null;
   try {
     ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
@@ -103,7 +119,8 @@ export async function verifySamlResponse(saml: SAML, settings: SamlLoginSettings
 
   const response = await parseXml(Buffer.from(samlResponse, 'base64').toString('utf8'));
   const destination = attribute(response.Response, 'Destination');
-  if (destination !== null && destination !== service.acsURL) throw samlRejected(`it is addressed to ${destination}, not to ${service.acsURL}`);
+  if (destination !== null && destination !== service.acsURL)
+    throw samlRejected(`it is addressed to ${destination}, not to ${service.acsURL}`);
 
   const assertion = asNode((profile.getAssertion?.() as XmlNode | undefined)?.Assertion);
   const assertionId = attribute(assertion, 'ID');
@@ -121,7 +138,8 @@ export async function verifySamlResponse(saml: SAML, settings: SamlLoginSettings
     throw samlRejected(`the assertion was issued by ${issuer ?? 'no issuer'}, not by the provider's entityID ${settings.entityID}`);
   }
   const nameID = firstString(profile.nameID);
-  if (nameID === null || nameID.length > MAX_NAME_ID_LENGTH) throw samlRejected('the assertion names no subject (a NameID of at most 1024 characters)');
+  if (nameID === null || nameID.length > MAX_NAME_ID_LENGTH)
+    throw samlRejected('the assertion names no subject (a NameID of at most 1024 characters)');
   const nameIDFormat = typeof profile.nameIDFormat === 'string' ? profile.nameIDFormat : null;
   const email = emailOf(profile);
   if (email === null) throw samlRejected('the assertion names no e-mail address (a NameID in emailAddress format, or an email attribute)');
@@ -133,11 +151,13 @@ function describeFailure(error: unknown, service: SamlServiceUrls): string {
   if (error instanceof nodeSaml().SamlStatusError) return `the identity provider refused the login (${clip(error.message)})`;
   if (!(error instanceof Error) || error.constructor !== Error) return 'it is not a well-formed SAML 2.0 response';
   const message = error.message;
-  if (/signature/i.test(message)) return "it is not signed by the provider's certificate (no valid signature over the Response or the Assertion)";
+  if (/signature/i.test(message))
+    return "it is not signed by the provider's certificate (no valid signature over the Response or the Assertion)";
   if (/expired/i.test(message)) return 'the assertion has expired (NotOnOrAfter is past)';
   if (/not yet valid/i.test(message)) return 'the assertion is not valid yet (NotBefore is in the future)';
   // node-saml checks the subject confirmation's window first, and only says that none is valid.
-  if (/no valid subject confirmation/i.test(message)) return 'the assertion has expired or is not valid yet (see its SubjectConfirmationData NotBefore and NotOnOrAfter)';
+  if (/no valid subject confirmation/i.test(message))
+    return 'the assertion has expired or is not valid yet (see its SubjectConfirmationData NotBefore and NotOnOrAfter)';
   if (/audience/i.test(message)) return `the assertion is not meant for us: its Audience must be ${service.entityID}`;
   if (/InResponseTo is missing/i.test(message)) return `it answers no login request of ours: start logins at ${service.startURL}`;
   if (/InResponseTo/i.test(message)) return 'it answers a login request that is unknown, expired or already answered';
@@ -162,7 +182,11 @@ interface XmlNode {
 
 function parseXml(xml: string): Promise<XmlNode> {
   const { parseStringPromise, processors } = xml2js();
-  return parseStringPromise(xml, { explicitRoot: true, explicitCharkey: true, tagNameProcessors: [processors.stripPrefix] }) as Promise<XmlNode>;
+  return parseStringPromise(xml, {
+    explicitRoot: true,
+    explicitCharkey: true,
+    tagNameProcessors: [processors.stripPrefix],
+  }) as Promise<XmlNode>;
 }
 
 function asNode(value: unknown): XmlNode | undefined {
@@ -171,7 +195,12 @@ function asNode(value: unknown): XmlNode | undefined {
 
 function children(node: unknown, name: string): XmlNode[] {
   const value = asNode(node)?.[name];
-  return Array.isArray(value) ? value.flatMap((child: unknown): XmlNode[] => { const node = asNode(child); return node ? [node] : []; }) : [];
+  return Array.isArray(value)
+    ? value.flatMap((child: unknown): XmlNode[] => {
+        const node = asNode(child);
+        return node ? [node] : [];
+      })
+    : [];
 }
 
 function attribute(node: unknown, name: string): string | null {
@@ -196,13 +225,20 @@ function attributeValue(profile: Profile, names: readonly string[]): string | nu
 }
 
 function emailOf(profile: Profile): string | null {
-  const candidates = [profile.nameIDFormat === EMAIL_NAME_ID_FORMAT ? firstString(profile.nameID) : null, attributeValue(profile, EMAIL_ATTRIBUTES), firstString(profile.email)];
+  const candidates = [
+    profile.nameIDFormat === EMAIL_NAME_ID_FORMAT ? firstString(profile.nameID) : null,
+    attributeValue(profile, EMAIL_ATTRIBUTES),
+    firstString(profile.email),
+  ];
   return candidates.find((value): value is string => value !== null && value.length <= 254 && isEmail(value)) ?? null;
 }
 
 function displayNameOf(profile: Profile): string | null {
   const name =
     attributeValue(profile, DISPLAY_NAME_ATTRIBUTES) ??
-    ([attributeValue(profile, GIVEN_NAME_ATTRIBUTES), attributeValue(profile, SURNAME_ATTRIBUTES)].filter((part) => part !== null).join(' ') || null);
+    ([attributeValue(profile, GIVEN_NAME_ATTRIBUTES), attributeValue(profile, SURNAME_ATTRIBUTES)]
+      .filter((part) => part !== null)
+      .join(' ') ||
+      null);
   return name === null ? null : name.slice(0, 100);
 }

@@ -1,4 +1,10 @@
-import { checkSamlResponseShape, SAML_RESPONSE_MAX_BASE64_LENGTH, SAML_RESPONSE_MAX_DEPTH, SAML_RESPONSE_MAX_XML_BYTES, xmlShapeProblem } from './saml-xml-limits';
+import {
+  checkSamlResponseShape,
+  SAML_RESPONSE_MAX_BASE64_LENGTH,
+  SAML_RESPONSE_MAX_DEPTH,
+  SAML_RESPONSE_MAX_XML_BYTES,
+  xmlShapeProblem,
+} from './saml-xml-limits';
 
 const b64 = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
 const nested = (depth: number) => `${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`;
@@ -18,7 +24,10 @@ describe('SAMLResponse limits before parsing', () => {
   });
 
   it(`refuses ${SAML_RESPONSE_MAX_DEPTH + 1} levels: 400`, () => {
-    expect(status(b64(nested(SAML_RESPONSE_MAX_DEPTH + 1)))).toEqual({ status: 400, message: `SAMLResponse: the XML is nested deeper than ${SAML_RESPONSE_MAX_DEPTH} elements` });
+    expect(status(b64(nested(SAML_RESPONSE_MAX_DEPTH + 1)))).toEqual({
+      status: 400,
+      message: `SAMLResponse: the XML is nested deeper than ${SAML_RESPONSE_MAX_DEPTH} elements`,
+    });
   });
 
   it('refuses 100,000 levels (a linear scan, no parser)', () => {
@@ -39,12 +48,18 @@ describe('SAMLResponse limits before parsing', () => {
   });
 
   it('refuses a DOCTYPE (entity expansion)', () => {
-    expect(status(b64('<!DOCTYPE r [<!ENTITY a "aaaa">]><r>&a;</r>'))).toEqual({ status: 400, message: 'SAMLResponse: a document type declaration (DOCTYPE) is not allowed' });
+    expect(status(b64('<!DOCTYPE r [<!ENTITY a "aaaa">]><r>&a;</r>'))).toEqual({
+      status: 400,
+      message: 'SAMLResponse: a document type declaration (DOCTYPE) is not allowed',
+    });
   });
 
   it(`refuses more than ${SAML_RESPONSE_MAX_XML_BYTES} bytes of XML, and a longer base64 text, before decoding further`, () => {
     expect(status(b64(`<r>${'x'.repeat(SAML_RESPONSE_MAX_XML_BYTES)}</r>`))).toMatchObject({ status: 400 });
-    expect(status('A'.repeat(SAML_RESPONSE_MAX_BASE64_LENGTH + 1))).toMatchObject({ status: 400, message: expect.stringMatching(/at most/) });
+    expect(status('A'.repeat(SAML_RESPONSE_MAX_BASE64_LENGTH + 1))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/at most/),
+    });
   });
 
   it('leaves what is not XML to the parser', () => {

@@ -1,4 +1,4 @@
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 
 /**
  * Limits on a `SAMLResponse`, checked before any XML parser sees it: parsing and canonicalizing
@@ -12,9 +12,11 @@ export const SAML_RESPONSE_MAX_DEPTH = 64;
 
 /** 400 when the response is too large, too deep or carries a DOCTYPE; otherwise nothing. */
 export function checkSamlResponseShape(samlResponse: string): void {
-  if (samlResponse.length > SAML_RESPONSE_MAX_BASE64_LENGTH) throw DomainError.invalid(`SAMLResponse must be at most ${SAML_RESPONSE_MAX_BASE64_LENGTH} characters`);
+  if (samlResponse.length > SAML_RESPONSE_MAX_BASE64_LENGTH)
+    throw DomainError.invalid(`SAMLResponse must be at most ${SAML_RESPONSE_MAX_BASE64_LENGTH} characters`);
   const xml = Buffer.from(samlResponse, 'base64');
-  if (xml.length > SAML_RESPONSE_MAX_XML_BYTES) throw DomainError.invalid(`SAMLResponse must decode to at most ${SAML_RESPONSE_MAX_XML_BYTES} bytes of XML`);
+  if (xml.length > SAML_RESPONSE_MAX_XML_BYTES)
+    throw DomainError.invalid(`SAMLResponse must decode to at most ${SAML_RESPONSE_MAX_XML_BYTES} bytes of XML`);
   const problem = xmlShapeProblem(xml.toString('utf8'), SAML_RESPONSE_MAX_DEPTH);
   if (problem !== null) throw DomainError.invalid(`SAMLResponse: ${problem}`);
 }

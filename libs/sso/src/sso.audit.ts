@@ -1,4 +1,4 @@
-import { auditCatalog, type AuditEntry } from '../../platform/src/audit-catalog';
+import { auditCatalog, type AuditEntry } from '#platform/audit-catalog';
 import type { SamlIdentityEvent, SamlProviderEvent, SamlRefusalEvent } from './saml-provider.events';
 import type { VerifiedDomainEvent } from './verified-domain.events';
 
@@ -16,14 +16,22 @@ export const ssoAuditCatalog = auditCatalog<SsoEvent>({
   SamlProviderUpdated: (data) => provider('saml_provider.updated', data, data.changes.label),
   SamlProviderDeleted: (data) => provider('saml_provider.deleted', data),
   SamlLoginRefused: (data) => provider('saml_login.refused', data),
-  SamlIdentityBound: (data) => ({ action: 'saml_identity.bound', organizationId: data.organizationId, target: { type: 'member', id: data.userId } }),
+  SamlIdentityBound: (data) => ({
+    action: 'saml_identity.bound',
+    organizationId: data.organizationId,
+    target: { type: 'member', id: data.userId },
+  }),
   VerifiedDomainAdded: (data) => verifiedDomain('verified_domain.added', data),
   VerifiedDomainConfirmed: (data) => verifiedDomain('verified_domain.verified', data),
   VerifiedDomainRemoved: (data) => verifiedDomain('verified_domain.removed', data),
 });
 
 function provider(action: string, data: { organizationId: string; providerId: string }, label?: string): AuditEntry {
-  return { action, organizationId: data.organizationId, target: { type: 'saml-provider', id: data.providerId, ...(label ? { label } : {}) } };
+  return {
+    action,
+    organizationId: data.organizationId,
+    target: { type: 'saml-provider', id: data.providerId, ...(label ? { label } : {}) },
+  };
 }
 
 function verifiedDomain(action: string, data: { organizationId: string; domain: string }): AuditEntry {

@@ -1,4 +1,4 @@
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 
 /** The actor recorded on what a SAML login does by itself (creating the user, joining them, issuing their token). */
 export const SAML_LOGIN_ACTOR = { id: 'sso', label: 'SAML login' } as const;

@@ -1,4 +1,4 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { ssoSchemas } from './sso.schemas';
 import { registerSamlFormParser } from './saml-form-parser';
 import { samlProviderProjection } from './saml-provider.projections';

@@ -4,8 +4,8 @@
  * provider lists in its manifest's `provides`. The types are as narrow as sso needs them, so the
  * context imports nothing of its providers.
  */
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
 
 /* Of organizations (SSO_ORGANIZATIONS, bound to OrganizationsForSso). */
 

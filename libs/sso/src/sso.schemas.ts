@@ -1,4 +1,4 @@
-import { closedObject, dateTime, ref, roleOrGuest, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { closedObject, dateTime, ref, roleOrGuest, url, type JsonSchema } from '#platform/platform.schemas';
 
 /** Response schemas of the SSO context (SAML providers and logins), for the OpenAPI document. */
 export const ssoSchemas: Record<string, JsonSchema> = {
@@ -13,14 +13,20 @@ export const ssoSchemas: Record<string, JsonSchema> = {
       defaultTeam: ref('Team'),
       defaultRole: roleOrGuest,
       createdAt: dateTime,
-      status: { type: 'string', enum: ['active', 'pending'], description: '`pending` until the provider has the SSO URL and certificate a login needs' },
+      status: {
+        type: 'string',
+        enum: ['active', 'pending'],
+        description: '`pending` until the provider has the SSO URL and certificate a login needs',
+      },
       service: closedObject({ entityID: url, startURL: url, acsURL: url }),
       urls: closedObject({ location: url }),
     },
     ['defaultTeam'],
   ),
   /** `GET /v1/orgs/{organizationId}/sso`: the ways to sign in, for login pages. */
-  SsoOptions: closedObject({ items: { type: 'array', items: closedObject({ id: { type: 'string' }, label: { type: 'string' }, startURL: url }) } }),
+  SsoOptions: closedObject({
+    items: { type: 'array', items: closedObject({ id: { type: 'string' }, label: { type: 'string' }, startURL: url }) },
+  }),
   /** `POST /v1/sso/saml/{providerId}/acs`: the user and a new token for them. */
   SamlLogin: closedObject({ user: ref('User'), token: { type: 'string' }, relayState: { type: 'string' } }, ['relayState']),
 };

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { DecidingHandler } from '#runtime/command-handler';
 import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso.needs';
 import { verifiedDomainsDecider, verifiedDomainsStream } from './verified-domain.decider';
 import { checkVerificationRecord, TXT_RESOLVER, type TxtResolver } from './verified-domain.dns';
@@ -38,7 +38,12 @@ export class AddVerifiedDomainHandler extends DecidingHandler {
 
   async execute({ organizationId, domain, caller }: AddVerifiedDomain): Promise<Versioned<VerifiedDomainObject>> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE_VERIFIED_DOMAINS);
-    const outcome = await this.decide(verifiedDomainsStream(organizationId), verifiedDomainsDecider, { kind: 'AddVerifiedDomain', organizationId, domain, token: newToken(), now: this.now() }, { caller });
+    const outcome = await this.decide(
+      verifiedDomainsStream(organizationId),
+      verifiedDomainsDecider,
+      { kind: 'AddVerifiedDomain', organizationId, domain, token: newToken(), now: this.now() },
+      { caller },
+    );
     return versionedDomainFrom(outcome.state, outcome.revision, domain);
   }
 }
@@ -72,13 +77,21 @@ export class VerifyDomainByDnsHandler extends DecidingHandler {
     const stream = verifiedDomainsStream(organizationId);
     const { state, revision } = await this.load(stream, verifiedDomainsDecider);
     // Before the DNS lookup: a stale precondition is 412 whatever the record says, and costs no query.
-    if (ifMatch !== undefined && ifMatch !== revision) throw DomainError.preconditionFailed(`the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`);
+    if (ifMatch !== undefined && ifMatch !== revision)
+      throw DomainError.preconditionFailed(
+        `the resource has changed: If-Match names revision ${ifMatch} but it is at ${revision ?? 'none'}`,
+      );
     const current = state.domains.get(domain);
     if (!current) throw DomainError.notFound(`no domain ${domain}`);
     if (current.verifiedAt !== null) return versionedDomainFrom(state, revision, domain);
     const check = await checkVerificationRecord(this.resolver, domain, current.token);
     if (!check.found) throw DomainError.conflict(`domain ${domain} is not verified: ${check.reason}`);
-    const outcome = await this.decide(stream, verifiedDomainsDecider, { kind: 'ConfirmVerifiedDomainByDns', organizationId, domain, token: current.token, now: this.now() }, { caller, ifMatch });
+    const outcome = await this.decide(
+      stream,
+      verifiedDomainsDecider,
+      { kind: 'ConfirmVerifiedDomainByDns', organizationId, domain, token: current.token, now: this.now() },
+      { caller, ifMatch },
+    );
     return versionedDomainFrom(outcome.state, outcome.revision, domain);
   }
 }
@@ -103,7 +116,12 @@ export class RemoveVerifiedDomainHandler extends DecidingHandler {
 
   async execute({ organizationId, domain, caller, ifMatch }: RemoveVerifiedDomain): Promise<void> {
     await this.membership.requireAdmin(organizationId, caller, MANAGE_VERIFIED_DOMAINS);
-    await this.decide(verifiedDomainsStream(organizationId), verifiedDomainsDecider, { kind: 'RemoveVerifiedDomain', organizationId, domain }, { caller, ifMatch });
+    await this.decide(
+      verifiedDomainsStream(organizationId),
+      verifiedDomainsDecider,
+      { kind: 'RemoveVerifiedDomain', organizationId, domain },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -127,9 +145,19 @@ export class VerifyDomainByAdminHandler extends DecidingHandler {
   async execute({ organizationId, domain, caller }: VerifyDomainByAdmin): Promise<VerifiedDomainObject> {
     // roleOf answers null only when the organization does not exist.
     if ((await this.membership.roleOf(organizationId, '')) === null) throw DomainError.notFound(`no organization ${organizationId}`);
-    const outcome = await this.decide(verifiedDomainsStream(organizationId), verifiedDomainsDecider, { kind: 'VerifyDomainByAdmin', organizationId, domain, token: newToken(), now: this.now() }, { caller });
+    const outcome = await this.decide(
+      verifiedDomainsStream(organizationId),
+      verifiedDomainsDecider,
+      { kind: 'VerifyDomainByAdmin', organizationId, domain, token: newToken(), now: this.now() },
+      { caller },
+    );
     return presentDomainFrom(outcome.state, domain);
   }
 }
 
-export const verifiedDomainCommandHandlers = [AddVerifiedDomainHandler, VerifyDomainByDnsHandler, RemoveVerifiedDomainHandler, VerifyDomainByAdminHandler];
+export const verifiedDomainCommandHandlers = [
+  AddVerifiedDomainHandler,
+  VerifyDomainByDnsHandler,
+  RemoveVerifiedDomainHandler,
+  VerifyDomainByAdminHandler,
+];

@@ -3,12 +3,12 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
-import { DomainError } from '../../platform/src/errors';
-import { AdminOnly, CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { PathId } from '../../platform/src/http/id-param';
-import { Valid } from '../../platform/src/http/validation';
-import { closedObject, dateTime, etagHeader, listOf, type JsonSchema } from '../../platform/src/platform.schemas';
-import { parseIfMatch, tagged } from '../../platform/src/http/etag';
+import { DomainError } from '#platform/errors';
+import { AdminOnly, CurrentCaller, type Caller } from '#platform/http/auth';
+import { PathId } from '#platform/http/id-param';
+import { Valid } from '#platform/http/validation';
+import { closedObject, dateTime, etagHeader, listOf, type JsonSchema } from '#platform/platform.schemas';
+import { parseIfMatch, tagged } from '#platform/http/etag';
 import { AddVerifiedDomain, RemoveVerifiedDomain, VerifyDomainByAdmin, VerifyDomainByDns } from './verified-domain.commands';
 import { GetVerifiedDomain, ListVerifiedDomains } from './verified-domain.queries';
 import { normalizeDomain } from './verified-domain.decider';
@@ -36,16 +36,20 @@ const VERIFIED_DOMAIN: JsonSchema = closedObject(
 
 /** `{domain}` in a path, lower-cased; 404 for anything that cannot be a domain name. */
 const PathDomain = () =>
-  createParamDecorator((_: unknown, context: ExecutionContext) => {
-    const raw = context.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params.domain;
-    const domain = normalizeDomain(raw);
-    if (domain === null) throw DomainError.notFound(`no domain ${JSON.stringify(String(raw).slice(0, 64))}`);
-    return domain;
-  }, [
-    (target: object, key: string | symbol | undefined) => {
-      if (key !== undefined) ApiParam({ name: 'domain', type: String, required: true })(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+  createParamDecorator(
+    (_: unknown, context: ExecutionContext) => {
+      const raw = context.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params.domain;
+      const domain = normalizeDomain(raw);
+      if (domain === null) throw DomainError.notFound(`no domain ${JSON.stringify(String(raw).slice(0, 64))}`);
+      return domain;
     },
-  ])();
+    [
+      (target: object, key: string | symbol | undefined) => {
+        if (key !== undefined)
+          ApiParam({ name: 'domain', type: String, required: true })(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+      },
+    ],
+  )();
 
 /**
  * E-mail domains of an organization (admins only). A verified domain lets the organization's SAML
@@ -70,7 +74,12 @@ export class VerifiedDomainController {
   @Post()
   @ApiCreatedResponse({ description: 'added, pending until its TXT record is found', schema: VERIFIED_DOMAIN, headers: etagHeader })
   @HttpCode(201)
-  async add(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: AddVerifiedDomainBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async add(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: AddVerifiedDomainBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const domain = normalizeDomain(body.domain);
     if (domain === null) throw DomainError.invalid('domain must be a domain name such as example.com');
     return tagged(reply, await this.commandBus.execute(new AddVerifiedDomain(organizationId, domain, caller)));
@@ -78,7 +87,12 @@ export class VerifiedDomainController {
 
   @Get(':domain')
   @ApiOkResponse({ description: 'the domain', schema: VERIFIED_DOMAIN, headers: etagHeader })
-  async get(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
+  async get(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathDomain() domain: string,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return tagged(reply, await this.queryBus.execute(new GetVerifiedDomain(organizationId, domain, caller)));
   }
 
@@ -98,7 +112,12 @@ export class VerifiedDomainController {
   @Delete(':domain')
   @ApiNoContentResponse({ description: 'removed' })
   @HttpCode(204)
-  async remove(@PathId('organizationId', 'organization') organizationId: string, @PathDomain() domain: string, @Headers('if-match') ifMatch: string | undefined, @CurrentCaller() caller: Caller): Promise<void> {
+  async remove(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @PathDomain() domain: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @CurrentCaller() caller: Caller,
+  ): Promise<void> {
     await this.commandBus.execute(new RemoveVerifiedDomain(organizationId, domain, caller, parseIfMatch(ifMatch)));
   }
 }

@@ -1,4 +1,4 @@
-import { deciderSpec } from '../../testing/src';
+import { deciderSpec } from '#testing';
 import {
   emailDomainOf,
   MAX_DOMAINS_PER_ORGANIZATION,
@@ -13,12 +13,38 @@ const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-01T01:00:00.000Z';
 const spec = deciderSpec(verifiedDomainsDecider);
 
-const added: VerifiedDomainEvent[] = [{ type: 'VerifiedDomainAdded', data: { organizationId: 'o1', domain: 'acme.io', token: 't1', addedAt: now } }];
-const verifiedByDns: VerifiedDomainEvent[] = [...added, { type: 'VerifiedDomainConfirmed', data: { organizationId: 'o1', domain: 'acme.io', method: 'dns-txt', verifiedAt: later } }];
-const removed: VerifiedDomainEvent[] = [...verifiedByDns, { type: 'VerifiedDomainRemoved', data: { organizationId: 'o1', domain: 'acme.io' } }];
-const add = (domain: string, token = 't1'): VerifiedDomainsCommand => ({ kind: 'AddVerifiedDomain', organizationId: 'o1', domain, token, now });
-const confirm = (token = 't1', domain = 'acme.io'): VerifiedDomainsCommand => ({ kind: 'ConfirmVerifiedDomainByDns', organizationId: 'o1', domain, token, now: later });
-const byAdmin = (domain = 'acme.io'): VerifiedDomainsCommand => ({ kind: 'VerifyDomainByAdmin', organizationId: 'o1', domain, token: 't9', now: later });
+const added: VerifiedDomainEvent[] = [
+  { type: 'VerifiedDomainAdded', data: { organizationId: 'o1', domain: 'acme.io', token: 't1', addedAt: now } },
+];
+const verifiedByDns: VerifiedDomainEvent[] = [
+  ...added,
+  { type: 'VerifiedDomainConfirmed', data: { organizationId: 'o1', domain: 'acme.io', method: 'dns-txt', verifiedAt: later } },
+];
+const removed: VerifiedDomainEvent[] = [
+  ...verifiedByDns,
+  { type: 'VerifiedDomainRemoved', data: { organizationId: 'o1', domain: 'acme.io' } },
+];
+const add = (domain: string, token = 't1'): VerifiedDomainsCommand => ({
+  kind: 'AddVerifiedDomain',
+  organizationId: 'o1',
+  domain,
+  token,
+  now,
+});
+const confirm = (token = 't1', domain = 'acme.io'): VerifiedDomainsCommand => ({
+  kind: 'ConfirmVerifiedDomainByDns',
+  organizationId: 'o1',
+  domain,
+  token,
+  now: later,
+});
+const byAdmin = (domain = 'acme.io'): VerifiedDomainsCommand => ({
+  kind: 'VerifyDomainByAdmin',
+  organizationId: 'o1',
+  domain,
+  token: 't9',
+  now: later,
+});
 const remove: VerifiedDomainsCommand = { kind: 'RemoveVerifiedDomain', organizationId: 'o1', domain: 'acme.io' };
 
 describe('verified domains decider', () => {
@@ -27,7 +53,9 @@ describe('verified domains decider', () => {
   });
 
   it('given an added domain, then it is pending with its token', () => {
-    spec.given(added).thenState((state) => expect(state.domains.get('acme.io')).toEqual({ token: 't1', addedAt: now, verifiedAt: null, method: null }));
+    spec
+      .given(added)
+      .thenState((state) => expect(state.domains.get('acme.io')).toEqual({ token: 't1', addedAt: now, verifiedAt: null, method: null }));
   });
 
   it('given an added domain, then it is not verified yet', () => {
@@ -78,15 +106,26 @@ describe('verified domains decider', () => {
   });
 
   it('given a pending domain, when the service administrator verifies it, then it is verified by admin', () => {
-    spec.given(added).when(byAdmin()).then([{ type: 'VerifiedDomainConfirmed', data: { organizationId: 'o1', domain: 'acme.io', method: 'admin', verifiedAt: later } }]);
+    spec
+      .given(added)
+      .when(byAdmin())
+      .then([{ type: 'VerifiedDomainConfirmed', data: { organizationId: 'o1', domain: 'acme.io', method: 'admin', verifiedAt: later } }]);
   });
 
   it('given no such domain, when the service administrator verifies it, then it is added and verified at once', () => {
-    spec.given([]).when(byAdmin()).thenMatches([{ type: 'VerifiedDomainAdded' }, { type: 'VerifiedDomainConfirmed' }]);
+    spec
+      .given([])
+      .when(byAdmin())
+      .thenMatches([{ type: 'VerifiedDomainAdded' }, { type: 'VerifiedDomainConfirmed' }]);
   });
 
   it('given no such domain, when the service administrator verifies it, then the state holds it verified by admin', () => {
-    spec.given([]).when(byAdmin()).thenState((state) => expect(state.domains.get('acme.io')).toEqual({ token: 't9', addedAt: later, verifiedAt: later, method: 'admin' }));
+    spec
+      .given([])
+      .when(byAdmin())
+      .thenState((state) =>
+        expect(state.domains.get('acme.io')).toEqual({ token: 't9', addedAt: later, verifiedAt: later, method: 'admin' }),
+      );
   });
 
   it('given a verified domain, when removed, then VerifiedDomainRemoved', () => {
@@ -115,12 +154,21 @@ describe('domain names', () => {
     expect(normalizeDomain('xn--80ak6aa92e.com')).toBe('xn--80ak6aa92e.com');
   });
 
-  it.each(['localhost', 'acme..io', '-acme.io', 'acme-.io', 'ac_me.io', 'acme.io/x', '', '__proto__', `${'a'.repeat(64)}.io`, `${'a.'.repeat(127)}io`, 42])(
-    'refuses %p (single labels, bad characters, over-long names, not a string)',
-    (bad) => {
-      expect(normalizeDomain(bad)).toBeNull();
-    },
-  );
+  it.each([
+    'localhost',
+    'acme..io',
+    '-acme.io',
+    'acme-.io',
+    'ac_me.io',
+    'acme.io/x',
+    '',
+    '__proto__',
+    `${'a'.repeat(64)}.io`,
+    `${'a.'.repeat(127)}io`,
+    42,
+  ])('refuses %p (single labels, bad characters, over-long names, not a string)', (bad) => {
+    expect(normalizeDomain(bad)).toBeNull();
+  });
 
   it("takes an e-mail address's domain, lower-case", () => {
     expect(emailDomainOf('Ada@Acme.IO')).toBe('acme.io');

@@ -1,5 +1,5 @@
-import { DomainError } from '../../platform/src/errors';
-import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '#platform/errors';
+import type { Decider } from '#event-store/decider';
 import type { DomainVerificationMethod, VerifiedDomainEvent } from './verified-domain.events';
 
 export const verifiedDomainsStream = (organizationId: string) => `verifieddomains-${organizationId}`;
@@ -61,7 +61,8 @@ export const verifiedDomainsDecider: Decider<VerifiedDomainsCommand, VerifiedDom
     switch (command.kind) {
       case 'AddVerifiedDomain':
         if (current) return DomainError.conflict(`domain ${domain} is already added`);
-        if (state.domains.size >= MAX_DOMAINS_PER_ORGANIZATION) return DomainError.conflict(`an organization has at most ${MAX_DOMAINS_PER_ORGANIZATION} domains`);
+        if (state.domains.size >= MAX_DOMAINS_PER_ORGANIZATION)
+          return DomainError.conflict(`an organization has at most ${MAX_DOMAINS_PER_ORGANIZATION} domains`);
         return [{ type: 'VerifiedDomainAdded', data: { organizationId, domain, token: command.token, addedAt: command.now } }];
       case 'ConfirmVerifiedDomainByDns':
         if (!current) return DomainError.notFound(`no domain ${domain}`);
@@ -71,9 +72,13 @@ export const verifiedDomainsDecider: Decider<VerifiedDomainsCommand, VerifiedDom
         return [{ type: 'VerifiedDomainConfirmed', data: { organizationId, domain, method: 'dns-txt', verifiedAt: command.now } }];
       case 'VerifyDomainByAdmin': {
         if (current?.verifiedAt) return [];
-        const confirmed: VerifiedDomainEvent = { type: 'VerifiedDomainConfirmed', data: { organizationId, domain, method: 'admin', verifiedAt: command.now } };
+        const confirmed: VerifiedDomainEvent = {
+          type: 'VerifiedDomainConfirmed',
+          data: { organizationId, domain, method: 'admin', verifiedAt: command.now },
+        };
         if (current) return [confirmed];
-        if (state.domains.size >= MAX_DOMAINS_PER_ORGANIZATION) return DomainError.conflict(`an organization has at most ${MAX_DOMAINS_PER_ORGANIZATION} domains`);
+        if (state.domains.size >= MAX_DOMAINS_PER_ORGANIZATION)
+          return DomainError.conflict(`an organization has at most ${MAX_DOMAINS_PER_ORGANIZATION} domains`);
         return [{ type: 'VerifiedDomainAdded', data: { organizationId, domain, token: command.token, addedAt: command.now } }, confirmed];
       }
       case 'RemoveVerifiedDomain':

@@ -1,5 +1,5 @@
 import { checkVerificationRecord, txtResolver, type TxtResolver } from './verified-domain.dns';
-import { FakeDns } from '../../testing/src/fake-dns';
+import { FakeDns } from '#testing/fake-dns';
 
 let dns: FakeDns;
 let resolver: TxtResolver;
@@ -26,15 +26,24 @@ describe('domain verification through DNS (node resolver, DNS_SERVERS pointing a
   it('does not accept another token, or the token at another name', async () => {
     dns.records.set('_docs-platform-verification.acme.io', ['docs-platform-verification=old']);
     dns.records.set('acme.io', ['docs-platform-verification=tok123']);
-    expect(await checkVerificationRecord(resolver, 'acme.io', 'tok123')).toEqual({ found: false, reason: 'no TXT record "docs-platform-verification=tok123" at _docs-platform-verification.acme.io' });
+    expect(await checkVerificationRecord(resolver, 'acme.io', 'tok123')).toEqual({
+      found: false,
+      reason: 'no TXT record "docs-platform-verification=tok123" at _docs-platform-verification.acme.io',
+    });
   });
 
   it('reports a name without records as not found', async () => {
-    expect(await checkVerificationRecord(resolver, 'nothing.example', 'tok')).toEqual({ found: false, reason: 'no TXT record at _docs-platform-verification.nothing.example' });
+    expect(await checkVerificationRecord(resolver, 'nothing.example', 'tok')).toEqual({
+      found: false,
+      reason: 'no TXT record at _docs-platform-verification.nothing.example',
+    });
   });
 
   it('reports a failing lookup as a failure to retry, never as found', async () => {
     const failing: TxtResolver = { resolveTxt: async () => Promise.reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' })) };
-    expect(await checkVerificationRecord(failing, 'acme.io', 'tok')).toEqual({ found: false, reason: expect.stringMatching(/failed \(ETIMEOUT\); retry later/) });
+    expect(await checkVerificationRecord(failing, 'acme.io', 'tok')).toEqual({
+      found: false,
+      reason: expect.stringMatching(/failed \(ETIMEOUT\); retry later/),
+    });
   });
 });

@@ -8,5 +8,8 @@ export type DomainVerificationMethod = 'dns-txt' | 'admin';
  */
 export type VerifiedDomainEvent =
   | { type: 'VerifiedDomainAdded'; data: { organizationId: string; domain: string; token: string; addedAt: string } }
-  | { type: 'VerifiedDomainConfirmed'; data: { organizationId: string; domain: string; method: DomainVerificationMethod; verifiedAt: string } }
+  | {
+      type: 'VerifiedDomainConfirmed';
+      data: { organizationId: string; domain: string; method: DomainVerificationMethod; verifiedAt: string };
+    }
   | { type: 'VerifiedDomainRemoved'; data: { organizationId: string; domain: string } };

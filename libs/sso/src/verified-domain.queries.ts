@@ -1,12 +1,18 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import type { Versioned } from '../../platform/src/http/etag';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { COMMAND_RUNNER, type CommandRunner } from '../../runtime/src/command-runner';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import type { Versioned } from '#platform/http/etag';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
 import { SSO_ORGANIZATIONS, type SsoOrganizations } from './sso.needs';
-import { verifiedDomainNames, verifiedDomainsDecider, verifiedDomainsStream, type DomainVerificationState, type VerifiedDomainsState } from './verified-domain.decider';
+import {
+  verifiedDomainNames,
+  verifiedDomainsDecider,
+  verifiedDomainsStream,
+  type DomainVerificationState,
+  type VerifiedDomainsState,
+} from './verified-domain.decider';
 import { verificationRecordName, verificationRecordValue } from './verified-domain.dns';
 import type { DomainVerificationMethod } from './verified-domain.events';
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import { userOf, type Caller } from '../../platform/src/http/auth';
-import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
+import { DomainError } from '#platform/errors';
+import { userOf, type Caller } from '#platform/http/auth';
+import { isOrganizationRole, teamPermissions, type OrganizationRole, type TeamPermissions, type TeamRole } from '#platform/permissions';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
 import { TEAM_MEMBERSHIPS, TEAMS, teamMembershipId, type TeamDoc, type TeamMembershipDoc } from './team.projections';
 import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './teams.needs';
 
@@ -61,12 +61,20 @@ export class TeamAccess {
   }
 
   /** A live team of the organization the caller may see: 404 when there is none (or the caller is outside), 403 without `view`. */
-  async team(organizationId: string, teamId: string, caller: Caller): Promise<{ team: TeamDoc; viewer: TeamViewer; permissions: TeamPermissions }> {
+  async team(
+    organizationId: string,
+    teamId: string,
+    caller: Caller,
+  ): Promise<{ team: TeamDoc; viewer: TeamViewer; permissions: TeamPermissions }> {
     const viewer = await this.viewer(organizationId, caller);
-    const [team, roles] = await Promise.all([this.reads.collection<TeamDoc>(TEAMS).get(teamId), this.directory.rolesOf(viewer.userId, [teamId])]);
+    const [team, roles] = await Promise.all([
+      this.reads.collection<TeamDoc>(TEAMS).get(teamId),
+      this.directory.rolesOf(viewer.userId, [teamId]),
+    ]);
     if (!team || team.deletedAt !== undefined || team.organizationId !== organizationId) throw DomainError.notFound(`no team ${teamId}`);
     const permissions = teamPermissions(viewer.organizationRole, roles.get(teamId) ?? null);
-    if (!permissions.view) throw DomainError.forbidden(`only members of team ${teamId} and of organization ${organizationId} with a role may see it`);
+    if (!permissions.view)
+      throw DomainError.forbidden(`only members of team ${teamId} and of organization ${organizationId} with a role may see it`);
     return { team, viewer, permissions };
   }
 }

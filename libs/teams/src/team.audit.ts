@@ -1,4 +1,4 @@
-import { auditCatalog, type AuditEntry } from '../../platform/src/audit-catalog';
+import { auditCatalog, type AuditEntry } from '#platform/audit-catalog';
 import type { TeamEvent } from './team.events';
 
 /** Every team event targets its team; the label is the title where the event carries it (else the audit log's last known one). */

@@ -2,16 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandBus } from '@nestjs/cqrs';
-import { createContextServices } from '../../composition/src/contexts';
-import { loadConfig } from '../../platform/src/config';
-import { systemClock } from '../../platform/src/clock';
-import type { Caller } from '../../platform/src/http/auth';
-import { configureLogging } from '../../platform/src/logging';
-import type { Services } from '../../runtime/src/reactor';
-import { createRuntime, type Runtime } from '../../runtime/src/runtime.module';
-import { openStores } from '../../runtime/src/stores';
-import { identityProjection } from '../../identity/src';
-import { organizationProjection } from '../../organizations/src';
+import { createContextServices } from '#composition/contexts';
+import { loadConfig } from '#platform/config';
+import { systemClock } from '#platform/clock';
+import type { Caller } from '#platform/http/auth';
+import { configureLogging } from '#platform/logging';
+import type { Services } from '#runtime/reactor';
+import { createRuntime, type Runtime } from '#runtime/runtime.module';
+import { openStores } from '#runtime/stores';
+import { identityProjection } from '#identity';
+import { organizationProjection } from '#organizations';
 import { CreateTeam, RemoveDepartedMemberFromTeams, UpdateTeamMembers } from './team.commands';
 import { TEAM_MEMBERSHIPS, TEAMS, teamProjection } from './team.projections';
 import { TeamsForSso } from './teams.provides';
@@ -27,22 +27,38 @@ describe('team commands on the embedded stores', () => {
   let sso: TeamsForSso;
   let commandBus: CommandBus;
 
-  const caller = (userId: string): Caller => ({ kind: 'user', userId, tokenId: 'token', user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null } });
+  const caller = (userId: string): Caller => ({
+    kind: 'user',
+    userId,
+    tokenId: 'token',
+    user: { id: userId, displayName: userId, email: `${userId}@example.com`, photoURL: null },
+  });
   const now = () => new Date().toISOString();
-  const createTeam = (organizationId: string, title: string, members: string[], by: Caller) => commandBus.execute(new CreateTeam(organizationId, { title, members }, by));
+  const createTeam = (organizationId: string, title: string, members: string[], by: Caller) =>
+    commandBus.execute(new CreateTeam(organizationId, { title, members }, by));
 
   /** Users and organizations, appended as their contexts would append them. */
   async function seed(): Promise<void> {
     const { events } = runtime.stores;
     for (const userId of ['ada', 'mia', 'eve', 'zed']) {
-      await events.appendToStream(`user-${userId}`, [{ type: 'UserCreated', data: { userId, email: `${userId}@example.com`, displayName: userId, photoURL: null, createdAt: now() } }], 'no_stream');
+      await events.appendToStream(
+        `user-${userId}`,
+        [{ type: 'UserCreated', data: { userId, email: `${userId}@example.com`, displayName: userId, photoURL: null, createdAt: now() } }],
+        'no_stream',
+      );
     }
     const organization = (organizationId: string, members: Array<[string, string]>) =>
       events.appendToStream(
         `organization-${organizationId}`,
         [
-          { type: 'OrganizationCreated', data: { organizationId, title: organizationId, emailDomains: [], createdBy: members[0][0], createdAt: now() } },
-          ...members.map(([userId, role]) => ({ type: 'MemberAdded', data: { organizationId, userId, role, sso: false, joinedAt: now() } })),
+          {
+            type: 'OrganizationCreated',
+            data: { organizationId, title: organizationId, emailDomains: [], createdBy: members[0][0], createdAt: now() },
+          },
+          ...members.map(([userId, role]) => ({
+            type: 'MemberAdded',
+            data: { organizationId, userId, role, sso: false, joinedAt: now() },
+          })),
         ],
         'no_stream',
       );
@@ -63,7 +79,13 @@ describe('team commands on the embedded stores', () => {
     directory = mkdtempSync(join(tmpdir(), 'team-commands-'));
     const config = loadConfig({ DATA_DIR: directory });
     const stores = await openStores(config);
-    runtime = createRuntime({ config, stores, clock: systemClock, projections: [identityProjection, organizationProjection, teamProjection], runProjections: true });
+    runtime = createRuntime({
+      config,
+      stores,
+      clock: systemClock,
+      projections: [identityProjection, organizationProjection, teamProjection],
+      runProjections: true,
+    });
     await runtime.runner!.start();
     await runtime.runner!.whenCaughtUp();
     // The contexts wired as the composition root wires them: the teams context's ports bound to what organizations and identity provide.
@@ -81,7 +103,9 @@ describe('team commands on the embedded stores', () => {
   });
 
   const membersOf = async (teamId: string) =>
-    (await runtime.stores.reads.collection(TEAM_MEMBERSHIPS).find({ teamId }, { sort: { addedRevision: 1 }, limit: 100 })).items.map((m) => [m.userId, m.role]);
+    (await runtime.stores.reads.collection(TEAM_MEMBERSHIPS).find({ teamId }, { sort: { addedRevision: 1 }, limit: 100 })).items.map(
+      (m) => [m.userId, m.role],
+    );
   const streamTypes = async (teamId: string) => (await runtime.stores.events.readStream(`team-${teamId}`)).map((e) => e.type);
 
   describe('TeamsForSso (the SSO context’s SsoTeams port)', () => {
@@ -124,7 +148,11 @@ describe('team commands on the embedded stores', () => {
       await commandBus.execute(new UpdateTeamMembers('o1', b, { memberships: { 'mia@example.com': { role: 'owner' } } }, caller('ada')));
       const elsewhere = await createTeam('o2', 'Sweep elsewhere', ['mia'], caller('zed'));
       // The organization removes mia: its projection (and this context's) react to MemberRemoved first.
-      const removal = await runtime.stores.events.appendToStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }], 'any');
+      const removal = await runtime.stores.events.appendToStream(
+        'organization-o1',
+        [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }],
+        'any',
+      );
       await runtime.commands.waitFor(removal.position);
       expect(await runtime.stores.reads.collection(TEAM_MEMBERSHIPS).count({ organizationId: 'o1', userId: 'mia' })).toBe(0);
 

@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import { newId } from '../../platform/src/ids';
-import type { Caller } from '../../platform/src/http/auth';
-import type { TeamRole } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import { DomainError } from '#platform/errors';
+import { newId } from '#platform/ids';
+import type { Caller } from '#platform/http/auth';
+import type { TeamRole } from '#platform/permissions';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
+import { DecidingHandler } from '#runtime/command-handler';
 import { TeamAccess } from './team.access';
 import { planMemberChanges, requireMayCreateTeam, requireTeamAdmin, teamDecider, teamStream, type MemberChange } from './team.decider';
 import { TeamMemberResolver } from './team.member-resolver';
@@ -56,7 +56,12 @@ export class CreateTeamHandler extends DecidingHandler {
     const ids = await this.resolver.requireJoining(organizationId, body.members);
     const teamId = newId();
     const memberIds = body.members.map((entry) => ids.get(entry)!);
-    await this.decide(teamStream(teamId), teamDecider, { kind: 'CreateTeam', teamId, organizationId, title: body.title, members: memberIds, by, now: this.now() }, { caller });
+    await this.decide(
+      teamStream(teamId),
+      teamDecider,
+      { kind: 'CreateTeam', teamId, organizationId, title: body.title, members: memberIds, by, now: this.now() },
+      { caller },
+    );
     return teamId;
   }
 }
@@ -106,7 +111,12 @@ export class DeleteTeamHandler extends DecidingHandler {
 
   async execute({ organizationId, teamId, caller, ifMatch }: DeleteTeam): Promise<void> {
     const by = await this.access.viewer(organizationId, caller);
-    await this.decide(teamStream(teamId), teamDecider, { kind: 'DeleteTeam', teamId, organizationId, by, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      teamStream(teamId),
+      teamDecider,
+      { kind: 'DeleteTeam', teamId, organizationId, by, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -161,7 +171,12 @@ export class UpdateTeamMembersHandler extends DecidingHandler {
     const invalid = this.resolver.invalid(organizationId, unknown, [...new Set(outsideEntries)]);
     if (invalid) throw invalid;
     // Even with no change, If-Match is checked.
-    await this.decide(teamStream(teamId), teamDecider, { kind: 'ChangeTeamMembers', teamId, organizationId, changes, by, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      teamStream(teamId),
+      teamDecider,
+      { kind: 'ChangeTeamMembers', teamId, organizationId, changes, by, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -195,7 +210,12 @@ export class SetTeamMemberHandler extends DecidingHandler {
     if (denied) throw denied;
     await this.resolver.requireJoining(organizationId, [userId]);
     const change: MemberChange = role === undefined ? { op: 'add', userId } : { op: 'set', userId, role };
-    await this.decide(teamStream(teamId), teamDecider, { kind: 'ChangeTeamMembers', teamId, organizationId, changes: [change], by, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      teamStream(teamId),
+      teamDecider,
+      { kind: 'ChangeTeamMembers', teamId, organizationId, changes: [change], by, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -220,7 +240,12 @@ export class RemoveTeamMemberHandler extends DecidingHandler {
 
   async execute({ organizationId, teamId, userId, caller, ifMatch }: RemoveTeamMember): Promise<void> {
     const by = await this.access.viewer(organizationId, caller);
-    await this.decide(teamStream(teamId), teamDecider, { kind: 'RemoveTeamMember', teamId, organizationId, userId, by }, { caller, ifMatch });
+    await this.decide(
+      teamStream(teamId),
+      teamDecider,
+      { kind: 'RemoveTeamMember', teamId, organizationId, userId, by },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -257,7 +282,14 @@ export class RemoveDepartedMemberFromTeamsHandler extends DecidingHandler {
         const outcomes = await Promise.all(
           page.items
             .slice(i, i + SWEEP_CONCURRENCY)
-            .map((team) => this.decide(teamStream(team._id), teamDecider, { kind: 'RemoveDepartedMember', teamId: team._id, organizationId, userId }, { caller, wait: false })),
+            .map((team) =>
+              this.decide(
+                teamStream(team._id),
+                teamDecider,
+                { kind: 'RemoveDepartedMember', teamId: team._id, organizationId, userId },
+                { caller, wait: false },
+              ),
+            ),
         );
         for (const outcome of outcomes) {
           if (outcome.events.length === 0 || outcome.position === undefined) continue;
@@ -294,8 +326,14 @@ export class JoinTeamBySsoHandler extends DecidingHandler {
   }
 
   async execute({ organizationId, teamId, userId, caller }: JoinTeamBySso): Promise<void> {
-    if (!(await this.membership.roleOf(organizationId, userId))?.member) throw DomainError.invalid(`not members of organization ${organizationId}: ${JSON.stringify(userId)}`);
-    await this.decide(teamStream(teamId), teamDecider, { kind: 'JoinTeamBySso', teamId, organizationId, userId, now: this.now() }, { caller, source: 'system' });
+    if (!(await this.membership.roleOf(organizationId, userId))?.member)
+      throw DomainError.invalid(`not members of organization ${organizationId}: ${JSON.stringify(userId)}`);
+    await this.decide(
+      teamStream(teamId),
+      teamDecider,
+      { kind: 'JoinTeamBySso', teamId, organizationId, userId, now: this.now() },
+      { caller, source: 'system' },
+    );
   }
 }
 

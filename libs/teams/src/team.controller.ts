@@ -1,16 +1,16 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Put, Query, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { etagOf, parseIfMatch } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
 import { CreateTeam, DeleteTeam, RemoveTeamMember, RenameTeam, SetTeamMember, UpdateTeamMembers } from './team.commands';
 import { CreateTeamBody, MemberTeamsQuery, RenameTeamBody, SetTeamMemberBody, TeamListQuery, UpdateTeamMembersBody } from './team.dto';
 import { GetTeam, ListMemberTeams, ListTeamMembers, ListTeams } from './team.queries';
-import { Valid } from '../../platform/src/http/validation';
+import { Valid } from '#platform/http/validation';
 
 /**
  * Teams: `/v1/orgs/{organizationId}/teams…` and `/v1/orgs/{organizationId}/members/{userId}/teams`.
@@ -25,8 +25,14 @@ export class TeamController {
 
   @Get('teams')
   @ApiOkResponse({ description: 'OK', schema: listOf('Team') })
-  list(@PathId('organizationId', 'organization') organizationId: string, @Query(Valid) query: TeamListQuery, @CurrentCaller() caller: Caller) {
-    return this.queryBus.execute(new ListTeams(organizationId, caller, { page: query.page, limit: query.limit, owner: query.owner, title: query.title }));
+  list(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Query(Valid) query: TeamListQuery,
+    @CurrentCaller() caller: Caller,
+  ) {
+    return this.queryBus.execute(
+      new ListTeams(organizationId, caller, { page: query.page, limit: query.limit, owner: query.owner, title: query.title }),
+    );
   }
 
   /** `PUT /teams` creates a team → 201: members with role create and above; the creator becomes its owner. */
@@ -39,7 +45,9 @@ export class TeamController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const teamId = await this.commandBus.execute(new CreateTeam(organizationId, { title: body.title, members: body.members ?? [] }, caller));
+    const teamId = await this.commandBus.execute(
+      new CreateTeam(organizationId, { title: body.title, members: body.members ?? [] }, caller),
+    );
     return this.read(organizationId, teamId, caller, reply);
   }
 
@@ -142,7 +150,9 @@ export class TeamController {
     @Query(Valid) query: MemberTeamsQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queryBus.execute(new ListMemberTeams(organizationId, userId, caller, { page: query.page, limit: query.limit, title: query.title }));
+    return this.queryBus.execute(
+      new ListMemberTeams(organizationId, userId, caller, { page: query.page, limit: query.limit, title: query.title }),
+    );
   }
 
   private async read(organizationId: string, teamId: string, caller: Caller, reply: FastifyReply) {

@@ -1,6 +1,6 @@
-import { DomainError } from '../../platform/src/errors';
-import { mayCreateTeam, teamPermissions, type OrganizationRole, type TeamRole } from '../../platform/src/permissions';
-import type { Decider } from '../../event-store/src/decider';
+import { DomainError } from '#platform/errors';
+import { mayCreateTeam, teamPermissions, type OrganizationRole, type TeamRole } from '#platform/permissions';
+import type { Decider } from '#event-store/decider';
 import type { TeamEvent } from './team.events';
 
 export const teamStream = (teamId: string) => `team-${teamId}`;
@@ -68,7 +68,9 @@ export function requireTeamAdmin(state: TeamState, organizationId: string, teamI
 
 /** 403 unless the actor's organization role lets them create teams (create and above). */
 export function requireMayCreateTeam(organizationId: string, by: TeamActor): DomainError | null {
-  return mayCreateTeam(by.organizationRole) ? null : DomainError.forbidden(`only members with role create or admin may create teams in organization ${organizationId}`);
+  return mayCreateTeam(by.organizationRole)
+    ? null
+    : DomainError.forbidden(`only members with role create or admin may create teams in organization ${organizationId}`);
 }
 
 /** The team aggregate: its title, whether it is deleted, who belongs with which role. */
@@ -121,7 +123,8 @@ export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
         if (denied) return denied;
         const seen = new Set<string>();
         for (const change of command.changes) {
-          if (seen.has(change.userId)) return DomainError.invalid(`user ${change.userId} appears more than once in one change of team ${teamId}`);
+          if (seen.has(change.userId))
+            return DomainError.invalid(`user ${change.userId} appears more than once in one change of team ${teamId}`);
           seen.add(change.userId);
         }
         return command.changes.flatMap((change) => memberChangeEvents(state, teamId, organizationId, change, command.now));
@@ -161,7 +164,9 @@ function memberChangeEvents(state: TeamState, teamId: string, organizationId: st
       return current ? [] : [memberAdded(teamId, organizationId, userId, 'member', now)];
     case 'set':
       if (!current) return [memberAdded(teamId, organizationId, userId, change.role, now)];
-      return current === change.role ? [] : [{ type: 'TeamMemberRoleChanged', data: { teamId, organizationId, userId, role: change.role } }];
+      return current === change.role
+        ? []
+        : [{ type: 'TeamMemberRoleChanged', data: { teamId, organizationId, userId, role: change.role } }];
     case 'remove':
       return current ? [{ type: 'TeamMemberRemoved', data: { teamId, organizationId, userId } }] : [];
   }
@@ -173,7 +178,11 @@ function memberChangeEvents(state: TeamState, teamId: string, organizationId: st
  * unless `memberships` names the user too, and `remove` wins over both (a user in both `add` and
  * `remove` is removed).
  */
-export function planMemberChanges(request: { add: readonly string[]; remove: readonly string[]; memberships: ReadonlyArray<readonly [string, TeamRole]> }): MemberChange[] {
+export function planMemberChanges(request: {
+  add: readonly string[];
+  remove: readonly string[];
+  memberships: ReadonlyArray<readonly [string, TeamRole]>;
+}): MemberChange[] {
   const changes = new Map<string, MemberChange>();
   for (const [userId, role] of request.memberships) changes.set(userId, { op: 'set', userId, role });
   for (const userId of request.add) if (!changes.has(userId)) changes.set(userId, { op: 'add', userId });

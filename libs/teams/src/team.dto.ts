@@ -1,9 +1,21 @@
 import { applyDecorators } from '@nestjs/common';
-import { ArrayMaxSize, IsArray, IsIn, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
-import { ID_PATTERN } from '../../platform/src/ids';
-import { ListQuery } from '../../platform/src/http/list';
-import { NotBlank } from '../../platform/src/http/validation';
-import { TEAM_ROLES, type TeamRole } from '../../platform/src/permissions';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
+import { ID_PATTERN } from '#platform/ids';
+import { ListQuery } from '#platform/http/list';
+import { NotBlank } from '#platform/http/validation';
+import { TEAM_ROLES, type TeamRole } from '#platform/permissions';
 
 const given = (_: object, value: unknown) => value !== undefined;
 
@@ -69,7 +81,8 @@ function membershipsProblem(value: unknown): string | null {
   if (entries.length > MAX_TEAM_ENTRIES) return `memberships must name at most ${MAX_TEAM_ENTRIES} users`;
   for (const [entry, membership] of entries) {
     const at = `memberships.${entry.slice(0, 64)}`;
-    if (entry.length === 0 || entry.length > MAX_ENTRY_LENGTH) return `memberships keys must be user ids or e-mail addresses of 1 to ${MAX_ENTRY_LENGTH} characters`;
+    if (entry.length === 0 || entry.length > MAX_ENTRY_LENGTH)
+      return `memberships keys must be user ids or e-mail addresses of 1 to ${MAX_ENTRY_LENGTH} characters`;
     if (typeof membership !== 'object' || membership === null || Array.isArray(membership)) return `${at} must be an object { role }`;
     const unknown = Object.keys(membership).filter((key) => key !== 'role');
     if (unknown.length > 0) return `${at}.${unknown[0]} is not allowed`;
@@ -95,14 +108,20 @@ export class UpdateTeamMembersBody {
   @IsArray()
   @ArrayMaxSize(MAX_TEAM_ENTRIES)
   @IsString({ each: true })
-  @Length(1, MAX_ENTRY_LENGTH, { each: true, message: `each of add must be a user id or an e-mail address of 1 to ${MAX_ENTRY_LENGTH} characters` })
+  @Length(1, MAX_ENTRY_LENGTH, {
+    each: true,
+    message: `each of add must be a user id or an e-mail address of 1 to ${MAX_ENTRY_LENGTH} characters`,
+  })
   add?: string[];
 
   @ValidateIf(given)
   @IsArray()
   @ArrayMaxSize(MAX_TEAM_ENTRIES)
   @IsString({ each: true })
-  @Length(1, MAX_ENTRY_LENGTH, { each: true, message: `each of remove must be a user id or an e-mail address of 1 to ${MAX_ENTRY_LENGTH} characters` })
+  @Length(1, MAX_ENTRY_LENGTH, {
+    each: true,
+    message: `each of remove must be a user id or an e-mail address of 1 to ${MAX_ENTRY_LENGTH} characters`,
+  })
   remove?: string[];
 
   @ValidateIf(given)

@@ -1,4 +1,4 @@
-import type { TeamRole } from '../../platform/src/permissions';
+import type { TeamRole } from '#platform/permissions';
 
 /**
  * Teams. One stream per team, `team-<teamId>`: the team and its membership, so that every rule

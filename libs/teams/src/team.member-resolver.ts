@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 import { TEAM_ORGANIZATIONS, TEAM_USERS, type TeamOrganizations, type TeamUsers } from './teams.needs';
 
 /** Most entries a 400 lists by name; the rest are counted. */
@@ -14,7 +14,10 @@ function chunks<T>(values: readonly T[], size: number): T[][] {
 }
 
 function names(entries: readonly string[]): string {
-  const shown = entries.slice(0, NAMED).map((entry) => JSON.stringify(entry)).join(', ');
+  const shown = entries
+    .slice(0, NAMED)
+    .map((entry) => JSON.stringify(entry))
+    .join(', ');
   return entries.length > NAMED ? `${shown} and ${entries.length - NAMED} more` : shown;
 }
 
@@ -69,7 +72,11 @@ export class TeamMemberResolver {
   async requireJoining(organizationId: string, entries: readonly string[]): Promise<Map<string, string>> {
     const { ids, unknown } = await this.resolve(entries);
     const outside = new Set(await this.outsiders(organizationId, [...ids.values()]));
-    const error = this.invalid(organizationId, unknown, [...ids].filter(([, userId]) => outside.has(userId)).map(([entry]) => entry));
+    const error = this.invalid(
+      organizationId,
+      unknown,
+      [...ids].filter(([, userId]) => outside.has(userId)).map(([entry]) => entry),
+    );
     if (error) throw error;
     return ids;
   }

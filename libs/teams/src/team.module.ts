@@ -13,7 +13,16 @@ import { TeamsForOrganizations, TeamsForSpaces, TeamsForSso } from './teams.prov
  */
 @Module({
   controllers: [TeamController],
-  providers: [TeamMemberResolver, TeamDirectory, TeamAccess, ...teamCommandHandlers, ...teamQueryHandlers, TeamsForSso, TeamsForOrganizations, TeamsForSpaces],
+  providers: [
+    TeamMemberResolver,
+    TeamDirectory,
+    TeamAccess,
+    ...teamCommandHandlers,
+    ...teamQueryHandlers,
+    TeamsForSso,
+    TeamsForOrganizations,
+    TeamsForSpaces,
+  ],
   exports: [TeamsForSso, TeamsForOrganizations, TeamsForSpaces],
 })
 export class TeamModule {}

@@ -1,4 +1,4 @@
-import { inStream, projectionSpec, recordEvents } from '../../testing/src';
+import { inStream, projectionSpec, recordEvents } from '#testing';
 import { TEAM_MEMBER_COUNTS, TEAM_MEMBERSHIPS, TEAM_SPACES, TEAMS, teamProjection } from './team.projections';
 import { teamAuditCatalog } from './team.audit';
 import type { TeamEvent } from './team.events';
@@ -27,10 +27,40 @@ const team2 = inStream('team-t2', [
 
 /** The read model of team1 alone. */
 const team1Documents = {
-  [TEAMS]: [{ _id: 't1', organizationId: 'o1', title: 'Editors', titleLower: 'editors', createdAt: now, createdBy: 'olga', members: 2, spaces: 0, revision: 6 }],
+  [TEAMS]: [
+    {
+      _id: 't1',
+      organizationId: 'o1',
+      title: 'Editors',
+      titleLower: 'editors',
+      createdAt: now,
+      createdBy: 'olga',
+      members: 2,
+      spaces: 0,
+      revision: 6,
+    },
+  ],
   [TEAM_MEMBERSHIPS]: [
-    { _id: 't1:mia', teamId: 't1', organizationId: 'o1', userId: 'mia', role: 'owner', addedAt: now, addedRevision: 2, titleLower: 'editors' },
-    { _id: 't1:olga', teamId: 't1', organizationId: 'o1', userId: 'olga', role: 'owner', addedAt: now, addedRevision: 1, titleLower: 'editors' },
+    {
+      _id: 't1:mia',
+      teamId: 't1',
+      organizationId: 'o1',
+      userId: 'mia',
+      role: 'owner',
+      addedAt: now,
+      addedRevision: 2,
+      titleLower: 'editors',
+    },
+    {
+      _id: 't1:olga',
+      teamId: 't1',
+      organizationId: 'o1',
+      userId: 'olga',
+      role: 'owner',
+      addedAt: now,
+      addedRevision: 1,
+      titleLower: 'editors',
+    },
   ],
 };
 
@@ -57,12 +87,17 @@ describe('team projection', () => {
 
     it('then it is a tombstone', async () => {
       await spec.given(history).then({
-        [TEAMS]: [expect.objectContaining({ _id: 't1' }), expect.objectContaining({ _id: 't2', deletedAt: later, members: 0, revision: 3 })],
+        [TEAMS]: [
+          expect.objectContaining({ _id: 't1' }),
+          expect.objectContaining({ _id: 't2', deletedAt: later, members: 0, revision: 3 }),
+        ],
       });
     });
 
     it('then it has no memberships, and other teams keep theirs', async () => {
-      await spec.given(history).then({ [TEAM_MEMBERSHIPS]: [expect.objectContaining({ _id: 't1:mia' }), expect.objectContaining({ _id: 't1:olga' })] });
+      await spec
+        .given(history)
+        .then({ [TEAM_MEMBERSHIPS]: [expect.objectContaining({ _id: 't1:mia' }), expect.objectContaining({ _id: 't1:olga' })] });
     });
   });
 
@@ -71,9 +106,18 @@ describe('team projection', () => {
       { type: 'TeamCreated', data: { teamId: 't3', organizationId: 'o2', title: 'Elsewhere', createdBy: 'mia', createdAt: now } },
       { type: 'TeamMemberAdded', data: { teamId: 't3', organizationId: 'o2', userId: 'mia', role: 'owner', addedAt: now } },
     ]);
-    const history = [...team1, ...team2, ...otherOrganization, ...inStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }])];
+    const history = [
+      ...team1,
+      ...team2,
+      ...otherOrganization,
+      ...inStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'mia' } }]),
+    ];
     // The team streams then agree (RemoveUserFromAllTeams): their TeamMemberRemoved changes nothing more.
-    const swept = [...history, ...inStream('team-t1', [{ type: 'TeamMemberRemoved', data: { ...t1, userId: 'mia' } }]), ...inStream('team-t2', [{ type: 'TeamMemberRemoved', data: { ...t2, userId: 'mia' } }])];
+    const swept = [
+      ...history,
+      ...inStream('team-t1', [{ type: 'TeamMemberRemoved', data: { ...t1, userId: 'mia' } }]),
+      ...inStream('team-t2', [{ type: 'TeamMemberRemoved', data: { ...t2, userId: 'mia' } }]),
+    ];
     const memberships = ['t1:olga', 't2:olga', 't3:mia'].map((_id) => expect.objectContaining({ _id }));
 
     it('then their memberships in its teams go', async () => {
@@ -81,11 +125,20 @@ describe('team projection', () => {
     });
 
     it('then the member counts follow', async () => {
-      await spec.given(history).then({ [TEAMS]: [expect.objectContaining({ _id: 't1', members: 1 }), expect.objectContaining({ _id: 't2', members: 1 }), expect.objectContaining({ _id: 't3', members: 1 })] });
+      await spec.given(history).then({
+        [TEAMS]: [
+          expect.objectContaining({ _id: 't1', members: 1 }),
+          expect.objectContaining({ _id: 't2', members: 1 }),
+          expect.objectContaining({ _id: 't3', members: 1 }),
+        ],
+      });
     });
 
     it('when the removal is delivered again, then nothing changes', async () => {
-      await spec.given(history).redelivered(history.length - 1).thenIdempotent();
+      await spec
+        .given(history)
+        .redelivered(history.length - 1)
+        .thenIdempotent();
     });
 
     it('when the team streams remove them too, then the memberships stay as they are', async () => {
@@ -104,13 +157,20 @@ describe('team projection', () => {
   });
 
   it('given a MemberRemoved for someone in no team, then nothing changes', async () => {
-    await spec.given([...team1, ...inStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'nobody' } }])]).then(team1Documents);
+    await spec
+      .given([...team1, ...inStream('organization-o1', [{ type: 'MemberRemoved', data: { organizationId: 'o1', userId: 'nobody' } }])])
+      .then(team1Documents);
   });
 });
 
 describe('team projection: each member’s count of the organization’s teams', () => {
   const counts = (...members: Array<[string, string, number]>) => ({
-    [TEAM_MEMBER_COUNTS]: members.map(([organizationId, userId, teams]) => ({ _id: `${organizationId}:${userId}`, organizationId, userId, teams })),
+    [TEAM_MEMBER_COUNTS]: members.map(([organizationId, userId, teams]) => ({
+      _id: `${organizationId}:${userId}`,
+      organizationId,
+      userId,
+      teams,
+    })),
   });
 
   it('given members joining and leaving teams, then each counts the teams they are in (none: no document)', async () => {
@@ -118,7 +178,9 @@ describe('team projection: each member’s count of the organization’s teams',
   });
 
   it('given a team deleted, then its members count one team fewer', async () => {
-    await spec.given([...team1, ...team2, ...inStream('team-t2', [{ type: 'TeamDeleted', data: { ...t2, deletedAt: later } }])]).then(counts(['o1', 'mia', 1], ['o1', 'olga', 1]));
+    await spec
+      .given([...team1, ...team2, ...inStream('team-t2', [{ type: 'TeamDeleted', data: { ...t2, deletedAt: later } }])])
+      .then(counts(['o1', 'mia', 1], ['o1', 'olga', 1]));
   });
 
   it('given the organization removed a member, then they count no team of it, and keep their count in another organization', async () => {
@@ -131,14 +193,20 @@ describe('team projection: each member’s count of the organization’s teams',
   });
 
   it('given the events delivered again, then the counts are unchanged', async () => {
-    await spec.given([...team1, ...team2]).redelivered(1, 2, 8).thenIdempotent();
+    await spec
+      .given([...team1, ...team2])
+      .redelivered(1, 2, 8)
+      .thenIdempotent();
   });
 });
 
 describe('team projection: spaces granting the team a role', () => {
   /** A space stream: created at revision 0 (the team projection skips it), then the grants. */
   const grants = (spaceId: string, events: Array<[string, object]>) =>
-    inStream(`space-${spaceId}`, [{ type: 'SpaceCreated', data: { spaceId, organizationId: 'o1' } }, ...events.map(([type, data]) => ({ type, data: { spaceId, organizationId: 'o1', ...data } }))]);
+    inStream(`space-${spaceId}`, [
+      { type: 'SpaceCreated', data: { spaceId, organizationId: 'o1' } },
+      ...events.map(([type, data]) => ({ type, data: { spaceId, organizationId: 'o1', ...data } })),
+    ]);
   const s1 = grants('s1', [
     ['SpaceTeamAccessSet', { teamId: 't1', role: 'edit' }],
     ['SpaceTeamAccessSet', { teamId: 't2', role: 'read' }],
@@ -151,7 +219,9 @@ describe('team projection: spaces granting the team a role', () => {
   ]);
   const s3 = grants('s3', [['SpaceTeamAccessSet', { teamId: 't1', role: 'comment' }]]);
   const everything = [...team1, ...team2, ...s1, ...s2, ...s3];
-  const counted = (...teams: Array<[string, number]>) => ({ [TEAMS]: teams.map(([_id, spaces]) => expect.objectContaining({ _id, spaces })) });
+  const counted = (...teams: Array<[string, number]>) => ({
+    [TEAMS]: teams.map(([_id, spaces]) => expect.objectContaining({ _id, spaces })),
+  });
 
   it('given grants and removals, then each team counts the spaces granting it a role', async () => {
     await spec.given(everything).then(counted(['t1', 2], ['t2', 2]));
@@ -167,7 +237,10 @@ describe('team projection: spaces granting the team a role', () => {
 
   it('given the grant removed later, when delivered again, then nothing changes', async () => {
     const grantRemovedLater = everything.indexOf(s2[1]);
-    await spec.given(everything).redelivered(grantRemovedLater).then(counted(['t1', 2], ['t2', 2]));
+    await spec
+      .given(everything)
+      .redelivered(grantRemovedLater)
+      .then(counted(['t1', 2], ['t2', 2]));
   });
 });
 
@@ -187,6 +260,10 @@ describe('team audit catalog', () => {
   });
 
   it('describes a deletion as team.deleted', () => {
-    expect(teamAuditCatalog.TeamDeleted(recorded[7])).toEqual({ action: 'team.deleted', organizationId: 'o1', target: { type: 'team', id: 't1' } });
+    expect(teamAuditCatalog.TeamDeleted(recorded[7])).toEqual({
+      action: 'team.deleted',
+      organizationId: 'o1',
+      target: { type: 'team', id: 't1' },
+    });
   });
 });

@@ -1,5 +1,5 @@
-import type { TeamRole } from '../../platform/src/permissions';
-import { multiDocumentProjection, type ProjectedDoc, type ProjectionDocuments, type Recorded } from '../../read-store/src/projections/projection';
+import type { TeamRole } from '#platform/permissions';
+import { multiDocumentProjection, type ProjectedDoc, type ProjectionDocuments, type Recorded } from '#read-store/projections/projection';
 import type { OrganizationMemberRemoved, SpaceTeamAccessEvent, TeamEvent } from './team.events';
 
 export const TEAMS = 'teams';
@@ -90,7 +90,17 @@ export const teamProjection = multiDocumentProjection<TeamsInput>({
     { collection: TEAM_MEMBERSHIPS, fields: { organizationId: 1, userId: 1, titleLower: 1 } },
     { collection: TEAM_SPACES, fields: { teamId: 1, granted: 1 } },
   ],
-  handles: ['TeamCreated', 'TeamRenamed', 'TeamDeleted', 'TeamMemberAdded', 'TeamMemberRoleChanged', 'TeamMemberRemoved', 'MemberRemoved', 'SpaceTeamAccessSet', 'SpaceTeamAccessRemoved'],
+  handles: [
+    'TeamCreated',
+    'TeamRenamed',
+    'TeamDeleted',
+    'TeamMemberAdded',
+    'TeamMemberRoleChanged',
+    'TeamMemberRemoved',
+    'MemberRemoved',
+    'SpaceTeamAccessSet',
+    'SpaceTeamAccessRemoved',
+  ],
   guard(event) {
     switch (event.type) {
       case 'MemberRemoved':
@@ -150,7 +160,16 @@ export const teamProjection = multiDocumentProjection<TeamsInput>({
       }
       case 'TeamMemberAdded': {
         const { organizationId, userId, role, addedAt } = event.data;
-        await memberships.put({ _id: teamMembershipId(teamId, userId), teamId, organizationId, userId, role, addedAt, addedRevision: revision, titleLower: team.titleLower });
+        await memberships.put({
+          _id: teamMembershipId(teamId, userId),
+          teamId,
+          organizationId,
+          userId,
+          role,
+          addedAt,
+          addedRevision: revision,
+          titleLower: team.titleLower,
+        });
         await recount(documents, teamId, { revision });
         await recountMember(documents, organizationId, userId);
         return;
@@ -200,7 +219,10 @@ async function membersOf(documents: ProjectionDocuments, filter: Partial<TeamMem
 }
 
 /** The user left the organization: their memberships of its teams go, those teams are recounted, and so is the user (none). */
-async function dropDepartedMember({ organizationId, userId }: OrganizationMemberRemoved['data'], documents: ProjectionDocuments): Promise<void> {
+async function dropDepartedMember(
+  { organizationId, userId }: OrganizationMemberRemoved['data'],
+  documents: ProjectionDocuments,
+): Promise<void> {
   const memberships = documents.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS);
   const teamIds = (await membershipsOf(documents, { organizationId, userId })).map((m) => m.teamId);
   if (teamIds.length === 0) return;

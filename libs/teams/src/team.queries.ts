@@ -1,13 +1,23 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import { teamPermissions, type TeamPermissions, type TeamRole } from '../../platform/src/permissions';
-import { READ_STORE, type Filter, type ReadStore } from '../../read-store/src/read-store.port';
-import { byIds } from '../../platform/src/by-ids';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import { teamPermissions, type TeamPermissions, type TeamRole } from '#platform/permissions';
+import { READ_STORE, type Filter, type ReadStore } from '#read-store/read-store.port';
+import { byIds } from '#platform/by-ids';
 import { TeamAccess, TeamDirectory } from './team.access';
-import { LIVE_TEAM, TEAM_MEMBER_COUNTS, TEAM_MEMBERSHIPS, TEAMS, teamMemberCountId, teamMembershipId, type TeamDoc, type TeamMemberCountDoc, type TeamMembershipDoc } from './team.projections';
+import {
+  LIVE_TEAM,
+  TEAM_MEMBER_COUNTS,
+  TEAM_MEMBERSHIPS,
+  TEAMS,
+  teamMemberCountId,
+  teamMembershipId,
+  type TeamDoc,
+  type TeamMemberCountDoc,
+  type TeamMembershipDoc,
+} from './team.projections';
 import { TEAM_ORGANIZATIONS, type OrganizationMemberObject, type TeamOrganizations } from './teams.needs';
 
 /* The team reads, with the caller's permissions; and what the adapters answer other contexts' ports with (teams.provides.ts). */
@@ -90,15 +100,27 @@ export class ListTeamsHandler implements IQueryHandler<ListTeams> {
   async execute({ organizationId, caller, options }: ListTeams): Promise<ListEnvelope<TeamObject>> {
     const viewer = await this.access.viewer(organizationId, caller);
     const restrictions: Filter[] = [];
-    if (viewer.organizationRole === null) restrictions.push({ _id: { $in: await this.directory.teamIdsOf(organizationId, viewer.userId) } });
+    if (viewer.organizationRole === null)
+      restrictions.push({ _id: { $in: await this.directory.teamIdsOf(organizationId, viewer.userId) } });
     if (options.owner !== undefined) {
       const owner = await this.organizations.roleOf(organizationId, options.owner);
       if (!owner?.member) return listEnvelope<TeamObject>({ items: [], count: 0 });
-      if (owner.role !== 'admin') restrictions.push({ _id: { $in: await this.directory.teamIdsOf(organizationId, options.owner, 'owner') } });
+      if (owner.role !== 'admin')
+        restrictions.push({ _id: { $in: await this.directory.teamIdsOf(organizationId, options.owner, 'owner') } });
     }
-    const filter: Filter = { organizationId, ...LIVE_TEAM, ...titleContains(options.title), ...(restrictions.length > 0 ? { $and: restrictions } : {}) };
-    const page = await this.reads.collection<TeamDoc>(TEAMS).find(filter, { sort: { titleLower: 1 }, limit: options.limit, after: options.page });
-    const roles = await this.directory.rolesOf(viewer.userId, page.items.map((team) => team._id));
+    const filter: Filter = {
+      organizationId,
+      ...LIVE_TEAM,
+      ...titleContains(options.title),
+      ...(restrictions.length > 0 ? { $and: restrictions } : {}),
+    };
+    const page = await this.reads
+      .collection<TeamDoc>(TEAMS)
+      .find(filter, { sort: { titleLower: 1 }, limit: options.limit, after: options.page });
+    const roles = await this.directory.rolesOf(
+      viewer.userId,
+      page.items.map((team) => team._id),
+    );
     const items = page.items.map((team) => presentTeam(team, teamPermissions(viewer.organizationRole, roles.get(team._id) ?? null)));
     return listEnvelope({ items, count: page.count, next: page.next });
   }
@@ -147,8 +169,13 @@ export class ListTeamMembersHandler implements IQueryHandler<ListTeamMembers> {
 
   async execute({ organizationId, teamId, caller, paging }: ListTeamMembers): Promise<ListEnvelope<TeamMembershipItem>> {
     const { permissions } = await this.access.team(organizationId, teamId, caller);
-    const found = await this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS).find({ teamId }, { sort: { addedRevision: 1 }, limit: paging.limit, after: paging.page });
-    const presented = await this.organizations.presentMembers(organizationId, found.items.map((m) => m.userId));
+    const found = await this.reads
+      .collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS)
+      .find({ teamId }, { sort: { addedRevision: 1 }, limit: paging.limit, after: paging.page });
+    const presented = await this.organizations.presentMembers(
+      organizationId,
+      found.items.map((m) => m.userId),
+    );
     const items = found.items.flatMap((membership): TeamMembershipItem[] => {
       const member = presented.get(membership.userId);
       return member ? [{ organization: member, team: { role: membership.role }, permissions: { view: permissions.view } }] : [];
@@ -185,10 +212,14 @@ export class ListMemberTeamsHandler implements IQueryHandler<ListMemberTeams> {
     const viewer = await this.access.viewer(organizationId, caller);
     const self = viewer.userId === userId;
     if (!self && viewer.organizationRole === null) throw DomainError.forbidden('guests may only list their own teams');
-    if (!self && !(await this.organizations.roleOf(organizationId, userId))?.member) throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
+    if (!self && !(await this.organizations.roleOf(organizationId, userId))?.member)
+      throw DomainError.notFound(`no member ${userId} in organization ${organizationId}`);
     const found = await this.reads
       .collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS)
-      .find({ organizationId, userId, ...titleContains(options.title) }, { sort: { titleLower: 1 }, limit: options.limit, after: options.page });
+      .find(
+        { organizationId, userId, ...titleContains(options.title) },
+        { sort: { titleLower: 1 }, limit: options.limit, after: options.page },
+      );
     const teamIds = found.items.map((m) => m.teamId);
     const [teams, viewerRoles] = await Promise.all([
       this.reads.collection<TeamDoc>(TEAMS).find({ _id: { $in: teamIds } }, { limit: 1000, count: false }),
@@ -232,7 +263,10 @@ export class CountTeamsByUserHandler implements IQueryHandler<CountTeamsByUser> 
     const unique = [...new Set(userIds)];
     const counts = new Map(unique.map((userId) => [userId, 0]));
     if (unique.length === 0) return counts;
-    const kept = await byIds(this.reads.collection<TeamMemberCountDoc>(TEAM_MEMBER_COUNTS), unique.map((userId) => teamMemberCountId(organizationId, userId)));
+    const kept = await byIds(
+      this.reads.collection<TeamMemberCountDoc>(TEAM_MEMBER_COUNTS),
+      unique.map((userId) => teamMemberCountId(organizationId, userId)),
+    );
     for (const doc of kept) if (doc.organizationId === organizationId) counts.set(doc.userId, doc.teams);
     return counts;
   }
@@ -322,7 +356,10 @@ export class FindTeamsAmongHandler implements IQueryHandler<FindTeamsAmong> {
 
   async execute({ organizationId, userId, teamIds }: FindTeamsAmong): Promise<string[]> {
     if (teamIds.length === 0) return [];
-    const memberships = await byIds(this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS), teamIds.map((teamId) => teamMembershipId(teamId, userId)));
+    const memberships = await byIds(
+      this.reads.collection<TeamMembershipDoc>(TEAM_MEMBERSHIPS),
+      teamIds.map((teamId) => teamMembershipId(teamId, userId)),
+    );
     return memberships.filter((membership) => membership.organizationId === organizationId).map((membership) => membership.teamId);
   }
 }

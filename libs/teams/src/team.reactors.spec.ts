@@ -1,10 +1,10 @@
 import { Test } from '@nestjs/testing';
 import { CommandBus, CqrsModule } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 import { teamsContext } from './teams.context';
 import { TEAM_ORGANIZATIONS } from './teams.needs';
-import type { ReactionContext, RecordedOf } from '../../runtime/src/reactor';
-import { organizationStream, type OrganizationEvent } from '../../organizations/src';
+import type { ReactionContext, RecordedOf } from '#runtime/reactor';
+import { organizationStream, type OrganizationEvent } from '#organizations';
 import { RemoveDepartedMemberFromTeams } from './team.commands';
 import { teamMembershipReactor } from './team.reactors';
 

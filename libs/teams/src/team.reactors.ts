@@ -1,5 +1,5 @@
-import type { OrganizationEvent } from '../../organizations/src';
-import type { Reactor } from '../../runtime/src/reactor';
+import type { OrganizationEvent } from '#organizations';
+import type { Reactor } from '#runtime/reactor';
 import { TEAM_ORGANIZATIONS, type TeamOrganizations } from './teams.needs';
 import { RemoveDepartedMemberFromTeams } from './team.commands';
 

@@ -1,4 +1,4 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { teamSchemas } from './teams.schemas';
 import { teamAuditCatalog } from './team.audit';
 import { TeamModule } from './team.module';

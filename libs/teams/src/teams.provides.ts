@@ -6,7 +6,7 @@
  */
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
+import type { Caller } from '#platform/http/auth';
 import { JoinTeamBySso } from './team.commands';
 import { CheckLiveTeam, CountTeamsByUser, FindTeamForSso, FindTeamsAmong, ListTeamIdsByUser, ListTeamIdsOfMember } from './team.queries';
 

@@ -1,4 +1,4 @@
-import { booleans, closedObject, dateTime, ref, type JsonSchema } from '../../platform/src/platform.schemas';
+import { booleans, closedObject, dateTime, ref, type JsonSchema } from '#platform/platform.schemas';
 
 const teamRole: JsonSchema = { type: 'string', enum: ['owner', 'member'] };
 

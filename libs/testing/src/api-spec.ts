@@ -13,9 +13,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createService, type Service } from '../../composition/src/api/app';
-import type { EventMetadata, LogPosition } from '../../event-store/src/event-store.port';
-import { loadConfig } from '../../platform/src/config';
+import { createService, type Service } from '#composition/api/app';
+import type { EventMetadata, LogPosition } from '#event-store/event-store.port';
+import { loadConfig } from '#platform/config';
 
 export const DEFAULT_ADMIN_TOKEN = 'admin-token-for-in-process-specs-0123456789';
 
@@ -88,7 +88,14 @@ export async function apiSpec(options: ApiSpecOptions = {}): Promise<ApiSpec> {
   // A write waits for the read models longer than in production, and a content write may convert
   // for longer (the pool's first task starts its threads): on a busy test machine a few seconds of
   // starvation must not turn into a read that misses its own write, or a write refused as too slow.
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '10000000', READ_YOUR_WRITES_TIMEOUT_MS: '30000', CONTENT_CONVERSION_TIME_MS: '60000', ...options.env });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    READ_YOUR_WRITES_TIMEOUT_MS: '30000',
+    CONTENT_CONVERSION_TIME_MS: '60000',
+    ...options.env,
+  });
   let service: Service;
   try {
     service = await createService({ config, adminToken });
@@ -102,14 +109,24 @@ export async function apiSpec(options: ApiSpecOptions = {}): Promise<ApiSpec> {
   await runner.whenCaughtUp();
   const events = service.runtime.stores.events;
 
-  async function request(method: string, url: string, { token, body, rawBody, contentType, headers, remoteAddress }: RequestOptions = {}): Promise<ApiResponse> {
+  async function request(
+    method: string,
+    url: string,
+    { token, body, rawBody, contentType, headers, remoteAddress }: RequestOptions = {},
+  ): Promise<ApiResponse> {
     const sent: Record<string, string> = { ...headers };
     if (token !== undefined) sent.authorization = `Bearer ${token}`;
     let payload: string | Buffer | undefined;
     if (rawBody !== undefined) payload = rawBody;
     else if (body !== undefined) payload = JSON.stringify(body);
     if (payload !== undefined) sent['content-type'] = contentType ?? 'application/json';
-    const response = await service.app.inject({ method: method as 'GET', url, headers: sent, ...(remoteAddress ? { remoteAddress } : {}), ...(payload !== undefined ? { payload } : {}) });
+    const response = await service.app.inject({
+      method: method as 'GET',
+      url,
+      headers: sent,
+      ...(remoteAddress ? { remoteAddress } : {}),
+      ...(payload !== undefined ? { payload } : {}),
+    });
     let parsed: unknown = response.body;
     if (String(response.headers['content-type'] ?? '').includes('json') && response.body !== '') {
       try {
@@ -123,8 +140,9 @@ export async function apiSpec(options: ApiSpecOptions = {}): Promise<ApiSpec> {
 
   async function settled(): Promise<void> {
     // Something reacting to an event may append more: wait until the head stops moving.
-    for (let head = await events.headPosition(); ; ) {
-      if (head !== null && !(await runner!.waitFor(head, 10_000))) throw new Error(`the projections did not reach log position ${head} within 10 s`);
+    for (let head = await events.headPosition(); ;) {
+      if (head !== null && !(await runner!.waitFor(head, 10_000)))
+        throw new Error(`the projections did not reach log position ${head} within 10 s`);
       const now = await events.headPosition();
       if (now === head) return;
       head = now;
@@ -148,10 +166,11 @@ export async function apiSpec(options: ApiSpecOptions = {}): Promise<ApiSpec> {
     async appendedEvents(since, filter = {}) {
       await settled();
       const appended: AppendedEvent[] = [];
-      for (let after = since ?? undefined; ; ) {
+      for (let after = since ?? undefined; ;) {
         const page = await events.readAll({ after, maxCount: 1000 });
         if (page.length === 0) break;
-        for (const { type, streamId, revision, position, data, metadata } of page) appended.push({ type, streamId, revision, position, data, metadata });
+        for (const { type, streamId, revision, position, data, metadata } of page)
+          appended.push({ type, streamId, revision, position, data, metadata });
         after = page[page.length - 1].position;
       }
       const wanted = filter.streamId;

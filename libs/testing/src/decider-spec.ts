@@ -8,8 +8,8 @@
  *   spec.given([]).when(rename(ada)).thenFails(404, 'no team t1');
  *   spec.given(created).thenState((state) => expect(state.title).toBe('Writers'));
  */
-import { DomainError } from '../../platform/src/errors';
-import type { Decider, DomainEvent } from '../../event-store/src/decider';
+import { DomainError } from '#platform/errors';
+import type { Decider, DomainEvent } from '#event-store/decider';
 
 /** The event type of a decider, for typing histories kept in constants. */
 export type EventOf<TDecider> = TDecider extends Decider<any, infer TEvent, any> ? TEvent : never;
@@ -39,7 +39,9 @@ export interface DeciderSpec<TCommand, TEvent extends DomainEvent, TState> {
   given(events?: readonly TEvent[]): DeciderGiven<TCommand, TEvent, TState>;
 }
 
-export function deciderSpec<TCommand, TEvent extends DomainEvent, TState>(decider: Decider<TCommand, TEvent, TState>): DeciderSpec<TCommand, TEvent, TState> {
+export function deciderSpec<TCommand, TEvent extends DomainEvent, TState>(
+  decider: Decider<TCommand, TEvent, TState>,
+): DeciderSpec<TCommand, TEvent, TState> {
   const fold = (events: readonly TEvent[]) => events.reduce(decider.evolve, decider.initialState());
   return {
     given(history = []) {
@@ -59,7 +61,8 @@ export function deciderSpec<TCommand, TEvent extends DomainEvent, TState>(decide
           };
           const succeeded = (): TEvent[] => {
             const result = decide();
-            if (result instanceof DomainError) throw new Error(`expected events, but the decider refused the command: ${result.status} ${result.message}`);
+            if (result instanceof DomainError)
+              throw new Error(`expected events, but the decider refused the command: ${result.status} ${result.message}`);
             return result;
           };
           return {
@@ -76,10 +79,12 @@ export function deciderSpec<TCommand, TEvent extends DomainEvent, TState>(decide
             },
             thenFails(status, message) {
               const result = decide();
-              if (!(result instanceof DomainError)) throw new Error(`expected a refusal with status ${status}, but the decider decided ${JSON.stringify(result)}`);
+              if (!(result instanceof DomainError))
+                throw new Error(`expected a refusal with status ${status}, but the decider decided ${JSON.stringify(result)}`);
               expect({ status: result.status, message: result.message }).toEqual({
                 status,
-                message: message === undefined ? expect.any(String) : typeof message === 'string' ? message : expect.stringMatching(message),
+                message:
+                  message === undefined ? expect.any(String) : typeof message === 'string' ? message : expect.stringMatching(message),
               });
             },
             thenState(assert) {

@@ -144,7 +144,9 @@ export function signElement(xml: string, localName: 'Assertion' | 'Response', ke
     digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
     transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
   });
-  signature.computeSignature(xml, { location: { reference: `//*[local-name(.)='${localName}']/*[local-name(.)='Issuer']`, action: 'after' } });
+  signature.computeSignature(xml, {
+    location: { reference: `//*[local-name(.)='${localName}']/*[local-name(.)='Issuer']`, action: 'after' },
+  });
   return signature.getSignedXml();
 }
 

@@ -1,7 +1,7 @@
 /** The kit itself: each check passes on a right answer and fails on a wrong one. */
-import type { Decider } from '../../event-store/src/decider';
-import { DomainError } from '../../platform/src/errors';
-import { positionKey, type Projection } from '../../read-store/src/projections/projection';
+import type { Decider } from '#event-store/decider';
+import { DomainError } from '#platform/errors';
+import { positionKey, type Projection } from '#read-store/projections/projection';
 import { deciderSpec, inStream, projectionSpec, recordEvents } from '.';
 
 type Event = { type: 'Opened'; data: { id: string } } | { type: 'Closed'; data: { id: string } };
@@ -38,7 +38,10 @@ describe('deciderSpec', () => {
   it('checks thenFails() status and message (exact or pattern), and fails it when events are decided', () => {
     spec.given([]).when({ kind: 'Close', id: 'd' }).thenFails(409);
     spec.given([]).when({ kind: 'Close', id: 'd' }).thenFails(409, 'already closed');
-    spec.given([]).when({ kind: 'Close', id: 'd' }).thenFails(409, /closed/);
+    spec
+      .given([])
+      .when({ kind: 'Close', id: 'd' })
+      .thenFails(409, /closed/);
     expect(() => spec.given([]).when({ kind: 'Close', id: 'd' }).thenFails(404)).toThrow();
     expect(() => spec.given([]).when({ kind: 'Close', id: 'd' }).thenFails(409, 'closed')).toThrow();
     expect(() => spec.given([]).when({ kind: 'Open', id: 'd' }).thenFails(409)).toThrow(/expected a refusal/);
@@ -50,7 +53,10 @@ describe('deciderSpec', () => {
 
   it('folds the history, and the decided events, for thenState()', () => {
     spec.given(opened).thenState((state) => expect(state.open).toBe(true));
-    spec.given(opened).when({ kind: 'Close', id: 'd' }).thenState((state) => expect(state.open).toBe(false));
+    spec
+      .given(opened)
+      .when({ kind: 'Close', id: 'd' })
+      .thenState((state) => expect(state.open).toBe(false));
   });
 });
 
@@ -64,10 +70,19 @@ const counter = (guarded: boolean): Projection => ({
     const current = await counts.get(event.streamId);
     if (guarded && current?._position !== undefined && current._position >= positionKey(event.position)) return;
     const seeded = await tx.collection<{ _id: string; offset: number }>('offsets').get(event.streamId);
-    await counts.put({ _id: event.streamId, n: (current?.n ?? seeded?.offset ?? 0) + 1, revision: event.revision, _position: positionKey(event.position) });
+    await counts.put({
+      _id: event.streamId,
+      n: (current?.n ?? seeded?.offset ?? 0) + 1,
+      revision: event.revision,
+      _position: positionKey(event.position),
+    });
   },
 });
-const history = [...inStream('door-a', [opened[0], { type: 'Closed', data: { id: 'd' } }]), ...inStream('door-b', opened), { type: 'Ignored', data: {}, streamId: 'door-a' }];
+const history = [
+  ...inStream('door-a', [opened[0], { type: 'Closed', data: { id: 'd' } }]),
+  ...inStream('door-b', opened),
+  { type: 'Ignored', data: {}, streamId: 'door-a' },
+];
 
 describe('projectionSpec', () => {
   it('records events as the log would: positions in order, revisions per stream', () => {
@@ -80,18 +95,35 @@ describe('projectionSpec', () => {
   });
 
   it('compares the documents of the named collections, routing events by handles', async () => {
-    await projectionSpec(counter(true)).given(history).then({ counts: [{ _id: 'door-a', n: 2, revision: 1 }, { _id: 'door-b', n: 1, revision: 0 }] });
+    await projectionSpec(counter(true))
+      .given(history)
+      .then({
+        counts: [
+          { _id: 'door-a', n: 2, revision: 1 },
+          { _id: 'door-b', n: 1, revision: 0 },
+        ],
+      });
     await expect(projectionSpec(counter(true)).given(history).then({ counts: [] })).rejects.toThrow();
   });
 
   it('compares _position only where the expected document names it', async () => {
-    await projectionSpec(counter(true)).given(inStream('door-b', opened)).then({ counts: [{ _id: 'door-b', n: 1, revision: 0, _position: positionKey(1n) }] });
-    await expect(projectionSpec(counter(true)).given(inStream('door-b', opened)).then({ counts: [{ _id: 'door-b', n: 1, revision: 0, _position: 'x' }] })).rejects.toThrow();
+    await projectionSpec(counter(true))
+      .given(inStream('door-b', opened))
+      .then({ counts: [{ _id: 'door-b', n: 1, revision: 0, _position: positionKey(1n) }] });
+    await expect(
+      projectionSpec(counter(true))
+        .given(inStream('door-b', opened))
+        .then({ counts: [{ _id: 'door-b', n: 1, revision: 0, _position: 'x' }] }),
+    ).rejects.toThrow();
   });
 
   it('fails every then when applying the history twice changes a document', async () => {
     await expect(projectionSpec(counter(false)).given(history).thenIdempotent()).rejects.toThrow(/a second time/);
-    await expect(projectionSpec(counter(false)).given(history).then({ counts: expect.anything() as never })).rejects.toThrow(/a second time/);
+    await expect(
+      projectionSpec(counter(false))
+        .given(history)
+        .then({ counts: expect.anything() as never }),
+    ).rejects.toThrow(/a second time/);
   });
 
   it('redelivers chosen events after the history', async () => {
@@ -100,7 +132,11 @@ describe('projectionSpec', () => {
 
   it('fails when an older event delivered again changes a document, which a replay in order would not show', async () => {
     // Last write wins, unguarded: replaying the whole history in order ends the same, an older event alone does not.
-    const lastType: Projection = { ...counter(false), apply: (event, tx) => tx.collection('last').put({ _id: event.streamId, type: event.type }), collections: ['last'] };
+    const lastType: Projection = {
+      ...counter(false),
+      apply: (event, tx) => tx.collection('last').put({ _id: event.streamId, type: event.type }),
+      collections: ['last'],
+    };
     await projectionSpec(lastType).given(history).thenIdempotent();
     await expect(projectionSpec(lastType).given(history).redelivered(0).thenIdempotent()).rejects.toThrow(/redelivering events 0/);
   });

@@ -11,11 +11,11 @@
  *   await spec.given(history).then(([first]) => ({ [AUDIT_EVENTS]: [expect.objectContaining({ _id: first.id })] }));
  *   projectionSpec(p, { seed: { offsets: [{ _id: 'door-b', offset: 10 }] } }); // its own documents from before the history
  */
-import type { EventMetadata, RecordedEvent } from '../../event-store/src/event-store.port';
-import type { DomainEvent } from '../../event-store/src/decider';
-import { MemoryReadStore } from '../../read-store/src/memory/memory-read-store';
-import type { Projection, ProjectionResources } from '../../read-store/src/projections/projection';
-import type { Doc } from '../../read-store/src/read-store.port';
+import type { EventMetadata, RecordedEvent } from '#event-store/event-store.port';
+import type { DomainEvent } from '#event-store/decider';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
+import type { Projection, ProjectionResources } from '#read-store/projections/projection';
+import type { Doc } from '#read-store/read-store.port';
 
 /** An event of the history; its stream defaults to the spec's `stream` option. */
 export interface GivenEvent {
@@ -137,14 +137,22 @@ export function projectionSpec(projection: Projection, options: ProjectionSpecOp
           const { collection, ...spec } = index;
           await reads.ensureIndex(collection, spec);
         }
-        for (const [collection, documents] of Object.entries(options.seed ?? {})) for (const document of documents) await reads.collection(collection).put(document);
+        for (const [collection, documents] of Object.entries(options.seed ?? {}))
+          for (const document of documents) await reads.collection(collection).put(document);
         const collections = [...projection.collections, ...Object.keys(options.seed ?? {}), ...extraCollections];
         await apply(reads, recorded);
         const documents = await snapshot(reads, collections);
         await apply(reads, recorded);
-        unchanged(await snapshot(reads, collections), documents, 'applying the given events a second time (same positions) changed the documents');
+        unchanged(
+          await snapshot(reads, collections),
+          documents,
+          'applying the given events a second time (same positions) changed the documents',
+        );
         if (redeliveries.length > 0) {
-          await apply(reads, redeliveries.map((index) => recorded[index] ?? missing(index)));
+          await apply(
+            reads,
+            redeliveries.map((index) => recorded[index] ?? missing(index)),
+          );
           unchanged(await snapshot(reads, collections), documents, `redelivering events ${redeliveries.join(', ')} changed the documents`);
         }
         return { reads, recorded, documents };
@@ -159,7 +167,9 @@ export function projectionSpec(projection: Projection, options: ProjectionSpecOp
           const recorded = recordEvents(events, options);
           const wanted = typeof expected === 'function' ? expected(recorded) : expected;
           const { documents } = await run(Object.keys(wanted));
-          const actual = Object.fromEntries(Object.entries(wanted).map(([name, expectedDocuments]) => [name, withoutUnnamedStamps(documents[name], expectedDocuments)]));
+          const actual = Object.fromEntries(
+            Object.entries(wanted).map(([name, expectedDocuments]) => [name, withoutUnnamedStamps(documents[name], expectedDocuments)]),
+          );
           expect(actual).toEqual(wanted);
         },
         async thenIdempotent() {

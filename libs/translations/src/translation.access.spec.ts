@@ -1,5 +1,5 @@
-import type { Caller } from '../../platform/src/http/auth';
-import type { OrganizationRole } from '../../platform/src/permissions';
+import type { Caller } from '#platform/http/auth';
+import type { OrganizationRole } from '#platform/permissions';
 import { TranslationAccess } from './translation.access';
 
 /** Who reads and edits translation settings: 404 outside the organization, 403 for guests, edit for admins. */
@@ -10,7 +10,9 @@ const members: Record<string, { member: boolean; role: OrganizationRole }> = {
   gus: { member: true, role: null },
   old: { member: false, role: 'admin' },
 };
-const access = new TranslationAccess({ roleOf: async (organizationId: string, userId: string) => (organizationId === 'o1' ? (members[userId] ?? null) : null) } as never);
+const access = new TranslationAccess({
+  roleOf: async (organizationId: string, userId: string) => (organizationId === 'o1' ? (members[userId] ?? null) : null),
+} as never);
 
 async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
   try {
@@ -33,7 +35,9 @@ describe('translation settings access', () => {
 
   it('given a guest, when they read the settings, then 403', async () => {
     expect(await statusOf(access.viewer('o1', user('gus')))).toBe(403);
-    await expect(access.viewer('o1', user('gus'))).rejects.toThrow('translation settings of organization o1 are for its members with a role; guests do not see them');
+    await expect(access.viewer('o1', user('gus'))).rejects.toThrow(
+      'translation settings of organization o1 are for its members with a role; guests do not see them',
+    );
     await expect(access.viewer('o1', user('zed'))).rejects.toThrow('no organization o1');
   });
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { translationSettingsPermissions, type OrganizationRole, type TranslationSettingsPermissions } from '../../platform/src/permissions';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { translationSettingsPermissions, type OrganizationRole, type TranslationSettingsPermissions } from '#platform/permissions';
 import { TRANSLATION_ORGANIZATIONS, type TranslationOrganizations } from './translations.needs';
 
 /**
@@ -14,7 +14,10 @@ export class TranslationAccess {
   constructor(@Inject(TRANSLATION_ORGANIZATIONS) private readonly organizations: TranslationOrganizations) {}
 
   /** The caller's permissions in the organization; 404 for people outside it. */
-  async permissions(organizationId: string, caller: Caller): Promise<TranslationSettingsPermissions & { role: OrganizationRole; userId: string }> {
+  async permissions(
+    organizationId: string,
+    caller: Caller,
+  ): Promise<TranslationSettingsPermissions & { role: OrganizationRole; userId: string }> {
     const standing = caller.kind === 'user' ? await this.organizations.roleOf(organizationId, caller.userId) : null;
     if (caller.kind !== 'user' || !standing?.member) throw DomainError.notFound(`no organization ${organizationId}`);
     return { ...translationSettingsPermissions(standing.role), role: standing.role, userId: caller.userId };
@@ -23,7 +26,10 @@ export class TranslationAccess {
   /** The caller's permissions, when they may read the organization's translation settings; 403 for guests. */
   async viewer(organizationId: string, caller: Caller): Promise<TranslationSettingsPermissions> {
     const { view, edit } = await this.permissions(organizationId, caller);
-    if (!view) throw DomainError.forbidden(`translation settings of organization ${organizationId} are for its members with a role; guests do not see them`);
+    if (!view)
+      throw DomainError.forbidden(
+        `translation settings of organization ${organizationId} are for its members with a role; guests do not see them`,
+      );
     return { view, edit };
   }
 }

@@ -1,4 +1,4 @@
-import { recordEvents } from '../../testing/src';
+import { recordEvents } from '#testing';
 import { translationAuditCatalog } from './translation.audit';
 import type { TranslationSettingsEvent } from './translation.events';
 
@@ -11,7 +11,12 @@ const entryOf = (event: TranslationSettingsEvent) => {
 
 describe('translation settings in the audit log', () => {
   it('records a creation as translation.created on the settings, in their organization, with the languages', () => {
-    expect(entryOf({ type: 'TranslationSettingsCreated', data: { ...about, title: 'French', languages: ['fr'], createdBy: 'ada', createdAt: t0 } })).toEqual({
+    expect(
+      entryOf({
+        type: 'TranslationSettingsCreated',
+        data: { ...about, title: 'French', languages: ['fr'], createdBy: 'ada', createdAt: t0 },
+      }),
+    ).toEqual({
       action: 'translation.created',
       organizationId: 'o1',
       target: { type: 'translation-settings', id: 'tr1', label: 'French' },
@@ -29,6 +34,10 @@ describe('translation settings in the audit log', () => {
   });
 
   it('records a deletion as translation.deleted', () => {
-    expect(entryOf({ type: 'TranslationSettingsDeleted', data: { ...about, deletedAt: t0 } })).toEqual({ action: 'translation.deleted', organizationId: 'o1', target: { type: 'translation-settings', id: 'tr1' } });
+    expect(entryOf({ type: 'TranslationSettingsDeleted', data: { ...about, deletedAt: t0 } })).toEqual({
+      action: 'translation.deleted',
+      organizationId: 'o1',
+      target: { type: 'translation-settings', id: 'tr1' },
+    });
   });
 });

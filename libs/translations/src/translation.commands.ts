@@ -1,7 +1,7 @@
 import { Command, CommandHandler } from '@nestjs/cqrs';
-import type { Caller } from '../../platform/src/http/auth';
-import { newId } from '../../platform/src/ids';
-import { DecidingHandler } from '../../runtime/src/command-handler';
+import type { Caller } from '#platform/http/auth';
+import { newId } from '#platform/ids';
+import { DecidingHandler } from '#runtime/command-handler';
 import { TranslationAccess } from './translation.access';
 import { translationSettingsDecider, translationSettingsStream } from './translation.decider';
 import type { TranslationSettingsChanges } from './translation.events';
@@ -34,7 +34,21 @@ export class CreateTranslationSettingsHandler extends DecidingHandler {
     const { edit, userId } = await this.access.permissions(organizationId, caller);
     const translationSettingsId = newId();
     const languages = edit ? canonicalLanguages(body.languages ?? []) : [];
-    await this.decide(translationSettingsStream(translationSettingsId), translationSettingsDecider, { kind: 'CreateTranslationSettings', translationSettingsId, organizationId, title: body.title, languages, by: userId, allowed: edit, now: this.now() }, { caller });
+    await this.decide(
+      translationSettingsStream(translationSettingsId),
+      translationSettingsDecider,
+      {
+        kind: 'CreateTranslationSettings',
+        translationSettingsId,
+        organizationId,
+        title: body.title,
+        languages,
+        by: userId,
+        allowed: edit,
+        now: this.now(),
+      },
+      { caller },
+    );
     return translationSettingsId;
   }
 }
@@ -60,8 +74,16 @@ export class UpdateTranslationSettingsHandler extends DecidingHandler {
 
   async execute({ organizationId, translationSettingsId, changes, caller, ifMatch }: UpdateTranslationSettings): Promise<void> {
     const { edit } = await this.access.permissions(organizationId, caller);
-    const canonical: TranslationSettingsChanges = { ...changes, ...(edit && changes.languages !== undefined ? { languages: canonicalLanguages(changes.languages) } : {}) };
-    await this.decide(translationSettingsStream(translationSettingsId), translationSettingsDecider, { kind: 'UpdateTranslationSettings', translationSettingsId, organizationId, changes: canonical, allowed: edit, now: this.now() }, { caller, ifMatch });
+    const canonical: TranslationSettingsChanges = {
+      ...changes,
+      ...(edit && changes.languages !== undefined ? { languages: canonicalLanguages(changes.languages) } : {}),
+    };
+    await this.decide(
+      translationSettingsStream(translationSettingsId),
+      translationSettingsDecider,
+      { kind: 'UpdateTranslationSettings', translationSettingsId, organizationId, changes: canonical, allowed: edit, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
@@ -85,8 +107,17 @@ export class DeleteTranslationSettingsHandler extends DecidingHandler {
 
   async execute({ organizationId, translationSettingsId, caller, ifMatch }: DeleteTranslationSettings): Promise<void> {
     const { edit } = await this.access.permissions(organizationId, caller);
-    await this.decide(translationSettingsStream(translationSettingsId), translationSettingsDecider, { kind: 'DeleteTranslationSettings', translationSettingsId, organizationId, allowed: edit, now: this.now() }, { caller, ifMatch });
+    await this.decide(
+      translationSettingsStream(translationSettingsId),
+      translationSettingsDecider,
+      { kind: 'DeleteTranslationSettings', translationSettingsId, organizationId, allowed: edit, now: this.now() },
+      { caller, ifMatch },
+    );
   }
 }
 
-export const translationCommandHandlers = [CreateTranslationSettingsHandler, UpdateTranslationSettingsHandler, DeleteTranslationSettingsHandler];
+export const translationCommandHandlers = [
+  CreateTranslationSettingsHandler,
+  UpdateTranslationSettingsHandler,
+  DeleteTranslationSettingsHandler,
+];

@@ -2,12 +2,12 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiResetContentResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, type Caller } from '../../platform/src/http/auth';
-import { etagOf, parseIfMatch } from '../../platform/src/http/etag';
-import { PathId } from '../../platform/src/http/id-param';
-import { ListQuery } from '../../platform/src/http/list';
-import { Valid } from '../../platform/src/http/validation';
-import { etagHeader, listOf, ref } from '../../platform/src/platform.schemas';
+import { CurrentCaller, type Caller } from '#platform/http/auth';
+import { etagOf, parseIfMatch } from '#platform/http/etag';
+import { PathId } from '#platform/http/id-param';
+import { ListQuery } from '#platform/http/list';
+import { Valid } from '#platform/http/validation';
+import { etagHeader, listOf, ref } from '#platform/platform.schemas';
 import { CreateTranslationSettings, DeleteTranslationSettings, UpdateTranslationSettings } from './translation.commands';
 import { CreateTranslationSettingsBody, UpdateTranslationSettingsBody } from './translation.dto';
 import { GetTranslationSettings, ListTranslationSettings } from './translation.queries';
@@ -29,8 +29,15 @@ export class TranslationController {
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({ description: 'created', schema: ref('TranslationSettings'), headers: etagHeader })
-  async create(@PathId('organizationId', 'organization') organizationId: string, @Body(Valid) body: CreateTranslationSettingsBody, @CurrentCaller() caller: Caller, @Res({ passthrough: true }) reply: FastifyReply) {
-    const translationSettingsId = await this.commandBus.execute(new CreateTranslationSettings(organizationId, { title: body.title, languages: body.languages }, caller));
+  async create(
+    @PathId('organizationId', 'organization') organizationId: string,
+    @Body(Valid) body: CreateTranslationSettingsBody,
+    @CurrentCaller() caller: Caller,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const translationSettingsId = await this.commandBus.execute(
+      new CreateTranslationSettings(organizationId, { title: body.title, languages: body.languages }, caller),
+    );
     return this.read(organizationId, translationSettingsId, caller, reply);
   }
 
@@ -57,7 +64,13 @@ export class TranslationController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     await this.commandBus.execute(
-      new UpdateTranslationSettings(organizationId, translationSettingsId, { title: body.title, ...(body.languages !== undefined ? { languages: body.languages } : {}) }, caller, parseIfMatch(ifMatch)),
+      new UpdateTranslationSettings(
+        organizationId,
+        translationSettingsId,
+        { title: body.title, ...(body.languages !== undefined ? { languages: body.languages } : {}) },
+        caller,
+        parseIfMatch(ifMatch),
+      ),
     );
     return this.read(organizationId, translationSettingsId, caller, reply);
   }

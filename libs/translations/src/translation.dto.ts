@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ArrayMaxSize, IsArray, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
-import { NotBlank } from '../../platform/src/http/validation';
+import { NotBlank } from '#platform/http/validation';
 import { LANGUAGE_TAG_MAX_LENGTH } from './translation.languages';
 
 const given = (_: object, value: unknown) => value !== undefined;

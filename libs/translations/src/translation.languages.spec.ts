@@ -1,4 +1,4 @@
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 import { canonicalLanguage, canonicalLanguages } from './translation.languages';
 
 const refusal = (run: () => unknown): { status: number; message: string } | null => {
@@ -34,9 +34,12 @@ describe('languages of translation settings (BCP 47, through language-tags and t
     expect(canonicalLanguage(given)).toBe(canonical);
   });
 
-  it.each(['xx', 'en-US-US', 'en-a', 'x-private', 'english', 'en_US', 'en--US', '', '__proto__', 'constructor', 'toString', 'en-\u00e9'])('refuses %j with 400 naming it', (value) => {
-    expect(refusal(() => canonicalLanguage(value))).toEqual({ status: 400, message: expect.stringContaining(JSON.stringify(value)) });
-  });
+  it.each(['xx', 'en-US-US', 'en-a', 'x-private', 'english', 'en_US', 'en--US', '', '__proto__', 'constructor', 'toString', 'en-\u00e9'])(
+    'refuses %j with 400 naming it',
+    (value) => {
+      expect(refusal(() => canonicalLanguage(value))).toEqual({ status: 400, message: expect.stringContaining(JSON.stringify(value)) });
+    },
+  );
 
   it('refuses a tag longer than 64 characters without asking the registry', () => {
     const long = `en-${'a1b2c3d4-'.repeat(8)}x`;
@@ -52,6 +55,9 @@ describe('languages of translation settings (BCP 47, through language-tags and t
   });
 
   it('refuses two spellings of one language, naming both', () => {
-    expect(refusal(() => canonicalLanguages(['he', 'iw']))).toEqual({ status: 400, message: expect.stringMatching(/"he" and "iw".*\(he\)/) });
+    expect(refusal(() => canonicalLanguages(['he', 'iw']))).toEqual({
+      status: 400,
+      message: expect.stringMatching(/"he" and "iw".*\(he\)/),
+    });
   });
 });

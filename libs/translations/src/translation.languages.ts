@@ -1,4 +1,4 @@
-import { DomainError } from '../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 
 /**
  * Languages of translation settings: BCP 47 tags (RFC 5646), checked against the IANA Language
@@ -45,7 +45,8 @@ const SUBTAGS = /^[A-Za-z0-9]{1,8}(?:-[A-Za-z0-9]{1,8})*$/;
  * The registry checks what the subtags mean; this, that they are in their places. Grandfathered
  * tags (`i-klingon`) are the registry's own entries and skip it.
  */
-const LANGTAG = /^(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?(?:-(?:[a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*(?:-[a-wyz0-9](?:-[a-z0-9]{2,8})+)*(?:-x(?:-[a-z0-9]{1,8})+)?$/i;
+const LANGTAG =
+  /^(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?(?:-(?:[a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*(?:-[a-wyz0-9](?:-[a-z0-9]{2,8})+)*(?:-x(?:-[a-z0-9]{1,8})+)?$/i;
 export const LANGUAGE_TAG_MAX_LENGTH = 64;
 
 function refuse(value: string, reason: string): DomainError {
@@ -60,9 +61,14 @@ function refuse(value: string, reason: string): DomainError {
  * `zh-Hant-TW`). Tags the registry does not know are refused.
  */
 export function canonicalLanguage(value: string): string {
-  if (value.length > LANGUAGE_TAG_MAX_LENGTH || !SUBTAGS.test(value)) throw refuse(value, 'subtags are 1 to 8 letters or digits joined by hyphens');
+  if (value.length > LANGUAGE_TAG_MAX_LENGTH || !SUBTAGS.test(value))
+    throw refuse(value, 'subtags are 1 to 8 letters or digits joined by hyphens');
   let tag = tags(value);
-  if (tag.type() === 'tag' && !LANGTAG.test(value)) throw refuse(value, 'RFC 5646 tags are a language, then optionally script, region, variants, extensions and private use, in that order');
+  if (tag.type() === 'tag' && !LANGTAG.test(value))
+    throw refuse(
+      value,
+      'RFC 5646 tags are a language, then optionally script, region, variants, extensions and private use, in that order',
+    );
   if (tag.type() !== 'tag') {
     const preferred = tag.preferred();
     if (preferred) tag = preferred;
@@ -84,8 +90,14 @@ function resolvedSubtags(tag: Tag, value: string): Tag {
   const tail = singleton === -1 ? [] : codes.slice(singleton);
   const subtags = tag.subtags();
   // Every code before a singleton was recognized (no other fault), one subtag each; anything else is left to the registry's verdict.
-  if (subtags.length !== head.length || !subtags.some((subtag) => subtag.deprecated() || subtag.type() === 'extlang' || subtag.type() === 'script')) return tag;
-  const suppressed = new Set(faults.filter((fault) => fault.code === ERR_SUPPRESS_SCRIPT).map((fault) => String((fault.subtag as Subtag).format()).toLowerCase()));
+  if (
+    subtags.length !== head.length ||
+    !subtags.some((subtag) => subtag.deprecated() || subtag.type() === 'extlang' || subtag.type() === 'script')
+  )
+    return tag;
+  const suppressed = new Set(
+    faults.filter((fault) => fault.code === ERR_SUPPRESS_SCRIPT).map((fault) => String((fault.subtag as Subtag).format()).toLowerCase()),
+  );
   const resolved: string[] = [];
   subtags.forEach((subtag, index) => {
     const code = head[index];
@@ -107,7 +119,10 @@ export function canonicalLanguages(values: readonly string[]): string[] {
     const canonical = canonicalLanguage(value);
     const earlier = seen.get(canonical);
     if (earlier === value) throw DomainError.invalid(`languages lists ${JSON.stringify(value)} twice`);
-    if (earlier !== undefined) throw DomainError.invalid(`languages lists ${JSON.stringify(earlier)} and ${JSON.stringify(value)}, which are one language (${canonical})`);
+    if (earlier !== undefined)
+      throw DomainError.invalid(
+        `languages lists ${JSON.stringify(earlier)} and ${JSON.stringify(value)}, which are one language (${canonical})`,
+      );
     seen.set(canonical, value);
   }
   return [...seen.keys()];

@@ -1,4 +1,4 @@
-import { documentProjection, type ProjectedDoc } from '../../read-store/src/projections/projection';
+import { documentProjection, type ProjectedDoc } from '#read-store/projections/projection';
 import type { TranslationSettingsEvent } from './translation.events';
 
 export const TRANSLATION_SETTINGS = 'translation_settings';

@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { APP_CONFIG, type AppConfig } from '../../platform/src/config';
-import { DomainError } from '../../platform/src/errors';
-import type { Caller } from '../../platform/src/http/auth';
-import { listEnvelope, type ListEnvelope } from '../../platform/src/http/list';
-import type { TranslationSettingsPermissions } from '../../platform/src/permissions';
-import { READ_STORE, type ReadStore } from '../../read-store/src/read-store.port';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import type { Caller } from '#platform/http/auth';
+import { listEnvelope, type ListEnvelope } from '#platform/http/list';
+import type { TranslationSettingsPermissions } from '#platform/permissions';
+import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { TranslationAccess } from './translation.access';
 import { TRANSLATION_SETTINGS, type TranslationSettingsDoc } from './translation.projections';
 
@@ -47,8 +47,14 @@ export class ListTranslationSettingsHandler implements IQueryHandler<ListTransla
 
   async execute({ organizationId, caller, paging }: ListTranslationSettings) {
     const permissions = await this.access.viewer(organizationId, caller);
-    const page = await this.reads.collection<TranslationSettingsDoc>(TRANSLATION_SETTINGS).find({ organizationId, deletedAt: { $exists: false } }, { sort: { createdAt: 1 }, limit: paging.limit, after: paging.page });
-    return listEnvelope({ items: page.items.map((settings) => presentTranslationSettings(settings, permissions, this.config.publicUrl)), count: page.count, next: page.next });
+    const page = await this.reads
+      .collection<TranslationSettingsDoc>(TRANSLATION_SETTINGS)
+      .find({ organizationId, deletedAt: { $exists: false } }, { sort: { createdAt: 1 }, limit: paging.limit, after: paging.page });
+    return listEnvelope({
+      items: page.items.map((settings) => presentTranslationSettings(settings, permissions, this.config.publicUrl)),
+      count: page.count,
+      next: page.next,
+    });
   }
 }
 
@@ -74,7 +80,8 @@ export class GetTranslationSettingsHandler implements IQueryHandler<GetTranslati
   async execute({ organizationId, translationSettingsId, caller }: GetTranslationSettings) {
     const permissions = await this.access.viewer(organizationId, caller);
     const settings = await this.reads.collection<TranslationSettingsDoc>(TRANSLATION_SETTINGS).get(translationSettingsId);
-    if (!settings || settings.deletedAt !== undefined || settings.organizationId !== organizationId) throw DomainError.notFound(`no translation settings ${translationSettingsId}`);
+    if (!settings || settings.deletedAt !== undefined || settings.organizationId !== organizationId)
+      throw DomainError.notFound(`no translation settings ${translationSettingsId}`);
     return { object: presentTranslationSettings(settings, permissions, this.config.publicUrl), revision: settings.revision };
   }
 }

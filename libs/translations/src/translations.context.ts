@@ -1,4 +1,4 @@
-import type { ContextManifest } from '../../runtime/src/context';
+import type { ContextManifest } from '#runtime/context';
 import { translationAuditCatalog } from './translation.audit';
 import { translationSettingsProjection } from './translation.projections';
 import { TRANSLATION_ORGANIZATIONS } from './translations.needs';

@@ -1,4 +1,4 @@
-import { booleans, closedObject, dateTime, url, type JsonSchema } from '../../platform/src/platform.schemas';
+import { booleans, closedObject, dateTime, url, type JsonSchema } from '#platform/platform.schemas';
 
 const text: JsonSchema = { type: 'string' };
 

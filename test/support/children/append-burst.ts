@@ -4,7 +4,7 @@
  * Usage: append-burst.ts <dataDir> <appenders>
  */
 import { writeSync } from 'node:fs';
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 
 async function main(): Promise<void> {
   const [directory, appenders = '20'] = process.argv.slice(2);

@@ -2,8 +2,10 @@
 // is answered, then exit on its own (durable-writes.spec.ts).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DurableWrites } from '../../../libs/blob-store/src/fs/durable-writes';
+import { DurableWrites } from '#blob-store/fs/durable-writes';
 
 const [root] = process.argv.slice(2);
 mkdirSync(join(root, 'tmp'), { recursive: true });
-void new DurableWrites().write(root, join(root, 'tmp', 'child.tmp'), join(root, 'ab', 'cd', 'child'), Buffer.from('from a child')).then(() => console.log('written'));
+void new DurableWrites()
+  .write(root, join(root, 'tmp', 'child.tmp'), join(root, 'ab', 'cd', 'child'), Buffer.from('from a child'))
+  .then(() => console.log('written'));

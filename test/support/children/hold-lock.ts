@@ -1,5 +1,5 @@
 /** Test child: takes the data directory's process lock, prints `locked` (or the refusal) and holds it until killed. */
-import { ProcessLock } from '../../../libs/event-store/src/lmdb/process-lock';
+import { ProcessLock } from '#event-store/lmdb/process-lock';
 
 try {
   ProcessLock.acquire(process.argv[2]);

@@ -1,5 +1,5 @@
 /** Test child: opens an LMDB event store and reports `opened` or the error's name and message. */
-import { LmdbEventStore } from '../../../libs/event-store/src/lmdb/lmdb-event-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 
 try {
   const store = LmdbEventStore.open(process.argv[2]);

@@ -1,6 +1,6 @@
 /** Test child: installs the process's unhandled-rejection handler, leaves a rejection unhandled, then prints the counter and that it is still up. */
 import { Registry } from 'prom-client';
-import { handleUnhandledRejections, unhandledRejections } from '../../../libs/runtime/src/unhandled-rejections';
+import { handleUnhandledRejections, unhandledRejections } from '#runtime/unhandled-rejections';
 
 handleUnhandledRejections();
 void Promise.reject(new Error('nobody listens to this one'));

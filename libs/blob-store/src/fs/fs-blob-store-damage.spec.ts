@@ -40,7 +40,12 @@ describe('the filesystem blob store checks every read against the hash', () => {
 
     await expect(store.read(hash)).rejects.toThrow(BlobDamagedError);
     await expect(store.get(hash)).rejects.toThrow(BlobDamagedError);
-    expect(await store.health()).toEqual({ ok: true, status: 'degraded', damaged: [hash], detail: expect.stringMatching(/1 damaged blob/) });
+    expect(await store.health()).toEqual({
+      ok: true,
+      status: 'degraded',
+      damaged: [hash],
+      detail: expect.stringMatching(/1 damaged blob/),
+    });
     await store.close();
   });
 

@@ -87,7 +87,10 @@ describe('FsBlobStore', () => {
   });
 
   /** The records of each pack, as text. */
-  const packs = (): string[][] => readdirSync(join(root, 'packs')).filter((name) => name.endsWith('.pack')).map((name) => packRecords(join(root, 'packs', name)));
+  const packs = (): string[][] =>
+    readdirSync(join(root, 'packs'))
+      .filter((name) => name.endsWith('.pack'))
+      .map((name) => packRecords(join(root, 'packs', name)));
 
   it(`given a put of bytes up to ${SMALL_BLOB_MAX_BYTES} bytes, then it is appended to a pack in root/packs, not a file of its own`, async () => {
     const bytes = randomBytes(SMALL_BLOB_MAX_BYTES);
@@ -100,7 +103,11 @@ describe('FsBlobStore', () => {
   });
 
   it('given puts of one turn, among them the same bytes twice, then one pack holds each blob once', async () => {
-    const [a, b, again] = await Promise.all([store.put(Buffer.from('first')), store.put(Buffer.from('second')), store.put(Buffer.from('first'))]);
+    const [a, b, again] = await Promise.all([
+      store.put(Buffer.from('first')),
+      store.put(Buffer.from('second')),
+      store.put(Buffer.from('first')),
+    ]);
     expect(again).toEqual(a);
     expect(packs()).toEqual([['first', 'second']]);
     expect((await store.read(b.hash)).toString()).toBe('second');
@@ -166,7 +173,9 @@ describe('FsBlobStore', () => {
       const first = await one.put(Buffer.from('one'));
       const second = await two.put(Buffer.from('two'));
       await Promise.all([one.flushToDisk(), two.flushToDisk()]);
-      const records = readdirSync(join(bulkRoot, 'packs')).filter((name) => name.endsWith('.pack')).map((name) => packRecords(join(bulkRoot, 'packs', name)));
+      const records = readdirSync(join(bulkRoot, 'packs'))
+        .filter((name) => name.endsWith('.pack'))
+        .map((name) => packRecords(join(bulkRoot, 'packs', name)));
       expect(records.sort()).toEqual([['one'], ['two']]);
       expect((await one.read(second.hash)).toString()).toBe('two');
       expect((await two.read(first.hash)).toString()).toBe('one');
@@ -184,7 +193,7 @@ describe('FsBlobStore', () => {
     input.write(chunk);
     const written = (): number => {
       const names = existsSync(join(root, 'tmp')) ? tmpFiles() : [];
-      return names.length === 1 ? statSync(join(root, 'tmp', names[0]), { throwIfNoEntry: false })?.size ?? 0 : 0;
+      return names.length === 1 ? (statSync(join(root, 'tmp', names[0]), { throwIfNoEntry: false })?.size ?? 0) : 0;
     };
     try {
       // The put is reading the stream once the chunk is in its temporary file (how soon depends on the machine).

@@ -5,13 +5,22 @@ import { access, mkdir, open, readdir, readFile, rename, stat, unlink, type File
 import { join } from 'node:path';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { threadId } from 'node:worker_threads';
-import { fsyncPath } from '../../../platform/src/fsync';
-import { asStorageFull, StorageFullError } from '../../../platform/src/storage-full';
+import { fsyncPath } from '#platform/fsync';
+import { asStorageFull, StorageFullError } from '#platform/storage-full';
 import { DurableWrites } from './durable-writes';
 import { PackTruncatedError, SmallBlobPacks } from './small-blob-packs';
-import { log } from '../../../platform/src/logging';
+import { log } from '#platform/logging';
 import { putReadingErrors } from '../stream-errors';
-import { BLOB_HASH, BlobDamagedError, BlobHashError, BlobNotFoundError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobInfo, type BlobStore, type BlobStoreHealth } from '../blob-store.port';
+import {
+  BLOB_HASH,
+  BlobDamagedError,
+  BlobHashError,
+  BlobNotFoundError,
+  PROVISIONAL_ABANDONED_AFTER_MS,
+  type BlobInfo,
+  type BlobStore,
+  type BlobStoreHealth,
+} from '../blob-store.port';
 
 /**
  * The embedded blob store, under `rootDir` (normally `DATA_DIR/blobs`), content-addressed by the

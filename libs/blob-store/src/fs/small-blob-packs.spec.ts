@@ -27,7 +27,10 @@ describe('SmallBlobPacks', () => {
     rmSync(join(dir, '..'), { recursive: true, force: true });
   });
 
-  const packFiles = (): string[] => readdirSync(dir).filter((name) => name.endsWith('.pack')).sort();
+  const packFiles = (): string[] =>
+    readdirSync(dir)
+      .filter((name) => name.endsWith('.pack'))
+      .sort();
   const reopen = async (): Promise<void> => {
     await packs.close();
     packs = new SmallBlobPacks(dir, false);

@@ -3,10 +3,10 @@ import { closeSync, fdatasync, fstatSync, mkdirSync, openSync, read, readdirSync
 import { dirname, join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { open as openLmdb, type RootDatabase } from 'lmdb';
-import { fsyncPathSync } from '../../../platform/src/fsync';
-import { checkLmdbFile } from '../../../platform/src/lmdb-file-check';
-import { log } from '../../../platform/src/logging';
-import { isLmdbCommitFailure, listenToLmdbCommit } from '../../../platform/src/storage-full';
+import { fsyncPathSync } from '#platform/fsync';
+import { checkLmdbFile } from '#platform/lmdb-file-check';
+import { log } from '#platform/logging';
+import { isLmdbCommitFailure, listenToLmdbCommit } from '#platform/storage-full';
 
 const fdatasyncAsync = promisify(fdatasync);
 const readAsync = promisify(read);
@@ -224,7 +224,10 @@ export class SmallBlobPacks {
     // One turn: one LMDB transaction. Should it fail, the entries stay in memory, and the next
     // process indexes them from the pack (past the offset committed last).
     const index = this.openIndex();
-    const writes = [...batch.map((put, i) => index.put(put.key, encodeLocation(locations[i]))), index.put(markKey(writer.pack), encodeOffset(writer.size))];
+    const writes = [
+      ...batch.map((put, i) => index.put(put.key, encodeLocation(locations[i]))),
+      index.put(markKey(writer.pack), encodeOffset(writer.size)),
+    ];
     listenToLmdbCommit(index);
     const committed = Promise.all(writes).then(() => {
       batch.forEach((put, i) => {
@@ -342,7 +345,10 @@ export class SmallBlobPacks {
     if (!report.problem) return;
     const movedTo = `${path}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     renameSync(path, movedTo);
-    log.warn({ file: report.file, problem: report.problem, movedTo }, `blob pack index damaged (${report.problem}): moved to ${movedTo}; indexing the packs again`);
+    log.warn(
+      { file: report.file, problem: report.problem, movedTo },
+      `blob pack index damaged (${report.problem}): moved to ${movedTo}; indexing the packs again`,
+    );
   }
 
   /**

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GridFSBucket, MongoClient, type Db } from 'mongodb';
 import { MongoDBContainer, type StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { configuredUrl, describeWith } from '../../../../test/support/external-services';
-import { urlHasOption } from '../../../read-store/src/mongodb/mongo-connection';
+import { urlHasOption } from '#read-store/mongodb/mongo-connection';
 import { blobStoreContract } from '../blob-store.contract';
 import { BlobHashError, PROVISIONAL_ABANDONED_AFTER_MS, type BlobStore } from '../blob-store.port';
 import {
@@ -128,7 +128,9 @@ describeWith('mongodb')('GridFS blob store', () => {
     // What a process that crashed between the end of an upload and its rename leaves.
     async leave(store, content, ageMs) {
       const db = dbOf.get(store)!;
-      const upload = new GridFSBucket(db, { bucketName: BUCKET_NAME }).openUploadStream(`${PROVISIONAL_PREFIX}${randomBytes(12).toString('hex')}`);
+      const upload = new GridFSBucket(db, { bucketName: BUCKET_NAME }).openUploadStream(
+        `${PROVISIONAL_PREFIX}${randomBytes(12).toString('hex')}`,
+      );
       await new Promise<void>((resolve, reject) => {
         upload.once('finish', () => resolve());
         upload.once('error', reject);
@@ -137,7 +139,10 @@ describeWith('mongodb')('GridFS blob store', () => {
       await db.collection(`${BUCKET_NAME}.files`).updateOne({ _id: upload.id }, { $set: { uploadDate: new Date(Date.now() - ageMs) } });
     },
     async count(store) {
-      return dbOf.get(store)!.collection(`${BUCKET_NAME}.files`).countDocuments({ filename: { $regex: `^${PROVISIONAL_PREFIX}` } });
+      return dbOf
+        .get(store)!
+        .collection(`${BUCKET_NAME}.files`)
+        .countDocuments({ filename: { $regex: `^${PROVISIONAL_PREFIX}` } });
     },
     async reopen(store) {
       return storeOn(dbOf.get(store)!);

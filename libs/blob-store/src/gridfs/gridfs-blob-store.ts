@@ -15,12 +15,7 @@ import {
   type MongoClientOptions,
   type ObjectId,
 } from 'mongodb';
-import {
-  consistentDb,
-  openMongoDatabase,
-  pingMongo,
-  type ConnectRetryOptions,
-} from '../../../read-store/src/mongodb/mongo-connection';
+import { consistentDb, openMongoDatabase, pingMongo, type ConnectRetryOptions } from '#read-store/mongodb/mongo-connection';
 import {
   BLOB_HASH,
   BlobHashError,
@@ -55,7 +50,10 @@ export class BlobStoreConfigError extends Error {
 /** MongoDB cannot be reached. */
 export class BlobStoreUnavailableError extends Error {
   override readonly name = 'BlobStoreUnavailableError';
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
   }
 }
@@ -93,7 +91,10 @@ export class GridFsBlobStore implements BlobStore {
     const { client, database, redact } = await openMongoDatabase(
       url,
       options,
-      { invalid: (message) => new BlobStoreConfigError(message), unavailable: (message, cause) => new BlobStoreUnavailableError(message, cause) },
+      {
+        invalid: (message) => new BlobStoreConfigError(message),
+        unavailable: (message, cause) => new BlobStoreUnavailableError(message, cause),
+      },
       'GridFS blob store',
     );
     const store = new GridFsBlobStore(consistentDb(client, database));
@@ -257,9 +258,7 @@ export class GridFsBlobStore implements BlobStore {
   /** One copy per hash: a unique index on the file name (provisional names are random). */
   private ensureIndexes(): Promise<void> {
     if (!this.indexes) {
-      this.indexes = this.files
-        .createIndex({ filename: 1 }, { name: 'filename_1', unique: true })
-        .then(() => undefined);
+      this.indexes = this.files.createIndex({ filename: 1 }, { name: 'filename_1', unique: true }).then(() => undefined);
       // A failure is reported to this caller; the next put tries again.
       this.indexes.catch(() => {
         this.indexes = undefined;

@@ -5,8 +5,8 @@ import { ModulesContainer } from '@nestjs/core';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { METHOD_METADATA } from '@nestjs/common/constants.js';
-import { loadConfig } from '../../../platform/src/config';
-import { Valid } from '../../../platform/src/http/validation';
+import { loadConfig } from '#platform/config';
+import { Valid } from '#platform/http/validation';
 import { createService, type Service } from './app';
 
 describe('the API while its read models are being rebuilt', () => {
@@ -14,7 +14,10 @@ describe('the API while its read models are being rebuilt', () => {
   let service: Service;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'api-start-'));
-    service = await createService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), adminToken: 'admin-token-for-tests-0123456789' });
+    service = await createService({
+      config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+      adminToken: 'admin-token-for-tests-0123456789',
+    });
   });
   afterAll(async () => {
     await service.close();
@@ -25,7 +28,9 @@ describe('the API while its read models are being rebuilt', () => {
     const response = await service.app.inject({ method: 'GET', url: '/v1/user' });
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
-    expect(response.json()).toEqual({ error: { code: 503, message: 'the service is starting: read models are being rebuilt from the event log' } });
+    expect(response.json()).toEqual({
+      error: { code: 503, message: 'the service is starting: read models are being rebuilt from the event log' },
+    });
     const health = await service.app.inject({ method: 'GET', url: '/health' });
     expect(health.statusCode).toBe(503);
     expect(health.json()).toMatchObject({ status: 'starting', projections: { caughtUp: false } });
@@ -51,7 +56,11 @@ describe('the API’s routes', () => {
   let service: Service;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'api-routes-'));
-    service = await createService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), adminToken: 'admin-token-for-tests-0123456789', runProjections: false });
+    service = await createService({
+      config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+      adminToken: 'admin-token-for-tests-0123456789',
+      runProjections: false,
+    });
   });
   afterAll(async () => {
     await service.close();
@@ -67,7 +76,10 @@ describe('the API’s routes', () => {
         for (const name of Object.getOwnPropertyNames(prototype)) {
           const method = prototype[name];
           if (typeof method !== 'function' || Reflect.getMetadata(METHOD_METADATA, method) === undefined) continue;
-          const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller.metatype as object, name) ?? {}) as Record<string, { pipes?: unknown[] }>;
+          const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller.metatype as object, name) ?? {}) as Record<
+            string,
+            { pipes?: unknown[] }
+          >;
           for (const [key, arg] of Object.entries(args)) {
             found.push({ route: `${controller.name}.${name}`, type: Number(key.split(':')[0]), pipes: arg.pipes ?? [] });
           }

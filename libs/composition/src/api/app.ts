@@ -5,21 +5,21 @@ import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Gauge } from 'prom-client';
-import type { AppConfig } from '../../../platform/src/config';
-import { systemClock, type Clock } from '../../../platform/src/clock';
-import { newId } from '../../../platform/src/ids';
-import { configureLogging, JsonNestLogger, log } from '../../../platform/src/logging';
-import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '../../../platform/src/http/auth';
-import { registerFrontDoor } from '../../../platform/src/http/front-door';
-import { registerIdempotency } from '../../../platform/src/http/idempotency';
-import { ReadStoreIdempotencyRecords } from '../../../platform/src/http/idempotency-records';
-import { ResponseCache } from '../../../platform/src/http/response-cache';
-import { answerClientError, ErrorEnvelopeFilter, sendError } from '../../../platform/src/http/error-envelope';
-import { registerJsonBodyParser } from '../../../platform/src/http/json-body';
-import { RateLimiter } from '../../../platform/src/http/rate-limit';
-import { createRuntime, type Runtime } from '../../../runtime/src/runtime.module';
-import { openStores, type Stores } from '../../../runtime/src/stores';
-import type { Composition, ContextManifest, PortBinding } from '../../../runtime/src/context';
+import type { AppConfig } from '#platform/config';
+import { systemClock, type Clock } from '#platform/clock';
+import { newId } from '#platform/ids';
+import { configureLogging, JsonNestLogger, log } from '#platform/logging';
+import { AuthGuard, hashToken, TOKEN_VERIFIER, type TokenVerifier } from '#platform/http/auth';
+import { registerFrontDoor } from '#platform/http/front-door';
+import { registerIdempotency } from '#platform/http/idempotency';
+import { ReadStoreIdempotencyRecords } from '#platform/http/idempotency-records';
+import { ResponseCache } from '#platform/http/response-cache';
+import { answerClientError, ErrorEnvelopeFilter, sendError } from '#platform/http/error-envelope';
+import { registerJsonBodyParser } from '#platform/http/json-body';
+import { RateLimiter } from '#platform/http/rate-limit';
+import { createRuntime, type Runtime } from '#runtime/runtime.module';
+import { openStores, type Stores } from '#runtime/stores';
+import type { Composition, ContextManifest, PortBinding } from '#runtime/context';
 import { composeService, service } from '../contexts';
 import { setUpOpenApi } from './openapi';
 import { SystemController } from './system.controller';
@@ -121,7 +121,13 @@ export async function createService(options: {
   // Node answers an `Expect` other than 100-continue with an empty 417 unless someone listens.
   fastify.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     const body = JSON.stringify({ error: { code: 417, message: 'only Expect: 100-continue is supported' } });
-    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': nextRequestId() }).end(body);
+    response
+      .writeHead(417, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': nextRequestId(),
+      })
+      .end(body);
   });
   // While the projections replay the log at start, /v1 and the published sites would serve incomplete read models: the
   // front door answers 503 instead (and the replay has the stores to itself).
@@ -151,12 +157,27 @@ export async function createService(options: {
     responses,
   });
   // Retried POSTs with an Idempotency-Key run once; after the front door, which finds out the caller the keys belong to.
-  registerIdempotency(fastify, { prefix: '/v1', records: new ReadStoreIdempotencyRecords(stores.reads), clock: runtime.clock, isReady: () => ready });
+  registerIdempotency(fastify, {
+    prefix: '/v1',
+    records: new ReadStoreIdempotencyRecords(stores.reads),
+    clock: runtime.clock,
+    isReady: () => ready,
+  });
   fastify.addHook('onResponse', (request: FastifyRequest, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     runtime.metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     if (log.isLevelEnabled('info')) {
-      log.info({ requestId: request.id, method: request.method, url: request.url, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      log.info(
+        {
+          requestId: request.id,
+          method: request.method,
+          url: request.url,
+          route,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+        },
+        'request',
+      );
     }
     done();
   });

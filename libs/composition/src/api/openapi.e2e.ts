@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { loadConfig } from '../../../platform/src/config';
+import { loadConfig } from '#platform/config';
 import { createService, type Service } from './app';
 import { routesOf, type RouteInfo } from './openapi';
 
@@ -19,13 +19,18 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'api-openapi-'));
-    service = await createService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), adminToken: 'admin-token-for-tests-0123456789', runProjections: false });
+    service = await createService({
+      config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+      adminToken: 'admin-token-for-tests-0123456789',
+      runProjections: false,
+    });
     const response = await service.app.inject({ method: 'GET', url: '/v1/openapi.json' });
     expect(response.statusCode).toBe(200);
     document = response.json();
     routes = routesOf(service.app);
     for (const [path, item] of Object.entries<Record<string, any>>(document.paths)) {
-      for (const [method, operation] of Object.entries(item)) operations.push({ key: `${method.toUpperCase()} ${path}`, path, method, operation });
+      for (const [method, operation] of Object.entries(item))
+        operations.push({ key: `${method.toUpperCase()} ${path}`, path, method, operation });
     }
   });
   afterAll(async () => {
@@ -66,16 +71,30 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
   it('gives query parameters their types, limits and defaults', () => {
     const members = operations.find((o) => o.key === 'GET /v1/orgs/{organizationId}/members')!.operation.parameters;
     const byName = Object.fromEntries(members.map((p: any) => [p.name, p]));
-    expect(byName.limit).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 1000, default: 50 } });
+    expect(byName.limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 0, maximum: 1000, default: 50 },
+    });
     expect(byName.page).toMatchObject({ in: 'query', schema: { type: 'string', maxLength: 2048 } });
     expect(byName.sort.schema).toMatchObject({ enum: ['joinedAt', 'lastSeenAt', 'name'], default: 'joinedAt' });
-    expect(byName.organizationId).toMatchObject({ in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } });
+    expect(byName.organizationId).toMatchObject({
+      in: 'path',
+      required: true,
+      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    });
   });
 
   it('gives request bodies their required members, limits, enums and nullable members', () => {
     const schemas = document.components.schemas;
-    expect(schemas.CreateOrganizationBody).toMatchObject({ required: ['title'], properties: { title: { type: 'string', minLength: 2, maxLength: 255 } } });
-    expect(schemas.UpdateMemberBody).toMatchObject({ required: ['role'], properties: { role: { enum: expect.arrayContaining(['admin', 'read']), nullable: true } } });
+    expect(schemas.CreateOrganizationBody).toMatchObject({
+      required: ['title'],
+      properties: { title: { type: 'string', minLength: 2, maxLength: 255 } },
+    });
+    expect(schemas.UpdateMemberBody).toMatchObject({
+      required: ['role'],
+      properties: { role: { enum: expect.arrayContaining(['admin', 'read']), nullable: true } },
+    });
     expect(schemas.UpdateOrganizationBody.required).toBeUndefined();
     expect(schemas.UpdateOrganizationBody.properties.hostname).toMatchObject({ nullable: true, pattern: expect.any(String) });
   });
@@ -99,12 +118,19 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     const missing: string[] = [];
     for (const { key, operation } of v1()) {
       const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
-      const expected = [429, 503, ...(isPublic ? [] : [401, 403]), ...(key.includes('{') ? [404] : []), ...(operation.requestBody ? [400, 413, 415] : [])];
+      const expected = [
+        429,
+        503,
+        ...(isPublic ? [] : [401, 403]),
+        ...(key.includes('{') ? [404] : []),
+        ...(operation.requestBody ? [400, 413, 415] : []),
+      ];
       for (const status of expected) {
         if (operation.responses[status]?.content?.['application/json']?.schema?.$ref !== ERROR_ENVELOPE) missing.push(`${key} ${status}`);
       }
       for (const [status, response] of Object.entries<any>(operation.responses)) {
-        if (Number(status) >= 400 && response.content?.['application/json']?.schema?.$ref !== ERROR_ENVELOPE) missing.push(`${key} ${status} not the envelope`);
+        if (Number(status) >= 400 && response.content?.['application/json']?.schema?.$ref !== ERROR_ENVELOPE)
+          missing.push(`${key} ${status} not the envelope`);
       }
     }
     expect(missing).toEqual([]);
@@ -116,10 +142,27 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
 
   it('describes the opaque bearer tokens, and marks public routes as needing none', () => {
     expect(document.security).toEqual([{ bearer: [] }]);
-    expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: expect.stringContaining('/v1/admin/users') });
-    const publicOperations = operations.filter((o) => Array.isArray(o.operation.security) && o.operation.security.length === 0).map((o) => o.key);
+    expect(document.components.securitySchemes.bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'opaque',
+      description: expect.stringContaining('/v1/admin/users'),
+    });
+    const publicOperations = operations
+      .filter((o) => Array.isArray(o.operation.security) && o.operation.security.length === 0)
+      .map((o) => o.key);
     expect(publicOperations.sort()).toEqual(
-      ['GET /health', 'GET /metrics', 'GET /v1/integrations/{integrationName}/assets/{hash}', 'GET /v1/orgs/{organizationId}/sites/{siteId}/published', 'GET /v1/orgs/{organizationId}/sso', 'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download', 'GET /v1/spaces/{spaceId}/content/files/{fileId}/download', 'GET /v1/sso/saml/{providerId}/start', 'POST /v1/sso/saml/{providerId}/acs'].sort(),
+      [
+        'GET /health',
+        'GET /metrics',
+        'GET /v1/integrations/{integrationName}/assets/{hash}',
+        'GET /v1/orgs/{organizationId}/sites/{siteId}/published',
+        'GET /v1/orgs/{organizationId}/sso',
+        'GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download',
+        'GET /v1/spaces/{spaceId}/content/files/{fileId}/download',
+        'GET /v1/sso/saml/{providerId}/start',
+        'POST /v1/sso/saml/{providerId}/acs',
+      ].sort(),
     );
   });
 
@@ -138,7 +181,11 @@ describe('the OpenAPI document at /v1/openapi.json', () => {
     const takes = (operation: any) => (operation.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
     const posts = v1().filter(({ key }) => key.startsWith('POST '));
     expect(posts.filter(({ operation }) => !takes(operation) || !operation.responses[422]).map(({ key }) => key)).toEqual([]);
-    expect(v1().filter(({ key, operation }) => !key.startsWith('POST ') && takes(operation)).map(({ key }) => key)).toEqual([]);
+    expect(
+      v1()
+        .filter(({ key, operation }) => !key.startsWith('POST ') && takes(operation))
+        .map(({ key }) => key),
+    ).toEqual([]);
   });
 
   it('has schemas that compile, every reference resolving', () => {

@@ -9,12 +9,12 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage.js') as typeof import('class-transformer/types/storage');
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { ID_PATTERN } from '../../../platform/src/ids';
-import { mergeRulesSchema } from '../../../platform/src/merge-rules';
-import { TEAM_ROLES } from '../../../platform/src/permissions';
-import { platformSchemas, ref, type JsonSchema } from '../../../platform/src/platform.schemas';
+import { ID_PATTERN } from '#platform/ids';
+import { mergeRulesSchema } from '#platform/merge-rules';
+import { TEAM_ROLES } from '#platform/permissions';
+import { platformSchemas, ref, type JsonSchema } from '#platform/platform.schemas';
 import { CONTEXTS } from '../contexts';
-import { MAX_TEAM_ENTRIES } from '../../../teams/src';
+import { MAX_TEAM_ENTRIES } from '#teams';
 
 /** Response schemas of every context, under `components.schemas`. */
 const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
@@ -90,8 +90,10 @@ export function routesOf(app: INestApplication): RouteInfo[] {
           const kind = Number(key.split(':')[0]);
           if (kind === RouteParamtypes.BODY) route.body = paramTypes[arg.index];
           else if (kind === RouteParamtypes.QUERY) route.query = paramTypes[arg.index];
-          else if (kind === RouteParamtypes.PARAM && typeof arg.data === 'string') route.plainParams.push(arg.data === '*' ? WILDCARD_PARAMETER : arg.data);
-          else if (kind === RouteParamtypes.HEADERS && typeof arg.data === 'string' && arg.data.toLowerCase() === 'if-match') route.conditional = true;
+          else if (kind === RouteParamtypes.PARAM && typeof arg.data === 'string')
+            route.plainParams.push(arg.data === '*' ? WILDCARD_PARAMETER : arg.data);
+          else if (kind === RouteParamtypes.HEADERS && typeof arg.data === 'string' && arg.data.toLowerCase() === 'if-match')
+            route.conditional = true;
         }
         routes.push(route);
       }
@@ -115,7 +117,12 @@ const QUERY_DESCRIPTIONS: Record<string, string> = {
 
 /** `position` of a move: before and/or after a sibling, a space or a collection (they share one order). */
 function positionSchema(): JsonSchema {
-  const pointer = (type: string) => ({ type: 'object', additionalProperties: false, required: ['type', type], properties: { type: { type: 'string', enum: [type] }, [type]: { type: 'string', pattern: ID_PATTERN.source } } });
+  const pointer = (type: string) => ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['type', type],
+    properties: { type: { type: 'string', enum: [type] }, [type]: { type: 'string', pattern: ID_PATTERN.source } },
+  });
   const anchor = { oneOf: [pointer('space'), pointer('collection')] };
   return { type: 'object', additionalProperties: false, properties: { before: anchor, after: anchor } };
 }
@@ -124,18 +131,38 @@ function positionSchema(): JsonSchema {
 const CUSTOM_CONVERTERS: Record<string, (meta: { target: Function | string }) => JsonSchema> = {
   isPosition: () => positionSchema(),
   isMergeRules: (meta) => mergeRulesSchema({ inherit: typeof meta.target === 'function' && /Space/.test(meta.target.name) }),
-  isTemplate: () => ({ type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', maxLength: 128 }, params: { type: 'object' } }, description: 'accepted, not acted on: the space starts empty' }),
+  isTemplate: () => ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: { id: { type: 'string', maxLength: 128 }, params: { type: 'object' } },
+    description: 'accepted, not acted on: the space starts empty',
+  }),
   isMembershipMap: () => ({
     type: 'object',
     maxProperties: MAX_TEAM_ENTRIES,
     description: 'user ids or e-mail addresses mapped to their role in the team',
-    additionalProperties: { type: 'object', additionalProperties: false, required: ['role'], properties: { role: { type: 'string', enum: [...TEAM_ROLES] } } },
+    additionalProperties: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['role'],
+      properties: { role: { type: 'string', enum: [...TEAM_ROLES] } },
+    },
   }),
   isX509Certificate: () => ({ description: 'an X.509 certificate, PEM' }),
-  isContentSecurityPolicy: () => ({ description: 'a policy (text, one line), or an object of directives (`connect-src`, …) with values without `;` or `,`', oneOf: [{ type: 'string', maxLength: 4000 }, { type: 'object', additionalProperties: { type: 'string', maxLength: 1000 } }] }),
+  isContentSecurityPolicy: () => ({
+    description: 'a policy (text, one line), or an object of directives (`connect-src`, …) with values without `;` or `,`',
+    oneOf: [
+      { type: 'string', maxLength: 4000 },
+      { type: 'object', additionalProperties: { type: 'string', maxLength: 1000 } },
+    ],
+  }),
   isSpacesValue: () => ({
     description: "space ids to show, or 'new' for a new space named after the site",
-    oneOf: [{ type: 'array', maxItems: 50, items: { type: 'string', pattern: ID_PATTERN.source } }, { type: 'string', enum: ['new'] }],
+    oneOf: [
+      { type: 'array', maxItems: 50, items: { type: 'string', pattern: ID_PATTERN.source } },
+      { type: 'string', enum: ['new'] },
+    ],
   }),
 };
 
@@ -223,7 +250,10 @@ function requestSchemas(dtos: Function[]): Record<string, JsonSchema> {
 /** A class that has validation metadata, by name (nested DTOs reached through overrides). */
 function findClass(name: string): Function | undefined {
   const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<Function, unknown[]> | Array<{ target: Function }> };
-  const targets = storage.validationMetadatas instanceof Map ? [...storage.validationMetadatas.keys()] : storage.validationMetadatas.map((meta) => meta.target);
+  const targets =
+    storage.validationMetadatas instanceof Map
+      ? [...storage.validationMetadatas.keys()]
+      : storage.validationMetadatas.map((meta) => meta.target);
   return targets.find((target) => typeof target === 'function' && target.name === name);
 }
 
@@ -285,7 +315,9 @@ const BEARER_DESCRIPTION =
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Docs platform management API')
-    .setDescription('Organizations, members, teams, SSO, spaces, content, change requests, comments, sites, integrations, OpenAPI specs and translations.')
+    .setDescription(
+      'Organizations, members, teams, SSO, spaces, content, change requests, comments, sites, integrations, OpenAPI specs and translations.',
+    )
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: BEARER_DESCRIPTION }, 'bearer')
     .addSecurityRequirements('bearer')
@@ -304,7 +336,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     document.paths[renamed] = document.paths[path];
     delete document.paths[path];
     for (const operation of Object.values(document.paths[renamed]) as Array<{ parameters?: Array<{ name: string }> }>) {
-      for (const parameter of operation?.parameters ?? []) if (parameter.name === 'path' || parameter.name === '*') parameter.name = WILDCARD_PARAMETER;
+      for (const parameter of operation?.parameters ?? [])
+        if (parameter.name === 'path' || parameter.name === '*') parameter.name = WILDCARD_PARAMETER;
     }
   }
   for (const [path, item] of Object.entries(document.paths)) {
@@ -337,19 +370,31 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         }
       }
       if (route.conditional && !parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match')) {
-        parameters.push({ name: 'If-Match', in: 'header', required: false, description: 'the ETag of the version this change is based on: 412 when it is stale', schema: { type: 'string' } });
+        parameters.push({
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: 'the ETag of the version this change is based on: 412 when it is stale',
+          schema: { type: 'string' },
+        });
       }
       if (route.method === 'post' && path.startsWith('/v1')) parameters.push({ ...IDEMPOTENCY_KEY_PARAMETER });
       operation.parameters = parameters;
       if (route.body && operation.requestBody?.content?.['application/json']) {
         const json = { schema: ref(route.body.name) };
-        operation.requestBody.content = route.path.endsWith('/acs') ? { 'application/json': json, 'application/x-www-form-urlencoded': json } : { 'application/json': json };
+        operation.requestBody.content = route.path.endsWith('/acs')
+          ? { 'application/json': json, 'application/x-www-form-urlencoded': json }
+          : { 'application/json': json };
       }
       if (route.isPublic) operation.security = [];
-      else if (route.adminOnly) operation.description = [operation.description, 'Needs the service’s ADMIN_TOKEN as the bearer token.'].filter(Boolean).join(' ');
+      else if (route.adminOnly)
+        operation.description = [operation.description, 'Needs the service’s ADMIN_TOKEN as the bearer token.'].filter(Boolean).join(' ');
       if (path.startsWith('/v1')) {
         for (const status of errorStatuses(route)) {
-          operation.responses[status] ??= { description: ERRORS[status], content: { 'application/json': { schema: ref('ErrorEnvelope') } } };
+          operation.responses[status] ??= {
+            description: ERRORS[status],
+            content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+          };
         }
       }
     }
@@ -359,7 +404,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 function defaultsOf(query: Function): Record<string, unknown> {
   const chain: Function[] = [];
-  for (let type: any = query; type && type !== Function.prototype && type !== Object; type = Object.getPrototypeOf(type)) chain.unshift(type);
+  for (let type: any = query; type && type !== Function.prototype && type !== Object; type = Object.getPrototypeOf(type))
+    chain.unshift(type);
   return Object.assign({}, ...chain.map((type) => QUERY_DEFAULTS[type.name] ?? {}));
 }
 
@@ -369,5 +415,8 @@ function defaultsOf(query: Function): Record<string, unknown> {
  * most starts never need (openapi.e2e.ts builds it in every test run).
  */
 export function setUpOpenApi(app: NestFastifyApplication): void {
-  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'v1/openapi.json',
+    yamlDocumentUrl: 'v1/openapi.yaml',
+  });
 }

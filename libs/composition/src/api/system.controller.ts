@@ -2,8 +2,8 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeEndpoint, ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ref } from '../../../platform/src/platform.schemas';
-import { Public } from '../../../platform/src/http/auth';
+import { ref } from '#platform/platform.schemas';
+import { Public } from '#platform/http/auth';
 import { GetHealth, GetMetrics, GetReadiness } from './system.queries';
 
 /** Operational endpoints outside `/v1`: no token needed. */

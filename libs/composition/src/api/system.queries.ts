@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { healthReport, type HealthReport } from '../../../runtime/src/health';
-import { storesAnswer } from '../../../runtime/src/health-endpoint';
-import type { Runtime } from '../../../runtime/src/runtime.module';
+import { healthReport, type HealthReport } from '#runtime/health';
+import { storesAnswer } from '#runtime/health-endpoint';
+import type { Runtime } from '#runtime/runtime.module';
 
 export const RUNTIME = Symbol('RUNTIME');
 

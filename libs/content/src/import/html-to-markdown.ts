@@ -1,6 +1,6 @@
 import type { Element, ElementContent, Root as HtmlRoot, RootContent } from 'hast';
 import type { Nodes, Root } from 'mdast';
-import { hastFromHtml, hastToMdast } from '../../../document/src/packages';
+import { hastFromHtml, hastToMdast } from '#document/packages';
 import { collapseWhitespace, leadingTitleHeading, plainText } from './markdown-source';
 
 /** Page furniture that is not the page's content. */

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 
 /**
  * Why an import could not be done, with the HTTP status the endpoint answers:

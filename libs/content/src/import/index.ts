@@ -1,5 +1,5 @@
 /** Content imports: fetching a website, a markdown file or a zip archive and planning its pages and files. */
-export { refusedAddressRange } from '../../../platform/src/outbound/address-policy';
+export { refusedAddressRange } from '#platform/outbound/address-policy';
 export { ImportFailure, type ImportFailureStatus } from './import-failure';
 export {
   DEFAULT_IMPORT_LIMITS,
@@ -18,6 +18,13 @@ export {
 export { localImportConversions } from './import-conversions';
 export { checkedMarkdown, importMarkdown, markdownPage, MAX_MARKDOWN_BYTES } from './markdown-import';
 export { runImport, type ImportRequest, type RunImportOptions } from './run-import';
-export { safeFetch, type ContentTypeRule, type FetchedResource, type LookupAddresses, type ResolvedAddress, type SafeFetchOptions } from './safe-fetch';
+export {
+  safeFetch,
+  type ContentTypeRule,
+  type FetchedResource,
+  type LookupAddresses,
+  type ResolvedAddress,
+  type SafeFetchOptions,
+} from './safe-fetch';
 export { htmlPageMarkdown, importWebsite, outlineHtmlPage } from './website-import';
 export { importZip, importZipBytes } from './zip-import';

@@ -65,9 +65,7 @@ describe('importMarkdown', () => {
   });
 
   it('refuses a file larger than the byte limit (413)', async () => {
-    const failure = await importMarkdown(server.url('/notes/getting-started.md'), { maxBytes: 10 }, deps).catch(
-      (error: unknown) => error,
-    );
+    const failure = await importMarkdown(server.url('/notes/getting-started.md'), { maxBytes: 10 }, deps).catch((error: unknown) => error);
     expect((failure as ImportFailure).status).toBe(413);
   });
 });

@@ -1,4 +1,4 @@
-import { MAX_MARKDOWN_LENGTH } from '../../../document/src/markdown-import';
+import { MAX_MARKDOWN_LENGTH } from '#document/markdown-import';
 import { decodeText } from './content-types';
 import { ImportFailure } from './import-failure';
 import { type ImportDeps, type ImportLimits, type ImportPlan, type NewId, type PlannedPage, importLimits } from './import-plan';
@@ -16,7 +16,8 @@ export const MARKDOWN_CONTENT: ContentTypeRule = {
   label: 'a markdown file (text/markdown, text/plain or .md)',
   accept: 'text/markdown, text/plain;q=0.9, */*;q=0.1',
   matches: (mediaType, url) =>
-    MARKDOWN_MEDIA_TYPES.has(mediaType) || (isMarkdownPath(url.pathname) && mediaType !== 'text/html' && mediaType !== 'application/xhtml+xml'),
+    MARKDOWN_MEDIA_TYPES.has(mediaType) ||
+    (isMarkdownPath(url.pathname) && mediaType !== 'text/html' && mediaType !== 'application/xhtml+xml'),
 };
 
 /** The most bytes a page's markdown takes: UTF-8 needs at most 3 bytes for each UTF-16 unit. */

@@ -1,7 +1,7 @@
 import type { Heading, Nodes, Root } from 'mdast';
-import { PART_MIN_CHARS } from '../../../document/src/markdown-guards';
-import { parseMarkdownParts } from '../../../document/src/markdown-import';
-import { mdastFromMarkdown, mdastGfm, mdastToMarkdown, micromarkGfm, yaml } from '../../../document/src/packages';
+import { PART_MIN_CHARS } from '#document/markdown-guards';
+import { parseMarkdownParts } from '#document/markdown-import';
+import { mdastFromMarkdown, mdastGfm, mdastToMarkdown, micromarkGfm, yaml } from '#document/packages';
 
 /** The front matter fields an import uses. */
 export interface FrontMatter {
@@ -42,7 +42,10 @@ export function splitFrontMatter(text: string): MarkdownWithFrontMatter {
  */
 export function parseMarkdown(text: string): Root {
   const parts = parseMarkdownParts(text, PART_MIN_CHARS, (source, extensions) =>
-    mdastFromMarkdown().fromMarkdown(source, { extensions: [micromarkGfm().gfm(), ...extensions], mdastExtensions: [mdastGfm().gfmFromMarkdown()] }),
+    mdastFromMarkdown().fromMarkdown(source, {
+      extensions: [micromarkGfm().gfm(), ...extensions],
+      mdastExtensions: [mdastGfm().gfmFromMarkdown()],
+    }),
   );
   return parts.length === 1 ? parts[0].root : { type: 'root', children: parts.flatMap((part) => part.root.children) };
 }
@@ -115,7 +118,10 @@ function rewriteHtmlUrls(html: string, rewrite: (url: string) => string | undefi
 }
 
 function decodeHtmlEntities(text: string): string {
-  return text.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  return text
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 }
 
 export function collapseWhitespace(text: string): string {

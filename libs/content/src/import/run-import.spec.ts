@@ -1,5 +1,5 @@
 import { strToU8, zipSync } from 'fflate';
-import { DomainError } from '../../../platform/src/errors';
+import { DomainError } from '#platform/errors';
 import { ImportFailure } from './import-failure';
 import type { ImportSource } from './import-plan';
 import { runImport } from './run-import';
@@ -52,9 +52,7 @@ describe('runImport', () => {
   });
 
   it('refuses an unknown source (400)', async () => {
-    const failure = await runImport({ source: 'svn' as ImportSource, url: server.url('/site/') }, options).catch(
-      (error: unknown) => error,
-    );
+    const failure = await runImport({ source: 'svn' as ImportSource, url: server.url('/site/') }, options).catch((error: unknown) => error);
     expect((failure as ImportFailure).status).toBe(400);
   });
 });

@@ -30,7 +30,12 @@ export interface RunImportOptions {
  */
 export async function runImport(request: ImportRequest, options: RunImportOptions): Promise<ImportPlan> {
   const limits = importLimits(options.limits);
-  const deps = { newId: options.newId, conversions: options.conversions, allowPrivateNetworks: options.allowPrivateNetworks, lookup: options.lookup };
+  const deps = {
+    newId: options.newId,
+    conversions: options.conversions,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    lookup: options.lookup,
+  };
   switch (request.source) {
     case 'website':
       return importWebsite(request.url, limits, deps);

@@ -38,7 +38,8 @@ describe('safeFetch', () => {
       '/to-credentials': redirect('http://user:secret@127.0.0.1/page'),
       '/image': bytes('image/png', Buffer.from([1, 2, 3])),
       '/big-declared': bytes('text/html', Buffer.alloc(4096, 'a')),
-      '/big-content-length': (_request, response) => response.writeHead(200, { 'content-type': 'text/html', 'content-length': '4096' }).end(Buffer.alloc(4096, 'a')),
+      '/big-content-length': (_request, response) =>
+        response.writeHead(200, { 'content-type': 'text/html', 'content-length': '4096' }).end(Buffer.alloc(4096, 'a')),
       '/big-chunked': chunkedBody('text/html', 8 * 1024 * 1024),
       '/slow': neverFinishing(),
       '/gone': (_request, response) => response.writeHead(410).end(),
@@ -193,7 +194,11 @@ describe('safeFetch', () => {
     it('hands the receiver the body of the last redirect as a stream, and answers what it returned', async () => {
       const got = { bytes: 0, chunks: 0 };
       const fetched = await safeFetchInto(server.url('/old'), allowed, counting(got));
-      expect(fetched).toMatchObject({ url: new URL(server.url('/page')), mediaType: 'text/html', received: Buffer.byteLength('<h1>Hello</h1>') });
+      expect(fetched).toMatchObject({
+        url: new URL(server.url('/page')),
+        mediaType: 'text/html',
+        received: Buffer.byteLength('<h1>Hello</h1>'),
+      });
     });
 
     it('fails the stream and the fetch with 413 as soon as the body exceeds the byte limit', async () => {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { type GuardedResponse, OutboundError, guardedRequest } from '../../../platform/src/outbound/guarded-request';
+import { type GuardedResponse, OutboundError, guardedRequest } from '#platform/outbound/guarded-request';
 import { mediaTypeOf } from './content-types';
 import { ImportFailure } from './import-failure';
 
@@ -93,7 +93,11 @@ export async function safeFetchInto<T>(
 
 type Receiver = (body: Readable, resource: Omit<FetchedResource, 'bytes'>) => Promise<void>;
 
-async function followRedirects(input: string | URL, options: SafeFetchOptions, receive?: Receiver): Promise<Omit<FetchedResource, 'bytes'> & { response: GuardedResponse }> {
+async function followRedirects(
+  input: string | URL,
+  options: SafeFetchOptions,
+  receive?: Receiver,
+): Promise<Omit<FetchedResource, 'bytes'> & { response: GuardedResponse }> {
   const start = parseFetchUrl(String(input));
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   const deadline = performance.now() + options.timeMs;
@@ -105,7 +109,13 @@ async function followRedirects(input: string | URL, options: SafeFetchOptions, r
     const timeLeft = Math.ceil(deadline - performance.now());
     if (timeLeft <= 0) throw timedOut();
     const hop = url;
-    const response = await requestOnce(url, options, timeLeft, timedOut, receive && ((body, contentType) => receive(body, { url: hop, contentType, mediaType: mediaTypeOf(contentType) })));
+    const response = await requestOnce(
+      url,
+      options,
+      timeLeft,
+      timedOut,
+      receive && ((body, contentType) => receive(body, { url: hop, contentType, mediaType: mediaTypeOf(contentType) })),
+    );
     const location = redirectLocation(response.status, response.headers);
     if (location === undefined) {
       const contentType = response.headers['content-type'] ?? '';

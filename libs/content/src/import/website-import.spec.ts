@@ -1,6 +1,16 @@
 import { ImportFailure } from './import-failure';
 import type { ImportDeps, ImportPlan, PlannedPage } from './import-plan';
-import { type LocalServer, PIXEL_PNG, bytes, html, neverFinishing, redirect, sequentialIds, startLocalServer, withConversions } from './testing/local-server';
+import {
+  type LocalServer,
+  PIXEL_PNG,
+  bytes,
+  html,
+  neverFinishing,
+  redirect,
+  sequentialIds,
+  startLocalServer,
+  withConversions,
+} from './testing/local-server';
 import { importWebsite } from './website-import';
 
 function page(title: string, main: string, extra = ''): string {
@@ -71,7 +81,11 @@ describe('importWebsite', () => {
   afterAll(() => server.close());
 
   it('imports the start page and the same-origin pages under its folder, each once', () => {
-    expect(allPages(plan.pages).map((planned) => planned.title).sort()).toEqual(['API reference', 'Guide', 'Install', 'Welcome']);
+    expect(
+      allPages(plan.pages)
+        .map((planned) => planned.title)
+        .sort(),
+    ).toEqual(['API reference', 'Guide', 'Install', 'Welcome']);
     expect(server.requests.filter((path) => path.startsWith('/docs/api'))).toEqual(['/docs/api']);
   });
 
@@ -94,7 +108,9 @@ describe('importWebsite', () => {
   });
 
   it('keeps the main content only, without navigation, header, footer, aside and scripts', () => {
-    const markdown = allPages(plan.pages).map((planned) => planned.markdown).join('\n');
+    const markdown = allPages(plan.pages)
+      .map((planned) => planned.markdown)
+      .join('\n');
     for (const furniture of ['Site header', 'Home', 'Menu', 'Related', 'Copyright', 'tracking']) {
       expect(markdown).not.toContain(furniture);
     }

@@ -2,7 +2,16 @@ import type { Nodes, Root } from 'mdast';
 import { decodeText, extensionOf } from './content-types';
 import { convertHtmlPage, resolveUrl } from './html-to-markdown';
 import { ImportFailure } from './import-failure';
-import { type HtmlPageOutline, type ImportDeps, type ImportedTargets, type ImportLimits, type ImportPlan, type PlannedFile, type PlannedPage, importLimits } from './import-plan';
+import {
+  type HtmlPageOutline,
+  type ImportDeps,
+  type ImportedTargets,
+  type ImportLimits,
+  type ImportPlan,
+  type PlannedFile,
+  type PlannedPage,
+  importLimits,
+} from './import-plan';
 import { checkedMarkdown } from './markdown-import';
 import { rewriteUrls, serializeMarkdown, titleFromFileName } from './markdown-source';
 import { type ContentTypeRule, type FetchedResource, parseFetchUrl, safeFetch } from './safe-fetch';
@@ -21,10 +30,55 @@ export const IMAGE_CONTENT: ContentTypeRule = {
 
 /** Links to these are files, not pages: the crawl does not follow them. */
 const NOT_PAGE_EXTENSIONS = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'svg', 'ico', 'bmp', 'tif', 'tiff',
-  'pdf', 'zip', 'gz', 'tgz', 'tar', 'rar', '7z', 'dmg', 'exe', 'msi', 'deb', 'rpm', 'apk',
-  'css', 'js', 'mjs', 'map', 'json', 'xml', 'rss', 'atom', 'txt', 'md', 'csv', 'yaml', 'yml',
-  'mp3', 'mp4', 'webm', 'mov', 'avi', 'wav', 'ogg', 'woff', 'woff2', 'ttf', 'otf', 'eot',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'webp',
+  'avif',
+  'svg',
+  'ico',
+  'bmp',
+  'tif',
+  'tiff',
+  'pdf',
+  'zip',
+  'gz',
+  'tgz',
+  'tar',
+  'rar',
+  '7z',
+  'dmg',
+  'exe',
+  'msi',
+  'deb',
+  'rpm',
+  'apk',
+  'css',
+  'js',
+  'mjs',
+  'map',
+  'json',
+  'xml',
+  'rss',
+  'atom',
+  'txt',
+  'md',
+  'csv',
+  'yaml',
+  'yml',
+  'mp3',
+  'mp4',
+  'webm',
+  'mov',
+  'avi',
+  'wav',
+  'ogg',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
 ]);
 
 /**
@@ -44,8 +98,13 @@ export async function importWebsite(url: string, limitOverrides: Partial<ImportL
     pages: [...crawl.pageByKey].map(([key, page]) => [key, page.id]),
     files: [...images.fileByUrl].map(([href, file]) => [href, file.id]),
   };
-  const bodies = await deps.conversions.htmlBodies(crawl.pages.map((page) => ({ html: page.html, url: page.url.href })), targets);
-  const pages = pageTree(crawl.pages.map((page, index) => ({ ...page, markdown: checkedMarkdown(bodies[index], `the page ${page.url.href}`) })));
+  const bodies = await deps.conversions.htmlBodies(
+    crawl.pages.map((page) => ({ html: page.html, url: page.url.href })),
+    targets,
+  );
+  const pages = pageTree(
+    crawl.pages.map((page, index) => ({ ...page, markdown: checkedMarkdown(bodies[index], `the page ${page.url.href}`) })),
+  );
   return {
     pages,
     files: images.files,
@@ -112,7 +171,12 @@ async function crawlPages(
 
   const addPage = async (link: URL, depth: number, fetched: FetchedResource): Promise<void> => {
     const html = decodeText(fetched.bytes, fetched.contentType);
-    const page: CrawledPage = { id: deps.newId(), url: fetched.url, html, outline: await deps.conversions.htmlOutline(html, fetched.url.href) };
+    const page: CrawledPage = {
+      id: deps.newId(),
+      url: fetched.url,
+      html,
+      outline: await deps.conversions.htmlOutline(html, fetched.url.href),
+    };
     crawl.pages.push(page);
     crawl.pageByKey.set(pageKey(link), page);
     crawl.pageByKey.set(pageKey(fetched.url), page);
@@ -374,8 +438,6 @@ class LeftOutCounter {
   }
 
   warnings(): string[] {
-    return [...this.counts.values()].map(
-      ({ kind, reason, count }) => `left out ${count} ${count === 1 ? kind : `${kind}s`}: ${reason}`,
-    );
+    return [...this.counts.values()].map(({ kind, reason, count }) => `left out ${count} ${count === 1 ? kind : `${kind}s`}: ${reason}`);
   }
 }

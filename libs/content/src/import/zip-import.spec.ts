@@ -9,7 +9,9 @@ import { archiveTarget, importZip, importZipBytes, normaliseEntryPath } from './
 type Files = Record<string, string | Uint8Array>;
 
 function zip(files: Files): Uint8Array {
-  return zipSync(Object.fromEntries(Object.entries(files).map(([path, content]) => [path, typeof content === 'string' ? strToU8(content) : content])));
+  return zipSync(
+    Object.fromEntries(Object.entries(files).map(([path, content]) => [path, typeof content === 'string' ? strToU8(content) : content])),
+  );
 }
 
 function importFiles(files: Files, limits = {}): ImportPlan {
@@ -284,9 +286,11 @@ describe('importZip', () => {
   });
 
   it('refuses an archive larger than the archive byte limit (413)', async () => {
-    const failure = await importZip(server.url('/export.zip'), { maxArchiveBytes: 10 }, withConversions({ newId: sequentialIds(), allowPrivateNetworks: true })).catch(
-      (error: unknown) => error,
-    );
+    const failure = await importZip(
+      server.url('/export.zip'),
+      { maxArchiveBytes: 10 },
+      withConversions({ newId: sequentialIds(), allowPrivateNetworks: true }),
+    ).catch((error: unknown) => error);
     expect((failure as ImportFailure).status).toBe(413);
   });
 

@@ -66,12 +66,11 @@ export function importZipBytes(bytes: Uint8Array, limits: Partial<ImportLimits>,
     (path) => isMarkdownPath(path) && !path.split('/').some((segment) => segment.startsWith('.')),
   );
   const summaryPath = markdownPaths.find((path) => path.toLowerCase() === 'summary.md');
-  const outline = summaryPath
-    ? summaryOutline(archive, summaryPath, markdownPaths, warnings)
-    : folderOutline(markdownPaths);
+  const outline = summaryPath ? summaryOutline(archive, summaryPath, markdownPaths, warnings) : folderOutline(markdownPaths);
 
   const kept = keepWithinPageLimit(outline, resolved.maxPages, newId);
-  if (kept.leftOut > 0) warnings.push(`left out ${kept.leftOut} ${kept.leftOut === 1 ? 'page' : 'pages'}: page limit ${resolved.maxPages} reached`);
+  if (kept.leftOut > 0)
+    warnings.push(`left out ${kept.leftOut} ${kept.leftOut === 1 ? 'page' : 'pages'}: page limit ${resolved.maxPages} reached`);
   const files = new ArchiveFiles(archive, newId, resolved.maxFileBytes);
   const pages = kept.nodes.map((node) => plannedPage(node, archive, kept.pageIdByPath, files));
   return {
@@ -116,8 +115,12 @@ function openArchive(bytes: Uint8Array, limits: ImportLimits, warnings: string[]
     }
     entries.set(path, entry);
   }
-  if (unsafe.length > 0) warnings.push(`ignored ${describeCount(unsafe.length, 'entry', 'entries')} with an unsafe path: ${sample(unsafe)}`);
-  if (unreadable.length > 0) warnings.push(`ignored ${describeCount(unreadable.length, 'entry', 'entries')} that are encrypted or compressed with an unsupported method: ${sample(unreadable)}`);
+  if (unsafe.length > 0)
+    warnings.push(`ignored ${describeCount(unsafe.length, 'entry', 'entries')} with an unsafe path: ${sample(unsafe)}`);
+  if (unreadable.length > 0)
+    warnings.push(
+      `ignored ${describeCount(unreadable.length, 'entry', 'entries')} that are encrypted or compressed with an unsupported method: ${sample(unreadable)}`,
+    );
   return { bytes, entries: withoutWrappingFolder(entries) };
 }
 
@@ -152,9 +155,15 @@ function withoutWrappingFolder(entries: Map<string, ZipEntry>): Map<string, ZipE
 function readText(archive: Archive, path: string): string {
   const entry = archive.entries.get(path)!;
   if (entry.uncompressedSize > MAX_MARKDOWN_BYTES) {
-    throw new ImportFailure(413, `the archive entry ${entry.name} is larger than the ${MAX_MARKDOWN_BYTES} bytes a page's markdown may have`);
+    throw new ImportFailure(
+      413,
+      `the archive entry ${entry.name} is larger than the ${MAX_MARKDOWN_BYTES} bytes a page's markdown may have`,
+    );
   }
-  return checkedMarkdown(new TextDecoder('utf-8').decode(inflateEntry(archive.bytes, entry, entry.uncompressedSize)), `the archive entry ${entry.name}`);
+  return checkedMarkdown(
+    new TextDecoder('utf-8').decode(inflateEntry(archive.bytes, entry, entry.uncompressedSize)),
+    `the archive entry ${entry.name}`,
+  );
 }
 
 /** The files pages link to, inflated and given ids on first use. */
@@ -182,7 +191,12 @@ class ArchiveFiles {
     }
     const bytes = inflateEntry(this.archive.bytes, entry, entry.uncompressedSize);
     this.bytesLeft -= bytes.length;
-    const file: PlannedFile = { id: this.newId(), name, contentType: contentTypeOf(name), bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    const file: PlannedFile = {
+      id: this.newId(),
+      name,
+      contentType: contentTypeOf(name),
+      bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    };
     this.byPath.set(path, file);
     this.planned.push(file);
     return file;
@@ -309,7 +323,9 @@ function summaryOutline(archive: Archive, summaryPath: string, markdownPaths: re
   }
   const unlisted = markdownPaths.filter((path) => !used.has(path));
   if (unlisted.length > 0) {
-    warnings.push(`left out ${describeCount(unlisted.length, 'markdown file', 'markdown files')} not listed in SUMMARY.md: ${sample(unlisted)}`);
+    warnings.push(
+      `left out ${describeCount(unlisted.length, 'markdown file', 'markdown files')} not listed in SUMMARY.md: ${sample(unlisted)}`,
+    );
   }
   return outline;
 }

@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import { fflate } from '../../../document/src/packages';
+import { fflate } from '#document/packages';
 import { ImportFailure } from './import-failure';
 
 /**
@@ -154,7 +154,7 @@ type EntrySizes = Pick<ZipEntry, 'uncompressedSize' | 'compressedSize' | 'localH
 function zip64Sizes(view: DataView, extraStart: number, extraLength: number, sizes: EntrySizes): EntrySizes {
   const fields: Array<keyof EntrySizes> = ['uncompressedSize', 'compressedSize', 'localHeaderOffset'];
   if (!fields.some((field) => sizes[field] === U32_UNKNOWN)) return sizes;
-  for (let at = extraStart; at + 4 <= extraStart + extraLength; ) {
+  for (let at = extraStart; at + 4 <= extraStart + extraLength;) {
     const id = view.getUint16(at, true);
     const size = view.getUint16(at + 2, true);
     if (id === ZIP64_EXTRA_FIELD) {

@@ -2,7 +2,13 @@ import { MAX_QUERY_TERMS, queryTerms, SpaceSearchIndex, type SearchablePage } fr
 import { SNIPPET_LENGTH } from './text';
 
 function page(id: string, overrides: Partial<SearchablePage> = {}): SearchablePage {
-  return { id, title: `Page ${id}`, path: id, sections: [{ id: 'intro', title: 'Introduction', body: 'Nothing to see here.' }], ...overrides };
+  return {
+    id,
+    title: `Page ${id}`,
+    path: id,
+    sections: [{ id: 'intro', title: 'Introduction', body: 'Nothing to see here.' }],
+    ...overrides,
+  };
 }
 
 function pageIds(index: SpaceSearchIndex, query: string): string[] {
@@ -13,7 +19,10 @@ describe('SpaceSearchIndex', () => {
   describe('ranking', () => {
     it('ranks a page whose title matches above a page whose body matches', () => {
       const index = SpaceSearchIndex.build([
-        page('body', { title: 'Getting started', sections: [{ id: 'steps', title: 'Steps', body: 'Run the installation script, then check the installation log.' }] }),
+        page('body', {
+          title: 'Getting started',
+          sections: [{ id: 'steps', title: 'Steps', body: 'Run the installation script, then check the installation log.' }],
+        }),
         page('title', { title: 'Installation', sections: [{ id: 'steps', title: 'Steps', body: 'Run the script and check the log.' }] }),
       ]);
 
@@ -51,8 +60,14 @@ describe('SpaceSearchIndex', () => {
 
   describe('matching', () => {
     const index = SpaceSearchIndex.build([
-      page('install', { title: 'Installation guide', sections: [{ id: 'docker', title: 'With Docker', body: 'Pull the image and start the container.' }] }),
-      page('other', { title: 'Authentication', sections: [{ id: 'tokens', title: 'Tokens', body: 'Create an API token in the settings.' }] }),
+      page('install', {
+        title: 'Installation guide',
+        sections: [{ id: 'docker', title: 'With Docker', body: 'Pull the image and start the container.' }],
+      }),
+      page('other', {
+        title: 'Authentication',
+        sections: [{ id: 'tokens', title: 'Tokens', body: 'Create an API token in the settings.' }],
+      }),
       page('cafe', { title: 'Café menu', sections: [{ id: 'drinks', title: 'Drinks', body: 'Espresso and more.' }] }),
     ]);
 
@@ -101,8 +116,16 @@ describe('SpaceSearchIndex', () => {
     it('answers a page with its matching sections, each with its anchor path', () => {
       const [hit] = index.search('secret');
 
-      expect(hit).toMatchObject({ id: 'hooks', title: 'Webhooks', path: 'integrations/webhooks', description: 'Receive events over HTTP.', rank: 1 });
-      expect(hit.sections.map((section) => [section.id, section.title, section.path])).toEqual([['security', 'Security', 'integrations/webhooks#security']]);
+      expect(hit).toMatchObject({
+        id: 'hooks',
+        title: 'Webhooks',
+        path: 'integrations/webhooks',
+        description: 'Receive events over HTTP.',
+        rank: 1,
+      });
+      expect(hit.sections.map((section) => [section.id, section.title, section.path])).toEqual([
+        ['security', 'Security', 'integrations/webhooks#security'],
+      ]);
     });
 
     it('gives a section without an id the page path', () => {
@@ -149,7 +172,10 @@ describe('SpaceSearchIndex', () => {
 
   describe('pages left out', () => {
     it('does not index pages marked noIndex', () => {
-      const index = SpaceSearchIndex.build([page('hidden', { title: 'Secret roadmap', noIndex: true }), page('shown', { title: 'Public roadmap' })]);
+      const index = SpaceSearchIndex.build([
+        page('hidden', { title: 'Secret roadmap', noIndex: true }),
+        page('shown', { title: 'Public roadmap' }),
+      ]);
 
       expect(pageIds(index, 'roadmap')).toEqual(['shown']);
       expect(index.size).toBe(1);
@@ -205,7 +231,8 @@ describe('SpaceSearchIndex', () => {
       const index = SpaceSearchIndex.build([page('stable', { title: 'Stable page' })]);
       const words = (round: number) => Array.from({ length: 20 }, (_, k) => `w${round}x${k}`).join(' ');
       // Enough replaced words to sweep them from the index more than once.
-      for (let round = 0; round < 200; round++) index.upsert(page('churn', { sections: [{ id: 's', title: 'Words', body: words(round) }] }));
+      for (let round = 0; round < 200; round++)
+        index.upsert(page('churn', { sections: [{ id: 's', title: 'Words', body: words(round) }] }));
 
       expect(index.search('w0x1')).toEqual([]);
       expect(index.search('w0x')).toEqual([]);
@@ -219,7 +246,9 @@ describe('SpaceSearchIndex', () => {
       const letter = (n: number) => String.fromCharCode(97 + n);
       const markers = Array.from({ length: 40 }, (_, i) => `m${letter(i % 26).repeat(3)}${letter(Math.floor(i / 26)).repeat(3)}`);
       const filler = (i: number) => Array.from({ length: 50 }, (_, k) => `filler${i}x${k}`).join(' ');
-      const index = SpaceSearchIndex.build(markers.map((marker, i) => page(`f${i}`, { sections: [{ id: 's', title: 'Filler', body: `${marker} ${filler(i)}` }] })));
+      const index = SpaceSearchIndex.build(
+        markers.map((marker, i) => page(`f${i}`, { sections: [{ id: 's', title: 'Filler', body: `${marker} ${filler(i)}` }] })),
+      );
       // Half removed: enough dead postings to sweep them, renumbering the sections left.
       for (let i = 0; i < 20; i++) index.remove(`f${i}`);
 
@@ -229,7 +258,12 @@ describe('SpaceSearchIndex', () => {
     });
 
     it('answers the same after many updates as a fresh build of the same pages', () => {
-      const pages = Array.from({ length: 60 }, (_, i) => page(`p${i}`, { title: `Topic ${i % 7} guide`, sections: [{ id: 's', title: 'Body', body: `Words about topic ${i % 5} and quota ${i}.` }] }));
+      const pages = Array.from({ length: 60 }, (_, i) =>
+        page(`p${i}`, {
+          title: `Topic ${i % 7} guide`,
+          sections: [{ id: 's', title: 'Body', body: `Words about topic ${i % 5} and quota ${i}.` }],
+        }),
+      );
       const updated = SpaceSearchIndex.build(pages);
       // Enough churn to sweep dead postings more than once.
       for (let round = 0; round < 30; round++) for (const p of pages) updated.upsert(p);
@@ -263,7 +297,12 @@ describe('SpaceSearchIndex', () => {
     });
 
     it('answers hostile queries without failing', () => {
-      for (const query of ['a'.repeat(512), '.*'.repeat(256), 'a b c d e f g h i j k l m n o p q r s t u v w x y z', '(?:a+)+$'.repeat(64)]) {
+      for (const query of [
+        'a'.repeat(512),
+        '.*'.repeat(256),
+        'a b c d e f g h i j k l m n o p q r s t u v w x y z',
+        '(?:a+)+$'.repeat(64),
+      ]) {
         expect(Array.isArray(index.search(query))).toBe(true);
       }
     });

@@ -198,7 +198,11 @@ export class SpaceSearchIndex {
     }
     page.sections.forEach((section, position) => {
       // The description describes the page: indexed once, with its first section, not repeated on every one.
-      this.addSection(indexed, position, sectionFields(tokenize(section.body), tokenize(section.title), position === 0 ? descriptionTerms : [], titleTerms));
+      this.addSection(
+        indexed,
+        position,
+        sectionFields(tokenize(section.body), tokenize(section.title), position === 0 ? descriptionTerms : [], titleTerms),
+      );
     });
     this.compactIfWorthIt();
   }
@@ -343,7 +347,10 @@ export class SpaceSearchIndex {
     });
     const expansions: Expansion[][] = terms.map(() => []);
     let spent = 0;
-    const rarestFirst = terms.map((_, i) => i).filter((i) => exact[i] !== undefined).sort((a, b) => exact[a]!.slots.length - exact[b]!.slots.length);
+    const rarestFirst = terms
+      .map((_, i) => i)
+      .filter((i) => exact[i] !== undefined)
+      .sort((a, b) => exact[a]!.slots.length - exact[b]!.slots.length);
     for (const i of rarestFirst) {
       const postings = exact[i]!;
       if (spent > 0 && spent + postings.slots.length > QUERY_POSTINGS_BUDGET) break;
@@ -418,7 +425,9 @@ export class SpaceSearchIndex {
     this.ensureScratch();
     // BM25 per field, its constant parts computed once: numerator boost·(k1+1), denominator tf + k1·(1-b) + k1·b·length/average.
     const numerators = FIELD_BOOSTS.map((boost) => boost * (K1 + 1));
-    const lengthFactors = this.totalFieldLength.map((total, field) => (this.sectionsWithField[field] > 0 ? (K1 * B * this.sectionsWithField[field]) / total : 0));
+    const lengthFactors = this.totalFieldLength.map((total, field) =>
+      this.sectionsWithField[field] > 0 ? (K1 * B * this.sectionsWithField[field]) / total : 0,
+    );
     const constant = K1 * (1 - B);
     const { slots: sectionSlots, fieldLengths, termScores, totalScores, matchedTerms, bodyMatched } = this;
     const touched: number[] = [];
@@ -435,7 +444,8 @@ export class SpaceSearchIndex {
           for (let field = 0, rest = frequencies[i]; rest !== 0; field++, rest >>>= FREQUENCY_BITS) {
             const frequency = rest & MAX_FREQUENCY;
             if (frequency === 0) continue;
-            score += (numerators[field] * frequency) / (frequency + constant + lengthFactors[field] * fieldLengths[slot * FIELD_COUNT + field]);
+            score +=
+              (numerators[field] * frequency) / (frequency + constant + lengthFactors[field] * fieldLengths[slot * FIELD_COUNT + field]);
           }
           score *= idf * weight;
           if (termScores[slot] === 0) termTouched.push(slot);
@@ -479,13 +489,21 @@ export class SpaceSearchIndex {
         if (page.bestScore === 0) scored.push(page);
         if (score > page.bestScore) page.bestScore = score;
       }
-      const ranked = best(scored, limit, (a, b) => b.bestScore - a.bestScore || compareText(a.page.path, b.page.path) || compareText(a.page.id, b.page.id));
+      const ranked = best(
+        scored,
+        limit,
+        (a, b) => b.bestScore - a.bestScore || compareText(a.page.path, b.page.path) || compareText(a.page.id, b.page.id),
+      );
       const isMatch = (term: string) => highlighted.has(term);
       return ranked.map((indexed, position) => {
         const { page } = indexed;
         const sections = indexed.slots
           .filter((slot) => this.slots[slot]!.section >= 0 && isCandidate(slot))
-          .map((slot) => ({ section: page.sections[this.slots[slot]!.section], score: scoreOf(slot), bodyMatched: this.bodyMatched[slot] === 1 }))
+          .map((slot) => ({
+            section: page.sections[this.slots[slot]!.section],
+            score: scoreOf(slot),
+            bodyMatched: this.bodyMatched[slot] === 1,
+          }))
           .sort((a, b) => b.score - a.score)
           .slice(0, MAX_SECTIONS_PER_PAGE)
           .map(({ section, score, bodyMatched }) => ({
@@ -550,7 +568,7 @@ function best<T>(items: T[], limit: number, order: (a: T, b: T) => number): T[] 
       for (let i = heap.length - 1; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
     } else if (order(item, heap[0]) < 0) {
       heap[0] = item;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const left = 2 * i + 1;
         const right = left + 1;
         let largest = i;

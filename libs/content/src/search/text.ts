@@ -40,7 +40,7 @@ function normalizeWithOffsets(text: string): { normalized: string; offsets: numb
   if (ASCII_ONLY.test(text)) return { normalized: text.toLowerCase(), offsets: null };
   let normalized = '';
   const offsets: number[] = [];
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const codePoint = text.codePointAt(at)!;
     const character = String.fromCodePoint(codePoint);
     const folded = codePoint < 0x80 ? character.toLowerCase() : normalizeText(character);

@@ -24,7 +24,9 @@ describe('page layout', () => {
   });
 
   it('ignores stored members with values outside the platform’s, unknown members and prototype names', () => {
-    const stored = JSON.parse('{"width":"huge","cover":"yes","coverSize":"full","extra":1,"__proto__":{"title":false},"constructor":false}') as Record<string, unknown>;
+    const stored = JSON.parse(
+      '{"width":"huge","cover":"yes","coverSize":"full","extra":1,"__proto__":{"title":false},"constructor":false}',
+    ) as Record<string, unknown>;
     expect(pageLayout(stored)).toEqual({ ...DEFAULT_PAGE_LAYOUT, coverSize: 'full' });
   });
 

@@ -1,4 +1,14 @@
-import { assertAttributes, assertComputed, COMPUTED_PROPS_MAX_DEPTH, COMPUTED_PROPS_MAX_STRING, COMPUTED_PROPS_MAX_VALUES, SLUG_MAX_LENGTH, SLUG_PATTERN, slugify, uniqueSlug } from './page-rules';
+import {
+  assertAttributes,
+  assertComputed,
+  COMPUTED_PROPS_MAX_DEPTH,
+  COMPUTED_PROPS_MAX_STRING,
+  COMPUTED_PROPS_MAX_VALUES,
+  SLUG_MAX_LENGTH,
+  SLUG_PATTERN,
+  slugify,
+  uniqueSlug,
+} from './page-rules';
 
 describe('slug rules', () => {
   it('derives a lower-case ASCII slug from a title, words joined by single hyphens', () => {
@@ -36,11 +46,19 @@ describe('slug rules', () => {
 });
 
 describe('a computed source', () => {
-  const source = (overrides: Record<string, unknown> = {}) => ({ type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'pets' } } }, props: {}, ...overrides });
-  const refused = (value: unknown, message: RegExp) => expect(() => assertComputed(value)).toThrow(expect.objectContaining({ status: 400, message: expect.stringMatching(message) }));
+  const source = (overrides: Record<string, unknown> = {}) => ({
+    type: 'builtin:openapi',
+    dependencies: { spec: { ref: { kind: 'openapi', spec: 'pets' } } },
+    props: {},
+    ...overrides,
+  });
+  const refused = (value: unknown, message: RegExp) =>
+    expect(() => assertComputed(value)).toThrow(expect.objectContaining({ status: 400, message: expect.stringMatching(message) }));
 
   it('is builtin:openapi on a spec by slug, with props narrowing it', () => {
-    expect(() => assertComputed(source({ props: { tags: ['pets'], paths: ['/pets/{petId}'], layout: { wide: true, columns: [1, 2] } } }))).not.toThrow();
+    expect(() =>
+      assertComputed(source({ props: { tags: ['pets'], paths: ['/pets/{petId}'], layout: { wide: true, columns: [1, 2] } } })),
+    ).not.toThrow();
     expect(() => assertAttributes({ title: 'API', computed: source() }, false)).not.toThrow();
   });
 

@@ -1,8 +1,8 @@
-import { BLOB_HASH } from '../../../blob-store/src/blob-store.port';
-import { DomainError } from '../../../platform/src/errors';
-import { ID_PATTERN } from '../../../platform/src/ids';
-import { isPlainObject } from '../../../platform/src/plain-object';
-import type { ContentRef, DocumentNode } from '../../../document/src/document.model';
+import { BLOB_HASH } from '#blob-store/blob-store.port';
+import { DomainError } from '#platform/errors';
+import { ID_PATTERN } from '#platform/ids';
+import { isPlainObject } from '#platform/plain-object';
+import type { ContentRef, DocumentNode } from '#document/document.model';
 import { COMPUTED_PAGE_TYPES, type ComputedSource, type FileEntry, type PageAttributes, type PageType } from './tree.model';
 
 /**
@@ -18,7 +18,8 @@ export const PAGE_TYPES: readonly PageType[] = ['document', 'group', 'link'];
  * are documents and links).
  */
 export function assertGroupPlacement(type: PageType, parentId: string | null, id: string): void {
-  if (type === 'group' && parentId !== null) throw DomainError.invalid(`page ${id} is a group page, which sits at the top level only (into must be absent or null)`);
+  if (type === 'group' && parentId !== null)
+    throw DomainError.invalid(`page ${id} is a group page, which sits at the top level only (into must be absent or null)`);
 }
 
 /** One path segment: lower-case ASCII words joined by single hyphens. */
@@ -164,16 +165,34 @@ export const COMPUTED_FILTER_MAX = 100;
  * `builtin:openapi` its `tags` and `paths`, when given, are lists of strings.
  */
 export function assertComputed(value: unknown, name = 'computed'): asserts value is ComputedSource {
-  if (!isPlainObject(value)) throw DomainError.invalid(`${name} must be { type, dependencies: { spec: { ref: { kind: 'openapi', spec } } }, props }`);
-  for (const key of Object.keys(value)) if (!['type', 'dependencies', 'props'].includes(key)) throw DomainError.invalid(`${name}.${key.slice(0, 64)} is not a member of a computed source`);
-  if (!COMPUTED_PAGE_TYPES.includes(value.type as ComputedSource['type'])) throw DomainError.invalid(`${name}.type must be one of ${COMPUTED_PAGE_TYPES.join(', ')}`);
+  if (!isPlainObject(value))
+    throw DomainError.invalid(`${name} must be { type, dependencies: { spec: { ref: { kind: 'openapi', spec } } }, props }`);
+  for (const key of Object.keys(value))
+    if (!['type', 'dependencies', 'props'].includes(key))
+      throw DomainError.invalid(`${name}.${key.slice(0, 64)} is not a member of a computed source`);
+  if (!COMPUTED_PAGE_TYPES.includes(value.type as ComputedSource['type']))
+    throw DomainError.invalid(`${name}.type must be one of ${COMPUTED_PAGE_TYPES.join(', ')}`);
   const dependencies = value.dependencies;
-  if (!isPlainObject(dependencies) || Object.keys(dependencies).length !== 1 || !isPlainObject(dependencies.spec) || Object.keys(dependencies.spec).length !== 1) {
+  if (
+    !isPlainObject(dependencies) ||
+    Object.keys(dependencies).length !== 1 ||
+    !isPlainObject(dependencies.spec) ||
+    Object.keys(dependencies.spec).length !== 1
+  ) {
     throw DomainError.invalid(`${name}.dependencies must be { spec: { ref: { kind: 'openapi', spec } } }`);
   }
   const ref = dependencies.spec.ref;
-  if (!isPlainObject(ref) || ref.kind !== 'openapi' || Object.keys(ref).length !== 2 || typeof ref.spec !== 'string' || !SLUG_PATTERN.test(ref.spec) || ref.spec.length > SLUG_MAX_LENGTH) {
-    throw DomainError.invalid(`${name}.dependencies.spec.ref must be { kind: 'openapi', spec } with the slug of a spec (lower-case ASCII words joined by hyphens, at most ${SLUG_MAX_LENGTH} characters)`);
+  if (
+    !isPlainObject(ref) ||
+    ref.kind !== 'openapi' ||
+    Object.keys(ref).length !== 2 ||
+    typeof ref.spec !== 'string' ||
+    !SLUG_PATTERN.test(ref.spec) ||
+    ref.spec.length > SLUG_MAX_LENGTH
+  ) {
+    throw DomainError.invalid(
+      `${name}.dependencies.spec.ref must be { kind: 'openapi', spec } with the slug of a spec (lower-case ASCII words joined by hyphens, at most ${SLUG_MAX_LENGTH} characters)`,
+    );
   }
   if (!isPlainObject(value.props)) throw DomainError.invalid(`${name}.props must be an object`);
   assertPropsValue(value.props, `${name}.props`, 1, { left: COMPUTED_PROPS_MAX_VALUES });
@@ -194,7 +213,8 @@ function assertPropsValue(value: unknown, path: string, depth: number, budget: {
     return;
   }
   if (typeof value === 'string') {
-    if (value.length > COMPUTED_PROPS_MAX_STRING) throw DomainError.invalid(`${path} must be at most ${COMPUTED_PROPS_MAX_STRING} characters`);
+    if (value.length > COMPUTED_PROPS_MAX_STRING)
+      throw DomainError.invalid(`${path} must be at most ${COMPUTED_PROPS_MAX_STRING} characters`);
     return;
   }
   const nested = Array.isArray(value) || isPlainObject(value);
@@ -236,8 +256,12 @@ const CONTENT_REF_FIELDS: Record<ContentRef['kind'], readonly string[]> = {
 };
 
 export function assertContentRef(target: unknown): asserts target is ContentRef {
-  const required = isPlainObject(target) && typeof target.kind === 'string' && Object.hasOwn(CONTENT_REF_FIELDS, target.kind) ? CONTENT_REF_FIELDS[target.kind as ContentRef['kind']] : undefined;
-  if (!isPlainObject(target) || !required) throw DomainError.invalid(`target must be a content reference (kind: ${Object.keys(CONTENT_REF_FIELDS).join(', ')})`);
+  const required =
+    isPlainObject(target) && typeof target.kind === 'string' && Object.hasOwn(CONTENT_REF_FIELDS, target.kind)
+      ? CONTENT_REF_FIELDS[target.kind as ContentRef['kind']]
+      : undefined;
+  if (!isPlainObject(target) || !required)
+    throw DomainError.invalid(`target must be a content reference (kind: ${Object.keys(CONTENT_REF_FIELDS).join(', ')})`);
   for (const field of required) {
     if (typeof target[field] !== 'string') throw DomainError.invalid(`a ${String(target.kind)} target needs ${field}`);
   }
@@ -251,8 +275,10 @@ export function assertFileEntry(entry: unknown): asserts entry is FileEntry {
   const file = entry as Partial<FileEntry> | null;
   if (!isPlainObject(file)) throw DomainError.invalid('file must be an object');
   assertPageId(file.id, 'file id');
-  if (typeof file.name !== 'string' || file.name === '' || file.name.length > 1024) throw DomainError.invalid('file name must be a non-empty string');
-  if (typeof file.contentType !== 'string' || file.contentType === '') throw DomainError.invalid('file contentType must be a non-empty string');
+  if (typeof file.name !== 'string' || file.name === '' || file.name.length > 1024)
+    throw DomainError.invalid('file name must be a non-empty string');
+  if (typeof file.contentType !== 'string' || file.contentType === '')
+    throw DomainError.invalid('file contentType must be a non-empty string');
   if (!Number.isSafeInteger(file.size) || (file.size as number) < 0) throw DomainError.invalid('file size must be a non-negative integer');
   if (typeof file.hash !== 'string' || !BLOB_HASH.test(file.hash)) throw DomainError.invalid('file hash must be 64 lower-case hex digits');
   if (file.dimensions !== undefined) {
@@ -263,7 +289,6 @@ export function assertFileEntry(entry: unknown): asserts entry is FileEntry {
   }
   assertTimestamp(file.createdAt);
 }
-
 
 /** A copy without the members whose value is `undefined` (an update uses them to remove attributes). */
 export function withoutUndefined<T extends object>(value: T): T {

@@ -61,20 +61,43 @@ describe('RevisionTree.derive', () => {
       const now = random() < 0.7 ? NOW : LATER;
       const operations = 1 + Math.floor(random() * 5);
       for (let o = 0; o < operations; o++) {
-        const ids = [...derived.pages().map((page) => page.id), ...Array.from({ length: next }, (_, i) => `n${i}`)].filter((id) => editor.has(id));
+        const ids = [...derived.pages().map((page) => page.id), ...Array.from({ length: next }, (_, i) => `n${i}`)].filter((id) =>
+          editor.has(id),
+        );
         const id = ids.length > 0 ? pick(ids) : undefined;
         const parent = random() < 0.2 || id === undefined ? null : id;
         const operation = pick(['insert', 'insert', 'update', 'move', 'move', 'delete', 'revert', 'link', 'file', 'variables'] as const);
         refusal(() => {
           switch (operation) {
             case 'insert':
-              editor.insertPage({ id: `n${next++}`, type: 'document', attributes: { title: `New ${next}` }, document: doc(`body ${next}`), into: parent, at: random() < 0.5 ? 0 : undefined, now });
+              editor.insertPage({
+                id: `n${next++}`,
+                type: 'document',
+                attributes: { title: `New ${next}` },
+                document: doc(`body ${next}`),
+                into: parent,
+                at: random() < 0.5 ? 0 : undefined,
+                now,
+              });
               return;
             case 'link':
-              editor.insertPage({ id: `n${next++}`, type: 'link', attributes: { title: `Link ${next}` }, href: 'https://example.com', target: { kind: 'url', url: 'https://example.com' }, into: parent, now });
+              editor.insertPage({
+                id: `n${next++}`,
+                type: 'link',
+                attributes: { title: `Link ${next}` },
+                href: 'https://example.com',
+                target: { kind: 'url', url: 'https://example.com' },
+                into: parent,
+                now,
+              });
               return;
             case 'update':
-              if (id) editor.updatePage(id, { attributes: random() < 0.5 ? { title: `Retitled ${step}` } : { slug: `slug-${step}` }, ...(random() < 0.5 ? { document: doc(`edited ${step}`) } : {}), now });
+              if (id)
+                editor.updatePage(id, {
+                  attributes: random() < 0.5 ? { title: `Retitled ${step}` } : { slug: `slug-${step}` },
+                  ...(random() < 0.5 ? { document: doc(`edited ${step}`) } : {}),
+                  now,
+                });
               return;
             case 'move':
               if (id) editor.movePage(id, random() < 0.3 ? null : pick(ids), random() < 0.5 ? 0 : undefined, now);
@@ -86,7 +109,14 @@ describe('RevisionTree.derive', () => {
               if (id) editor.revertPage(id, pick(history), now);
               return;
             case 'file':
-              editor.insertFile({ id: `f${step}-${o}`, name: `f${step}.png`, contentType: 'image/png', size: 1, hash: 'b'.repeat(64), createdAt: now });
+              editor.insertFile({
+                id: `f${step}-${o}`,
+                name: `f${step}.png`,
+                contentType: 'image/png',
+                size: 1,
+                hash: 'b'.repeat(64),
+                createdAt: now,
+              });
               return;
             case 'variables':
               editor.setVariables({ step: String(step) });

@@ -19,7 +19,14 @@ describe('RevisionTree', () => {
       editor.insertPage({ id: 'intro', type: 'document', attributes: { title: 'Intro' }, document: doc('intro'), into: 'guide', now: NOW });
       editor.insertPage({ id: 'setup', type: 'document', attributes: { title: 'Setup' }, into: 'guide', now: NOW });
       editor.insertPage({ id: 'faq', type: 'document', attributes: { title: 'FAQ', emoji: '1f914' }, now: NOW });
-      editor.insertPage({ id: 'out', type: 'link', attributes: { title: 'Status' }, href: 'https://status.example.com', target: { kind: 'url', url: 'https://status.example.com' }, now: NOW });
+      editor.insertPage({
+        id: 'out',
+        type: 'link',
+        attributes: { title: 'Status' },
+        href: 'https://status.example.com',
+        target: { kind: 'url', url: 'https://status.example.com' },
+        now: NOW,
+      });
       editor.insertFile(FILE);
       editor.setVariables({ product: 'Acme' });
     });

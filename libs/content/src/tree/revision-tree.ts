@@ -107,7 +107,9 @@ export class RevisionTree {
     const root = await store.readRoot(rootHash);
     const fileList = root.files === previous.root.files ? previous.fileList : await store.readFiles(root.files);
     const { segments, count } = await previous.segmentsOf(store, root);
-    const tree = previous.inPlace(segments, count) ? previous.patched(rootHash, root, fileList, segments) : previous.laidOut(rootHash, root, fileList, segments, count);
+    const tree = previous.inPlace(segments, count)
+      ? previous.patched(rootHash, root, fileList, segments)
+      : previous.laidOut(rootHash, root, fileList, segments, count);
     if (fileList === previous.fileList) tree.fileIndex = previous.fileIndex;
     return tree;
   }
@@ -198,7 +200,19 @@ export class RevisionTree {
       if (segment.from < 0) continue;
       for (let p = segment.from + 1; p < this.ends[segment.from]; p++) setPath(p, pathOf(nodes[p], (paths ?? this.paths)[this.parents[p]]));
     }
-    const tree = new RevisionTree(rootHash, root, fileList, nodes, hashes, this.parents, this.ends, this.indexes, this.depths, paths ?? this.paths, this.positions);
+    const tree = new RevisionTree(
+      rootHash,
+      root,
+      fileList,
+      nodes,
+      hashes,
+      this.parents,
+      this.ends,
+      this.indexes,
+      this.depths,
+      paths ?? this.paths,
+      this.positions,
+    );
     if (paths === undefined) tree.pathIndex = this.pathIndex;
     return tree;
   }
@@ -249,7 +263,12 @@ export class RevisionTree {
 
   /** The empty tree, without reading anything: the "before" of a space's first revision. */
   static empty(): RevisionTree {
-    return RevisionTree.build(TreeStore.EMPTY, { object: 'content-tree', pages: [], files: TreeStore.EMPTY_FILES, variables: {} }, { object: 'file-list', files: [] }, []);
+    return RevisionTree.build(
+      TreeStore.EMPTY,
+      { object: 'content-tree', pages: [], files: TreeStore.EMPTY_FILES, variables: {} },
+      { object: 'file-list', files: [] },
+      [],
+    );
   }
 
   /** Lays the levels out in depth-first order. */

@@ -13,12 +13,13 @@ describe('diffTrees', () => {
   });
   afterAll(() => fixture.cleanup());
 
-  const changesOf = async (change: Parameters<typeof edit>[2], from = base): Promise<SemanticChange[]> => diffTrees(from, (await edit(fixture.store, from, change)).tree);
+  const changesOf = async (change: Parameters<typeof edit>[2], from = base): Promise<SemanticChange[]> =>
+    diffTrees(from, (await edit(fixture.store, from, change)).tree);
 
   it('reports a created page with its parent', async () => {
-    expect(await changesOf((editor) => editor.insertPage({ id: 'new', type: 'document', attributes: { title: 'New' }, into: 'p2', now: LATER }))).toEqual([
-      { type: 'page_created', page: { id: 'new', type: 'document', title: 'New', path: 'page-2/new' }, parent: 'p2' },
-    ]);
+    expect(
+      await changesOf((editor) => editor.insertPage({ id: 'new', type: 'document', attributes: { title: 'New' }, into: 'p2', now: LATER })),
+    ).toEqual([{ type: 'page_created', page: { id: 'new', type: 'document', title: 'New', path: 'page-2/new' }, parent: 'p2' }]);
   });
 
   it('reports every page of a first revision as created (no before)', async () => {
@@ -31,7 +32,14 @@ describe('diffTrees', () => {
     const after = (
       await edit(fixture.store, base, (editor) =>
         editor.updatePage('p1-2', {
-          attributes: { title: 'Edited', description: 'About it', emoji: '1f600', cover: { hash: 'c' }, layout: { width: 'wide' }, variables: { x: '1' } },
+          attributes: {
+            title: 'Edited',
+            description: 'About it',
+            emoji: '1f600',
+            cover: { hash: 'c' },
+            layout: { width: 'wide' },
+            variables: { x: '1' },
+          },
           document: doc('new body'),
           now: LATER,
         }),
@@ -55,9 +63,17 @@ describe('diffTrees', () => {
   });
 
   it('reports a computed source set on a page as an edited attribute', async () => {
-    const computed = { type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } }, props: {} };
+    const computed = {
+      type: 'builtin:openapi' as const,
+      dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } },
+      props: {},
+    };
     expect(await changesOf((editor) => editor.updatePage('p1-2', { attributes: { computed }, now: LATER }))).toEqual([
-      { type: 'page_edited', page: { id: 'p1-2', type: 'document', title: 'Page 1.2', path: 'page-1/page-1-2' }, attributes: { computed: { before: null, after: computed } } },
+      {
+        type: 'page_edited',
+        page: { id: 'p1-2', type: 'document', title: 'Page 1.2', path: 'page-1/page-1-2' },
+        attributes: { computed: { before: null, after: computed } },
+      },
     ]);
   });
 
@@ -99,29 +115,39 @@ describe('diffTrees', () => {
   it('reports only the page that moved among its siblings, not those it shifted', async () => {
     const changes = await changesOf((editor) => editor.movePage('p3', null, 0, LATER));
     expect(changes.map((change) => [change.type, 'page' in change ? change.page.id : ''])).toEqual([['page_moved', 'p3']]);
-    const inserted = await changesOf((editor) => editor.insertPage({ id: 'new', type: 'group', attributes: { title: 'New' }, at: 0, now: LATER }));
+    const inserted = await changesOf((editor) =>
+      editor.insertPage({ id: 'new', type: 'group', attributes: { title: 'New' }, at: 0, now: LATER }),
+    );
     expect(inserted.map((change) => change.type)).toEqual(['page_created']);
   });
 
   it('reports created, edited and deleted files', async () => {
-    const withFiles = (await edit(fixture.store, base, (editor) => {
-      editor.insertFile(FILE);
-      editor.insertFile({ ...FILE, id: 'f2', name: 'old.png' });
-    })).tree;
+    const withFiles = (
+      await edit(fixture.store, base, (editor) => {
+        editor.insertFile(FILE);
+        editor.insertFile({ ...FILE, id: 'f2', name: 'old.png' });
+      })
+    ).tree;
     const changes = await changesOf((editor) => {
       editor.updateFile('f1', { name: 'brand.png', size: 4 });
       editor.deleteFile('f2');
       editor.insertFile({ ...FILE, id: 'f3', name: 'new.png' });
     }, withFiles);
     expect(changes).toEqual([
-      { type: 'file_edited', file: { id: 'f1', name: 'brand.png' }, attributes: { name: { before: 'logo.png', after: 'brand.png' }, size: { before: 3, after: 4 } } },
+      {
+        type: 'file_edited',
+        file: { id: 'f1', name: 'brand.png' },
+        attributes: { name: { before: 'logo.png', after: 'brand.png' }, size: { before: 3, after: 4 } },
+      },
       { type: 'file_created', file: { id: 'f3', name: 'new.png' } },
       { type: 'file_deleted', file: { id: 'f2', name: 'old.png' } },
     ]);
   });
 
   it('reports changed space variables', async () => {
-    expect(await changesOf((editor) => editor.setVariables({ version: '2' }))).toEqual([{ type: 'variables_edited', variables: { before: {}, after: { version: '2' } } }]);
+    expect(await changesOf((editor) => editor.setVariables({ version: '2' }))).toEqual([
+      { type: 'variables_edited', variables: { before: {}, after: { version: '2' } } },
+    ]);
   });
 });
 
@@ -132,7 +158,11 @@ describe('skipping unchanged subtrees', () => {
   beforeAll(async () => {
     fixture = await treeFixture();
     before = await generatedTree(fixture.store, [6, 6, 6]);
-    after = (await edit(fixture.store, before, (editor) => editor.updatePage('p4-5-6', { attributes: { title: 'Edited' }, document: doc('edited'), now: LATER }))).tree;
+    after = (
+      await edit(fixture.store, before, (editor) =>
+        editor.updatePage('p4-5-6', { attributes: { title: 'Edited' }, document: doc('edited'), now: LATER }),
+      )
+    ).tree;
   });
   afterAll(() => fixture.cleanup());
 
@@ -193,7 +223,9 @@ describe('changedPages', () => {
   });
 
   it('lists the siblings an insert shifted, since their index changed', async () => {
-    const result = await changed((editor) => editor.insertPage({ id: 'new', type: 'document', attributes: { title: 'New' }, into: 'p1', at: 1, now: LATER }));
+    const result = await changed((editor) =>
+      editor.insertPage({ id: 'new', type: 'document', attributes: { title: 'New' }, into: 'p1', at: 1, now: LATER }),
+    );
     expect(ids(result)).toEqual(['new', 'p1-2', 'p1-3']);
   });
 

@@ -33,7 +33,10 @@ describe('TreeEditor', () => {
         new Set([after.rootHash, after.nodeHash('p2-3-4'), after.nodeHash('p2-3'), after.nodeHash('p2'), after.page('p2-3-4')!.document]),
       );
       // Every other page is shared with the old revision by hash.
-      const rewritten = after.pages().filter((view) => view.nodeHash !== tree.nodeHash(view.id)).map((view) => view.id);
+      const rewritten = after
+        .pages()
+        .filter((view) => view.nodeHash !== tree.nodeHash(view.id))
+        .map((view) => view.id);
       expect(rewritten.sort()).toEqual(['p2', 'p2-3', 'p2-3-4']);
     });
 
@@ -69,8 +72,12 @@ describe('TreeEditor', () => {
       const tree = await generatedTree(fixture.store, [4, 4, 3]);
       const operations: Array<(editor: TreeEditor) => void> = [];
       for (let i = 1; i <= 4; i++) {
-        operations.push((editor) => editor.updatePage(`p${i}-1-1`, { attributes: { title: `Edited ${i}` }, document: doc(`edit ${i}`), now: LATER }));
-        operations.push((editor) => editor.insertPage({ id: `new${i}`, type: 'document', attributes: { title: 'New' }, into: `p${i}-2`, at: 0, now: LATER }));
+        operations.push((editor) =>
+          editor.updatePage(`p${i}-1-1`, { attributes: { title: `Edited ${i}` }, document: doc(`edit ${i}`), now: LATER }),
+        );
+        operations.push((editor) =>
+          editor.insertPage({ id: `new${i}`, type: 'document', attributes: { title: 'New' }, into: `p${i}-2`, at: 0, now: LATER }),
+        );
         operations.push((editor) => editor.movePage(`p${i}-3-1`, `p${(i % 4) + 1}-4`, 1, LATER));
         operations.push((editor) => editor.deletePage(`p${i}-1-2`));
         operations.push((editor) => editor.updatePage(`p${i}-4`, { attributes: { slug: `moved-${i}` }, now: LATER }));
@@ -111,7 +118,11 @@ describe('TreeEditor', () => {
     it('keeps the slug when the title changes', async () => {
       const editor = editorOn(RevisionTree.empty());
       page(editor, 'a', 'Intro');
-      expect(editor.updatePage('a', { attributes: { title: 'Introduction' }, now: LATER })).toEqual({ id: 'a', title: 'Introduction', path: 'intro' });
+      expect(editor.updatePage('a', { attributes: { title: 'Introduction' }, now: LATER })).toEqual({
+        id: 'a',
+        title: 'Introduction',
+        path: 'intro',
+      });
     });
 
     it('changes the slug when one is given, refusing one a sibling has', () => {
@@ -127,7 +138,11 @@ describe('TreeEditor', () => {
       const editor = editorOn(RevisionTree.empty());
       const link = editor.insertPage({ id: 'l', type: 'link', attributes: { title: 'Home' }, href: 'https://example.com', now: NOW });
       expect(link.path).toBe('');
-      expect(refusal(() => editor.insertPage({ id: 'm', type: 'link', attributes: { title: 'X', slug: 'x' }, href: 'https://example.com', now: NOW }))).toBe(400);
+      expect(
+        refusal(() =>
+          editor.insertPage({ id: 'm', type: 'link', attributes: { title: 'X', slug: 'x' }, href: 'https://example.com', now: NOW }),
+        ),
+      ).toBe(400);
       expect(refusal(() => editor.updatePage('l', { attributes: { slug: 'home' }, now: LATER }))).toBe(400);
     });
   });
@@ -159,27 +174,50 @@ describe('TreeEditor', () => {
       expect(refusal(() => page(editor, 'x', 'X', 'missing'))).toBe(404);
       expect(refusal(() => page(editor, 'x', 'X', 'l'))).toBe(400);
       expect(refusal(() => editor.insertPage({ id: 'x', type: 'document', attributes: { title: 'X' }, at: 5, now: NOW }))).toBe(400);
-      expect(refusal(() => editor.insertPage({ id: 'x', type: 'group', attributes: { title: 'X' }, document: doc('no'), now: NOW }))).toBe(400);
+      expect(refusal(() => editor.insertPage({ id: 'x', type: 'group', attributes: { title: 'X' }, document: doc('no'), now: NOW }))).toBe(
+        400,
+      );
       expect(refusal(() => editor.insertPage({ id: 'x', type: 'link', attributes: { title: 'X' }, now: NOW }))).toBe(400);
-      expect(refusal(() => editor.insertPage({ id: 'x', type: 'document', attributes: { title: 'X' }, href: 'https://example.com', now: NOW }))).toBe(400);
+      expect(
+        refusal(() => editor.insertPage({ id: 'x', type: 'document', attributes: { title: 'X' }, href: 'https://example.com', now: NOW })),
+      ).toBe(400);
       expect(refusal(() => editor.insertPage({ id: 'bad id!', type: 'document', attributes: { title: 'X' }, now: NOW }))).toBe(400);
     });
 
     it('gives a computed source to document pages only, and removes it when updated to undefined', async () => {
-      const computed = { type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } }, props: { tags: ['pets'] } };
-      const { tree } = await edit(fixture.store, RevisionTree.empty(), (editor) => editor.insertPage({ id: 'd', type: 'document', attributes: { title: 'API', computed }, now: NOW }));
+      const computed = {
+        type: 'builtin:openapi' as const,
+        dependencies: { spec: { ref: { kind: 'openapi' as const, spec: 'pets' } } },
+        props: { tags: ['pets'] },
+      };
+      const { tree } = await edit(fixture.store, RevisionTree.empty(), (editor) =>
+        editor.insertPage({ id: 'd', type: 'document', attributes: { title: 'API', computed }, now: NOW }),
+      );
       expect(tree.page('d')).toMatchObject({ computed });
       const editor = editorOn(tree);
       expect(refusal(() => editor.insertPage({ id: 'g', type: 'group', attributes: { title: 'G', computed }, now: NOW }))).toBe(400);
-      expect(refusal(() => editor.insertPage({ id: 'd2', type: 'document', attributes: { title: 'D', computed: { ...computed, type: 'builtin:other' as 'builtin:openapi' } }, now: NOW }))).toBe(400);
-      const { tree: removed } = await edit(fixture.store, tree, (batch) => batch.updatePage('d', { attributes: { computed: undefined }, now: LATER }));
+      expect(
+        refusal(() =>
+          editor.insertPage({
+            id: 'd2',
+            type: 'document',
+            attributes: { title: 'D', computed: { ...computed, type: 'builtin:other' as 'builtin:openapi' } },
+            now: NOW,
+          }),
+        ),
+      ).toBe(400);
+      const { tree: removed } = await edit(fixture.store, tree, (batch) =>
+        batch.updatePage('d', { attributes: { computed: undefined }, now: LATER }),
+      );
       expect(removed.page('d')).not.toHaveProperty('computed');
     });
 
     it('leaves the batch as it was when an operation is refused', async () => {
       const tree = await generatedTree(fixture.store, [2]);
       const editor = editorOn(tree);
-      expect(refusal(() => editor.insertPage({ id: 'x', type: 'document', attributes: { title: 'X', slug: 'page-1' }, now: LATER }))).toBe(409);
+      expect(refusal(() => editor.insertPage({ id: 'x', type: 'document', attributes: { title: 'X', slug: 'page-1' }, now: LATER }))).toBe(
+        409,
+      );
       expect(refusal(() => editor.movePage('p1', 'p1', 0, LATER))).toBe(400);
       expect(await editor.commit()).toMatchObject({ rootHash: tree.rootHash, blobsWritten: 0 });
       expect(editor.touched()).toEqual({ created: [], updated: [], deleted: [] });
@@ -204,7 +242,9 @@ describe('TreeEditor', () => {
 
     it('makes the paths of the subpages follow a slug change', async () => {
       const tree = await generatedTree(fixture.store, [2, 2, 2]);
-      const { tree: after } = await edit(fixture.store, tree, (editor) => editor.updatePage('p1', { attributes: { slug: 'basics' }, now: LATER }));
+      const { tree: after } = await edit(fixture.store, tree, (editor) =>
+        editor.updatePage('p1', { attributes: { slug: 'basics' }, now: LATER }),
+      );
       expect(after.subtree('p1').map((view) => view.path)).toEqual([
         'basics',
         'basics/page-1-1',

@@ -1,5 +1,5 @@
-import { DomainError } from '../../../platform/src/errors';
-import type { ContentRef, DocumentNode } from '../../../document/src/document.model';
+import { DomainError } from '#platform/errors';
+import type { ContentRef, DocumentNode } from '#document/document.model';
 import {
   assertAttributes,
   assertContentRef,
@@ -384,7 +384,8 @@ export class TreeEditor {
   // ---------------------------------------------------------------------------------------------
 
   private async write(): Promise<CommitResult> {
-    if (!this.pagesChanged && !this.filesChanged && this.variables === undefined) return { rootHash: this.base.rootHash, bytesWritten: 0, nodesWritten: 0, blobsWritten: 0 };
+    if (!this.pagesChanged && !this.filesChanged && this.variables === undefined)
+      return { rootHash: this.base.rootHash, bytesWritten: 0, nodesWritten: 0, blobsWritten: 0 };
     // Every changed node is encoded first, bottom-up (a node's hash names its children's), and then
     // all the blobs are stored at once (`writeAll`): stored one level after another, a page's write
     // waited for a chain of file operations per level.
@@ -409,7 +410,10 @@ export class TreeEditor {
     }
     let filesHash = this.base.filesHash;
     if (this.filesChanged) {
-      const list: FileList = { object: 'file-list', files: [...this.fileMap().values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+      const list: FileList = {
+        object: 'file-list',
+        files: [...this.fileMap().values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+      };
       const encoded = this.store.encode(list);
       filesHash = encoded.hash;
       blobs.push(encoded);
@@ -531,7 +535,12 @@ export class TreeEditor {
   private entry(id: string): Entry {
     let entry = this.overlay.get(id);
     if (!entry) {
-      entry = { node: this.base.node(id)!, hash: this.base.nodeHash(id), parentId: this.base.parentId(id)!, childIds: this.base.childIds(id) };
+      entry = {
+        node: this.base.node(id)!,
+        hash: this.base.nodeHash(id),
+        parentId: this.base.parentId(id)!,
+        childIds: this.base.childIds(id),
+      };
       this.overlay.set(id, entry);
     }
     return entry;
@@ -539,7 +548,7 @@ export class TreeEditor {
 
   /** A page's node changed (attributes or children): it and every ancestor up to the root must be rewritten. */
   private markChanged(id: string | null): void {
-    for (let current = id; current !== null; ) {
+    for (let current = id; current !== null;) {
       const entry = this.entry(current);
       entry.hash = undefined;
       current = entry.parentId;

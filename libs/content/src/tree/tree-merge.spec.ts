@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { DomainError } from '../../../platform/src/errors';
-import type { Block, DocumentNode } from '../../../document/src/document.model';
-import { paragraph } from '../../../document/src/testing/document.builders';
+import { DomainError } from '#platform/errors';
+import type { Block, DocumentNode } from '#document/document.model';
+import { paragraph } from '#document/testing/document.builders';
 import { RevisionTree } from './revision-tree';
 import { TreeEditor } from './tree-editor';
 import { mergeTrees, type MergeConflict } from './tree-merge';
@@ -45,7 +45,16 @@ describe('mergeTrees', () => {
     const backward = await merge(ancestor, theirs, ours);
     expect(backward.ok).toBe(false);
     const summary = (list: MergeConflict[], swap: boolean) =>
-      list.map((conflict) => JSON.stringify([conflict.kind, conflict.kind === 'slug' ? null : (conflict.page?.id ?? conflict.file?.id ?? null), swap ? conflict.theirs : conflict.ours, swap ? conflict.ours : conflict.theirs])).sort();
+      list
+        .map((conflict) =>
+          JSON.stringify([
+            conflict.kind,
+            conflict.kind === 'slug' ? null : (conflict.page?.id ?? conflict.file?.id ?? null),
+            swap ? conflict.theirs : conflict.ours,
+            swap ? conflict.ours : conflict.theirs,
+          ]),
+        )
+        .sort();
     expect(summary(backward.ok ? [] : backward.conflicts, true)).toEqual(summary(outcome.conflicts, false));
     expect(fixture.blobs.puts.length).toBe(puts);
     return outcome.conflicts;
@@ -78,7 +87,9 @@ describe('mergeTrees', () => {
 
     it('keeps pages created on each side and drops a page deleted on one side that the other left alone', async () => {
       const base = await generatedTree(fixture.store, [3, 2]);
-      const ours = await change(base, (editor) => editor.insertPage({ id: 'mine', type: 'document', attributes: { title: 'Mine' }, into: 'p1', at: 0, now: T1 }));
+      const ours = await change(base, (editor) =>
+        editor.insertPage({ id: 'mine', type: 'document', attributes: { title: 'Mine' }, into: 'p1', at: 0, now: T1 }),
+      );
       const theirs = await change(base, (editor) => {
         editor.deletePage('p3');
         editor.insertPage({ id: 'yours', type: 'group', attributes: { title: 'Yours' }, now: T2 });
@@ -101,7 +112,9 @@ describe('mergeTrees', () => {
     it('reorders pages reordered on one side while the other inserts among them', async () => {
       const base = await generatedTree(fixture.store, [4]);
       const ours = await change(base, (editor) => editor.movePage('p1', null, 3, T1));
-      const theirs = await change(base, (editor) => editor.insertPage({ id: 'new', type: 'document', attributes: { title: 'New' }, at: 2, now: T2 }));
+      const theirs = await change(base, (editor) =>
+        editor.insertPage({ id: 'new', type: 'document', attributes: { title: 'New' }, at: 2, now: T2 }),
+      );
       const tree = await merged(base, ours, theirs);
       expect(tree.childIds(null)).toEqual(['p2', 'new', 'p3', 'p4', 'p1']);
     });
@@ -115,8 +128,12 @@ describe('mergeTrees', () => {
 
     it('merges edits of different blocks of its body, with the later updatedAt', async () => {
       const base = await withBodies();
-      const ours = await change(base, (editor) => editor.updatePage('p1', { document: body(['a', 'The quick red fox'], ['b', 'jumps over the lazy dog']), now: T1 }));
-      const theirs = await change(base, (editor) => editor.updatePage('p1', { document: body(['a', 'The quick brown fox'], ['b', 'jumps over the dog']), now: T2 }));
+      const ours = await change(base, (editor) =>
+        editor.updatePage('p1', { document: body(['a', 'The quick red fox'], ['b', 'jumps over the lazy dog']), now: T1 }),
+      );
+      const theirs = await change(base, (editor) =>
+        editor.updatePage('p1', { document: body(['a', 'The quick brown fox'], ['b', 'jumps over the dog']), now: T2 }),
+      );
       const tree = await merged(base, ours, theirs);
       expect(await bodyOf(tree, 'p1')).toEqual(body(['a', 'The quick red fox'], ['b', 'jumps over the dog']));
       expect(tree.page('p1')!.updatedAt).toBe(T2);
@@ -124,15 +141,25 @@ describe('mergeTrees', () => {
 
     it('merges edits of different words of one block', async () => {
       const base = await withBodies();
-      const ours = await change(base, (editor) => editor.updatePage('p1', { document: body(['a', 'The slow brown fox'], ['b', 'jumps over the lazy dog']), now: T1 }));
-      const theirs = await change(base, (editor) => editor.updatePage('p1', { document: body(['a', 'The quick brown cat'], ['b', 'jumps over the lazy dog']), now: T2 }));
-      expect(await bodyOf(await merged(base, ours, theirs), 'p1')).toEqual(body(['a', 'The slow brown cat'], ['b', 'jumps over the lazy dog']));
+      const ours = await change(base, (editor) =>
+        editor.updatePage('p1', { document: body(['a', 'The slow brown fox'], ['b', 'jumps over the lazy dog']), now: T1 }),
+      );
+      const theirs = await change(base, (editor) =>
+        editor.updatePage('p1', { document: body(['a', 'The quick brown cat'], ['b', 'jumps over the lazy dog']), now: T2 }),
+      );
+      expect(await bodyOf(await merged(base, ours, theirs), 'p1')).toEqual(
+        body(['a', 'The slow brown cat'], ['b', 'jumps over the lazy dog']),
+      );
     });
 
     it('reports edits of the same words as a content conflict with the block text of each side', async () => {
       const base = await withBodies();
-      const ours = await change(base, (editor) => editor.updatePage('p1', { document: body(['a', 'The slow brown fox'], ['b', 'jumps over the lazy dog']), now: T1 }));
-      const theirs = await change(base, (editor) => editor.updatePage('p1', { document: body(['a', 'The fast brown fox'], ['b', 'jumps over the lazy dog']), now: T2 }));
+      const ours = await change(base, (editor) =>
+        editor.updatePage('p1', { document: body(['a', 'The slow brown fox'], ['b', 'jumps over the lazy dog']), now: T1 }),
+      );
+      const theirs = await change(base, (editor) =>
+        editor.updatePage('p1', { document: body(['a', 'The fast brown fox'], ['b', 'jumps over the lazy dog']), now: T2 }),
+      );
       expect(await conflicts(base, ours, theirs)).toEqual([
         { page: { id: 'p1', title: 'Page 1', path: 'page-1' }, kind: 'content', ours: 'The slow brown fox', theirs: 'The fast brown fox' },
       ]);
@@ -144,31 +171,53 @@ describe('mergeTrees', () => {
         editor.updatePage('p1', { document: body(['a', 'The quick red fox'], ['b', 'jumps over the lazy dog']), now: T1 });
         editor.updatePage('p2', { document: doc('Ours only'), now: T1 });
       });
-      const theirs = await change(base, (editor) => editor.updatePage('p1', { document: body(['a', 'The quick brown fox'], ['b', 'jumps over the dog']), now: T2 }));
+      const theirs = await change(base, (editor) =>
+        editor.updatePage('p1', { document: body(['a', 'The quick brown fox'], ['b', 'jumps over the dog']), now: T2 }),
+      );
       const reads = jest.spyOn(fixture.store, 'readDocument');
       await merge(base, ours, theirs);
-      expect(reads.mock.calls.map(([hash]) => hash).sort()).toEqual([base.page('p1')!.document, ours.page('p1')!.document, theirs.page('p1')!.document].sort());
+      expect(reads.mock.calls.map(([hash]) => hash).sort()).toEqual(
+        [base.page('p1')!.document, ours.page('p1')!.document, theirs.page('p1')!.document].sort(),
+      );
     });
 
     it('takes attributes changed on one side each, and reports one changed differently on both', async () => {
       const base = await generatedTree(fixture.store, [2]);
       const ours = await change(base, (editor) => editor.updatePage('p1', { attributes: { title: 'Ours', emoji: '1f600' }, now: T1 }));
       const theirs = await change(base, (editor) => editor.updatePage('p1', { attributes: { description: 'Theirs' }, now: T2 }));
-      expect((await merged(base, ours, theirs)).page('p1')).toMatchObject({ title: 'Ours', emoji: '1f600', description: 'Theirs', updatedAt: T2 });
+      expect((await merged(base, ours, theirs)).page('p1')).toMatchObject({
+        title: 'Ours',
+        emoji: '1f600',
+        description: 'Theirs',
+        updatedAt: T2,
+      });
 
       const renamed = await change(base, (editor) => editor.updatePage('p1', { attributes: { title: 'Theirs', emoji: '1f600' }, now: T2 }));
-      expect(await conflicts(base, ours, renamed)).toEqual([{ page: { id: 'p1', title: 'Ours', path: 'page-1' }, kind: 'attributes', ours: { title: 'Ours' }, theirs: { title: 'Theirs' } }]);
+      expect(await conflicts(base, ours, renamed)).toEqual([
+        { page: { id: 'p1', title: 'Ours', path: 'page-1' }, kind: 'attributes', ours: { title: 'Ours' }, theirs: { title: 'Theirs' } },
+      ]);
     });
 
     it('takes a computed source set on one side with a rename on the other, and reports two different sources', async () => {
-      const source = (spec: string) => ({ type: 'builtin:openapi' as const, dependencies: { spec: { ref: { kind: 'openapi' as const, spec } } }, props: {} });
+      const source = (spec: string) => ({
+        type: 'builtin:openapi' as const,
+        dependencies: { spec: { ref: { kind: 'openapi' as const, spec } } },
+        props: {},
+      });
       const base = await generatedTree(fixture.store, [2]);
       const ours = await change(base, (editor) => editor.updatePage('p1', { attributes: { computed: source('pets') }, now: T1 }));
       const theirs = await change(base, (editor) => editor.updatePage('p1', { attributes: { title: 'Reference' }, now: T2 }));
       expect((await merged(base, ours, theirs)).page('p1')).toMatchObject({ title: 'Reference', computed: source('pets') });
 
       const other = await change(base, (editor) => editor.updatePage('p1', { attributes: { computed: source('orders') }, now: T2 }));
-      expect(await conflicts(base, ours, other)).toEqual([{ page: { id: 'p1', title: 'Page 1', path: 'page-1' }, kind: 'attributes', ours: { computed: source('pets') }, theirs: { computed: source('orders') } }]);
+      expect(await conflicts(base, ours, other)).toEqual([
+        {
+          page: { id: 'p1', title: 'Page 1', path: 'page-1' },
+          kind: 'attributes',
+          ours: { computed: source('pets') },
+          theirs: { computed: source('orders') },
+        },
+      ]);
     });
 
     it('accepts the same rename on both sides', async () => {
@@ -179,7 +228,9 @@ describe('mergeTrees', () => {
     });
 
     it('merges a link page’s target on one side with its title on the other', async () => {
-      const base = await change(RevisionTree.empty(), (editor) => editor.insertPage({ id: 'l', type: 'link', attributes: { title: 'Home' }, href: 'https://example.com', now: NOW }));
+      const base = await change(RevisionTree.empty(), (editor) =>
+        editor.insertPage({ id: 'l', type: 'link', attributes: { title: 'Home' }, href: 'https://example.com', now: NOW }),
+      );
       const ours = await change(base, (editor) => editor.updatePage('l', { href: 'https://example.org', now: T1 }));
       const theirs = await change(base, (editor) => editor.updatePage('l', { attributes: { title: 'Start' }, now: T2 }));
       expect((await merged(base, ours, theirs)).page('l')).toMatchObject({ href: 'https://example.org', title: 'Start' });
@@ -192,7 +243,12 @@ describe('mergeTrees', () => {
       const ours = await change(base, (editor) => editor.deletePage('p1'));
       const theirs = await change(base, (editor) => editor.updatePage('p1', { attributes: { title: 'Edited' }, now: T2 }));
       expect(await conflicts(base, ours, theirs)).toEqual([
-        { page: { id: 'p1', title: 'Edited', path: 'page-1' }, kind: 'deleted-edited', ours: 'deleted', theirs: { edited: ['title', 'updatedAt'] } },
+        {
+          page: { id: 'p1', title: 'Edited', path: 'page-1' },
+          kind: 'deleted-edited',
+          ours: 'deleted',
+          theirs: { edited: ['title', 'updatedAt'] },
+        },
       ]);
     });
 
@@ -200,7 +256,14 @@ describe('mergeTrees', () => {
       const base = await generatedTree(fixture.store, [2, 2]);
       const ours = await change(base, (editor) => editor.updatePage('p1-2', { document: doc('Edited'), now: T1 }));
       const theirs = await change(base, (editor) => editor.deletePage('p1'));
-      expect(await conflicts(base, ours, theirs)).toEqual([expect.objectContaining({ page: { id: 'p1-2', title: 'Page 1.2', path: 'page-1/page-1-2' }, kind: 'deleted-edited', ours: { edited: ['document', 'updatedAt'] }, theirs: 'deleted' })]);
+      expect(await conflicts(base, ours, theirs)).toEqual([
+        expect.objectContaining({
+          page: { id: 'p1-2', title: 'Page 1.2', path: 'page-1/page-1-2' },
+          kind: 'deleted-edited',
+          ours: { edited: ['document', 'updatedAt'] },
+          theirs: 'deleted',
+        }),
+      ]);
     });
 
     it('reports it when the other side added or moved a page under it', async () => {
@@ -211,7 +274,12 @@ describe('mergeTrees', () => {
       });
       const theirs = await change(base, (editor) => editor.deletePage('p1'));
       expect(await conflicts(base, ours, theirs)).toEqual([
-        expect.objectContaining({ page: expect.objectContaining({ id: 'p1' }), kind: 'deleted-edited', ours: { pagesAdded: ['new', 'p2-1'] }, theirs: 'deleted' }),
+        expect.objectContaining({
+          page: expect.objectContaining({ id: 'p1' }),
+          kind: 'deleted-edited',
+          ours: { pagesAdded: ['new', 'p2-1'] },
+          theirs: 'deleted',
+        }),
       ]);
     });
 
@@ -220,7 +288,12 @@ describe('mergeTrees', () => {
       const ours = await change(base, (editor) => editor.movePage('p1-1', 'p2', 0, T1));
       const theirs = await change(base, (editor) => editor.deletePage('p1'));
       expect(await conflicts(base, ours, theirs)).toEqual([
-        { page: { id: 'p1-1', title: 'Page 1.1', path: 'page-2/page-1-1' }, kind: 'deleted-edited', ours: { moved: { parent: 'p2', index: 0 } }, theirs: 'deleted' },
+        {
+          page: { id: 'p1-1', title: 'Page 1.1', path: 'page-2/page-1-1' },
+          kind: 'deleted-edited',
+          ours: { moved: { parent: 'p2', index: 0 } },
+          theirs: 'deleted',
+        },
       ]);
     });
 
@@ -238,7 +311,12 @@ describe('mergeTrees', () => {
       const ours = await change(base, (editor) => editor.movePage('p1-1', 'p2', 0, T1));
       const theirs = await change(base, (editor) => editor.movePage('p1-1', 'p3', 1, T2));
       expect(await conflicts(base, ours, theirs)).toEqual([
-        { page: { id: 'p1-1', title: 'Page 1.1', path: 'page-2/page-1-1' }, kind: 'moved', ours: { parent: 'p2', index: 0 }, theirs: { parent: 'p3', index: 1 } },
+        {
+          page: { id: 'p1-1', title: 'Page 1.1', path: 'page-2/page-1-1' },
+          kind: 'moved',
+          ours: { parent: 'p2', index: 0 },
+          theirs: { parent: 'p3', index: 1 },
+        },
       ]);
     });
 
@@ -246,7 +324,9 @@ describe('mergeTrees', () => {
       const base = await generatedTree(fixture.store, [4]);
       const ours = await change(base, (editor) => editor.movePage('p1', null, 1, T1));
       const theirs = await change(base, (editor) => editor.movePage('p1', null, 3, T2));
-      expect(await conflicts(base, ours, theirs)).toEqual([expect.objectContaining({ kind: 'moved', ours: { parent: null, index: 1 }, theirs: { parent: null, index: 3 } })]);
+      expect(await conflicts(base, ours, theirs)).toEqual([
+        expect.objectContaining({ kind: 'moved', ours: { parent: null, index: 1 }, theirs: { parent: null, index: 3 } }),
+      ]);
     });
 
     it('reports two pages moved each under the other', async () => {
@@ -275,8 +355,12 @@ describe('mergeTrees', () => {
 
     it('puts pages both sides inserted at the same spot in id order, whichever side is ours', async () => {
       const base = await generatedTree(fixture.store, [3]);
-      const ours = await change(base, (editor) => editor.insertPage({ id: 'zeta', type: 'document', attributes: { title: 'Zeta' }, at: 1, now: T1 }));
-      const theirs = await change(base, (editor) => editor.insertPage({ id: 'alpha', type: 'document', attributes: { title: 'Alpha' }, at: 1, now: T2 }));
+      const ours = await change(base, (editor) =>
+        editor.insertPage({ id: 'zeta', type: 'document', attributes: { title: 'Zeta' }, at: 1, now: T1 }),
+      );
+      const theirs = await change(base, (editor) =>
+        editor.insertPage({ id: 'alpha', type: 'document', attributes: { title: 'Alpha' }, at: 1, now: T2 }),
+      );
       expect((await merged(base, ours, theirs)).childIds(null)).toEqual(['p1', 'alpha', 'zeta', 'p2', 'p3']);
     });
 
@@ -291,17 +375,28 @@ describe('mergeTrees', () => {
   describe('slugs', () => {
     it('reports two pages given the same slug under one parent, one on each side', async () => {
       const base = await generatedTree(fixture.store, [2]);
-      const ours = await change(base, (editor) => editor.insertPage({ id: 'mine', type: 'document', attributes: { title: 'Guide' }, now: T1 }));
+      const ours = await change(base, (editor) =>
+        editor.insertPage({ id: 'mine', type: 'document', attributes: { title: 'Guide' }, now: T1 }),
+      );
       const theirs = await change(base, (editor) => editor.updatePage('p2', { attributes: { slug: 'guide' }, now: T2 }));
       expect(await conflicts(base, ours, theirs)).toEqual([
-        { page: { id: 'mine', title: 'Guide', path: 'guide' }, kind: 'slug', ours: { id: 'mine', title: 'Guide', slug: 'guide' }, theirs: { id: 'p2', title: 'Page 2', slug: 'guide' } },
+        {
+          page: { id: 'mine', title: 'Guide', path: 'guide' },
+          kind: 'slug',
+          ours: { id: 'mine', title: 'Guide', slug: 'guide' },
+          theirs: { id: 'p2', title: 'Page 2', slug: 'guide' },
+        },
       ]);
     });
 
     it('lets pages under different parents have the same slug', async () => {
       const base = await generatedTree(fixture.store, [2]);
-      const ours = await change(base, (editor) => editor.insertPage({ id: 'mine', type: 'document', attributes: { title: 'Guide' }, into: 'p1', now: T1 }));
-      const theirs = await change(base, (editor) => editor.insertPage({ id: 'yours', type: 'document', attributes: { title: 'Guide' }, into: 'p2', now: T2 }));
+      const ours = await change(base, (editor) =>
+        editor.insertPage({ id: 'mine', type: 'document', attributes: { title: 'Guide' }, into: 'p1', now: T1 }),
+      );
+      const theirs = await change(base, (editor) =>
+        editor.insertPage({ id: 'yours', type: 'document', attributes: { title: 'Guide' }, into: 'p2', now: T2 }),
+      );
       const tree = await merged(base, ours, theirs);
       expect([tree.path('mine'), tree.path('yours')]).toEqual(['page-1/guide', 'page-2/guide']);
     });
@@ -332,8 +427,20 @@ describe('mergeTrees', () => {
         editor.updateFile('f2', { hash: 'b'.repeat(64) });
       });
       expect(await conflicts(base, ours, theirs)).toEqual([
-        { page: null, file: { id: 'f1', name: 'ours.png' }, kind: 'file', ours: { ...FILE, name: 'ours.png' }, theirs: { ...FILE, name: 'theirs.png' } },
-        { page: null, file: { id: 'f2', name: 'two.png' }, kind: 'file', ours: 'deleted', theirs: { ...FILE, id: 'f2', name: 'two.png', hash: 'b'.repeat(64) } },
+        {
+          page: null,
+          file: { id: 'f1', name: 'ours.png' },
+          kind: 'file',
+          ours: { ...FILE, name: 'ours.png' },
+          theirs: { ...FILE, name: 'theirs.png' },
+        },
+        {
+          page: null,
+          file: { id: 'f2', name: 'two.png' },
+          kind: 'file',
+          ours: 'deleted',
+          theirs: { ...FILE, id: 'f2', name: 'two.png', hash: 'b'.repeat(64) },
+        },
       ]);
     });
   });
@@ -346,7 +453,9 @@ describe('mergeTrees', () => {
       expect((await merged(base, ours, theirs)).variables).toEqual({ version: '2', product: 'Docs', region: 'eu' });
 
       const other = await change(base, (editor) => editor.setVariables({ version: '3' }));
-      expect(await conflicts(base, ours, other)).toEqual([{ page: null, kind: 'variables', ours: { version: '2' }, theirs: { version: '3' } }]);
+      expect(await conflicts(base, ours, other)).toEqual([
+        { page: null, kind: 'variables', ours: { version: '2' }, theirs: { version: '3' } },
+      ]);
     });
   });
 
@@ -380,10 +489,23 @@ describe('mergeTrees', () => {
     async function baseTree(): Promise<RevisionTree> {
       const editor = new TreeEditor(fixture.store, RevisionTree.empty());
       for (const top of [1, 2, 3]) {
-        editor.insertPage({ id: `p${top}`, type: 'document', attributes: { title: `Page ${top}` }, document: body(['a', `Page ${top}`], ['b', 'second block']), now: NOW });
+        editor.insertPage({
+          id: `p${top}`,
+          type: 'document',
+          attributes: { title: `Page ${top}` },
+          document: body(['a', `Page ${top}`], ['b', 'second block']),
+          now: NOW,
+        });
         for (const sub of [1, 2]) {
           const id = `p${top}-${sub}`;
-          editor.insertPage({ id, type: 'document', attributes: { title: `Page ${top}.${sub}` }, document: body(['a', `Page ${id}`], ['b', 'second block']), into: `p${top}`, now: NOW });
+          editor.insertPage({
+            id,
+            type: 'document',
+            attributes: { title: `Page ${top}.${sub}` },
+            document: body(['a', `Page ${id}`], ['b', 'second block']),
+            into: `p${top}`,
+            now: NOW,
+          });
         }
       }
       editor.insertFile({ ...FILE, id: 'f0' });
@@ -409,7 +531,14 @@ describe('mergeTrees', () => {
      * A side's edits, each refused one skipped. `pages` are the pages the side may touch (those it
      * creates are added); with `free`, it may also insert at the top level, change the shared file and variable.
      */
-    async function apply(base: RevisionTree, steps: readonly Step[], side: string, now: string, pages: string[], free: boolean): Promise<RevisionTree> {
+    async function apply(
+      base: RevisionTree,
+      steps: readonly Step[],
+      side: string,
+      now: string,
+      pages: string[],
+      free: boolean,
+    ): Promise<RevisionTree> {
       const editor = new TreeEditor(fixture.store, base);
       const pool = [...pages];
       const pick = (n: number) => pool[n % pool.length];
@@ -423,7 +552,8 @@ describe('mergeTrees', () => {
               break;
             case 'word': {
               const id = pick(next.page);
-              const current = bodies.get(id) ?? (base.has(id) ? await fixture.store.readDocument(base.node(id)!.document!) : body(['a', 'new']));
+              const current =
+                bodies.get(id) ?? (base.has(id) ? await fixture.store.readDocument(base.node(id)!.document!) : body(['a', 'new']));
               const [first, ...rest] = current.nodes;
               const leaf = (first.nodes![0] as { leaves: Array<{ text: string }> }).leaves[0];
               const document = { ...current, nodes: [{ ...paragraph(`${leaf.text} ${side}${next.word}`), key: first.key }, ...rest] };
@@ -437,7 +567,15 @@ describe('mergeTrees', () => {
             case 'insert': {
               const id = `${side}${index}`;
               const into = free && next.at % 4 === 0 ? null : pick(next.page);
-              editor.insertPage({ id, type: 'document', attributes: { title: `New ${id}` }, document: body(['a', 'new']), into, at: 0, now });
+              editor.insertPage({
+                id,
+                type: 'document',
+                attributes: { title: `New ${id}` },
+                document: body(['a', 'new']),
+                into,
+                at: 0,
+                now,
+              });
               pool.push(id);
               break;
             }
@@ -505,7 +643,10 @@ describe('mergeTrees', () => {
           }
           if (!forward.ok && !backward.ok) {
             // A slug conflict names ours' page of the two: compare it by kind only.
-            const kinds = (list: MergeConflict[]) => list.map((conflict) => `${conflict.kind} ${conflict.kind === 'slug' ? '' : (conflict.page?.id ?? conflict.file?.id ?? '')}`).sort();
+            const kinds = (list: MergeConflict[]) =>
+              list
+                .map((conflict) => `${conflict.kind} ${conflict.kind === 'slug' ? '' : (conflict.page?.id ?? conflict.file?.id ?? '')}`)
+                .sort();
             expect(kinds(backward.conflicts)).toEqual(kinds(forward.conflicts));
           }
         }),
@@ -529,7 +670,11 @@ describe('mergeTrees', () => {
           expect(tree.nodeHash('p1')).toBe(ours.nodeHash('p1'));
           expect(tree.nodeHash('p2')).toBe(theirs.nodeHash('p2'));
           expect(tree.nodeHash('p3')).toBe(base.nodeHash('p3'));
-          expect(tree.files()).toEqual([...ours.files(), ...theirs.files()].filter((file, index, all) => all.findIndex((other) => other.id === file.id) === index).sort((a, b) => (a.id < b.id ? -1 : 1)));
+          expect(tree.files()).toEqual(
+            [...ours.files(), ...theirs.files()]
+              .filter((file, index, all) => all.findIndex((other) => other.id === file.id) === index)
+              .sort((a, b) => (a.id < b.id ? -1 : 1)),
+          );
           expect(tree.variables).toEqual({ ...ours.variables, ...theirs.variables });
         }),
         runs,

@@ -1,5 +1,5 @@
-import { mergeDocuments, mergeKeySequences, type DocumentMergeResult } from '../../../document/src/document-merge';
-import type { DocumentNode } from '../../../document/src/document.model';
+import { mergeDocuments, mergeKeySequences, type DocumentMergeResult } from '#document/document-merge';
+import type { DocumentNode } from '#document/document.model';
 import { jsonEqual } from './canonical-json';
 import { emptyDocument } from './page-rules';
 import type { RevisionTree } from './revision-tree';
@@ -36,7 +36,9 @@ export interface MergeConflict {
 export type TreeMergeOutcome = { ok: true; rootHash: string } | { ok: false; conflicts: MergeConflict[] };
 
 /** Merges the bodies changed on both sides, in order: the service hands them to the untrusted-work pool (document-merge.work.ts). */
-export type BodyMerger = (triples: { ancestor: DocumentNode; ours: DocumentNode; theirs: DocumentNode }[]) => Promise<DocumentMergeResult[]>;
+export type BodyMerger = (
+  triples: { ancestor: DocumentNode; ours: DocumentNode; theirs: DocumentNode }[],
+) => Promise<DocumentMergeResult[]>;
 
 const mergeHere: BodyMerger = async (triples) => triples.map(({ ancestor, ours, theirs }) => mergeDocuments(ancestor, ours, theirs));
 
@@ -128,7 +130,12 @@ class TreeMerge {
       return this.gone(id);
     }
 
-    const parent = merge3(ancestor.has(id) ? ancestor.parentId(id)! : undefined, ours.parentId(id)!, theirs.parentId(id)!, (a, b) => a === b);
+    const parent = merge3(
+      ancestor.has(id) ? ancestor.parentId(id)! : undefined,
+      ours.parentId(id)!,
+      theirs.parentId(id)!,
+      (a, b) => a === b,
+    );
     if (!parent.ok) {
       this.misplaced.add(id);
       this.conflict(id, 'moved', this.placeIn(ours, id), this.placeIn(theirs, id));
@@ -136,7 +143,13 @@ class TreeMerge {
     const fields = mergeFields(base, mine, other);
     if (fields.conflicts) this.conflict(id, 'attributes', fields.conflicts.ours, fields.conflicts.theirs);
     const sameAs = [ours, theirs].filter((tree) => sameFields(fields.fields, tree.node(id)!));
-    const plan: PagePlan = { id, kept: true, parent: parent.ok ? (parent.value as string | null) : ours.parentId(id)!, fields: fields.fields, sameAs };
+    const plan: PagePlan = {
+      id,
+      kept: true,
+      parent: parent.ok ? (parent.value as string | null) : ours.parentId(id)!,
+      fields: fields.fields,
+      sameAs,
+    };
     if (fields.mergeBodies) plan.bodies = { ancestor: base?.document, ours: mine.document!, theirs: other.document! };
     this.plans.set(id, plan);
   }
@@ -146,7 +159,13 @@ class TreeMerge {
   }
 
   private gone(id: string): void {
-    this.plans.set(id, { id, kept: false, parent: null, fields: (this.ours.node(id) ?? this.theirs.node(id) ?? this.ancestor.node(id))!, sameAs: [] });
+    this.plans.set(id, {
+      id,
+      kept: false,
+      parent: null,
+      fields: (this.ours.node(id) ?? this.theirs.node(id) ?? this.ancestor.node(id))!,
+      sameAs: [],
+    });
   }
 
   /**
@@ -158,7 +177,10 @@ class TreeMerge {
     const base = this.ancestor.node(id)!;
     const edits: Record<string, unknown> = {};
     const edited = changedFields(base, keeper.node(id)!);
-    if (keeper.parentId(id) !== this.ancestor.parentId(id) || (edited.length === 1 && edited[0] === 'updatedAt' && keeper.index(id) !== this.ancestor.index(id))) {
+    if (
+      keeper.parentId(id) !== this.ancestor.parentId(id) ||
+      (edited.length === 1 && edited[0] === 'updatedAt' && keeper.index(id) !== this.ancestor.index(id))
+    ) {
       edits.moved = this.placeIn(keeper, id);
     } else if (edited.length > 0) {
       edits.edited = edited;
@@ -173,9 +195,13 @@ class TreeMerge {
   /** Bodies changed on both sides: read (in parallel) and merged block by block. */
   private async mergeBodies(): Promise<void> {
     const pending = [...this.plans.values()].filter((plan) => plan.bodies);
-    const read = (hash: string | undefined): Promise<DocumentNode> => (hash === undefined ? Promise.resolve(emptyDocument()) : this.store.readDocument(hash));
-    const documents = await Promise.all(pending.map((plan) => Promise.all([read(plan.bodies!.ancestor), read(plan.bodies!.ours), read(plan.bodies!.theirs)])));
-    const results = pending.length === 0 ? [] : await this.mergeBodiesOf(documents.map(([ancestor, ours, theirs]) => ({ ancestor, ours, theirs })));
+    const read = (hash: string | undefined): Promise<DocumentNode> =>
+      hash === undefined ? Promise.resolve(emptyDocument()) : this.store.readDocument(hash);
+    const documents = await Promise.all(
+      pending.map((plan) => Promise.all([read(plan.bodies!.ancestor), read(plan.bodies!.ours), read(plan.bodies!.theirs)])),
+    );
+    const results =
+      pending.length === 0 ? [] : await this.mergeBodiesOf(documents.map(([ancestor, ours, theirs]) => ({ ancestor, ours, theirs })));
     pending.forEach((plan, index) => {
       const merged = results[index];
       if (!merged.ok) {
@@ -210,7 +236,9 @@ class TreeMerge {
     for (const plan of this.plans.values()) if (plan.kept) parents.push(plan.id);
     for (const parent of parents) {
       const belongs = (id: string) => this.isKept(id) && this.parentOf(id) === parent;
-      const [base, mine, other] = [this.ancestor, this.ours, this.theirs].map((tree) => (parent === null || tree.has(parent) ? tree.childIds(parent) : []));
+      const [base, mine, other] = [this.ancestor, this.ours, this.theirs].map((tree) =>
+        parent === null || tree.has(parent) ? tree.childIds(parent) : [],
+      );
       // Usually one side left the list alone (its pages' hashes changed, not which pages are there):
       // the other side's list is then the merge, less the pages that end up elsewhere.
       if (sameList(mine, base) || sameList(mine, other)) {
@@ -233,9 +261,14 @@ class TreeMerge {
   private checkCycles(): void {
     for (const plan of this.plans.values()) {
       // Only a page that moved can close a cycle (a new page sits where its side put it).
-      if (!plan.kept || !this.ancestor.has(plan.id) || plan.parent === this.ancestor.parentId(plan.id) || this.misplaced.has(plan.id)) continue;
+      if (!plan.kept || !this.ancestor.has(plan.id) || plan.parent === this.ancestor.parentId(plan.id) || this.misplaced.has(plan.id))
+        continue;
       const seen = new Set<string>();
-      for (let current = plan.parent; current !== null && !seen.has(current) && !this.misplaced.has(current); current = this.parentOf(current)) {
+      for (
+        let current = plan.parent;
+        current !== null && !seen.has(current) && !this.misplaced.has(current);
+        current = this.parentOf(current)
+      ) {
         if (current === plan.id) {
           this.conflict(plan.id, 'moved', this.placeIn(this.ours, plan.id), this.placeIn(this.theirs, plan.id));
           break;
@@ -296,7 +329,13 @@ class TreeMerge {
       }
       conflicting = true;
       const name = (mine.get(id) ?? other.get(id) ?? base.get(id))!.name;
-      this.conflicts.push({ page: null, file: { id, name }, kind: 'file', ours: mine.get(id) ?? 'deleted', theirs: other.get(id) ?? 'deleted' });
+      this.conflicts.push({
+        page: null,
+        file: { id, name },
+        kind: 'file',
+        ours: mine.get(id) ?? 'deleted',
+        theirs: other.get(id) ?? 'deleted',
+      });
     }
     if (conflicting) return undefined;
     files.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -313,7 +352,12 @@ class TreeMerge {
       const merged = merge3(base[name], mine[name], other[name], (a, b) => a === b);
       if (!merged.ok) {
         conflicting = true;
-        this.conflicts.push({ page: null, kind: 'variables', ours: { [name]: mine[name] ?? null }, theirs: { [name]: other[name] ?? null } });
+        this.conflicts.push({
+          page: null,
+          kind: 'variables',
+          ours: { [name]: mine[name] ?? null },
+          theirs: { [name]: other[name] ?? null },
+        });
       } else if (merged.value !== undefined) {
         variables[name] = merged.value;
       }
@@ -352,7 +396,12 @@ class TreeMerge {
       fresh.set(entry.id, { node, ...(plan.body ? { body: plan.body } : {}) });
     }
 
-    const root = this.store.encode({ object: 'content-tree', pages: this.children.get(null)!.map(hashOf), files: files.hash, variables } satisfies TreeRoot);
+    const root = this.store.encode({
+      object: 'content-tree',
+      pages: this.children.get(null)!.map(hashOf),
+      files: files.hash,
+      variables,
+    } satisfies TreeRoot);
     // The merge is one side exactly: every blob it names is stored already.
     if (root.hash === this.ours.rootHash || root.hash === this.theirs.rootHash) return root.hash;
 
@@ -433,7 +482,12 @@ function changedChildren(tree: RevisionTree, other: RevisionTree, parent: string
 type Merged<T> = { ok: true; value: T } | { ok: false };
 
 /** One value, three-way: the side that changed it, or both when they agree. `undefined` is "absent". */
-function merge3<T>(ancestor: T | undefined, ours: T | undefined, theirs: T | undefined, equal: (a: T, b: T) => boolean): Merged<T | undefined> {
+function merge3<T>(
+  ancestor: T | undefined,
+  ours: T | undefined,
+  theirs: T | undefined,
+  equal: (a: T, b: T) => boolean,
+): Merged<T | undefined> {
   const same = (a: T | undefined, b: T | undefined) => (a === undefined || b === undefined ? a === b : equal(a, b));
   if (same(ours, ancestor) || same(ours, theirs)) return { ok: true, value: theirs };
   if (same(theirs, ancestor)) return { ok: true, value: ours };
@@ -445,7 +499,11 @@ function merge3<T>(ancestor: T | undefined, ours: T | undefined, theirs: T | und
  * `document` changed differently on both sides asks for a body merge; `updatedAt` changed on both
  * takes the later of the two, so that the result does not depend on which side is ours.
  */
-function mergeFields(ancestor: PageNode | undefined, ours: PageNode, theirs: PageNode): { fields: Fields; conflicts?: { ours: Record<string, unknown>; theirs: Record<string, unknown> }; mergeBodies: boolean } {
+function mergeFields(
+  ancestor: PageNode | undefined,
+  ours: PageNode,
+  theirs: PageNode,
+): { fields: Fields; conflicts?: { ours: Record<string, unknown>; theirs: Record<string, unknown> }; mergeBodies: boolean } {
   const fields: Record<string, unknown> = {};
   const conflicts = { ours: {} as Record<string, unknown>, theirs: {} as Record<string, unknown> };
   let conflicting = false;

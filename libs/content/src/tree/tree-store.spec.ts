@@ -1,4 +1,4 @@
-import { BlobNotFoundError } from '../../../blob-store/src/blob-store.port';
+import { BlobNotFoundError } from '#blob-store/blob-store.port';
 import type { PageNode } from './tree.model';
 import { TreeBlobError, TreeStore } from './tree-store';
 import { doc, NOW, treeFixture, type TreeFixture } from './testing/tree-fixtures';
@@ -16,7 +16,16 @@ describe('TreeStore', () => {
 
   it('writes canonical JSON: the same content in another key order has the same hash', async () => {
     const a = await fixture.store.write(node('a', 'A'));
-    const reordered = { children: [], updatedAt: NOW, createdAt: NOW, slug: 'a', title: 'A', type: 'group', id: 'a', object: 'page-node' } as PageNode;
+    const reordered = {
+      children: [],
+      updatedAt: NOW,
+      createdAt: NOW,
+      slug: 'a',
+      title: 'A',
+      type: 'group',
+      id: 'a',
+      object: 'page-node',
+    } as PageNode;
     expect(await fixture.store.write(reordered)).toBe(a);
     expect((await fixture.blobs.read(a)).toString()).toBe(
       '{"children":[],"createdAt":"2026-01-01T00:00:00.000Z","id":"a","object":"page-node","slug":"a","title":"A","type":"group","updatedAt":"2026-01-01T00:00:00.000Z"}',
@@ -67,7 +76,9 @@ describe('TreeStore', () => {
     const root = await fixture.store.readRoot(TreeStore.EMPTY);
     expect(root).toEqual({ object: 'content-tree', pages: [], files: TreeStore.EMPTY_FILES, variables: {} });
     expect(await fixture.blobs.stat(TreeStore.EMPTY)).toBeNull();
-    expect(await fixture.store.write({ object: 'content-tree', pages: [], files: TreeStore.EMPTY_FILES, variables: {} })).toBe(TreeStore.EMPTY);
+    expect(await fixture.store.write({ object: 'content-tree', pages: [], files: TreeStore.EMPTY_FILES, variables: {} })).toBe(
+      TreeStore.EMPTY,
+    );
     expect(await fixture.blobs.stat(TreeStore.EMPTY)).not.toBeNull();
     expect(await fixture.blobs.stat(TreeStore.EMPTY_FILES)).not.toBeNull();
   });

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { BlobStore } from '../../../blob-store/src/blob-store.port';
-import type { DocumentNode } from '../../../document/src/document.model';
+import type { BlobStore } from '#blob-store/blob-store.port';
+import type { DocumentNode } from '#document/document.model';
 import { canonicalJson, sha256Hex } from './canonical-json';
-import { deepFreeze } from '../../../platform/src/plain-object';
+import { deepFreeze } from '#platform/plain-object';
 import type { FileList, PageNode, TreeRoot } from './tree.model';
 
 /** Anything a revision tree stores: its root, page nodes, file lists and page bodies. */
@@ -207,4 +207,3 @@ function isTreeBlobKind(kind: unknown): kind is TreeBlobKind {
 function heapBytes(jsonBytes: number): number {
   return Math.max(1, jsonBytes * HEAP_BYTES_PER_JSON_BYTE);
 }
-

@@ -1,4 +1,4 @@
-import type { ContentRef } from '../../../document/src/document.model';
+import type { ContentRef } from '#document/document.model';
 
 /**
  * A revision's content as a Merkle tree in the blob store (docs/content.md, "Storage"): every page

@@ -14,7 +14,10 @@ export function text(value: string, ...marks: Array<MarkType | Mark>): Text {
 }
 
 export function leafOf(value: string, ...marks: Array<MarkType | Mark>): Leaf {
-  return leaf(value, marks.map((value) => (typeof value === 'string' ? mark(value) : value)));
+  return leaf(
+    value,
+    marks.map((value) => (typeof value === 'string' ? mark(value) : value)),
+  );
 }
 
 /** A text of several leaves: `leaves(['a'], ['b', 'bold'])`. */
@@ -29,7 +32,9 @@ export function block(type: BlockType, nodes: Array<Block | Inline | Text | stri
     object: 'block',
     type,
     ...(data ? { data } : {}),
-    ...(kind === 'void' ? { isVoid: true } : { nodes: kind === 'inline' ? normalizeInlineContent(children as Array<Text | Inline>) : children }),
+    ...(kind === 'void'
+      ? { isVoid: true }
+      : { nodes: kind === 'inline' ? normalizeInlineContent(children as Array<Text | Inline>) : children }),
   };
 }
 
@@ -39,7 +44,12 @@ export function paragraph(...nodes: Array<Inline | Text | string>): Block {
 
 export function link(ref: ContentRef, ...content: Array<Text | string>): Inline {
   const texts = content.map((node) => (typeof node === 'string' ? text(node) : node));
-  return { object: 'inline', type: ref.kind === 'user' ? 'mention' : 'link', data: { ref }, nodes: [textOf(texts.flatMap((node) => node.leaves))] };
+  return {
+    object: 'inline',
+    type: ref.kind === 'user' ? 'mention' : 'link',
+    data: { ref },
+    nodes: [textOf(texts.flatMap((node) => node.leaves))],
+  };
 }
 
 export function inlineImage(ref: ContentRef, alt?: string): Inline {
@@ -51,7 +61,10 @@ export function inlineMath(formula: string): Inline {
 }
 
 export function list(type: 'list-unordered' | 'list-ordered' | 'list-tasks', ...items: Block[][]): Block {
-  return block(type, items.map((content) => block('list-item', content)));
+  return block(
+    type,
+    items.map((content) => block('list-item', content)),
+  );
 }
 
 export function image(ref: ContentRef, alt?: string, ...caption: Array<Inline | Text | string>): Block {

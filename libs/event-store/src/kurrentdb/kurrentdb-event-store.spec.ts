@@ -66,9 +66,7 @@ describe('KurrentDbEventStore without a server', () => {
       await store.close();
       await store.close();
       await expect(store.readAll()).rejects.toBeInstanceOf(EventStoreUnavailableError);
-      await expect(store.appendToStream('test-1', [{ type: 'T', data: {} }], 'any')).rejects.toBeInstanceOf(
-        EventStoreUnavailableError,
-      );
+      await expect(store.appendToStream('test-1', [{ type: 'T', data: {} }], 'any')).rejects.toBeInstanceOf(EventStoreUnavailableError);
       expect(() => store.subscribeToAll()).toThrow(EventStoreUnavailableError);
       expect(await store.health()).toEqual({ ok: false, detail: 'closed' });
     });
@@ -88,9 +86,7 @@ describe('KurrentDbEventStore without a server', () => {
       }
       await expect(store.appendToStream('test-1', [], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
       await expect(store.appendToStream('test-1', one, -1)).rejects.toBeInstanceOf(EventStoreInputError);
-      await expect(store.appendToStream('test-1', [{ id: 'not-a-uuid', type: 'T', data: {} }], 'any')).rejects.toThrow(
-        /must be UUIDs/,
-      );
+      await expect(store.appendToStream('test-1', [{ id: 'not-a-uuid', type: 'T', data: {} }], 'any')).rejects.toThrow(/must be UUIDs/);
       const huge = { type: 'Huge', data: { text: 'x'.repeat(1024 * 1024) } };
       await expect(store.appendToStream('test-1', [huge], 'any')).rejects.toBeInstanceOf(EventStoreInputError);
     });
@@ -201,7 +197,7 @@ describe('KurrentDbEventStore without a server', () => {
       ['DEADLINE_EXCEEDED', GRPC_STATUS.DEADLINE_EXCEEDED],
       ['RESOURCE_EXHAUSTED', GRPC_STATUS.RESOURCE_EXHAUSTED],
       ['UNAVAILABLE', GRPC_STATUS.UNAVAILABLE],
-    ])('maps gRPC %s (%i), raw or wrapped in the client\'s UnknownError, to EventStoreUnavailableError', (name, code) => {
+    ])("maps gRPC %s (%i), raw or wrapped in the client's UnknownError, to EventStoreUnavailableError", (name, code) => {
       const raw = Object.assign(new Error(`${code} ${name}: no answer`), { code, details: 'no answer' });
       expect(toPortError(raw)).toBeInstanceOf(EventStoreUnavailableError);
       expect(toPortError(new UnknownError(raw as never))).toBeInstanceOf(EventStoreUnavailableError);
@@ -209,7 +205,13 @@ describe('KurrentDbEventStore without a server', () => {
 
     it('maps gRPC UNKNOWN (2) to EventStoreUnavailableError only when its cause is the transport', () => {
       const unknown = (details: string) => Object.assign(new Error(`2 UNKNOWN: ${details}`), { code: GRPC_STATUS.UNKNOWN, details });
-      for (const transport of ['client error (Connect)', 'read ECONNRESET', 'Connection reset by peer', 'Received RST_STREAM with code 2', 'write after end']) {
+      for (const transport of [
+        'client error (Connect)',
+        'read ECONNRESET',
+        'Connection reset by peer',
+        'Received RST_STREAM with code 2',
+        'write after end',
+      ]) {
         expect(toPortError(unknown(transport))).toBeInstanceOf(EventStoreUnavailableError);
         expect(toPortError(new UnknownError(unknown(transport) as never))).toBeInstanceOf(EventStoreUnavailableError);
       }
@@ -230,9 +232,9 @@ describe('KurrentDbEventStore without a server', () => {
       ]) {
         expect(toPortError(new UnknownError(undefined, message))).toBeInstanceOf(EventStoreUnavailableError);
       }
-      expect(toPortError(new UnknownError(undefined, 'Unmapped gRPC error: code: Client specified an invalid argument'))).not.toBeInstanceOf(
-        EventStoreUnavailableError,
-      );
+      expect(
+        toPortError(new UnknownError(undefined, 'Unmapped gRPC error: code: Client specified an invalid argument')),
+      ).not.toBeInstanceOf(EventStoreUnavailableError);
     });
 
     it("maps the client's deadline, cancelled and unavailable classes without a code", () => {
@@ -300,7 +302,12 @@ describe('KurrentDbEventStore without a server', () => {
     };
 
     it('returns the revision and packed position of a written append', async () => {
-      const result = await toAppendResult({ success: true, nextExpectedRevision: 4n, position: { commit: 90n, prepare: 80n } }, 'space-1', 3, fakeStore([]));
+      const result = await toAppendResult(
+        { success: true, nextExpectedRevision: 4n, position: { commit: 90n, prepare: 80n } },
+        'space-1',
+        3,
+        fakeStore([]),
+      );
       expect(result).toEqual({ nextExpectedRevision: 4, position: (90n << 64n) | 80n });
     });
 
@@ -310,7 +317,9 @@ describe('KurrentDbEventStore without a server', () => {
       expect(result).toEqual({ nextExpectedRevision: 1, position: 20n, alreadyAppended: true });
       expect(store.reads).toEqual([{ fromRevision: 1, maxCount: 1 }]);
       const noPosition = { commit: (1n << 64n) - 1n, prepare: (1n << 64n) - 1n };
-      await expect(toAppendResult({ success: true, nextExpectedRevision: 2n, position: noPosition }, 'space-1', 'any', store)).resolves.toEqual({
+      await expect(
+        toAppendResult({ success: true, nextExpectedRevision: 2n, position: noPosition }, 'space-1', 'any', store),
+      ).resolves.toEqual({
         nextExpectedRevision: 2,
         position: 30n,
         alreadyAppended: true,
@@ -323,9 +332,12 @@ describe('KurrentDbEventStore without a server', () => {
     });
 
     it('turns an unsuccessful result into a conflict at the revision the stream reports', async () => {
-      const error = await toAppendResult({ success: false, nextExpectedRevision: -1n }, 'space-1', 0, fakeStore([at(0, 10n), at(1, 20n)])).catch(
-        (e: unknown) => e,
-      );
+      const error = await toAppendResult(
+        { success: false, nextExpectedRevision: -1n },
+        'space-1',
+        0,
+        fakeStore([at(0, 10n), at(1, 20n)]),
+      ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WrongExpectedRevisionError);
       expect(error).toMatchObject({ stream: 'space-1', expected: 0, actual: 1 });
     });
@@ -420,7 +432,12 @@ describe('KurrentDbSubscription', () => {
   it('delivers buffered events, then one caughtUp, then live events, in order', async () => {
     const source = new FakeSource();
     const subscription = new KurrentDbSubscription(source.asSource(), undefined);
-    for (const [revision, position] of [[0, 10n], [1, 20n], [2, 30n]] as const) source.write(resolved('space-1', revision, position));
+    for (const [revision, position] of [
+      [0, 10n],
+      [1, 20n],
+      [2, 30n],
+    ] as const)
+      source.write(resolved('space-1', revision, position));
     source.emit('caughtUp', {});
     source.write(resolved('space-1', 3, 40n));
     source.emit('caughtUp', {});
@@ -457,7 +474,14 @@ describe('KurrentDbSubscription', () => {
     source.write(resolved('space-1', 3, 40n, 'Wanted'));
     source.write(resolved('space-1', 4, 50n, 'Other'));
     const messages = await take(subscription, 6);
-    expect(messages.map(label)).toEqual(['0', `checkpoint:${packed(20n)}`, `checkpoint:${packed(30n)}`, `caughtUp:${packed(30n)}`, '3', `checkpoint:${packed(50n)}`]);
+    expect(messages.map(label)).toEqual([
+      '0',
+      `checkpoint:${packed(20n)}`,
+      `checkpoint:${packed(30n)}`,
+      `caughtUp:${packed(30n)}`,
+      '3',
+      `checkpoint:${packed(50n)}`,
+    ]);
     await subscription.close();
   });
 
@@ -614,7 +638,12 @@ class FakeSource extends PassThrough {
 
 type ClientRecord = NonNullable<AllStreamResolvedEvent['event']>;
 
-function record(streamId: string, revision: number, position: bigint, overrides: Partial<Record<keyof ClientRecord, unknown>> = {}): ClientRecord {
+function record(
+  streamId: string,
+  revision: number,
+  position: bigint,
+  overrides: Partial<Record<keyof ClientRecord, unknown>> = {},
+): ClientRecord {
   return {
     streamId,
     id: randomUUID(),

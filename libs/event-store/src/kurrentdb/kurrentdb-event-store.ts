@@ -340,8 +340,7 @@ export async function toAppendResult(
   }
   const nextExpectedRevision = Number(result.nextExpectedRevision);
   if (hasLogPosition(result.position)) return { nextExpectedRevision, position: packPosition(result.position) };
-  const [appended] =
-    nextExpectedRevision >= 0 ? await store.readStream(stream, { fromRevision: nextExpectedRevision, maxCount: 1 }) : [];
+  const [appended] = nextExpectedRevision >= 0 ? await store.readStream(stream, { fromRevision: nextExpectedRevision, maxCount: 1 }) : [];
   const position = appended?.revision === nextExpectedRevision ? appended.position : await store.headPosition();
   if (position === null) throw new Error(`KurrentDB acknowledged the append to '${stream}' but its log is empty`);
   return { nextExpectedRevision, position, alreadyAppended: true };
@@ -423,7 +422,9 @@ export class KurrentDbSubscription implements LogSubscription {
         // Exclusive start, and never a duplicate should the server repeat itself.
         if (last !== undefined && event.position <= last) continue;
         last = event.position;
-        yield this.types === undefined || this.types.has(event.type) ? { kind: 'event', event } : { kind: 'checkpoint', position: event.position };
+        yield this.types === undefined || this.types.has(event.type)
+          ? { kind: 'event', event }
+          : { kind: 'checkpoint', position: event.position };
       }
     } catch (error) {
       if (this.closed) return;
@@ -457,11 +458,7 @@ export class KurrentDbSubscription implements LogSubscription {
  * `EventStoreInputError`. Anything else is returned as it came.
  */
 export function toPortError(error: unknown, stream?: string, expected?: ExpectedRevision): Error {
-  if (
-    error instanceof WrongExpectedRevisionError ||
-    error instanceof EventStoreInputError ||
-    error instanceof EventStoreUnavailableError
-  ) {
+  if (error instanceof WrongExpectedRevisionError || error instanceof EventStoreInputError || error instanceof EventStoreUnavailableError) {
     return error;
   }
   const type = errorType(error);

@@ -10,7 +10,11 @@ import { salvageEventLog } from './lmdb-salvage';
 async function writeLog(directory: string, count: number): Promise<RecordedEvent[]> {
   const store = LmdbEventStore.open(directory);
   for (let i = 0; i < count; i++) {
-    await store.appendToStream(`note-${i % 7}`, [{ type: i % 2 ? 'NoteWritten' : 'NoteEdited', data: { i, text: 'x'.repeat(i % 10 === 0 ? 6000 : 200) } }], 'any');
+    await store.appendToStream(
+      `note-${i % 7}`,
+      [{ type: i % 2 ? 'NoteWritten' : 'NoteEdited', data: { i, text: 'x'.repeat(i % 10 === 0 ? 6000 : 200) } }],
+      'any',
+    );
   }
   const events = await store.readAll({ maxCount: count });
   await store.close();

@@ -40,7 +40,11 @@ describe('LMDB event store across processes', () => {
       const batches = new Map<string, { size: number; seen: number }>();
       let previous = 0n;
       let total = 0;
-      for (let page = await store.readAll({ maxCount: 5000 }); page.length > 0; page = await store.readAll({ after: previous, maxCount: 5000 })) {
+      for (
+        let page = await store.readAll({ maxCount: 5000 });
+        page.length > 0;
+        page = await store.readAll({ after: previous, maxCount: 5000 })
+      ) {
         for (const event of page) {
           expect(event.position > previous).toBe(true);
           previous = event.position;
@@ -65,7 +69,9 @@ describe('LMDB event store across processes', () => {
       const child = spawnTypeScript('open-store.ts', [directory], (line) => lines.push(line));
       expect((await exited(child)).code).toBe(3);
       expect(lines.join('\n')).toMatch(
-        new RegExp(`^DataDirectoryLockedError: the data directory .* is in use by process ${process.pid}; stop the other service using it, or choose another DATA_DIR`),
+        new RegExp(
+          `^DataDirectoryLockedError: the data directory .* is in use by process ${process.pid}; stop the other service using it, or choose another DATA_DIR`,
+        ),
       );
     } finally {
       await holder.close();

@@ -23,7 +23,9 @@ describe('LMDB event store', () => {
     const directory = freshDirectory();
     const first = LmdbEventStore.open(directory);
     expect(() => LmdbEventStore.open(directory)).toThrow(DataDirectoryLockedError);
-    expect(() => LmdbEventStore.open(directory)).toThrow(new RegExp(`in use by process ${process.pid}; stop the other service using it, or choose another DATA_DIR`));
+    expect(() => LmdbEventStore.open(directory)).toThrow(
+      new RegExp(`in use by process ${process.pid}; stop the other service using it, or choose another DATA_DIR`),
+    );
     await first.close();
     const second = LmdbEventStore.open(directory);
     await second.close();
@@ -33,7 +35,14 @@ describe('LMDB event store', () => {
     const directory = freshDirectory();
     const store = LmdbEventStore.open(directory);
     await store.appendToStream('space-a', [{ type: 'SpaceCreated', data: { title: 'A' } }], 'no_stream');
-    await store.appendToStream('space-b', [{ type: 'SpaceCreated', data: { title: 'B' } }, { type: 'SpaceRenamed', data: { title: 'C' } }], 'no_stream');
+    await store.appendToStream(
+      'space-b',
+      [
+        { type: 'SpaceCreated', data: { title: 'B' } },
+        { type: 'SpaceRenamed', data: { title: 'C' } },
+      ],
+      'no_stream',
+    );
     await store.close();
     const reopened = LmdbEventStore.open(directory);
     expect(await reopened.streamRevision('space-b')).toBe(1);
@@ -50,7 +59,8 @@ describe('LMDB event store', () => {
   it('given a log written without the type index, when opened, then filtered subscriptions find every event of their types', async () => {
     const directory = freshDirectory();
     const store = LmdbEventStore.open(directory);
-    for (let i = 0; i < 30; i++) await store.appendToStream(`space-${i}`, [{ type: i % 3 === 0 ? 'Kept' : 'Skipped', data: { i } }], 'no_stream');
+    for (let i = 0; i < 30; i++)
+      await store.appendToStream(`space-${i}`, [{ type: i % 3 === 0 ? 'Kept' : 'Skipped', data: { i } }], 'no_stream');
     await store.close();
     // As a version before the index left it: neither the index nor its marker.
     const raw = open({ path: directory, maxDbs: 6 });
@@ -75,8 +85,16 @@ describe('LMDB event store', () => {
   it('given more events of the subscribed types than a page, then they arrive in log order across pages, each once', async () => {
     const store = LmdbEventStore.open(freshDirectory());
     const types = ['A', 'B', 'C'];
-    await store.appendToStream('mix-1', Array.from({ length: 900 }, (_, i) => ({ type: types[i % 3], data: { i } })), 'no_stream');
-    await store.appendToStream('mix-2', Array.from({ length: 900 }, (_, i) => ({ type: types[(i + 1) % 3], data: { i: 900 + i } })), 'no_stream');
+    await store.appendToStream(
+      'mix-1',
+      Array.from({ length: 900 }, (_, i) => ({ type: types[i % 3], data: { i } })),
+      'no_stream',
+    );
+    await store.appendToStream(
+      'mix-2',
+      Array.from({ length: 900 }, (_, i) => ({ type: types[(i + 1) % 3], data: { i: 900 + i } })),
+      'no_stream',
+    );
     const subscription = store.subscribeToAll({ types: ['A', 'C'] });
     const positions: bigint[] = [];
     for await (const message of subscription) {
@@ -95,10 +113,15 @@ describe('LMDB event store', () => {
     it('given a log read from start to end, when its mapped pages are released, then the pages read are no longer resident', async () => {
       const directory = freshDirectory();
       const store = LmdbEventStore.open(directory);
-      for (let i = 0; i < 20; i++) await store.appendToStream(`big-${i}`, Array.from({ length: 50 }, () => ({ type: 'Big', data: { bigPayload } })), 'no_stream');
+      for (let i = 0; i < 20; i++)
+        await store.appendToStream(
+          `big-${i}`,
+          Array.from({ length: 50 }, () => ({ type: 'Big', data: { bigPayload } })),
+          'no_stream',
+        );
       const file = join(directory, 'data.mdb');
       let read = 0;
-      for (let after: bigint | undefined; ; ) {
+      for (let after: bigint | undefined; ;) {
         const page = await store.readAll({ after, maxCount: 200 });
         if (page.length === 0) break;
         read += page.length;
@@ -143,7 +166,11 @@ describe('LMDB event store', () => {
 
     it('given a subscription part way through the log, when the pages are released, then it goes on from where it was, each event once', async () => {
       const store = LmdbEventStore.open(freshDirectory());
-      await store.appendToStream('many-1', Array.from({ length: 1200 }, (_, i) => ({ type: i % 2 ? 'Odd' : 'Even', data: { i } })), 'no_stream');
+      await store.appendToStream(
+        'many-1',
+        Array.from({ length: 1200 }, (_, i) => ({ type: i % 2 ? 'Odd' : 'Even', data: { i } })),
+        'no_stream',
+      );
       const all = store.subscribeToAll();
       const evens = store.subscribeToAll({ types: ['Even'] });
       const seen = { all: [] as number[], evens: [] as number[] };

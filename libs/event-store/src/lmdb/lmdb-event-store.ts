@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
-import { log } from '../../../platform/src/logging';
-import { asStorageFull, listenToLmdbCommit, StorageFullError } from '../../../platform/src/storage-full';
+import { LMDB_VALUES } from '#platform/lmdb-values';
+import { log } from '#platform/logging';
+import { asStorageFull, listenToLmdbCommit, StorageFullError } from '#platform/storage-full';
 import type {
   AppendResult,
   EventMetadata,
@@ -19,7 +19,7 @@ import type {
   SubscriptionMessage,
 } from '../event-store.port';
 import { DamagedEventLogError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
-import { checkLmdbEnvironment } from '../../../platform/src/lmdb-file-check';
+import { checkLmdbEnvironment } from '#platform/lmdb-file-check';
 import {
   assertExpectedRevision,
   batchLimit,
@@ -48,7 +48,14 @@ export interface StoredEvent {
 /** Throws unless `value` has the shape every stored event has (a decoded record, not garbage). */
 export function assertStoredEvent(value: unknown, position: number): asserts value is StoredEvent {
   const event = value as Partial<StoredEvent> | undefined;
-  const sound = typeof event === 'object' && event !== null && typeof event.id === 'string' && typeof event.stream === 'string' && typeof event.type === 'string' && typeof event.revision === 'number' && typeof event.recordedAt === 'string';
+  const sound =
+    typeof event === 'object' &&
+    event !== null &&
+    typeof event.id === 'string' &&
+    typeof event.stream === 'string' &&
+    typeof event.type === 'string' &&
+    typeof event.revision === 'number' &&
+    typeof event.recordedAt === 'string';
   if (!sound) throw new Error(`the event at position ${position} is not a stored event`);
 }
 
@@ -192,7 +199,12 @@ export class LmdbEventStore implements EventStore {
    * `recordedAt` is for `cli import` alone: an imported event keeps the time its source recorded it.
    * Everything else lets the store stamp the time of the append.
    */
-  async appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision, options: { recordedAt?: string } = {}): Promise<AppendResult> {
+  async appendToStream(
+    stream: string,
+    events: NewEvent[],
+    expected: ExpectedRevision,
+    options: { recordedAt?: string } = {},
+  ): Promise<AppendResult> {
     this.assertOpen();
     assertStreamName(stream);
     assertExpectedRevision(expected);
@@ -228,8 +240,11 @@ export class LmdbEventStore implements EventStore {
     this.storageFull = mapped;
     // lmdb-js's own error only points at its cause, another promise.
     const cause = (error as { commitError?: Promise<unknown> }).commitError ?? Promise.reject(error);
-    cause.catch((reason: unknown) => log.error({ err: reason }, 'the event log could not store an append: no space left, or its commit failed'));
-    if (!this.closed) this.releaseMappedPages().catch((reopen: unknown) => log.error({ err: reopen }, 'the event log could not be opened again'));
+    cause.catch((reason: unknown) =>
+      log.error({ err: reason }, 'the event log could not store an append: no space left, or its commit failed'),
+    );
+    if (!this.closed)
+      this.releaseMappedPages().catch((reopen: unknown) => log.error({ err: reopen }, 'the event log could not be opened again'));
     return mapped;
   }
 
@@ -374,7 +389,8 @@ export class LmdbEventStore implements EventStore {
 
   async health(): Promise<EventStoreHealth> {
     if (this.closed) return { ok: false, detail: 'closed' };
-    if (this.storageFull) return { ok: false, detail: `lmdb, appends failing: ${this.storageFull.message} (${describe(this.storageFull.cause)})` };
+    if (this.storageFull)
+      return { ok: false, detail: `lmdb, appends failing: ${this.storageFull.message} (${describe(this.storageFull.cause)})` };
     return { ok: true, detail: `lmdb, head position ${this.head}` };
   }
 

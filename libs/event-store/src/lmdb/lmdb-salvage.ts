@@ -2,8 +2,8 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, rea
 import { join } from 'node:path';
 import * as lmdb from 'lmdb';
 import { Encoder } from 'msgpackr';
-import { checkLmdbEnvironment } from '../../../platform/src/lmdb-file-check';
-import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
+import { checkLmdbEnvironment } from '#platform/lmdb-file-check';
+import { LMDB_VALUES } from '#platform/lmdb-values';
 import { assertStoredEvent, LmdbEventStore, type StoredEvent } from './lmdb-event-store';
 import { ProcessLock } from './process-lock';
 
@@ -163,7 +163,9 @@ function decodeEvents(raw: Map<number, Buffer[]>, structureCopies: Buffer[]): Ma
       // A damaged copy: another one serves.
     }
   }
-  const decoder = new Encoder({ getStructures: () => structures, saveStructures: () => false, copyBuffers: true } as ConstructorParameters<typeof Encoder>[0]);
+  const decoder = new Encoder({ getStructures: () => structures, saveStructures: () => false, copyBuffers: true } as ConstructorParameters<
+    typeof Encoder
+  >[0]);
   const events = new Map<number, StoredEvent>();
   for (const [position, copies] of raw) {
     for (const copy of copies) {

@@ -51,7 +51,14 @@ async function startReceiver(script: Behaviour[]) {
 }
 
 /** An event as integrations receive it: the event itself, not an envelope around it. */
-const event = { eventId: 'evt_01HZX', type: 'space_content_updated', installationId: 'inst_1', spaceId: 'spc_1', revisionId: 'rev_1', updatedBy: [] };
+const event = {
+  eventId: 'evt_01HZX',
+  type: 'space_content_updated',
+  installationId: 'inst_1',
+  spaceId: 'spc_1',
+  revisionId: 'rev_1',
+  updatedBy: [],
+};
 
 function optionsWith(overrides: Partial<DeliveryOptions> = {}): DeliveryOptions & { sleeps: number[] } {
   const sleeps: number[] = [];

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { type GuardedResponse, OutboundError, guardedRequest } from '../../../platform/src/outbound/guarded-request';
+import { type GuardedResponse, OutboundError, guardedRequest } from '#platform/outbound/guarded-request';
 
 /** `t=<unix seconds>,v1=<hex hmac>` */
 export const SIGNATURE_HEADER = 'x-integration-signature';

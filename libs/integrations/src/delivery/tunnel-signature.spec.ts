@@ -67,19 +67,23 @@ describe('tunnel signature', () => {
 
   it('given a delivery at a known time, then its header is `t=<seconds>,v1=<known answer>`', async () => {
     const sent: Array<Record<string, string> | undefined> = [];
-    await deliverToTunnel('https://tunnel.example/in', { eventId: 'evt_1', type: 'space_content_updated' }, {
-      secret: SECRET,
-      maxAttempts: 1,
-      baseDelayMs: 0,
-      maxDelayMs: 0,
-      timeoutMs: 1000,
-      allowPrivateNetworks: false,
-      now: () => new Date(AT.getTime() + 999),
-      request: async (_url, options) => {
-        sent.push(options.headers);
-        return { status: 200, headers: {}, body: Buffer.alloc(0) };
+    await deliverToTunnel(
+      'https://tunnel.example/in',
+      { eventId: 'evt_1', type: 'space_content_updated' },
+      {
+        secret: SECRET,
+        maxAttempts: 1,
+        baseDelayMs: 0,
+        maxDelayMs: 0,
+        timeoutMs: 1000,
+        allowPrivateNetworks: false,
+        now: () => new Date(AT.getTime() + 999),
+        request: async (_url, options) => {
+          sent.push(options.headers);
+          return { status: 200, headers: {}, body: Buffer.alloc(0) };
+        },
       },
-    });
+    );
     expect(sent[0]?.[SIGNATURE_HEADER]).toBe(`t=${T},v1=${KNOWN_ANSWER}`);
   });
 });

@@ -1,5 +1,5 @@
-import { WorkBudgetExceeded, type TaskBudget, type UntrustedTask, type UntrustedWork } from '../../../platform/src/untrusted-work/untrusted-work';
-import { WorkerPool } from '../../../platform/src/untrusted-work/worker-pool';
+import { WorkBudgetExceeded, type TaskBudget, type UntrustedTask, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import { WorkerPool } from '#platform/untrusted-work/worker-pool';
 import { outcomeOfEndedRun, POOL_MARGIN_MS, poolBudgetMs, renderComponentInPool, runEventHandlerInPool } from './pooled-sandbox';
 import type { ComponentRenderRun, EventHandlerRun } from './sandbox.work';
 import type { ScriptFetchPolicy } from './script-fetch';
@@ -38,7 +38,10 @@ describe('integration scripts on the untrusted-work pool', () => {
     });
 
     it('answers a run the pool ended over its time budget as the sandbox’s time limit exceeded', async () => {
-      const outcome = await renderComponentInPool(refusingWork(new WorkBudgetExceeded('time', 'rendering an integration component took longer than its budget of 6 s')), renderRun('x'));
+      const outcome = await renderComponentInPool(
+        refusingWork(new WorkBudgetExceeded('time', 'rendering an integration component took longer than its budget of 6 s')),
+        renderRun('x'),
+      );
       expect(outcome).toMatchObject({ ok: false, error: TIME_LIMIT_EXCEEDED, logs: [] });
     });
 
@@ -60,20 +63,34 @@ describe('integration scripts on the untrusted-work pool', () => {
     afterAll(() => pool.close());
 
     it('renders a component on a thread of the pool, with the sandbox’s outcome as it is', async () => {
-      const outcome = await renderComponentInPool(pool, renderRun(`module.exports = { components: { c: () => { console.log('on thread'); return { type: 'block', children: [], state: { n: 1 } }; } } };`));
+      const outcome = await renderComponentInPool(
+        pool,
+        renderRun(
+          `module.exports = { components: { c: () => { console.log('on thread'); return { type: 'block', children: [], state: { n: 1 } }; } } };`,
+        ),
+      );
       expect(outcome).toMatchObject({ ok: true, result: { element: { type: 'block', children: [] }, state: { n: 1 } } });
       expect(outcome.logs.map((log) => log.message)).toEqual(['on thread']);
     });
 
     it('stops a handler that loops forever with the sandbox’s own time limit', async () => {
-      const outcome = await runEventHandlerInPool(pool, { ...handlerRun('module.exports = { events: { installation_setup: () => { while (true) {} } } };'), limits: { timeMs: 200 } });
+      const outcome = await runEventHandlerInPool(pool, {
+        ...handlerRun('module.exports = { events: { installation_setup: () => { while (true) {} } } };'),
+        limits: { timeMs: 200 },
+      });
       expect(outcome).toMatchObject({ ok: false, error: TIME_LIMIT_EXCEEDED });
     });
 
     it('builds the script’s fetch on the thread from the policy: an origin outside connect-src is refused', async () => {
       const script = `module.exports = { events: { installation_setup: async () => { await fetch('https://elsewhere.example/x'); } } };`;
-      const outcome = await runEventHandlerInPool(pool, handlerRun(script, { contentSecurityPolicy: 'connect-src https://api.example.com', allowPrivateNetworks: false }));
-      expect(outcome).toMatchObject({ ok: false, error: "fetch of https://elsewhere.example refused by the integration's content security policy" });
+      const outcome = await runEventHandlerInPool(
+        pool,
+        handlerRun(script, { contentSecurityPolicy: 'connect-src https://api.example.com', allowPrivateNetworks: false }),
+      );
+      expect(outcome).toMatchObject({
+        ok: false,
+        error: "fetch of https://elsewhere.example refused by the integration's content security policy",
+      });
     });
 
     it('resolves host names on the thread with the same resolver, and refuses one that resolves to a private address', async () => {

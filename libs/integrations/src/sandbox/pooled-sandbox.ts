@@ -1,6 +1,19 @@
-import { WorkBudgetExceeded, type UntrustedTask, type UntrustedWork } from '../../../platform/src/untrusted-work/untrusted-work';
-import { RENDER_COMPONENT, RUN_EVENT_HANDLER, type ComponentRenderRun, type EventHandlerRun, type RenderedComponent, type ScriptRun } from './sandbox.work';
-import { DEFAULT_SANDBOX_LIMITS, MEMORY_LIMIT_EXCEEDED, TIME_LIMIT_EXCEEDED, type SandboxLimits, type SandboxOutcome } from './script-sandbox';
+import { WorkBudgetExceeded, type UntrustedTask, type UntrustedWork } from '#platform/untrusted-work/untrusted-work';
+import {
+  RENDER_COMPONENT,
+  RUN_EVENT_HANDLER,
+  type ComponentRenderRun,
+  type EventHandlerRun,
+  type RenderedComponent,
+  type ScriptRun,
+} from './sandbox.work';
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  MEMORY_LIMIT_EXCEEDED,
+  TIME_LIMIT_EXCEEDED,
+  type SandboxLimits,
+  type SandboxOutcome,
+} from './script-sandbox';
 
 /**
  * Time the pool gives a run beyond the sandbox's own limit: for starting a thread and loading the
@@ -27,7 +40,11 @@ export function outcomeOfEndedRun(error: unknown, durationMs: number): SandboxOu
   return null;
 }
 
-async function runInPool<Run extends ScriptRun, Result>(work: UntrustedWork, task: UntrustedTask<Run, SandboxOutcome<Result>>, run: Run): Promise<SandboxOutcome<Result>> {
+async function runInPool<Run extends ScriptRun, Result>(
+  work: UntrustedWork,
+  task: UntrustedTask<Run, SandboxOutcome<Result>>,
+  run: Run,
+): Promise<SandboxOutcome<Result>> {
   const started = performance.now();
   try {
     return await work.run(task, run, { timeMs: poolBudgetMs(run.limits) });

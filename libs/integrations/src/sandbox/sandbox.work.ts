@@ -1,4 +1,4 @@
-import { untrustedTask } from '../../../platform/src/untrusted-work/untrusted-work';
+import { untrustedTask } from '#platform/untrusted-work/untrusted-work';
 import { scriptFetch, type ScriptFetchPolicy } from './script-fetch';
 import { renderComponent, runEventHandler, type ComponentRequest, type SandboxLimits, type SandboxOutcome } from './script-sandbox';
 
@@ -37,8 +37,19 @@ export function renderComponentTask(input: ComponentRenderRun): Promise<SandboxO
 }
 
 function sandboxOptions(run: ScriptRun) {
-  return { fetch: scriptFetch(run.fetch.contentSecurityPolicy, run.fetch.allowPrivateNetworks), ...(run.limits ? { limits: run.limits } : {}) };
+  return {
+    fetch: scriptFetch(run.fetch.contentSecurityPolicy, run.fetch.allowPrivateNetworks),
+    ...(run.limits ? { limits: run.limits } : {}),
+  };
 }
 
-export const RUN_EVENT_HANDLER = untrustedTask<EventHandlerRun, SandboxOutcome<unknown>>(__filename, 'runEventHandlerTask', 'running an integration script');
-export const RENDER_COMPONENT = untrustedTask<ComponentRenderRun, SandboxOutcome<RenderedComponent>>(__filename, 'renderComponentTask', 'rendering an integration component');
+export const RUN_EVENT_HANDLER = untrustedTask<EventHandlerRun, SandboxOutcome<unknown>>(
+  __filename,
+  'runEventHandlerTask',
+  'running an integration script',
+);
+export const RENDER_COMPONENT = untrustedTask<ComponentRenderRun, SandboxOutcome<RenderedComponent>>(
+  __filename,
+  'renderComponentTask',
+  'rendering an integration component',
+);

@@ -1,4 +1,4 @@
-import { guardedRequest } from '../../../platform/src/outbound/guarded-request';
+import { guardedRequest } from '#platform/outbound/guarded-request';
 import type { SandboxFetch } from './script-sandbox';
 
 /**
@@ -24,7 +24,8 @@ export const SCRIPT_FETCH_MAX_BYTES = 1024 * 1024;
 export function scriptFetch(contentSecurityPolicy: string | null, allowPrivateNetworks: boolean): SandboxFetch {
   const sources = connectSources(contentSecurityPolicy);
   return async (url, init) => {
-    if (sources !== null && !sources.some((source) => allowedBy(source, url))) throw new Error(`fetch of ${originOf(url)} refused by the integration's content security policy`);
+    if (sources !== null && !sources.some((source) => allowedBy(source, url)))
+      throw new Error(`fetch of ${originOf(url)} refused by the integration's content security policy`);
     const response = await guardedRequest(url, {
       method: init.method,
       headers: init.headers,

@@ -24,7 +24,11 @@ function recordingFetch(answer: (request: Request) => Promise<Awaited<ReturnType
 const noFetch: SandboxFetch = () => Promise.reject(new Error('this test makes no request'));
 const clock = () => new Date('2030-01-02T03:04:05.000Z');
 
-function run(script: string, options: Partial<SandboxOptions> = {}, event: { type: string; [k: string]: unknown } = { type: 'space_content_updated' }) {
+function run(
+  script: string,
+  options: Partial<SandboxOptions> = {},
+  event: { type: string; [k: string]: unknown } = { type: 'space_content_updated' },
+) {
   return runEventHandler(script, event, { installation: 'inst-1' }, { fetch: noFetch, now: clock, ...options });
 }
 
@@ -38,7 +42,8 @@ async function expectHealthy(): Promise<void> {
 describe('script sandbox', () => {
   describe('event handlers', () => {
     it('given a script whose handler logs at every level, when the event runs, then each console call is captured with its level and timestamp', async () => {
-      const outcome = await run(`
+      const outcome = await run(
+        `
         module.exports = {
           events: {
             space_content_updated: async (event, context) => {
@@ -50,7 +55,10 @@ describe('script sandbox', () => {
               return { handled: event.spaceId };
             },
           },
-        };`, {}, { type: 'space_content_updated', spaceId: 'space-1' });
+        };`,
+        {},
+        { type: 'space_content_updated', spaceId: 'space-1' },
+      );
 
       expect(outcome).toMatchObject({ ok: true, result: { handled: 'space-1' } });
       expect(outcome.logs).toEqual([
@@ -71,7 +79,9 @@ describe('script sandbox', () => {
     });
 
     it('given a script that logs more than 200 times, when it runs, then 200 entries are kept and one more says the log limit was reached', async () => {
-      const outcome = await run(`exports.events = { space_content_updated: () => { for (let i = 0; i < 1000; i++) console.log('line ' + i) } }`);
+      const outcome = await run(
+        `exports.events = { space_content_updated: () => { for (let i = 0; i < 1000; i++) console.log('line ' + i) } }`,
+      );
 
       expect(outcome.ok).toBe(true);
       expect(outcome.logs).toHaveLength(MAX_LOG_ENTRIES + 1);
@@ -84,7 +94,9 @@ describe('script sandbox', () => {
 
       expect(outcome.ok).toBe(true);
       expect(outcome.result).toBeUndefined();
-      expect(outcome.logs).toEqual([expect.objectContaining({ level: 'info', message: expect.stringContaining('no handler for event space_content_updated') })]);
+      expect(outcome.logs).toEqual([
+        expect.objectContaining({ level: 'info', message: expect.stringContaining('no handler for event space_content_updated') }),
+      ]);
     });
 
     it('given a script whose exports inherit Object methods, when an event named like one runs, then no inherited method counts as a handler', async () => {
@@ -132,7 +144,11 @@ describe('script sandbox', () => {
 
   describe('fetch', () => {
     it('given a handler awaiting fetch, when the host answers, then the handler gets the host status, headers and body', async () => {
-      const fetch = recordingFetch(async () => ({ status: 201, headers: { 'Content-Type': 'application/json' }, body: '{"id":"remote-7"}' }));
+      const fetch = recordingFetch(async () => ({
+        status: 201,
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"id":"remote-7"}',
+      }));
 
       const outcome = await run(
         `exports.events = {
@@ -145,8 +161,13 @@ describe('script sandbox', () => {
         { type: 'space_content_updated', spaceId: 'space-1' },
       );
 
-      expect(outcome).toMatchObject({ ok: true, result: { status: 201, ok: true, type: 'application/json', missing: null, json: { id: 'remote-7' } } });
-      expect(fetch.requests).toEqual([{ url: 'https://api.example.com/x', method: 'POST', headers: { 'X-Space': 'space-1' }, body: '{"id":"space-1"}' }]);
+      expect(outcome).toMatchObject({
+        ok: true,
+        result: { status: 201, ok: true, type: 'application/json', missing: null, json: { id: 'remote-7' } },
+      });
+      expect(fetch.requests).toEqual([
+        { url: 'https://api.example.com/x', method: 'POST', headers: { 'X-Space': 'space-1' }, body: '{"id":"space-1"}' },
+      ]);
     });
 
     it('given a handler awaiting fetch, when the host rejects the request, then the run fails with the host message', async () => {
@@ -187,14 +208,20 @@ describe('script sandbox', () => {
       expect(outcome.ok).toBe(true);
       const outcomes = outcome.result as unknown[];
       expect(outcomes.slice(0, MAX_FETCHES_PER_RUN)).toEqual(Array(MAX_FETCHES_PER_RUN).fill(204));
-      expect(outcomes.slice(MAX_FETCHES_PER_RUN)).toEqual([expect.stringContaining('fetch limit reached'), expect.stringContaining('fetch limit reached')]);
+      expect(outcomes.slice(MAX_FETCHES_PER_RUN)).toEqual([
+        expect.stringContaining('fetch limit reached'),
+        expect.stringContaining('fetch limit reached'),
+      ]);
       expect(fetch.requests).toHaveLength(MAX_FETCHES_PER_RUN);
     });
 
     it('given a handler awaiting a request the host never answers, when the time limit passes, then the run is stopped', async () => {
       const fetch = recordingFetch(() => new Promise(() => {}));
 
-      const outcome = await run(`exports.events = { space_content_updated: async () => { await fetch('https://slow.example/') } }`, { fetch, limits: { timeMs: 200 } });
+      const outcome = await run(`exports.events = { space_content_updated: async () => { await fetch('https://slow.example/') } }`, {
+        fetch,
+        limits: { timeMs: 200 },
+      });
 
       expect(outcome).toMatchObject({ ok: false, error: 'time limit exceeded' });
       await expectHealthy();
@@ -210,7 +237,9 @@ describe('script sandbox', () => {
     });
 
     it('given a handler that loops forever inside a catch-all, when it runs, then the interrupt cannot be caught', async () => {
-      const outcome = await run(`exports.events = { space_content_updated: () => { for (;;) { try { for (;;) {} } catch (error) {} } } }`, { limits: { timeMs: 200 } });
+      const outcome = await run(`exports.events = { space_content_updated: () => { for (;;) { try { for (;;) {} } catch (error) {} } } }`, {
+        limits: { timeMs: 200 },
+      });
 
       expect(outcome).toMatchObject({ ok: false, error: 'time limit exceeded' });
     });
@@ -227,7 +256,10 @@ describe('script sandbox', () => {
       // The default memory limit is reached after a fixed number of objects, however slow the machine;
       // the time limit, the sandbox's largest, is then never what stops the run (under load, the
       // default second could pass first).
-      const outcome = await run(`exports.events = { space_content_updated: () => { const a = []; for (;;) a.push({ n: Math.random() }) } }`, { limits: { timeMs: 10 * 60 * 1000 } });
+      const outcome = await run(
+        `exports.events = { space_content_updated: () => { const a = []; for (;;) a.push({ n: Math.random() }) } }`,
+        { limits: { timeMs: 10 * 60 * 1000 } },
+      );
 
       expect(outcome).toMatchObject({ ok: false, error: 'memory limit exceeded' });
       await expectHealthy();
@@ -250,7 +282,9 @@ describe('script sandbox', () => {
     it('given a run waiting on a fetch, when another run exhausts the native stack meanwhile, then the waiting run finishes unaffected', async () => {
       let answer: () => void = () => undefined;
       const fetch = recordingFetch(() => new Promise((resolve) => (answer = () => resolve({ status: 200, headers: {}, body: 'done' }))));
-      const waiting = run(`exports.events = { space_content_updated: async () => (await fetch('https://api.example.com/')).text() }`, { fetch });
+      const waiting = run(`exports.events = { space_content_updated: async () => (await fetch('https://api.example.com/')).text() }`, {
+        fetch,
+      });
       while (fetch.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
 
       // With the largest stack limit, QuickJS's JSON parser on deeply nested text outruns Node's own stack.
@@ -301,7 +335,9 @@ describe('script sandbox', () => {
     });
 
     it('given a script that imports a module dynamically, when it runs, then the import is refused', async () => {
-      const outcome = await run(`exports.events = { space_content_updated: () => import('fs').then(() => 'loaded', (error) => 'refused: ' + error.message) }`);
+      const outcome = await run(
+        `exports.events = { space_content_updated: () => import('fs').then(() => 'loaded', (error) => 'refused: ' + error.message) }`,
+      );
 
       expect(outcome).toMatchObject({ ok: true, result: expect.stringMatching(/^refused: /) });
     });
@@ -332,7 +368,13 @@ describe('script sandbox', () => {
     it('given a component, when it renders after an action, then the outcome holds its element tree and its new state', async () => {
       const outcome = await renderComponent(
         counter,
-        { componentId: 'counter', props: { label: 'Count' }, state: { count: 2 }, context: { space: 'space-1' }, action: { type: 'increment' } },
+        {
+          componentId: 'counter',
+          props: { label: 'Count' },
+          state: { count: 2 },
+          context: { space: 'space-1' },
+          action: { type: 'increment' },
+        },
         { fetch: noFetch },
       );
 
@@ -346,7 +388,11 @@ describe('script sandbox', () => {
     });
 
     it('given a component that returns no state, when it renders, then its previous state is kept', async () => {
-      const outcome = await renderComponent(counter, { componentId: 'banner', props: {}, state: { seen: true }, context: {} }, { fetch: noFetch });
+      const outcome = await renderComponent(
+        counter,
+        { componentId: 'banner', props: {}, state: { seen: true }, context: {} },
+        { fetch: noFetch },
+      );
 
       expect(outcome).toMatchObject({ ok: true, result: { element: { type: 'text', children: ['static'] }, state: { seen: true } } });
     });

@@ -107,7 +107,8 @@ export async function renderComponent(
   const rendered = answer.value;
   if (!isPlainObject(rendered)) return run.outcome({ ok: false, error: `component ${componentId} did not return an element (an object)` });
   const { state: newState, ...element } = rendered;
-  if (newState !== undefined && !isPlainObject(newState)) return run.outcome({ ok: false, error: `component ${componentId} returned a state that is not an object` });
+  if (newState !== undefined && !isPlainObject(newState))
+    return run.outcome({ ok: false, error: `component ${componentId} returned a state that is not an object` });
   return run.outcome({ ok: true, result: { element, state: newState ?? state } });
 }
 
@@ -174,7 +175,9 @@ const BASE_VARIANT: QuickJSSyncVariant = {
   type: 'sync',
   importFFI: RELEASE_SYNC.importFFI,
   importModuleLoader: () => {
-    const loader = require.resolve('@jitl/quickjs-wasmfile-release-sync/emscripten-module', { paths: [dirname(require.resolve('quickjs-emscripten'))] });
+    const loader = require.resolve('@jitl/quickjs-wasmfile-release-sync/emscripten-module', {
+      paths: [dirname(require.resolve('quickjs-emscripten'))],
+    });
     return Promise.resolve(require(loader) as Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>);
   },
 };
@@ -182,7 +185,8 @@ const BASE_VARIANT: QuickJSSyncVariant = {
 const WASM_PAGE_BYTES = 64 * 1024;
 /** The prebuilt module's initial memory (its static data, stack and first heap): fixed by the build. */
 const BASE_MEMORY_BYTES = 16 * 1024 * 1024;
-const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => object } }).WebAssembly.Memory;
+const WasmMemory = (globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => object } })
+  .WebAssembly.Memory;
 
 /** A WebAssembly instance of QuickJS, used by one run at a time. */
 interface Instance {
@@ -292,7 +296,11 @@ class SandboxRun {
   }
 
   outcome<T>(fields: { ok: boolean; result?: T; error?: string }): SandboxOutcome<T> {
-    const outcome: SandboxOutcome<T> = { ok: fields.ok, logs: this.logs, durationMs: this.durationMs ?? Math.round(performance.now() - this.started) };
+    const outcome: SandboxOutcome<T> = {
+      ok: fields.ok,
+      logs: this.logs,
+      durationMs: this.durationMs ?? Math.round(performance.now() - this.started),
+    };
     if (fields.result !== undefined) outcome.result = fields.result;
     if (fields.error !== undefined) outcome.error = fields.error;
     return outcome;
@@ -423,7 +431,8 @@ class SandboxRun {
     };
     if (++this.fetches > MAX_FETCHES_PER_RUN) return refuse(`fetch limit reached: a run may make at most ${MAX_FETCHES_PER_RUN} requests`);
     const [urlHandle, methodHandle, headersHandle, bodyHandle] = args;
-    const text = (handle: QuickJSHandle | undefined) => (handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : undefined);
+    const text = (handle: QuickJSHandle | undefined) =>
+      handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : undefined;
     const url = text(urlHandle);
     const method = text(methodHandle);
     const headersJson = text(headersHandle);
@@ -432,7 +441,8 @@ class SandboxRun {
     let headers: Record<string, string>;
     try {
       const parsed: unknown = JSON.parse(headersJson);
-      if (!isPlainObject(parsed) || Object.values(parsed).some((value) => typeof value !== 'string')) return refuse('fetch: invalid headers');
+      if (!isPlainObject(parsed) || Object.values(parsed).some((value) => typeof value !== 'string'))
+        return refuse('fetch: invalid headers');
       headers = parsed as Record<string, string>;
     } catch {
       return refuse('fetch: invalid headers');
@@ -504,7 +514,8 @@ class SandboxRun {
 
   /** The script's answer, from the driver's JSON text. */
   private decode(context: QuickJSContext, handle: QuickJSHandle): Answer {
-    if (context.typeof(handle) !== 'string') return { kind: 'error', error: 'sandbox failure: the driver answered with something other than text' };
+    if (context.typeof(handle) !== 'string')
+      return { kind: 'error', error: 'sandbox failure: the driver answered with something other than text' };
     const text = context.getString(handle);
     if (Buffer.byteLength(text, 'utf8') > MAX_RESULT_BYTES + 64) return { kind: 'error', error: tooLarge() };
     let envelope: unknown;
@@ -522,7 +533,8 @@ class SandboxRun {
       case 'error':
         return { kind: 'error', error: describeScriptError(String(envelope.name ?? ''), String(envelope.message ?? '')) };
       case 'value': {
-        if (envelope.value !== undefined && Buffer.byteLength(JSON.stringify(envelope.value), 'utf8') > MAX_RESULT_BYTES) return { kind: 'error', error: tooLarge() };
+        if (envelope.value !== undefined && Buffer.byteLength(JSON.stringify(envelope.value), 'utf8') > MAX_RESULT_BYTES)
+          return { kind: 'error', error: tooLarge() };
         return { kind: 'value', value: envelope.value };
       }
       default:
@@ -539,7 +551,7 @@ class SandboxRun {
       const type = context.typeof(handle);
       if (type !== 'object') {
         const value: unknown = context.dump(handle);
-        return describeScriptError('', typeof value === 'string' ? value : JSON.stringify(value) ?? String(value));
+        return describeScriptError('', typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
       }
       const read = (name: string): string => {
         const property = context.getProp(handle, name);

@@ -1,5 +1,5 @@
-import { WorkBudgetExceeded } from '../../../platform/src/untrusted-work/untrusted-work';
-import { WorkerPool } from '../../../platform/src/untrusted-work/worker-pool';
+import { WorkBudgetExceeded } from '#platform/untrusted-work/untrusted-work';
+import { WorkerPool } from '#platform/untrusted-work/worker-pool';
 import { RUN_EVENT_HANDLER, type EventHandlerRun } from './sandbox.work';
 import { runEventHandler, TIME_LIMIT_EXCEEDED, type SandboxFetch } from './script-sandbox';
 
@@ -23,7 +23,13 @@ const JEST_TIMEOUT_MS = 30_000;
 const never: SandboxFetch = () => new Promise(() => {});
 
 function handlerRun(script: string): EventHandlerRun {
-  return { script, event: { type: 'space_content_updated' }, context: {}, fetch: { contentSecurityPolicy: null, allowPrivateNetworks: false }, limits: { timeMs: TIGHT_LIMIT_MS } };
+  return {
+    script,
+    event: { type: 'space_content_updated' },
+    context: {},
+    fetch: { contentSecurityPolicy: null, allowPrivateNetworks: false },
+    limits: { timeMs: TIGHT_LIMIT_MS },
+  };
 }
 
 /** The promise's value, or a failure naming what did not end within `ms`. */
@@ -44,7 +50,15 @@ describe('the script time limit', () => {
   afterAll(() => pool.close());
   // A thread's first run also loads the sandbox and compiles the prelude, which alone may take
   // longer than a tight limit: the thread is warmed first, so the limit meets the handler's loop.
-  beforeAll(() => pool.run(RUN_EVENT_HANDLER, { ...handlerRun(`exports.events = { space_content_updated: () => 'warm' }`), limits: { timeMs: 10_000 } }, { timeMs: BOUND_MS }), JEST_TIMEOUT_MS);
+  beforeAll(
+    () =>
+      pool.run(
+        RUN_EVENT_HANDLER,
+        { ...handlerRun(`exports.events = { space_content_updated: () => 'warm' }`), limits: { timeMs: 10_000 } },
+        { timeMs: BOUND_MS },
+      ),
+    JEST_TIMEOUT_MS,
+  );
 
   // Mutation pinned: an interrupt handler that never interrupts (or a deadline that is never reached).
   it(
@@ -53,7 +67,8 @@ describe('the script time limit', () => {
       const outcome = await pool
         .run(RUN_EVENT_HANDLER, handlerRun(`exports.events = { space_content_updated: () => { for (;;) {} } }`), { timeMs: BOUND_MS })
         .catch((error: unknown) => {
-          if (error instanceof WorkBudgetExceeded) throw new Error(`the sandbox did not stop the script: the pool ended its thread at ${BOUND_MS} ms`);
+          if (error instanceof WorkBudgetExceeded)
+            throw new Error(`the sandbox did not stop the script: the pool ended its thread at ${BOUND_MS} ms`);
           throw error;
         });
       expect(outcome).toMatchObject({ ok: false, error: TIME_LIMIT_EXCEEDED });
@@ -67,7 +82,8 @@ describe('the script time limit', () => {
       const outcome = await pool
         .run(RUN_EVENT_HANDLER, handlerRun(`for (;;) { try { for (;;) {} } catch (error) {} }`), { timeMs: BOUND_MS })
         .catch((error: unknown) => {
-          if (error instanceof WorkBudgetExceeded) throw new Error(`the sandbox did not stop the script: the pool ended its thread at ${BOUND_MS} ms`);
+          if (error instanceof WorkBudgetExceeded)
+            throw new Error(`the sandbox did not stop the script: the pool ended its thread at ${BOUND_MS} ms`);
           throw error;
         });
       expect(outcome).toMatchObject({ ok: false, error: TIME_LIMIT_EXCEEDED });
@@ -77,13 +93,27 @@ describe('the script time limit', () => {
 
   describe('on this thread', () => {
     // Warmed as the pool's thread is: a cold first run may spend the whole limit before it awaits.
-    beforeAll(() => runEventHandler(`exports.events = { space_content_updated: () => 'warm' }`, { type: 'space_content_updated' }, {}, { fetch: never, limits: { timeMs: 10_000 } }), JEST_TIMEOUT_MS);
+    beforeAll(
+      () =>
+        runEventHandler(
+          `exports.events = { space_content_updated: () => 'warm' }`,
+          { type: 'space_content_updated' },
+          {},
+          { fetch: never, limits: { timeMs: 10_000 } },
+        ),
+      JEST_TIMEOUT_MS,
+    );
 
     // Mutation pinned: waiting for the host without the deadline's timer.
     it(
       'given a handler awaiting a request that never answers and a tight limit, when it runs, then it ends with “time limit exceeded”',
       async () => {
-        const run = runEventHandler(`exports.events = { space_content_updated: async () => { await fetch('https://slow.example/') } }`, { type: 'space_content_updated' }, {}, { fetch: never, limits: { timeMs: TIGHT_LIMIT_MS } });
+        const run = runEventHandler(
+          `exports.events = { space_content_updated: async () => { await fetch('https://slow.example/') } }`,
+          { type: 'space_content_updated' },
+          {},
+          { fetch: never, limits: { timeMs: TIGHT_LIMIT_MS } },
+        );
         const outcome = await within(BOUND_MS, 'a run awaiting a silent host', run);
         expect(outcome).toMatchObject({ ok: false, error: TIME_LIMIT_EXCEEDED });
       },

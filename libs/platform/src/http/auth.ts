@@ -1,11 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  createParamDecorator,
-  Injectable,
-  SetMetadata,
-  type CanActivate,
-  type ExecutionContext,
-} from '@nestjs/common';
+import { createParamDecorator, Injectable, SetMetadata, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from './error-envelope';
 
@@ -106,7 +100,8 @@ export class AuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const caller = request.caller;
     if (!caller) {
-      if (request.tokenRejected) throw new ApiError(401, 'invalid or revoked token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      if (request.tokenRejected)
+        throw new ApiError(401, 'invalid or revoked token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
       throw new ApiError(401, 'missing bearer token: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
     }
     if (caller.kind === 'admin') {
@@ -138,4 +133,7 @@ export function userOf(caller: Caller): Extract<Caller, { kind: 'user' }> {
 }
 
 /** On a @Public route: the caller when the request carried a valid token, else undefined. */
-export const OptionalCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller | undefined => context.switchToHttp().getRequest<AuthenticatedRequest>().caller ?? undefined);
+export const OptionalCaller = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Caller | undefined =>
+    context.switchToHttp().getRequest<AuthenticatedRequest>().caller ?? undefined,
+);

@@ -64,7 +64,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
       typeof response === 'string'
         ? response
         : Array.isArray((response as { message?: unknown }).message)
-          ? ((response as { message: string[] }).message).join('; ')
+          ? (response as { message: string[] }).message.join('; ')
           : String((response as { message?: unknown }).message ?? error.message);
     return envelope(status, status === 404 && /^Cannot /.test(message) ? `no route ${message.slice(7)}` : message);
   }

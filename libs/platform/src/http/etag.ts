@@ -48,7 +48,10 @@ export function parseIfMatch(header: string | string[] | undefined): number | un
     if (weak === undefined && REVISION.test(opaque)) revisions.add(Number(opaque));
   }
   if (revisions.size === 0) {
-    throw new ApiError(412, 'If-Match names no current ETag of the resource (If-Match uses the strong comparison: weak tags such as W/"3" never match)');
+    throw new ApiError(
+      412,
+      'If-Match names no current ETag of the resource (If-Match uses the strong comparison: weak tags such as W/"3" never match)',
+    );
   }
   if (revisions.size > 1) throw new ApiError(400, 'If-Match may name only one revision of the resource');
   return [...revisions][0];
@@ -67,7 +70,11 @@ export function etagOfId(id: string): string {
 export function parseIfMatchId(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header.join(', ') : header;
-  if (!IF_MATCH.test(value)) throw new ApiError(400, `If-Match must be * or a list of entity tags such as "revisionId", got ${JSON.stringify(value.trim().slice(0, 40))}`);
+  if (!IF_MATCH.test(value))
+    throw new ApiError(
+      400,
+      `If-Match must be * or a list of entity tags such as "revisionId", got ${JSON.stringify(value.trim().slice(0, 40))}`,
+    );
   if (value.trim() === '*') return undefined;
   const ids = new Set<string>();
   for (const [, weak, opaque] of value.matchAll(ENTITY_TAG)) if (weak === undefined) ids.add(opaque);

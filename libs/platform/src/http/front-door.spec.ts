@@ -4,7 +4,7 @@ import { hashToken, type AuthenticatedRequest, type Caller, type TokenVerifier }
 import { registerFrontDoor } from './front-door';
 import { RateLimiter } from './rate-limit';
 import { ResponseCache } from './response-cache';
-import { MemoryReadStore } from '../../../read-store/src/memory/memory-read-store';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
 
 /**
  * The front door on a bare Fastify server with one echo route per prefix: what a request carries
@@ -12,7 +12,12 @@ import { MemoryReadStore } from '../../../read-store/src/memory/memory-read-stor
  */
 
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
-const ada: Extract<Caller, { kind: 'user' }> = { kind: 'user', userId: 'u-ada', tokenId: 't-ada', user: { id: 'u-ada', displayName: 'Ada', email: 'ada@example.com', photoURL: null } };
+const ada: Extract<Caller, { kind: 'user' }> = {
+  kind: 'user',
+  userId: 'u-ada',
+  tokenId: 't-ada',
+  user: { id: 'u-ada', displayName: 'Ada', email: 'ada@example.com', photoURL: null },
+};
 
 describe('front door', () => {
   let server: FastifyInstance;
@@ -34,8 +39,18 @@ describe('front door', () => {
   async function freshServer(perMinute: number): Promise<FastifyInstance> {
     await server.close();
     const fresh = Fastify({ logger: false, genReqId: () => 'req-1' });
-    registerFrontDoor(fresh, { prefix: '/v1', rateLimiter: new RateLimiter(perMinute, clock), authFailures: new RateLimiter(2, clock), tokens, adminTokenHash: hashToken(ADMIN_TOKEN), isReady: () => ready });
-    fresh.get('/v1/echo', async (request: unknown) => ({ caller: (request as AuthenticatedRequest).caller, tokenRejected: (request as AuthenticatedRequest).tokenRejected }));
+    registerFrontDoor(fresh, {
+      prefix: '/v1',
+      rateLimiter: new RateLimiter(perMinute, clock),
+      authFailures: new RateLimiter(2, clock),
+      tokens,
+      adminTokenHash: hashToken(ADMIN_TOKEN),
+      isReady: () => ready,
+    });
+    fresh.get('/v1/echo', async (request: unknown) => ({
+      caller: (request as AuthenticatedRequest).caller,
+      tokenRejected: (request as AuthenticatedRequest).tokenRejected,
+    }));
     await fresh.ready();
     return fresh;
   }
@@ -72,13 +87,19 @@ describe('front door', () => {
   });
   afterEach(() => server.close());
 
-  const get = (url: string, token?: string) => server.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const get = (url: string, token?: string) =>
+    server.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
 
   it('given a user token, then the handler sees the user with the request id, and the rate-limit headers are set', async () => {
     const response = await get('/v1/echo', 'tok-ada');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ caller: { ...ada, requestId: 'req-1' }, tokenRejected: false });
-    expect(response.headers).toMatchObject({ 'x-request-id': 'req-1', 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': String(Date.parse('2026-11-22T10:01:00.000Z') / 1000) });
+    expect(response.headers).toMatchObject({
+      'x-request-id': 'req-1',
+      'x-ratelimit-limit': '3',
+      'x-ratelimit-remaining': '2',
+      'x-ratelimit-reset': String(Date.parse('2026-11-22T10:01:00.000Z') / 1000),
+    });
   });
 
   it('given the admin token, then the handler sees the administrator without asking the token verifier', async () => {
@@ -207,7 +228,9 @@ describe('front door', () => {
     const refused = await get('/sites/site-1/guide');
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.json()).toEqual({ error: { code: 503, message: 'the service is starting: read models are being rebuilt from the event log' } });
+    expect(refused.json()).toEqual({
+      error: { code: 503, message: 'the service is starting: read models are being rebuilt from the event log' },
+    });
     // A name that only begins like a served path is not one, nor is a path below it (the sites' catch-all would answer it).
     expect((await get('/healthy')).statusCode).toBe(503);
     expect((await get('/health/x')).statusCode).toBe(503);
@@ -253,7 +276,14 @@ describe('front door with the response cache', () => {
     await store.collection('docs').put({ _id: 'd2', title: 'Two' });
     server = Fastify({ logger: false });
     const responses = new ResponseCache(store);
-    registerFrontDoor(server, { prefix: '/v1', rateLimiter: new RateLimiter(1000, new ManualClock()), tokens, adminTokenHash: hashToken(ADMIN_TOKEN), isReady: () => true, responses });
+    registerFrontDoor(server, {
+      prefix: '/v1',
+      rateLimiter: new RateLimiter(1000, new ManualClock()),
+      tokens,
+      adminTokenHash: hashToken(ADMIN_TOKEN),
+      isReady: () => true,
+      responses,
+    });
     const answer = (read: () => Promise<unknown>) => async (request: FastifyRequest, reply: FastifyReply) => {
       handled++;
       const { caller } = request as unknown as AuthenticatedRequest;
@@ -265,7 +295,11 @@ describe('front door with the response cache', () => {
     };
     const getDoc = answer(() => store.collection('docs').get('d1'));
     server.get('/v1/cached', { config: { cachedRead: true } }, getDoc);
-    server.get('/v1/cached-list', { config: { cachedRead: true } }, answer(async () => (await store.collection('docs').find({}, { count: false })).items));
+    server.get(
+      '/v1/cached-list',
+      { config: { cachedRead: true } },
+      answer(async () => (await store.collection('docs').find({}, { count: false })).items),
+    );
     server.get('/v1/plain', getDoc);
     await server.ready();
   });

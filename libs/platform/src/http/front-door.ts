@@ -87,21 +87,36 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
     // Read models being rebuilt would answer with the past (a published page not projected yet is a
     // 404), and the replay has the stores to itself meanwhile (it may unmap their files).
     if (!isReady() && (inPrefix || !servedWhileStarting(request.url))) {
-      return sendError(reply, new ApiError(503, 'the service is starting: read models are being rebuilt from the event log', { 'Retry-After': '1' }), request.id);
+      return sendError(
+        reply,
+        new ApiError(503, 'the service is starting: read models are being rebuilt from the event log', { 'Retry-After': '1' }),
+        request.id,
+      );
     }
     if (!inPrefix) return done();
     const token = bearerToken(request.headers.authorization);
     const known = token === null ? undefined : verified.hashOf(token);
     const decision = rateLimiter.take(known === undefined ? `a:${request.ip}` : `t:${known}`);
-    void reply.header('x-ratelimit-limit', limit).header('x-ratelimit-remaining', String(decision.remaining)).header('x-ratelimit-reset', String(decision.resetAt));
+    void reply
+      .header('x-ratelimit-limit', limit)
+      .header('x-ratelimit-remaining', String(decision.remaining))
+      .header('x-ratelimit-reset', String(decision.resetAt));
     if (!decision.allowed) {
       const retryAfter = String(rateLimiter.retryAfter(decision));
-      return sendError(reply, new ApiError(429, `rate limit of ${limit} requests per minute exceeded`, { 'Retry-After': retryAfter }), request.id);
+      return sendError(
+        reply,
+        new ApiError(429, `rate limit of ${limit} requests per minute exceeded`, { 'Retry-After': retryAfter }),
+        request.id,
+      );
     }
     const problem = requestTextProblem(request.params, request.query, request.url);
     if (problem !== null) return sendError(reply, new ApiError(400, problem), request.id);
     const hash = token === null ? null : (known ?? hashToken(token));
-    if (responses?.enabled === true && request.method === 'GET' && (request.routeOptions.config as { cachedRead?: boolean }).cachedRead === true) {
+    if (
+      responses?.enabled === true &&
+      request.method === 'GET' &&
+      (request.routeOptions.config as { cachedRead?: boolean }).cachedRead === true
+    ) {
       // Checked before the token: the token's verification is in the answer's read set, so while
       // the entry stands, a token that was valid still is.
       const key = `${hash ?? '-'} ${request.url}`;
@@ -116,7 +131,14 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
   });
 
   /** Finds out who calls (`request.caller`, or `request.tokenRejected`), then lets the request on. */
-  function authenticate(token: string | null, hash: string | null, known: boolean, request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  function authenticate(
+    token: string | null,
+    hash: string | null,
+    known: boolean,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: () => void,
+  ): void {
     if (token === null || hash === null) return done();
     const authenticated = request as unknown as AuthenticatedRequest;
     // Digests of 256-bit secrets: comparing them in variable time reveals nothing usable about a token.
@@ -150,7 +172,13 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
 
   function refuseGuessing(reply: Parameters<typeof sendError>[0], budget: RateLimitDecision, requestId: string): void {
     const retryAfter = String(authFailures.retryAfter(budget));
-    sendError(reply, new ApiError(429, `too many rejected tokens from this address: at most ${authFailures.perMinute} per minute`, { 'Retry-After': retryAfter }), requestId);
+    sendError(
+      reply,
+      new ApiError(429, `too many rejected tokens from this address: at most ${authFailures.perMinute} per minute`, {
+        'Retry-After': retryAfter,
+      }),
+      requestId,
+    );
   }
 
   if (responses?.enabled === true) {
@@ -159,7 +187,8 @@ export function registerFrontDoor(fastify: FastifyInstance, options: FrontDoorOp
       const { responseCacheKey, responseCacheReads } = cacheable;
       if (responseCacheKey !== null && responseCacheReads !== null) {
         cacheable.responseCacheReads = null;
-        if (reply.statusCode === 200 && typeof payload === 'string') responses.keep(responseCacheKey, responseCacheReads, payload, reply.getHeaders());
+        if (reply.statusCode === 200 && typeof payload === 'string')
+          responses.keep(responseCacheKey, responseCacheReads, payload, reply.getHeaders());
         else responses.abandon(responseCacheReads);
       }
       done(null, payload);
@@ -202,7 +231,8 @@ export function requestTextProblem(params: unknown, query: unknown, url = ''): s
       if (isPrototypeMemberName(name)) return `query parameter ${name} is not allowed`;
       const value = (query as Record<string, unknown>)[name];
       const values = Array.isArray(value) ? value : [value];
-      for (const each of values) if (typeof each === 'string' && !isAcceptableText(each)) return `query parameter ${fieldPath([name])} ${TEXT_RULE}`;
+      for (const each of values)
+        if (typeof each === 'string' && !isAcceptableText(each)) return `query parameter ${fieldPath([name])} ${TEXT_RULE}`;
     }
   }
   return null;

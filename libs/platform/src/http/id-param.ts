@@ -64,12 +64,20 @@ export function pathId(value: unknown, resource: string, kind: IdKind): string {
  * `@Param` would.
  */
 export function PathId(name: string, resource: string, kind: IdKind | undefined = PATH_ID_KINDS[name]): ParameterDecorator {
-  if (kind === undefined || !(kind in ID_SHAPES)) throw new Error(`@PathId('${name}'): unknown id kind; add '${name}' to PATH_ID_KINDS or pass a kind`);
+  if (kind === undefined || !(kind in ID_SHAPES))
+    throw new Error(`@PathId('${name}'): unknown id kind; add '${name}' to PATH_ID_KINDS or pass a kind`);
   const shape = ID_SHAPES[kind];
   const documented = (target: object, key: string | symbol | undefined) => {
-    if (key !== undefined) ApiParam({ name, required: true, schema: { type: 'string', pattern: shape.source } })(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+    if (key !== undefined)
+      ApiParam({ name, required: true, schema: { type: 'string', pattern: shape.source } })(
+        target,
+        key,
+        Object.getOwnPropertyDescriptor(target, key)!,
+      );
   };
-  return createParamDecorator((_: unknown, context: ExecutionContext) => pathId(context.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params[name], resource, kind), [
-    documented,
-  ])();
+  return createParamDecorator(
+    (_: unknown, context: ExecutionContext) =>
+      pathId(context.switchToHttp().getRequest<{ params: Record<string, unknown> }>().params[name], resource, kind),
+    [documented],
+  )();
 }

@@ -30,7 +30,10 @@ const record = (overrides: Partial<IdempotencyRecord> = {}): IdempotencyRecord =
 
 describe('Idempotency-Key: the header', () => {
   it('given a quoted string, then the key is its content', () => {
-    expect(parseIdempotencyKey('"8e03978e-40d5-43e8-bc93-6894a57f9324"')).toEqual({ ok: true, key: '8e03978e-40d5-43e8-bc93-6894a57f9324' });
+    expect(parseIdempotencyKey('"8e03978e-40d5-43e8-bc93-6894a57f9324"')).toEqual({
+      ok: true,
+      key: '8e03978e-40d5-43e8-bc93-6894a57f9324',
+    });
   });
 
   it('given parameters after the string, then they are ignored', () => {
@@ -106,7 +109,9 @@ describe('Idempotency-Key: what a request meets', () => {
   });
 
   it('given an in-progress record of another request, then a mismatch too', () => {
-    expect(keyOutcome(record({ state: 'in-progress', response: undefined }), fingerprint({ bodySha256: 'other' }), NOW)).toEqual({ kind: 'mismatch' });
+    expect(keyOutcome(record({ state: 'in-progress', response: undefined }), fingerprint({ bodySha256: 'other' }), NOW)).toEqual({
+      kind: 'mismatch',
+    });
   });
 
   it('given an in-progress record of the same request, then in progress (409)', () => {
@@ -114,7 +119,10 @@ describe('Idempotency-Key: what a request meets', () => {
   });
 
   it('given a completed record whose answer was too large to keep, then not kept', () => {
-    expect(keyOutcome(record({ response: { status: 200, headers: {}, omittedBytes: 70_000 } }), fingerprint(), NOW)).toEqual({ kind: 'not-kept', bytes: 70_000 });
+    expect(keyOutcome(record({ response: { status: 200, headers: {}, omittedBytes: 70_000 } }), fingerprint(), NOW)).toEqual({
+      kind: 'not-kept',
+      bytes: 70_000,
+    });
   });
 
   it('given a record past its expiry, then the key is free: the request runs, whatever it is', () => {
@@ -146,7 +154,14 @@ describe('Idempotency-Key: what is recorded', () => {
   });
 
   it('keeps the status, the headers a client acts on, and the text of the body', () => {
-    const headers = { 'content-type': 'application/json', location: '/v1/spaces/s1', etag: '"3"', 'x-request-id': 'r1', 'x-ratelimit-remaining': '9', 'content-length': 11 };
+    const headers = {
+      'content-type': 'application/json',
+      location: '/v1/spaces/s1',
+      etag: '"3"',
+      'x-request-id': 'r1',
+      'x-ratelimit-remaining': '9',
+      'content-length': 11,
+    };
     expect(storedResponse(201, headers, '{"id":"s1"}', 1024)).toEqual({
       status: 201,
       headers: { 'content-type': 'application/json', location: '/v1/spaces/s1', etag: '"3"' },

@@ -31,7 +31,8 @@ export function parseIdempotencyKey(header: string | string[]): ParsedKey {
   } catch {
     return refuse('must be a quoted string of printable ASCII characters, such as "8e03978e-40d5-43e8-bc93-6894a57f9324"');
   }
-  if (typeof value !== 'string') return refuse('must be a quoted string (a Structured Field String), such as "8e03978e-40d5-43e8-bc93-6894a57f9324"');
+  if (typeof value !== 'string')
+    return refuse('must be a quoted string (a Structured Field String), such as "8e03978e-40d5-43e8-bc93-6894a57f9324"');
   if (value.length === 0) return refuse('must not be empty');
   if (value.length > MAX_IDEMPOTENCY_KEY_LENGTH) return refuse(`must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   return { ok: true, key: value };
@@ -51,7 +52,9 @@ export function idempotencyScope(caller: { kind: 'user'; tokenId: string } | { k
 
 /** The record's id: a digest, so that any key (and scope) makes a valid, fixed-size id. */
 export function idempotencyRecordId(scope: string, key: string): string {
-  return createHash('sha256').update(JSON.stringify([scope, key])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([scope, key]))
+    .digest('base64url');
 }
 
 /**
@@ -59,7 +62,9 @@ export function idempotencyRecordId(scope: string, key: string): string {
  * the body's bytes as sent (JSON or not: reformatting a JSON body makes another request).
  */
 export function requestFingerprint(request: { method: string; url: string; scope: string; bodySha256: string }): string {
-  return createHash('sha256').update(JSON.stringify([request.method, request.url, request.scope, request.bodySha256])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([request.method, request.url, request.scope, request.bodySha256]))
+    .digest('base64url');
 }
 
 /** A recorded answer. `body` is absent when it was over the limit, or a stream. */
@@ -117,7 +122,12 @@ export function isRecordedStatus(status: number): boolean {
 }
 
 /** The answer to keep: its status, the headers in REPLAYED_HEADERS, and its body unless over `maxBodyBytes`. */
-export function storedResponse(status: number, headers: Record<string, unknown>, body: string | Buffer, maxBodyBytes: number): StoredResponse {
+export function storedResponse(
+  status: number,
+  headers: Record<string, unknown>,
+  body: string | Buffer,
+  maxBodyBytes: number,
+): StoredResponse {
   const kept: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
     const value = headers[name];
@@ -127,5 +137,7 @@ export function storedResponse(status: number, headers: Record<string, unknown>,
   const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   if (size > maxBodyBytes) return { status, headers: kept, omittedBytes: size };
   // Text (every JSON answer) is kept as is: base64 would make the kept answers a third larger.
-  return typeof body === 'string' ? { status, headers: kept, body } : { status, headers: kept, body: body.toString('base64'), base64: true };
+  return typeof body === 'string'
+    ? { status, headers: kept, body }
+    : { status, headers: kept, body: body.toString('base64'), base64: true };
 }

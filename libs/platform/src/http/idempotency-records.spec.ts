@@ -1,4 +1,4 @@
-import { MemoryReadStore } from '../../../read-store/src/memory/memory-read-store';
+import { MemoryReadStore } from '#read-store/memory/memory-read-store';
 import { expiresAt, type IdempotencyRecord } from './idempotency-key';
 import { IDEMPOTENCY_COLLECTION, ReadStoreIdempotencyRecords } from './idempotency-records';
 

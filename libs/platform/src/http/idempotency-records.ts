@@ -1,4 +1,4 @@
-import type { Doc, ReadStore } from '../../../read-store/src/read-store.port';
+import type { Doc, ReadStore } from '#read-store/read-store.port';
 import type { IdempotencyRecord, StoredResponse } from './idempotency-key';
 
 /** Where the answers of POSTs with an `Idempotency-Key` are kept (idempotency.ts). */

@@ -94,14 +94,26 @@ export function registerIdempotency(fastify: FastifyInstance, options: Idempoten
     }
   });
 
-  async function decide(request: FastifyRequest, reply: FastifyReply, keyed: NonNullable<KeyedRequest['idempotency']>, caller: Caller): Promise<FastifyReply | undefined> {
+  async function decide(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    keyed: NonNullable<KeyedRequest['idempotency']>,
+    caller: Caller,
+  ): Promise<FastifyReply | undefined> {
     const scope = idempotencyScope(caller);
     const id = idempotencyRecordId(scope, keyed.key);
     const fingerprint = requestFingerprint({ method: request.method, url: request.url, scope, bodySha256: keyed.hash.digest('hex') });
     const now = clock.now();
     let outcome = keyOutcome(await records.get(id), fingerprint, now);
     if (outcome.kind === 'run') {
-      const record = { _id: id, scope, fingerprint, state: 'in-progress' as const, createdAt: now.toISOString(), expiresAt: expiresAt(now, ttlMs) };
+      const record = {
+        _id: id,
+        scope,
+        fingerprint,
+        state: 'in-progress' as const,
+        createdAt: now.toISOString(),
+        expiresAt: expiresAt(now, ttlMs),
+      };
       // The claim is an insert on the record's id: of requests racing for a key, one gets it.
       if (await records.claim(record, now)) {
         keyed.recordId = id;
@@ -124,7 +136,10 @@ export function registerIdempotency(fastify: FastifyInstance, options: Idempoten
       if (isRecordedStatus(reply.statusCode)) {
         const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : payload == null ? '' : null;
         // A streamed answer cannot be kept; its size is unknown.
-        const response = body === null ? { status: reply.statusCode, headers: {}, omittedBytes: -1 } : storedResponse(reply.statusCode, reply.getHeaders(), body, maxBytes);
+        const response =
+          body === null
+            ? { status: reply.statusCode, headers: {}, omittedBytes: -1 }
+            : storedResponse(reply.statusCode, reply.getHeaders(), body, maxBytes);
         await records.complete(id, response);
       } else {
         await records.release(id);
@@ -156,13 +171,31 @@ function replay(reply: FastifyReply, response: StoredResponse): FastifyReply {
 function refuse(reply: FastifyReply, outcome: Exclude<KeyOutcome, { kind: 'run' | 'replay' }>, requestId: string): FastifyReply {
   switch (outcome.kind) {
     case 'mismatch':
-      sendError(reply, new ApiError(422, 'this Idempotency-Key was used with another request (method, path or body): use a new key for a new request'), requestId);
+      sendError(
+        reply,
+        new ApiError(422, 'this Idempotency-Key was used with another request (method, path or body): use a new key for a new request'),
+        requestId,
+      );
       break;
     case 'in-progress':
-      sendError(reply, new ApiError(409, 'a request with this Idempotency-Key is still being processed, or was interrupted before its answer was recorded: retry later, or check the resource'), requestId);
+      sendError(
+        reply,
+        new ApiError(
+          409,
+          'a request with this Idempotency-Key is still being processed, or was interrupted before its answer was recorded: retry later, or check the resource',
+        ),
+        requestId,
+      );
       break;
     case 'not-kept':
-      sendError(reply, new ApiError(409, `the request with this Idempotency-Key completed, but its answer${outcome.bytes >= 0 ? ` (${outcome.bytes} bytes)` : ''} was too large to keep`), requestId);
+      sendError(
+        reply,
+        new ApiError(
+          409,
+          `the request with this Idempotency-Key completed, but its answer${outcome.bytes >= 0 ? ` (${outcome.bytes} bytes)` : ''} was too large to keep`,
+        ),
+        requestId,
+      );
       break;
   }
   return reply;

@@ -46,7 +46,8 @@ export function jsonValueProblem(value: unknown): string | null {
 }
 
 function inspect(value: unknown, path: (string | number)[]): string | null {
-  if (typeof value === 'string') return isAcceptableText(value) ? null : `${path.length === 0 ? 'the request body' : fieldPath(path)} ${TEXT_RULE}`;
+  if (typeof value === 'string')
+    return isAcceptableText(value) ? null : `${path.length === 0 ? 'the request body' : fieldPath(path)} ${TEXT_RULE}`;
   if (typeof value !== 'object' || value === null) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {

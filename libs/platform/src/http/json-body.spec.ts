@@ -35,7 +35,10 @@ describe('JSON request bodies', () => {
   });
 
   it('refuses nesting past the limit with 400, before parsing', () => {
-    expect(refusal(nested(MAX_JSON_DEPTH + 1))).toEqual({ status: 400, message: `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep` });
+    expect(refusal(nested(MAX_JSON_DEPTH + 1))).toEqual({
+      status: 400,
+      message: `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+    });
     expect(refusal(`{"a":${'['.repeat(10_000)}`)?.status).toBe(400);
   });
 
@@ -52,7 +55,10 @@ describe('JSON request bodies', () => {
     ['DEL', '"\\u007f"'],
     ['a C1 control', '"\\u0085"'],
   ])('refuses %s in a string with 400 naming the field', (_label, text) => {
-    expect(refusal(`{"members":[{"email":${text}}]}`)).toEqual({ status: 400, message: expect.stringMatching(/^members\.0\.email must be well-formed Unicode/) });
+    expect(refusal(`{"members":[{"email":${text}}]}`)).toEqual({
+      status: 400,
+      message: expect.stringMatching(/^members\.0\.email must be well-formed Unicode/),
+    });
   });
 
   it('refuses a member name with a control character or a lone surrogate, naming where', () => {
@@ -67,7 +73,10 @@ describe('JSON request bodies', () => {
   it.each(['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'])(
     'refuses a member named %s, at any depth, naming where',
     (name) => {
-      expect(refusal(`{"a":1,"${name}":{"admin":true}}`)).toEqual({ status: 400, message: `the request body has a member named ${name}, which is not allowed` });
+      expect(refusal(`{"a":1,"${name}":{"admin":true}}`)).toEqual({
+        status: 400,
+        message: `the request body has a member named ${name}, which is not allowed`,
+      });
       expect(refusal(`{"memberships":{"${name}":"x"}}`)?.message).toBe(`memberships has a member named ${name}, which is not allowed`);
     },
   );

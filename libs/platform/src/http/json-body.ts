@@ -51,7 +51,8 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
  */
 export function parseJsonBody(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (text === '') throw new ApiError(400, 'the request body is empty but Content-Type is application/json');
-  if (jsonDepthExceeds(text, maxDepth)) throw new ApiError(400, `the request body nests arrays and objects more than ${maxDepth} levels deep`);
+  if (jsonDepthExceeds(text, maxDepth))
+    throw new ApiError(400, `the request body nests arrays and objects more than ${maxDepth} levels deep`);
   let value: unknown;
   try {
     // A leading byte order mark is tolerated, as Fastify's own parser does.
@@ -60,7 +61,8 @@ export function parseJsonBody(text: string, maxDepth = MAX_JSON_DEPTH): unknown 
     throw new ApiError(400, 'the request body is not valid JSON');
   }
   // Every body of the API is an object; `null` would otherwise pass for an empty body.
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError(400, 'the request body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ApiError(400, 'the request body must be a JSON object');
   const problem = jsonValueProblem(value);
   if (problem !== null) throw new ApiError(400, problem);
   return value;

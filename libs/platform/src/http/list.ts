@@ -9,7 +9,9 @@ export function LimitQuery(): PropertyDecorator {
     Max(1000, { message: 'limit must be between 0 and 1000' }),
     Min(0, { message: 'limit must be between 0 and 1000' }),
     IsInt({ message: 'limit must be an integer' }),
-    Transform(({ value }) => (value === undefined || value === null || value === '' ? undefined : Number(value) === 0 ? undefined : Number(value))),
+    Transform(({ value }) =>
+      value === undefined || value === null || value === '' ? undefined : Number(value) === 0 ? undefined : Number(value),
+    ),
     Type(() => Number),
     IsOptional(),
   );
@@ -34,5 +36,7 @@ export interface ListEnvelope<T> {
 }
 
 export function listEnvelope<T>(page: { items: T[]; count: number; next?: string }): ListEnvelope<T> {
-  return page.next === undefined ? { count: page.count, items: page.items } : { next: { page: page.next }, count: page.count, items: page.items };
+  return page.next === undefined
+    ? { count: page.count, items: page.items }
+    : { next: { page: page.next }, count: page.count, items: page.items };
 }

@@ -21,7 +21,16 @@ class FakeStore implements TrackedReads {
   /** A commit writing documents given by id (no fields) or whole, or the collection as a whole (null). */
   commit(collection: string, written: Array<string | WrittenDocument> | null) {
     this.version++;
-    this.listener?.(new Map([[collection, written === null ? null : written.map((each) => (typeof each === 'string' ? { id: each, before: null, after: { _id: each } } : each))]]));
+    this.listener?.(
+      new Map([
+        [
+          collection,
+          written === null
+            ? null
+            : written.map((each) => (typeof each === 'string' ? { id: each, before: null, after: { _id: each } } : each)),
+        ],
+      ]),
+    );
   }
 }
 
@@ -42,7 +51,13 @@ describe('ResponseCache', () => {
 
   it('given an answer kept, then it is served with the handler’s headers but not the per-request ones', () => {
     const set = cache.begin();
-    cache.keep('k', set, '{"a":1}', { etag: '"3"', 'content-type': 'application/json', 'x-request-id': 'r1', 'x-ratelimit-remaining': '5', 'content-length': '7' });
+    cache.keep('k', set, '{"a":1}', {
+      etag: '"3"',
+      'content-type': 'application/json',
+      'x-request-id': 'r1',
+      'x-ratelimit-remaining': '5',
+      'content-length': '7',
+    });
     const hit = cache.get('k');
     expect([hit?.payload, hit?.headers]).toEqual(['{"a":1}', { etag: '"3"', 'content-type': 'application/json' }]);
   });
@@ -121,7 +136,9 @@ describe('ResponseCache', () => {
     const blind = new ResponseCache({ contentVersion: () => 1 });
     expect(blind.enabled).toBe(false);
     expect(blind.get('k')).toBeUndefined();
-    expect(new ResponseCache({ contentVersion: () => null, onChange: () => () => undefined, observeReads: () => undefined }).enabled).toBe(false);
+    expect(new ResponseCache({ contentVersion: () => null, onChange: () => () => undefined, observeReads: () => undefined }).enabled).toBe(
+      false,
+    );
   });
 
   it('given the entry or byte limits, then answers too large are skipped and a full cache starts afresh', () => {

@@ -92,7 +92,8 @@ export class ReadSet {
 const documentKey = (collection: string, id: string) => `${collection}\u0000${id}`;
 const scalarKey = (value: Scalar) => (typeof value === 'string' ? `s${value}` : String(value));
 const scopeKey = (collection: string, field: string, value: Scalar) => `${collection}\u0000${field}\u0000${scalarKey(value)}`;
-const isScalar = (value: unknown): value is Scalar => value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+const isScalar = (value: unknown): value is Scalar =>
+  value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 
 /** The ids a query's `_id` condition names (`'x'` or `{ $in: [...] }` of strings), or null. */
 function idsOf(condition: unknown): string[] | null {
@@ -190,7 +191,8 @@ export class ResponseCache {
     private readonly limits = { entries: 10_000, bytes: 32 * 1024 * 1024, entryBytes: 256 * 1024 },
   ) {
     this.version = store?.contentVersion() ?? null;
-    this.enabled = store !== null && this.version !== null && typeof store.onChange === 'function' && typeof store.observeReads === 'function';
+    this.enabled =
+      store !== null && this.version !== null && typeof store.onChange === 'function' && typeof store.observeReads === 'function';
     if (!this.enabled || store === null) return;
     store.onChange!((change) => this.changed(change));
     store.observeReads!((collection, id, filter) => this.reading.getStore()?.note(collection, id, filter));

@@ -38,7 +38,8 @@ const INERT_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /** `type/subtype` with optional `; name=value` parameters, in the token characters of RFC 9110. */
-const MEDIA_TYPE = /^([a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+)((?:\s*;\s*[a-z0-9!#$%&'*+.^_`|~-]+=(?:[a-z0-9!#$%&'*+.^_`|~-]+|"[^"\\\r\n]*"))*)\s*$/i;
+const MEDIA_TYPE =
+  /^([a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+)((?:\s*;\s*[a-z0-9!#$%&'*+.^_`|~-]+=(?:[a-z0-9!#$%&'*+.^_`|~-]+|"[^"\\\r\n]*"))*)\s*$/i;
 
 /** The CSP of a served file: no script, no plugin, no request, in a sandbox of its own. */
 export const SERVED_FILE_CSP = "default-src 'none'; sandbox";

@@ -29,12 +29,17 @@ function isTemplate(value: unknown): boolean {
  */
 export function TemplateField(): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({ description: 'a template (accepted and not applied: this service has no templates; what is created starts empty)' }),
+    ApiPropertyOptional({
+      description: 'a template (accepted and not applied: this service has no templates; what is created starts empty)',
+    }),
     ValidateIf((_: object, value: unknown) => value !== undefined),
     IsObject({ message: 'template must be an object { id, params? }' }),
     ValidateBy({
       name: 'isTemplate',
-      validator: { validate: isTemplate, defaultMessage: () => `template must be { id: string of at most ${MAX_TEMPLATE_ID} characters, params?: object }` },
+      validator: {
+        validate: isTemplate,
+        defaultMessage: () => `template must be { id: string of at most ${MAX_TEMPLATE_ID} characters, params?: object }`,
+      },
     }),
   );
 }

@@ -6,7 +6,11 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) =>
-      message.startsWith(path) ? message : message.startsWith(error.property) ? `${path}${message.slice(error.property.length)}` : `${path}: ${message}`,
+      message.startsWith(path)
+        ? message
+        : message.startsWith(error.property)
+          ? `${path}${message.slice(error.property.length)}`
+          : `${path}: ${message}`,
     );
     return [...own, ...describe(error.children ?? [], path)];
   });
@@ -32,7 +36,8 @@ function memoizeValidationMetadata(): void {
   const group = storage.groupByPropertyName.bind(storage);
   let rules = new Map<unknown, Map<string, ValidationMetadata[]>>();
   let grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
-  const forget = <A extends unknown[]>(add: (...args: A) => void) =>
+  const forget =
+    <A extends unknown[]>(add: (...args: A) => void) =>
     (...args: A): void => {
       rules = new Map();
       grouped = new WeakMap();

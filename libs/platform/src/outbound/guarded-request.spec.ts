@@ -193,14 +193,24 @@ describe('guardedRequest', () => {
 
   it('shows the status and headers to inspect before the body, and answers without the body when it skips it', async () => {
     const seen: Array<[number, string | undefined]> = [];
-    const response = await guardedRequest(`${origin}/big-chunked`, { ...allowed, inspect: (status, headers) => (seen.push([status, headers['content-type']]), 'skip') });
+    const response = await guardedRequest(`${origin}/big-chunked`, {
+      ...allowed,
+      inspect: (status, headers) => (seen.push([status, headers['content-type']]), 'skip'),
+    });
     expect(seen).toEqual([[200, 'text/plain']]);
     expect(response).toMatchObject({ status: 200, body: Buffer.alloc(0) });
   });
 
   it('rejects with exactly what inspect throws, before reading the body', async () => {
     const refusal = new Error('not this content type');
-    await expect(guardedRequest(`${origin}/big-chunked`, { ...allowed, inspect: () => { throw refusal; } })).rejects.toBe(refusal);
+    await expect(
+      guardedRequest(`${origin}/big-chunked`, {
+        ...allowed,
+        inspect: () => {
+          throw refusal;
+        },
+      }),
+    ).rejects.toBe(refusal);
   });
 
   it('returns an error status as it is', async () => {

@@ -137,14 +137,14 @@ function parseOutboundUrl(text: string): URL {
 async function checkedAddress(url: URL, options: GuardedRequestOptions, signal: AbortSignal): Promise<ResolvedAddress> {
   const hostname = bareHostname(url);
   const literal = isIP(hostname);
-  const answers =
-    literal === 4 || literal === 6 ? [{ address: hostname }] : await resolve(hostname, options.lookup ?? lookupAll, signal);
+  const answers = literal === 4 || literal === 6 ? [{ address: hostname }] : await resolve(hostname, options.lookup ?? lookupAll, signal);
   if (answers.length === 0) throw new OutboundError('network', `${hostname} could not be resolved`);
   const addresses: ResolvedAddress[] = [];
   for (const { address } of answers) {
     const family = isIP(address);
     // Whatever the lookup answers, only an IP address is connected to (never a name resolved again).
-    if (family !== 4 && family !== 6) throw new OutboundError('refused', `${hostname} resolves to ${JSON.stringify(address)}, not an IP address`);
+    if (family !== 4 && family !== 6)
+      throw new OutboundError('refused', `${hostname} resolves to ${JSON.stringify(address)}, not an IP address`);
     const range = options.allowPrivateNetworks ? undefined : refusedAddressRange(address);
     if (range !== undefined) {
       throw new OutboundError('refused', `${hostname} resolves to a non-public address (${address} is ${range})`);
@@ -249,10 +249,9 @@ function requestOnce(
         return;
       }
       if (options.receive) {
-        options.receive(limitedBody(url, response, options.maxBytes)).then(
-          () => resolveResponse({ status: response.statusCode ?? 0, headers: flatHeaders(response), body: Buffer.alloc(0) }),
-          fail,
-        );
+        options
+          .receive(limitedBody(url, response, options.maxBytes))
+          .then(() => resolveResponse({ status: response.statusCode ?? 0, headers: flatHeaders(response), body: Buffer.alloc(0) }), fail);
         return;
       }
       readBody(url, response, options.maxBytes).then(

@@ -26,7 +26,13 @@ async function run({ id, module, exportName, input }: TaskMessage): Promise<Task
 }
 
 function failureOf(error: unknown): TaskFailure {
-  if (error instanceof DomainError) return { name: 'DomainError', message: error.message, status: error.status, ...(error.details ? { details: { ...error.details } } : {}) };
+  if (error instanceof DomainError)
+    return {
+      name: 'DomainError',
+      message: error.message,
+      status: error.status,
+      ...(error.details ? { details: { ...error.details } } : {}),
+    };
   if (error instanceof Error) {
     const { code } = error as { code?: unknown };
     return { name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}) };

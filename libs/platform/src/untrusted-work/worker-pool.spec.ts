@@ -44,7 +44,11 @@ describe('WorkerPool (untrusted work off the request thread)', () => {
 
   it('ends a task over the memory budget with a 422, and the pool goes on', async () => {
     const work = pool({ memoryMb: 32 });
-    await expect(work.run(ALLOCATE, {})).rejects.toMatchObject({ kind: 'memory', status: 422, message: 'allocating needed more than its memory budget of 32 MiB' });
+    await expect(work.run(ALLOCATE, {})).rejects.toMatchObject({
+      kind: 'memory',
+      status: 422,
+      message: 'allocating needed more than its memory budget of 32 MiB',
+    });
     expect((await work.run(ECHO, { value: 'still here' })).value).toBe('still here');
   });
 
@@ -55,7 +59,11 @@ describe('WorkerPool (untrusted work off the request thread)', () => {
   });
 
   it("keeps another error's name, message and code", async () => {
-    await expect(shared().run(FAIL, {})).rejects.toMatchObject({ name: 'ProcessingFailure', message: 'upstream refused', code: 'FETCH_FAILED' });
+    await expect(shared().run(FAIL, {})).rejects.toMatchObject({
+      name: 'ProcessingFailure',
+      message: 'upstream refused',
+      code: 'FETCH_FAILED',
+    });
   });
 
   it('fails a task whose module exports no such function', async () => {
@@ -66,14 +74,22 @@ describe('WorkerPool (untrusted work off the request thread)', () => {
     const work = pool({ queueLimit: 1 });
     const running = work.run(SPIN, { ms: 200 });
     const waiting = work.run(ECHO, { value: 'queued' });
-    await expect(work.run(ECHO, { value: 'one too many' })).rejects.toMatchObject({ kind: 'queue', status: 503, headers: { 'Retry-After': '5' } });
+    await expect(work.run(ECHO, { value: 'one too many' })).rejects.toMatchObject({
+      kind: 'queue',
+      status: 503,
+      headers: { 'Retry-After': '5' },
+    });
     await expect(running).resolves.toBe('done');
     await expect(waiting).resolves.toMatchObject({ value: 'queued' });
   });
 
   it('runs as many tasks at once as it has threads', async () => {
     const work = pool({ threads: 2 });
-    const answers = await Promise.all([work.run(ECHO, { value: 'a' }), work.run(SPIN, { ms: 100 }).then(() => work.run(ECHO, { value: 'b' })), work.run(ECHO, { value: 'c' })]);
+    const answers = await Promise.all([
+      work.run(ECHO, { value: 'a' }),
+      work.run(SPIN, { ms: 100 }).then(() => work.run(ECHO, { value: 'b' })),
+      work.run(ECHO, { value: 'c' }),
+    ]);
     expect(answers.map((answer) => answer.value)).toEqual(['a', 'b', 'c']);
     expect(work.load.threads).toBeLessThanOrEqual(2);
   });

@@ -112,7 +112,9 @@ export class WorkerPool implements UntrustedWork {
       thread.job = job;
       thread.timer = setTimeout(() => {
         const seconds = job.timeMs / 1000;
-        this.settle(thread, 'time', () => job.reject(new WorkBudgetExceeded('time', `${job.task.what} took longer than its budget of ${seconds} s`)));
+        this.settle(thread, 'time', () =>
+          job.reject(new WorkBudgetExceeded('time', `${job.task.what} took longer than its budget of ${seconds} s`)),
+        );
         void this.end(thread);
       }, job.timeMs);
       const message: TaskMessage = { id: this.nextId++, module: job.task.module, exportName: job.task.exportName, input: job.input };
@@ -133,9 +135,16 @@ export class WorkerPool implements UntrustedWork {
 
   private startThread(): Thread {
     const { memoryMb } = this.options;
-    const resourceLimits = { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(memoryMb / 8))), stackSizeMb: 4 };
+    const resourceLimits = {
+      maxOldGenerationSizeMb: memoryMb,
+      maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(memoryMb / 8))),
+      stackSizeMb: 4,
+    };
     const worker = WORKER_SCRIPT.endsWith('.ts')
-      ? new Worker(`require(${JSON.stringify(REGISTER_TYPESCRIPT)}); require(${JSON.stringify(WORKER_SCRIPT)});`, { eval: true, resourceLimits })
+      ? new Worker(`require(${JSON.stringify(REGISTER_TYPESCRIPT)}); require(${JSON.stringify(WORKER_SCRIPT)});`, {
+          eval: true,
+          resourceLimits,
+        })
       : new Worker(WORKER_SCRIPT, { resourceLimits });
     worker.unref();
     const thread: Thread = { worker, job: null, timer: null, ended: false };
@@ -161,7 +170,11 @@ export class WorkerPool implements UntrustedWork {
     if (job) {
       const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
       this.settle(thread, memory ? 'memory' : 'failed', () =>
-        job.reject(memory ? new WorkBudgetExceeded('memory', `${job.task.what} needed more than its memory budget of ${this.options.memoryMb} MiB`) : error),
+        job.reject(
+          memory
+            ? new WorkBudgetExceeded('memory', `${job.task.what} needed more than its memory budget of ${this.options.memoryMb} MiB`)
+            : error,
+        ),
       );
     }
     this.dispatch();
@@ -196,7 +209,8 @@ export class WorkerPool implements UntrustedWork {
 
 /** A task's failure as an error of this thread: domain errors keep their status and details. */
 function revive(failure: TaskFailure): Error {
-  if (failure.name === 'DomainError' && failure.status !== undefined) return new DomainError(failure.status as DomainErrorCode, failure.message, failure.details);
+  if (failure.name === 'DomainError' && failure.status !== undefined)
+    return new DomainError(failure.status as DomainErrorCode, failure.message, failure.details);
   const error = new Error(failure.message) as Error & { code?: string };
   error.name = failure.name;
   if (failure.code !== undefined) error.code = failure.code;

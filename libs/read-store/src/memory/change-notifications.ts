@@ -1,4 +1,4 @@
-import { log } from '../../../platform/src/logging';
+import { log } from '#platform/logging';
 import type { Filter, ReadStoreChange, ReadStoreChangeListener, ReadObserver } from '../read-store.port';
 
 /**

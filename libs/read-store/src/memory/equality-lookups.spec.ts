@@ -24,12 +24,21 @@ const document = fc.record({
   b: fieldValue,
   c: fc.oneof(fc.record({ d: fieldValue }), fc.array(fc.record({ d: fieldValue }), { maxLength: 2 }), fc.constant(undefined)),
 });
-const condition = fc.oneof(scalar, scalar.map((value) => ({ $eq: value })), fc.constant({ $exists: true }), fc.constant({ $in: ['x', 1] }));
+const condition = fc.oneof(
+  scalar,
+  scalar.map((value) => ({ $eq: value })),
+  fc.constant({ $exists: true }),
+  fc.constant({ $in: ['x', 1] }),
+);
 const filter = fc
   .record({ a: condition, b: condition, 'c.d': condition }, { requiredKeys: [] })
   .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as Filter);
 
-type Step = { kind: 'put'; doc: Doc } | { kind: 'delete'; id: string } | { kind: 'set'; filter: Filter; value: unknown } | { kind: 'read'; filter: Filter };
+type Step =
+  | { kind: 'put'; doc: Doc }
+  | { kind: 'delete'; id: string }
+  | { kind: 'set'; filter: Filter; value: unknown }
+  | { kind: 'read'; filter: Filter };
 const step: fc.Arbitrary<Step> = fc.oneof(
   document.map((doc) => ({ kind: 'put' as const, doc: JSON.parse(JSON.stringify(doc)) as Doc })),
   fc.constantFrom(...ids).map((id) => ({ kind: 'delete' as const, id })),

@@ -4,7 +4,7 @@
  * with the faster, trusting `cloneOut`. Both are several times faster than `structuredClone` on
  * read-model sized documents.
  */
-import { isPlainObject } from '../../../platform/src/plain-object';
+import { isPlainObject } from '#platform/plain-object';
 import { ReadStoreInputError } from '../errors';
 
 /** Deepest nesting accepted (MongoDB's own limit); also stops cyclic structures. */

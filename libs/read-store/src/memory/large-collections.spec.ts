@@ -69,7 +69,12 @@ describe('large collections of the memory read store on an LMDB file', () => {
       if (list) doc.n = [1, 2];
       return doc as Doc;
     });
-    type Write = { kind: 'put'; doc: Doc } | { kind: 'delete'; id: string } | { kind: 'inc'; id: string } | { kind: 'deleteMany'; org: unknown } | { kind: 'tx'; docs: Doc[] };
+    type Write =
+      | { kind: 'put'; doc: Doc }
+      | { kind: 'delete'; id: string }
+      | { kind: 'inc'; id: string }
+      | { kind: 'deleteMany'; org: unknown }
+      | { kind: 'tx'; docs: Doc[] };
     const write: fc.Arbitrary<Write> = fc.oneof(
       { weight: 6, arbitrary: document.map((doc) => ({ kind: 'put' as const, doc })) },
       { weight: 1, arbitrary: id.map((value) => ({ kind: 'delete' as const, id: value })) },
@@ -80,11 +85,25 @@ describe('large collections of the memory read store on an LMDB file', () => {
     const filter = fc.oneof(
       fc.constant<Filter>({}),
       org.filter((value) => value !== undefined).map((value) => ({ org: value })),
-      fc.tuple(org.filter((value) => value !== undefined), fc.integer({ min: -2, max: 2 })).map(([value, bound]) => ({ org: value, n: { $gt: bound } })),
+      fc
+        .tuple(
+          org.filter((value) => value !== undefined),
+          fc.integer({ min: -2, max: 2 }),
+        )
+        .map(([value, bound]) => ({ org: value, n: { $gt: bound } })),
       tag.filter((value) => value !== undefined).map((value) => ({ tag: { $eq: value } })),
       fc.constantFrom<Filter>({ org: 'a', tag: 't' }, { n: { $gte: 0 } }),
     );
-    const sort = fc.constantFrom<Sort>({ n: -1 }, { n: 1 }, { tag: 1 }, { tag: -1 }, { _id: -1 }, { org: 1, n: -1 }, { n: -1, _id: -1 }, {});
+    const sort = fc.constantFrom<Sort>(
+      { n: -1 },
+      { n: 1 },
+      { tag: 1 },
+      { tag: -1 },
+      { _id: -1 },
+      { org: 1, n: -1 },
+      { n: -1, _id: -1 },
+      {},
+    );
 
     async function applyTo(store: ReadStore, writes: readonly Write[]): Promise<void> {
       const c = store.collection('c');
@@ -99,29 +118,33 @@ describe('large collections of the memory read store on an LMDB file', () => {
 
     it('answer every page, count and get as a collection held in memory does', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(write, { maxLength: 25 }), fc.array(fc.tuple(filter, sort, fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 4 }), async (writes, reads) => {
-          const reference = new MemoryReadStore();
-          for (const index of INDEXES) await reference.ensureIndex('c', index);
-          const large = await largeStore();
-          try {
-            await applyTo(reference, writes);
-            await applyTo(large, writes);
-            // Read while the last commits are pending (not yet in the file), then once the file has them all.
-            for (const written of [false, true]) {
-              if (written) await large.whenWritten();
-              for (const [where, order, limit] of reads) {
-                expect(await allPages(large, where, order, limit)).toEqual(await allPages(reference, where, order, limit));
-                expect(await large.collection('c').count(where)).toBe(await reference.collection('c').count(where));
+        fc.asyncProperty(
+          fc.array(write, { maxLength: 25 }),
+          fc.array(fc.tuple(filter, sort, fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 4 }),
+          async (writes, reads) => {
+            const reference = new MemoryReadStore();
+            for (const index of INDEXES) await reference.ensureIndex('c', index);
+            const large = await largeStore();
+            try {
+              await applyTo(reference, writes);
+              await applyTo(large, writes);
+              // Read while the last commits are pending (not yet in the file), then once the file has them all.
+              for (const written of [false, true]) {
+                if (written) await large.whenWritten();
+                for (const [where, order, limit] of reads) {
+                  expect(await allPages(large, where, order, limit)).toEqual(await allPages(reference, where, order, limit));
+                  expect(await large.collection('c').count(where)).toBe(await reference.collection('c').count(where));
+                }
               }
+              for (const doc of (await reference.collection('c').find({}, { limit: 1000 })).items) {
+                // As JSON: -0 is stored as 0, as JSON writes it.
+                expect(JSON.stringify(await large.collection('c').get(doc._id))).toBe(JSON.stringify(doc));
+              }
+            } finally {
+              await large.close();
             }
-            for (const doc of (await reference.collection('c').find({}, { limit: 1000 })).items) {
-              // As JSON: -0 is stored as 0, as JSON writes it.
-              expect(JSON.stringify(await large.collection('c').get(doc._id))).toBe(JSON.stringify(doc));
-            }
-          } finally {
-            await large.close();
-          }
-        }),
+          },
+        ),
         { numRuns: 60 },
       );
     });
@@ -129,7 +152,8 @@ describe('large collections of the memory read store on an LMDB file', () => {
     it('walk an index from the cursor: a page of a range sorted by an indexed field reads about a page of documents', async () => {
       const store = await largeStore();
       await store.transaction(async (tx) => {
-        for (let i = 0; i < 2000; i++) await tx.collection('c').put({ _id: `d${String(i).padStart(4, '0')}`, org: i % 2 === 0 ? 'a' : 'b', n: i });
+        for (let i = 0; i < 2000; i++)
+          await tx.collection('c').put({ _id: `d${String(i).padStart(4, '0')}`, org: i % 2 === 0 ? 'a' : 'b', n: i });
       });
       await store.whenWritten();
       const file = (store as unknown as { file: ReadModelFile }).file;
@@ -252,7 +276,18 @@ describe('large collections of the memory read store on an LMDB file', () => {
       await store.ensureIndex('c', { fields: { org: 1, n: -1 } });
       await store.whenWritten();
       const file = (store as unknown as { file: ReadModelFile }).file;
-      expect(file.large.count('c', file.large.tagOf(JSON.stringify([['org', 1], ['n', -1]])), [2, 'a'])).toBe(2);
+      expect(
+        file.large.count(
+          'c',
+          file.large.tagOf(
+            JSON.stringify([
+              ['org', 1],
+              ['n', -1],
+            ]),
+          ),
+          [2, 'a'],
+        ),
+      ).toBe(2);
       expect(await store.collection('c').count({ org: 'a' })).toBe(2);
       await store.close();
     });
@@ -262,7 +297,12 @@ describe('large collections of the memory read store on an LMDB file', () => {
       const store = await largeStore(file, [{ fields: { tag: 1 } }]);
       const tags = store.collection('c');
       // An array is left out of the index (irregular): in, in, out again, in.
-      await Promise.all([tags.put({ _id: '1', tag: ['x'] }), tags.put({ _id: '2', tag: ['y'] }), tags.put({ _id: '1', tag: 'a' }), tags.put({ _id: '3', tag: 'b' })]);
+      await Promise.all([
+        tags.put({ _id: '1', tag: ['x'] }),
+        tags.put({ _id: '2', tag: ['y'] }),
+        tags.put({ _id: '1', tag: 'a' }),
+        tags.put({ _id: '3', tag: 'b' }),
+      ]);
       await store.close();
       const reopened = ReadModelFile.open(file);
       expect(reopened.large.usable('c', JSON.stringify([['tag', 1]]))).toBe(false);

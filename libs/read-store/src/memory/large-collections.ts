@@ -220,7 +220,9 @@ export class LargeCollections {
    */
   write(collection: string, writes: Iterable<LargeWrite>): void {
     const indexes = this.indexesOf(collection);
-    const irregular = indexes.map((index) => this.irregularCounts.get(irregularKey(collection, index.key)) ?? this.indexState(collection, index.key)?.irregular ?? 0);
+    const irregular = indexes.map(
+      (index) => this.irregularCounts.get(irregularKey(collection, index.key)) ?? this.indexState(collection, index.key)?.irregular ?? 0,
+    );
     for (const { id, before, after } of writes) {
       const stored = storageString(id);
       indexes.forEach((index, i) => {
@@ -245,7 +247,13 @@ export class LargeCollections {
    * Storage ids of an index's entries whose leading values are `prefix` (key parts), in index order
    * (backward from the end with `reverse`), from `from` on (key parts of the next values, inclusive).
    */
-  *walk(collection: string, tag: string, prefix: readonly KeyPart[], from: readonly KeyPart[] | undefined, reverse: boolean): Iterable<string> {
+  *walk(
+    collection: string,
+    tag: string,
+    prefix: readonly KeyPart[],
+    from: readonly KeyPart[] | undefined,
+    reverse: boolean,
+  ): Iterable<string> {
     const base = [ENTRIES, collection, tag, ...prefix];
     const start = from ? [...base, ...from] : base;
     const range = reverse ? { start: [...start, END], end: base, reverse: true } : { start, end: [...base, END] };
@@ -265,7 +273,11 @@ export class LargeCollections {
 
   /** The ranges of the file's keys that hold a collection: its documents, index entries and registration. */
   ranges(collection: string): Array<{ start: KeyPart[]; end: KeyPart[] }> {
-    const ranges = [[DOCUMENTS, collection], [ENTRIES, collection], [REGISTRY, 'index', collection]].map((prefix) => ({ start: prefix, end: [...prefix, END] }));
+    const ranges = [
+      [DOCUMENTS, collection],
+      [ENTRIES, collection],
+      [REGISTRY, 'index', collection],
+    ].map((prefix) => ({ start: prefix, end: [...prefix, END] }));
     return [...ranges, { start: [REGISTRY, 'collection', collection], end: [REGISTRY, 'collection', collection, END] }];
   }
 
@@ -290,7 +302,9 @@ export class LargeCollections {
   private indexesOf(collection: string): LargeIndex[] {
     let indexes = this.kept.get(collection);
     if (!indexes) {
-      indexes = Array.from(this.db.getKeys({ start: [REGISTRY, 'index', collection], end: [REGISTRY, 'index', collection, END] }), (key) => largeIndex(key[3] as string));
+      indexes = Array.from(this.db.getKeys({ start: [REGISTRY, 'index', collection], end: [REGISTRY, 'index', collection, END] }), (key) =>
+        largeIndex(key[3] as string),
+      );
       this.kept.set(collection, indexes);
     }
     return indexes;

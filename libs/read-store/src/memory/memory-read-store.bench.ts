@@ -40,7 +40,12 @@ export async function benchMemoryReadStore(n: number): Promise<{ opsPerSecond: n
           await pages.update(
             `page-${page}`,
             {
-              $set: { title: `Page ${page} rev ${i}`, spaceId: `space-${page % SPACE_DOCUMENTS}`, path: `p-${page}`, updatedAt: occurredAt },
+              $set: {
+                title: `Page ${page} rev ${i}`,
+                spaceId: `space-${page % SPACE_DOCUMENTS}`,
+                path: `p-${page}`,
+                updatedAt: occurredAt,
+              },
               $inc: { revision: 1 },
             },
             { upsert: true },

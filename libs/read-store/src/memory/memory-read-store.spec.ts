@@ -187,7 +187,7 @@ describe('MemoryReadStore', () => {
       const values: unknown[] = [null, undefined, 0, -3, 2.5, 10, '', 'a', 'B', 'b', true, false, { a: 1 }, { a: 2 }, { b: 0 }];
       const col = store.collection('docs');
       let seed = 7;
-      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
       for (let i = 0; i < 60; i++) {
         const doc: Doc = { _id: `d${String(i).padStart(2, '0')}` };
         const a = values[Math.floor(random() * values.length)];
@@ -220,9 +220,9 @@ describe('MemoryReadStore', () => {
     });
 
     it('given a partial filter beyond equality and $exists, when ensuring the index, then ReadStoreInputError', async () => {
-      expect(
-        await rejection(store.ensureIndex('docs', { fields: { slug: 1 }, unique: true, partial: { n: { $gt: 1 } } })),
-      ).toBeInstanceOf(ReadStoreInputError);
+      expect(await rejection(store.ensureIndex('docs', { fields: { slug: 1 }, unique: true, partial: { n: { $gt: 1 } } }))).toBeInstanceOf(
+        ReadStoreInputError,
+      );
       expect(await rejection(store.ensureIndex('docs', { fields: { slug: 2 as 1 } }))).toBeInstanceOf(ReadStoreInputError);
       expect(await rejection(store.ensureIndex('docs', { fields: {} }))).toBeInstanceOf(ReadStoreInputError);
     });
@@ -274,7 +274,9 @@ describe('MemoryReadStore', () => {
       await store.collection('docs').insert({ _id: 'a', meta: { tags: ['x'] } });
       const first = await store.collection('docs').get('a');
       expect(first).toBe((await store.collection('docs').find({})).items[0]);
-      expect(Object.isFrozen(first) && Object.isFrozen(first!.meta) && Object.isFrozen((first!.meta as { tags: string[] }).tags)).toBe(true);
+      expect(Object.isFrozen(first) && Object.isFrozen(first!.meta) && Object.isFrozen((first!.meta as { tags: string[] }).tags)).toBe(
+        true,
+      );
     });
 
     it('inside a transaction, a copy of its own', async () => {
@@ -345,7 +347,10 @@ describe('MemoryReadStore', () => {
       const error = await rejection(
         store.transaction(async (tx) => {
           await tx.collection('docs').put({ _id: 'b' });
-          await tx.collection('docs').insert({ _id: 'a' }).catch(() => undefined);
+          await tx
+            .collection('docs')
+            .insert({ _id: 'a' })
+            .catch(() => undefined);
           await tx.collection('docs').put({ _id: 'c' });
         }),
       );
@@ -359,9 +364,7 @@ describe('MemoryReadStore', () => {
       await store.transaction(async (tx) => {
         leaked = tx;
       });
-      expect(await rejection((leaked as ReadStoreTransaction).collection('docs').put({ _id: 'a' }))).toBeInstanceOf(
-        ReadStoreInputError,
-      );
+      expect(await rejection((leaked as ReadStoreTransaction).collection('docs').put({ _id: 'a' }))).toBeInstanceOf(ReadStoreInputError);
       expect(await store.collection('docs').get('a')).toBeNull();
     });
 

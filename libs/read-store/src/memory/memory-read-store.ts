@@ -7,11 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { Context } from 'mingo/core';
 import * as queryOperators from 'mingo/operators/query';
 import { Query } from 'mingo/query';
-import {
-  DuplicateKeyError,
-  ReadStoreInputError,
-  ReadStoreUnavailableError,
-} from '../errors';
+import { DuplicateKeyError, ReadStoreInputError, ReadStoreUnavailableError } from '../errors';
 import type {
   Collection,
   Doc,
@@ -28,7 +24,7 @@ import type {
 } from '../read-store.port';
 import { afterCursorFilter, checkLimit, encodeCursor, normalizeSort, readCursor, type SortSpec } from '../pagination';
 import { cloneIn, cloneOut } from './json-value';
-import { deepFreeze } from '../../../platform/src/plain-object';
+import { deepFreeze } from '#platform/plain-object';
 import { compareValues, resolvePath, sortKeyValue, splitPath } from './paths';
 import { applyUpdate, parseUpdate, type ParsedUpdate } from './update-engine';
 import { EqualityLookup, indexEqualities, scalarEqualities, type Scalar } from './equality-lookups';
@@ -38,8 +34,8 @@ import { MaintainedCounts } from './maintained-counts';
 import { ReadModelFile, type DocumentWrite, type ReadModelFileOptions } from './read-model-file';
 import { UnwrittenCommits } from './unwritten-commits';
 import { ChangeNotifications } from './change-notifications';
-import { log } from '../../../platform/src/logging';
-import { asStorageFull, StorageFullError } from '../../../platform/src/storage-full';
+import { log } from '#platform/logging';
+import { asStorageFull, StorageFullError } from '#platform/storage-full';
 import { idOf, storageString, valuesParts, type LargeCollections, type LargeWrite } from './large-collections';
 
 // Filters use query operators only: mingo's main entry would also load its expression, accumulator,
@@ -151,31 +147,46 @@ class CollectionState {
   /** Whether a large collection's index may answer reads: the file's entries hold every document, and no pending one is irregular. */
   private largeUsable(definition: IndexDefinition): boolean {
     if (!this.large!.usable(this.name, definition.key)) return false;
-    for (const { doc } of this.pending.values()) if (doc && valuesParts(definition.paths.map((path) => resolvePath(doc, path))) === null) return false;
+    for (const { doc } of this.pending.values())
+      if (doc && valuesParts(definition.paths.map((path) => resolvePath(doc, path))) === null) return false;
     return true;
   }
 
   /** The sorted index of a declared index, built from the committed documents on first use. */
   sortedIndex(definition: IndexDefinition): SortedIndex {
     let index = this.sorted.get(definition.key);
-    if (!index) this.sorted.set(definition.key, (index = new SortedIndex(definition.fields, definition.paths, definition.directions, this.docs.values())));
+    if (!index)
+      this.sorted.set(
+        definition.key,
+        (index = new SortedIndex(definition.fields, definition.paths, definition.directions, this.docs.values())),
+      );
     return index;
   }
 
   /** How a read walks a sorted index in memory (`choosePlan`); null for a large collection. */
   indexPlan(filter: Filter | undefined, sort: SortSpec | null): IndexPlan | null {
     if (this.large) return null;
-    return choosePlan(this.indexes, filter, sort, (definition) => definition.directions, (definition) => {
-      const index = this.sortedIndex(definition);
-      return index.usable ? index : null;
-    });
+    return choosePlan(
+      this.indexes,
+      filter,
+      sort,
+      (definition) => definition.directions,
+      (definition) => {
+        const index = this.sortedIndex(definition);
+        return index.usable ? index : null;
+      },
+    );
   }
 
   /** How a read walks a large collection's index entries (`choosePlan`): every field is stored ascending. */
   largePlan(filter: Filter | undefined, sort: SortSpec | null): IndexPlan<LargeIndexRef> | null {
     const large = this.large!;
-    return choosePlan(this.indexes, filter, sort, (definition) => definition.fields.map(() => 1), (definition) =>
-      this.largeUsable(definition) ? { definition, tag: large.tagOf(definition.key) } : null,
+    return choosePlan(
+      this.indexes,
+      filter,
+      sort,
+      (definition) => definition.fields.map(() => 1),
+      (definition) => (this.largeUsable(definition) ? { definition, tag: large.tagOf(definition.key) } : null),
     );
   }
 
@@ -264,7 +275,14 @@ function choosePlan<I>(
     const index = usable(definition);
     if (index === null) continue;
     bestScore = score;
-    best = { index, prefix: definition.fields.slice(0, k).map((field) => equalities.get(field)!), exact: conditions === k, backward, walked, wholeKey: k + walked === definition.fields.length };
+    best = {
+      index,
+      prefix: definition.fields.slice(0, k).map((field) => equalities.get(field)!),
+      exact: conditions === k,
+      backward,
+      walked,
+      wholeKey: k + walked === definition.fields.length,
+    };
   }
   return best;
 }
@@ -365,13 +383,18 @@ function keepFirst(selected: Doc[], doc: Doc, size: number, compare: (a: Doc, b:
  * benchmark found it on most read paths, docs/performance.md), while the same filters come back
  * request after request. A Query tests documents without keeping state, so one serves every call.
  */
-const COMPILED = new LRUCache<string, CompiledFilter>({ max: 2000, maxSize: 8 * 1024 * 1024, sizeCalculation: (_query, key) => key.length + 512 });
+const COMPILED = new LRUCache<string, CompiledFilter>({
+  max: 2000,
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (_query, key) => key.length + 512,
+});
 /** Filters longer than this (long `$in` lists of ids) are compiled for each call rather than kept. */
 const MAX_CACHED_FILTER = 4096;
 
 /** Whether the filter is plain JSON (so its JSON names it exactly): no RegExp, Date or other object. */
 function plainJson(value: unknown, depth = 0): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return true;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))
+    return true;
   if (depth > 32 || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.every((item) => plainJson(item, depth + 1));
   const prototype = Object.getPrototypeOf(value);
@@ -475,7 +498,8 @@ function eachMatch(source: DocSource, filter: Filter | undefined, visit: (doc: D
     }
     return;
   }
-  const candidates = filter !== undefined && filter !== null && typeof filter === 'object' && !Array.isArray(filter) ? source.candidates(filter) : null;
+  const candidates =
+    filter !== undefined && filter !== null && typeof filter === 'object' && !Array.isArray(filter) ? source.candidates(filter) : null;
   if (candidates) {
     for (const doc of candidates.matching) if (visit(doc) === true) return;
     let query: CompiledFilter | null | undefined;
@@ -556,7 +580,8 @@ function findIn<T extends Doc>(source: DocSource, filter: Filter | undefined, op
   // Same count rule as MongoDB: a later page keeps the count its cursor carries (as of the first page).
   const total = cursor?.count ?? count;
   const page: Page<T> = { items, count: options.count === false ? items.length : total };
-  if (hasMore) page.next = encodeCursor(items[items.length - 1], sort, options.count === false ? undefined : { filter: filter ?? {}, count: total });
+  if (hasMore)
+    page.next = encodeCursor(items[items.length - 1], sort, options.count === false ? undefined : { filter: filter ?? {}, count: total });
   return page;
 }
 
@@ -579,14 +604,18 @@ function findOnIndex<T extends Doc>(
   const seek = cursor ? cursorSeek(plan, index.fields, sort, cursor.values) : null;
   const probe = seek ? [...prefix, ...seek.walkedValues] : prefix;
   const byId = seek !== null && plan.wholeKey && sort[sort.length - 1][1] === 1;
-  const entries = backward ? index.backward(index.seek(probe, undefined, true)) : index.forward(index.seek(probe, byId ? (seek.lastId as string) : undefined, false));
+  const entries = backward
+    ? index.backward(index.seek(probe, undefined, true))
+    : index.forward(index.seek(probe, byId ? (seek.lastId as string) : undefined, false));
   function* docs(): Iterable<Doc> {
     for (const entry of entries) {
       if (prefix.length > 0 && index.compare(entry, prefix) !== 0) return;
       yield entry.doc;
     }
   }
-  return pageFromWalk<T>(docs(), [], plan, filter, sort, limit, cursor, counting, shared, (query) => countOnIndex(state, plan, filter, query));
+  return pageFromWalk<T>(docs(), [], plan, filter, sort, limit, cursor, counting, shared, (query) =>
+    countOnIndex(state, plan, filter, query),
+  );
 }
 
 /**
@@ -594,7 +623,12 @@ function findOnIndex<T extends Doc>(
  * prefix), and its `_id`; null when the cursor disagrees with the range on a field the range fixes
  * (not a cursor of this query): the walk then starts at the range's start, every entry tested.
  */
-function cursorSeek(plan: IndexPlan<unknown>, fields: readonly string[], sort: SortSpec, values: readonly unknown[]): { walkedValues: unknown[]; lastId: unknown } | null {
+function cursorSeek(
+  plan: IndexPlan<unknown>,
+  fields: readonly string[],
+  sort: SortSpec,
+  values: readonly unknown[],
+): { walkedValues: unknown[]; lastId: unknown } | null {
   const fixed = fields.slice(0, plan.prefix.length);
   const agrees = sort.every(([field], i) => !fixed.includes(field) || compareValues(values[i], plan.prefix[fixed.indexOf(field)]) === 0);
   if (!agrees) return null;
@@ -630,7 +664,8 @@ function pageFromWalk<T extends Doc>(
   const selected: Doc[] = [];
   if (extra.length > 0) {
     const whole = compileFilter(filter);
-    for (const doc of extra) if ((afterCursor === null || afterCursor(doc)) && test(whole, doc)) keepFirst(selected, doc, limit + 1, compare);
+    for (const doc of extra)
+      if ((afterCursor === null || afterCursor(doc)) && test(whole, doc)) keepFirst(selected, doc, limit + 1, compare);
   }
   const ordered = extra.length === 0 && plan.wholeKey && sort[sort.length - 1][1] === (plan.backward ? -1 : 1);
   for (const doc of docs) {
@@ -651,7 +686,11 @@ function pageFromWalk<T extends Doc>(
  * The count kept for `filter`, else the one `measure` takes, kept from then on when the filter is
  * small enough to keep: every commit moves it, testing each write with the query `measure` gives.
  */
-function keptCount(state: CollectionState, filter: Filter | undefined, measure: () => { count: number; query: CompiledFilter | null }): number {
+function keptCount(
+  state: CollectionState,
+  filter: Filter | undefined,
+  measure: () => { count: number; query: CompiledFilter | null },
+): number {
   const key = MaintainedCounts.keyOf(filter);
   const kept = key === null ? undefined : state.counts.get(key);
   if (kept !== undefined) return kept;
@@ -692,7 +731,8 @@ function findOnLarge<T extends Doc>(
   const large = state.large!;
   const seek = cursor ? cursorSeek(plan, plan.index.definition.fields, sort, cursor.values) : null;
   let from = seek ? (valuesParts(seek.walkedValues) ?? undefined) : undefined;
-  if (from && seek && plan.wholeKey && !plan.backward && sort[sort.length - 1][1] === 1 && typeof seek.lastId === 'string') from = [...from, storageString(seek.lastId)];
+  if (from && seek && plan.wholeKey && !plan.backward && sort[sort.length - 1][1] === 1 && typeof seek.lastId === 'string')
+    from = [...from, storageString(seek.lastId)];
   function* docs(): Iterable<Doc> {
     for (const stored of large.walk(state.name, plan.index.tag, valuesParts(plan.prefix)!, from, plan.backward)) {
       if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
@@ -700,7 +740,9 @@ function findOnLarge<T extends Doc>(
       if (doc) yield doc;
     }
   }
-  return pageFromWalk<T>(docs(), state.pendingDocs(), plan, filter, sort, limit, cursor, counting, shared, (query) => countOnLarge(state, plan, filter, query));
+  return pageFromWalk<T>(docs(), state.pendingDocs(), plan, filter, sort, limit, cursor, counting, shared, (query) =>
+    countOnLarge(state, plan, filter, query),
+  );
 }
 
 /** Whether a document sorts strictly after a cursor's values. */
@@ -719,13 +761,22 @@ function afterCursorTest(sort: SortSpec, values: readonly unknown[]): (doc: Doc)
  * `countOnIndex` for a large collection: a kept count, else the range's width in the file (the
  * width is a walk over the range's keys in LMDB, so it is kept too) or a walk over the range.
  */
-function countOnLarge(state: CollectionState, plan: IndexPlan<LargeIndexRef>, filter: Filter | undefined, query: CompiledFilter | null): number {
+function countOnLarge(
+  state: CollectionState,
+  plan: IndexPlan<LargeIndexRef>,
+  filter: Filter | undefined,
+  query: CompiledFilter | null,
+): number {
   return keptCount(state, filter, () => {
     const large = state.large!;
     const prefix = valuesParts(plan.prefix)!;
     // Kept counts test every later write against the whole filter, the width's too.
     const whole = query ?? compileFilter(filter);
-    if (plan.exact) return { count: large.count(state.name, plan.index.tag, prefix) + (state.pending.size > 0 ? state.pendingDelta(whole) : 0), query: whole };
+    if (plan.exact)
+      return {
+        count: large.count(state.name, plan.index.tag, prefix) + (state.pending.size > 0 ? state.pendingDelta(whole) : 0),
+        query: whole,
+      };
     let count = 0;
     for (const stored of large.walk(state.name, plan.index.tag, prefix, undefined, false)) {
       if (state.pending.size > 0 && state.pending.has(idOf(stored))) continue;
@@ -800,7 +851,12 @@ class CollectionOverlay implements DocSource {
     if (!plan) return null;
     const base = this.base!;
     const { keyed, unkeyed } = plan.lookup.candidates(plan.values);
-    const untouched = (ids: Iterable<string> | undefined) => (ids ? Array.from(ids).filter((id) => !this.writes.has(id)).map((id) => base.get(id)!) : []);
+    const untouched = (ids: Iterable<string> | undefined) =>
+      ids
+        ? Array.from(ids)
+            .filter((id) => !this.writes.has(id))
+            .map((id) => base.get(id)!)
+        : [];
     const written = [...this.writes.values()].filter((doc): doc is Doc => doc !== null);
     return plan.exact
       ? { matching: untouched(keyed), maybe: [...untouched(unkeyed), ...written] }
@@ -944,8 +1000,6 @@ class Transaction {
       throw error;
     }
   }
-
-
 }
 
 function describe(error: unknown): string {
@@ -1395,7 +1449,11 @@ export class MemoryReadStore implements ReadStore {
       this.file.writeSync([], moved ? [name] : [], () => {
         large.declare(name);
         for (const definition of current?.indexes ?? []) large.ensureIndex(name, definition.key);
-        if (moved) large.write(name, Array.from(current.docs, ([id, doc]) => ({ id, before: undefined, after: doc })));
+        if (moved)
+          large.write(
+            name,
+            Array.from(current.docs, ([id, doc]) => ({ id, before: undefined, after: doc })),
+          );
       });
       const state = new CollectionState(name, large);
       state.indexes.push(...(current?.indexes ?? []));
@@ -1458,7 +1516,10 @@ export class MemoryReadStore implements ReadStore {
     if (damaged !== undefined) return { ok: false, detail: `readModels: damaged, rebuilding on restart (${damaged})` };
     if (this.broken !== undefined) return { ok: false, detail: `the read models could not be written to disk: ${describe(this.broken)}` };
     if (this.unwritten) {
-      return { ok: false, detail: `the read models are not written to disk (kept in memory, retried): ${this.unwritten.cause.message} (${describe(this.unwritten.cause.cause)})` };
+      return {
+        ok: false,
+        detail: `the read models are not written to disk (kept in memory, retried): ${this.unwritten.cause.message} (${describe(this.unwritten.cause.cause)})`,
+      };
     }
     if (this.closing) return { ok: false, detail: 'the memory read store is closed' };
     // Still answering: a collection not in memory yet is loaded on first use. Said so that whoever
@@ -1499,7 +1560,8 @@ export class MemoryReadStore implements ReadStore {
   /** @internal Refuses to run anything once the store has closed (accepted work may finish while closing). */
   checkAlive(): void {
     if (this.closed) throw new ReadStoreUnavailableError('the memory read store is closed');
-    if (this.broken !== undefined) throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(this.broken)}`);
+    if (this.broken !== undefined)
+      throw new ReadStoreUnavailableError(`the read models could not be written to disk: ${describe(this.broken)}`);
   }
 
   /**
@@ -1517,7 +1579,11 @@ export class MemoryReadStore implements ReadStore {
       if (overlay.base?.large) continue;
       changes.push(...overlay.changes());
       const state = this.stateForWrite(overlay.name);
-      if (this.notifications.listening) change.set(overlay.name, Array.from(overlay.writes, ([id, after]) => ({ id, before: state.get(id) ?? null, after })));
+      if (this.notifications.listening)
+        change.set(
+          overlay.name,
+          Array.from(overlay.writes, ([id, after]) => ({ id, before: state.get(id) ?? null, after })),
+        );
       overlay.commitTo(state);
     }
     if (large.length === 0) {
@@ -1531,7 +1597,8 @@ export class MemoryReadStore implements ReadStore {
       for (const [id, after] of overlay.writes) {
         const before = state.get(id);
         writes.push({ id, before, after });
-        if (this.notifications.listening) change.set(overlay.name, [...(change.get(overlay.name) ?? []), { id, before: before ?? null, after }]);
+        if (this.notifications.listening)
+          change.set(overlay.name, [...(change.get(overlay.name) ?? []), { id, before: before ?? null, after }]);
         state.counts.apply(before, after);
         if (!state.pending.has(id)) this.pendingLarge++;
         state.pending.set(id, { doc: after, commit });
@@ -1575,7 +1642,10 @@ export class MemoryReadStore implements ReadStore {
         return;
       }
       if (!this.unwritten) {
-        log.error({ err: full.cause }, 'the read models could not be written to disk for lack of space; kept in memory, written once space is back');
+        log.error(
+          { err: full.cause },
+          'the read models could not be written to disk for lack of space; kept in memory, written once space is back',
+        );
         this.unwritten = new UnwrittenCommits(full);
         this.scheduleUnwritten();
       }
@@ -1719,16 +1789,15 @@ export class MemoryReadStore implements ReadStore {
       // Declared at every start for every collection: kept until the collection loads, so declaring does not load it.
       const pending = this.pendingIndexes.get(name) ?? [];
       const same = pending.find((d) => d.key === definition.key);
-      if (same && same.canonical !== definition.canonical) throw new ReadStoreInputError(`an index on ${definition.key} already exists in '${name}' with different options`);
+      if (same && same.canonical !== definition.canonical)
+        throw new ReadStoreInputError(`an index on ${definition.key} already exists in '${name}' with different options`);
       if (!same) this.pendingIndexes.set(name, [...pending, definition]);
       return;
     }
     const existing = this.collections.get(name)?.indexes.find((d) => d.key === definition.key);
     if (existing) {
       if (existing.canonical === definition.canonical) return;
-      throw new ReadStoreInputError(
-        `an index on ${definition.key} already exists in '${name}' with different options`,
-      );
+      throw new ReadStoreInputError(`an index on ${definition.key} already exists in '${name}' with different options`);
     }
     const state = this.collections.get(name);
     if (state?.large) {

@@ -52,7 +52,6 @@ export function isIndex(segment: string): boolean {
   return /^(0|[1-9]\d{0,8})$/.test(segment);
 }
 
-
 /**
  * Compares two JSON values in sort order. Null and missing are equal; values of different types
  * order by `typeRank`; strings compare by UTF-16 code units, like mingo's comparison operators;

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { LmdbEventStore } from '../../../event-store/src/lmdb/lmdb-event-store';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import { readStoreContract } from '../read-store.contract';
 import type { Doc } from '../read-store.port';
 import { CHECKPOINTS, ProjectionRunner } from '../projections/projection-runner';
@@ -32,7 +32,11 @@ function counting(version = 0): Projection {
 }
 
 async function append(events: LmdbEventStore, stream: string, count: number): Promise<void> {
-  await events.appendToStream(stream, Array.from({ length: count }, (_, i) => ({ type: 'Happened', data: { i }, metadata: {} })), 'any');
+  await events.appendToStream(
+    stream,
+    Array.from({ length: count }, (_, i) => ({ type: 'Happened', data: { i }, metadata: {} })),
+    'any',
+  );
 }
 
 async function runOnce(data: string, projection: Projection): Promise<{ applied: number; checkpoint: string | null }> {
@@ -77,7 +81,10 @@ describe('MemoryReadStore on an LMDB file', () => {
     await first.collection('a').delete('1');
     await first.close();
     const second = MemoryReadStore.open(file);
-    expect({ a: (await second.collection('a').find({})).items, b: (await second.collection('b').find({})).items }).toEqual({ a: [{ _id: '2', n: 2 }], b: [{ _id: '3', n: 3 }] });
+    expect({ a: (await second.collection('a').find({})).items, b: (await second.collection('b').find({})).items }).toEqual({
+      a: [{ _id: '2', n: 2 }],
+      b: [{ _id: '3', n: 3 }],
+    });
     await second.close();
   });
 
@@ -86,14 +93,20 @@ describe('MemoryReadStore on an LMDB file', () => {
     const first = MemoryReadStore.open(file);
     await first.collection('kept').put({ _id: '1' });
     await first.collection('dropped').put({ _id: '1' });
-    await first.transaction(async (tx) => {
-      await tx.collection('kept').put({ _id: '2' });
-      throw new Error('roll back');
-    }).catch(() => undefined);
+    await first
+      .transaction(async (tx) => {
+        await tx.collection('kept').put({ _id: '2' });
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
     await first.dropCollections(['dropped']);
     await first.close();
     const second = MemoryReadStore.open(file);
-    expect({ kept: await second.collection('kept').count(), dropped: await second.collection('dropped').count(), collections: await second.listCollections() }).toEqual({ kept: 1, dropped: 0, collections: ['kept'] });
+    expect({
+      kept: await second.collection('kept').count(),
+      dropped: await second.collection('dropped').count(),
+      collections: await second.listCollections(),
+    }).toEqual({ kept: 1, dropped: 0, collections: ['kept'] });
     await second.close();
   });
 
@@ -102,10 +115,17 @@ describe('MemoryReadStore on an LMDB file', () => {
     const first = MemoryReadStore.open(file);
     await first.collection('c').put({ _id: 'old' });
     await first.collection('other').put({ _id: '1' });
-    await Promise.all([first.dropCollections(['c']), first.collection('c').put({ _id: 'new' }), first.collection('other').put({ _id: '2' })]);
+    await Promise.all([
+      first.dropCollections(['c']),
+      first.collection('c').put({ _id: 'new' }),
+      first.collection('other').put({ _id: '2' }),
+    ]);
     await first.close();
     const second = MemoryReadStore.open(file);
-    expect({ c: (await second.collection('c').find({})).items, other: await second.collection('other').count() }).toEqual({ c: [{ _id: 'new' }], other: 2 });
+    expect({ c: (await second.collection('c').find({})).items, other: await second.collection('other').count() }).toEqual({
+      c: [{ _id: 'new' }],
+      other: 2,
+    });
     await second.close();
   });
 
@@ -170,7 +190,16 @@ describe('MemoryReadStore on an LMDB file', () => {
         kept: (await reads.collection('kept').find({})).items,
         audit: (await reads.collection('audit').find({})).items,
       });
-      const expected = { kept: [{ _id: 'k1', n: 1 }, { _id: 'k2', n: 2 }], audit: [{ _id: 'a1', n: 1 }, { _id: 'a2', n: 2 }] };
+      const expected = {
+        kept: [
+          { _id: 'k1', n: 1 },
+          { _id: 'k2', n: 2 },
+        ],
+        audit: [
+          { _id: 'a1', n: 1 },
+          { _id: 'a2', n: 2 },
+        ],
+      };
       expect(await read(store)).toEqual(expected);
       await store.close();
       const reopened = MemoryReadStore.open(file);
@@ -325,7 +354,10 @@ describe('MemoryReadStore on an LMDB file', () => {
       await store.collection('kept').put({ _id: 'k4', n: 4 });
       await store.close();
       const reopened = MemoryReadStore.open(file);
-      expect({ collections: await reopened.listCollections(), kept: (await reopened.collection('kept').find({})).items.map((doc) => doc._id) }).toEqual({
+      expect({
+        collections: await reopened.listCollections(),
+        kept: (await reopened.collection('kept').find({})).items.map((doc) => doc._id),
+      }).toEqual({
         collections: ['audit', 'kept'],
         kept: ['k1', 'k2', 'k3', 'k4'],
       });
@@ -343,7 +375,11 @@ describe('MemoryReadStore on an LMDB file', () => {
       expect(dataFile(file)).toBeGreaterThanOrEqual(before);
       const reopened = MemoryReadStore.open(file);
       await reopened.declareLarge('audit');
-      expect({ collections: await reopened.listCollections(), audit: await reopened.collection('audit').count(), kept: await reopened.collection('kept').count() }).toEqual({
+      expect({
+        collections: await reopened.listCollections(),
+        audit: await reopened.collection('audit').count(),
+        kept: await reopened.collection('kept').count(),
+      }).toEqual({
         collections: ['audit', 'kept'],
         audit: 5,
         kept: 1,

@@ -61,9 +61,15 @@ export class BackgroundChecksum {
     this.flags = new Int32Array(state);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: expected.file, state, port: port2, chunk: CHUNK }, transferList: [port2] });
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file: expected.file, state, port: port2, chunk: CHUNK },
+      transferList: [port2],
+    });
     port1.on('message', (answer: { sum?: number; error?: string }) => this.settle(this.outcomeOf(answer)));
-    this.worker.on('error', (error) => this.settle({ kind: 'checked', problem: `${expected.file} could not be read to check its checksum: ${error.message}` }));
+    this.worker.on('error', (error) =>
+      this.settle({ kind: 'checked', problem: `${expected.file} could not be read to check its checksum: ${error.message}` }),
+    );
     // Neither keeps a process alive that has nothing else to do (a CLI command done before the check).
     this.worker.unref();
     port1.unref();
@@ -83,7 +89,11 @@ export class BackgroundChecksum {
     if (this.settled) return this.settled;
     Atomics.wait(this.flags, 0, 0);
     const received = receiveMessageOnPort(this.port) as { message: { sum?: number; error?: string } } | undefined;
-    this.settle(received ? this.outcomeOf(received.message) : { kind: 'checked', problem: `${this.expected.file}: the checksum worker ended without an answer` });
+    this.settle(
+      received
+        ? this.outcomeOf(received.message)
+        : { kind: 'checked', problem: `${this.expected.file}: the checksum worker ended without an answer` },
+    );
     return this.settled!;
   }
 
@@ -95,7 +105,8 @@ export class BackgroundChecksum {
   }
 
   private outcomeOf(answer: { sum?: number; error?: string }): ChecksumOutcome {
-    if (answer.error !== undefined) return { kind: 'checked', problem: `${this.expected.file} could not be read to check its checksum: ${answer.error}` };
+    if (answer.error !== undefined)
+      return { kind: 'checked', problem: `${this.expected.file} could not be read to check its checksum: ${answer.error}` };
     return { kind: 'checked', problem: checksumProblem(this.expected.file, answer.sum!, this.expected.crc32) };
   }
 

@@ -25,13 +25,20 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
-import { fsyncPathSync } from '../../../platform/src/fsync';
-import { LMDB_VALUES } from '../../../platform/src/lmdb-values';
-import { listenToLmdbCommit } from '../../../platform/src/storage-full';
+import { fsyncPathSync } from '#platform/fsync';
+import { LMDB_VALUES } from '#platform/lmdb-values';
+import { listenToLmdbCommit } from '#platform/storage-full';
 import type { Doc } from '../read-store.port';
-import { log } from '../../../platform/src/logging';
+import { log } from '#platform/logging';
 import { END, LARGE_KEY_SPACE, LargeCollections, type KeyPart } from './large-collections';
-import { checkReadModelFile, markReadModelFileDamaged, restoreSeal, sealReadModelFile, setAsideReadModels, unsealReadModelFile } from './read-model-integrity';
+import {
+  checkReadModelFile,
+  markReadModelFileDamaged,
+  restoreSeal,
+  sealReadModelFile,
+  setAsideReadModels,
+  unsealReadModelFile,
+} from './read-model-integrity';
 import { BackgroundChecksum } from './read-model-background-check';
 
 /**
@@ -120,7 +127,10 @@ export class ReadModelFile {
     mkdirSync(directory, { recursive: true });
     const setAside = (problem: string) => {
       const movedTo = setAsideReadModels(directory);
-      log.warn({ directory, movedTo, problem }, `read models damaged (${problem}): moved to ${movedTo}; rebuilding them from the event log`);
+      log.warn(
+        { directory, movedTo, problem },
+        `read models damaged (${problem}): moved to ${movedTo}; rebuilding them from the event log`,
+      );
       mkdirSync(directory, { recursive: true });
     };
     const { problem, deferred } = checkReadModelFile(directory, options.syncChecksumLimit ?? SYNC_CHECKSUM_LIMIT);
@@ -183,7 +193,10 @@ export class ReadModelFile {
     } catch (error) {
       log.error({ err: error, directory: this.directory }, 'the read models could not be marked damaged');
     }
-    log.error({ directory: this.directory, problem: outcome.problem }, `read models damaged (${outcome.problem}), found after the start: marked ${join(this.directory, 'DAMAGED')}; they are rebuilt from the event log at the next start`);
+    log.error(
+      { directory: this.directory, problem: outcome.problem },
+      `read models damaged (${outcome.problem}), found after the start: marked ${join(this.directory, 'DAMAGED')}; they are rebuilt from the event log at the next start`,
+    );
     this.options.onDamaged?.(outcome.problem);
   }
 
@@ -224,7 +237,13 @@ export class ReadModelFile {
     // A map reserved large at once (address space only; the file grows as written): when lmdb-js grew
     // it as the file grew, the pages read through the earlier maps stayed resident beside the new
     // one, and a rebuild's file-backed memory reached twice the file (1.45 GB mapped for 711 MB).
-    return open<Doc, [string, string]>({ path: directory, ...LMDB_VALUES, noSync: true, mapSize: MAP_SIZE, sharedStructuresKey: Symbol.for('structures') });
+    return open<Doc, [string, string]>({
+      path: directory,
+      ...LMDB_VALUES,
+      noSync: true,
+      mapSize: MAP_SIZE,
+      sharedStructuresKey: Symbol.for('structures'),
+    });
   }
 
   /**

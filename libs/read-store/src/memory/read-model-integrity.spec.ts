@@ -1,4 +1,16 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +22,8 @@ async function writeReadModels(directory: string, count: number): Promise<void> 
   const store = MemoryReadStore.open(directory);
   for (let start = 0; start < count; start += 500) {
     await store.transaction(async (tx) => {
-      for (let i = start; i < Math.min(count, start + 500); i++) await tx.collection('pages').put({ _id: `p${String(i).padStart(5, '0')}`, title: `Page ${i}`, body: 'x'.repeat(300) });
+      for (let i = start; i < Math.min(count, start + 500); i++)
+        await tx.collection('pages').put({ _id: `p${String(i).padStart(5, '0')}`, title: `Page ${i}`, body: 'x'.repeat(300) });
     });
   }
   await store.close();
@@ -143,7 +156,10 @@ describe('the read-model file, checked before it is mapped', () => {
       await store!.close();
 
       expect(problem).toMatch(/data\.mdb does not match the checksum of its last clean close/);
-      expect(health).toEqual({ ok: false, detail: expect.stringMatching(/^readModels: damaged, rebuilding on restart \(.*data\.mdb does not match the checksum/) });
+      expect(health).toEqual({
+        ok: false,
+        detail: expect.stringMatching(/^readModels: damaged, rebuilding on restart \(.*data\.mdb does not match the checksum/),
+      });
       expect(existsSync(join(directory, 'integrity.json'))).toBe(false);
       expect(existsSync(join(directory, 'DAMAGED'))).toBe(true);
       expect(readModelFileProblem(directory)).toMatch(/marked damaged/);
@@ -153,7 +169,13 @@ describe('the read-model file, checked before it is mapped', () => {
       await writeReadModels(directory, 2000);
       alterSeal();
       let store: MemoryReadStore | undefined;
-      await new Promise<void>((resolve) => (store = MemoryReadStore.open(directory, inBackground(() => resolve()))));
+      await new Promise<void>(
+        (resolve) =>
+          (store = MemoryReadStore.open(
+            directory,
+            inBackground(() => resolve()),
+          )),
+      );
       await store!.close();
 
       const reopened = MemoryReadStore.open(directory, inBackground());

@@ -1,8 +1,8 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { checkLmdbEnvironment } from '../../../platform/src/lmdb-file-check';
-import { fsyncPathSync } from '../../../platform/src/fsync';
+import { checkLmdbEnvironment } from '#platform/lmdb-file-check';
+import { fsyncPathSync } from '#platform/fsync';
 
 /**
  * The read-model file's integrity, checked before the file is mapped (`ReadModelFile.open`). Read
@@ -60,7 +60,8 @@ export function readModelFileProblem(directory: string): string | undefined {
  */
 export function checkReadModelFile(directory: string, syncChecksumLimit = Number.POSITIVE_INFINITY): ReadModelFileCheck {
   const markerPath = join(directory, MARKER);
-  if (existsSync(markerPath)) return { problem: `marked damaged by a check while it was open (${markerPath}): ${readFileSync(markerPath, 'utf8').trim()}` };
+  if (existsSync(markerPath))
+    return { problem: `marked damaged by a check while it was open (${markerPath}): ${readFileSync(markerPath, 'utf8').trim()}` };
   const report = checkLmdbEnvironment(directory);
   if (report.problem) return { problem: `${report.file}: ${report.problem}` };
   const sealPath = join(directory, SEAL);
@@ -134,7 +135,7 @@ function fileCrc32(file: string): number {
   const buffer = Buffer.allocUnsafe(CHUNK);
   let sum = 0;
   try {
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const read = readSync(fd, buffer, 0, CHUNK, position);
       if (read === 0) return sum;
       sum = crc32(buffer.subarray(0, read), sum);

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LmdbEventStore } from '../../../event-store/src/lmdb/lmdb-event-store';
-import { configureLogging } from '../../../platform/src/logging';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
+import { configureLogging } from '#platform/logging';
 import { ProjectionRunner } from '../projections/projection-runner';
 import type { Projection } from '../projections/projection';
 import { MemoryReadStore } from './memory-read-store';
@@ -52,8 +52,20 @@ const audit: Projection = {
 type Injection = (file: ReadModelFile) => void;
 const INJECTIONS: Array<[string, Injection]> = [
   ['the commit fails once LMDB writes it', (file) => void jest.spyOn(file, 'write').mockImplementation(() => Promise.reject(noSpace()))],
-  ['the write to a large collection fails inside the commit', (file) => void jest.spyOn(file.large, 'write').mockImplementation(() => { throw noSpace(); })],
-  ['LMDB refuses the commit when it is handed over', (file) => void jest.spyOn(file, 'write').mockImplementation(() => { throw noSpace(); })],
+  [
+    'the write to a large collection fails inside the commit',
+    (file) =>
+      void jest.spyOn(file.large, 'write').mockImplementation(() => {
+        throw noSpace();
+      }),
+  ],
+  [
+    'LMDB refuses the commit when it is handed over',
+    (file) =>
+      void jest.spyOn(file, 'write').mockImplementation(() => {
+        throw noSpace();
+      }),
+  ],
 ];
 
 describe('the memory read store when its file is out of space', () => {
@@ -79,18 +91,22 @@ describe('the memory read store when its file is out of space', () => {
   });
 
   const file = () => (reads as unknown as { file: ReadModelFile }).file;
-  const create = (id: string, title: string) => events.appendToStream(`org-${id}`, [{ type: 'OrgCreated', data: { id, title }, metadata: {} }], 'no_stream');
+  const create = (id: string, title: string) =>
+    events.appendToStream(`org-${id}`, [{ type: 'OrgCreated', data: { id, title }, metadata: {} }], 'no_stream');
 
-  it.each(INJECTIONS)('given %s, when a create is appended, then the projections apply it and it reads back from memory, large collection included', async (_, inject) => {
-    inject(file());
-    const { position } = await create('o1', 'One');
+  it.each(INJECTIONS)(
+    'given %s, when a create is appended, then the projections apply it and it reads back from memory, large collection included',
+    async (_, inject) => {
+      inject(file());
+      const { position } = await create('o1', 'One');
 
-    expect(await runner.waitFor(position, 30_000)).toBe(true);
-    expect(runner.failure).toBeNull();
-    expect(await reads.collection('orgs').get('o1')).toEqual({ _id: 'o1', title: 'One' });
-    expect(await reads.collection('audit').count({ org: 'o1' })).toBe(1);
-    expect(await reads.health()).toMatchObject({ ok: false, detail: expect.stringContaining('kept in memory, retried') });
-  });
+      expect(await runner.waitFor(position, 30_000)).toBe(true);
+      expect(runner.failure).toBeNull();
+      expect(await reads.collection('orgs').get('o1')).toEqual({ _id: 'o1', title: 'One' });
+      expect(await reads.collection('audit').count({ org: 'o1' })).toBe(1);
+      expect(await reads.health()).toMatchObject({ ok: false, detail: expect.stringContaining('kept in memory, retried') });
+    },
+  );
 
   it('given commits kept in memory for lack of space, once space is back, then the file holds them, as a restart reads them', async () => {
     const write = jest.spyOn(file().large, 'write').mockImplementation(() => {

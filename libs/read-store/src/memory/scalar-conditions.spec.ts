@@ -16,7 +16,10 @@ const value: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('b', 'c'), scalar, { maxKeys: 2 }) },
 );
 const field = fc.constantFrom('a', 'b', 'a.b', 'a.c', 'b.c.d', '0', 'a.0');
-const document = fc.record({ a: value, b: fc.oneof(value, fc.record({ c: fc.oneof(value, fc.record({ d: value })) })) }, { requiredKeys: [] });
+const document = fc.record(
+  { a: value, b: fc.oneof(value, fc.record({ c: fc.oneof(value, fc.record({ d: value })) })) },
+  { requiredKeys: [] },
+);
 const condition = fc.oneof(
   scalar,
   scalar.map(($eq) => ({ $eq })),

@@ -146,7 +146,11 @@ describe('memory read store: sorted indexes', () => {
     expect(await items.count({ org: 'a', live: true })).toBe(3);
     await items.delete('i2');
     const page = await items.find({ org: 'a', live: true }, { sort: { n: -1 } });
-    expect({ ids: page.items.map((i) => i._id), count: page.count, counted: await items.count({ org: 'a', live: true }) }).toEqual({ ids: ['i3', 'i1'], count: 2, counted: 2 });
+    expect({ ids: page.items.map((i) => i._id), count: page.count, counted: await items.count({ org: 'a', live: true }) }).toEqual({
+      ids: ['i3', 'i1'],
+      count: 2,
+      counted: 2,
+    });
   });
 
   it('a transaction rolled back leaves the pages and the counts as they were', async () => {
@@ -163,7 +167,11 @@ describe('memory read store: sorted indexes', () => {
       }),
     ).rejects.toThrow('no');
     const page = await items.find({ org: 'a', live: true }, { sort: { n: 1 } });
-    expect({ ids: page.items.map((i) => i._id), count: page.count, counted: await items.count({ org: 'a', live: true }) }).toEqual({ ids: ['i1', 'i2'], count: 2, counted: 2 });
+    expect({ ids: page.items.map((i) => i._id), count: page.count, counted: await items.count({ org: 'a', live: true }) }).toEqual({
+      ids: ['i1', 'i2'],
+      count: 2,
+      counted: 2,
+    });
   });
 
   it('a null equality on an indexed field reads the documents holding null and those missing the field', async () => {

@@ -1,4 +1,4 @@
-import type { StorageFullError } from '../../../platform/src/storage-full';
+import type { StorageFullError } from '#platform/storage-full';
 import type { Doc } from '../read-store.port';
 import type { LargeWrite } from './large-collections';
 import type { DocumentWrite, ReadModelFile } from './read-model-file';

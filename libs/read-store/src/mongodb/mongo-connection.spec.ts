@@ -66,7 +66,11 @@ describe('connectWithRetry with a readiness check', () => {
 
   it('given a check that never passes, then ConnectAttemptsExhausted says how many attempts and carries the last error', async () => {
     const last = new Error('still electing');
-    const error = await connectWithRetry(() => new FakeClient(), { attempts: 3, retryDelayMs: 1 }, { ready: async () => Promise.reject(last) }).then(
+    const error = await connectWithRetry(
+      () => new FakeClient(),
+      { attempts: 3, retryDelayMs: 1 },
+      { ready: async () => Promise.reject(last) },
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -102,13 +106,15 @@ describe('requireWritablePrimary', () => {
   });
 
   it('given a standalone mongod, then the standalone error (fatal)', async () => {
-    await expect(requireWritablePrimary(fakeClient({ isWritablePrimary: true }).client, standalone)).rejects.toBeInstanceOf(ReadStoreInputError);
+    await expect(requireWritablePrimary(fakeClient({ isWritablePrimary: true }).client, standalone)).rejects.toBeInstanceOf(
+      ReadStoreInputError,
+    );
   });
 
   it('given a replica-set member that is not (yet) the writable primary, then NotWritablePrimaryYet (retried)', async () => {
-    await expect(requireWritablePrimary(fakeClient({ setName: 'rs0', isWritablePrimary: false, secondary: true }).client, standalone)).rejects.toBeInstanceOf(
-      NotWritablePrimaryYet,
-    );
+    await expect(
+      requireWritablePrimary(fakeClient({ setName: 'rs0', isWritablePrimary: false, secondary: true }).client, standalone),
+    ).rejects.toBeInstanceOf(NotWritablePrimaryYet);
   });
 
   it('given no primary to select, then the server-selection error is passed on (retried)', async () => {
@@ -119,7 +125,9 @@ describe('requireWritablePrimary', () => {
 
 describe('consistentDb', () => {
   it('given a URL asking for secondary reads, local read concern and w=1, then reads and writes outside transactions are majority on the primary', async () => {
-    const client = new MongoClient('mongodb://127.0.0.1:1/?replicaSet=rs0&readPreference=secondary&readConcernLevel=local&w=1&serverSelectionTimeoutMS=100');
+    const client = new MongoClient(
+      'mongodb://127.0.0.1:1/?replicaSet=rs0&readPreference=secondary&readConcernLevel=local&w=1&serverSelectionTimeoutMS=100',
+    );
     try {
       const collection = consistentDb(client, 'docs').collection('_checkpoints');
       expect(collection.readPreference?.mode).toBe('primary');

@@ -293,10 +293,7 @@ function hintFor(error: unknown): string {
  * the primary for `hello` fails with a server-selection error until it has one, which is retried.
  * A standalone mongod throws `standalone()` (fatal: transactions will never work there).
  */
-export async function requireWritablePrimary(
-  client: Pick<MongoClient, 'db'>,
-  standalone: () => Error,
-): Promise<void> {
+export async function requireWritablePrimary(client: Pick<MongoClient, 'db'>, standalone: () => Error): Promise<void> {
   const hello = await client.db('admin').command({ hello: 1 }, { readPreference: 'primary' });
   const replicaSet = typeof hello.setName === 'string' && hello.setName !== '';
   const router = hello.msg === 'isdbgrid';

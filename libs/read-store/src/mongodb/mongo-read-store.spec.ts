@@ -7,14 +7,7 @@ import { decodeCursor, filterAfter, normalizeSort } from '../pagination';
 import { readStoreContract } from '../read-store.contract';
 import type { ReadStoreTransaction } from '../read-store.port';
 import { checkMongoUrl, connectWithRetry, urlHasOption } from './mongo-connection';
-import {
-  checkUpdate,
-  duplicateKeyError,
-  indexName,
-  MongoReadStore,
-  toPlain,
-  translateError,
-} from './mongo-read-store';
+import { checkUpdate, duplicateKeyError, indexName, MongoReadStore, toPlain, translateError } from './mongo-read-store';
 
 const SECRET = 's3cr3t-Pa55';
 
@@ -54,9 +47,7 @@ describe('MongoDB read store without a server', () => {
 
     it('given a URL with credentials, then redact removes the password but keeps the rest of a message', () => {
       const checked = checkMongoUrl(`mongodb://alice:${encodeURIComponent('p@ss/word')}@localhost/db`);
-      expect(checked.redact('auth failed for p@ss/word and p%40ss%2Fword at localhost')).toBe(
-        'auth failed for *** and *** at localhost',
-      );
+      expect(checked.redact('auth failed for p@ss/word and p%40ss%2Fword at localhost')).toBe('auth failed for *** and *** at localhost');
     });
 
     it('given options in the query string, then urlHasOption finds them case-insensitively', () => {
@@ -143,8 +134,7 @@ describe('MongoDB read store without a server', () => {
     });
 
     it('given an 11000 error without keyPattern, then the fields come from the index name in the message', () => {
-      const message = (index: string) =>
-        `E11000 duplicate key error collection: db.pages index: ${index} dup key: { : "x" }`;
+      const message = (index: string) => `E11000 duplicate key error collection: db.pages index: ${index} dup key: { : "x" }`;
       expect(duplicateKeyError({ code: 11000, message: message('space_id_1_slug_-1') }, 'pages')?.index).toBe('space_id,slug');
       expect(duplicateKeyError({ code: 11000, message: message('_id_') }, 'pages')?.index).toBe('_id');
       expect(duplicateKeyError({ code: 11000, message: message('custom') }, 'pages')?.index).toBe('custom');
@@ -185,17 +175,13 @@ describe('MongoDB read store without a server', () => {
     });
 
     it('given a network error, then ReadStoreUnavailableError, redacted', () => {
-      const translated = translateError(new MongoNetworkError(`socket closed (${SECRET})`), 'pages', (t) =>
-        t.split(SECRET).join('***'),
-      );
+      const translated = translateError(new MongoNetworkError(`socket closed (${SECRET})`), 'pages', (t) => t.split(SECRET).join('***'));
       expect(translated).toBeInstanceOf(ReadStoreUnavailableError);
       expect((translated as Error).message).not.toContain(SECRET);
     });
 
     it('given a primary stepping down (code 189), then ReadStoreUnavailableError', () => {
-      expect(translateError(new MongoServerError({ message: 'stepped down', code: 189 }))).toBeInstanceOf(
-        ReadStoreUnavailableError,
-      );
+      expect(translateError(new MongoServerError({ message: 'stepped down', code: 189 }))).toBeInstanceOf(ReadStoreUnavailableError);
     });
 
     it('given a transaction too large or too long, then ReadStoreTransactionTooLargeError; a bare WriteConflict or BSON size error is not', () => {
@@ -307,12 +293,19 @@ describeWith('mongodb')('MongoDB read store', () => {
     it('given a sort index, when paging after a cursor, then explain shows index scans and no blocking SORT', async () => {
       const spaces = store.collection('spaces');
       await store.ensureIndex('spaces', { fields: { organizationId: 1, title: 1, _id: 1 } });
-      for (let i = 0; i < 200; i++) await spaces.insert({ _id: `s${String(i).padStart(3, '0')}`, organizationId: i % 2 ? 'o1' : 'o2', title: `T${i % 17}` });
+      for (let i = 0; i < 200; i++)
+        await spaces.insert({ _id: `s${String(i).padStart(3, '0')}`, organizationId: i % 2 ? 'o1' : 'o2', title: `T${i % 17}` });
       const filter = { organizationId: 'o1' };
       const first = await spaces.find(filter, { sort: { title: 1 }, limit: 10 });
       const sort = normalizeSort({ title: 1 });
       const query = filterAfter(filter, sort, decodeCursor(first.next!, sort));
-      const plan = await admin!.db(store.databaseName).collection('spaces').find(query).sort(Object.fromEntries(sort)).limit(11).explain('queryPlanner');
+      const plan = await admin!
+        .db(store.databaseName)
+        .collection('spaces')
+        .find(query)
+        .sort(Object.fromEntries(sort))
+        .limit(11)
+        .explain('queryPlanner');
       const stages = JSON.stringify(plan.queryPlanner.winningPlan);
       expect(stages).toContain('IXSCAN');
       expect(stages).not.toMatch(/"stage":"SORT"/);
@@ -324,7 +317,10 @@ describeWith('mongodb')('MongoDB read store', () => {
 
     it('given a store, then each read-store collection is a MongoDB collection of its database', async () => {
       await store.collection('spaces').insert({ _id: 's1', title: 'One' });
-      const raw = await admin!.db(store.databaseName).collection('spaces').findOne({ _id: 's1' as never });
+      const raw = await admin!
+        .db(store.databaseName)
+        .collection('spaces')
+        .findOne({ _id: 's1' as never });
       expect(raw).toEqual({ _id: 's1', title: 'One' });
       expect(await store.listCollections()).toEqual(['spaces']);
     });

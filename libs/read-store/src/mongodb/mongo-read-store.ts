@@ -21,17 +21,7 @@ import { DuplicateKeyError, ReadStoreInputError, ReadStoreTransactionTooLargeErr
 import { cloneIn } from '../memory/json-value';
 import { parseUpdate } from '../memory/update-engine';
 import { checkLimit, encodeCursor, filterAfter, normalizeSort, readCursor } from '../pagination';
-import type {
-  Collection,
-  Doc,
-  Filter,
-  FindOptions,
-  IndexSpec,
-  Page,
-  ReadStore,
-  ReadStoreTransaction,
-  Update,
-} from '../read-store.port';
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, Page, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
 import {
   messageOf,
   openMongoDatabase,
@@ -64,7 +54,6 @@ const TRANSACTION_OPTIONS: TransactionOptions = {
   writeConcern: new WriteConcern('majority'),
   readPreference: 'primary',
 };
-
 
 /** Server error codes meaning "this node cannot serve right now" (network, shutdown, failover). */
 const UNAVAILABLE_CODES = new Set([
@@ -174,7 +163,10 @@ export class MongoReadStore implements ReadStore {
     const { client, database, redact } = await openMongoDatabase(
       url,
       options,
-      { invalid: (message) => new ReadStoreInputError(message), unavailable: (message, cause) => new ReadStoreUnavailableError(message, cause) },
+      {
+        invalid: (message) => new ReadStoreInputError(message),
+        unavailable: (message, cause) => new ReadStoreUnavailableError(message, cause),
+      },
       'MongoDB read store',
       options.requireReplicaSet === false
         ? {}
@@ -354,9 +346,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     const cursor = options.after === undefined ? undefined : readCursor(options.after, sort, filter);
     // A flat top-level $or (pagination.ts) so that every branch is planned on the sort index.
     const query: Filter = cursor === undefined ? filter : filterAfter(filter, sort, cursor.values);
-    const found = await this.run((session) =>
-      this.native.find(query, { ...session, sort, limit: limit + 1 }).toArray(),
-    );
+    const found = await this.run((session) => this.native.find(query, { ...session, sort, limit: limit + 1 }).toArray());
     const items = found.slice(0, limit).map((doc) => toPlainDoc(doc) as T);
     const more = found.length > limit;
     // Counted once per query: a single first page counts itself, later pages reuse the count
@@ -426,9 +416,7 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     if (this.scope) return this.run(operation);
     this.store.checkOpen();
     try {
-      return await this.store.client.withSession((session) =>
-        session.withTransaction(() => operation({ session }), TRANSACTION_OPTIONS),
-      );
+      return await this.store.client.withSession((session) => session.withTransaction(() => operation({ session }), TRANSACTION_OPTIONS));
     } catch (error) {
       throw this.store.translate(error, this.name);
     }

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventStore, LogSubscription, NewEvent, RecordedEvent } from '../../../event-store/src/event-store.port';
-import { LmdbEventStore } from '../../../event-store/src/lmdb/lmdb-event-store';
+import type { EventStore, LogSubscription, NewEvent, RecordedEvent } from '#event-store/event-store.port';
+import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import { ReadStoreTransactionTooLargeError } from '../errors';
 import { MemoryReadStore } from '../memory/memory-read-store';
 import type { Doc, ReadStore, ReadStoreTransaction } from '../read-store.port';
@@ -14,7 +14,10 @@ interface SpaceDoc extends ProjectedDoc {
   title: string;
   renames: number;
 }
-type SpaceEvent = { type: 'SpaceCreated'; data: { title: string } } | { type: 'SpaceRenamed'; data: { title: string } } | { type: 'SpaceDeleted'; data: object };
+type SpaceEvent =
+  | { type: 'SpaceCreated'; data: { title: string } }
+  | { type: 'SpaceRenamed'; data: { title: string } }
+  | { type: 'SpaceDeleted'; data: object };
 const spaces = documentProjection<SpaceEvent, SpaceDoc>({
   name: 'spaces',
   collection: 'spaces',
@@ -80,7 +83,14 @@ describe('ProjectionRunner', () => {
     await projector.whenCaughtUp();
     expect(await reads.collection('spaces').get('s1')).toEqual({ _id: 's1', title: 'Space 1!', renames: 1, _position: positionKey(4n) });
     expect(await total()).toBe(6);
-    expect(await projector.status()).toMatchObject({ running: true, caughtUp: true, checkpoint: 6n, head: 6n, lagEvents: 0, lastError: null });
+    expect(await projector.status()).toMatchObject({
+      running: true,
+      caughtUp: true,
+      checkpoint: 6n,
+      head: 6n,
+      lagEvents: 0,
+      lastError: null,
+    });
   });
 
   it('given a live append, when waiting for its position, then the read model shows it (read-your-writes)', async () => {
@@ -197,17 +207,22 @@ describe('ProjectionRunner', () => {
   it('given one event too large for any transaction, then it is applied on its own without one, its multi-document writes in chunks, once', async () => {
     await appendMany(5);
     // Event 8 renames space-s3 while 1,200 tag documents carry its name: one updateMany over all of them.
-    for (let index = 0; index < 1200; index++) await reads.collection('tags').put({ _id: `tag-${String(index).padStart(4, '0')}`, space: 'space-s3', title: 'old' });
+    for (let index = 0; index < 1200; index++)
+      await reads.collection('tags').put({ _id: `tag-${String(index).padStart(4, '0')}`, space: 'space-s3', title: 'old' });
     const tags = multiDocumentProjection<SpaceEvent>({
       name: 'tags',
       collections: ['tags'],
       handles: ['SpaceRenamed'],
       async apply(event, documents) {
-        if (event.type === 'SpaceRenamed') await documents.collection('tags').updateMany({ space: event.streamId }, { $set: { title: event.data.title } });
+        if (event.type === 'SpaceRenamed')
+          await documents.collection('tags').updateMany({ space: event.streamId }, { $set: { title: event.data.title } });
       },
     });
     const limited = refusingLargeTransactions(reads, 20, [8n]);
-    const projector = new ProjectionRunner(events, limited.store, [spaces, totals, tags], { batchSize: 64, backoff: { initialMs: 1, maxMs: 5 } });
+    const projector = new ProjectionRunner(events, limited.store, [spaces, totals, tags], {
+      batchSize: 64,
+      backoff: { initialMs: 1, maxMs: 5 },
+    });
     runners.push(projector);
     await projector.start();
     await projector.whenCaughtUp();
@@ -236,7 +251,8 @@ describe('ProjectionRunner', () => {
       const projection: Projection = {
         name: 'recorder',
         collections: ['recorded'],
-        apply: async (event, _tx, _resources, mode) => void applied.push([(event.data as { title: string }).title, mode?.replayFromEmpty === true]),
+        apply: async (event, _tx, _resources, mode) =>
+          void applied.push([(event.data as { title: string }).title, mode?.replayFromEmpty === true]),
       };
       return { projection, applied };
     };
@@ -265,7 +281,11 @@ describe('ProjectionRunner', () => {
       await projector.whenCaughtUp();
       const { position } = await events.appendToStream('space-b', [created('B')], 'no_stream');
       await projector.waitFor(position, 5000);
-      expect(applied).toEqual([['A', true], ['A!', true], ['B', false]]);
+      expect(applied).toEqual([
+        ['A', true],
+        ['A!', true],
+        ['B', false],
+      ]);
     });
 
     it('given a start that drops read models of other projections, then its catch-up is a replay from empty, and what follows is live', async () => {
@@ -277,7 +297,11 @@ describe('ProjectionRunner', () => {
       await projector.whenCaughtUp();
       const { position } = await events.appendToStream('space-c', [created('C')], 'no_stream');
       await projector.waitFor(position, 5000);
-      expect(applied).toEqual([['A', true], ['B', true], ['C', false]]);
+      expect(applied).toEqual([
+        ['A', true],
+        ['B', true],
+        ['C', false],
+      ]);
     });
 
     it('given a failed batch during a replay from empty, then the retry is applied live (a batch may have been written in part)', async () => {
@@ -297,7 +321,12 @@ describe('ProjectionRunner', () => {
       const projector = recordingRunner(failingOnce, { rebuildWhenChanged: true, build: 'this code' });
       await projector.start();
       await projector.whenCaughtUp();
-      expect(applied).toEqual([['A', true], ['B', true], ['A', false], ['B', false]]);
+      expect(applied).toEqual([
+        ['A', true],
+        ['B', true],
+        ['A', false],
+        ['B', false],
+      ]);
     });
 
     it('given a start from a checkpoint of the same projections, then its catch-up is live: the read models hold earlier events', async () => {

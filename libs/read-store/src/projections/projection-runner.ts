@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '../../../event-store/src/event-store.port';
+import type { EventStore, LogPosition, LogSubscription, RecordedEvent, SubscriptionMessage } from '#event-store/event-store.port';
 import { ReadStoreTransactionTooLargeError } from '../errors';
 import type { Collection, Doc, Filter, ReadStore, ReadStoreTransaction, Update } from '../read-store.port';
 import { NO_PROJECTION_RESOURCES, type ApplyMode, type Projection, type ProjectionResources } from './projection';
@@ -72,8 +72,16 @@ export const UNTRANSACTED_WRITE_CHUNK = 500;
  */
 export function projectionsFingerprint(projections: readonly Projection[], build?: string): string {
   // Not `large`: where a collection is kept changes no document (`declareLarge` moves them).
-  const described = projections.map((p) => [p.name, p.version ?? 0, [...p.collections].sort(), p.indexes ?? [], p.handles ? [...p.handles].sort() : null]);
-  return createHash('sha256').update(JSON.stringify(build === undefined ? described : [build, described])).digest('base64url');
+  const described = projections.map((p) => [
+    p.name,
+    p.version ?? 0,
+    [...p.collections].sort(),
+    p.indexes ?? [],
+    p.handles ? [...p.handles].sort() : null,
+  ]);
+  return createHash('sha256')
+    .update(JSON.stringify(build === undefined ? described : [build, described]))
+    .digest('base64url');
 }
 
 /** The fingerprint of a checkpoint whose read models are being dropped: no projections have it. */
@@ -140,7 +148,9 @@ export class ProjectionRunner {
     if (this.options.rebuildWhenChanged) {
       const stored = await this.reads.collection<CheckpointDoc>(CHECKPOINTS).get(this.name);
       if (stored && stored.fingerprint !== this.fingerprint) {
-        this.options.logger?.warn('the projections changed since their read models were written: replaying the log into fresh ones', { runner: this.name });
+        this.options.logger?.warn('the projections changed since their read models were written: replaying the log into fresh ones', {
+          runner: this.name,
+        });
         await this.dropReadModels();
         this.replay = FROM_EMPTY;
       }
@@ -343,7 +353,11 @@ export class ProjectionRunner {
       } catch (error) {
         if (!(error instanceof ReadStoreTransactionTooLargeError)) throw error;
         if (chunk.length === 1) {
-          this.options.logger?.warn('projection transaction too large for one event; applying it without a transaction', { runner: this.name, position: chunk[0].position.toString(), error: error.message });
+          this.options.logger?.warn('projection transaction too large for one event; applying it without a transaction', {
+            runner: this.name,
+            position: chunk[0].position.toString(),
+            error: error.message,
+          });
           await this.commitAlone(chunk[0]);
           start += 1;
           continue;
@@ -369,7 +383,8 @@ export class ProjectionRunner {
     const last = batch[batch.length - 1];
     await this.reads.transaction(async (tx) => {
       for (const event of batch) {
-        for (const projection of this.route(event.type)) await projection.apply(event, tx, this.options.resources ?? NO_PROJECTION_RESOURCES, this.replay);
+        for (const projection of this.route(event.type))
+          await projection.apply(event, tx, this.options.resources ?? NO_PROJECTION_RESOURCES, this.replay);
       }
       this.options.beforeCheckpoint?.(last);
       await tx
@@ -390,8 +405,11 @@ export class ProjectionRunner {
    */
   private async commitAlone(event: RecordedEvent): Promise<void> {
     const direct: ReadStoreTransaction = { collection: <T extends Doc = Doc>(name: string) => inChunks(this.reads.collection<T>(name)) };
-    for (const projection of this.route(event.type)) await projection.apply(event, direct, this.options.resources ?? NO_PROJECTION_RESOURCES, this.replay);
-    await this.reads.collection<CheckpointDoc>(CHECKPOINTS).put({ _id: this.name, position: event.position.toString(), updatedAt: new Date().toISOString(), fingerprint: this.fingerprint });
+    for (const projection of this.route(event.type))
+      await projection.apply(event, direct, this.options.resources ?? NO_PROJECTION_RESOURCES, this.replay);
+    await this.reads
+      .collection<CheckpointDoc>(CHECKPOINTS)
+      .put({ _id: this.name, position: event.position.toString(), updatedAt: new Date().toISOString(), fingerprint: this.fingerprint });
     this.checkpoint = event.position;
     this.lastError = null;
     for (const waiter of this.waiters) if (waiter.position <= event.position) waiter.resolve(true);
@@ -447,7 +465,8 @@ function inChunks<T extends Doc>(collection: Collection<T>): Collection<T> {
     } while (after !== undefined);
     return total;
   }
-  chunked.updateMany = (filter: Filter, update: Update) => eachChunk(filter, (ids) => collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, update));
+  chunked.updateMany = (filter: Filter, update: Update) =>
+    eachChunk(filter, (ids) => collection.updateMany({ $and: [filter, { _id: { $in: ids } }] }, update));
   chunked.deleteMany = (filter: Filter) => eachChunk(filter, (ids) => collection.deleteMany({ $and: [filter, { _id: { $in: ids } }] }));
   return chunked;
 }

@@ -1,7 +1,16 @@
-import type { RecordedEvent } from '../../../event-store/src/event-store.port';
+import type { RecordedEvent } from '#event-store/event-store.port';
 import { MemoryReadStore } from '../memory/memory-read-store';
 import type { Doc, ReadStoreTransaction } from '../read-store.port';
-import { documentProjection, hasSeen, isOneOf, multiDocumentProjection, positionKey, type ApplyMode, type Projection, type Recorded } from './projection';
+import {
+  documentProjection,
+  hasSeen,
+  isOneOf,
+  multiDocumentProjection,
+  positionKey,
+  type ApplyMode,
+  type Projection,
+  type Recorded,
+} from './projection';
 
 type ShelfEvent =
   | { type: 'ShelfBuilt'; data: { shelfId: string; label: string } }
@@ -124,10 +133,12 @@ describe('multiDocumentProjection', () => {
       collection: <T extends Doc>(name: string) => {
         const collection = tx.collection<T>(name);
         return new Proxy(collection, {
-          get: (target, method: string) => (...args: unknown[]) => {
-            calls.push(`${name}.${method} ${JSON.stringify(args[0] ?? null)}`);
-            return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
-          },
+          get:
+            (target, method: string) =>
+            (...args: unknown[]) => {
+              calls.push(`${name}.${method} ${JSON.stringify(args[0] ?? null)}`);
+              return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[method](...args);
+            },
         });
       },
     });
@@ -150,7 +161,8 @@ describe('multiDocumentProjection', () => {
       collections: ['shelves'],
       handles: ['ShelfBuilt'],
       apply: async (event, documents) => {
-        if (event.type === 'ShelfBuilt') await documents.collection<ShelfDoc>('shelves').put({ _id: event.data.shelfId, label: event.data.label, books: 0 });
+        if (event.type === 'ShelfBuilt')
+          await documents.collection<ShelfDoc>('shelves').put({ _id: event.data.shelfId, label: event.data.label, books: 0 });
       },
     });
     await apply(reads, byPut, [built]);
@@ -167,7 +179,9 @@ describe('multiDocumentProjection', () => {
       handles: ['ShelfBuilt'],
       apply: async (_event, documents) => void (await documents.collection('users').get('u1')),
     });
-    await expect(apply(reads, nosy, [at('ShelfBuilt', { shelfId: 's4', label: 'y' })])).rejects.toThrow("projection 'nosy' does not own the collection 'users'");
+    await expect(apply(reads, nosy, [at('ShelfBuilt', { shelfId: 's4', label: 'y' })])).rejects.toThrow(
+      "projection 'nosy' does not own the collection 'users'",
+    );
   });
 
   it('isOneOf narrows an event to the listed types', () => {

@@ -1,5 +1,5 @@
-import type { DomainEvent } from '../../../event-store/src/decider';
-import type { RecordedEvent } from '../../../event-store/src/event-store.port';
+import type { DomainEvent } from '#event-store/decider';
+import type { RecordedEvent } from '#event-store/event-store.port';
 import type { Collection, Doc, Filter, FindOptions, IndexSpec, Page, ReadStoreTransaction, Update } from '../read-store.port';
 
 /**
@@ -65,10 +65,15 @@ export type { DomainEvent };
  * log's metadata (id, stream, revision, position, …) with `type` and `data` typed, so that a
  * `switch (event.type)` narrows `event.data`.
  */
-export type Recorded<E extends DomainEvent> = E extends DomainEvent ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] } : never;
+export type Recorded<E extends DomainEvent> = E extends DomainEvent
+  ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] }
+  : never;
 
 /** Whether the event is one of `types`: narrows it to those members of its union. */
-export function isOneOf<R extends { type: string }, T extends R['type']>(event: R, types: ReadonlyArray<T>): event is Extract<R, { type: T }> {
+export function isOneOf<R extends { type: string }, T extends R['type']>(
+  event: R,
+  types: ReadonlyArray<T>,
+): event is Extract<R, { type: T }> {
   return (types as ReadonlyArray<string>).includes(event.type);
 }
 
@@ -230,7 +235,8 @@ class Application implements ProjectionDocuments {
   }
 
   remember(collection: string, id: string, document: Doc | null): void {
-    if (!this.written.get(collection)?.has(id)) this.known.set(`${collection}\u0000${id}`, (document?._position as string | undefined) ?? null);
+    if (!this.written.get(collection)?.has(id))
+      this.known.set(`${collection}\u0000${id}`, (document?._position as string | undefined) ?? null);
   }
 
   /** Whether this event may write the document: it wrote it already, or the document has not seen the event. */
@@ -255,7 +261,11 @@ class Application implements ProjectionDocuments {
   unseen(name: string, filter: Filter): Filter {
     if (this.fromEmpty) return filter;
     const mine = [...(this.written.get(name) ?? [])];
-    const guard = [{ _position: { $exists: false } }, { _position: { $lt: this.position } }, ...(mine.length > 0 ? [{ _id: { $in: mine } }] : [])];
+    const guard = [
+      { _position: { $exists: false } },
+      { _position: { $lt: this.position } },
+      ...(mine.length > 0 ? [{ _id: { $in: mine } }] : []),
+    ];
     return '$or' in filter ? { $and: [filter, { $or: guard }] } : { ...filter, $or: guard };
   }
 

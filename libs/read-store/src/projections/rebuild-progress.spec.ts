@@ -5,7 +5,16 @@ const progress = (fraction: number, applied: number) => ({ fraction, applied, po
 describe('rebuild progress', () => {
   it('given a terminal, then it draws a bar that reaches 100%', () => {
     let screen = '';
-    const tty = { isTTY: true, write: (text: string) => (screen += text), columns: 100, cursorTo: () => true, clearLine: () => true, moveCursor: () => true, on: () => tty, removeListener: () => tty };
+    const tty = {
+      isTTY: true,
+      write: (text: string) => (screen += text),
+      columns: 100,
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+      on: () => tty,
+      removeListener: () => tty,
+    };
     const reporter = rebuildProgressReporter(tty);
     reporter.update(progress(0.5, 50));
     reporter.finish(100, 0.2);

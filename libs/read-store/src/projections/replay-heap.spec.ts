@@ -1,11 +1,17 @@
-import { ConfigError, loadConfig } from '../../../platform/src/config';
+import { ConfigError, loadConfig } from '#platform/config';
 import { ReplayHeap } from './replay-heap';
 
 const MB = 1024 * 1024;
 
 /** A heap whose use the spec sets, and whose collection leaves `live` behind. */
 function fakeHeap(live: number) {
-  const heap = { inUse: 0, live, collections: 0, used: () => heap.inUse, collect: () => void ((heap.collections += 1), (heap.inUse = heap.live)) };
+  const heap = {
+    inUse: 0,
+    live,
+    collections: 0,
+    used: () => heap.inUse,
+    collect: () => void ((heap.collections += 1), (heap.inUse = heap.live)),
+  };
   return heap;
 }
 

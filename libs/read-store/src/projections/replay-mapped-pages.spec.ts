@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../../platform/src/config';
+import { ConfigError, loadConfig } from '#platform/config';
 import { ReplayMappedPages, processResidentFileBytes } from './replay-mapped-pages';
 
 const MB = 1024 * 1024;

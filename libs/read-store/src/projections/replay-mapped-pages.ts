@@ -38,7 +38,6 @@ export class ReplayMappedPages implements ReplayMemoryGuard {
   }
 }
 
-
 /** `RssFile` of /proc/self/status in bytes (Linux), or null where there is no such figure. */
 export function processResidentFileBytes(): number | null {
   try {

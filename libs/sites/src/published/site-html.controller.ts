@@ -2,14 +2,15 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '../../../platform/src/http/auth';
-import { PathId } from '../../../platform/src/http/id-param';
-import { servedFileHeaders } from '../../../platform/src/http/served-file';
+import { Public } from '#platform/http/auth';
+import { PathId } from '#platform/http/id-param';
+import { servedFileHeaders } from '#platform/http/served-file';
 import { SITE_STYLESHEET } from './site-html.css';
 import { ServePublishedSite, type SiteAnswer } from './site-html.queries';
 
 /** No script, no frame, no plugin; styles and images from the site itself (images also over https). */
-export const SITE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const SITE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * The published site as HTML, for browsers: `GET /sites/{siteId}/…` (also under the site's
@@ -41,13 +42,30 @@ export class SiteHtmlController {
 
   private async serve(siteId: string | null, path: string, request: FastifyRequest, reply: FastifyReply) {
     const response = await this.queryBus.execute(
-      new ServePublishedSite(siteId, path, { ip: request.ip, hostname: request.hostname, url: request.url, protocol: request.protocol, query: (request.query ?? {}) as Record<string, unknown>, headers: request.headers }),
+      new ServePublishedSite(siteId, path, {
+        ip: request.ip,
+        hostname: request.hostname,
+        url: request.url,
+        protocol: request.protocol,
+        query: (request.query ?? {}) as Record<string, unknown>,
+        headers: request.headers,
+      }),
     );
     if (response.kind === 'stylesheet') {
-      return reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(SITE_STYLESHEET);
+      return reply
+        .header('content-type', 'text/css; charset=utf-8')
+        .header('cache-control', 'public, max-age=300')
+        .header('x-content-type-options', 'nosniff')
+        .send(SITE_STYLESHEET);
     }
     if (response.kind === 'remember') {
-      return reply.status(303).header('set-cookie', response.cookies).header('cache-control', 'private, no-store').header('referrer-policy', 'no-referrer').header('location', response.location).send();
+      return reply
+        .status(303)
+        .header('set-cookie', response.cookies)
+        .header('cache-control', 'private, no-store')
+        .header('referrer-policy', 'no-referrer')
+        .header('location', response.location)
+        .send();
     }
     return this.send(reply, response.answer);
   }

@@ -66,7 +66,16 @@ export function renderShell(shell: SiteShell): string {
     ]),
   ]);
   const sidebar = h('nav', { className: ['pages'], ariaLabel: 'Pages' }, [
-    ...(shell.variants.length > 1 ? [h('p', { className: ['nav-label'] }, [text('Variants')]), h('ul', { className: ['variants'] }, shell.variants.map((variant) => h('li', {}, [link(variant)])))] : []),
+    ...(shell.variants.length > 1
+      ? [
+          h('p', { className: ['nav-label'] }, [text('Variants')]),
+          h(
+            'ul',
+            { className: ['variants'] },
+            shell.variants.map((variant) => h('li', {}, [link(variant)])),
+          ),
+        ]
+      : []),
     pageList(shell.pages),
   ]);
   const body = h('body', {}, [
@@ -110,7 +119,15 @@ function pageList(pages: readonly NavPage[]): Element {
       const head =
         page.href === null
           ? h('span', { className: ['group'] }, label)
-          : h('a', { href: page.href, ...(page.current ? { ariaCurrent: 'page' } : {}), ...(page.external ? { rel: ['noopener', 'noreferrer'] } : {}) }, label);
+          : h(
+              'a',
+              {
+                href: page.href,
+                ...(page.current ? { ariaCurrent: 'page' } : {}),
+                ...(page.external ? { rel: ['noopener', 'noreferrer'] } : {}),
+              },
+              label,
+            );
       return h('li', {}, [head, ...(page.children.length > 0 ? [pageList(page.children)] : [])]);
     }),
   );
@@ -118,7 +135,13 @@ function pageList(pages: readonly NavPage[]): Element {
 
 /** The main content of a page: its title as the h1, its description, its body. */
 export function pageMain(title: string, description: string | undefined, body: ElementContent[]): ElementContent[] {
-  return [h('article', {}, [h('h1', {}, [text(title)]), ...(description ? [h('p', { className: ['description'] }, [text(description)])] : []), ...body])];
+  return [
+    h('article', {}, [
+      h('h1', {}, [text(title)]),
+      ...(description ? [h('p', { className: ['description'] }, [text(description)])] : []),
+      ...body,
+    ]),
+  ];
 }
 
 export interface SearchResultEntry {
@@ -136,7 +159,9 @@ export function searchMain(query: string, results: readonly SearchResultEntry[])
     h(
       'ol',
       { className: ['results'] },
-      results.map((result) => h('li', {}, [h('a', { href: result.href }, [text(result.title)]), ...(result.snippet ? [h('p', {}, [text(result.snippet)])] : [])])),
+      results.map((result) =>
+        h('li', {}, [h('a', { href: result.href }, [text(result.title)]), ...(result.snippet ? [h('p', {}, [text(result.snippet)])] : [])]),
+      ),
     ),
   ];
 }
@@ -148,15 +173,22 @@ export function notFoundPage(): string {
     children: [
       { type: 'doctype' },
       h('html', { lang: 'en' }, [
-        h('head', {}, [h('meta', { charSet: 'utf-8' }), h('meta', { name: 'robots', content: 'noindex' }), h('title', {}, [text('Page not found')])]),
-        h('body', {}, [h('main', {}, [h('h1', {}, [text('Page not found')]), h('p', {}, [text('There is no page here, or you may not read it.')])])]),
+        h('head', {}, [
+          h('meta', { charSet: 'utf-8' }),
+          h('meta', { name: 'robots', content: 'noindex' }),
+          h('title', {}, [text('Page not found')]),
+        ]),
+        h('body', {}, [
+          h('main', {}, [h('h1', {}, [text('Page not found')]), h('p', {}, [text('There is no page here, or you may not read it.')])]),
+        ]),
       ]),
     ],
   };
   return toHtml(root);
 }
 
-const xmlEscape = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+const xmlEscape = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
 /** A sitemap (sitemaps.org) of absolute URLs. */
 export function sitemapXml(urls: readonly string[]): string {

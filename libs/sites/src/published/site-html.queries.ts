@@ -3,12 +3,21 @@ import type { Readable } from 'node:stream';
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { LRUCache } from 'lru-cache';
-import { CLOCK, type Clock } from '../../../platform/src/clock';
-import { APP_CONFIG, type AppConfig } from '../../../platform/src/config';
-import { DomainError } from '../../../platform/src/errors';
-import { ApiError } from '../../../platform/src/http/error-envelope';
-import { RateLimiter } from '../../../platform/src/http/rate-limit';
-import { SITE_CONTENT, SITE_SPACES, SITE_VIEWS, type SiteContent, type SiteFile, type SitePage, type SiteSpaces, type SiteViews } from '../sites.needs';
+import { CLOCK, type Clock } from '#platform/clock';
+import { APP_CONFIG, type AppConfig } from '#platform/config';
+import { DomainError } from '#platform/errors';
+import { ApiError } from '#platform/http/error-envelope';
+import { RateLimiter } from '#platform/http/rate-limit';
+import {
+  SITE_CONTENT,
+  SITE_SPACES,
+  SITE_VIEWS,
+  type SiteContent,
+  type SiteFile,
+  type SitePage,
+  type SiteSpaces,
+  type SiteViews,
+} from '../sites.needs';
 import { SiteHostnames } from '../site.hostname-holders';
 import { hostOf } from '../site.hostnames';
 import type { SiteDoc, SiteSpaceDoc } from '../site.projections';
@@ -41,7 +50,14 @@ export interface PageViewed {
 
 /** What a path of the site answers: an HTML page, a text file or a file's bytes; `cache`: whether shared caches may keep the answer ('public') or only the reader's browser ('private'; cacheOf). */
 export type SiteAnswer =
-  | { kind: 'html' | 'xml' | 'text' | 'css'; status: 200 | 404; body: string; etag?: string; cache: 'public' | 'private'; viewed?: PageViewed }
+  | {
+      kind: 'html' | 'xml' | 'text' | 'css';
+      status: 200 | 404;
+      body: string;
+      etag?: string;
+      cache: 'public' | 'private';
+      viewed?: PageViewed;
+    }
   | { kind: 'file'; file: SiteFile; body: Readable; etag: string; cache: 'public' | 'private' }
   | { kind: 'not-modified'; etag: string; cache: 'public' | 'private'; viewed?: PageViewed };
 
@@ -74,7 +90,8 @@ export interface SiteRequest {
  * What the controller sends: the site's stylesheet; a 303 to the same address without the share
  * key or visitor token it carried, with the cookies that remember them; or the site's answer.
  */
-export type SiteResponse = { kind: 'stylesheet' } | { kind: 'remember'; cookies: string[]; location: string } | { kind: 'answer'; answer: SiteAnswer };
+export type SiteResponse =
+  { kind: 'stylesheet' } | { kind: 'remember'; cookies: string[]; location: string } | { kind: 'answer'; answer: SiteAnswer };
 
 /**
  * `GET /sites/{siteId}/…` (also under the site's basename; `siteId` given), and any other path on a
@@ -105,7 +122,10 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
   /** The service's own host name (PUBLIC_URL's), on which every site is served. */
   private readonly serviceHost: string;
   /** Pages' HTML by their ETag, which names every input of the HTML (`answer`). */
-  private readonly rendered = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html, etag) => html.length + etag.length + 64 });
+  private readonly rendered = new LRUCache<string, string>({
+    maxSize: 32 * 1024 * 1024,
+    sizeCalculation: (html, etag) => html.length + etag.length + 64,
+  });
 
   constructor(
     private readonly readers: SiteReaders,
@@ -128,17 +148,26 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
     // (which, with the controller's wildcard, the router no longer refuses itself) is 414, anything else 404.
     const routeMiss = () => {
       const path = request.url.split('?')[0];
-      if (path.split('/').some((segment) => segment.length > ROUTER_MAX_PARAM_LENGTH)) return new ApiError(414, 'a path segment of the request URL is too long');
+      if (path.split('/').some((segment) => segment.length > ROUTER_MAX_PARAM_LENGTH))
+        return new ApiError(414, 'a path segment of the request URL is too long');
       return DomainError.notFound(`no route GET ${path.slice(0, 200)}`);
     };
     if (hostname === '' || hostname === own || request.url.startsWith('/v1/') || !/^[a-z0-9.-]{1,512}$/.test(hostname)) throw routeMiss();
     return this.serve({ hostname }, '', path, request, routeMiss);
   }
 
-  private async serve(address: SiteAddress, prefix: string, path: string, request: SiteRequest, unknownSite?: () => Error): Promise<SiteResponse> {
+  private async serve(
+    address: SiteAddress,
+    prefix: string,
+    path: string,
+    request: SiteRequest,
+    unknownSite?: () => Error,
+  ): Promise<SiteResponse> {
     const allowance = this.limiter.take(request.ip);
     if (!allowance.allowed) {
-      throw new ApiError(429, `rate limit of ${this.limiter.perMinute} requests per minute to the published sites exceeded`, { 'Retry-After': String(this.limiter.retryAfter(allowance)) });
+      throw new ApiError(429, `rate limit of ${this.limiter.perMinute} requests per minute to the published sites exceeded`, {
+        'Retry-After': String(this.limiter.retryAfter(allowance)),
+      });
     }
     if ('siteId' in address && !(await this.servedOnHost(address.siteId, request))) return { kind: 'answer', answer: notFound() };
     const segments = String(path ?? '')
@@ -149,7 +178,10 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
     const query = request.query;
     const cookies = parseCookies(headerOf(request.headers.cookie));
     const given = { shareKey: secret(query.shareKey), visitorToken: secret(query.jwt_token) };
-    const access: ReaderAccess = { shareKey: given.shareKey ?? secret(cookies.get(SHARE_KEY_COOKIE)), visitorToken: given.visitorToken ?? secret(cookies.get(VISITOR_TOKEN_COOKIE)) };
+    const access: ReaderAccess = {
+      shareKey: given.shareKey ?? secret(cookies.get(SHARE_KEY_COOKIE)),
+      visitorToken: given.visitorToken ?? secret(cookies.get(VISITOR_TOKEN_COOKIE)),
+    };
     let read;
     try {
       read = await this.readers.readable(address, withoutUndefined(access));
@@ -165,16 +197,28 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
       const cookiePath = prefix === '' ? '/' : prefix;
       const secure = this.config.publicUrl.startsWith('https:') ? '; Secure' : '';
       const set: string[] = [];
-      if (given.shareKey !== undefined) set.push(`${SHARE_KEY_COOKIE}=${encodeURIComponent(given.shareKey)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secure}`);
-      if (given.visitorToken !== undefined) set.push(`${VISITOR_TOKEN_COOKIE}=${encodeURIComponent(given.visitorToken)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secure}`);
+      if (given.shareKey !== undefined)
+        set.push(`${SHARE_KEY_COOKIE}=${encodeURIComponent(given.shareKey)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secure}`);
+      if (given.visitorToken !== undefined)
+        set.push(`${VISITOR_TOKEN_COOKIE}=${encodeURIComponent(given.visitorToken)}; Path=${cookiePath}; HttpOnly; SameSite=Lax${secure}`);
       return { kind: 'remember', cookies: set, location: withoutSecrets(request.url) };
     }
     try {
-      const answer = await this.answer(address, prefix, segments, read, { query: typeof query.q === 'string' ? query.q : undefined, ifNoneMatch: headerOf(request.headers['if-none-match']) });
+      const answer = await this.answer(address, prefix, segments, read, {
+        query: typeof query.q === 'string' ? query.q : undefined,
+        ifNoneMatch: headerOf(request.headers['if-none-match']),
+      });
       if ((answer.kind === 'html' || answer.kind === 'not-modified') && answer.viewed) {
         // Told, not awaited: a view never holds up or fails the reader.
         const origin = 'hostname' in address ? `${request.protocol}://${address.hostname}` : this.config.publicUrl;
-        void this.views.viewed({ organizationId: read.site.organizationId, siteId: read.site._id, ...answer.viewed, url: `${origin}${withoutSecrets(request.url)}`, referrer: headerOf(request.headers.referer), visitor: { claims: read.claims, ip: request.ip, userAgent: headerOf(request.headers['user-agent']) } });
+        void this.views.viewed({
+          organizationId: read.site.organizationId,
+          siteId: read.site._id,
+          ...answer.viewed,
+          url: `${origin}${withoutSecrets(request.url)}`,
+          referrer: headerOf(request.headers.referer),
+          visitor: { claims: read.claims, ip: request.ip, userAgent: headerOf(request.headers['user-agent']) },
+        });
       }
       return { kind: 'answer', answer };
     } catch (error) {
@@ -198,14 +242,26 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
    * What a path of the site answers. `prefix` is where the site is mounted (`/sites/{siteId}`, or ''
    * on its hostname); `segments` the path after it; `ifNoneMatch` the request's validator.
    */
-  private async answer(address: SiteAddress, prefix: string, segments: readonly string[], read: { site: SiteDoc; claims: Record<string, unknown> }, request: { query?: string; ifNoneMatch?: string }): Promise<SiteAnswer> {
+  private async answer(
+    address: SiteAddress,
+    prefix: string,
+    segments: readonly string[],
+    read: { site: SiteDoc; claims: Record<string, unknown> },
+    request: { query?: string; ifNoneMatch?: string },
+  ): Promise<SiteAnswer> {
     const { site, claims } = read;
     let rest = [...segments];
     let base = prefix;
     if (site.basename && rest[0] === site.basename && 'siteId' in address) rest = rest.slice(1);
     if (site.basename && 'siteId' in address) base = `${prefix}/${site.basename}`;
     const cache = cacheOf(site, claims);
-    if (rest.length === 1 && rest[0] === 'robots.txt') return { kind: 'text', status: 200, body: robotsTxt(site.visibility === 'public' ? `${this.origin(address)}${base}/sitemap.xml` : null), cache };
+    if (rest.length === 1 && rest[0] === 'robots.txt')
+      return {
+        kind: 'text',
+        status: 200,
+        body: robotsTxt(site.visibility === 'public' ? `${this.origin(address)}${base}/sitemap.xml` : null),
+        cache,
+      };
     if (rest.length === 1 && rest[0] === 'sitemap.xml') {
       if (site.visibility !== 'public') throw DomainError.notFound('no sitemap for this site');
       return { kind: 'xml', status: 200, body: await this.sitemap(address, base, site, claims), cache };
@@ -225,7 +281,10 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
       const query = (request.query ?? '').slice(0, MAX_SITE_QUERY).trim();
       return { kind: 'html', status: 200, body: await this.searchPage(base, site, place, current, query), cache };
     }
-    const page = place.rest.path === '' && place.siteSpace.pageId ? (homePage(current.pages, place.siteSpace.pageId) ?? pageAt(current.pages, '')) : pageAt(current.pages, place.rest.path);
+    const page =
+      place.rest.path === '' && place.siteSpace.pageId
+        ? (homePage(current.pages, place.siteSpace.pageId) ?? pageAt(current.pages, ''))
+        : pageAt(current.pages, place.rest.path);
     if (!page) throw DomainError.notFound('no such page');
     const viewed = { spaceId: current.content.spaceId, pageId: page.id };
     const document = await this.content.document(current.content.spaceId, current.content.revisionId, page.id);
@@ -264,7 +323,12 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
   }
 
   /** A site space's content as the reader sees it; null when its space is gone. */
-  private async load(base: string, site: SiteDoc, siteSpace: SiteSpaceDoc, claims: Record<string, unknown>): Promise<LoadedSiteSpace | null> {
+  private async load(
+    base: string,
+    site: SiteDoc,
+    siteSpace: SiteSpaceDoc,
+    claims: Record<string, unknown>,
+  ): Promise<LoadedSiteSpace | null> {
     // A space that went to another organization is not published by this one's site, even before
     // the site-transferred-spaces reactor has removed its site spaces.
     const space = await this.spaces.spaceById(siteSpace.spaceId);
@@ -275,7 +339,13 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
   }
 
   /** The site spaces (other than the current one) showing the spaces a body links to. */
-  private async others(base: string, site: SiteDoc, current: LoadedSiteSpace, spaceIds: ReadonlySet<string>, claims: Record<string, unknown>): Promise<LoadedSiteSpace[]> {
+  private async others(
+    base: string,
+    site: SiteDoc,
+    current: LoadedSiteSpace,
+    spaceIds: ReadonlySet<string>,
+    claims: Record<string, unknown>,
+  ): Promise<LoadedSiteSpace[]> {
     const wanted = site.siteSpaces.filter((siteSpace) => siteSpace.id !== current.siteSpace.id && spaceIds.has(siteSpace.spaceId));
     const unique = [...new Map(wanted.map((siteSpace) => [siteSpace.spaceId, siteSpace])).values()].slice(0, 20);
     const loaded = await Promise.all(unique.map((siteSpace) => this.load(base, site, siteSpace, claims)));
@@ -284,17 +354,36 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
 
   /** The site spaces of the place's section, each with its title: the variants the page offers (hidden ones left out, unless it is the current one). */
   private variants(base: string, site: SiteDoc, place: SitePlace): Promise<SiteShell['variants']> {
-    const inScope = site.siteSpaces.filter((siteSpace) => siteSpace.sectionId === place.siteSpace.sectionId && (siteSpace.hidden !== true || siteSpace.id === place.siteSpace.id));
+    const inScope = site.siteSpaces.filter(
+      (siteSpace) =>
+        siteSpace.sectionId === place.siteSpace.sectionId && (siteSpace.hidden !== true || siteSpace.id === place.siteSpace.id),
+    );
     return Promise.all(
-      inScope.map(async (siteSpace) => ({ title: siteSpace.title || (await this.spaces.spaceById(siteSpace.spaceId))?.title || siteSpace.path, href: siteSpaceUrl(base, site, siteSpace), current: siteSpace.id === place.siteSpace.id })),
+      inScope.map(async (siteSpace) => ({
+        title: siteSpace.title || (await this.spaces.spaceById(siteSpace.spaceId))?.title || siteSpace.path,
+        href: siteSpaceUrl(base, site, siteSpace),
+        current: siteSpace.id === place.siteSpace.id,
+      })),
     );
   }
 
-  private shell(base: string, site: SiteDoc, place: SitePlace, current: LoadedSiteSpace, currentPageId: string | null, variants: SiteShell['variants']): Omit<SiteShell, 'title' | 'noIndex' | 'main'> {
+  private shell(
+    base: string,
+    site: SiteDoc,
+    place: SitePlace,
+    current: LoadedSiteSpace,
+    currentPageId: string | null,
+    variants: SiteShell['variants'],
+  ): Omit<SiteShell, 'title' | 'noIndex' | 'main'> {
     const groups = new Map((site.groups ?? []).map((group) => [group.id, group.title]));
     const sections = site.sections.map((section) => {
       const group = section.sectionGroup ? groups.get(section.sectionGroup) : undefined;
-      return { title: section.title, href: sectionUrl(base, site, section), current: section.id === place.section?.id, ...(group !== undefined ? { group } : {}) };
+      return {
+        title: section.title,
+        href: sectionUrl(base, site, section),
+        current: section.id === place.section?.id,
+        ...(group !== undefined ? { group } : {}),
+      };
     });
     const resolve = siteRefResolver(current, []);
     return {
@@ -317,16 +406,30 @@ export class ServePublishedSiteHandler implements IQueryHandler<ServePublishedSi
     const results = hits
       .filter((hit) => readable.has(hit.id))
       .slice(0, MAX_RESULTS)
-      .map((hit) => ({ title: hit.title, href: pageUrl(current.url, readable.get(hit.id)!), snippet: hit.sections[0]?.body ?? hit.description ?? '' }));
+      .map((hit) => ({
+        title: hit.title,
+        href: pageUrl(current.url, readable.get(hit.id)!),
+        snippet: hit.sections[0]?.body ?? hit.description ?? '',
+      }));
     const shell = this.shell(base, site, place, current, null, await this.variants(base, site, place));
-    return renderShell({ ...shell, query, title: query === '' ? 'Search' : `Search: ${query}`, noIndex: true, main: searchMain(query, results) });
+    return renderShell({
+      ...shell,
+      query,
+      title: query === '' ? 'Search' : `Search: ${query}`,
+      noIndex: true,
+      main: searchMain(query, results),
+    });
   }
 
   private async sitemap(address: SiteAddress, base: string, site: SiteDoc, claims: Record<string, unknown>): Promise<string> {
     const origin = this.origin(address);
     const loaded = await Promise.all(site.siteSpaces.map((siteSpace) => this.load(base, site, siteSpace, claims)));
     const urls = loaded.flatMap((entry) =>
-      entry ? entry.pages.filter((page) => page.type === 'document' && !page.hidden && !page.noIndex && !page.noRobotsIndex).map((page) => `${origin}${pageUrl(entry.url, page)}`) : [],
+      entry
+        ? entry.pages
+            .filter((page) => page.type === 'document' && !page.hidden && !page.noIndex && !page.noRobotsIndex)
+            .map((page) => `${origin}${pageUrl(entry.url, page)}`)
+        : [],
     );
     return sitemapXml(urls);
   }
@@ -338,7 +441,12 @@ export function homePage(pages: readonly SitePage[], pageId: string): SitePage |
 }
 
 /** The pages as navigation: hidden pages left out, groups as headings, link pages to their targets. */
-export function navTree(pages: readonly SitePage[], spaceUrl: string, currentPageId: string | null, linkHref: (page: SitePage) => string | null): NavPage[] {
+export function navTree(
+  pages: readonly SitePage[],
+  spaceUrl: string,
+  currentPageId: string | null,
+  linkHref: (page: SitePage) => string | null,
+): NavPage[] {
   const byParent = new Map<string | null, SitePage[]>();
   for (const page of pages) {
     if (page.hidden) continue;
@@ -355,9 +463,13 @@ export function navTree(pages: readonly SitePage[], spaceUrl: string, currentPag
           if (page.type === 'group') return [{ title: page.title, href: null, current: false, external: false, ...emoji, children }];
           if (page.type === 'link') {
             const href = linkHref(page);
-            return href === null ? [] : [{ title: page.title, href, current: false, external: /^[a-z][a-z0-9+.-]*:/i.test(href), ...emoji, children: [] }];
+            return href === null
+              ? []
+              : [{ title: page.title, href, current: false, external: /^[a-z][a-z0-9+.-]*:/i.test(href), ...emoji, children: [] }];
           }
-          return [{ title: page.title, href: pageUrl(spaceUrl, page), current: page.id === currentPageId, external: false, ...emoji, children }];
+          return [
+            { title: page.title, href: pageUrl(spaceUrl, page), current: page.id === currentPageId, external: false, ...emoji, children },
+          ];
         });
   return build(null, 0);
 }
@@ -415,7 +527,10 @@ function secret(value: unknown): string | undefined {
 }
 
 function withoutUndefined(access: ReaderAccess): ReaderAccess {
-  return { ...(access.shareKey !== undefined ? { shareKey: access.shareKey } : {}), ...(access.visitorToken !== undefined ? { visitorToken: access.visitorToken } : {}) };
+  return {
+    ...(access.shareKey !== undefined ? { shareKey: access.shareKey } : {}),
+    ...(access.visitorToken !== undefined ? { visitorToken: access.visitorToken } : {}),
+  };
 }
 
 function headerOf(value: string | string[] | undefined): string | undefined {

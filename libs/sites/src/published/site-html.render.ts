@@ -65,21 +65,45 @@ const MAX_OPERATION_ROWS = 100;
  */
 function operationParts(operation: Record<string, unknown>) {
   const parts = [];
-  if (stringOf(operation.summary) !== '') parts.push(h('p', { className: ['openapi-summary'] }, [h('strong', {}, [text(stringOf(operation.summary))])]));
+  if (stringOf(operation.summary) !== '')
+    parts.push(h('p', { className: ['openapi-summary'] }, [h('strong', {}, [text(stringOf(operation.summary))])]));
   if (stringOf(operation.description) !== '') parts.push(h('p', {}, [text(stringOf(operation.description))]));
   const parameters = (Array.isArray(operation.parameters) ? operation.parameters : []).filter(isRecord).slice(0, MAX_OPERATION_ROWS);
   if (parameters.length > 0) {
-    const header = h('tr', {}, ['Parameter', 'In', 'Required', 'Description'].map((title) => h('th', { scope: 'col' }, [text(title)])));
-    const rows = parameters.map((parameter) => h('tr', {}, [h('td', {}, [h('code', {}, [text(stringOf(parameter.name))])]), h('td', {}, [text(stringOf(parameter.in))]), h('td', {}, [text(parameter.required === true ? 'yes' : 'no')]), h('td', {}, [text(stringOf(parameter.description))])]));
+    const header = h(
+      'tr',
+      {},
+      ['Parameter', 'In', 'Required', 'Description'].map((title) => h('th', { scope: 'col' }, [text(title)])),
+    );
+    const rows = parameters.map((parameter) =>
+      h('tr', {}, [
+        h('td', {}, [h('code', {}, [text(stringOf(parameter.name))])]),
+        h('td', {}, [text(stringOf(parameter.in))]),
+        h('td', {}, [text(parameter.required === true ? 'yes' : 'no')]),
+        h('td', {}, [text(stringOf(parameter.description))]),
+      ]),
+    );
     parts.push(h('table', {}, [h('thead', {}, [header]), h('tbody', {}, rows)]));
   }
   const responses = isRecord(operation.responses) ? Object.entries(operation.responses).slice(0, MAX_OPERATION_ROWS) : [];
   if (responses.length > 0) {
-    parts.push(h('dl', { className: ['openapi-responses'] }, responses.flatMap(([status, response]) => [h('dt', {}, [h('code', {}, [text(status)])]), h('dd', {}, [text(isRecord(response) ? stringOf(response.description) : '')])])));
+    parts.push(
+      h(
+        'dl',
+        { className: ['openapi-responses'] },
+        responses.flatMap(([status, response]) => [
+          h('dt', {}, [h('code', {}, [text(status)])]),
+          h('dd', {}, [text(isRecord(response) ? stringOf(response.description) : '')]),
+        ]),
+      ),
+    );
   }
   return parts;
 }
-const childrenOf = (node: unknown): Node[] => (isRecord(node) && Array.isArray(node.nodes) ? (node.nodes as unknown[]).filter((child): child is Node => isRecord(child) && typeof child.object === 'string') : []);
+const childrenOf = (node: unknown): Node[] =>
+  isRecord(node) && Array.isArray(node.nodes)
+    ? (node.nodes as unknown[]).filter((child): child is Node => isRecord(child) && typeof child.object === 'string')
+    : [];
 const dataOf = (node: Node): Record<string, unknown> => (isRecord(node.data) ? node.data : {});
 
 /** A reference read from a body: an object with a string `kind`, else null. */
@@ -90,7 +114,8 @@ export function refOf(value: unknown): SiteContentRef | null {
 /** The plain text of a node: leaves, in order (what an unknown block degrades to). */
 export function textOf(node: unknown, depth = 0): string {
   if (!isRecord(node) || depth > RENDER_LIMITS.depth) return '';
-  if (node.object === 'text') return Array.isArray(node.leaves) ? node.leaves.map((leaf) => (isRecord(leaf) ? stringOf(leaf.text) : '')).join('') : '';
+  if (node.object === 'text')
+    return Array.isArray(node.leaves) ? node.leaves.map((leaf) => (isRecord(leaf) ? stringOf(leaf.text) : '')).join('') : '';
   return childrenOf(node)
     .map((child) => textOf(child, depth + 1))
     .join(child0IsBlock(node) ? '\n' : '');
@@ -132,7 +157,11 @@ class DocumentRenderer {
     if (!isRecord(document)) return [];
     // Keys are anchors first, so that a heading's slug never takes a key's place.
     this.reserveKeys(document, 0);
-    const levels = childrenOf(document).flatMap((block) => (block.object === 'block' && typeof block.type === 'string' && /^heading-[1-6]$/.test(block.type) ? [Number(block.type.slice(-1))] : []));
+    const levels = childrenOf(document).flatMap((block) =>
+      block.object === 'block' && typeof block.type === 'string' && /^heading-[1-6]$/.test(block.type)
+        ? [Number(block.type.slice(-1))]
+        : [],
+    );
     this.shift = levels.length > 0 ? 2 - Math.min(...levels) : 1;
     return this.flow(childrenOf(document), 0);
   }
@@ -141,7 +170,8 @@ class DocumentRenderer {
     if (depth > RENDER_LIMITS.depth) return;
     for (const child of childrenOf(node)) {
       if (child.object !== 'block') continue;
-      if (typeof child.type === 'string' && /^heading-[1-6]$/.test(child.type) && typeof child.key === 'string' && child.key !== '') this.ids.add(child.key);
+      if (typeof child.type === 'string' && /^heading-[1-6]$/.test(child.type) && typeof child.key === 'string' && child.key !== '')
+        this.ids.add(child.key);
       this.reserveKeys(child as unknown as Record<string, unknown>, depth + 1);
     }
   }
@@ -201,7 +231,9 @@ class DocumentRenderer {
         return [h('pre', {}, [h('code', {}, this.plain(block, inner))])];
       case 'hint': {
         const style = Object.hasOwn(HINT_STYLES, stringOf(data.style)) ? stringOf(data.style) : 'info';
-        return [h('aside', { role: 'note', className: ['hint', `hint-${style}`], ariaLabel: HINT_STYLES[style] }, this.flow(children, inner))];
+        return [
+          h('aside', { role: 'note', className: ['hint', `hint-${style}`], ariaLabel: HINT_STYLES[style] }, this.flow(children, inner)),
+        ];
       }
       case 'blockquote':
         return [h('blockquote', {}, this.flow(children, inner))];
@@ -210,7 +242,13 @@ class DocumentRenderer {
       case 'table':
         return [this.table(children, inner)];
       case 'images':
-        return [h('div', { className: ['images'] }, children.flatMap((child) => (child.type === 'image' ? this.block(child, inner) : this.flow([child], inner))))];
+        return [
+          h(
+            'div',
+            { className: ['images'] },
+            children.flatMap((child) => (child.type === 'image' ? this.block(child, inner) : this.flow([child], inner))),
+          ),
+        ];
       case 'image':
         return [this.image(block, children, inner)];
       case 'file': {
@@ -231,29 +269,65 @@ class DocumentRenderer {
         const ref = refOf(data.ref);
         const target = ref ? this.links.resolve(ref) : null;
         if (!target) return [];
-        return [h('p', { className: ['content-ref'] }, [h('a', { href: target.href }, [{ type: 'text', value: target.title ?? target.href }])])];
+        return [
+          h('p', { className: ['content-ref'] }, [h('a', { href: target.href }, [{ type: 'text', value: target.title ?? target.href }])]),
+        ];
       }
       case 'math':
         return [h('pre', { className: ['math'] }, [h('code', {}, [{ type: 'text', value: stringOf(data.formula) }])])];
       case 'expandable': {
         const title = stringOf(data.title).trim() || 'Details';
-        return [h('details', { className: ['expandable'] }, [h('summary', {}, [{ type: 'text', value: title }]), ...this.flow(children, inner)])];
+        return [
+          h('details', { className: ['expandable'] }, [h('summary', {}, [{ type: 'text', value: title }]), ...this.flow(children, inner)]),
+        ];
       }
       case 'tabs':
         // Tabs as disclosure widgets: each tab's title a summary, the first one open; no script needed.
-        return [h('div', { className: ['tabs'] }, children.flatMap((child, index) => this.tab(child, index === 0, inner)))];
+        return [
+          h(
+            'div',
+            { className: ['tabs'] },
+            children.flatMap((child, index) => this.tab(child, index === 0, inner)),
+          ),
+        ];
       case 'tabs-item':
         return this.tab(block, true, depth);
       case 'openapi-operation':
       case 'swagger': {
         const operation = [stringOf(data.method).toUpperCase(), stringOf(data.path)].filter((part) => part !== '').join(' ');
         const resolved = isRecord(data.operation) ? operationParts(data.operation) : [];
-        return [h('div', { className: ['openapi'] }, [...(operation !== '' ? [h('p', {}, [h('code', {}, [{ type: 'text', value: operation }])])] : []), ...resolved, ...this.flow(children, inner)])];
+        return [
+          h('div', { className: ['openapi'] }, [
+            ...(operation !== '' ? [h('p', {}, [h('code', {}, [{ type: 'text', value: operation }])])] : []),
+            ...resolved,
+            ...this.flow(children, inner),
+          ]),
+        ];
       }
       case 'stepper':
-        return [h('ol', { className: ['stepper'] }, children.map((child) => h('li', {}, child.type === 'stepper-step' ? this.flow(childrenOf(child), inner + 1) : this.flow([child], inner + 1))))];
+        return [
+          h(
+            'ol',
+            { className: ['stepper'] },
+            children.map((child) =>
+              h('li', {}, child.type === 'stepper-step' ? this.flow(childrenOf(child), inner + 1) : this.flow([child], inner + 1)),
+            ),
+          ),
+        ];
       case 'columns':
-        return [h('div', { className: ['columns'] }, children.map((child) => h('div', { className: ['column'] }, child.type === 'column' ? this.flow(childrenOf(child), inner + 1) : this.flow([child], inner + 1))))];
+        return [
+          h(
+            'div',
+            { className: ['columns'] },
+            children.map((child) =>
+              h(
+                'div',
+                { className: ['column'] },
+                child.type === 'column' ? this.flow(childrenOf(child), inner + 1) : this.flow([child], inner + 1),
+              ),
+            ),
+          ),
+        ];
       default:
         // A step, a column or a cell out of its parent, unknown types: the blocks inside, or the text.
         if (children.some((child) => child.object === 'block')) return [h('div', {}, this.flow(children, inner))];
@@ -266,8 +340,15 @@ class DocumentRenderer {
     let id = slugOf(text);
     for (let suffix = 1; this.ids.has(id); suffix++) id = `${slugOf(text)}-${suffix}`;
     this.ids.add(id);
-    const key = typeof block.key === 'string' && block.key !== '' && block.key !== id ? [h('span', { id: block.key, className: ['key-anchor'] })] : [];
-    return h(`h${Math.min(Math.max(level, 2), 6)}`, { id }, [...key, ...this.inlines(childrenOf(block), depth), h('a', { href: `#${id}`, className: ['anchor'], ariaLabel: `Link to ${text || 'this section'}` }, [{ type: 'text', value: '#' }])]);
+    const key =
+      typeof block.key === 'string' && block.key !== '' && block.key !== id
+        ? [h('span', { id: block.key, className: ['key-anchor'] })]
+        : [];
+    return h(`h${Math.min(Math.max(level, 2), 6)}`, { id }, [
+      ...key,
+      ...this.inlines(childrenOf(block), depth),
+      h('a', { href: `#${id}`, className: ['anchor'], ariaLabel: `Link to ${text || 'this section'}` }, [{ type: 'text', value: '#' }]),
+    ]);
   }
 
   private listItems(items: readonly Node[], depth: number, tasks: boolean): ElementContent[] {
@@ -277,7 +358,10 @@ class DocumentRenderer {
       if (!tasks) return h('li', {}, content);
       const checked = dataOf(item).checked === true;
       // The state as text, for everyone: a disabled checkbox without a label is an accessibility error.
-      const state = h('span', { className: ['task-state'] }, [{ type: 'text', value: checked ? '☑ ' : '☐ ' }, h('span', { className: ['visually-hidden'] }, [{ type: 'text', value: checked ? '(done) ' : '(to do) ' }])]);
+      const state = h('span', { className: ['task-state'] }, [
+        { type: 'text', value: checked ? '☑ ' : '☐ ' },
+        h('span', { className: ['visually-hidden'] }, [{ type: 'text', value: checked ? '(done) ' : '(to do) ' }]),
+      ]);
       return h('li', { className: [checked ? 'done' : 'todo'] }, [state, ...content]);
     });
   }
@@ -298,11 +382,20 @@ class DocumentRenderer {
     const body = header ? rows.slice(1) : rows;
     const cells = (row: Node, tag: 'th' | 'td') =>
       rowCells(row).map((cell) => {
-        const content = childrenOf(cell).some((child) => child.object === 'block') ? this.flow(childrenOf(cell), depth + 2) : this.inlines(childrenOf(cell), depth + 2);
+        const content = childrenOf(cell).some((child) => child.object === 'block')
+          ? this.flow(childrenOf(cell), depth + 2)
+          : this.inlines(childrenOf(cell), depth + 2);
         return h(tag, tag === 'th' ? { scope: 'col' } : {}, content);
       });
     return h('div', { className: ['table'] }, [
-      h('table', {}, [...(header ? [h('thead', {}, [h('tr', {}, cells(header, 'th'))])] : []), h('tbody', {}, body.map((row) => h('tr', {}, cells(row, 'td'))))]),
+      h('table', {}, [
+        ...(header ? [h('thead', {}, [h('tr', {}, cells(header, 'th'))])] : []),
+        h(
+          'tbody',
+          {},
+          body.map((row) => h('tr', {}, cells(row, 'td'))),
+        ),
+      ]),
     ]);
   }
 
@@ -346,7 +439,9 @@ class DocumentRenderer {
     for (const leaf of Array.isArray(text.leaves) ? text.leaves : []) {
       if (!isRecord(leaf) || typeof leaf.text !== 'string' || leaf.text === '') continue;
       const lines = leaf.text.split('\n');
-      let content: ElementContent[] = lines.flatMap((line, index) => (index === 0 ? [{ type: 'text' as const, value: line }] : [h('br', {}), { type: 'text' as const, value: line }]));
+      let content: ElementContent[] = lines.flatMap((line, index) =>
+        index === 0 ? [{ type: 'text' as const, value: line }] : [h('br', {}), { type: 'text' as const, value: line }],
+      );
       const types = new Set((Array.isArray(leaf.marks) ? leaf.marks : []).map((mark) => (isRecord(mark) ? stringOf(mark.type) : '')));
       for (const type of [...MARK_ORDER].reverse()) if (types.has(type)) content = [h(MARK_TAGS[type], {}, content)];
       out.push(...content);
@@ -368,7 +463,9 @@ class DocumentRenderer {
       case 'inline-image': {
         const ref = refOf(data.ref);
         const target = ref ? this.links.resolve(ref) : null;
-        return target ? [h('img', { src: target.href, alt: stringOf(data.alt), className: ['inline'] })] : [{ type: 'text', value: stringOf(data.alt) }];
+        return target
+          ? [h('img', { src: target.href, alt: stringOf(data.alt), className: ['inline'] })]
+          : [{ type: 'text', value: stringOf(data.alt) }];
       }
       case 'emoji': {
         const character = emojiCharacter(data.code);

@@ -65,7 +65,13 @@ export function sectionUrl(base: string, site: SiteDoc, section: SectionDoc): st
 }
 
 export function pageUrl(spaceUrl: string, page: Pick<SitePage, 'path'>): string {
-  return joinUrl(spaceUrl, ...page.path.split('/').filter((part) => part !== '').map(encodeURIComponent));
+  return joinUrl(
+    spaceUrl,
+    ...page.path
+      .split('/')
+      .filter((part) => part !== '')
+      .map(encodeURIComponent),
+  );
 }
 
 function joinUrl(base: string, ...parts: string[]): string {
@@ -103,7 +109,11 @@ export function pageAt(pages: readonly SitePage[], path: string): SitePage | nul
   if (!page) return null;
   if (page.type === 'document') return page;
   const index = pages.indexOf(page);
-  return pages.slice(index + 1).find((candidate) => candidate.depth > page.depth && navigable(candidate) && isUnder(pages, candidate, page.id)) ?? null;
+  return (
+    pages
+      .slice(index + 1)
+      .find((candidate) => candidate.depth > page.depth && navigable(candidate) && isUnder(pages, candidate, page.id)) ?? null
+  );
 }
 
 function isUnder(pages: readonly SitePage[], page: SitePage, ancestorId: string): boolean {
@@ -138,7 +148,8 @@ export interface LoadedSiteSpace {
  * else (users, collections, a space the site does not show, a page the reader cannot see) has no place.
  */
 export function siteRefResolver(current: LoadedSiteSpace, others: readonly LoadedSiteSpace[]): (ref: SiteContentRef) => RefTarget | null {
-  const spaceOf = (spaceId: string | undefined): LoadedSiteSpace | undefined => (spaceId === undefined || spaceId === current.content.spaceId ? current : others.find((loaded) => loaded.content.spaceId === spaceId));
+  const spaceOf = (spaceId: string | undefined): LoadedSiteSpace | undefined =>
+    spaceId === undefined || spaceId === current.content.spaceId ? current : others.find((loaded) => loaded.content.spaceId === spaceId);
   const pageTarget = (loaded: LoadedSiteSpace | undefined, pageId: string | undefined): RefTarget | null => {
     const page = loaded?.pages.find((candidate) => candidate.id === pageId);
     if (!loaded || !page || page.type === 'link') return null;
@@ -165,7 +176,9 @@ export function siteRefResolver(current: LoadedSiteSpace, others: readonly Loade
         return loaded && file ? { href: `${joinUrl(loaded.url, FILES_SEGMENT, encodeURIComponent(file.id))}`, title: file.name } : null;
       }
       case 'space': {
-        const loaded = others.find((candidate) => candidate.content.spaceId === ref.space) ?? (ref.space === current.content.spaceId ? current : undefined);
+        const loaded =
+          others.find((candidate) => candidate.content.spaceId === ref.space) ??
+          (ref.space === current.content.spaceId ? current : undefined);
         return loaded ? { href: loaded.url } : null;
       }
       default:

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { BlobInfo, BlobStore } from '../../../../blob-store/src/blob-store.port';
-import { FsBlobStore } from '../../../../blob-store/src/fs/fs-blob-store';
-import { DomainError } from '../../../../platform/src/errors';
-import type { DocumentNode } from '../../../../document/src/document.model';
+import type { BlobInfo, BlobStore } from '#blob-store/blob-store.port';
+import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
+import { DomainError } from '#platform/errors';
+import type { DocumentNode } from '#document/document.model';
 import { RevisionTree } from '../revision-tree';
 import { TreeEditor } from '../tree-editor';
 import { TreeStore } from '../tree-store';
@@ -87,7 +87,11 @@ export function doc(text: string): DocumentNode {
 }
 
 /** Applies edits to a tree, commits them and loads the result. */
-export async function edit(store: TreeStore, tree: RevisionTree, change: (editor: TreeEditor) => void): Promise<{ tree: RevisionTree; editor: TreeEditor; commit: Awaited<ReturnType<TreeEditor['commit']>> }> {
+export async function edit(
+  store: TreeStore,
+  tree: RevisionTree,
+  change: (editor: TreeEditor) => void,
+): Promise<{ tree: RevisionTree; editor: TreeEditor; commit: Awaited<ReturnType<TreeEditor['commit']>> }> {
   const editor = new TreeEditor(store, tree);
   change(editor);
   const commit = await editor.commit();
@@ -106,7 +110,14 @@ export async function generatedTree(store: TreeStore, fanout: readonly number[])
     for (let i = 1; i <= fanout[level]; i++) {
       const path = [...prefix, i];
       const id = `p${path.join('-')}`;
-      editor.insertPage({ id, type: 'document', attributes: { title: `Page ${path.join('.')}` }, document: doc(`Body of ${id}`), into: parent, now: NOW });
+      editor.insertPage({
+        id,
+        type: 'document',
+        attributes: { title: `Page ${path.join('.')}` },
+        document: doc(`Body of ${id}`),
+        into: parent,
+        now: NOW,
+      });
       add(id, path, level + 1);
     }
   };
