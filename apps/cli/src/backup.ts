@@ -19,7 +19,7 @@ import { DataDirectoryLockedError } from '#event-store/errors';
 import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import type { AppConfig } from '#platform/config';
 import { blobsIn, type SnapshotBlob } from './blob-snapshot';
-import { EXIT, USAGE, type CliIo } from './cli';
+import { EXIT, messageOf, usageError, type CliIo } from './cli';
 
 /**
  * `backup <dir>` and `restore <dir>` for the embedded stores.
@@ -60,8 +60,8 @@ export interface BackupManifest {
 export async function backup(args: string[], io: CliIo, config: AppConfig): Promise<number> {
   const names = args.filter((arg) => !arg.startsWith('-'));
   const flags = args.filter((arg) => arg.startsWith('-'));
-  if (flags.length > 0) return usage(io, `unknown option '${flags[0]}' for backup`);
-  if (names.length !== 1) return usage(io, 'backup needs one target directory, empty or absent');
+  if (flags.length > 0) return usageError(io, `unknown option '${flags[0]}' for backup`);
+  if (names.length !== 1) return usageError(io, 'backup needs one target directory, empty or absent');
   if (config.eventStoreUrl || config.mongodbUrl) {
     io.stderr.write(
       'backup copies the embedded stores (DATA_DIR). In distributed mode back up KurrentDB and MongoDB with their own tools, ' +
@@ -120,8 +120,8 @@ export async function restore(args: string[], io: CliIo, config: AppConfig): Pro
   const names = args.filter((arg) => !arg.startsWith('-'));
   const flags = args.filter((arg) => arg.startsWith('-'));
   const unknown = flags.filter((flag) => flag !== '--force');
-  if (unknown.length > 0) return usage(io, `unknown option '${unknown[0]}' for restore`);
-  if (names.length !== 1) return usage(io, 'restore needs one backup directory');
+  if (unknown.length > 0) return usageError(io, `unknown option '${unknown[0]}' for restore`);
+  if (names.length !== 1) return usageError(io, 'restore needs one backup directory');
   if (config.eventStoreUrl || config.mongodbUrl) {
     io.stderr.write(
       'restore fills the embedded stores (DATA_DIR): unset EVENTSTORE_URL and MONGODB_URL. To load a log into KurrentDB, use `import`.\n',
@@ -316,13 +316,4 @@ function syncDisks(): void {
   } catch {
     // No `sync` (Windows): the files are written; the system flushes them soon.
   }
-}
-
-function usage(io: CliIo, message: string): number {
-  io.stderr.write(`${message}\n\n${USAGE}`);
-  return EXIT.usage;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

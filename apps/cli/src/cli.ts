@@ -350,7 +350,7 @@ export function historyLine(event: RecordedEvent): string {
   return `${event.revision} ${event.position} ${event.recordedAt} ${event.type} ${label} ${JSON.stringify(event.data) ?? 'null'}`;
 }
 
-function isEmbedded(config: AppConfig): boolean {
+export function isEmbedded(config: AppConfig): boolean {
   return !config.eventStoreUrl && !config.mongodbUrl;
 }
 
@@ -366,7 +366,7 @@ function openEventStore(config: AppConfig): EventStore {
   return config.eventStoreUrl ? KurrentDbEventStore.connect(config.eventStoreUrl) : LmdbEventStore.open(join(config.dataDir, 'events'));
 }
 
-function openFailed(error: unknown, io: CliIo, hint: string): number {
+export function openFailed(error: unknown, io: CliIo, hint: string): number {
   if (error instanceof DataDirectoryLockedError || (error as Error)?.name === 'DataDirectoryLockedError') {
     io.stderr.write(`${(error as Error).message}\n\nThe embedded service locks its data directory while it runs. ${hint}\n`);
     return EXIT.locked;
@@ -375,11 +375,11 @@ function openFailed(error: unknown, io: CliIo, hint: string): number {
   return EXIT.failed;
 }
 
-function usageError(io: CliIo, message: string): number {
+export function usageError(io: CliIo, message: string): number {
   io.stderr.write(`${message}\n\n${USAGE}`);
   return EXIT.usage;
 }
 
-function messageOf(error: unknown): string {
+export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -10,14 +10,13 @@ import type { Db } from 'mongodb';
 import { BLOB_HASH, type BlobStore } from '#blob-store/blob-store.port';
 import { FsBlobStore } from '#blob-store/fs/fs-blob-store';
 import type * as GridFsAdapter from '#blob-store/gridfs/gridfs-blob-store';
-import { DataDirectoryLockedError } from '#event-store/errors';
 import type { EventStore, ExpectedRevision, NewEvent } from '#event-store/event-store.port';
 import type * as KurrentDbAdapter from '#event-store/kurrentdb/kurrentdb-event-store';
 import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import type { AppConfig } from '#platform/config';
 import type * as MongoConnection from '#read-store/mongodb/mongo-connection';
 import { blobsIn } from './blob-snapshot';
-import { EXIT, USAGE, type CliIo } from './cli';
+import { EXIT, isEmbedded, messageOf, openFailed, usageError, type CliIo } from './cli';
 
 /**
  * `export <dir>` and `import <dir>`: the event log and the blobs in a portable form, from and into
@@ -444,29 +443,7 @@ async function targetRefusal(target: Target, config: AppConfig): Promise<string 
 function oneDirectory(args: string[], command: string, io: CliIo): string | number {
   const flags = args.filter((arg) => arg.startsWith('-'));
   const names = args.filter((arg) => !arg.startsWith('-'));
-  if (flags.length > 0) return usage(io, `unknown option '${flags[0]}' for ${command}`);
-  if (names.length !== 1) return usage(io, `${command} needs one directory`);
+  if (flags.length > 0) return usageError(io, `unknown option '${flags[0]}' for ${command}`);
+  if (names.length !== 1) return usageError(io, `${command} needs one directory`);
   return resolve(names[0]);
-}
-
-function isEmbedded(config: AppConfig): boolean {
-  return !config.eventStoreUrl && !config.mongodbUrl;
-}
-
-function openFailed(error: unknown, io: CliIo, hint: string): number {
-  if (error instanceof DataDirectoryLockedError || (error as Error)?.name === 'DataDirectoryLockedError') {
-    io.stderr.write(`${(error as Error).message}\n\nThe embedded service locks its data directory while it runs. ${hint}\n`);
-    return EXIT.locked;
-  }
-  io.stderr.write(`could not open the stores: ${messageOf(error)}\n`);
-  return EXIT.failed;
-}
-
-function usage(io: CliIo, message: string): number {
-  io.stderr.write(`${message}\n\n${USAGE}`);
-  return EXIT.usage;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

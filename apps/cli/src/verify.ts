@@ -16,7 +16,7 @@ import { readModelFileProblem } from '#read-store/memory/read-model-integrity';
 import { CHECKPOINTS, ProjectionRunner } from '#read-store/projections/projection-runner';
 import type { Doc, ReadStore } from '#read-store/read-store.port';
 import { projectionBuild } from '#runtime/build-digest';
-import type { CliDependencies, CliIo } from './cli';
+import { messageOf, type CliDependencies, type CliIo } from './cli';
 
 /** Exit codes of these commands (the CLI's: 0 done, 1 failed, 2 data directory in use, 64 bad usage). */
 const OK = 0;
@@ -312,8 +312,4 @@ function usage(io: CliIo, message: string): number {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
