@@ -22,7 +22,7 @@ const RULE_SPECS = [
   '*.decider.spec.ts',
   '*.decider.*.spec.ts',
   '*.access.spec.ts',
-  'saml-access.spec.ts',
+  'saml-access*.spec.ts',
   '*permissions.spec.ts',
   'site.readers.spec.ts',
   'download-urls.spec.ts',
