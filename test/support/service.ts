@@ -16,6 +16,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+/** Longest a request may take before the harness gives up on the service. */
+const REQUEST_GUARD_MS = 90_000;
 const ROOT = resolve(__dirname, '..', '..');
 const REGISTER = join(__dirname, '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(ROOT, 'apps', 'api', 'src', 'main.ts');
@@ -259,7 +261,9 @@ class ServiceHandle implements RunningService {
     }
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
     Object.assign(headers, options.headers);
-    const response = await fetch(`${this.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(15_000) });
+    // Only a guard against a hung service: heavy requests under a loaded CI machine take several
+    // seconds, and the tests' own time-outs bound them.
+    const response = await fetch(`${this.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_GUARD_MS) });
     const bytes = Buffer.from(await response.arrayBuffer());
     const text = bytes.toString('utf8');
     const responseHeaders: Record<string, string> = {};
