@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runTypeScriptMain } from '../../../test/support/child-process';
 import { loadConfig } from '#platform/config';
 import { createService, type Service } from '#composition/api/app';
 
-const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 const SECRETS_KEY = 'ab'.repeat(32);
@@ -13,19 +12,7 @@ const SECRETS_KEY = 'ab'.repeat(32);
 const DISTRIBUTED = { EVENTSTORE_URL: 'kurrentdb://127.0.0.1:1?tls=false', MONGODB_URL: 'mongodb://127.0.0.1:1/docs?replicaSet=rs0' };
 
 /** Runs the API's entry point as its own process with exactly `env` (plus PATH). */
-function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], {
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
+const runMain = (env: Record<string, string>) => runTypeScriptMain(MAIN, { LOG_LEVEL: 'info', ...env });
 
 function fatalMessage(output: string): string | undefined {
   return output

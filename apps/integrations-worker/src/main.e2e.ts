@@ -1,29 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runTypeScriptMain } from '../../../test/support/child-process';
 import { loadConfig } from '#platform/config';
 import { configureLogging } from '#platform/logging';
 import { DEFAULT_WORKER_PORT, runWorker, workerPort, type Worker } from './worker';
 
-const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
 const DISTRIBUTED = { EVENTSTORE_URL: 'kurrentdb://127.0.0.1:1?tls=false', MONGODB_URL: 'mongodb://127.0.0.1:1/docs?replicaSet=rs0' };
 
-function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
+const runMain = (env: Record<string, string>) => runTypeScriptMain(MAIN, env);
 
 /** A plain request without keep-alive, so nothing stays open after the test. */
 function call(url: string, method = 'GET'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { runTypeScriptMain } from '../../../test/support/child-process';
 import { loadConfig } from '#platform/config';
 import { distributedOnly } from './main';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,23 +14,10 @@ import { teamDecider, teamStream } from '#teams';
 import { collectionDecider, collectionStream, spaceDecider, spaceStream } from '#spaces';
 import { createContextServices, service } from '#composition/contexts';
 
-const REGISTER = join(__dirname, '..', '..', '..', 'scripts', 'register-ts.js');
 const MAIN = join(__dirname, 'main.ts');
 
 /** Runs the projector's entry point as its own process with exactly `env` (plus PATH). */
-function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, MAIN], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
+const runMain = (env: Record<string, string>) => runTypeScriptMain(MAIN, env);
 
 describe('projector main', () => {
   it('refuses embedded mode: there the API process runs the projections', () => {
