@@ -9,18 +9,9 @@ import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import type { RecordedEvent } from '#event-store/event-store.port';
 import { cleanUpServices, ok, startService, temporaryDirectory, until, type RunningService } from '../../../test/support/service';
 import { runCli } from './cli';
+import { capturedIo } from './testing/captured-io';
 
 jest.setTimeout(240_000);
-
-function buffers() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => err.push(text) } },
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
-  };
-}
 
 async function logOf(dataDir: string): Promise<RecordedEvent[]> {
   const store = LmdbEventStore.open(join(dataDir, 'events'));
@@ -86,7 +77,7 @@ describe('backup of a live service', () => {
     // When a backup runs while it writes
     const began = Date.now();
     const backupDir = join(temporaryDirectory(), 'backup');
-    const backup = buffers();
+    const backup = capturedIo();
     expect(await runCli(['backup', backupDir], backup.io, { DATA_DIR: source.dataDir })).toBe(0);
     await until('a write acknowledged after the backup', async () => (acknowledged.some((write) => write.at > began) ? true : undefined));
     writing = false;
@@ -95,7 +86,7 @@ describe('backup of a live service', () => {
 
     // Then a restore into a fresh directory starts and serves every page acknowledged before the backup
     const restoredDir = temporaryDirectory();
-    const restore = buffers();
+    const restore = capturedIo();
     expect(await runCli(['restore', backupDir], restore.io, { DATA_DIR: restoredDir })).toBe(0);
     const restoredLog = await logOf(restoredDir);
     const restored = await startService({ dataDir: restoredDir });
@@ -149,10 +140,10 @@ describe('export and import', () => {
 
     // When its export is imported into a fresh directory
     const exportDir = join(temporaryDirectory(), 'export');
-    const exported = buffers();
+    const exported = capturedIo();
     expect(await runCli(['export', exportDir], exported.io, { DATA_DIR: source.dataDir })).toBe(0);
     const freshDir = temporaryDirectory();
-    const imported = buffers();
+    const imported = capturedIo();
     expect(await runCli(['import', exportDir], imported.io, { DATA_DIR: freshDir })).toBe(0);
 
     // Then the service started on it answers the same

@@ -6,17 +6,7 @@ import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import type { RecordedEvent } from '#event-store/event-store.port';
 import { blobsIn } from './blob-snapshot';
 import { runCli } from './cli';
-
-/** Captured output of one run. */
-function buffers() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => err.push(text) } },
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
-  };
-}
+import { capturedIo } from './testing/captured-io';
 
 const SMALL = Buffer.from('a page body');
 const LARGE = Buffer.alloc(100 * 1024, 7);
@@ -82,7 +72,7 @@ describe('blobsIn', () => {
 describe('backup and restore', () => {
   it('copies the log and the blobs, and a restore puts them back as they were', async () => {
     await instance(directory('data'));
-    const backup = buffers();
+    const backup = capturedIo();
     expect(await runCli(['backup', directory('backup')], backup.io, { DATA_DIR: directory('data') })).toBe(0);
     expect(JSON.parse(readFileSync(join(directory('backup'), 'backup.json'), 'utf8'))).toMatchObject({
       format: 'docs-platform-backup',
@@ -91,7 +81,7 @@ describe('backup and restore', () => {
       blobs: { count: 2, bytes: SMALL.length + LARGE.length },
     });
 
-    const restore = buffers();
+    const restore = capturedIo();
     expect(await runCli(['restore', directory('backup')], restore.io, { DATA_DIR: directory('restored') })).toBe(0);
     expect(restore.stdout()).toMatch(/3 events up to position 3, 2 blobs/);
     expect(await allEvents(directory('restored'))).toEqual(await allEvents(directory('data')));
@@ -102,26 +92,26 @@ describe('backup and restore', () => {
     await instance(directory('data'));
     mkdirSync(directory('backup'));
     writeFileSync(join(directory('backup'), 'notes.txt'), 'mine');
-    const run = buffers();
+    const run = capturedIo();
     expect(await runCli(['backup', directory('backup')], run.io, { DATA_DIR: directory('data') })).toBe(1);
     expect(run.stderr()).toMatch(/is not empty/);
   });
 
   it('refuses to restore into a DATA_DIR that is not empty, without --force', async () => {
     await instance(directory('data'));
-    expect(await runCli(['backup', directory('backup')], buffers().io, { DATA_DIR: directory('data') })).toBe(0);
+    expect(await runCli(['backup', directory('backup')], capturedIo().io, { DATA_DIR: directory('data') })).toBe(0);
     await instance(directory('other'));
-    const run = buffers();
+    const run = capturedIo();
     expect(await runCli(['restore', directory('backup')], run.io, { DATA_DIR: directory('other') })).toBe(1);
     expect(run.stderr()).toMatch(/is not empty .*--force/);
   });
 
   it('with --force, moves what DATA_DIR held aside and restores', async () => {
     await instance(directory('data'));
-    expect(await runCli(['backup', directory('backup')], buffers().io, { DATA_DIR: directory('data') })).toBe(0);
+    expect(await runCli(['backup', directory('backup')], capturedIo().io, { DATA_DIR: directory('data') })).toBe(0);
     mkdirSync(directory('other'));
     writeFileSync(join(directory('other'), 'admin-token'), 'old');
-    const run = buffers();
+    const run = capturedIo();
     expect(await runCli(['restore', '--force', directory('backup')], run.io, { DATA_DIR: directory('other') })).toBe(0);
     expect(run.stdout()).toMatch(/Moved what .* held to .*before-restore/);
     expect(await allEvents(directory('other'))).toHaveLength(3);
@@ -129,10 +119,10 @@ describe('backup and restore', () => {
 
   it('refuses to restore into a DATA_DIR a running service holds, even with --force', async () => {
     await instance(directory('data'));
-    expect(await runCli(['backup', directory('backup')], buffers().io, { DATA_DIR: directory('data') })).toBe(0);
+    expect(await runCli(['backup', directory('backup')], capturedIo().io, { DATA_DIR: directory('data') })).toBe(0);
     const held = LmdbEventStore.open(join(directory('data'), 'events'));
     try {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['restore', '--force', directory('backup')], run.io, { DATA_DIR: directory('data') })).toBe(2);
       expect(run.stderr()).toMatch(/in use by process/);
     } finally {
@@ -142,13 +132,13 @@ describe('backup and restore', () => {
 
   it('refuses a backup whose log does not match its manifest', async () => {
     await instance(directory('data'));
-    expect(await runCli(['backup', directory('backup')], buffers().io, { DATA_DIR: directory('data') })).toBe(0);
+    expect(await runCli(['backup', directory('backup')], capturedIo().io, { DATA_DIR: directory('data') })).toBe(0);
     const manifest = JSON.parse(readFileSync(join(directory('backup'), 'backup.json'), 'utf8'));
     writeFileSync(
       join(directory('backup'), 'backup.json'),
       JSON.stringify({ ...manifest, log: { ...manifest.log, sha256: '0'.repeat(64) } }),
     );
-    const run = buffers();
+    const run = capturedIo();
     expect(await runCli(['restore', directory('backup')], run.io, { DATA_DIR: directory('restored') })).toBe(1);
     expect(run.stderr()).toMatch(/does not match the manifest/);
   });
@@ -157,11 +147,11 @@ describe('backup and restore', () => {
 describe('export and import', () => {
   it('carries every event (stream, revision, id, type, data, metadata, position) and every blob into an empty DATA_DIR', async () => {
     await instance(directory('data'));
-    const exported = buffers();
+    const exported = capturedIo();
     expect(await runCli(['export', directory('export')], exported.io, { DATA_DIR: directory('data') })).toBe(0);
     expect(readdirSync(join(directory('export'), 'blobs'))).toHaveLength(2);
 
-    const imported = buffers();
+    const imported = capturedIo();
     expect(await runCli(['import', directory('export')], imported.io, { DATA_DIR: directory('fresh') })).toBe(0);
     expect(imported.stdout()).toMatch(/next start .* builds the read models/);
     const before = await allEvents(directory('data'));
@@ -172,8 +162,8 @@ describe('export and import', () => {
 
   it('refuses to import into a log that holds events', async () => {
     await instance(directory('data'));
-    expect(await runCli(['export', directory('export')], buffers().io, { DATA_DIR: directory('data') })).toBe(0);
-    const run = buffers();
+    expect(await runCli(['export', directory('export')], capturedIo().io, { DATA_DIR: directory('data') })).toBe(0);
+    const run = capturedIo();
     expect(await runCli(['import', directory('export')], run.io, { DATA_DIR: directory('data') })).toBe(1);
     expect(run.stderr()).toMatch(/already holds/);
   });
@@ -182,7 +172,7 @@ describe('export and import', () => {
     await instance(directory('data'));
     const held = LmdbEventStore.open(join(directory('data'), 'events'));
     try {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['export', directory('export')], run.io, { DATA_DIR: directory('data') })).toBe(2);
       expect(run.stderr()).toMatch(/backup/);
     } finally {

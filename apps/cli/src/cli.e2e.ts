@@ -10,20 +10,7 @@ import { buildDigest } from '#runtime/build-digest';
 import { parseSeedOptions, runCli, USAGE } from './cli';
 import { defaultSeedWorkers } from './seed-content';
 import type { SeedManifest } from './seed';
-
-/** Captured output of one run. */
-function buffers() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: {
-      stdout: { write: (text: string) => out.push(text), isTTY: false },
-      stderr: { write: (text: string) => err.push(text), isTTY: false },
-    },
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
-  };
-}
+import { capturedIo } from './testing/captured-io';
 
 const ADMIN = { type: 'system', id: 'admin', label: 'Administrator' };
 const ALICE_ID = 'u-alice';
@@ -86,7 +73,7 @@ describe('cli', () => {
 
   describe('history', () => {
     it('prints a stream’s events, one line each: revision position recordedAt type actor data', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['history', 'accesstoken-t1'], run.io, env)).toBe(0);
       expect(run.stdout()).toMatch(
         /^0 3 \d{4}-\d{2}-\d{2}T[\d:.]+Z AccessTokenIssued Alice Liddell \{"tokenId":"t1","userId":"u-alice","tokenHash":"h1","issuedAt":"2024-05-01T10:00:01.000Z"\}\n$/,
@@ -95,7 +82,7 @@ describe('cli', () => {
     });
 
     it('prints every event of a long stream, in order', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['history', 'note-bulk'], run.io, env)).toBe(0);
       const lines = run.stdout().trimEnd().split('\n');
       expect(lines).toHaveLength(1200);
@@ -104,7 +91,7 @@ describe('cli', () => {
     });
 
     it('prints JSON lines with --json', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['history', '--json', `user-${ALICE_ID}`], run.io, env)).toBe(0);
       const lines = run
         .stdout()
@@ -127,7 +114,7 @@ describe('cli', () => {
     });
 
     it('given an unknown stream, then a message and exit 1', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['history', 'space-nothing'], run.io, env)).toBe(1);
       expect(run.stderr()).toBe("no stream 'space-nothing'\n");
       expect(run.stdout()).toBe('');
@@ -135,7 +122,7 @@ describe('cli', () => {
 
     it('given no stream name, an invalid one, or an unknown option, then usage and exit 64', async () => {
       for (const args of [['history'], ['history', 'nodash'], ['history', 'user-x', '--yaml'], ['history', 'a-1', 'b-2']]) {
-        const run = buffers();
+        const run = capturedIo();
         expect(await runCli(args, run.io, env)).toBe(64);
         expect(run.stderr()).toContain('Usage: npm run cli');
       }
@@ -144,7 +131,7 @@ describe('cli', () => {
 
   describe('rebuild', () => {
     it('replays the log, reporting progress and a summary with the documents per collection', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild'], run.io, env)).toBe(0);
       const progress = run.stderr().trimEnd().split('\n');
       expect(progress).toEqual([
@@ -165,7 +152,7 @@ describe('cli', () => {
     });
 
     it('leaves checkpoints with the service’s own fingerprint, so that the next start resumes from the rebuild instead of replaying again', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild'], run.io, env)).toBe(0);
       const reads = MemoryReadStore.open(join(dataDir, 'readmodels'));
       try {
@@ -179,12 +166,12 @@ describe('cli', () => {
     });
 
     it('releases the data directory when done, so it can run again', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild'], run.io, env)).toBe(0);
     });
 
     it('reports a projection that fails and exits 1', async () => {
-      const run = buffers();
+      const run = capturedIo();
       const failing = {
         name: 'failing',
         collections: ['things'],
@@ -196,7 +183,7 @@ describe('cli', () => {
     });
 
     it('rejects arguments with usage and exit 64', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild', '--fast'], run.io, env)).toBe(64);
       expect(run.stderr()).toContain("rebuild takes no arguments, got '--fast'");
     });
@@ -207,12 +194,12 @@ describe('cli', () => {
     const SMALL = ['--events', '3000', '--organizations', '2', '--members', '4', '--spaces', '6', '--pages', '30'];
     let seedDir: string;
     let seedEnv: NodeJS.ProcessEnv;
-    let seeded: ReturnType<typeof buffers>;
+    let seeded: ReturnType<typeof capturedIo>;
 
     beforeAll(async () => {
       seedDir = mkdtempSync(join(tmpdir(), 'cli-seed-'));
       seedEnv = { DATA_DIR: seedDir };
-      seeded = buffers();
+      seeded = capturedIo();
       expect(await runCli(['seed', ...SMALL], seeded.io, seedEnv)).toBe(0);
     }, 60_000);
     afterAll(() => rmSync(seedDir, { recursive: true, force: true }));
@@ -233,7 +220,7 @@ describe('cli', () => {
     });
 
     it('makes a log the service’s projections replay without error into read models of the requested sizes', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild'], run.io, seedEnv)).toBe(0);
       expect(run.stdout()).toContain('Replayed 3000 events');
       const reads = MemoryReadStore.open(join(seedDir, 'readmodels'));
@@ -260,14 +247,14 @@ describe('cli', () => {
     });
 
     it('refuses a log that already holds events unless told to append (exit 1)', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['seed', ...SMALL], run.io, seedEnv)).toBe(1);
       expect(run.stderr()).toContain('already holds events');
       expect(run.stderr()).toContain('--append');
     });
 
     it('refuses distributed mode with a message (exit 78)', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(
         await runCli(['seed'], run.io, {
           ...seedEnv,
@@ -288,7 +275,7 @@ describe('cli', () => {
         ['--organizations', '10', '--spaces', '5'],
         ['--spaces', '10', '--pages', '9'],
       ]) {
-        const run = buffers();
+        const run = capturedIo();
         expect(await runCli(['seed', ...args], run.io, seedEnv)).toBe(64);
         expect(run.stderr()).toContain('Usage: npm run cli');
       }
@@ -318,14 +305,14 @@ describe('cli', () => {
     afterAll(() => service.close());
 
     it('makes rebuild exit 2, showing the lock message and a hint to stop the service', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild'], run.io, env)).toBe(2);
       expect(run.stderr()).toContain(`the data directory ${join(dataDir, 'events')} is in use by process ${process.pid}`);
       expect(run.stderr()).toContain('The embedded service locks its data directory while it runs. Stop it');
     });
 
     it('makes history exit 2, pointing at the admin endpoint', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['history', 'user-u-bob'], run.io, env)).toBe(2);
       expect(run.stderr()).toContain('GET /v1/admin/streams/user-u-bob');
     });
@@ -334,29 +321,29 @@ describe('cli', () => {
   describe('command line', () => {
     it('prints usage for --help, help and no command (exit 0)', async () => {
       for (const args of [['--help'], ['help'], [], ['history', '--help']]) {
-        const run = buffers();
+        const run = capturedIo();
         expect(await runCli(args, run.io, env)).toBe(0);
         expect(run.stdout()).toBe(USAGE);
       }
     });
 
     it('prints usage for an unknown command (exit 64)', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['compact'], run.io, env)).toBe(64);
       expect(run.stderr()).toBe(`unknown command 'compact'\n\n${USAGE}`);
-      expect(await runCli(['toString'], buffers().io, env)).toBe(64);
+      expect(await runCli(['toString'], capturedIo().io, env)).toBe(64);
     });
 
     it('given a missing data directory, then a message and exit 1, creating nothing', async () => {
       const missing = join(dataDir, 'nowhere');
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild'], run.io, { DATA_DIR: missing })).toBe(1);
       expect(run.stderr()).toContain(`no event log at ${join(missing, 'events')}`);
       expect(existsSync(missing)).toBe(false);
     });
 
     it('given a bad configuration, then the message and exit 78', async () => {
-      const run = buffers();
+      const run = capturedIo();
       expect(await runCli(['rebuild'], run.io, { ...env, PORT: 'eighty' })).toBe(78);
       expect(run.stderr()).toBe("configuration error: PORT must be an integer in 0..65535, got 'eighty'\n");
     });

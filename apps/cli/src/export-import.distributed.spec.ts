@@ -16,18 +16,9 @@ import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import { configuredUrl, externalServiceAvailable } from '../../../test/support/external-services';
 import { runCli } from './cli';
 import { ORIGINAL_RECORDED_AT, type ExportedEvent } from './export-import';
+import { capturedIo } from './testing/captured-io';
 
 const available = externalServiceAvailable('kurrentdb') && externalServiceAvailable('mongodb');
-
-function buffers() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => err.push(text) } },
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
-  };
-}
 
 function exportedEvents(directory: string): Array<Omit<ExportedEvent, 'position' | 'recordedAt'>> {
   return gunzipSync(readFileSync(join(directory, 'events.ndjson.gz')))
@@ -90,7 +81,7 @@ function exportedEvents(directory: string): Array<Omit<ExportedEvent, 'position'
     );
     await blobs.close();
     await events.close();
-    expect(await runCli(['export', join(root, 'from-embedded')], buffers().io, { DATA_DIR: dataDir })).toBe(0);
+    expect(await runCli(['export', join(root, 'from-embedded')], capturedIo().io, { DATA_DIR: dataDir })).toBe(0);
 
     const probe = KurrentDbEventStore.connect(env.EVENTSTORE_URL!);
     const empty = (await probe.headPosition()) === null;
@@ -101,17 +92,17 @@ function exportedEvents(directory: string): Array<Omit<ExportedEvent, 'position'
     }
 
     // When it is imported into the distributed stores, then exported from them
-    const imported = buffers();
+    const imported = capturedIo();
     expect(await runCli(['import', join(root, 'from-embedded')], imported.io, env)).toBe(0);
     expect(imported.stdout()).toMatch(/projector: it builds the MongoDB read models/);
-    expect(await runCli(['export', join(root, 'from-distributed')], buffers().io, env)).toBe(0);
+    expect(await runCli(['export', join(root, 'from-distributed')], capturedIo().io, env)).toBe(0);
 
     // Then both exports hold the same events and blobs
     expect(exportedEvents(join(root, 'from-distributed'))).toEqual(exportedEvents(join(root, 'from-embedded')));
     expect(readdirSync(join(root, 'from-distributed', 'blobs')).sort()).toEqual(readdirSync(join(root, 'from-embedded', 'blobs')).sort());
 
     // And a second import is refused: the target is no longer empty
-    const again = buffers();
+    const again = capturedIo();
     expect(await runCli(['import', join(root, 'from-embedded')], again.io, env)).toBe(1);
     expect(again.stderr()).toMatch(/already holds events/);
   }, 120_000);
