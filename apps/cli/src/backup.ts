@@ -20,6 +20,7 @@ import { LmdbEventStore } from '#event-store/lmdb/lmdb-event-store';
 import type { AppConfig } from '#platform/config';
 import { blobsIn, type SnapshotBlob } from './blob-snapshot';
 import { EXIT, messageOf, usageError, type CliIo } from './cli';
+import { readManifest } from './manifest';
 
 /**
  * `backup <dir>` and `restore <dir>` for the embedded stores.
@@ -188,16 +189,7 @@ export async function restore(args: string[], io: CliIo, config: AppConfig): Pro
 /** The backup's manifest once its log file matches it; an error saying what is wrong otherwise. */
 export async function checkBackup(directory: string): Promise<BackupManifest> {
   const path = join(directory, BACKUP_MANIFEST);
-  if (!existsSync(path)) throw new Error(`no ${BACKUP_MANIFEST} in ${directory}: not a backup, or an unfinished one`);
-  let manifest: BackupManifest;
-  try {
-    manifest = JSON.parse(readFileSync(path, 'utf8')) as BackupManifest;
-  } catch (error) {
-    throw new Error(`${path} is not valid JSON: ${messageOf(error)}`);
-  }
-  if (manifest?.format !== BACKUP_FORMAT) throw new Error(`${path} is not a backup manifest (format ${JSON.stringify(manifest?.format)})`);
-  if (manifest.version !== BACKUP_VERSION)
-    throw new Error(`${path} has format version ${manifest.version}; this version reads ${BACKUP_VERSION}`);
+  const manifest = readManifest<BackupManifest>(directory, BACKUP_MANIFEST, 'backup', BACKUP_FORMAT, BACKUP_VERSION);
   if (
     manifest.log?.file !== `events/${LOG_FILE}` ||
     !Array.isArray(manifest.files) ||

@@ -17,6 +17,7 @@ import type { AppConfig } from '#platform/config';
 import type * as MongoConnection from '#read-store/mongodb/mongo-connection';
 import { blobsIn } from './blob-snapshot';
 import { EXIT, isEmbedded, messageOf, openFailed, usageError, type CliIo } from './cli';
+import { readManifest } from './manifest';
 
 /**
  * `export <dir>` and `import <dir>`: the event log and the blobs in a portable form, from and into
@@ -187,16 +188,7 @@ export async function importCommand(args: string[], io: CliIo, config: AppConfig
 /** The export's manifest once its events file matches it; an error saying what is wrong otherwise. */
 export async function checkExport(directory: string): Promise<ExportManifest> {
   const path = join(directory, EXPORT_MANIFEST);
-  if (!existsSync(path)) throw new Error(`no ${EXPORT_MANIFEST} in ${directory}: not an export, or an unfinished one`);
-  let manifest: ExportManifest;
-  try {
-    manifest = JSON.parse(readFileSync(path, 'utf8')) as ExportManifest;
-  } catch (error) {
-    throw new Error(`${path} is not valid JSON: ${messageOf(error)}`);
-  }
-  if (manifest?.format !== EXPORT_FORMAT) throw new Error(`${path} is not an export manifest (format ${JSON.stringify(manifest?.format)})`);
-  if (manifest.version !== EXPORT_VERSION)
-    throw new Error(`${path} has format version ${manifest.version}; this version reads ${EXPORT_VERSION}`);
+  const manifest = readManifest<ExportManifest>(directory, EXPORT_MANIFEST, 'export', EXPORT_FORMAT, EXPORT_VERSION);
   if (manifest.events?.file !== EVENTS_FILE) throw new Error(`${path} names an events file this version does not read`);
   const events = join(directory, EVENTS_FILE);
   if (!existsSync(events) || !existsSync(join(directory, 'blobs'))) throw new Error(`the export lacks ${EVENTS_FILE} or blobs/`);
