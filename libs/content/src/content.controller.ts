@@ -3,6 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalCaller, Public, type Caller } from '#platform/http/auth';
+import { CachedRead } from '#platform/http/response-cache';
 import { etagOfId, parseIfMatchId } from '#platform/http/etag';
 import { PathId } from '#platform/http/id-param';
 import { servedFileHeaders } from '#platform/http/served-file';
@@ -146,7 +147,11 @@ export class ContentController {
     return this.queryBus.execute(new ListBacklinks(spaceId, { file: fileId }, caller, query));
   }
 
+  // A page is a function of the read models (space, head revision) and of immutable, hash-named
+  // tree blobs: it may be answered from the response cache (file objects, whose signed URLs read
+  // the clock, are not part of it).
   @Get('content/page/:pageId')
+  @CachedRead()
   @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
   async page(
     @PathId('spaceId', 'space') spaceId: string,
@@ -197,6 +202,7 @@ export class ContentController {
 
   /** The page at a path of slugs (`a/b/c`), URL-encoded or not. */
   @Get('content/path/*')
+  @CachedRead()
   @ApiOkResponse({ description: 'OK', schema: ref('Page'), headers: etagHeader })
   async pageByPath(
     @PathId('spaceId', 'space') spaceId: string,
