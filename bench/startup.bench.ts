@@ -1,6 +1,6 @@
 /**
  * `npm run bench:startup` (also the part `startup` of `npm run bench`, BENCH_PARTS=startup):
- * start-up, rebuild and memory of the embedded service on a large log (issue 18).
+ * start-up, rebuild and memory of the embedded service on a large log.
  *
  * 1. Seed (`npm run cli -- seed`): BENCH_STARTUP_EVENTS (1,000,000) events with 100 organizations,
  *    5,000 spaces and 100,000 pages, into a directory under the system's temporary directory keyed

@@ -29,7 +29,7 @@ const WARMUP_SECONDS = nonNegative('BENCH_LIST_WARMUP_SECONDS', 0.5);
 const SEED_CONNECTIONS = positiveInteger('BENCH_LIST_SEED_CONNECTIONS', 32);
 const CONNECTIONS = 10;
 const ROUNDS = 2;
-/** Largest cost ratio allowed between the two sizes (issue 18). */
+/** Largest cost ratio allowed between the two sizes. */
 const RATIO_TARGET = 1.5;
 const FILTER = (process.env.BENCH_LISTS ?? '')
   .split(',')
