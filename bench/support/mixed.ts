@@ -25,11 +25,11 @@
  * /proc/<pid>/stat over a run of reads only and one of writes only (BENCH_MIXED_CPU_SECONDS, 5 s each,
  * same generators). In embedded mode a write's CPU includes its projection and the LMDB commit.
  *
- * Last, the ceiling of this machine at this mix (no target): the framework floor
- * (nest-reference-server.ts, answering an organization's JSON) under the same connections, 3 s
- * after a 1 s warm-up (a constant route settles at once). No Nest service answers more requests/s
- * than it, so at a write share w no Nest service reaches more than w times its rate in writes/s,
- * even with writes as cheap as that constant GET.
+ * Last, the in-run reference: the framework floor (nest-reference-server.ts, the smallest Nest
+ * application answering an organization's JSON) under the same connections, 3 s after a 1 s warm-up
+ * (a constant route settles at once). No Nest service answers more requests/s than it. Targets:
+ * reads and writes together ≥ 0.40 of its requests/s, write p99 < 50 ms, read p99 < 20 ms,
+ * projection lag p99 < 50 ms, no read-your-writes time-out, cache hit ratio ≥ 0.8.
  */
 import type autocannon from 'autocannon';
 import { cpuSecondsOf, startNestReference, type ServiceProcess } from './processes';
@@ -51,8 +51,10 @@ const COMMENTS_PER_SPACE = 2;
 /** Requests in flight while seeding. */
 const SEED_CONCURRENCY = 8;
 
-const WRITES_TARGET = 2000;
-const P99_TARGET_MS = 50;
+/** Total requests/s (reads and writes) over the framework floor's at the same connections. */
+const FLOOR_RATIO_TARGET = 0.4;
+const WRITE_P99_TARGET_MS = 50;
+const READ_P99_TARGET_MS = 20;
 const LAG_P99_TARGET_SECONDS = 0.05;
 const CACHE_HIT_RATIO_TARGET = 0.8;
 
@@ -332,6 +334,7 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   );
   const floor = await frameworkFloor(service, token, seeded.organizationIds[0]);
   const ceiling = floor.requestsPerSecond * WRITE_SHARE;
+  const floorRatio = (reads.requestsPerSecond + writes.requestsPerSecond) / floor.requestsPerSecond;
   console.log(`${thousands(floor.requestsPerSecond)} req/s\n`);
 
   const invalid = (result: LoadResult, errors: number) =>
@@ -351,7 +354,7 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
       name: `mixed: reads (${fixed((1 - WRITE_SHARE) * 100, 0)}%), ${CONNECTIONS} conn`,
       result: reads,
       verdicts: [
-        verdict(reads.p99 < P99_TARGET_MS, `p99 < ${P99_TARGET_MS} ms`),
+        verdict(reads.p99 < READ_P99_TARGET_MS, `p99 < ${READ_P99_TARGET_MS} ms`),
         verdict(cacheOk, `response cache hit ratio ${cache.ratio === null ? 'n/a' : fixed(cache.ratio, 2)} ≥ ${CACHE_HIT_RATIO_TARGET}`),
         ...invalid(reads, mixed.errors + mixed.warmupFailures),
       ],
@@ -360,8 +363,8 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
       name: `mixed: writes (${fixed(WRITE_SHARE * 100, 0)}%), ${CONNECTIONS} conn`,
       result: writes,
       verdicts: [
-        verdict(writes.requestsPerSecond >= WRITES_TARGET, `≥ ${thousands(WRITES_TARGET)}/s`),
-        verdict(writes.p99 < P99_TARGET_MS, `p99 < ${P99_TARGET_MS} ms`),
+        verdict(floorRatio >= FLOOR_RATIO_TARGET, `reads + writes ${fixed(floorRatio, 2)} of the floor ≥ ${FLOOR_RATIO_TARGET}`),
+        verdict(writes.p99 < WRITE_P99_TARGET_MS, `p99 < ${WRITE_P99_TARGET_MS} ms`),
         verdict(lagOk, `projection lag p99 < ${LAG_P99_TARGET_SECONDS * 1000} ms`),
         { ok: timeouts === 0, text: timeouts === 0 ? 'no read-your-writes time-out' : `FAILED: ${timeouts} read-your-writes time-out(s)` },
         ...invalid(writes, 0),
@@ -391,16 +394,17 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
   const notes = [
     `mixed workload (${seeded.organizationIds.length} organizations, ${seeded.spaces.length} spaces, ${pages} pages; ${CONNECTIONS} connections; ${fixed(WRITE_SHARE * 100, 0)}% writes; ${SECONDS} s after ${WARMUP_SECONDS} s warm-up):`,
     line(
-      writes.requestsPerSecond >= WRITES_TARGET && writes.non2xx === 0,
-      `writes/s ${thousands(writes.requestsPerSecond)} (target ≥ ${thousands(WRITES_TARGET)}), beside ${thousands(reads.requestsPerSecond)} reads/s`,
+      floorRatio >= FLOOR_RATIO_TARGET && writes.non2xx === 0,
+      `${thousands(reads.requestsPerSecond)} reads/s + ${thousands(writes.requestsPerSecond)} writes/s = ${fixed(floorRatio, 2)} of the framework floor's ` +
+        `${thousands(floor.requestsPerSecond)} req/s at ${CONNECTIONS} connections (target ≥ ${FLOOR_RATIO_TARGET})`,
     ),
     line(
-      writes.p99 < P99_TARGET_MS,
-      `write p99 ${fixed(writes.p99, 2)} ms, p50 ${fixed(writes.p50, 2)} ms (target p99 < ${P99_TARGET_MS} ms)`,
+      writes.p99 < WRITE_P99_TARGET_MS,
+      `write p99 ${fixed(writes.p99, 2)} ms, p50 ${fixed(writes.p50, 2)} ms (target p99 < ${WRITE_P99_TARGET_MS} ms)`,
     ),
     line(
-      reads.p99 < P99_TARGET_MS && reads.non2xx === 0,
-      `read p99 ${fixed(reads.p99, 2)} ms, p50 ${fixed(reads.p50, 2)} ms (target p99 < ${P99_TARGET_MS} ms)`,
+      reads.p99 < READ_P99_TARGET_MS && reads.non2xx === 0,
+      `read p99 ${fixed(reads.p99, 2)} ms, p50 ${fixed(reads.p50, 2)} ms (target p99 < ${READ_P99_TARGET_MS} ms)`,
     ),
     line(
       lagOk,
@@ -419,8 +423,7 @@ export async function runMixed(service: ServiceProcess, token: string, runId: st
     `  service CPU: ${cpuMixedSeconds === null ? 'n/a' : `${fixed(cpuMixedSeconds, 1)} s over ${wall} s (${fixed(cpuMixedSeconds / wall, 2)} cores)`}; ` +
       `per request alone: read ${ms(readsOnly.cpu)} (${thousands(readsOnly.result.requestsPerSecond)} reads/s), write ${ms(writesOnly.cpu)} (${thousands(writesOnly.result.requestsPerSecond)} writes/s, projection and LMDB commit included)`,
     `  this machine's ceiling at this mix: the framework floor answers ${thousands(floor.requestsPerSecond)} req/s at ${CONNECTIONS} connections, so at ${fixed(WRITE_SHARE * 100, 0)}% writes ` +
-      `no Nest service reaches more than ${thousands(ceiling)} writes/s here, even with every request as cheap as that constant GET` +
-      (ceiling < WRITES_TARGET ? ` (below the ${thousands(WRITES_TARGET)}/s target: unreachable on this machine)` : ''),
+      `no Nest service reaches more than ${thousands(ceiling)} writes/s here, even with every request as cheap as that constant GET`,
   ];
   const byWhich = (title: string, result: LoadResult) => [
     `  ${title}:`,

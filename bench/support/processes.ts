@@ -173,6 +173,11 @@ export async function startNestReference(body: unknown, route = ORGANIZATION_ROU
   return startReferenceWith({ BENCH_REFERENCE_BODY: JSON.stringify(body), BENCH_REFERENCE_ROUTE: route }, 'nest-reference-server.js');
 }
 
+/** The framework floor with several routes, each with its own body (nest-reference-server.ts, listenNestReferenceRoutes). */
+export async function startNestReferenceRoutes(routes: ReferenceRoute[]): Promise<ReferenceProcess> {
+  return startReferenceWith({ BENCH_REFERENCE_ROUTES: JSON.stringify(routes) }, 'nest-reference-server.js');
+}
+
 async function startReferenceWith(settings: Record<string, string>, script = 'reference-server.js'): Promise<ReferenceProcess> {
   const child = fork(join(__dirname, script), [], {
     env: { ...process.env, BENCH_REFERENCE_BODY: '', BENCH_REFERENCE_ROUTES: '', ...settings },
@@ -201,9 +206,17 @@ async function startReferenceWith(settings: Record<string, string>, script = 're
 
 /** User + system CPU seconds a process has used (Linux), or null. */
 export function cpuSecondsOf(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
+  return pid === undefined ? null : cpuSecondsAt(`/proc/${pid}/stat`);
+}
+
+/** The same for the process's main thread alone (the one answering requests: not its worker threads, LMDB's or libuv's). */
+export function mainThreadCpuSecondsOf(pid: number | undefined): number | null {
+  return pid === undefined ? null : cpuSecondsAt(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function cpuSecondsAt(statFile: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(statFile, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // After the command: state is field 3, utime field 14, stime field 15 (1-based in proc(5)).
     return (Number(fields[11]) + Number(fields[12])) / 100;
