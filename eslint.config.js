@@ -34,6 +34,21 @@ const anyContext = {
 const contextIndex = `/^((\\.\\.\\/)+(libs\\/)?(?!(${infrastructure})\\/)[^\\/.]+\\/src|#(?!(${infrastructure})(\\/|$))[^\\/]+)(\\/index)?$/`;
 const valueFromContext =
   "a bounded context takes only types from another context's index ('import type'): to use its services, declare a port in your context and bind it in libs/composition/src/contexts.ts";
+/**
+ * Request shapes are a context's published language: a controller may take another context's
+ * `…Query` and `…Body` classes (validation and the OpenAPI schema come with them), nothing else.
+ */
+const notRequestShape = `ImportSpecifier[importKind!='type'][imported.name!=/(Query|Body)$/]`;
+const valueFromContextInController = `${valueFromContext} (a controller may also take its request shapes, the '…Query' and '…Body' classes)`;
+const CONTEXT_FILES = { files: ['libs/*/src/**/*.ts'], ignores: [`libs/{${INFRASTRUCTURE.join(',')}}/**`, '**/*.spec.ts', '**/*.e2e.ts'] };
+/** The restrictions on what a file takes from another context's index; `imports` selects the import declarations refused. */
+const fromOtherContexts = (imports, message) => [
+  'error',
+  { selector: imports, message },
+  { selector: `ExportNamedDeclaration[exportKind!='type'][source.value=${contextIndex}]`, message },
+  { selector: `ExportAllDeclaration[exportKind!='type'][source.value=${contextIndex}]`, message },
+  { selector: `ImportExpression[source.value=${contextIndex}]`, message },
+];
 
 module.exports = [
   { ignores: ['dist/**', 'node_modules/**', 'data/**'] },
@@ -61,16 +76,19 @@ module.exports = [
   {
     // Inside a context, values (classes, functions, tokens) from another context are refused; specs may
     // wire contexts together as the composition root does.
-    files: ['libs/*/src/**/*.ts'],
-    ignores: [`libs/{${INFRASTRUCTURE.join(',')}}/**`, '**/*.spec.ts', '**/*.e2e.ts'],
+    ...CONTEXT_FILES,
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        { selector: `ImportDeclaration[importKind!='type'][source.value=${contextIndex}]`, message: valueFromContext },
-        { selector: `ExportNamedDeclaration[exportKind!='type'][source.value=${contextIndex}]`, message: valueFromContext },
-        { selector: `ExportAllDeclaration[exportKind!='type'][source.value=${contextIndex}]`, message: valueFromContext },
-        { selector: `ImportExpression[source.value=${contextIndex}]`, message: valueFromContext },
-      ],
+      'no-restricted-syntax': fromOtherContexts(`ImportDeclaration[importKind!='type'][source.value=${contextIndex}]`, valueFromContext),
+    },
+  },
+  {
+    ...CONTEXT_FILES,
+    files: ['libs/*/src/**/*.controller.ts'],
+    rules: {
+      'no-restricted-syntax': fromOtherContexts(
+        `ImportDeclaration[importKind!='type'][source.value=${contextIndex}]:has(${notRequestShape}, ImportDefaultSpecifier, ImportNamespaceSpecifier)`,
+        valueFromContextInController,
+      ),
     },
   },
 ];

@@ -27,7 +27,6 @@ import {
   StaleLineError,
   type ChangeRequestCommand,
   type ChangeRequestSpaceFacts,
-  type LinePoint,
 } from './changerequest.decider';
 import type { ChangeRequestStatus, ReviewStatus } from './changerequest.events';
 import { ChangeRequestDescriptions } from './changerequest.descriptions';
@@ -61,16 +60,6 @@ export class MergeConflictError extends DomainError {
       { conflicts },
     );
   }
-}
-
-/** A change request's line as content reads and writes it. */
-export interface ChangeRequestLine {
-  id: string;
-  spaceId: string;
-  number: number;
-  status: ChangeRequestStatus;
-  head: LinePoint;
-  base: LinePoint;
 }
 
 /** `POST /spaces/{spaceId}/change-requests`: a draft branching from main's head; answers the new id. */
@@ -484,38 +473,7 @@ export class ReviewChangeRequestHandler extends DecidingHandler {
   }
 }
 
-// ---- the request's line, for content's reads and writes (ChangeRequestsForContent) -------------
-
-/**
- * The request named by id or number, with its line's head from its stream (404 when the caller may
- * not see it). A command, not a query: it reads the request's stream, which the write content
- * makes next builds on, where queries read only the read models.
- */
-export class ReadChangeRequestLine extends Command<ChangeRequestLine> {
-  constructor(
-    readonly spaceId: string,
-    readonly ref: string,
-    readonly caller: Caller,
-  ) {
-    super();
-  }
-}
-
-@CommandHandler(ReadChangeRequestLine)
-export class ReadChangeRequestLineHandler extends DecidingHandler {
-  constructor(
-    @Inject(CHANGE_REQUEST_SPACES) private readonly spaces: ChangeRequestSpaces,
-    @Inject(READ_STORE) private readonly reads: ReadStore,
-  ) {
-    super();
-  }
-
-  async execute({ spaceId, ref, caller }: ReadChangeRequestLine): Promise<ChangeRequestLine> {
-    const { id } = await resolve(this.spaces, this.reads, spaceId, ref, caller);
-    const { state } = await this.load(changeRequestStream(id), changeRequestDecider);
-    return { id, spaceId, number: state.created!.number, status: state.status, head: state.head, base: state.base };
-  }
-}
+// ---- a revision on the request's line (the writes of its content routes) ------------------------
 
 /** One revision on the request's line: `stale` when its head moved on from `base`, `unchanged` when the tree is its head's. */
 export class CommitChangeRequestRevision extends Command<'committed' | 'unchanged' | 'stale'> {
@@ -578,7 +536,6 @@ export const changeRequestCommandHandlers = [
   RequestReviewersHandler,
   RemoveReviewerHandler,
   ReviewChangeRequestHandler,
-  ReadChangeRequestLineHandler,
   CommitChangeRequestRevisionHandler,
 ];
 

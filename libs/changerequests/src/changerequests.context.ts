@@ -15,7 +15,7 @@ import { changeRequestReactor } from './changerequest.reactors';
 import { changeRequestSchemas } from './changerequests.schemas';
 import { ChangeRequestsModule } from './changerequests.module';
 
-/** Change requests: drafts, their own line of revisions, reviews, three-way merges into main, updates from main, PDFs. */
+/** Change requests: drafts, their own line of revisions and its content routes, reviews, three-way merges into main, updates from main, PDFs. */
 export const changeRequestsContext: ContextManifest = {
   name: 'changerequests',
   module: ChangeRequestsModule,

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { MarkdownRefs } from '#document/markdown-refs';
 import type { Caller } from '#platform/http/auth';
 
 /*
@@ -96,10 +97,65 @@ export interface ContentConflict {
   theirs: unknown;
 }
 
+/** The flags of a content read, as the content routes take them (docs/content.md, Reads); content reads them as it reads the space's. */
+export interface ContentReadFlags {
+  /** Accepted as on the space's routes; a request's content is always read in its head revision. */
+  revision?: string;
+  shareKey?: string;
+  metadata?: 'true' | 'false';
+  cachedMetadata?: 'true' | 'false';
+  computed?: 'true' | 'false';
+  evaluated?: 'true' | 'false' | 'deterministic-only';
+  dereferenced?: 'true' | 'false' | 'reusable-contents';
+  format?: 'markdown' | 'document';
+  'format.markdown.refs'?: MarkdownRefs;
+}
+
+/** The cursor and size of a page of a list, as the routes take them. */
+export interface ContentPaging {
+  page?: string;
+  limit?: number;
+}
+
+/** One object of a request's content and the revision it was read in: its ETag. */
+export interface VersionedContent {
+  object: unknown;
+  revisionId: string;
+}
+
+export type ContentLinkStatus = 'ok' | 'broken' | 'in-app';
+
+/**
+ * A write to a request's content made ready by content once, before any attempt at committing it
+ * (its changes checked, the caller's right to edit checked, markdown converted, files stored, an
+ * import fetched): content's own, handed back to it as it came.
+ */
+export interface PreparedContentWrite {
+  readonly kind: 'batch' | 'import';
+}
+
+/** An import made ready, with how much of its source it takes (the answer's counts). */
+export interface PreparedContentImport extends PreparedContentWrite {
+  readonly importedResources: number;
+  readonly totalResources: number;
+}
+
+/** The space of a request whose content the caller may edit, as content checked it: handed back to content as it came. */
+export interface EditableContentSpace {
+  readonly id: string;
+}
+
+/** A write built on a revision of a request's line, nothing committed yet: its tree and the pages it touched. */
+export interface BuiltContentWrite {
+  tree: string;
+  pages: TouchedPageIds;
+}
+
 /**
  * What change requests need of the content context (bound to content's ContentForChangeRequests):
  * main's head, the three-way merge of revision trees, committing a merge to main, the changes
- * between two trees, and a PDF of a revision.
+ * between two trees, a PDF of a revision; and for the request's content routes, the reads of a
+ * revision (the request's head) and the writes built on the request's line.
  */
 export interface ChangeRequestContent {
   /** The head of the space's main line, from its stream. */
@@ -121,6 +177,55 @@ export interface ChangeRequestContent {
   changes(spaceId: string, from: string, to: string): Promise<unknown[]>;
   /** A PDF of a revision of the space (404 for a revision of another space): every page, or one page (`only`: without its subpages). */
   pdf(spaceId: string, revisionId: string, options: { page?: string; only?: boolean; title: string }): Promise<Buffer>;
+
+  // The reads of a request's content, in `revisionId` (its head), exactly as the space's content routes answer them.
+  /** The Revision object with its pages and files. */
+  revision(spaceId: string, revisionId: string, caller: Caller, flags: ContentReadFlags): Promise<{ id: string }>;
+  /** The page tree with the bodies. */
+  pages(spaceId: string, revisionId: string, caller: Caller, flags: ContentReadFlags): Promise<unknown>;
+  /** A page of the list of files. */
+  files(spaceId: string, revisionId: string, caller: Caller, flags: ContentReadFlags, paging: ContentPaging): Promise<unknown>;
+  file(spaceId: string, revisionId: string, fileId: string, caller: Caller, flags: ContentReadFlags): Promise<unknown>;
+  page(spaceId: string, revisionId: string, pageId: string, caller: Caller, flags: ContentReadFlags): Promise<VersionedContent>;
+  /** The page at a path of slugs (`a/b/c`). */
+  pageByPath(spaceId: string, revisionId: string, path: string, caller: Caller, flags: ContentReadFlags): Promise<VersionedContent>;
+  /** A page's outgoing links: main's, judged and named in the revision. */
+  pageLinks(
+    spaceId: string,
+    revisionId: string,
+    pageId: string,
+    caller: Caller,
+    status: ContentLinkStatus | undefined,
+    paging: ContentPaging,
+  ): Promise<unknown>;
+  /** Pages of main that link to a page or a file of the revision. */
+  backlinks(
+    spaceId: string,
+    revisionId: string,
+    target: { page: string } | { file: string },
+    caller: Caller,
+    paging: ContentPaging,
+  ): Promise<unknown>;
+
+  // The writes of a request's content: made ready once, built on the line's head in each attempt (this context commits).
+  /** A batch (the request's `changes`): checked (400) before the caller's right to edit the space's requests (404, 409 deleted, 403), then made ready. */
+  prepareBatch(spaceId: string, changes: unknown, caller: Caller): Promise<PreparedContentWrite>;
+  /** The space, if the caller may edit its requests' content (404, 409 deleted, 403; a locked space still takes edits through requests). */
+  editableSpace(spaceId: string, caller: Caller): Promise<EditableContentSpace>;
+  /** An import made ready (fetched, converted, its files stored), into the page `pageId` when given. */
+  prepareImport(
+    space: EditableContentSpace,
+    request: { source: 'website' | 'markdown' | 'zip'; url: string },
+    pageId: string | undefined,
+  ): Promise<PreparedContentImport>;
+  /** The write built on the line's `head` (blobs written, nothing committed); a `revert_page` without `revision` goes back to `baseRevisionId`. */
+  buildOn(write: PreparedContentWrite, head: ContentPoint, baseRevisionId: string): Promise<BuiltContentWrite>;
+  /** What a batch answers once committed as `revisionId`: what each change did, and the files it inserted as that revision shows them. */
+  presentBatch(
+    write: PreparedContentWrite,
+    revisionId: string,
+    built: BuiltContentWrite,
+  ): Promise<{ changes: unknown[]; insertedFiles: unknown[] }>;
 }
 
 export const CHANGE_REQUEST_CONTENT = Symbol('CHANGE_REQUEST_CONTENT');

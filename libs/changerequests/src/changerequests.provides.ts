@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { QueryBus } from '@nestjs/cqrs';
 import type { Caller } from '#platform/http/auth';
-import { CommitChangeRequestRevision, ReadChangeRequestLine, type ChangeRequestLine } from './changerequest.commands';
-import type { ContentRevisionSource, TouchedPageIds } from './changerequests.needs';
 import { CountChangeRequests, FindChangeRequest, GetChangeRequest } from './changerequest.queries';
 
 /*
@@ -40,29 +38,13 @@ export class ChangeRequestsForComments {
   }
 }
 
-/** Implements content's CONTENT_CHANGE_REQUESTS port: a request's line, one new revision on it, and the request as reads show it. */
+/** Implements content's CONTENT_CHANGE_REQUESTS port: the request a merge revision came from, as reads show it. */
 @Injectable()
 export class ChangeRequestsForContent {
-  constructor(
-    private readonly commandBus: CommandBus,
-    private readonly queryBus: QueryBus,
-  ) {}
-
-  line(spaceId: string, ref: string, caller: Caller): Promise<ChangeRequestLine> {
-    return this.commandBus.execute(new ReadChangeRequestLine(spaceId, ref, caller));
-  }
+  constructor(private readonly queryBus: QueryBus) {}
 
   /** The request as GET /change-requests/{id} answers it: a merge revision's `mergedFrom`. */
   async presented(spaceId: string, changeRequestId: string, caller: Caller): Promise<Record<string, unknown>> {
     return { ...(await this.queryBus.execute(new GetChangeRequest(spaceId, changeRequestId, caller))).object };
-  }
-
-  commitRevision(
-    spaceId: string,
-    changeRequestId: string,
-    commit: { base: string; ifMatch?: string; revisionId: string; tree: string; pages: TouchedPageIds; source: ContentRevisionSource },
-    caller: Caller,
-  ) {
-    return this.commandBus.execute(new CommitChangeRequestRevision(spaceId, changeRequestId, commit, caller));
   }
 }

@@ -78,4 +78,21 @@ export const changeRequestSchemas: Record<string, JsonSchema> = {
   RequestedReviewer: closedObject({ object: { type: 'string', enum: ['requested-reviewer'] }, user: ref('User') }),
   PdfUrl: closedObject({ url }),
   MergeConflict: conflict,
+  /** `POST …/change-requests/{changeRequestId}/content`: the space's batch write answer, with the request's id. */
+  ChangeRequestContentWriteResult: closedObject({
+    changeRequest: text,
+    revision: text,
+    changes: {
+      type: 'array',
+      items: closedObject(
+        {
+          object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] },
+          page: closedObject({ id: text, title: text, path: text }),
+          ref: text,
+        },
+        ['ref'],
+      ),
+    },
+    insertedFiles: { type: 'array', items: ref('File') },
+  }),
 };

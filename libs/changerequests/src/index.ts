@@ -1,6 +1,5 @@
 export * from './changerequest.events';
 export * from './changerequests.needs';
-export type { ChangeRequestLine } from './changerequest.commands';
 export * from './changerequests.provides';
 export * from './changerequests.context';
 // The aggregates, for the CLI's `seed` (events made by the deciders themselves).

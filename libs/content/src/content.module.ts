@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { changeRequestContentCommandHandlers } from './change-request-content.commands';
-import { ChangeRequestContentController } from './change-request-content.controller';
+import { changeRequestContentHandlers } from './change-request-content.commands';
 import { ContentAccess } from './content.access';
 import { ContentBodies } from './content.bodies';
 import { ContentBuilder } from './content.builder';
@@ -21,10 +20,11 @@ import { searchQueryHandlers } from './search.queries';
  * The content context: revisions, pages, files, imports, links, search and history. What it needs
  * of spaces and change requests comes through its CONTENT_SPACES and CONTENT_CHANGE_REQUESTS ports;
  * it exports ContentForSpaces, which gives the Space object its `revision` (spaces'
- * SPACE_FACT_SOURCES), and ContentForChangeRequests (merges, main's head, PDFs).
+ * SPACE_FACT_SOURCES), and ContentForChangeRequests (merges, main's head, PDFs, and the reads and
+ * writes behind the change-requests context's content routes).
  */
 @Module({
-  controllers: [ContentController, ChangeRequestContentController, RevisionController, OrganizationSearchController],
+  controllers: [ContentController, RevisionController, OrganizationSearchController],
   providers: [
     ContentTrees,
     ContentPresenter,
@@ -33,7 +33,7 @@ import { searchQueryHandlers } from './search.queries';
     ContentSearch,
     ContentBuilder,
     ...contentCommandHandlers,
-    ...changeRequestContentCommandHandlers,
+    ...changeRequestContentHandlers,
     ...revisionQueryHandlers,
     ...fileQueryHandlers,
     ...linkQueryHandlers,

@@ -12,12 +12,33 @@ import { ContentPdfs } from './content-pdfs';
 import { CONVERT_COMMENT_BODY } from './content.work';
 import { MERGE_BODIES } from '#document/document-merge.work';
 import type { ContentSpace } from './content.needs';
+import {
+  BuildChangeRequestRevision,
+  GetEditableSpace,
+  PrepareChangeRequestBatch,
+  PrepareChangeRequestImport,
+  PresentChangeRequestBatch,
+  type BuiltChangeRequestWrite,
+  type ChangeRequestWrite,
+} from './change-request-content.commands';
+import type { ImportSource } from './content.builder';
 import { CommitMerge, GetMainHead } from './content.commands';
+import { readOptions, type ContentReadQuery } from './content.dto';
 import { initialRevisionId } from './content.decider';
 import { touchedPages, type TouchedPages } from './content.events';
 import { CONTENT_REVISIONS, type RevisionDoc } from './content.projections';
-import { GetRevisionFile } from './file.queries';
-import { GetContentHeads, GetPrimaryContent, GetRevisionDocument } from './revision.queries';
+import { GetFile, GetRevisionFile, ListFiles } from './file.queries';
+import { ListBacklinks, ListPageLinks, type LinkStatus } from './link.queries';
+import type { ContentReadOptions, Paging } from './content.reads';
+import {
+  GetContentHeads,
+  GetPage,
+  GetPageByPath,
+  GetPrimaryContent,
+  GetRevision,
+  GetRevisionDocument,
+  GetRevisionPages,
+} from './revision.queries';
 import { SearchRevision } from './search.queries';
 import { ContentTrees } from './content.trees';
 import { blockPreview, documentToMarkdown } from '#document';
@@ -40,7 +61,8 @@ export class ContentForSpaces {
 
 /**
  * Implements change requests' CHANGE_REQUEST_CONTENT port: main's head, the three-way merge of
- * revision trees, a merge committed to main, the changes between two revisions and a PDF of one.
+ * revision trees, a merge committed to main, the changes between two revisions and a PDF of one;
+ * and for the request's content routes, the reads of its head revision and the writes built on its line.
  */
 @Injectable()
 export class ContentForChangeRequests {
@@ -98,11 +120,72 @@ export class ContentForChangeRequests {
     return this.pdfs.pdf(spaceId, revisionId, options);
   }
 
+  // ---- a request's content: the space's reads in the request's head revision -------------------
+
+  revision(spaceId: string, revisionId: string, caller: Caller, flags: ContentReadQuery) {
+    return this.queryBus.execute(new GetRevision(spaceId, caller, inRevision(flags, revisionId)));
+  }
+
+  pages(spaceId: string, revisionId: string, caller: Caller, flags: ContentReadQuery) {
+    return this.queryBus.execute(new GetRevisionPages(spaceId, caller, inRevision(flags, revisionId)));
+  }
+
+  files(spaceId: string, revisionId: string, caller: Caller, flags: ContentReadQuery, paging: Paging) {
+    return this.queryBus.execute(new ListFiles(spaceId, caller, inRevision(flags, revisionId), paging));
+  }
+
+  file(spaceId: string, revisionId: string, fileId: string, caller: Caller, flags: ContentReadQuery) {
+    return this.queryBus.execute(new GetFile(spaceId, fileId, caller, inRevision(flags, revisionId)));
+  }
+
+  page(spaceId: string, revisionId: string, pageId: string, caller: Caller, flags: ContentReadQuery) {
+    return this.queryBus.execute(new GetPage(spaceId, pageId, caller, inRevision(flags, revisionId)));
+  }
+
+  pageByPath(spaceId: string, revisionId: string, path: string, caller: Caller, flags: ContentReadQuery) {
+    return this.queryBus.execute(new GetPageByPath(spaceId, path, caller, inRevision(flags, revisionId)));
+  }
+
+  pageLinks(spaceId: string, revisionId: string, pageId: string, caller: Caller, status: LinkStatus | undefined, paging: Paging) {
+    return this.queryBus.execute(new ListPageLinks(spaceId, pageId, caller, status, paging, revisionId));
+  }
+
+  backlinks(spaceId: string, revisionId: string, target: { page: string } | { file: string }, caller: Caller, paging: Paging) {
+    return this.queryBus.execute(new ListBacklinks(spaceId, target, caller, paging, revisionId));
+  }
+
+  // ---- a request's content: writes made ready once, built on its line's head in each attempt --------
+
+  prepareBatch(spaceId: string, changes: unknown, caller: Caller): Promise<ChangeRequestWrite> {
+    return this.commandBus.execute(new PrepareChangeRequestBatch(spaceId, changes, caller));
+  }
+
+  editableSpace(spaceId: string, caller: Caller): Promise<ContentSpace> {
+    return this.queryBus.execute(new GetEditableSpace(spaceId, caller));
+  }
+
+  prepareImport(space: ContentSpace, request: { source: ImportSource; url: string }, pageId: string | undefined) {
+    return this.commandBus.execute(new PrepareChangeRequestImport(space, request, pageId));
+  }
+
+  buildOn(write: ChangeRequestWrite, head: { tree: string }, baseRevisionId: string): Promise<BuiltChangeRequestWrite> {
+    return this.commandBus.execute(new BuildChangeRequestRevision(write, head, baseRevisionId));
+  }
+
+  presentBatch(write: ChangeRequestWrite, revisionId: string, built: BuiltChangeRequestWrite) {
+    return this.queryBus.execute(new PresentChangeRequestBatch(write, revisionId, built));
+  }
+
   private async revisionTree(spaceId: string, revisionId: string): Promise<RevisionTree> {
     const revision = await this.reads.collection<RevisionDoc>(CONTENT_REVISIONS).get(revisionId);
     if (!revision || revision.spaceId !== spaceId) throw DomainError.notFound(`no revision ${revisionId} in space ${spaceId}`);
     return this.trees.tree(revision.tree);
   }
+}
+
+/** A request's content is read in its head revision, whatever `revision` the route was given. */
+function inRevision(flags: ContentReadQuery, revisionId: string): ContentReadOptions {
+  return { ...readOptions(flags), revision: revisionId };
 }
 
 /** Comment bodies whose JSON is longer than this are rendered for each read rather than kept. */

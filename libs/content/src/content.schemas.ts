@@ -162,18 +162,6 @@ export const contentSchemas: Record<string, JsonSchema> = {
     },
     insertedFiles: { type: 'array', items: ref('File') },
   }),
-  ChangeRequestContentWriteResult: closedObject({
-    changeRequest: { type: 'string' },
-    revision: { type: 'string' },
-    changes: {
-      type: 'array',
-      items: closedObject(
-        { object: { type: 'string', enum: ['created_page', 'updated_page', 'deleted_page'] }, page: pageRef, ref: { type: 'string' } },
-        ['ref'],
-      ),
-    },
-    insertedFiles: { type: 'array', items: ref('File') },
-  }),
   ImportResult: closedObject({
     revision: { type: 'string' },
     importedResources: { type: 'integer', minimum: 0 },

@@ -17,8 +17,8 @@ import type { FileEntry } from './tree/tree.model';
 
 /*
  * The reads of a revision's files and their bytes (docs/content.md, Reads): `…/content/files…` of
- * content.controller.ts and change-request-content.controller.ts, the download route, and the file
- * the published site reads through content.ports.ts (content.reads.ts says how).
+ * content.controller.ts and of a change request (through ContentForChangeRequests), the download
+ * route, and the file the published site reads through content.provides.ts (content.reads.ts says how).
  */
 
 /** A file of a revision of the space and its bytes (no caller check: the published site); null when absent. */

@@ -20,9 +20,10 @@ import { diffTrees, type SemanticChange } from './tree/tree-diff';
 
 /*
  * The reads of revisions, their pages and page bodies (docs/content.md, Reads): the routes of
- * revision.controller.ts, the revision and page routes of content.controller.ts and of
- * change-request-content.controller.ts, and the heads, primary content and documents that other
- * contexts and the published site read through content.ports.ts (content.reads.ts says how).
+ * revision.controller.ts, the revision and page routes of content.controller.ts, a change request's
+ * content (read in its head revision through ContentForChangeRequests), and the heads, primary
+ * content and documents that other contexts and the published site read through content.provides.ts
+ * (content.reads.ts says how).
  */
 
 // ---- the published site's reads (SITE_CONTENT; no caller check) and other contexts' -----------
@@ -285,29 +286,6 @@ export class GetRevisionChangesHandler implements IQueryHandler<GetRevisionChang
   }
 }
 
-/**
- * The head revision of the change request a path names (by id or number), 404 when the caller may
- * not see it: the revision a change request's content reads and writes name.
- */
-export class GetChangeRequestHead extends Query<string> {
-  constructor(
-    readonly spaceId: string,
-    readonly ref: string,
-    readonly caller: Caller,
-  ) {
-    super();
-  }
-}
-
-@QueryHandler(GetChangeRequestHead)
-export class GetChangeRequestHeadHandler implements IQueryHandler<GetChangeRequestHead> {
-  constructor(@Inject(CONTENT_CHANGE_REQUESTS) private readonly changeRequests: ContentChangeRequests) {}
-
-  async execute({ spaceId, ref, caller }: GetChangeRequestHead): Promise<string> {
-    return (await this.changeRequests.line(spaceId, ref, caller)).head.revisionId;
-  }
-}
-
 export const revisionQueryHandlers = [
   GetContentHeadsHandler,
   GetPrimaryContentHandler,
@@ -318,7 +296,6 @@ export const revisionQueryHandlers = [
   GetPageByPathHandler,
   ListRevisionsHandler,
   GetRevisionChangesHandler,
-  GetChangeRequestHeadHandler,
 ];
 
 /** A page path as written in a URL: percent-escapes decoded (once), surrounding slashes dropped. */

@@ -8,20 +8,33 @@ import { PathId } from '#platform/http/id-param';
 import { ListQuery } from '#platform/http/list';
 import { Valid } from '#platform/http/validation';
 import { etagHeader, listOf, ref } from '#platform/platform.schemas';
-import { ImportChangeRequestContent, WriteChangeRequestContent } from './change-request-content.commands';
-import { tagged } from './content.controller';
-import { ContentListQuery, ContentReadQuery, ImportBody, LinksQuery, readOptions, WriteContentBody } from './content.dto';
-import type { ContentReadOptions } from './content.reads';
-import { GetFile, ListFiles } from './file.queries';
-import { ListBacklinks, ListPageLinks } from './link.queries';
-import { GetChangeRequestHead, GetPage, GetPageByPath, GetRevision, GetRevisionPages } from './revision.queries';
+import type { VersionedContent } from './changerequests.needs';
+import { ImportChangeRequestContent, WriteChangeRequestContent } from './changerequest.content.commands';
+// The space's content routes' request shapes: the same queries and bodies, validated and documented alike.
+import { ContentListQuery, ContentReadQuery, ImportBody, LinksQuery, WriteContentBody } from '#content';
+import {
+  GetChangeRequestContent,
+  GetChangeRequestFile,
+  GetChangeRequestPage,
+  GetChangeRequestPageByPath,
+  GetChangeRequestPages,
+  ListChangeRequestBacklinks,
+  ListChangeRequestFiles,
+  ListChangeRequestPageLinks,
+} from './changerequest.content.queries';
+
+/** One object of the request's content, answered with the revision it was read in as its ETag: what a write of it names in If-Match. */
+function tagged(reply: FastifyReply, { object, revisionId }: VersionedContent): unknown {
+  void reply.header('etag', etagOfId(revisionId));
+  return object;
+}
 
 /**
  * The content of a change request: `/v1/spaces/{spaceId}/change-requests/{changeRequestId}/content…`,
- * the same reads as the space's (on the request's head revision), its batch write and imports. The
- * request's lifecycle lives in the change-requests context; the handlers reach it through the
- * CONTENT_CHANGE_REQUESTS port (the request a path names: `GetChangeRequestHead`). The content and its pages answer the request's head revision as
- * their `ETag`; every write of the request's content accepts it as `If-Match` (412 when stale).
+ * the same reads as the space's (on the request's head revision), its batch write and imports, which
+ * content serves through the CHANGE_REQUEST_CONTENT port. The content and its pages answer the
+ * request's head revision as their `ETag`; every write of the request's content accepts it as
+ * `If-Match` (412 when stale).
  */
 @Controller('v1/spaces/:spaceId/change-requests/:changeRequestId')
 export class ChangeRequestContentController {
@@ -39,7 +52,7 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const revision = await this.queryBus.execute(new GetRevision(spaceId, caller, await this.options(spaceId, ref, caller, query)));
+    const revision = await this.queryBus.execute(new GetChangeRequestContent(spaceId, ref, caller, query));
     void reply.header('etag', etagOfId(revision.id));
     return revision;
   }
@@ -96,7 +109,7 @@ export class ChangeRequestContentController {
     @Query(Valid) query: ContentReadQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queryBus.execute(new GetRevisionPages(spaceId, caller, await this.options(spaceId, ref, caller, query)));
+    return this.queryBus.execute(new GetChangeRequestPages(spaceId, ref, caller, query));
   }
 
   @Get('content/files')
@@ -107,9 +120,7 @@ export class ChangeRequestContentController {
     @Query(Valid) query: ContentListQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queryBus.execute(
-      new ListFiles(spaceId, caller, await this.options(spaceId, ref, caller, query), { page: query.page, limit: query.limit }),
-    );
+    return this.queryBus.execute(new ListChangeRequestFiles(spaceId, ref, caller, query, { page: query.page, limit: query.limit }));
   }
 
   @Get('content/files/:fileId')
@@ -121,7 +132,7 @@ export class ChangeRequestContentController {
     @Query(Valid) query: ContentReadQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    return this.queryBus.execute(new GetFile(spaceId, fileId, caller, await this.options(spaceId, ref, caller, query)));
+    return this.queryBus.execute(new GetChangeRequestFile(spaceId, ref, fileId, caller, query));
   }
 
   @Get('content/files/:fileId/backlinks')
@@ -133,8 +144,7 @@ export class ChangeRequestContentController {
     @Query(Valid) query: ListQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
-    return this.queryBus.execute(new ListBacklinks(spaceId, { file: fileId }, caller, query, head));
+    return this.queryBus.execute(new ListChangeRequestBacklinks(spaceId, ref, { file: fileId }, caller, query));
   }
 
   @Get('content/page/:pageId')
@@ -147,10 +157,7 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return tagged(
-      reply,
-      await this.queryBus.execute(new GetPage(spaceId, pageId, caller, await this.options(spaceId, ref, caller, query))),
-    );
+    return tagged(reply, await this.queryBus.execute(new GetChangeRequestPage(spaceId, ref, pageId, caller, query)));
   }
 
   @Get('content/page/:pageId/links')
@@ -162,8 +169,7 @@ export class ChangeRequestContentController {
     @Query(Valid) query: LinksQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
-    return this.queryBus.execute(new ListPageLinks(spaceId, pageId, caller, query.status, query, head));
+    return this.queryBus.execute(new ListChangeRequestPageLinks(spaceId, ref, pageId, caller, query.status, query));
   }
 
   @Get('content/page/:pageId/backlinks')
@@ -175,8 +181,7 @@ export class ChangeRequestContentController {
     @Query(Valid) query: ListQuery,
     @CurrentCaller() caller: Caller,
   ) {
-    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
-    return this.queryBus.execute(new ListBacklinks(spaceId, { page: pageId }, caller, query, head));
+    return this.queryBus.execute(new ListChangeRequestBacklinks(spaceId, ref, { page: pageId }, caller, query));
   }
 
   @Post('content/page/:pageId/import')
@@ -208,15 +213,6 @@ export class ChangeRequestContentController {
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return tagged(
-      reply,
-      await this.queryBus.execute(new GetPageByPath(spaceId, pagePath, caller, await this.options(spaceId, ref, caller, query))),
-    );
-  }
-
-  /** The read flags, on the request's head revision (a `revision` flag is overridden by it). */
-  private async options(spaceId: string, ref: string, caller: Caller, query: ContentReadQuery): Promise<ContentReadOptions> {
-    const head = await this.queryBus.execute(new GetChangeRequestHead(spaceId, ref, caller));
-    return { ...readOptions(query), revision: head };
+    return tagged(reply, await this.queryBus.execute(new GetChangeRequestPageByPath(spaceId, ref, pagePath, caller, query)));
   }
 }
