@@ -16,19 +16,10 @@ import type { RecordedEvent, SubscriptionMessage } from '../event-store.port';
 import { EventStoreInputError, EventStoreUnavailableError, WrongExpectedRevisionError } from '../errors';
 import { eventStoreContract } from '../event-store.contract';
 import { configuredUrl, describeWith } from '../../../../test/support/external-services';
-import {
-  GRPC_STATUS,
-  KurrentDbEventStore,
-  KurrentDbSubscription,
-  createKurrentDbEventStore,
-  decodeRecorded,
-  sharedKurrentDbClients,
-  subscriptionError,
-  toAppendResult,
-  toPortError,
-  toStreamState,
-  type KurrentDbSubscriptionSource,
-} from './kurrentdb-event-store';
+import { KurrentDbEventStore, createKurrentDbEventStore, sharedKurrentDbClients } from './kurrentdb-event-store';
+import { GRPC_STATUS, subscriptionError, toPortError } from './kurrentdb-errors';
+import { decodeRecorded, toAppendResult, toStreamState } from './kurrentdb-records';
+import { KurrentDbSubscription, type KurrentDbSubscriptionSource } from './kurrentdb-subscription';
 import { SharedClients } from './shared-clients';
 
 /** Nothing listens on port 1: connections are refused at once. */

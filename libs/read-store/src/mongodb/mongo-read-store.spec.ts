@@ -7,7 +7,9 @@ import { decodeCursor, filterAfter, normalizeSort } from '../pagination';
 import { readStoreContract } from '../read-store.contract';
 import type { ReadStoreTransaction } from '../read-store.port';
 import { checkMongoUrl, connectWithRetry, urlHasOption } from './mongo-connection';
-import { checkUpdate, duplicateKeyError, indexName, MongoReadStore, toPlain, translateError } from './mongo-read-store';
+import { duplicateKeyError, translateError } from './mongo-errors';
+import { MongoReadStore } from './mongo-read-store';
+import { checkUpdate, indexName, toPlain } from './mongo-values';
 
 const SECRET = 's3cr3t-Pa55';
 
