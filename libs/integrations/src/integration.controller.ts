@@ -18,17 +18,14 @@ import { PathId } from '#platform/http/id-param';
 import { ListQuery } from '#platform/http/list';
 import { Valid } from '#platform/http/validation';
 import { etagHeader, listOf, ref } from '#platform/platform.schemas';
+import { ClearDevMode, DeleteIntegration, PublishIntegration, SetDevMode } from './integration.commands';
 import {
-  ClearDevMode,
-  DeleteIntegration,
   InstallIntegration,
-  PublishIntegration,
   RemovePlaceInstallation,
-  SetDevMode,
   SetPlaceInstallation,
   UninstallIntegration,
   UpdateInstallation,
-} from './integration.commands';
+} from './integration-installations.commands';
 import {
   addPlaceInstallationBody,
   DevModeBody,
@@ -43,19 +40,9 @@ import {
   UpdateInstallationBody,
 } from './integration.dto';
 import type { InstallationPlace } from './integration.events';
-import {
-  GetDevMode,
-  GetInstallation,
-  GetIntegration,
-  GetIntegrationAsset,
-  GetIntegrationEvent,
-  GetPlaceInstallation,
-  ListInstallations,
-  ListIntegrationEvents,
-  ListIntegrations,
-  ListPlaceInstallations,
-  RenderComponent,
-} from './integration.queries';
+import { GetDevMode, GetIntegration, GetIntegrationAsset, ListIntegrations, RenderComponent } from './integration.queries';
+import { GetIntegrationEvent, ListIntegrationEvents } from './integration-events.queries';
+import { GetInstallation, GetPlaceInstallation, ListInstallations, ListPlaceInstallations } from './integration-installations.queries';
 
 const NAME = /^[a-zA-Z0-9-_.]{1,100}$/;
 

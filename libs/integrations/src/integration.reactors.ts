@@ -1,7 +1,7 @@
 import type { SiteEvent } from '#sites';
 import type { SpaceEvent } from '#spaces';
 import type { Reactor } from '#runtime/reactor';
-import { RemoveInstallationsFromPlace, UninstallEverywhere } from './integration.commands';
+import { RemoveInstallationsFromPlace, UninstallEverywhere } from './integration-installations.commands';
 import type { IntegrationStreamEvent } from './integration.events';
 
 /** A deleted integration is uninstalled everywhere (installation_deleted events follow); idempotent. */

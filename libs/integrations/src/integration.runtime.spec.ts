@@ -8,7 +8,7 @@ import type { UntrustedWork } from '#platform/untrusted-work/untrusted-work';
 import type { IntegrationEventPresenter } from './integration.event-presenter';
 import { INTEGRATION_EVENTS } from './integration.projections';
 import { IntegrationRuntime } from './integration.runtime';
-import { ClaimDeliveries, RecordProcessed } from './integration.commands';
+import { ClaimDeliveries, RecordProcessed } from './integration-deliveries.commands';
 import type { IntegrationEventDoc } from './integration.projections';
 import type { IntegrationSecrets } from './integration.secrets';
 

@@ -13,7 +13,7 @@ import { READ_STORE, type ReadStore } from '#read-store/read-store.port';
 import { COMMAND_RUNNER, type CommandRunner } from '#runtime/command-runner';
 import { PROJECTION_RUNNER, type ProjectionsReady } from '#runtime/projections-ready';
 import { deliverToTunnel } from './delivery/tunnel-delivery';
-import { ClaimDeliveries, RecordProcessed } from './integration.commands';
+import { ClaimDeliveries, RecordProcessed } from './integration-deliveries.commands';
 import { policyText } from './integration.content-security-policy';
 import { integrationDecider, integrationStream, type IntegrationState } from './integration.decider';
 import { IntegrationEventPresenter } from './integration.event-presenter';

@@ -1,9 +1,13 @@
 import { Module } from '@nestjs/common';
 import { IntegrationAccess } from './integration.access';
 import { integrationCommandHandlers } from './integration.commands';
+import { installationCommandHandlers } from './integration-installations.commands';
+import { deliveryCommandHandlers } from './integration-deliveries.commands';
 import { IntegrationController, IntegrationSiteController, IntegrationSpaceController } from './integration.controller';
 import { IntegrationEventPresenter } from './integration.event-presenter';
 import { integrationQueryHandlers } from './integration.queries';
+import { installationQueryHandlers } from './integration-installations.queries';
+import { integrationEventQueryHandlers } from './integration-events.queries';
 import { IntegrationRuntime } from './integration.runtime';
 import { IntegrationSecrets } from './integration.secrets';
 import { siteViewHandlers, SiteViewDeliveries, SiteViewHandOver } from './integration.site-views';
@@ -25,7 +29,11 @@ import { IntegrationsForSites } from './integrations.provides';
     SiteViewHandOver,
     IntegrationsForSites,
     ...integrationCommandHandlers,
+    ...installationCommandHandlers,
+    ...deliveryCommandHandlers,
     ...integrationQueryHandlers,
+    ...installationQueryHandlers,
+    ...integrationEventQueryHandlers,
     ...siteViewHandlers,
   ],
   exports: [IntegrationsForSites],

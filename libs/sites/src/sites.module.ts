@@ -5,6 +5,11 @@ import { siteSectionCommandHandlers } from './site-sections.commands';
 import { siteShareLinkCommandHandlers } from './site-share-links.commands';
 import { siteSpaceCommandHandlers } from './site-spaces.commands';
 import { SiteController } from './site.controller';
+import { SiteShareLinksController } from './site-share-links.controller';
+import { SiteVisitorAuthController } from './site-visitor-auth.controller';
+import { SiteSectionsController } from './site-sections.controller';
+import { SiteAdaptiveSchemaController } from './site-adaptive-schema.controller';
+import { SiteSpacesController } from './site-spaces.controller';
 import { siteQueryHandlers } from './site.queries';
 import { siteSectionQueryHandlers } from './site-sections.queries';
 import { siteShareLinkQueryHandlers } from './site-share-links.queries';
@@ -17,7 +22,16 @@ import { ServePublishedSiteHandler } from './published/site-html.queries';
 
 /** The sites context: docs sites, their sections and site spaces, publishing, the published site as HTML. What it needs of organizations, spaces and content comes through its ports. */
 @Module({
-  controllers: [SiteController, SiteHtmlController],
+  // The OpenAPI document lists the routes in this order.
+  controllers: [
+    SiteController,
+    SiteShareLinksController,
+    SiteVisitorAuthController,
+    SiteSectionsController,
+    SiteAdaptiveSchemaController,
+    SiteSpacesController,
+    SiteHtmlController,
+  ],
   providers: [
     SiteAccess,
     SiteReaders,

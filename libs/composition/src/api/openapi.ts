@@ -4,7 +4,7 @@ import { RequestMethod } from '@nestjs/common/enums/request-method.enum.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { DECORATORS, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 // Where @Type() records nested DTO classes; class-transformer does not export it from its main entry.
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage.js') as typeof import('class-transformer/types/storage');
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
@@ -29,7 +29,7 @@ const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
 
 /** What a route handler takes and how it is guarded, read from the metadata Nest routes by. */
 export interface RouteInfo {
-  /** `${Controller}_${handler}`: the operationId @nestjs/swagger gives the operation. */
+  /** The operationId @nestjs/swagger gives the operation: `@ApiOperation`'s, else `${Controller}_${handler}`. */
   operationId: string;
   method: string;
   /** OpenAPI form: `/v1/orgs/{organizationId}`. */
@@ -78,7 +78,9 @@ export function routesOf(app: INestApplication): RouteInfo[] {
         const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, type, name) ?? {}) as Record<string, { index: number; data?: unknown }>;
         const paramTypes = (Reflect.getMetadata('design:paramtypes', type.prototype, name) ?? []) as Function[];
         const route: RouteInfo = {
-          operationId: `${type.name}_${name}`,
+          operationId:
+            (Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as { operationId?: string } | undefined)?.operationId ??
+            `${type.name}_${name}`,
           method: RequestMethod[method].toLowerCase(),
           path: joinPath(Array.isArray(prefix) ? prefix[0] : prefix, Reflect.getMetadata(PATH_METADATA, handler)),
           plainParams: [],
