@@ -54,4 +54,6 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnlyPackages().join('|')})/)`],
   testTimeout: 60000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  // Without durations from an earlier run, the end-to-end suites start before the unit specs.
+  testSequencer: '<rootDir>/scripts/test-sequencer.js',
 };

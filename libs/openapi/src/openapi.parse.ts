@@ -1,6 +1,7 @@
 import { lazyPackage, yaml } from '#platform/lazy-package';
 import { fetchDocument, ProcessingFailure, type FetchLimits } from './openapi.fetch';
 import { expandedSize } from './openapi.refs';
+import { checkDereferenced } from './openapi.schema-check';
 
 // Needed only to process a spec (a write), not to start or to serve reads.
 const swaggerParser = lazyPackage(() => require('@apidevtools/swagger-parser') as typeof import('@apidevtools/swagger-parser'));
@@ -136,10 +137,12 @@ export async function parseSpec(bytes: Buffer, baseUrl: string | null, limits: P
     );
   }
   try {
-    await new (swaggerParser())().validate(
+    // swagger-parser's `validate`, in its steps: the dereferencing is its own, the checks (with the schema compiled once) openapi.schema-check.ts.
+    const dereferenced = await new (swaggerParser())().dereference(
       structuredClone(document) as never,
       { resolve: { external: false, file: false, http: false }, dereference: { circular: 'ignore' } } as never,
     );
+    checkDereferenced(dereferenced as unknown as Record<string, unknown>);
   } catch (error) {
     throw invalid(`${where} is not a valid ${kind === 'openapi' ? 'OpenAPI' : 'Swagger'} document: ${messageOf(error)}`);
   }

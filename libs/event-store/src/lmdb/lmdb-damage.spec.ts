@@ -6,15 +6,25 @@ import type { RecordedEvent } from '../event-store.port';
 import { LmdbEventStore } from './lmdb-event-store';
 import { salvageEventLog } from './lmdb-salvage';
 
-/** A log of `count` events over a few streams, some large enough for LMDB's overflow pages. */
+/**
+ * A log of `count` events over a few streams, some large enough for LMDB's overflow pages. The
+ * appends of one event-loop turn share a transaction and its disk flush, so they are made 50 at a
+ * time: one flush per append made the fixtures cost seconds of waiting on the disk.
+ */
 async function writeLog(directory: string, count: number): Promise<RecordedEvent[]> {
   const store = LmdbEventStore.open(directory);
-  for (let i = 0; i < count; i++) {
-    await store.appendToStream(
-      `note-${i % 7}`,
-      [{ type: i % 2 ? 'NoteWritten' : 'NoteEdited', data: { i, text: 'x'.repeat(i % 10 === 0 ? 6000 : 200) } }],
-      'any',
-    );
+  for (let first = 0; first < count; first += 50) {
+    const appends: Promise<unknown>[] = [];
+    for (let i = first; i < Math.min(first + 50, count); i++) {
+      appends.push(
+        store.appendToStream(
+          `note-${i % 7}`,
+          [{ type: i % 2 ? 'NoteWritten' : 'NoteEdited', data: { i, text: 'x'.repeat(i % 10 === 0 ? 6000 : 200) } }],
+          'any',
+        ),
+      );
+    }
+    await Promise.all(appends);
   }
   const events = await store.readAll({ maxCount: count });
   await store.close();

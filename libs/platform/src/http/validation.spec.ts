@@ -1,4 +1,4 @@
-import { IsOptional, IsString, validateSync } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, ValidateIf, validateSync } from 'class-validator';
 import { NotBlank, Valid } from './validation';
 
 class Named {
@@ -66,5 +66,43 @@ describe('Valid on query strings', () => {
   it('still checks a query that is not empty after an empty one was accepted', async () => {
     await Valid.transform({}, query(OptionalQuery));
     await expect(Valid.transform({ other: 'x' }, query(OptionalQuery))).rejects.toThrow('property other should not exist');
+  });
+});
+
+class Listed {
+  @ValidateIf((_object, value) => value !== undefined)
+  @IsArray()
+  @ArrayMaxSize(3)
+  @IsString({ each: true })
+  tags?: string[];
+
+  @ValidateIf((object: { kind?: string }) => object.kind === 'checked')
+  @ArrayMaxSize(2)
+  items?: unknown[];
+
+  @IsOptional()
+  @IsString()
+  kind?: string;
+}
+
+describe('Valid on arrays with @ArrayMaxSize', () => {
+  const body = { type: 'body' as const, metatype: Listed, data: undefined };
+
+  it('refuses an array past its maximum with that rule’s message alone, whatever its elements', async () => {
+    await expect(Valid.transform({ tags: Array.from({ length: 100_000 }, () => 0) }, body)).rejects.toThrow(
+      /^tags must contain no more than 3 elements$/,
+    );
+  });
+
+  it('leaves arrays within their maximum to the full pipe', async () => {
+    await expect(Valid.transform({ tags: ['a', 0] }, body)).rejects.toThrow('each value in tags must be a string');
+    await expect(Valid.transform({ tags: ['a', 'b', 'c'] }, body)).resolves.toEqual({ tags: ['a', 'b', 'c'] });
+  });
+
+  it('does not refuse a member that a condition leaves unvalidated', async () => {
+    await expect(Valid.transform({ kind: 'free', items: [1, 2, 3] }, body)).resolves.toEqual({ kind: 'free', items: [1, 2, 3] });
+    await expect(Valid.transform({ kind: 'checked', items: [1, 2, 3] }, body)).rejects.toThrow(
+      'items must contain no more than 2 elements',
+    );
   });
 });
