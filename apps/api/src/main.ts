@@ -4,7 +4,6 @@ import { loadConfig, type AppConfig } from '#platform/config';
 import { newSecret } from '#platform/ids';
 import { configureLogging, log } from '#platform/logging';
 import { EX_READ_MODELS_DAMAGED, exitCodeOf, requireSharedKeys } from '#runtime/process-settings';
-import { createService } from '#composition/api/app';
 import { handleUnhandledRejections } from '#runtime/unhandled-rejections';
 
 /**
@@ -49,6 +48,9 @@ async function main(): Promise<void> {
   handleUnhandledRejections();
   requireSharedKeys(config, 'API');
   const admin = adminToken(config);
+  // The application's modules (seconds of loading) are required once the configuration is known to
+  // be one it can run with: a refused one exits at once.
+  const { createService } = require('#composition/api/app') as typeof import('#composition/api/app');
   const service = await createService({ config, adminToken: admin.token });
   const { runner } = service.runtime;
   const shutdown = async (signal: string, code = 0) => {

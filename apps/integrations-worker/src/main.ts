@@ -3,7 +3,6 @@ import { configureLogging, log } from '#platform/logging';
 import { distributedOnly } from '#runtime/distributed-only';
 import { exitCodeOf, requireSharedKeys } from '#runtime/process-settings';
 import { handleUnhandledRejections } from '#runtime/unhandled-rejections';
-import { runWorker, workerPort } from './worker';
 
 /**
  * The distributed mode's integration worker (docs/api/integrations.md): delivers integration events to
@@ -19,6 +18,9 @@ async function main(): Promise<void> {
   handleUnhandledRejections();
   distributedOnly(config, 'integrations worker', 'the API process (npm start) delivers integration events itself');
   requireSharedKeys(config, 'integrations worker');
+  // The contexts' modules (seconds of loading) are required once the configuration is known to be
+  // one it can run with: a refused one exits at once.
+  const { runWorker, workerPort } = require('./worker') as typeof import('./worker');
   const port = workerPort();
   process.env.INTEGRATIONS_WORKER = 'true';
   const worker = await runWorker({ config, adminToken: config.adminToken!, port });

@@ -1,7 +1,5 @@
 import { loadConfig, type AppConfig } from '#platform/config';
 import { configureLogging, log } from '#platform/logging';
-import { projectorPort, runProjector } from '#runtime/projector';
-import { createContextServices, service } from '#composition/contexts';
 import { distributedOnly as requireDistributed } from '#runtime/distributed-only';
 import { exitCodeOf, requireSharedKeys } from '#runtime/process-settings';
 import { handleUnhandledRejections } from '#runtime/unhandled-rejections';
@@ -24,6 +22,10 @@ async function main(): Promise<void> {
   handleUnhandledRejections();
   distributedOnly(config);
   requireSharedKeys(config, 'projector');
+  // The contexts' modules (seconds of loading) are required once the configuration is known to be
+  // one it can run with: a refused one exits at once.
+  const { projectorPort, runProjector } = require('#runtime/projector') as typeof import('#runtime/projector');
+  const { createContextServices, service } = require('#composition/contexts') as typeof import('#composition/contexts');
   const port = projectorPort();
   const controller = new AbortController();
   let signalled = false;
